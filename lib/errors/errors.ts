@@ -1,0 +1,56 @@
+/**
+ * The errors code-commit reports to its user. Each carries the exit status
+ * of the interface contract and a message that names the file, flag or path
+ * at fault and says what to do; `main.ts` prints it as one line.
+ *
+ * @module
+ */
+
+/** Exit statuses of the interface contract (SPEC.md). */
+export const EXIT = {
+  /** The workflow did what was asked. */
+  ok: 0,
+  /** The workflow failed: build still failing, LLM error, refused reply, missing file. */
+  failed: 1,
+  /** The command line was wrong. */
+  usage: 2,
+  /** The user interrupted the run (Ctrl-C); shells report 128 + SIGINT. */
+  interrupted: 130,
+} as const;
+
+/** An error meant for the user: one line, with the exit status it ends the run with. */
+export class CodeCommitError extends Error {
+  /** The exit status the run ends with. */
+  readonly exitCode: number;
+
+  /** Makes an error with a user-facing one-line message and an exit status. */
+  constructor(message: string, exitCode: number = EXIT.failed, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "CodeCommitError";
+    this.exitCode = exitCode;
+  }
+}
+
+/** The command line is wrong (exit 2): an unknown flag or model, a missing value, two workflows. */
+export class UsageError extends CodeCommitError {
+  /** Makes a usage error; the message names the flag at fault. */
+  constructor(message: string) {
+    super(message, EXIT.usage);
+    this.name = "UsageError";
+  }
+}
+
+/** The run was interrupted by the user (Ctrl-C). */
+export class InterruptedError extends CodeCommitError {
+  /** Makes the error that ends an interrupted run. */
+  constructor(message = "interrupted (Ctrl-C); no file was left half-written") {
+    super(message, EXIT.interrupted);
+    this.name = "InterruptedError";
+  }
+}
+
+/** Returns the message of any thrown value, for one-line reports. */
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

@@ -1,0 +1,25 @@
+/**
+ * The file operations an LLM reply asks for: what the response parser
+ * produces, the path guard checks and the applier carries out.
+ *
+ * @module
+ */
+
+/** Replace (or create) the file at `path` with `content`. */
+export interface WriteOperation {
+  readonly kind: "write";
+  /** The path exactly as the reply wrote it, relative to the project root. */
+  readonly path: string;
+  /** The whole new content of the file. */
+  readonly content: string;
+}
+
+/** Remove the file at `path`. */
+export interface DeleteOperation {
+  readonly kind: "delete";
+  /** The path exactly as the reply wrote it, relative to the project root. */
+  readonly path: string;
+}
+
+/** One change a reply asks for. */
+export type FileOperation = WriteOperation | DeleteOperation;
