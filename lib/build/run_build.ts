@@ -1,0 +1,284 @@
+/**
+ * Runs the project's `./build.sh`: stdout and stderr collected together in
+ * the order they arrive, the exit code or signal, a time limit that stops
+ * the build and every process it started, and Ctrl-C handled the same way.
+ * The build passes iff it exits 0 (SPEC.md decision 1).
+ *
+ * @module
+ */
+import { CodeCommitError } from "../errors/errors.ts";
+import { formatSeconds } from "../llm/retry.ts";
+import { Redactor } from "../secrets/redact.ts";
+
+/** The build script, relative to the project root. */
+export const BUILD_SCRIPT = "./build.sh";
+
+/** How one build ended. */
+export interface BuildResult {
+  /** The exit code, or null when a signal ended it. */
+  readonly exitCode: number | null;
+  /** The signal that ended it, if any. */
+  readonly signal: string | null;
+  /** True when code-commit stopped it at the time limit. */
+  readonly timedOut: boolean;
+  /** True when code-commit stopped it because the user pressed Ctrl-C. */
+  readonly interrupted: boolean;
+  /** stdout and stderr, interleaved as they arrived, keys redacted. */
+  readonly output: string;
+  /** Bytes of output dropped from the middle to bound memory (0 almost always). */
+  readonly droppedBytes: number;
+  /** How long it ran, in milliseconds. */
+  readonly elapsedMs: number;
+  /** The time limit it ran under, in milliseconds. */
+  readonly timeoutMs: number;
+}
+
+/** Options of one build. */
+export interface BuildOptions {
+  /** Stop the build after this many milliseconds. */
+  readonly timeoutMs: number;
+  /** Stop the build when this aborts (Ctrl-C). */
+  readonly signal?: AbortSignal;
+  /** Masks the keys in the output. */
+  readonly redactor?: Redactor;
+  /** Grace between SIGTERM and SIGKILL, in milliseconds (default 5 s). */
+  readonly killGraceMs?: number;
+  /** Output bytes kept from the start and from the end when a build prints more than both. */
+  readonly keepHeadBytes?: number;
+  /** See {@link BuildOptions.keepHeadBytes}. */
+  readonly keepTailBytes?: number;
+}
+
+/** Tells whether the build passed: it exited 0 on its own. */
+export function buildPassed(result: BuildResult): boolean {
+  return result.exitCode === 0 && !result.timedOut && !result.interrupted;
+}
+
+/**
+ * Runs `./build.sh` in `root` and waits for it to end.
+ *
+ * @throws {CodeCommitError} when the script cannot be started (not found,
+ * not executable, no `#!` line).
+ */
+export async function runBuild(root: string, options: BuildOptions): Promise<BuildResult> {
+  const started = performance.now();
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(BUILD_SCRIPT, {
+      cwd: root,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      // Its own process group, so that a time-out or Ctrl-C stops everything it started.
+      detached: true,
+    }).spawn();
+  } catch (error) {
+    const message = (error as Error).message;
+    const fix = /exec format/i.test(message)
+      ? "; does it start with a #! line such as #!/usr/bin/env bash?"
+      : "; check that build.sh exists in the project root and is executable (chmod +x build.sh)";
+    throw new CodeCommitError(`cannot run ${BUILD_SCRIPT}: ${message}${fix}`);
+  }
+
+  const sink = new OutputSink(options.keepHeadBytes ?? 128 * 2 ** 20, options.keepTailBytes ?? 64 * 2 ** 20);
+  const readers = [pump(child.stdout, sink), pump(child.stderr, sink)];
+
+  const status = child.status;
+  let timedOut = false;
+  let interrupted = false;
+  const stop = (why: "timeout" | "interrupt") => {
+    if (timedOut || interrupted) return;
+    if (why === "timeout") timedOut = true;
+    else interrupted = true;
+    void stopTree(child, options.killGraceMs ?? 5_000, status);
+  };
+  const timer = setTimeout(() => stop("timeout"), options.timeoutMs);
+  const onAbort = () => stop("interrupt");
+  if (options.signal?.aborted) onAbort();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+
+  let exit: Deno.CommandStatus;
+  try {
+    exit = await status;
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onAbort);
+  }
+
+  // A process the build left running may hold the pipes open: wait a little, then stop reading.
+  const drained = await Promise.race([
+    Promise.all(readers).then(() => true),
+    new Promise<false>((resolve) => setTimeout(() => resolve(false), 2_000)),
+  ]);
+  if (!drained) {
+    await Promise.allSettled([child.stdout.cancel(), child.stderr.cancel()]);
+    sink.note(
+      "[code-commit: build.sh exited, but a process it started still holds its output open; " +
+        "output after the exit was not collected]\n",
+    );
+  }
+  await Promise.allSettled(readers);
+
+  const redactor = options.redactor ?? new Redactor();
+  return {
+    exitCode: exit.signal ? null : exit.code,
+    signal: exit.signal,
+    timedOut,
+    interrupted,
+    output: redactor.redact(sink.text()),
+    droppedBytes: sink.droppedBytes,
+    elapsedMs: performance.now() - started,
+    timeoutMs: options.timeoutMs,
+  };
+}
+
+/** Stops the build's process group: SIGTERM, then SIGKILL after the grace period. */
+async function stopTree(
+  child: Deno.ChildProcess,
+  graceMs: number,
+  status: Promise<Deno.CommandStatus>,
+): Promise<void> {
+  await signalGroup(child, "SIGTERM");
+  let exited = false;
+  const grace = new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, graceMs);
+    status.finally(() => {
+      exited = true;
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  await grace;
+  // Kill the group even if the script itself exited: its children may live on.
+  await signalGroup(child, "SIGKILL", exited);
+}
+
+/** Sends `signal` to the whole process group of `child`, falling back to the child alone. */
+async function signalGroup(
+  child: Deno.ChildProcess,
+  signal: Deno.Signal,
+  groupOnly = false,
+): Promise<void> {
+  try {
+    const result = await new Deno.Command("kill", {
+      args: ["-s", signal.replace(/^SIG/, ""), "--", `-${child.pid}`],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    if (result.success || groupOnly) return;
+  } catch {
+    if (groupOnly) return;
+  }
+  try {
+    child.kill(signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Reads a stream into the sink until it ends or is cancelled. */
+async function pump(stream: ReadableStream<Uint8Array>, sink: OutputSink): Promise<void> {
+  const decoder = new TextDecoder();
+  try {
+    for await (const chunk of stream) {
+      sink.add(decoder.decode(chunk, { stream: true }), chunk.byteLength);
+    }
+  } catch {
+    // Cancelled after the build exited; what arrived is kept.
+  }
+  const rest = decoder.decode();
+  if (rest) sink.add(rest, rest.length);
+}
+
+/** Interleaved output, with a bounded head and tail when a build prints without end. */
+class OutputSink {
+  readonly #head: string[] = [];
+  readonly #tail: { text: string; bytes: number }[] = [];
+  #headBytes = 0;
+  #tailBytes = 0;
+  droppedBytes = 0;
+  readonly #headCap: number;
+  readonly #tailCap: number;
+
+  constructor(headCap: number, tailCap: number) {
+    this.#headCap = headCap;
+    this.#tailCap = tailCap;
+  }
+
+  add(text: string, bytes: number): void {
+    if (this.#headBytes + bytes <= this.#headCap && this.#tail.length === 0) {
+      this.#head.push(text);
+      this.#headBytes += bytes;
+      return;
+    }
+    this.#tail.push({ text, bytes });
+    this.#tailBytes += bytes;
+    while (this.#tailBytes > this.#tailCap && this.#tail.length > 1) {
+      const dropped = this.#tail.shift()!;
+      this.#tailBytes -= dropped.bytes;
+      this.droppedBytes += dropped.bytes;
+    }
+  }
+
+  note(text: string): void {
+    this.#tail.push({ text, bytes: 0 });
+  }
+
+  text(): string {
+    const middle = this.droppedBytes > 0
+      ? `\n[code-commit: ${this.droppedBytes.toLocaleString("en-US")} bytes of output dropped here to bound memory]\n`
+      : "";
+    return this.#head.join("") + middle + this.#tail.map((part) => part.text).join("");
+  }
+}
+
+/** One line saying how the build ended. */
+export function describeBuildEnd(result: BuildResult): string {
+  const took = formatSeconds(result.elapsedMs);
+  if (result.timedOut) {
+    return `stopped at the time limit of ${
+      formatSeconds(result.timeoutMs)
+    } (--build-timeout), after ${took}`;
+  }
+  if (result.interrupted) return `stopped by Ctrl-C after ${took}`;
+  if (result.signal) return `killed by ${result.signal} after ${took}`;
+  return `exit code ${result.exitCode}, after ${took}`;
+}
+
+/** The whole build, as logged in `*-build.txt`: command, output, how it ended. */
+export function formatBuildLog(result: BuildResult): string {
+  return `$ ${BUILD_SCRIPT}\n${withNewline(result.output)}[${describeBuildEnd(result)}]\n`;
+}
+
+/** Characters of build output kept from the start and from the end in a prompt. */
+export const PROMPT_OUTPUT_HEAD = 40_000;
+/** See {@link PROMPT_OUTPUT_HEAD}. */
+export const PROMPT_OUTPUT_TAIL = 60_000;
+
+/**
+ * The build as a repair prompt shows it: like the log, but output longer
+ * than head + tail characters is cut in the middle, and the cut says how
+ * much is left out and where the whole output is.
+ */
+export function formatBuildForPrompt(
+  result: BuildResult,
+  logPath: string,
+  head = PROMPT_OUTPUT_HEAD,
+  tail = PROMPT_OUTPUT_TAIL,
+): string {
+  let output = result.output;
+  if (output.length > head + tail) {
+    const omitted = output.length - head - tail;
+    output = `${output.slice(0, head)}\n[… ${
+      omitted.toLocaleString("en-US")
+    } characters of build output omitted here; the whole output is in ${logPath} …]\n${
+      output.slice(-tail)
+    }`;
+  }
+  return `$ ${BUILD_SCRIPT}\n${withNewline(output)}[${describeBuildEnd(result)}]\n`;
+}
+
+function withNewline(text: string): string {
+  return text === "" || text.endsWith("\n") ? text : `${text}\n`;
+}

@@ -1,0 +1,193 @@
+/**
+ * The command line of code-commit, parsed exactly as the interface contract
+ * of SPEC.md says: one workflow flag at most, `--model` from the model
+ * table, a few options, and nothing else.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { UsageError } from "../errors/errors.ts";
+import { DEFAULT_MODEL, isModelName, MODEL_NAMES, type ModelName } from "../llm/models.ts";
+
+/** The workflows code-commit runs. */
+export type Workflow = "commit" | "consistency" | "auto";
+
+/** What the command line asked for. */
+export type Command =
+  | { readonly kind: "help" }
+  | { readonly kind: "version" }
+  | { readonly kind: "run"; readonly workflow: Workflow; readonly options: RunOptions };
+
+/** Options of a run, with their defaults filled in. */
+export interface RunOptions {
+  /** The model every LLM call of the run uses. */
+  readonly model: ModelName;
+  /** Build the codebase with the context builder instead of reading agent-config/codeRollup.txt. */
+  readonly buildContext: boolean;
+  /** How long one `./build.sh` may run, in milliseconds. */
+  readonly buildTimeoutMs: number;
+  /** How long one LLM request may take, in milliseconds. */
+  readonly llmTimeoutMs: number;
+  /** The auto workflow runs phases up to this one (1 unless `--max-phase` says more). */
+  readonly maxPhase: number;
+}
+
+/** Default time one `./build.sh` may run: 30 minutes. */
+export const DEFAULT_BUILD_TIMEOUT_SECONDS = 1800;
+/** Default time one LLM request may take: 15 minutes, for a thinking model on a large prompt. */
+export const DEFAULT_LLM_TIMEOUT_SECONDS = 900;
+
+/** Each workflow flag and the workflow it selects. */
+const WORKFLOW_FLAGS: Readonly<Record<string, Workflow>> = {
+  "commit": "commit",
+  "consistency-check": "consistency",
+  "consistency": "consistency",
+  "cc": "consistency",
+  "auto-workflow": "auto",
+  "aw": "auto",
+};
+
+const OPTIONS = {
+  "help": { type: "boolean", short: "h" },
+  "version": { type: "boolean" },
+  "model": { type: "string" },
+  "build-context": { type: "boolean" },
+  "build-timeout": { type: "string" },
+  "llm-timeout": { type: "string" },
+  "max-phase": { type: "string" },
+  ...Object.fromEntries(Object.keys(WORKFLOW_FLAGS).map((flag) => [flag, { type: "boolean" }])),
+} as const;
+
+/**
+ * Parses the arguments after the program name.
+ *
+ * @throws {UsageError} for an unknown flag, a flag given twice, a missing or
+ * bad value, an unknown model, a positional argument, or two workflow flags.
+ */
+export function parseCommandLine(args: readonly string[]): Command {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      options: OPTIONS,
+      strict: true,
+      allowPositionals: false,
+      tokens: true,
+    });
+  } catch (error) {
+    throw new UsageError(describeParseError(error, args));
+  }
+
+  const seen = new Set<string>();
+  for (const token of parsed.tokens ?? []) {
+    if (token.kind !== "option") continue;
+    if (seen.has(token.name)) {
+      throw new UsageError(`--${token.name} is given twice; give it once`);
+    }
+    seen.add(token.name);
+  }
+
+  const values = parsed.values as Record<string, string | boolean | undefined>;
+  if (values.help) return { kind: "help" };
+  if (values.version) return { kind: "version" };
+
+  const workflowFlags = Object.keys(WORKFLOW_FLAGS).filter((flag) => values[flag] === true);
+  if (workflowFlags.length > 1) {
+    const named = workflowFlags.map((flag) => `--${flag}`).join(" and ");
+    throw new UsageError(`${named} are two workflow flags; choose one workflow per run`);
+  }
+  const workflow = workflowFlags.length === 1 ? WORKFLOW_FLAGS[workflowFlags[0]] : "commit";
+
+  const model = values.model as string | undefined ?? DEFAULT_MODEL;
+  if (!isModelName(model)) {
+    throw new UsageError(
+      `--model ${JSON.stringify(model)} is not a supported model; use ${MODEL_NAMES.join(" or ")}`,
+    );
+  }
+
+  const buildContext = values["build-context"] === true;
+  if (buildContext && workflow === "auto") {
+    throw new UsageError(
+      "--build-context applies to committing code and the consistency report, not to --auto-workflow (which assembles its own codebase)",
+    );
+  }
+  const maxPhaseText = values["max-phase"] as string | undefined;
+  if (maxPhaseText !== undefined && workflow !== "auto") {
+    throw new UsageError("--max-phase applies only to --auto-workflow");
+  }
+
+  return {
+    kind: "run",
+    workflow,
+    options: {
+      model,
+      buildContext,
+      buildTimeoutMs: seconds(
+        "--build-timeout",
+        values["build-timeout"] as string | undefined,
+        DEFAULT_BUILD_TIMEOUT_SECONDS,
+      ),
+      llmTimeoutMs: seconds(
+        "--llm-timeout",
+        values["llm-timeout"] as string | undefined,
+        DEFAULT_LLM_TIMEOUT_SECONDS,
+      ),
+      maxPhase: maxPhaseText === undefined ? 1 : phase(maxPhaseText),
+    },
+  };
+}
+
+/** Reads a duration in seconds (decimals allowed) and returns milliseconds. */
+function seconds(flag: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback * 1000;
+  const value = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || !(value > 0) || value > 7 * 24 * 3600) {
+    throw new UsageError(
+      `${flag} ${JSON.stringify(text)} is not a duration; give seconds, for example ${flag} 600`,
+    );
+  }
+  return Math.round(value * 1000);
+}
+
+/** Reads `--max-phase`: 1 to 4. */
+function phase(text: string): number {
+  if (!/^[1-4]$/.test(text)) {
+    throw new UsageError(`--max-phase ${JSON.stringify(text)} is not a phase; give 1, 2, 3 or 4`);
+  }
+  return Number(text);
+}
+
+/** Turns node:util's parse errors into one line that names the flag. */
+function describeParseError(error: unknown, args: readonly string[]): string {
+  const code = (error as { code?: string }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  const flag = /'(-{1,2}[^' ]+)/.exec(message)?.[1];
+  switch (code) {
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
+      return `unknown flag ${flag ?? message}; run code-commit --help for the flags`;
+    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
+      if (flag && OPTIONS[flag.replace(/^-+/, "") as keyof typeof OPTIONS]?.type === "boolean") {
+        return `${flag} takes no value`;
+      }
+      return `${flag ?? "a flag"} needs a value, for example ${exampleFor(flag)}`;
+    case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL": {
+      const positional = args.find((arg) => !arg.startsWith("-")) ?? message;
+      return `unexpected argument ${
+        JSON.stringify(positional)
+      }; code-commit reads its query from agent-config/query.txt`;
+    }
+    default:
+      return message;
+  }
+}
+
+function exampleFor(flag: string | undefined): string {
+  switch (flag) {
+    case "--model":
+      return `--model ${MODEL_NAMES[1]}`;
+    case "--max-phase":
+      return "--max-phase 2";
+    default:
+      return `${flag ?? "--flag"} 600`;
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * The text of `--help` and `--version`.
+ *
+ * @module
+ */
+import config from "../../deno.json" with { type: "json" };
+import { DEFAULT_BUILD_TIMEOUT_SECONDS, DEFAULT_LLM_TIMEOUT_SECONDS } from "./args.ts";
+import { DEFAULT_MODEL, MODEL_NAMES, MODELS } from "../llm/models.ts";
+
+/** The version of code-commit, from deno.json. */
+export const VERSION: string = config.version;
+
+/** The `--version` line. */
+export function versionText(): string {
+  return `code-commit ${VERSION}`;
+}
+
+/** The `--help` text. */
+export function helpText(): string {
+  const models = MODEL_NAMES.map((name) =>
+    `  ${name.padEnd(16)} key in ${MODELS[name].keyFile}${name === DEFAULT_MODEL ? " (default)" : ""}`
+  ).join("\n");
+  return `code-commit ${VERSION} — let an LLM change your code, then build it, unattended
+
+Usage: code-commit [--model NAME] [WORKFLOW] [OPTIONS]
+Run it from the root of your project.
+
+Workflows (one at most):
+  --commit                 committing code (the default): send agent-config/query.txt and the
+                           codebase, apply the reply's file replacements, run ./build.sh, and ask
+                           for up to three repairs while the build fails
+  --consistency-check, --consistency, --cc
+                           write agent-config/consistency-report.txt: where the specification
+                           disagrees with itself or with the code; changes no file
+  --auto-workflow, --aw    take every module (a folder with UserSpecification.md) through the
+                           phases, one task at a time, until a task needs you
+
+Models (--model NAME):
+${models}
+
+Options:
+  --build-context          build a focused codebase with a preprocessing LLM call instead of
+                           reading agent-config/codeRollup.txt (committing code, consistency)
+  --build-timeout SECONDS  stop ./build.sh after this long (default ${DEFAULT_BUILD_TIMEOUT_SECONDS})
+  --llm-timeout SECONDS    give up on one LLM request after this long (default ${DEFAULT_LLM_TIMEOUT_SECONDS})
+  --max-phase N            auto workflow: go up to phase N (default 1; 2-4 use code-commit's own prompts)
+  -h, --help               print this help
+  --version                print the version
+
+Exit status: 0 success, 1 the workflow failed, 2 usage error, 130 interrupted (Ctrl-C).
+Logs: logs/<date>-<workflow>/ in the project. Endpoints: CODE_COMMIT_GEMINI_BASE_URL,
+CODE_COMMIT_OPENAI_BASE_URL (https://, or http:// to a loopback address).
+`;
+}

@@ -1,0 +1,128 @@
+/**
+ * What code-commit tells its user while it runs. Progress and warnings go
+ * to stderr, results to stdout; every line passes through key redaction.
+ * On a terminal, a waiting LLM call shows how long it has waited.
+ *
+ * @module
+ */
+import { Redactor } from "../secrets/redact.ts";
+
+/** Where the console writes; the default writes to the process's streams. */
+export interface ConsoleStreams {
+  /** Writes to standard output. */
+  stdout(text: string): void;
+  /** Writes to standard error. */
+  stderr(text: string): void;
+  /** Whether standard error is a terminal (the live waiting line is shown only then). */
+  readonly stderrIsTerminal: boolean;
+  /** Whether colour may be used (a terminal, and NO_COLOR not set). */
+  readonly color: boolean;
+}
+
+const encoder = new TextEncoder();
+
+/** The streams of this process. */
+export function processStreams(): ConsoleStreams {
+  const stderrIsTerminal = Deno.stderr.isTerminal();
+  return {
+    stdout: (text) => writeAll(Deno.stdout, text),
+    stderr: (text) => writeAll(Deno.stderr, text),
+    stderrIsTerminal,
+    color: stderrIsTerminal && !Deno.noColor,
+  };
+}
+
+function writeAll(stream: { writeSync(p: Uint8Array): number }, text: string): void {
+  let bytes = encoder.encode(text);
+  while (bytes.length > 0) bytes = bytes.subarray(stream.writeSync(bytes));
+}
+
+/** The user-facing output of one run. */
+export class Console {
+  #redactor: Redactor;
+  readonly #streams: ConsoleStreams;
+  #live: { draw(): void } | undefined;
+
+  /** Makes a console writing to `streams`, redacting with `redactor`. */
+  constructor(streams: ConsoleStreams = processStreams(), redactor: Redactor = new Redactor()) {
+    this.#streams = streams;
+    this.#redactor = redactor;
+  }
+
+  /** Redacts from now on with `redactor` (once the keys are known). */
+  useRedactor(redactor: Redactor): void {
+    this.#redactor = redactor;
+  }
+
+  /** A line of progress, on stderr. */
+  info(line: string): void {
+    this.#err(`${line}\n`);
+  }
+
+  /** A warning, on stderr, prefixed `warning:`. */
+  warn(line: string): void {
+    this.#err(`${this.#paint("33", "warning:")} ${line}\n`);
+  }
+
+  /** An error, on stderr, prefixed `code-commit:`. */
+  error(line: string): void {
+    this.#err(`${this.#paint("31", "code-commit:")} ${line}\n`);
+  }
+
+  /** A result, on stdout: what a script reading the output relies on. */
+  result(text: string): void {
+    this.#streams.stdout(this.#redactor.redact(text.endsWith("\n") ? text : `${text}\n`));
+  }
+
+  /**
+   * Shows `label` and the seconds waited so far on one live line, when
+   * stderr is a terminal; shows nothing otherwise. Lines printed meanwhile
+   * appear above it. Returns the function that removes the line.
+   */
+  waiting(label: string, now: () => number = Date.now): () => void {
+    if (!this.#streams.stderrIsTerminal) return () => {};
+    const started = now();
+    const live = {
+      draw: () => {
+        const seconds = Math.floor((now() - started) / 1000);
+        const text = this.#redactor.redact(`${label} ${seconds}s`);
+        this.#streams.stderr(`\r\x1b[2K${this.#paint("2", text)}`);
+      },
+    };
+    this.#live = live;
+    live.draw();
+    const timer = setInterval(live.draw, 1000);
+    return () => {
+      clearInterval(timer);
+      if (this.#live !== live) return;
+      this.#live = undefined;
+      this.#streams.stderr("\r\x1b[2K");
+    };
+  }
+
+  #err(text: string): void {
+    if (this.#live) this.#streams.stderr("\r\x1b[2K");
+    this.#streams.stderr(this.#redactor.redact(text));
+    this.#live?.draw();
+  }
+
+  #paint(code: string, text: string): string {
+    return this.#streams.color ? `\x1b[${code}m${text}\x1b[0m` : text;
+  }
+}
+
+/** Streams that keep everything written, for tests. */
+export function memoryStreams(
+  options: { terminal?: boolean } = {},
+): ConsoleStreams & { out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    out,
+    err,
+    stdout: (text) => out.push(text),
+    stderr: (text) => err.push(text),
+    stderrIsTerminal: options.terminal ?? false,
+    color: false,
+  };
+}

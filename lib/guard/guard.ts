@@ -1,0 +1,240 @@
+/**
+ * The path guard: decides, before anything is written, whether each path of
+ * an LLM reply may be written or deleted (SPEC decisions 6 and 7), and whether
+ * the context builder may read a file an LLM asks for.
+ *
+ * A path is refused when it
+ * - fails the syntax check (`path_syntax.ts`): traversal, absolute, home,
+ *   backslash, drive letter, control characters, ...;
+ * - is protected (`protected_paths.ts`), compared without regard to case;
+ * - passes through or names a symbolic link, even one that points inside the
+ *   project (it could point at a protected file), passes through something
+ *   that is not a folder, or names an existing folder or a special file
+ *   (fifo, socket, device);
+ * - is ignored by git's ignore rules (`ignore_rules.ts`), with git's exact
+ *   semantics or with names folded as a case-insensitive file system folds
+ *   them: either refuses.
+ *
+ * The guard only reads; what it checked can change before the applier writes,
+ * so the applier must still not follow symbolic links when it writes.
+ *
+ * @module
+ */
+
+import { messageOf } from "../errors/errors.ts";
+import type { FileOperation } from "../response/operations.ts";
+import { describeSpecial, EntryKinds } from "./entry_kinds.ts";
+import { foldCase } from "./case_fold.ts";
+import { IgnoreRules } from "./ignore_rules.ts";
+import { checkPathSyntax, normalizeProjectPath } from "./path_syntax.ts";
+import { describeProtectedPath, protectedRuleFor } from "./protected_paths.ts";
+
+/** One refused path of a reply. */
+export interface Refusal {
+  /** The path exactly as the reply wrote it. */
+  readonly path: string;
+  /** Why it may not be written, for the user and for the repair prompt. */
+  readonly reason: string;
+}
+
+/**
+ * The guard's verdict on a whole reply: every operation may be carried out
+ * (with its path normalized: no leading `./`), or the refusals, one per
+ * refused operation, in reply order.
+ */
+export type GuardResult =
+  | { readonly ok: true; readonly operations: FileOperation[] }
+  | { readonly ok: false; readonly refusals: Refusal[] };
+
+type Access = "write" | "delete" | "read";
+
+/** What one guard call has looked at: lstat results and ignore rules, shared by every path. */
+class GuardContext {
+  readonly entries: EntryKinds;
+  readonly exact: IgnoreRules;
+  readonly folded: IgnoreRules;
+
+  constructor(root: string, rules: IgnoreRules) {
+    this.entries = new EntryKinds(root);
+    this.exact = rules.withIgnoreCase(false);
+    this.folded = rules.withIgnoreCase(true);
+  }
+}
+
+/**
+ * Checks every operation of a reply against the project at `root` and
+ * returns either all of them, with normalized paths, or a refusal for each
+ * path that may not be written or deleted (it never stops at the first).
+ * Writing or deleting a path that does not exist is fine (parents are created
+ * later; a missing file's delete is a no-op). A path that cannot be inspected
+ * (an lstat or ignore-file read error) is refused with the error, never let
+ * through. Throws only when the ignore rules cannot be loaded at all
+ * (`IgnoreRules.load`).
+ */
+export async function guardOperations(
+  root: string,
+  ops: readonly FileOperation[],
+): Promise<GuardResult> {
+  const context = new GuardContext(root, await IgnoreRules.load(root));
+
+  // The folded paths this reply writes as files: another path of the same
+  // reply cannot pass through one of them as a folder.
+  const writtenFiles = new Map<string, string>();
+  for (const op of ops) {
+    if (op.kind === "write" && checkPathSyntax(op.path) === undefined) {
+      const path = normalizeProjectPath(op.path);
+      writtenFiles.set(foldCase(path), path);
+    }
+  }
+
+  const refusals: Refusal[] = [];
+  const operations: FileOperation[] = [];
+  for (const op of ops) {
+    const reason = await checkPath(context, op.path, op.kind) ??
+      conflictWithReply(normalizeProjectPath(op.path), writtenFiles);
+    if (reason !== undefined) {
+      refusals.push({ path: op.path, reason });
+    } else {
+      operations.push({ ...op, path: normalizeProjectPath(op.path) });
+    }
+  }
+  return refusals.length > 0 ? { ok: false, refusals } : { ok: true, operations };
+}
+
+/**
+ * Checks whether the context builder may read `path` (a path an LLM asked
+ * for) in the project at `root`: the same syntax, symbolic-link and ignore
+ * checks as for a write, the protected entries that are not readable
+ * (`.git`, `agent-config/`, ...), and the path must name an existing regular
+ * file. Returns the reason it is refused, or `undefined` when it may be read.
+ * Pass `rules` (loaded for the same root) to share one set of ignore rules
+ * across many reads. Throws only when the ignore rules cannot be loaded, or
+ * when `rules` belong to another root (a programming error).
+ */
+export async function guardRead(
+  root: string,
+  path: string,
+  rules?: IgnoreRules,
+): Promise<string | undefined> {
+  if (rules !== undefined && rules.root !== root) {
+    throw new RangeError(`guardRead: the ignore rules given are for ${rules.root}, not ${root}`);
+  }
+  const syntax = checkPathSyntax(path);
+  if (syntax !== undefined) return syntax;
+  const context = new GuardContext(root, rules ?? await IgnoreRules.load(root));
+  return await checkPath(context, path, "read");
+}
+
+/** The reason `path` may not be accessed, or undefined. Never throws. */
+async function checkPath(
+  context: GuardContext,
+  original: string,
+  access: Access,
+): Promise<string | undefined> {
+  const syntax = checkPathSyntax(original);
+  if (syntax !== undefined) return syntax;
+  const path = normalizeProjectPath(original);
+
+  const rule = protectedRuleFor(path);
+  if (rule !== undefined && (access !== "read" || !rule.readable)) {
+    return `${access === "read" ? "may not be read" : "is protected"}: ${
+      describeProtectedPath(rule)
+    }`;
+  }
+
+  try {
+    const onDisk = await checkOnDisk(context.entries, path, access);
+    if (onDisk !== undefined) return onDisk;
+    return await checkIgnored(context, path);
+  } catch (error) {
+    return `could not be checked, so it is refused: ${messageOf(error)}`;
+  }
+}
+
+/** Checks what is on disk along `path`: no symbolic link, no special file, no folder. */
+async function checkOnDisk(
+  entries: EntryKinds,
+  path: string,
+  access: Access,
+): Promise<string | undefined> {
+  const segments = path.split("/");
+  for (let depth = 1; depth < segments.length; depth++) {
+    const prefix = segments.slice(0, depth).join("/");
+    const kind = await entries.kind(prefix);
+    if (kind === "missing") {
+      return access === "read" ? "does not exist" : undefined;
+    }
+    if (kind === "symlink") {
+      return `passes through \`${prefix}\`, a symbolic link (a link could lead outside the ` +
+        "project or to a protected file)";
+    }
+    if (kind !== "folder") return `passes through \`${prefix}\`, which is not a folder`;
+  }
+  const info = await entries.info(path);
+  if (info === undefined) return access === "read" ? "does not exist" : undefined;
+  if (info.isSymlink) {
+    return "is a symbolic link (a link could lead outside the project or to a protected file)";
+  }
+  if (info.isDirectory) return "names an existing folder, not a file";
+  if (!info.isFile) return `names ${describeSpecial(info)}, not a regular file`;
+  return undefined;
+}
+
+/** Checks git's ignore rules, exact and case-folded. */
+async function checkIgnored(context: GuardContext, path: string): Promise<string | undefined> {
+  const exact = await context.exact.explain(path, false);
+  const match = exact ?? await context.folded.explain(path, false);
+  if (match === undefined) return undefined;
+  const what = match.path === path ? "" : `, which ignores the folder \`${match.path}\``;
+  const how = exact === undefined ? " once names are compared without regard to case" : "";
+  return `is ignored by .gitignore: the rule \`${match.pattern}\` in ${match.source}${what}${how}`;
+}
+
+/** A path that passes through a file this same reply writes. */
+function conflictWithReply(path: string, writtenFiles: Map<string, string>): string | undefined {
+  const segments = path.split("/");
+  for (let depth = 1; depth < segments.length; depth++) {
+    const prefix = segments.slice(0, depth).join("/");
+    const file = writtenFiles.get(foldCase(prefix));
+    if (file !== undefined) {
+      return `passes through \`${prefix}\`, which this reply writes as a file (\`${file}\`)`;
+    }
+  }
+  return undefined;
+}
+
+/** Characters that must not reach a terminal as they are. */
+// deno-lint-ignore no-control-regex -- matching control characters is the point
+const UNSAFE_TO_SHOW = /[\s\u0000-\u001f\u007f-\u009f\p{Default_Ignorable_Code_Point}\p{Cf}"]/u;
+const ESCAPE_AFTER_JSON = /[\u007f-\u009f\u2028\u2029\p{Default_Ignorable_Code_Point}\p{Cf}]/gu;
+
+/**
+ * Shows a path from a reply safely: as it is, or JSON-quoted when it is empty
+ * or holds white space, control, invisible or formatting characters, a quote,
+ * or a lone surrogate, with every such character escaped as `\uXXXX` so
+ * nothing reaches the terminal raw. Never throws.
+ */
+export function displayPath(path: string): string {
+  if (path !== "" && path.isWellFormed() && !UNSAFE_TO_SHOW.test(path)) return path;
+  return JSON.stringify(path).replace(
+    ESCAPE_AFTER_JSON,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+/**
+ * Formats refusals for the user and the repair prompt: the line
+ * "refused the reply: N path(s) may not be written" ("1 path", "2 paths"),
+ * then one line per refusal, "  <path>: <reason>", with the path shown by
+ * `displayPath`. Never throws.
+ */
+export function formatRefusals(refusals: readonly Refusal[]): string {
+  const count = refusals.length;
+  const lines = [
+    `refused the reply: ${count} ${count === 1 ? "path" : "paths"} may not be written`,
+  ];
+  for (const refusal of refusals) {
+    lines.push(`  ${displayPath(refusal.path)}: ${refusal.reason}`);
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,355 @@
+/**
+ * git's ignore rules over a project, with git's own semantics (`dir.c`), so
+ * that the path guard refuses exactly what `git status` would not show
+ * (SPEC decision 6).
+ *
+ * Sources, from the highest precedence to the lowest:
+ * - the `.gitignore` of every folder, the deepest first (a pattern is relative
+ *   to the folder of the file it is in);
+ * - `.git/info/exclude`, read only when `.git` is a real folder (in a worktree
+ *   or submodule `.git` is a file, and the exclude file it points to lies
+ *   outside the project).
+ *
+ * The user's global excludes file (`core.excludesFile`, by default
+ * `~/.config/git/ignore`) is deliberately not read: it lives outside the
+ * project, the tool may not read there, and it differs from one machine to
+ * another. A `.gitignore` that is a symbolic link is not read either: git
+ * 2.32 and later do not follow them. Nor is one inside a folder reached
+ * through a symbolic link (git does not descend into those).
+ *
+ * The semantics: a path is ignored when one of its ancestor folders is ignored
+ * (tested as a folder; the `.gitignore` files inside an ignored folder are never
+ * read, so nothing there can re-include a file). Otherwise its own match
+ * decides: the sources are consulted from the most specific to `info/exclude`;
+ * in each, the LAST rule that matches the path itself decides (ignored for a
+ * positive rule, not ignored for a `!` negation), and the first source with any
+ * match wins.
+ *
+ * @module
+ */
+
+import ignore from "ignore";
+import { CodeCommitError, messageOf } from "../errors/errors.ts";
+import { foldCase } from "./case_fold.ts";
+import { EntryKinds } from "./entry_kinds.ts";
+
+type Ignore = ReturnType<typeof ignore>;
+
+/** Where `git check-ignore -v` would say a path is ignored. */
+export interface IgnoreMatch {
+  /** The path that matched: the path asked about, or the ancestor folder that is ignored. */
+  readonly path: string;
+  /** The file the rule is in, relative to the project root: `.gitignore`, `src/.gitignore`, `.git/info/exclude`. */
+  readonly source: string;
+  /** The rule as written in that file. */
+  readonly pattern: string;
+}
+
+/** The result of matching one path against one source: the last rule that matched. */
+interface LevelMatch {
+  readonly negated: boolean;
+  readonly pattern: string;
+}
+
+/** The slice of the `ignore` package's private `RuleManager` used here. */
+interface PrivateRuleManager {
+  test(path: string, mode: "regex"): {
+    ignored: boolean;
+    unignored: boolean;
+    rule?: { pattern: string };
+  };
+}
+
+/**
+ * Matches `path` against the rules of ONE source, without regard to its
+ * parent folders: the last rule that matches the path itself decides.
+ *
+ * Why the private access: the package's public `test()`/`ignores()` fold in
+ * the results of the path's parent folders against the same rules, which is
+ * right for one `.gitignore` but wrong across several (root `.gitignore` has
+ * `a/b/`, `a/.gitignore` has `!b/`: git does not ignore `a/b/c`, because the
+ * nearer source re-includes `a/b` before the root one is consulted). The
+ * package's internal `RuleManager.test(path, "regex")` is exactly the
+ * single-level, last-rule-wins match git's `last_matching_pattern_from_list`
+ * performs. The version is pinned in deno.lock, and `checkPackageShape` below
+ * verifies on first use that this behaviour is still there.
+ */
+function matchOneLevel(rules: Ignore, path: string): LevelMatch | undefined {
+  const manager = (rules as unknown as { _rules: PrivateRuleManager })._rules;
+  const result = manager.test(path, "regex");
+  if (result.ignored) return { negated: false, pattern: result.rule?.pattern ?? "" };
+  if (result.unignored) return { negated: true, pattern: "" };
+  return undefined;
+}
+
+let packageShapeError: string | undefined | null = null;
+
+/**
+ * Checks once that the `ignore` package still has the private single-level
+ * matcher `matchOneLevel` relies on and that it behaves as expected. Throws a
+ * `CodeCommitError` saying what changed.
+ */
+function checkPackageShape(): void {
+  if (packageShapeError === null) {
+    packageShapeError = findPackageShapeProblem();
+  }
+  if (packageShapeError !== undefined) {
+    throw new CodeCommitError(
+      `the \`ignore\` package no longer has the shape lib/guard/ignore_rules.ts relies on ` +
+        `(${packageShapeError}); restore npm:ignore@7.0.16 as pinned in deno.lock, or adapt ` +
+        "matchOneLevel in lib/guard/ignore_rules.ts",
+    );
+  }
+}
+
+function findPackageShapeProblem(): string | undefined {
+  try {
+    const rules = ignore({ ignorecase: false }).add(["a/", "!a/b", "*.log"]);
+    const manager = (rules as unknown as { _rules?: { test?: unknown } })._rules;
+    if (typeof manager?.test !== "function") return "`_rules.test` is not a function";
+    const expect = (path: string, want: "ignored" | "negated" | "none") => {
+      const got = matchOneLevel(rules, path);
+      const verdict = got === undefined ? "none" : got.negated ? "negated" : "ignored";
+      if (verdict !== want) throw new Error(`\`${path}\` matched as ${verdict}, not ${want}`);
+    };
+    expect("a/", "ignored");
+    expect("x/a/", "ignored");
+    expect("a", "none"); // `a/` matches folders only
+    expect("a/c", "none"); // single level: the ignored parent is not folded in
+    expect("a/b", "negated");
+    expect("a/b/c.log", "ignored");
+    if (matchOneLevel(rules, "a/")?.pattern !== "a/") return "the matching rule is not reported";
+    const folded = ignore({ ignorecase: true }).add("FOO");
+    if (matchOneLevel(folded, "foo") === undefined) return "`ignorecase: true` has no effect";
+    return undefined;
+  } catch (error) {
+    return messageOf(error);
+  }
+}
+
+/** Options of `IgnoreRules.load`. */
+export interface IgnoreRulesOptions {
+  /**
+   * Compare without regard to case, the way a case-insensitive file system
+   * does: both the rules and the paths are folded with `foldCase` (default
+   * false: git's own, exact semantics).
+   */
+  readonly ignoreCase?: boolean;
+}
+
+interface Source {
+  readonly name: string;
+  readonly rules: Ignore;
+}
+
+/** Files read once per project root and shared by the exact and the case-folded rules. */
+class SourceFiles {
+  readonly entries: EntryKinds;
+  readonly #texts = new Map<string, Promise<string | undefined>>();
+
+  constructor(root: string) {
+    this.entries = new EntryKinds(root);
+  }
+
+  /** The text of `<folder>/.gitignore`, or undefined when git would not read one there. */
+  gitignore(folder: string): Promise<string | undefined> {
+    return this.#cached(folder, async () => {
+      if (!(await this.entries.isRealFolder(folder))) return undefined;
+      const file = folder === "" ? ".gitignore" : `${folder}/.gitignore`;
+      if ((await this.entries.kind(file)) !== "file") return undefined; // git ≥ 2.32 does not follow symlinks
+      return await this.#read(file);
+    });
+  }
+
+  /** The text of `.git/info/exclude`, or undefined when there is none in a real `.git` folder. */
+  exclude(): Promise<string | undefined> {
+    return this.#cached("\0exclude", async () => {
+      if (!(await this.entries.isRealFolder(".git/info"))) return undefined;
+      const kind = await this.entries.kind(".git/info/exclude");
+      // git follows a symbolic link here (it is not an in-tree file): so do we.
+      if (kind !== "file" && kind !== "symlink") return undefined;
+      return await this.#read(".git/info/exclude", true);
+    });
+  }
+
+  #cached(key: string, load: () => Promise<string | undefined>): Promise<string | undefined> {
+    let text = this.#texts.get(key);
+    if (text === undefined) {
+      text = load();
+      this.#texts.set(key, text);
+    }
+    return text;
+  }
+
+  async #read(file: string, missingIsFine = false): Promise<string | undefined> {
+    const path = `${this.entries.root}/${file}`;
+    try {
+      return new TextDecoder().decode(await Deno.readFile(path));
+    } catch (error) {
+      if (missingIsFine && error instanceof Deno.errors.NotFound) return undefined;
+      if (error instanceof Deno.errors.IsADirectory) return undefined;
+      throw new CodeCommitError(
+        `cannot read the ignore rules in ${path}: ${messageOf(error)}; the path guard needs them ` +
+          "to know which files the reply may write",
+        undefined,
+        { cause: error },
+      );
+    }
+  }
+}
+
+/**
+ * git's ignore rules over one project (see the module doc for the exact
+ * semantics and what is not read). Files are read lazily, once per folder,
+ * and results for folders are cached: load one instance per batch of checks,
+ * and load again after `.gitignore` files change.
+ */
+export class IgnoreRules {
+  /** The project root. */
+  readonly root: string;
+  /** Whether rules and paths are compared with case folding (see `IgnoreRulesOptions`). */
+  readonly ignoreCase: boolean;
+  readonly #files: SourceFiles;
+  readonly #sources = new Map<string, Promise<Source | undefined>>();
+  readonly #folders = new Map<string, Promise<IgnoreMatch | undefined>>();
+  #sibling: IgnoreRules | undefined;
+
+  private constructor(files: SourceFiles, ignoreCase: boolean) {
+    this.root = files.entries.root;
+    this.ignoreCase = ignoreCase;
+    this.#files = files;
+  }
+
+  /**
+   * Loads the ignore rules of the project at `root` (the root `.gitignore` and
+   * `.git/info/exclude` at once, nested `.gitignore` files when first needed).
+   * Throws a `CodeCommitError` when an ignore file exists but cannot be read
+   * (the guard must not guess), or when the `ignore` package is not the
+   * version this module was written against.
+   */
+  static async load(root: string, options?: IgnoreRulesOptions): Promise<IgnoreRules> {
+    checkPackageShape();
+    const rules = new IgnoreRules(new SourceFiles(root), options?.ignoreCase ?? false);
+    await rules.#source("");
+    await rules.#source(null);
+    return rules;
+  }
+
+  /**
+   * The same project's rules compared with (or without) case folding; the two
+   * share the files already read. Returns `this` when `ignoreCase` already
+   * matches. Never throws.
+   */
+  withIgnoreCase(ignoreCase: boolean): IgnoreRules {
+    if (ignoreCase === this.ignoreCase) return this;
+    if (this.#sibling === undefined) {
+      this.#sibling = new IgnoreRules(this.#files, ignoreCase);
+      this.#sibling.#sibling = this;
+    }
+    return this.#sibling;
+  }
+
+  /**
+   * Whether git ignores `path` (relative to the root, `/`-separated, with
+   * neither `.` nor `..` nor empty segments; one leading `./` is allowed),
+   * `isDir` saying whether it is tested as a folder. Rejects with a
+   * `CodeCommitError` when an ignore file cannot be read, and with a
+   * `RangeError` for a path of the wrong form.
+   */
+  async isIgnored(path: string, isDir: boolean): Promise<boolean> {
+    return (await this.explain(path, isDir)) !== undefined;
+  }
+
+  /**
+   * Like `isIgnored`, but says which rule ignores the path (or the ancestor
+   * folder that is ignored), as `git check-ignore -v` would; `undefined` when
+   * the path is not ignored. Rejects as `isIgnored` does.
+   */
+  async explain(path: string, isDir: boolean): Promise<IgnoreMatch | undefined> {
+    const segments = splitPath(path);
+    if (segments.length > 1) {
+      const folderMatch = await this.#folder(segments.slice(0, -1).join("/"));
+      if (folderMatch !== undefined) return folderMatch;
+    }
+    return await this.#ownMatch(segments, isDir);
+  }
+
+  /** Whether the folder (ancestor of some path) is ignored, by itself or an ancestor. */
+  #folder(folder: string): Promise<IgnoreMatch | undefined> {
+    let match = this.#folders.get(folder);
+    if (match === undefined) {
+      match = (async () => {
+        const segments = folder.split("/");
+        if (segments.length > 1) {
+          const parentMatch = await this.#folder(segments.slice(0, -1).join("/"));
+          if (parentMatch !== undefined) return parentMatch;
+        }
+        return await this.#ownMatch(segments, true);
+      })();
+      this.#folders.set(folder, match);
+    }
+    return match;
+  }
+
+  /** The path's own match; its ancestors are known not to be ignored. */
+  async #ownMatch(segments: string[], isDir: boolean): Promise<IgnoreMatch | undefined> {
+    const path = segments.join("/");
+    const suffix = isDir ? "/" : "";
+    for (let depth = segments.length - 1; depth >= 0; depth--) {
+      const source = await this.#source(segments.slice(0, depth).join("/"));
+      if (source === undefined) continue;
+      const match = this.#match(source, segments.slice(depth).join("/") + suffix);
+      if (match !== undefined) {
+        return match.negated ? undefined : { path, source: source.name, pattern: match.pattern };
+      }
+    }
+    const exclude = await this.#source(null);
+    if (exclude === undefined) return undefined;
+    const match = this.#match(exclude, path + suffix);
+    if (match === undefined || match.negated) return undefined;
+    return { path, source: exclude.name, pattern: match.pattern };
+  }
+
+  #match(source: Source, relative: string): LevelMatch | undefined {
+    return matchOneLevel(source.rules, this.ignoreCase ? foldCase(relative) : relative);
+  }
+
+  /** The compiled rules of `<folder>/.gitignore`, or of `info/exclude` for `null`. */
+  #source(folder: string | null): Promise<Source | undefined> {
+    const key = folder ?? "\0exclude";
+    let source = this.#sources.get(key);
+    if (source === undefined) {
+      source = (async () => {
+        const text = folder === null
+          ? await this.#files.exclude()
+          : await this.#files.gitignore(folder);
+        if (text === undefined) return undefined;
+        const name = folder === null
+          ? ".git/info/exclude"
+          : folder === ""
+          ? ".gitignore"
+          : `${folder}/.gitignore`;
+        const rules = ignore({ ignorecase: this.ignoreCase }).add(
+          this.ignoreCase ? foldCase(text) : text,
+        );
+        return { name, rules };
+      })();
+      this.#sources.set(key, source);
+    }
+    return source;
+  }
+}
+
+/** Splits a project path into segments; throws a RangeError for a path of the wrong form. */
+function splitPath(path: string): string[] {
+  const relative = path.startsWith("./") ? path.slice(2) : path;
+  const segments = relative.split("/");
+  if (relative === "" || segments.some((s) => s === "" || s === "." || s === "..")) {
+    throw new RangeError(
+      `IgnoreRules: ${
+        JSON.stringify(path)
+      } is not a project path (relative, \`/\`-separated, without \`.\`, \`..\` or empty segments)`,
+    );
+  }
+  return segments;
+}

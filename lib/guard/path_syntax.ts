@@ -1,0 +1,113 @@
+/**
+ * The syntax check of a path in an LLM reply (SPEC decision 7), done before
+ * the path is ever handed to the file system: the path must be relative,
+ * `/`-separated, stay inside the project whatever operating system the tool
+ * runs on, and name one file in exactly one way.
+ *
+ * @module
+ */
+
+/** Control characters: C0, DEL, C1, and the Unicode line and paragraph separators. */
+// deno-lint-ignore no-control-regex -- matching control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
+
+/**
+ * Invisible and formatting characters (zero-width, bidi controls, the byte
+ * order mark, ...). HFS+ skips several of them in names (`.g\u200cit` is
+ * `.git`) and in a terminal they disguise a path, so none is allowed.
+ */
+const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Cf}]/u;
+
+/** A Windows short (8.3) name such as `BUILD~1.SH` or `GIT~1`: it can stand for another file. */
+const SHORT_NAME = /~[0-9]/;
+
+/** File systems refuse longer names (bytes of UTF-8). */
+const MAX_SEGMENT_BYTES = 255;
+
+/** Linux's PATH_MAX; longer paths cannot be opened at all. */
+const MAX_PATH_BYTES = 4096;
+
+const encoder = new TextEncoder();
+
+/** `U+001B`-style name of the first code point of `s`. */
+function codePoint(s: string): string {
+  return `U+${s.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
+}
+
+/**
+ * Checks the syntax of a path from an LLM reply and returns why it is refused,
+ * or `undefined` when it is acceptable. Refused: an empty path; an absolute one
+ * (`/x`); a leading `~` segment (`~`, `~/x`, `~user/x`: a home folder); a `..`
+ * segment; a backslash; any `:` (drive letters, NTFS streams); a control
+ * character (U+0000–U+001F, U+007F–U+009F, U+2028, U+2029); an invisible or
+ * formatting character; text that is not valid Unicode (a lone surrogate);
+ * an empty segment (`a//b`); a `.` segment other than one leading `./`; a
+ * trailing `/` (names a folder); white space at the start or end of a segment;
+ * a segment ending in `.` (Windows drops it: `build.sh.` is `build.sh`); a
+ * segment that looks like a Windows 8.3 short name (`~` then a digit:
+ * `BUILD~1.SH` can be `build.sh`); a segment over 255 bytes or a path over
+ * 4096 bytes of UTF-8. Reasons never repeat a control character: they name it
+ * by code point. Never throws.
+ */
+export function checkPathSyntax(path: string): string | undefined {
+  if (path === "") return "the path is empty";
+  if (!path.isWellFormed()) return "the path is not valid Unicode (it holds a lone surrogate)";
+  const control = CONTROL.exec(path);
+  if (control) return `the path contains the control character ${codePoint(control[0])}`;
+  const invisible = INVISIBLE.exec(path);
+  if (invisible) {
+    return `the path contains the invisible formatting character ${codePoint(invisible[0])}`;
+  }
+  if (path.includes("\\")) {
+    return "the path contains a backslash; paths are separated by `/`, and on Windows a backslash " +
+      "is a separator too";
+  }
+  if (path.includes(":")) {
+    return "the path contains `:`, which on Windows starts a drive letter or an NTFS data stream";
+  }
+  if (path.startsWith("/")) return "the path is absolute; it must be relative to the project root";
+  if (encoder.encode(path).length > MAX_PATH_BYTES) {
+    return `the path is longer than ${MAX_PATH_BYTES} bytes`;
+  }
+  const relative = normalizeProjectPath(path);
+  if (relative === "") return "the path names the project root folder, not a file";
+  if (relative.endsWith("/")) return "the path ends with `/`, which names a folder, not a file";
+  const segments = relative.split("/");
+  if (segments[0].startsWith("~")) {
+    return "the path starts with `~`, which a shell reads as a home folder";
+  }
+  for (const segment of segments) {
+    if (segment === "..") return "the path contains a `..` segment, which could leave the project";
+    if (segment === "") return "the path contains an empty segment (`//`)";
+    if (segment === ".") {
+      return "the path contains a `.` segment (only one leading `./` is allowed)";
+    }
+  }
+  for (const segment of segments) {
+    if (/^\s|\s$/u.test(segment)) {
+      return `the name ${
+        JSON.stringify(segment)
+      } starts or ends with white space, which Windows drops or which hides in a listing`;
+    }
+    if (segment.endsWith(".")) {
+      return `the name \`${segment}\` ends with \`.\`, which Windows drops (\`build.sh.\` is \`build.sh\`)`;
+    }
+    if (SHORT_NAME.test(segment)) {
+      return `the name \`${segment}\` has \`~\` then a digit, the form of a Windows short (8.3) name, ` +
+        "which can stand for another file (`BUILD~1.SH` for `build.sh`)";
+    }
+    if (encoder.encode(segment).length > MAX_SEGMENT_BYTES) {
+      return `a name in the path is longer than ${MAX_SEGMENT_BYTES} bytes`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Returns `path` without one leading `./` (`./src/a.ts` → `src/a.ts`): the
+ * form the guard checks and the applier writes. Any other path is returned
+ * unchanged. Never throws.
+ */
+export function normalizeProjectPath(path: string): string {
+  return path.startsWith("./") ? path.slice(2) : path;
+}

@@ -1,0 +1,168 @@
+/**
+ * THE protected-path table (SPEC decision 6): the paths an LLM reply may never
+ * write, and the ones the context builder may not even read. The path guard
+ * and the prompt text that tells the LLM about them are both generated from
+ * this one table, so they cannot drift apart.
+ *
+ * Names are compared case-insensitively, the way case-insensitive file systems
+ * fold them (see `case_fold.ts`): on macOS or Windows `BUILD.SH`,
+ * `codeRollup.ſh` and `Cargo.loc\u212A` are the files `build.sh`,
+ * `codeRollup.sh` and `Cargo.lock`.
+ *
+ * @module
+ */
+
+import { foldCase } from "./case_fold.ts";
+
+/**
+ * Where a protected name applies:
+ * - `root-file`: a file of that name in the project root;
+ * - `any-depth-name`: a file or folder of that name in any folder;
+ * - `root-folder`: a folder of that name in the project root, with everything inside it.
+ *
+ * Whatever the scope, a path that passes *through* a protected name as a
+ * folder (`build.sh/x`, `src/.git/config`) is protected as well.
+ */
+export type ProtectedScope = "root-file" | "any-depth-name" | "root-folder";
+
+/** One entry of the protected-path table. */
+export interface ProtectedPath {
+  /** The name as the project spells it, e.g. `build.sh`. */
+  readonly name: string;
+  /** Where the name is protected. */
+  readonly scope: ProtectedScope;
+  /** A short description for people and for the LLM prompt. */
+  readonly description: string;
+  /** Whether the context builder may read it (on an LLM's request); writing is never allowed. */
+  readonly readable: boolean;
+}
+
+/** Every protected path, in the order the prompt lists them. */
+export const PROTECTED_PATHS: readonly ProtectedPath[] = Object.freeze([
+  {
+    name: "Cargo.lock",
+    scope: "root-file",
+    description: "Cargo's lock file, which cargo itself maintains",
+    readable: true,
+  },
+  {
+    name: "build.sh",
+    scope: "root-file",
+    description: "the project's build script",
+    readable: true,
+  },
+  {
+    name: "codeRollup.sh",
+    scope: "root-file",
+    description: "the script that rolls the codebase up into agent-config/codeRollup.txt",
+    readable: true,
+  },
+  {
+    name: "LLMInstructions.md",
+    scope: "root-file",
+    description: "the user's standing instructions to the LLM",
+    readable: true,
+  },
+  {
+    name: ".gitignore",
+    scope: "any-depth-name",
+    description: "git's ignore rules; a .gitignore written by the LLM, nested ones included, " +
+      "could hide its own changes from `git status` or re-include an ignored file",
+    readable: true,
+  },
+  {
+    name: "UserSpecification.md",
+    scope: "any-depth-name",
+    description: "the user's specification of a module, which only the user edits",
+    readable: true,
+  },
+  {
+    name: ".git",
+    scope: "any-depth-name",
+    description: "git's repository data (a file or a folder), with everything inside it",
+    readable: false,
+  },
+  {
+    name: "agent-config",
+    scope: "root-folder",
+    description: "code-commit's configuration and API keys",
+    readable: false,
+  },
+  {
+    name: "agent-state",
+    scope: "root-folder",
+    description: "code-commit's saved state, such as the cached specifications",
+    readable: false,
+  },
+  {
+    name: "app-data",
+    scope: "root-folder",
+    description: "the application's own data, kept out of the LLM's reach",
+    readable: false,
+  },
+  {
+    name: "logs",
+    scope: "root-folder",
+    description: "code-commit's run logs",
+    readable: false,
+  },
+  {
+    name: "target",
+    scope: "root-folder",
+    description: "Cargo's build output",
+    readable: true,
+  },
+].map((entry) => Object.freeze(entry as ProtectedPath)));
+
+const ROOT_RULES = new Map<string, ProtectedPath>();
+const ANY_DEPTH_RULES = new Map<string, ProtectedPath>();
+for (const entry of PROTECTED_PATHS) {
+  (entry.scope === "any-depth-name" ? ANY_DEPTH_RULES : ROOT_RULES).set(
+    foldCase(entry.name),
+    entry,
+  );
+}
+
+/**
+ * Returns the protected-path entry that covers `path`, or `undefined` when the
+ * path is not protected. `path` is relative to the project root, `/`-separated
+ * and already syntax-checked (`checkPathSyntax`); one leading `./` is allowed.
+ * A path is covered when its first segment folds onto a root entry's name, or
+ * any segment folds onto an any-depth entry's name: the named file or folder
+ * itself and anything beneath it. When several entries cover a path the
+ * outermost one is returned. Never throws.
+ */
+export function protectedRuleFor(path: string): ProtectedPath | undefined {
+  const segments = (path.startsWith("./") ? path.slice(2) : path).split("/");
+  for (let index = 0; index < segments.length; index++) {
+    const folded = foldCase(segments[index]);
+    const rule = (index === 0 ? ROOT_RULES.get(folded) : undefined) ??
+      ANY_DEPTH_RULES.get(folded);
+    if (rule !== undefined) return rule;
+  }
+  return undefined;
+}
+
+/**
+ * Describes one entry in one line, e.g. "`build.sh` in the project root — the
+ * project's build script". Never throws.
+ */
+export function describeProtectedPath(entry: ProtectedPath): string {
+  switch (entry.scope) {
+    case "root-file":
+      return `\`${entry.name}\` in the project root — ${entry.description}`;
+    case "any-depth-name":
+      return `\`${entry.name}\` in any folder — ${entry.description}`;
+    case "root-folder":
+      return `\`${entry.name}/\` in the project root, and everything inside it — ${entry.description}`;
+  }
+}
+
+/**
+ * One line per table entry, in table order, for the prompt generator (see
+ * `describeProtectedPath`). The lines do not mention case: callers say once that
+ * names are compared without regard to case. Never throws.
+ */
+export function describeProtectedPaths(): string[] {
+  return PROTECTED_PATHS.map(describeProtectedPath);
+}

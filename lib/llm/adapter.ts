@@ -1,0 +1,58 @@
+/**
+ * What each API adapter provides to the shared transport: how to build the
+ * request, how to read a successful body, and how to read an error body.
+ *
+ * @module
+ */
+import type { TokenUsage } from "./types.ts";
+
+/** One HTTP request to send. */
+export interface HttpRequest {
+  /** The full URL; it never carries the key. */
+  readonly url: string;
+  /** The request headers, key included. */
+  readonly headers: Record<string, string>;
+  /** The JSON body. */
+  readonly body: string;
+}
+
+/** A successful body, read. */
+export interface ParsedReply {
+  /** The reply text. */
+  readonly text: string;
+  /** Tokens used. */
+  readonly usage: TokenUsage;
+  /** True when the model stopped at its output limit. */
+  readonly truncated: boolean;
+  /** The API's finish reason. */
+  readonly finishReason: string;
+}
+
+/** An error body, read. */
+export interface ParsedError {
+  /** The API's own message, with its status word when it has one. */
+  readonly message: string;
+  /** The wait the body asks for before a retry, in milliseconds. */
+  readonly retryDelayMs?: number;
+}
+
+/** One API. */
+export interface ApiAdapter {
+  /** Builds the request that sends `prompt` to `model` at `baseUrl` with `key`. */
+  request(baseUrl: string, model: string, key: string, prompt: string): HttpRequest;
+  /**
+   * Reads a 2xx JSON body.
+   *
+   * @throws {Error} with a message naming what is wrong: a blocked prompt, a
+   * refusal, no candidate, no text, or a body of the wrong shape.
+   */
+  parseReply(body: unknown): ParsedReply;
+  /** Reads an error body (any shape; falls back to the raw text). */
+  parseError(body: unknown, rawText: string): ParsedError;
+}
+
+/** Shortens a raw body for a one-line message. */
+export function excerpt(text: string, max = 300): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}

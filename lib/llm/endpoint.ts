@@ -1,0 +1,44 @@
+/**
+ * Base URLs of the LLM APIs. An override from the environment must keep
+ * the key safe in transit: `https://`, or `http://` only to this machine.
+ *
+ * @module
+ */
+import { CodeCommitError } from "../errors/errors.ts";
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+/**
+ * Returns the base URL to use: `value` when set (validated), else
+ * `fallback`. A trailing `/` is dropped.
+ *
+ * @throws {CodeCommitError} naming `envName` when the value is not a URL,
+ * is plain `http://` to a host other than loopback, uses another scheme,
+ * or carries credentials, a query or a fragment.
+ */
+export function resolveBaseUrl(envName: string, value: string | undefined, fallback: string): string {
+  if (value === undefined || value === "") return fallback;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new CodeCommitError(`${envName} is not a URL: ${JSON.stringify(value)}`);
+  }
+  const fix = `set ${envName} to an https:// URL, or http:// to 127.0.0.1, localhost or [::1]`;
+  if (url.protocol === "http:") {
+    if (!LOOPBACK_HOSTS.has(url.hostname)) {
+      throw new CodeCommitError(
+        `${envName} is plain http:// to ${url.hostname}, which would send your API key in clear text; ${fix}`,
+      );
+    }
+  } else if (url.protocol !== "https:") {
+    throw new CodeCommitError(`${envName} uses ${url.protocol}//; ${fix}`);
+  }
+  if (url.username || url.password) {
+    throw new CodeCommitError(`${envName} must not carry a user name or password; ${fix}`);
+  }
+  if (url.search || url.hash) {
+    throw new CodeCommitError(`${envName} must not have a query or a fragment (the part after ? or #)`);
+  }
+  return url.href.replace(/\/+$/, "");
+}

@@ -1,0 +1,80 @@
+/**
+ * When to retry an LLM request and how long to wait: the server's own
+ * hints first (`retry-after-ms`, `retry-after`, Gemini's
+ * `RetryInfo.retryDelay`), else exponential backoff with jitter.
+ *
+ * @module
+ */
+
+/** HTTP statuses worth another attempt: timeouts, rate limits and server trouble. */
+export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
+
+/** The retry policy of a client. */
+export interface RetryPolicy {
+  /** Most HTTP requests for one call, the first included. */
+  readonly maxAttempts: number;
+  /** Wait before the first retry when the server gives no hint, in milliseconds. */
+  readonly baseDelayMs: number;
+  /** Longest backoff wait, in milliseconds. */
+  readonly maxDelayMs: number;
+  /** Longest server-hinted wait honoured; a longer hint ends the call instead. */
+  readonly maxHintMs: number;
+}
+
+/** The default policy: 5 attempts, 2 s doubling to at most 60 s, hints up to 5 minutes. */
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  maxAttempts: 5,
+  baseDelayMs: 2_000,
+  maxDelayMs: 60_000,
+  maxHintMs: 300_000,
+};
+
+/** Tells whether an HTTP status is worth retrying. */
+export function isRetryableStatus(status: number): boolean {
+  return RETRYABLE_STATUSES.has(status);
+}
+
+/**
+ * The backoff wait before retry number `retry` (1-based) when the server
+ * gave no hint: `base * 2^(retry-1)`, capped, scaled by a jitter factor in
+ * [0.5, 1) drawn from `random`.
+ */
+export function backoffDelayMs(
+  retry: number,
+  policy: RetryPolicy = DEFAULT_RETRY_POLICY,
+  random: () => number = Math.random,
+): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1));
+  return Math.round(ceiling * (0.5 + random() / 2));
+}
+
+/**
+ * Reads the server's wait hint from the response headers, in milliseconds:
+ * `retry-after-ms` (OpenAI), then `retry-after` in seconds or as an HTTP
+ * date. Returns undefined when there is none or it cannot be read.
+ */
+export function retryAfterFromHeaders(headers: Headers, now: number = Date.now()): number | undefined {
+  const ms = headers.get("retry-after-ms");
+  if (ms !== null && /^\s*\d+(\.\d+)?\s*$/.test(ms)) return Math.round(Number(ms));
+  const after = headers.get("retry-after");
+  if (after === null) return undefined;
+  if (/^\s*\d+(\.\d+)?\s*$/.test(after)) return Math.round(Number(after) * 1000);
+  const date = Date.parse(after);
+  if (!Number.isNaN(date)) return Math.max(0, date - now);
+  return undefined;
+}
+
+/**
+ * Reads a protobuf Duration as Google's JSON spells it (`"58s"`, `"1.2s"`,
+ * `"0.250s"`) into milliseconds; undefined when it is not one.
+ */
+export function parseGoogleDuration(text: unknown): number | undefined {
+  if (typeof text !== "string") return undefined;
+  const match = /^(\d+(?:\.\d+)?)s$/.exec(text.trim());
+  return match ? Math.round(Number(match[1]) * 1000) : undefined;
+}
+
+/** Formats milliseconds as seconds for people: `0.3s`, `58s`, `1.25s`. */
+export function formatSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(2))}s`;
+}

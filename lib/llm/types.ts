@@ -1,0 +1,88 @@
+/**
+ * The one interface every LLM client offers: a prompt in; the text, the
+ * whole JSON body, the token usage and how the reply finished out.
+ *
+ * @module
+ */
+import { CodeCommitError } from "../errors/errors.ts";
+import type { ModelName } from "./models.ts";
+
+/** Tokens one call used. */
+export interface TokenUsage {
+  /** Tokens of the prompt. */
+  readonly input: number;
+  /** Tokens of the visible reply (thinking excluded). */
+  readonly output: number;
+  /** Tokens the model spent thinking. */
+  readonly thinking: number;
+}
+
+/** A reply from a model. */
+export interface LlmReply {
+  /** The reply's text (Gemini: its non-thought text parts, joined). */
+  readonly text: string;
+  /** The whole JSON body received, as received. */
+  readonly body: string;
+  /** Tokens used. */
+  readonly usage: TokenUsage;
+  /** True when the model stopped at its output limit: the text is cut off. */
+  readonly truncated: boolean;
+  /** The API's own finish reason (e.g. `STOP`, `MAX_TOKENS`, `stop`, `length`). */
+  readonly finishReason: string;
+  /** How long the call took, retries included, in milliseconds. */
+  readonly elapsedMs: number;
+  /** How many HTTP requests the call took (1 when no retry was needed). */
+  readonly attempts: number;
+}
+
+/** Options of one call. */
+export interface CompleteOptions {
+  /** Aborts the call (Ctrl-C). */
+  readonly signal?: AbortSignal;
+  /** Told about each retry before its wait begins. */
+  readonly onRetry?: (notice: RetryNotice) => void;
+}
+
+/** What the client tells its caller before it waits to retry. */
+export interface RetryNotice {
+  /** The attempt that failed (1-based). */
+  readonly attempt: number;
+  /** The most attempts the client makes. */
+  readonly maxAttempts: number;
+  /** Why the attempt failed. */
+  readonly reason: string;
+  /** How long the client waits before the next attempt, in milliseconds. */
+  readonly delayMs: number;
+  /** True when the wait is the server's own hint (retry-after, RetryInfo). */
+  readonly serverHint: boolean;
+}
+
+/** A model behind one API. */
+export interface LlmClient {
+  /** The model this client calls. */
+  readonly model: ModelName;
+  /**
+   * Sends `prompt` and returns the reply.
+   *
+   * @throws {LlmError} when the API refuses, fails after the retries, times
+   * out, or answers with something that is not a usable reply.
+   * @throws {InterruptedError} when `options.signal` aborts.
+   */
+  complete(prompt: string, options?: CompleteOptions): Promise<LlmReply>;
+}
+
+/** An LLM call that failed; the message names the model and the API's own words. */
+export class LlmError extends CodeCommitError {
+  /** The HTTP status of the last answer, if there was one. */
+  readonly status: number | undefined;
+  /** The last body received, as received, if there was one. */
+  readonly body: string | undefined;
+
+  /** Makes an LLM error. */
+  constructor(message: string, options: { status?: number; body?: string; cause?: unknown } = {}) {
+    super(message, undefined, { cause: options.cause });
+    this.name = "LlmError";
+    this.status = options.status;
+    this.body = options.body;
+  }
+}

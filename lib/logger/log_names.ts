@@ -1,0 +1,61 @@
+/**
+ * Every log folder slug and log file name of SPEC.md decision 5, in one
+ * place. Files carry the number of the LLM call they belong to.
+ *
+ * @module
+ */
+
+/** The folder under the project root that holds one folder per run. */
+export const LOGS_DIR = "logs";
+
+/** Run folder slugs. */
+export const SLUGS = {
+  committingCode: "committing-code",
+  consistencyReport: "consistency-report",
+} as const;
+
+/**
+ * The slug of one auto-workflow task:
+ * `auto-workflow-<spec path with every / replaced by +>-<stage>`.
+ */
+export function autoWorkflowSlug(specPath: string, stage: string): string {
+  return `auto-workflow-${specPath.replaceAll("/", "+")}-${stage}`;
+}
+
+/** The names of the files of one LLM call: its query, reply text, reply body, and build. */
+export interface CallLogNames {
+  /** The prompt as sent. */
+  readonly query: string;
+  /** The reply text, or `ERROR` and the error. */
+  readonly responseText: string;
+  /** The whole JSON body received. */
+  readonly responseJson: string;
+  /** The build that followed the call (committing code only). */
+  readonly build: string;
+}
+
+function callNames(stem: string): CallLogNames {
+  return {
+    query: `${stem}.txt`,
+    responseText: `${stem}-response.txt`,
+    responseJson: `${stem}-response.json`,
+    build: `${stem}-build.txt`,
+  };
+}
+
+/** Committing code's first call: `1-initial-query…`. */
+export const INITIAL_QUERY: CallLogNames = callNames("1-initial-query");
+
+/** Committing code's repair `n` (1-based): `<n+1>-repair-query-<n>…`. */
+export function repairQuery(n: number): CallLogNames {
+  return callNames(`${n + 1}-repair-query-${n}`);
+}
+
+/** The context builder's preprocessing call: `0-context-query…`. */
+export const CONTEXT_QUERY: CallLogNames = callNames("0-context-query");
+
+/** The codebase the context builder assembled. */
+export const CONTEXT_CODEBASE = "0-codebase.txt";
+
+/** A workflow's single call (consistency report, auto-workflow review): `query…`. */
+export const SINGLE_QUERY: CallLogNames = callNames("query");

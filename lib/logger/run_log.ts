@@ -1,0 +1,98 @@
+/**
+ * The log folder of one run: `logs/YYYY-MM-DD-hh-mm-ss-<slug>` in local
+ * time, `-2`, `-3`, … when a folder of that name exists. Every byte
+ * written passes through key redaction.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { CodeCommitError } from "../errors/errors.ts";
+import type { Redactor } from "../secrets/redact.ts";
+import { LOGS_DIR } from "./log_names.ts";
+
+/** Formats `date` in local time as `YYYY-MM-DD-hh-mm-ss`. */
+export function timestamp(date: Date): string {
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}-` +
+    `${pad(date.getHours())}-${pad(date.getMinutes())}-${pad(date.getSeconds())}`;
+}
+
+/** One run's log folder. */
+export class RunLog {
+  /** The folder, relative to the project root (e.g. `logs/2026-11-22-09-30-05-committing-code`). */
+  readonly dir: string;
+  readonly #root: string;
+  readonly #redactor: Redactor;
+
+  private constructor(root: string, dir: string, redactor: Redactor) {
+    this.#root = root;
+    this.dir = dir;
+    this.#redactor = redactor;
+  }
+
+  /**
+   * Creates `logs/` if needed and a new run folder in it.
+   *
+   * @throws {CodeCommitError} when `logs` is not a real folder (a file, or
+   * a symbolic link that could send the logs elsewhere) or cannot be created.
+   */
+  static async create(
+    root: string,
+    slug: string,
+    redactor: Redactor,
+    now: Date = new Date(),
+  ): Promise<RunLog> {
+    const logsPath = join(root, LOGS_DIR);
+    try {
+      const info = await Deno.lstat(logsPath);
+      if (info.isSymlink || !info.isDirectory) {
+        throw new CodeCommitError(
+          `${LOGS_DIR} is ${info.isSymlink ? "a symbolic link" : "not a folder"}; ` +
+            `code-commit writes its logs only into a real ${LOGS_DIR}/ folder: move it away`,
+        );
+      }
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+      await Deno.mkdir(logsPath).catch((e) => {
+        if (!(e instanceof Deno.errors.AlreadyExists)) {
+          throw new CodeCommitError(`cannot create ${LOGS_DIR}/: ${e.message}`);
+        }
+      });
+    }
+    const base = `${timestamp(now)}-${slug}`;
+    for (let n = 1;; n++) {
+      const name = n === 1 ? base : `${base}-${n}`;
+      try {
+        await Deno.mkdir(join(logsPath, name));
+        return new RunLog(root, `${LOGS_DIR}/${name}`, redactor);
+      } catch (error) {
+        if (!(error instanceof Deno.errors.AlreadyExists)) {
+          throw new CodeCommitError(`cannot create ${LOGS_DIR}/${name}: ${(error as Error).message}`);
+        }
+      }
+    }
+  }
+
+  /** The path of a file of this run, relative to the project root. */
+  path(name: string): string {
+    return `${this.dir}/${name}`;
+  }
+
+  /**
+   * Writes `text`, redacted, to the file `name` of this run.
+   *
+   * @throws {CodeCommitError} naming the file when it cannot be written.
+   */
+  async write(name: string, text: string): Promise<void> {
+    try {
+      await Deno.writeTextFile(join(this.#root, this.dir, name), this.#redactor.redact(text));
+    } catch (error) {
+      throw new CodeCommitError(`cannot write the log ${this.path(name)}: ${(error as Error).message}`);
+    }
+  }
+
+  /** Writes a failed call's reply file: the line `ERROR`, then the error. */
+  writeError(name: string, message: string): Promise<void> {
+    return this.write(name, `ERROR\n${message}\n`);
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * What must hold before any LLM call, each checked with one clear line
+ * naming the file and what to do.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import ignore from "ignore";
+import { CodeCommitError } from "../errors/errors.ts";
+import { MODEL_NAMES, MODELS } from "../llm/models.ts";
+
+/** The folder that holds keys and the supervisor's files. */
+export const AGENT_CONFIG_DIR = "agent-config";
+/** The query the user writes. */
+export const QUERY_FILE = "agent-config/query.txt";
+/** The codebase rollup made by codeRollup.sh. */
+export const CODE_ROLLUP_FILE = "agent-config/codeRollup.txt";
+
+/**
+ * Checks that the root `.gitignore` ignores `/agent-config` by its rules'
+ * meaning (git's semantics, not a string match): the folder and every key
+ * file in it must come out ignored.
+ *
+ * @throws {CodeCommitError} when `.gitignore` is missing or does not ignore them.
+ */
+export async function checkAgentConfigIgnored(root: string): Promise<void> {
+  let rules: string;
+  try {
+    rules = await Deno.readTextFile(join(root, ".gitignore"));
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new CodeCommitError(
+        `.gitignore not found in the project root: create it with the line /${AGENT_CONFIG_DIR} so your API keys are never committed`,
+      );
+    }
+    throw new CodeCommitError(`.gitignore cannot be read: ${(error as Error).message}`);
+  }
+  const matcher = ignore({ ignorecase: false }).add(rules);
+  const mustBeIgnored = [
+    `${AGENT_CONFIG_DIR}/`,
+    ...MODEL_NAMES.map((model) => MODELS[model].keyFile),
+  ];
+  const exposed = mustBeIgnored.filter((path) => !matcher.ignores(path));
+  if (exposed.length > 0) {
+    throw new CodeCommitError(
+      `.gitignore does not ignore ${exposed.join(", ")}: add the line /${AGENT_CONFIG_DIR} ` +
+        `(and no rule that re-includes anything in it) so your API keys are never committed`,
+    );
+  }
+}
+
+/**
+ * Reads a file the workflow needs.
+ *
+ * @throws {CodeCommitError} naming the file and `fix` when it is missing
+ * or is not a regular file.
+ */
+export async function readRequiredFile(root: string, path: string, fix: string): Promise<string> {
+  try {
+    const info = await Deno.stat(join(root, path));
+    if (!info.isFile) throw new CodeCommitError(`${path} is not a file: ${fix}`);
+    return await Deno.readTextFile(join(root, path));
+  } catch (error) {
+    if (error instanceof CodeCommitError) throw error;
+    if (error instanceof Deno.errors.NotFound) throw new CodeCommitError(`${path} not found: ${fix}`);
+    throw new CodeCommitError(`${path} cannot be read: ${(error as Error).message}`);
+  }
+}
+
+/** Reads `agent-config/query.txt`. @throws {CodeCommitError} when it is missing. */
+export function readQuery(root: string): Promise<string> {
+  return readRequiredFile(root, QUERY_FILE, "write what you want done in it");
+}
+
+/** Reads `agent-config/codeRollup.txt`. @throws {CodeCommitError} when it is missing. */
+export function readCodeRollup(root: string): Promise<string> {
+  return readRequiredFile(
+    root,
+    CODE_ROLLUP_FILE,
+    "run ./codeRollup.sh to create it, or pass --build-context to let code-commit choose the files",
+  );
+}
+
+/**
+ * Checks that `./build.sh` exists, is a file and is executable.
+ *
+ * @throws {CodeCommitError} saying what to do when it is not.
+ */
+export async function checkBuildScript(root: string): Promise<void> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(join(root, "build.sh"));
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new CodeCommitError(
+        "build.sh not found in the project root: committing code runs ./build.sh to check every change; create it",
+      );
+    }
+    throw new CodeCommitError(`build.sh cannot be read: ${(error as Error).message}`);
+  }
+  if (!info.isFile) throw new CodeCommitError("build.sh is not a file: it must be the build script");
+  if (info.mode !== null && (info.mode & 0o111) === 0) {
+    throw new CodeCommitError("build.sh is not executable: run chmod +x build.sh");
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * The response parser: turns the text of an LLM reply into the file
+ * operations it asks for, or into the reason it cannot be applied. It does no
+ * I/O and checks no path (the path guard does that afterwards).
+ *
+ * The syntax (seeds 000 and 002, SPEC.md decision 2):
+ *
+ * ```text
+ * ^^^src/main.rs        a header: "^^^" then the path on the same line
+ * fn main() {}          content lines, kept verbatim
+ * ^^^end                closes the block
+ *
+ * ^^^src/old.rs
+ * ^^^delete             right after a header: delete the file
+ *
+ * ^^^src/empty.rs
+ * ^^^end                right after a header: create or truncate an empty file
+ * ```
+ *
+ * Rules beyond the seeds:
+ * - CRLF line ends are normalised to LF before anything else.
+ * - Trailing white space is trimmed from a header's path and allowed after
+ *   `^^^end` and `^^^delete`; leading white space is kept (the guard refuses it).
+ * - Inside a block every line is content until a line that is `^^^end` (plus
+ *   optional trailing white space): a line such as `^^^other.ts` or an
+ *   indented `  ^^^end` is content.
+ * - Text outside blocks (prose, markdown code fences) is ignored; a stray
+ *   `^^^end` or `^^^delete` outside a block is ignored with a warning.
+ * - Each content line ends with a newline, so a file's content ends with a
+ *   newline unless the block has no content line at all.
+ * - A path that has several blocks gets only its last one (with a warning),
+ *   placed where that last block stands in the reply.
+ * - A block cut off by the end of the reply is an error: the reply was
+ *   probably truncated and none of it may be applied.
+ *
+ * @module
+ */
+
+import type { FileOperation } from "./operations.ts";
+
+/** What {@link parseResponse} returns: the operations and warnings, or why the reply is unusable. */
+export type ParseResult =
+  | {
+    readonly ok: true;
+    /** One operation per path, in the order of each path's last block. */
+    readonly operations: FileOperation[];
+    /** Things that were ignored or overridden, one sentence each, naming the line or path. */
+    readonly warnings: string[];
+  }
+  | {
+    readonly ok: false;
+    /** Why the reply cannot be applied, naming the line or file at fault. */
+    readonly error: string;
+  };
+
+const HEADER_MARK = "^^^";
+const END_LINE = /^\^\^\^end\s*$/;
+const DELETE_LINE = /^\^\^\^delete\s*$/;
+
+/** An operation together with the line its header is on. */
+interface ParsedBlock {
+  readonly operation: FileOperation;
+  readonly line: number;
+}
+
+/**
+ * Parses the text of an LLM reply into the file operations it asks for.
+ *
+ * Never throws: a reply that cannot be applied (a header without a file name,
+ * a block with no closing `^^^end`) gives `{ ok: false, error }`, whose
+ * message names the line or file at fault. A reply without any block is fine:
+ * `{ ok: true, operations: [] }`.
+ */
+export function parseResponse(text: string): ParseResult {
+  const lines = text.replaceAll("\r\n", "\n").split("\n");
+  const blocks: ParsedBlock[] = [];
+  const warnings: string[] = [];
+
+  let index = 0;
+  while (index < lines.length) {
+    const line = lines[index];
+    const lineNumber = index + 1;
+    index++;
+
+    if (!line.startsWith(HEADER_MARK)) continue; // prose, fences, blank lines
+    if (END_LINE.test(line) || DELETE_LINE.test(line)) {
+      warnings.push(
+        `line ${lineNumber}: "${line.trimEnd()}" outside any file block was ignored ` +
+          `(a block starts with "^^^" and the file's path)`,
+      );
+      continue;
+    }
+
+    const path = line.slice(HEADER_MARK.length).trimEnd();
+    if (path.trim() === "") {
+      return {
+        ok: false,
+        error: `line ${lineNumber}: "^^^" is not followed by a file name; ` +
+          `a block must start with "^^^" and the file's path on the same line, ` +
+          `e.g. "^^^src/main.rs"`,
+      };
+    }
+
+    if (index < lines.length && DELETE_LINE.test(lines[index])) {
+      index++;
+      blocks.push({ operation: { kind: "delete", path }, line: lineNumber });
+      continue;
+    }
+
+    const content: string[] = [];
+    let closed = false;
+    while (index < lines.length) {
+      const contentLine = lines[index];
+      index++;
+      if (END_LINE.test(contentLine)) {
+        closed = true;
+        break;
+      }
+      content.push(contentLine);
+    }
+    if (!closed) {
+      return {
+        ok: false,
+        error: `the reply was probably truncated: the block for "${path}" ` +
+          `(starting at line ${lineNumber}) has no closing "^^^end" line; ` +
+          `nothing from this reply can be applied — ask the model for the complete reply again`,
+      };
+    }
+    blocks.push({
+      operation: { kind: "write", path, content: content.map((l) => `${l}\n`).join("") },
+      line: lineNumber,
+    });
+  }
+
+  return { ok: true, operations: lastBlockPerPath(blocks, warnings), warnings };
+}
+
+/**
+ * Keeps only the last block of each path, at the position of that last block,
+ * and adds a warning for every path that had more than one.
+ */
+function lastBlockPerPath(blocks: readonly ParsedBlock[], warnings: string[]): FileOperation[] {
+  const linesByPath = new Map<string, number[]>();
+  for (const block of blocks) {
+    const seen = linesByPath.get(block.operation.path);
+    if (seen === undefined) linesByPath.set(block.operation.path, [block.line]);
+    else seen.push(block.line);
+  }
+
+  const operations: FileOperation[] = [];
+  for (const block of blocks) {
+    const seen = linesByPath.get(block.operation.path) ?? [];
+    if (seen[seen.length - 1] === block.line) operations.push(block.operation);
+  }
+
+  for (const [path, seen] of linesByPath) {
+    if (seen.length < 2) continue;
+    warnings.push(
+      `"${path}" has ${seen.length} blocks (lines ${seen.join(", ")}); ` +
+        `only the last one, at line ${seen[seen.length - 1]}, is used`,
+    );
+  }
+  return operations;
+}

@@ -1,0 +1,74 @@
+/**
+ * Reading API keys from `agent-config/`.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { CodeCommitError } from "../errors/errors.ts";
+
+/** Shortest key accepted: a shorter one could not be masked and is surely a mistake. */
+export const MIN_KEY_LENGTH = 8;
+
+/**
+ * Reads the key in `keyFile` (relative to `root`), white space around it
+ * trimmed.
+ *
+ * @throws {CodeCommitError} naming the file when it is missing, empty,
+ * shorter than {@link MIN_KEY_LENGTH}, or has white space or control
+ * characters inside the key (a key sent in a header must be one token).
+ */
+export async function readApiKey(root: string, keyFile: string, vendor: string): Promise<string> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(join(root, keyFile));
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new CodeCommitError(
+        `${keyFile} not found: put your ${vendor} API key in it (agent-config/ is ignored by git)`,
+      );
+    }
+    throw new CodeCommitError(`${keyFile} cannot be read: ${(error as Error).message}`);
+  }
+  const key = text.trim();
+  if (key === "") {
+    throw new CodeCommitError(`${keyFile} is empty: put your ${vendor} API key in it`);
+  }
+  // deno-lint-ignore no-control-regex
+  if (/[\s\x00-\x1f\x7f]/.test(key)) {
+    throw new CodeCommitError(
+      `${keyFile} has white space or control characters inside the key; the file must hold the key alone`,
+    );
+  }
+  if (key.length < MIN_KEY_LENGTH) {
+    throw new CodeCommitError(
+      `${keyFile} holds only ${key.length} characters, too short for an API key; check the file`,
+    );
+  }
+  return key;
+}
+
+/**
+ * Reads every key file that exists among `keyFiles`, for redaction: a key
+ * of a model not used in this run must not leak either. Every token of at
+ * least {@link MIN_KEY_LENGTH} characters in a file counts as a key, so a
+ * file holding a key and a note still has its key masked. Missing or
+ * unreadable files are skipped (the chosen model's file is checked
+ * strictly by {@link readApiKey}).
+ */
+export async function readKnownKeys(root: string, keyFiles: readonly string[]): Promise<string[]> {
+  const keys: string[] = [];
+  for (const keyFile of keyFiles) {
+    let text: string;
+    try {
+      text = await Deno.readTextFile(join(root, keyFile));
+    } catch {
+      continue; // Not there, or not readable: nothing to redact.
+    }
+    const trimmed = text.trim();
+    if (trimmed.length >= MIN_KEY_LENGTH) keys.push(trimmed);
+    for (const token of trimmed.split(/\s+/)) {
+      if (token.length >= MIN_KEY_LENGTH) keys.push(token);
+    }
+  }
+  return keys;
+}

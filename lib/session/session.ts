@@ -1,0 +1,59 @@
+/**
+ * Everything a workflow needs for one run, set up in the order the checks
+ * must happen: `.gitignore` protects the keys, the chosen model's key is
+ * there, every key is known to the redactor, the endpoint is safe.
+ *
+ * @module
+ */
+import { Console } from "../console/console.ts";
+import type { RunOptions } from "../cli/args.ts";
+import { createClient } from "../llm/client.ts";
+import { resolveBaseUrl } from "../llm/endpoint.ts";
+import { MODEL_NAMES, MODELS } from "../llm/models.ts";
+import { TokenTally } from "../llm/ask.ts";
+import type { LlmClient } from "../llm/types.ts";
+import { checkAgentConfigIgnored } from "../preconditions/preconditions.ts";
+import { readApiKey, readKnownKeys } from "../secrets/keys.ts";
+import { Redactor } from "../secrets/redact.ts";
+
+/** One run of code-commit. */
+export interface Session {
+  /** The project root (the current directory). */
+  readonly root: string;
+  /** The options of the run. */
+  readonly options: RunOptions;
+  /** Where the user is told what happens. */
+  readonly console: Console;
+  /** Masks every known key. */
+  readonly redactor: Redactor;
+  /** The chosen model. */
+  readonly client: LlmClient;
+  /** Aborts on Ctrl-C. */
+  readonly signal: AbortSignal;
+  /** Token totals of the run. */
+  readonly tally: TokenTally;
+}
+
+/**
+ * Checks the run's common preconditions and sets up the session.
+ *
+ * @throws {CodeCommitError} when `.gitignore` does not protect
+ * agent-config/, the key file is missing or bad, or the endpoint override
+ * is unsafe.
+ */
+export async function openSession(
+  root: string,
+  options: RunOptions,
+  console: Console,
+  signal: AbortSignal,
+): Promise<Session> {
+  await checkAgentConfigIgnored(root);
+  const info = MODELS[options.model];
+  const key = await readApiKey(root, info.keyFile, info.vendor);
+  const known = await readKnownKeys(root, MODEL_NAMES.map((name) => MODELS[name].keyFile));
+  const redactor = new Redactor([key, ...known]);
+  console.useRedactor(redactor);
+  const baseUrl = resolveBaseUrl(info.baseUrlEnv, Deno.env.get(info.baseUrlEnv), info.defaultBaseUrl);
+  const client = createClient(options.model, key, baseUrl, { timeoutMs: options.llmTimeoutMs });
+  return { root, options, console, redactor, client, signal, tally: new TokenTally() };
+}

@@ -1,0 +1,576 @@
+/**
+ * Tests of the transactional applier, on real temporary folders: the basics,
+ * modes and folders, links, and the all-or-nothing guarantee with a failure
+ * injected at every file system call of a mixed reply, plus one real
+ * operating-system failure (a file name longer than 255 bytes).
+ */
+
+import assert from "node:assert/strict";
+import {
+  ApplyError,
+  type ApplyFileSystem,
+  applyOperations,
+  denoFileSystem,
+} from "../../lib/apply/apply.ts";
+import { CodeCommitError } from "../../lib/errors/errors.ts";
+import type { FileOperation } from "../../lib/response/operations.ts";
+
+// ---------------------------------------------------------------------------
+// Helpers
+
+/** A file to lay out in a test project. */
+interface FileSpec {
+  readonly content: string;
+  readonly mode?: number;
+}
+
+/** Makes a temporary project with `files` (relative path → spec) and the empty `folders`. */
+async function makeProject(
+  files: Record<string, FileSpec>,
+  folders: readonly string[] = [],
+): Promise<string> {
+  const root = await Deno.makeTempDir({ prefix: "code-commit-apply-" });
+  for (const folder of folders) await Deno.mkdir(`${root}/${folder}`, { recursive: true });
+  for (const [path, spec] of Object.entries(files)) {
+    const slash = path.lastIndexOf("/");
+    if (slash > 0) await Deno.mkdir(`${root}/${path.slice(0, slash)}`, { recursive: true });
+    await Deno.writeTextFile(`${root}/${path}`, spec.content);
+    await Deno.chmod(`${root}/${path}`, spec.mode ?? 0o644);
+  }
+  return root;
+}
+
+/** One entry of a snapshot: its type, permission bits and content or link target. */
+interface Entry {
+  readonly type: "file" | "folder" | "link";
+  readonly mode: number;
+  readonly data?: string;
+}
+
+/** Every file, folder and link under `root` (relative path → entry), bytes included. */
+async function snapshot(root: string): Promise<Record<string, Entry>> {
+  const result: Record<string, Entry> = {};
+  async function walk(relative: string): Promise<void> {
+    const absolute = relative === "" ? root : `${root}/${relative}`;
+    for await (const item of Deno.readDir(absolute)) {
+      const path = relative === "" ? item.name : `${relative}/${item.name}`;
+      const info = await Deno.lstat(`${root}/${path}`);
+      const mode = (info.mode ?? 0) & 0o7777;
+      if (info.isSymlink) {
+        result[path] = { type: "link", mode, data: await Deno.readLink(`${root}/${path}`) };
+      } else if (info.isDirectory) {
+        result[path] = { type: "folder", mode };
+        await walk(path);
+      } else {
+        const bytes = await Deno.readFile(`${root}/${path}`);
+        result[path] = { type: "file", mode, data: Array.from(bytes).join(",") };
+      }
+    }
+  }
+  await walk("");
+  return Object.fromEntries(Object.entries(result).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/** The temporary files of the applier found under `root`. */
+async function leftoverTemporaries(root: string): Promise<string[]> {
+  return Object.keys(await snapshot(root)).filter((path) =>
+    /\.code-commit-[0-9a-f]+\.tmp$/.test(path)
+  );
+}
+
+/** The mutating methods of {@link ApplyFileSystem}. */
+const MUTATING = new Set(["writeNewFile", "rename", "remove", "mkdir"]);
+
+/** A call made through {@link spyingFs}: its 1-based rank among mutating or reading calls. */
+interface Call {
+  readonly method: keyof ApplyFileSystem;
+  readonly path: string;
+  readonly mutating: boolean;
+  /** Rank among calls of the same kind (mutating, or not). */
+  readonly index: number;
+}
+
+/**
+ * Wraps the real file system: records every call and makes it fail, instead
+ * of running, when `fail` says so.
+ */
+function spyingFs(
+  fail: (call: Call) => boolean = () => false,
+): { fs: ApplyFileSystem; calls: Call[] } {
+  const calls: Call[] = [];
+  let mutating = 0;
+  let reading = 0;
+  function guard(method: keyof ApplyFileSystem, path: string): void {
+    const isMutating = MUTATING.has(method);
+    const index = isMutating ? ++mutating : ++reading;
+    const call = { method, path, mutating: isMutating, index };
+    calls.push(call);
+    if (fail(call)) {
+      throw new Error(`injected failure of ${method} #${index} on ${path}`);
+    }
+  }
+  const fs: ApplyFileSystem = {
+    lstat: async (path) => (guard("lstat", path), await denoFileSystem.lstat(path)),
+    readFile: async (path) => (guard("readFile", path), await denoFileSystem.readFile(path)),
+    writeNewFile: async (path, data, mode) => {
+      guard("writeNewFile", path);
+      await denoFileSystem.writeNewFile(path, data, mode);
+    },
+    rename: async (from, to) => (guard("rename", to), await denoFileSystem.rename(from, to)),
+    remove: async (path) => (guard("remove", path), await denoFileSystem.remove(path)),
+    mkdir: async (path) => (guard("mkdir", path), await denoFileSystem.mkdir(path)),
+  };
+  return { fs, calls };
+}
+
+/** Runs `body` with a fresh project and removes it afterwards. */
+async function withProject(
+  files: Record<string, FileSpec>,
+  body: (root: string) => Promise<void>,
+  folders: readonly string[] = [],
+): Promise<void> {
+  const root = await makeProject(files, folders);
+  try {
+    await body(root);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+/** Asserts that `promise` rejects with an {@link ApplyError} and returns it. */
+async function rejectsWithApplyError(promise: Promise<unknown>): Promise<ApplyError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof ApplyError, `expected an ApplyError, got ${error}`);
+    assert.ok(error instanceof CodeCommitError);
+    assert.equal(error.exitCode, 1);
+    return error;
+  }
+  assert.fail("expected applyOperations to fail");
+}
+
+const write = (path: string, content: string): FileOperation => ({ kind: "write", path, content });
+const del = (path: string): FileOperation => ({ kind: "delete", path });
+
+// ---------------------------------------------------------------------------
+// Basics
+
+Deno.test("applyOperations: creates, replaces and deletes files", async () => {
+  await withProject(
+    { "a.txt": { content: "old a\n" }, "b.txt": { content: "b\n" } },
+    async (root) => {
+      const result = await applyOperations(root, [
+        write("a.txt", "new a\n"),
+        write("c.txt", "c\n"),
+        del("b.txt"),
+      ]);
+      assert.deepEqual(result, {
+        changes: [
+          { path: "a.txt", kind: "replaced" },
+          { path: "c.txt", kind: "created" },
+          { path: "b.txt", kind: "deleted" },
+        ],
+        warnings: [],
+      });
+      assert.equal(await Deno.readTextFile(`${root}/a.txt`), "new a\n");
+      assert.equal(await Deno.readTextFile(`${root}/c.txt`), "c\n");
+      await assert.rejects(Deno.lstat(`${root}/b.txt`), Deno.errors.NotFound);
+      assert.deepEqual(await leftoverTemporaries(root), []);
+    },
+  );
+});
+
+Deno.test("applyOperations: an empty write creates or truncates an empty file", async () => {
+  await withProject({ "full.txt": { content: "lots of text\n" } }, async (root) => {
+    const result = await applyOperations(root, [write("full.txt", ""), write("new.txt", "")]);
+    assert.deepEqual(result.changes.map((change) => change.kind), ["replaced", "created"]);
+    assert.equal((await Deno.readFile(`${root}/full.txt`)).length, 0);
+    assert.equal((await Deno.readFile(`${root}/new.txt`)).length, 0);
+  });
+});
+
+Deno.test("applyOperations: no operations change nothing", async () => {
+  await withProject({ "a.txt": { content: "a\n" } }, async (root) => {
+    const before = await snapshot(root);
+    assert.deepEqual(await applyOperations(root, []), { changes: [], warnings: [] });
+    assert.deepEqual(await snapshot(root), before);
+  });
+});
+
+Deno.test("applyOperations: writes unicode content as UTF-8 bytes", async () => {
+  await withProject({}, async (root) => {
+    await applyOperations(root, [write("ünï/cödé.ts", 'const s = "你好 🌍";\n')]);
+    assert.deepEqual(
+      await Deno.readFile(`${root}/ünï/cödé.ts`),
+      new TextEncoder().encode('const s = "你好 🌍";\n'),
+    );
+  });
+});
+
+Deno.test("applyOperations: deleting a missing file is a no-op with a warning", async () => {
+  await withProject(
+    { "keep.txt": { content: "k\n" }, "file": { content: "f\n" } },
+    async (root) => {
+      const before = await snapshot(root);
+      const result = await applyOperations(root, [
+        del("missing.txt"),
+        del("no/such/folder/x.ts"),
+        del("file/under-a-file.ts"),
+      ]);
+      assert.deepEqual(result.changes, []);
+      assert.equal(result.warnings.length, 3);
+      assert.match(result.warnings[0], /"missing\.txt" was to be deleted but does not exist/);
+      assert.match(result.warnings[1], /"no\/such\/folder\/x\.ts"/);
+      assert.deepEqual(await snapshot(root), before);
+    },
+  );
+});
+
+Deno.test("applyOperations: a replaced file keeps its mode; a new file is not executable", async () => {
+  await withProject({
+    "run.sh": { content: "#!/bin/sh\necho old\n", mode: 0o755 },
+    "secret.txt": { content: "s\n", mode: 0o600 },
+    "odd.txt": { content: "o\n", mode: 0o640 },
+  }, async (root) => {
+    await applyOperations(root, [
+      write("run.sh", "#!/bin/sh\necho new\n"),
+      write("secret.txt", "t\n"),
+      write("odd.txt", "p\n"),
+      write("fresh.txt", "f\n"),
+    ]);
+    const mode = async (path: string) => ((await Deno.lstat(`${root}/${path}`)).mode ?? 0) & 0o7777;
+    assert.equal(await mode("run.sh"), 0o755);
+    assert.equal(await mode("secret.txt"), 0o600);
+    assert.equal(await mode("odd.txt"), 0o640);
+    assert.equal((await mode("fresh.txt")) & 0o111, 0);
+    assert.equal(await Deno.readTextFile(`${root}/run.sh`), "#!/bin/sh\necho new\n");
+  });
+});
+
+Deno.test("applyOperations: creates nested parent folders one by one", async () => {
+  await withProject({ "src/main.ts": { content: "m\n" } }, async (root) => {
+    const { fs, calls } = spyingFs();
+    await applyOperations(root, [write("src/a/b/c/d.ts", "d\n")], { fs });
+    assert.equal(await Deno.readTextFile(`${root}/src/a/b/c/d.ts`), "d\n");
+    assert.deepEqual(
+      calls.filter((call) => call.method === "mkdir").map((call) => call.path),
+      [`${root}/src/a`, `${root}/src/a/b`, `${root}/src/a/b/c`],
+    );
+  });
+});
+
+Deno.test("applyOperations: writes go to an exclusive temporary sibling, then a rename", async () => {
+  await withProject({ "dir/a.txt": { content: "a\n" } }, async (root) => {
+    const { fs, calls } = spyingFs();
+    await applyOperations(root, [write("dir/a.txt", "b\n")], { fs });
+    const mutating = calls.filter((call) => call.mutating);
+    assert.deepEqual(mutating.map((call) => call.method), ["writeNewFile", "rename"]);
+    assert.match(
+      mutating[0].path,
+      new RegExp(`^${root}/dir/\\.a\\.txt\\.code-commit-[0-9a-f]{16}\\.tmp$`),
+    );
+    assert.equal(mutating[1].path, `${root}/dir/a.txt`);
+  });
+});
+
+Deno.test("applyOperations: a 250-byte file name works (the temporary name is shortened)", async () => {
+  const name = `${"y".repeat(246)}.txt`;
+  await withProject({}, async (root) => {
+    const result = await applyOperations(root, [write(name, "long\n")]);
+    assert.deepEqual(result.changes, [{ path: name, kind: "created" }]);
+    assert.equal(await Deno.readTextFile(`${root}/${name}`), "long\n");
+    assert.deepEqual(await leftoverTemporaries(root), []);
+  });
+});
+
+Deno.test("applyOperations: the same path twice is applied in order", async () => {
+  await withProject({}, async (root) => {
+    const result = await applyOperations(root, [write("x.txt", "1\n"), write("x.txt", "2\n")]);
+    assert.deepEqual(result.changes.map((change) => change.kind), ["created", "replaced"]);
+    assert.equal(await Deno.readTextFile(`${root}/x.txt`), "2\n");
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Refusals that change nothing
+
+Deno.test("applyOperations: refuses paths that are not plain relative paths", async () => {
+  await withProject({ "a.txt": { content: "a\n" } }, async (root) => {
+    const before = await snapshot(root);
+    for (const path of ["", "/etc/passwd", "../x", "a/../b", "./a", "a//b", "a/", "a\0b"]) {
+      const error = await rejectsWithApplyError(
+        applyOperations(root, [write("a.txt", "changed\n"), write(path, "x\n")]),
+      );
+      assert.equal(error.path, path);
+      assert.match(error.message, /nothing was changed/);
+      assert.deepEqual(await snapshot(root), before);
+    }
+  });
+});
+
+Deno.test("applyOperations: a folder in the way fails and rolls back", async () => {
+  await withProject({ "a.txt": { content: "a\n" }, "plain": { content: "p\n" } }, async (root) => {
+    await Deno.mkdir(`${root}/folder`);
+    const before = await snapshot(root);
+    for (const operation of [write("folder", "x\n"), del("folder"), write("plain/x.ts", "x\n")]) {
+      const error = await rejectsWithApplyError(
+        applyOperations(root, [write("a.txt", "changed\n"), write("n/new.txt", "n\n"), operation]),
+      );
+      assert.equal(error.path, operation.path);
+      assert.match(error.message, /rolled back/);
+      assert.deepEqual(await snapshot(root), before);
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Symbolic links are never followed
+
+Deno.test("applyOperations: never writes or deletes through a symbolic link", async () => {
+  const outside = await makeProject({ "target.txt": { content: "outside\n" } });
+  try {
+    await withProject({ "a.txt": { content: "a\n" } }, async (root) => {
+      await Deno.symlink(`${outside}/target.txt`, `${root}/link.txt`);
+      await Deno.symlink(outside, `${root}/linkdir`);
+      const before = await snapshot(root);
+      for (
+        const operation of [
+          write("link.txt", "pwned\n"),
+          del("link.txt"),
+          write("linkdir/target.txt", "pwned\n"),
+          write("linkdir/new.txt", "pwned\n"),
+          del("linkdir/target.txt"),
+        ]
+      ) {
+        const error = await rejectsWithApplyError(
+          applyOperations(root, [write("a.txt", "changed\n"), operation]),
+        );
+        assert.match(error.message, /symbolic link/);
+        assert.match(error.message, /rolled back/);
+        assert.deepEqual(await snapshot(root), before);
+        assert.deepEqual(await snapshot(outside), {
+          "target.txt": { type: "file", mode: 0o644, data: "111,117,116,115,105,100,101,10" },
+        });
+      }
+    });
+  } finally {
+    await Deno.remove(outside, { recursive: true });
+  }
+});
+
+Deno.test("applyOperations: a link that appears after the first check is caught before the rename", async () => {
+  const outside = await makeProject({ "target.txt": { content: "outside\n" } });
+  try {
+    await withProject(
+      { "a.txt": { content: "a\n" }, "dir/b.txt": { content: "b\n" } },
+      async (root) => {
+        const { fs: spy } = spyingFs();
+        // While the temporary file is written, "dir" is swapped for a link.
+        const fs: ApplyFileSystem = {
+          ...spy,
+          writeNewFile: async (path, data, mode) => {
+            await spy.writeNewFile(path, data, mode);
+            if (path.startsWith(`${root}/dir/.target.txt.`)) {
+              await Deno.rename(`${root}/dir`, `${root}/dir-moved`);
+              await Deno.symlink(outside, `${root}/dir`);
+            }
+          },
+        };
+        const error = await rejectsWithApplyError(
+          applyOperations(root, [write("a.txt", "changed\n"), write("dir/target.txt", "x\n")], {
+            fs,
+          }),
+        );
+        assert.equal(error.path, "dir/target.txt");
+        assert.match(error.message, /"dir" is a symbolic link/);
+        assert.equal(await Deno.readTextFile(`${outside}/target.txt`), "outside\n");
+        assert.equal(await Deno.readTextFile(`${root}/a.txt`), "a\n");
+        // The temporary file went away with the moved folder: the applier
+        // does not reach for it through the link, and says so.
+        assert.equal(error.notRestored.length, 1);
+        assert.match(error.notRestored[0], /^dir\/\.target\.txt\.code-commit-[0-9a-f]+\.tmp$/);
+        assert.match(error.message, /Rolling back failed for 1 path/);
+        assert.deepEqual(await snapshot(outside), {
+          "target.txt": { type: "file", mode: 0o644, data: "111,117,116,115,105,100,101,10" },
+        });
+      },
+    );
+  } finally {
+    await Deno.remove(outside, { recursive: true });
+  }
+});
+
+// ---------------------------------------------------------------------------
+// All or nothing
+
+/** The project the transactional tests start from. */
+const PROJECT: Record<string, FileSpec> = {
+  "README.md": { content: "# Project\n" },
+  "scripts/run.sh": { content: "#!/bin/sh\necho run\n", mode: 0o755 },
+  "src/main.ts": { content: "console.log('main');\n" },
+  "src/old.ts": { content: "export const old = 1;\n", mode: 0o600 },
+  "src/legacy/util.ts": { content: "export const util = 2;\n", mode: 0o640 },
+  "src/secret.txt": { content: "private\n", mode: 0o600 },
+  "docs/guide.md": { content: "guide\n" },
+};
+
+/** A reply of creates in new nested folders, replaces and deletes. */
+const REPLY: readonly FileOperation[] = [
+  write("src/features/auth/login.ts", "export function login() {}\n"),
+  write("scripts/run.sh", "#!/bin/sh\necho changed\n"),
+  del("src/old.ts"),
+  write("new/deep/nested/file.txt", "deep\n"),
+  write("src/main.ts", "console.log('changed');\n"),
+  del("src/legacy/util.ts"),
+  write("src/features/auth/empty.ts", ""),
+  write("src/secret.txt", "still private\n"),
+  del("never/existed.ts"),
+];
+
+/** Counts the mutating (or reading) calls a successful apply of `operations` makes. */
+async function countCalls(
+  operations: readonly FileOperation[],
+  mutating: boolean,
+): Promise<number> {
+  const root = await makeProject(PROJECT);
+  try {
+    const { fs, calls } = spyingFs();
+    await applyOperations(root, operations, { fs });
+    return calls.filter((call) => call.mutating === mutating).length;
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+/** For each call rank, the index in REPLY of the operation that makes it. */
+async function operationOfCall(mutating: boolean): Promise<number[]> {
+  const owners: number[] = [];
+  for (let i = 0; i < REPLY.length; i++) {
+    const total = await countCalls(REPLY.slice(0, i + 1), mutating);
+    while (owners.length < total) owners.push(i);
+  }
+  return owners;
+}
+
+Deno.test("applyOperations: the mixed reply applies fully when nothing fails", async () => {
+  await withProject(PROJECT, async (root) => {
+    const result = await applyOperations(root, REPLY);
+    assert.deepEqual(result.changes, [
+      { path: "src/features/auth/login.ts", kind: "created" },
+      { path: "scripts/run.sh", kind: "replaced" },
+      { path: "src/old.ts", kind: "deleted" },
+      { path: "new/deep/nested/file.txt", kind: "created" },
+      { path: "src/main.ts", kind: "replaced" },
+      { path: "src/legacy/util.ts", kind: "deleted" },
+      { path: "src/features/auth/empty.ts", kind: "created" },
+      { path: "src/secret.txt", kind: "replaced" },
+    ]);
+    assert.deepEqual(result.warnings, [
+      `"never/existed.ts" was to be deleted but does not exist; nothing to delete`,
+    ]);
+    const after = await snapshot(root);
+    assert.equal(after["scripts/run.sh"].mode, 0o755);
+    assert.equal(after["src/secret.txt"].mode, 0o600);
+    assert.equal(after["src/legacy"].type, "folder"); // emptied folders stay
+    assert.equal(after["new/deep/nested"].type, "folder");
+    assert.equal(after["src/old.ts"], undefined);
+    assert.deepEqual(await leftoverTemporaries(root), []);
+  });
+});
+
+for (const mutating of [true, false]) {
+  const kind = mutating ? "mutating" : "reading";
+  Deno.test(`applyOperations: a failure at any ${kind} call leaves the tree exactly as before`, async () => {
+    const owners = await operationOfCall(mutating);
+    const total = owners.length;
+    assert.ok(total >= (mutating ? 19 : 30), `only ${total} ${kind} calls`);
+    for (let k = 1; k <= total; k++) {
+      await withProject(PROJECT, async (root) => {
+        const before = await snapshot(root);
+        const { fs, calls } = spyingFs((call) => call.mutating === mutating && call.index === k);
+        const error = await rejectsWithApplyError(applyOperations(root, REPLY, { fs }));
+        const failed = calls.find((call) => call.mutating === mutating && call.index === k);
+        const context = `failure at ${kind} call ${k} (${failed?.method} ${failed?.path})`;
+
+        assert.deepEqual(await snapshot(root), before, context);
+        assert.deepEqual(await leftoverTemporaries(root), [], context);
+        assert.equal(error.path, REPLY[owners[k - 1]].path, context);
+        assert.deepEqual(error.notRestored, [], context);
+        assert.ok(error.message.includes(`"${error.path}"`), context);
+        assert.match(error.message, /injected failure/, context);
+        assert.match(error.message, /Every change already made by this reply was rolled back/);
+      });
+    }
+  });
+}
+
+Deno.test("applyOperations: a failed undo step is reported with exactly the paths left behind", async () => {
+  await withProject(PROJECT, async (root) => {
+    let forwardDone = false;
+    const { fs } = spyingFs((call) => {
+      // Forward: the rename of src/main.ts fails. Undo: removing the created
+      // new/deep/nested/file.txt and restoring scripts/run.sh fail too.
+      if (call.method === "rename" && call.path === `${root}/src/main.ts` && !forwardDone) {
+        forwardDone = true;
+        return true;
+      }
+      if (!forwardDone) return false;
+      return (call.method === "remove" && call.path === `${root}/new/deep/nested/file.txt`) ||
+        (call.method === "writeNewFile" && call.path.startsWith(`${root}/scripts/.run.sh.`));
+    });
+    const error = await rejectsWithApplyError(applyOperations(root, REPLY, { fs }));
+    assert.equal(error.path, "src/main.ts");
+    assert.deepEqual(error.notRestored, [
+      "new/deep/nested/file.txt",
+      "new/deep/nested/",
+      "new/deep/",
+      "new/",
+      "scripts/run.sh",
+    ]);
+    assert.match(error.message, /^could not write "src\/main\.ts": renaming/);
+    assert.match(error.message, /Rolling back failed for 5 path\(s\)/);
+    assert.match(
+      error.message,
+      /"scripts\/run\.sh" \(writing the temporary file "scripts\/\.run\.sh\.code-commit-[0-9a-f]+\.tmp" failed: injected failure/,
+    );
+    assert.match(error.message, /restore them by hand/);
+    // Everything else is back.
+    const reference = await makeProject(PROJECT);
+    try {
+      const before = await snapshot(reference);
+      const after = await snapshot(root);
+      const changed = Object.keys(after).filter((path) =>
+        JSON.stringify(after[path]) !== JSON.stringify(before[path])
+      );
+      assert.deepEqual(changed, [
+        "new",
+        "new/deep",
+        "new/deep/nested",
+        "new/deep/nested/file.txt",
+        "scripts/run.sh",
+      ]);
+      assert.deepEqual(Object.keys(before).filter((path) => !(path in after)), []);
+      assert.equal(await Deno.readTextFile(`${root}/scripts/run.sh`), "#!/bin/sh\necho changed\n");
+      assert.deepEqual(await leftoverTemporaries(root), []);
+    } finally {
+      await Deno.remove(reference, { recursive: true });
+    }
+  });
+});
+
+Deno.test("applyOperations: a real failure (file name over 255 bytes) mid-reply rolls back everything", async () => {
+  const tooLong = `src/${"x".repeat(300)}.ts`;
+  const reply = [...REPLY.slice(0, 6), write(tooLong, "never\n"), ...REPLY.slice(6)];
+  await withProject(PROJECT, async (root) => {
+    const before = await snapshot(root);
+    const error = await rejectsWithApplyError(applyOperations(root, reply));
+    assert.equal(error.path, tooLong);
+    assert.ok(error.message.startsWith(`could not write "${tooLong}": `));
+    assert.match(error.message, /too long|os error 36|ENAMETOOLONG/i);
+    assert.match(error.message, /Every change already made by this reply was rolled back/);
+    assert.deepEqual(error.notRestored, []);
+    assert.deepEqual(await snapshot(root), before);
+    assert.deepEqual(await leftoverTemporaries(root), []);
+  });
+});

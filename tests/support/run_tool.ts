@@ -1,0 +1,69 @@
+/**
+ * Runs the real code-commit as a subprocess, in a project, with exactly
+ * the permission flags the installed tool has.
+ *
+ * @module
+ */
+import { fileURLToPath } from "node:url";
+import { PERMISSION_FLAGS } from "../../lib/permissions/permissions.ts";
+import type { FakeLlmServer } from "./fake_llm_server.ts";
+
+const TOOL_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** What a run printed and how it ended. */
+export interface ToolRun {
+  /** The exit status. */
+  readonly code: number;
+  /** Standard output. */
+  readonly stdout: string;
+  /** Standard error. */
+  readonly stderr: string;
+}
+
+/** Options of a run. */
+export interface RunToolOptions {
+  /** The fake server whose base URLs the tool is pointed at. */
+  readonly server?: FakeLlmServer;
+  /** More environment variables. */
+  readonly env?: Record<string, string>;
+  /** Called with the child once it started (to send it a signal, say). */
+  readonly onSpawn?: (child: Deno.ChildProcess) => void;
+}
+
+/** Runs `code-commit <args>` in `root` and waits for it. */
+export async function runTool(
+  root: string,
+  args: readonly string[],
+  options: RunToolOptions = {},
+): Promise<ToolRun> {
+  const env: Record<string, string> = { NO_COLOR: "1", ...options.server?.env, ...options.env };
+  if (!options.server) {
+    // Never let a test reach a real API: point both at a closed loopback port.
+    env.CODE_COMMIT_GEMINI_BASE_URL ??= "http://127.0.0.1:9/v1beta";
+    env.CODE_COMMIT_OPENAI_BASE_URL ??= "http://127.0.0.1:9/v1";
+  }
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--cached-only",
+      "--config",
+      `${TOOL_ROOT}deno.json`,
+      ...PERMISSION_FLAGS,
+      `${TOOL_ROOT}main.ts`,
+      ...args,
+    ],
+    cwd: root,
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  options.onSpawn?.(child);
+  const output = await child.output();
+  const decoder = new TextDecoder();
+  return {
+    code: output.code,
+    stdout: decoder.decode(output.stdout),
+    stderr: decoder.decode(output.stderr),
+  };
+}
