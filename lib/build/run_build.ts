@@ -80,7 +80,10 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
     throw new CodeCommitError(`cannot run ${BUILD_SCRIPT}: ${message}${fix}`);
   }
 
-  const sink = new OutputSink(options.keepHeadBytes ?? 128 * 2 ** 20, options.keepTailBytes ?? 64 * 2 ** 20);
+  const sink = new OutputSink(
+    options.keepHeadBytes ?? 128 * 2 ** 20,
+    options.keepTailBytes ?? 64 * 2 ** 20,
+  );
   const readers = [pump(child.stdout, sink), pump(child.stderr, sink)];
 
   const status = child.status;
@@ -106,18 +109,22 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
   }
 
   // A process the build left running may hold the pipes open: wait a little, then stop reading.
+  let drainTimer: ReturnType<typeof setTimeout> | undefined;
   const drained = await Promise.race([
-    Promise.all(readers).then(() => true),
-    new Promise<false>((resolve) => setTimeout(() => resolve(false), 2_000)),
+    Promise.all(readers.map((reader) => reader.done)).then(() => true),
+    new Promise<false>((resolve) => drainTimer = setTimeout(() => resolve(false), 2_000)),
   ]);
+  clearTimeout(drainTimer);
   if (!drained) {
-    await Promise.allSettled([child.stdout.cancel(), child.stderr.cancel()]);
+    // Left-over processes of the build: stop them too, and stop reading.
+    await signalGroup(child, "SIGKILL", true);
+    await Promise.allSettled(readers.map((reader) => reader.cancel()));
     sink.note(
-      "[code-commit: build.sh exited, but a process it started still holds its output open; " +
-        "output after the exit was not collected]\n",
+      "[code-commit: build.sh exited, but a process it started still held its output open; " +
+        "it was stopped, and output after the exit was not collected]\n",
     );
   }
-  await Promise.allSettled(readers);
+  await Promise.allSettled(readers.map((reader) => reader.done));
 
   const redactor = options.redactor ?? new Redactor();
   return {
@@ -177,18 +184,32 @@ async function signalGroup(
   }
 }
 
+/** A stream being read into the sink. */
+interface Pump {
+  /** Settles when the stream ends or is cancelled. */
+  readonly done: Promise<void>;
+  /** Stops reading. */
+  cancel(): Promise<void>;
+}
+
 /** Reads a stream into the sink until it ends or is cancelled. */
-async function pump(stream: ReadableStream<Uint8Array>, sink: OutputSink): Promise<void> {
+function pump(stream: ReadableStream<Uint8Array>, sink: OutputSink): Pump {
+  const reader = stream.getReader();
   const decoder = new TextDecoder();
-  try {
-    for await (const chunk of stream) {
-      sink.add(decoder.decode(chunk, { stream: true }), chunk.byteLength);
+  const done = (async () => {
+    try {
+      while (true) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        sink.add(decoder.decode(value, { stream: true }), value.byteLength);
+      }
+    } catch {
+      // Cancelled after the build exited; what arrived is kept.
     }
-  } catch {
-    // Cancelled after the build exited; what arrived is kept.
-  }
-  const rest = decoder.decode();
-  if (rest) sink.add(rest, rest.length);
+    const rest = decoder.decode();
+    if (rest) sink.add(rest, rest.length);
+  })();
+  return { done, cancel: () => reader.cancel() };
 }
 
 /** Interleaved output, with a bounded head and tail when a build prints without end. */
@@ -207,10 +228,19 @@ class OutputSink {
   }
 
   add(text: string, bytes: number): void {
-    if (this.#headBytes + bytes <= this.#headCap && this.#tail.length === 0) {
-      this.#head.push(text);
-      this.#headBytes += bytes;
-      return;
+    if (this.#tail.length === 0 && this.#headBytes < this.#headCap) {
+      const room = this.#headCap - this.#headBytes;
+      if (bytes <= room) {
+        this.#head.push(text);
+        this.#headBytes += bytes;
+        return;
+      }
+      // Fill the head (by characters: close enough to bytes for a cut), the rest goes on.
+      const cut = Math.min(text.length, room);
+      this.#head.push(text.slice(0, cut));
+      this.#headBytes = this.#headCap;
+      text = text.slice(cut);
+      bytes -= cut;
     }
     this.#tail.push({ text, bytes });
     this.#tailBytes += bytes;
@@ -227,7 +257,9 @@ class OutputSink {
 
   text(): string {
     const middle = this.droppedBytes > 0
-      ? `\n[code-commit: ${this.droppedBytes.toLocaleString("en-US")} bytes of output dropped here to bound memory]\n`
+      ? `\n[code-commit: ${
+        this.droppedBytes.toLocaleString("en-US")
+      } bytes of output dropped here to bound memory]\n`
       : "";
     return this.#head.join("") + middle + this.#tail.map((part) => part.text).join("");
   }

@@ -18,7 +18,9 @@ export function versionText(): string {
 /** The `--help` text. */
 export function helpText(): string {
   const models = MODEL_NAMES.map((name) =>
-    `  ${name.padEnd(16)} key in ${MODELS[name].keyFile}${name === DEFAULT_MODEL ? " (default)" : ""}`
+    `  ${name.padEnd(16)} key in ${MODELS[name].keyFile}${
+      name === DEFAULT_MODEL ? " (default)" : ""
+    }`
   ).join("\n");
   return `code-commit ${VERSION} — let an LLM change your code, then build it, unattended
 
@@ -43,7 +45,8 @@ Options:
                            reading agent-config/codeRollup.txt (committing code, consistency)
   --build-timeout SECONDS  stop ./build.sh after this long (default ${DEFAULT_BUILD_TIMEOUT_SECONDS})
   --llm-timeout SECONDS    give up on one LLM request after this long (default ${DEFAULT_LLM_TIMEOUT_SECONDS})
-  --max-phase N            auto workflow: go up to phase N (default 1; 2-4 use code-commit's own prompts)
+  --max-phase N            auto workflow: go up to phase N (default 1; phases 2-4
+                           use code-commit's own prompts)
   -h, --help               print this help
   --version                print the version
 

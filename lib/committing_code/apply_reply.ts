@@ -42,7 +42,8 @@ export async function applyReply(root: string, reply: LlmReply): Promise<ReplyOu
   if (reply.truncated) {
     return {
       ok: false,
-      reason: `the reply was cut off at the model's output limit (finish reason ${reply.finishReason}), ` +
+      reason:
+        `the reply was cut off at the model's output limit (finish reason ${reply.finishReason}), ` +
         `so none of it was applied; reply with fewer or smaller files`,
     };
   }

@@ -94,7 +94,9 @@ export async function runCommitLoop(
 
     lastReplyApplied = true;
     for (const operation of outcome.operations) {
-      if (outcome.changes.some((change) => change.path === operation.path)) ledger.record(operation);
+      if (outcome.changes.some((change) => change.path === operation.path)) {
+        ledger.record(operation);
+      }
     }
     for (const warning of outcome.warnings) console.warn(warning);
     console.info(`applied: ${describeChanges(outcome.changes)}`);

@@ -32,18 +32,24 @@ export async function runCommittingCode(session: Session): Promise<number> {
 
   const result = await runCommitLoop(session, log, query, codebase);
   const repairs = result.attempts - 1;
-  const files = `${result.changedPaths.length} file${result.changedPaths.length === 1 ? "" : "s"} changed`;
+  const files = `${result.changedPaths.length} file${
+    result.changedPaths.length === 1 ? "" : "s"
+  } changed`;
   const tokens = `${session.tally.calls} LLM calls, ${session.tally.describe()}`;
   if (result.passed) {
     console.result(
-      `committing code: build passed after ${result.attempts} attempt${result.attempts === 1 ? "" : "s"} ` +
+      `committing code: build passed after ${result.attempts} attempt${
+        result.attempts === 1 ? "" : "s"
+      } ` +
         `(${repairs} repair${repairs === 1 ? "" : "s"}); ${files}; ${tokens}; logs in ${log.dir}`,
     );
     return EXIT.ok;
   }
   console.result(
     `committing code: build still failing after ${result.attempts} attempts (${repairs} repairs); ` +
-      `${files}${result.changedPaths.length > 0 ? " (left in place: review them with git diff)" : ""}; ` +
+      `${files}${
+        result.changedPaths.length > 0 ? " (left in place: review them with git diff)" : ""
+      }; ` +
       `${tokens}; logs in ${log.dir}`,
   );
   return EXIT.failed;

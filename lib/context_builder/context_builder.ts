@@ -1,7 +1,28 @@
-// PLACEHOLDER (replaced by the context-builder work of issue 4 in this session).
+/**
+ * The context builder (seed 004): a preprocessing LLM call that reads a
+ * summary of the project and the next agent's full prompt, and names the
+ * files that agent needs; those files, each read only if the path guard
+ * allows it, become the next agent's codebase.
+ *
+ * One entry point, {@link buildContext}. Logged in the caller's run folder
+ * (SPEC.md decision 5): `0-context-query.txt`,
+ * `0-context-query-response.{txt,json}` and `0-codebase.txt`.
+ *
+ * @module
+ */
+
 import { CodeCommitError } from "../errors/errors.ts";
+import { displayPath } from "../guard/guard.ts";
+import { IgnoreRules } from "../guard/ignore_rules.ts";
+import { ask } from "../llm/ask.ts";
+import { CONTEXT_CODEBASE, CONTEXT_QUERY } from "../logger/log_names.ts";
 import type { RunLog } from "../logger/run_log.ts";
+import { SYSTEM_PROMPTS } from "../prompts/system_prompts.ts";
 import type { Session } from "../session/session.ts";
+import { assembleCodebase } from "./codebase.ts";
+import { parseFileList } from "./file_list.ts";
+import { buildSummary } from "./summary.ts";
+
 /** What the context builder needs from its caller. */
 export interface ContextRequest {
   /** The next agent's full prompt (without a codebase). */
@@ -9,7 +30,106 @@ export interface ContextRequest {
   /** The caller's log folder; the builder logs 0-context-query… and 0-codebase.txt in it. */
   readonly log: RunLog;
 }
-/** Placeholder. */
-export function buildContext(_session: Session, _request: ContextRequest): Promise<string> {
-  return Promise.reject(new CodeCommitError("context builder: placeholder"));
+
+/** The line between the context-query system prompt and the next agent's prompt. */
+export const NEXT_AGENT_MARKER = "=== Next Agent Full Prompt ===";
+/** The line between the next agent's prompt and the codebase summary. */
+export const SUMMARY_MARKER = "=== Codebase Summary ===";
+
+/** At most this many warnings about the summary are printed one per line; the rest are counted. */
+const MAX_WARNINGS_SHOWN = 10;
+
+/**
+ * The preprocessing prompt: the context-query system prompt, the line
+ * {@link NEXT_AGENT_MARKER}, the next agent's prompt, the line
+ * {@link SUMMARY_MARKER}, the summary; a blank line before each marker line.
+ * Never throws.
+ */
+export function contextQueryPrompt(nextAgentPrompt: string, summary: string): string {
+  return [
+    withNewline(SYSTEM_PROMPTS.contextQuery),
+    `\n${NEXT_AGENT_MARKER}\n`,
+    withNewline(nextAgentPrompt),
+    `\n${SUMMARY_MARKER}\n`,
+    withNewline(summary),
+  ].join("");
+}
+
+/**
+ * Builds the codebase for the next agent: summarises the project, asks the
+ * session's model which files the agent with `request.nextAgentPrompt`
+ * needs, reads those the path guard allows (each refused or missing one is
+ * named in a warning and never read), logs the result as `0-codebase.txt` in
+ * `request.log`, and returns it as `--- path ---` blocks.
+ *
+ * @throws {CodeCommitError} when a top-level file the summary shows in full is
+ * ignored by git, when an ignore file cannot be read, when the reply holds no
+ * usable `%%%files` … `%%%end` list, or when the prompt contains an API key.
+ * @throws {LlmError} when the call fails.
+ * @throws {InterruptedError} on Ctrl-C.
+ */
+export async function buildContext(session: Session, request: ContextRequest): Promise<string> {
+  const { root, console, client, signal } = session;
+  const { log } = request;
+  const rules = await IgnoreRules.load(root);
+  const summary = await buildSummary(root, rules);
+  warnAll(session, summary.warnings);
+  console.info(
+    `context builder: asking ${client.model} to choose the files (the summary lists ` +
+      `${count(summary.files, "file")} and ${count(summary.modules, "folder")} under src/)`,
+  );
+  const reply = await ask(client, contextQueryPrompt(request.nextAgentPrompt, summary.text), {
+    console,
+    log,
+    names: CONTEXT_QUERY,
+    redactor: session.redactor,
+    signal,
+    tally: session.tally,
+  });
+
+  const list = parseFileList(reply.text);
+  if (!list.ok) {
+    throw new CodeCommitError(
+      `the context builder's reply cannot be used: ${list.reason}${
+        reply.truncated ? " (the reply was cut off at the model's output limit)" : ""
+      }; see ${log.path(CONTEXT_QUERY.responseText)}`,
+    );
+  }
+
+  const codebase = await assembleCodebase(root, list.paths, rules);
+  for (const drop of codebase.dropped) {
+    console.warn(`context builder: ${displayPath(drop.path)} was not provided: ${drop.reason}`);
+  }
+  await log.write(CONTEXT_CODEBASE, codebase.text);
+  if (codebase.included.length === 0) {
+    console.warn(
+      `the context builder chose no file the next agent may read; its codebase is empty ` +
+        `(see ${log.path(CONTEXT_QUERY.responseText)})`,
+    );
+  }
+  console.info(
+    `context builder: ${count(codebase.included.length, "file")} provided` +
+      (codebase.dropped.length > 0 ? `, ${codebase.dropped.length} requested but dropped` : "") +
+      `; see ${log.path(CONTEXT_CODEBASE)}`,
+  );
+  return codebase.text;
+}
+
+/** Prints each warning of the summary, or the first few and how many more. */
+function warnAll(session: Session, warnings: readonly string[]): void {
+  const shown = warnings.length > MAX_WARNINGS_SHOWN + 1
+    ? warnings.slice(0, MAX_WARNINGS_SHOWN)
+    : warnings;
+  for (const warning of shown) session.console.warn(`context builder: ${warning}`);
+  if (shown.length < warnings.length) {
+    session.console.warn(`… and ${warnings.length - shown.length} more like these`);
+  }
+}
+
+function count(n: number, noun: string): string {
+  return `${n.toLocaleString("en-US")} ${noun}${n === 1 ? "" : "s"}`;
+}
+
+function withNewline(text: string): string {
+  return text.endsWith("\n") ? text : `${text}\n`;
 }

@@ -17,7 +17,7 @@
  * zero-width (non-)joiners and marks, bidi embeddings and overrides, the
  * deprecated format characters U+206A–U+206F, and the byte order mark.
  */
-export const HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
+const HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
 
 /**
  * Folds a name or path for a case-insensitive comparison: drops the code

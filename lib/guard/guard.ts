@@ -14,6 +14,7 @@
  * - is ignored by git's ignore rules (`ignore_rules.ts`), with git's exact
  *   semantics or with names folded as a case-insensitive file system folds
  *   them: either refuses.
+ * - (in a reply) passes through a path that the same reply writes as a file.
  *
  * The guard only reads; what it checked can change before the applier writes,
  * so the applier must still not follow symbolic links when it writes.
@@ -68,7 +69,8 @@ class GuardContext {
  * Writing or deleting a path that does not exist is fine (parents are created
  * later; a missing file's delete is a no-op). A path that cannot be inspected
  * (an lstat or ignore-file read error) is refused with the error, never let
- * through. Throws only when the ignore rules cannot be loaded at all
+ * through; so is a path that passes through a file another write of the same
+ * reply creates (`a` and `a/b.ts`). Throws only when the ignore rules cannot be loaded at all
  * (`IgnoreRules.load`).
  */
 export async function guardOperations(
@@ -77,27 +79,30 @@ export async function guardOperations(
 ): Promise<GuardResult> {
   const context = new GuardContext(root, await IgnoreRules.load(root));
 
-  // The folded paths this reply writes as files: another path of the same
-  // reply cannot pass through one of them as a folder.
+  const reasons: (string | undefined)[] = [];
+  for (const op of ops) reasons.push(await checkPath(context, op.path, op.kind));
+
+  // The (folded) paths this reply may write as files: no other path of the
+  // same reply can pass through one of them as a folder.
   const writtenFiles = new Map<string, string>();
-  for (const op of ops) {
-    if (op.kind === "write" && checkPathSyntax(op.path) === undefined) {
+  ops.forEach((op, index) => {
+    if (op.kind === "write" && reasons[index] === undefined) {
       const path = normalizeProjectPath(op.path);
       writtenFiles.set(foldCase(path), path);
     }
-  }
+  });
 
   const refusals: Refusal[] = [];
   const operations: FileOperation[] = [];
-  for (const op of ops) {
-    const reason = await checkPath(context, op.path, op.kind) ??
-      conflictWithReply(normalizeProjectPath(op.path), writtenFiles);
+  ops.forEach((op, index) => {
+    const path = normalizeProjectPath(op.path);
+    const reason = reasons[index] ?? conflictWithReply(path, writtenFiles);
     if (reason !== undefined) {
       refusals.push({ path: op.path, reason });
     } else {
-      operations.push({ ...op, path: normalizeProjectPath(op.path) });
+      operations.push({ ...op, path });
     }
-  }
+  });
   return refusals.length > 0 ? { ok: false, refusals } : { ok: true, operations };
 }
 
@@ -185,8 +190,10 @@ async function checkIgnored(context: GuardContext, path: string): Promise<string
   const exact = await context.exact.explain(path, false);
   const match = exact ?? await context.folded.explain(path, false);
   if (match === undefined) return undefined;
-  const what = match.path === path ? "" : `, which ignores the folder \`${match.path}\``;
-  const how = exact === undefined ? " once names are compared without regard to case" : "";
+  const what = match.path === path ? "" : ` matches the folder \`${match.path}\``;
+  const how = exact === undefined
+    ? " (comparing names without regard to case, as macOS and Windows do)"
+    : "";
   return `is ignored by .gitignore: the rule \`${match.pattern}\` in ${match.source}${what}${how}`;
 }
 

@@ -50,54 +50,54 @@ function codePoint(s: string): string {
  * by code point. Never throws.
  */
 export function checkPathSyntax(path: string): string | undefined {
-  if (path === "") return "the path is empty";
-  if (!path.isWellFormed()) return "the path is not valid Unicode (it holds a lone surrogate)";
+  if (path === "") return "is empty";
+  if (!path.isWellFormed()) return "is not valid Unicode (it holds a lone surrogate)";
   const control = CONTROL.exec(path);
-  if (control) return `the path contains the control character ${codePoint(control[0])}`;
+  if (control) return `contains the control character ${codePoint(control[0])}`;
   const invisible = INVISIBLE.exec(path);
   if (invisible) {
-    return `the path contains the invisible formatting character ${codePoint(invisible[0])}`;
+    return `contains the invisible formatting character ${codePoint(invisible[0])}`;
   }
   if (path.includes("\\")) {
-    return "the path contains a backslash; paths are separated by `/`, and on Windows a backslash " +
-      "is a separator too";
+    return "contains a backslash, which is a folder separator on Windows; use `/`";
   }
   if (path.includes(":")) {
-    return "the path contains `:`, which on Windows starts a drive letter or an NTFS data stream";
+    return "contains `:`, which on Windows makes a drive letter or an NTFS data stream";
   }
-  if (path.startsWith("/")) return "the path is absolute; it must be relative to the project root";
+  if (path.startsWith("/")) return "is absolute; paths must be relative to the project root";
   if (encoder.encode(path).length > MAX_PATH_BYTES) {
-    return `the path is longer than ${MAX_PATH_BYTES} bytes`;
+    return `is longer than ${MAX_PATH_BYTES} bytes`;
   }
   const relative = normalizeProjectPath(path);
-  if (relative === "") return "the path names the project root folder, not a file";
-  if (relative.endsWith("/")) return "the path ends with `/`, which names a folder, not a file";
+  if (relative === "") return "names the project root folder, not a file";
+  if (relative.endsWith("/")) return "ends with `/`, which names a folder, not a file";
   const segments = relative.split("/");
   if (segments[0].startsWith("~")) {
-    return "the path starts with `~`, which a shell reads as a home folder";
+    return "starts with `~`, which a shell reads as a home folder";
   }
   for (const segment of segments) {
-    if (segment === "..") return "the path contains a `..` segment, which could leave the project";
-    if (segment === "") return "the path contains an empty segment (`//`)";
+    if (segment === "..") return "contains a `..` segment, which could lead out of the project";
+    if (segment === "") return "contains an empty segment (`//`)";
     if (segment === ".") {
-      return "the path contains a `.` segment (only one leading `./` is allowed)";
+      return "contains a `.` segment (only one leading `./` is allowed)";
     }
   }
   for (const segment of segments) {
+    if (encoder.encode(segment).length > MAX_SEGMENT_BYTES) {
+      return `has a name longer than ${MAX_SEGMENT_BYTES} bytes`;
+    }
     if (/^\s|\s$/u.test(segment)) {
-      return `the name ${
+      return `has the name ${
         JSON.stringify(segment)
-      } starts or ends with white space, which Windows drops or which hides in a listing`;
+      }, which starts or ends with white space (Windows drops it; a listing hides it)`;
     }
     if (segment.endsWith(".")) {
-      return `the name \`${segment}\` ends with \`.\`, which Windows drops (\`build.sh.\` is \`build.sh\`)`;
+      return `has the name \`${segment}\`, which ends with \`.\` (Windows drops it: \`build.sh.\` is ` +
+        "`build.sh`)";
     }
     if (SHORT_NAME.test(segment)) {
-      return `the name \`${segment}\` has \`~\` then a digit, the form of a Windows short (8.3) name, ` +
-        "which can stand for another file (`BUILD~1.SH` for `build.sh`)";
-    }
-    if (encoder.encode(segment).length > MAX_SEGMENT_BYTES) {
-      return `a name in the path is longer than ${MAX_SEGMENT_BYTES} bytes`;
+      return `has the name \`${segment}\`: \`~\` and a digit make a Windows short (8.3) name, which ` +
+        "can stand for another file (`BUILD~1.SH` for `build.sh`)";
     }
   }
   return undefined;

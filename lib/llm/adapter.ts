@@ -51,6 +51,11 @@ export interface ApiAdapter {
   parseError(body: unknown, rawText: string): ParsedError;
 }
 
+/** Puts an API's message on one line: every run of white space becomes one space. */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
 /** Shortens a raw body for a one-line message. */
 export function excerpt(text: string, max = 300): string {
   const flat = text.replace(/\s+/g, " ").trim();

@@ -62,7 +62,11 @@ export interface AskContext {
  * @throws {LlmError} when the call fails; the reply file then starts with `ERROR`.
  * @throws {InterruptedError} on Ctrl-C.
  */
-export async function ask(client: LlmClient, prompt: string, context: AskContext): Promise<LlmReply> {
+export async function ask(
+  client: LlmClient,
+  prompt: string,
+  context: AskContext,
+): Promise<LlmReply> {
   const { console, log, names, redactor } = context;
   await log.write(names.query, prompt);
   if (redactor.containsKey(prompt)) {

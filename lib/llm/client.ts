@@ -7,9 +7,9 @@
  */
 import { InterruptedError } from "../errors/errors.ts";
 import type { ApiAdapter } from "./adapter.ts";
-import { excerpt } from "./adapter.ts";
+import { excerpt, oneLine } from "./adapter.ts";
 import { geminiAdapter } from "./gemini.ts";
-import { MODELS, type ModelName, type Provider } from "./models.ts";
+import { type ModelName, MODELS, type Provider } from "./models.ts";
 import { openaiAdapter } from "./openai.ts";
 import {
   backoffDelayMs,
@@ -76,7 +76,13 @@ export function createClient(
           const reason = `cannot reach ${new URL(request.url).host}: ${(error as Error).message}`;
           if (last) throw new LlmError(`${model}: ${reason}${after}`, { cause: error });
           const delayMs = backoffDelayMs(attempt, policy, random);
-          onRetry?.({ attempt, maxAttempts: policy.maxAttempts, reason, delayMs, serverHint: false });
+          onRetry?.({
+            attempt,
+            maxAttempts: policy.maxAttempts,
+            reason,
+            delayMs,
+            serverHint: false,
+          });
           await sleep(delayMs, signal);
           continue;
         }
@@ -98,9 +104,14 @@ export function createClient(
           }
           try {
             const parsed = adapter.parseReply(json);
-            return { ...parsed, body: text, elapsedMs: performance.now() - started, attempts: attempt };
+            return {
+              ...parsed,
+              body: text,
+              elapsedMs: performance.now() - started,
+              attempts: attempt,
+            };
           } catch (error) {
-            throw new LlmError(`${model}: ${(error as Error).message}`, {
+            throw new LlmError(`${model}: ${oneLine((error as Error).message)}`, {
               status: response.status,
               body: text,
             });
@@ -108,17 +119,22 @@ export function createClient(
         }
 
         const apiError = adapter.parseError(json, text);
-        const reason = `HTTP ${response.status} ${apiError.message}`;
+        const reason = `HTTP ${response.status} ${oneLine(apiError.message)}`;
         if (!isRetryableStatus(response.status) || last) {
-          throw new LlmError(`${model}: ${reason}${hintFor(response.status, info.keyFile)}${after}`, {
-            status: response.status,
-            body: text,
-          });
+          throw new LlmError(
+            `${model}: ${reason}${hintFor(response.status, info.keyFile)}${after}`,
+            {
+              status: response.status,
+              body: text,
+            },
+          );
         }
         const hint = retryAfterFromHeaders(response.headers) ?? apiError.retryDelayMs;
         if (hint !== undefined && hint > policy.maxHintMs) {
           throw new LlmError(
-            `${model}: ${reason}; the server asks to wait ${formatSeconds(hint)} before trying again, ` +
+            `${model}: ${reason}; the server asks to wait ${
+              formatSeconds(hint)
+            } before trying again, ` +
               `longer than code-commit waits (${formatSeconds(policy.maxHintMs)}): try again later`,
             { status: response.status, body: text },
           );

@@ -16,7 +16,11 @@ const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
  * is plain `http://` to a host other than loopback, uses another scheme,
  * or carries credentials, a query or a fragment.
  */
-export function resolveBaseUrl(envName: string, value: string | undefined, fallback: string): string {
+export function resolveBaseUrl(
+  envName: string,
+  value: string | undefined,
+  fallback: string,
+): string {
   if (value === undefined || value === "") return fallback;
   let url: URL;
   try {
@@ -38,7 +42,9 @@ export function resolveBaseUrl(envName: string, value: string | undefined, fallb
     throw new CodeCommitError(`${envName} must not carry a user name or password; ${fix}`);
   }
   if (url.search || url.hash) {
-    throw new CodeCommitError(`${envName} must not have a query or a fragment (the part after ? or #)`);
+    throw new CodeCommitError(
+      `${envName} must not have a query or a fragment (the part after ? or #)`,
+    );
   }
   return url.href.replace(/\/+$/, "");
 }

@@ -62,7 +62,9 @@ export const geminiAdapter: ApiAdapter = {
   parseReply(body): ParsedReply {
     const parsed = ResponseSchema.safeParse(body);
     if (!parsed.success) {
-      throw new Error(`the reply is not a generateContent response: ${parsed.error.issues[0]?.message}`);
+      throw new Error(
+        `the reply is not a generateContent response: ${parsed.error.issues[0]?.message}`,
+      );
     }
     const response = parsed.data;
     const blockReason = response.promptFeedback?.blockReason;

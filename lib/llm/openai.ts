@@ -10,13 +10,15 @@ import { type ApiAdapter, excerpt, type ParsedError, type ParsedReply } from "./
 const count = z.number().int().nonnegative().optional();
 
 const ResponseSchema = z.object({
-  choices: z.array(z.object({
-    message: z.object({
-      content: z.string().nullable().optional(),
-      refusal: z.string().nullable().optional(),
+  choices: z.array(
+    z.object({
+      message: z.object({
+        content: z.string().nullable().optional(),
+        refusal: z.string().nullable().optional(),
+      }).passthrough(),
+      finish_reason: z.string().nullable().optional(),
     }).passthrough(),
-    finish_reason: z.string().nullable().optional(),
-  }).passthrough()),
+  ),
   usage: z.object({
     prompt_tokens: count,
     completion_tokens: count,

@@ -53,7 +53,10 @@ export function backoffDelayMs(
  * `retry-after-ms` (OpenAI), then `retry-after` in seconds or as an HTTP
  * date. Returns undefined when there is none or it cannot be read.
  */
-export function retryAfterFromHeaders(headers: Headers, now: number = Date.now()): number | undefined {
+export function retryAfterFromHeaders(
+  headers: Headers,
+  now: number = Date.now(),
+): number | undefined {
   const ms = headers.get("retry-after-ms");
   if (ms !== null && /^\s*\d+(\.\d+)?\s*$/.test(ms)) return Math.round(Number(ms));
   const after = headers.get("retry-after");

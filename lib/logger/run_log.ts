@@ -67,7 +67,9 @@ export class RunLog {
         return new RunLog(root, `${LOGS_DIR}/${name}`, redactor);
       } catch (error) {
         if (!(error instanceof Deno.errors.AlreadyExists)) {
-          throw new CodeCommitError(`cannot create ${LOGS_DIR}/${name}: ${(error as Error).message}`);
+          throw new CodeCommitError(
+            `cannot create ${LOGS_DIR}/${name}: ${(error as Error).message}`,
+          );
         }
       }
     }
@@ -87,7 +89,9 @@ export class RunLog {
     try {
       await Deno.writeTextFile(join(this.#root, this.dir, name), this.#redactor.redact(text));
     } catch (error) {
-      throw new CodeCommitError(`cannot write the log ${this.path(name)}: ${(error as Error).message}`);
+      throw new CodeCommitError(
+        `cannot write the log ${this.path(name)}: ${(error as Error).message}`,
+      );
     }
   }
 

@@ -18,8 +18,10 @@ export const CODE_ROLLUP_FILE = "agent-config/codeRollup.txt";
 
 /**
  * Checks that the root `.gitignore` ignores `/agent-config` by its rules'
- * meaning (git's semantics, not a string match): the folder and every key
- * file in it must come out ignored.
+ * meaning (git's semantics, not a string match): every key file, and the
+ * query beside them, must come out ignored (`/agent-config`,
+ * `/agent-config/*` and `*` all do; a rule that re-includes a key file does
+ * not).
  *
  * @throws {CodeCommitError} when `.gitignore` is missing or does not ignore them.
  */
@@ -36,10 +38,7 @@ export async function checkAgentConfigIgnored(root: string): Promise<void> {
     throw new CodeCommitError(`.gitignore cannot be read: ${(error as Error).message}`);
   }
   const matcher = ignore({ ignorecase: false }).add(rules);
-  const mustBeIgnored = [
-    `${AGENT_CONFIG_DIR}/`,
-    ...MODEL_NAMES.map((model) => MODELS[model].keyFile),
-  ];
+  const mustBeIgnored = [...MODEL_NAMES.map((model) => MODELS[model].keyFile), QUERY_FILE];
   const exposed = mustBeIgnored.filter((path) => !matcher.ignores(path));
   if (exposed.length > 0) {
     throw new CodeCommitError(
@@ -62,7 +61,9 @@ export async function readRequiredFile(root: string, path: string, fix: string):
     return await Deno.readTextFile(join(root, path));
   } catch (error) {
     if (error instanceof CodeCommitError) throw error;
-    if (error instanceof Deno.errors.NotFound) throw new CodeCommitError(`${path} not found: ${fix}`);
+    if (error instanceof Deno.errors.NotFound) {
+      throw new CodeCommitError(`${path} not found: ${fix}`);
+    }
     throw new CodeCommitError(`${path} cannot be read: ${(error as Error).message}`);
   }
 }
@@ -98,7 +99,9 @@ export async function checkBuildScript(root: string): Promise<void> {
     }
     throw new CodeCommitError(`build.sh cannot be read: ${(error as Error).message}`);
   }
-  if (!info.isFile) throw new CodeCommitError("build.sh is not a file: it must be the build script");
+  if (!info.isFile) {
+    throw new CodeCommitError("build.sh is not a file: it must be the build script");
+  }
   if (info.mode !== null && (info.mode & 0o111) === 0) {
     throw new CodeCommitError("build.sh is not executable: run chmod +x build.sh");
   }

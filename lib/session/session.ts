@@ -53,7 +53,11 @@ export async function openSession(
   const known = await readKnownKeys(root, MODEL_NAMES.map((name) => MODELS[name].keyFile));
   const redactor = new Redactor([key, ...known]);
   console.useRedactor(redactor);
-  const baseUrl = resolveBaseUrl(info.baseUrlEnv, Deno.env.get(info.baseUrlEnv), info.defaultBaseUrl);
+  const baseUrl = resolveBaseUrl(
+    info.baseUrlEnv,
+    Deno.env.get(info.baseUrlEnv),
+    info.defaultBaseUrl,
+  );
   const client = createClient(options.model, key, baseUrl, { timeoutMs: options.llmTimeoutMs });
   return { root, options, console, redactor, client, signal, tally: new TokenTally() };
 }

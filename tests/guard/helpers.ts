@@ -7,7 +7,7 @@
 
 import { dirname, join } from "node:path";
 
-/** Makes a temporary folder, runs `body` with it, and removes it afterwards. */
+/** Makes a temporary folder, runs `body` with it, and removes it afterwards; rethrows what `body` throws. */
 export async function withTempDir<T>(body: (dir: string) => Promise<T>): Promise<T> {
   const dir = await Deno.makeTempDir({ prefix: "code-commit-guard-" });
   try {
@@ -86,7 +86,8 @@ export async function git(
 /**
  * Asks real git which of `paths` (relative to the work tree `cwd`) it ignores,
  * with `git check-ignore --no-index -v -n -z --stdin`. `config` adds
- * `-c key=value` options. Returns a map path → ignored.
+ * `-c key=value` options. Returns a map path → ignored; throws if git fails or
+ * does not answer for every path.
  */
 export async function gitCheckIgnore(
   cwd: string,
@@ -121,7 +122,7 @@ export async function gitCheckIgnore(
   return answers;
 }
 
-/** Makes a git repository in `dir` (`git init -q`), with `home` as its isolated HOME. */
+/** Makes a git repository in `dir` (`git init -q`), with `home` as its isolated HOME; throws if git fails. */
 export async function gitInit(dir: string, home: string): Promise<void> {
   const result = await git(dir, home, ["init", "-q"]);
   if (result.code !== 0) throw new Error(`git init failed: ${result.stderr}`);

@@ -155,21 +155,24 @@ Deno.test("a .gitignore inside a symlinked folder is not read", async () => {
 });
 
 Deno.test("explain names the source, the rule and the ignored ancestor", async () => {
-  await withProject({ ".gitignore": "# c\nsecrets/\n", "src/.gitignore": "*.gen.ts\n" }, async (root) => {
-    const rules = await IgnoreRules.load(root);
-    assert.deepEqual(await rules.explain("src/a/b.gen.ts", false), {
-      path: "src/a/b.gen.ts",
-      source: "src/.gitignore",
-      pattern: "*.gen.ts",
-    });
-    assert.deepEqual(await rules.explain("x/secrets/deep/key", false), {
-      path: "x/secrets",
-      source: ".gitignore",
-      pattern: "secrets/",
-    });
-    assert.equal(await rules.explain("src/a.ts", false), undefined);
-    assert.equal(await rules.explain("./src/x.gen.ts", false) !== undefined, true);
-  });
+  await withProject(
+    { ".gitignore": "# c\nsecrets/\n", "src/.gitignore": "*.gen.ts\n" },
+    async (root) => {
+      const rules = await IgnoreRules.load(root);
+      assert.deepEqual(await rules.explain("src/a/b.gen.ts", false), {
+        path: "src/a/b.gen.ts",
+        source: "src/.gitignore",
+        pattern: "*.gen.ts",
+      });
+      assert.deepEqual(await rules.explain("x/secrets/deep/key", false), {
+        path: "x/secrets",
+        source: ".gitignore",
+        pattern: "secrets/",
+      });
+      assert.equal(await rules.explain("src/a.ts", false), undefined);
+      assert.equal(await rules.explain("./src/x.gen.ts", false) !== undefined, true);
+    },
+  );
 });
 
 Deno.test("folder-only rules do not match files", async () => {

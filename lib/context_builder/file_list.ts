@@ -1,0 +1,87 @@
+/**
+ * The preprocessing LLM's reply: one list of paths between a line
+ * `%%%files` and a line `%%%end` (seed 004). Prose around the list is
+ * tolerated (models often say a word before or after); anything that makes
+ * the list ambiguous is not.
+ *
+ * @module
+ */
+
+/** The line that opens the list. */
+export const FILES_OPEN = "%%%files";
+/** The line that closes the list. */
+export const FILES_CLOSE = "%%%end";
+
+/** The paths of the list, or why the reply has no usable list. */
+export type FileListResult =
+  | { readonly ok: true; readonly paths: readonly string[] }
+  | { readonly ok: false; readonly reason: string };
+
+/**
+ * Reads the file list of a reply. The marker lines must be exactly
+ * `%%%files` and `%%%end` apart from surrounding white space (and a `\r`);
+ * there must be exactly one of each, the opening one first. Inside, each
+ * line is trimmed, blank lines are skipped, and a path given twice (also as
+ * `./path`) is kept once, where it first appears. The paths are not checked
+ * here: the caller passes each through the path guard.
+ *
+ * Returns `ok: false` with a reason for a reply with no list, more than one
+ * list, or an unterminated one (a cut-off reply). Never throws.
+ */
+export function parseFileList(reply: string): FileListResult {
+  const lines = reply.split("\n").map((line) => line.trim());
+  const opens = indexesOf(lines, FILES_OPEN);
+  const closes = indexesOf(lines, FILES_CLOSE);
+  if (opens.length === 0) {
+    return {
+      ok: false,
+      reason: `the reply has no ${FILES_OPEN} line, so it names no files`,
+    };
+  }
+  if (opens.length > 1) {
+    return {
+      ok: false,
+      reason: `the reply has ${opens.length} ${FILES_OPEN} lines; it must hold exactly one list`,
+    };
+  }
+  if (closes.length === 0) {
+    return {
+      ok: false,
+      reason: `the list opened by ${FILES_OPEN} (line ${
+        opens[0] + 1
+      }) has no ${FILES_CLOSE} line; the reply may have been cut off`,
+    };
+  }
+  if (closes.length > 1) {
+    return {
+      ok: false,
+      reason: `the reply has ${closes.length} ${FILES_CLOSE} lines; it must hold exactly one list`,
+    };
+  }
+  if (closes[0] < opens[0]) {
+    return {
+      ok: false,
+      reason: `the ${FILES_CLOSE} line (line ${closes[0] + 1}) comes before the ${FILES_OPEN} line (line ${
+        opens[0] + 1
+      })`,
+    };
+  }
+  const seen = new Set<string>();
+  const paths: string[] = [];
+  for (const line of lines.slice(opens[0] + 1, closes[0])) {
+    if (line === "") continue;
+    const key = line.startsWith("./") ? line.slice(2) : line;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    paths.push(line);
+  }
+  return { ok: true, paths };
+}
+
+function indexesOf(lines: readonly string[], marker: string): number[] {
+  const found: number[] = [];
+  lines.forEach((line, index) => {
+    if (line === marker) found.push(index);
+  });
+  return found;
+}

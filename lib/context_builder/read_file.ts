@@ -1,0 +1,120 @@
+/**
+ * Reads one project file for the context builder, only if the path guard
+ * lets it be read (`guardRead`: no ignored file, no protected folder, no
+ * traversal, no symbolic link anywhere along the path), and only if it is
+ * text of a sensible size. What cannot be read is refused with a reason;
+ * nothing refused is ever opened.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { messageOf } from "../errors/errors.ts";
+import { guardRead } from "../guard/guard.ts";
+import type { IgnoreRules } from "../guard/ignore_rules.ts";
+import { normalizeProjectPath } from "../guard/path_syntax.ts";
+
+/**
+ * The largest file the context builder pastes into a prompt: 1 MiB, about
+ * a quarter of a million tokens. A larger file is dropped with a warning.
+ */
+export const MAX_FILE_BYTES = 1024 * 1024;
+
+/** A file read, or why it was not. */
+export type ReadOutcome =
+  | { readonly ok: true; readonly path: string; readonly text: string }
+  | { readonly ok: false; readonly path: string; readonly reason: string };
+
+/**
+ * Reads the file `path` (relative to `root`, as an LLM or the summary names
+ * it) as UTF-8 text, after `guardRead` accepts it, with `rules` shared
+ * across calls. Refused, without reading: what the guard refuses, a file
+ * larger than {@link MAX_FILE_BYTES}, a file that changed into something else
+ * between the check and the read; refused after reading: a binary file (one
+ * holding a NUL byte). Invalid UTF-8 is decoded with U+FFFD replacement
+ * characters. The returned `path` has no leading `./`.
+ *
+ * Never throws for a file that cannot be read (the reason says why).
+ *
+ * @throws {CodeCommitError} only when the ignore rules cannot be read.
+ */
+export async function readProjectFile(
+  root: string,
+  path: string,
+  rules: IgnoreRules,
+): Promise<ReadOutcome> {
+  const refused = await guardRead(root, path, rules);
+  if (refused !== undefined) return { ok: false, path, reason: refused };
+  const normalized = normalizeProjectPath(path);
+  const absolute = join(root, normalized);
+  let file: Deno.FsFile | undefined;
+  try {
+    const before = await Deno.lstat(absolute);
+    if (!before.isFile) return refusedNow(normalized, "is no longer a regular file");
+    if (before.size > MAX_FILE_BYTES) {
+      return {
+        ok: false,
+        path: normalized,
+        reason: `is ${formatBytes(before.size)}, more than the ${
+          formatBytes(MAX_FILE_BYTES)
+        } a file may have in a prompt`,
+      };
+    }
+    file = await Deno.open(absolute, { read: true });
+    const opened = await file.stat();
+    // The path was checked with lstat; if what was opened is another file (the
+    // path was swapped for a link meanwhile), refuse it.
+    if (!opened.isFile || opened.ino !== before.ino || opened.dev !== before.dev) {
+      return refusedNow(normalized, "changed while it was being read");
+    }
+    const bytes = await readAtMost(file, MAX_FILE_BYTES + 1);
+    if (bytes.length > MAX_FILE_BYTES) {
+      return refusedNow(normalized, `grew past ${formatBytes(MAX_FILE_BYTES)} while it was read`);
+    }
+    if (bytes.includes(0)) {
+      return { ok: false, path: normalized, reason: "is a binary file (it holds NUL bytes)" };
+    }
+    return { ok: true, path: normalized, text: new TextDecoder().decode(bytes) };
+  } catch (error) {
+    return refusedNow(normalized, `could not be read: ${messageOf(error)}`);
+  } finally {
+    file?.close();
+  }
+}
+
+function refusedNow(path: string, reason: string): ReadOutcome {
+  return { ok: false, path, reason };
+}
+
+/** Reads from `file` until its end or until `limit` bytes. */
+async function readAtMost(file: Deno.FsFile, limit: number): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  while (total < limit) {
+    const chunk = new Uint8Array(Math.min(64 * 1024, limit - total));
+    const read = await file.read(chunk);
+    if (read === null) break;
+    chunks.push(chunk.subarray(0, read));
+    total += read;
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return bytes;
+}
+
+/** `512 bytes`, `3.2 KiB`, `1 MiB`. Never throws. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  const units = ["KiB", "MiB", "GiB"];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${Number.isInteger(value) ? value : value.toFixed(1)} ${units[unit]}`;
+}

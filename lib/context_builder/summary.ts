@@ -1,0 +1,206 @@
+/**
+ * The codebase summary the preprocessing LLM chooses files from, laid out as
+ * seed 004 lays it out:
+ *
+ * ```
+ * === Project Root ===
+ * --- .gitignore ---
+ * (the file in full)
+ * --- FILENAMES ---
+ * .gitignore
+ * src/main.ts
+ * --- END FILENAMES ---
+ *
+ * === src/parser ===
+ * --- src/parser/ModuleDependencies.md ---
+ * (the file in full)
+ * --- FILENAMES ---
+ * src/parser/ModuleDependencies.md
+ * src/parser/parse.ts
+ * --- END FILENAMES ---
+ * ```
+ *
+ * "Project Root" holds the top-level files of {@link SUMMARY_FILES} in full,
+ * the root module's dependency and API documents (found directly in `src/`
+ * or at the top level) in full, and the names of every top-level file and of
+ * every file directly in `src/`. Then every folder under `src/`, at any depth,
+ * even an empty one or one without documents, has its section: its
+ * {@link MODULE_DOCS} in full where present, and the names of all its files.
+ * Nothing git ignores, nothing in a protected folder the context builder may
+ * not read, and no symbolic link appears (see `walk.ts`).
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { CodeCommitError } from "../errors/errors.ts";
+import { displayPath } from "../guard/guard.ts";
+import type { IgnoreRules } from "../guard/ignore_rules.ts";
+import { readProjectFile } from "./read_file.ts";
+import { type FolderListing, listFolder, type SkippedEntry, walkTree, type WalkOptions } from "./walk.ts";
+
+/** The top-level files shown in full, where present (seed 004, with the manifests of Deno and npm projects). */
+export const SUMMARY_FILES: readonly string[] = Object.freeze([
+  ".gitignore",
+  "build.sh",
+  "Cargo.toml",
+  "deno.json",
+  "package.json",
+  "LLMInstructions.md",
+  "UserSpecification.md",
+]);
+
+/**
+ * A module's dependency and API documents, shown in full where present:
+ * the names of the auto workflow (seed 003) and those of seed 004 (SPEC.md
+ * decision 12).
+ */
+export const MODULE_DOCS: readonly string[] = Object.freeze([
+  "ModuleDependencies.md",
+  "APISignatures.md",
+  "InternalDependencies.md",
+  "PublicAPI.md",
+]);
+
+/** The folder whose sub-folders are the modules. */
+export const SOURCE_DIR = "src";
+
+/** The module path of the top-level section. */
+export const ROOT_MODULE = "Project Root";
+
+/** The summary, and what the user should be told about it. */
+export interface CodebaseSummary {
+  /** The summary text, as it goes into the prompt. */
+  readonly text: string;
+  /** Files and folders left out that the user should hear about, one line each. */
+  readonly warnings: readonly string[];
+  /** How many module sections follow the Project Root section. */
+  readonly modules: number;
+  /** How many file names the summary lists. */
+  readonly files: number;
+}
+
+/**
+ * Builds the codebase summary of the project at `root`, with the ignore
+ * rules `rules` (loaded for `root`).
+ *
+ * @throws {CodeCommitError} when a file of {@link SUMMARY_FILES} is ignored
+ * by git (the summary must show it and may not), naming the file and the
+ * rule; when an ignore file cannot be read; when the project root cannot be
+ * listed.
+ */
+export async function buildSummary(
+  root: string,
+  rules: IgnoreRules,
+  options: WalkOptions = {},
+): Promise<CodebaseSummary> {
+  const warnings: string[] = [];
+  const top = await listFolder(root, "", rules, options);
+  const skipped: SkippedEntry[] = [...top.skipped];
+  let modules: FolderListing[] = [];
+  let sourceFiles: readonly string[] = [];
+  if (top.listing.folders.includes(SOURCE_DIR)) {
+    const walk = await walkTree(root, SOURCE_DIR, rules, options);
+    sourceFiles = walk.folders[0].files;
+    modules = walk.folders.slice(1);
+    skipped.push(...walk.skipped);
+  }
+  for (const entry of skipped) warnings.push(`${displayPath(entry.path)}: ${entry.reason}`);
+
+  const rootFiles: string[] = [];
+  for (const name of SUMMARY_FILES) {
+    await checkSummaryFileNotIgnored(root, name, rules);
+    if (top.listing.files.includes(name)) rootFiles.push(name);
+    else if (await exists(root, name)) {
+      // There, not ignored, yet not listed: a link, a folder or a special file.
+      const outcome = await readProjectFile(root, name, rules);
+      if (!outcome.ok) warnings.push(`${displayPath(name)}: ${outcome.reason}; left out of the summary`);
+    }
+  }
+  const rootDocs = [
+    ...MODULE_DOCS.filter((name) => top.listing.files.includes(name)),
+    ...MODULE_DOCS.map((name) => `${SOURCE_DIR}/${name}`).filter((path) =>
+      sourceFiles.includes(path)
+    ),
+  ];
+
+  const sections = [
+    await section(root, rules, ROOT_MODULE, [...rootFiles, ...rootDocs], [
+      ...top.listing.files,
+      ...sourceFiles,
+    ], warnings),
+  ];
+  for (const module of modules) {
+    const docs = MODULE_DOCS.map((name) => `${module.path}/${name}`).filter((path) =>
+      module.files.includes(path)
+    );
+    sections.push(await section(root, rules, module.path, docs, module.files, warnings));
+  }
+  const files = top.listing.files.length + sourceFiles.length +
+    modules.reduce((sum, module) => sum + module.files.length, 0);
+  return { text: sections.join("\n"), warnings, modules: modules.length, files };
+}
+
+/** One `=== name ===` section: the files of `full` in full, then the names of `names`. */
+async function section(
+  root: string,
+  rules: IgnoreRules,
+  name: string,
+  full: readonly string[],
+  names: readonly string[],
+  warnings: string[],
+): Promise<string> {
+  const parts = [`=== ${name} ===\n`];
+  for (const path of full) {
+    const outcome = await readProjectFile(root, path, rules);
+    if (outcome.ok) parts.push(fileBlock(outcome.path, outcome.text));
+    else warnings.push(`${displayPath(path)}: ${outcome.reason}; left out of the summary`);
+  }
+  parts.push(filenameList(names));
+  return parts.join("");
+}
+
+/** A full file: `--- path ---`, then its text, ending with a newline. Never throws. */
+export function fileBlock(path: string, text: string): string {
+  return `--- ${path} ---\n${text}${text === "" || text.endsWith("\n") ? "" : "\n"}`;
+}
+
+/** A list of file names between `--- FILENAMES ---` and `--- END FILENAMES ---`. Never throws. */
+export function filenameList(paths: readonly string[]): string {
+  return ["--- FILENAMES ---", ...paths, "--- END FILENAMES ---", ""].join("\n");
+}
+
+/**
+ * Throws when the top-level file `name` exists and git ignores it (or
+ * ignores it once names are compared without regard to case, as the guard
+ * does): seed 004 calls that an error.
+ */
+async function checkSummaryFileNotIgnored(
+  root: string,
+  name: string,
+  rules: IgnoreRules,
+): Promise<void> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.lstat(join(root, name));
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return;
+    throw new CodeCommitError(`${name} cannot be inspected: ${(error as Error).message}`);
+  }
+  const match = await rules.withIgnoreCase(false).explain(name, info.isDirectory) ??
+    await rules.withIgnoreCase(true).explain(name, info.isDirectory);
+  if (match === undefined) return;
+  throw new CodeCommitError(
+    `${name} is ignored by git (the rule \`${match.pattern}\` in ${match.source}), but the ` +
+      `context builder must show it in full: remove that rule, or pass no --build-context`,
+  );
+}
+
+async function exists(root: string, name: string): Promise<boolean> {
+  try {
+    await Deno.lstat(join(root, name));
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,210 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import {
+  buildPassed,
+  formatBuildForPrompt,
+  formatBuildLog,
+  runBuild,
+} from "../../lib/build/run_build.ts";
+import { CodeCommitError } from "../../lib/errors/errors.ts";
+import { Redactor } from "../../lib/secrets/redact.ts";
+
+/** A temp folder holding `build.sh` with `script` as its body. */
+async function withBuild(
+  script: string,
+  test: (root: string) => Promise<void>,
+  shebang = "#!/bin/sh\n",
+): Promise<void> {
+  const root = await Deno.makeTempDir({ prefix: "code-commit-build-" });
+  try {
+    await Deno.writeTextFile(join(root, "build.sh"), shebang + script);
+    await Deno.chmod(join(root, "build.sh"), 0o755);
+    await test(root);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+/** Whether a process is alive, polled until it is gone or `ms` have passed. */
+async function aliveAfter(pid: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const probe = await new Deno.Command("kill", { args: ["-0", String(pid)], stderr: "null" })
+      .output();
+    if (!probe.success) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return true;
+}
+
+const LONG = 60_000;
+
+Deno.test("exit 0 passes, whatever goes to stderr", async () => {
+  await withBuild("echo 'note: informational' >&2\nexit 0\n", async (root) => {
+    const result = await runBuild(root, { timeoutMs: LONG });
+    assert.equal(result.exitCode, 0);
+    assert(buildPassed(result));
+    assert.equal(result.output, "note: informational\n");
+  });
+});
+
+Deno.test("a non-zero exit fails and keeps its code", async () => {
+  await withBuild("echo failing\nexit 3\n", async (root) => {
+    const result = await runBuild(root, { timeoutMs: LONG });
+    assert.equal(result.exitCode, 3);
+    assert(!buildPassed(result));
+    assert.match(
+      formatBuildLog(result),
+      /^\$ \.\/build\.sh\nfailing\n\[exit code 3, after [\d.]+s\]\n$/,
+    );
+  });
+});
+
+Deno.test("stdout and stderr are interleaved in the order they arrive", async () => {
+  const script =
+    "echo out1\nsleep 0.1\necho err1 >&2\nsleep 0.1\necho out2\nsleep 0.1\necho err2 >&2\n";
+  await withBuild(script, async (root) => {
+    const result = await runBuild(root, { timeoutMs: LONG });
+    assert.equal(result.output, "out1\nerr1\nout2\nerr2\n");
+  });
+});
+
+Deno.test("a build killed by a signal fails and names the signal", async () => {
+  await withBuild("kill -TERM $$\n", async (root) => {
+    const result = await runBuild(root, { timeoutMs: LONG });
+    assert.equal(result.exitCode, null);
+    assert.equal(result.signal, "SIGTERM");
+    assert(!buildPassed(result));
+    assert.match(formatBuildLog(result), /\[killed by SIGTERM after/);
+  });
+});
+
+Deno.test("the time limit stops the build and every process it started", async () => {
+  const script = "sh -c 'echo $$ > grandchild.pid; exec sleep 60' &\nsleep 60\n";
+  await withBuild(script, async (root) => {
+    const result = await runBuild(root, { timeoutMs: 500, killGraceMs: 500 });
+    assert(result.timedOut);
+    assert(!buildPassed(result));
+    assert.match(formatBuildLog(result), /stopped at the time limit of 0\.5s \(--build-timeout\)/);
+    const pid = Number(await Deno.readTextFile(join(root, "grandchild.pid")));
+    assert(pid > 0);
+    assert.equal(await aliveAfter(pid, 5_000), false, "the grandchild outlived the build");
+  });
+});
+
+Deno.test("a build that ignores SIGTERM is killed after the grace period", async () => {
+  await withBuild("trap '' TERM\nwhile :; do sleep 0.05; done\n", async (root) => {
+    const result = await runBuild(root, { timeoutMs: 300, killGraceMs: 300 });
+    assert(result.timedOut);
+    assert.equal(result.signal, "SIGKILL");
+  });
+});
+
+Deno.test("Ctrl-C (the run's signal) stops the build as interrupted", async () => {
+  await withBuild("echo started\nsleep 60\n", async (root) => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const result = await runBuild(root, { timeoutMs: LONG, signal: controller.signal });
+    assert(result.interrupted);
+    assert(!result.timedOut);
+    assert(!buildPassed(result));
+    assert.equal(result.output, "started\n");
+  });
+});
+
+Deno.test("a signal already aborted stops the build at once", async () => {
+  await withBuild("sleep 60\n", async (root) => {
+    const controller = new AbortController();
+    controller.abort();
+    const result = await runBuild(root, { timeoutMs: LONG, signal: controller.signal });
+    assert(result.interrupted);
+  });
+});
+
+Deno.test("a process left holding the output does not hang the run, and is stopped", async () => {
+  const script = "echo done\nsh -c 'echo $$ > leftover.pid; exec sleep 60' &\nsleep 0.2\nexit 0\n";
+  await withBuild(script, async (root) => {
+    const result = await runBuild(root, { timeoutMs: LONG });
+    assert.equal(result.exitCode, 0);
+    assert(buildPassed(result));
+    assert.match(result.output, /^done\n/);
+    assert.match(result.output, /still held its output open; it was stopped/);
+    const pid = Number(await Deno.readTextFile(join(root, "leftover.pid")));
+    assert.equal(await aliveAfter(pid, 5_000), false, "the left-over process still runs");
+  });
+});
+
+Deno.test("a UTF-8 character split across writes comes out whole", async () => {
+  await withBuild("printf '\\303'\nsleep 0.1\nprintf '\\251\\n'\n", async (root) => {
+    const result = await runBuild(root, { timeoutMs: LONG });
+    assert.equal(result.output, "é\n");
+  });
+});
+
+Deno.test("keys printed by the build are masked", async () => {
+  const key = "AIzaSyTEST-build-0123456789abcdefghijk42";
+  await withBuild(`echo "key=${key}"\necho "${key}" >&2\nexit 1\n`, async (root) => {
+    const result = await runBuild(root, { timeoutMs: LONG, redactor: new Redactor([key]) });
+    assert(!result.output.includes(key));
+    assert.equal(result.output, "key=********42\n********42\n");
+  });
+});
+
+Deno.test("endless output keeps a bounded head and tail and says what it dropped", async () => {
+  const script = 'i=0\nwhile [ $i -lt 2000 ]; do echo "line $i"; i=$((i+1)); done\n';
+  await withBuild(script, async (root) => {
+    const result = await runBuild(root, {
+      timeoutMs: LONG,
+      keepHeadBytes: 1000,
+      keepTailBytes: 1000,
+    });
+    assert(result.droppedBytes > 0);
+    assert.match(result.output, /^line 0\n/);
+    assert.match(result.output, /line 1999\n$/);
+    assert.match(result.output, /bytes of output dropped here to bound memory/);
+  });
+});
+
+Deno.test("the prompt shows a long build's head and tail and where the rest is", async () => {
+  await withBuild(
+    'i=0\nwhile [ $i -lt 500 ]; do echo "line $i"; i=$((i+1)); done\nexit 2\n',
+    async (root) => {
+      const result = await runBuild(root, { timeoutMs: LONG });
+      const prompt = formatBuildForPrompt(result, "logs/run/1-initial-query-build.txt", 100, 200);
+      assert.match(prompt, /^\$ \.\/build\.sh\nline 0\n/);
+      assert.match(
+        prompt,
+        /characters of build output omitted here; the whole output is in logs\/run\/1-initial-query-build\.txt/,
+      );
+      assert.match(prompt, /line 499\n\[exit code 2, after/);
+      assert(prompt.length < 700);
+      // The log keeps everything.
+      assert.match(formatBuildLog(result), /line 250\n/);
+      // Short output is not cut.
+      assert.equal(formatBuildForPrompt(result, "x"), formatBuildLog(result));
+    },
+  );
+});
+
+Deno.test("the build runs in the project root with no input", async () => {
+  await withBuild("pwd\ncat\necho end\n", async (root) => {
+    const result = await runBuild(root, { timeoutMs: LONG });
+    assert.equal(result.output, `${await Deno.realPath(root)}\nend\n`);
+  });
+});
+
+Deno.test("a missing build script cannot start, and the error says what to do", async () => {
+  const root = await Deno.makeTempDir({ prefix: "code-commit-build-" });
+  try {
+    await assert.rejects(
+      () => runBuild(root, { timeoutMs: LONG }),
+      (error: unknown) => {
+        assert(error instanceof CodeCommitError);
+        assert.match(error.message, /cannot run \.\/build\.sh: .*chmod \+x build\.sh/);
+        return true;
+      },
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});

@@ -1,0 +1,100 @@
+import assert from "node:assert/strict";
+import {
+  type Command,
+  DEFAULT_BUILD_TIMEOUT_SECONDS,
+  DEFAULT_LLM_TIMEOUT_SECONDS,
+  parseCommandLine,
+} from "../../lib/cli/args.ts";
+import { UsageError } from "../../lib/errors/errors.ts";
+
+function run(args: string[]): Extract<Command, { kind: "run" }> {
+  const command = parseCommandLine(args);
+  assert.equal(command.kind, "run");
+  return command as Extract<Command, { kind: "run" }>;
+}
+
+Deno.test("no flags: committing code with gemini-2.5-pro and the default limits", () => {
+  const command = run([]);
+  assert.equal(command.workflow, "commit");
+  assert.deepEqual({ ...command.options }, {
+    model: "gemini-2.5-pro",
+    buildContext: false,
+    buildTimeoutMs: DEFAULT_BUILD_TIMEOUT_SECONDS * 1000,
+    llmTimeoutMs: DEFAULT_LLM_TIMEOUT_SECONDS * 1000,
+    maxPhase: 1,
+  });
+});
+
+Deno.test("every workflow flag selects its workflow", () => {
+  const cases: [string, string][] = [
+    ["--commit", "commit"],
+    ["--consistency-check", "consistency"],
+    ["--consistency", "consistency"],
+    ["--cc", "consistency"],
+    ["--auto-workflow", "auto"],
+    ["--aw", "auto"],
+  ];
+  for (const [flag, workflow] of cases) assert.equal(run([flag]).workflow, workflow, flag);
+});
+
+Deno.test("--model takes the two supported models, in either spelling of the value", () => {
+  assert.equal(run(["--model", "gpt-5"]).options.model, "gpt-5");
+  assert.equal(run(["--model=gpt-5"]).options.model, "gpt-5");
+  assert.equal(run(["--model", "gemini-2.5-pro", "--cc"]).options.model, "gemini-2.5-pro");
+});
+
+Deno.test("options are read", () => {
+  const command = run(["--build-context", "--build-timeout", "90", "--llm-timeout", "1.5"]);
+  assert.equal(command.options.buildContext, true);
+  assert.equal(command.options.buildTimeoutMs, 90_000);
+  assert.equal(command.options.llmTimeoutMs, 1_500);
+  assert.equal(run(["--aw", "--max-phase", "3"]).options.maxPhase, 3);
+});
+
+Deno.test("--help and --version win over everything else given with them", () => {
+  assert.deepEqual(parseCommandLine(["--help"]), { kind: "help" });
+  assert.deepEqual(parseCommandLine(["-h"]), { kind: "help" });
+  assert.deepEqual(parseCommandLine(["--cc", "--help"]), { kind: "help" });
+  assert.deepEqual(parseCommandLine(["--version"]), { kind: "version" });
+});
+
+/** Each bad command line, and a fragment its one-line message must contain. */
+const USAGE_ERRORS: [string[], string][] = [
+  [["--frobnicate"], "unknown flag --frobnicate"],
+  [["-x"], "unknown flag -x"],
+  [["--model"], "--model needs a value"],
+  [["--model", "gpt-4o"], '--model "gpt-4o" is not a supported model; use gemini-2.5-pro or gpt-5'],
+  [["--model", "GPT-5"], "is not a supported model"],
+  [["--model", ""], "is not a supported model"],
+  [["--cc", "--aw"], "--cc and --aw are two workflow flags"],
+  [["--commit", "--consistency"], "two workflow flags"],
+  [["--cc", "--consistency"], "two workflow flags"],
+  [["--commit", "--commit"], "--commit is given twice"],
+  [["--model", "gpt-5", "--model", "gpt-5"], "--model is given twice"],
+  [["query.txt"], 'unexpected argument "query.txt"'],
+  [["--cc=yes"], "--cc takes no value"],
+  [["--build-timeout", "soon"], '--build-timeout "soon" is not a duration'],
+  [["--build-timeout", "0"], "is not a duration"],
+  [["--llm-timeout", "-5"], "--llm-timeout"],
+  [["--max-phase", "2"], "--max-phase applies only to --auto-workflow"],
+  [["--aw", "--max-phase", "5"], '--max-phase "5" is not a phase'],
+  [["--aw", "--build-context"], "--build-context applies to committing code"],
+];
+
+Deno.test("every bad command line is a usage error (exit 2) naming the flag", () => {
+  for (const [args, fragment] of USAGE_ERRORS) {
+    assert.throws(
+      () => parseCommandLine(args),
+      (error: unknown) => {
+        assert(error instanceof UsageError, `${args.join(" ")}: not a UsageError`);
+        assert.equal(error.exitCode, 2);
+        assert(
+          error.message.includes(fragment),
+          `${args.join(" ")}: ${JSON.stringify(error.message)} lacks ${JSON.stringify(fragment)}`,
+        );
+        assert(!error.message.includes("\n"), "one line");
+        return true;
+      },
+    );
+  }
+});

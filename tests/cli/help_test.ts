@@ -1,0 +1,38 @@
+import assert from "node:assert/strict";
+import config from "../../deno.json" with { type: "json" };
+import { helpText, VERSION, versionText } from "../../lib/cli/help.ts";
+import { MODEL_NAMES, MODELS } from "../../lib/llm/models.ts";
+
+Deno.test("--version prints the version of deno.json", () => {
+  assert.equal(VERSION, config.version);
+  assert.equal(versionText(), `code-commit ${config.version}`);
+});
+
+Deno.test("--help names every workflow flag, model, key file and exit status", () => {
+  const text = helpText();
+  for (
+    const flag of [
+      "--commit",
+      "--consistency-check",
+      "--consistency",
+      "--cc",
+      "--auto-workflow",
+      "--aw",
+      "--model",
+      "--build-context",
+      "--build-timeout",
+      "--llm-timeout",
+      "--max-phase",
+      "--help",
+      "--version",
+    ]
+  ) {
+    assert(text.includes(flag), flag);
+  }
+  for (const name of MODEL_NAMES) {
+    assert(text.includes(name), name);
+    assert(text.includes(MODELS[name].keyFile), MODELS[name].keyFile);
+  }
+  assert.match(text, /0 success, 1 the workflow failed, 2 usage error/);
+  for (const line of text.split("\n")) assert(line.length <= 100, `too wide: ${line}`);
+});

@@ -1,0 +1,189 @@
+/**
+ * The command line and the preconditions, end to end: the real tool as a
+ * subprocess. Every precondition fails before any request reaches the
+ * (fake) LLM server, with one line naming the file and what to do.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import config from "../../deno.json" with { type: "json" };
+import { geminiReply, startFakeLlmServer } from "../support/fake_llm_server.ts";
+import { assertNoKeyLeak } from "../support/leaks.ts";
+import { makeProject, type ProjectOptions } from "../support/project.ts";
+import { runTool } from "../support/run_tool.ts";
+
+Deno.test("--help and --version print and exit 0", async () => {
+  await using project = await makeProject();
+  const help = await runTool(project.root, ["--help"]);
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /^code-commit [\d.]+ — /);
+  assert.match(help.stdout, /--consistency-check, --consistency, --cc/);
+  assert.equal(help.stderr, "");
+  const version = await runTool(project.root, ["--version"]);
+  assert.deepEqual(version, { code: 0, stdout: `code-commit ${config.version}\n`, stderr: "" });
+  assert.deepEqual(await project.logRuns(), [], "no log folder for --help");
+});
+
+Deno.test("usage errors exit 2 with one line on stderr naming the flag", async () => {
+  await using project = await makeProject();
+  const cases: [string[], RegExp][] = [
+    [["--bogus"], /^code-commit: unknown flag --bogus; run code-commit --help for the flags\n$/],
+    [
+      ["--model", "claude"],
+      /^code-commit: --model "claude" is not a supported model; use gemini-2\.5-pro or gpt-5\n$/,
+    ],
+    [["--model"], /^code-commit: --model needs a value/],
+    [
+      ["--cc", "--aw"],
+      /^code-commit: --cc and --aw are two workflow flags; choose one workflow per run\n$/,
+    ],
+  ];
+  for (const [args, stderr] of cases) {
+    const run = await runTool(project.root, args);
+    assert.equal(run.code, 2, args.join(" "));
+    assert.equal(run.stdout, "");
+    assert.match(run.stderr, stderr);
+    assert.equal(run.stderr.trimEnd().split("\n").length, 1);
+  }
+});
+
+/** Each broken project, the arguments, and the one line the tool must print. */
+const PRECONDITIONS: [string, ProjectOptions, string[], RegExp, (root: string) => Promise<void>][] =
+  [
+    [
+      "no .gitignore",
+      { gitignore: null },
+      [],
+      /\.gitignore not found in the project root: create it with the line \/agent-config/,
+      noop,
+    ],
+    [
+      "agent-config not ignored",
+      { gitignore: "/logs\n" },
+      [],
+      /\.gitignore does not ignore agent-config\/gemini-key\.txt, agent-config\/openai-key\.txt, agent-config\/query\.txt: add the line \/agent-config/,
+      noop,
+    ],
+    [
+      "a key file re-included",
+      { gitignore: "/agent-config/*\n!/agent-config/gemini-key.txt\n" },
+      [],
+      /\.gitignore does not ignore agent-config\/gemini-key\.txt:/,
+      noop,
+    ],
+    [
+      "no Gemini key",
+      { keys: { gemini: null } },
+      [],
+      /agent-config\/gemini-key\.txt not found: put your Gemini API key in it/,
+      noop,
+    ],
+    [
+      "an empty Gemini key",
+      { keys: { gemini: "  \n" } },
+      [],
+      /agent-config\/gemini-key\.txt is empty: put your Gemini API key in it/,
+      noop,
+    ],
+    [
+      "no OpenAI key for gpt-5",
+      { keys: { openai: null } },
+      ["--model", "gpt-5"],
+      /agent-config\/openai-key\.txt not found: put your OpenAI API key in it/,
+      noop,
+    ],
+    [
+      "no query",
+      { query: null },
+      [],
+      /agent-config\/query\.txt not found: write what you want done in it/,
+      noop,
+    ],
+    [
+      "no rollup",
+      { rollup: null },
+      [],
+      /agent-config\/codeRollup\.txt not found: run \.\/codeRollup\.sh to create it, or pass --build-context/,
+      noop,
+    ],
+    ["no build.sh", { buildScript: null }, [], /build\.sh not found in the project root/, noop],
+    [
+      "build.sh not executable",
+      {},
+      [],
+      /build\.sh is not executable: run chmod \+x build\.sh/,
+      (root) => Deno.chmod(join(root, "build.sh"), 0o644),
+    ],
+    [
+      "no query for the consistency report",
+      { query: null },
+      ["--cc"],
+      /agent-config\/query\.txt not found/,
+      noop,
+    ],
+  ];
+
+async function noop(): Promise<void> {}
+
+Deno.test("every precondition fails before any LLM call, exit 1, one line naming the file", async () => {
+  for (const [name, options, args, message, prepare] of PRECONDITIONS) {
+    await using project = await makeProject(options);
+    await prepare(project.root);
+    const server = await startFakeLlmServer([geminiReply("^^^src/x.txt\nx\n^^^end\n")]);
+    try {
+      const run = await runTool(project.root, args, { server });
+      assert.equal(run.code, 1, `${name}: ${run.stderr}`);
+      assert.equal(server.requests.length, 0, `${name}: the LLM was called`);
+      assert.match(run.stderr, message, name);
+      assert.equal(run.stderr.trimEnd().split("\n").length, 1, `${name}: ${run.stderr}`);
+      assert.equal(await project.exists("src/x.txt"), false);
+      await assertNoKeyLeak(project.root, [run], server);
+    } finally {
+      await server.close();
+    }
+  }
+});
+
+Deno.test("an endpoint override that would send the key in clear text is refused", async () => {
+  await using project = await makeProject();
+  for (
+    const url of [
+      "http://example.com/v1beta",
+      "ftp://127.0.0.1/x",
+      "not a url",
+      "https://user:pw@example.com",
+    ]
+  ) {
+    const run = await runTool(project.root, [], { env: { CODE_COMMIT_GEMINI_BASE_URL: url } });
+    assert.equal(run.code, 1, url);
+    assert.match(run.stderr, /^code-commit: CODE_COMMIT_GEMINI_BASE_URL /, url);
+  }
+  const openai = await runTool(project.root, ["--model", "gpt-5"], {
+    env: { CODE_COMMIT_OPENAI_BASE_URL: "http://10.0.0.1/v1" },
+  });
+  assert.equal(openai.code, 1);
+  assert.match(
+    openai.stderr,
+    /CODE_COMMIT_OPENAI_BASE_URL is plain http:\/\/ to 10\.0\.0\.1, which would send your API key in clear text/,
+  );
+});
+
+Deno.test("--llm-timeout gives up on a silent server in one line, exit 1, without retrying", async () => {
+  await using project = await makeProject();
+  const server = await startFakeLlmServer([{ kind: "hang" }, geminiReply("never sent")]);
+  try {
+    const run = await runTool(project.root, ["--llm-timeout", "0.5"], { server });
+    assert.equal(run.code, 1);
+    assert.equal(server.requests.length, 1);
+    assert.match(
+      run.stderr,
+      /code-commit: gemini-2\.5-pro: no reply within 0\.5s; raise --llm-timeout if the model needs longer\n$/,
+    );
+    const [folder] = await project.logRuns();
+    assert.match(
+      await project.read(`logs/${folder}/1-initial-query-response.txt`),
+      /^ERROR\n.*no reply within/,
+    );
+  } finally {
+    await server.close();
+  }
+});

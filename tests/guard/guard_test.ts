@@ -1,0 +1,220 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import {
+  displayPath,
+  formatRefusals,
+  guardOperations,
+  guardRead,
+  type Refusal,
+} from "../../lib/guard/guard.ts";
+import { IgnoreRules } from "../../lib/guard/ignore_rules.ts";
+import type { FileOperation } from "../../lib/response/operations.ts";
+import { withTempDir, writeFile, writeFiles } from "./helpers.ts";
+
+const write = (path: string, content = "x"): FileOperation => ({ kind: "write", path, content });
+const del = (path: string): FileOperation => ({ kind: "delete", path });
+
+Deno.test("guardOperations passes a harmless reply through, with normalized paths", async () => {
+  await withTempDir(async (root) => {
+    await writeFiles(root, { "src/a.ts": "old", "src/old.ts": "old", ".gitignore": "/logs/\n" });
+    const ops = [write("./src/a.ts", "new"), write("src/new/b.ts"), del("src/old.ts"), del("gone")];
+    const result = await guardOperations(root, ops);
+    assert.deepEqual(result, {
+      ok: true,
+      operations: [
+        { kind: "write", path: "src/a.ts", content: "new" },
+        { kind: "write", path: "src/new/b.ts", content: "x" },
+        { kind: "delete", path: "src/old.ts" },
+        { kind: "delete", path: "gone" },
+      ],
+    });
+  });
+});
+
+Deno.test("guardOperations accepts an empty reply", async () => {
+  await withTempDir(async (root) => {
+    assert.deepEqual(await guardOperations(root, []), { ok: true, operations: [] });
+  });
+});
+
+Deno.test("guardOperations reports every refused path, in reply order, each with its reason", async () => {
+  await withTempDir(async (root) => {
+    await writeFiles(root, { ".gitignore": "*.pem\n", "src/a.ts": "" });
+    await Deno.symlink("src", join(root, "lnk"));
+    const result = await guardOperations(root, [
+      write("../x"),
+      write("fine.ts"),
+      write("BUILD.SH"),
+      write("keys/server.pem"),
+      del("lnk"),
+      write("src"),
+      write("src/fine.ts"),
+    ]);
+    assert.equal(result.ok, false);
+    if (result.ok) return;
+    const reasons = result.refusals.map((r: Refusal) => [r.path, r.reason.split(/[:,;(]/)[0]]);
+    assert.deepEqual(reasons, [
+      ["../x", "contains a `..` segment"],
+      ["BUILD.SH", "is protected"],
+      ["keys/server.pem", "is ignored by .gitignore"],
+      ["lnk", "is a symbolic link "],
+      ["src", "names an existing folder"],
+    ]);
+  });
+});
+
+Deno.test("guardOperations names the protected rule and the ignore rule", async () => {
+  await withTempDir(async (root) => {
+    await writeFiles(root, { ".gitignore": "secrets/\n", "src/.gitignore": "*.gen.ts\n" });
+    const result = await guardOperations(root, [
+      write("agent-config/gemini-key.txt"),
+      write("src/x/y.gen.ts"),
+      write("Secrets/key"),
+    ]);
+    assert.equal(result.ok, false);
+    if (result.ok) return;
+    assert.match(result.refusals[0].reason, /`agent-config\/` in the project root/);
+    assert.equal(
+      result.refusals[1].reason,
+      "is ignored by .gitignore: the rule `*.gen.ts` in src/.gitignore",
+    );
+    assert.match(result.refusals[2].reason, /matches the folder `Secrets` \(comparing names/);
+  });
+});
+
+Deno.test("guardOperations refuses paths through a file the same reply writes", async () => {
+  await withTempDir(async (root) => {
+    const result = await guardOperations(root, [write("a"), write("A/b.ts"), write("c/d.ts")]);
+    assert.equal(result.ok, false);
+    if (result.ok) return;
+    assert.deepEqual(result.refusals.map((r) => r.path), ["A/b.ts"]);
+    assert.match(result.refusals[0].reason, /this reply writes as a file \(`a`\)/);
+  });
+});
+
+Deno.test("guardOperations refuses a path it cannot inspect, and goes on", async () => {
+  await withTempDir(async (root) => {
+    await Deno.symlink("loop", join(root, "loop"));
+    // `loop/x` stops at the link; `src/` exists but `src/.gitignore` is a folder: no rules there.
+    await Deno.mkdir(join(root, "src/.gitignore"), { recursive: true });
+    const result = await guardOperations(root, [write("loop/x"), write("src/a.ts")]);
+    assert.equal(result.ok, false);
+    if (result.ok) return;
+    assert.deepEqual(result.refusals.map((r) => r.path), ["loop/x"]);
+  });
+});
+
+Deno.test("guardOperations stays fast on a 2,000-file reply", async () => {
+  await withTempDir(async (root) => {
+    const ops: FileOperation[] = [];
+    for (let folder = 0; folder < 100; folder++) {
+      await writeFile(root, `src/m${folder}/.gitignore`, "*.tmp\n!keep.tmp\nbuild/\n");
+      for (let file = 0; file < 20; file++) {
+        ops.push(write(`src/m${folder}/sub${file % 4}/f${file}.ts`));
+      }
+    }
+    const started = performance.now();
+    const result = await guardOperations(root, ops);
+    const elapsed = performance.now() - started;
+    assert.equal(result.ok, true);
+    assert.ok(elapsed < 10_000, `took ${Math.round(elapsed)} ms`);
+    console.log(`    2,000 paths guarded in ${Math.round(elapsed)} ms`);
+  });
+});
+
+Deno.test("guardRead lets the context builder read ordinary and readable protected files", async () => {
+  await withTempDir(async (root) => {
+    await writeFiles(root, {
+      "src/a.ts": "",
+      "build.sh": "",
+      ".gitignore": "*.pem\n",
+      "src/UserSpecification.md": "",
+      "target/out.txt": "",
+    });
+    for (const path of ["src/a.ts", "./src/a.ts", "build.sh", ".gitignore", "target/out.txt"]) {
+      assert.equal(await guardRead(root, path), undefined, path);
+    }
+    assert.equal(await guardRead(root, "src/UserSpecification.md"), undefined);
+  });
+});
+
+Deno.test("guardRead refuses what the LLM may not read", async () => {
+  await withTempDir(async (root) => {
+    await writeFiles(root, {
+      ".git/config": "",
+      "agent-config/gemini-key.txt": "k",
+      "logs/x": "",
+      "app-data/d": "",
+      "agent-state/s": "",
+      ".gitignore": "*.pem\n",
+      "keys/a.pem": "",
+      "src/a.ts": "",
+    });
+    await Deno.symlink("src/a.ts", join(root, "link.ts"));
+    const cases: [string, string][] = [
+      [".git/config", "may not be read"],
+      ["AGENT-CONFIG/gemini-key.txt", "may not be read"],
+      ["logs/x", "may not be read"],
+      ["app-data/d", "may not be read"],
+      ["agent-state/s", "may not be read"],
+      ["keys/a.pem", "ignored by .gitignore"],
+      ["link.ts", "symbolic link"],
+      ["src", "existing folder"],
+      ["src/missing.ts", "does not exist"],
+      ["missing/x.ts", "does not exist"],
+      ["../etc/passwd", "`..` segment"],
+      ["/etc/passwd", "absolute"],
+    ];
+    const rules = await IgnoreRules.load(root);
+    for (const [path, reason] of cases) {
+      for (const got of [await guardRead(root, path), await guardRead(root, path, rules)]) {
+        assert.ok(got?.includes(reason), `${path}: ${got}`);
+      }
+    }
+  });
+});
+
+Deno.test("guardRead refuses ignore rules loaded for another project", async () => {
+  await withTempDir(async (root) => {
+    const rules = await IgnoreRules.load(join(root, "other"));
+    await assert.rejects(() => guardRead(root, "a.ts", rules), RangeError);
+  });
+});
+
+Deno.test("formatRefusals: a count line, then one indented line per path", () => {
+  assert.equal(
+    formatRefusals([
+      { path: "../x", reason: "contains a `..` segment" },
+      { path: "build.sh", reason: "is protected" },
+    ]),
+    "refused the reply: 2 paths may not be written\n" +
+      "  ../x: contains a `..` segment\n" +
+      "  build.sh: is protected",
+  );
+  assert.equal(
+    formatRefusals([{ path: "a b", reason: "r" }]),
+    'refused the reply: 1 path may not be written\n  "a b": r',
+  );
+});
+
+Deno.test("displayPath quotes anything that could disguise a path or drive a terminal", () => {
+  assert.equal(displayPath("src/a.ts"), "src/a.ts");
+  assert.equal(displayPath("src/café.ts"), "src/café.ts");
+  assert.equal(displayPath(""), '""');
+  assert.equal(displayPath("a b"), '"a b"');
+  assert.equal(displayPath("a\u001b[2J"), '"a\\u001b[2J"');
+  assert.equal(displayPath("a\nb"), '"a\\nb"');
+  assert.equal(displayPath("a\u0085b"), '"a\\u0085b"');
+  assert.equal(displayPath("a\u2028b"), '"a\\u2028b"');
+  assert.equal(displayPath("a\u202eb"), '"a\\u202eb"');
+  assert.equal(displayPath(".g\u200cit"), '".g\\u200cit"');
+  assert.equal(displayPath("a\ud800"), '"a\\ud800"');
+  assert.equal(displayPath('a"b'), '"a\\"b"');
+  for (let code = 0; code < 0xa0; code++) {
+    const shown = displayPath(`a${String.fromCharCode(code)}b`);
+    assert.ok(
+      [...shown].every((c) => c.charCodeAt(0) >= 0x20 && !(c >= "\u007f" && c <= "\u009f")),
+      `U+${code.toString(16)}: ${JSON.stringify(shown)}`,
+    );
+  }
+});

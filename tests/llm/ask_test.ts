@@ -1,0 +1,438 @@
+/**
+ * Tests of `ask`, one LLM call as the workflows make it, with a real RunLog
+ * in a temporary folder, a memory console and the fake LLM server: the log
+ * files of SPEC.md decision 5 (an `ERROR` reply file on failure, the JSON
+ * body), the refusal of a prompt that holds a key (nothing sent), retries
+ * and the waiting line on stderr, the time-and-tokens line, and — after
+ * every test — no raw key in any file written, anything printed, or any
+ * URL requested.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { Console, memoryStreams } from "../../lib/console/console.ts";
+import { CodeCommitError, InterruptedError } from "../../lib/errors/errors.ts";
+import { ask, describeUsage, TokenTally } from "../../lib/llm/ask.ts";
+import { createClient } from "../../lib/llm/client.ts";
+import { MODELS, type ModelName } from "../../lib/llm/models.ts";
+import { type LlmClient, LlmError } from "../../lib/llm/types.ts";
+import {
+  type CallLogNames,
+  INITIAL_QUERY,
+  repairQuery,
+  SINGLE_QUERY,
+} from "../../lib/logger/log_names.ts";
+import { RunLog } from "../../lib/logger/run_log.ts";
+import { Redactor } from "../../lib/secrets/redact.ts";
+import {
+  type FakeLlmServer,
+  geminiError,
+  geminiReply,
+  loadLlmFixture,
+  openaiReply,
+  type ScriptStep,
+  startFakeLlmServer,
+} from "../support/fake_llm_server.ts";
+import { GEMINI_KEY, listFiles, OPENAI_KEY } from "../support/project.ts";
+
+// ---------------------------------------------------------------------------
+// Harness
+
+const KEYS: Record<ModelName, string> = { "gemini-2.5-pro": GEMINI_KEY, "gpt-5": OPENAI_KEY };
+
+/** One call's world: server, project folder, log, console, client. */
+interface World extends AsyncDisposable {
+  readonly server: FakeLlmServer;
+  readonly root: string;
+  readonly log: RunLog;
+  readonly streams: ReturnType<typeof memoryStreams>;
+  readonly console: Console;
+  readonly redactor: Redactor;
+  readonly client: LlmClient;
+  readonly tally: TokenTally;
+  /** The waits the client asked for. */
+  readonly waits: number[];
+  /** Reads a file of the run's log folder. */
+  read(name: string): Promise<string>;
+  /** The names of the files in the run's log folder, sorted. */
+  files(): Promise<string[]>;
+  /** Everything printed on stderr, joined. */
+  stderr(): string;
+}
+
+async function world(
+  model: ModelName,
+  script: ScriptStep[],
+  options: { terminal?: boolean; timeoutMs?: number } = {},
+): Promise<World> {
+  const server = await startFakeLlmServer(script);
+  const root = await Deno.makeTempDir({ prefix: "code-commit-ask-" });
+  const redactor = new Redactor([GEMINI_KEY, OPENAI_KEY]);
+  const log = await RunLog.create(root, "committing-code", redactor);
+  const streams = memoryStreams({ terminal: options.terminal });
+  const console = new Console(streams, redactor);
+  const waits: number[] = [];
+  const baseUrl = MODELS[model].provider === "gemini" ? server.geminiBaseUrl : server.openaiBaseUrl;
+  const client = createClient(model, KEYS[model], baseUrl, {
+    timeoutMs: options.timeoutMs ?? 30_000,
+    retry: { maxAttempts: 3, baseDelayMs: 1_000, maxDelayMs: 8_000, maxHintMs: 60_000 },
+    random: () => 0.5,
+    sleep: (ms) => {
+      waits.push(ms);
+      return Promise.resolve();
+    },
+  });
+  const w: World = {
+    server,
+    root,
+    log,
+    streams,
+    console,
+    redactor,
+    client,
+    tally: new TokenTally(),
+    waits,
+    read: (name) => Deno.readTextFile(join(root, log.dir, name)),
+    async files() {
+      const names: string[] = [];
+      for await (const entry of Deno.readDir(join(root, log.dir))) names.push(entry.name);
+      return names.sort();
+    },
+    stderr: () => streams.err.join(""),
+    async [Symbol.asyncDispose]() {
+      try {
+        await assertNoLeak(w);
+      } finally {
+        await server.close();
+        await Deno.remove(root, { recursive: true });
+      }
+    },
+  };
+  return w;
+}
+
+/**
+ * The check every test ends with: no raw key in any file under the project
+ * folder, in stdout or stderr, or in any URL or body the server received.
+ */
+async function assertNoLeak(w: World): Promise<void> {
+  const files = await listFiles(w.root);
+  assert.ok(files.length > 0, "some log was written");
+  for (const path of files) {
+    const text = await Deno.readTextFile(join(w.root, path));
+    for (const key of [GEMINI_KEY, OPENAI_KEY]) {
+      assert.ok(!text.includes(key), `a key leaked into ${path}`);
+    }
+  }
+  for (const key of [GEMINI_KEY, OPENAI_KEY]) {
+    assert.ok(!w.streams.out.join("").includes(key), "a key leaked to stdout");
+    assert.ok(!w.streams.err.join("").includes(key), "a key leaked to stderr");
+    for (const request of w.server.requests) {
+      assert.ok(!request.path.includes(key), `a key was sent in the URL ${request.path}`);
+      assert.ok(!request.bodyText.includes(key), "a key was sent in a request body");
+    }
+  }
+}
+
+/** Runs `ask` and returns the error it must throw. */
+async function askFailing(w: World, prompt: string, names: CallLogNames, signal?: AbortSignal) {
+  try {
+    await ask(w.client, prompt, {
+      console: w.console,
+      log: w.log,
+      names,
+      redactor: w.redactor,
+      tally: w.tally,
+      signal,
+    });
+  } catch (error) {
+    return error;
+  }
+  assert.fail("ask succeeded");
+}
+
+function askOk(w: World, prompt: string, names: CallLogNames) {
+  return ask(w.client, prompt, {
+    console: w.console,
+    log: w.log,
+    names,
+    redactor: w.redactor,
+    tally: w.tally,
+  });
+}
+
+async function fixtureText(file: string): Promise<string> {
+  return JSON.stringify((await loadLlmFixture(file)).body, null, 2);
+}
+
+const PROMPT = "[project structure]\n[query] Rename fullName.\n--- src/a.ts ---\nconst x = 1;\n";
+
+// ---------------------------------------------------------------------------
+// Success
+
+Deno.test("success: query, reply text and whole JSON body logged under the call's names", async () => {
+  await using w = await world("gemini-2.5-pro", [{ kind: "fixture", file: "gemini/ok.json" }]);
+  const reply = await askOk(w, PROMPT, INITIAL_QUERY);
+
+  assert.deepEqual(await w.files(), [
+    "1-initial-query-response.json",
+    "1-initial-query-response.txt",
+    "1-initial-query.txt",
+  ]);
+  assert.equal(await w.read("1-initial-query.txt"), PROMPT);
+  assert.equal(await w.read("1-initial-query-response.txt"), reply.text);
+  assert.equal(await w.read("1-initial-query-response.json"), await fixtureText("gemini/ok.json"));
+  assert.equal(w.server.requests.length, 1);
+  assert.equal(
+    (w.server.requests[0].body as { contents: { parts: { text: string }[] }[] }).contents[0]
+      .parts[0].text,
+    PROMPT,
+    "the prompt is sent as logged",
+  );
+  // The model, the time taken and the tokens, on stderr; nothing on stdout.
+  assert.deepEqual(w.streams.out, []);
+  assert.match(
+    w.stderr(),
+    /^gemini-2\.5-pro answered in \d+(\.\d+)?s: 1,843 input, 97 output, 1,112 thinking tokens\n$/,
+  );
+  assert.equal(w.tally.calls, 1);
+  assert.deepEqual([w.tally.input, w.tally.output, w.tally.thinking], [1843, 97, 1112]);
+});
+
+Deno.test("success with a truncated reply: logged, and the line says it was cut off", async () => {
+  await using w = await world("gpt-5", [{ kind: "fixture", file: "openai/length.json" }]);
+  const reply = await askOk(w, PROMPT, SINGLE_QUERY);
+  assert.equal(reply.truncated, true);
+  assert.deepEqual(await w.files(), ["query-response.json", "query-response.txt", "query.txt"]);
+  assert.equal(await w.read("query-response.txt"), reply.text);
+  assert.match(
+    w.stderr(),
+    /^gpt-5 answered in [\d.]+s: 5,877 input, 64 output, 4,032 thinking tokens; the reply was cut off at the model's output limit\n$/,
+  );
+});
+
+Deno.test("a retry is reported on stderr with the server's wait, and the attempts counted", async () => {
+  await using w = await world("gemini-2.5-pro", [
+    { kind: "fixture", file: "gemini/429-retry-info.json", replace: { '"58s"': '"0.2s"' } },
+    geminiReply("^^^src/a.ts\nok\n^^^end\n"),
+  ]);
+  await askOk(w, PROMPT, repairQuery(2));
+  assert.deepEqual(w.waits, [200]);
+  const stderr = w.stderr();
+  assert.match(
+    stderr,
+    /^warning: gemini-2\.5-pro: HTTP 429 RESOURCE_EXHAUSTED: You exceeded your current quota[^]*; retrying in 0\.2s as the server asked \(attempt 2 of 3\)\n/,
+  );
+  assert.match(stderr, /\ngemini-2\.5-pro answered in [\d.]+s: .* \(2 attempts\)\n$/);
+  assert.deepEqual(await w.files(), [
+    "3-repair-query-2-response.json",
+    "3-repair-query-2-response.txt",
+    "3-repair-query-2.txt",
+  ]);
+  assert.equal(await w.read("3-repair-query-2-response.txt"), "^^^src/a.ts\nok\n^^^end\n");
+});
+
+Deno.test("a retry after the backoff is reported without 'as the server asked'", async () => {
+  await using w = await world("gemini-2.5-pro", [
+    geminiError(503, "The model is overloaded. Please try again later.", "UNAVAILABLE"),
+    geminiReply("done"),
+  ]);
+  await askOk(w, PROMPT, INITIAL_QUERY);
+  assert.match(
+    w.stderr(),
+    /^warning: gemini-2\.5-pro: HTTP 503 UNAVAILABLE: The model is overloaded\. Please try again later\.; retrying in 0\.75s \(attempt 2 of 3\)\n/,
+  );
+});
+
+// ---------------------------------------------------------------------------
+// Failures
+
+Deno.test("a 400: the reply file starts with ERROR, the .json holds the error body, one request", async () => {
+  await using w = await world("gpt-5", [
+    { kind: "fixture", file: "openai/400-unsupported-parameter.json" },
+    openaiReply("never"),
+  ]);
+  const error = await askFailing(w, PROMPT, INITIAL_QUERY);
+  assert.ok(error instanceof LlmError);
+  assert.equal(w.server.requests.length, 1);
+  const text = await w.read("1-initial-query-response.txt");
+  assert.equal(text, `ERROR\n${error.message}\n`);
+  assert.match(text, /^ERROR\ngpt-5: HTTP 400 unsupported_value: Unsupported value: 'temperature'/);
+  assert.equal(
+    await w.read("1-initial-query-response.json"),
+    await fixtureText("openai/400-unsupported-parameter.json"),
+  );
+  assert.equal(await w.read("1-initial-query.txt"), PROMPT);
+  assert.equal(w.tally.calls, 0);
+  assert.doesNotMatch(w.stderr(), /answered in/);
+});
+
+Deno.test("a 200 that is no usable reply (blocked prompt): ERROR with the reason, body kept", async () => {
+  await using w = await world("gemini-2.5-pro", [
+    { kind: "fixture", file: "gemini/blocked-prompt.json" },
+  ]);
+  await askFailing(w, PROMPT, INITIAL_QUERY);
+  assert.equal(
+    await w.read("1-initial-query-response.txt"),
+    "ERROR\ngemini-2.5-pro: Gemini blocked the prompt (PROHIBITED_CONTENT)\n",
+  );
+  assert.equal(
+    await w.read("1-initial-query-response.json"),
+    await fixtureText("gemini/blocked-prompt.json"),
+  );
+});
+
+Deno.test("a timeout: ERROR saying so, and no .json (nothing was received)", async () => {
+  await using w = await world("gemini-2.5-pro", [{ kind: "hang" }], { timeoutMs: 200 });
+  const error = await askFailing(w, PROMPT, INITIAL_QUERY);
+  assert.ok(error instanceof LlmError);
+  assert.deepEqual(await w.files(), ["1-initial-query-response.txt", "1-initial-query.txt"]);
+  assert.equal(
+    await w.read("1-initial-query-response.txt"),
+    "ERROR\ngemini-2.5-pro: no reply within 0.2s; raise --llm-timeout if the model needs longer\n",
+  );
+});
+
+Deno.test("an interrupted call: InterruptedError and an ERROR reply file saying so", async () => {
+  await using w = await world("gpt-5", [{ kind: "hang" }]);
+  const controller = new AbortController();
+  const pending = askFailing(w, PROMPT, INITIAL_QUERY, controller.signal);
+  while (w.server.requests.length < 1) await new Promise((r) => setTimeout(r, 5));
+  controller.abort();
+  assert.ok((await pending) instanceof InterruptedError);
+  assert.equal(
+    await w.read("1-initial-query-response.txt"),
+    "ERROR\ninterrupted (Ctrl-C) before the reply arrived\n",
+  );
+});
+
+Deno.test("OpenAI's 401 echo of the key is masked in the logs and on the console", async () => {
+  // The fixture's echo ends with the sent key's last four characters.
+  await using w = await world("gpt-5", [{
+    kind: "fixture",
+    file: "openai/401-invalid-key.json",
+    replace: { "abcd.": `${OPENAI_KEY.slice(-4)}.` },
+  }]);
+  const error = await askFailing(w, PROMPT, INITIAL_QUERY);
+  assert.ok(error instanceof LlmError);
+  assert.match(error.message, /\(check the key in agent-config\/openai-key\.txt\)$/);
+  // The workflow prints the error through the console, as main.ts does.
+  w.console.error(error.message);
+
+  const tail4 = OPENAI_KEY.slice(-4);
+  const mask = `********${OPENAI_KEY.slice(-2)}`;
+  for (const text of [
+    await w.read("1-initial-query-response.txt"),
+    await w.read("1-initial-query-response.json"),
+    w.stderr(),
+  ]) {
+    assert.ok(text.includes(`Incorrect API key provided: ${mask}.`), text);
+    assert.ok(!text.includes(tail4), `the key's last four characters leaked: ${text}`);
+    assert.ok(!text.includes("sk-proj-*"), text);
+  }
+});
+
+// ---------------------------------------------------------------------------
+// A prompt holding a key is never sent
+
+for (const [model, key] of [
+  ["gemini-2.5-pro", GEMINI_KEY],
+  ["gemini-2.5-pro", OPENAI_KEY], // the key of the model not in use counts too
+  ["gpt-5", OPENAI_KEY],
+] as const) {
+  Deno.test(`${model}: a prompt holding ${key.slice(0, 6)}… is refused before it is sent`, async () => {
+    await using w = await world(model, [geminiReply("never"), openaiReply("never")]);
+    const prompt = `${PROMPT}--- config/settings.ts ---\nconst apiKey = "${key}";\n`;
+    const error = await askFailing(w, prompt, INITIAL_QUERY);
+    assert.ok(error instanceof CodeCommitError);
+    assert.ok(!(error instanceof LlmError));
+    assert.equal(w.server.requests.length, 0, "nothing reached the server");
+    assert.match(error.message, new RegExp(`^the prompt for ${model} contains an API key`));
+    assert.ok(error.message.includes(`${w.log.dir}/1-initial-query.txt`), error.message);
+    assert.ok(!error.message.includes(key));
+
+    const logged = await w.read("1-initial-query.txt");
+    assert.equal(logged, prompt.replace(key, `********${key.slice(-2)}`), "logged, masked");
+    const reply = await w.read("1-initial-query-response.txt");
+    assert.equal(reply, `ERROR\n${error.message}\n`);
+    assert.deepEqual(await w.files(), ["1-initial-query-response.txt", "1-initial-query.txt"]);
+    assert.doesNotMatch(w.stderr(), /answered in/);
+  });
+}
+
+// ---------------------------------------------------------------------------
+// The waiting line
+
+Deno.test("not a terminal: no live line, no control characters on stderr", async () => {
+  await using w = await world("gpt-5", [openaiReply("done", { finishReason: "stop" })]);
+  await askOk(w, PROMPT, INITIAL_QUERY);
+  assert.equal(w.streams.err.length, 1, "only the answered line");
+  assert.doesNotMatch(w.stderr(), /[\r\x1b]/);
+});
+
+Deno.test("a terminal: the waiting line is drawn, then cleared before the answered line", async () => {
+  await using w = await world("gemini-2.5-pro", [geminiReply("done")], { terminal: true });
+  await askOk(w, PROMPT, INITIAL_QUERY);
+  const err = w.streams.err;
+  assert.equal(err[0], "\r\x1b[2Kwaiting for gemini-2.5-pro… 0s");
+  assert.equal(err[1], "\r\x1b[2K", "cleared when the reply arrived");
+  assert.match(err[2], /^gemini-2\.5-pro answered in /);
+  assert.equal(err.length, 3);
+});
+
+Deno.test("a terminal: a retry warning goes above the waiting line, which is redrawn", async () => {
+  await using w = await world("gemini-2.5-pro", [
+    geminiError(503, "The model is overloaded.", "UNAVAILABLE"),
+    geminiReply("done"),
+  ], { terminal: true });
+  await askOk(w, PROMPT, INITIAL_QUERY);
+  const err = w.streams.err;
+  assert.equal(err[0], "\r\x1b[2Kwaiting for gemini-2.5-pro… 0s");
+  assert.equal(err[1], "\r\x1b[2K");
+  assert.match(err[2], /^warning: gemini-2\.5-pro: HTTP 503 .*retrying in 0\.75s/);
+  assert.match(err[3], /^\r\x1b\[2Kwaiting for gemini-2\.5-pro… \d+s$/);
+  assert.equal(err[4], "\r\x1b[2K");
+  assert.match(err[5], /answered in/);
+});
+
+Deno.test("a terminal: the waiting line is cleared when the call fails", async () => {
+  await using w = await world("gpt-5", [{ kind: "fixture", file: "openai/400-unsupported-parameter.json" }], {
+    terminal: true,
+  });
+  await askFailing(w, PROMPT, INITIAL_QUERY);
+  assert.deepEqual(w.streams.err, ["\r\x1b[2Kwaiting for gpt-5… 0s", "\r\x1b[2K"]);
+});
+
+// ---------------------------------------------------------------------------
+// Token totals
+
+Deno.test("TokenTally adds calls and describes the totals with thousands separators", () => {
+  const tally = new TokenTally();
+  assert.equal(tally.describe(), "0 input, 0 output, 0 thinking tokens");
+  tally.add({ input: 12_000, output: 2_000, thinking: 4_500 });
+  tally.add({ input: 345, output: 100, thinking: 500 });
+  assert.equal(tally.calls, 2);
+  assert.equal(tally.describe(), "12,345 input, 2,100 output, 5,000 thinking tokens");
+  assert.equal(describeUsage({ input: 1, output: 1_000_000, thinking: 0 }), "1 input, 1,000,000 output, 0 thinking tokens");
+});
+
+Deno.test("two calls of a run add up in the tally", async () => {
+  await using w = await world("gpt-5", [
+    openaiReply("one", { usage: { prompt: 100, completion: 30, reasoning: 20 } }),
+    openaiReply("two", { usage: { prompt: 200, completion: 50, reasoning: 40 } }),
+  ]);
+  await askOk(w, PROMPT, INITIAL_QUERY);
+  await askOk(w, PROMPT, repairQuery(1));
+  assert.deepEqual(
+    [w.tally.calls, w.tally.input, w.tally.output, w.tally.thinking],
+    [2, 300, 20, 60],
+  );
+  assert.deepEqual(await w.files(), [
+    "1-initial-query-response.json",
+    "1-initial-query-response.txt",
+    "1-initial-query.txt",
+    "2-repair-query-1-response.json",
+    "2-repair-query-1-response.txt",
+    "2-repair-query-1.txt",
+  ]);
+});

@@ -1,0 +1,831 @@
+/**
+ * Tests of the LLM client against the fake LLM server (real HTTP on
+ * 127.0.0.1): the requests it sends (key in a header, never in the URL or
+ * the body), the replies it reads, which failures it retries and exactly
+ * how long it waits (the server's hints first, else the backoff formula),
+ * the bounded attempts, the per-request timeout and the abort signal.
+ *
+ * Waits are recorded by an injected `sleep`; one test per API uses the
+ * real sleep to show it really waits.
+ */
+
+import assert from "node:assert/strict";
+import { createClient } from "../../lib/llm/client.ts";
+import { resolveBaseUrl } from "../../lib/llm/endpoint.ts";
+import { MODELS, type ModelName } from "../../lib/llm/models.ts";
+import type { RetryPolicy } from "../../lib/llm/retry.ts";
+import { type LlmClient, LlmError, type RetryNotice } from "../../lib/llm/types.ts";
+import { InterruptedError } from "../../lib/errors/errors.ts";
+import {
+  type FakeLlmServer,
+  geminiError,
+  geminiReply,
+  loadLlmFixture,
+  openaiError,
+  openaiReply,
+  type ResponseStep,
+  type ScriptStep,
+  startFakeLlmServer,
+} from "../support/fake_llm_server.ts";
+import { GEMINI_KEY, OPENAI_KEY } from "../support/project.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+// ---------------------------------------------------------------------------
+// Harness
+
+const KEYS: Record<ModelName, string> = { "gemini-2.5-pro": GEMINI_KEY, "gpt-5": OPENAI_KEY };
+
+/** The test policy: 3 attempts, 1 s doubling to 8 s, hints up to 60 s. */
+const POLICY: RetryPolicy = {
+  maxAttempts: 3,
+  baseDelayMs: 1_000,
+  maxDelayMs: 8_000,
+  maxHintMs: 60_000,
+};
+
+/** A running fake server that `await using` closes. */
+type Server = FakeLlmServer & AsyncDisposable;
+
+async function serve(script: ScriptStep[]): Promise<Server> {
+  const server = await startFakeLlmServer(script);
+  return Object.assign(server, { [Symbol.asyncDispose]: () => server.close() });
+}
+
+/** What one client under test recorded. */
+interface Harness {
+  readonly client: LlmClient;
+  /** Every wait the client asked for, in milliseconds. */
+  readonly waits: number[];
+  /** Every retry notice, in order. */
+  readonly notices: RetryNotice[];
+}
+
+interface HarnessOptions {
+  readonly retry?: RetryPolicy;
+  readonly timeoutMs?: number;
+  readonly random?: () => number;
+  /** Use the client's own sleep instead of recording. */
+  readonly realSleep?: boolean;
+}
+
+/** Makes a client of `model` pointed at `server` the way a session does. */
+function harness(model: ModelName, server: FakeLlmServer, options: HarnessOptions = {}): Harness {
+  const info = MODELS[model];
+  const value = info.provider === "gemini" ? server.geminiBaseUrl : server.openaiBaseUrl;
+  const baseUrl = resolveBaseUrl(info.baseUrlEnv, value, info.defaultBaseUrl);
+  const waits: number[] = [];
+  const notices: RetryNotice[] = [];
+  const sleep = (ms: number, signal?: AbortSignal) => {
+    waits.push(ms);
+    return signal?.aborted ? Promise.reject(new InterruptedError()) : Promise.resolve();
+  };
+  const client = createClient(model, KEYS[model], baseUrl, {
+    timeoutMs: options.timeoutMs ?? 30_000,
+    retry: options.retry ?? POLICY,
+    random: options.random ?? (() => 0.5),
+    ...(options.realSleep ? {} : { sleep }),
+  });
+  const complete = client.complete.bind(client);
+  return {
+    waits,
+    notices,
+    client: {
+      model: client.model,
+      complete: (prompt, callOptions = {}) =>
+        complete(prompt, {
+          ...callOptions,
+          onRetry: (notice) => {
+            notices.push(notice);
+            callOptions.onRetry?.(notice);
+          },
+        }),
+    },
+  };
+}
+
+/** Calls and returns the LlmError the call must end with. */
+async function failure(client: LlmClient, prompt = "the prompt"): Promise<LlmError> {
+  try {
+    await client.complete(prompt);
+  } catch (error) {
+    assert.ok(error instanceof LlmError, `expected an LlmError, got ${error}`);
+    return error;
+  }
+  assert.fail("the call succeeded");
+}
+
+/**
+ * The key is in the API's header and nowhere else: not in any URL, body or
+ * other header of any request the server received.
+ */
+function assertKeyOnlyInHeader(server: FakeLlmServer): void {
+  for (const request of server.requests) {
+    for (const key of [GEMINI_KEY, OPENAI_KEY]) {
+      assert.ok(!request.path.includes(key), `a key is in the URL ${request.path}`);
+      assert.ok(!decodeURIComponent(request.path).includes(key), "a key is in the URL");
+      assert.ok(!request.bodyText.includes(key), "a key is in the request body");
+    }
+    const { "x-goog-api-key": googKey, authorization, ...others } = request.headers;
+    for (const [name, value] of Object.entries(others)) {
+      assert.ok(!value.includes(GEMINI_KEY) && !value.includes(OPENAI_KEY), `key in ${name}`);
+    }
+    if (request.api === "gemini") {
+      assert.equal(googKey, GEMINI_KEY);
+      assert.equal(authorization, undefined);
+    } else {
+      assert.equal(authorization, `Bearer ${OPENAI_KEY}`);
+      assert.equal(googKey, undefined);
+    }
+  }
+}
+
+/** No raw key in a text the user may see. */
+function assertNoKey(text: string): void {
+  assert.ok(!text.includes(GEMINI_KEY) && !text.includes(OPENAI_KEY), `a key in: ${text}`);
+}
+
+/** The Gemini RetryInfo detail. */
+function retryInfo(delay: string): Json {
+  return { "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: delay };
+}
+
+/** `step` with more response headers. */
+function withHeaders(step: ResponseStep, headers: Record<string, string>): ResponseStep {
+  return { ...step, headers: { ...step.headers, ...headers } };
+}
+
+/** The body the server sends for a fixture (pretty-printed JSON). */
+async function fixtureText(file: string): Promise<string> {
+  return JSON.stringify((await loadLlmFixture(file)).body, null, 2);
+}
+
+/** Waits until the server has received `count` requests. */
+async function receivedRequests(server: FakeLlmServer, count: number): Promise<void> {
+  while (server.requests.length < count) await new Promise((r) => setTimeout(r, 5));
+}
+
+const OVERLOADED = () => geminiError(503, "The model is overloaded.", "UNAVAILABLE");
+
+// ---------------------------------------------------------------------------
+// Requests and replies
+
+Deno.test("Gemini: POST <base>/models/gemini-2.5-pro:generateContent, key in x-goog-api-key", async () => {
+  await using server = await serve([{ kind: "fixture", file: "gemini/ok.json" }]);
+  const { client } = harness("gemini-2.5-pro", server);
+  const prompt = "Rename the helper.\n--- src/a.ts ---\nconst é = \"✓\";\n";
+  const reply = await client.complete(prompt);
+
+  assert.equal(server.requests.length, 1);
+  const [request] = server.requests;
+  assert.equal(request.method, "POST");
+  assert.equal(request.path, "/v1beta/models/gemini-2.5-pro:generateContent");
+  assert.equal(request.api, "gemini");
+  assert.equal(request.model, "gemini-2.5-pro");
+  assert.equal(request.headers["x-goog-api-key"], GEMINI_KEY);
+  assert.match(request.headers["content-type"], /^application\/json/);
+  assert.equal((request.body as Json).contents[0].parts[0].text, prompt);
+  assertKeyOnlyInHeader(server);
+
+  const body = await fixtureText("gemini/ok.json");
+  assert.equal(reply.body, body, "the whole JSON body, as received");
+  assert.equal(reply.text, JSON.parse(body).candidates[0].content.parts[0].text);
+  assert.deepEqual(reply.usage, { input: 1843, output: 97, thinking: 1112 });
+  assert.equal(reply.finishReason, "STOP");
+  assert.equal(reply.truncated, false);
+  assert.equal(reply.attempts, 1);
+  assert.ok(reply.elapsedMs > 0);
+});
+
+Deno.test("OpenAI: POST <base>/chat/completions, Bearer key, gpt-5, no temperature or limits", async () => {
+  await using server = await serve([{ kind: "fixture", file: "openai/ok.json" }]);
+  const { client } = harness("gpt-5", server);
+  const reply = await client.complete("Make the build pass.");
+
+  assert.equal(server.requests.length, 1);
+  const [request] = server.requests;
+  assert.equal(request.method, "POST");
+  assert.equal(request.path, "/v1/chat/completions");
+  assert.equal(request.headers.authorization, `Bearer ${OPENAI_KEY}`);
+  assert.match(request.headers["content-type"], /^application\/json/);
+  const body = request.body as Json;
+  assert.equal(body.model, "gpt-5");
+  assert.deepEqual(body.messages, [{ role: "user", content: "Make the build pass." }]);
+  for (const name of ["temperature", "max_tokens", "max_completion_tokens"]) {
+    assert.equal(name in body, false, `${name} must not be sent to gpt-5`);
+  }
+  assert.deepEqual(Object.keys(body).sort(), ["messages", "model"]);
+  assertKeyOnlyInHeader(server);
+
+  assert.equal(reply.body, await fixtureText("openai/ok.json"));
+  assert.deepEqual(reply.usage, { input: 1791, output: 92, thinking: 1152 });
+  assert.equal(reply.finishReason, "stop");
+  assert.equal(reply.attempts, 1);
+});
+
+Deno.test("Gemini thought parts through HTTP: only the answer parts, joined", async () => {
+  await using server = await serve([{ kind: "fixture", file: "gemini/thought-parts.json" }]);
+  const fixture = await loadLlmFixture("gemini/thought-parts.json");
+  const reply = await harness("gemini-2.5-pro", server).client.complete("x");
+  assert.equal(reply.text, (fixture as unknown as { _expectedText: string })._expectedText);
+});
+
+Deno.test("truncated replies come back marked, not as errors (MAX_TOKENS, length)", async () => {
+  await using server = await serve([
+    { kind: "fixture", file: "gemini/max-tokens-no-candidates-token-count.json" },
+    { kind: "fixture", file: "openai/length.json" },
+  ]);
+  const gemini = await harness("gemini-2.5-pro", server).client.complete("x");
+  assert.equal(gemini.truncated, true);
+  assert.equal(gemini.text, "");
+  assert.deepEqual(gemini.usage, { input: 1843, output: 0, thinking: 8189 });
+  const openai = await harness("gpt-5", server).client.complete("x");
+  assert.equal(openai.truncated, true);
+  assert.equal(openai.finishReason, "length");
+  assert.match(openai.text, /for \(const tok$/);
+});
+
+/** 200 answers that are not usable replies: an error naming why, never retried. */
+const UNUSABLE: [string, ModelName, ScriptStep, RegExp][] = [
+  [
+    "a blocked prompt",
+    "gemini-2.5-pro",
+    { kind: "fixture", file: "gemini/blocked-prompt.json" },
+    /^gemini-2\.5-pro: Gemini blocked the prompt \(PROHIBITED_CONTENT\)$/,
+  ],
+  [
+    "a SAFETY finish",
+    "gemini-2.5-pro",
+    { kind: "fixture", file: "gemini/safety-finish.json" },
+    /^gemini-2\.5-pro: Gemini stopped the reply \(finish reason SAFETY\)$/,
+  ],
+  [
+    "an empty Gemini reply",
+    "gemini-2.5-pro",
+    geminiReply(""),
+    /^gemini-2\.5-pro: Gemini returned an empty reply \(finish reason STOP\)$/,
+  ],
+  [
+    "an OpenAI refusal",
+    "gpt-5",
+    { kind: "fixture", file: "openai/refusal.json" },
+    /^gpt-5: the model refused: I'm sorry, but I can't help with that\.$/,
+  ],
+  [
+    "a body of the wrong shape",
+    "gpt-5",
+    { kind: "response", status: 200, body: { choices: "none" } },
+    /^gpt-5: the reply is not a chat completion: /,
+  ],
+  [
+    "a body that is not JSON",
+    "gemini-2.5-pro",
+    { kind: "response", status: 200, body: "<html>\n<body>Welcome to the captive portal</body>" },
+    /^gemini-2\.5-pro: the reply is not JSON: <html> <body>Welcome to the captive portal<\/body>$/,
+  ],
+];
+
+for (const [name, model, step, pattern] of UNUSABLE) {
+  Deno.test(`a 200 with ${name} is an LlmError with the body, not retried`, async () => {
+    await using server = await serve([step, step]);
+    const { client, waits } = harness(model, server);
+    const error = await failure(client);
+    assert.match(error.message, pattern);
+    assert.equal(error.status, 200);
+    assert.ok(error.body !== undefined && error.body.length > 0, "the body is kept for the log");
+    assert.equal(server.requests.length, 1);
+    assert.deepEqual(waits, []);
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Errors that are not retried
+
+/** Non-retryable errors: the step, the model, what the message must contain, the key hint. */
+const NOT_RETRIED: [string, ModelName, ScriptStep, string, boolean][] = [
+  [
+    "Gemini 400 (invalid key)",
+    "gemini-2.5-pro",
+    { kind: "fixture", file: "gemini/400-invalid-argument.json" },
+    "HTTP 400 INVALID_ARGUMENT: API key not valid. Please pass a valid API key.",
+    false,
+  ],
+  [
+    "Gemini 403 (API disabled)",
+    "gemini-2.5-pro",
+    { kind: "fixture", file: "gemini/403-permission-denied.json" },
+    "HTTP 403 PERMISSION_DENIED: Generative Language API has not been used in project",
+    true,
+  ],
+  [
+    "Gemini 404",
+    "gemini-2.5-pro",
+    geminiError(404, "models/gemini-2.5-pro is not found for API version v1beta.", "NOT_FOUND"),
+    "HTTP 404 NOT_FOUND: models/gemini-2.5-pro is not found for API version v1beta.",
+    false,
+  ],
+  [
+    "Gemini 401",
+    "gemini-2.5-pro",
+    geminiError(401, "Request had invalid authentication credentials.", "UNAUTHENTICATED"),
+    "HTTP 401 UNAUTHENTICATED: Request had invalid authentication credentials.",
+    true,
+  ],
+  [
+    "OpenAI 400 (unsupported temperature)",
+    "gpt-5",
+    { kind: "fixture", file: "openai/400-unsupported-parameter.json" },
+    "HTTP 400 unsupported_value: Unsupported value: 'temperature' does not support 0.2",
+    false,
+  ],
+  [
+    "OpenAI 401 (invalid key)",
+    "gpt-5",
+    { kind: "fixture", file: "openai/401-invalid-key.json" },
+    "HTTP 401 invalid_api_key: Incorrect API key provided: sk-proj-***",
+    true,
+  ],
+  [
+    "OpenAI 403",
+    "gpt-5",
+    openaiError(403, "Country, region, or territory not supported", "request_forbidden", "unsupported_country_region_territory"),
+    "HTTP 403 unsupported_country_region_territory: Country, region, or territory not supported",
+    true,
+  ],
+  [
+    "OpenAI 404",
+    "gpt-5",
+    openaiError(404, "The model `gpt-5` does not exist or you do not have access to it.", "invalid_request_error", "model_not_found"),
+    "HTTP 404 model_not_found: The model `gpt-5` does not exist",
+    false,
+  ],
+];
+
+for (const [name, model, step, expected, keyHint] of NOT_RETRIED) {
+  Deno.test(`${name}: exactly one request, the API's own message`, async () => {
+    await using server = await serve([step, geminiReply("never sent"), openaiReply("never")]);
+    const { client, waits, notices } = harness(model, server);
+    const error = await failure(client);
+    assert.equal(server.requests.length, 1, "not retried");
+    assert.deepEqual(waits, []);
+    assert.deepEqual(notices, []);
+    assert.ok(error.message.startsWith(`${model}: `), error.message);
+    assert.ok(error.message.includes(expected), error.message);
+    const hint = ` (check the key in ${MODELS[model].keyFile})`;
+    assert.equal(error.message.endsWith(hint), keyHint, error.message);
+    assert.doesNotMatch(error.message, /after \d+ attempts/);
+    const status = step.kind === "fixture"
+      ? (await loadLlmFixture(step.file)).status
+      : (step as ResponseStep).status;
+    assert.equal(error.status, status);
+    assert.ok(error.body?.includes('"error"'), "the error body is kept for the log");
+    assertNoKey(error.message);
+    assertKeyOnlyInHeader(server);
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Retries and their waits
+
+for (const status of [408, 429, 500, 502, 503, 504]) {
+  for (const model of ["gemini-2.5-pro", "gpt-5"] as const) {
+    Deno.test(`${model}: HTTP ${status} is retried after the backoff, then succeeds`, async () => {
+      const error = model === "gpt-5"
+        ? openaiError(status, `failure ${status}`, "server_error")
+        : geminiError(status, `failure ${status}`, "UNAVAILABLE");
+      const ok = model === "gpt-5" ? openaiReply("done") : geminiReply("done");
+      await using server = await serve([error, ok]);
+      const { client, waits, notices } = harness(model, server);
+      const reply = await client.complete("x");
+      assert.equal(reply.text, "done");
+      assert.equal(reply.attempts, 2);
+      assert.equal(server.requests.length, 2);
+      // No hint: base 1000 ms · 2^0, jitter factor 0.5 + 0.5/2 = 0.75.
+      assert.deepEqual(waits, [750]);
+      assert.equal(notices.length, 1);
+      assert.equal(notices[0].attempt, 1);
+      assert.equal(notices[0].maxAttempts, 3);
+      assert.equal(notices[0].delayMs, 750);
+      assert.equal(notices[0].serverHint, false);
+      assert.match(notices[0].reason, new RegExp(`^HTTP ${status} .*failure ${status}$`));
+      assert.equal(server.requests[0].bodyText, server.requests[1].bodyText, "the same request");
+      assertKeyOnlyInHeader(server);
+    });
+  }
+}
+
+Deno.test("backoff without hints: base·2^(n-1), capped, times the jitter drawn from random", async () => {
+  await using server = await serve([
+    OVERLOADED(),
+    OVERLOADED(),
+    OVERLOADED(),
+    OVERLOADED(),
+    OVERLOADED(),
+    geminiReply("finally"),
+  ]);
+  const draws = [0, 0.5, 0.999, 0.25, 0];
+  const { client, waits, notices } = harness("gemini-2.5-pro", server, {
+    retry: { maxAttempts: 6, baseDelayMs: 1_000, maxDelayMs: 5_000, maxHintMs: 60_000 },
+    random: () => draws.shift()!,
+  });
+  const reply = await client.complete("x");
+  assert.equal(reply.attempts, 6);
+  // ceilings 1000, 2000, 4000, 5000 (capped), 5000; factors 0.5, 0.75, 0.9995, 0.625, 0.5
+  assert.deepEqual(waits, [500, 1_500, 3_998, 3_125, 2_500]);
+  assert.deepEqual(notices.map((n) => n.attempt), [1, 2, 3, 4, 5]);
+  assert.ok(notices.every((n) => !n.serverHint && n.maxAttempts === 6));
+});
+
+/** Server hints: the step and the wait it must give. */
+const HINTS: [string, ModelName, ScriptStep, number][] = [
+  [
+    "OpenAI 429: retry-after-ms beats retry-after",
+    "gpt-5",
+    { kind: "fixture", file: "openai/429-rate-limit.json" }, // retry-after-ms 1200, retry-after 2
+    1_200,
+  ],
+  [
+    "retry-after in seconds",
+    "gpt-5",
+    withHeaders(openaiError(503, "busy", "server_error"), { "retry-after": "7" }),
+    7_000,
+  ],
+  [
+    "Gemini 429 fixture: RetryInfo 58s",
+    "gemini-2.5-pro",
+    { kind: "fixture", file: "gemini/429-retry-info.json" },
+    58_000,
+  ],
+  [
+    "RetryInfo 1.2s",
+    "gemini-2.5-pro",
+    { kind: "fixture", file: "gemini/429-retry-info.json", replace: { '"58s"': '"1.2s"' } },
+    1_200,
+  ],
+  [
+    "retry-after beats RetryInfo",
+    "gemini-2.5-pro",
+    withHeaders(
+      geminiError(429, "quota", "RESOURCE_EXHAUSTED", [retryInfo("58s")]),
+      { "retry-after": "3" },
+    ),
+    3_000,
+  ],
+  [
+    "retry-after-ms beats retry-after and RetryInfo",
+    "gemini-2.5-pro",
+    withHeaders(
+      geminiError(429, "quota", "RESOURCE_EXHAUSTED", [retryInfo("58s")]),
+      { "retry-after-ms": "250", "retry-after": "3" },
+    ),
+    250,
+  ],
+  [
+    "retry-after as a date in the past: no wait",
+    "gpt-5",
+    withHeaders(openaiError(503, "busy", "server_error"), {
+      "retry-after": "Wed, 21 Oct 2015 07:28:00 GMT",
+    }),
+    0,
+  ],
+  [
+    "a hint on a 503, not only a 429",
+    "gemini-2.5-pro",
+    geminiError(503, "The model is overloaded.", "UNAVAILABLE", [retryInfo("0.250s")]),
+    250,
+  ],
+];
+
+for (const [name, model, step, expected] of HINTS) {
+  Deno.test(`the wait follows the server's hint: ${name}`, async () => {
+    const ok = model === "gpt-5" ? openaiReply("done") : geminiReply("done");
+    await using server = await serve([step, ok]);
+    const { client, waits, notices } = harness(model, server);
+    const reply = await client.complete("x");
+    assert.equal(reply.text, "done");
+    assert.deepEqual(waits, [expected]);
+    assert.equal(notices[0].delayMs, expected);
+    assert.equal(notices[0].serverHint, true);
+  });
+}
+
+Deno.test("an unreadable retry-after falls back to the backoff", async () => {
+  await using server = await serve([
+    withHeaders(openaiError(503, "busy", "server_error"), { "retry-after": "soon" }),
+    openaiReply("done"),
+  ]);
+  const { client, waits, notices } = harness("gpt-5", server);
+  await client.complete("x");
+  assert.deepEqual(waits, [750]);
+  assert.equal(notices[0].serverHint, false);
+});
+
+Deno.test("each retry follows its own answer's hint", async () => {
+  await using server = await serve([
+    { kind: "fixture", file: "gemini/429-retry-info.json", replace: { '"58s"': '"1.2s"' } },
+    OVERLOADED(),
+    { kind: "fixture", file: "gemini/429-retry-info.json", replace: { '"58s"': '"0.3s"' } },
+    geminiReply("done"),
+  ]);
+  const { client, waits, notices } = harness("gemini-2.5-pro", server, {
+    retry: { ...POLICY, maxAttempts: 4 },
+  });
+  await client.complete("x");
+  // hint, backoff for retry 2 (2000 · 0.75), hint
+  assert.deepEqual(waits, [1_200, 1_500, 300]);
+  assert.deepEqual(notices.map((n) => n.serverHint), [true, false, true]);
+});
+
+Deno.test("a hint longer than maxHintMs ends the call with a message, without waiting", async () => {
+  await using server = await serve([
+    { kind: "fixture", file: "gemini/429-retry-info.json" },
+    geminiReply("never"),
+  ]);
+  const { client, waits } = harness("gemini-2.5-pro", server, {
+    retry: { ...POLICY, maxHintMs: 30_000 },
+  });
+  const error = await failure(client);
+  assert.equal(server.requests.length, 1);
+  assert.deepEqual(waits, []);
+  assert.match(error.message, /^gemini-2\.5-pro: HTTP 429 RESOURCE_EXHAUSTED: You exceeded/);
+  assert.ok(
+    error.message.endsWith(
+      "; the server asks to wait 58s before trying again, longer than code-commit waits (30s): " +
+        "try again later",
+    ),
+    error.message,
+  );
+  assert.equal(error.status, 429);
+});
+
+Deno.test("a hint exactly at maxHintMs is honoured", async () => {
+  await using server = await serve([
+    { kind: "fixture", file: "gemini/429-retry-info.json" },
+    geminiReply("done"),
+  ]);
+  const { client, waits } = harness("gemini-2.5-pro", server, {
+    retry: { ...POLICY, maxHintMs: 58_000 },
+  });
+  await client.complete("x");
+  assert.deepEqual(waits, [58_000]);
+});
+
+Deno.test("attempts are bounded by maxAttempts, and the message says how many", async () => {
+  await using server = await serve([OVERLOADED(), OVERLOADED(), OVERLOADED(), OVERLOADED()]);
+  const { client, waits, notices } = harness("gemini-2.5-pro", server);
+  const error = await failure(client);
+  assert.equal(server.requests.length, 3);
+  assert.equal(server.remaining(), 1);
+  assert.deepEqual(waits, [750, 1_500]);
+  assert.equal(notices.length, 2);
+  assert.equal(
+    error.message,
+    "gemini-2.5-pro: HTTP 503 UNAVAILABLE: The model is overloaded. (after 3 attempts)",
+  );
+  assert.equal(error.status, 503);
+  assert.ok(error.body?.includes("The model is overloaded."));
+});
+
+Deno.test("maxAttempts 1 never retries", async () => {
+  await using server = await serve([{ kind: "fixture", file: "openai/500.json" }, openaiReply("x")]);
+  const { client, waits } = harness("gpt-5", server, { retry: { ...POLICY, maxAttempts: 1 } });
+  const error = await failure(client);
+  assert.equal(server.requests.length, 1);
+  assert.deepEqual(waits, []);
+  assert.match(error.message, /^gpt-5: HTTP 500 server_error: The server had an error/);
+});
+
+Deno.test("the last attempt's rate limit ends the call even with a hint", async () => {
+  const limited: ScriptStep = { kind: "fixture", file: "openai/429-rate-limit.json" };
+  await using server = await serve([limited, limited, limited]);
+  const { client, waits } = harness("gpt-5", server);
+  const error = await failure(client);
+  assert.deepEqual(waits, [1_200, 1_200]);
+  assert.match(error.message, /^gpt-5: HTTP 429 rate_limit_exceeded: Rate limit reached/);
+  assert.match(error.message, /\(after 3 attempts\)$/);
+});
+
+Deno.test("a retryable answer that is not JSON (a proxy's 502 page) is retried", async () => {
+  await using server = await serve([
+    { kind: "response", status: 502, body: "<html>\n<h1>502 Bad Gateway</h1>\n</html>\n" },
+    geminiReply("done"),
+  ]);
+  const { client, notices } = harness("gemini-2.5-pro", server);
+  assert.equal((await client.complete("x")).text, "done");
+  assert.equal(notices[0].reason, "HTTP 502 <html> <h1>502 Bad Gateway</h1> </html>");
+});
+
+// ---------------------------------------------------------------------------
+// Network errors, timeout, abort
+
+Deno.test("a dropped connection is retried after the backoff, then succeeds", async () => {
+  await using server = await serve([{ kind: "reset" }, openaiReply("after the reset")]);
+  const { client, waits, notices } = harness("gpt-5", server);
+  const reply = await client.complete("x");
+  assert.equal(reply.text, "after the reset");
+  assert.equal(reply.attempts, 2);
+  assert.equal(server.requests.length, 2);
+  assert.deepEqual(waits, [750]);
+  assert.equal(notices[0].serverHint, false);
+  assert.match(notices[0].reason, /^cannot reach 127\.0\.0\.1:\d+: /);
+  assertNoKey(notices[0].reason);
+  assertKeyOnlyInHeader(server);
+});
+
+Deno.test("dropped connections on every attempt: an LlmError naming the host", async () => {
+  await using server = await serve([{ kind: "reset" }, { kind: "reset" }, { kind: "reset" }]);
+  const { client, waits } = harness("gemini-2.5-pro", server);
+  const error = await failure(client);
+  assert.equal(server.requests.length, 3);
+  assert.deepEqual(waits, [750, 1_500]);
+  assert.match(error.message, /^gemini-2\.5-pro: cannot reach 127\.0\.0\.1:\d+: .+ \(after 3 attempts\)$/);
+  assert.ok(error.cause instanceof TypeError);
+  assert.equal(error.status, undefined);
+  assert.equal(error.body, undefined);
+  assertNoKey(error.message);
+});
+
+Deno.test("no answer within timeoutMs: an LlmError saying so, not retried", async () => {
+  await using server = await serve([{ kind: "hang" }, geminiReply("never")]);
+  const { client, waits, notices } = harness("gemini-2.5-pro", server, { timeoutMs: 200 });
+  const started = performance.now();
+  const error = await failure(client);
+  assert.ok(performance.now() - started >= 200, "it waited the whole time limit");
+  assert.equal(
+    error.message,
+    "gemini-2.5-pro: no reply within 0.2s; raise --llm-timeout if the model needs longer",
+  );
+  assert.equal(server.requests.length, 1);
+  assert.deepEqual(waits, []);
+  assert.deepEqual(notices, []);
+});
+
+Deno.test("the time limit is per request: a slow answer within it is fine", async () => {
+  await using server = await serve([{ ...openaiReply("slow but fine"), delayMs: 100 }]);
+  const { client } = harness("gpt-5", server, { timeoutMs: 5_000 });
+  assert.equal((await client.complete("x")).text, "slow but fine");
+});
+
+Deno.test("an abort during the request: InterruptedError, no retry", async () => {
+  await using server = await serve([{ kind: "hang" }, openaiReply("never")]);
+  const { client, waits } = harness("gpt-5", server);
+  const controller = new AbortController();
+  const call = client.complete("x", { signal: controller.signal });
+  await receivedRequests(server, 1);
+  controller.abort();
+  await assert.rejects(call, InterruptedError);
+  assert.equal(server.requests.length, 1);
+  assert.deepEqual(waits, []);
+});
+
+Deno.test("a signal aborted before the call: InterruptedError, nothing sent", async () => {
+  await using server = await serve([geminiReply("never")]);
+  const { client } = harness("gemini-2.5-pro", server);
+  await assert.rejects(
+    client.complete("x", { signal: AbortSignal.abort() }),
+    InterruptedError,
+  );
+  assert.equal(server.requests.length, 0);
+});
+
+Deno.test("an abort during the wait between attempts (real sleep): InterruptedError at once", async () => {
+  await using server = await serve([
+    withHeaders(openaiError(503, "busy", "server_error"), { "retry-after": "30" }),
+    openaiReply("never"),
+  ]);
+  const { client } = harness("gpt-5", server, { realSleep: true });
+  const controller = new AbortController();
+  const call = client.complete("x", {
+    signal: controller.signal,
+    onRetry: () => setTimeout(() => controller.abort(), 50),
+  });
+  await assert.rejects(call, InterruptedError);
+  assert.equal(server.requests.length, 1, "the 30 s wait was cut short, nothing more sent");
+});
+
+// ---------------------------------------------------------------------------
+// The real sleep really waits
+
+Deno.test("real sleep: Gemini's RetryInfo 0.2s is waited before the next request", async () => {
+  await using server = await serve([
+    { kind: "fixture", file: "gemini/429-retry-info.json", replace: { '"58s"': '"0.2s"' } },
+    geminiReply("done"),
+  ]);
+  const { client, notices } = harness("gemini-2.5-pro", server, { realSleep: true });
+  assert.equal((await client.complete("x")).text, "done");
+  assert.equal(notices[0].delayMs, 200);
+  const gap = server.requests[1].receivedAt - server.requests[0].receivedAt;
+  assert.ok(gap >= 200, `the second request came ${gap} ms after the first`);
+});
+
+Deno.test("real sleep: OpenAI's retry-after-ms 250 is waited before the next request", async () => {
+  await using server = await serve([
+    withHeaders(openaiError(429, "Rate limit reached", "requests", "rate_limit_exceeded"), {
+      "retry-after-ms": "250",
+      "retry-after": "1",
+    }),
+    openaiReply("done"),
+  ]);
+  const { client } = harness("gpt-5", server, { realSleep: true });
+  await client.complete("x");
+  const gap = server.requests[1].receivedAt - server.requests[0].receivedAt;
+  assert.ok(gap >= 250, `the second request came ${gap} ms after the first`);
+});
+
+// ---------------------------------------------------------------------------
+// Doubtful behaviours, shown by tests the lead can un-ignore once lib/ is fixed
+
+// DOUBT (lib/llm/client.ts, hintFor, line ~180): Gemini reports a key that does
+// not exist as HTTP 400 INVALID_ARGUMENT with an ErrorInfo reason
+// API_KEY_INVALID (tests/fixtures/llm/gemini/400-invalid-argument.json), not
+// as 401. The key-file hint is added only for 401/403, so the user of
+// gemini-2.5-pro with a wrong key is never told which file to fix (SPEC:
+// "errors ... naming the file ... at fault"; the fixture's note asks for it).
+Deno.test({
+  name: "Gemini 400 API_KEY_INVALID points at agent-config/gemini-key.txt",
+  ignore: true,
+  async fn() {
+    await using server = await serve([{ kind: "fixture", file: "gemini/400-invalid-argument.json" }]);
+    const error = await failure(harness("gemini-2.5-pro", server).client);
+    assert.equal(server.requests.length, 1);
+    assert.match(error.message, /agent-config\/gemini-key\.txt/);
+  },
+});
+
+// DOUBT (lib/llm/client.ts, line 112 / lib/llm/retry.ts RETRYABLE_STATUSES):
+// every 429 is retried, including OpenAI's "insufficient_quota" (no credit
+// left), which no wait cures: the user waits through every backoff (about
+// 2+4+8+16 s with the default policy) before seeing the error. The fixture
+// note of openai/429-rate-limit.json says it must not be retried.
+Deno.test({
+  name: "OpenAI 429 insufficient_quota is not retried",
+  ignore: true,
+  async fn() {
+    await using server = await serve([
+      openaiError(
+        429,
+        "You exceeded your current quota, please check your plan and billing details.",
+        "insufficient_quota",
+        "insufficient_quota",
+      ),
+      openaiReply("never"),
+    ]);
+    const { client, waits } = harness("gpt-5", server);
+    const error = await failure(client);
+    assert.equal(server.requests.length, 1);
+    assert.deepEqual(waits, []);
+    assert.match(error.message, /insufficient_quota: You exceeded your current quota/);
+  },
+});
+
+// BUG (lib/llm/client.ts, lines 67-81): any rejection of fetch is treated as a
+// network error and retried. A key that fetch cannot put in a header (any
+// character above U+00FF, e.g. a zero-width space copied along with the key,
+// which readApiKey lets through: see tests/secrets/keys_test.ts) makes fetch
+// throw "TypeError: ... is not a valid ByteString" before anything is sent;
+// the client retries it maxAttempts times with backoff and then reports
+// "cannot reach <host>", which sends the user looking at the network.
+Deno.test({
+  name: "a key fetch cannot send is reported at once, not retried as a network error",
+  ignore: true,
+  async fn() {
+    await using server = await serve([geminiReply("never")]);
+    const baseUrl = server.geminiBaseUrl;
+    const waits: number[] = [];
+    const client = createClient("gemini-2.5-pro", "AIzaSy\u200bTEST-0123456789", baseUrl, {
+      timeoutMs: 5_000,
+      retry: POLICY,
+      sleep: (ms) => {
+        waits.push(ms);
+        return Promise.resolve();
+      },
+    });
+    const error = await failure(client);
+    assert.equal(server.requests.length, 0);
+    assert.deepEqual(waits, [], "not retried");
+    assert.doesNotMatch(error.message, /cannot reach/);
+  },
+});
+
+// DOUBT (lib/llm/gemini.ts parseError / lib/llm/client.ts line 111): the API's
+// message is used verbatim, newlines included. Gemini's 429 message holds
+// "\n* Quota exceeded for metric: ...\nPlease retry in 57.7s.", so the retry
+// warning and the final error are printed over three lines, against the
+// contract's "errors are one clear line on stderr".
+Deno.test({
+  name: "error messages and retry reasons are one line",
+  ignore: true,
+  async fn() {
+    const limited: ScriptStep = {
+      kind: "fixture",
+      file: "gemini/429-retry-info.json",
+      replace: { '"58s"': '"0.1s"' },
+    };
+    await using server = await serve([limited, limited, limited]);
+    const { client, notices } = harness("gemini-2.5-pro", server);
+    const error = await failure(client);
+    for (const notice of notices) assert.doesNotMatch(notice.reason, /\n/);
+    assert.doesNotMatch(error.message, /\n/);
+  },
+});
