@@ -34,6 +34,10 @@ export interface ParsedError {
   readonly message: string;
   /** The wait the body asks for before a retry, in milliseconds. */
   readonly retryDelayMs?: number;
+  /** True when the API says the key itself was rejected (whatever the status). */
+  readonly keyRejected?: boolean;
+  /** False when no wait can cure the error, even with a retryable status (no credit left). */
+  readonly retryable?: boolean;
 }
 
 /** One API. */

@@ -7,7 +7,7 @@
  * @module
  */
 import type { Console } from "../console/console.ts";
-import { CodeCommitError, InterruptedError } from "../errors/errors.ts";
+import { CodeCommitError, InterruptedError, messageOf } from "../errors/errors.ts";
 import type { CallLogNames } from "../logger/log_names.ts";
 import type { RunLog } from "../logger/run_log.ts";
 import type { Redactor } from "../secrets/redact.ts";
@@ -95,9 +95,11 @@ export async function ask(
     stopWaiting();
     if (error instanceof InterruptedError) {
       await log.writeError(names.responseText, "interrupted (Ctrl-C) before the reply arrived");
-    } else if (error instanceof LlmError) {
-      await log.writeError(names.responseText, error.message);
-      if (error.body !== undefined) await log.write(names.responseJson, error.body);
+    } else {
+      await log.writeError(names.responseText, messageOf(error));
+      if (error instanceof LlmError && error.body !== undefined) {
+        await log.write(names.responseJson, error.body);
+      }
     }
     throw error;
   }

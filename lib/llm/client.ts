@@ -56,6 +56,14 @@ export function createClient(
     async complete(prompt: string, callOptions: CompleteOptions = {}): Promise<LlmReply> {
       const { signal, onRetry } = callOptions;
       const request = adapter.request(baseUrl, model, key, prompt);
+      try {
+        new Headers(request.headers);
+      } catch {
+        // Never echo the header: it holds the key.
+        throw new LlmError(
+          `${model}: the key in ${info.keyFile} cannot be sent in an HTTP header; copy the key into the file again`,
+        );
+      }
       const started = performance.now();
       for (let attempt = 1;; attempt++) {
         if (signal?.aborted) throw new InterruptedError();
@@ -120,9 +128,11 @@ export function createClient(
 
         const apiError = adapter.parseError(json, text);
         const reason = `HTTP ${response.status} ${oneLine(apiError.message)}`;
-        if (!isRetryableStatus(response.status) || last) {
+        const retryable = isRetryableStatus(response.status) && apiError.retryable !== false;
+        if (!retryable || last) {
+          const hint = hintFor(response.status, apiError.keyRejected === true, info.keyFile);
           throw new LlmError(
-            `${model}: ${reason}${hintFor(response.status, info.keyFile)}${after}`,
+            `${model}: ${reason}${hint}${after}`,
             {
               status: response.status,
               body: text,
@@ -192,9 +202,9 @@ async function send(
   }
 }
 
-/** What to do about an error status the user can fix. */
-function hintFor(status: number, keyFile: string): string {
-  if (status === 401 || status === 403) return ` (check the key in ${keyFile})`;
+/** What to do about an error the user can fix. */
+function hintFor(status: number, keyRejected: boolean, keyFile: string): string {
+  if (keyRejected || status === 401 || status === 403) return ` (check the key in ${keyFile})`;
   return "";
 }
 

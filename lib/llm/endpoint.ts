@@ -41,7 +41,7 @@ export function resolveBaseUrl(
   if (url.username || url.password) {
     throw new CodeCommitError(`${envName} must not carry a user name or password; ${fix}`);
   }
-  if (url.search || url.hash) {
+  if (url.search || url.hash || /[?#]/.test(value)) {
     throw new CodeCommitError(
       `${envName} must not have a query or a fragment (the part after ? or #)`,
     );

@@ -109,10 +109,15 @@ export const geminiAdapter: ApiAdapter = {
     const retryInfo = error.details?.find((detail) =>
       detail["@type"] === "type.googleapis.com/google.rpc.RetryInfo"
     );
+    const errorInfo = error.details?.find((detail) =>
+      detail["@type"] === "type.googleapis.com/google.rpc.ErrorInfo"
+    );
     const message = [error.status, error.message].filter(Boolean).join(": ");
     return {
       message: message || excerpt(rawText),
       retryDelayMs: parseGoogleDuration(retryInfo?.retryDelay),
+      // Gemini answers a wrong key with 400 INVALID_ARGUMENT, reason API_KEY_INVALID.
+      keyRejected: errorInfo?.reason === "API_KEY_INVALID",
     };
   },
 };

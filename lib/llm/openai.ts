@@ -84,6 +84,13 @@ export const openaiAdapter: ApiAdapter = {
     const kind = error.code ?? error.type;
     const message = [kind, error.message].filter((part) => part !== undefined && part !== null)
       .join(": ");
-    return { message: message || excerpt(rawText) };
+    return {
+      message: message || excerpt(rawText),
+      keyRejected: error.code === "invalid_api_key",
+      // A 429 for an account with no credit left: waiting does not help.
+      retryable: error.code === "insufficient_quota" || error.type === "insufficient_quota"
+        ? false
+        : undefined,
+    };
   },
 };

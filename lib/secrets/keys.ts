@@ -14,8 +14,9 @@ export const MIN_KEY_LENGTH = 8;
  * trimmed.
  *
  * @throws {CodeCommitError} naming the file when it is missing, empty,
- * shorter than {@link MIN_KEY_LENGTH}, or has white space or control
- * characters inside the key (a key sent in a header must be one token).
+ * shorter than {@link MIN_KEY_LENGTH}, or has anything but printable ASCII
+ * inside the key (a key sent in a header must be one plain token: a
+ * zero-width space copied along with it would make every request fail).
  */
 export async function readApiKey(root: string, keyFile: string, vendor: string): Promise<string> {
   let text: string;
@@ -37,6 +38,14 @@ export async function readApiKey(root: string, keyFile: string, vendor: string):
   if (/[\s\x00-\x1f\x7f]/.test(key)) {
     throw new CodeCommitError(
       `${keyFile} has white space or control characters inside the key; the file must hold the key alone`,
+    );
+  }
+  const foreign = /[^\x21-\x7e]/.exec(key);
+  if (foreign) {
+    const codePoint = foreign[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
+    throw new CodeCommitError(
+      `${keyFile} holds U+${codePoint} at character ${foreign.index + 1}, which no API key has ` +
+        `(keys are plain ASCII): copy the key into the file again`,
     );
   }
   if (key.length < MIN_KEY_LENGTH) {

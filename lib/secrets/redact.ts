@@ -40,14 +40,36 @@ export class Redactor {
     return new Redactor([...this.#keys, ...keys]);
   }
 
-  /** Returns `text` with every occurrence of every key, and every masked echo of one, replaced by its mask. */
+  /**
+   * Returns `text` with every occurrence of every key, and every masked echo
+   * of one, replaced by its mask. Occurrences are found in the original
+   * text first, so overlapping keys are masked whole, together.
+   */
   redact(text: string): string {
-    let result = text;
+    const ranges: { start: number; end: number; key: string }[] = [];
     for (const key of this.#keys) {
-      if (result.includes(key)) result = result.split(key).join(maskKey(key));
+      for (let at = text.indexOf(key); at !== -1; at = text.indexOf(key, at + 1)) {
+        ranges.push({ start: at, end: at + key.length, key });
+      }
+    }
+    let result = text;
+    if (ranges.length > 0) {
+      ranges.sort((a, b) => a.start - b.start || b.end - a.end);
+      let out = "";
+      let cursor = 0;
+      for (let i = 0; i < ranges.length;) {
+        let { start, end, key } = ranges[i];
+        // Merge every range that overlaps or touches this one; the mask shows the tail of the last.
+        for (i++; i < ranges.length && ranges[i].start < end; i++) {
+          if (ranges[i].end > end) ({ end, key } = ranges[i]);
+        }
+        out += text.slice(cursor, start) + maskKey(key);
+        cursor = end;
+      }
+      result = out + text.slice(cursor);
     }
     for (const { pattern, mask } of this.#echoes) {
-      if (result.includes("***")) result = result.replace(pattern, mask);
+      if (result.includes("***")) result = result.replace(pattern, () => mask);
     }
     return result;
   }

@@ -38,7 +38,7 @@ function reply(candidate: Json, extra: Json = {}): Json {
 // Request
 
 Deno.test("request: generateContent URL, key in x-goog-api-key only, prompt in contents", () => {
-  const prompt = "Rename fullName.\n\n--- src/a.ts ---\nconst s = \"é ✓ \\u0000\";\n";
+  const prompt = 'Rename fullName.\n\n--- src/a.ts ---\nconst s = "é ✓ \\u0000";\n';
   const request = geminiAdapter.request(BASE, "gemini-2.5-pro", GEMINI_KEY, prompt);
   assert.equal(request.url, `${BASE}/models/gemini-2.5-pro:generateContent`);
   assert.deepEqual(request.headers, {
@@ -121,7 +121,9 @@ Deno.test("safety-finish.json: an error naming the finish reason, not an empty r
 });
 
 /** Non-normal finish reasons of the API; each is an error naming it. */
-for (const reason of ["RECITATION", "OTHER", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "LANGUAGE"]) {
+for (
+  const reason of ["RECITATION", "OTHER", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "LANGUAGE"]
+) {
   Deno.test(`finish reason ${reason} is an error naming it (text or not)`, () => {
     assert.throws(
       () =>
@@ -250,6 +252,7 @@ Deno.test("503-overloaded.json: the API's own message, no delay", async () => {
   assert.deepEqual(geminiAdapter.parseError(JSON.parse(text), text), {
     message: "UNAVAILABLE: The model is overloaded. Please try again later.",
     retryDelayMs: undefined,
+    keyRejected: false,
   });
 });
 

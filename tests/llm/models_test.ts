@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import {
   DEFAULT_MODEL,
   isModelName,
-  type ModelInfo,
   MODEL_NAMES,
+  type ModelInfo,
   MODELS,
 } from "../../lib/llm/models.ts";
 
@@ -37,7 +37,11 @@ Deno.test("each model names its API, key file, variable and default endpoint", (
   };
   assert.deepEqual(MODELS, expected);
   for (const info of Object.values(MODELS)) {
-    assert.match(info.defaultBaseUrl, /^https:\/\//, "the default endpoints keep the key encrypted");
+    assert.match(
+      info.defaultBaseUrl,
+      /^https:\/\//,
+      "the default endpoints keep the key encrypted",
+    );
     assert.doesNotMatch(info.defaultBaseUrl, /\/$/, "no trailing slash: paths are appended");
   }
 });

@@ -41,7 +41,7 @@ function completion(message: Json, finishReason: string | null = "stop", usage?:
 // Request
 
 Deno.test("request: chat/completions, Bearer key in the header only, model and messages", () => {
-  const prompt = "Make the build pass.\n--- src/a.ts ---\nconst s = \"é ✓\";\n";
+  const prompt = 'Make the build pass.\n--- src/a.ts ---\nconst s = "é ✓";\n';
   const request = openaiAdapter.request(BASE, "gpt-5", OPENAI_KEY, prompt);
   assert.equal(request.url, `${BASE}/chat/completions`);
   assert.deepEqual(request.headers, {
@@ -82,7 +82,7 @@ Deno.test("length.json: truncated, the cut-off text kept", () => {
   assert.deepEqual(parsed.usage, { input: 5877, output: 64, thinking: 4032 });
 });
 
-Deno.test("length with content \"\" (reasoning ate the budget): truncated and empty, no error", () => {
+Deno.test('length with content "" (reasoning ate the budget): truncated and empty, no error', () => {
   const body = JSON.parse(
     FIXTURES.length.text.replace(/"content": ".*",\n/, '"content": "",\n'),
   );

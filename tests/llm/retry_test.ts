@@ -79,7 +79,11 @@ const HINTS: [string, Record<string, string>, number | undefined][] = [
   ["retry-after of zero", { "retry-after": "0" }, 0],
   ["retry-after padded with blanks", { "retry-after": " 3 " }, 3000],
   ["retry-after-ms beats retry-after", { "retry-after-ms": "1200", "retry-after": "2" }, 1200],
-  ["an unreadable retry-after-ms falls back", { "retry-after-ms": "soon", "retry-after": "4" }, 4000],
+  [
+    "an unreadable retry-after-ms falls back",
+    { "retry-after-ms": "soon", "retry-after": "4" },
+    4000,
+  ],
   [
     "retry-after as an HTTP date",
     { "retry-after": "Tue, 15 Sep 2026 08:00:30 GMT" },

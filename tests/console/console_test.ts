@@ -1,0 +1,228 @@
+/**
+ * Tests of the Console: progress, warnings and errors on stderr, results on
+ * stdout, every method redacted; the live waiting line drawn only when
+ * stderr is a terminal, kept below what is printed meanwhile, and cleared.
+ */
+
+import assert from "node:assert/strict";
+import { Console, memoryStreams, processStreams } from "../../lib/console/console.ts";
+import { Redactor } from "../../lib/secrets/redact.ts";
+import { GEMINI_KEY, OPENAI_KEY } from "../support/project.ts";
+
+const REDACTOR = new Redactor([GEMINI_KEY, OPENAI_KEY]);
+const CLEAR = "\r\x1b[2K";
+
+function make(terminal = false) {
+  const streams = memoryStreams({ terminal });
+  return { streams, console: new Console(streams, REDACTOR) };
+}
+
+// ---------------------------------------------------------------------------
+// Routing
+
+/** Method, input, stream, what is written. */
+const ROUTES: ["info" | "warn" | "error" | "result", string, "out" | "err", string][] = [
+  ["info", "building", "err", "building\n"],
+  ["warn", "no reply blocks", "err", "warning: no reply blocks\n"],
+  [
+    "error",
+    "agent-config/gemini-key.txt not found",
+    "err",
+    "code-commit: agent-config/gemini-key.txt not found\n",
+  ],
+  ["result", "report written", "out", "report written\n"],
+  ["result", "already ends\n", "out", "already ends\n"],
+  ["result", "", "out", "\n"],
+];
+
+for (const [method, line, stream, expected] of ROUTES) {
+  Deno.test(`${method}(${JSON.stringify(line)}) goes to ${stream === "out" ? "stdout" : "stderr"}`, () => {
+    const { streams, console } = make();
+    console[method](line);
+    assert.deepEqual(streams[stream], [expected]);
+    assert.deepEqual(streams[stream === "out" ? "err" : "out"], []);
+  });
+}
+
+Deno.test("memoryStreams: not a terminal and no colour by default; terminal on request", () => {
+  const plain = memoryStreams();
+  assert.equal(plain.stderrIsTerminal, false);
+  assert.equal(plain.color, false);
+  const terminal = memoryStreams({ terminal: true });
+  assert.equal(terminal.stderrIsTerminal, true);
+  assert.equal(terminal.color, false);
+});
+
+Deno.test("colour, when allowed, paints only the prefixes", () => {
+  const err: string[] = [];
+  const console = new Console(
+    { stdout: () => {}, stderr: (t) => err.push(t), stderrIsTerminal: false, color: true },
+    REDACTOR,
+  );
+  console.warn("careful");
+  console.error("failed");
+  console.info("plain");
+  assert.deepEqual(err, [
+    "\x1b[33mwarning:\x1b[0m careful\n",
+    "\x1b[31mcode-commit:\x1b[0m failed\n",
+    "plain\n",
+  ]);
+});
+
+// ---------------------------------------------------------------------------
+// Redaction
+
+for (const method of ["info", "warn", "error", "result"] as const) {
+  Deno.test(`${method} masks every key`, () => {
+    const { streams, console } = make();
+    console[method](`a ${GEMINI_KEY} b ${OPENAI_KEY} c ${GEMINI_KEY} d sk-proj-***jkZW`);
+    const written = [...streams.out, ...streams.err].join("");
+    assert.ok(!written.includes(GEMINI_KEY) && !written.includes(OPENAI_KEY));
+    assert.ok(written.includes("a ********XY b ********ZW c ********XY d ********ZW"), written);
+  });
+}
+
+Deno.test("the waiting label is masked too", () => {
+  const { streams, console } = make(true);
+  const stop = console.waiting(`waiting for ${GEMINI_KEY}`, () => 0);
+  stop();
+  assert.ok(!streams.err.join("").includes(GEMINI_KEY));
+  assert.equal(streams.err[0], `${CLEAR}waiting for ********XY 0s`);
+});
+
+Deno.test("a console made without a redactor masks nothing until useRedactor", () => {
+  const streams = memoryStreams();
+  const console = new Console(streams);
+  console.info(`early ${GEMINI_KEY}`);
+  console.useRedactor(REDACTOR);
+  console.info(`later ${GEMINI_KEY}`);
+  console.result(`result ${OPENAI_KEY}`);
+  assert.deepEqual(streams.err, [`early ${GEMINI_KEY}\n`, "later ********XY\n"]);
+  assert.deepEqual(streams.out, ["result ********ZW\n"]);
+});
+
+// ---------------------------------------------------------------------------
+// The waiting line
+
+Deno.test("waiting writes nothing when stderr is not a terminal", () => {
+  const { streams, console } = make(false);
+  const stop = console.waiting("waiting for gpt-5…");
+  console.info("meanwhile");
+  stop();
+  stop();
+  assert.deepEqual(streams.err, ["meanwhile\n"]);
+  assert.deepEqual(streams.out, []);
+});
+
+Deno.test("waiting on a terminal: drawn at once, with the seconds; cleared when stopped", () => {
+  const { streams, console } = make(true);
+  const stop = console.waiting("waiting for gemini-2.5-pro…", () => 1_000);
+  assert.deepEqual(streams.err, [`${CLEAR}waiting for gemini-2.5-pro… 0s`]);
+  stop();
+  assert.deepEqual(streams.err, [`${CLEAR}waiting for gemini-2.5-pro… 0s`, CLEAR]);
+  assert.deepEqual(streams.out, [], "never on stdout");
+});
+
+Deno.test("info, warn and error printed while waiting go above the line, which is redrawn", () => {
+  const { streams, console } = make(true);
+  let now = 10_000;
+  const stop = console.waiting("waiting for gpt-5…", () => now);
+  now = 13_700;
+  console.info("retrying");
+  now = 75_000;
+  console.warn("slow");
+  console.error("oops");
+  stop();
+  assert.deepEqual(streams.err, [
+    `${CLEAR}waiting for gpt-5… 0s`,
+    CLEAR,
+    "retrying\n",
+    `${CLEAR}waiting for gpt-5… 3s`,
+    CLEAR,
+    "warning: slow\n",
+    `${CLEAR}waiting for gpt-5… 65s`,
+    CLEAR,
+    "code-commit: oops\n",
+    `${CLEAR}waiting for gpt-5… 65s`,
+    CLEAR,
+  ]);
+});
+
+Deno.test("after the line is cleared, output is plain again", () => {
+  const { streams, console } = make(true);
+  const stop = console.waiting("waiting…", () => 0);
+  stop();
+  console.info("done");
+  stop(); // a second stop does nothing
+  assert.deepEqual(streams.err, [`${CLEAR}waiting… 0s`, CLEAR, "done\n"]);
+});
+
+Deno.test("result while waiting goes to stdout and leaves the line alone", () => {
+  const { streams, console } = make(true);
+  const stop = console.waiting("waiting…", () => 0);
+  console.result("the report");
+  stop();
+  assert.deepEqual(streams.out, ["the report\n"]);
+  assert.deepEqual(streams.err, [`${CLEAR}waiting… 0s`, CLEAR]);
+});
+
+Deno.test("the line is redrawn every second with the time waited (real clock)", async () => {
+  const { streams, console } = make(true);
+  const stop = console.waiting("waiting for gemini-2.5-pro…");
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 1_150));
+  } finally {
+    stop();
+  }
+  assert.equal(streams.err[0], `${CLEAR}waiting for gemini-2.5-pro… 0s`);
+  assert.ok(
+    streams.err.includes(`${CLEAR}waiting for gemini-2.5-pro… 1s`),
+    JSON.stringify(streams.err),
+  );
+  assert.equal(streams.err.at(-1), CLEAR);
+  const count = streams.err.length;
+  await new Promise((resolve) => setTimeout(resolve, 1_100));
+  assert.equal(streams.err.length, count, "nothing drawn after stop");
+});
+
+// ---------------------------------------------------------------------------
+// The real process streams
+
+Deno.test("processStreams, stderr piped (not a terminal): no live line, no colour", async () => {
+  const consoleModule = new URL("../../lib/console/console.ts", import.meta.url).href;
+  const redactModule = new URL("../../lib/secrets/redact.ts", import.meta.url).href;
+  const code = `
+    import { Console, processStreams } from ${JSON.stringify(consoleModule)};
+    import { Redactor } from ${JSON.stringify(redactModule)};
+    const streams = processStreams();
+    const console = new Console(streams, new Redactor([${JSON.stringify(GEMINI_KEY)}]));
+    const stop = console.waiting("waiting for gemini-2.5-pro…");
+    console.info("progress ${GEMINI_KEY}");
+    console.warn("careful");
+    console.result("the result ${GEMINI_KEY}");
+    stop();
+    console.error("failed");
+    Deno.stdout.writeSync(new TextEncoder().encode(JSON.stringify(streams)));
+  `;
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--no-config", code],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stderr = new TextDecoder().decode(output.stderr);
+  const stdout = new TextDecoder().decode(output.stdout);
+  assert.ok(output.success, stderr);
+  assert.equal(stderr, "progress ********XY\nwarning: careful\ncode-commit: failed\n");
+  assert.ok(stdout.startsWith("the result ********XY\n"), stdout);
+  assert.deepEqual(JSON.parse(stdout.slice("the result ********XY\n".length)), {
+    stderrIsTerminal: false,
+    color: false,
+  });
+});
+
+Deno.test("processStreams in this test process reports stderr as it is", () => {
+  const streams = processStreams();
+  assert.equal(streams.stderrIsTerminal, Deno.stderr.isTerminal());
+  assert.equal(streams.color, streams.stderrIsTerminal && !Deno.noColor);
+});

@@ -1,0 +1,111 @@
+/**
+ * Tests of the log names of SPEC.md decision 5: the run folder slugs and
+ * the numbered file names of every LLM call.
+ */
+
+import assert from "node:assert/strict";
+import {
+  autoWorkflowSlug,
+  type CallLogNames,
+  CONTEXT_CODEBASE,
+  CONTEXT_QUERY,
+  INITIAL_QUERY,
+  LOGS_DIR,
+  repairQuery,
+  SINGLE_QUERY,
+  SLUGS,
+} from "../../lib/logger/log_names.ts";
+
+Deno.test("logs live in logs/, slugs are those of the specification", () => {
+  assert.equal(LOGS_DIR, "logs");
+  assert.deepEqual(SLUGS, {
+    committingCode: "committing-code",
+    consistencyReport: "consistency-report",
+  });
+});
+
+/** Every call's names, as decision 5 spells them. */
+const CALLS: [string, CallLogNames, CallLogNames][] = [
+  ["the initial query", INITIAL_QUERY, {
+    query: "1-initial-query.txt",
+    responseText: "1-initial-query-response.txt",
+    responseJson: "1-initial-query-response.json",
+    build: "1-initial-query-build.txt",
+  }],
+  ["repair 1", repairQuery(1), {
+    query: "2-repair-query-1.txt",
+    responseText: "2-repair-query-1-response.txt",
+    responseJson: "2-repair-query-1-response.json",
+    build: "2-repair-query-1-build.txt",
+  }],
+  ["repair 2", repairQuery(2), {
+    query: "3-repair-query-2.txt",
+    responseText: "3-repair-query-2-response.txt",
+    responseJson: "3-repair-query-2-response.json",
+    build: "3-repair-query-2-build.txt",
+  }],
+  ["repair 3", repairQuery(3), {
+    query: "4-repair-query-3.txt",
+    responseText: "4-repair-query-3-response.txt",
+    responseJson: "4-repair-query-3-response.json",
+    build: "4-repair-query-3-build.txt",
+  }],
+  ["the context builder's query", CONTEXT_QUERY, {
+    query: "0-context-query.txt",
+    responseText: "0-context-query-response.txt",
+    responseJson: "0-context-query-response.json",
+    build: "0-context-query-build.txt",
+  }],
+  ["a single-call workflow", SINGLE_QUERY, {
+    query: "query.txt",
+    responseText: "query-response.txt",
+    responseJson: "query-response.json",
+    build: "query-build.txt",
+  }],
+];
+
+for (const [name, actual, expected] of CALLS) {
+  Deno.test(`log names of ${name}`, () => {
+    assert.deepEqual(actual, expected);
+  });
+}
+
+Deno.test("the exact names decision 5 lists", () => {
+  assert.equal(INITIAL_QUERY.query, "1-initial-query.txt");
+  assert.equal(repairQuery(1).build, "2-repair-query-1-build.txt");
+  assert.equal(repairQuery(3).responseJson, "4-repair-query-3-response.json");
+  assert.equal(CONTEXT_QUERY.query, "0-context-query.txt");
+  assert.equal(CONTEXT_CODEBASE, "0-codebase.txt");
+  assert.equal(SINGLE_QUERY.responseJson, "query-response.json");
+});
+
+Deno.test("the four names of a call are distinct, and no two calls share a name", () => {
+  const all = [INITIAL_QUERY, repairQuery(1), repairQuery(2), repairQuery(3), CONTEXT_QUERY]
+    .flatMap((names) => Object.values(names));
+  all.push(CONTEXT_CODEBASE);
+  assert.equal(new Set(all).size, all.length);
+  for (const name of all) assert.match(name, /^[0-9a-z.-]+$/, "a plain file name");
+});
+
+/** Spec path, stage, slug. */
+const AUTO_SLUGS: [string, string, string][] = [
+  [
+    "src/llm/UserSpecification.md",
+    "implemented",
+    "auto-workflow-src+llm+UserSpecification.md-implemented",
+  ],
+  ["UserSpecification.md", "implemented", "auto-workflow-UserSpecification.md-implemented"],
+  [
+    "src/a/b/c/UserSpecification.md",
+    "reviewed",
+    "auto-workflow-src+a+b+c+UserSpecification.md-reviewed",
+  ],
+];
+
+for (const [path, stage, slug] of AUTO_SLUGS) {
+  Deno.test(`autoWorkflowSlug(${path}, ${stage})`, () => {
+    const actual = autoWorkflowSlug(path, stage);
+    assert.equal(actual, slug);
+    assert.ok(!actual.includes("/"), "one folder, not a path");
+  });
+}

@@ -1,0 +1,30 @@
+/** The README states rules that live in code; these tests keep the two in step. */
+import assert from "node:assert/strict";
+import { PROTECTED_PATHS } from "../lib/guard/protected_paths.ts";
+import { PERMISSION_FLAGS } from "../lib/permissions/permissions.ts";
+import { MODEL_NAMES, MODELS } from "../lib/llm/models.ts";
+
+const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
+
+Deno.test("the README names every protected path of the guard's table", () => {
+  const safety = readme.slice(readme.indexOf("**Protected paths**"), readme.indexOf("**Ignore rules**"));
+  for (const entry of PROTECTED_PATHS) assert(safety.includes(`\`${entry.name}`), entry.name);
+});
+
+Deno.test("the README shows the exact permission flags", () => {
+  const flat = readme.replace(/\s+/g, " ");
+  for (const flag of PERMISSION_FLAGS) assert(flat.includes(flag), flag);
+});
+
+Deno.test("the README names every model, key file and endpoint variable", () => {
+  for (const name of MODEL_NAMES) {
+    assert(readme.includes(name), name);
+    assert(readme.includes(MODELS[name].keyFile), MODELS[name].keyFile);
+    assert(readme.includes(MODELS[name].baseUrlEnv), MODELS[name].baseUrlEnv);
+  }
+});
+
+Deno.test("the README's two commands are the ones that work", () => {
+  assert.match(readme, /\.\/build\.sh {2,}# installs Deno into \.tools\//);
+  assert.match(readme, /code-commit\/code-commit {3}# run it from the root of the project/);
+});

@@ -1,0 +1,193 @@
+/**
+ * Tests of reading API keys (SPEC.md decision 11): `readApiKey` trims the
+ * file and refuses a missing, empty, too short or multi-token key with a
+ * message naming the file; `readKnownKeys` collects every key it can find
+ * for redaction, skipping missing files.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { CodeCommitError } from "../../lib/errors/errors.ts";
+import { MIN_KEY_LENGTH, readApiKey, readKnownKeys } from "../../lib/secrets/keys.ts";
+import { GEMINI_KEY, OPENAI_KEY } from "../support/project.ts";
+
+const GEMINI_FILE = "agent-config/gemini-key.txt";
+const OPENAI_FILE = "agent-config/openai-key.txt";
+
+/** A temporary project root with these files. */
+async function tempRoot(files: Record<string, string | Uint8Array> = {}) {
+  const root = await Deno.makeTempDir({ prefix: "code-commit-keys-" });
+  await Deno.mkdir(join(root, "agent-config"));
+  for (const [path, content] of Object.entries(files)) {
+    if (typeof content === "string") await Deno.writeTextFile(join(root, path), content);
+    else await Deno.writeFile(join(root, path), content);
+  }
+  return {
+    root,
+    [Symbol.asyncDispose]: () => Deno.remove(root, { recursive: true }),
+  };
+}
+
+// ---------------------------------------------------------------------------
+// readApiKey
+
+/** File content and the key read from it. */
+const GOOD: [string, string, string][] = [
+  ["the key and a newline", `${GEMINI_KEY}\n`, GEMINI_KEY],
+  ["the key alone", GEMINI_KEY, GEMINI_KEY],
+  ["blanks and blank lines around", `\n\n  \t${GEMINI_KEY}  \n\n`, GEMINI_KEY],
+  ["Windows line ending", `${GEMINI_KEY}\r\n`, GEMINI_KEY],
+  ["a byte order mark (Notepad)", `\uFEFF${GEMINI_KEY}\r\n`, GEMINI_KEY],
+  ["exactly the shortest length", "abcd1234", "abcd1234"],
+];
+
+for (const [name, content, expected] of GOOD) {
+  Deno.test(`readApiKey: ${name}`, async () => {
+    await using project = await tempRoot({ [GEMINI_FILE]: content });
+    assert.equal(await readApiKey(project.root, GEMINI_FILE, "Gemini"), expected);
+  });
+}
+
+/** File content (undefined: no file) and what the message must say after the file name. */
+const BAD: [string, string | undefined, RegExp][] = [
+  ["a missing file", undefined, / not found: put your Gemini API key in it/],
+  ["an empty file", "", / is empty: put your Gemini API key in it/],
+  ["white space only", "  \n\t\r\n ", / is empty/],
+  [
+    "a blank inside the key",
+    "AIzaSy abcdefghijkl\n",
+    / has white space or control characters inside the key/,
+  ],
+  ["a tab inside the key", "AIzaSy\tabcdefghijkl", / has white space or control characters/],
+  ["two lines", `${GEMINI_KEY}\n${OPENAI_KEY}\n`, / has white space or control characters/],
+  ["a key and a note", `${GEMINI_KEY} # work account\n`, / has white space/],
+  ["a NUL inside the key", "AIzaSy\u0000abcdefghijkl", / has white space or control characters/],
+  ["a DEL inside the key", "AIzaSy\u007fabcdefghijkl", / has white space or control characters/],
+  ["an escape inside the key", "AIzaSy\u001b[0mabcdefgh", / has white space or control characters/],
+  ["a no-break space inside the key", "AIzaSy\u00a0abcdefghijkl", / has white space/],
+  ["too short (7 characters)", "abc1234\n", / holds only 7 characters, too short for an API key/],
+  ["too short (1 character)", "x", / holds only 1 characters/],
+];
+
+for (const [name, content, pattern] of BAD) {
+  Deno.test(`readApiKey refuses ${name}, naming the file`, async () => {
+    await using project = await tempRoot(content === undefined ? {} : { [GEMINI_FILE]: content });
+    await assert.rejects(
+      readApiKey(project.root, GEMINI_FILE, "Gemini"),
+      (error: unknown) => {
+        assert.ok(error instanceof CodeCommitError);
+        assert.ok(error.message.startsWith(`${GEMINI_FILE} `), error.message);
+        assert.match(error.message, pattern);
+        assert.equal(error.exitCode, 1);
+        // The message never repeats the file's content.
+        if (content !== undefined && content.trim().length >= 4) {
+          assert.ok(!error.message.includes(content.trim()), error.message);
+        }
+        return true;
+      },
+    );
+  });
+}
+
+Deno.test("readApiKey names the OpenAI file and vendor for gpt-5", async () => {
+  await using project = await tempRoot();
+  await assert.rejects(
+    readApiKey(project.root, OPENAI_FILE, "OpenAI"),
+    {
+      message:
+        "agent-config/openai-key.txt not found: put your OpenAI API key in it (agent-config/ is ignored by git)",
+    },
+  );
+});
+
+Deno.test("readApiKey: a key file that cannot be read (a folder) is named", async () => {
+  await using project = await tempRoot();
+  await Deno.mkdir(join(project.root, GEMINI_FILE));
+  await assert.rejects(
+    readApiKey(project.root, GEMINI_FILE, "Gemini"),
+    (error: unknown) => {
+      assert.ok(error instanceof CodeCommitError);
+      assert.match(error.message, /^agent-config\/gemini-key\.txt cannot be read: /);
+      return true;
+    },
+  );
+});
+
+Deno.test("MIN_KEY_LENGTH is 8", () => {
+  assert.equal(MIN_KEY_LENGTH, 8);
+});
+
+// API keys are printable ASCII: anything else (a zero-width space, an en dash, bad UTF-8) is refused, naming the file.
+Deno.test({
+  name: "readApiKey refuses a key holding a character no header can carry, naming the file",
+
+  async fn() {
+    const contents: (string | Uint8Array)[] = [
+      "AIzaSy\u200bTEST0123456789\n", // zero-width space
+      "AIzaSy\u2060TEST0123456789\n", // word joiner
+      "AIzaSy\u2013TEST0123456789\n", // an en dash where a hyphen was meant
+      new Uint8Array([0x41, 0x49, 0x7a, 0x61, 0xff, 0xfe, 0x53, 0x79, 0x31, 0x32]), // not UTF-8
+    ];
+    for (const content of contents) {
+      await using project = await tempRoot({ [GEMINI_FILE]: content });
+      await assert.rejects(
+        readApiKey(project.root, GEMINI_FILE, "Gemini"),
+        (error: unknown) => {
+          assert.ok(error instanceof CodeCommitError);
+          assert.ok(error.message.startsWith(GEMINI_FILE));
+          return true;
+        },
+        String(content),
+      );
+    }
+  },
+});
+
+// ---------------------------------------------------------------------------
+// readKnownKeys
+
+Deno.test("readKnownKeys reads both key files", async () => {
+  await using project = await tempRoot({
+    [GEMINI_FILE]: `${GEMINI_KEY}\n`,
+    [OPENAI_FILE]: `  ${OPENAI_KEY}\r\n`,
+  });
+  const keys = await readKnownKeys(project.root, [GEMINI_FILE, OPENAI_FILE]);
+  assert.ok(keys.includes(GEMINI_KEY));
+  assert.ok(keys.includes(OPENAI_KEY));
+  assert.deepEqual([...new Set(keys)].sort(), [GEMINI_KEY, OPENAI_KEY].sort());
+});
+
+Deno.test("readKnownKeys skips missing and unreadable files", async () => {
+  await using project = await tempRoot({ [OPENAI_FILE]: OPENAI_KEY });
+  assert.deepEqual(
+    [...new Set(await readKnownKeys(project.root, [GEMINI_FILE, OPENAI_FILE]))],
+    [OPENAI_KEY],
+  );
+  await Deno.mkdir(join(project.root, GEMINI_FILE));
+  assert.deepEqual(
+    [...new Set(await readKnownKeys(project.root, [GEMINI_FILE, OPENAI_FILE]))],
+    [OPENAI_KEY],
+  );
+  assert.deepEqual(await readKnownKeys(project.root, []), []);
+});
+
+Deno.test("readKnownKeys picks every token of 8 or more characters, and the whole text", async () => {
+  await using project = await tempRoot({
+    [GEMINI_FILE]: `# my key:\n${GEMINI_KEY}   (work)\nold: ${OPENAI_KEY}\n`,
+  });
+  const keys = await readKnownKeys(project.root, [GEMINI_FILE]);
+  assert.ok(keys.includes(GEMINI_KEY), "the key among notes");
+  assert.ok(keys.includes(OPENAI_KEY), "another key in the same file");
+  assert.ok(keys.includes(`# my key:\n${GEMINI_KEY}   (work)\nold: ${OPENAI_KEY}`));
+  for (const short of ["#", "my", "key:", "(work)", "old:"]) {
+    assert.ok(!keys.includes(short), `${short} is no key`);
+  }
+  assert.ok(keys.every((key) => key.length >= MIN_KEY_LENGTH));
+});
+
+Deno.test("readKnownKeys ignores files with nothing long enough", async () => {
+  await using project = await tempRoot({ [GEMINI_FILE]: "\n  \n", [OPENAI_FILE]: "abc 1234567" });
+  assert.deepEqual(await readKnownKeys(project.root, [GEMINI_FILE, OPENAI_FILE]), [
+    "abc 1234567",
+  ]);
+});

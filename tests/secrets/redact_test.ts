@@ -1,0 +1,204 @@
+/**
+ * Tests of key redaction (SPEC.md decision 11): every occurrence of every
+ * key becomes `********` and its last two characters, keys inside other
+ * text and other keys included, and an API's own masked echo of a key
+ * (OpenAI's `sk-proj-****…abcd`) is masked the same way.
+ */
+
+import assert from "node:assert/strict";
+import { maskKey, Redactor } from "../../lib/secrets/redact.ts";
+import { loadLlmFixture } from "../support/fake_llm_server.ts";
+import { GEMINI_KEY, OPENAI_KEY } from "../support/project.ts";
+
+const G = GEMINI_KEY; // ends in "XY"
+const O = OPENAI_KEY; // ends in "ZW"
+const GM = "********XY";
+const OM = "********ZW";
+
+Deno.test("maskKey: eight asterisks and the last two characters", () => {
+  assert.equal(maskKey(G), GM);
+  assert.equal(maskKey(O), OM);
+  assert.equal(maskKey("abcdefgh"), "********gh");
+});
+
+/** Text in, text out, with both test keys known. */
+const CASES: [string, string, string][] = [
+  ["a key alone", G, GM],
+  ["a key in a sentence", `the key is ${G}.`, `the key is ${GM}.`],
+  ["every occurrence", `${G} and ${G} and again ${G}`, `${GM} and ${GM} and again ${GM}`],
+  ["the same key twice, adjacent", `${G}${G}`, `${GM}${GM}`],
+  ["two keys, adjacent", `${G}${O}`, `${GM}${OM}`],
+  ["two keys, adjacent the other way", `${O}${G}`, `${OM}${GM}`],
+  ["both keys on several lines", `a=${G}\nb=${O}\r\nc=${G}`, `a=${GM}\nb=${OM}\r\nc=${GM}`],
+  ["in a header line", `x-goog-api-key: ${G}`, `x-goog-api-key: ${GM}`],
+  ["in a Bearer header", `Authorization: Bearer ${O}`, `Authorization: Bearer ${OM}`],
+  [
+    "in a URL query",
+    `https://x.example/v1?key=${G}&alt=json`,
+    `https://x.example/v1?key=${GM}&alt=json`,
+  ],
+  [
+    "in JSON text",
+    JSON.stringify({ key: G, nested: { k: O } }),
+    JSON.stringify({ key: GM, nested: { k: OM } }),
+  ],
+  [
+    "in JSON text with escapes around it",
+    JSON.stringify(`line\n"${G}"\t`),
+    JSON.stringify(`line\n"${GM}"\t`),
+  ],
+  ["text without any key", "nothing secret here\n", "nothing secret here\n"],
+  ["a key's prefix only is not a key", G.slice(0, -1), G.slice(0, -1)],
+  ["a key's suffix only is not a key", G.slice(1), G.slice(1)],
+  ["empty text", "", ""],
+];
+
+for (const [name, text, expected] of CASES) {
+  Deno.test(`redact: ${name}`, () => {
+    const redactor = new Redactor([G, O]);
+    assert.equal(redactor.redact(text), expected);
+    assert.equal(redactor.containsKey(text), text !== expected, "containsKey agrees");
+  });
+}
+
+Deno.test("a key that contains another is masked whole, whatever the order given", () => {
+  const long = `sk-proj-${"A".repeat(20)}-tail99`;
+  const short = `${"A".repeat(20)}-tail99`; // the end of `long`
+  for (const keys of [[long, short], [short, long]]) {
+    const redactor = new Redactor(keys);
+    assert.equal(redactor.redact(`k=${long};`), `k=${maskKey(long)};`);
+    assert.equal(redactor.redact(`k=${short};`), `k=${maskKey(short)};`);
+    assert.equal(redactor.redact(`${long} ${short}`), `${maskKey(long)} ${maskKey(short)}`);
+  }
+  const inner = "AAAAAAAAAAAA"; // inside `long`, not at its end
+  const redactor = new Redactor([inner, long]);
+  assert.equal(redactor.redact(long), maskKey(long));
+  assert.equal(redactor.redact(`x${inner}x`), `x${maskKey(inner)}x`);
+});
+
+Deno.test("a key file's whole text and its token both masked (as readKnownKeys gives them)", () => {
+  const redactor = new Redactor([`${G} # my key`, G]);
+  assert.equal(redactor.redact(`${G} # my key`), maskKey(`${G} # my key`));
+  assert.equal(redactor.redact(`use ${G} here`), `use ${GM} here`);
+});
+
+Deno.test("overlapping keys at the end of a word: the echo pass masks the second key's rest", () => {
+  // a ends where b starts. Masking a leaves "********11-BBBBBBBB-zz", which
+  // the masked-echo pattern of b (stars … b's last four) then masks.
+  const a = "sk-AAAAAAAA-1111";
+  const b = "1111-BBBBBBBB-zz";
+  assert.equal(new Redactor([a, b]).redact(`${a}-BBBBBBBB-zz`), "********zz");
+  assert.equal(new Redactor([a, b]).redact(`x ${a}-BBBBBBBB-zz.`), "x ********zz.");
+});
+
+// Occurrences of every key are found in the original text first, so overlapping keys are masked whole.
+Deno.test({
+  name: "overlapping keys inside a word: neither key shows more than its last two characters",
+
+  fn() {
+    const a = "sk-AAAAAAAA-1111";
+    const b = "1111-BBBBBBBB-zz";
+    const out = new Redactor([a, b]).redact(`${a}-BBBBBBBB-zzQ`); // today "********11-BBBBBBBB-zzQ"
+    assert.ok(!out.includes("BBBBBBBB"), `most of key b is visible: ${out}`);
+  },
+});
+
+Deno.test("overlapping keys: at least no whole key survives (what holds today)", () => {
+  const a = "sk-AAAAAAAA-1111";
+  const b = "1111-BBBBBBBB-zz";
+  const out = new Redactor([a, b]).redact(`${a}-BBBBBBBB-zzQ`);
+  assert.ok(!out.includes(a) && !out.includes(b), out);
+});
+
+// ---------------------------------------------------------------------------
+// The masked echo
+
+Deno.test("OpenAI's 401 echo of the key (first 8, stars, last 4) is masked", async () => {
+  const fixture = await loadLlmFixture("openai/401-invalid-key.json");
+  const body = JSON.stringify(fixture.body, null, 2).replace("abcd.", `${O.slice(-4)}.`);
+  const out = new Redactor([G, O]).redact(body);
+  assert.ok(out.includes(`"message": "Incorrect API key provided: ${OM}. You can find`), out);
+  assert.ok(!out.includes(O.slice(-4)), "the last four characters are gone");
+  assert.ok(!out.includes("sk-proj-*"), "the prefix is gone too");
+  // Everything else is untouched.
+  assert.equal(out.replace(OM, "<KEY>"), body.replace(/sk-proj-\*+jkZW/, "<KEY>"));
+});
+
+/** Echo forms of the OpenAI test key (tail "jkZW") and what they become. */
+const ECHOES: [string, string, string][] = [
+  ["prefix, stars, tail", "key sk-proj-****jkZW rejected", `key ${OM} rejected`],
+  ["at the very end", "sk-proj-*****************jkZW", OM],
+  ["followed by a period", "provided: sk-****jkZW.", `provided: ${OM}.`],
+  ["no prefix", "***jkZW", OM],
+  ["some middle characters kept", "sk-proj-ab***cd.jkZW", OM],
+  ["in JSON", '{"m":"sk-proj-********jkZW"}', `{"m":"${OM}"}`],
+  ["twice", "sk-***jkZW and sk-***jkZW", `${OM} and ${OM}`],
+  // Not echoes: left alone.
+  ["two stars are markdown, not an echo", "sk-**jkZW", "sk-**jkZW"],
+  ["the tail followed by more word characters", "sk-****jkZWx", "sk-****jkZWx"],
+  ["another key's echo", "sk-proj-****abcd", "sk-proj-****abcd"],
+  ["stars without the tail", "***bold*** text", "***bold*** text"],
+  ["the tail without stars", "see jkZW here", "see jkZW here"],
+];
+
+for (const [name, text, expected] of ECHOES) {
+  Deno.test(`masked echo: ${name}`, () => {
+    assert.equal(new Redactor([G, O]).redact(text), expected);
+  });
+}
+
+Deno.test("text without asterisks is returned untouched, byte for byte", () => {
+  const text = "const a = `x ${b}`; // über ✓ \u0000 \r\n" + "jkZW".repeat(3);
+  assert.equal(new Redactor([G, O]).redact(text), text);
+});
+
+Deno.test("echoes are not looked for with keys shorter than 8 characters", () => {
+  assert.equal(new Redactor(["short7x"]).redact("ab***rt7x"), "ab***rt7x");
+  assert.equal(new Redactor(["short7x"]).redact("a short7x b"), "a ********7x b");
+});
+
+// The echo's mask is inserted literally: `$&` or `$'` at the end of a key is not a replacement pattern.
+Deno.test({
+  name: "a key ending in $& still has its echo masked",
+
+  fn() {
+    const key = "sk-proj-secret-value-x$&";
+    const out = new Redactor([key]).redact("provided: sk-proj-****e-x$&.");
+    assert.equal(out, "provided: ********$&.");
+  },
+});
+
+// ---------------------------------------------------------------------------
+// The keys known
+
+Deno.test("an empty key list, or only empty keys, changes nothing", () => {
+  for (const redactor of [new Redactor(), new Redactor([]), new Redactor(["", ""])]) {
+    assert.equal(redactor.redact(`x ${G} ***jkZW`), `x ${G} ***jkZW`);
+    assert.equal(redactor.containsKey(G), false);
+    assert.equal(redactor.containsKey(""), false);
+  }
+});
+
+Deno.test("with() returns a redactor that knows more keys, the original unchanged", () => {
+  const first = new Redactor([G]);
+  const both = first.with([O]);
+  assert.equal(first.redact(`${G} ${O}`), `${GM} ${O}`);
+  assert.equal(both.redact(`${G} ${O}`), `${GM} ${OM}`);
+  assert.equal(first.with([]).redact(G), GM);
+  assert.equal(new Redactor([G, G, G]).redact(G), GM, "duplicates are harmless");
+});
+
+Deno.test("containsKey finds a key anywhere, and nothing else", () => {
+  const redactor = new Redactor([G, O]);
+  assert.equal(redactor.containsKey(`prefix${G}suffix`), true);
+  assert.equal(redactor.containsKey(`line 1\nline 2 ${O}`), true);
+  assert.equal(redactor.containsKey(GM), false, "a masked key is no key");
+  assert.equal(redactor.containsKey(G.toLowerCase()), false, "keys are case-sensitive");
+  assert.equal(redactor.containsKey("sk-proj-****jkZW"), false, "an echo is no key");
+});
+
+Deno.test("redacting twice changes nothing more", () => {
+  const redactor = new Redactor([G, O]);
+  const once = redactor.redact(`${G} sk-proj-****jkZW ${O}`);
+  assert.equal(redactor.redact(once), once);
+});
