@@ -7,7 +7,10 @@ import { MODEL_NAMES, MODELS } from "../lib/llm/models.ts";
 const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
 
 Deno.test("the README names every protected path of the guard's table", () => {
-  const safety = readme.slice(readme.indexOf("**Protected paths**"), readme.indexOf("**Ignore rules**"));
+  const safety = readme.slice(
+    readme.indexOf("**Protected paths**"),
+    readme.indexOf("**Ignore rules**"),
+  );
   for (const entry of PROTECTED_PATHS) assert(safety.includes(`\`${entry.name}`), entry.name);
 });
 

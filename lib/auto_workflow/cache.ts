@@ -20,7 +20,9 @@ export const CACHE_DIR = "agent-state/specifications";
 
 /** The cache file of `stage` for the module at `modulePath`, relative to the project root. Never throws. */
 export function cachePath(modulePath: string, stage: string): string {
-  return modulePath === ROOT_MODULE ? `${CACHE_DIR}/${stage}` : `${CACHE_DIR}/${modulePath}/${stage}`;
+  return modulePath === ROOT_MODULE
+    ? `${CACHE_DIR}/${stage}`
+    : `${CACHE_DIR}/${modulePath}/${stage}`;
 }
 
 async function lstat(path: string): Promise<Deno.FileInfo | undefined> {
@@ -61,7 +63,9 @@ async function checkFolders(root: string, file: string, create: boolean): Promis
         }
       }
       info = await lstat(join(root, folder));
-      if (info === undefined) throw new CodeCommitError(`the folder ${folder} vanished as it was made`);
+      if (info === undefined) {
+        throw new CodeCommitError(`the folder ${folder} vanished as it was made`);
+      }
     }
     if (info.isSymlink || !info.isDirectory) throw refuse(folder, info, "folder");
   }

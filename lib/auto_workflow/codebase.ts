@@ -12,7 +12,8 @@
  *   protected table's unreadable entries);
  * - symbolic links, which are never followed, and special files.
  *
- * A file that is not UTF-8 text is listed with a note instead of its bytes.
+ * A file that is not UTF-8 text (or holds a NUL byte), or is larger than
+ * {@link MAX_FILE_BYTES}, is listed with a note instead of its content.
  *
  * @module
  */
@@ -25,6 +26,9 @@ import { compareCodePoints, type ModuleInfo, ROOT_MODULE, SPEC_FILE } from "./mo
 import type { CodebaseKind } from "./stages.ts";
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/** Files larger than this (1 MiB) are listed with a note, not pasted into the prompt. */
+export const MAX_FILE_BYTES = 1024 * 1024;
 
 /** One file as a codebase shows it: `--- path ---`, then the content, ending with a newline. Never throws. */
 export function formatFileBlock(path: string, bytes: Uint8Array): string {
@@ -70,7 +74,9 @@ async function collect(
     for await (const entry of Deno.readDir(join(root, folder))) entries.push(entry);
   } catch (error) {
     throw new CodeCommitError(
-      `cannot list the folder ${folder === "" ? "." : folder} for the codebase: ${messageOf(error)}`,
+      `cannot list the folder ${folder === "" ? "." : folder} for the codebase: ${
+        messageOf(error)
+      }`,
       undefined,
       { cause: error },
     );
@@ -90,19 +96,29 @@ async function collect(
   }
 }
 
-/** Reads a regular file that is not a link; undefined when it is missing or of another kind. */
-async function readRegularFile(root: string, path: string): Promise<Uint8Array | undefined> {
+/**
+ * The block of a regular file that is not a link; undefined when it is
+ * missing or of another kind. A file over {@link MAX_FILE_BYTES} is not read.
+ */
+async function readBlock(root: string, path: string): Promise<string | undefined> {
   try {
     const info = await Deno.lstat(join(root, path));
     if (!info.isFile) return undefined;
-    return await Deno.readFile(join(root, path));
+    if (info.size > MAX_FILE_BYTES) {
+      return `--- ${path} ---\n(a file of ${info.size} bytes, over the limit of ${MAX_FILE_BYTES}: not shown)\n`;
+    }
+    return formatFileBlock(path, await Deno.readFile(join(root, path)));
   } catch (error) {
     if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
       return undefined;
     }
-    throw new CodeCommitError(`cannot read ${path} for the codebase: ${messageOf(error)}`, undefined, {
-      cause: error,
-    });
+    throw new CodeCommitError(
+      `cannot read ${path} for the codebase: ${messageOf(error)}`,
+      undefined,
+      {
+        cause: error,
+      },
+    );
   }
 }
 
@@ -136,8 +152,8 @@ export async function codebasePaths(
 
 /**
  * Assembles the codebase of a task on `module` (see {@link codebasePaths}):
- * one file block per path, a missing optional file (a dependency's
- * `APISignatures.md`) left out.
+ * one file block per path, joined as the code rollup joins them, a missing
+ * optional file (a dependency's `APISignatures.md`) left out.
  *
  * @throws {CodeCommitError} when a folder or file cannot be read.
  */
@@ -149,8 +165,8 @@ export async function assembleCodebase(
 ): Promise<string> {
   const blocks: string[] = [];
   for (const path of await codebasePaths(root, module, modules, kind)) {
-    const bytes = await readRegularFile(root, path);
-    if (bytes !== undefined) blocks.push(formatFileBlock(path, bytes));
+    const block = await readBlock(root, path);
+    if (block !== undefined) blocks.push(block);
   }
-  return blocks.join("\n");
+  return blocks.join("");
 }

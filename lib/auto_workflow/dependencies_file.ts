@@ -77,7 +77,9 @@ export function checkDependencyPath(path: string): string | undefined {
       "module is part of it): remove the line";
   }
   if (segments.some((segment) => segment === "." || segment === "")) {
-    return `${show(path)} is not written as a module path: no \`./\`, no \`//\` and no trailing /, ` +
+    return `${
+      show(path)
+    } is not written as a module path: no \`./\`, no \`//\` and no trailing /, ` +
       "as in src/llm";
   }
   return undefined;
@@ -96,7 +98,7 @@ export function parseDependencyList(text: string): DependencyList {
       dependencies: [],
       problems: [
         `line 1 must be exactly ${show(DEPENDENCIES_HEADER)}, not ${show(lines[0])}` +
-          (lines[0] === "" && lines.length === 1 ? " (the file is empty)" : ""),
+        (lines[0] === "" && lines.length === 1 ? " (the file is empty)" : ""),
       ],
     };
   }

@@ -54,7 +54,9 @@ export function buildGraph(declared: readonly DeclaredModule[]): GraphResult {
   for (const module of sorted(declared)) {
     const targets: string[] = [];
     for (const dependency of module.dependencies) {
-      const where = `${describeModule(module.path)}: ${module.dependenciesFile} line ${dependency.line}`;
+      const where = `${
+        describeModule(module.path)
+      }: ${module.dependenciesFile} line ${dependency.line}`;
       if (dependency.path === module.path) {
         problems.push(
           `${where}: ${dependency.path} is the module itself, and a module cannot depend on ` +

@@ -122,7 +122,9 @@ function warnAll(session: Session, warnings: readonly string[]): void {
     : warnings;
   for (const warning of shown) session.console.warn(`context builder: ${warning}`);
   if (shown.length < warnings.length) {
-    session.console.warn(`… and ${warnings.length - shown.length} more like these`);
+    session.console.warn(
+      `context builder: … and ${warnings.length - shown.length} more like these`,
+    );
   }
 }
 

@@ -61,9 +61,9 @@ export function parseFileList(reply: string): FileListResult {
   if (closes[0] < opens[0]) {
     return {
       ok: false,
-      reason: `the ${FILES_CLOSE} line (line ${closes[0] + 1}) comes before the ${FILES_OPEN} line (line ${
-        opens[0] + 1
-      })`,
+      reason: `the ${FILES_CLOSE} line (line ${
+        closes[0] + 1
+      }) comes before the ${FILES_OPEN} line (line ${opens[0] + 1})`,
     };
   }
   const seen = new Set<string>();

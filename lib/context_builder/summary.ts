@@ -37,7 +37,13 @@ import { CodeCommitError } from "../errors/errors.ts";
 import { displayPath } from "../guard/guard.ts";
 import type { IgnoreRules } from "../guard/ignore_rules.ts";
 import { readProjectFile } from "./read_file.ts";
-import { type FolderListing, listFolder, type SkippedEntry, walkTree, type WalkOptions } from "./walk.ts";
+import {
+  type FolderListing,
+  listFolder,
+  type SkippedEntry,
+  type WalkOptions,
+  walkTree,
+} from "./walk.ts";
 
 /** The top-level files shown in full, where present (seed 004, with the manifests of Deno and npm projects). */
 export const SUMMARY_FILES: readonly string[] = Object.freeze([
@@ -114,7 +120,9 @@ export async function buildSummary(
     else if (await exists(root, name)) {
       // There, not ignored, yet not listed: a link, a folder or a special file.
       const outcome = await readProjectFile(root, name, rules);
-      if (!outcome.ok) warnings.push(`${displayPath(name)}: ${outcome.reason}; left out of the summary`);
+      if (!outcome.ok) {
+        warnings.push(`${displayPath(name)}: ${outcome.reason}; left out of the summary`);
+      }
     }
   }
   const rootDocs = [
@@ -187,12 +195,13 @@ async function checkSummaryFileNotIgnored(
     if (error instanceof Deno.errors.NotFound) return;
     throw new CodeCommitError(`${name} cannot be inspected: ${(error as Error).message}`);
   }
-  const match = await rules.withIgnoreCase(false).explain(name, info.isDirectory) ??
-    await rules.withIgnoreCase(true).explain(name, info.isDirectory);
+  const exact = await rules.withIgnoreCase(false).explain(name, info.isDirectory);
+  const match = exact ?? await rules.withIgnoreCase(true).explain(name, info.isDirectory);
   if (match === undefined) return;
+  const how = exact === undefined ? ", once names are compared without regard to case" : "";
   throw new CodeCommitError(
-    `${name} is ignored by git (the rule \`${match.pattern}\` in ${match.source}), but the ` +
-      `context builder must show it in full: remove that rule, or pass no --build-context`,
+    `${name} is ignored by git (the rule \`${match.pattern}\` in ${match.source}${how}), but the ` +
+      `context builder must show it in full: remove that rule from ${match.source}, or run without --build-context`,
   );
 }
 

@@ -64,6 +64,13 @@ export interface WalkOptions {
 
 const DEFAULT_CONCURRENCY = 32;
 
+/**
+ * Names that `checkPathSyntax` certainly accepts once their folder was
+ * accepted: ASCII letters, digits and `_ . + @ = , -`, not ending in `.`.
+ * Every other name goes through the full check.
+ */
+const PLAIN_NAME = /^[A-Za-z0-9_.+@=,-]*[A-Za-z0-9_+@=,-]$/;
+
 /** Folded names the context builder may not read wherever they are (`.git`). */
 const UNREADABLE_ANYWHERE = new Set(
   PROTECTED_PATHS.filter((entry) => !entry.readable && entry.scope === "any-depth-name")
@@ -85,13 +92,6 @@ export function isUnreadableEntry(folder: string, name: string): boolean {
   const folded = PLAIN_NAME.test(name) ? name.toLowerCase() : foldCase(name);
   return UNREADABLE_ANYWHERE.has(folded) || (folder === "" && UNREADABLE_IN_ROOT.has(folded));
 }
-
-/**
- * Names that `checkPathSyntax` certainly accepts once their folder was
- * accepted: ASCII letters, digits and `_ . + @ = , -`, not ending in `.`.
- * Every other name goes through the full check.
- */
-const PLAIN_NAME = /^[A-Za-z0-9_.+@=,-]*[A-Za-z0-9_+@=,-]$/;
 
 /** The longest path, in UTF-16 code units, that is surely under the syntax check's 4096 bytes. */
 const SURELY_SHORT = Math.floor(4096 / 3);

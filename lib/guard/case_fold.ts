@@ -19,6 +19,9 @@
  */
 const HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
 
+// deno-lint-ignore no-control-regex -- the whole ASCII range, controls included
+const ASCII = /^[\x00-\x7f]*$/;
+
 /**
  * Folds a name or path for a case-insensitive comparison: drops the code
  * points HFS+ ignores, normalizes to NFC, then maps `s.toUpperCase().toLowerCase()`
@@ -27,6 +30,9 @@ const HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
  * the folded segments.
  */
 export function foldCase(s: string): string {
+  // Plain ASCII (almost every file name) folds with toLowerCase alone: no
+  // ignorable code point, nothing to normalize, no special upper-case mapping.
+  if (ASCII.test(s)) return s.toLowerCase();
   return s.replace(HFS_IGNORABLE, "").normalize("NFC").toUpperCase().toLowerCase().normalize(
     "NFC",
   );

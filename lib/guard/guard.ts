@@ -28,7 +28,7 @@ import { describeSpecial, EntryKinds } from "./entry_kinds.ts";
 import { foldCase } from "./case_fold.ts";
 import { IgnoreRules } from "./ignore_rules.ts";
 import { checkPathSyntax, normalizeProjectPath } from "./path_syntax.ts";
-import { describeProtectedPath, protectedRuleFor } from "./protected_paths.ts";
+import { describeProtectedPath, protectedRulesFor } from "./protected_paths.ts";
 
 /** One refused path of a reply. */
 export interface Refusal {
@@ -140,8 +140,11 @@ async function checkPath(
   if (syntax !== undefined) return syntax;
   const path = normalizeProjectPath(original);
 
-  const rule = protectedRuleFor(path);
-  if (rule !== undefined && (access !== "read" || !rule.readable)) {
+  // A write is refused by any covering entry; a read by any unreadable one, even an inner one
+  // (`target/` is readable, `target/.git/config` is not).
+  const rules = protectedRulesFor(path);
+  const rule = access === "read" ? rules.find((entry) => !entry.readable) : rules[0];
+  if (rule !== undefined) {
     return `${access === "read" ? "may not be read" : "is protected"}: ${
       describeProtectedPath(rule)
     }`;

@@ -212,6 +212,9 @@ export class IgnoreRules {
   readonly #files: SourceFiles;
   readonly #sources = new Map<string, Promise<Source | undefined>>();
   readonly #folders = new Map<string, Promise<IgnoreMatch | undefined>>();
+  // The same, once settled: lets `explain` answer without awaiting (a walk asks 100,000 times).
+  readonly #settledSources = new Map<string, Source | undefined>();
+  readonly #settledFolders = new Map<string, IgnoreMatch | undefined>();
   #sibling: IgnoreRules | undefined;
 
   private constructor(files: SourceFiles, ignoreCase: boolean) {
@@ -267,11 +270,50 @@ export class IgnoreRules {
    */
   async explain(path: string, isDir: boolean): Promise<IgnoreMatch | undefined> {
     const segments = splitPath(path);
+    const settled = this.#explainSettled(segments, isDir);
+    if (settled !== UNSETTLED) return settled;
     if (segments.length > 1) {
       const folderMatch = await this.#folder(segments.slice(0, -1).join("/"));
       if (folderMatch !== undefined) return folderMatch;
     }
     return await this.#ownMatch(segments, isDir);
+  }
+
+  /**
+   * `explain` from what is already loaded, or {@link UNSETTLED} when a source
+   * or the parent folder's verdict is still to be read. Same semantics as
+   * the asynchronous path (folder first, then the path's own match).
+   */
+  #explainSettled(segments: string[], isDir: boolean): IgnoreMatch | undefined | typeof UNSETTLED {
+    if (segments.length > 1) {
+      const parent = segments.slice(0, -1).join("/");
+      if (!this.#settledFolders.has(parent)) return UNSETTLED;
+      const folderMatch = this.#settledFolders.get(parent);
+      if (folderMatch !== undefined) return folderMatch;
+    }
+    const path = segments.join("/");
+    const suffix = isDir ? "/" : "";
+    let folder = "";
+    const folders = [""];
+    for (let depth = 1; depth < segments.length; depth++) {
+      folder = folder === "" ? segments[depth - 1] : `${folder}/${segments[depth - 1]}`;
+      folders.push(folder);
+    }
+    for (let depth = segments.length - 1; depth >= 0; depth--) {
+      if (!this.#settledSources.has(folders[depth])) return UNSETTLED;
+      const source = this.#settledSources.get(folders[depth]);
+      if (source === undefined) continue;
+      const match = this.#match(source, segments.slice(depth).join("/") + suffix);
+      if (match !== undefined) {
+        return match.negated ? undefined : { path, source: source.name, pattern: match.pattern };
+      }
+    }
+    if (!this.#settledSources.has(EXCLUDE_KEY)) return UNSETTLED;
+    const exclude = this.#settledSources.get(EXCLUDE_KEY);
+    if (exclude === undefined) return undefined;
+    const match = this.#match(exclude, path + suffix);
+    if (match === undefined || match.negated) return undefined;
+    return { path, source: exclude.name, pattern: match.pattern };
   }
 
   /** Whether the folder (ancestor of some path) is ignored, by itself or an ancestor. */
@@ -286,6 +328,7 @@ export class IgnoreRules {
         }
         return await this.#ownMatch(segments, true);
       })();
+      match.then((settled) => this.#settledFolders.set(folder, settled), () => {});
       this.#folders.set(folder, match);
     }
     return match;
@@ -316,7 +359,7 @@ export class IgnoreRules {
 
   /** The compiled rules of `<folder>/.gitignore`, or of `info/exclude` for `null`. */
   #source(folder: string | null): Promise<Source | undefined> {
-    const key = folder ?? "\0exclude";
+    const key = folder ?? EXCLUDE_KEY;
     let source = this.#sources.get(key);
     if (source === undefined) {
       source = (async () => {
@@ -334,11 +377,18 @@ export class IgnoreRules {
         );
         return { name, rules };
       })();
+      source.then((settled) => this.#settledSources.set(key, settled), () => {});
       this.#sources.set(key, source);
     }
     return source;
   }
 }
+
+/** The key of `.git/info/exclude` among the sources (no folder can be named with a NUL). */
+const EXCLUDE_KEY = "\0exclude";
+
+/** `#explainSettled`'s answer when something is still to be read. */
+const UNSETTLED = Symbol("unsettled");
 
 /** Splits a project path into segments; throws a RangeError for a path of the wrong form. */
 function splitPath(path: string): string[] {

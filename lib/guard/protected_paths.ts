@@ -124,23 +124,33 @@ for (const entry of PROTECTED_PATHS) {
 }
 
 /**
- * Returns the protected-path entry that covers `path`, or `undefined` when the
- * path is not protected. `path` is relative to the project root, `/`-separated
- * and already syntax-checked (`checkPathSyntax`); one leading `./` is allowed.
- * A path is covered when its first segment folds onto a root entry's name, or
- * any segment folds onto an any-depth entry's name: the named file or folder
- * itself and anything beneath it. When several entries cover a path the
- * outermost one is returned. Never throws.
+ * Returns every protected-path entry that covers `path`, outermost first
+ * (`target/.git/config` is covered by `target` and by `.git`). `path` is
+ * relative to the project root, `/`-separated and already syntax-checked
+ * (`checkPathSyntax`); one leading `./` is allowed. A path is covered when its
+ * first segment folds onto a root entry's name, or any segment folds onto an
+ * any-depth entry's name: the named file or folder itself and anything
+ * beneath it. Never throws.
  */
-export function protectedRuleFor(path: string): ProtectedPath | undefined {
+export function protectedRulesFor(path: string): ProtectedPath[] {
   const segments = (path.startsWith("./") ? path.slice(2) : path).split("/");
+  const rules: ProtectedPath[] = [];
   for (let index = 0; index < segments.length; index++) {
     const folded = foldCase(segments[index]);
     const rule = (index === 0 ? ROOT_RULES.get(folded) : undefined) ??
       ANY_DEPTH_RULES.get(folded);
-    if (rule !== undefined) return rule;
+    if (rule !== undefined) rules.push(rule);
   }
-  return undefined;
+  return rules;
+}
+
+/**
+ * Returns the outermost protected-path entry that covers `path` (see
+ * {@link protectedRulesFor}), or `undefined` when the path is not protected.
+ * Never throws.
+ */
+export function protectedRuleFor(path: string): ProtectedPath | undefined {
+  return protectedRulesFor(path)[0];
 }
 
 /**

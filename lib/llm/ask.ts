@@ -71,9 +71,8 @@ export async function ask(
   await log.write(names.query, prompt);
   if (redactor.containsKey(prompt)) {
     const message = `the prompt for ${client.model} contains an API key, so it was not sent: ` +
-      `remove the key from agent-config/query.txt and the files of the codebase (see ${
-        log.path(names.query)
-      }, where it is masked)`;
+      `remove the key from the files the prompt is made of (the query, the specifications, ` +
+      `the codebase); ${log.path(names.query)} shows where, masked`;
     await log.writeError(names.responseText, message);
     throw new CodeCommitError(message);
   }

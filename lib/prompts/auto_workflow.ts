@@ -106,7 +106,10 @@ const PLACEHOLDER = /\{\{([A-Z_]+)\}\}/g;
  * @throws {RangeError} when the template holds a placeholder that is not in
  * {@link PLACEHOLDERS} (a programming error in a prompt file).
  */
-export function fillTemplate(template: string, values: Readonly<Record<Placeholder, string>>): string {
+export function fillTemplate(
+  template: string,
+  values: Readonly<Record<Placeholder, string>>,
+): string {
   return template.replace(PLACEHOLDER, (whole, name: string) => {
     if (!(PLACEHOLDERS as readonly string[]).includes(name)) {
       throw new RangeError(`auto-workflow prompt: unknown placeholder ${whole}`);

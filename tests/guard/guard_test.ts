@@ -149,10 +149,19 @@ Deno.test("guardRead refuses what the LLM may not read", async () => {
       ".gitignore": "*.pem\n",
       "keys/a.pem": "",
       "src/a.ts": "",
+      "target/.git/config": "",
+      "target/debug/.git/HEAD": "",
+      "src/.git/config": "",
+      "UserSpecification.md/.git/x": "",
     });
     await Deno.symlink("src/a.ts", join(root, "link.ts"));
     const cases: [string, string][] = [
       [".git/config", "may not be read"],
+      // An unreadable entry inside a readable one still refuses the read.
+      ["target/.git/config", "may not be read: `.git`"],
+      ["target/debug/.git/HEAD", "may not be read: `.git`"],
+      ["src/.git/config", "may not be read: `.git`"],
+      ["UserSpecification.md/.git/x", "may not be read: `.git`"],
       ["AGENT-CONFIG/gemini-key.txt", "may not be read"],
       ["logs/x", "may not be read"],
       ["app-data/d", "may not be read"],

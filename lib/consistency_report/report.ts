@@ -1,0 +1,354 @@
+/**
+ * The consistency report's text, readable by a person and by a program
+ * (seed 000, SPEC.md decision 14): the five section headings of the system
+ * prompt, each alone on its line in the exact spelling of the prompt, and
+ * prose wrapped to 80 columns.
+ *
+ * {@link formatReport} turns a model's reply into that form;
+ * {@link splitReport} reads a report (formatted or not) back into its five
+ * sections. Both recognise a heading however the model decorated it:
+ * markdown `#` or `**`, numbering (`1.`, `II)`, `Section 3:`), a different
+ * case, hyphens (`Self-Consistency`), a trailing colon, or text following the
+ * heading on the same line after a colon or closing `**`.
+ *
+ * @module
+ */
+
+/** The five section headings, in the order and the spelling of the system prompt. */
+export const REPORT_HEADINGS = [
+  "User Specification Self Consistency",
+  "Implementation Consistency with User Specification",
+  "Errors and Mistakes within the User Specification",
+  "Errors and Mistakes within the Implementation",
+  "Suggestions and Other Important Commentary",
+] as const;
+
+/** One of the five section headings. */
+export type ReportHeading = typeof REPORT_HEADINGS[number];
+
+/** The column prose is wrapped to. */
+export const REPORT_WIDTH = 80;
+
+/** A heading found on a line: which one, and any text after it on the same line. */
+export interface HeadingMatch {
+  /** The heading, in the prompt's spelling. */
+  readonly heading: ReportHeading;
+  /** Text that followed the heading on its line (after a colon or closing emphasis), or `""`. */
+  readonly rest: string;
+}
+
+/** Decoration a heading line may start with: markdown heading marks, emphasis, numbering. */
+const LEADING_DECORATION = new RegExp(
+  "^(?:" + [
+    "#{1,6}\\s*",
+    "\\*\\*",
+    "__",
+    "[*_](?=\\S)",
+    "section\\s+\\d{1,2}\\s*[:.)-]?\\s*",
+    "part\\s+\\d{1,2}\\s*[:.)-]?\\s*",
+    "\\(?(?:\\d{1,2}|[ivx]{1,4}|[a-e])[.)]\\s*",
+    "\\d{1,2}\\s*[:\u2013\u2014-]\\s*",
+  ].join("|") + ")",
+  "i",
+);
+
+/** Each heading as a pattern: its words separated by spaces, hyphens or underscores, any case. */
+const HEADING_PATTERNS = REPORT_HEADINGS.map((heading) => ({
+  heading,
+  pattern: new RegExp(`^${heading.split(" ").join("[\\s_-]+")}`, "i"),
+}));
+
+/** What may follow a heading alone on its line: closing emphasis, a colon, closing `#`s. */
+const HEADING_END = /^\s*(?:\*\*|__|\*|_)?\s*:?\s*(?:\*\*|__|\*|_)?\s*#*\s*$/;
+
+/** A heading followed by text on the same line: a separator, then the text. */
+const HEADING_WITH_TEXT =
+  /^\s*(?:(?:\*\*|__)\s*:?|:\s*(?:\*\*|__)?|\s+[\u2013\u2014-]\s+|\s*\.\s*(?:\*\*|__))\s*(\S.*)$/;
+
+/**
+ * Finds one of the five headings at the start of `line`, or returns
+ * `undefined` when the line is not a heading line (prose that merely starts
+ * with the words of a heading, without a separator, is not). Never throws.
+ */
+export function matchHeading(line: string): HeadingMatch | undefined {
+  let text = line.trim();
+  for (let guard = 0; guard < 8; guard++) {
+    const decoration = LEADING_DECORATION.exec(text);
+    if (decoration === null || decoration[0] === "") break;
+    text = text.slice(decoration[0].length);
+  }
+  for (const { heading, pattern } of HEADING_PATTERNS) {
+    const found = pattern.exec(text);
+    if (found === null) continue;
+    const after = text.slice(found[0].length);
+    if (HEADING_END.test(after)) return { heading, rest: "" };
+    const withText = HEADING_WITH_TEXT.exec(after);
+    if (withText !== null) return { heading, rest: withText[1].trim() };
+  }
+  return undefined;
+}
+
+/** A formatted report, and the headings the reply lacked. */
+export interface FormattedReport {
+  /** The report text: headings alone on their lines, prose wrapped, one final newline. */
+  readonly text: string;
+  /** The headings the reply lacks, in prompt order (empty when all five are there). */
+  readonly missing: readonly ReportHeading[];
+}
+
+/** A report read back: what comes before the first heading, and each section found. */
+export interface SplitReport {
+  /** Text before the first heading (a title, say), trimmed; `""` when none. */
+  readonly preamble: string;
+  /** The sections found, in prompt order; a heading given twice has its texts joined. */
+  readonly sections: readonly ReportSection[];
+  /** The headings not found, in prompt order. */
+  readonly missing: readonly ReportHeading[];
+}
+
+/** One section of a report. */
+export interface ReportSection {
+  /** The heading, in the prompt's spelling. */
+  readonly heading: ReportHeading;
+  /** The section's text, without its heading line and without leading or trailing blank lines. */
+  readonly text: string;
+}
+
+const FENCE = /^\s*(```|~~~)/;
+const UNDERLINE = /^\s*(?:=+|-+)\s*$/;
+const RULE = /^\s*(?:[-*_]\s*){3,}$/;
+const LIST_ITEM = /^(\s*)([-+*]|\d{1,3}[.)])\s+(\S.*)$/;
+const CARET_OPEN = /^\^\^\^(?!end\s*$|delete\s*$)\S/;
+const CARET_CLOSE = /^\^\^\^(?:end|delete)\s*$/;
+
+/**
+ * Reads a report into its five sections. A heading is recognised as
+ * {@link matchHeading} does, outside fenced code blocks; a `===` or `---`
+ * line right under a heading is its underline, not content. Never throws.
+ */
+export function splitReport(report: string): SplitReport {
+  const lines = normalizeNewlines(report).split("\n");
+  const found = new Map<ReportHeading, string[]>();
+  const preamble: string[] = [];
+  let current: string[] = preamble;
+  let fence: string | undefined;
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index];
+    const fenceMark = FENCE.exec(line)?.[1];
+    if (fence !== undefined) {
+      if (fenceMark === fence) fence = undefined;
+      current.push(line);
+      continue;
+    }
+    if (fenceMark !== undefined) {
+      fence = fenceMark;
+      current.push(line);
+      continue;
+    }
+    const match = matchHeading(line);
+    if (match === undefined) {
+      current.push(line);
+      continue;
+    }
+    const existing = found.get(match.heading);
+    if (existing === undefined) {
+      current = [];
+      found.set(match.heading, current);
+    } else {
+      current = existing;
+      current.push("");
+    }
+    if (match.rest !== "") current.push(match.rest);
+    if (index + 1 < lines.length && UNDERLINE.test(lines[index + 1]) && match.rest === "") index++;
+  }
+  const sections: ReportSection[] = [];
+  const missing: ReportHeading[] = [];
+  for (const heading of REPORT_HEADINGS) {
+    const text = found.get(heading);
+    if (text === undefined) missing.push(heading);
+    else sections.push({ heading, text: trimBlankLines(text) });
+  }
+  return { preamble: trimBlankLines(preamble), sections, missing };
+}
+
+/**
+ * Formats a model's reply as the report: line ends normalised to `\n`,
+ * trailing white space removed, each of the five headings alone on its line
+ * in the prompt's spelling with a blank line around it (text that followed a
+ * heading on its line becomes the first paragraph of its section), prose
+ * paragraphs and list items re-wrapped to {@link REPORT_WIDTH} columns (a
+ * word longer than a line is cut), runs of blank lines reduced to one.
+ * Left as they are: fenced code blocks, `^^^` blocks, indented lines,
+ * tables, quotes, other markdown headings and rules. Formatting a formatted
+ * report changes nothing. Never throws.
+ */
+export function formatReport(reply: string): FormattedReport {
+  const lines = normalizeNewlines(reply).split("\n").map((line) => line.trimEnd());
+  const out: string[] = [];
+  const seen = new Set<ReportHeading>();
+  let paragraph: string[] = [];
+  const flush = () => {
+    if (paragraph.length > 0) out.push(...wrap(paragraph.join(" "), "", ""));
+    paragraph = [];
+  };
+  const blank = () => {
+    flush();
+    if (out.length > 0 && out[out.length - 1] !== "") out.push("");
+  };
+
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index];
+
+    const fenceMark = FENCE.exec(line)?.[1];
+    if (fenceMark !== undefined || CARET_OPEN.test(line)) {
+      flush();
+      const closes = (candidate: string) =>
+        fenceMark !== undefined
+          ? FENCE.exec(candidate)?.[1] === fenceMark
+          : CARET_CLOSE.test(candidate);
+      out.push(line);
+      while (index + 1 < lines.length) {
+        index++;
+        out.push(lines[index]);
+        if (closes(lines[index])) break;
+      }
+      continue;
+    }
+
+    if (line.trim() === "") {
+      blank();
+      continue;
+    }
+
+    const heading = matchHeading(line);
+    if (heading !== undefined) {
+      blank();
+      out.push(heading.heading, "");
+      seen.add(heading.heading);
+      if (heading.rest !== "") paragraph.push(heading.rest);
+      else if (index + 1 < lines.length && UNDERLINE.test(lines[index + 1])) index++;
+      continue;
+    }
+
+    const item = LIST_ITEM.exec(line);
+    if (item !== null && !RULE.test(line)) {
+      flush();
+      const [, indent, marker, first] = item;
+      const words = [first];
+      while (index + 1 < lines.length && continuesItem(lines[index + 1], indent.length)) {
+        index++;
+        words.push(lines[index].trim());
+      }
+      const prefix = `${indent}${marker} `;
+      if (prefix.length > REPORT_WIDTH / 2) out.push(line);
+      else out.push(...wrap(words.join(" "), prefix, " ".repeat(prefix.length)));
+      continue;
+    }
+
+    if (standsAlone(line)) {
+      flush();
+      out.push(line);
+      continue;
+    }
+    paragraph.push(line.trim());
+  }
+  flush();
+  while (out.length > 0 && out[out.length - 1] === "") out.pop();
+  while (out.length > 0 && out[0] === "") out.shift();
+  return {
+    text: out.length === 0 ? "" : `${out.join("\n")}\n`,
+    missing: REPORT_HEADINGS.filter((heading) => !seen.has(heading)),
+  };
+}
+
+/** A line kept as it is, never joined into a paragraph. */
+function standsAlone(line: string): boolean {
+  return /^\s/.test(line) || /^[|>#]/.test(line) || RULE.test(line) || line.startsWith("^^^");
+}
+
+/** Whether `line` continues the list item above it (indented deeper, or a lazy continuation). */
+function continuesItem(line: string, itemIndent: number): boolean {
+  if (line.trim() === "" || LIST_ITEM.test(line) || FENCE.test(line)) return false;
+  if (matchHeading(line) !== undefined || RULE.test(line) || CARET_OPEN.test(line)) return false;
+  const indent = line.length - line.trimStart().length;
+  if (indent > itemIndent) return true;
+  return indent === 0 && !standsAlone(line);
+}
+
+/** Whether a wrapped line must not start a line of prose: it would read as structure. */
+function misreads(line: string): boolean {
+  return LIST_ITEM.test(line) || standsAlone(line) || FENCE.test(line) ||
+    matchHeading(line) !== undefined;
+}
+
+/**
+ * Wraps `text` into lines of at most {@link REPORT_WIDTH} code points, the
+ * first starting with `first`, the others with `rest`. A line other than
+ * the first that would read as structure (a list item, a heading, a fence,
+ * ...) takes the last word of the line above with it.
+ */
+function wrap(text: string, first: string, rest: string): string[] {
+  const words = text.split(/\s+/).filter((word) => word !== "").flatMap((word) =>
+    cut(word, REPORT_WIDTH - Math.max(width(first), width(rest)))
+  );
+  const lines: string[][] = [];
+  let current: string[] = [];
+  let used = 0;
+  for (const word of words) {
+    const room = REPORT_WIDTH - width(lines.length === 0 ? first : rest);
+    const needed = current.length === 0 ? width(word) : used + 1 + width(word);
+    if (current.length > 0 && needed > room) {
+      lines.push(current);
+      current = [word];
+      used = width(word);
+    } else {
+      current.push(word);
+      used = needed;
+    }
+  }
+  if (current.length > 0) lines.push(current);
+
+  // Move a word down where a line would misread; bounded, as each move shifts a word.
+  for (let pass = 0; pass < words.length; pass++) {
+    const bad = lines.findIndex((line, i) =>
+      i > 0 && lines[i - 1].length > 1 && misreads(line.join(" "))
+    );
+    if (bad < 0) break;
+    const moved = lines[bad - 1].pop()!;
+    lines[bad].unshift(moved);
+    for (let i = bad; i < lines.length; i++) {
+      while (width(lines[i].join(" ")) > REPORT_WIDTH - width(rest) && lines[i].length > 1) {
+        if (i + 1 === lines.length) lines.push([]);
+        lines[i + 1].unshift(lines[i].pop()!);
+      }
+    }
+  }
+  return lines.map((line, i) => `${i === 0 ? first : rest}${line.join(" ")}`);
+}
+
+/** Cuts a word longer than `max` code points into pieces of `max`. */
+function cut(word: string, max: number): string[] {
+  const points = [...word];
+  if (points.length <= max) return [word];
+  const pieces: string[] = [];
+  for (let i = 0; i < points.length; i += max) pieces.push(points.slice(i, i + max).join(""));
+  return pieces;
+}
+
+function width(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+function normalizeNewlines(text: string): string {
+  return text.replace(/\r\n?/g, "\n");
+}
+
+function trimBlankLines(lines: readonly string[]): string {
+  let start = 0;
+  let end = lines.length;
+  while (start < end && lines[start].trim() === "") start++;
+  while (end > start && lines[end - 1].trim() === "") end--;
+  return lines.slice(start, end).join("\n");
+}

@@ -1,0 +1,159 @@
+/**
+ * The context builder in process, with a scripted model: what the end-to-end
+ * tests cannot easily reach (the exact prompt layout, the warnings).
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { parseCommandLine } from "../../lib/cli/args.ts";
+import { Console, memoryStreams } from "../../lib/console/console.ts";
+import {
+  buildContext,
+  contextQueryPrompt,
+  NEXT_AGENT_MARKER,
+  SUMMARY_MARKER,
+} from "../../lib/context_builder/context_builder.ts";
+import { CodeCommitError } from "../../lib/errors/errors.ts";
+import { TokenTally } from "../../lib/llm/ask.ts";
+import type { LlmClient, LlmReply } from "../../lib/llm/types.ts";
+import { RunLog } from "../../lib/logger/run_log.ts";
+import { SYSTEM_PROMPTS } from "../../lib/prompts/system_prompts.ts";
+import { Redactor } from "../../lib/secrets/redact.ts";
+import type { Session } from "../../lib/session/session.ts";
+import { withTempDir, writeFiles } from "../guard/helpers.ts";
+
+/** A model that answers from a list, recording the prompts. */
+function scriptedClient(replies: Partial<LlmReply>[]): LlmClient & { prompts: string[] } {
+  const prompts: string[] = [];
+  return {
+    model: "gemini-2.5-pro",
+    prompts,
+    complete(prompt: string): Promise<LlmReply> {
+      prompts.push(prompt);
+      const reply = replies.shift();
+      if (reply === undefined) throw new Error("no scripted reply left");
+      return Promise.resolve({
+        text: "",
+        body: "{}",
+        usage: { input: 1, output: 1, thinking: 0 },
+        truncated: false,
+        finishReason: "STOP",
+        elapsedMs: 1,
+        attempts: 1,
+        ...reply,
+      });
+    },
+  };
+}
+
+async function harness(root: string, replies: Partial<LlmReply>[]) {
+  const command = parseCommandLine(["--build-context"]);
+  assert.equal(command.kind, "run");
+  const redactor = new Redactor(["AIzaSyTEST-not-a-real-key-0123456789"]);
+  const streams = memoryStreams();
+  const client = scriptedClient(replies);
+  const session: Session = {
+    root,
+    options: command.kind === "run" ? command.options : undefined!,
+    console: new Console(streams, redactor),
+    redactor,
+    client,
+    signal: new AbortController().signal,
+    tally: new TokenTally(),
+  };
+  const log = await RunLog.create(root, "committing-code", redactor);
+  return {
+    session,
+    log,
+    client,
+    stderr: () => streams.err.join(""),
+    read: (name: string) => Deno.readTextFile(join(root, log.dir, name)),
+  };
+}
+
+const PROJECT = {
+  ".gitignore": "/agent-config\n/logs\n",
+  "UserSpecification.md": "# Spec\n",
+  "src/main.ts": "main\n",
+};
+
+Deno.test("contextQueryPrompt: system prompt, marker line, next agent prompt, marker line, summary", () => {
+  assert.equal(
+    contextQueryPrompt("Do the task.", "=== Project Root ===\n"),
+    `${SYSTEM_PROMPTS.contextQuery}\n${NEXT_AGENT_MARKER}\nDo the task.\n\n${SUMMARY_MARKER}\n=== Project Root ===\n`,
+  );
+  assert.ok(SYSTEM_PROMPTS.contextQuery.endsWith("\n"));
+  assert.match(SYSTEM_PROMPTS.contextQuery, /^%%%files$/m);
+  assert.match(SYSTEM_PROMPTS.contextQuery, /^%%%end$/m);
+});
+
+Deno.test("buildContext sends the summary, returns the chosen files, and logs them", async () => {
+  await withTempDir(async (root) => {
+    await writeFiles(root, PROJECT);
+    const h = await harness(root, [{ text: "%%%files\nsrc/main.ts\n%%%end" }]);
+    const codebase = await buildContext(h.session, { nextAgentPrompt: "Task.\n", log: h.log });
+    assert.equal(codebase, "--- src/main.ts ---\nmain\n");
+    assert.equal(h.client.prompts.length, 1);
+    assert.equal(await h.read("0-context-query.txt"), h.client.prompts[0]);
+    assert.equal(await h.read("0-codebase.txt"), codebase);
+    assert.ok(h.client.prompts[0].includes(
+      `${SUMMARY_MARKER}\n=== Project Root ===\n--- .gitignore ---\n`,
+    ));
+    assert.match(h.stderr(), /context builder: 1 file provided; see logs\/.*\/0-codebase\.txt/);
+  });
+});
+
+Deno.test("buildContext with an empty list warns and returns an empty codebase", async () => {
+  await withTempDir(async (root) => {
+    await writeFiles(root, PROJECT);
+    const h = await harness(root, [{ text: "%%%files\n%%%end" }]);
+    assert.equal(await buildContext(h.session, { nextAgentPrompt: "Task.", log: h.log }), "");
+    assert.equal(await h.read("0-codebase.txt"), "");
+    assert.match(h.stderr(), /warning: the context builder chose no file the next agent may read/);
+  });
+});
+
+Deno.test("buildContext fails on a reply cut off inside the list, and says so", async () => {
+  await withTempDir(async (root) => {
+    await writeFiles(root, PROJECT);
+    const h = await harness(root, [{ text: "%%%files\nsrc/ma", truncated: true }]);
+    const error = await buildContext(h.session, { nextAgentPrompt: "Task.", log: h.log })
+      .then(() => undefined, (e) => e);
+    assert.ok(error instanceof CodeCommitError);
+    assert.match(
+      error.message,
+      /^the context builder's reply cannot be used: .* has no %%%end line; .* \(the reply was cut off at the model's output limit\); see logs\/.*\/0-context-query-response\.txt$/,
+    );
+    assert.equal(await h.read("0-context-query-response.txt"), "%%%files\nsrc/ma");
+  });
+});
+
+Deno.test("buildContext shows the first ten summary warnings and counts the rest", async () => {
+  await withTempDir(async (root) => {
+    const bad = Object.fromEntries(
+      Array.from({ length: 15 }, (_, i) => [`src/bad${String(i).padStart(2, "0")}.`, ""]),
+    );
+    await writeFiles(root, { ...PROJECT, ...bad });
+    const h = await harness(root, [{ text: "%%%files\n%%%end" }]);
+    await buildContext(h.session, { nextAgentPrompt: "Task.", log: h.log });
+    const warnings = h.stderr().split("\n").filter((line) =>
+      line.includes("left out of the summary")
+    );
+    assert.equal(warnings.length, 10);
+    assert.match(h.stderr(), /warning: context builder: … and 5 more like these/);
+  });
+});
+
+Deno.test("buildContext refuses to send a summary that holds a key", async () => {
+  await withTempDir(async (root) => {
+    await writeFiles(root, {
+      ...PROJECT,
+      "LLMInstructions.md": "AIzaSyTEST-not-a-real-key-0123456789\n",
+    });
+    const h = await harness(root, [{ text: "%%%files\n%%%end" }]);
+    await assert.rejects(
+      () => buildContext(h.session, { nextAgentPrompt: "Task.", log: h.log }),
+      /contains an API key, so it was not sent/,
+    );
+    assert.equal(h.client.prompts.length, 0);
+  });
+});

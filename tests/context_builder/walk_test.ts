@@ -1,0 +1,259 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import {
+  comparePaths,
+  entrySyntaxProblem,
+  isUnreadableEntry,
+  listFolder,
+  type ReadDir,
+  walkTree,
+} from "../../lib/context_builder/walk.ts";
+import { IgnoreRules } from "../../lib/guard/ignore_rules.ts";
+import { checkPathSyntax } from "../../lib/guard/path_syntax.ts";
+import { git, gitInit, withTempDir, writeFiles } from "../guard/helpers.ts";
+
+/** A tree with ignore rules of every kind git has, for comparing the walk with git itself. */
+const RULES_TREE: Record<string, string> = {
+  ".gitignore": [
+    "/agent-config",
+    "/logs",
+    "node_modules/",
+    "*.log",
+    "!keep.log",
+    "/build/",
+    "docs/**/draft-*",
+    "src/**/fixtures/big/",
+    "tmp",
+    "",
+  ].join("\n"),
+  ".git/info/exclude": "local-only.txt\n",
+  "README.md": "",
+  "build/out.js": "",
+  "src/build/kept.ts": "",
+  "src/a.ts": "",
+  "src/debug.log": "",
+  "src/keep.log": "",
+  "src/tmp": "",
+  "src/local-only.txt": "",
+  "src/deep/er/x.ts": "",
+  "src/deep/er/fixtures/big/huge.json": "",
+  "src/deep/er/fixtures/small.json": "",
+  "src/nested/.gitignore": "*.gen.ts\n!keep.gen.ts\n/only-here.ts\n",
+  "src/nested/a.gen.ts": "",
+  "src/nested/keep.gen.ts": "",
+  "src/nested/only-here.ts": "",
+  "src/nested/sub/only-here.ts": "",
+  "src/nested/sub/b.gen.ts": "",
+  "docs/guide/draft-1.md": "",
+  "docs/guide/final.md": "",
+  "node_modules/pkg/index.js": "",
+  "src/node_modules/inner/index.js": "",
+  "agent-config/gemini-key.txt": "",
+  "logs/run/query.txt": "",
+  "src/logs/kept.ts": "",
+};
+
+async function allFiles(root: string, readDir?: ReadDir): Promise<string[]> {
+  const rules = await IgnoreRules.load(root);
+  const walk = await walkTree(root, "", rules, { readDir });
+  return walk.folders.flatMap((folder) => folder.files).sort();
+}
+
+Deno.test("walkTree lists exactly the files git lists as not ignored", async () => {
+  await withTempDir(async (dir) => {
+    const root = join(dir, "project");
+    const home = join(dir, "home");
+    await Deno.mkdir(root);
+    await Deno.mkdir(home);
+    await gitInit(root, home);
+    await writeFiles(root, RULES_TREE);
+    const listed = await git(root, home, ["ls-files", "--others", "--exclude-standard", "-z"]);
+    assert.equal(listed.code, 0, listed.stderr);
+    const expected = listed.stdout.split("\0").filter((path) => path !== "").sort();
+    assert.ok(expected.includes("src/nested/keep.gen.ts") && expected.includes("src/keep.log"));
+    assert.ok(!expected.includes("src/nested/sub/b.gen.ts"));
+    assert.deepEqual(await allFiles(root), expected);
+  });
+});
+
+Deno.test("walkTree never opens an ignored folder, a protected folder, or a linked folder", async () => {
+  await withTempDir(async (root) => {
+    await writeFiles(root, RULES_TREE);
+    await writeFiles(root, { "src/x/.git/HEAD": "", "vendor/.git/config": "" });
+    const outside = await Deno.makeTempDir({ prefix: "code-commit-outside-" });
+    try {
+      await writeFiles(outside, { "secret.txt": "" });
+      await Deno.symlink(outside, join(root, "src/linked"));
+      const opened: string[] = [];
+      const spy: ReadDir = (path) => {
+        opened.push(path === root ? "." : path.slice(root.length + 1));
+        return Deno.readDir(path);
+      };
+      const files = await allFiles(root, spy);
+      for (const folder of opened) {
+        assert.doesNotMatch(
+          folder,
+          /node_modules|^build$|^build\/|fixtures\/big|agent-config|^logs|\.git|linked/,
+          `opened ${folder}`,
+        );
+      }
+      assert.ok(opened.includes("src/deep/er/fixtures"), "the walk does reach deep folders");
+      assert.ok(opened.includes("src/logs"), "logs/ is protected only in the root");
+      assert.ok(files.includes("src/logs/kept.ts"));
+      assert.ok(!files.some((path) => path.includes("secret.txt") || path.includes(".git/")));
+    } finally {
+      await Deno.remove(outside, { recursive: true });
+    }
+  });
+});
+
+Deno.test("listFolder leaves out links, special files and .git, and lists empty folders", async () => {
+  await withTempDir(async (root) => {
+    await writeFiles(root, { ".gitignore": "", "src/real.ts": "", "src/sub/.git": "gitdir: x\n" });
+    await Deno.mkdir(join(root, "src/empty"));
+    await Deno.symlink("real.ts", join(root, "src/link.ts"));
+    await Deno.symlink("/etc/passwd", join(root, "src/passwd"));
+    await Deno.symlink("nowhere", join(root, "src/dangling"));
+    const fifo = await new Deno.Command("mkfifo", { args: [join(root, "src/pipe")] }).output();
+    assert.ok(fifo.success);
+    const rules = await IgnoreRules.load(root);
+    const { listing, skipped } = await listFolder(root, "src", rules);
+    assert.deepEqual(listing, {
+      path: "src",
+      files: ["src/real.ts"],
+      folders: ["src/empty", "src/sub"],
+    });
+    assert.deepEqual(skipped, []);
+    const walk = await walkTree(root, "src", rules);
+    assert.deepEqual(walk.folders.map((folder) => folder.path), ["src", "src/empty", "src/sub"]);
+    assert.deepEqual(walk.folders[2].files, [], "a .git file is never listed");
+  });
+});
+
+Deno.test("listFolder reports names the guard would refuse, and leaves them out", async () => {
+  await withTempDir(async (root) => {
+    const names = ["ok.ts", "new\nline.ts", "trailing.", "BUILD~1.SH", " space.ts", "tab\t.ts"];
+    await writeFiles(root, Object.fromEntries(names.map((name) => [`src/${name}`, ""])));
+    const rules = await IgnoreRules.load(root);
+    const { listing, skipped } = await listFolder(root, "src", rules);
+    assert.deepEqual(listing.files, ["src/ok.ts"]);
+    assert.deepEqual(
+      skipped.map((entry) => entry.path).sort(),
+      names.slice(1).map((name) => `src/${name}`).sort(),
+    );
+    for (const entry of skipped) assert.match(entry.reason, /^left out of the summary: /);
+  });
+});
+
+Deno.test("listFolder leaves out what is ignored only once case is folded, as the guard refuses it", async () => {
+  await withTempDir(async (root) => {
+    await writeFiles(root, {
+      ".gitignore": "Secret.txt\nBuild/\n",
+      "secret.txt": "",
+      "build/a": "",
+      "b.txt": "",
+    });
+    const { listing } = await listFolder(root, "", await IgnoreRules.load(root));
+    assert.deepEqual(listing, { path: "", files: [".gitignore", "b.txt"], folders: [] });
+  });
+});
+
+Deno.test("walkTree reports a folder it cannot read and goes on", async () => {
+  await withTempDir(async (root) => {
+    await writeFiles(root, { "src/a/x.ts": "", "src/b/y.ts": "" });
+    const failing: ReadDir = (path) => {
+      if (path.endsWith("/src/a")) {
+        throw new Deno.errors.PermissionDenied("Permission denied (os error 13)");
+      }
+      return Deno.readDir(path);
+    };
+    const walk = await walkTree(root, "src", await IgnoreRules.load(root), { readDir: failing });
+    assert.deepEqual(walk.folders.map((folder) => folder.path), ["src", "src/b"]);
+    assert.equal(walk.skipped.length, 1);
+    assert.equal(walk.skipped[0].path, "src/a");
+    assert.match(walk.skipped[0].reason, /could not be read, so it is left out: Permission denied/);
+  });
+});
+
+Deno.test("walkTree lists folders in tree order, whatever the concurrency", async () => {
+  await withTempDir(async (root) => {
+    await writeFiles(root, { "src/a-b/1": "", "src/a/b/2": "", "src/a/3": "", "src/B/4": "" });
+    for (const concurrency of [1, 2, 64]) {
+      const walk = await walkTree(root, "src", await IgnoreRules.load(root), { concurrency });
+      assert.deepEqual(walk.folders.map((folder) => folder.path), [
+        "src",
+        "src/B",
+        "src/a",
+        "src/a/b",
+        "src/a-b",
+      ]);
+    }
+  });
+});
+
+Deno.test("comparePaths orders a folder right before what is inside it", () => {
+  const paths = ["a-b", "a/b/c", "a", "a/b", "a.b", "A", "a/a"];
+  assert.deepEqual(paths.sort(comparePaths), ["A", "a", "a/a", "a/b", "a/b/c", "a-b", "a.b"]);
+  assert.equal(comparePaths("x", "x"), 0);
+});
+
+Deno.test("isUnreadableEntry follows the protected table: .git anywhere, agent-config only in the root", () => {
+  const cases: [string, string, boolean][] = [
+    ["", ".git", true],
+    ["src/deep", ".git", true],
+    ["target", ".git", true],
+    ["src", ".GIT", true],
+    ["", "agent-config", true],
+    ["", "Agent-Config", true],
+    ["", "agent-state", true],
+    ["", "app-data", true],
+    ["", "logs", true],
+    ["src", "agent-config", false],
+    ["src", "logs", false],
+    ["", "target", false],
+    ["", "build.sh", false],
+    ["", ".gitignore", false],
+  ];
+  for (const [folder, name, expected] of cases) {
+    assert.equal(isUnreadableEntry(folder, name), expected, `${folder}/${name}`);
+  }
+});
+
+Deno.test("entrySyntaxProblem agrees with the guard's syntax check on every kind of name", () => {
+  const names = [
+    "a.ts",
+    ".gitignore",
+    "UserSpecification.md",
+    "file-name_1+2@x=y,z.tar.gz",
+    "trailing.",
+    "..",
+    ".",
+    "~1",
+    "BUILD~1.SH",
+    "~home",
+    "a:b",
+    "a\\b",
+    "new\nline",
+    " lead",
+    "trail ",
+    "zero\u200bwidth",
+    "é.ts",
+    "x".repeat(255),
+    "x".repeat(256),
+    "ü".repeat(200),
+  ];
+  const parents = ["", "src", `src/${"d".repeat(200)}/${"e".repeat(200)}`, "ü".repeat(120)];
+  for (const parent of parents) {
+    for (const name of names) {
+      const path = parent === "" ? name : `${parent}/${name}`;
+      assert.equal(
+        entrySyntaxProblem(path, name),
+        checkPathSyntax(path),
+        `${JSON.stringify(path)}`,
+      );
+    }
+  }
+  const deep = Array.from({ length: 40 }, (_, i) => `folder${i}${"x".repeat(100)}`).join("/");
+  assert.equal(entrySyntaxProblem(`${deep}/a.ts`, "a.ts"), checkPathSyntax(`${deep}/a.ts`));
+  assert.notEqual(checkPathSyntax(`${deep}/a.ts`), undefined, "over 4096 bytes");
+});
