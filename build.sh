@@ -62,11 +62,16 @@ if "$DENO" compile --quiet --output code-commit.tmp "${FLAGS[@]}" main.ts >"$com
   fi
 fi
 if [ -z "$made" ]; then
-  reason=$(grep -v '^\s*$' "$compile_log" | grep -m 1 -iE 'error|denort|does not' || true)
+  # The most telling line: the failed download of denort, else the first error line.
+  reason=$(grep -m 1 -E 'error sending request|does not run code-commit' "$compile_log" ||
+    grep -m 1 -iE 'error' "$compile_log" || true)
+  reason=$(sed -E 's/^ *[0-9]+: //; s/^error: //' <<<"$reason" | cut -c1-200)
   {
     echo '#!/bin/sh'
     echo '# Made by build.sh: deno compile could not get a Deno runtime (denort) here.'
     echo '# Runs code-commit with exactly the permissions a compiled binary would have.'
+    # The dependencies were cached in this DENO_DIR: the launcher must look there too.
+    if [ -n "${DENO_DIR:-}" ]; then printf 'DENO_DIR=%q; export DENO_DIR\n' "$DENO_DIR"; fi
     printf 'exec %q run --cached-only --frozen --config %q' "$DENO" "$ROOT/deno.json"
     printf ' %q' "${FLAGS[@]}"
     printf ' %q "$@"\n' "$ROOT/main.ts"
