@@ -1,125 +1,98 @@
 /**
  * The codebase of an auto-workflow task, assembled mechanically (seed 003):
- * no LLM chooses the files. Each file is a `--- path ---` line followed by
- * its content, the block format of the code rollup.
+ * no LLM chooses the files. Each file is a `--- path ---` block
+ * (`lib/project_files/file_block.ts`), the block format of the code rollup
+ * and of the context builder's codebase.
  *
- * The files of a module are the files under its folder, except:
+ * The files of a module are the files under its folder as the shared walk
+ * lists them (`lib/project_files/walk.ts`), which is what the path guard
+ * lets a prompt read. So it leaves out:
  * - nested modules (folders holding their own `UserSpecification.md`) — they
- *   are modules of their own; for the root module, this leaves the top-level
- *   files and every folder that is not (inside) a module;
- * - anything git ignores, and the folders the tool may never read
- *   (`.git`, `agent-config/`, `agent-state/`, `app-data/`, `logs/`: the
- *   protected table's unreadable entries);
- * - symbolic links, which are never followed, and special files.
+ *   are modules of their own, and the walk does not enter them; for the root
+ *   module, this leaves the top-level files and every folder that is not
+ *   (inside) a module;
+ * - anything git ignores, exactly or once names are compared without regard
+ *   to case, and the protected entries no prompt may read (`.git` at any
+ *   depth, `agent-config/`, `agent-state/`, `app-data/`, `logs/`);
+ * - symbolic links, which are never followed, and special files;
+ * - names the guard's syntax check refuses (a newline, a control
+ *   character, ...), each reported as a warning.
  *
- * A file that is not UTF-8 text (or holds a NUL byte), or is larger than
- * {@link MAX_FILE_BYTES}, is listed with a note instead of its content.
+ * Every file is read with the guarded read (`readProjectFile`). A file larger
+ * than `MAX_FILE_BYTES`, or binary (it holds a NUL byte), is shown as a block
+ * holding a one-line note instead of its content (`blockOf`). A path the
+ * guard refuses (a dependency's specification git ignores, say) is left out
+ * with a warning; a missing one (a dependency without `APISignatures.md`) is
+ * left out silently.
  *
  * @module
  */
 import { join } from "node:path";
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
+import { lstatOrUndefined } from "../guard/entry_kinds.ts";
+import { displayPath } from "../guard/guard.ts";
 import { IgnoreRules } from "../guard/ignore_rules.ts";
-import { protectedRuleFor } from "../guard/protected_paths.ts";
+import { blockOf } from "../project_files/file_block.ts";
+import { compareCodePoints } from "../project_files/order.ts";
+import { readProjectFile } from "../project_files/read_file.ts";
+import {
+  describeSkipped,
+  type SkippedEntry,
+  type WalkResult,
+  walkTree,
+} from "../project_files/walk.ts";
 import type { Module } from "./graph.ts";
-import { compareCodePoints, type ModuleInfo, ROOT_MODULE, SPEC_FILE } from "./module_paths.ts";
+import { type ModuleInfo, ROOT_MODULE, SPEC_FILE } from "./module_paths.ts";
 import type { CodebaseKind } from "./stages.ts";
 
-const decoder = new TextDecoder("utf-8", { fatal: true });
-
-/** Files larger than this (1 MiB) are listed with a note, not pasted into the prompt. */
-export const MAX_FILE_BYTES = 1024 * 1024;
-
-/** One file as a codebase shows it: `--- path ---`, then the content, ending with a newline. Never throws. */
-export function formatFileBlock(path: string, bytes: Uint8Array): string {
-  let content: string;
-  try {
-    content = decoder.decode(bytes);
-    if (content.includes("\0")) throw new TypeError("NUL byte");
-  } catch {
-    content = `(a binary file of ${bytes.length} bytes: not shown)\n`;
-  }
-  if (content !== "" && !content.endsWith("\n")) content += "\n";
-  return `--- ${path} ---\n${content}`;
+/** The files of a module, and the entries the walk left out that the user should hear about. */
+export interface ModuleFiles {
+  /** The files, relative to the project root, in code-point order. */
+  readonly files: readonly string[];
+  /** Entries left out: names the guard refuses, folders that could not be read. */
+  readonly skipped: readonly SkippedEntry[];
 }
 
 /**
  * The files of `module` (see the module doc), relative to `root`, in
- * code-point order. `modulePaths` holds the path of every module.
+ * code-point order. `modulePaths` holds the path of every other module (the
+ * walk does not enter them). Pass `rules` (loaded for `root`) to share them.
  *
- * @throws {CodeCommitError} when a folder cannot be listed or the ignore
- * rules cannot be read.
+ * @throws {CodeCommitError} when the module's folder cannot be listed, or
+ * the ignore rules cannot be read.
  */
 export async function moduleFiles(
   root: string,
   module: ModuleInfo,
   modulePaths: ReadonlySet<string>,
   rules?: IgnoreRules,
-): Promise<string[]> {
+): Promise<ModuleFiles> {
   const ignoreRules = rules ?? await IgnoreRules.load(root);
-  const files: string[] = [];
-  await collect(root, module.path, modulePaths, ignoreRules, files);
-  return files.sort(compareCodePoints);
-}
-
-async function collect(
-  root: string,
-  folder: string,
-  modulePaths: ReadonlySet<string>,
-  rules: IgnoreRules,
-  files: string[],
-): Promise<void> {
-  const entries: Deno.DirEntry[] = [];
+  let walk: WalkResult;
   try {
-    for await (const entry of Deno.readDir(join(root, folder))) entries.push(entry);
+    walk = await walkTree(root, module.path, ignoreRules, {
+      enter: (folder) => !modulePaths.has(folder),
+    });
   } catch (error) {
+    if (error instanceof CodeCommitError) throw error;
     throw new CodeCommitError(
-      `cannot list the folder ${folder === "" ? "." : folder} for the codebase: ${
+      `cannot list the folder ${module.path === "" ? "." : module.path} for the codebase: ${
         messageOf(error)
       }`,
       undefined,
       { cause: error },
     );
   }
-  for (const entry of entries) {
-    if (entry.isSymlink) continue;
-    const path = folder === "" ? entry.name : `${folder}/${entry.name}`;
-    if (protectedRuleFor(path)?.readable === false) continue;
-    if (entry.isDirectory) {
-      if (modulePaths.has(path)) continue;
-      if (await rules.isIgnored(path, true)) continue;
-      await collect(root, path, modulePaths, rules, files);
-    } else if (entry.isFile) {
-      if (await rules.isIgnored(path, false)) continue;
-      files.push(path);
-    }
-  }
+  const files = walk.folders.flatMap((folder) => folder.files).sort(compareCodePoints);
+  return { files, skipped: walk.skipped };
 }
 
-/**
- * The block of a regular file that is not a link; undefined when it is
- * missing or of another kind. A file over {@link MAX_FILE_BYTES} is not read.
- */
-async function readBlock(root: string, path: string): Promise<string | undefined> {
-  try {
-    const info = await Deno.lstat(join(root, path));
-    if (!info.isFile) return undefined;
-    if (info.size > MAX_FILE_BYTES) {
-      return `--- ${path} ---\n(a file of ${info.size} bytes, over the limit of ${MAX_FILE_BYTES}: not shown)\n`;
-    }
-    return formatFileBlock(path, await Deno.readFile(join(root, path)));
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
-      return undefined;
-    }
-    throw new CodeCommitError(
-      `cannot read ${path} for the codebase: ${messageOf(error)}`,
-      undefined,
-      {
-        cause: error,
-      },
-    );
-  }
+/** The paths of a task's codebase, and what the walk of the module left out. */
+export interface CodebasePaths {
+  /** The paths, in order, each once. */
+  readonly paths: readonly string[];
+  /** Entries the walk of the module's files left out (see {@link ModuleFiles}). */
+  readonly skipped: readonly SkippedEntry[];
 }
 
 /**
@@ -129,6 +102,9 @@ async function readBlock(root: string, path: string): Promise<string | undefined
  *   its `APISignatures.md` when it has one;
  * - `module`: every file of the module only.
  *
+ * A dependency's file may be missing; the paths are listed all the same.
+ * Pass `rules` (loaded for `root`) to share them.
+ *
  * @throws {CodeCommitError} as {@link moduleFiles} does.
  */
 export async function codebasePaths(
@@ -136,37 +112,56 @@ export async function codebasePaths(
   module: Module,
   modules: readonly Module[],
   kind: CodebaseKind,
-): Promise<string[]> {
+  rules?: IgnoreRules,
+): Promise<CodebasePaths> {
   const modulePaths = new Set(modules.map((m) => m.path).filter((path) => path !== ROOT_MODULE));
   modulePaths.delete(module.path);
-  const own = await moduleFiles(root, module, modulePaths);
-  if (kind === "module") return own;
-  const paths = [SPEC_FILE, ...own];
+  const own = await moduleFiles(root, module, modulePaths, rules);
+  if (kind === "module") return { paths: own.files, skipped: own.skipped };
+  const paths = [SPEC_FILE, ...own.files];
   for (const dependencyPath of module.dependencies) {
     const dependency = modules.find((m) => m.path === dependencyPath);
     if (dependency === undefined) continue;
     paths.push(dependency.specPath, dependency.apiFile);
   }
-  return [...new Set(paths)];
+  return { paths: [...new Set(paths)], skipped: own.skipped };
+}
+
+/** A task's codebase, and what the user should hear about it. */
+export interface TaskCodebase {
+  /** The `--- path ---` blocks, joined. */
+  readonly text: string;
+  /** What was left out of it, one line each (the path shown with `displayPath`). */
+  readonly warnings: readonly string[];
 }
 
 /**
  * Assembles the codebase of a task on `module` (see {@link codebasePaths}):
- * one file block per path, joined as the code rollup joins them, a missing
- * optional file (a dependency's `APISignatures.md`) left out.
+ * one block per path (`blockOf` of the guarded read), joined as the code
+ * rollup joins them. A missing file (a dependency's `APISignatures.md`) is
+ * left out; a path the guard refuses is left out with a warning, as is each
+ * entry the walk of the module left out.
  *
- * @throws {CodeCommitError} when a folder or file cannot be read.
+ * @throws {CodeCommitError} when the module's folder cannot be listed, a
+ * refused path cannot be inspected, or the ignore rules cannot be read.
  */
 export async function assembleCodebase(
   root: string,
   module: Module,
   modules: readonly Module[],
   kind: CodebaseKind,
-): Promise<string> {
+): Promise<TaskCodebase> {
+  const rules = await IgnoreRules.load(root);
+  const { paths, skipped } = await codebasePaths(root, module, modules, kind, rules);
+  const warnings = skipped.map((entry) => describeSkipped(entry, "the codebase"));
   const blocks: string[] = [];
-  for (const path of await codebasePaths(root, module, modules, kind)) {
-    const block = await readBlock(root, path);
+  for (const path of paths) {
+    const outcome = await readProjectFile(root, path, rules);
+    const block = blockOf(outcome);
     if (block !== undefined) blocks.push(block);
+    else if (!outcome.ok && (await lstatOrUndefined(join(root, path))) !== undefined) {
+      warnings.push(`${displayPath(path)}: ${outcome.reason}; left out of the codebase`);
+    }
   }
-  return blocks.join("");
+  return { text: blocks.join(""), warnings };
 }

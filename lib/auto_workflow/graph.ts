@@ -6,8 +6,9 @@
  *
  * @module
  */
+import { compareCodePoints } from "../project_files/order.ts";
 import type { DeclaredDependency } from "./dependencies_file.ts";
-import { compareCodePoints, describeModule, type ModuleInfo, ROOT_MODULE } from "./module_paths.ts";
+import { describeModule, type ModuleInfo, ROOT_MODULE } from "./module_paths.ts";
 
 /** A module with the dependencies its `ModuleDependencies.md` lists. */
 export interface DeclaredModule extends ModuleInfo {

@@ -46,8 +46,3 @@ export function describeModule(modulePath: string): string {
     ? `the root module (${SPEC_FILE})`
     : `${modulePath} (${specPathOf(modulePath)})`;
 }
-
-/** Orders strings by code point, the same on every machine and locale. Never throws. */
-export function compareCodePoints(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}

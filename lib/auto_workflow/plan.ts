@@ -7,8 +7,8 @@
  *
  * @module
  */
+import { compareCodePoints } from "../project_files/order.ts";
 import type { Module } from "./graph.ts";
-import { compareCodePoints } from "./module_paths.ts";
 import { PHASES, type Stage, type StageName } from "./stages.ts";
 
 /** What the planner knows of one module. */

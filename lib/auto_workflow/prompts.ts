@@ -24,8 +24,9 @@ import {
   STAGE_PROMPTS,
   type StagePromptText,
 } from "../prompts/auto_workflow.ts";
+import { compareCodePoints } from "../project_files/order.ts";
 import type { Module } from "./graph.ts";
-import { compareCodePoints, ROOT_MODULE } from "./module_paths.ts";
+import { ROOT_MODULE } from "./module_paths.ts";
 import type { Stage } from "./stages.ts";
 
 /** Everything a task's prompt is made of. */

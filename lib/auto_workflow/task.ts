@@ -161,7 +161,8 @@ export async function runTask(
   }
 
   const codebase = await assembleCodebase(root, module, modules, task.stage.codebase);
-  const result = await runCommitLoop(session, log, changeQuery(inputs), codebase);
+  for (const warning of codebase.warnings) console.warn(`${describeTask(task)}: ${warning}`);
+  const result = await runCommitLoop(session, log, changeQuery(inputs), codebase.text);
   if (!result.passed) {
     return {
       kind: "build-failed",

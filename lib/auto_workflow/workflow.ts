@@ -56,12 +56,22 @@ function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? "" : "s"}`;
 }
 
-/** Loads the modules, printing every problem before the error when there are several. */
-async function loadModulesReported(session: Session, after?: Task): Promise<readonly Module[]> {
+/**
+ * Loads the modules, printing each warning of the search not in `warned` yet
+ * (and adding it), and every problem before the error when there are several.
+ */
+async function loadModulesReported(
+  session: Session,
+  warned: Set<string>,
+  after?: Task,
+): Promise<readonly Module[]> {
   try {
-    return await loadModules(session.root);
+    const loaded = await loadModules(session.root);
+    warnOnce(session, loaded.warnings, warned);
+    return loaded.modules;
   } catch (error) {
     if (!(error instanceof StructureError)) throw error;
+    warnOnce(session, error.warnings, warned);
     if (error.problems.length > 1 || after !== undefined) {
       for (const problem of error.problems) session.console.error(problem);
     }
@@ -70,6 +80,15 @@ async function loadModulesReported(session: Session, after?: Task): Promise<read
       `after ${describeTask(after)} passed (and was recorded), the modules have ` +
       `${plural(error.problems.length, "problem")} (listed above): fix them, then run again`,
     ]);
+  }
+}
+
+/** Prints each of `warnings` not in `warned`, and adds it there. */
+function warnOnce(session: Session, warnings: readonly string[], warned: Set<string>): void {
+  for (const warning of warnings) {
+    if (warned.has(warning)) continue;
+    warned.add(warning);
+    session.console.warn(`auto workflow: ${warning}`);
   }
 }
 
@@ -87,7 +106,8 @@ async function loadModulesReported(session: Session, after?: Task): Promise<read
 export async function runAutoWorkflow(session: Session): Promise<number> {
   const { root, console, options } = session;
   const maxPhase = runnablePhase(options.maxPhase);
-  let modules = await loadModulesReported(session);
+  const warned = new Set<string>();
+  let modules = await loadModulesReported(session, warned);
   let states = await loadStates(root, modules, maxPhase);
   let task = nextTask(states, maxPhase);
   console.info(
@@ -109,7 +129,7 @@ export async function runAutoWorkflow(session: Session): Promise<number> {
     const file = await writeCache(root, task.state.module.path, task.stage.name, task.state.spec);
     passed++;
     console.info(`${describeTask(task)}: passed; recorded in ${file}`);
-    modules = await loadModulesReported(session, task);
+    modules = await loadModulesReported(session, warned, task);
     states = await loadStates(root, modules, maxPhase);
     task = nextTask(states, maxPhase);
   }

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { compareCodePoints } from "../project_files/order.ts";
 import type { FileOperation } from "../response/operations.ts";
 
 /** The latest applied change of each file in a run. */
@@ -38,8 +39,4 @@ export class ReplacementLedger {
         : `--- FILE REPLACEMENT ${path} ---\n${operation.content}`;
     }).join("");
   }
-}
-
-function compareCodePoints(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -7,8 +7,8 @@
  */
 
 import type { IgnoreRules } from "../guard/ignore_rules.ts";
-import { readProjectFile } from "./read_file.ts";
-import { fileBlock } from "./summary.ts";
+import { blockOf } from "../project_files/file_block.ts";
+import { readProjectFile } from "../project_files/read_file.ts";
 
 /** A requested path that was not read, and why. */
 export interface DroppedPath {
@@ -22,18 +22,20 @@ export interface DroppedPath {
 export interface AssembledCodebase {
   /** The `--- path ---` blocks, in the order the reply listed the paths. */
   readonly text: string;
-  /** The paths included (normalized: no leading `./`). */
+  /** The paths included with their content (normalized: no leading `./`). */
   readonly included: readonly string[];
-  /** The paths refused or missing, never read. */
+  /** The paths whose content was not provided: refused, missing, or withheld (binary, too large). */
   readonly dropped: readonly DroppedPath[];
 }
 
 /**
  * Reads each of `paths` (relative to `root`) with `readProjectFile`, sharing
- * `rules`, and joins the files read into `--- path ---` blocks. A path the
- * guard refuses (ignored, protected, traversal, link, missing, ...), a binary
- * or oversized file lands in `dropped` and is never pasted. A path that names
- * a file already included (`./a` after `a`) is included once.
+ * `rules`, and joins the files read into `--- path ---` blocks (`blockOf`).
+ * A path the guard refuses (ignored, protected, traversal, link, missing,
+ * ...) lands in `dropped` and is never named in the text. A binary or
+ * oversized file lands in `dropped` too, and its block holds a one-line note
+ * instead of its content. A path that names a file already included (`./a`
+ * after `a`) is included once.
  *
  * @throws {CodeCommitError} only when the ignore rules cannot be read.
  */
@@ -45,15 +47,16 @@ export async function assembleCodebase(
   const blocks: string[] = [];
   const included: string[] = [];
   const dropped: DroppedPath[] = [];
+  const shown = new Set<string>();
   for (const path of paths) {
     const outcome = await readProjectFile(root, path, rules);
-    if (!outcome.ok) {
-      dropped.push({ path, reason: outcome.reason });
-      continue;
-    }
-    if (included.includes(outcome.path)) continue;
-    included.push(outcome.path);
-    blocks.push(fileBlock(outcome.path, outcome.text));
+    if (shown.has(outcome.path)) continue;
+    if (outcome.ok) included.push(outcome.path);
+    else dropped.push({ path, reason: outcome.reason });
+    const block = blockOf(outcome);
+    if (block === undefined) continue;
+    shown.add(outcome.path);
+    blocks.push(block);
   }
   return { text: blocks.join(""), included, dropped };
 }

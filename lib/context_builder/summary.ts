@@ -27,7 +27,7 @@
  * even an empty one or one without documents, has its section: its
  * {@link MODULE_DOCS} in full where present, and the names of all its files.
  * Nothing git ignores, nothing in a protected folder the context builder may
- * not read, and no symbolic link appears (see `walk.ts`).
+ * not read, and no symbolic link appears (see `lib/project_files/walk.ts`).
  *
  * @module
  */
@@ -36,14 +36,16 @@ import { join } from "node:path";
 import { CodeCommitError } from "../errors/errors.ts";
 import { displayPath } from "../guard/guard.ts";
 import type { IgnoreRules } from "../guard/ignore_rules.ts";
-import { readProjectFile } from "./read_file.ts";
+import { fileBlock } from "../project_files/file_block.ts";
+import { readProjectFile } from "../project_files/read_file.ts";
 import {
+  describeSkipped,
   type FolderListing,
   listFolder,
   type SkippedEntry,
   type WalkOptions,
   walkTree,
-} from "./walk.ts";
+} from "../project_files/walk.ts";
 
 /** The top-level files shown in full, where present (seed 004, with the manifests of Deno and npm projects). */
 export const SUMMARY_FILES: readonly string[] = Object.freeze([
@@ -111,7 +113,7 @@ export async function buildSummary(
     modules = walk.folders.slice(1);
     skipped.push(...walk.skipped);
   }
-  for (const entry of skipped) warnings.push(`${displayPath(entry.path)}: ${entry.reason}`);
+  for (const entry of skipped) warnings.push(describeSkipped(entry, "the summary"));
 
   const rootFiles: string[] = [];
   for (const name of SUMMARY_FILES) {
@@ -166,11 +168,6 @@ async function section(
   }
   parts.push(filenameList(names));
   return parts.join("");
-}
-
-/** A full file: `--- path ---`, then its text, ending with a newline. Never throws. */
-export function fileBlock(path: string, text: string): string {
-  return `--- ${path} ---\n${text}${text === "" || text.endsWith("\n") ? "" : "\n"}`;
 }
 
 /** A list of file names between `--- FILENAMES ---` and `--- END FILENAMES ---`. Never throws. */

@@ -4,30 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import {
-  assembleCodebase,
-  codebasePaths,
-  formatFileBlock,
-  MAX_FILE_BYTES,
-  moduleFiles,
-} from "../../lib/auto_workflow/codebase.ts";
+import { assembleCodebase, codebasePaths, moduleFiles } from "../../lib/auto_workflow/codebase.ts";
 import { loadModules } from "../../lib/auto_workflow/modules.ts";
+import { MAX_FILE_BYTES } from "../../lib/project_files/read_file.ts";
 import { dependencies, fixtureFiles, withFiles } from "./helpers.ts";
-
-Deno.test("formatFileBlock: the rollup's block format, a final newline added, binaries noted", () => {
-  const bytes = (text: string) => new TextEncoder().encode(text);
-  assert.equal(formatFileBlock("a.ts", bytes("x\n")), "--- a.ts ---\nx\n");
-  assert.equal(formatFileBlock("a.ts", bytes("x")), "--- a.ts ---\nx\n");
-  assert.equal(formatFileBlock("empty", bytes("")), "--- empty ---\n");
-  assert.equal(
-    formatFileBlock("img.png", new Uint8Array([0x89, 0x50, 0xff, 0x00])),
-    "--- img.png ---\n(a binary file of 4 bytes: not shown)\n",
-  );
-  assert.equal(
-    formatFileBlock("nul.bin", bytes("a\0b")),
-    "--- nul.bin ---\n(a binary file of 3 bytes: not shown)\n",
-  );
-});
 
 Deno.test("moduleFiles: a module's files stop at nested modules, ignored paths, links and protected folders", async () => {
   await withFiles({
@@ -49,14 +29,14 @@ Deno.test("moduleFiles: a module's files stop at nested modules, ignored paths, 
     await Deno.symlink(join(root, "src"), join(root, "src/a/loop"));
     const paths = new Set(["src/a", "src/a/inner"]);
     const a = { path: "src/a", specPath: "", dependenciesFile: "", apiFile: "" };
-    assert.deepEqual(await moduleFiles(root, a, new Set(["src/a/inner"])), [
+    assert.deepEqual((await moduleFiles(root, a, new Set(["src/a/inner"]))).files, [
       "src/a/ModuleDependencies.md",
       "src/a/UserSpecification.md",
       "src/a/code.ts",
       "src/a/deep/more.ts",
     ]);
     const rootModule = { path: "", specPath: "", dependenciesFile: "", apiFile: "" };
-    assert.deepEqual(await moduleFiles(root, rootModule, paths), [
+    assert.deepEqual((await moduleFiles(root, rootModule, paths)).files, [
       ".gitignore",
       "UserSpecification.md",
       "outside.txt",
@@ -78,7 +58,7 @@ Deno.test("moduleFiles: the root module never reads agent-config, agent-state, l
     "src/logs/app.ts": "a src folder named logs is fine\n",
   }, async (root) => {
     const rootModule = { path: "", specPath: "", dependenciesFile: "", apiFile: "" };
-    assert.deepEqual(await moduleFiles(root, rootModule, new Set()), [
+    assert.deepEqual((await moduleFiles(root, rootModule, new Set())).files, [
       ".gitignore",
       "UserSpecification.md",
       "src/logs/app.ts",
@@ -89,9 +69,9 @@ Deno.test("moduleFiles: the root module never reads agent-config, agent-state, l
 
 Deno.test("codebasePaths: full = top spec, the module's files, each dependency's spec and API; module = its files", async () => {
   await withFiles(await fixtureFiles("five_modules"), async (root) => {
-    const modules = await loadModules(root);
+    const { modules } = await loadModules(root);
     const llm = modules.find((m) => m.path === "src/llm")!;
-    assert.deepEqual(await codebasePaths(root, llm, modules, "full"), [
+    assert.deepEqual((await codebasePaths(root, llm, modules, "full")).paths, [
       "UserSpecification.md",
       "src/llm/APISignatures.md",
       "src/llm/ModuleDependencies.md",
@@ -102,14 +82,14 @@ Deno.test("codebasePaths: full = top spec, the module's files, each dependency's
       "src/util/UserSpecification.md",
       "src/util/APISignatures.md",
     ]);
-    assert.deepEqual(await codebasePaths(root, llm, modules, "module"), [
+    assert.deepEqual((await codebasePaths(root, llm, modules, "module")).paths, [
       "src/llm/APISignatures.md",
       "src/llm/ModuleDependencies.md",
       "src/llm/UserSpecification.md",
       "src/llm/llm.txt",
     ]);
     const rootModule = modules.find((m) => m.path === "")!;
-    assert.deepEqual(await codebasePaths(root, rootModule, modules, "full"), [
+    assert.deepEqual((await codebasePaths(root, rootModule, modules, "full")).paths, [
       "UserSpecification.md",
       "docs/usage.md",
       "src/APISignatures.md",
@@ -125,9 +105,9 @@ Deno.test("codebasePaths: full = top spec, the module's files, each dependency's
 
 Deno.test("assembleCodebase: the exact text, a dependency's missing APISignatures.md left out", async () => {
   await withFiles(await fixtureFiles("five_modules"), async (root) => {
-    const modules = await loadModules(root);
+    const { modules } = await loadModules(root);
     const llm = modules.find((m) => m.path === "src/llm")!;
-    const codebase = await assembleCodebase(root, llm, modules, "full");
+    const { text: codebase, warnings } = await assembleCodebase(root, llm, modules, "full");
     const read = (path: string) => Deno.readTextFileSync(join(root, path));
     const expected = [
       "UserSpecification.md",
@@ -141,25 +121,125 @@ Deno.test("assembleCodebase: the exact text, a dependency's missing APISignature
     ].map((path) => `--- ${path} ---\n${read(path)}`).join("");
     assert.equal(codebase, expected);
     assert.ok(!codebase.includes("src/util/APISignatures.md"));
+    assert.deepEqual(warnings, [], "a missing file is left out silently");
   });
 });
 
-Deno.test("assembleCodebase: a file over the size limit is listed with a note, not read", async () => {
+Deno.test("assembleCodebase: a file over the size limit, or binary, is listed with a note, not read", async () => {
   await withFiles({
     "UserSpecification.md": "root\n",
     "src/ModuleDependencies.md": dependencies(),
   }, async (root) => {
     await Deno.writeFile(join(root, "big.txt"), new Uint8Array(MAX_FILE_BYTES + 1).fill(0x61));
     await Deno.writeFile(join(root, "edge.txt"), new Uint8Array(MAX_FILE_BYTES).fill(0x62));
-    const modules = await loadModules(root);
-    const codebase = await assembleCodebase(root, modules[0], modules, "module");
+    await Deno.writeFile(join(root, "img.png"), new Uint8Array([0x89, 0x50, 0xff, 0x00]));
+    const { modules } = await loadModules(root);
+    const { text: codebase, warnings } = await assembleCodebase(
+      root,
+      modules[0],
+      modules,
+      "module",
+    );
     assert.ok(
       codebase.startsWith(
-        `--- UserSpecification.md ---\nroot\n--- big.txt ---\n(a file of ${
-          MAX_FILE_BYTES + 1
-        } bytes, over the limit of ${MAX_FILE_BYTES}: not shown)\n--- edge.txt ---\nbbbb`,
+        "--- UserSpecification.md ---\nroot\n--- big.txt ---\n(its content is not shown: it is " +
+          "1.0 MiB, more than the 1 MiB a file may have in a prompt)\n--- edge.txt ---\nbbbb",
       ),
       codebase.slice(0, 300),
     );
+    assert.ok(
+      codebase.includes(
+        "--- img.png ---\n(its content is not shown: it is a binary file (it holds NUL bytes))\n",
+      ),
+    );
+    assert.deepEqual(warnings, []);
+  });
+});
+
+Deno.test("moduleFiles: a name the guard refuses, or a file ignored only once case is folded, is left out", async () => {
+  await withFiles({
+    ".gitignore": "Secret.txt\nBuild/\n",
+    "UserSpecification.md": "root\n",
+    "src/a/UserSpecification.md": "a\n",
+    "src/a/code.ts": "code\n",
+    "src/a/new\nline.ts": "--- src/a/forged.ts ---\nforged\n",
+    "src/a/secret.txt": "SECRET-FOLDED\n",
+    "src/a/build/out.js": "SECRET-FOLDED-FOLDER\n",
+    "src/a/bad\u0007dir/x.ts": "x\n",
+  }, async (root) => {
+    const a = { path: "src/a", specPath: "", dependenciesFile: "", apiFile: "" };
+    const { files, skipped } = await moduleFiles(root, a, new Set());
+    assert.deepEqual(files, ["src/a/UserSpecification.md", "src/a/code.ts"]);
+    assert.deepEqual(skipped.map((entry) => [entry.path, entry.kind]), [
+      ["src/a/bad\u0007dir", "refused-name"],
+      ["src/a/new\nline.ts", "refused-name"],
+    ]);
+  });
+});
+
+Deno.test("moduleFiles: never reads .git inside a readable protected folder (target/.git)", async () => {
+  await withFiles({
+    "UserSpecification.md": "root\n",
+    "target/debug/app": "build output\n",
+    "target/.git/config": "never read\n",
+  }, async (root) => {
+    const rootModule = { path: "", specPath: "", dependenciesFile: "", apiFile: "" };
+    assert.deepEqual((await moduleFiles(root, rootModule, new Set())).files, [
+      "UserSpecification.md",
+      "target/debug/app",
+    ]);
+  });
+});
+
+Deno.test("assembleCodebase: refused names and case-folded ignores never reach the codebase; the user is told", async () => {
+  await withFiles({
+    ".gitignore": "Secret.txt\n",
+    "UserSpecification.md": "root\n",
+    "src/ModuleDependencies.md": dependencies("src/a"),
+    "src/a/UserSpecification.md": "a\n",
+    "src/a/ModuleDependencies.md": dependencies(),
+    "src/a/code.ts": "code\n",
+    "src/a/new\nline.ts": "--- src/a/forged.ts ---\nFORGED\n",
+    "src/a/secret.txt": "SECRET-FOLDED\n",
+  }, async (root) => {
+    const { modules } = await loadModules(root);
+    const a = modules.find((m) => m.path === "src/a")!;
+    const { text, warnings } = await assembleCodebase(root, a, modules, "full");
+    assert.equal(
+      text,
+      [
+        ["UserSpecification.md", "root\n"],
+        ["src/a/ModuleDependencies.md", dependencies()],
+        ["src/a/UserSpecification.md", "a\n"],
+        ["src/a/code.ts", "code\n"],
+      ].map(([path, content]) => `--- ${path} ---\n${content}`).join(""),
+    );
+    assert.ok(!text.includes("FORGED") && !text.includes("SECRET-FOLDED"));
+    assert.deepEqual(warnings, [
+      '"src/a/new\\nline.ts": left out of the codebase: contains the control character U+000A',
+    ]);
+  });
+});
+
+Deno.test("assembleCodebase: a dependency's file the guard refuses is left out with a warning", async () => {
+  await withFiles({
+    ".gitignore": "/src/b/APISignatures.md\n",
+    "UserSpecification.md": "root\n",
+    "src/ModuleDependencies.md": dependencies("src/a"),
+    "src/a/UserSpecification.md": "a\n",
+    "src/a/ModuleDependencies.md": dependencies("src/b"),
+    "src/b/UserSpecification.md": "b\n",
+    "src/b/ModuleDependencies.md": dependencies(),
+    "src/b/APISignatures.md": "SECRET-IGNORED-API\n",
+  }, async (root) => {
+    const { modules } = await loadModules(root);
+    const a = modules.find((m) => m.path === "src/a")!;
+    const { text, warnings } = await assembleCodebase(root, a, modules, "full");
+    assert.ok(text.includes("--- src/b/UserSpecification.md ---\nb\n"));
+    assert.ok(!text.includes("src/b/APISignatures.md") && !text.includes("SECRET"));
+    assert.deepEqual(warnings, [
+      "src/b/APISignatures.md: is ignored by .gitignore: the rule `/src/b/APISignatures.md` in " +
+      ".gitignore; left out of the codebase",
+    ]);
   });
 });

@@ -23,7 +23,8 @@ async function problemsOf(root: string): Promise<readonly string[]> {
 
 Deno.test("loadModules: the five-module fixture, by depth then path, with the root's documents in src/", async () => {
   await withFiles(await fixtureFiles("five_modules"), async (root) => {
-    const modules = await loadModules(root);
+    const { modules, warnings } = await loadModules(root);
+    assert.deepEqual(warnings, []);
     assert.deepEqual(
       modules.map((
         m,
@@ -104,6 +105,57 @@ Deno.test("discoverModules: never follows a symbolic link, never enters an ignor
     const { modules, problems } = await discoverModules(root);
     assert.deepEqual(problems, []);
     assert.deepEqual(modules.map((m) => m.path), ["", "src/real"]);
+  });
+});
+
+Deno.test("discoverModules: never enters a folder ignored only once case is folded, nor one whose name the guard refuses", async () => {
+  await withFiles({
+    "UserSpecification.md": SPEC,
+    ".gitignore": "/src/Generated/\n",
+    "src/generated/UserSpecification.md": SPEC,
+    "src/bad\nname/UserSpecification.md": SPEC,
+    "src/bad\nname/inner/UserSpecification.md": SPEC,
+    "src/real/UserSpecification.md": SPEC,
+    "src/real/note.": "",
+  }, async (root) => {
+    const { modules, problems, warnings } = await discoverModules(root);
+    assert.deepEqual(problems, []);
+    assert.deepEqual(modules.map((m) => m.path), ["", "src/real"]);
+    // A file whose name is refused (src/real/note.) hides no module: the codebase reports it.
+    assert.deepEqual(warnings, [
+      '"src/bad\\nname": left out of the search for modules: contains the control character U+000A',
+    ]);
+  });
+});
+
+Deno.test("discoverModules: a specification git ignores makes no module, with a warning", async () => {
+  await withFiles({
+    "UserSpecification.md": SPEC,
+    ".gitignore": "/src/a/UserSpecification.md\n",
+    "src/a/UserSpecification.md": SPEC,
+    "src/a/b/UserSpecification.md": SPEC,
+  }, async (root) => {
+    const { modules, problems, warnings } = await discoverModules(root);
+    assert.deepEqual(problems, []);
+    assert.deepEqual(modules.map((m) => m.path), ["", "src/a/b"]);
+    assert.deepEqual(warnings, [
+      "src/a/UserSpecification.md is ignored by .gitignore: the rule `/src/a/UserSpecification.md` " +
+      "in .gitignore, so src/a is not taken as a module: the auto workflow sees only what git sees",
+    ]);
+  });
+});
+
+Deno.test("loadModules: the warnings of the search travel with a StructureError", async () => {
+  await withFiles({
+    "UserSpecification.md": SPEC,
+    "src/ModuleDependencies.md": dependencies("src/bad\tname"),
+    "src/bad\tname/UserSpecification.md": SPEC,
+    "src/bad\tname/ModuleDependencies.md": dependencies(),
+  }, async (root) => {
+    const error = await loadModules(root).then(() => undefined, (e) => e);
+    assert.ok(error instanceof StructureError, String(error));
+    assert.equal(error.warnings.length, 1);
+    assert.match(error.warnings[0], /^"src\/bad\\tname": left out of the search for modules: /);
   });
 });
 

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { assembleCodebase } from "../../lib/context_builder/codebase.ts";
 import { IgnoreRules } from "../../lib/guard/ignore_rules.ts";
+import { MAX_FILE_BYTES } from "../../lib/project_files/read_file.ts";
 import { withTempDir, writeFiles } from "../guard/helpers.ts";
 
 Deno.test("assembleCodebase pastes the allowed files in list order, each once, and drops the rest", async () => {
@@ -43,5 +45,28 @@ Deno.test("assembleCodebase of no paths is empty", async () => {
   await withTempDir(async (root) => {
     const codebase = await assembleCodebase(root, [], await IgnoreRules.load(root));
     assert.deepEqual(codebase, { text: "", included: [], dropped: [] });
+  });
+});
+
+Deno.test("assembleCodebase names a binary or oversized file with a note instead of its content", async () => {
+  await withTempDir(async (root) => {
+    await writeFiles(root, { "a.ts": "a\n" });
+    await Deno.writeFile(join(root, "logo.png"), new Uint8Array([0x89, 0x50, 0, 1]));
+    await Deno.writeFile(join(root, "big.txt"), new Uint8Array(MAX_FILE_BYTES + 1).fill(0x61));
+    const rules = await IgnoreRules.load(root);
+    const codebase = await assembleCodebase(
+      root,
+      ["logo.png", "a.ts", "big.txt", "./logo.png"],
+      rules,
+    );
+    assert.equal(
+      codebase.text,
+      "--- logo.png ---\n(its content is not shown: it is a binary file (it holds NUL bytes))\n" +
+        "--- a.ts ---\na\n" +
+        "--- big.txt ---\n(its content is not shown: it is 1.0 MiB, more than the 1 MiB a file " +
+        "may have in a prompt)\n",
+    );
+    assert.deepEqual(codebase.included, ["a.ts"]);
+    assert.deepEqual(codebase.dropped.map((drop) => drop.path), ["logo.png", "big.txt"]);
   });
 });

@@ -1,19 +1,20 @@
 /**
- * The walk behind the codebase summary: lists a folder, or a whole tree,
- * the way git sees it. Ignore rules are applied while walking, so an
- * ignored folder (`node_modules/`, `target/`, ...) is never opened; the
- * protected folders the context builder may not read (`.git` at any depth,
- * `agent-config/`, ... as `protected_paths.ts` marks them) are never opened
- * either; symbolic links are never followed (they are left out, as the guard
- * would refuse to read them); special files (fifos, sockets, devices) are left
- * out.
+ * The walk of a project as the path guard sees it, shared by the context
+ * builder (its codebase summary) and the auto workflow (module discovery,
+ * a module's files): lists a folder, or a whole tree, the way git sees it.
+ * Ignore rules are applied while walking, so an ignored folder
+ * (`node_modules/`, `target/`, ...) is never opened; the protected entries
+ * no prompt may read (`.git` at any depth, `agent-config/`, ... as
+ * `protected_paths.ts` marks them unreadable) are never opened either;
+ * symbolic links are never followed (they are left out, as the guard would
+ * refuse to read them); special files (fifos, sockets, devices) are left out.
  *
  * An entry is left out when git ignores it, or when it is ignored once names
  * are compared without regard to case (as the path guard refuses both): the
- * walk lists only what the guard lets the context builder read. A name the
- * guard's syntax check refuses (a newline, a control character, a trailing
- * dot, ...) is left out and reported, so no file name can forge a line of the
- * summary.
+ * walk lists only what the guard lets a prompt read. A name the guard's
+ * syntax check refuses (a newline, a control character, a trailing dot, ...)
+ * is left out and reported, so no file name can forge a line of a prompt
+ * (a `--- path ---` block, a file list).
  *
  * @module
  */
@@ -23,7 +24,9 @@ import { CodeCommitError, messageOf } from "../errors/errors.ts";
 import type { IgnoreRules } from "../guard/ignore_rules.ts";
 import { foldCase } from "../guard/case_fold.ts";
 import { checkPathSyntax } from "../guard/path_syntax.ts";
+import { displayPath } from "../guard/guard.ts";
 import { PROTECTED_PATHS } from "../guard/protected_paths.ts";
+import { compareCodePoints, comparePaths } from "./order.ts";
 
 /** One folder as the walk saw it. Paths are relative to the project root, `/`-separated. */
 export interface FolderListing {
@@ -35,11 +38,24 @@ export interface FolderListing {
   readonly folders: readonly string[];
 }
 
-/** An entry the walk left out for a reason the user should hear about. */
+/**
+ * An entry the walk left out for a reason the user should hear about:
+ * - `refused-name`: a file or folder whose name the guard's syntax check
+ *   refuses; `reason` is the check's problem (`contains the control
+ *   character U+000A`);
+ * - `unreadable-folder`: a folder that could not be read (permission
+ *   denied, removed meanwhile); `reason` is the error message.
+ *
+ * Show it with {@link describeSkipped}.
+ */
 export interface SkippedEntry {
   /** The entry's path, relative to the project root (shown with `displayPath`: it may hold anything). */
   readonly path: string;
   /** Why it was left out. */
+  readonly kind: "refused-name" | "unreadable-folder";
+  /** Whether the entry is a folder (always, for an unreadable folder). */
+  readonly isDirectory: boolean;
+  /** The detail: the syntax problem, or the error message. */
   readonly reason: string;
 }
 
@@ -60,6 +76,13 @@ export interface WalkOptions {
   readonly readDir?: ReadDir;
   /** How many folders are read at once (default 32). */
   readonly concurrency?: number;
+  /**
+   * Whether {@link walkTree} descends into `folder`, a folder a listing holds
+   * (default: into every one). A folder it does not enter is still listed in
+   * its parent's `folders`, and is never opened: the auto workflow stops at
+   * nested modules this way.
+   */
+  readonly enter?: (folder: string) => boolean;
 }
 
 const DEFAULT_CONCURRENCY = 32;
@@ -71,20 +94,20 @@ const DEFAULT_CONCURRENCY = 32;
  */
 const PLAIN_NAME = /^[A-Za-z0-9_.+@=,-]*[A-Za-z0-9_+@=,-]$/;
 
-/** Folded names the context builder may not read wherever they are (`.git`). */
+/** Folded names no prompt may read wherever they are (`.git`). */
 const UNREADABLE_ANYWHERE = new Set(
   PROTECTED_PATHS.filter((entry) => !entry.readable && entry.scope === "any-depth-name")
     .map((entry) => foldCase(entry.name)),
 );
 
-/** Folded names the context builder may not read in the project root (`agent-config`, ...). */
+/** Folded names no prompt may read in the project root (`agent-config`, ...). */
 const UNREADABLE_IN_ROOT = new Set(
   PROTECTED_PATHS.filter((entry) => !entry.readable).map((entry) => foldCase(entry.name)),
 );
 
 /**
- * Whether the entry `name` of `folder` is a protected entry the context
- * builder may not read. Its parent folders were checked on the way down, so
+ * Whether the entry `name` of `folder` is a protected entry no prompt may
+ * read (the protected table's unreadable entries). Its parent folders were checked on the way down, so
  * only the name itself is looked up: an unreadable entry is never masked by
  * a readable one above it (`target/.git` is still `.git`). Never throws.
  */
@@ -134,7 +157,7 @@ export async function listFolder(
     const path = folder === "" ? entry.name : `${folder}/${entry.name}`;
     const syntax = entrySyntaxProblem(path, entry.name);
     if (syntax !== undefined) {
-      skipped.push({ path, reason: `left out of the summary: ${syntax}` });
+      skipped.push({ path, kind: "refused-name", isDirectory: entry.isDirectory, reason: syntax });
       continue;
     }
     if (isUnreadableEntry(folder, entry.name)) continue;
@@ -149,17 +172,18 @@ export async function listFolder(
     (isDirectory ? folders : files).push(path);
   }
   // Siblings share their folder: comparing whole paths is comparing names.
-  files.sort(compareCodeUnits);
-  folders.sort(compareCodeUnits);
+  files.sort(compareCodePoints);
+  folders.sort(compareCodePoints);
   return { listing: { path: folder, files, folders }, skipped };
 }
 
 /**
  * Walks the tree under `start` (relative to `root`; `""` is the root, which
  * is trusted, as is `start`: check it first), listing every folder with
- * {@link listFolder} and descending only into the folders it lists. A folder
- * that cannot be read (permission denied, removed meanwhile) is reported in
- * `skipped` and left out, as git leaves it out.
+ * {@link listFolder} and descending only into the folders it lists (and,
+ * with `options.enter`, only into those it accepts). A folder that cannot be
+ * read (permission denied, removed meanwhile) is reported in `skipped` and
+ * left out, as git leaves it out.
  *
  * @throws {CodeCommitError} when an ignore file cannot be read.
  * @throws {Deno.errors.NotFound} and other file system errors when `start`
@@ -172,10 +196,13 @@ export async function walkTree(
   options: WalkOptions = {},
 ): Promise<WalkResult> {
   const concurrency = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
+  const enter = options.enter;
   const first = await listFolder(root, start, rules, options);
   const folders: FolderListing[] = [first.listing];
   const skipped: SkippedEntry[] = [...first.skipped];
-  let level: string[] = [...first.listing.folders];
+  let level = enter === undefined
+    ? [...first.listing.folders]
+    : first.listing.folders.filter(enter);
   while (level.length > 0) {
     const next: string[] = [];
     for (let offset = 0; offset < level.length; offset += concurrency) {
@@ -192,13 +219,16 @@ export async function walkTree(
         if ("error" in result) {
           skipped.push({
             path: result.folder,
-            reason: `could not be read, so it is left out: ${messageOf(result.error)}`,
+            kind: "unreadable-folder",
+            isDirectory: true,
+            reason: messageOf(result.error),
           });
           continue;
         }
         folders.push(result.listing);
         skipped.push(...result.skipped);
-        next.push(...result.listing.folders);
+        if (enter === undefined) next.push(...result.listing.folders);
+        else for (const folder of result.listing.folders) if (enter(folder)) next.push(folder);
       }
     }
     level = next;
@@ -209,25 +239,15 @@ export async function walkTree(
 }
 
 /**
- * Orders project paths in tree order: segment by segment, each compared by
- * UTF-16 code units, so a folder comes right before what is inside it
- * (`src/a`, `src/a/b`, `src/a-b`). Never throws.
+ * One line telling the user about `entry`, for a walk whose result goes into
+ * `what` (`the summary`, `the codebase`): `"src/a\nb.ts": left out of the
+ * summary: contains the control character U+000A`, or `src/a: could not be
+ * read, so it is left out of the summary: Permission denied`. The path is
+ * shown with `displayPath`. Never throws.
  */
-export function comparePaths(a: string, b: string): number {
-  const length = Math.min(a.length, b.length);
-  for (let index = 0; index < length; index++) {
-    const left = a.charCodeAt(index);
-    const right = b.charCodeAt(index);
-    if (left === right) continue;
-    if (left === SLASH) return -1;
-    if (right === SLASH) return 1;
-    return left - right;
-  }
-  return a.length - b.length;
-}
-
-const SLASH = 0x2f;
-
-function compareCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+export function describeSkipped(entry: SkippedEntry, what: string): string {
+  const path = displayPath(entry.path);
+  return entry.kind === "refused-name"
+    ? `${path}: left out of ${what}: ${entry.reason}`
+    : `${path}: could not be read, so it is left out of ${what}: ${entry.reason}`;
 }

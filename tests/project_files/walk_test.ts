@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
-  comparePaths,
+  describeSkipped,
   entrySyntaxProblem,
   isUnreadableEntry,
   listFolder,
   type ReadDir,
   walkTree,
-} from "../../lib/context_builder/walk.ts";
+} from "../../lib/project_files/walk.ts";
 import { IgnoreRules } from "../../lib/guard/ignore_rules.ts";
 import { checkPathSyntax } from "../../lib/guard/path_syntax.ts";
 import { git, gitInit, withTempDir, writeFiles } from "../guard/helpers.ts";
@@ -141,7 +141,11 @@ Deno.test("listFolder reports names the guard would refuse, and leaves them out"
       skipped.map((entry) => entry.path).sort(),
       names.slice(1).map((name) => `src/${name}`).sort(),
     );
-    for (const entry of skipped) assert.match(entry.reason, /^left out of the summary: /);
+    for (const entry of skipped) {
+      assert.equal(entry.kind, "refused-name");
+      assert.equal(entry.isDirectory, false);
+      assert.equal(entry.reason, checkPathSyntax(entry.path));
+    }
   });
 });
 
@@ -171,7 +175,8 @@ Deno.test("walkTree reports a folder it cannot read and goes on", async () => {
     assert.deepEqual(walk.folders.map((folder) => folder.path), ["src", "src/b"]);
     assert.equal(walk.skipped.length, 1);
     assert.equal(walk.skipped[0].path, "src/a");
-    assert.match(walk.skipped[0].reason, /could not be read, so it is left out: Permission denied/);
+    assert.equal(walk.skipped[0].kind, "unreadable-folder");
+    assert.match(walk.skipped[0].reason, /^Permission denied/);
   });
 });
 
@@ -191,10 +196,56 @@ Deno.test("walkTree lists folders in tree order, whatever the concurrency", asyn
   });
 });
 
-Deno.test("comparePaths orders a folder right before what is inside it", () => {
-  const paths = ["a-b", "a/b/c", "a", "a/b", "a.b", "A", "a/a"];
-  assert.deepEqual(paths.sort(comparePaths), ["A", "a", "a/a", "a/b", "a/b/c", "a-b", "a.b"]);
-  assert.equal(comparePaths("x", "x"), 0);
+Deno.test("walkTree with enter lists a folder it does not enter, and never opens it", async () => {
+  await withTempDir(async (root) => {
+    await writeFiles(root, {
+      "src/a/x.ts": "",
+      "src/a/inner/y.ts": "",
+      "src/a/inner/deep/z.ts": "",
+      "src/a/other/w.ts": "",
+    });
+    const opened: string[] = [];
+    const spy: ReadDir = (path) => {
+      opened.push(path.slice(root.length + 1));
+      return Deno.readDir(path);
+    };
+    const walk = await walkTree(root, "src/a", await IgnoreRules.load(root), {
+      readDir: spy,
+      enter: (folder) => folder !== "src/a/inner",
+    });
+    assert.deepEqual(walk.folders, [
+      { path: "src/a", files: ["src/a/x.ts"], folders: ["src/a/inner", "src/a/other"] },
+      { path: "src/a/other", files: ["src/a/other/w.ts"], folders: [] },
+    ]);
+    assert.deepEqual(opened.sort(), ["src/a", "src/a/other"]);
+  });
+});
+
+Deno.test("describeSkipped says what the entry was left out of, the path shown safely", () => {
+  assert.equal(
+    describeSkipped(
+      {
+        path: "src/a\nb.ts",
+        kind: "refused-name",
+        isDirectory: false,
+        reason: "contains the control character U+000A",
+      },
+      "the summary",
+    ),
+    '"src/a\\nb.ts": left out of the summary: contains the control character U+000A',
+  );
+  assert.equal(
+    describeSkipped(
+      {
+        path: "src/a",
+        kind: "unreadable-folder",
+        isDirectory: true,
+        reason: "Permission denied (os error 13)",
+      },
+      "the codebase",
+    ),
+    "src/a: could not be read, so it is left out of the codebase: Permission denied (os error 13)",
+  );
 });
 
 Deno.test("isUnreadableEntry follows the protected table: .git anywhere, agent-config only in the root", () => {

@@ -1,10 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import {
-  formatBytes,
-  MAX_FILE_BYTES,
-  readProjectFile,
-} from "../../lib/context_builder/read_file.ts";
+import { formatBytes, MAX_FILE_BYTES, readProjectFile } from "../../lib/project_files/read_file.ts";
 import { IgnoreRules } from "../../lib/guard/ignore_rules.ts";
 import { withTempDir, writeFiles } from "../guard/helpers.ts";
 
@@ -96,6 +92,9 @@ const REFUSED: {
   },
 ];
 
+/** The paths of {@link REFUSED} that the guard allows, whose content alone is withheld. */
+const WITHHELD = new Set(["src/image.png", "src/big.txt"]);
+
 for (const { name, path, reason, setup } of REFUSED) {
   Deno.test(`readProjectFile refuses ${name}`, async () => {
     await withTempDir(async (root) => {
@@ -106,7 +105,11 @@ for (const { name, path, reason, setup } of REFUSED) {
         await setup?.(root, outside);
         const outcome = await readProjectFile(root, path, await IgnoreRules.load(root));
         assert.equal(outcome.ok, false);
-        if (!outcome.ok) assert.match(outcome.reason, reason);
+        if (!outcome.ok) {
+          assert.match(outcome.reason, reason);
+          // Only a file the guard allows may be named in a prompt with a note.
+          assert.equal(outcome.withheld, WITHHELD.has(path), "withheld");
+        }
         assert.ok(!JSON.stringify(outcome).includes("secret\\n"));
       } finally {
         await Deno.remove(outside, { recursive: true });

@@ -1,7 +1,8 @@
 /**
- * How fast the context builder's walk is on a large tree, next to git's own
- * walk of the same tree: `deno bench --allow-read --allow-write --allow-run
- * --allow-env tests/context_builder/walk_bench.ts`.
+ * How fast the shared walk (the context builder's summary, the auto
+ * workflow's module search) is on a large tree, next to git's own walk of
+ * the same tree: `deno bench --allow-read --allow-write --allow-run
+ * --allow-env tests/project_files/walk_bench.ts`.
  *
  * The tree (see `generated_tree.ts`) has 100,000 files: 80,000 under `src/`
  * in 840 folders, 4,000 of them ignored by `*.log`, and 20,000 in an ignored
@@ -15,7 +16,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { buildSummary } from "../../lib/context_builder/summary.ts";
-import { walkTree } from "../../lib/context_builder/walk.ts";
+import { walkTree } from "../../lib/project_files/walk.ts";
 import { IgnoreRules } from "../../lib/guard/ignore_rules.ts";
 import { BENCH_TREE, countFiles, generateTree } from "./generated_tree.ts";
 

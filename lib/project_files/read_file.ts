@@ -1,9 +1,10 @@
 /**
- * Reads one project file for the context builder, only if the path guard
- * lets it be read (`guardRead`: no ignored file, no protected folder, no
- * traversal, no symbolic link anywhere along the path), and only if it is
- * text of a sensible size. What cannot be read is refused with a reason;
- * nothing refused is ever opened.
+ * Reads one project file for a prompt (the context builder's codebase and
+ * summary, an auto-workflow task's codebase), only if the path guard lets it
+ * be read (`guardRead`: no ignored file, no protected folder, no traversal,
+ * no symbolic link anywhere along the path), and only if it is text of a
+ * sensible size. What cannot be read is refused with a reason; nothing the
+ * guard refuses is ever opened.
  *
  * @module
  */
@@ -15,24 +16,40 @@ import type { IgnoreRules } from "../guard/ignore_rules.ts";
 import { normalizeProjectPath } from "../guard/path_syntax.ts";
 
 /**
- * The largest file the context builder pastes into a prompt: 1 MiB, about
- * a quarter of a million tokens. A larger file is dropped with a warning.
+ * The largest file pasted into a prompt: 1 MiB, about a quarter of a million
+ * tokens. A larger file is withheld: its content is never read (see
+ * {@link ReadOutcome}).
  */
 export const MAX_FILE_BYTES = 1024 * 1024;
 
-/** A file read, or why it was not. */
+/**
+ * A file read, or why it was not. `withheld` tells the two kinds of
+ * failure apart: `true` when the guard let the file be read and it is a
+ * regular file, but its content cannot go into a prompt (larger than
+ * {@link MAX_FILE_BYTES}, or binary), so a prompt may name it with a note;
+ * `false` when the path itself was refused or could not be read (the guard
+ * refused it, it is missing, it changed meanwhile), so a prompt must not
+ * name it.
+ */
 export type ReadOutcome =
   | { readonly ok: true; readonly path: string; readonly text: string }
-  | { readonly ok: false; readonly path: string; readonly reason: string };
+  | {
+    readonly ok: false;
+    readonly path: string;
+    readonly reason: string;
+    readonly withheld: boolean;
+  };
 
 /**
  * Reads the file `path` (relative to `root`, as an LLM or the summary names
  * it) as UTF-8 text, after `guardRead` accepts it, with `rules` shared
  * across calls. Refused, without reading: what the guard refuses, a file
- * larger than {@link MAX_FILE_BYTES}, a file that changed into something else
- * between the check and the read; refused after reading: a binary file (one
- * holding a NUL byte). Invalid UTF-8 is decoded with U+FFFD replacement
- * characters. The returned `path` has no leading `./`.
+ * that changed into something else between the check and the read;
+ * withheld, without reading its content: a file larger than
+ * {@link MAX_FILE_BYTES}; withheld after reading: a binary file (one holding
+ * a NUL byte). Invalid UTF-8 is decoded with U+FFFD replacement characters.
+ * The returned `path` has no leading `./` (except for a path the guard
+ * refused, which is returned as given).
  *
  * Never throws for a file that cannot be read (the reason says why).
  *
@@ -44,7 +61,7 @@ export async function readProjectFile(
   rules: IgnoreRules,
 ): Promise<ReadOutcome> {
   const refused = await guardRead(root, path, rules);
-  if (refused !== undefined) return { ok: false, path, reason: refused };
+  if (refused !== undefined) return refusedNow(path, refused);
   const normalized = normalizeProjectPath(path);
   const absolute = join(root, normalized);
   let file: Deno.FsFile | undefined;
@@ -52,13 +69,12 @@ export async function readProjectFile(
     const before = await Deno.lstat(absolute);
     if (!before.isFile) return refusedNow(normalized, "is no longer a regular file");
     if (before.size > MAX_FILE_BYTES) {
-      return {
-        ok: false,
-        path: normalized,
-        reason: `is ${formatBytes(before.size)}, more than the ${
+      return withheld(
+        normalized,
+        `is ${formatBytes(before.size)}, more than the ${
           formatBytes(MAX_FILE_BYTES)
         } a file may have in a prompt`,
-      };
+      );
     }
     file = await Deno.open(absolute, { read: true });
     const opened = await file.stat();
@@ -69,11 +85,9 @@ export async function readProjectFile(
     }
     const bytes = await readAtMost(file, MAX_FILE_BYTES + 1);
     if (bytes.length > MAX_FILE_BYTES) {
-      return refusedNow(normalized, `grew past ${formatBytes(MAX_FILE_BYTES)} while it was read`);
+      return withheld(normalized, `grew past ${formatBytes(MAX_FILE_BYTES)} while it was read`);
     }
-    if (bytes.includes(0)) {
-      return { ok: false, path: normalized, reason: "is a binary file (it holds NUL bytes)" };
-    }
+    if (bytes.includes(0)) return withheld(normalized, "is a binary file (it holds NUL bytes)");
     return { ok: true, path: normalized, text: new TextDecoder().decode(bytes) };
   } catch (error) {
     return refusedNow(normalized, `could not be read: ${messageOf(error)}`);
@@ -83,7 +97,11 @@ export async function readProjectFile(
 }
 
 function refusedNow(path: string, reason: string): ReadOutcome {
-  return { ok: false, path, reason };
+  return { ok: false, path, reason, withheld: false };
+}
+
+function withheld(path: string, reason: string): ReadOutcome {
+  return { ok: false, path, reason, withheld: true };
 }
 
 /** Reads from `file` until its end or until `limit` bytes. */
