@@ -13,6 +13,8 @@
  * @module
  */
 
+import { scanBlocks } from "../response/blocks.ts";
+
 /** The three statuses a reply can give. */
 export const STATUSES = ["task-success", "changes-requested", "changes-attempted"] as const;
 
@@ -46,39 +48,20 @@ export type StatusReply =
     readonly error: string;
   };
 
-const HEADER_MARK = "^^^";
-const END_LINE = /^\^\^\^end\s*$/;
-const DELETE_LINE = /^\^\^\^delete\s*$/;
-
 /**
  * Splits a reply into the text outside its file blocks (block lines replaced
- * by empty lines) and the number of blocks. An unterminated block runs to the
- * end of the reply. Never throws.
+ * by empty lines) and the number of blocks, reading blocks exactly as the
+ * response parser does. An unterminated block runs to the end of the reply.
+ * Never throws.
  */
 export function outsideFileBlocks(text: string): { text: string; fileBlocks: number } {
-  const lines = text.replaceAll("\r\n", "\n").split("\n");
-  const kept: string[] = [];
+  const { lines, items } = scanBlocks(text);
+  const kept = [...lines];
   let fileBlocks = 0;
-  let index = 0;
-  while (index < lines.length) {
-    const line = lines[index++];
-    const isHeader = line.startsWith(HEADER_MARK) && !END_LINE.test(line) &&
-      !DELETE_LINE.test(line) && line.slice(HEADER_MARK.length).trim() !== "";
-    if (!isHeader) {
-      kept.push(line);
-      continue;
-    }
+  for (const item of items) {
+    if (item.kind !== "block") continue;
     fileBlocks++;
-    kept.push("");
-    if (index < lines.length && DELETE_LINE.test(lines[index])) {
-      index++;
-      kept.push("");
-      continue;
-    }
-    while (index < lines.length) {
-      kept.push("");
-      if (END_LINE.test(lines[index++])) break;
-    }
+    for (let line = item.line; line <= item.lastLine; line++) kept[line - 1] = "";
   }
   return { text: kept.join("\n"), fileBlocks };
 }

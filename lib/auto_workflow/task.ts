@@ -12,7 +12,6 @@
  */
 import { runCommitLoop } from "../committing_code/loop.ts";
 import { CodeCommitError } from "../errors/errors.ts";
-import { ask } from "../llm/ask.ts";
 import {
   autoWorkflowSlug,
   type CallLogNames,
@@ -21,7 +20,7 @@ import {
   SINGLE_QUERY,
 } from "../logger/log_names.ts";
 import { RunLog } from "../logger/run_log.ts";
-import type { Session } from "../session/session.ts";
+import { askModel, type Session } from "../session/session.ts";
 import { assembleCodebase } from "./codebase.ts";
 import type { Module } from "./graph.ts";
 import { describeModule, ROOT_MODULE } from "./module_paths.ts";
@@ -120,14 +119,7 @@ export async function runTask(
   };
 
   if (task.stage.kind === "review") {
-    const reply = await ask(session.client, reviewPrompt(inputs), {
-      console,
-      log,
-      names: SINGLE_QUERY,
-      redactor: session.redactor,
-      signal: session.signal,
-      tally: session.tally,
-    });
+    const reply = await askModel(session, log, SINGLE_QUERY, reviewPrompt(inputs));
     const replyFile = log.path(SINGLE_QUERY.responseText);
     if (reply.truncated) {
       throw new CodeCommitError(

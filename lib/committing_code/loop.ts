@@ -6,11 +6,10 @@
  * @module
  */
 import { InterruptedError } from "../errors/errors.ts";
-import { ask } from "../llm/ask.ts";
 import type { LlmReply } from "../llm/types.ts";
 import { INITIAL_QUERY, repairQuery } from "../logger/log_names.ts";
 import type { RunLog } from "../logger/run_log.ts";
-import type { Session } from "../session/session.ts";
+import { askModel, type Session } from "../session/session.ts";
 import {
   buildPassed,
   describeBuildEnd,
@@ -68,14 +67,7 @@ export async function runCommitLoop(
         ? `initial query: asking ${client.model}`
         : `repair ${attempt} of ${MAX_REPAIRS}: asking ${client.model}`,
     );
-    const reply = await ask(client, prompt, {
-      console,
-      log,
-      names,
-      redactor: session.redactor,
-      signal,
-      tally: session.tally,
-    });
+    const reply = await askModel(session, log, names, prompt);
     lastReply = reply;
 
     const outcome = await applyReply(root, reply);

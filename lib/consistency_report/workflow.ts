@@ -14,12 +14,11 @@
 import { joinPrompt, section } from "../committing_code/prompt_layout.ts";
 import { buildContext } from "../context_builder/context_builder.ts";
 import { CodeCommitError, EXIT } from "../errors/errors.ts";
-import { ask } from "../llm/ask.ts";
 import { SINGLE_QUERY, SLUGS } from "../logger/log_names.ts";
 import { RunLog } from "../logger/run_log.ts";
 import { readCodeRollup, readQuery } from "../preconditions/preconditions.ts";
 import { SYSTEM_PROMPTS } from "../prompts/system_prompts.ts";
-import type { Session } from "../session/session.ts";
+import { askModel, type Session } from "../session/session.ts";
 import { formatReport, REPORT_HEADINGS } from "./report.ts";
 import { checkReportDestination, REPORT_FILE, writeReport } from "./report_file.ts";
 
@@ -60,14 +59,7 @@ export async function runConsistencyReport(session: Session): Promise<number> {
     await buildContext(session, { nextAgentPrompt: consistencyPrompt(query), log });
 
   console.info(`asking ${client.model} for the consistency report`);
-  const reply = await ask(client, consistencyPrompt(query, codebase), {
-    console,
-    log,
-    names: SINGLE_QUERY,
-    redactor: session.redactor,
-    signal: session.signal,
-    tally: session.tally,
-  });
+  const reply = await askModel(session, log, SINGLE_QUERY, consistencyPrompt(query, codebase));
 
   const report = formatReport(reply.text);
   if (report.text.trim() === "") {

@@ -14,11 +14,10 @@
 import { CodeCommitError } from "../errors/errors.ts";
 import { displayPath } from "../guard/guard.ts";
 import { IgnoreRules } from "../guard/ignore_rules.ts";
-import { ask } from "../llm/ask.ts";
 import { CONTEXT_CODEBASE, CONTEXT_QUERY } from "../logger/log_names.ts";
 import type { RunLog } from "../logger/run_log.ts";
 import { SYSTEM_PROMPTS } from "../prompts/system_prompts.ts";
-import type { Session } from "../session/session.ts";
+import { askModel, type Session } from "../session/session.ts";
 import { assembleCodebase } from "./codebase.ts";
 import { parseFileList } from "./file_list.ts";
 import { buildSummary } from "./summary.ts";
@@ -69,7 +68,7 @@ export function contextQueryPrompt(nextAgentPrompt: string, summary: string): st
  * @throws {InterruptedError} on Ctrl-C.
  */
 export async function buildContext(session: Session, request: ContextRequest): Promise<string> {
-  const { root, console, client, signal } = session;
+  const { root, console, client } = session;
   const { log } = request;
   const rules = await IgnoreRules.load(root);
   const summary = await buildSummary(root, rules);
@@ -78,14 +77,12 @@ export async function buildContext(session: Session, request: ContextRequest): P
     `context builder: asking ${client.model} to choose the files (the summary lists ` +
       `${count(summary.files, "file")} and ${count(summary.modules, "folder")} under src/)`,
   );
-  const reply = await ask(client, contextQueryPrompt(request.nextAgentPrompt, summary.text), {
-    console,
+  const reply = await askModel(
+    session,
     log,
-    names: CONTEXT_QUERY,
-    redactor: session.redactor,
-    signal,
-    tally: session.tally,
-  });
+    CONTEXT_QUERY,
+    contextQueryPrompt(request.nextAgentPrompt, summary.text),
+  );
 
   const list = parseFileList(reply.text);
   if (!list.ok) {

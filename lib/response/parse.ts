@@ -36,6 +36,7 @@
  * @module
  */
 
+import { scanBlocks } from "./blocks.ts";
 import type { FileOperation } from "./operations.ts";
 
 /** What {@link parseResponse} returns: the operations and warnings, or why the reply is unusable. */
@@ -53,10 +54,6 @@ export type ParseResult =
     readonly error: string;
   };
 
-const HEADER_MARK = "^^^";
-const END_LINE = /^\^\^\^end\s*$/;
-const DELETE_LINE = /^\^\^\^delete\s*$/;
-
 /** An operation together with the line its header is on. */
 interface ParsedBlock {
   readonly operation: FileOperation;
@@ -72,63 +69,38 @@ interface ParsedBlock {
  * `{ ok: true, operations: [] }`.
  */
 export function parseResponse(text: string): ParseResult {
-  const lines = text.replaceAll("\r\n", "\n").split("\n");
   const blocks: ParsedBlock[] = [];
   const warnings: string[] = [];
-
-  let index = 0;
-  while (index < lines.length) {
-    const line = lines[index];
-    const lineNumber = index + 1;
-    index++;
-
-    if (!line.startsWith(HEADER_MARK)) continue; // prose, fences, blank lines
-    if (END_LINE.test(line) || DELETE_LINE.test(line)) {
+  for (const item of scanBlocks(text).items) {
+    if (item.kind === "stray") {
       warnings.push(
-        `line ${lineNumber}: "${line.trimEnd()}" outside any file block was ignored ` +
+        `line ${item.line}: "${item.text}" outside any file block was ignored ` +
           `(a block starts with "^^^" and the file's path)`,
       );
       continue;
     }
-
-    const path = line.slice(HEADER_MARK.length).trimEnd();
-    if (path.trim() === "") {
+    if (item.kind === "empty-header") {
       return {
         ok: false,
-        error: `line ${lineNumber}: "^^^" is not followed by a file name; ` +
+        error: `line ${item.line}: "^^^" is not followed by a file name; ` +
           `a block must start with "^^^" and the file's path on the same line, ` +
           `e.g. "^^^src/main.rs"`,
       };
     }
-
-    if (index < lines.length && DELETE_LINE.test(lines[index])) {
-      index++;
-      blocks.push({ operation: { kind: "delete", path }, line: lineNumber });
-      continue;
-    }
-
-    const content: string[] = [];
-    let closed = false;
-    while (index < lines.length) {
-      const contentLine = lines[index];
-      index++;
-      if (END_LINE.test(contentLine)) {
-        closed = true;
-        break;
-      }
-      content.push(contentLine);
-    }
-    if (!closed) {
+    const { path, line } = item;
+    if (!item.closed) {
       return {
         ok: false,
         error: `the reply was probably truncated: the block for "${path}" ` +
-          `(starting at line ${lineNumber}) has no closing "^^^end" line; ` +
+          `(starting at line ${line}) has no closing "^^^end" line; ` +
           `nothing from this reply can be applied — ask the model for the complete reply again`,
       };
     }
     blocks.push({
-      operation: { kind: "write", path, content: content.map((l) => `${l}\n`).join("") },
-      line: lineNumber,
+      operation: item.deletes
+        ? { kind: "delete", path }
+        : { kind: "write", path, content: item.content.map((l) => `${l}\n`).join("") },
+      line,
     });
   }
 

@@ -10,8 +10,10 @@ import type { RunOptions } from "../cli/args.ts";
 import { createClient } from "../llm/client.ts";
 import { resolveBaseUrl } from "../llm/endpoint.ts";
 import { MODEL_NAMES, MODELS } from "../llm/models.ts";
-import { TokenTally } from "../llm/ask.ts";
-import type { LlmClient } from "../llm/types.ts";
+import { ask, TokenTally } from "../llm/ask.ts";
+import type { LlmClient, LlmReply } from "../llm/types.ts";
+import type { CallLogNames } from "../logger/log_names.ts";
+import type { RunLog } from "../logger/run_log.ts";
 import { checkAgentConfigIgnored } from "../preconditions/preconditions.ts";
 import { readApiKey, readKnownKeys } from "../secrets/keys.ts";
 import { Redactor } from "../secrets/redact.ts";
@@ -60,4 +62,30 @@ export async function openSession(
   );
   const client = createClient(options.model, key, baseUrl, { timeoutMs: options.llmTimeoutMs });
   return { root, options, console, redactor, client, signal, tally: new TokenTally() };
+}
+
+/**
+ * Sends `prompt` to the session's model as every workflow does (see
+ * {@link ask}): logged in `log` under `names`, shown on the session's
+ * console, refused if it holds a key, interrupted by Ctrl-C, its tokens
+ * added to the session's totals.
+ *
+ * @throws {CodeCommitError} when the prompt contains an API key (not sent).
+ * @throws {LlmError} when the call fails.
+ * @throws {InterruptedError} on Ctrl-C.
+ */
+export function askModel(
+  session: Session,
+  log: RunLog,
+  names: CallLogNames,
+  prompt: string,
+): Promise<LlmReply> {
+  return ask(session.client, prompt, {
+    console: session.console,
+    log,
+    names,
+    redactor: session.redactor,
+    signal: session.signal,
+    tally: session.tally,
+  });
 }
