@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { EXIT, InterruptedError } from "../errors/errors.ts";
+import { EXIT, interruption } from "../errors/errors.ts";
 import { checkBuildScript } from "../preconditions/preconditions.ts";
 import type { Session } from "../session/session.ts";
 import { writeCache } from "./cache.ts";
@@ -118,7 +118,7 @@ export async function runAutoWorkflow(session: Session): Promise<number> {
 
   let passed = 0;
   while (task !== undefined) {
-    if (session.signal.aborted) throw new InterruptedError();
+    if (session.signal.aborted) throw interruption(session.signal);
     const outcome = await runTask(session, task, states, modules);
     if (outcome.kind === "status" && outcome.comment !== undefined && outcome.comment !== "") {
       console.result(`comment on ${describeTask(task)}:\n${outcome.comment}`);

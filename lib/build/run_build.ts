@@ -125,6 +125,9 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
     );
   }
   await Promise.allSettled(readers.map((reader) => reader.done));
+  // Whatever the build left running in its process group (a background job that closed its
+  // output, say) is stopped too: nothing it started may go on changing files after it ended.
+  if (drained) await signalGroup(child, "SIGKILL", true);
 
   const redactor = options.redactor ?? new Redactor();
   return {
@@ -273,7 +276,7 @@ export function describeBuildEnd(result: BuildResult): string {
       formatSeconds(result.timeoutMs)
     } (--build-timeout), after ${took}`;
   }
-  if (result.interrupted) return `stopped by Ctrl-C after ${took}`;
+  if (result.interrupted) return `stopped because code-commit was interrupted, after ${took}`;
   if (result.signal) return `killed by ${result.signal} after ${took}`;
   return `exit code ${result.exitCode}, after ${took}`;
 }

@@ -50,7 +50,8 @@ Options:
   -h, --help               print this help
   --version                print the version
 
-Exit status: 0 success, 1 the workflow failed, 2 usage error, 130 interrupted (Ctrl-C).
+Exit status: 0 success, 1 the workflow failed, 2 usage error, 130 interrupted (Ctrl-C, SIGTERM,
+SIGHUP or SIGQUIT).
 Logs: logs/<date>-<workflow>/ in the project. Endpoints: CODE_COMMIT_GEMINI_BASE_URL,
 CODE_COMMIT_OPENAI_BASE_URL (https://, or http:// to a loopback address).
 `;

@@ -1,11 +1,15 @@
 /**
- * Ctrl-C: the first press aborts the run's signal, so the LLM call or the
- * build in progress stops and the workflow ends at a safe point (never in
- * the middle of applying a reply); later presses only say it is stopping.
+ * Ctrl-C and the stop signals: the first one aborts the run's signal, so the
+ * LLM call or the build in progress stops and the workflow ends at a safe
+ * point (never in the middle of applying a reply); later ones only say it
+ * is stopping. SIGHUP (the terminal or SSH session went away) and SIGQUIT
+ * (Ctrl-\) are trapped too: left to their default, they would kill the
+ * process in the middle of applying a reply.
  *
  * @module
  */
 import type { Console } from "../console/console.ts";
+import { InterruptedError } from "../errors/errors.ts";
 
 /** An installed trap. */
 export interface InterruptTrap {
@@ -15,23 +19,30 @@ export interface InterruptTrap {
   dispose(): void;
 }
 
-/** Installs the trap for SIGINT (and SIGTERM where the platform has it). */
+/** The signals trapped, and how the user is told about each. */
+const SIGNALS: readonly [Deno.Signal, string][] = Deno.build.os === "windows"
+  ? [["SIGINT", "Ctrl-C"], ["SIGBREAK", "Ctrl-Break"]]
+  : [["SIGINT", "Ctrl-C"], ["SIGTERM", "SIGTERM"], ["SIGHUP", "SIGHUP"], ["SIGQUIT", "SIGQUIT"]];
+
+/** Installs the trap for SIGINT, SIGTERM, SIGHUP and SIGQUIT (SIGINT and SIGBREAK on Windows). */
 export function trapInterrupts(console: Console): InterruptTrap {
   const controller = new AbortController();
-  const handler = () => {
-    if (controller.signal.aborted) {
-      console.warn("still stopping: waiting for the build to end and the files to be consistent");
-      return;
-    }
-    console.warn("stopping (Ctrl-C)…");
-    controller.abort();
-  };
-  const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
-  for (const signal of signals) Deno.addSignalListener(signal, handler);
+  const handlers = SIGNALS.map(([signal, how]) => {
+    const handler = () => {
+      if (controller.signal.aborted) {
+        console.warn("still stopping: waiting for the build to end and the files to be consistent");
+        return;
+      }
+      console.warn(`stopping (${how})…`);
+      controller.abort(new InterruptedError(how));
+    };
+    Deno.addSignalListener(signal, handler);
+    return [signal, handler] as const;
+  });
   return {
     signal: controller.signal,
     dispose() {
-      for (const signal of signals) Deno.removeSignalListener(signal, handler);
+      for (const [signal, handler] of handlers) Deno.removeSignalListener(signal, handler);
     },
   };
 }

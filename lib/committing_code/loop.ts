@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { InterruptedError } from "../errors/errors.ts";
+import { interruption } from "../errors/errors.ts";
 import type { LlmReply } from "../llm/types.ts";
 import { INITIAL_QUERY, repairQuery } from "../logger/log_names.ts";
 import type { RunLog } from "../logger/run_log.ts";
@@ -80,7 +80,7 @@ export async function runCommitLoop(
       );
       feedback =
         `code-commit could not apply the previous reply, so nothing from it was written and build.sh did not run:\n${outcome.reason}\n`;
-      if (signal.aborted) throw new InterruptedError();
+      if (signal.aborted) throw interruption(signal);
       continue;
     }
 
@@ -92,7 +92,7 @@ export async function runCommitLoop(
     }
     for (const warning of outcome.warnings) console.warn(warning);
     console.info(`applied: ${describeChanges(outcome.changes)}`);
-    if (signal.aborted) throw new InterruptedError();
+    if (signal.aborted) throw interruption(signal);
 
     console.info("running ./build.sh");
     const build = await runBuild(root, {
@@ -101,7 +101,7 @@ export async function runCommitLoop(
       redactor: session.redactor,
     });
     await log.write(names.build, formatBuildLog(build));
-    if (build.interrupted) throw new InterruptedError();
+    if (build.interrupted) throw interruption(signal);
     if (buildPassed(build)) {
       console.info(`build passed (${describeBuildEnd(build)})`);
       return {

@@ -37,6 +37,24 @@ function writeAll(stream: { writeSync(p: Uint8Array): number }, text: string): v
   while (bytes.length > 0) bytes = bytes.subarray(stream.writeSync(bytes));
 }
 
+/**
+ * Control characters that must not reach a terminal as they are: C0 (but
+ * tab and line feed), DEL, C1, the line and paragraph separators, and the
+ * bidirectional overrides. A model's comment or an API's message holding
+ * `ESC [1A` could rewrite a line already printed ("build passed"), and
+ * `ESC ] 52` could write the clipboard.
+ */
+// deno-lint-ignore no-control-regex -- matching control characters is the point
+const UNPRINTABLE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** Shows every control character of `text` as a visible `\u001b`-style escape. */
+export function printable(text: string): string {
+  return text.replace(
+    UNPRINTABLE,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
 /** The user-facing output of one run. */
 export class Console {
   #redactor: Redactor;
@@ -56,22 +74,23 @@ export class Console {
 
   /** A line of progress, on stderr. */
   info(line: string): void {
-    this.#err(`${line}\n`);
+    this.#err(`${this.#clean(line)}\n`);
   }
 
   /** A warning, on stderr, prefixed `warning:`. */
   warn(line: string): void {
-    this.#err(`${this.#paint("33", "warning:")} ${line}\n`);
+    this.#err(`${this.#paint("33", "warning:")} ${this.#clean(line)}\n`);
   }
 
   /** An error, on stderr, prefixed `code-commit:`. */
   error(line: string): void {
-    this.#err(`${this.#paint("31", "code-commit:")} ${line}\n`);
+    this.#err(`${this.#paint("31", "code-commit:")} ${this.#clean(line)}\n`);
   }
 
   /** A result, on stdout: what a script reading the output relies on. */
   result(text: string): void {
-    this.#streams.stdout(this.#redactor.redact(text.endsWith("\n") ? text : `${text}\n`));
+    const line = text.endsWith("\n") ? text : `${text}\n`;
+    this.#streams.stdout(this.#clean(line));
   }
 
   /**
@@ -85,7 +104,7 @@ export class Console {
     const live = {
       draw: () => {
         const seconds = Math.floor((now() - started) / 1000);
-        const text = this.#redactor.redact(`${label} ${seconds}s`);
+        const text = this.#clean(`${label} ${seconds}s`);
         this.#streams.stderr(`\r\x1b[2K${this.#paint("2", text)}`);
       },
     };
@@ -100,9 +119,15 @@ export class Console {
     };
   }
 
+  /** Redacted, then every control character made visible: text from outside is never obeyed. */
+  #clean(text: string): string {
+    return printable(this.#redactor.redact(text));
+  }
+
+  /** Writes text already cleaned (and painted) to stderr, above the live line. */
   #err(text: string): void {
     if (this.#live) this.#streams.stderr("\r\x1b[2K");
-    this.#streams.stderr(this.#redactor.redact(text));
+    this.#streams.stderr(text);
     this.#live?.draw();
   }
 

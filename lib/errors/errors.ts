@@ -40,13 +40,21 @@ export class UsageError extends CodeCommitError {
   }
 }
 
-/** The run was interrupted by the user (Ctrl-C). */
+/** The run was interrupted: Ctrl-C, or a stop signal (SIGTERM, SIGHUP, SIGQUIT). */
 export class InterruptedError extends CodeCommitError {
-  /** Makes the error that ends an interrupted run. */
-  constructor(message = "interrupted (Ctrl-C); no file was left half-written") {
-    super(message, EXIT.interrupted);
+  /** Makes the error that ends an interrupted run; `how` names what interrupted it. */
+  constructor(how = "Ctrl-C") {
+    super(`interrupted (${how}); no file was left half-written`, EXIT.interrupted);
     this.name = "InterruptedError";
   }
+}
+
+/**
+ * The error to throw once `signal` has aborted: the {@link InterruptedError}
+ * the interrupt trap aborted it with (it names the signal), or a plain one.
+ */
+export function interruption(signal: AbortSignal | undefined): InterruptedError {
+  return signal?.reason instanceof InterruptedError ? signal.reason : new InterruptedError();
 }
 
 /** Returns the message of any thrown value, for one-line reports. */

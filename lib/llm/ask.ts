@@ -93,7 +93,7 @@ export async function ask(
   } catch (error) {
     stopWaiting();
     if (error instanceof InterruptedError) {
-      await log.writeError(names.responseText, "interrupted (Ctrl-C) before the reply arrived");
+      await log.writeError(names.responseText, `${error.message}, before the reply arrived`);
     } else {
       await log.writeError(names.responseText, messageOf(error));
       if (error instanceof LlmError && error.body !== undefined) {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { InterruptedError } from "../errors/errors.ts";
+import { interruption } from "../errors/errors.ts";
 import type { ApiAdapter } from "./adapter.ts";
 import { excerpt, oneLine } from "./adapter.ts";
 import { geminiAdapter } from "./gemini.ts";
@@ -66,14 +66,35 @@ export function createClient(
       }
       const started = performance.now();
       for (let attempt = 1;; attempt++) {
-        if (signal?.aborted) throw new InterruptedError();
+        if (signal?.aborted) throw interruption(signal);
         const last = attempt >= policy.maxAttempts;
         const after = attempt > 1 ? ` (after ${attempt} attempts)` : "";
         let outcome: Outcome;
         try {
           outcome = await send(request, options.timeoutMs, signal);
         } catch (error) {
-          if (signal?.aborted) throw new InterruptedError();
+          if (signal?.aborted) throw interruption(signal);
+          if (error instanceof Deno.errors.NotCapable) {
+            // Deno's permissions refuse the host: no retry can help.
+            throw new LlmError(
+              `${model}: code-commit may not connect to ${new URL(request.url).host} ` +
+                `(its Deno permissions allow only the two APIs and this machine)`,
+            );
+          }
+          if (error instanceof RedirectError) {
+            throw new LlmError(
+              `${model}: ${
+                new URL(request.url).host
+              } answered with a redirect, which code-commit ` +
+                "does not follow (it would send your key and prompt elsewhere): check the endpoint",
+            );
+          }
+          if (error instanceof BodyTooLargeError) {
+            throw new LlmError(
+              `${model}: the reply is larger than ${MAX_BODY_BYTES / 2 ** 20} MiB, far more than ` +
+                "any model's output: refused",
+            );
+          }
           if (error instanceof TimeoutError) {
             throw new LlmError(
               `${model}: no reply within ${
@@ -169,6 +190,36 @@ interface Outcome {
 }
 
 class TimeoutError extends Error {}
+class BodyTooLargeError extends Error {}
+class RedirectError extends Error {}
+
+/** The largest response body read: a model's whole output is well under 1 MiB. */
+export const MAX_BODY_BYTES = 64 * 2 ** 20;
+
+/** Reads a response body as text, refusing one larger than {@link MAX_BODY_BYTES}. */
+async function readBody(response: Response): Promise<string> {
+  if (response.body === null) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  while (true) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw new BodyTooLargeError();
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
 
 /** Sends one request and reads its whole body, within `timeoutMs`. */
 async function send(
@@ -190,11 +241,14 @@ async function send(
       headers: request.headers,
       body: request.body,
       signal: controller.signal,
+      // A redirect would re-send the key (in its header) and the prompt somewhere else: refuse.
+      redirect: "error",
     });
-    const text = await response.text();
+    const text = await readBody(response);
     return { response, text };
   } catch (error) {
     if (timedOut) throw new TimeoutError();
+    if (error instanceof TypeError && /redirect/i.test(error.message)) throw new RedirectError();
     throw error;
   } finally {
     clearTimeout(timer);
@@ -211,10 +265,10 @@ function hintFor(status: number, keyRejected: boolean, keyFile: string): string 
 /** Waits `ms` milliseconds; rejects with {@link InterruptedError} if `signal` aborts first. */
 export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new InterruptedError());
+    if (signal?.aborted) return reject(interruption(signal));
     const onAbort = () => {
       clearTimeout(timer);
-      reject(new InterruptedError());
+      reject(interruption(signal));
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);

@@ -5,8 +5,14 @@
  * @module
  */
 import { CodeCommitError } from "../errors/errors.ts";
+import { NET_HOSTS } from "../permissions/permissions.ts";
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+/** The `host:port` pairs beyond loopback that code-commit's net permission allows. */
+const PERMITTED_REMOTE: ReadonlySet<string> = new Set<string>(
+  NET_HOSTS.filter((host) => host.includes(".") && host.endsWith(":443")),
+);
 
 /**
  * Returns the base URL to use: `value` when set (validated), else
@@ -14,7 +20,9 @@ const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
  *
  * @throws {CodeCommitError} naming `envName` when the value is not a URL,
  * is plain `http://` to a host other than loopback, uses another scheme,
- * or carries credentials, a query or a fragment.
+ * carries credentials, a query or a fragment, or names a host code-commit's
+ * Deno permissions do not let it reach (the two APIs on port 443, and
+ * loopback).
  */
 export function resolveBaseUrl(
   envName: string,
@@ -45,6 +53,16 @@ export function resolveBaseUrl(
     throw new CodeCommitError(
       `${envName} must not have a query or a fragment (the part after ? or #)`,
     );
+  }
+  if (url.protocol === "https:" && !LOOPBACK_HOSTS.has(url.hostname)) {
+    const hostPort = `${url.hostname}:${url.port || "443"}`;
+    if (!PERMITTED_REMOTE.has(hostPort)) {
+      throw new CodeCommitError(
+        `${envName} points at ${hostPort}, but code-commit may connect only to ${
+          [...PERMITTED_REMOTE].join(", ")
+        } and this machine (its Deno permissions): point it at one of those`,
+      );
+    }
   }
   return url.href.replace(/\/+$/, "");
 }

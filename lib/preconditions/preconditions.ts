@@ -7,7 +7,9 @@
 import { join } from "node:path";
 import ignore from "ignore";
 import { CodeCommitError } from "../errors/errors.ts";
+import { IgnoreRules } from "../guard/ignore_rules.ts";
 import { MODEL_NAMES, MODELS } from "../llm/models.ts";
+import { trackedPaths } from "./git_index.ts";
 
 /** The folder that holds keys and the supervisor's files. */
 export const AGENT_CONFIG_DIR = "agent-config";
@@ -17,18 +19,22 @@ export const QUERY_FILE = "agent-config/query.txt";
 export const CODE_ROLLUP_FILE = "agent-config/codeRollup.txt";
 
 /**
- * Checks that the root `.gitignore` ignores `/agent-config` by its rules'
- * meaning (git's semantics, not a string match): every key file, and the
- * query beside them, must come out ignored (`/agent-config`,
- * `/agent-config/*` and `*` all do; a rule that re-includes a key file does
- * not).
+ * Checks that git will never commit the keys (SPEC.md decision 10): the root
+ * `.gitignore` is a regular file (git does not read a symbolic link), its
+ * own rules ignore every key file and the query beside them (by the rules'
+ * meaning: `/agent-config`, `/agent-config/*` and `*` all do), git's whole
+ * set of rules agrees (a nested `agent-config/.gitignore` could re-include a
+ * key), and nothing in `agent-config/` is tracked already (ignore rules do
+ * not apply to tracked files).
  *
- * @throws {CodeCommitError} when `.gitignore` is missing or does not ignore them.
+ * @throws {CodeCommitError} naming the file and what to do when any of this fails.
  */
 export async function checkAgentConfigIgnored(root: string): Promise<void> {
-  let rules: string;
+  const fix =
+    `add the line /${AGENT_CONFIG_DIR} to .gitignore so your API keys are never committed`;
+  let info: Deno.FileInfo;
   try {
-    rules = await Deno.readTextFile(join(root, ".gitignore"));
+    info = await Deno.lstat(join(root, ".gitignore"));
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {
       throw new CodeCommitError(
@@ -37,13 +43,35 @@ export async function checkAgentConfigIgnored(root: string): Promise<void> {
     }
     throw new CodeCommitError(`.gitignore cannot be read: ${(error as Error).message}`);
   }
-  const matcher = ignore({ ignorecase: false }).add(rules);
+  if (!info.isFile) {
+    throw new CodeCommitError(
+      `.gitignore is ${
+        info.isSymlink ? "a symbolic link, which git does not read" : "not a file"
+      }: ` +
+        `make it a regular file with the line /${AGENT_CONFIG_DIR}`,
+    );
+  }
+  const rules = await Deno.readTextFile(join(root, ".gitignore"));
+  const rootOnly = ignore({ ignorecase: false }).add(rules);
+  const all = await IgnoreRules.load(root);
   const mustBeIgnored = [...MODEL_NAMES.map((model) => MODELS[model].keyFile), QUERY_FILE];
-  const exposed = mustBeIgnored.filter((path) => !matcher.ignores(path));
+  const exposed: string[] = [];
+  for (const path of mustBeIgnored) {
+    if (!rootOnly.ignores(path) || !(await all.isIgnored(path, false))) exposed.push(path);
+  }
   if (exposed.length > 0) {
     throw new CodeCommitError(
-      `.gitignore does not ignore ${exposed.join(", ")}: add the line /${AGENT_CONFIG_DIR} ` +
-        `(and no rule that re-includes anything in it) so your API keys are never committed`,
+      `.gitignore does not ignore ${exposed.join(", ")}: ${fix} ` +
+        `(and no rule, in any .gitignore, that re-includes anything in it)`,
+    );
+  }
+  const tracked = (await trackedPaths(root)).filter((path) =>
+    path.startsWith(`${AGENT_CONFIG_DIR}/`)
+  );
+  if (tracked.length > 0) {
+    throw new CodeCommitError(
+      `git already tracks ${tracked.join(", ")}, so ignore rules do not protect it: run ` +
+        `git rm --cached -r ${AGENT_CONFIG_DIR} (and change any key that was committed)`,
     );
   }
 }

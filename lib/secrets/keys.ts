@@ -40,6 +40,14 @@ export async function readApiKey(root: string, keyFile: string, vendor: string):
       `${keyFile} has white space or control characters inside the key; the file must hold the key alone`,
     );
   }
+  const assignment = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(key);
+  if (assignment || /^["']|["']$/.test(key)) {
+    throw new CodeCommitError(
+      `${keyFile} holds ${
+        assignment ? `an assignment (${assignment[1]}=…)` : "a quoted value"
+      }; the file must hold the key alone, with nothing around it`,
+    );
+  }
   const foreign = /[^\x21-\x7e]/.exec(key);
   if (foreign) {
     const codePoint = foreign[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
@@ -56,13 +64,17 @@ export async function readApiKey(root: string, keyFile: string, vendor: string):
   return key;
 }
 
+/** Shortest token of a key file taken for a key when redacting: real keys are 39+ characters. */
+const MIN_REDACTED_TOKEN = 20;
+
 /**
  * Reads every key file that exists among `keyFiles`, for redaction: a key
- * of a model not used in this run must not leak either. Every token of at
- * least {@link MIN_KEY_LENGTH} characters in a file counts as a key, so a
- * file holding a key and a note still has its key masked. Missing or
- * unreadable files are skipped (the chosen model's file is checked
- * strictly by {@link readApiKey}).
+ * of a model not used in this run must not leak either. The whole trimmed
+ * content counts as a key, and so does every key-shaped token in it (20 or
+ * more characters with no quote, and the value of a `NAME=value` line), so
+ * a file holding a key and a note still has its key masked, while ordinary
+ * words in the note are not. Missing or unreadable files are skipped (the
+ * chosen model's file is checked strictly by {@link readApiKey}).
  */
 export async function readKnownKeys(root: string, keyFiles: readonly string[]): Promise<string[]> {
   const keys: string[] = [];
@@ -75,8 +87,9 @@ export async function readKnownKeys(root: string, keyFiles: readonly string[]): 
     }
     const trimmed = text.trim();
     if (trimmed.length >= MIN_KEY_LENGTH) keys.push(trimmed);
-    for (const token of trimmed.split(/\s+/)) {
-      if (token.length >= MIN_KEY_LENGTH) keys.push(token);
+    for (const word of trimmed.split(/\s+/)) {
+      const token = word.replace(/^[A-Za-z_][A-Za-z0-9_]*=/, "").replace(/^["']+|["']+$/g, "");
+      if (token.length >= MIN_REDACTED_TOKEN) keys.push(token);
     }
   }
   return keys;

@@ -134,6 +134,18 @@ Deno.test("a process left holding the output does not hang the run, and is stopp
   });
 });
 
+Deno.test("a background process that closed its output is stopped when the build ends", async () => {
+  const script =
+    "sh -c 'echo $$ > quiet.pid; exec sleep 60' </dev/null >/dev/null 2>&1 &\nsleep 0.2\necho done\n";
+  await withBuild(script, async (root) => {
+    const result = await runBuild(root, { timeoutMs: LONG });
+    assert.equal(result.exitCode, 0);
+    assert.equal(result.output, "done\n");
+    const pid = Number(await Deno.readTextFile(join(root, "quiet.pid")));
+    assert.equal(await aliveAfter(pid, 5_000), false, "the background process outlived the build");
+  });
+});
+
 Deno.test("a UTF-8 character split across writes comes out whole", async () => {
   await withBuild("printf '\\303'\nsleep 0.1\nprintf '\\251\\n'\n", async (root) => {
     const result = await runBuild(root, { timeoutMs: LONG });

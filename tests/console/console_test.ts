@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { Console, memoryStreams, processStreams } from "../../lib/console/console.ts";
+import { Console, memoryStreams, printable, processStreams } from "../../lib/console/console.ts";
 import { Redactor } from "../../lib/secrets/redact.ts";
 import { GEMINI_KEY, OPENAI_KEY } from "../support/project.ts";
 
@@ -225,4 +225,17 @@ Deno.test("processStreams in this test process reports stderr as it is", () => {
   const streams = processStreams();
   assert.equal(streams.stderrIsTerminal, Deno.stderr.isTerminal());
   assert.equal(streams.color, streams.stderrIsTerminal && !Deno.noColor);
+});
+
+Deno.test("control characters from outside are shown, never obeyed", () => {
+  const streams = memoryStreams();
+  const console = new Console(streams);
+  console.result("comment: \x1b]52;c;cHduZWQ=\x07 and \x1b[1Abuild passed\r");
+  console.warn("path src/a.ts\x1b]0;title\x07 \u202eevil");
+  assert.equal(
+    streams.out.join(""),
+    "comment: \\u001b]52;c;cHduZWQ=\\u0007 and \\u001b[1Abuild passed\\u000d\n",
+  );
+  assert.equal(streams.err.join(""), "warning: path src/a.ts\\u001b]0;title\\u0007 \\u202eevil\n");
+  assert.equal(printable("tabs\tand\nnewlines stay"), "tabs\tand\nnewlines stay");
 });

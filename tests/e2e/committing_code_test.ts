@@ -458,36 +458,46 @@ Deno.test("a build that outlives --build-timeout is stopped and counts as failin
   }
 });
 
-Deno.test("Ctrl-C during the build stops the build and the run with status 130", async () => {
-  const slow = "#!/bin/sh\necho building\nsleep 60\n";
-  await using project = await makeProject({ buildScript: slow, files: START_FILES });
-  const server = await startFakeLlmServer([geminiReply(FIX)]);
-  try {
-    let child: Deno.ChildProcess | undefined;
-    const running = runTool(project.root, [], { server, onSpawn: (c) => child = c });
-    // Wait until the build has started, then interrupt as a terminal would.
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline) {
-      const [folder] = await project.logRuns();
-      if (folder && server.requests.length === 1) {
-        const applied = (await project.read("src/status.txt")) === "ok\n";
-        if (applied) break;
+const STOP_SIGNALS: [Deno.Signal, string][] = [
+  ["SIGINT", "Ctrl-C"],
+  ["SIGHUP", "SIGHUP"], // the terminal or the SSH session went away
+  ["SIGTERM", "SIGTERM"],
+  ["SIGQUIT", "SIGQUIT"], // Ctrl-\
+];
+
+for (const [stop, how] of STOP_SIGNALS) {
+  Deno.test(`${stop} during the build stops the build and the run with status 130`, async () => {
+    const slow = "#!/bin/sh\necho building\nsleep 60\n";
+    await using project = await makeProject({ buildScript: slow, files: START_FILES });
+    const server = await startFakeLlmServer([geminiReply(FIX)]);
+    try {
+      let child: Deno.ChildProcess | undefined;
+      const running = runTool(project.root, [], { server, onSpawn: (c) => child = c });
+      // Wait until the reply is applied and the build has started, then send the signal.
+      const deadline = Date.now() + 20_000;
+      while (Date.now() < deadline) {
+        const [folder] = await project.logRuns();
+        if (folder && server.requests.length === 1) {
+          const applied = (await project.read("src/status.txt")) === "ok\n";
+          if (applied) break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      child!.kill(stop);
+      const run = await running;
+      assert.equal(run.code, 130, run.stderr);
+      assert.match(run.stderr, new RegExp(`stopping \\(${how}\\)`));
+      assert.match(
+        run.stderr,
+        new RegExp(`interrupted \\(${how}\\); no file was left half-written`),
+      );
+      assert.equal(await project.read("src/status.txt"), "ok\n", "the applied reply stays whole");
+      const [folder] = await project.logRuns();
+      const build = await project.read(`logs/${folder}/1-initial-query-build.txt`);
+      assert.match(build, /stopped because code-commit was interrupted/);
+    } finally {
+      await server.close();
     }
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    child!.kill("SIGINT");
-    const run = await running;
-    assert.equal(run.code, 130, run.stderr);
-    assert.match(run.stderr, /stopping \(Ctrl-C\)/);
-    assert.match(run.stderr, /interrupted \(Ctrl-C\)/);
-    assert.equal(await project.read("src/status.txt"), "ok\n", "the applied reply stays whole");
-    const [folder] = await project.logRuns();
-    assert.match(
-      await project.read(`logs/${folder}/1-initial-query-build.txt`),
-      /stopped by Ctrl-C/,
-    );
-  } finally {
-    await server.close();
-  }
-});
+  });
+}

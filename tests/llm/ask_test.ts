@@ -302,7 +302,7 @@ Deno.test("an interrupted call: InterruptedError and an ERROR reply file saying 
   assert.ok((await pending) instanceof InterruptedError);
   assert.equal(
     await w.read("1-initial-query-response.txt"),
-    "ERROR\ninterrupted (Ctrl-C) before the reply arrived\n",
+    "ERROR\ninterrupted (Ctrl-C); no file was left half-written, before the reply arrived\n",
   );
 });
 

@@ -853,3 +853,27 @@ Deno.test("a reply's multi-line finish message becomes one line in the error", a
     "gemini-2.5-pro: Gemini stopped the reply (finish reason RECITATION): The reply recited a source.",
   );
 });
+
+Deno.test("a redirect is never followed: the key and the prompt stay where they were sent", async () => {
+  await using elsewhere = await serve([geminiReply("stolen")]);
+  await using server = await serve([{
+    kind: "response",
+    status: 307,
+    headers: { location: `${elsewhere.geminiBaseUrl}/models/gemini-2.5-pro:generateContent` },
+    body: "",
+  }]);
+  const { client, waits } = harness("gemini-2.5-pro", server);
+  const error = await failure(client);
+  assert.equal(elsewhere.requests.length, 0, "nothing reached the other server");
+  assert.equal(server.requests.length, 1, "not retried");
+  assert.deepEqual(waits, []);
+  assert.match(error.message, /answered with a redirect, which code-commit does not follow/);
+});
+
+Deno.test("a reply body larger than 64 MiB is refused, not read into memory whole", async () => {
+  const huge = "x".repeat(65 * 2 ** 20);
+  await using server = await serve([{ kind: "response", status: 200, body: huge }]);
+  const { client } = harness("gemini-2.5-pro", server);
+  const error = await failure(client);
+  assert.match(error.message, /the reply is larger than 64 MiB/);
+});

@@ -19,12 +19,19 @@ Deno.test("an unset or empty variable gives the default endpoint", () => {
 
 /** Accepted values and the base URL they resolve to. */
 const ACCEPTED: [string, string][] = [
-  ["https://proxy.example.com/v1beta", "https://proxy.example.com/v1beta"],
-  ["https://proxy.example.com/v1beta/", "https://proxy.example.com/v1beta"],
-  ["https://proxy.example.com/v1beta//", "https://proxy.example.com/v1beta"],
-  ["https://proxy.example.com", "https://proxy.example.com"],
-  ["https://proxy.example.com:8443/v1", "https://proxy.example.com:8443/v1"],
-  ["HTTPS://Proxy.Example.COM/v1", "https://proxy.example.com/v1"],
+  [
+    "https://generativelanguage.googleapis.com/v1beta",
+    "https://generativelanguage.googleapis.com/v1beta",
+  ],
+  [
+    "https://generativelanguage.googleapis.com/v1beta/",
+    "https://generativelanguage.googleapis.com/v1beta",
+  ],
+  ["https://api.openai.com/v1//", "https://api.openai.com/v1"],
+  ["https://api.openai.com", "https://api.openai.com"],
+  ["https://api.openai.com:443/v1", "https://api.openai.com/v1"],
+  ["HTTPS://API.OpenAI.COM/v1", "https://api.openai.com/v1"],
+  ["https://127.0.0.1:8443/v1", "https://127.0.0.1:8443/v1"],
   ["http://127.0.0.1:8080/v1beta", "http://127.0.0.1:8080/v1beta"],
   ["http://localhost:8080/v1", "http://localhost:8080/v1"],
   ["http://LOCALHOST:8080/v1", "http://localhost:8080/v1"],
@@ -33,7 +40,7 @@ const ACCEPTED: [string, string][] = [
   // The URL parser spells these 127.0.0.1: still this machine.
   ["http://127.1:9/v1", "http://127.0.0.1:9/v1"],
   ["http://0x7f000001:9/v1", "http://127.0.0.1:9/v1"],
-  ["  https://proxy.example.com/v1  ", "https://proxy.example.com/v1"],
+  ["  https://api.openai.com/v1  ", "https://api.openai.com/v1"],
 ];
 
 for (const [value, expected] of ACCEPTED) {
@@ -44,6 +51,13 @@ for (const [value, expected] of ACCEPTED) {
 
 /** Refused values and a pattern the message must match (besides naming the variable). */
 const REFUSED: [string, RegExp][] = [
+  // Hosts the Deno net permission does not allow: refused at once, not retried as network errors.
+  [
+    "https://proxy.example.com/v1beta",
+    /points at proxy\.example\.com:443, but code-commit may connect only to generativelanguage\.googleapis\.com:443, api\.openai\.com:443 and this machine/,
+  ],
+  ["https://api.openai.com:8443/v1", /points at api\.openai\.com:8443/],
+  ["https://api.openai.com.evil.example/v1", /points at api\.openai\.com\.evil\.example:443/],
   ["not a url", /is not a URL: "not a url"/],
   ["proxy.example.com/v1", /is not a URL/],
   ["http://proxy.example.com/v1", /plain http:\/\/ to proxy\.example\.com.*clear text/],

@@ -87,6 +87,52 @@ Deno.test(".gitignore protects agent-config/ by its meaning, as git reads it", a
   }
 });
 
+Deno.test("a symbolic link as .gitignore does not count: git does not read it", async () => {
+  await inTemp(async (root) => {
+    await Deno.mkdir(join(root, "docs"));
+    await Deno.writeTextFile(join(root, "docs/rules.txt"), "/agent-config\n");
+    await Deno.symlink("docs/rules.txt", join(root, ".gitignore"));
+    await rejectsWith(
+      checkAgentConfigIgnored(root),
+      /^\.gitignore is a symbolic link, which git does not read: make it a regular file/,
+    );
+  });
+});
+
+Deno.test("a nested .gitignore that re-includes a key fails, as git would commit it", async () => {
+  await inTemp(async (root) => {
+    await git(root, "init", "-q");
+    await Deno.writeTextFile(
+      join(root, ".gitignore"),
+      "/agent-config/*\n!/agent-config/.gitignore\n",
+    );
+    await Deno.mkdir(join(root, "agent-config"));
+    await Deno.writeTextFile(join(root, "agent-config/.gitignore"), "!gemini-key.txt\n");
+    await Deno.writeTextFile(join(root, "agent-config/gemini-key.txt"), "k");
+    const status = await git(root, "status", "--porcelain", "--untracked-files=all");
+    assert.match(status, /agent-config\/gemini-key\.txt/, "git would commit the key");
+    await rejectsWith(
+      checkAgentConfigIgnored(root),
+      /^\.gitignore does not ignore agent-config\/gemini-key\.txt: .*re-includes/,
+    );
+  });
+});
+
+Deno.test("a key git already tracks fails, whatever the ignore rules say", async () => {
+  await inTemp(async (root) => {
+    await git(root, "init", "-q");
+    await Deno.writeTextFile(join(root, ".gitignore"), "/agent-config\n");
+    await Deno.mkdir(join(root, "agent-config"));
+    await Deno.writeTextFile(join(root, "agent-config/openai-key.txt"), "k");
+    await checkAgentConfigIgnored(root);
+    await git(root, "add", "-f", "agent-config/openai-key.txt");
+    await rejectsWith(
+      checkAgentConfigIgnored(root),
+      /^git already tracks agent-config\/openai-key\.txt, so ignore rules do not protect it: run git rm --cached -r agent-config/,
+    );
+  });
+});
+
 Deno.test("a missing .gitignore is an error that says what to write", async () => {
   await inTemp((root) =>
     rejectsWith(

@@ -191,3 +191,30 @@ Deno.test("readKnownKeys ignores files with nothing long enough", async () => {
     "abc 1234567",
   ]);
 });
+
+Deno.test("readApiKey refuses an assignment or a quoted key: the file holds the key alone", async () => {
+  for (
+    const content of [`GEMINI_API_KEY=${GEMINI_KEY}\n`, `"${GEMINI_KEY}"\n`, `'${GEMINI_KEY}'`]
+  ) {
+    await using project = await tempRoot({ [GEMINI_FILE]: content });
+    await assert.rejects(readApiKey(project.root, GEMINI_FILE, "Gemini"), (error: unknown) => {
+      assert.ok(error instanceof CodeCommitError);
+      assert.match(
+        error.message,
+        /^agent-config\/gemini-key\.txt holds (an assignment \(GEMINI_API_KEY=…\)|a quoted value); the file must hold the key alone/,
+      );
+      assert.ok(!error.message.includes(GEMINI_KEY), "the key is not echoed");
+      return true;
+    }, content);
+  }
+});
+
+Deno.test("readKnownKeys takes key-shaped tokens, not the words of a note", async () => {
+  await using project = await tempRoot({
+    [GEMINI_FILE]: `# from the password-manager, rotated monthly\nGEMINI_API_KEY="${GEMINI_KEY}"\n`,
+  });
+  const keys = await readKnownKeys(project.root, [GEMINI_FILE]);
+  assert.ok(keys.includes(GEMINI_KEY), "the value of the assignment, unquoted");
+  assert.ok(!keys.includes("password-manager,"), "an ordinary word is no key");
+  assert.ok(!keys.some((key) => key === "monthly" || key === "rotated"));
+});

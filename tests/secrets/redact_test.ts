@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { maskKey, Redactor } from "../../lib/secrets/redact.ts";
+import { encodedForms, maskKey, Redactor } from "../../lib/secrets/redact.ts";
 import { loadLlmFixture } from "../support/fake_llm_server.ts";
 import { GEMINI_KEY, OPENAI_KEY } from "../support/project.ts";
 
@@ -201,4 +201,55 @@ Deno.test("redacting twice changes nothing more", () => {
   const redactor = new Redactor([G, O]);
   const once = redactor.redact(`${G} sk-proj-****jkZW ${O}`);
   assert.equal(redactor.redact(once), once);
+});
+
+// The echo pattern once had unbounded quantifiers: on a long run of word characters (or of
+// asterisks) next to a mask it took minutes, freezing the tool. These inputs took ~40 s each then.
+Deno.test("redaction stays linear on long runs of word characters and asterisks", () => {
+  const redactor = new Redactor([G, O]);
+  const words = `${"ab12".repeat(50_000)} *** ${G} ${"x".repeat(100_000)}`;
+  assert.ok(redactor.redact(words).includes(GM));
+  const stars = `${"*".repeat(200_000)}${O.slice(-4)} ${O}`;
+  assert.ok(redactor.redact(stars).endsWith(OM));
+});
+
+// A build runs code the model wrote: it can print the key file encoded.
+Deno.test("the key's base64 and hex forms are masked too", () => {
+  const redactor = new Redactor([G]);
+  const b64 = (s: string) => btoa(s);
+  const hex = Array.from(new TextEncoder().encode(G), (b) => b.toString(16).padStart(2, "0")).join(
+    "",
+  );
+  for (
+    const text of [
+      `debug: ${b64(G)}`, // base64 of the key
+      `debug: ${b64(`${G}\n`)}`, // `base64 agent-config/gemini-key.txt`
+      `debug: ${b64(G).replaceAll("+", "-").replaceAll("/", "_")}`,
+      `debug: ${hex}`,
+      `debug: ${hex.toUpperCase()}`,
+    ]
+  ) {
+    const out = redactor.redact(text);
+    assert.ok(out.startsWith("debug: ********"), `${text} → ${out}`);
+    assert.ok(!out.includes(b64(G).replace(/=+$/, "").slice(0, 20)), out);
+    assert.ok(
+      !out.includes(hex.slice(0, 20).toLowerCase()) &&
+        !out.includes(hex.slice(0, 20).toUpperCase()),
+      out,
+    );
+  }
+  assert.equal(
+    redactor.containsKey(`x ${b64(G)} y`),
+    true,
+    "an encoded key in a prompt is refused too",
+  );
+});
+
+Deno.test("encodedForms gives base64 (standard, URL-safe, with the file's line end) and hex", () => {
+  const forms = encodedForms("AAAAAAAAAAA?");
+  assert.ok(forms.includes(btoa("AAAAAAAAAAA?").replace(/=+$/, "")));
+  assert.ok(forms.includes(btoa("AAAAAAAAAAA?\n").replace(/=+$/, "")));
+  assert.ok(forms.includes(btoa("AAAAAAAAAAA?\r\n").replace(/=+$/, "")));
+  assert.ok(forms.includes("41414141414141414141413f"));
+  assert.ok(forms.includes("41414141414141414141413F"));
 });

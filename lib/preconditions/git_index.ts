@@ -1,0 +1,96 @@
+/**
+ * Which paths git tracks, read from `.git/index` without running git.
+ * Running git in a project code-commit does not trust could start programs
+ * its configuration names (`core.fsmonitor`, hooks); reading the index file
+ * cannot. Index versions 2, 3 and 4, SHA-1 and SHA-256 repositories.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { CodeCommitError, messageOf } from "../errors/errors.ts";
+
+const decoder = new TextDecoder();
+
+/**
+ * Returns the paths git tracks in the project at `root` (from `.git/index`),
+ * or an empty list when there is no `.git` folder or no index yet (a
+ * worktree's `.git` file points outside the project: not read).
+ *
+ * @throws {CodeCommitError} when `.git/index` exists but cannot be read or
+ * is not an index this reader understands.
+ */
+export async function trackedPaths(root: string): Promise<string[]> {
+  let bytes: Uint8Array;
+  try {
+    const git = await Deno.lstat(join(root, ".git"));
+    if (!git.isDirectory) return [];
+    bytes = await Deno.readFile(join(root, ".git", "index"));
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return [];
+    throw new CodeCommitError(`cannot read .git/index: ${messageOf(error)}`);
+  }
+  const paths = parseIndex(bytes, 20) ?? parseIndex(bytes, 32);
+  if (paths === undefined) {
+    throw new CodeCommitError(
+      ".git/index is not a git index code-commit can read (versions 2 to 4); run git status to repair it",
+    );
+  }
+  return paths;
+}
+
+/**
+ * Parses the entries of an index whose object ids are `hashLength` bytes;
+ * undefined when the bytes do not parse that way.
+ */
+export function parseIndex(bytes: Uint8Array, hashLength: number): string[] | undefined {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.length < 12 || decoder.decode(bytes.subarray(0, 4)) !== "DIRC") return undefined;
+  const version = view.getUint32(4);
+  if (version < 2 || version > 4) return undefined;
+  const count = view.getUint32(8);
+  const paths: string[] = [];
+  let offset = 12;
+  let previous = "";
+  for (let entry = 0; entry < count; entry++) {
+    const start = offset;
+    offset += 40 + hashLength; // ctime, mtime, dev, ino, mode, uid, gid, size; object id
+    if (offset + 2 > bytes.length) return undefined;
+    const flags = view.getUint16(offset);
+    offset += 2;
+    if (flags & 0x4000) {
+      if (version < 3) return undefined;
+      offset += 2; // extended flags
+    }
+    let path: string;
+    if (version === 4) {
+      // The path is the previous one, less `strip` bytes, plus a NUL-terminated suffix.
+      let strip = 0;
+      let byte: number;
+      do {
+        if (offset >= bytes.length) return undefined;
+        byte = bytes[offset++];
+        strip = (strip << 7) | (byte & 0x7f);
+        if (byte & 0x80) strip++;
+      } while (byte & 0x80);
+      const end = bytes.indexOf(0, offset);
+      if (end === -1) return undefined;
+      const previousBytes = new TextEncoder().encode(previous);
+      if (strip > previousBytes.length) return undefined;
+      path = decoder.decode(previousBytes.subarray(0, previousBytes.length - strip)) +
+        decoder.decode(bytes.subarray(offset, end));
+      offset = end + 1;
+    } else {
+      const end = bytes.indexOf(0, offset);
+      if (end === -1) return undefined;
+      path = decoder.decode(bytes.subarray(offset, end));
+      // Entries are padded with 1 to 8 NUL bytes to a multiple of 8.
+      offset = start + ((end - start + 8) & ~7);
+    }
+    const nameLength = flags & 0xfff;
+    const encodedLength = new TextEncoder().encode(path).length;
+    if (nameLength !== Math.min(encodedLength, 0xfff)) return undefined;
+    paths.push(path);
+    previous = path;
+  }
+  return paths;
+}

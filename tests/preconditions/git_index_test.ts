@@ -1,0 +1,90 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { parseIndex, trackedPaths } from "../../lib/preconditions/git_index.ts";
+import { CodeCommitError } from "../../lib/errors/errors.ts";
+import { git } from "../support/project.ts";
+
+/** A repository with files that stress the index format: nesting, Unicode, a long name. */
+async function repository(init: string[] = []): Promise<{ root: string; files: string[] }> {
+  const root = await Deno.makeTempDir({ prefix: "code-commit-index-" });
+  await git(root, "init", "-q", ...init);
+  const files = [
+    "README.md",
+    "agent-config/gemini-key.txt",
+    "src/a.ts",
+    "src/ab.ts",
+    "src/abc/deep/x.ts",
+    "src/über/ünïcødé.txt",
+    `src/${"long-name-".repeat(20)}.txt`, // a 204-byte name
+    // A path of about 3,800 bytes: long paths are stored whole (the name length field caps at 0xfff).
+    `src/${Array.from("abcdefghijklmnopqr", (c) => c.repeat(200)).join("/")}/z.txt`,
+  ];
+  for (const file of files) {
+    await Deno.mkdir(join(root, file, ".."), { recursive: true });
+    await Deno.writeTextFile(join(root, file), `${file}\n`);
+  }
+  await git(root, "add", "-A", "-f");
+  return { root, files: files.sort() };
+}
+
+function sorted(paths: string[]): string[] {
+  return [...paths].sort();
+}
+
+for (const version of [2, 3, 4]) {
+  Deno.test(`index version ${version}: every tracked path, as git ls-files lists them`, async () => {
+    const { root, files } = await repository();
+    try {
+      await git(root, "update-index", "--index-version", String(version));
+      if (version === 3) await git(root, "update-index", "--skip-worktree", "src/a.ts"); // extended flags
+      const listed = (await git(root, "ls-files", "-z")).split("\0").filter(Boolean);
+      assert.deepEqual(sorted(listed), files);
+      assert.deepEqual(sorted(await trackedPaths(root)), files);
+    } finally {
+      await Deno.remove(root, { recursive: true });
+    }
+  });
+}
+
+Deno.test("a SHA-256 repository's index is read too", async () => {
+  const { root, files } = await repository(["--object-format=sha256"]);
+  try {
+    assert.deepEqual(sorted(await trackedPaths(root)), files);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("no repository, no index, or a .git file: nothing is tracked", async () => {
+  const root = await Deno.makeTempDir({ prefix: "code-commit-index-" });
+  try {
+    assert.deepEqual(await trackedPaths(root), []);
+    await git(root, "init", "-q");
+    assert.deepEqual(await trackedPaths(root), []);
+    await Deno.remove(join(root, ".git"), { recursive: true });
+    await Deno.writeTextFile(join(root, ".git"), "gitdir: /elsewhere\n");
+    assert.deepEqual(await trackedPaths(root), []);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("a damaged index is an error that says how to repair it", async () => {
+  const { root } = await repository();
+  try {
+    const index = await Deno.readFile(join(root, ".git/index"));
+    await Deno.writeFile(join(root, ".git/index"), index.subarray(0, 100));
+    await assert.rejects(trackedPaths(root), (error: unknown) => {
+      assert(error instanceof CodeCommitError);
+      assert.match(error.message, /\.git\/index is not a git index .*git status/);
+      return true;
+    });
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("parseIndex refuses what is not an index", () => {
+  assert.equal(parseIndex(new TextEncoder().encode("not an index at all"), 20), undefined);
+  assert.equal(parseIndex(new Uint8Array(0), 20), undefined);
+});

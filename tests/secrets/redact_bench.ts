@@ -1,0 +1,18 @@
+/** Redaction of large, hostile texts: it runs on every log write and every printed line. */
+import { Redactor } from "../../lib/secrets/redact.ts";
+
+const key = "AIzaSyTEST-gemini-0123456789abcdefghijkXY";
+const redactor = new Redactor([key, "sk-proj-TEST-openai-0123456789abcdefghijkZW"]);
+const words = `${"ab12".repeat(250_000)} *** ${key} ${"x".repeat(1_000_000)}`;
+const stars = `${"*".repeat(1_000_000)}kZW ${key}`;
+const log = `build ok\n${key}\n`.repeat(50_000);
+
+Deno.bench("redact 2 MB of word characters next to a mask", () => {
+  redactor.redact(words);
+});
+Deno.bench("redact 1 MB of asterisks", () => {
+  redactor.redact(stars);
+});
+Deno.bench("redact a 2.5 MB build log holding the key 50,000 times", () => {
+  redactor.redact(log);
+});
