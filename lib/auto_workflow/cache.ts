@@ -13,6 +13,7 @@
  */
 import { join } from "node:path";
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
+import { lstatOrUndefined } from "../guard/entry_kinds.ts";
 import { ROOT_MODULE } from "./module_paths.ts";
 
 /** The folder of the cache, relative to the project root. */
@@ -23,17 +24,6 @@ export function cachePath(modulePath: string, stage: string): string {
   return modulePath === ROOT_MODULE
     ? `${CACHE_DIR}/${stage}`
     : `${CACHE_DIR}/${modulePath}/${stage}`;
-}
-
-async function lstat(path: string): Promise<Deno.FileInfo | undefined> {
-  try {
-    return await Deno.lstat(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined;
-    throw new CodeCommitError(`cannot inspect ${path}: ${messageOf(error)}`, undefined, {
-      cause: error,
-    });
-  }
 }
 
 function refuse(path: string, info: Deno.FileInfo, want: "folder" | "file"): CodeCommitError {
@@ -52,7 +42,7 @@ async function checkFolders(root: string, file: string, create: boolean): Promis
   const segments = file.split("/");
   for (let depth = 1; depth < segments.length; depth++) {
     const folder = segments.slice(0, depth).join("/");
-    let info = await lstat(join(root, folder));
+    let info = await lstatOrUndefined(join(root, folder));
     if (info === undefined) {
       if (!create) return false;
       try {
@@ -62,7 +52,7 @@ async function checkFolders(root: string, file: string, create: boolean): Promis
           throw new CodeCommitError(`cannot create the folder ${folder}: ${messageOf(error)}`);
         }
       }
-      info = await lstat(join(root, folder));
+      info = await lstatOrUndefined(join(root, folder));
       if (info === undefined) {
         throw new CodeCommitError(`the folder ${folder} vanished as it was made`);
       }
@@ -86,7 +76,7 @@ export async function readCache(
 ): Promise<Uint8Array | undefined> {
   const file = cachePath(modulePath, stage);
   if (!(await checkFolders(root, file, false))) return undefined;
-  const info = await lstat(join(root, file));
+  const info = await lstatOrUndefined(join(root, file));
   if (info === undefined) return undefined;
   if (info.isSymlink || !info.isFile) throw refuse(file, info, "file");
   try {
@@ -113,7 +103,7 @@ export async function writeCache(
 ): Promise<string> {
   const file = cachePath(modulePath, stage);
   await checkFolders(root, file, true);
-  const existing = await lstat(join(root, file));
+  const existing = await lstatOrUndefined(join(root, file));
   if (existing !== undefined && (existing.isSymlink || !existing.isFile)) {
     throw refuse(file, existing, "file");
   }

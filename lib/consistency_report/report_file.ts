@@ -7,6 +7,7 @@
  */
 
 import { join } from "node:path";
+import { lstatOrUndefined } from "../guard/entry_kinds.ts";
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
 import { describeSpecial } from "../guard/entry_kinds.ts";
 import { AGENT_CONFIG_DIR } from "../preconditions/preconditions.ts";
@@ -22,7 +23,7 @@ export const REPORT_FILE = `${AGENT_CONFIG_DIR}/consistency-report.txt`;
  * @throws {CodeCommitError} naming the path and what to do when it is not.
  */
 export async function checkReportDestination(root: string): Promise<void> {
-  const folder = await lstat(root, AGENT_CONFIG_DIR);
+  const folder = await lstatOrUndefined(join(root, AGENT_CONFIG_DIR));
   if (folder === undefined) {
     throw new CodeCommitError(
       `${AGENT_CONFIG_DIR}/ not found: the consistency report is written to ${REPORT_FILE}; create the folder`,
@@ -39,7 +40,7 @@ export async function checkReportDestination(root: string): Promise<void> {
       `${AGENT_CONFIG_DIR} is not a folder: it must be the folder of your keys`,
     );
   }
-  const file = await lstat(root, REPORT_FILE);
+  const file = await lstatOrUndefined(join(root, REPORT_FILE));
   if (file === undefined || file.isFile) return;
   const what = file.isSymlink
     ? "a symbolic link"
@@ -70,19 +71,6 @@ export async function writeReport(root: string, text: string): Promise<void> {
   } catch (error) {
     await Deno.remove(temporary).catch(() => {});
     throw new CodeCommitError(`cannot write ${REPORT_FILE}: ${messageOf(error)}`, undefined, {
-      cause: error,
-    });
-  }
-}
-
-async function lstat(root: string, path: string): Promise<Deno.FileInfo | undefined> {
-  try {
-    return await Deno.lstat(join(root, path));
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
-      return undefined;
-    }
-    throw new CodeCommitError(`cannot inspect ${path}: ${messageOf(error)}`, undefined, {
       cause: error,
     });
   }
