@@ -9,9 +9,9 @@ import { trapInterrupts } from "./lib/cli/interrupt.ts";
 import { Console } from "./lib/console/console.ts";
 import { CodeCommitError, EXIT } from "./lib/errors/errors.ts";
 import { openSession, type Session } from "./lib/session/session.ts";
-import { runCommittingCode } from "./lib/committing_code/workflow.ts";
-import { runConsistencyReport } from "./lib/consistency_report/workflow.ts";
-import { runAutoWorkflow } from "./lib/auto_workflow/workflow.ts";
+import { runCommittingCode } from "./lib/workflows/committing_code/workflow.ts";
+import { runConsistencyReport } from "./lib/workflows/consistency_report/workflow.ts";
+import { runAutoWorkflow } from "./lib/workflows/auto_workflow/workflow.ts";
 
 const WORKFLOWS: Record<Workflow, (session: Session) => Promise<number>> = {
   commit: runCommittingCode,

@@ -26,7 +26,7 @@
 
 import { basename, dirname, join } from "node:path/posix";
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
-import type { FileOperation } from "../response/operations.ts";
+import type { FileOperation } from "../reply/operations.ts";
 
 /** What `lstat` reports about a path, as far as the applier needs it. */
 export interface ApplyFileInfo {

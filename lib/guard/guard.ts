@@ -23,7 +23,7 @@
  */
 
 import { messageOf } from "../errors/errors.ts";
-import type { FileOperation } from "../response/operations.ts";
+import type { FileOperation } from "../reply/operations.ts";
 import { describeSpecial, EntryKinds } from "./entry_kinds.ts";
 import { foldCase } from "./case_fold.ts";
 import { IgnoreRules } from "./ignore_rules.ts";

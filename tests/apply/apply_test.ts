@@ -13,7 +13,7 @@ import {
   denoFileSystem,
 } from "../../lib/apply/apply.ts";
 import { CodeCommitError } from "../../lib/errors/errors.ts";
-import type { FileOperation } from "../../lib/response/operations.ts";
+import type { FileOperation } from "../../lib/reply/operations.ts";
 
 // ---------------------------------------------------------------------------
 // Helpers

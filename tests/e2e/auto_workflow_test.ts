@@ -23,7 +23,7 @@ import {
 import { assertNoKeyLeak } from "../support/leaks.ts";
 import { git, listFiles, makeProject, type Project } from "../support/project.ts";
 import { runTool, type ToolRun } from "../support/run_tool.ts";
-import { fixtureFiles } from "../auto_workflow/helpers.ts";
+import { fixtureFiles } from "../workflows/auto_workflow/helpers.ts";
 
 const FIVE_MODULES = await fixtureFiles("five_modules");
 

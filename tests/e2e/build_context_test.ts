@@ -7,14 +7,14 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { initialPrompt } from "../../lib/committing_code/prompt_layout.ts";
-import { consistencyPrompt } from "../../lib/consistency_report/workflow.ts";
+import { initialPrompt } from "../../lib/workflows/committing_code/prompt_layout.ts";
+import { consistencyPrompt } from "../../lib/workflows/consistency_report/workflow.ts";
 import {
   contextQueryPrompt,
   NEXT_AGENT_MARKER,
   SUMMARY_MARKER,
 } from "../../lib/context_builder/context_builder.ts";
-import { REPORT_HEADINGS } from "../../lib/consistency_report/report.ts";
+import { REPORT_HEADINGS } from "../../lib/workflows/consistency_report/report.ts";
 import {
   geminiReply,
   geminiText,

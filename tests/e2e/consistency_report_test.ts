@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { consistencyPrompt } from "../../lib/consistency_report/workflow.ts";
-import { REPORT_HEADINGS, splitReport } from "../../lib/consistency_report/report.ts";
+import { consistencyPrompt } from "../../lib/workflows/consistency_report/workflow.ts";
+import { REPORT_HEADINGS, splitReport } from "../../lib/workflows/consistency_report/report.ts";
 import { SYSTEM_PROMPTS } from "../../lib/prompts/system_prompts.ts";
 import {
   geminiError,

@@ -8,7 +8,7 @@ import {
   type Refusal,
 } from "../../lib/guard/guard.ts";
 import { IgnoreRules } from "../../lib/guard/ignore_rules.ts";
-import type { FileOperation } from "../../lib/response/operations.ts";
+import type { FileOperation } from "../../lib/reply/operations.ts";
 import { withTempDir, writeFile, writeFiles } from "./helpers.ts";
 
 const write = (path: string, content = "x"): FileOperation => ({ kind: "write", path, content });

@@ -20,7 +20,7 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { guardOperations } from "../../lib/guard/guard.ts";
-import type { FileOperation } from "../../lib/response/operations.ts";
+import type { FileOperation } from "../../lib/reply/operations.ts";
 import { gitCheckIgnore, gitInit, withTempDir, writeFiles } from "./helpers.ts";
 
 interface Fixture {

@@ -1,0 +1,121 @@
+/**
+ * The specification cache (seed 003): when a module passes a stage, its
+ * `UserSpecification.md` is copied to
+ * `agent-state/specifications/<module path>/<stage>` (the root module's
+ * directly under `agent-state/specifications/`). A stage is done while its
+ * copy is byte for byte the current specification.
+ *
+ * The cache is read and written only through real folders: a symbolic link
+ * or a non-folder anywhere on the path is refused, so a link cannot send the
+ * tool's writes elsewhere. Writes are atomic (a temporary sibling, then a rename).
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { CodeCommitError, messageOf } from "../../errors/errors.ts";
+import { lstatOrUndefined } from "../../guard/entry_kinds.ts";
+import { ROOT_MODULE } from "./module_paths.ts";
+
+/** The folder of the cache, relative to the project root. */
+export const CACHE_DIR = "agent-state/specifications";
+
+/** The cache file of `stage` for the module at `modulePath`, relative to the project root. Never throws. */
+export function cachePath(modulePath: string, stage: string): string {
+  return modulePath === ROOT_MODULE
+    ? `${CACHE_DIR}/${stage}`
+    : `${CACHE_DIR}/${modulePath}/${stage}`;
+}
+
+function refuse(path: string, info: Deno.FileInfo, want: "folder" | "file"): CodeCommitError {
+  const what = info.isSymlink ? "a symbolic link" : `not a ${want}`;
+  return new CodeCommitError(
+    `${path} is ${what}: code-commit keeps its specification cache in real folders ` +
+      `under ${CACHE_DIR}/ and follows no link there; move ${path} away, then run again`,
+  );
+}
+
+/**
+ * Checks the folders leading to `file` (relative to `root`); with `create`,
+ * makes the missing ones. Returns false when one is missing and `create` is off.
+ */
+async function checkFolders(root: string, file: string, create: boolean): Promise<boolean> {
+  const segments = file.split("/");
+  for (let depth = 1; depth < segments.length; depth++) {
+    const folder = segments.slice(0, depth).join("/");
+    let info = await lstatOrUndefined(join(root, folder));
+    if (info === undefined) {
+      if (!create) return false;
+      try {
+        await Deno.mkdir(join(root, folder));
+      } catch (error) {
+        if (!(error instanceof Deno.errors.AlreadyExists)) {
+          throw new CodeCommitError(`cannot create the folder ${folder}: ${messageOf(error)}`);
+        }
+      }
+      info = await lstatOrUndefined(join(root, folder));
+      if (info === undefined) {
+        throw new CodeCommitError(`the folder ${folder} vanished as it was made`);
+      }
+    }
+    if (info.isSymlink || !info.isDirectory) throw refuse(folder, info, "folder");
+  }
+  return true;
+}
+
+/**
+ * Reads the cached specification of `stage` for the module at `modulePath`,
+ * or `undefined` when the stage has never passed.
+ *
+ * @throws {CodeCommitError} when a folder on the way or the file is a
+ * symbolic link or of the wrong kind, or the file cannot be read.
+ */
+export async function readCache(
+  root: string,
+  modulePath: string,
+  stage: string,
+): Promise<Uint8Array | undefined> {
+  const file = cachePath(modulePath, stage);
+  if (!(await checkFolders(root, file, false))) return undefined;
+  const info = await lstatOrUndefined(join(root, file));
+  if (info === undefined) return undefined;
+  if (info.isSymlink || !info.isFile) throw refuse(file, info, "file");
+  try {
+    return await Deno.readFile(join(root, file));
+  } catch (error) {
+    throw new CodeCommitError(`cannot read the cached specification ${file}: ${messageOf(error)}`);
+  }
+}
+
+/**
+ * Records that the module at `modulePath` passed `stage` with the
+ * specification `spec`: creates the folders as needed and replaces the file
+ * atomically. Returns the file's path relative to the root.
+ *
+ * @throws {CodeCommitError} when a folder on the way or the file is a
+ * symbolic link or of the wrong kind, or the file cannot be written (the
+ * old file, if any, is then left as it was).
+ */
+export async function writeCache(
+  root: string,
+  modulePath: string,
+  stage: string,
+  spec: Uint8Array,
+): Promise<string> {
+  const file = cachePath(modulePath, stage);
+  await checkFolders(root, file, true);
+  const existing = await lstatOrUndefined(join(root, file));
+  if (existing !== undefined && (existing.isSymlink || !existing.isFile)) {
+    throw refuse(file, existing, "file");
+  }
+  const slash = file.lastIndexOf("/");
+  const random = crypto.getRandomValues(new Uint32Array(2)).join("");
+  const temporary = `${file.slice(0, slash)}/.${file.slice(slash + 1)}.${random}.tmp`;
+  try {
+    await Deno.writeFile(join(root, temporary), spec, { createNew: true, mode: 0o644 });
+    await Deno.rename(join(root, temporary), join(root, file));
+  } catch (error) {
+    await Deno.remove(join(root, temporary)).catch(() => {});
+    throw new CodeCommitError(`cannot write the cached specification ${file}: ${messageOf(error)}`);
+  }
+  return file;
+}

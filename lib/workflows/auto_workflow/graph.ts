@@ -1,0 +1,193 @@
+/**
+ * The module dependency graph (seed 003): every dependency must name a
+ * module, no module may depend on itself, directly or through others, and
+ * each module gets its depth — L0 has no dependencies, any other module is
+ * one deeper than its deepest dependency. Pure: no I/O.
+ *
+ * @module
+ */
+import { compareCodePoints } from "../../project_files/order.ts";
+import type { DeclaredDependency } from "./dependencies_file.ts";
+import { describeModule, type ModuleInfo, ROOT_MODULE } from "./module_paths.ts";
+
+/** A module with the dependencies its `ModuleDependencies.md` lists. */
+export interface DeclaredModule extends ModuleInfo {
+  /** The dependencies as listed (already well-formed paths). */
+  readonly dependencies: readonly DeclaredDependency[];
+}
+
+/** A module of a valid graph. */
+export interface Module extends ModuleInfo {
+  /** The module paths it depends on, sorted. */
+  readonly dependencies: readonly string[];
+  /** 0 for a module without dependencies, else one more than its deepest dependency. */
+  readonly depth: number;
+}
+
+/** The graph, or every problem that keeps it from being one. */
+export type GraphResult =
+  | {
+    readonly ok: true;
+    /** Every module, by depth, then by path in code-point order. */
+    readonly modules: readonly Module[];
+  }
+  | {
+    readonly ok: false;
+    /** One line per problem, naming the module and what to fix. */
+    readonly problems: readonly string[];
+  };
+
+/** How many module paths a "names no module" message lists at most. */
+const LISTED_MODULES = 12;
+
+/**
+ * Checks the declared dependencies of `declared` (module paths unique) and
+ * returns the modules with their depths, or every problem: a dependency that
+ * names no module or the module itself, and each cycle, written
+ * `src/a → src/b → src/a` starting at its first module in code-point order.
+ * Never throws.
+ */
+export function buildGraph(declared: readonly DeclaredModule[]): GraphResult {
+  const byPath = new Map(declared.map((module) => [module.path, module]));
+  const problems: string[] = [];
+  const edges = new Map<string, string[]>();
+
+  for (const module of sorted(declared)) {
+    const targets: string[] = [];
+    for (const dependency of module.dependencies) {
+      const where = `${
+        describeModule(module.path)
+      }: ${module.dependenciesFile} line ${dependency.line}`;
+      if (dependency.path === module.path) {
+        problems.push(
+          `${where}: ${dependency.path} is the module itself, and a module cannot depend on ` +
+            "itself: remove the line",
+        );
+      } else if (!byPath.has(dependency.path) || dependency.path === ROOT_MODULE) {
+        problems.push(`${where}: ${dependency.path} names no module ${knownModules(declared)}`);
+      } else {
+        targets.push(dependency.path);
+      }
+    }
+    edges.set(module.path, targets.sort(compareCodePoints));
+  }
+
+  for (const cycle of findCycles(edges)) {
+    problems.push(
+      `dependency cycle ${cycle.join(" → ")}: a module cannot depend on itself through ` +
+        "other modules; remove one of these dependencies from its ModuleDependencies.md",
+    );
+  }
+  if (problems.length > 0) return { ok: false, problems };
+
+  const depths = new Map<string, number>();
+  const depthOf = (path: string): number => {
+    let depth = depths.get(path);
+    if (depth === undefined) {
+      depth = Math.max(-1, ...edges.get(path)!.map(depthOf)) + 1;
+      depths.set(path, depth);
+    }
+    return depth;
+  };
+  const modules = declared.map((module) => ({
+    path: module.path,
+    specPath: module.specPath,
+    dependenciesFile: module.dependenciesFile,
+    apiFile: module.apiFile,
+    dependencies: edges.get(module.path)!,
+    depth: depthOf(module.path),
+  }));
+  modules.sort((a, b) => a.depth - b.depth || compareCodePoints(a.path, b.path));
+  return { ok: true, modules };
+}
+
+function sorted(modules: readonly DeclaredModule[]): DeclaredModule[] {
+  return [...modules].sort((a, b) => compareCodePoints(a.path, b.path));
+}
+
+/** `(no folder src/x holds a UserSpecification.md; the modules are src/a, src/b)`. */
+function knownModules(declared: readonly DeclaredModule[]): string {
+  const paths = declared.map((module) => module.path).filter((path) => path !== ROOT_MODULE)
+    .sort(compareCodePoints);
+  const listed = paths.length === 0
+    ? "there are none besides the root module, which no module can depend on"
+    : paths.length <= LISTED_MODULES
+    ? paths.join(", ")
+    : `${paths.slice(0, LISTED_MODULES).join(", ")} and ${paths.length - LISTED_MODULES} more`;
+  return `(a module is a folder under src/ holding UserSpecification.md; the modules are: ${listed}): ` +
+    "fix or remove the line";
+}
+
+/**
+ * One cycle per strongly connected component of more than one module
+ * (Tarjan), each the shortest cycle through the component's first module in
+ * code-point order, closed by repeating that module. Self-loops are not in
+ * `edges` (they are reported on their own).
+ */
+export function findCycles(edges: ReadonlyMap<string, readonly string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const components: string[][] = [];
+  let counter = 0;
+
+  const visit = (node: string): void => {
+    index.set(node, counter);
+    low.set(node, counter);
+    counter++;
+    stack.push(node);
+    onStack.add(node);
+    for (const next of edges.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (onStack.has(next)) {
+        low.set(node, Math.min(low.get(node)!, index.get(next)!));
+      }
+    }
+    if (low.get(node) === index.get(node)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1) components.push(component);
+    }
+  };
+  for (const node of [...edges.keys()].sort(compareCodePoints)) {
+    if (!index.has(node)) visit(node);
+  }
+
+  const cycles = components.map((component) => shortestCycle(edges, component));
+  return cycles.sort((a, b) => compareCodePoints(a[0], b[0]));
+}
+
+/** The shortest cycle through the first member of `component`, by breadth-first search inside it. */
+function shortestCycle(
+  edges: ReadonlyMap<string, readonly string[]>,
+  component: readonly string[],
+): string[] {
+  const members = new Set(component);
+  const start = [...component].sort(compareCodePoints)[0];
+  const previous = new Map<string, string>();
+  const queue = [start];
+  while (queue.length > 0) {
+    const node = queue.shift()!;
+    for (const next of edges.get(node) ?? []) {
+      if (!members.has(next)) continue;
+      if (next === start) {
+        const path = [start];
+        for (let at = node; at !== start; at = previous.get(at)!) path.splice(1, 0, at);
+        return [...path, start];
+      }
+      if (!previous.has(next)) {
+        previous.set(next, node);
+        queue.push(next);
+      }
+    }
+  }
+  return [start, start]; // unreachable for a strongly connected component
+}

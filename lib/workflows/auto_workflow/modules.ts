@@ -1,0 +1,299 @@
+/**
+ * Module discovery and the module graph of a project (seed 003's
+ * preprocessing phase), done before any LLM call.
+ *
+ * A module is a folder holding a regular file `UserSpecification.md`: the
+ * project root (required), and any folder under `src/` at any depth. `src/`
+ * is searched with the shared walk (`lib/project_files/walk.ts`), as the path
+ * guard sees it: it never follows a symbolic link, never enters a folder git
+ * ignores (exactly, or once case is folded) or one the tool may not read
+ * (`.git`), nor one whose name the guard refuses; and a specification git
+ * ignores makes no module. A `src/UserSpecification.md` is a problem: `src/`
+ * holds the root module's documents. The root module's
+ * `ModuleDependencies.md` and `APISignatures.md` are read from `src/`, or
+ * from the project root where `src/` has none (SPEC.md decision 13).
+ *
+ * Every problem is collected before one {@link StructureError} reports them
+ * all; what the search left out is returned as warnings, for the caller to
+ * show.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { CodeCommitError, messageOf } from "../../errors/errors.ts";
+import { lstatOrUndefined } from "../../guard/entry_kinds.ts";
+import { guardRead } from "../../guard/guard.ts";
+import { IgnoreRules } from "../../guard/ignore_rules.ts";
+import { compareCodePoints } from "../../project_files/order.ts";
+import { describeSkipped, type WalkResult, walkTree } from "../../project_files/walk.ts";
+import {
+  type DeclaredDependency,
+  DEPENDENCIES_FILE,
+  DEPENDENCIES_HEADER,
+  parseDependencyList,
+} from "./dependencies_file.ts";
+import { buildGraph, type DeclaredModule, type Module } from "./graph.ts";
+import {
+  API_FILE,
+  describeModule,
+  type ModuleInfo,
+  ROOT_MODULE,
+  SOURCE_DIR,
+  SPEC_FILE,
+} from "./module_paths.ts";
+
+/** The project's module structure is wrong; `problems` lists every problem, one line each. */
+export class StructureError extends CodeCommitError {
+  /** Every problem found, one line each, naming the module and what to fix. */
+  readonly problems: readonly string[];
+  /** What the search for modules left out, one line each (see {@link Discovery}); shown before the problems. */
+  readonly warnings: readonly string[];
+
+  /** Makes the error; its message is the one problem, or a count when there are several. */
+  constructor(problems: readonly string[], warnings: readonly string[] = []) {
+    super(
+      problems.length === 1
+        ? problems[0]
+        : `the modules have ${problems.length} problems (listed above); fix them, then run again`,
+    );
+    this.name = "StructureError";
+    this.problems = problems;
+    this.warnings = warnings;
+  }
+}
+
+/** The modules of a project whose structure is sound, and what the search for them left out. */
+export interface LoadedModules {
+  /** The modules by depth, then path. */
+  readonly modules: readonly Module[];
+  /** What the search left out, one line each (see {@link Discovery}), for the caller to show. */
+  readonly warnings: readonly string[];
+}
+
+/** What discovery found: the modules, sorted by path, the problems, and the warnings. */
+export interface Discovery {
+  /** Every module found, the root module first, then by path in code-point order. */
+  readonly modules: readonly ModuleInfo[];
+  /** Problems found on the way (one line each). */
+  readonly problems: readonly string[];
+  /**
+   * What the search left out that the user should hear about, one line each:
+   * a folder it could not read, a folder whose name the path guard refuses,
+   * a specification git ignores.
+   */
+  readonly warnings: readonly string[];
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+function describeKind(info: Deno.FileInfo): string {
+  return info.isSymlink ? "a symbolic link" : info.isDirectory ? "a folder" : "not a regular file";
+}
+
+/**
+ * Finds every module of the project at `root` (see the module doc for the
+ * rules). Problems that concern one module (a specification that is a
+ * symbolic link, both `src/` and the root holding a root-module document)
+ * are returned, not thrown; so are warnings about what the search left out
+ * (a folder under `src/` it could not read is one, not an error).
+ *
+ * @throws {CodeCommitError} when `src/` cannot be listed, an entry cannot be
+ * inspected, or the ignore rules cannot be read.
+ */
+export async function discoverModules(root: string): Promise<Discovery> {
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  const modules: ModuleInfo[] = [];
+
+  const rootSpec = await lstatOrUndefined(join(root, SPEC_FILE));
+  if (rootSpec === undefined) {
+    problems.push(
+      `${SPEC_FILE} not found in the project root: the auto workflow needs the project's ` +
+        "top-level specification (the root module); write it, then run again",
+    );
+  } else if (!rootSpec.isFile) {
+    problems.push(
+      `${SPEC_FILE} in the project root is ${describeKind(rootSpec)}: the root module's ` +
+        "specification must be a regular file",
+    );
+  }
+
+  const source = await lstatOrUndefined(join(root, SOURCE_DIR));
+  const hasSource = source?.isDirectory === true;
+  if (source?.isSymlink) {
+    problems.push(
+      `${SOURCE_DIR} is a symbolic link: the auto workflow does not follow links, so it cannot ` +
+        `look for modules in it; make ${SOURCE_DIR}/ a real folder`,
+    );
+  }
+
+  if (hasSource) {
+    await searchSource(root, await IgnoreRules.load(root), modules, problems, warnings);
+  }
+
+  const rootDocuments = [];
+  for (const name of [DEPENDENCIES_FILE, API_FILE]) {
+    const inSource = hasSource &&
+      (await lstatOrUndefined(join(root, SOURCE_DIR, name))) !== undefined;
+    const inRoot = (await lstatOrUndefined(join(root, name))) !== undefined;
+    if (inSource && inRoot) {
+      problems.push(
+        `${describeModule(ROOT_MODULE)}: both ${SOURCE_DIR}/${name} and ${name} exist; the ` +
+          `root module's ${name} is read from ${SOURCE_DIR}/: delete the other one`,
+      );
+    }
+    rootDocuments.push(inSource || (hasSource && !inRoot) ? `${SOURCE_DIR}/${name}` : name);
+  }
+  modules.push({
+    path: ROOT_MODULE,
+    specPath: SPEC_FILE,
+    dependenciesFile: rootDocuments[0],
+    apiFile: rootDocuments[1],
+  });
+
+  modules.sort((a, b) => compareCodePoints(a.path, b.path));
+  return { modules, problems, warnings };
+}
+
+/**
+ * Walks `src/` (a real folder) for modules: each folder the walk lists,
+ * `src/` excepted, whose listing holds `UserSpecification.md` is one. A
+ * specification the walk left out is a problem when it is a link or not a
+ * regular file, a warning when git ignores it.
+ */
+async function searchSource(
+  root: string,
+  rules: IgnoreRules,
+  modules: ModuleInfo[],
+  problems: string[],
+  warnings: string[],
+): Promise<void> {
+  let walk: WalkResult;
+  try {
+    walk = await walkTree(root, SOURCE_DIR, rules);
+  } catch (error) {
+    if (error instanceof CodeCommitError) throw error;
+    throw new CodeCommitError(
+      `cannot list the folder ${SOURCE_DIR} while looking for modules: ${messageOf(error)}`,
+      undefined,
+      { cause: error },
+    );
+  }
+  // A file left out cannot hide a module (the codebase that would show it says so); a folder can.
+  for (const entry of walk.skipped) {
+    if (entry.isDirectory) warnings.push(describeSkipped(entry, "the search for modules"));
+  }
+
+  for (const folder of walk.folders) {
+    const specPath = `${folder.path}/${SPEC_FILE}`;
+    const listed = folder.files.includes(specPath);
+    if (folder.path === SOURCE_DIR) {
+      if (listed || (await lstatOrUndefined(join(root, specPath))) !== undefined) {
+        problems.push(
+          `${specPath}: ${SOURCE_DIR}/ itself cannot be a module, because it holds the root ` +
+            `module's ${DEPENDENCIES_FILE} and ${API_FILE}; move this specification into a ` +
+            `folder under ${SOURCE_DIR}/`,
+        );
+      }
+      continue;
+    }
+    if (listed) {
+      modules.push({
+        path: folder.path,
+        specPath,
+        dependenciesFile: `${folder.path}/${DEPENDENCIES_FILE}`,
+        apiFile: `${folder.path}/${API_FILE}`,
+      });
+      continue;
+    }
+    const spec = await lstatOrUndefined(join(root, specPath));
+    if (spec === undefined) continue;
+    if (!spec.isFile) {
+      problems.push(
+        `${specPath} is ${
+          spec.isSymlink ? "a symbolic link" : "not a regular file"
+        }: a module's specification must be a regular file in the module's folder`,
+      );
+      continue;
+    }
+    // A regular file the walk left out: git ignores it (on a case-insensitive file system, it
+    // may also be another spelling of the name, which the guard accepts and is no module).
+    const refused = await guardRead(root, specPath, rules);
+    if (refused !== undefined) {
+      warnings.push(
+        `${specPath} ${refused}, so ${folder.path} is not taken as a module: the auto workflow ` +
+          "sees only what git sees",
+      );
+    }
+  }
+}
+
+/**
+ * Reads the `ModuleDependencies.md` of each module. A missing file, one that
+ * is a symbolic link or not valid UTF-8, and every format problem is returned
+ * as a problem naming the module and the file.
+ *
+ * @throws {CodeCommitError} when a file exists but cannot be read.
+ */
+export async function readDependencies(
+  root: string,
+  modules: readonly ModuleInfo[],
+): Promise<{ declared: DeclaredModule[]; problems: string[] }> {
+  const declared: DeclaredModule[] = [];
+  const problems: string[] = [];
+  for (const module of modules) {
+    const label = describeModule(module.path);
+    const file = module.dependenciesFile;
+    let dependencies: readonly DeclaredDependency[] = [];
+    const info = await lstatOrUndefined(join(root, file));
+    if (info === undefined) {
+      problems.push(
+        `${label} has no ${DEPENDENCIES_FILE}: create ${file} with the line ` +
+          `"${DEPENDENCIES_HEADER}", a blank line, then the path of each module it depends on, ` +
+          "one per line (none when it depends on no module)",
+      );
+    } else if (!info.isFile) {
+      problems.push(`${label}: ${file} is ${describeKind(info)}; it must be a regular file`);
+    } else {
+      let text: string | undefined;
+      try {
+        text = decoder.decode(await Deno.readFile(join(root, file)));
+      } catch (error) {
+        if (!(error instanceof TypeError)) {
+          throw new CodeCommitError(`cannot read ${file}: ${messageOf(error)}`, undefined, {
+            cause: error,
+          });
+        }
+        problems.push(`${label}: ${file} is not valid UTF-8 text`);
+      }
+      if (text !== undefined) {
+        const parsed = parseDependencyList(text);
+        for (const problem of parsed.problems) problems.push(`${label}: ${file} ${problem}`);
+        dependencies = parsed.dependencies;
+      }
+    }
+    declared.push({ ...module, dependencies });
+  }
+  return { declared, problems };
+}
+
+/**
+ * Discovers the modules of the project at `root`, reads their dependencies
+ * and builds the graph: the modules by depth, then path, with the warnings
+ * of the discovery.
+ *
+ * @throws {StructureError} listing every problem of the structure (missing
+ * specification or `ModuleDependencies.md`, bad format, a dependency that
+ * names no module or the module itself, cycles), with the warnings.
+ * @throws {CodeCommitError} when a folder or file cannot be read.
+ */
+export async function loadModules(root: string): Promise<LoadedModules> {
+  const discovery = await discoverModules(root);
+  const { declared, problems } = await readDependencies(root, discovery.modules);
+  const graph = buildGraph(declared);
+  const allProblems = [...discovery.problems, ...problems, ...(graph.ok ? [] : graph.problems)];
+  if (!graph.ok || allProblems.length > 0) {
+    throw new StructureError(allProblems, discovery.warnings);
+  }
+  return { modules: graph.modules, warnings: discovery.warnings };
+}

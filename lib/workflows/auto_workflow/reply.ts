@@ -1,0 +1,129 @@
+/**
+ * The status of an auto-workflow reply (seed 003): exactly one of the tags
+ * `@@@@task-success@@@@`, `@@@@changes-requested@@@@`,
+ * `@@@@changes-attempted@@@@`, and at most one comment,
+ * `%%%%comment%%%%` … `%%%%end%%%%`.
+ *
+ * File blocks (`^^^path` … `^^^end`, `^^^path` + `^^^delete`, read as the
+ * response parser reads them) are file content, not the reply's own words:
+ * a tag or comment marker inside one is not counted, so a module whose code
+ * holds these strings (code-commit's own, say) can still be written. A tag
+ * anywhere else counts, the comment included. Pure: no I/O.
+ *
+ * @module
+ */
+
+import { scanBlocks } from "../../reply/blocks.ts";
+
+/** The three statuses a reply can give. */
+export const STATUSES = ["task-success", "changes-requested", "changes-attempted"] as const;
+
+/** One status. */
+export type Status = typeof STATUSES[number];
+
+/** The tag of a status, e.g. `@@@@task-success@@@@`. Never throws. */
+export function statusTag(status: Status): string {
+  return `@@@@${status}@@@@`;
+}
+
+/** Opens the comment. */
+export const COMMENT_OPEN = "%%%%comment%%%%";
+/** Closes the comment. */
+export const COMMENT_CLOSE = "%%%%end%%%%";
+
+/** What a reply says, or why it says nothing usable. */
+export type StatusReply =
+  | {
+    readonly ok: true;
+    /** The one status tag found. */
+    readonly status: Status;
+    /** The comment's text without its surrounding blank lines, when there is one. */
+    readonly comment: string | undefined;
+    /** How many file blocks the reply holds. */
+    readonly fileBlocks: number;
+  }
+  | {
+    readonly ok: false;
+    /** Why the reply is not usable, in one sentence. */
+    readonly error: string;
+  };
+
+/**
+ * Splits a reply into the text outside its file blocks (block lines replaced
+ * by empty lines) and the number of blocks, reading blocks exactly as the
+ * response parser does. An unterminated block runs to the end of the reply.
+ * Never throws.
+ */
+export function outsideFileBlocks(text: string): { text: string; fileBlocks: number } {
+  const { lines, items } = scanBlocks(text);
+  const kept = [...lines];
+  let fileBlocks = 0;
+  for (const item of items) {
+    if (item.kind !== "block") continue;
+    fileBlocks++;
+    for (let line = item.line; line <= item.lastLine; line++) kept[line - 1] = "";
+  }
+  return { text: kept.join("\n"), fileBlocks };
+}
+
+/** Drops the blank lines at either end, and the white space around a one-line text. */
+function withoutBlankEdges(text: string): string {
+  const lines = text.split("\n");
+  while (lines.length > 0 && lines[0].trim() === "") lines.shift();
+  while (lines.length > 0 && lines[lines.length - 1].trim() === "") lines.pop();
+  return lines.length === 1 ? lines[0].trim() : lines.map((line) => line.trimEnd()).join("\n");
+}
+
+function count(text: string, needle: string): number {
+  return text.split(needle).length - 1;
+}
+
+/**
+ * Reads the status and comment of a reply. Never throws: a reply with no
+ * tag, more than one tag (the same one twice included), more than one
+ * comment, or a comment that is not closed (or a close without an opening)
+ * gives `{ ok: false, error }`.
+ */
+export function parseStatusReply(reply: string): StatusReply {
+  const { text, fileBlocks } = outsideFileBlocks(reply);
+
+  const found = STATUSES.flatMap((status) =>
+    Array.from({ length: count(text, statusTag(status)) }, () => status)
+  );
+  if (found.length === 0) {
+    return {
+      ok: false,
+      error: `the reply has no status tag: it must hold exactly one of ${
+        STATUSES.map(statusTag).join(", ")
+      }`,
+    };
+  }
+  if (found.length > 1) {
+    return {
+      ok: false,
+      error: `the reply has ${found.length} status tags (${
+        found.map(statusTag).join(", ")
+      }); it must hold exactly one`,
+    };
+  }
+
+  const opens = count(text, COMMENT_OPEN);
+  const closes = count(text, COMMENT_CLOSE);
+  if (opens > 1) {
+    return { ok: false, error: `the reply has ${opens} comment sections; at most one is allowed` };
+  }
+  let comment: string | undefined;
+  if (opens === 1 || closes > 0) {
+    const start = text.indexOf(COMMENT_OPEN);
+    const end = text.indexOf(COMMENT_CLOSE, start + COMMENT_OPEN.length);
+    if (start < 0 || end < 0 || closes !== 1 || text.indexOf(COMMENT_CLOSE) < start) {
+      return {
+        ok: false,
+        error: `the reply's comment is malformed: it must be one ${COMMENT_OPEN} followed ` +
+          `later by one ${COMMENT_CLOSE}`,
+      };
+    }
+    comment = withoutBlankEdges(text.slice(start + COMMENT_OPEN.length, end));
+  }
+  return { ok: true, status: found[0], comment, fileBlocks };
+}

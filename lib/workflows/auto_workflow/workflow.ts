@@ -1,0 +1,195 @@
+/**
+ * The auto workflow (`--auto-workflow`, `--aw`; seed 003, SPEC.md decision
+ * 13): discover the modules and check their dependency graph before any LLM
+ * call, then run one task after another — the first stage, in processing
+ * order, whose cached specification is not the current one — until a task
+ * needs the user or nothing is left.
+ *
+ * - `task-success`: the specification is cached for that stage and the
+ *   workflow goes on with the next task, in the same run;
+ * - `changes-requested`: the comment is printed and the workflow stops (exit 0);
+ * - `changes-attempted`: the workflow stops so the user can review the
+ *   changes with git (exit 0);
+ * - a build that still fails after the repairs ends the run with exit 1, and
+ *   an unusable reply with exit 1 naming its log file.
+ *
+ * @module
+ */
+import { EXIT, interruption } from "../../errors/errors.ts";
+import { checkBuildScript } from "../../preconditions/preconditions.ts";
+import type { Session } from "../../session/session.ts";
+import { writeCache } from "./cache.ts";
+import type { Module } from "./graph.ts";
+import { describeModule, ROOT_MODULE } from "./module_paths.ts";
+import { loadModules, StructureError } from "./modules.ts";
+import { type ModuleState, nextTask, phasesComplete, type Task } from "./plan.ts";
+import { hasPrompts } from "./prompts.ts";
+import { PHASES } from "./stages.ts";
+import { loadStates } from "./states.ts";
+import { describeTask, runTask, type TaskOutcome } from "./task.ts";
+
+/**
+ * The highest phase the run may reach: `--max-phase`, lowered to the last
+ * phase whose stages all have prompts. Never throws.
+ */
+export function runnablePhase(maxPhase: number): number {
+  let runnable = 0;
+  for (const phase of PHASES) {
+    if (phase.number > maxPhase || !phase.stages.every(hasPrompts)) break;
+    runnable = phase.number;
+  }
+  return runnable;
+}
+
+/** `L0: src/core, src/util; L1: src/llm; L2: the root module (UserSpecification.md)`. */
+function describeLevels(modules: readonly Module[]): string {
+  const levels = new Map<number, string[]>();
+  for (const module of modules) {
+    const names = levels.get(module.depth) ?? [];
+    names.push(module.path === ROOT_MODULE ? describeModule(ROOT_MODULE) : module.path);
+    levels.set(module.depth, names);
+  }
+  return [...levels].map(([depth, names]) => `L${depth}: ${names.join(", ")}`).join("; ");
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? "" : "s"}`;
+}
+
+/**
+ * Loads the modules, printing each warning of the search not in `warned` yet
+ * (and adding it), and every problem before the error when there are several.
+ */
+async function loadModulesReported(
+  session: Session,
+  warned: Set<string>,
+  after?: Task,
+): Promise<readonly Module[]> {
+  try {
+    const loaded = await loadModules(session.root);
+    warnOnce(session, loaded.warnings, warned);
+    return loaded.modules;
+  } catch (error) {
+    if (!(error instanceof StructureError)) throw error;
+    warnOnce(session, error.warnings, warned);
+    if (error.problems.length > 1 || after !== undefined) {
+      for (const problem of error.problems) session.console.error(problem);
+    }
+    if (after === undefined) throw error;
+    throw new StructureError([
+      `after ${describeTask(after)} passed (and was recorded), the modules have ` +
+      `${plural(error.problems.length, "problem")} (listed above): fix them, then run again`,
+    ]);
+  }
+}
+
+/** Prints each of `warnings` not in `warned`, and adds it there. */
+function warnOnce(session: Session, warnings: readonly string[], warned: Set<string>): void {
+  for (const warning of warnings) {
+    if (warned.has(warning)) continue;
+    warned.add(warning);
+    session.console.warn(`auto workflow: ${warning}`);
+  }
+}
+
+/**
+ * Runs the auto workflow in the session's project and returns the exit
+ * status: 0 when nothing is left to do or a task stopped for the user
+ * (`changes-requested`, `changes-attempted`), 1 when a task's build still
+ * fails after the repairs.
+ *
+ * @throws {StructureError} listing every problem of the modules, before any LLM call.
+ * @throws {CodeCommitError} for a missing or unusable `build.sh`, a refused
+ * cache path, an unusable reply (naming its log file), or an LLM error.
+ * @throws {InterruptedError} on Ctrl-C.
+ */
+export async function runAutoWorkflow(session: Session): Promise<number> {
+  const { root, console, options } = session;
+  const maxPhase = runnablePhase(options.maxPhase);
+  const warned = new Set<string>();
+  let modules = await loadModulesReported(session, warned);
+  let states = await loadStates(root, modules, maxPhase);
+  let task = nextTask(states, maxPhase);
+  console.info(
+    `auto workflow with ${options.model}: ${plural(modules.length, "module")} ` +
+      `(${describeLevels(modules)}); phases 1 to ${maxPhase}`,
+  );
+  if (task !== undefined) await checkBuildScript(root);
+
+  let passed = 0;
+  while (task !== undefined) {
+    if (session.signal.aborted) throw interruption(session.signal);
+    const outcome = await runTask(session, task, states, modules);
+    if (outcome.kind === "status" && outcome.comment !== undefined && outcome.comment !== "") {
+      console.result(`comment on ${describeTask(task)}:\n${outcome.comment}`);
+    }
+    if (outcome.kind !== "status" || outcome.status !== "task-success") {
+      return stop(session, task, outcome, passed);
+    }
+    const file = await writeCache(root, task.state.module.path, task.stage.name, task.state.spec);
+    passed++;
+    console.info(`${describeTask(task)}: passed; recorded in ${file}`);
+    modules = await loadModulesReported(session, warned, task);
+    states = await loadStates(root, modules, maxPhase);
+    task = nextTask(states, maxPhase);
+  }
+
+  console.result(nothingLeft(states, maxPhase, passed, session));
+  return EXIT.ok;
+}
+
+/** The final line of a run that has nothing left to do. */
+function nothingLeft(
+  states: readonly ModuleState[],
+  maxPhase: number,
+  passed: number,
+  session: Session,
+): string {
+  const complete = phasesComplete(states);
+  const next = complete < PHASES.length && maxPhase < PHASES.length
+    ? `; run with --max-phase ${maxPhase + 1} to go on to phase ${maxPhase + 1}`
+    : "";
+  return `auto workflow: nothing left to do: all ${plural(states.length, "module")} ` +
+    `passed phase${maxPhase === 1 ? "" : "s"} 1${maxPhase === 1 ? "" : ` to ${maxPhase}`} ` +
+    `(${plural(passed, "task")} passed in this run${tokens(session)})${next}`;
+}
+
+function tokens(session: Session): string {
+  return session.tally.calls === 0
+    ? ""
+    : `; ${plural(session.tally.calls, "LLM call")}, ${session.tally.describe()}`;
+}
+
+/** Ends the run on a task that did not pass, with its final line. */
+function stop(session: Session, task: Task, outcome: TaskOutcome, passed: number): number {
+  const where = `${describeTask(task)} (phase ${task.stage.phase})`;
+  const files = outcome.changedPaths.length === 0
+    ? "no file changed"
+    : `changed: ${outcome.changedPaths.join(", ")}`;
+  const tail = `${plural(passed, "task")} passed before it${
+    tokens(session)
+  }; logs in ${outcome.logDir}`;
+  if (outcome.kind === "build-failed") {
+    session.console.result(
+      `auto workflow: ${where} failed: the build still fails after ${
+        plural(outcome.attempts, "attempt")
+      } (${files}${
+        outcome.changedPaths.length === 0 ? "" : ", left in place: review them with git diff"
+      }); ${tail}`,
+    );
+    return EXIT.failed;
+  }
+  if (outcome.status === "changes-requested") {
+    session.console.result(
+      `auto workflow: stopped at ${where}: changes requested` +
+        `${outcome.comment ? " (see the comment above)" : " (the reply gave no comment)"}; ` +
+        `${files}; make the changes, then run code-commit --aw again; ${tail}`,
+    );
+    return EXIT.ok;
+  }
+  session.console.result(
+    `auto workflow: stopped at ${where}: changes attempted (${files}); review them with ` +
+      `git diff, then run code-commit --aw again; ${tail}`,
+  );
+  return EXIT.ok;
+}

@@ -1,0 +1,76 @@
+/**
+ * One reply, applied all or nothing: refused when it was cut off, parsed,
+ * every path checked by the guard, then written transactionally. Any
+ * failure writes nothing and gives the reason, which the next repair query
+ * receives (SPEC.md decisions 8 and 9).
+ *
+ * @module
+ */
+import { type AppliedChange, ApplyError, applyOperations } from "../../apply/apply.ts";
+import { formatRefusals, guardOperations } from "../../guard/guard.ts";
+import type { LlmReply } from "../../llm/types.ts";
+import type { FileOperation } from "../../reply/operations.ts";
+import { parseResponse } from "../../reply/parse.ts";
+
+/** What applying a reply did. */
+export type ReplyOutcome =
+  | {
+    readonly ok: true;
+    /** The operations carried out (normalized paths), in reply order. */
+    readonly operations: readonly FileOperation[];
+    /** What changed on disk. */
+    readonly changes: readonly AppliedChange[];
+    /** Things worth telling the user (a path given twice, a delete of a missing file). */
+    readonly warnings: readonly string[];
+  }
+  | {
+    readonly ok: false;
+    /** Why nothing was written, for the user and for the next repair query. */
+    readonly reason: string;
+  };
+
+/**
+ * Applies `reply` to the project at `root`, all or nothing.
+ *
+ * Never throws for a bad reply: a truncated reply, a parse error, a refused
+ * path or a failed (and rolled back) write come back as `ok: false`.
+ *
+ * @throws {ApplyError} only when a failed write could not be rolled back
+ * completely: the run must stop, and the message lists the paths to restore.
+ */
+export async function applyReply(root: string, reply: LlmReply): Promise<ReplyOutcome> {
+  if (reply.truncated) {
+    return {
+      ok: false,
+      reason:
+        `the reply was cut off at the model's output limit (finish reason ${reply.finishReason}), ` +
+        `so none of it was applied; reply with fewer or smaller files`,
+    };
+  }
+  const parsed = parseResponse(reply.text);
+  if (!parsed.ok) return { ok: false, reason: parsed.error };
+
+  const guarded = await guardOperations(root, parsed.operations);
+  if (!guarded.ok) return { ok: false, reason: formatRefusals(guarded.refusals) };
+
+  try {
+    const applied = await applyOperations(root, guarded.operations);
+    return {
+      ok: true,
+      operations: guarded.operations,
+      changes: applied.changes,
+      warnings: [...parsed.warnings, ...applied.warnings],
+    };
+  } catch (error) {
+    if (error instanceof ApplyError && error.notRestored.length === 0) {
+      return { ok: false, reason: error.message };
+    }
+    throw error;
+  }
+}
+
+/** `created src/a.ts, replaced src/b.ts, deleted src/c.ts`. */
+export function describeChanges(changes: readonly AppliedChange[]): string {
+  if (changes.length === 0) return "no file changed";
+  return changes.map((change) => `${change.kind} ${change.path}`).join(", ");
+}

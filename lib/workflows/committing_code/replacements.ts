@@ -1,0 +1,42 @@
+/**
+ * The file replacements a repair prompt lists: every file the run has
+ * changed so far, the latest change of each only, in path order.
+ *
+ * @module
+ */
+import { compareCodePoints } from "../../project_files/order.ts";
+import type { FileOperation } from "../../reply/operations.ts";
+
+/** The latest applied change of each file in a run. */
+export class ReplacementLedger {
+  readonly #latest = new Map<string, FileOperation>();
+
+  /** Records an applied operation; it replaces any earlier one of the same path. */
+  record(operation: FileOperation): void {
+    this.#latest.set(operation.path, operation);
+  }
+
+  /** How many files the run has changed. */
+  get size(): number {
+    return this.#latest.size;
+  }
+
+  /** The changed paths, sorted by code point (the same on every machine). */
+  paths(): string[] {
+    return [...this.#latest.keys()].sort(compareCodePoints);
+  }
+
+  /**
+   * The `--- FILE REPLACEMENT p ---` / `--- FILE REMOVED p ---` listing of
+   * seed 000, or a line saying there is none yet.
+   */
+  format(): string {
+    if (this.#latest.size === 0) return "(none: no reply has been applied yet)\n";
+    return this.paths().map((path) => {
+      const operation = this.#latest.get(path)!;
+      return operation.kind === "delete"
+        ? `--- FILE REMOVED ${path} ---\n`
+        : `--- FILE REPLACEMENT ${path} ---\n${operation.content}`;
+    }).join("");
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * The committing-code workflow (the default): query and codebase in, the
+ * loop, and one summary line out.
+ *
+ * @module
+ */
+import { EXIT } from "../../errors/errors.ts";
+import { SLUGS } from "../../logger/log_names.ts";
+import { RunLog } from "../../logger/run_log.ts";
+import { checkBuildScript, readCodeRollup, readQuery } from "../../preconditions/preconditions.ts";
+import type { Session } from "../../session/session.ts";
+import { buildContext } from "../../context_builder/context_builder.ts";
+import { runCommitLoop } from "./loop.ts";
+import { initialPrompt } from "./prompt_layout.ts";
+
+/**
+ * Runs committing code in the session's project. Returns 0 when the build
+ * passes, 1 when the repairs are spent.
+ *
+ * @throws {CodeCommitError} for a missing file, an LLM error or Ctrl-C.
+ */
+export async function runCommittingCode(session: Session): Promise<number> {
+  const { root, options, console } = session;
+  const query = await readQuery(root);
+  const rollup = options.buildContext ? undefined : await readCodeRollup(root);
+  await checkBuildScript(root);
+
+  const log = await RunLog.create(root, SLUGS.committingCode, session.redactor);
+  console.info(`committing code with ${options.model}; logs in ${log.dir}`);
+  const codebase = rollup ??
+    await buildContext(session, { nextAgentPrompt: initialPrompt(query), log });
+
+  const result = await runCommitLoop(session, log, query, codebase);
+  const repairs = result.attempts - 1;
+  const files = `${result.changedPaths.length} file${
+    result.changedPaths.length === 1 ? "" : "s"
+  } changed`;
+  const tokens = `${session.tally.calls} LLM calls, ${session.tally.describe()}`;
+  if (result.passed) {
+    console.result(
+      `committing code: build passed after ${result.attempts} attempt${
+        result.attempts === 1 ? "" : "s"
+      } ` +
+        `(${repairs} repair${repairs === 1 ? "" : "s"}); ${files}; ${tokens}; logs in ${log.dir}`,
+    );
+    return EXIT.ok;
+  }
+  console.result(
+    `committing code: build still failing after ${result.attempts} attempts (${repairs} repairs); ` +
+      `${files}${
+        result.changedPaths.length > 0 ? " (left in place: review them with git diff)" : ""
+      }; ` +
+      `${tokens}; logs in ${log.dir}`,
+  );
+  return EXIT.failed;
+}

@@ -1,0 +1,77 @@
+/**
+ * Where the consistency report goes, `agent-config/consistency-report.txt`
+ * (seed 000), and how it gets there: atomically (a temporary sibling,
+ * then a rename), and never through a symbolic link.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { lstatOrUndefined } from "../../guard/entry_kinds.ts";
+import { CodeCommitError, messageOf } from "../../errors/errors.ts";
+import { describeSpecial } from "../../guard/entry_kinds.ts";
+import { AGENT_CONFIG_DIR } from "../../preconditions/preconditions.ts";
+
+/** The report's path, relative to the project root. */
+export const REPORT_FILE = `${AGENT_CONFIG_DIR}/consistency-report.txt`;
+
+/**
+ * Checks that the report can be written safely: `agent-config` is a real
+ * folder (not a symbolic link), and `agent-config/consistency-report.txt`
+ * is absent or a regular file (not a link, a folder or a special file).
+ *
+ * @throws {CodeCommitError} naming the path and what to do when it is not.
+ */
+export async function checkReportDestination(root: string): Promise<void> {
+  const folder = await lstatOrUndefined(join(root, AGENT_CONFIG_DIR));
+  if (folder === undefined) {
+    throw new CodeCommitError(
+      `${AGENT_CONFIG_DIR}/ not found: the consistency report is written to ${REPORT_FILE}; create the folder`,
+    );
+  }
+  if (folder.isSymlink) {
+    throw new CodeCommitError(
+      `${AGENT_CONFIG_DIR} is a symbolic link; the consistency report is written only into a real ` +
+        `${AGENT_CONFIG_DIR}/ folder: replace the link with a folder`,
+    );
+  }
+  if (!folder.isDirectory) {
+    throw new CodeCommitError(
+      `${AGENT_CONFIG_DIR} is not a folder: it must be the folder of your keys`,
+    );
+  }
+  const file = await lstatOrUndefined(join(root, REPORT_FILE));
+  if (file === undefined || file.isFile) return;
+  const what = file.isSymlink
+    ? "a symbolic link"
+    : file.isDirectory
+    ? "a folder"
+    : describeSpecial(file);
+  throw new CodeCommitError(
+    `${REPORT_FILE} is ${what}; code-commit writes the report only as a regular file: remove it`,
+  );
+}
+
+/**
+ * Writes `text` to the report atomically: it is written to a new temporary
+ * file beside the report, then renamed over it, so a reader sees the old
+ * report or the new one, never half of one; a failed write leaves the old
+ * report as it was and removes the temporary file. The destination is
+ * checked with {@link checkReportDestination} right before.
+ *
+ * @throws {CodeCommitError} naming the report when it cannot be written safely.
+ */
+export async function writeReport(root: string, text: string): Promise<void> {
+  await checkReportDestination(root);
+  const suffix = crypto.randomUUID().slice(0, 8);
+  const temporary = join(root, AGENT_CONFIG_DIR, `.consistency-report.txt.${suffix}.tmp`);
+  try {
+    await Deno.writeTextFile(temporary, text, { createNew: true });
+    await Deno.rename(temporary, join(root, REPORT_FILE));
+  } catch (error) {
+    await Deno.remove(temporary).catch(() => {});
+    throw new CodeCommitError(`cannot write ${REPORT_FILE}: ${messageOf(error)}`, undefined, {
+      cause: error,
+    });
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * The consistency report (seed 000, "Checking Consistency"): one LLM call
+ * with the system prompt, the query and the codebase; the reply, formatted
+ * so that its five headings stand on their own lines and its prose is
+ * wrapped to 80 columns, becomes `agent-config/consistency-report.txt`.
+ *
+ * It never changes a project file and never runs the build, whatever the
+ * reply holds (`^^^` blocks are report text like any other). Logged as
+ * `query.txt` and `query-response.{txt,json}` (SPEC.md decisions 5 and 14).
+ *
+ * @module
+ */
+
+import { joinPrompt, section } from "../../prompts/layout.ts";
+import { buildContext } from "../../context_builder/context_builder.ts";
+import { CodeCommitError, EXIT } from "../../errors/errors.ts";
+import { SINGLE_QUERY, SLUGS } from "../../logger/log_names.ts";
+import { RunLog } from "../../logger/run_log.ts";
+import { readCodeRollup, readQuery } from "../../preconditions/preconditions.ts";
+import { SYSTEM_PROMPTS } from "../../prompts/system_prompts.ts";
+import { askModel, type Session } from "../../session/session.ts";
+import { formatReport, REPORT_HEADINGS } from "./report.ts";
+import { checkReportDestination, REPORT_FILE, writeReport } from "./report_file.ts";
+
+/**
+ * The consistency prompt: the system prompt (seed 000, verbatim), `[query]`,
+ * and `[codebase]`. Without `codebase` (the context builder's input) the
+ * codebase section is left out. Never throws.
+ */
+export function consistencyPrompt(query: string, codebase?: string): string {
+  return joinPrompt([
+    SYSTEM_PROMPTS.consistencyReport,
+    section("query", query),
+    ...(codebase === undefined ? [] : [section("codebase", codebase)]),
+  ]);
+}
+
+/**
+ * Runs the consistency report in the session's project. Prints a summary
+ * line, then the report's path as the last line of stdout. Returns 0 when
+ * the report is written, even when the reply lacks a heading (each missing
+ * heading is named in a warning).
+ *
+ * @throws {CodeCommitError} for a missing query or rollup, an unsafe report
+ * destination (a symbolic link), an empty reply, or a report that cannot be
+ * written.
+ * @throws {LlmError} when the call fails (exit 1; no report is written).
+ * @throws {InterruptedError} on Ctrl-C.
+ */
+export async function runConsistencyReport(session: Session): Promise<number> {
+  const { root, options, console, client } = session;
+  const query = await readQuery(root);
+  const rollup = options.buildContext ? undefined : await readCodeRollup(root);
+  await checkReportDestination(root);
+
+  const log = await RunLog.create(root, SLUGS.consistencyReport, session.redactor);
+  console.info(`consistency report with ${options.model}; logs in ${log.dir}`);
+  const codebase = rollup ??
+    await buildContext(session, { nextAgentPrompt: consistencyPrompt(query), log });
+
+  console.info(`asking ${client.model} for the consistency report`);
+  const reply = await askModel(session, log, SINGLE_QUERY, consistencyPrompt(query, codebase));
+
+  const report = formatReport(reply.text);
+  if (report.text.trim() === "") {
+    throw new CodeCommitError(
+      `the reply of ${client.model} is empty, so no report was written (${REPORT_FILE} is unchanged); ` +
+        `see ${log.path(SINGLE_QUERY.responseJson)}`,
+    );
+  }
+  if (reply.truncated) {
+    console.warn(
+      `the reply was cut off at the model's output limit; the report may end early`,
+    );
+  }
+  if (report.missing.length > 0) {
+    const named = report.missing.map((heading) => `"${heading}"`).join(", ");
+    console.warn(
+      `the reply lacks ${report.missing.length} of the ${REPORT_HEADINGS.length} section headings ` +
+        `(no section ${named}); the report is written anyway`,
+    );
+  }
+  if (/^\^\^\^\S/m.test(reply.text)) {
+    console.info(
+      "the reply holds ^^^ file blocks; a consistency report never changes files: they are kept as report text",
+    );
+  }
+
+  await writeReport(root, session.redactor.redact(report.text));
+  const found = REPORT_HEADINGS.length - report.missing.length;
+  console.result(
+    `consistency report: ${found} of ${REPORT_HEADINGS.length} sections; ` +
+      `${session.tally.calls} LLM call${
+        session.tally.calls === 1 ? "" : "s"
+      }, ${session.tally.describe()}; ` +
+      `logs in ${log.dir}`,
+  );
+  console.result(REPORT_FILE);
+  return EXIT.ok;
+}

@@ -1,0 +1,123 @@
+/**
+ * Tests of the specification cache on real folders: paths, round trips,
+ * atomic replacement, and refusal of symbolic links and non-folders.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import {
+  CACHE_DIR,
+  cachePath,
+  readCache,
+  writeCache,
+} from "../../../lib/workflows/auto_workflow/cache.ts";
+import { CodeCommitError } from "../../../lib/errors/errors.ts";
+import { listFiles } from "../../support/project.ts";
+import { withFiles } from "./helpers.ts";
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+
+Deno.test("cachePath: the root module directly under agent-state/specifications/", () => {
+  assert.equal(CACHE_DIR, "agent-state/specifications");
+  assert.equal(cachePath("", "self-consistent"), "agent-state/specifications/self-consistent");
+  assert.equal(
+    cachePath("src/llm", "implemented"),
+    "agent-state/specifications/src/llm/implemented",
+  );
+  assert.equal(
+    cachePath("src/llm/gemini", "polished"),
+    "agent-state/specifications/src/llm/gemini/polished",
+  );
+});
+
+Deno.test("writeCache/readCache: creates the folders, writes the exact bytes, reads them back", async () => {
+  await withFiles({}, async (root) => {
+    assert.equal(await readCache(root, "src/llm", "implemented"), undefined);
+    const spec = bytes("# LLM\r\nbytes as they are\u00e9\n");
+    const file = await writeCache(root, "src/llm", "implemented", spec);
+    assert.equal(file, "agent-state/specifications/src/llm/implemented");
+    assert.deepEqual(await Deno.readFile(join(root, file)), spec);
+    assert.deepEqual(await readCache(root, "src/llm", "implemented"), spec);
+    await writeCache(root, "", "self-consistent", bytes("root"));
+    assert.deepEqual(await listFiles(root), [
+      "agent-state/specifications/self-consistent",
+      "agent-state/specifications/src/llm/implemented",
+    ]);
+  });
+});
+
+Deno.test("writeCache: replaces an older copy and leaves no temporary file", async () => {
+  await withFiles({ [cachePath("src/a", "documented")]: "old spec" }, async (root) => {
+    await writeCache(root, "src/a", "documented", bytes("new spec"));
+    assert.equal(await Deno.readTextFile(join(root, cachePath("src/a", "documented"))), "new spec");
+    assert.deepEqual(await listFiles(root), ["agent-state/specifications/src/a/documented"]);
+  });
+});
+
+Deno.test("readCache: missing folders on the way mean never passed", async () => {
+  await withFiles({ "agent-state/other.txt": "" }, async (root) => {
+    assert.equal(await readCache(root, "src/deep/module", "implemented"), undefined);
+  });
+});
+
+/** Asserts that `run` rejects with a CodeCommitError matching `pattern`. */
+async function assertRefused(run: () => Promise<unknown>, pattern: RegExp): Promise<void> {
+  await assert.rejects(run, (error: unknown) => {
+    assert.ok(error instanceof CodeCommitError, String(error));
+    assert.match(error.message, pattern);
+    return true;
+  });
+}
+
+for (
+  const [name, link] of [
+    ["agent-state", "agent-state"],
+    ["agent-state/specifications", "agent-state/specifications"],
+    ["a module folder", "agent-state/specifications/src"],
+  ] as const
+) {
+  Deno.test(`writeCache/readCache: refuse ${name} as a symbolic link, and write nothing through it`, async () => {
+    await withFiles({ "elsewhere/keep.txt": "x" }, async (root) => {
+      const parent = link.split("/").slice(0, -1).join("/");
+      if (parent !== "") await Deno.mkdir(join(root, parent), { recursive: true });
+      await Deno.symlink(join(root, "elsewhere"), join(root, link));
+      const message = new RegExp(`^${link.replaceAll("/", "\\/")} is a symbolic link: `);
+      await assertRefused(() => writeCache(root, "src/a", "implemented", bytes("s")), message);
+      await assertRefused(() => readCache(root, "src/a", "implemented"), message);
+      assert.deepEqual(await listFiles(join(root, "elsewhere")), ["keep.txt"]);
+    });
+  });
+}
+
+Deno.test("writeCache/readCache: refuse the cache file itself as a symbolic link", async () => {
+  await withFiles({ "target.txt": "t", "agent-state/specifications/x": "" }, async (root) => {
+    await Deno.symlink(
+      join(root, "target.txt"),
+      join(root, "agent-state/specifications/implemented"),
+    );
+    await assertRefused(
+      () => readCache(root, "", "implemented"),
+      /^agent-state\/specifications\/implemented is a symbolic link: /,
+    );
+    await assertRefused(
+      () => writeCache(root, "", "implemented", bytes("s")),
+      /^agent-state\/specifications\/implemented is a symbolic link: /,
+    );
+    assert.equal(await Deno.readTextFile(join(root, "target.txt")), "t");
+  });
+});
+
+Deno.test("writeCache/readCache: refuse a file where a folder must be, and a folder where the file must be", async () => {
+  await withFiles({ "agent-state": "a file" }, async (root) => {
+    await assertRefused(
+      () => writeCache(root, "src/a", "implemented", bytes("s")),
+      /^agent-state is not a folder: /,
+    );
+    await assertRefused(() => readCache(root, "", "implemented"), /^agent-state is not a folder/);
+  });
+  await withFiles({ "agent-state/specifications/implemented/x": "" }, async (root) => {
+    await assertRefused(
+      () => writeCache(root, "", "implemented", bytes("s")),
+      /^agent-state\/specifications\/implemented is not a file: /,
+    );
+  });
+});

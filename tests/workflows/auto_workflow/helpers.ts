@@ -1,0 +1,44 @@
+/**
+ * Helpers shared by the auto-workflow tests: temporary folders with files,
+ * and the five-module fixture project of `tests/fixtures/auto_workflow/`.
+ *
+ * @module
+ */
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { listFiles } from "../../support/project.ts";
+
+/** The fixture folder of the auto-workflow tests. */
+export const FIXTURES: string = fileURLToPath(
+  new URL("../../fixtures/auto_workflow/", import.meta.url),
+);
+
+/** Every file of the fixture project `name`, path → content. */
+export async function fixtureFiles(name: string): Promise<Record<string, string>> {
+  const root = join(FIXTURES, name);
+  const files: Record<string, string> = {};
+  for (const path of await listFiles(root)) files[path] = await Deno.readTextFile(join(root, path));
+  return files;
+}
+
+/** A temporary folder holding `files`, removed after `body`. */
+export async function withFiles<T>(
+  files: Record<string, string>,
+  body: (root: string) => Promise<T>,
+): Promise<T> {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "code-commit-aw-" }));
+  try {
+    for (const [path, content] of Object.entries(files)) {
+      await Deno.mkdir(dirname(join(root, path)), { recursive: true });
+      await Deno.writeTextFile(join(root, path), content);
+    }
+    return await body(root);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+/** `# Module Dependencies`, a blank line, then `paths`, one per line. */
+export function dependencies(...paths: string[]): string {
+  return `# Module Dependencies\n\n${paths.map((path) => `${path}\n`).join("")}`;
+}

@@ -1,0 +1,138 @@
+/**
+ * Tests of the status parser: one table of replies and what each says.
+ */
+import assert from "node:assert/strict";
+import {
+  outsideFileBlocks,
+  parseStatusReply,
+  type Status,
+} from "../../../lib/workflows/auto_workflow/reply.ts";
+
+type Expected =
+  | { status: Status; comment?: string; fileBlocks?: number }
+  | { error: RegExp };
+
+const CASES: readonly [string, string, Expected][] = [
+  ["task-success alone", "@@@@task-success@@@@", { status: "task-success" }],
+  ["changes-requested with prose", "Looks bad.\n@@@@changes-requested@@@@\n", {
+    status: "changes-requested",
+  }],
+  ["changes-attempted inline", "Done: @@@@changes-attempted@@@@.", { status: "changes-attempted" }],
+  ["no tag", "All good!", { error: /^the reply has no status tag: it must hold exactly one of/ }],
+  ["empty reply", "", { error: /no status tag/ }],
+  ["a misspelt tag", "@@@task-success@@@", { error: /no status tag/ }],
+  ["a tag in another case", "@@@@Task-Success@@@@", { error: /no status tag/ }],
+  [
+    "two different tags",
+    "@@@@task-success@@@@ @@@@changes-requested@@@@",
+    { error: /^the reply has 2 status tags \(@@@@task-success@@@@, @@@@changes-requested@@@@\)/ },
+  ],
+  [
+    "the same tag twice",
+    "@@@@task-success@@@@\n@@@@task-success@@@@",
+    { error: /has 2 status tags/ },
+  ],
+  [
+    "a tag mentioned inside the comment counts",
+    "@@@@changes-requested@@@@\n%%%%comment%%%%\nnot @@@@task-success@@@@\n%%%%end%%%%",
+    { error: /has 2 status tags/ },
+  ],
+  [
+    "a comment",
+    "@@@@changes-requested@@@@\n%%%%comment%%%%\nLine one.\n  Line two.\n%%%%end%%%%\n",
+    { status: "changes-requested", comment: "Line one.\n  Line two." },
+  ],
+  [
+    "a comment before the tag, with blank edges",
+    "%%%%comment%%%%\n\n  \nNote.  \n\n%%%%end%%%%\n@@@@task-success@@@@",
+    { status: "task-success", comment: "Note." },
+  ],
+  [
+    "a one-line comment",
+    "@@@@task-success@@@@ %%%%comment%%%% fine %%%%end%%%%",
+    { status: "task-success", comment: "fine" },
+  ],
+  [
+    "an empty comment",
+    "@@@@task-success@@@@\n%%%%comment%%%%\n%%%%end%%%%",
+    { status: "task-success", comment: "" },
+  ],
+  [
+    "two comments",
+    "@@@@task-success@@@@\n%%%%comment%%%%\na\n%%%%end%%%%\n%%%%comment%%%%\nb\n%%%%end%%%%",
+    { error: /^the reply has 2 comment sections; at most one is allowed$/ },
+  ],
+  [
+    "an unclosed comment",
+    "@@@@task-success@@@@\n%%%%comment%%%%\nno end",
+    { error: /^the reply's comment is malformed/ },
+  ],
+  [
+    "a close without an opening",
+    "@@@@task-success@@@@\ntext\n%%%%end%%%%",
+    { error: /comment is malformed/ },
+  ],
+  [
+    "a close before the opening",
+    "@@@@task-success@@@@\n%%%%end%%%%\n%%%%comment%%%%\nx\n",
+    { error: /comment is malformed/ },
+  ],
+  [
+    "two closes",
+    "@@@@task-success@@@@\n%%%%comment%%%%\nx\n%%%%end%%%%\n%%%%end%%%%",
+    { error: /comment is malformed/ },
+  ],
+  [
+    "tags and markers inside a file block are file content",
+    "^^^src/tags.ts\nexport const T = '@@@@task-success@@@@';\n// %%%%comment%%%%\n^^^end\n" +
+    "@@@@changes-attempted@@@@\n",
+    { status: "changes-attempted", fileBlocks: 1 },
+  ],
+  [
+    "a tag only inside a file block is no tag",
+    "^^^a.txt\n@@@@task-success@@@@\n^^^end\n",
+    { error: /no status tag/ },
+  ],
+  [
+    "a delete block ends at ^^^delete",
+    "^^^old.ts\n^^^delete\n@@@@changes-attempted@@@@\n",
+    { status: "changes-attempted", fileBlocks: 1 },
+  ],
+  [
+    "an unterminated block runs to the end",
+    "@@@@changes-attempted@@@@\n^^^a.txt\n@@@@task-success@@@@\n",
+    { status: "changes-attempted", fileBlocks: 1 },
+  ],
+  [
+    "CRLF replies",
+    "^^^a.txt\r\n@@@@task-success@@@@\r\n^^^end\r\n@@@@changes-attempted@@@@\r\n",
+    { status: "changes-attempted", fileBlocks: 1 },
+  ],
+  [
+    "stray ^^^end outside a block is not a header",
+    "^^^end\n@@@@task-success@@@@\n",
+    { status: "task-success", fileBlocks: 0 },
+  ],
+];
+
+for (const [name, reply, expected] of CASES) {
+  Deno.test(`parseStatusReply: ${name}`, () => {
+    const result = parseStatusReply(reply);
+    if ("error" in expected) {
+      assert.ok(!result.ok, `expected an error, got ${JSON.stringify(result)}`);
+      assert.match(result.error, expected.error);
+    } else {
+      assert.ok(result.ok, `expected a status, got ${JSON.stringify(result)}`);
+      assert.equal(result.status, expected.status);
+      assert.equal(result.comment, expected.comment);
+      assert.equal(result.fileBlocks, expected.fileBlocks ?? 0);
+    }
+  });
+}
+
+Deno.test("outsideFileBlocks: keeps the line count and blanks the block lines", () => {
+  const reply = "intro\n^^^a.ts\nx\n^^^end\noutro";
+  const { text, fileBlocks } = outsideFileBlocks(reply);
+  assert.equal(text, "intro\n\n\n\noutro");
+  assert.equal(fileBlocks, 1);
+});

@@ -1,0 +1,55 @@
+/**
+ * Tests of the stage table against seed 003: fourteen stages in four phases,
+ * in order; which ones review and which change code, and their codebases.
+ */
+import assert from "node:assert/strict";
+import {
+  MAX_PHASE,
+  PHASES,
+  STAGE_NAMES,
+  stageNamed,
+  STAGES,
+} from "../../../lib/workflows/auto_workflow/stages.ts";
+import { runnablePhase } from "../../../lib/workflows/auto_workflow/workflow.ts";
+
+Deno.test("PHASES: the seed's fourteen stages, phase by phase, in order", () => {
+  assert.deepEqual(
+    PHASES.map((phase) => [phase.number, phase.stages.map((stage) => stage.name)]),
+    [
+      [1, ["self-consistent", "implemented", "documented", "happy-path-tested"]],
+      [2, ["dependency-verified", "secure", "complete", "edge-tested"]],
+      [3, ["simple", "logged", "integration-tested"]],
+      [4, ["benchmarked", "fuzzed", "polished"]],
+    ],
+  );
+  assert.deepEqual(STAGES.map((stage) => stage.name), [...STAGE_NAMES]);
+  assert.equal(MAX_PHASE, 4);
+  for (const phase of PHASES) {
+    for (const stage of phase.stages) assert.equal(stage.phase, phase.number);
+  }
+});
+
+Deno.test("stages: self-consistent only reviews; every other stage changes code", () => {
+  assert.deepEqual(STAGES.filter((stage) => stage.kind === "review").map((s) => s.name), [
+    "self-consistent",
+  ]);
+});
+
+Deno.test("stages: documented sees the module only; implemented and happy-path-tested show the cached spec", () => {
+  assert.deepEqual(STAGES.filter((stage) => stage.codebase === "module").map((s) => s.name), [
+    "documented",
+  ]);
+  assert.deepEqual(STAGES.filter((stage) => stage.showsCachedSpec).map((s) => s.name), [
+    "implemented",
+    "happy-path-tested",
+  ]);
+});
+
+Deno.test("stageNamed: finds a stage, refuses an unknown name", () => {
+  assert.equal(stageNamed("fuzzed").phase, 4);
+  assert.throws(() => stageNamed("tested"), RangeError);
+});
+
+Deno.test("runnablePhase: --max-phase, since every phase has its prompts", () => {
+  assert.deepEqual([1, 2, 3, 4].map(runnablePhase), [1, 2, 3, 4]);
+});

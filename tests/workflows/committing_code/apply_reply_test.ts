@@ -1,0 +1,77 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { applyReply, describeChanges } from "../../../lib/workflows/committing_code/apply_reply.ts";
+import type { LlmReply } from "../../../lib/llm/types.ts";
+
+function reply(text: string, truncated = false): LlmReply {
+  return {
+    text,
+    body: "{}",
+    usage: { input: 0, output: 0, thinking: 0 },
+    truncated,
+    finishReason: truncated ? "MAX_TOKENS" : "STOP",
+    elapsedMs: 0,
+    attempts: 1,
+  };
+}
+
+async function inProject(test: (root: string) => Promise<void>): Promise<void> {
+  const root = await Deno.makeTempDir({ prefix: "code-commit-apply-reply-" });
+  try {
+    await Deno.writeTextFile(join(root, ".gitignore"), "/agent-config\n*.secret\n");
+    await Deno.mkdir(join(root, "src"));
+    await Deno.writeTextFile(join(root, "src/a.ts"), "old\n");
+    await test(root);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+Deno.test("a good reply is parsed, guarded and applied", async () => {
+  await inProject(async (root) => {
+    const outcome = await applyReply(
+      root,
+      reply("^^^./src/a.ts\nnew\n^^^end\n^^^src/b.ts\nb\n^^^end\n"),
+    );
+    assert(outcome.ok);
+    assert.deepEqual(outcome.changes, [
+      { path: "src/a.ts", kind: "replaced" },
+      { path: "src/b.ts", kind: "created" },
+    ]);
+    assert.equal(describeChanges(outcome.changes), "replaced src/a.ts, created src/b.ts");
+    assert.equal(await Deno.readTextFile(join(root, "src/a.ts")), "new\n");
+  });
+});
+
+Deno.test("truncated, unparsable, refused: nothing written, and the reason says why", async () => {
+  const cases: [LlmReply, RegExp][] = [
+    [
+      reply("^^^src/a.ts\nnew\n^^^end\n", true),
+      /cut off at the model's output limit \(finish reason MAX_TOKENS\)/,
+    ],
+    [reply("^^^src/a.ts\nnew\n"), /src\/a\.ts/],
+    [reply("^^^src/a.ts\nnew\n^^^end\n^^^x.secret\ns\n^^^end\n"), /x\.secret.*ignored/s],
+    [reply("^^^src/a.ts\nnew\n^^^end\n^^^../x\ns\n^^^end\n"), /\.\./],
+  ];
+  for (const [bad, reason] of cases) {
+    await inProject(async (root) => {
+      const outcome = await applyReply(root, bad);
+      assert(!outcome.ok);
+      assert.match(outcome.reason, reason);
+      assert.equal(await Deno.readTextFile(join(root, "src/a.ts")), "old\n");
+    });
+  }
+});
+
+Deno.test("a path given twice applies the last block and warns", async () => {
+  await inProject(async (root) => {
+    const outcome = await applyReply(
+      root,
+      reply("^^^src/a.ts\none\n^^^end\n^^^src/a.ts\ntwo\n^^^end\n"),
+    );
+    assert(outcome.ok);
+    assert.equal(outcome.warnings.length, 1);
+    assert.match(outcome.warnings[0], /src\/a\.ts/);
+    assert.equal(await Deno.readTextFile(join(root, "src/a.ts")), "two\n");
+  });
+});
