@@ -7,7 +7,7 @@
  * @module
  */
 import { CodeCommitError } from "../errors/errors.ts";
-import { formatSeconds } from "../llm/retry.ts";
+import { formatSeconds } from "../text/numbers.ts";
 import { Redactor } from "../secrets/redact.ts";
 
 /** The build script, relative to the project root. */

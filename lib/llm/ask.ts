@@ -11,7 +11,7 @@ import { CodeCommitError, InterruptedError, messageOf } from "../errors/errors.t
 import type { CallLogNames } from "../logger/log_names.ts";
 import type { RunLog } from "../logger/run_log.ts";
 import type { Redactor } from "../secrets/redact.ts";
-import { formatSeconds } from "./retry.ts";
+import { formatSeconds } from "../text/numbers.ts";
 import { type LlmClient, LlmError, type LlmReply, type TokenUsage } from "./types.ts";
 
 /** Token totals of a run, across its calls. */

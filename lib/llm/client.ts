@@ -14,11 +14,11 @@ import { openaiAdapter } from "./openai.ts";
 import {
   backoffDelayMs,
   DEFAULT_RETRY_POLICY,
-  formatSeconds,
   isRetryableStatus,
   retryAfterFromHeaders,
   type RetryPolicy,
 } from "./retry.ts";
+import { formatSeconds } from "../text/numbers.ts";
 import { type CompleteOptions, type LlmClient, LlmError, type LlmReply } from "./types.ts";
 
 const ADAPTERS: Record<Provider, ApiAdapter> = { gemini: geminiAdapter, openai: openaiAdapter };

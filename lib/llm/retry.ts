@@ -76,8 +76,3 @@ export function parseGoogleDuration(text: unknown): number | undefined {
   const match = /^(\d+(?:\.\d+)?)s$/.exec(text.trim());
   return match ? Math.round(Number(match[1]) * 1000) : undefined;
 }
-
-/** Formats milliseconds as seconds for people: `0.3s`, `58s`, `1.25s`. */
-export function formatSeconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(2))}s`;
-}

@@ -8,7 +8,6 @@ import assert from "node:assert/strict";
 import {
   backoffDelayMs,
   DEFAULT_RETRY_POLICY,
-  formatSeconds,
   isRetryableStatus,
   parseGoogleDuration,
   RETRYABLE_STATUSES,
@@ -123,22 +122,5 @@ const DURATIONS: [unknown, number | undefined][] = [
 for (const [text, expected] of DURATIONS) {
   Deno.test(`parseGoogleDuration(${JSON.stringify(text)}) is ${expected}`, () => {
     assert.equal(parseGoogleDuration(text), expected);
-  });
-}
-
-const SECONDS: [number, string][] = [
-  [0, "0s"],
-  [200, "0.2s"],
-  [250, "0.25s"],
-  [1_200, "1.2s"],
-  [1_234, "1.23s"],
-  [1_235.1, "1.24s"],
-  [58_000, "58s"],
-  [900_000, "900s"],
-];
-
-for (const [ms, expected] of SECONDS) {
-  Deno.test(`formatSeconds(${ms}) is ${expected}`, () => {
-    assert.equal(formatSeconds(ms), expected);
   });
 }
