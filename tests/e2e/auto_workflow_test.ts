@@ -546,6 +546,82 @@ echo ok
   );
 });
 
+/** A build that counts its runs in `build-runs.txt` and always fails. */
+const COUNTING_FAILING_BUILD = `#!/bin/sh
+echo run >> build-runs.txt
+echo "core is bad" >&2
+exit 1
+`;
+
+Deno.test("auto workflow: changes-requested while the build fails prints the comment and stops (exit 0); its files are not applied, no build runs", async () => {
+  await using project = await fiveModules({}, COUNTING_FAILING_BUILD);
+  const { run, server, tasks } = await runAw(project, [
+    geminiReply(SUCCESS),
+    geminiReply("^^^src/core/core.txt\nbad\n^^^end\n@@@@changes-attempted@@@@\n"),
+    geminiReply(
+      "^^^src/core/core.txt\nworse\n^^^end\n^^^src/core/extra.txt\nx\n^^^end\n" +
+        "@@@@changes-requested@@@@\n%%%%comment%%%%\nThe spec asks for a network call the " +
+        "sandbox forbids.\nSay which one wins.\n%%%%end%%%%\n",
+    ),
+  ]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(server.requests.length, 3, "no repair after the changes-requested reply");
+  assert.deepEqual(tasks, [
+    "src/core self-consistent",
+    "src/core implemented",
+    "src/core implemented",
+  ]);
+  const lines = run.stdout.split("\n");
+  assert.deepEqual(lines.slice(0, 3), [
+    "comment on src/core (src/core/UserSpecification.md), stage implemented:",
+    "The spec asks for a network call the sandbox forbids.",
+    "Say which one wins.",
+  ]);
+  assert.match(
+    lines[3],
+    /^auto workflow: stopped at src\/core \(src\/core\/UserSpecification\.md\), stage implemented \(phase 1\): changes requested in repair 1, before the build passed \(see the comment above\); changed: src\/core\/core\.txt \(left in place: review with git diff\); make the changes, then run code-commit --aw again; 1 task passed before it; 3 LLM calls, /,
+  );
+  assert.equal(lines.length, 5);
+  assert.match(
+    run.stderr,
+    /the reply holds 2 file blocks, not applied: a changes-requested reply changes no file/,
+  );
+  // The first reply was applied and built once; the changes-requested reply was neither.
+  assert.equal(await project.read("src/core/core.txt"), "bad\n");
+  assert.equal(await project.exists("src/core/extra.txt"), false);
+  assert.equal(await project.read("build-runs.txt"), "run\n");
+  const folder = (await project.logRuns()).find((name) => name.endsWith("-implemented"))!;
+  const logs = join(project.root, "logs", folder);
+  assert.deepEqual((await listFiles(logs)).filter((f) => f.endsWith("-build.txt")), [
+    "1-initial-query-build.txt",
+    "2-repair-query-1-build.txt",
+  ]);
+  assert.equal(
+    await Deno.readTextFile(join(logs, "2-repair-query-1-build.txt")),
+    "build.sh was not run: the reply says changes-requested, so none of it was applied\n",
+  );
+  assert.deepEqual(
+    await cacheFiles(project),
+    await expectedCache(project, ["src/core self-consistent"]),
+  );
+});
+
+Deno.test("auto workflow: a first reply saying changes-requested stops before the build, which would fail", async () => {
+  await using project = await fiveModules({}, COUNTING_FAILING_BUILD);
+  const { run, server } = await runAw(project, [
+    geminiReply(SUCCESS),
+    geminiReply("@@@@changes-requested@@@@\n%%%%comment%%%%\nWhich greeting?\n%%%%end%%%%\n"),
+  ]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(server.requests.length, 2);
+  assert.match(
+    run.stdout,
+    /^comment on src\/core \(src\/core\/UserSpecification\.md\), stage implemented:\nWhich greeting\?\nauto workflow: stopped at src\/core \(src\/core\/UserSpecification\.md\), stage implemented \(phase 1\): changes requested \(see the comment above\); no file changed; make the changes/,
+  );
+  assert.equal(await project.exists("build-runs.txt"), false, "build.sh never ran");
+  assert.doesNotMatch(run.stderr, /running \.\/build\.sh/);
+});
+
 Deno.test("auto workflow: --max-phase 2 goes on to phase 2 once phase 1 is cached", async () => {
   await using project = await fiveModules();
   for (const module of ORDER) {

@@ -2,25 +2,25 @@
  * One auto-workflow task: a stage run on a module, logged in its own folder
  * (`logs/<time>-auto-workflow-<spec path, / as +>-<stage>`).
  *
- * A review stage (self-consistent) is one direct LLM call: the reply's file
- * blocks are never applied, and `changes-attempted` is an error. A
- * code-changing stage runs through the committing-code loop — files guarded,
- * applied all or nothing, built and repaired exactly as there — and the
- * status tag of the loop's last reply decides, once the build passes.
+ * - A review stage (self-consistent) is one direct LLM call: the reply's
+ *   file blocks are never applied, and `changes-attempted` is an error.
+ * - A code-changing stage runs through the committing-code loop — files
+ *   guarded, applied all or nothing, built and repaired exactly as there.
+ *   Each reply's status tag is read before the reply is applied: a
+ *   `changes-requested` reply ends the task there, whatever the build said
+ *   before, with none of its file blocks applied and no build run. Any
+ *   other reply goes through the loop, and the status of the last one
+ *   decides once the build passes.
  *
  * @module
  */
-import { runCommitLoop } from "../committing_code/loop.ts";
+import { type CommitLoopResult, type ReplyStop, runCommitLoop } from "../committing_code/loop.ts";
 import { CodeCommitError } from "../../errors/errors.ts";
-import {
-  autoWorkflowSlug,
-  type CallLogNames,
-  INITIAL_QUERY,
-  repairQuery,
-  SINGLE_QUERY,
-} from "../../logger/log_names.ts";
+import type { LlmReply } from "../../llm/types.ts";
+import { autoWorkflowSlug, SINGLE_QUERY } from "../../logger/log_names.ts";
 import { RunLog } from "../../logger/run_log.ts";
 import { askModel, type Session } from "../../session/session.ts";
+import { plural } from "../../text/plural.ts";
 import { assembleCodebase } from "./codebase.ts";
 import type { Module } from "./graph.ts";
 import { describeModule, ROOT_MODULE } from "./module_paths.ts";
@@ -31,12 +31,14 @@ import { parseStatusReply, type Status } from "./reply.ts";
 /** How a task ended. */
 export type TaskOutcome =
   | {
-    /** The build passed (or no build: a review) and the reply gave a status. */
+    /** The reply gave a status: after a review, a passed build, or a `changes-requested` reply. */
     readonly kind: "status";
     /** The status of the reply: it decides what the workflow does. */
     readonly status: Status;
     /** The reply's comment, if any. */
     readonly comment: string | undefined;
+    /** LLM calls the task made (more than 1: the reply came in a repair). */
+    readonly attempts: number;
     /** Every file the task changed, sorted. */
     readonly changedPaths: readonly string[];
     /** The task's log folder, relative to the project root. */
@@ -53,27 +55,9 @@ export type TaskOutcome =
     readonly logDir: string;
   };
 
-const decoder = new TextDecoder("utf-8", { fatal: true });
-
-function specText(path: string, bytes: Uint8Array): string {
-  try {
-    return decoder.decode(bytes);
-  } catch {
-    throw new CodeCommitError(`${path} is not valid UTF-8 text: save it as UTF-8, then run again`);
-  }
-}
-
 /** `src/llm (src/llm/UserSpecification.md), stage implemented`. */
 export function describeTask(task: Task): string {
   return `${describeModule(task.state.module.path)}, stage ${task.stage.name}`;
-}
-
-function changedNote(paths: readonly string[]): string {
-  return paths.length === 0
-    ? ""
-    : ` (${paths.length} file${paths.length === 1 ? "" : "s"} this task changed ${
-      paths.length === 1 ? "is" : "are"
-    } left in place: review with git diff)`;
 }
 
 /**
@@ -94,22 +78,33 @@ export async function runTask(
   states: readonly ModuleState[],
   modules: readonly Module[],
 ): Promise<TaskOutcome> {
-  const { root, console } = session;
   const module = task.state.module;
-  const rootState = states.find((state) => state.module.path === ROOT_MODULE);
-  if (rootState === undefined) throw new RangeError("runTask: the root module has no state");
-
   const log = await RunLog.create(
-    root,
+    session.root,
     autoWorkflowSlug(module.specPath, task.stage.name),
     session.redactor,
   );
-  console.info(
+  session.console.info(
     `phase ${task.stage.phase}, L${module.depth}: ${describeTask(task)}` +
       `${task.cached === undefined ? "" : " (its specification changed since it last passed)"}; ` +
       `logs in ${log.dir}`,
   );
-  const inputs: PromptInputs = {
+  const inputs = promptInputs(task, states, modules);
+  return task.stage.kind === "review"
+    ? await runReview(session, task, log, inputs)
+    : await runChange(session, task, log, inputs);
+}
+
+/** What the prompts of `task` are made of. */
+function promptInputs(
+  task: Task,
+  states: readonly ModuleState[],
+  modules: readonly Module[],
+): PromptInputs {
+  const rootState = states.find((state) => state.module.path === ROOT_MODULE);
+  if (rootState === undefined) throw new RangeError("runTask: the root module has no state");
+  const module = task.state.module;
+  return {
     module,
     modules,
     stage: task.stage,
@@ -117,76 +112,137 @@ export async function runTask(
     topSpec: specText(rootState.module.specPath, rootState.spec),
     cached: task.cached === undefined ? undefined : new TextDecoder().decode(task.cached),
   };
+}
 
-  if (task.stage.kind === "review") {
-    const reply = await askModel(session, log, SINGLE_QUERY, reviewPrompt(inputs));
-    const replyFile = log.path(SINGLE_QUERY.responseText);
-    if (reply.truncated) {
-      throw new CodeCommitError(
-        `${describeTask(task)}: the reply was cut off at the model's output limit ` +
-          `(finish reason ${reply.finishReason}); see ${replyFile}, then run again`,
-      );
-    }
-    const parsed = parseStatusReply(reply.text);
-    if (!parsed.ok) {
-      throw new CodeCommitError(`${describeTask(task)}: ${parsed.error}; see ${replyFile}`);
-    }
-    if (parsed.fileBlocks > 0) {
-      console.warn(
-        `the reply holds ${parsed.fileBlocks} file block${parsed.fileBlocks === 1 ? "" : "s"}, ` +
-          `ignored: ${task.stage.name} reviews only and changes no file`,
-      );
-    }
-    if (parsed.status === "changes-attempted") {
-      throw new CodeCommitError(
-        `${describeTask(task)}: the reply says changes-attempted, but ${task.stage.name} ` +
-          `reviews only and changes no file (nothing was written); see ${replyFile}, then run again`,
-      );
-    }
-    return {
-      kind: "status",
-      status: parsed.status,
-      comment: parsed.comment,
-      changedPaths: [],
-      logDir: log.dir,
-    };
-  }
+const decoder = new TextDecoder("utf-8", { fatal: true });
 
-  const codebase = await assembleCodebase(root, module, modules, task.stage.codebase);
-  for (const warning of codebase.warnings) console.warn(`${describeTask(task)}: ${warning}`);
-  const result = await runCommitLoop(session, log, changeQuery(inputs), codebase.text);
-  if (!result.passed) {
-    return {
-      kind: "build-failed",
-      attempts: result.attempts,
-      changedPaths: result.changedPaths,
-      logDir: log.dir,
-    };
+function specText(path: string, bytes: Uint8Array): string {
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    throw new CodeCommitError(`${path} is not valid UTF-8 text: save it as UTF-8, then run again`);
   }
-  const names: CallLogNames = result.attempts === 1
-    ? INITIAL_QUERY
-    : repairQuery(result.attempts - 1);
-  const parsed = parseStatusReply(result.lastReply.text);
-  if (!parsed.ok) {
+}
+
+/** A review stage: one call, no file written, and `changes-attempted` refused. */
+async function runReview(
+  session: Session,
+  task: Task,
+  log: RunLog,
+  inputs: PromptInputs,
+): Promise<TaskOutcome> {
+  const reply = await askModel(session, log, SINGLE_QUERY, reviewPrompt(inputs));
+  const replyFile = log.path(SINGLE_QUERY.responseText);
+  if (reply.truncated) {
     throw new CodeCommitError(
-      `${describeTask(task)}: the build passed, but ${parsed.error}; see ${
-        log.path(names.responseText)
-      }` +
-        changedNote(result.changedPaths),
+      `${describeTask(task)}: the reply was cut off at the model's output limit ` +
+        `(finish reason ${reply.finishReason}); see ${replyFile}, then run again`,
     );
   }
-  if (parsed.status === "task-success" && result.changedPaths.length > 0) {
+  const parsed = parseStatusReply(reply.text);
+  if (!parsed.ok) {
+    throw new CodeCommitError(`${describeTask(task)}: ${parsed.error}; see ${replyFile}`);
+  }
+  if (parsed.fileBlocks > 0) {
+    session.console.warn(
+      `the reply holds ${plural(parsed.fileBlocks, "file block")}, ignored: ` +
+        `${task.stage.name} reviews only and changes no file`,
+    );
+  }
+  if (parsed.status === "changes-attempted") {
+    throw new CodeCommitError(
+      `${describeTask(task)}: the reply says changes-attempted, but ${task.stage.name} ` +
+        `reviews only and changes no file (nothing was written); see ${replyFile}, then run again`,
+    );
+  }
+  const { status, comment } = parsed;
+  return { kind: "status", status, comment, attempts: 1, changedPaths: [], logDir: log.dir };
+}
+
+/** What a `changes-requested` reply carries back out of the loop. */
+interface ChangesRequested {
+  /** The reply's comment, if any. */
+  readonly comment: string | undefined;
+  /** How many file blocks it holds (none of them applied). */
+  readonly fileBlocks: number;
+}
+
+/**
+ * The loop's inspector for code-changing stages: a reply whose status is
+ * `changes-requested` ends the loop before it is applied. Never throws.
+ */
+function changesRequested(reply: LlmReply): ReplyStop<ChangesRequested> | undefined {
+  const parsed = parseStatusReply(reply.text);
+  if (!parsed.ok || parsed.status !== "changes-requested") return undefined;
+  return {
+    value: { comment: parsed.comment, fileBlocks: parsed.fileBlocks },
+    reason: "the reply says changes-requested, so none of it was applied",
+  };
+}
+
+/** A code-changing stage: the committing-code loop, ended early by a `changes-requested` reply. */
+async function runChange(
+  session: Session,
+  task: Task,
+  log: RunLog,
+  inputs: PromptInputs,
+): Promise<TaskOutcome> {
+  const { module, modules, stage } = inputs;
+  const codebase = await assembleCodebase(session.root, module, modules, stage.codebase);
+  for (const warning of codebase.warnings) {
+    session.console.warn(`${describeTask(task)}: ${warning}`);
+  }
+  const result = await runCommitLoop(session, log, changeQuery(inputs), codebase.text, {
+    inspect: changesRequested,
+  });
+  const { attempts, changedPaths } = result;
+  if (result.stopped !== undefined) {
+    const { comment, fileBlocks } = result.stopped.value;
+    if (fileBlocks > 0) {
+      session.console.warn(
+        `the reply holds ${plural(fileBlocks, "file block")}, not applied: ` +
+          "a changes-requested reply changes no file",
+      );
+    }
+    const status = "changes-requested";
+    return { kind: "status", status, comment, attempts, changedPaths, logDir: log.dir };
+  }
+  if (!result.passed) return { kind: "build-failed", attempts, changedPaths, logDir: log.dir };
+  return afterBuildPassed(session, task, log, result);
+}
+
+/**
+ * The outcome of a code-changing stage whose build passed: the status of the
+ * last reply decides.
+ *
+ * @throws {CodeCommitError} naming the reply's log file when it has no usable status.
+ */
+function afterBuildPassed(
+  session: Session,
+  task: Task,
+  log: RunLog,
+  result: CommitLoopResult<ChangesRequested>,
+): TaskOutcome {
+  const { attempts, changedPaths } = result;
+  const parsed = parseStatusReply(result.lastReply.text);
+  if (!parsed.ok) {
+    const left = changedPaths.length === 0
+      ? ""
+      : ` (${plural(changedPaths.length, "file")} this task changed ${
+        changedPaths.length === 1 ? "is" : "are"
+      } left in place: review with git diff)`;
+    throw new CodeCommitError(
+      `${describeTask(task)}: the build passed, but ${parsed.error}; ` +
+        `see ${log.path(result.lastNames.responseText)}${left}`,
+    );
+  }
+  if (parsed.status === "task-success" && changedPaths.length > 0) {
     // SPEC decision 13: the tag decides; the user is told what to review.
-    console.warn(
-      `${describeTask(task)} changed ${result.changedPaths.join(", ")} and its reply says ` +
+    session.console.warn(
+      `${describeTask(task)} changed ${changedPaths.join(", ")} and its reply says ` +
         "task-success: the stage is recorded as passed; review the changes with git diff",
     );
   }
-  return {
-    kind: "status",
-    status: parsed.status,
-    comment: parsed.comment,
-    changedPaths: result.changedPaths,
-    logDir: log.dir,
-  };
+  const { status, comment } = parsed;
+  return { kind: "status", status, comment, attempts, changedPaths, logDir: log.dir };
 }

@@ -180,10 +180,14 @@ function stop(session: Session, task: Task, outcome: TaskOutcome, passed: number
     return EXIT.failed;
   }
   if (outcome.status === "changes-requested") {
+    const repair = outcome.attempts === 1
+      ? ""
+      : ` in repair ${outcome.attempts - 1}, before the build passed`;
+    const left = outcome.changedPaths.length === 0 ? "" : " (left in place: review with git diff)";
     session.console.result(
-      `auto workflow: stopped at ${where}: changes requested` +
+      `auto workflow: stopped at ${where}: changes requested${repair}` +
         `${outcome.comment ? " (see the comment above)" : " (the reply gave no comment)"}; ` +
-        `${files}; make the changes, then run code-commit --aw again; ${tail}`,
+        `${files}${left}; make the changes, then run code-commit --aw again; ${tail}`,
     );
     return EXIT.ok;
   }

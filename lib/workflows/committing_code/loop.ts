@@ -1,13 +1,14 @@
 /**
  * The committing-code loop (seeds 000 and 002): the initial query, then up
  * to three repairs while the build fails or a reply cannot be applied.
- * The auto workflow runs its code-changing stages through this same loop.
+ * The auto workflow runs its code-changing stages through this same loop,
+ * with an inspector that may end it on a reply before that reply is applied.
  *
  * @module
  */
 import { interruption } from "../../errors/errors.ts";
 import type { LlmReply } from "../../llm/types.ts";
-import { INITIAL_QUERY, repairQuery } from "../../logger/log_names.ts";
+import { type CallLogNames, INITIAL_QUERY, repairQuery } from "../../logger/log_names.ts";
 import type { RunLog } from "../../logger/run_log.ts";
 import { askModel, type Session } from "../../session/session.ts";
 import {
@@ -24,14 +25,39 @@ import { ReplacementLedger } from "./replacements.ts";
 /** Repairs after the initial attempt (seed 000: one initial attempt and three repairs). */
 export const MAX_REPAIRS = 3;
 
+/** An inspector's decision to end the loop on a reply, before it is applied. */
+export interface ReplyStop<T> {
+  /** What the inspector read in the reply, handed back in {@link CommitLoopResult.stopped}. */
+  readonly value: T;
+  /** Why the loop ends there, for the call's build log (`build.sh was not run: <reason>`). */
+  readonly reason: string;
+}
+
+/**
+ * Looks at each reply before it is applied: `undefined` lets the loop go on
+ * as usual (apply, build, repair), a {@link ReplyStop} ends it there: the
+ * reply is not applied and the build does not run. Must not throw.
+ */
+export type ReplyInspector<T> = (reply: LlmReply) => ReplyStop<T> | undefined;
+
+/** Options of {@link runCommitLoop}. */
+export interface CommitLoopOptions<T> {
+  /** Called with each reply before it is applied (committing code has none). */
+  readonly inspect?: ReplyInspector<T>;
+}
+
 /** How the loop ended. */
-export interface CommitLoopResult {
+export interface CommitLoopResult<T = never> {
   /** True when `./build.sh` exited 0 after an applied reply. */
   readonly passed: boolean;
+  /** Set when the inspector ended the loop on the last reply (then `passed` is false). */
+  readonly stopped: ReplyStop<T> | undefined;
   /** LLM calls made (1 to 4). */
   readonly attempts: number;
   /** The last reply received. */
   readonly lastReply: LlmReply;
+  /** The log file names of the last call. */
+  readonly lastNames: CallLogNames;
   /** True when the last reply was applied (false: it was refused, nothing written). */
   readonly lastReplyApplied: boolean;
   /** Every file the run changed, sorted. */
@@ -39,22 +65,25 @@ export interface CommitLoopResult {
 }
 
 /**
- * Runs the loop with `query` and `codebase`, logging into `log`.
+ * Runs the loop with `query` and `codebase`, logging into `log`; with
+ * `options.inspect`, each reply is shown to it before it is applied.
  *
  * @throws {LlmError} when an LLM call fails (the run stops: no repair can follow).
  * @throws {InterruptedError} on Ctrl-C, at a safe point.
  * @throws {CodeCommitError} when the build cannot be started or a prompt holds a key.
  */
-export async function runCommitLoop(
+export async function runCommitLoop<T = never>(
   session: Session,
   log: RunLog,
   query: string,
   codebase: string,
-): Promise<CommitLoopResult> {
+  options: CommitLoopOptions<T> = {},
+): Promise<CommitLoopResult<T>> {
   const { console, client, root, signal } = session;
   const ledger = new ReplacementLedger();
   let feedback = "";
   let lastReply: LlmReply | undefined;
+  let lastNames: CallLogNames = INITIAL_QUERY;
   let lastReplyApplied = false;
 
   for (let attempt = 0; attempt <= MAX_REPAIRS; attempt++) {
@@ -69,6 +98,21 @@ export async function runCommitLoop(
     );
     const reply = await askModel(session, log, names, prompt);
     lastReply = reply;
+    lastNames = names;
+
+    const stop = options.inspect?.(reply);
+    if (stop !== undefined) {
+      await log.write(names.build, `build.sh was not run: ${stop.reason}\n`);
+      return {
+        passed: false,
+        stopped: stop,
+        attempts: attempt + 1,
+        lastReply,
+        lastNames,
+        lastReplyApplied: false,
+        changedPaths: ledger.paths(),
+      };
+    }
 
     const outcome = await applyReply(root, reply);
     if (!outcome.ok) {
@@ -106,8 +150,10 @@ export async function runCommitLoop(
       console.info(`build passed (${describeBuildEnd(build)})`);
       return {
         passed: true,
+        stopped: undefined,
         attempts: attempt + 1,
         lastReply,
+        lastNames,
         lastReplyApplied,
         changedPaths: ledger.paths(),
       };
@@ -118,8 +164,10 @@ export async function runCommitLoop(
 
   return {
     passed: false,
+    stopped: undefined,
     attempts: MAX_REPAIRS + 1,
     lastReply: lastReply!,
+    lastNames,
     lastReplyApplied,
     changedPaths: ledger.paths(),
   };
