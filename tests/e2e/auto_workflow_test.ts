@@ -718,6 +718,30 @@ for (const [name, changes, messages] of STRUCTURE_ERRORS) {
   });
 }
 
+Deno.test("auto workflow: root module documents in both src/ and the root: src/ is read, one warning each", async () => {
+  await using project = await fiveModules({
+    // Read, this copy would be a problem: src/nowhere names no module.
+    "ModuleDependencies.md": "# Module Dependencies\n\nsrc/nowhere\n",
+    "APISignatures.md": "stale root copy\n",
+  });
+  const { run, tasks } = await runAw(project, [
+    geminiReply(SUCCESS),
+    geminiReply("@@@@changes-requested@@@@\n"),
+  ]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.deepEqual(tasks, ["src/core self-consistent", "src/core implemented"]);
+  for (const name of ["ModuleDependencies.md", "APISignatures.md"]) {
+    const warning = `warning: auto workflow: ${name} in the project root is ignored: the root ` +
+      `module's ${name} is read from src/${name}, which exists too; delete the root copy`;
+    assert.equal(
+      run.stderr.split("\n").filter((line) => line === warning).length,
+      1,
+      `one warning for ${name} (the modules are loaded twice):\n${run.stderr}`,
+    );
+  }
+  assert.doesNotMatch(run.stderr, /src\/nowhere/);
+});
+
 Deno.test("auto workflow: a missing build.sh is refused before any LLM call", async () => {
   await using project = await makeProject({
     files: FIVE_MODULES,

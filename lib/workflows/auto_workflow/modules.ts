@@ -11,7 +11,8 @@
  * ignores makes no module. A `src/UserSpecification.md` is a problem: `src/`
  * holds the root module's documents. The root module's
  * `ModuleDependencies.md` and `APISignatures.md` are read from `src/`, or
- * from the project root where `src/` has none (SPEC.md decision 13).
+ * from the project root where `src/` has none (SPEC.md decision 13); a root
+ * copy beside one in `src/` is ignored, with a warning.
  *
  * Every problem is collected before one {@link StructureError} reports them
  * all; what the search left out is returned as warnings, for the caller to
@@ -79,7 +80,8 @@ export interface Discovery {
   /**
    * What the search left out that the user should hear about, one line each:
    * a folder it could not read, a folder whose name the path guard refuses,
-   * a specification git ignores.
+   * a specification git ignores, a root-module document in the root that a
+   * copy in `src/` overrides.
    */
   readonly warnings: readonly string[];
 }
@@ -93,9 +95,9 @@ function describeKind(info: Deno.FileInfo): string {
 /**
  * Finds every module of the project at `root` (see the module doc for the
  * rules). Problems that concern one module (a specification that is a
- * symbolic link, both `src/` and the root holding a root-module document)
- * are returned, not thrown; so are warnings about what the search left out
- * (a folder under `src/` it could not read is one, not an error).
+ * symbolic link) are returned, not thrown; so are warnings about what the
+ * search left out (a folder under `src/` it could not read is one, not an
+ * error; a root-module document in the root beside one in `src/` is another).
  *
  * @throws {CodeCommitError} when `src/` cannot be listed, an entry cannot be
  * inspected, or the ignore rules cannot be read.
@@ -137,9 +139,9 @@ export async function discoverModules(root: string): Promise<Discovery> {
       (await lstatOrUndefined(join(root, SOURCE_DIR, name))) !== undefined;
     const inRoot = (await lstatOrUndefined(join(root, name))) !== undefined;
     if (inSource && inRoot) {
-      problems.push(
-        `${describeModule(ROOT_MODULE)}: both ${SOURCE_DIR}/${name} and ${name} exist; the ` +
-          `root module's ${name} is read from ${SOURCE_DIR}/: delete the other one`,
+      warnings.push(
+        `${name} in the project root is ignored: the root module's ${name} is read from ` +
+          `${SOURCE_DIR}/${name}, which exists too; delete the root copy`,
       );
     }
     rootDocuments.push(inSource || (hasSource && !inRoot) ? `${SOURCE_DIR}/${name}` : name);

@@ -224,17 +224,26 @@ Deno.test("discoverModules: where the root module's documents are read", async (
   }
 });
 
-Deno.test("discoverModules: a root document both in src/ and the root is a problem", async () => {
+Deno.test("discoverModules: a root document both in src/ and the root is read from src/, with a warning", async () => {
   await withFiles({
     "UserSpecification.md": SPEC,
     "ModuleDependencies.md": dependencies(),
     "src/ModuleDependencies.md": dependencies(),
+    "APISignatures.md": "",
+    "src/APISignatures.md": "",
   }, async (root) => {
-    const { problems } = await discoverModules(root);
-    assert.deepEqual(problems, [
-      "the root module (UserSpecification.md): both src/ModuleDependencies.md and " +
-      "ModuleDependencies.md exist; the root module's ModuleDependencies.md is read from src/: " +
-      "delete the other one",
+    const { modules, problems, warnings } = await discoverModules(root);
+    assert.deepEqual(problems, []);
+    assert.deepEqual([modules[0].dependenciesFile, modules[0].apiFile], [
+      "src/ModuleDependencies.md",
+      "src/APISignatures.md",
+    ]);
+    assert.deepEqual(warnings, [
+      "ModuleDependencies.md in the project root is ignored: the root module's " +
+      "ModuleDependencies.md is read from src/ModuleDependencies.md, which exists too; " +
+      "delete the root copy",
+      "APISignatures.md in the project root is ignored: the root module's APISignatures.md " +
+      "is read from src/APISignatures.md, which exists too; delete the root copy",
     ]);
   });
 });
