@@ -692,6 +692,22 @@ const STRUCTURE_ERRORS: readonly [string, Record<string, string | null>, RegExp[
     [/^code-commit: UserSpecification\.md not found in the project root/m],
   ],
   [
+    "a module in a folder named like a stage, directly in another module",
+    {
+      "src/core/implemented/UserSpecification.md": "# Nested\n",
+      "src/core/implemented/ModuleDependencies.md": "# Module Dependencies\n\n",
+    },
+    [/^code-commit: src\/core \(src\/core\/UserSpecification\.md\) and src\/core\/implemented \(src\/core\/implemented\/UserSpecification\.md\) cannot both be modules: src\/core's cached specification for the stage implemented, agent-state\/specifications\/src\/core\/implemented, stands where src\/core\/implemented's cache folder must go; rename the folder src\/core\/implemented /m],
+  ],
+  [
+    "a module deeper in a folder named like a phase-4 stage, the case aside",
+    {
+      "src/llm/Fuzzed/cases/UserSpecification.md": "# Cases\n",
+      "src/llm/Fuzzed/cases/ModuleDependencies.md": "# Module Dependencies\n\n",
+    },
+    [/^code-commit: src\/llm \(src\/llm\/UserSpecification\.md\) and src\/llm\/Fuzzed\/cases \(src\/llm\/Fuzzed\/cases\/UserSpecification\.md\) cannot both be modules: .*stage fuzzed, agent-state\/specifications\/src\/llm\/fuzzed, .*; rename the folder src\/llm\/Fuzzed /m],
+  ],
+  [
     "several problems at once, every one listed",
     {
       "src/core/ModuleDependencies.md": null,
@@ -740,6 +756,25 @@ Deno.test("auto workflow: root module documents in both src/ and the root: src/ 
     );
   }
   assert.doesNotMatch(run.stderr, /src\/nowhere/);
+});
+
+Deno.test("auto workflow: a stage-named nested module added after its parent passed is refused for what it is", async () => {
+  // src/core passed implemented: its cache file is where src/core/implemented's cache folder must go.
+  await using project = await fiveModules();
+  await project.write(
+    cacheFile("src/core", "implemented"),
+    await project.read("src/core/UserSpecification.md"),
+  );
+  await project.write("src/core/implemented/UserSpecification.md", "# Nested\n");
+  await project.write("src/core/implemented/ModuleDependencies.md", "# Module Dependencies\n\n");
+  const { run, server } = await runAw(project, []);
+  assert.equal(run.code, 1, run.stderr);
+  assert.equal(server.requests.length, 0);
+  assert.match(
+    run.stderr,
+    /^code-commit: src\/core .* and src\/core\/implemented .* cannot both be modules: .*; rename the folder src\/core\/implemented /m,
+  );
+  assert.doesNotMatch(run.stderr, /is not a folder/);
 });
 
 Deno.test("auto workflow: a missing build.sh is refused before any LLM call", async () => {

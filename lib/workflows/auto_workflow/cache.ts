@@ -13,8 +13,10 @@
  */
 import { join } from "node:path";
 import { CodeCommitError, messageOf } from "../../errors/errors.ts";
+import { foldCase } from "../../guard/case_fold.ts";
 import { lstatOrUndefined } from "../../guard/entry_kinds.ts";
 import { ROOT_MODULE } from "./module_paths.ts";
+import { STAGES } from "./stages.ts";
 
 /** The folder of the cache, relative to the project root. */
 export const CACHE_DIR = "agent-state/specifications";
@@ -24,6 +26,60 @@ export function cachePath(modulePath: string, stage: string): string {
   return modulePath === ROOT_MODULE
     ? `${CACHE_DIR}/${stage}`
     : `${CACHE_DIR}/${modulePath}/${stage}`;
+}
+
+/**
+ * Two modules the cache cannot hold together: a cache file of `outer` is a
+ * folder on the path of `inner`'s cache files.
+ */
+export interface CacheCollision {
+  /** The module whose cache file is in the way, e.g. `src/a`. */
+  readonly outer: string;
+  /** The module nested in it whose cache folder cannot be made, e.g. `src/a/implemented`. */
+  readonly inner: string;
+  /** The stage `outer`'s file is for, e.g. `implemented`. */
+  readonly stage: string;
+  /** That file, e.g. `agent-state/specifications/src/a/implemented`. */
+  readonly file: string;
+  /** The project folder named like the stage, to rename: `inner` or the folder holding it. */
+  readonly folder: string;
+}
+
+/**
+ * Finds every pair of modules (paths as discovery gives them) whose cache
+ * entries cannot both exist: a cache file of one module, for any stage of any
+ * phase, that is also a folder on the way to another module's cache files.
+ * That happens exactly when a module lies in (or is) a folder directly inside
+ * another module, named like a stage: `src/a` and `src/a/implemented`, or
+ * `src/a/implemented/x`. (The root module's files sit directly under
+ * {@link CACHE_DIR}, where every other module's path begins with `src`, not a
+ * stage name: it collides with none.) Paths are compared as a
+ * case-insensitive file system compares names, so `src/a/Implemented`
+ * collides too. One collision per cache file in the way, naming the first
+ * module behind it in the order given. Never throws.
+ */
+export function cacheCollisions(modulePaths: readonly string[]): CacheCollision[] {
+  // Each folder on the way to a module's cache files (below CACHE_DIR), folded → that module.
+  const folders = new Map<string, string>();
+  for (const path of modulePaths) {
+    const segments = cachePath(path, STAGES[0].name).split("/");
+    for (let depth = CACHE_DIR.split("/").length + 1; depth < segments.length; depth++) {
+      const folder = foldCase(segments.slice(0, depth).join("/"));
+      if (!folders.has(folder)) folders.set(folder, path);
+    }
+  }
+  const collisions: CacheCollision[] = [];
+  for (const outer of modulePaths) {
+    for (const { name: stage } of STAGES) {
+      const file = cachePath(outer, stage);
+      const inner = folders.get(foldCase(file));
+      if (inner === undefined) continue;
+      const depth = file.split("/").length - CACHE_DIR.split("/").length;
+      const folder = inner.split("/").slice(0, depth).join("/");
+      collisions.push({ outer, inner, stage, file, folder });
+    }
+  }
+  return collisions;
 }
 
 function refuse(path: string, info: Deno.FileInfo, want: "folder" | "file"): CodeCommitError {

@@ -12,7 +12,9 @@
  * holds the root module's documents. The root module's
  * `ModuleDependencies.md` and `APISignatures.md` are read from `src/`, or
  * from the project root where `src/` has none (SPEC.md decision 13); a root
- * copy beside one in `src/` is ignored, with a warning.
+ * copy beside one in `src/` is ignored, with a warning. Two modules whose
+ * specification caches collide (`src/a` and `src/a/implemented`: see
+ * {@link cacheCollisions}) are a problem.
  *
  * Every problem is collected before one {@link StructureError} reports them
  * all; what the search left out is returned as warnings, for the caller to
@@ -33,6 +35,7 @@ import {
   DEPENDENCIES_HEADER,
   parseDependencyList,
 } from "./dependencies_file.ts";
+import { type CacheCollision, cacheCollisions } from "./cache.ts";
 import { buildGraph, type DeclaredModule, type Module } from "./graph.ts";
 import {
   API_FILE,
@@ -154,7 +157,18 @@ export async function discoverModules(root: string): Promise<Discovery> {
   });
 
   modules.sort((a, b) => compareCodePoints(a.path, b.path));
+  for (const collision of cacheCollisions(modules.map((module) => module.path))) {
+    problems.push(describeCollision(collision));
+  }
   return { modules, problems, warnings };
+}
+
+/** One line naming both modules, the stage, and the folder to rename. */
+function describeCollision({ outer, inner, stage, file, folder }: CacheCollision): string {
+  return `${describeModule(outer)} and ${describeModule(inner)} cannot both be modules: ` +
+    `${outer}'s cached specification for the stage ${stage}, ${file}, stands where ${inner}'s ` +
+    `cache folder must go; rename the folder ${folder} (a folder directly in a module cannot ` +
+    "be named like a stage when it is or holds a module)";
 }
 
 /**

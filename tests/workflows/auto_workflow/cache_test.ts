@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
   CACHE_DIR,
+  cacheCollisions,
   cachePath,
   readCache,
   writeCache,
@@ -26,6 +27,51 @@ Deno.test("cachePath: the root module directly under agent-state/specifications/
   assert.equal(
     cachePath("src/llm/gemini", "polished"),
     "agent-state/specifications/src/llm/gemini/polished",
+  );
+});
+
+Deno.test("cacheCollisions: a module in a folder named like a stage, directly in a module, at any depth", () => {
+  assert.deepEqual(cacheCollisions(["", "src/a", "src/a/implemented"]), [{
+    outer: "src/a",
+    inner: "src/a/implemented",
+    stage: "implemented",
+    file: "agent-state/specifications/src/a/implemented",
+    folder: "src/a/implemented",
+  }]);
+  // Deeper: the stage-named folder is no module itself, one below it is; phase 4's stages count.
+  assert.deepEqual(cacheCollisions(["", "src/x/y", "src/x/y/polished/z/w"]), [{
+    outer: "src/x/y",
+    inner: "src/x/y/polished/z/w",
+    stage: "polished",
+    file: "agent-state/specifications/src/x/y/polished",
+    folder: "src/x/y/polished",
+  }]);
+  // Case folded, as macOS and Windows compare names; one collision per file in the way.
+  assert.deepEqual(
+    cacheCollisions(["", "src/a", "src/a/Edge-Tested/p", "src/a/edge-tested/q", "src/a/secure"])
+      .map(
+        (c) => `${c.outer} ${c.stage} ${c.inner} ${c.folder}`,
+      ),
+    [
+      "src/a secure src/a/secure src/a/secure", // in stage order: secure, then edge-tested
+      "src/a edge-tested src/a/Edge-Tested/p src/a/Edge-Tested",
+    ],
+  );
+});
+
+Deno.test("cacheCollisions: none where the cache files and folders are apart", () => {
+  assert.deepEqual(
+    cacheCollisions([
+      "",
+      "src/implemented", // the root's file is agent-state/specifications/implemented, not under src
+      "src/self-consistent/x",
+      "src/a",
+      "src/a/b/implemented", // two levels below src/a: src/a's files are one level below it
+      "src/a/implementedx",
+      "src/a/implemented.d",
+      "src/b/implemented", // src/b is no module
+    ]),
+    [],
   );
 });
 

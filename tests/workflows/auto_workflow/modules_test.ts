@@ -248,6 +248,34 @@ Deno.test("discoverModules: a root document both in src/ and the root is read fr
   });
 });
 
+Deno.test("discoverModules: modules whose specification caches collide are a problem naming both", async () => {
+  await withFiles({
+    "UserSpecification.md": SPEC,
+    "src/a/UserSpecification.md": SPEC,
+    "src/a/self-consistent/UserSpecification.md": SPEC,
+    "src/b/UserSpecification.md": SPEC,
+    "src/b/implemented/x/UserSpecification.md": SPEC,
+    "src/implemented/UserSpecification.md": SPEC, // the root module's files collide with nothing
+  }, async (root) => {
+    const { modules, problems } = await discoverModules(root);
+    assert.equal(modules.length, 6);
+    assert.deepEqual(problems, [
+      "src/a (src/a/UserSpecification.md) and src/a/self-consistent " +
+      "(src/a/self-consistent/UserSpecification.md) cannot both be modules: src/a's cached " +
+      "specification for the stage self-consistent, agent-state/specifications/src/a/self-consistent, " +
+      "stands where src/a/self-consistent's cache folder must go; rename the folder " +
+      "src/a/self-consistent (a folder directly in a module cannot be named like a stage when it " +
+      "is or holds a module)",
+      "src/b (src/b/UserSpecification.md) and src/b/implemented/x " +
+      "(src/b/implemented/x/UserSpecification.md) cannot both be modules: src/b's cached " +
+      "specification for the stage implemented, agent-state/specifications/src/b/implemented, " +
+      "stands where src/b/implemented/x's cache folder must go; rename the folder " +
+      "src/b/implemented (a folder directly in a module cannot be named like a stage when it " +
+      "is or holds a module)",
+    ]);
+  });
+});
+
 Deno.test("loadModules: a missing ModuleDependencies.md names the module and the file to create", async () => {
   await withFiles({
     "UserSpecification.md": SPEC,
