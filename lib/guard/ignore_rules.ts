@@ -253,6 +253,16 @@ export class IgnoreRules {
   }
 
   /**
+   * The text of `<folder>/.gitignore` (`folder` relative to the root, `""`
+   * for the root), or undefined when git would read none there: the folder
+   * is not a real folder, or the file is missing or not a regular file.
+   * Rejects with a `CodeCommitError` when the file cannot be read.
+   */
+  gitignoreText(folder: string): Promise<string | undefined> {
+    return this.#files.gitignore(folder);
+  }
+
+  /**
    * Whether git ignores `path` (relative to the root, `/`-separated, with
    * neither `.` nor `..` nor empty segments; one leading `./` is allowed),
    * `isDir` saying whether it is tested as a folder. Rejects with a

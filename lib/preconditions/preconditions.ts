@@ -10,6 +10,7 @@ import { CodeCommitError } from "../errors/errors.ts";
 import { IgnoreRules } from "../guard/ignore_rules.ts";
 import { MODEL_NAMES, MODELS } from "../llm/models.ts";
 import { trackedPaths } from "./git_index.ts";
+import { type FolderCoverage, folderCoverage } from "./ignored_folder.ts";
 
 /** The folder that holds keys and the supervisor's files. */
 export const AGENT_CONFIG_DIR = "agent-config";
@@ -17,21 +18,32 @@ export const AGENT_CONFIG_DIR = "agent-config";
 export const QUERY_FILE = "agent-config/query.txt";
 /** The codebase rollup made by codeRollup.sh. */
 export const CODE_ROLLUP_FILE = "agent-config/codeRollup.txt";
+/** The consistency report, written by `--consistency-check`. */
+export const CONSISTENCY_REPORT_FILE = "agent-config/consistency-report.txt";
+
+/** The files the tool reads or writes in agent-config/: named when they are not ignored. */
+const AGENT_CONFIG_FILES: readonly string[] = [
+  ...MODEL_NAMES.map((model) => MODELS[model].keyFile),
+  QUERY_FILE,
+  CODE_ROLLUP_FILE,
+  CONSISTENCY_REPORT_FILE,
+];
 
 /**
- * Checks that git will never commit the keys (SPEC.md decision 10): the root
- * `.gitignore` is a regular file (git does not read a symbolic link), its
- * own rules ignore every key file and the query beside them (by the rules'
- * meaning: `/agent-config`, `/agent-config/*` and `*` all do), git's whole
- * set of rules agrees (a nested `agent-config/.gitignore` could re-include a
- * key), and nothing in `agent-config/` is tracked already (ignore rules do
- * not apply to tracked files).
+ * Checks that git will never commit anything in `agent-config/` — the keys,
+ * the query, the codebase rollup, the report (SPEC.md decision 10): the root
+ * `.gitignore` is a regular file (git does not read a symbolic link); by the
+ * meaning of its rules (and of `agent-config/.gitignore`, which can
+ * re-include), every path in `agent-config/`, whatever its name, is ignored:
+ * the folder itself is (`/agent-config`), or every entry in it is
+ * (`/agent-config/*`) and no negation re-includes one (see
+ * `ignored_folder.ts`); git's whole set of rules agrees on each file the
+ * tool uses there; and nothing in `agent-config/` is tracked already
+ * (ignore rules do not apply to tracked files).
  *
  * @throws {CodeCommitError} naming the file and what to do when any of this fails.
  */
 export async function checkAgentConfigIgnored(root: string): Promise<void> {
-  const fix =
-    `add the line /${AGENT_CONFIG_DIR} to .gitignore so your API keys are never committed`;
   let info: Deno.FileInfo;
   try {
     info = await Deno.lstat(join(root, ".gitignore"));
@@ -52,17 +64,24 @@ export async function checkAgentConfigIgnored(root: string): Promise<void> {
     );
   }
   const rules = await Deno.readTextFile(join(root, ".gitignore"));
-  const rootOnly = ignore({ ignorecase: false }).add(rules);
   const all = await IgnoreRules.load(root);
-  const mustBeIgnored = [...MODEL_NAMES.map((model) => MODELS[model].keyFile), QUERY_FILE];
+  const coverage = folderCoverage(
+    AGENT_CONFIG_DIR,
+    rules,
+    await all.gitignoreText(AGENT_CONFIG_DIR),
+  );
+  const rootOnly = ignore({ ignorecase: false }).add(rules);
   const exposed: string[] = [];
-  for (const path of mustBeIgnored) {
+  for (const path of AGENT_CONFIG_FILES) {
     if (!rootOnly.ignores(path) || !(await all.isIgnored(path, false))) exposed.push(path);
   }
-  if (exposed.length > 0) {
+  if (!coverage.ignored || exposed.length > 0) {
     throw new CodeCommitError(
-      `.gitignore does not ignore ${exposed.join(", ")}: ${fix} ` +
-        `(and no rule, in any .gitignore, that re-includes anything in it)`,
+      `.gitignore does not ignore everything in ${AGENT_CONFIG_DIR}/ (${
+        describeExposure(coverage, exposed)
+      }): add the line /${AGENT_CONFIG_DIR} at the end of .gitignore; it ignores the folder ` +
+        "itself, so no rule can re-include anything in it, and your API keys and codebase are " +
+        "never committed",
     );
   }
   const tracked = (await trackedPaths(root)).filter((path) =>
@@ -74,6 +93,24 @@ export async function checkAgentConfigIgnored(root: string): Promise<void> {
         `git rm --cached -r ${AGENT_CONFIG_DIR} (and change any key that was committed)`,
     );
   }
+}
+
+/** What is not ignored in agent-config/, for the error: the files the tool uses, the rule at fault. */
+function describeExposure(coverage: FolderCoverage, exposed: readonly string[]): string {
+  const parts: string[] = [];
+  if (exposed.length > 0) {
+    const last = exposed[exposed.length - 1];
+    const list = exposed.length === 1 ? last : `${exposed.slice(0, -1).join(", ")} and ${last}`;
+    parts.push(`${list} ${exposed.length === 1 ? "is" : "are"} not ignored`);
+  }
+  if (!coverage.ignored && coverage.reinclude !== undefined) {
+    const { file, rule } = coverage.reinclude;
+    parts.push(`the rule ${rule.text} on line ${rule.line} of ${file} can re-include names in it`);
+  }
+  if (parts.length === 0) {
+    parts.push("its rules ignore some names in it, but neither the folder itself nor every name");
+  }
+  return parts.join("; ");
 }
 
 /**

@@ -60,16 +60,29 @@ const PRECONDITIONS: [string, ProjectOptions, string[], RegExp, (root: string) =
       "agent-config not ignored",
       { gitignore: "/logs\n" },
       [],
-      /\.gitignore does not ignore agent-config\/gemini-key\.txt, agent-config\/openai-key\.txt, agent-config\/query\.txt: add the line \/agent-config/,
+      /^code-commit: \.gitignore does not ignore everything in agent-config\/ \(agent-config\/gemini-key\.txt, agent-config\/openai-key\.txt, agent-config\/query\.txt, agent-config\/codeRollup\.txt and agent-config\/consistency-report\.txt are not ignored\): add the line \/agent-config at the end of \.gitignore; /,
       noop,
     ],
     [
       "a key file re-included",
       { gitignore: "/agent-config/*\n!/agent-config/gemini-key.txt\n" },
       [],
-      /\.gitignore does not ignore agent-config\/gemini-key\.txt:/,
+      /\.gitignore does not ignore everything in agent-config\/ \(agent-config\/gemini-key\.txt is not ignored; the rule !\/agent-config\/gemini-key\.txt on line 2 of \.gitignore can re-include names in it\): add the line \/agent-config/,
       noop,
     ],
+    ...[[], ["--cc"], ["--aw"]].map((args): (typeof PRECONDITIONS)[number] => [
+      `only the keys and the query ignored (issue 13), ${args.join(" ") || "committing code"}`,
+      {
+        gitignore: "/agent-config/*-key.txt\n/agent-config/query.txt\n/logs\n",
+        files: {
+          "UserSpecification.md": "# Spec\n",
+          "ModuleDependencies.md": "# Module Dependencies\n",
+        },
+      },
+      args,
+      /^code-commit: \.gitignore does not ignore everything in agent-config\/ \(agent-config\/codeRollup\.txt and agent-config\/consistency-report\.txt are not ignored\): add the line \/agent-config at the end of \.gitignore; /,
+      noop,
+    ]),
     [
       "no Gemini key",
       { keys: { gemini: null } },

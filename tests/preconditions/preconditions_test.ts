@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { CodeCommitError } from "../../lib/errors/errors.ts";
 import {
   checkAgentConfigIgnored,
@@ -27,7 +27,32 @@ async function rejectsWith(promise: Promise<unknown>, pattern: RegExp): Promise<
   });
 }
 
-/** .gitignore texts that protect agent-config/ (git agrees: checked below). */
+/** Files made in agent-config/ to ask git what it would commit: the tool's own, and others. */
+const PROBES = [
+  "gemini-key.txt",
+  "openai-key.txt",
+  "query.txt",
+  "codeRollup.txt",
+  "consistency-report.txt",
+  "notes.md",
+  "x",
+  ".hidden",
+  "sub/file.txt",
+  "sub/x",
+];
+
+/** Whether git would commit nothing in agent-config/ of the project at `root` (made a repository). */
+async function gitProtects(root: string): Promise<boolean> {
+  await git(root, "init", "-q");
+  for (const name of PROBES) {
+    await Deno.mkdir(dirname(join(root, "agent-config", name)), { recursive: true });
+    await Deno.writeTextFile(join(root, "agent-config", name), "k");
+  }
+  const status = await git(root, "status", "--porcelain", "--untracked-files=all");
+  return !status.includes("agent-config/");
+}
+
+/** .gitignore texts that ignore everything in agent-config/ (git agrees: checked below). */
 const PROTECTING = [
   "/agent-config\n",
   "agent-config\n",
@@ -36,12 +61,22 @@ const PROTECTING = [
   "# keys\n/agent-config\n",
   "/agent-config/*\n",
   "/agent-config/**\n",
+  "**/agent-config/*\n",
+  "/agent-config/**/*\n",
   "*\n",
   "/agent-*\n",
   "node_modules/\r\n/agent-config\r\n",
+  // Inside an ignored folder nothing can be re-included.
+  "/agent-config/\n!/agent-config/gemini-key.txt\n!*.md\n",
+  // A negation before the rule that ignores every entry, or one that cannot reach an entry.
+  "!*.md\n/agent-config/*\n",
+  "/agent-config/*\n!/agent-config/sub/x\n",
+  "/agent-config/*\n!/src/keep.md\n",
+  "/agent-config/*\n!/agent-config\n",
+  "/agent-config/*\n!/agent-config/notes.md\n/agent-config/*\n",
 ];
 
-/** .gitignore texts that do not (a key file would be committed). */
+/** .gitignore texts that do not (something in agent-config/ would be committed). */
 const EXPOSING = [
   "",
   "# /agent-config\n",
@@ -52,9 +87,17 @@ const EXPOSING = [
   "/Agent-Config\n",
   "\\/agent-config\n",
   "/agent-config\n!/agent-config\n",
+  // Issue 13: the keys and the query, but not the rollup (the whole codebase) nor the report.
+  "/agent-config/*-key.txt\n/agent-config/query.txt\n",
+  "/agent-config/*.txt\n",
+  "/agent-config/*/\n",
+  "/agent-config/*\n!/agent-config/notes.md\n",
+  "/agent-config/*\n!*.md\n",
+  "/agent-config/*\n!/agent-config/sub/\n",
+  "/agent-config/*\n!/agent-*/x\n",
 ];
 
-Deno.test(".gitignore protects agent-config/ by its meaning, as git reads it", async () => {
+Deno.test(".gitignore must ignore everything in agent-config/ by its meaning, as git reads it", async () => {
   for (
     const [rules, expected] of [
       ...PROTECTING.map((rules) => [rules, true] as const),
@@ -63,15 +106,8 @@ Deno.test(".gitignore protects agent-config/ by its meaning, as git reads it", a
   ) {
     await inTemp(async (root) => {
       await Deno.writeTextFile(join(root, ".gitignore"), rules);
-      // What git itself says about the key files.
-      await git(root, "init", "-q");
-      await Deno.mkdir(join(root, "agent-config"));
-      await Deno.writeTextFile(join(root, "agent-config/gemini-key.txt"), "k");
-      await Deno.writeTextFile(join(root, "agent-config/openai-key.txt"), "k");
-      const status = await git(root, "status", "--porcelain", "--untracked-files=all");
-      const gitProtects = !status.includes("agent-config/");
       assert.equal(
-        gitProtects,
+        await gitProtects(root),
         expected,
         `git disagrees with the test table on ${JSON.stringify(rules)}`,
       );
@@ -80,11 +116,148 @@ Deno.test(".gitignore protects agent-config/ by its meaning, as git reads it", a
       } else {
         await rejectsWith(
           checkAgentConfigIgnored(root),
-          /\.gitignore does not ignore .*add the line \/agent-config/,
+          /^\.gitignore does not ignore everything in agent-config\/ \(.*\): add the line \/agent-config at the end of \.gitignore; /,
         );
       }
     });
   }
+});
+
+/** [root .gitignore, agent-config/.gitignore, git would commit nothing there]. */
+const WITH_NESTED: readonly [string, string, boolean][] = [
+  ["/agent-config/*\n", "!gemini-key.txt\n", false], // git reads it though it is ignored
+  ["/agent-config/*\n", "!/x\n", false],
+  ["/agent-config/*\n", "!*\n", false],
+  ["/agent-config/*\n", "*.tmp\n", true],
+  ["/agent-config/*\n", "!sub/x\n", true], // sub is ignored: nothing below it comes back
+  ["/agent-config\n", "!gemini-key.txt\n", true], // never read: the folder is ignored
+];
+
+Deno.test("agent-config/.gitignore, which outranks the root one, can re-include unless the folder is ignored", async () => {
+  for (const [rules, nested, expected] of WITH_NESTED) {
+    await inTemp(async (root) => {
+      await Deno.writeTextFile(join(root, ".gitignore"), rules);
+      await Deno.mkdir(join(root, "agent-config"));
+      await Deno.writeTextFile(join(root, "agent-config/.gitignore"), nested);
+      assert.equal(await gitProtects(root), expected, `git disagrees on ${rules} + ${nested}`);
+      if (expected) {
+        await checkAgentConfigIgnored(root);
+      } else {
+        await rejectsWith(
+          checkAgentConfigIgnored(root),
+          /^\.gitignore does not ignore everything in agent-config\/ \(.*the rule .* on line 1 of agent-config\/\.gitignore can re-include names in it\)/,
+        );
+      }
+    });
+  }
+});
+
+Deno.test("the error names the files the tool uses that are not ignored, and the rule to add", async () => {
+  await inTemp(async (root) => {
+    await Deno.writeTextFile(
+      join(root, ".gitignore"),
+      "/agent-config/*-key.txt\n/agent-config/query.txt\n",
+    );
+    await rejectsWith(
+      checkAgentConfigIgnored(root),
+      new RegExp(
+        "^\\.gitignore does not ignore everything in agent-config/ \\(agent-config/codeRollup\\.txt " +
+          "and agent-config/consistency-report\\.txt are not ignored\\): add the line /agent-config " +
+          "at the end of \\.gitignore; it ignores the folder itself, so no rule can re-include " +
+          "anything in it, and your API keys and codebase are never committed$",
+      ),
+    );
+    await Deno.writeTextFile(
+      join(root, ".gitignore"),
+      "/agent-config/*\n!/agent-config/notes.md\n",
+    );
+    await rejectsWith(
+      checkAgentConfigIgnored(root),
+      /^\.gitignore does not ignore everything in agent-config\/ \(the rule !\/agent-config\/notes\.md on line 2 of \.gitignore can re-include names in it\): /,
+    );
+    await Deno.writeTextFile(join(root, ".gitignore"), "/agent-config/*.txt\n");
+    await rejectsWith(
+      checkAgentConfigIgnored(root),
+      /^\.gitignore does not ignore everything in agent-config\/ \(its rules ignore some names in it, but neither the folder itself nor every name\): /,
+    );
+  });
+});
+
+Deno.test("only .gitignore counts: agent-config/ ignored in .git/info/exclude alone is refused", async () => {
+  // git would commit nothing here, but .git/info/exclude is this clone's alone: the committed
+  // .gitignore must protect every clone (SPEC.md decision 10).
+  await inTemp(async (root) => {
+    await Deno.writeTextFile(join(root, ".gitignore"), "/logs\n");
+    assert.equal(await gitProtects(root), false);
+    await Deno.writeTextFile(join(root, ".git/info/exclude"), "/agent-config\n");
+    assert.equal(await gitProtects(root), true);
+    await rejectsWith(
+      checkAgentConfigIgnored(root),
+      /^\.gitignore does not ignore everything in agent-config\/ \(agent-config\/gemini-key\.txt, .*\): add the line/,
+    );
+  });
+});
+
+/** Lines the random .gitignore texts below are made of. */
+const RULE_POOL = [
+  "/agent-config",
+  "/agent-config/",
+  "/agent-config/*",
+  "/agent-config/**",
+  "agent-config/*",
+  "/agent-config/*.txt",
+  "/agent-config/*-key.txt",
+  "!/agent-config/notes.md",
+  "!/agent-config/*.txt",
+  "!*.md",
+  "!x",
+  "!/agent-config/sub/",
+  "!/agent-config/sub/x",
+  "!/agent-config",
+  "*.md",
+  "/logs",
+  "agent-config/sub/",
+];
+const NESTED_POOL = [undefined, undefined, "!x\n", "*.tmp\n", "!sub/x\n", "!/notes.md\n"];
+
+/** A small deterministic generator (mulberry32), so a failure can be replayed. */
+function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+Deno.test("random .gitignore texts: whatever the check accepts, git commits nothing in agent-config/", async () => {
+  const next = random(13);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)];
+  let accepted = 0;
+  let refused = 0;
+  for (let run = 0; run < 40; run++) {
+    const lines = Array.from({ length: 1 + Math.floor(next() * 4) }, () => pick(RULE_POOL));
+    const rules = lines.map((line) => `${line}\n`).join("");
+    const nested = pick(NESTED_POOL);
+    await inTemp(async (root) => {
+      await Deno.writeTextFile(join(root, ".gitignore"), rules);
+      if (nested !== undefined) {
+        await Deno.mkdir(join(root, "agent-config"));
+        await Deno.writeTextFile(join(root, "agent-config/.gitignore"), nested);
+      }
+      const protects = await gitProtects(root);
+      const verdict = await checkAgentConfigIgnored(root).then(() => true, () => false);
+      if (verdict) accepted++;
+      else refused++;
+      assert.ok(
+        !verdict || protects,
+        `accepted, but git would commit a file in agent-config/: ${
+          JSON.stringify(rules)
+        } with agent-config/.gitignore ${JSON.stringify(nested)}`,
+      );
+    });
+  }
+  assert.ok(accepted >= 5 && refused >= 5, `accepted ${accepted}, refused ${refused}`);
 });
 
 Deno.test("a symbolic link as .gitignore does not count: git does not read it", async () => {
@@ -113,7 +286,7 @@ Deno.test("a nested .gitignore that re-includes a key fails, as git would commit
     assert.match(status, /agent-config\/gemini-key\.txt/, "git would commit the key");
     await rejectsWith(
       checkAgentConfigIgnored(root),
-      /^\.gitignore does not ignore agent-config\/gemini-key\.txt: .*re-includes/,
+      /^\.gitignore does not ignore everything in agent-config\/ \(agent-config\/gemini-key\.txt is not ignored; the rule !\/agent-config\/\.gitignore on line 2 of \.gitignore can re-include names in it\): add the line \/agent-config/,
     );
   });
 });

@@ -10,10 +10,10 @@ import { join } from "node:path";
 import { lstatOrUndefined } from "../../guard/entry_kinds.ts";
 import { CodeCommitError, messageOf } from "../../errors/errors.ts";
 import { describeSpecial } from "../../guard/entry_kinds.ts";
-import { AGENT_CONFIG_DIR } from "../../preconditions/preconditions.ts";
+import { AGENT_CONFIG_DIR, CONSISTENCY_REPORT_FILE } from "../../preconditions/preconditions.ts";
 
 /** The report's path, relative to the project root. */
-export const REPORT_FILE = `${AGENT_CONFIG_DIR}/consistency-report.txt`;
+export const REPORT_FILE = CONSISTENCY_REPORT_FILE;
 
 /**
  * Checks that the report can be written safely: `agent-config` is a real
