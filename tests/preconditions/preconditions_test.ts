@@ -235,7 +235,7 @@ Deno.test("random .gitignore texts: whatever the check accepts, git commits noth
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)];
   let accepted = 0;
   let refused = 0;
-  for (let run = 0; run < 40; run++) {
+  for (let run = 0; run < 24; run++) {
     const lines = Array.from({ length: 1 + Math.floor(next() * 4) }, () => pick(RULE_POOL));
     const rules = lines.map((line) => `${line}\n`).join("");
     const nested = pick(NESTED_POOL);
@@ -257,7 +257,7 @@ Deno.test("random .gitignore texts: whatever the check accepts, git commits noth
       );
     });
   }
-  assert.ok(accepted >= 5 && refused >= 5, `accepted ${accepted}, refused ${refused}`);
+  assert.ok(accepted >= 4 && refused >= 4, `accepted ${accepted}, refused ${refused}`);
 });
 
 Deno.test("a symbolic link as .gitignore does not count: git does not read it", async () => {
