@@ -7,7 +7,7 @@
  */
 import { parseArgs } from "node:util";
 import { UsageError } from "../errors/errors.ts";
-import { DEFAULT_MODEL, isModelName, MODEL_NAMES, type ModelName } from "../llm/models.ts";
+import { DEFAULT_MODEL, MODEL_NAMES, type ModelId, parseModelId } from "../llm/models.ts";
 
 /** The workflows code-commit runs. */
 export type Workflow = "commit" | "consistency" | "auto";
@@ -20,8 +20,8 @@ export type Command =
 
 /** Options of a run, with their defaults filled in. */
 export interface RunOptions {
-  /** The model every LLM call of the run uses. */
-  readonly model: ModelName;
+  /** The model every LLM call of the run uses: one of the table, or `local:NAME`. */
+  readonly model: ModelId;
   /** Build the codebase with the context builder instead of reading agent-config/codeRollup.txt. */
   readonly buildContext: boolean;
   /** How long one `./build.sh` may run, in milliseconds. */
@@ -98,10 +98,13 @@ export function parseCommandLine(args: readonly string[]): Command {
   }
   const workflow = workflowFlags.length === 1 ? WORKFLOW_FLAGS[workflowFlags[0]] : "commit";
 
-  const model = values.model as string | undefined ?? DEFAULT_MODEL;
-  if (!isModelName(model)) {
+  const modelText = values.model as string | undefined ?? DEFAULT_MODEL;
+  const model = parseModelId(modelText);
+  if (model === undefined) {
     throw new UsageError(
-      `--model ${JSON.stringify(model)} is not a supported model; use ${MODEL_NAMES.join(" or ")}`,
+      `--model ${JSON.stringify(modelText)} is not a supported model; use ${
+        MODEL_NAMES.join(", ")
+      }, or local:NAME for a model on a local OpenAI-compatible server`,
     );
   }
 

@@ -18,7 +18,7 @@ export function versionText(): string {
 /** The `--help` text. */
 export function helpText(): string {
   const models = MODEL_NAMES.map((name) =>
-    `  ${name.padEnd(16)} key in ${MODELS[name].keyFile}${
+    `  ${name.padEnd(22)} key in ${MODELS[name].keyFile}${
       name === DEFAULT_MODEL ? " (default)" : ""
     }`
   ).join("\n");
@@ -39,6 +39,9 @@ Workflows (one at most):
 
 Models (--model NAME):
 ${models}
+  local:NAME             NAME on an OpenAI-compatible server on this machine (Ollama, llama.cpp,
+                         vLLM) at CODE_COMMIT_OPENAI_BASE_URL, which must be a loopback address;
+                         no key is read or sent
 
 Options:
   --build-context          build a focused codebase with a preprocessing LLM call instead of

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { RequestShape } from "./models.ts";
 import type { TokenUsage } from "./types.ts";
 
 /** One HTTP request to send. */
@@ -28,6 +29,14 @@ export interface ParsedReply {
   readonly finishReason: string;
 }
 
+/** An error no wait can cure, named for the user. */
+export interface Diagnosis {
+  /** What went wrong, in a few words (e.g. `daily quota used up (…PerDay…)`). */
+  readonly cause: string;
+  /** What the user can do about it. */
+  readonly action: string;
+}
+
 /** An error body, read. */
 export interface ParsedError {
   /** The API's own message, with its status word when it has one. */
@@ -38,12 +47,28 @@ export interface ParsedError {
   readonly keyRejected?: boolean;
   /** False when no wait can cure the error, even with a retryable status (no credit left). */
   readonly retryable?: boolean;
+  /**
+   * Set when the body shows an error that no wait can cure (a daily quota, a
+   * free tier with no quota, a request over the limit, an API not enabled):
+   * the call ends after this request with the cause and what to do.
+   */
+  readonly diagnosis?: Diagnosis;
 }
 
 /** One API. */
 export interface ApiAdapter {
-  /** Builds the request that sends `prompt` to `model` at `baseUrl` with `key`. */
-  request(baseUrl: string, model: string, key: string, prompt: string): HttpRequest;
+  /**
+   * Builds the request that sends `prompt` to `model` at `baseUrl`, with
+   * what `shape` adds, authorised by `key` (no key: no authorisation header,
+   * for a local server).
+   */
+  request(
+    baseUrl: string,
+    model: string,
+    key: string | undefined,
+    prompt: string,
+    shape?: RequestShape,
+  ): HttpRequest;
   /**
    * Reads a 2xx JSON body.
    *

@@ -1,15 +1,21 @@
 /**
  * The LLM client: one POST over web `fetch` per attempt, a time limit per
- * request, and retries that follow the server's hints. The key travels
- * only in a header.
+ * request, and retries that follow the server's hints unless the answer
+ * shows that no wait can help. The key travels only in a header.
+ *
+ * An attempt is three steps, each a function of its own: {@link send} the
+ * request and read the whole answer; classify what came back
+ * ({@link classifyAnswer}, {@link classifyFailure}) as a reply, an error
+ * that ends the call, or a failure worth another attempt; and
+ * {@link chooseDelay}, the wait before that attempt.
  *
  * @module
  */
 import { interruption } from "../errors/errors.ts";
-import type { ApiAdapter } from "./adapter.ts";
+import type { ApiAdapter, HttpRequest, ParsedError, ParsedReply } from "./adapter.ts";
 import { excerpt, oneLine } from "./adapter.ts";
 import { geminiAdapter } from "./gemini.ts";
-import { type ModelName, MODELS, type Provider } from "./models.ts";
+import { type ModelId, type ModelTarget, modelTarget, type Provider } from "./models.ts";
 import { openaiAdapter } from "./openai.ts";
 import {
   backoffDelayMs,
@@ -37,16 +43,21 @@ export interface ClientOptions {
 
 /**
  * Makes the client of `model`, sending to `baseUrl` (already validated)
- * with `key`.
+ * with `key` — none for a local model, which is sent no key.
+ *
+ * @throws {Error} when a model of the table is given no key (a programming error).
  */
 export function createClient(
-  model: ModelName,
-  key: string,
+  model: ModelId,
+  key: string | undefined,
   baseUrl: string,
   options: ClientOptions,
 ): LlmClient {
-  const info = MODELS[model];
-  const adapter = ADAPTERS[info.provider];
+  const target = modelTarget(model);
+  if (!target.local && key === undefined) {
+    throw new Error(`createClient: ${model} needs the key of ${target.keyFile}`);
+  }
+  const adapter = ADAPTERS[target.provider];
   const policy = options.retry ?? DEFAULT_RETRY_POLICY;
   const random = options.random ?? Math.random;
   const sleep = options.sleep ?? abortableSleep;
@@ -55,136 +66,276 @@ export function createClient(
     model,
     async complete(prompt: string, callOptions: CompleteOptions = {}): Promise<LlmReply> {
       const { signal, onRetry } = callOptions;
-      const request = adapter.request(baseUrl, model, key, prompt);
-      try {
-        new Headers(request.headers);
-      } catch {
-        // Never echo the header: it holds the key.
-        throw new LlmError(
-          `${model}: the key in ${info.keyFile} cannot be sent in an HTTP header; copy the key into the file again`,
-        );
-      }
+      const request = buildRequest(adapter, target, baseUrl, key, prompt);
+      const context: AttemptContext = {
+        target,
+        adapter,
+        host: new URL(request.url).host,
+        timeoutMs: options.timeoutMs,
+      };
       const started = performance.now();
       for (let attempt = 1;; attempt++) {
         if (signal?.aborted) throw interruption(signal);
-        const last = attempt >= policy.maxAttempts;
+        const verdict = await attemptOnce(request, context, signal);
+        if (verdict.kind === "reply") {
+          return {
+            ...verdict.reply,
+            body: verdict.text,
+            elapsedMs: performance.now() - started,
+            attempts: attempt,
+          };
+        }
         const after = attempt > 1 ? ` (after ${attempt} attempts)` : "";
-        let outcome: Outcome;
-        try {
-          outcome = await send(request, options.timeoutMs, signal);
-        } catch (error) {
-          if (signal?.aborted) throw interruption(signal);
-          if (error instanceof Deno.errors.NotCapable) {
-            // Deno's permissions refuse the host: no retry can help.
-            throw new LlmError(
-              `${model}: code-commit may not connect to ${new URL(request.url).host} ` +
-                `(its Deno permissions allow only the two APIs and this machine)`,
-            );
-          }
-          if (error instanceof RedirectError) {
-            throw new LlmError(
-              `${model}: ${
-                new URL(request.url).host
-              } answered with a redirect, which code-commit ` +
-                "does not follow (it would send your key and prompt elsewhere): check the endpoint",
-            );
-          }
-          if (error instanceof BodyTooLargeError) {
-            throw new LlmError(
-              `${model}: the reply is larger than ${MAX_BODY_BYTES / 2 ** 20} MiB, far more than ` +
-                "any model's output: refused",
-            );
-          }
-          if (error instanceof TimeoutError) {
-            throw new LlmError(
-              `${model}: no reply within ${
-                formatSeconds(options.timeoutMs)
-              }; raise --llm-timeout if the model needs longer`,
-            );
-          }
-          const reason = `cannot reach ${new URL(request.url).host}: ${(error as Error).message}`;
-          if (last) throw new LlmError(`${model}: ${reason}${after}`, { cause: error });
-          const delayMs = backoffDelayMs(attempt, policy, random);
-          onRetry?.({
-            attempt,
-            maxAttempts: policy.maxAttempts,
-            reason,
-            delayMs,
-            serverHint: false,
-          });
-          await sleep(delayMs, signal);
-          continue;
+        if (verdict.kind === "final") {
+          const counted = verdict.countAttempts ? after : "";
+          throw new LlmError(`${model}: ${verdict.message}${counted}`, verdict.details);
         }
-
-        const { response, text } = outcome;
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
+        if (attempt >= policy.maxAttempts) {
+          throw new LlmError(`${model}: ${verdict.reason}${after}`, verdict.details);
         }
-
-        if (response.ok) {
-          if (json === undefined) {
-            throw new LlmError(`${model}: the reply is not JSON: ${excerpt(text)}`, {
-              status: response.status,
-              body: text,
-            });
-          }
-          try {
-            const parsed = adapter.parseReply(json);
-            return {
-              ...parsed,
-              body: text,
-              elapsedMs: performance.now() - started,
-              attempts: attempt,
-            };
-          } catch (error) {
-            throw new LlmError(`${model}: ${oneLine((error as Error).message)}`, {
-              status: response.status,
-              body: text,
-            });
-          }
-        }
-
-        const apiError = adapter.parseError(json, text);
-        const reason = `HTTP ${response.status} ${oneLine(apiError.message)}`;
-        const retryable = isRetryableStatus(response.status) && apiError.retryable !== false;
-        if (!retryable || last) {
-          const hint = hintFor(response.status, apiError.keyRejected === true, info.keyFile);
+        const delay = chooseDelay(verdict.hintMs, attempt, policy, random);
+        if (delay === undefined) {
           throw new LlmError(
-            `${model}: ${reason}${hint}${after}`,
-            {
-              status: response.status,
-              body: text,
-            },
-          );
-        }
-        const hint = retryAfterFromHeaders(response.headers) ?? apiError.retryDelayMs;
-        if (hint !== undefined && hint > policy.maxHintMs) {
-          throw new LlmError(
-            `${model}: ${reason}; the server asks to wait ${
-              formatSeconds(hint)
+            `${model}: ${verdict.reason}; the server asks to wait ${
+              formatSeconds(verdict.hintMs!)
             } before trying again, ` +
               `longer than code-commit waits (${formatSeconds(policy.maxHintMs)}): try again later`,
-            { status: response.status, body: text },
+            verdict.details,
           );
         }
-        const delayMs = hint ?? backoffDelayMs(attempt, policy, random);
         onRetry?.({
           attempt,
           maxAttempts: policy.maxAttempts,
-          reason,
-          delayMs,
-          serverHint: hint !== undefined,
+          reason: verdict.reason,
+          delayMs: delay.delayMs,
+          serverHint: delay.serverHint,
         });
-        await sleep(delayMs, signal);
+        await sleep(delay.delayMs, signal);
       }
     },
   };
 }
 
-interface Outcome {
+/**
+ * Builds the request of one call and checks that its headers can be sent.
+ *
+ * @throws {LlmError} when the key cannot travel in an HTTP header (the
+ * message names the key file, never the key).
+ */
+function buildRequest(
+  adapter: ApiAdapter,
+  target: ModelTarget,
+  baseUrl: string,
+  key: string | undefined,
+  prompt: string,
+): HttpRequest {
+  const request = adapter.request(baseUrl, target.apiModel, key, prompt, target.request);
+  try {
+    new Headers(request.headers);
+  } catch {
+    // Never echo the header: it holds the key.
+    throw new LlmError(
+      `${target.id}: the key in ${target.keyFile} cannot be sent in an HTTP header; copy the key into the file again`,
+    );
+  }
+  return request;
+}
+
+/** What every attempt of one call shares. */
+interface AttemptContext {
+  readonly target: ModelTarget;
+  readonly adapter: ApiAdapter;
+  /** The host the request goes to, for messages. */
+  readonly host: string;
+  readonly timeoutMs: number;
+}
+
+/** What one attempt came to. */
+type Verdict =
+  | {
+    /** A usable reply. */
+    readonly kind: "reply";
+    readonly reply: ParsedReply;
+    /** The whole body, as received. */
+    readonly text: string;
+  }
+  | {
+    /** An error that ends the call now: another attempt cannot help. */
+    readonly kind: "final";
+    /** The message, after the model's name. */
+    readonly message: string;
+    /** True when the message ends with how many attempts were made, if more than one. */
+    readonly countAttempts: boolean;
+    /** The status and body of the answer, if there was one. */
+    readonly details: { status?: number; body?: string };
+  }
+  | {
+    /** A failure worth another attempt. */
+    readonly kind: "retry";
+    /** Why the attempt failed, for the notice and the last error. */
+    readonly reason: string;
+    /** The server's wait hint, in milliseconds, if it gave one. */
+    readonly hintMs?: number;
+    /** What the error that ends the call carries if no attempt is left. */
+    readonly details: { status?: number; body?: string; cause?: unknown };
+  };
+
+/** Sends the request once and classifies what came back. */
+async function attemptOnce(
+  request: HttpRequest,
+  context: AttemptContext,
+  signal: AbortSignal | undefined,
+): Promise<Verdict> {
+  let answer: Answer;
+  try {
+    answer = await send(request, context.timeoutMs, signal);
+  } catch (error) {
+    if (signal?.aborted) throw interruption(signal);
+    return classifyFailure(error, context);
+  }
+  return classifyAnswer(answer, context);
+}
+
+/**
+ * Classifies a request that got no answer: refused by Deno's permissions,
+ * redirected, too large or too slow end the call; a network failure is
+ * worth another attempt.
+ */
+function classifyFailure(error: unknown, context: AttemptContext): Verdict {
+  const { host } = context;
+  const final = (message: string): Verdict => ({
+    kind: "final",
+    message,
+    countAttempts: false,
+    details: {},
+  });
+  if (error instanceof Deno.errors.NotCapable) {
+    return final(
+      `code-commit may not connect to ${host} ` +
+        `(its Deno permissions allow only the two APIs and this machine)`,
+    );
+  }
+  if (error instanceof RedirectError) {
+    return final(
+      `${host} answered with a redirect, which code-commit does not follow ` +
+        "(it would send your key and prompt elsewhere): check the endpoint",
+    );
+  }
+  if (error instanceof BodyTooLargeError) {
+    return final(
+      `the reply is larger than ${
+        MAX_BODY_BYTES / 2 ** 20
+      } MiB, far more than any model's output: refused`,
+    );
+  }
+  if (error instanceof TimeoutError) {
+    return final(
+      `no reply within ${
+        formatSeconds(context.timeoutMs)
+      }; raise --llm-timeout if the model needs longer`,
+    );
+  }
+  return {
+    kind: "retry",
+    reason: `cannot reach ${host}: ${(error as Error).message}`,
+    details: { cause: error },
+  };
+}
+
+/**
+ * Classifies an HTTP answer: a 2xx with a usable body is the reply (an
+ * unusable one ends the call); an error answer is retried when its status
+ * is worth it and its body shows nothing that no wait can cure, and ends
+ * the call otherwise, naming the cause and what to do.
+ */
+function classifyAnswer(answer: Answer, context: AttemptContext): Verdict {
+  const { response, text } = answer;
+  const { target, adapter } = context;
+  const details = { status: response.status, body: text };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+
+  if (response.ok) {
+    if (json === undefined) {
+      return {
+        kind: "final",
+        message: `the reply is not JSON: ${excerpt(text)}`,
+        countAttempts: false,
+        details,
+      };
+    }
+    try {
+      return { kind: "reply", reply: adapter.parseReply(json), text };
+    } catch (error) {
+      return {
+        kind: "final",
+        message: oneLine((error as Error).message),
+        countAttempts: false,
+        details,
+      };
+    }
+  }
+
+  const apiError = adapter.parseError(json, text);
+  const reason = `HTTP ${response.status} ${oneLine(apiError.message)}`;
+  if (apiError.diagnosis !== undefined) {
+    const { cause, action } = apiError.diagnosis;
+    return {
+      kind: "final",
+      message: `${cause}; ${action} (not retried; ${reason})`,
+      countAttempts: true,
+      details,
+    };
+  }
+  const retryable = isRetryableStatus(response.status) && apiError.retryable !== false &&
+    apiError.keyRejected !== true;
+  if (!retryable) {
+    const message = `${reason}${keyHint(response.status, apiError, target)}`;
+    return { kind: "final", message, countAttempts: true, details };
+  }
+  return {
+    kind: "retry",
+    reason,
+    hintMs: retryAfterFromHeaders(response.headers) ?? apiError.retryDelayMs,
+    details,
+  };
+}
+
+/**
+ * What to do about an error the key may cause (a rejected key, 401, 403):
+ * check the key file; for a local model, which is sent no key, say so.
+ */
+function keyHint(status: number, apiError: ParsedError, target: ModelTarget): string {
+  const suspect = apiError.keyRejected === true || status === 401 || status === 403;
+  if (!suspect) return "";
+  return target.local
+    ? " (the server wants a key, but code-commit sends none to a local model)"
+    : ` (check the key in ${target.keyFile})`;
+}
+
+/**
+ * The wait before attempt `attempt + 1`: the server's hint when it gave one,
+ * else the backoff. Undefined when the hint is longer than the policy
+ * honours (the call then ends instead of waiting).
+ */
+function chooseDelay(
+  hintMs: number | undefined,
+  attempt: number,
+  policy: RetryPolicy,
+  random: () => number,
+): { delayMs: number; serverHint: boolean } | undefined {
+  if (hintMs === undefined) {
+    return { delayMs: backoffDelayMs(attempt, policy, random), serverHint: false };
+  }
+  return hintMs > policy.maxHintMs ? undefined : { delayMs: hintMs, serverHint: true };
+}
+
+/** An HTTP answer, its body read whole. */
+interface Answer {
   readonly response: Response;
   readonly text: string;
 }
@@ -223,10 +374,10 @@ async function readBody(response: Response): Promise<string> {
 
 /** Sends one request and reads its whole body, within `timeoutMs`. */
 async function send(
-  request: { url: string; headers: Record<string, string>; body: string },
+  request: HttpRequest,
   timeoutMs: number,
   signal: AbortSignal | undefined,
-): Promise<Outcome> {
+): Promise<Answer> {
   const controller = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -254,12 +405,6 @@ async function send(
     clearTimeout(timer);
     signal?.removeEventListener("abort", onAbort);
   }
-}
-
-/** What to do about an error the user can fix. */
-function hintFor(status: number, keyRejected: boolean, keyFile: string): string {
-  if (keyRejected || status === 401 || status === 403) return ` (check the key in ${keyFile})`;
-  return "";
 }
 
 /** Waits `ms` milliseconds; rejects with {@link InterruptedError} if `signal` aborts first. */

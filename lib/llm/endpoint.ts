@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { CodeCommitError } from "../errors/errors.ts";
+import { CodeCommitError, UsageError } from "../errors/errors.ts";
 import { NET_HOSTS } from "../permissions/permissions.ts";
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
@@ -65,4 +65,45 @@ export function resolveBaseUrl(
     }
   }
   return url.href.replace(/\/+$/, "");
+}
+
+/**
+ * The base URL of the server of a local model (`--model local:NAME`), from
+ * `envName` (its value `value`): it must be set and name this machine
+ * (127.0.0.1, localhost or [::1]), since a local model is sent no key and
+ * the prompt must not leave the machine. Otherwise as {@link resolveBaseUrl}.
+ *
+ * @throws {UsageError} (exit 2) when the variable is unset, is not a URL, or
+ * names another host: the command line asks for what the environment
+ * cannot give, and nothing has been done yet.
+ * @throws {CodeCommitError} as {@link resolveBaseUrl} for a loopback URL
+ * with credentials, a query or a fragment.
+ */
+export function resolveLocalBaseUrl(
+  envName: string,
+  value: string | undefined,
+  model: string,
+): string {
+  const fix = `set ${envName} to the server's address on this machine, ` +
+    "e.g. http://127.0.0.1:11434/v1 (Ollama), http://127.0.0.1:8080/v1 (llama.cpp) " +
+    "or http://127.0.0.1:8000/v1 (vLLM)";
+  if (value === undefined || value === "") {
+    throw new UsageError(`--model ${model} needs a local OpenAI-compatible server: ${fix}`);
+  }
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || !LOOPBACK_HOSTS.has(url.hostname)) {
+    // "localhost:11434" parses, as scheme "localhost:" with no host.
+    const where = url === undefined || url.hostname === ""
+      ? `${JSON.stringify(value)}, not a URL such as http://127.0.0.1:11434/v1`
+      : url.hostname;
+    throw new UsageError(
+      `--model ${model} is sent no key and only to this machine, but ${envName} is ${where}; ${fix}`,
+    );
+  }
+  return resolveBaseUrl(envName, value, value);
 }

@@ -1,10 +1,18 @@
 /**
- * The Gemini `generateContent` API: request and reply.
+ * The Gemini `generateContent` API: request, reply, and error bodies —
+ * including the ones no wait can cure (a daily quota, a free tier with no
+ * quota for the model, an API not enabled for the key's project).
  *
  * @module
  */
 import { z } from "zod";
-import { type ApiAdapter, excerpt, type ParsedError, type ParsedReply } from "./adapter.ts";
+import {
+  type ApiAdapter,
+  type Diagnosis,
+  excerpt,
+  type ParsedError,
+  type ParsedReply,
+} from "./adapter.ts";
 import { parseGoogleDuration } from "./retry.ts";
 
 const PartSchema = z.object({
@@ -46,16 +54,43 @@ const ErrorSchema = z.object({
   }).passthrough(),
 }).passthrough();
 
+const DETAIL_TYPE = "type.googleapis.com/google.rpc.";
+
+const QuotaFailureSchema = z.object({
+  violations: z.array(
+    z.object({
+      quotaMetric: z.string().optional(),
+      quotaId: z.string().optional(),
+      quotaValue: z.string().optional(),
+    }).passthrough(),
+  ).optional(),
+}).passthrough();
+
+const ErrorInfoSchema = z.object({
+  reason: z.string().optional(),
+  metadata: z.record(z.string(), z.string()).optional(),
+}).passthrough();
+
+type GeminiError = z.infer<typeof ErrorSchema>["error"];
+
 /** Finish reasons that mean the reply ended normally. */
 const NORMAL_FINISH = new Set(["STOP", "FINISH_REASON_UNSPECIFIED"]);
 
 /** The Gemini API adapter. */
 export const geminiAdapter: ApiAdapter = {
-  request(baseUrl, model, key, prompt) {
+  request(baseUrl, model, key, prompt, shape = {}) {
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (key !== undefined) headers["x-goog-api-key"] = key;
+    const body: Record<string, unknown> = {
+      contents: [{ role: "user", parts: [{ text: prompt }] }],
+    };
+    if (shape.thinkingLevel !== undefined) {
+      body.generationConfig = { thinkingConfig: { thinkingLevel: shape.thinkingLevel } };
+    }
     return {
       url: `${baseUrl}/models/${model}:generateContent`,
-      headers: { "content-type": "application/json", "x-goog-api-key": key },
-      body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: prompt }] }] }),
+      headers,
+      body: JSON.stringify(body),
     };
   },
 
@@ -106,18 +141,77 @@ export const geminiAdapter: ApiAdapter = {
     const parsed = ErrorSchema.safeParse(unwrapped);
     if (!parsed.success) return { message: excerpt(rawText) || "(empty body)" };
     const error = parsed.data.error;
-    const retryInfo = error.details?.find((detail) =>
-      detail["@type"] === "type.googleapis.com/google.rpc.RetryInfo"
-    );
-    const errorInfo = error.details?.find((detail) =>
-      detail["@type"] === "type.googleapis.com/google.rpc.ErrorInfo"
-    );
+    const retryInfo = detail(error, "RetryInfo");
+    const errorInfo = ErrorInfoSchema.safeParse(detail(error, "ErrorInfo")).data;
     const message = [error.status, error.message].filter(Boolean).join(": ");
+    const diagnosis = diagnoseQuota(error) ?? diagnoseDisabledApi(errorInfo);
     return {
       message: message || excerpt(rawText),
       retryDelayMs: parseGoogleDuration(retryInfo?.retryDelay),
       // Gemini answers a wrong key with 400 INVALID_ARGUMENT, reason API_KEY_INVALID.
       keyRejected: errorInfo?.reason === "API_KEY_INVALID",
+      ...(diagnosis && { diagnosis }),
     };
   },
 };
+
+/** The first detail of `error` of the google.rpc type `name`, e.g. `RetryInfo`. */
+function detail(error: GeminiError, name: string): Record<string, unknown> | undefined {
+  return error.details?.find((item) => item["@type"] === `${DETAIL_TYPE}${name}`);
+}
+
+/**
+ * Names a 429 that no wait can cure: a quota of 0 for the model (the free
+ * tier of a model that has none, or a project without quota for it), or a
+ * violated quota counted per day. A quota counted per minute is left to the
+ * retries, as the server's RetryInfo says.
+ */
+function diagnoseQuota(error: GeminiError): Diagnosis | undefined {
+  if (error.status !== "RESOURCE_EXHAUSTED" && error.code !== 429) return undefined;
+  const violations = QuotaFailureSchema.safeParse(detail(error, "QuotaFailure")).data?.violations ??
+    [];
+  const text = error.message ?? "";
+  const zero = violations.some((violation) => violation.quotaValue === "0") ||
+    /\blimit: 0(?![\d.])/.test(text);
+  if (zero) {
+    const freeTier = /free_?tier/i.test(text) ||
+      violations.some((v) => /free_?tier/i.test(`${v.quotaId} ${v.quotaMetric}`));
+    return freeTier
+      ? {
+        cause: "free-tier limit: the free tier allows this model no requests (limit 0)",
+        action:
+          "enable billing for the key's Google Cloud project (Google AI Studio, Billing), or choose another model with --model",
+      }
+      : {
+        cause: "no quota: the key's project may not use this model (limit 0)",
+        action:
+          "ask for a quota for it in the Google Cloud console (IAM & Admin, Quotas), or choose another model with --model",
+      };
+  }
+  const daily = violations.find((violation) => /PerDay/.test(violation.quotaId ?? ""));
+  if (daily) {
+    return {
+      cause: `daily quota used up (${daily.quotaId})`,
+      action:
+        "it resets at midnight Pacific time: run again then, or raise the quota with billing on the key's Google Cloud project",
+    };
+  }
+  return undefined;
+}
+
+/** Names a 403 whose key is fine but whose project has not enabled the API (reason SERVICE_DISABLED). */
+function diagnoseDisabledApi(
+  errorInfo: z.infer<typeof ErrorInfoSchema> | undefined,
+): Diagnosis | undefined {
+  if (errorInfo?.reason !== "SERVICE_DISABLED") return undefined;
+  const service = errorInfo.metadata?.serviceTitle ?? "the Generative Language API";
+  const url = errorInfo.metadata?.activationUrl;
+  const where =
+    url !== undefined && /^https:\/\/console\.(developers|cloud)\.google\.com\//.test(url)
+      ? `at ${url}`
+      : "in the Google Cloud console (APIs & Services)";
+  return {
+    cause: `API not enabled: ${service} is not enabled for the key's Google Cloud project`,
+    action: `enable it ${where}, wait a few minutes, and run again`,
+  };
+}

@@ -1,14 +1,34 @@
 /**
  * The model table: every model code-commit can use, the API that serves
- * it, where its key lives, and the environment variable that can point it
- * at another endpoint. The command line, the key reader, the clients and
- * the help text all read this one table.
+ * it, where its key lives, the environment variable that can point it at
+ * another endpoint, and what its request adds to its API's plain one. The
+ * command line, the key reader, the clients and the help text all read
+ * this one table. Besides the table, `local:NAME` names a model served by
+ * an OpenAI-compatible server on this machine (Ollama, llama.cpp, vLLM).
  *
  * @module
  */
 
 /** The APIs code-commit speaks. */
 export type Provider = "gemini" | "openai";
+
+/**
+ * What one model's request adds to the plain request of its API. A model
+ * with nothing here gets the API's own defaults.
+ */
+export interface RequestShape {
+  /**
+   * Gemini 3: `generationConfig.thinkingConfig.thinkingLevel`. Gemini 2.5
+   * models take a `thinkingBudget` instead (the two together are a 400);
+   * code-commit sends neither to them, so they think dynamically.
+   */
+  readonly thinkingLevel?: "low" | "high";
+  /**
+   * OpenAI chat completions: `reasoning_effort`. gpt-5 reasons at `medium`
+   * unless told; gpt-5.2 does not reason at all unless told (`none`).
+   */
+  readonly reasoningEffort?: "none" | "low" | "medium" | "high" | "xhigh";
+}
 
 /** One supported model. */
 export interface ModelInfo {
@@ -22,27 +42,35 @@ export interface ModelInfo {
   readonly defaultBaseUrl: string;
   /** The provider's name for people, e.g. in error messages. */
   readonly vendor: string;
+  /** What this model's request adds to its API's plain request. */
+  readonly request: RequestShape;
 }
 
-/** The supported models, by the name `--model` takes. */
+const GEMINI = {
+  provider: "gemini",
+  keyFile: "agent-config/gemini-key.txt",
+  baseUrlEnv: "CODE_COMMIT_GEMINI_BASE_URL",
+  defaultBaseUrl: "https://generativelanguage.googleapis.com/v1beta",
+  vendor: "Gemini",
+} as const;
+
+const OPENAI = {
+  provider: "openai",
+  keyFile: "agent-config/openai-key.txt",
+  baseUrlEnv: "CODE_COMMIT_OPENAI_BASE_URL",
+  defaultBaseUrl: "https://api.openai.com/v1",
+  vendor: "OpenAI",
+} as const;
+
+/** The supported models, by the name `--model` takes (and the API is sent). */
 export const MODELS = {
-  "gemini-2.5-pro": {
-    provider: "gemini",
-    keyFile: "agent-config/gemini-key.txt",
-    baseUrlEnv: "CODE_COMMIT_GEMINI_BASE_URL",
-    defaultBaseUrl: "https://generativelanguage.googleapis.com/v1beta",
-    vendor: "Gemini",
-  },
-  "gpt-5": {
-    provider: "openai",
-    keyFile: "agent-config/openai-key.txt",
-    baseUrlEnv: "CODE_COMMIT_OPENAI_BASE_URL",
-    defaultBaseUrl: "https://api.openai.com/v1",
-    vendor: "OpenAI",
-  },
+  "gemini-2.5-pro": { ...GEMINI, request: {} },
+  "gpt-5": { ...OPENAI, request: {} },
+  "gemini-3-pro-preview": { ...GEMINI, request: { thinkingLevel: "high" } },
+  "gpt-5.2": { ...OPENAI, request: { reasoningEffort: "high" } },
 } as const satisfies Record<string, ModelInfo>;
 
-/** A model name `--model` accepts. */
+/** A model name of the table. */
 export type ModelName = keyof typeof MODELS;
 
 /** The model used when `--model` is not given. */
@@ -51,7 +79,104 @@ export const DEFAULT_MODEL: ModelName = "gemini-2.5-pro";
 /** Every model name, default first. */
 export const MODEL_NAMES: readonly ModelName[] = Object.keys(MODELS) as ModelName[];
 
-/** Tells whether `name` is a supported model. */
+/** Every key file of the table, once each, Gemini's first. */
+export const KEY_FILES: readonly string[] = [
+  ...new Set(MODEL_NAMES.map((name) => MODELS[name].keyFile)),
+];
+
+/** Tells whether `name` is a model of the table. */
 export function isModelName(name: string): name is ModelName {
   return Object.hasOwn(MODELS, name);
+}
+
+/** What `--model` takes before the name of a model on a local OpenAI-compatible server. */
+export const LOCAL_PREFIX = "local:";
+
+/** A model on a local OpenAI-compatible server: `local:` and the name the server knows. */
+export type LocalModelName = `local:${string}`;
+
+/** Any model `--model` accepts: one of the table, or `local:NAME`. */
+export type ModelId = ModelName | LocalModelName;
+
+/** Longest local model name accepted (Hugging Face paths with a tag fit easily). */
+const MAX_LOCAL_NAME = 200;
+
+/**
+ * Reads a `--model` value: a name of the table, or `local:` followed by
+ * 1 to 200 printable ASCII characters without spaces (`local:llama3.1:8b`,
+ * `local:Qwen/Qwen2.5-Coder-32B-Instruct`). Returns undefined for anything
+ * else. Never throws.
+ */
+export function parseModelId(value: string): ModelId | undefined {
+  if (isModelName(value)) return value;
+  if (!value.startsWith(LOCAL_PREFIX)) return undefined;
+  const name = value.slice(LOCAL_PREFIX.length);
+  return name.length <= MAX_LOCAL_NAME && /^[\x21-\x7e]+$/.test(name)
+    ? value as LocalModelName
+    : undefined;
+}
+
+/** Tells whether `id` names a model on a local server. */
+export function isLocalModel(id: ModelId): id is LocalModelName {
+  return id.startsWith(LOCAL_PREFIX);
+}
+
+/** What every model target has. */
+interface TargetBase {
+  /** The model as the user named it, e.g. `gpt-5.2` or `local:llama3.1:8b`. */
+  readonly id: ModelId;
+  /** The API that serves it. */
+  readonly provider: Provider;
+  /** The name sent to the API. */
+  readonly apiModel: string;
+  /** What the request adds to the API's plain request. */
+  readonly request: RequestShape;
+  /** The environment variable that holds (or overrides) the base URL. */
+  readonly baseUrlEnv: string;
+  /** The provider's name for people. */
+  readonly vendor: string;
+}
+
+/** Everything a client needs to call one model: a model of the table, or a local one. */
+export type ModelTarget =
+  | TargetBase & {
+    /** A model of the table, behind a key. */
+    readonly local: false;
+    /** The key file, relative to the project root. */
+    readonly keyFile: string;
+    /** The base URL used when the variable is not set. */
+    readonly defaultBaseUrl: string;
+  }
+  | TargetBase & {
+    /** A model on a server on this machine, sent no key; its base URL must be set. */
+    readonly local: true;
+    readonly keyFile?: undefined;
+    readonly defaultBaseUrl?: undefined;
+  };
+
+/** The target of `id`: from the table, or the OpenAI-compatible API for `local:NAME`. */
+export function modelTarget(id: ModelId): ModelTarget {
+  if (isLocalModel(id)) {
+    return {
+      id,
+      local: true,
+      provider: "openai",
+      apiModel: id.slice(LOCAL_PREFIX.length),
+      request: {},
+      baseUrlEnv: OPENAI.baseUrlEnv,
+      vendor: "local",
+    };
+  }
+  const info: ModelInfo = MODELS[id];
+  return {
+    id,
+    local: false,
+    provider: info.provider,
+    apiModel: id,
+    request: info.request,
+    keyFile: info.keyFile,
+    baseUrlEnv: info.baseUrlEnv,
+    defaultBaseUrl: info.defaultBaseUrl,
+    vendor: info.vendor,
+  };
 }

@@ -1,11 +1,20 @@
 /**
- * The OpenAI chat completions API: request and reply. GPT-5 takes no
- * `temperature` and no `max_tokens`, so neither is ever sent.
+ * The OpenAI chat completions API (and the OpenAI-compatible servers that
+ * run local models): request, reply, and error bodies. GPT-5 models take
+ * no `temperature` and no `max_tokens`, so neither is ever sent; nor is
+ * `max_completion_tokens`, so the model's own output limit applies.
  *
  * @module
  */
 import { z } from "zod";
-import { type ApiAdapter, excerpt, type ParsedError, type ParsedReply } from "./adapter.ts";
+import { formatCount } from "../text/numbers.ts";
+import {
+  type ApiAdapter,
+  type Diagnosis,
+  excerpt,
+  type ParsedError,
+  type ParsedReply,
+} from "./adapter.ts";
 
 const count = z.number().int().nonnegative().optional();
 
@@ -37,12 +46,15 @@ const ErrorSchema = z.object({
 
 /** The OpenAI API adapter. */
 export const openaiAdapter: ApiAdapter = {
-  request(baseUrl, model, key, prompt) {
-    return {
-      url: `${baseUrl}/chat/completions`,
-      headers: { "content-type": "application/json", "authorization": `Bearer ${key}` },
-      body: JSON.stringify({ model, messages: [{ role: "user", content: prompt }] }),
+  request(baseUrl, model, key, prompt, shape = {}) {
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (key !== undefined) headers["authorization"] = `Bearer ${key}`;
+    const body: Record<string, unknown> = {
+      model,
+      messages: [{ role: "user", content: prompt }],
     };
+    if (shape.reasoningEffort !== undefined) body.reasoning_effort = shape.reasoningEffort;
+    return { url: `${baseUrl}/chat/completions`, headers, body: JSON.stringify(body) };
   },
 
   parseReply(body): ParsedReply {
@@ -84,6 +96,7 @@ export const openaiAdapter: ApiAdapter = {
     const kind = error.code ?? error.type;
     const message = [kind, error.message].filter((part) => part !== undefined && part !== null)
       .join(": ");
+    const diagnosis = diagnoseTooLarge(error.message ?? "");
     return {
       message: message || excerpt(rawText),
       keyRejected: error.code === "invalid_api_key",
@@ -91,6 +104,28 @@ export const openaiAdapter: ApiAdapter = {
       retryable: error.code === "insufficient_quota" || error.type === "insufficient_quota"
         ? false
         : undefined,
+      ...(diagnosis && { diagnosis }),
     };
   },
 };
+
+/**
+ * Names a rate-limit answer for a request that alone is over the limit
+ * ("Request too large for gpt-5 … on tokens per min (TPM): Limit 30000,
+ * Requested 30601"): no wait lets it through; the prompt must shrink. A
+ * limit merely reached ("Limit 500, Used 500, Requested 1") is not one.
+ */
+function diagnoseTooLarge(message: string): Diagnosis | undefined {
+  const match = /\bLimit (\d+), Requested (\d+)\b/.exec(message);
+  if (!match) return undefined;
+  const [limit, requested] = [Number(match[1]), Number(match[2])];
+  if (!(requested > limit)) return undefined;
+  const per = /\(TPD\)/.test(message) ? " per day" : /\(TPM\)/.test(message) ? " per minute" : "";
+  return {
+    cause: `request larger than the limit (${formatCount(requested)} tokens requested, ${
+      formatCount(limit)
+    } allowed${per})`,
+    action:
+      "make the prompt smaller (a smaller agent-config/codeRollup.txt, or --build-context), or raise the organization's limit (a higher usage tier)",
+  };
+}

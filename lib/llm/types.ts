@@ -5,7 +5,7 @@
  * @module
  */
 import { CodeCommitError } from "../errors/errors.ts";
-import type { ModelName } from "./models.ts";
+import type { ModelId } from "./models.ts";
 
 /** Tokens one call used. */
 export interface TokenUsage {
@@ -59,8 +59,8 @@ export interface RetryNotice {
 
 /** A model behind one API. */
 export interface LlmClient {
-  /** The model this client calls. */
-  readonly model: ModelName;
+  /** The model this client calls, as the user named it (`gpt-5.2`, `local:llama3.1:8b`). */
+  readonly model: ModelId;
   /**
    * Sends `prompt` and returns the reply.
    *

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import ignore from "ignore";
 import { CodeCommitError } from "../errors/errors.ts";
 import { IgnoreRules } from "../guard/ignore_rules.ts";
-import { MODEL_NAMES, MODELS } from "../llm/models.ts";
+import { KEY_FILES } from "../llm/models.ts";
 import { trackedPaths } from "./git_index.ts";
 import { type FolderCoverage, folderCoverage } from "./ignored_folder.ts";
 
@@ -23,7 +23,7 @@ export const CONSISTENCY_REPORT_FILE = "agent-config/consistency-report.txt";
 
 /** The files the tool reads or writes in agent-config/: named when they are not ignored. */
 const AGENT_CONFIG_FILES: readonly string[] = [
-  ...MODEL_NAMES.map((model) => MODELS[model].keyFile),
+  ...KEY_FILES,
   QUERY_FILE,
   CODE_ROLLUP_FILE,
   CONSISTENCY_REPORT_FILE,

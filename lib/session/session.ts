@@ -1,15 +1,16 @@
 /**
  * Everything a workflow needs for one run, set up in the order the checks
- * must happen: `.gitignore` protects the keys, the chosen model's key is
- * there, every key is known to the redactor, the endpoint is safe.
+ * must happen: a local model has a local server, `.gitignore` protects the
+ * keys, the chosen model's key is there (a local model needs none), every
+ * key is known to the redactor, the endpoint is safe.
  *
  * @module
  */
 import { Console } from "../console/console.ts";
 import type { RunOptions } from "../cli/args.ts";
 import { createClient } from "../llm/client.ts";
-import { resolveBaseUrl } from "../llm/endpoint.ts";
-import { MODEL_NAMES, MODELS } from "../llm/models.ts";
+import { resolveBaseUrl, resolveLocalBaseUrl } from "../llm/endpoint.ts";
+import { KEY_FILES, modelTarget } from "../llm/models.ts";
 import { ask, TokenTally } from "../llm/ask.ts";
 import type { LlmClient, LlmReply } from "../llm/types.ts";
 import type { CallLogNames } from "../logger/log_names.ts";
@@ -39,6 +40,8 @@ export interface Session {
 /**
  * Checks the run's common preconditions and sets up the session.
  *
+ * @throws {UsageError} when a local model has no loopback
+ * `CODE_COMMIT_OPENAI_BASE_URL` (checked first).
  * @throws {CodeCommitError} when `.gitignore` does not protect
  * agent-config/, the key file is missing or bad, or the endpoint override
  * is unsafe.
@@ -49,17 +52,21 @@ export async function openSession(
   console: Console,
   signal: AbortSignal,
 ): Promise<Session> {
+  const target = modelTarget(options.model);
+  // Whether a local model has a server here depends on the command line and
+  // the environment alone: told before anything else.
+  const localBaseUrl = target.local
+    ? resolveLocalBaseUrl(target.baseUrlEnv, Deno.env.get(target.baseUrlEnv), target.id)
+    : undefined;
   await checkAgentConfigIgnored(root);
-  const info = MODELS[options.model];
-  const key = await readApiKey(root, info.keyFile, info.vendor);
-  const known = await readKnownKeys(root, MODEL_NAMES.map((name) => MODELS[name].keyFile));
-  const redactor = new Redactor([key, ...known]);
+  const key = target.local ? undefined : await readApiKey(root, target.keyFile, target.vendor);
+  // Every key file that exists is masked, the chosen model's or not, local model or not.
+  const known = await readKnownKeys(root, KEY_FILES);
+  const redactor = new Redactor(key === undefined ? known : [key, ...known]);
   console.useRedactor(redactor);
-  const baseUrl = resolveBaseUrl(
-    info.baseUrlEnv,
-    Deno.env.get(info.baseUrlEnv),
-    info.defaultBaseUrl,
-  );
+  const baseUrl = target.local
+    ? localBaseUrl as string
+    : resolveBaseUrl(target.baseUrlEnv, Deno.env.get(target.baseUrlEnv), target.defaultBaseUrl);
   const client = createClient(options.model, key, baseUrl, { timeoutMs: options.llmTimeoutMs });
   return { root, options, console, redactor, client, signal, tally: new TokenTally() };
 }

@@ -37,10 +37,13 @@ Deno.test("every workflow flag selects its workflow", () => {
   for (const [flag, workflow] of cases) assert.equal(run([flag]).workflow, workflow, flag);
 });
 
-Deno.test("--model takes the two supported models, in either spelling of the value", () => {
+Deno.test("--model takes the four models of the table and local:NAME, in either spelling of the value", () => {
   assert.equal(run(["--model", "gpt-5"]).options.model, "gpt-5");
   assert.equal(run(["--model=gpt-5"]).options.model, "gpt-5");
   assert.equal(run(["--model", "gemini-2.5-pro", "--cc"]).options.model, "gemini-2.5-pro");
+  assert.equal(run(["--model", "gemini-3-pro-preview"]).options.model, "gemini-3-pro-preview");
+  assert.equal(run(["--model=gpt-5.2", "--aw"]).options.model, "gpt-5.2");
+  assert.equal(run(["--model", "local:llama3.1:8b"]).options.model, "local:llama3.1:8b");
 });
 
 Deno.test("options are read", () => {
@@ -63,7 +66,13 @@ const USAGE_ERRORS: [string[], string][] = [
   [["--frobnicate"], "unknown flag --frobnicate"],
   [["-x"], "unknown flag -x"],
   [["--model"], "--model needs a value"],
-  [["--model", "gpt-4o"], '--model "gpt-4o" is not a supported model; use gemini-2.5-pro or gpt-5'],
+  [
+    ["--model", "gpt-4o"],
+    '--model "gpt-4o" is not a supported model; use gemini-2.5-pro, gpt-5, gemini-3-pro-preview, ' +
+    "gpt-5.2, or local:NAME for a model on a local OpenAI-compatible server",
+  ],
+  [["--model", "local:"], "is not a supported model"],
+  [["--model", "local:two words"], "is not a supported model"],
   [["--model", "GPT-5"], "is not a supported model"],
   [["--model", ""], "is not a supported model"],
   [["--cc", "--aw"], "--cc and --aw are two workflow flags"],

@@ -29,7 +29,7 @@ Deno.test("usage errors exit 2 with one line on stderr naming the flag", async (
     [["--bogus"], /^code-commit: unknown flag --bogus; run code-commit --help for the flags\n$/],
     [
       ["--model", "claude"],
-      /^code-commit: --model "claude" is not a supported model; use gemini-2\.5-pro or gpt-5\n$/,
+      /^code-commit: --model "claude" is not a supported model; use gemini-2\.5-pro, gpt-5, gemini-3-pro-preview, gpt-5\.2, or local:NAME for a model on a local OpenAI-compatible server\n$/,
     ],
     [["--model"], /^code-commit: --model needs a value/],
     [

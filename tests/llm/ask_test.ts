@@ -38,7 +38,12 @@ import { GEMINI_KEY, listFiles, OPENAI_KEY } from "../support/project.ts";
 // ---------------------------------------------------------------------------
 // Harness
 
-const KEYS: Record<ModelName, string> = { "gemini-2.5-pro": GEMINI_KEY, "gpt-5": OPENAI_KEY };
+const KEYS: Record<ModelName, string> = {
+  "gemini-2.5-pro": GEMINI_KEY,
+  "gpt-5": OPENAI_KEY,
+  "gemini-3-pro-preview": GEMINI_KEY,
+  "gpt-5.2": OPENAI_KEY,
+};
 
 /** One call's world: server, project folder, log, console, client. */
 interface World extends AsyncDisposable {

@@ -35,7 +35,12 @@ type Json = any;
 // ---------------------------------------------------------------------------
 // Harness
 
-const KEYS: Record<ModelName, string> = { "gemini-2.5-pro": GEMINI_KEY, "gpt-5": OPENAI_KEY };
+const KEYS: Record<ModelName, string> = {
+  "gemini-2.5-pro": GEMINI_KEY,
+  "gpt-5": OPENAI_KEY,
+  "gemini-3-pro-preview": GEMINI_KEY,
+  "gpt-5.2": OPENAI_KEY,
+};
 
 /** The test policy: 3 attempts, 1 s doubling to 8 s, hints up to 60 s. */
 const POLICY: RetryPolicy = {
@@ -311,13 +316,7 @@ const NOT_RETRIED: [string, ModelName, ScriptStep, string, boolean][] = [
     "HTTP 400 INVALID_ARGUMENT: API key not valid. Please pass a valid API key.",
     true, // API_KEY_INVALID: Gemini's way of saying 401
   ],
-  [
-    "Gemini 403 (API disabled)",
-    "gemini-2.5-pro",
-    { kind: "fixture", file: "gemini/403-permission-denied.json" },
-    "HTTP 403 PERMISSION_DENIED: Generative Language API has not been used in project",
-    true,
-  ],
+
   [
     "Gemini 404",
     "gemini-2.5-pro",
@@ -627,6 +626,235 @@ Deno.test("a retryable answer that is not JSON (a proxy's 502 page) is retried",
   const { client, notices } = harness("gemini-2.5-pro", server);
   assert.equal((await client.complete("x")).text, "done");
   assert.equal(notices[0].reason, "HTTP 502 <html> <h1>502 Bad Gateway</h1> </html>");
+});
+
+// ---------------------------------------------------------------------------
+// Errors no wait can cure: one request, the cause named, what to do
+
+/**
+ * Real bodies (see each fixture's _note) that a retry cannot cure: the step,
+ * the model, the start of the message (the model, the cause, what to do),
+ * and the API's own words that must follow.
+ */
+const INCURABLE: [string, ModelName, ScriptStep, string, string][] = [
+  [
+    "Gemini 429 with a per-day quota",
+    "gemini-2.5-pro",
+    { kind: "fixture", file: "gemini/429-per-day-quota.json" },
+    "gemini-2.5-pro: daily quota used up (GenerateContentInputTokensPerModelPerDay-FreeTier); " +
+    "it resets at midnight Pacific time: run again then, or raise the quota with billing on " +
+    "the key's Google Cloud project (not retried; ",
+    "HTTP 429 RESOURCE_EXHAUSTED: You exceeded your current quota",
+  ],
+  [
+    "Gemini 429 with limit: 0 for the model (free tier)",
+    "gemini-2.5-pro",
+    { kind: "fixture", file: "gemini/429-free-tier-limit-zero.json" },
+    "gemini-2.5-pro: free-tier limit: the free tier allows this model no requests (limit 0); " +
+    "enable billing for the key's Google Cloud project (Google AI Studio, Billing), or choose " +
+    "another model with --model (not retried; ",
+    "limit: 0, model: gemini-2.5-pro Please retry in 35.593370567s.)",
+  ],
+  [
+    "OpenAI 429 request too large",
+    "gpt-5",
+    { kind: "fixture", file: "openai/429-request-too-large.json" },
+    "gpt-5: request larger than the limit (30,601 tokens requested, 30,000 allowed per minute); " +
+    "make the prompt smaller (a smaller agent-config/codeRollup.txt, or --build-context), or " +
+    "raise the organization's limit (a higher usage tier) (not retried; ",
+    "HTTP 429 rate_limit_exceeded: Request too large for gpt-5 in organization",
+  ],
+  [
+    "Gemini 403 SERVICE_DISABLED (the key is fine)",
+    "gemini-2.5-pro",
+    { kind: "fixture", file: "gemini/403-permission-denied.json" },
+    "gemini-2.5-pro: API not enabled: Generative Language API is not enabled for the key's " +
+    "Google Cloud project; enable it at https://console.developers.google.com/apis/api/" +
+    "generativelanguage.googleapis.com/overview?project=123456789012, wait a few minutes, and " +
+    "run again (not retried; ",
+    "HTTP 403 PERMISSION_DENIED: Generative Language API has not been used in project",
+  ],
+];
+
+for (const [name, model, step, start, apiWords] of INCURABLE) {
+  Deno.test(`${name}: one request, exit with the cause and what to do`, async () => {
+    const ok = MODELS[model].provider === "gemini" ? geminiReply("never") : openaiReply("never");
+    await using server = await serve([step, ok]);
+    const { client, waits, notices } = harness(model, server);
+    const error = await failure(client);
+    assert.equal(server.requests.length, 1, "not retried");
+    assert.deepEqual(waits, []);
+    assert.deepEqual(notices, []);
+    assert.ok(error.message.startsWith(start), error.message);
+    assert.ok(error.message.includes(apiWords), error.message);
+    assert.ok(error.message.endsWith(")"), error.message);
+    assert.doesNotMatch(error.message, /check the key/);
+    assert.doesNotMatch(error.message, /[\r\n]/);
+    assert.equal(error.status, (await loadLlmFixture((step as { file: string }).file)).status);
+    assert.ok(error.body?.includes('"error"'), "the body is kept for the log");
+  });
+}
+
+Deno.test("a per-day quota after a transient error ends the call and counts the attempts", async () => {
+  await using server = await serve([
+    OVERLOADED(),
+    { kind: "fixture", file: "gemini/429-per-day-quota.json" },
+    geminiReply("never"),
+  ]);
+  const { client, waits } = harness("gemini-2.5-pro", server);
+  const error = await failure(client);
+  assert.equal(server.requests.length, 2);
+  assert.deepEqual(waits, [750]);
+  assert.match(error.message, /^gemini-2\.5-pro: daily quota used up /);
+  assert.match(error.message, /\) \(after 2 attempts\)$/);
+});
+
+Deno.test("a quota counted per minute is still retried, as the server's RetryInfo says", async () => {
+  // The fixture's QuotaFailure names GenerateRequestsPerMinutePerProjectPerModel-FreeTier, limit 2.
+  await using server = await serve([
+    { kind: "fixture", file: "gemini/429-retry-info.json", replace: { '"58s"': '"1.5s"' } },
+    geminiReply("done"),
+  ]);
+  const { client, waits } = harness("gemini-2.5-pro", server);
+  assert.equal((await client.complete("x")).text, "done");
+  assert.deepEqual(waits, [1_500]);
+});
+
+Deno.test("a quotaValue of 0 alone marks the free-tier limit", async () => {
+  await using server = await serve([
+    geminiError(429, "You exceeded your current quota.", "RESOURCE_EXHAUSTED", [{
+      "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+      violations: [{
+        quotaMetric: "generativelanguage.googleapis.com/generate_content_free_tier_requests",
+        quotaId: "GenerateRequestsPerMinutePerProjectPerModel-FreeTier",
+        quotaValue: "0",
+      }],
+    }, retryInfo("20s")]),
+    geminiReply("never"),
+  ]);
+  const error = await failure(harness("gemini-3-pro-preview", server).client);
+  assert.equal(server.requests.length, 1);
+  assert.match(error.message, /^gemini-3-pro-preview: free-tier limit: /);
+});
+
+Deno.test("limit: 0 on a paid quota says the project has no quota for the model", async () => {
+  // The body a user with prepaid credits quoted (davidlary/PortraitGenerator, 2026-01-31).
+  await using server = await serve([
+    geminiError(
+      429,
+      "You exceeded your current quota, please check your plan and billing details. \n* Quota " +
+        "exceeded for metric: generativelanguage.googleapis.com/generate_requests_per_model_per_day, limit: 0",
+      "RESOURCE_EXHAUSTED",
+      [{
+        "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+        violations: [{
+          quotaMetric: "generativelanguage.googleapis.com/generate_requests_per_model_per_day",
+          quotaId: "GenerateRequestsPerDayPerProjectPerModel",
+        }],
+      }],
+    ),
+    geminiReply("never"),
+  ]);
+  const error = await failure(harness("gemini-2.5-pro", server).client);
+  assert.equal(server.requests.length, 1);
+  assert.match(
+    error.message,
+    /^gemini-2\.5-pro: no quota: the key's project may not use this model \(limit 0\); ask for a quota/,
+  );
+});
+
+Deno.test("OpenAI's limit merely reached (Requested below the Limit) is still retried", async () => {
+  // 429-rate-limit.json: "Limit 500, Used 500, Requested 1".
+  await using server = await serve([
+    { kind: "fixture", file: "openai/429-rate-limit.json" },
+    openaiReply("done"),
+  ]);
+  const { client, waits } = harness("gpt-5.2", server);
+  assert.equal((await client.complete("x")).text, "done");
+  assert.deepEqual(waits, [1_200]);
+});
+
+// ---------------------------------------------------------------------------
+// Each model's request, and local models
+
+Deno.test("gemini-3-pro-preview: its own path, and thinkingLevel high instead of a budget", async () => {
+  await using server = await serve([{ kind: "fixture", file: "gemini/ok.json" }]);
+  await harness("gemini-3-pro-preview", server).client.complete("the prompt");
+  const [request] = server.requests;
+  assert.equal(request.path, "/v1beta/models/gemini-3-pro-preview:generateContent");
+  assert.equal(request.model, "gemini-3-pro-preview");
+  assert.deepEqual(request.body, {
+    contents: [{ role: "user", parts: [{ text: "the prompt" }] }],
+    generationConfig: { thinkingConfig: { thinkingLevel: "high" } },
+  });
+  assertKeyOnlyInHeader(server);
+});
+
+Deno.test("gemini-2.5-pro: contents only (no thinking budget or level: it thinks dynamically)", async () => {
+  await using server = await serve([{ kind: "fixture", file: "gemini/ok.json" }]);
+  await harness("gemini-2.5-pro", server).client.complete("the prompt");
+  assert.deepEqual(server.requests[0].body, {
+    contents: [{ role: "user", parts: [{ text: "the prompt" }] }],
+  });
+});
+
+Deno.test("gpt-5.2: model gpt-5.2 with reasoning_effort high (it reasons at none unless told)", async () => {
+  await using server = await serve([{ kind: "fixture", file: "openai/ok.json" }]);
+  await harness("gpt-5.2", server).client.complete("the prompt");
+  const [request] = server.requests;
+  assert.equal(request.path, "/v1/chat/completions");
+  assert.deepEqual(request.body, {
+    model: "gpt-5.2",
+    messages: [{ role: "user", content: "the prompt" }],
+    reasoning_effort: "high",
+  });
+  assertKeyOnlyInHeader(server);
+});
+
+/** A client of `local:NAME` pointed at the fake server's OpenAI-compatible route, as a session makes it. */
+function localClient(name: string, server: FakeLlmServer): LlmClient {
+  return createClient(`local:${name}`, undefined, server.openaiBaseUrl, {
+    timeoutMs: 30_000,
+    retry: POLICY,
+    random: () => 0.5,
+    sleep: () => Promise.resolve(),
+  });
+}
+
+Deno.test("local:NAME sends NAME, and no key at all, to the OpenAI-compatible endpoint", async () => {
+  await using server = await serve([openaiReply("from the local model")]);
+  const client = localClient("qwen2.5-coder:32b", server);
+  assert.equal(client.model, "local:qwen2.5-coder:32b");
+  const reply = await client.complete("the prompt");
+  assert.equal(reply.text, "from the local model");
+  const [request] = server.requests;
+  assert.equal(request.path, "/v1/chat/completions");
+  assert.equal(request.model, "qwen2.5-coder:32b");
+  assert.deepEqual(request.body, {
+    model: "qwen2.5-coder:32b",
+    messages: [{ role: "user", content: "the prompt" }],
+  });
+  assert.equal(request.headers.authorization, undefined);
+  assert.equal(request.headers["x-goog-api-key"], undefined);
+});
+
+Deno.test("a local server that wants a key: the message says none is sent, not to check a key file", async () => {
+  await using server = await serve([
+    openaiError(401, "Invalid API Key", "invalid_request_error", "invalid_api_key"),
+  ]);
+  const error = await failure(localClient("llama3", server));
+  assert.equal(
+    error.message,
+    "local:llama3: HTTP 401 invalid_api_key: Invalid API Key " +
+      "(the server wants a key, but code-commit sends none to a local model)",
+  );
+});
+
+Deno.test("a model of the table without a key is a programming error", () => {
+  assert.throws(
+    () => createClient("gpt-5.2", undefined, "https://api.openai.com/v1", { timeoutMs: 1_000 }),
+    /createClient: gpt-5\.2 needs the key of agent-config\/openai-key\.txt/,
+  );
 });
 
 // ---------------------------------------------------------------------------

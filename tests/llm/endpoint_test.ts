@@ -6,8 +6,8 @@
  */
 
 import assert from "node:assert/strict";
-import { resolveBaseUrl } from "../../lib/llm/endpoint.ts";
-import { CodeCommitError } from "../../lib/errors/errors.ts";
+import { resolveBaseUrl, resolveLocalBaseUrl } from "../../lib/llm/endpoint.ts";
+import { CodeCommitError, UsageError } from "../../lib/errors/errors.ts";
 
 const ENV = "CODE_COMMIT_GEMINI_BASE_URL";
 const FALLBACK = "https://generativelanguage.googleapis.com/v1beta";
@@ -123,4 +123,65 @@ Deno.test("the resolved base URL never ends in / so paths join cleanly", () => {
     assert.doesNotMatch(base, /\/$/, value);
     assert.equal(new URL(`${base}/chat/completions`).pathname.includes("//"), false, value);
   }
+});
+
+// ---------------------------------------------------------------------------
+// The server of a local model (--model local:NAME)
+
+const OPENAI_ENV = "CODE_COMMIT_OPENAI_BASE_URL";
+
+Deno.test("a local model's server: a loopback URL, resolved as any override", () => {
+  for (
+    const [value, expected] of [
+      ["http://127.0.0.1:11434/v1", "http://127.0.0.1:11434/v1"],
+      ["http://localhost:8080/v1/", "http://localhost:8080/v1"],
+      ["http://[::1]:8000/v1", "http://[::1]:8000/v1"],
+      ["https://127.0.0.1:8443/v1", "https://127.0.0.1:8443/v1"],
+    ]
+  ) {
+    assert.equal(resolveLocalBaseUrl(OPENAI_ENV, value, "local:llama3"), expected, value);
+  }
+});
+
+Deno.test("a local model without a loopback server is a usage error (exit 2) saying what to set", () => {
+  for (
+    const [value, says] of [
+      [undefined, "needs a local OpenAI-compatible server"],
+      ["", "needs a local OpenAI-compatible server"],
+      ["https://api.openai.com/v1", "but CODE_COMMIT_OPENAI_BASE_URL is api.openai.com;"],
+      ["http://192.168.1.20:11434/v1", "but CODE_COMMIT_OPENAI_BASE_URL is 192.168.1.20;"],
+      ["http://127.0.0.1.nip.io/v1", "is 127.0.0.1.nip.io;"],
+      ["not a url", '"not a url", not a URL such as http://127.0.0.1:11434/v1'],
+      ["localhost:11434", '"localhost:11434", not a URL such as'],
+    ] as const
+  ) {
+    assert.throws(
+      () => resolveLocalBaseUrl(OPENAI_ENV, value, "local:llama3"),
+      (error: unknown) => {
+        assert.ok(error instanceof UsageError, String(error));
+        assert.equal(error.exitCode, 2);
+        assert.ok(error.message.startsWith("--model local:llama3 "), error.message);
+        assert.ok(error.message.includes(says), error.message);
+        assert.ok(
+          error.message.endsWith(
+            "set CODE_COMMIT_OPENAI_BASE_URL to the server's address on this machine, " +
+              "e.g. http://127.0.0.1:11434/v1 (Ollama), http://127.0.0.1:8080/v1 (llama.cpp) " +
+              "or http://127.0.0.1:8000/v1 (vLLM)",
+          ),
+          error.message,
+        );
+        return true;
+      },
+      String(value),
+    );
+  }
+});
+
+Deno.test("a loopback URL with a query is refused as any override is (exit 1)", () => {
+  assert.throws(
+    () => resolveLocalBaseUrl(OPENAI_ENV, "http://127.0.0.1:11434/v1?x=1", "local:llama3"),
+    (error: unknown) =>
+      error instanceof CodeCommitError && !(error instanceof UsageError) &&
+      /must not have a query/.test(error.message),
+  );
 });

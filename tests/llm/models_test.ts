@@ -1,21 +1,35 @@
 /**
- * Tests of the model table: the two models of SPEC.md decision 4, their key
- * files (decision 11), and their endpoints and variables (interface contract).
+ * Tests of the model table: the four models of SPEC.md decision 4, their key
+ * files (decision 11), their endpoints and variables (interface contract),
+ * what each request adds, and `local:NAME`.
  */
 
 import assert from "node:assert/strict";
 import {
   DEFAULT_MODEL,
   isModelName,
+  KEY_FILES,
   MODEL_NAMES,
   type ModelInfo,
   MODELS,
+  modelTarget,
+  parseModelId,
 } from "../../lib/llm/models.ts";
 
-Deno.test("the table holds exactly the two models of the specification", () => {
-  assert.deepEqual(Object.keys(MODELS).sort(), ["gemini-2.5-pro", "gpt-5"]);
+Deno.test("the table holds exactly the four models of the specification", () => {
+  assert.deepEqual(Object.keys(MODELS).sort(), [
+    "gemini-2.5-pro",
+    "gemini-3-pro-preview",
+    "gpt-5",
+    "gpt-5.2",
+  ]);
   assert.equal(DEFAULT_MODEL, "gemini-2.5-pro");
-  assert.deepEqual(MODEL_NAMES, ["gemini-2.5-pro", "gpt-5"], "default first");
+  assert.deepEqual(
+    MODEL_NAMES,
+    ["gemini-2.5-pro", "gpt-5", "gemini-3-pro-preview", "gpt-5.2"],
+    "default first",
+  );
+  assert.deepEqual(KEY_FILES, ["agent-config/gemini-key.txt", "agent-config/openai-key.txt"]);
 });
 
 Deno.test("each model names its API, key file, variable and default endpoint", () => {
@@ -26,6 +40,7 @@ Deno.test("each model names its API, key file, variable and default endpoint", (
       baseUrlEnv: "CODE_COMMIT_GEMINI_BASE_URL",
       defaultBaseUrl: "https://generativelanguage.googleapis.com/v1beta",
       vendor: "Gemini",
+      request: {},
     },
     "gpt-5": {
       provider: "openai",
@@ -33,6 +48,23 @@ Deno.test("each model names its API, key file, variable and default endpoint", (
       baseUrlEnv: "CODE_COMMIT_OPENAI_BASE_URL",
       defaultBaseUrl: "https://api.openai.com/v1",
       vendor: "OpenAI",
+      request: {},
+    },
+    "gemini-3-pro-preview": {
+      provider: "gemini",
+      keyFile: "agent-config/gemini-key.txt",
+      baseUrlEnv: "CODE_COMMIT_GEMINI_BASE_URL",
+      defaultBaseUrl: "https://generativelanguage.googleapis.com/v1beta",
+      vendor: "Gemini",
+      request: { thinkingLevel: "high" },
+    },
+    "gpt-5.2": {
+      provider: "openai",
+      keyFile: "agent-config/openai-key.txt",
+      baseUrlEnv: "CODE_COMMIT_OPENAI_BASE_URL",
+      defaultBaseUrl: "https://api.openai.com/v1",
+      vendor: "OpenAI",
+      request: { reasoningEffort: "high" },
     },
   };
   assert.deepEqual(MODELS, expected);
@@ -49,6 +81,11 @@ Deno.test("each model names its API, key file, variable and default endpoint", (
 const NAME_CASES: [string, boolean][] = [
   ["gemini-2.5-pro", true],
   ["gpt-5", true],
+  ["gemini-3-pro-preview", true],
+  ["gpt-5.2", true],
+  ["gemini-3-pro", false],
+  ["gpt-5.2-pro", false],
+  ["local:llama3", false],
   ["Gemini-2.5-Pro", false],
   ["GPT-5", false],
   ["gpt-5 ", false],
@@ -67,3 +104,57 @@ for (const [name, expected] of NAME_CASES) {
     assert.equal(isModelName(name), expected);
   });
 }
+
+/** `--model` values and what they read as: a model id, or undefined. */
+const ID_CASES: [string, string | undefined][] = [
+  ["gemini-2.5-pro", "gemini-2.5-pro"],
+  ["gpt-5.2", "gpt-5.2"],
+  ["local:llama3.1:8b", "local:llama3.1:8b"],
+  ["local:Qwen/Qwen2.5-Coder-32B-Instruct", "local:Qwen/Qwen2.5-Coder-32B-Instruct"],
+  [
+    "local:hf.co/bartowski/Llama-3.2-3B-Instruct-GGUF:Q4_K_M",
+    "local:hf.co/bartowski/Llama-3.2-3B-Instruct-GGUF:Q4_K_M",
+  ],
+  [`local:${"m".repeat(200)}`, `local:${"m".repeat(200)}`],
+  [`local:${"m".repeat(201)}`, undefined],
+  ["local:", undefined],
+  ["local: llama3", undefined],
+  ["local:llama 3", undefined],
+  ["local:llama3\n", undefined],
+  ["local:llamá", undefined],
+  ["Local:llama3", undefined],
+  ["local", undefined],
+  ["gpt-4o", undefined],
+];
+
+for (const [value, expected] of ID_CASES) {
+  Deno.test(`parseModelId(${JSON.stringify(value.slice(0, 40))}) is ${expected?.slice(0, 40)}`, () => {
+    assert.equal(parseModelId(value), expected);
+  });
+}
+
+Deno.test("modelTarget: a table model is sent under its own name, behind its key", () => {
+  assert.deepEqual(modelTarget("gpt-5.2"), {
+    id: "gpt-5.2",
+    local: false,
+    provider: "openai",
+    apiModel: "gpt-5.2",
+    request: { reasoningEffort: "high" },
+    keyFile: "agent-config/openai-key.txt",
+    baseUrlEnv: "CODE_COMMIT_OPENAI_BASE_URL",
+    defaultBaseUrl: "https://api.openai.com/v1",
+    vendor: "OpenAI",
+  });
+});
+
+Deno.test("modelTarget: local:NAME sends NAME to the OpenAI-compatible API, with no key and no default endpoint", () => {
+  assert.deepEqual(modelTarget("local:qwen2.5-coder:32b"), {
+    id: "local:qwen2.5-coder:32b",
+    local: true,
+    provider: "openai",
+    apiModel: "qwen2.5-coder:32b",
+    request: {},
+    baseUrlEnv: "CODE_COMMIT_OPENAI_BASE_URL",
+    vendor: "local",
+  });
+});

@@ -492,6 +492,8 @@ Deno.test("geminiError and openaiError use each API's error shape", async () => 
 const EXPECTED_FIXTURES = [
   "gemini/400-invalid-argument.json",
   "gemini/403-permission-denied.json",
+  "gemini/429-free-tier-limit-zero.json",
+  "gemini/429-per-day-quota.json",
   "gemini/429-retry-info.json",
   "gemini/503-overloaded.json",
   "gemini/blocked-prompt.json",
@@ -502,6 +504,7 @@ const EXPECTED_FIXTURES = [
   "openai/400-unsupported-parameter.json",
   "openai/401-invalid-key.json",
   "openai/429-rate-limit.json",
+  "openai/429-request-too-large.json",
   "openai/500.json",
   "openai/length.json",
   "openai/ok.json",

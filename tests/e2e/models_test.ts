@@ -1,0 +1,219 @@
+/**
+ * The models end to end: the real tool, as a subprocess, in real temporary
+ * git projects, against the fake LLM server — each model's request, local
+ * models (no key read or sent, a loopback server only), and the errors no
+ * wait can cure.
+ */
+import assert from "node:assert/strict";
+import {
+  geminiReply,
+  openaiReply,
+  type ScriptStep,
+  startFakeLlmServer,
+} from "../support/fake_llm_server.ts";
+import { assertNoKeyLeak } from "../support/leaks.ts";
+import { makeProject, OPENAI_KEY, type ProjectOptions, STATUS_BUILD } from "../support/project.ts";
+import { runTool, type ToolRun } from "../support/run_tool.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+const FIX = "I will fix it.\n^^^src/status.txt\nok\n^^^end\n";
+
+/**
+ * Runs code-commit with `args` in a fresh STATUS_BUILD project against
+ * `script`, checks that no key leaked, and returns what it printed, the
+ * requests, `src/status.txt` and the files of its one log folder.
+ */
+async function run(
+  args: string[],
+  script: ScriptStep[],
+  options: { project?: ProjectOptions; env?: Record<string, string> } = {},
+) {
+  await using project = await makeProject({
+    buildScript: STATUS_BUILD,
+    files: { "src/status.txt": "broken\n" },
+    ...options.project,
+  });
+  const server = await startFakeLlmServer(script);
+  try {
+    const result: ToolRun = await runTool(project.root, args, { server, env: options.env });
+    await assertNoKeyLeak(project.root, [result], server);
+    const log: Record<string, string> = {};
+    for (const folder of await project.logRuns()) {
+      for await (const entry of Deno.readDir(`${project.root}/logs/${folder}`)) {
+        log[entry.name] = await project.read(`logs/${folder}/${entry.name}`);
+      }
+    }
+    return {
+      ...result,
+      requests: server.requests,
+      status: await project.read("src/status.txt"),
+      log,
+    };
+  } finally {
+    await server.close();
+  }
+}
+
+function lastLine(text: string): string {
+  return text.trimEnd().split("\n").at(-1) ?? "";
+}
+
+Deno.test("--model gemini-3-pro-preview: its own path and thinkingLevel high", async () => {
+  const result = await run(["--model", "gemini-3-pro-preview"], [
+    geminiReply(FIX, { usage: { prompt: 10_000, candidates: 500, thoughts: 1_500 } }),
+  ]);
+  assert.equal(result.code, 0, result.stderr);
+  const [request] = result.requests;
+  assert.equal(request.path, "/v1beta/models/gemini-3-pro-preview:generateContent");
+  assert.deepEqual((request.body as Json).generationConfig, {
+    thinkingConfig: { thinkingLevel: "high" },
+  });
+});
+
+Deno.test("--model gpt-5.2: model gpt-5.2 with reasoning_effort high", async () => {
+  const result = await run(["--model", "gpt-5.2"], [
+    openaiReply(FIX, { usage: { prompt: 20_000, completion: 3_000, reasoning: 2_000 } }),
+  ]);
+  assert.equal(result.code, 0, result.stderr);
+  const body = result.requests[0].body as Json;
+  assert.equal(body.model, "gpt-5.2");
+  assert.equal(body.reasoning_effort, "high");
+  assert.equal(result.requests[0].headers.authorization, `Bearer ${OPENAI_KEY}`);
+});
+
+Deno.test("--model local:NAME: NAME sent to the loopback endpoint, no key file needed or sent", async () => {
+  const result = await run(["--model", "local:qwen2.5-coder:7b"], [
+    openaiReply(FIX, { usage: { prompt: 900, completion: 40, reasoning: 0 } }),
+  ], { project: { keys: { gemini: null, openai: null } } });
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.status, "ok\n");
+  const [request] = result.requests;
+  assert.equal(request.path, "/v1/chat/completions");
+  assert.equal(request.model, "qwen2.5-coder:7b");
+  assert.deepEqual(Object.keys(request.body as Json).sort(), ["messages", "model"]);
+  assert.equal(request.headers.authorization, undefined);
+  assert.match(result.stderr, /^committing code with local:qwen2\.5-coder:7b; logs in /m);
+});
+
+Deno.test("a local model is never sent the key files that exist, and they are still masked", async () => {
+  // Both key files exist; the query holds the OpenAI key: the prompt is refused, nothing is sent.
+  const result = await run(["--model", "local:llama3"], [openaiReply(FIX)], {
+    project: { query: `Use the key ${OPENAI_KEY} please.\n` },
+  });
+  assert.equal(result.code, 1);
+  assert.equal(result.requests.length, 0);
+  assert.match(
+    result.stderr,
+    /the prompt for local:llama3 contains an API key, so it was not sent/,
+  );
+  const prompt = result.log["1-initial-query.txt"];
+  assert.ok(prompt.includes(`********${OPENAI_KEY.slice(-2)}`), "the logged prompt is masked");
+});
+
+/** `CODE_COMMIT_OPENAI_BASE_URL` values a local model refuses, and how the message names them. */
+const NOT_LOCAL: [string, RegExp][] = [
+  [
+    "",
+    /^code-commit: --model local:llama3 needs a local OpenAI-compatible server: set CODE_COMMIT_OPENAI_BASE_URL to the server's address on this machine, e\.g\. http:\/\/127\.0\.0\.1:11434\/v1 \(Ollama\)/,
+  ],
+  [
+    "https://api.openai.com/v1",
+    /^code-commit: --model local:llama3 is sent no key and only to this machine, but CODE_COMMIT_OPENAI_BASE_URL is api\.openai\.com; set CODE_COMMIT_OPENAI_BASE_URL to/,
+  ],
+  ["http://10.0.0.1:11434/v1", /but CODE_COMMIT_OPENAI_BASE_URL is 10\.0\.0\.1; set/],
+  [
+    "localhost:11434",
+    /but CODE_COMMIT_OPENAI_BASE_URL is "localhost:11434", not a URL such as http:\/\/127\.0\.0\.1:11434\/v1; set/,
+  ],
+];
+
+for (const [value, message] of NOT_LOCAL) {
+  Deno.test(`local:NAME with CODE_COMMIT_OPENAI_BASE_URL=${JSON.stringify(value)}: usage error, exit 2, before anything`, async () => {
+    // No .gitignore and no key: the usage error comes first, before those checks.
+    await using project = await makeProject({ gitignore: null, keys: { openai: null } });
+    const server = await startFakeLlmServer([openaiReply("never")]);
+    try {
+      const result = await runTool(project.root, ["--model", "local:llama3"], {
+        server,
+        env: { CODE_COMMIT_OPENAI_BASE_URL: value },
+      });
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, message);
+      assert.equal(result.stderr.trimEnd().split("\n").length, 1, result.stderr);
+      assert.equal(server.requests.length, 0);
+      assert.deepEqual(await project.logRuns(), []);
+    } finally {
+      await server.close();
+    }
+  });
+}
+
+Deno.test("a loopback endpoint keeps today's rules for a model of the table: gpt-5 is sent, its key required", async () => {
+  const missing = await run(["--model", "gpt-5"], [openaiReply(FIX)], {
+    project: { keys: { openai: null } },
+  });
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /agent-config\/openai-key\.txt not found/);
+  assert.equal(missing.requests.length, 0);
+
+  const sent = await run(["--model", "gpt-5"], [openaiReply(FIX)]);
+  assert.equal(sent.code, 0, sent.stderr);
+  assert.equal((sent.requests[0].body as Json).model, "gpt-5");
+  assert.equal(sent.requests[0].headers.authorization, `Bearer ${OPENAI_KEY}`);
+});
+
+/** Real bodies no wait can cure: one request, exit 1, one line naming the cause. */
+const INCURABLE: [string, string[], ScriptStep, RegExp][] = [
+  [
+    "a Gemini daily quota",
+    [],
+    { kind: "fixture", file: "gemini/429-per-day-quota.json" },
+    /^code-commit: gemini-2\.5-pro: daily quota used up \(GenerateContentInputTokensPerModelPerDay-FreeTier\); it resets at midnight Pacific time/,
+  ],
+  [
+    "Gemini's free tier with limit 0",
+    [],
+    { kind: "fixture", file: "gemini/429-free-tier-limit-zero.json" },
+    /^code-commit: gemini-2\.5-pro: free-tier limit: .*; enable billing for the key's Google Cloud project/,
+  ],
+  [
+    "an OpenAI request larger than the limit",
+    ["--model", "gpt-5"],
+    { kind: "fixture", file: "openai/429-request-too-large.json" },
+    /^code-commit: gpt-5: request larger than the limit \(30,601 tokens requested, 30,000 allowed per minute\); make the prompt smaller/,
+  ],
+  [
+    "a Gemini API not enabled for the key's project",
+    [],
+    { kind: "fixture", file: "gemini/403-permission-denied.json" },
+    /^code-commit: gemini-2\.5-pro: API not enabled: .*; enable it at https:\/\/console\.developers\.google\.com\//,
+  ],
+];
+
+for (const [name, args, step, message] of INCURABLE) {
+  Deno.test(`${name}: one request, exit 1, the cause and what to do`, async () => {
+    const result = await run(args, [step, geminiReply(FIX), openaiReply(FIX)]);
+    assert.equal(result.code, 1, result.stderr);
+    assert.equal(result.requests.length, 1, "not retried");
+    assert.equal(result.status, "broken\n");
+    assert.match(lastLine(result.stderr), message);
+    assert.doesNotMatch(result.stderr, /retrying in/);
+    assert.match(
+      result.log["1-initial-query-response.txt"],
+      /^ERROR\n.*\(not retried; HTTP (429|403) /,
+    );
+    const json = result.log["1-initial-query-response.json"];
+    assert.ok(JSON.parse(json).error, "the body received is logged");
+  });
+}
+
+Deno.test("--help lists the models, local:NAME, ", async () => {
+  await using project = await makeProject();
+  const result = await runTool(project.root, ["--help"]);
+  assert.equal(result.code, 0);
+  for (const name of ["gemini-2.5-pro", "gpt-5", "gemini-3-pro-preview", "gpt-5.2", "local:NAME"]) {
+    assert.match(result.stdout, new RegExp(`^  ${name.replace(/\./g, "\\.")} `, "m"), name);
+  }
+});
