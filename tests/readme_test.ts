@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { PROTECTED_PATHS } from "../lib/guard/protected_paths.ts";
 import { PERMISSION_FLAGS } from "../lib/permissions/permissions.ts";
 import { MODEL_NAMES, MODELS } from "../lib/llm/models.ts";
+import { PRICES, PRICES_DATE } from "../lib/llm/prices.ts";
 
 const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
 
@@ -24,6 +25,21 @@ Deno.test("the README names every model, key file and endpoint variable", () => 
     assert(readme.includes(name), name);
     assert(readme.includes(MODELS[name].keyFile), MODELS[name].keyFile);
     assert(readme.includes(MODELS[name].baseUrlEnv), MODELS[name].baseUrlEnv);
+  }
+});
+
+Deno.test("the README's price table is the one of lib/llm/prices.ts, with its date", () => {
+  assert(readme.includes(`list prices read **${PRICES_DATE}**`), PRICES_DATE);
+  for (const name of MODEL_NAMES) {
+    const row = readme.split("\n").find((line) =>
+      line.startsWith(`| \`${name}\` `) && line.includes("$")
+    );
+    assert(row, `no price row for ${name}`);
+    const dollars = [...row.matchAll(/\$(\d+(?:\.\d+)?)/g)].map((match) => Number(match[1]));
+    const { base, long } = PRICES[name];
+    const expected = [base.input, base.cachedInput, base.output];
+    if (long) expected.push(long.rates.input, long.rates.cachedInput, long.rates.output);
+    assert.deepEqual(dollars, expected, row);
   }
 });
 

@@ -6,6 +6,7 @@
 import config from "../../deno.json" with { type: "json" };
 import { DEFAULT_BUILD_TIMEOUT_SECONDS, DEFAULT_LLM_TIMEOUT_SECONDS } from "./args.ts";
 import { DEFAULT_MODEL, MODEL_NAMES, MODELS } from "../llm/models.ts";
+import { PRICES_DATE } from "../llm/prices.ts";
 
 /** The version of code-commit, from deno.json. */
 export const VERSION: string = config.version;
@@ -42,6 +43,8 @@ ${models}
   local:NAME             NAME on an OpenAI-compatible server on this machine (Ollama, llama.cpp,
                          vLLM) at CODE_COMMIT_OPENAI_BASE_URL, which must be a loopback address;
                          no key is read or sent
+Each call and each run print an estimated cost in US dollars, from list prices read ${PRICES_DATE}
+(input, cached input, output and thinking tokens); your provider's bill is what counts.
 
 Options:
   --build-context          build a focused codebase with a preprocessing LLM call instead of

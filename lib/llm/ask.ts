@@ -2,7 +2,7 @@
  * One LLM call as every workflow makes it: refused if the prompt holds a
  * key, the prompt logged, a live wait on the terminal, retries reported,
  * the reply (or `ERROR`) and its JSON body logged, and a line with the
- * time and tokens printed.
+ * time, the tokens and the estimated cost printed.
  *
  * @module
  */
@@ -11,31 +11,38 @@ import { CodeCommitError, InterruptedError, messageOf } from "../errors/errors.t
 import type { CallLogNames } from "../logger/log_names.ts";
 import type { RunLog } from "../logger/run_log.ts";
 import type { Redactor } from "../secrets/redact.ts";
-import { formatSeconds } from "../text/numbers.ts";
+import { formatCount, formatSeconds } from "../text/numbers.ts";
+import { addCosts, type Cost, describeCost, estimateCost, NO_COST } from "./prices.ts";
 import { type LlmClient, LlmError, type LlmReply, type TokenUsage } from "./types.ts";
 
-/** Token totals of a run, across its calls. */
-export class TokenTally {
+/** Token and cost totals of a run, across its calls. */
+export class TokenTally implements TokenUsage {
   /** Calls made. */
   calls = 0;
   /** Prompt tokens. */
   input = 0;
+  /** Prompt tokens read from the provider's cache (part of `input`). */
+  cached = 0;
   /** Visible reply tokens. */
   output = 0;
   /** Thinking tokens. */
   thinking = 0;
+  /** The estimated cost of the calls. */
+  cost: Cost = NO_COST;
 
-  /** Adds one call's usage. */
-  add(usage: TokenUsage): void {
+  /** Adds one call's usage and its estimated cost. */
+  add(usage: TokenUsage, cost: Cost): void {
     this.calls++;
     this.input += usage.input;
+    this.cached += usage.cached;
     this.output += usage.output;
     this.thinking += usage.thinking;
+    this.cost = addCosts(this.cost, cost);
   }
 
-  /** `12,345 input, 2,100 output, 5,000 thinking tokens`. */
+  /** `12,345 input, 2,100 output, 5,000 thinking tokens, est. $0.0431`. */
   describe(): string {
-    return describeUsage(this);
+    return `${describeUsage(this)}, ${describeCost(this.cost)}`;
   }
 }
 
@@ -106,17 +113,24 @@ export async function ask(
 
   await log.write(names.responseText, reply.text);
   await log.write(names.responseJson, reply.body);
-  context.tally?.add(reply.usage);
+  const cost = estimateCost(client.model, reply.usage);
+  context.tally?.add(reply.usage, cost);
   console.info(
-    `${client.model} answered in ${formatSeconds(reply.elapsedMs)}: ${describeUsage(reply.usage)}` +
+    `${client.model} answered in ${formatSeconds(reply.elapsedMs)}: ${
+      describeUsage(reply.usage)
+    }, ${describeCost(cost)}` +
       (reply.attempts > 1 ? ` (${reply.attempts} attempts)` : "") +
       (reply.truncated ? `; the reply was cut off at the model's output limit` : ""),
   );
   return reply;
 }
 
-/** `12,345 input, 2,100 output, 5,000 thinking tokens`. */
+/**
+ * `12,345 input, 2,100 output, 5,000 thinking tokens`; with cached input,
+ * `12,345 input (8,192 cached), …`.
+ */
 export function describeUsage(usage: TokenUsage): string {
-  const n = (value: number) => value.toLocaleString("en-US");
-  return `${n(usage.input)} input, ${n(usage.output)} output, ${n(usage.thinking)} thinking tokens`;
+  const cached = usage.cached > 0 ? ` (${formatCount(usage.cached)} cached)` : "";
+  return `${formatCount(usage.input)} input${cached}, ${formatCount(usage.output)} output, ` +
+    `${formatCount(usage.thinking)} thinking tokens`;
 }

@@ -41,6 +41,7 @@ const ResponseSchema = z.object({
     promptTokenCount: count,
     candidatesTokenCount: count,
     thoughtsTokenCount: count,
+    cachedContentTokenCount: count,
     totalTokenCount: count,
   }).passthrough().optional(),
 }).passthrough();
@@ -131,6 +132,7 @@ export const geminiAdapter: ApiAdapter = {
         input: usage?.promptTokenCount ?? 0,
         output: usage?.candidatesTokenCount ?? 0,
         thinking: usage?.thoughtsTokenCount ?? 0,
+        cached: usage?.cachedContentTokenCount ?? 0,
       },
     };
   },

@@ -30,6 +30,7 @@ const ResponseSchema = z.object({
   ),
   usage: z.object({
     prompt_tokens: count,
+    prompt_tokens_details: z.object({ cached_tokens: count }).passthrough().nullable().optional(),
     completion_tokens: count,
     completion_tokens_details: z.object({ reasoning_tokens: count }).passthrough().nullable()
       .optional(),
@@ -85,6 +86,7 @@ export const openaiAdapter: ApiAdapter = {
         // completion_tokens counts the reasoning too; report the visible part apart.
         output: Math.max(0, (usage?.completion_tokens ?? 0) - reasoning),
         thinking: reasoning,
+        cached: usage?.prompt_tokens_details?.cached_tokens ?? 0,
       },
     };
   },

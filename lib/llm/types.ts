@@ -11,6 +11,8 @@ import type { ModelId } from "./models.ts";
 export interface TokenUsage {
   /** Tokens of the prompt. */
   readonly input: number;
+  /** Tokens of the prompt read from the provider's cache (part of `input`, billed lower; 0 when not reported). */
+  readonly cached: number;
   /** Tokens of the visible reply (thinking excluded). */
   readonly output: number;
   /** Tokens the model spent thinking. */

@@ -23,3 +23,21 @@ export function formatCount(n: number): string {
 export function formatSeconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(2))}s`;
 }
+
+/**
+ * US dollars for people: `$0.0144` below one dollar (four decimals, so a
+ * single call's cost shows), `<$0.0001` for less than that but not
+ * nothing, `$12.35` and `$1,234.57` from one dollar up, `$0.00` for
+ * nothing. Rounded half up. Never throws.
+ */
+export function formatUsd(dollars: number): string {
+  if (!Number.isFinite(dollars)) return `$${dollars}`;
+  const sign = dollars < 0 ? "-" : "";
+  const amount = Math.abs(dollars);
+  if (amount === 0) return "$0.00";
+  const tenThousandths = Math.round(amount * 10_000);
+  if (tenThousandths === 0) return `${sign}<$0.0001`;
+  if (tenThousandths < 10_000) return `${sign}$0.${String(tenThousandths).padStart(4, "0")}`;
+  const cents = Math.round(amount * 100);
+  return `${sign}$${formatCount(Math.floor(cents / 100))}.${String(cents % 100).padStart(2, "0")}`;
+}

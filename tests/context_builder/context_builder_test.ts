@@ -34,7 +34,7 @@ function scriptedClient(replies: Partial<LlmReply>[]): LlmClient & { prompts: st
       return Promise.resolve({
         text: "",
         body: "{}",
-        usage: { input: 1, output: 1, thinking: 0 },
+        usage: { input: 1, cached: 0, output: 1, thinking: 0 },
         truncated: false,
         finishReason: "STOP",
         elapsedMs: 1,

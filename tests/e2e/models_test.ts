@@ -1,6 +1,7 @@
 /**
  * The models end to end: the real tool, as a subprocess, in real temporary
- * git projects, against the fake LLM server — each model's request, local
+ * git projects, against the fake LLM server — each model's request, the
+ * estimated cost on each call's line and on the summary line, local
  * models (no key read or sent, a loopback server only), and the errors no
  * wait can cure.
  */
@@ -19,6 +20,7 @@ import { runTool, type ToolRun } from "../support/run_tool.ts";
 type Json = any;
 
 const FIX = "I will fix it.\n^^^src/status.txt\nok\n^^^end\n";
+const BREAK = "^^^src/status.txt\nstill broken\n^^^end\n";
 
 /**
  * Runs code-commit with `args` in a fresh STATUS_BUILD project against
@@ -60,7 +62,7 @@ function lastLine(text: string): string {
   return text.trimEnd().split("\n").at(-1) ?? "";
 }
 
-Deno.test("--model gemini-3-pro-preview: its own path and thinkingLevel high", async () => {
+Deno.test("--model gemini-3-pro-preview: its own path and thinkingLevel high; the cost at its rates", async () => {
   const result = await run(["--model", "gemini-3-pro-preview"], [
     geminiReply(FIX, { usage: { prompt: 10_000, candidates: 500, thoughts: 1_500 } }),
   ]);
@@ -70,9 +72,18 @@ Deno.test("--model gemini-3-pro-preview: its own path and thinkingLevel high", a
   assert.deepEqual((request.body as Json).generationConfig, {
     thinkingConfig: { thinkingLevel: "high" },
   });
+  // 10,000 × $2/M + (500 + 1,500) × $12/M = $0.02 + $0.024
+  assert.match(
+    result.stderr,
+    /^gemini-3-pro-preview answered in [\d.]+s: 10,000 input, 500 output, 1,500 thinking tokens, est\. \$0\.0440$/m,
+  );
+  assert.match(
+    lastLine(result.stdout),
+    /; 1 LLM calls?, 10,000 input, 500 output, 1,500 thinking tokens, est\. \$0\.0440; logs in /,
+  );
 });
 
-Deno.test("--model gpt-5.2: model gpt-5.2 with reasoning_effort high", async () => {
+Deno.test("--model gpt-5.2: model gpt-5.2 with reasoning_effort high; the cost at its rates", async () => {
   const result = await run(["--model", "gpt-5.2"], [
     openaiReply(FIX, { usage: { prompt: 20_000, completion: 3_000, reasoning: 2_000 } }),
   ]);
@@ -81,9 +92,37 @@ Deno.test("--model gpt-5.2: model gpt-5.2 with reasoning_effort high", async () 
   assert.equal(body.model, "gpt-5.2");
   assert.equal(body.reasoning_effort, "high");
   assert.equal(result.requests[0].headers.authorization, `Bearer ${OPENAI_KEY}`);
+  // 20,000 × $1.75/M + 3,000 × $14/M (reasoning is part of completion) = $0.035 + $0.042
+  assert.match(
+    result.stderr,
+    /^gpt-5\.2 answered in [\d.]+s: 20,000 input, 1,000 output, 2,000 thinking tokens, est\. \$0\.0770$/m,
+  );
 });
 
-Deno.test("--model local:NAME: NAME sent to the loopback endpoint, no key file needed or sent", async () => {
+Deno.test("each call's line and the summary give the estimated cost; above 200k prompt tokens Gemini's higher rates", async () => {
+  const result = await run([], [
+    geminiReply(BREAK, { usage: { prompt: 120_000, candidates: 1_000, thoughts: 3_000 } }),
+    geminiReply(FIX, { usage: { prompt: 210_000, candidates: 2_000, thoughts: 6_000 } }),
+  ]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.requests.length, 2);
+  // 120,000 × $1.25/M + 4,000 × $10/M = $0.15 + $0.04
+  assert.match(
+    result.stderr,
+    /^gemini-2\.5-pro answered in [\d.]+s: 120,000 input, 1,000 output, 3,000 thinking tokens, est\. \$0\.1900$/m,
+  );
+  // 210,000 > 200,000: 210,000 × $2.50/M + 8,000 × $15/M = $0.525 + $0.12
+  assert.match(
+    result.stderr,
+    /^gemini-2\.5-pro answered in [\d.]+s: 210,000 input, 2,000 output, 6,000 thinking tokens, est\. \$0\.6450$/m,
+  );
+  assert.match(
+    lastLine(result.stdout),
+    /^committing code: build passed after 2 attempts \(1 repair\); 1 file changed; 2 LLM calls, 330,000 input, 3,000 output, 9,000 thinking tokens, est\. \$0\.8350; logs in /,
+  );
+});
+
+Deno.test("--model local:NAME: NAME sent to the loopback endpoint, no key file needed or sent, no cost", async () => {
   const result = await run(["--model", "local:qwen2.5-coder:7b"], [
     openaiReply(FIX, { usage: { prompt: 900, completion: 40, reasoning: 0 } }),
   ], { project: { keys: { gemini: null, openai: null } } });
@@ -95,6 +134,14 @@ Deno.test("--model local:NAME: NAME sent to the loopback endpoint, no key file n
   assert.deepEqual(Object.keys(request.body as Json).sort(), ["messages", "model"]);
   assert.equal(request.headers.authorization, undefined);
   assert.match(result.stderr, /^committing code with local:qwen2\.5-coder:7b; logs in /m);
+  assert.match(
+    result.stderr,
+    /^local:qwen2\.5-coder:7b answered in [\d.]+s: 900 input, 40 output, 0 thinking tokens, no cost \(local model\)$/m,
+  );
+  assert.match(
+    lastLine(result.stdout),
+    /1 LLM calls?, 900 input, 40 output, 0 thinking tokens, no cost \(local model\); logs in /,
+  );
 });
 
 Deno.test("a local model is never sent the key files that exist, and they are still masked", async () => {
@@ -209,11 +256,12 @@ for (const [name, args, step, message] of INCURABLE) {
   });
 }
 
-Deno.test("--help lists the models, local:NAME, ", async () => {
+Deno.test("--help lists the models, local:NAME, and says the cost is an estimate with the prices' date", async () => {
   await using project = await makeProject();
   const result = await runTool(project.root, ["--help"]);
   assert.equal(result.code, 0);
   for (const name of ["gemini-2.5-pro", "gpt-5", "gemini-3-pro-preview", "gpt-5.2", "local:NAME"]) {
     assert.match(result.stdout, new RegExp(`^  ${name.replace(/\./g, "\\.")} `, "m"), name);
   }
+  assert.match(result.stdout, /estimated cost in US dollars, from list prices read 2026-11-23/);
 });

@@ -198,7 +198,8 @@ Deno.test("success: query, reply text and whole JSON body logged under the call'
   assert.deepEqual(w.streams.out, []);
   assert.match(
     w.stderr(),
-    /^gemini-2\.5-pro answered in \d+(\.\d+)?s: 1,843 input, 97 output, 1,112 thinking tokens\n$/,
+    // 1,843 × $1.25/M + (97 + 1,112) × $10/M = $0.00230375 + $0.01209 = $0.01439375
+    /^gemini-2\.5-pro answered in \d+(\.\d+)?s: 1,843 input, 97 output, 1,112 thinking tokens, est\. \$0\.0144\n$/,
   );
   assert.equal(w.tally.calls, 1);
   assert.deepEqual([w.tally.input, w.tally.output, w.tally.thinking], [1843, 97, 1112]);
@@ -212,7 +213,8 @@ Deno.test("success with a truncated reply: logged, and the line says it was cut 
   assert.equal(await w.read("query-response.txt"), reply.text);
   assert.match(
     w.stderr(),
-    /^gpt-5 answered in [\d.]+s: 5,877 input, 64 output, 4,032 thinking tokens; the reply was cut off at the model's output limit\n$/,
+    // 5,877 × $1.25/M + (64 + 4,032) × $10/M = $0.00734625 + $0.04096 = $0.04830625
+    /^gpt-5 answered in [\d.]+s: 5,877 input, 64 output, 4,032 thinking tokens, est\. \$0\.0483; the reply was cut off at the model's output limit\n$/,
   );
 });
 
@@ -419,17 +421,32 @@ Deno.test("a terminal: the waiting line is cleared when the call fails", async (
 // ---------------------------------------------------------------------------
 // Token totals
 
-Deno.test("TokenTally adds calls and describes the totals with thousands separators", () => {
+Deno.test("TokenTally adds calls and costs and describes the totals with thousands separators", () => {
   const tally = new TokenTally();
-  assert.equal(tally.describe(), "0 input, 0 output, 0 thinking tokens");
-  tally.add({ input: 12_000, output: 2_000, thinking: 4_500 });
-  tally.add({ input: 345, output: 100, thinking: 500 });
+  assert.equal(tally.describe(), "0 input, 0 output, 0 thinking tokens, est. $0.00");
+  tally.add({ input: 12_000, cached: 0, output: 2_000, thinking: 4_500 }, {
+    kind: "usd",
+    nanoUsd: 80_000_000,
+  });
+  tally.add({ input: 345, cached: 300, output: 100, thinking: 500 }, {
+    kind: "usd",
+    nanoUsd: 6_543_210,
+  });
   assert.equal(tally.calls, 2);
-  assert.equal(tally.describe(), "12,345 input, 2,100 output, 5,000 thinking tokens");
   assert.equal(
-    describeUsage({ input: 1, output: 1_000_000, thinking: 0 }),
+    tally.describe(),
+    "12,345 input (300 cached), 2,100 output, 5,000 thinking tokens, est. $0.0865",
+  );
+  assert.equal(
+    describeUsage({ input: 1, cached: 0, output: 1_000_000, thinking: 0 }),
     "1 input, 1,000,000 output, 0 thinking tokens",
   );
+});
+
+Deno.test("a tally with a local call has no cost", () => {
+  const tally = new TokenTally();
+  tally.add({ input: 10, cached: 0, output: 5, thinking: 0 }, { kind: "local" });
+  assert.equal(tally.describe(), "10 input, 5 output, 0 thinking tokens, no cost (local model)");
 });
 
 Deno.test("two calls of a run add up in the tally", async () => {

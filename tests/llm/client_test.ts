@@ -196,7 +196,7 @@ Deno.test("Gemini: POST <base>/models/gemini-2.5-pro:generateContent, key in x-g
   const body = await fixtureText("gemini/ok.json");
   assert.equal(reply.body, body, "the whole JSON body, as received");
   assert.equal(reply.text, JSON.parse(body).candidates[0].content.parts[0].text);
-  assert.deepEqual(reply.usage, { input: 1843, output: 97, thinking: 1112 });
+  assert.deepEqual(reply.usage, { input: 1843, cached: 0, output: 97, thinking: 1112 });
   assert.equal(reply.finishReason, "STOP");
   assert.equal(reply.truncated, false);
   assert.equal(reply.attempts, 1);
@@ -224,7 +224,7 @@ Deno.test("OpenAI: POST <base>/chat/completions, Bearer key, gpt-5, no temperatu
   assertKeyOnlyInHeader(server);
 
   assert.equal(reply.body, await fixtureText("openai/ok.json"));
-  assert.deepEqual(reply.usage, { input: 1791, output: 92, thinking: 1152 });
+  assert.deepEqual(reply.usage, { input: 1791, cached: 0, output: 92, thinking: 1152 });
   assert.equal(reply.finishReason, "stop");
   assert.equal(reply.attempts, 1);
 });
@@ -244,7 +244,7 @@ Deno.test("truncated replies come back marked, not as errors (MAX_TOKENS, length
   const gemini = await harness("gemini-2.5-pro", server).client.complete("x");
   assert.equal(gemini.truncated, true);
   assert.equal(gemini.text, "");
-  assert.deepEqual(gemini.usage, { input: 1843, output: 0, thinking: 8189 });
+  assert.deepEqual(gemini.usage, { input: 1843, cached: 0, output: 0, thinking: 8189 });
   const openai = await harness("gpt-5", server).client.complete("x");
   assert.equal(openai.truncated, true);
   assert.equal(openai.finishReason, "length");
@@ -809,6 +809,27 @@ Deno.test("gpt-5.2: model gpt-5.2 with reasoning_effort high (it reasons at none
     reasoning_effort: "high",
   });
   assertKeyOnlyInHeader(server);
+});
+
+Deno.test("cached input is read from both APIs' usage", async () => {
+  await using server = await serve([
+    {
+      kind: "fixture",
+      file: "gemini/ok.json",
+      replace: {
+        '"promptTokenCount": 1843,': '"promptTokenCount": 1843,\n"cachedContentTokenCount": 1024,',
+      },
+    },
+    {
+      kind: "fixture",
+      file: "openai/ok.json",
+      replace: { '"cached_tokens": 0': '"cached_tokens": 1536' },
+    },
+  ]);
+  const gemini = await harness("gemini-2.5-pro", server).client.complete("x");
+  assert.deepEqual(gemini.usage, { input: 1843, cached: 1024, output: 97, thinking: 1112 });
+  const openai = await harness("gpt-5", server).client.complete("x");
+  assert.deepEqual(openai.usage, { input: 1791, cached: 1536, output: 92, thinking: 1152 });
 });
 
 /** A client of `local:NAME` pointed at the fake server's OpenAI-compatible route, as a session makes it. */

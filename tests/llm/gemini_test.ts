@@ -62,7 +62,7 @@ Deno.test("ok.json: the text, STOP, and the token counts", async () => {
   assert.equal(parsed.text, body.candidates[0].content.parts[0].text);
   assert.equal(parsed.finishReason, "STOP");
   assert.equal(parsed.truncated, false);
-  assert.deepEqual(parsed.usage, { input: 1843, output: 97, thinking: 1112 });
+  assert.deepEqual(parsed.usage, { input: 1843, cached: 0, output: 97, thinking: 1112 });
 });
 
 Deno.test("thought-parts.json: the text joins the non-thought parts, thoughts left out", async () => {
@@ -73,7 +73,7 @@ Deno.test("thought-parts.json: the text joins the non-thought parts, thoughts le
   assert.ok(!parsed.text.includes("**Locating the helper**"));
   assert.ok(!parsed.text.includes("Checking other callers"));
   assert.ok(parsed.text.includes("return `${first} ${last}`;"), "a part boundary mid-line joins");
-  assert.deepEqual(parsed.usage, { input: 2210, output: 88, thinking: 1917 });
+  assert.deepEqual(parsed.usage, { input: 2210, cached: 0, output: 88, thinking: 1917 });
   assert.equal(parsed.truncated, false);
 });
 
@@ -84,7 +84,7 @@ Deno.test("max-tokens-no-candidates-token-count.json: truncated, empty, zero out
   assert.equal(parsed.truncated, true);
   assert.equal(parsed.finishReason, "MAX_TOKENS");
   assert.equal(parsed.text, "");
-  assert.deepEqual(parsed.usage, { input: 1843, output: 0, thinking: 8189 });
+  assert.deepEqual(parsed.usage, { input: 1843, cached: 0, output: 0, thinking: 8189 });
 });
 
 Deno.test("MAX_TOKENS with some text marks the text truncated and keeps it", () => {
@@ -198,7 +198,7 @@ Deno.test("only the first candidate is read", () => {
 
 Deno.test("missing usageMetadata gives zero counts", () => {
   const parsed = geminiAdapter.parseReply(reply({ content: { parts: [{ text: "hi" }] } }));
-  assert.deepEqual(parsed.usage, { input: 0, output: 0, thinking: 0 });
+  assert.deepEqual(parsed.usage, { input: 0, cached: 0, output: 0, thinking: 0 });
 });
 
 /** Bodies of the wrong shape: zod refuses them with a message. */

@@ -71,7 +71,7 @@ Deno.test("ok.json: the content, stop, and tokens with reasoning apart", () => {
   assert.equal(parsed.finishReason, "stop");
   assert.equal(parsed.truncated, false);
   // completion_tokens 1244 includes 1152 reasoning tokens.
-  assert.deepEqual(parsed.usage, { input: 1791, output: 92, thinking: 1152 });
+  assert.deepEqual(parsed.usage, { input: 1791, cached: 0, output: 92, thinking: 1152 });
 });
 
 Deno.test("length.json: truncated, the cut-off text kept", () => {
@@ -79,7 +79,7 @@ Deno.test("length.json: truncated, the cut-off text kept", () => {
   assert.equal(parsed.truncated, true);
   assert.equal(parsed.finishReason, "length");
   assert.equal(parsed.text, FIXTURES.length.note._expectedText);
-  assert.deepEqual(parsed.usage, { input: 5877, output: 64, thinking: 4032 });
+  assert.deepEqual(parsed.usage, { input: 5877, cached: 0, output: 64, thinking: 4032 });
 });
 
 Deno.test('length with content "" (reasoning ate the budget): truncated and empty, no error', () => {
@@ -132,22 +132,22 @@ Deno.test("no choice is an error", () => {
 Deno.test("a null finish reason reads as stop; missing or null usage gives zeros", () => {
   const parsed = openaiAdapter.parseReply(completion({ content: "hi" }, null));
   assert.equal(parsed.finishReason, "stop");
-  assert.deepEqual(parsed.usage, { input: 0, output: 0, thinking: 0 });
+  assert.deepEqual(parsed.usage, { input: 0, cached: 0, output: 0, thinking: 0 });
   const nullUsage = openaiAdapter.parseReply(completion({ content: "hi" }, "stop", null));
-  assert.deepEqual(nullUsage.usage, { input: 0, output: 0, thinking: 0 });
+  assert.deepEqual(nullUsage.usage, { input: 0, cached: 0, output: 0, thinking: 0 });
 });
 
 Deno.test("usage without reasoning details counts all completion tokens as output", () => {
   const parsed = openaiAdapter.parseReply(
     completion({ content: "hi" }, "stop", { prompt_tokens: 10, completion_tokens: 7 }),
   );
-  assert.deepEqual(parsed.usage, { input: 10, output: 7, thinking: 0 });
+  assert.deepEqual(parsed.usage, { input: 10, cached: 0, output: 7, thinking: 0 });
   const nullDetails = openaiAdapter.parseReply(completion({ content: "hi" }, "stop", {
     prompt_tokens: 10,
     completion_tokens: 7,
     completion_tokens_details: null,
   }));
-  assert.deepEqual(nullDetails.usage, { input: 10, output: 7, thinking: 0 });
+  assert.deepEqual(nullDetails.usage, { input: 10, cached: 0, output: 7, thinking: 0 });
 });
 
 Deno.test("only the first choice is read", () => {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { formatCount, formatSeconds } from "../../lib/text/numbers.ts";
+import { formatCount, formatSeconds, formatUsd } from "../../lib/text/numbers.ts";
 
 for (
   const [n, expected] of [
@@ -31,4 +31,24 @@ for (const [ms, expected] of SECONDS) {
   Deno.test(`formatSeconds(${ms}) is ${expected}`, () => {
     assert.equal(formatSeconds(ms), expected);
   });
+}
+
+const DOLLARS: [number, string][] = [
+  [0, "$0.00"],
+  [0.00001, "<$0.0001"],
+  [0.00005, "$0.0001"],
+  [0.01439375, "$0.0144"],
+  [0.04830625, "$0.0483"],
+  [0.1, "$0.1000"],
+  [0.99994, "$0.9999"],
+  [0.99996, "$1.00"],
+  [1, "$1.00"],
+  [12.345, "$12.35"],
+  [1234.567, "$1,234.57"],
+  [-0.5, "-$0.5000"],
+];
+
+for (const [dollars, expected] of DOLLARS) {
+  Deno.test(`formatUsd(${dollars}) is ${expected}`, () =>
+    assert.equal(formatUsd(dollars), expected));
 }

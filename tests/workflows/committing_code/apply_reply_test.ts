@@ -7,7 +7,7 @@ function reply(text: string, truncated = false): LlmReply {
   return {
     text,
     body: "{}",
-    usage: { input: 0, output: 0, thinking: 0 },
+    usage: { input: 0, cached: 0, output: 0, thinking: 0 },
     truncated,
     finishReason: truncated ? "MAX_TOKENS" : "STOP",
     elapsedMs: 0,
