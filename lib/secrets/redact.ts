@@ -90,11 +90,145 @@ export function encodedForms(key: string): string[] {
   return forms;
 }
 
-/** Replaces every occurrence of the known keys (and their encoded forms) in text. */
+/**
+ * Shortest run of a key's characters that is masked on its own: an API
+ * error that quotes the start of a key (`API key AIzaSyFAKE-key-f... is
+ * invalid`), or a build that prints part of one, shows no 12 characters of
+ * it. Shorter runs are left alone: 11 characters of a random key are no
+ * more than chance.
+ */
+export const KEY_RUN_LENGTH = 12;
+
+/** Encodes bytes as base64 (standard alphabet, with padding). */
+function base64(bytes: Uint8Array): string {
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+/**
+ * The base64 characters of `key` that do not depend on what stands around
+ * it, for each of the three byte offsets the key can start at (after `K=`,
+ * inside a `user:key` Basic-auth value, ...), in the standard and the
+ * URL-safe alphabet. At offset 1 the first two characters also hold bits of
+ * the byte before the key, at offset 2 the first three; the last character
+ * holds bits of the byte after the key unless the key ends a 3-byte group:
+ * those are left out.
+ */
+export function unalignedBase64Forms(key: string): string[] {
+  const bytes = new TextEncoder().encode(key);
+  const forms: string[] = [];
+  for (const offset of [0, 1, 2]) {
+    const padded = new Uint8Array(offset + bytes.length);
+    padded.set(bytes, offset);
+    const encoded = base64(padded).replace(/=+$/, "");
+    const head = [0, 2, 3][offset];
+    const tail = padded.length % 3 === 0 ? 0 : 1;
+    const core = encoded.slice(head, encoded.length - tail);
+    forms.push(core, core.replaceAll("+", "-").replaceAll("/", "_"));
+  }
+  return forms;
+}
+
+/** What a part of a key (or of an encoded form) becomes: the asterisks alone, no character of it. */
+const PART_MASK = "********";
+
+/** Bits of the prefilter of {@link KeyRuns}: 2^20 bits, 128 KiB. */
+const FILTER_BITS = 20;
+/** The rolling hash's base (odd, so powers stay odd modulo 2^32). */
+const HASH_BASE = 0x01000193;
+
+/**
+ * Every {@link KEY_RUN_LENGTH}-character run of the keys and their forms,
+ * found in text in one pass: a rolling hash per position, a bit set that
+ * rules out almost every position at once, and an exact comparison for the
+ * rest. Linear in the text, whatever it holds.
+ */
+class KeyRuns {
+  readonly #runs: Set<string>;
+  readonly #filter = new Uint32Array(2 ** (FILTER_BITS - 5));
+  /** HASH_BASE^(KEY_RUN_LENGTH - 1) modulo 2^32, to take the leaving character out. */
+  readonly #top: number;
+
+  constructor(sources: readonly string[]) {
+    this.#runs = new Set();
+    for (const source of sources) {
+      for (let at = 0; at + KEY_RUN_LENGTH <= source.length; at++) {
+        this.#runs.add(source.slice(at, at + KEY_RUN_LENGTH));
+      }
+    }
+    let top = 1;
+    for (let i = 1; i < KEY_RUN_LENGTH; i++) top = Math.imul(top, HASH_BASE);
+    this.#top = top;
+    for (const run of this.#runs) {
+      let hash = 0;
+      for (let i = 0; i < KEY_RUN_LENGTH; i++) {
+        hash = (Math.imul(hash, HASH_BASE) + run.charCodeAt(i)) | 0;
+      }
+      const bit = hash >>> (32 - FILTER_BITS);
+      this.#filter[bit >>> 5] |= 1 << (bit & 31);
+    }
+  }
+
+  /** Whether there is any run to look for. */
+  get empty(): boolean {
+    return this.#runs.size === 0;
+  }
+
+  /**
+   * Calls `found` with each stretch of `text[from, to)` covered by runs
+   * (overlapping runs joined), in order; stops early when `found` returns
+   * true.
+   */
+  scan(
+    text: string,
+    found: (start: number, end: number) => boolean | void,
+    from = 0,
+    to = text.length,
+  ): void {
+    const length = KEY_RUN_LENGTH;
+    if (to - from < length || this.#runs.size === 0) return;
+    const filter = this.#filter;
+    const runs = this.#runs;
+    const top = this.#top;
+    const shift = 32 - FILTER_BITS;
+    let hash = 0;
+    for (let i = from; i < from + length; i++) {
+      hash = (Math.imul(hash, HASH_BASE) + text.charCodeAt(i)) | 0;
+    }
+    let runStart = -1;
+    let runEnd = -1;
+    const last = to - length;
+    for (let at = from;; at++) {
+      const bit = hash >>> shift;
+      if ((filter[bit >>> 5] & (1 << (bit & 31))) !== 0 && runs.has(text.slice(at, at + length))) {
+        if (at < runEnd) {
+          runEnd = at + length;
+        } else {
+          if (runEnd !== -1 && found(runStart, runEnd) === true) return;
+          runStart = at;
+          runEnd = at + length;
+        }
+      }
+      if (at === last) break;
+      hash = (Math.imul(hash - Math.imul(text.charCodeAt(at), top), HASH_BASE) +
+        text.charCodeAt(at + length)) | 0;
+    }
+    if (runEnd !== -1) found(runStart, runEnd);
+  }
+}
+
+/**
+ * Replaces every occurrence of the known keys in text: each whole key and
+ * each of its encoded forms, every run of {@link KEY_RUN_LENGTH} or more
+ * characters of one (a key's first characters quoted in an API error, say),
+ * base64 of a key at any byte offset, and an API's masked echo of a key.
+ */
 export class Redactor {
   readonly #given: readonly string[];
   readonly #keys: readonly string[];
   readonly #echoes: readonly Echo[];
+  readonly #runs: KeyRuns;
 
   /** Makes a redactor for these keys (empty strings are ignored). */
   constructor(keys: readonly string[] = []) {
@@ -104,6 +238,12 @@ export class Redactor {
     this.#keys = [...new Set([...this.#given, ...real.flatMap(encodedForms)])]
       .sort((a, b) => b.length - a.length);
     this.#echoes = real.map((key) => ({ tail: key.slice(-4), mask: maskKey(key) }));
+    // Runs of a key are looked for in key-shaped entries only (no white space): a key file's
+    // whole text may hold a note, whose words must not be masked everywhere.
+    const tokens = real.filter((key) => !/\s/.test(key));
+    this.#runs = new KeyRuns(
+      tokens.flatMap((key) => [key, ...encodedForms(key), ...unalignedBase64Forms(key)]),
+    );
   }
 
   /** Returns a redactor that also knows `keys`. */
@@ -112,29 +252,50 @@ export class Redactor {
   }
 
   /**
-   * Returns `text` with every occurrence of every key, and every masked echo
-   * of one, replaced by its mask. Occurrences are found in the original
-   * text first, so overlapping keys are masked whole, together.
+   * Returns `text` with every key in it masked (see {@link Redactor}): a
+   * whole key or encoded form becomes `********` and its last two
+   * characters, a part of one `********` alone. Occurrences are found in the
+   * original text first, so overlapping keys are masked whole, together.
    */
   redact(text: string): string {
-    const ranges: { start: number; end: number; key: string }[] = [];
+    const wholes: { start: number; end: number; key: string }[] = [];
     for (const key of this.#keys) {
       for (let at = text.indexOf(key); at !== -1; at = text.indexOf(key, at + 1)) {
-        ranges.push({ start: at, end: at + key.length, key });
+        wholes.push({ start: at, end: at + key.length, key });
       }
     }
+    // Whole keys first, merged where they overlap: the mask shows the tail of the one ending last.
+    wholes.sort((a, b) => a.start - b.start || b.end - a.end);
+    const ranges: { start: number; end: number; mask: string }[] = [];
+    for (let i = 0; i < wholes.length;) {
+      let { start, end, key } = wholes[i];
+      for (i++; i < wholes.length && wholes[i].start < end; i++) {
+        if (wholes[i].end > end) ({ end, key } = wholes[i]);
+      }
+      ranges.push({ start, end, mask: maskKey(key) });
+    }
+    // Then parts of keys, in the text between them (a whole key holds no part to look for).
     let result = text;
+    if (!this.#runs.empty) {
+      const parts: { start: number; end: number; mask: string }[] = [];
+      const part = (start: number, end: number) => {
+        parts.push({ start, end, mask: PART_MASK });
+      };
+      let gap = 0;
+      for (const range of ranges) {
+        this.#runs.scan(text, part, gap, range.start);
+        parts.push(range);
+        gap = range.end;
+      }
+      this.#runs.scan(text, part, gap, text.length);
+      ranges.length = 0;
+      ranges.push(...parts);
+    }
     if (ranges.length > 0) {
-      ranges.sort((a, b) => a.start - b.start || b.end - a.end);
       let out = "";
       let cursor = 0;
-      for (let i = 0; i < ranges.length;) {
-        let { start, end, key } = ranges[i];
-        // Merge every range that overlaps or touches this one; the mask shows the tail of the last.
-        for (i++; i < ranges.length && ranges[i].start < end; i++) {
-          if (ranges[i].end > end) ({ end, key } = ranges[i]);
-        }
-        out += text.slice(cursor, start) + maskKey(key);
+      for (const { start, end, mask } of ranges) {
+        out += text.slice(cursor, start) + mask;
         cursor = end;
       }
       result = out + text.slice(cursor);
@@ -145,8 +306,16 @@ export class Redactor {
     return result;
   }
 
-  /** Tells whether `text` contains any of the keys. */
+  /**
+   * Tells whether `text` holds a key in any form {@link redact} masks,
+   * except an API's masked echo (which shows no more than the last four
+   * characters): a whole key, an encoded form, a run of
+   * {@link KEY_RUN_LENGTH} characters of one.
+   */
   containsKey(text: string): boolean {
-    return this.#keys.some((key) => text.includes(key));
+    if (this.#keys.some((key) => text.includes(key))) return true;
+    let found = false;
+    this.#runs.scan(text, () => (found = true));
+    return found;
   }
 }

@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { encodedForms, maskKey, Redactor } from "../../lib/secrets/redact.ts";
+import { encodedForms, maskKey, Redactor, unalignedBase64Forms } from "../../lib/secrets/redact.ts";
 import { loadLlmFixture } from "../support/fake_llm_server.ts";
 import { GEMINI_KEY, OPENAI_KEY } from "../support/project.ts";
 
@@ -48,8 +48,19 @@ const CASES: [string, string, string][] = [
     JSON.stringify(`line\n"${GM}"\t`),
   ],
   ["text without any key", "nothing secret here\n", "nothing secret here\n"],
-  ["a key's prefix only is not a key", G.slice(0, -1), G.slice(0, -1)],
-  ["a key's suffix only is not a key", G.slice(1), G.slice(1)],
+  ["a key's prefix is masked, showing nothing of it", G.slice(0, -1), "********"],
+  ["a key's suffix is masked, showing nothing of it", G.slice(1), "********"],
+  ["12 characters of a key are masked", `key ${G.slice(5, 17)} invalid`, "key ******** invalid"],
+  [
+    "11 characters of a key are not",
+    `key ${G.slice(5, 16)} invalid`,
+    `key ${G.slice(5, 16)} invalid`,
+  ],
+  [
+    "an API error quoting a key's first characters",
+    `API key ${G.slice(0, 16)}... is invalid`,
+    "API key ********... is invalid",
+  ],
   ["empty text", "", ""],
 ];
 
@@ -180,10 +191,11 @@ Deno.test("an empty key list, or only empty keys, changes nothing", () => {
 });
 
 Deno.test("with() returns a redactor that knows more keys, the original unchanged", () => {
+  const other = "sk-other-ZYXWVUTSRQPONMLK-99"; // nothing in common with G
   const first = new Redactor([G]);
-  const both = first.with([O]);
-  assert.equal(first.redact(`${G} ${O}`), `${GM} ${O}`);
-  assert.equal(both.redact(`${G} ${O}`), `${GM} ${OM}`);
+  const both = first.with([other]);
+  assert.equal(first.redact(`${G} ${other}`), `${GM} ${other}`);
+  assert.equal(both.redact(`${G} ${other}`), `${GM} ********99`);
   assert.equal(first.with([]).redact(G), GM);
   assert.equal(new Redactor([G, G, G]).redact(G), GM, "duplicates are harmless");
 });
@@ -193,7 +205,7 @@ Deno.test("containsKey finds a key anywhere, and nothing else", () => {
   assert.equal(redactor.containsKey(`prefix${G}suffix`), true);
   assert.equal(redactor.containsKey(`line 1\nline 2 ${O}`), true);
   assert.equal(redactor.containsKey(GM), false, "a masked key is no key");
-  assert.equal(redactor.containsKey(G.toLowerCase()), false, "keys are case-sensitive");
+  assert.equal(redactor.containsKey(G.toUpperCase()), false, "keys are case-sensitive");
   assert.equal(redactor.containsKey("sk-proj-****jkZW"), false, "an echo is no key");
 });
 
@@ -252,4 +264,76 @@ Deno.test("encodedForms gives base64 (standard, URL-safe, with the file's line e
   assert.ok(forms.includes(btoa("AAAAAAAAAAA?\r\n").replace(/=+$/, "")));
   assert.ok(forms.includes("41414141414141414141413f"));
   assert.ok(forms.includes("41414141414141414141413F"));
+});
+
+/** Base64 of `prefix` + the key + `suffix`, as a program that encodes a whole line would print it. */
+function base64Of(text: string): string {
+  return btoa(String.fromCharCode(...new TextEncoder().encode(text)));
+}
+
+// Base64 is cut in 3-byte groups: the key after `K=` (2 bytes) or `u:` in a Basic-auth value
+// starts at another offset, and its aligned form is nowhere in the output.
+Deno.test("base64 of a key at each of the three byte offsets is masked", () => {
+  const redactor = new Redactor([G, O]);
+  for (const key of [G, O]) {
+    for (const prefix of ["", "K", "K=", "user:", "ab\n"]) {
+      for (const suffix of ["", "\n", ";x", "==="]) {
+        const encoded = base64Of(`${prefix}${key}${suffix}`);
+        const out = redactor.redact(`Authorization: Basic ${encoded}`);
+        assert.ok(out.includes("********"), `${prefix}|${suffix}: ${out}`);
+        assert.ok(out.length < `Authorization: Basic ${encoded}`.length - 30, out);
+        assert.equal(redactor.containsKey(`x ${encoded} y`), true, `${prefix}|${suffix}`);
+        // What is left of the encoded text is at most the few characters mixed with the neighbours.
+        const left = out.replace("Authorization: Basic ", "").replace(/\*{8}[\w+/-]{0,2}/, "");
+        assert.ok(left.length <= 3 + Math.ceil(((prefix.length + suffix.length) * 4) / 3) + 3, out);
+      }
+    }
+  }
+});
+
+Deno.test("unalignedBase64Forms: the characters that depend on the key alone", () => {
+  const key = "AIzaSyTEST-key";
+  const keyBytes = new TextEncoder().encode(key);
+  const forms = unalignedBase64Forms(key);
+  assert.equal(forms.length, 6);
+  const encode = (bytes: number[]) => btoa(String.fromCharCode(...bytes));
+  for (const [offset, form] of [[0, forms[0]], [1, forms[2]], [2, forms[4]]] as const) {
+    for (const before of [0x00, 0x7a, 0xff]) {
+      for (const after of [[], [0x00], [0x51], [0xff, 0xff]]) {
+        const text = encode([...Array(offset).fill(before), ...keyBytes, ...after]);
+        assert.ok(text.includes(form), `offset ${offset}, ${before}, ${after}: ${form}`);
+      }
+    }
+  }
+  assert.equal(forms[1], forms[0].replaceAll("+", "-").replaceAll("/", "_"));
+});
+
+Deno.test("a run of a key's hex or base64 form is masked too", () => {
+  const redactor = new Redactor([G]);
+  const hex = Array.from(new TextEncoder().encode(G), (b) => b.toString(16).padStart(2, "0"))
+    .join("");
+  assert.equal(redactor.redact(`x ${hex.slice(10, 40)} y`), "x ******** y");
+  assert.equal(redactor.redact(`x ${btoa(G).slice(4, 24)} y`), "x ******** y");
+});
+
+Deno.test("runs are looked for in key-shaped entries only, not in a key file's note", () => {
+  const redactor = new Redactor([`${G} # the key for the shop`, G]);
+  assert.equal(redactor.redact("key for the shop"), "key for the shop");
+  assert.equal(redactor.redact(`see ${G.slice(3, 20)}`), "see ********");
+});
+
+Deno.test("a part of a key next to a whole one: the whole key's mask, no character more", () => {
+  const redactor = new Redactor([G]);
+  assert.equal(redactor.redact(`${G.slice(0, 20)}${G}`), `********${GM}`);
+  assert.equal(redactor.redact(`${G}${G.slice(-15)}`), `${GM}********`);
+  // Two parts that overlap in the key but not in the text: two masks.
+  assert.equal(redactor.redact(`${G.slice(0, 30)}${G.slice(20)}`), "****************");
+});
+
+Deno.test("containsKey: a run of 12 characters of a key, or base64 at an offset, is a key", () => {
+  const redactor = new Redactor([G, O]);
+  assert.equal(redactor.containsKey(`const id = "${O.slice(8, 20)}";`), true);
+  assert.equal(redactor.containsKey(`const id = "${O.slice(8, 19)}";`), false);
+  assert.equal(redactor.containsKey(base64Of(`K=${G}`)), true);
+  assert.equal(redactor.containsKey("ordinary code, nothing secret".repeat(100)), false);
 });

@@ -7,10 +7,11 @@
  * @module
  */
 import { type AppliedChange, ApplyError, applyOperations } from "../../apply/apply.ts";
-import { formatRefusals, guardOperations } from "../../guard/guard.ts";
+import { formatRefusals, guardOperations, type Refusal } from "../../guard/guard.ts";
 import type { LlmReply } from "../../llm/types.ts";
 import type { FileOperation } from "../../reply/operations.ts";
 import { parseResponse } from "../../reply/parse.ts";
+import type { Redactor } from "../../secrets/redact.ts";
 
 /** What applying a reply did. */
 export type ReplyOutcome =
@@ -29,16 +30,38 @@ export type ReplyOutcome =
     readonly reason: string;
   };
 
+/** Why a file holding a key is refused, for the user and the repair prompt. */
+export const KEY_IN_CONTENT_REASON =
+  "its content holds an API key (whole, in part, or encoded), and a key is never written to a file";
+
+/**
+ * The write operations of `operations` whose content holds a key in any
+ * form `redactor` knows (see `Redactor.containsKey`), as refusals. Never throws.
+ */
+export function keyRefusals(
+  operations: readonly FileOperation[],
+  redactor: Redactor,
+): Refusal[] {
+  return operations.filter((operation) =>
+    operation.kind === "write" && redactor.containsKey(operation.content)
+  ).map((operation) => ({ path: operation.path, reason: KEY_IN_CONTENT_REASON }));
+}
+
 /**
  * Applies `reply` to the project at `root`, all or nothing.
  *
  * Never throws for a bad reply: a truncated reply, a parse error, a refused
- * path or a failed (and rolled back) write come back as `ok: false`.
+ * path, a file whose content holds a key (any form `redactor` knows) or a
+ * failed (and rolled back) write come back as `ok: false`.
  *
  * @throws {ApplyError} only when a failed write could not be rolled back
  * completely: the run must stop, and the message lists the paths to restore.
  */
-export async function applyReply(root: string, reply: LlmReply): Promise<ReplyOutcome> {
+export async function applyReply(
+  root: string,
+  reply: LlmReply,
+  redactor: Redactor,
+): Promise<ReplyOutcome> {
   if (reply.truncated) {
     return {
       ok: false,
@@ -51,7 +74,17 @@ export async function applyReply(root: string, reply: LlmReply): Promise<ReplyOu
   if (!parsed.ok) return { ok: false, reason: parsed.error };
 
   const guarded = await guardOperations(root, parsed.operations);
-  if (!guarded.ok) return { ok: false, reason: formatRefusals(guarded.refusals) };
+  const keys = keyRefusals(parsed.operations, redactor);
+  if (!guarded.ok || keys.length > 0) {
+    const refused = guarded.ok ? [] : guarded.refusals;
+    const paths = new Set(refused.map((refusal) => refusal.path));
+    // One line per refused path, in reply order (a path refused by the guard is not repeated).
+    const order = new Map<string, number>();
+    parsed.operations.forEach((operation, index) => order.set(operation.path, index));
+    const all = [...refused, ...keys.filter((refusal) => !paths.has(refusal.path))]
+      .sort((a, b) => (order.get(a.path) ?? 0) - (order.get(b.path) ?? 0));
+    return { ok: false, reason: formatRefusals(all) };
+  }
 
   try {
     const applied = await applyOperations(root, guarded.operations);

@@ -114,7 +114,7 @@ export async function runCommitLoop<T = never>(
       };
     }
 
-    const outcome = await applyReply(root, reply);
+    const outcome = await applyReply(root, reply, session.redactor);
     if (!outcome.ok) {
       lastReplyApplied = false;
       console.warn(`the reply was not applied, nothing from it was written: ${outcome.reason}`);

@@ -2,6 +2,10 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { applyReply, describeChanges } from "../../../lib/workflows/committing_code/apply_reply.ts";
 import type { LlmReply } from "../../../lib/llm/types.ts";
+import { Redactor } from "../../../lib/secrets/redact.ts";
+import { GEMINI_KEY, OPENAI_KEY } from "../../support/project.ts";
+
+const REDACTOR = new Redactor([GEMINI_KEY, OPENAI_KEY]);
 
 function reply(text: string, truncated = false): LlmReply {
   return {
@@ -32,6 +36,7 @@ Deno.test("a good reply is parsed, guarded and applied", async () => {
     const outcome = await applyReply(
       root,
       reply("^^^./src/a.ts\nnew\n^^^end\n^^^src/b.ts\nb\n^^^end\n"),
+      REDACTOR,
     );
     assert(outcome.ok);
     assert.deepEqual(outcome.changes, [
@@ -55,7 +60,7 @@ Deno.test("truncated, unparsable, refused: nothing written, and the reason says 
   ];
   for (const [bad, reason] of cases) {
     await inProject(async (root) => {
-      const outcome = await applyReply(root, bad);
+      const outcome = await applyReply(root, bad, REDACTOR);
       assert(!outcome.ok);
       assert.match(outcome.reason, reason);
       assert.equal(await Deno.readTextFile(join(root, "src/a.ts")), "old\n");
@@ -68,10 +73,65 @@ Deno.test("a path given twice applies the last block and warns", async () => {
     const outcome = await applyReply(
       root,
       reply("^^^src/a.ts\none\n^^^end\n^^^src/a.ts\ntwo\n^^^end\n"),
+      REDACTOR,
     );
     assert(outcome.ok);
     assert.equal(outcome.warnings.length, 1);
     assert.match(outcome.warnings[0], /src\/a\.ts/);
     assert.equal(await Deno.readTextFile(join(root, "src/a.ts")), "two\n");
+  });
+});
+
+Deno.test("a file whose content holds a key, in any form, is refused: nothing written", async () => {
+  const encoded = btoa(`K=${OPENAI_KEY}`);
+  const forms: [string, string][] = [
+    ["the whole key", `const key = "${GEMINI_KEY}";\n`],
+    ["12 characters of it", `// ${OPENAI_KEY.slice(3, 15)}\n`],
+    ["base64 at an offset", `const auth = "${encoded}";\n`],
+  ];
+  for (const [name, content] of forms) {
+    await inProject(async (root) => {
+      const outcome = await applyReply(
+        root,
+        reply(`^^^src/a.ts\nnew\n^^^end\n^^^src/leak.ts\n${content}^^^end\n`),
+        REDACTOR,
+      );
+      assert(!outcome.ok, name);
+      assert.match(outcome.reason, /refused the reply: 1 path may not be written/, name);
+      assert.match(outcome.reason, /src\/leak\.ts: its content holds an API key/, name);
+      assert(!REDACTOR.containsKey(outcome.reason), "the reason holds no key");
+      assert.equal(await Deno.readTextFile(join(root, "src/a.ts")), "old\n", name);
+      await assert.rejects(Deno.lstat(join(root, "src/leak.ts")), Deno.errors.NotFound);
+    });
+  }
+});
+
+Deno.test("a key and a refused path: both listed once, in reply order", async () => {
+  await inProject(async (root) => {
+    const outcome = await applyReply(
+      root,
+      reply(
+        `^^^x.secret\n${GEMINI_KEY}\n^^^end\n^^^src/b.ts\n${GEMINI_KEY}\n^^^end\n` +
+          "^^^../c\nc\n^^^end\n",
+      ),
+      REDACTOR,
+    );
+    assert(!outcome.ok);
+    const lines = outcome.reason.split("\n");
+    assert.match(lines[0], /3 paths may not be written/);
+    assert.match(lines[1], /x\.secret: .*ignored/);
+    assert.match(lines[2], /src\/b\.ts: its content holds an API key/);
+    assert.match(lines[3], /\.\.\/c: /);
+  });
+});
+
+Deno.test("a deleted file or content without a key is not refused for keys", async () => {
+  await inProject(async (root) => {
+    const outcome = await applyReply(
+      root,
+      reply(`^^^src/a.ts\n^^^delete\n^^^src/b.ts\n${GEMINI_KEY.slice(0, 11)}\n^^^end\n`),
+      REDACTOR,
+    );
+    assert(outcome.ok);
   });
 });

@@ -1,0 +1,95 @@
+/**
+ * The keys the tool itself can still see, end to end: a part of a key quoted
+ * in an API error, base64 of a key at any byte offset in a prompt, and a
+ * reply whose file content holds a key.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import {
+  geminiError,
+  geminiReply,
+  geminiText,
+  startFakeLlmServer,
+} from "../support/fake_llm_server.ts";
+import { assertNoKeyLeak } from "../support/leaks.ts";
+import { GEMINI_KEY, makeProject, OPENAI_KEY, STATUS_BUILD } from "../support/project.ts";
+import { runTool } from "../support/run_tool.ts";
+
+const START_FILES = { "src/status.txt": "broken\n" };
+const FIX = "^^^src/status.txt\nok\n^^^end\n";
+
+/** Every file under `dir`, as text, joined. */
+async function allText(dir: string): Promise<string> {
+  let text = "";
+  for await (const entry of Deno.readDir(dir)) {
+    const path = join(dir, entry.name);
+    text += entry.isDirectory ? await allText(path) : await Deno.readTextFile(path);
+  }
+  return text;
+}
+
+Deno.test("an API error that quotes the start of the key shows none of it, printed or logged", async () => {
+  await using project = await makeProject({ buildScript: STATUS_BUILD, files: START_FILES });
+  const quoted = GEMINI_KEY.slice(0, 16);
+  const server = await startFakeLlmServer([
+    geminiError(400, `API key ${quoted}... is invalid`, "INVALID_ARGUMENT"),
+  ]);
+  try {
+    const run = await runTool(project.root, [], { server });
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /API key \*{8}\.\.\. is invalid/);
+    assert(!run.stderr.includes(quoted.slice(0, 12)), run.stderr);
+    const logs = await allText(join(project.root, "logs"));
+    assert.match(logs, /API key \*{8}\.\.\. is invalid/);
+    assert(!logs.includes(quoted.slice(0, 12)), "the prefix is logged nowhere");
+    await assertNoKeyLeak(project.root, [run], server);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("base64 of a key at a byte offset in the query: the prompt is refused, never sent", async () => {
+  for (const prefix of ["", "K", "K="]) {
+    const encoded = btoa(`${prefix}${OPENAI_KEY}`);
+    await using project = await makeProject({
+      buildScript: STATUS_BUILD,
+      files: START_FILES,
+      query: `Use Authorization: Basic ${encoded}\n`,
+    });
+    const server = await startFakeLlmServer([geminiReply(FIX)]);
+    try {
+      const run = await runTool(project.root, [], { server });
+      assert.equal(run.code, 1, prefix);
+      assert.equal(server.requests.length, 0, prefix);
+      assert.match(run.stderr, /contains an API key, so it was not sent/);
+      const logs = await allText(join(project.root, "logs"));
+      assert(!logs.includes(encoded.slice(4, 40)), `${prefix}: the encoded key is logged masked`);
+    } finally {
+      await server.close();
+    }
+  }
+});
+
+Deno.test("a reply whose file holds a key writes nothing and counts as a failed attempt", async () => {
+  await using project = await makeProject({ buildScript: STATUS_BUILD, files: START_FILES });
+  const leak = `^^^src/status.txt\nok\n^^^end\n^^^src/config.ts\nexport const auth = "${
+    btoa(`K=${GEMINI_KEY}`)
+  }";\n^^^end\n`;
+  const server = await startFakeLlmServer([geminiReply(leak), geminiReply(FIX)]);
+  try {
+    const run = await runTool(project.root, [], { server });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(server.requests.length, 2);
+    assert.match(
+      run.stderr,
+      /the reply was not applied, nothing from it was written: refused the reply: 1 path may not be written/,
+    );
+    assert.equal(await project.exists("src/config.ts"), false);
+    const repair = geminiText(server.requests[1]);
+    assert.match(repair, /src\/config\.ts: its content holds an API key/);
+    assert.equal(await project.read("src/status.txt"), "ok\n");
+    await assertNoKeyLeak(project.root, [run], server);
+  } finally {
+    await server.close();
+  }
+});
