@@ -31,6 +31,27 @@ export interface BuildResult {
   readonly elapsedMs: number;
   /** The time limit it ran under, in milliseconds. */
   readonly timeoutMs: number;
+  /** How it was contained (`contained by bubblewrap, network on`), when the caller said. */
+  readonly containment?: string;
+}
+
+/**
+ * How one build is started: by default `./build.sh` itself; a sandbox
+ * (`lib/sandbox/`) starts it through its own program instead.
+ */
+export interface BuildLaunch {
+  /** The program to start. */
+  readonly program: string;
+  /** Its arguments. */
+  readonly args: readonly string[];
+  /** How the build is contained, for the log and the progress line. */
+  readonly description: string;
+  /**
+   * Tells whether the (redacted) output and exit code mean that the program
+   * could not start `./build.sh` at all, rather than a build that ran and
+   * failed: then the reason, one line.
+   */
+  readonly startFailure?: (output: string, exitCode: number | null) => string | undefined;
 }
 
 /** Options of one build. */
@@ -47,6 +68,8 @@ export interface BuildOptions {
   readonly keepHeadBytes?: number;
   /** See {@link BuildOptions.keepHeadBytes}. */
   readonly keepTailBytes?: number;
+  /** How to start the build (default: `./build.sh` itself, not contained). */
+  readonly launch?: BuildLaunch;
 }
 
 /** Tells whether the build passed: it exited 0 on its own. */
@@ -58,22 +81,30 @@ export function buildPassed(result: BuildResult): boolean {
  * Runs `./build.sh` in `root` and waits for it to end.
  *
  * @throws {CodeCommitError} when the script cannot be started (not found,
- * not executable, no `#!` line).
+ * not executable, no `#!` line), or the launch's program cannot start it.
  */
 export async function runBuild(root: string, options: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
+  const launch = options.launch;
   let child: Deno.ChildProcess;
   try {
-    child = new Deno.Command(BUILD_SCRIPT, {
+    child = new Deno.Command(launch?.program ?? BUILD_SCRIPT, {
+      args: [...launch?.args ?? []],
       cwd: root,
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
-      // Its own process group, so that a time-out or Ctrl-C stops everything it started.
+      // Its own session and process group, so that a time-out or Ctrl-C stops everything it
+      // started that stayed in the group (a contained build's PID namespace ends the rest).
       detached: true,
     }).spawn();
   } catch (error) {
     const message = (error as Error).message;
+    if (launch !== undefined && launch.program !== BUILD_SCRIPT) {
+      throw new CodeCommitError(
+        `cannot start ${launch.program} to run ${BUILD_SCRIPT} (${launch.description}): ${message}`,
+      );
+    }
     const fix = /exec format/i.test(message)
       ? "; does it start with a #! line such as #!/usr/bin/env bash?"
       : "; check that build.sh exists in the project root and is executable (chmod +x build.sh)";
@@ -130,15 +161,25 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
   if (drained) await signalGroup(child, "SIGKILL", true);
 
   const redactor = options.redactor ?? new Redactor();
+  const output = redactor.redact(sink.text());
+  const exitCode = exit.signal ? null : exit.code;
+  const failure = timedOut || interrupted ? undefined : launch?.startFailure?.(output, exitCode);
+  if (failure !== undefined) {
+    throw new CodeCommitError(
+      `cannot run ${BUILD_SCRIPT} (${launch!.description}): ${failure}; check that build.sh ` +
+        `starts with a #! line and is executable, or run with --sandbox off`,
+    );
+  }
   return {
-    exitCode: exit.signal ? null : exit.code,
+    exitCode,
     signal: exit.signal,
     timedOut,
     interrupted,
-    output: redactor.redact(sink.text()),
+    output,
     droppedBytes: sink.droppedBytes,
     elapsedMs: performance.now() - started,
     timeoutMs: options.timeoutMs,
+    ...(launch === undefined ? {} : { containment: launch.description }),
   };
 }
 
@@ -281,9 +322,15 @@ export function describeBuildEnd(result: BuildResult): string {
   return `exit code ${result.exitCode}, after ${took}`;
 }
 
-/** The whole build, as logged in `*-build.txt`: command, output, how it ended. */
+/**
+ * The whole build, as logged in `*-build.txt`: command, how it was
+ * contained (when known), output, how it ended.
+ */
 export function formatBuildLog(result: BuildResult): string {
-  return `$ ${BUILD_SCRIPT}\n${withNewline(result.output)}[${describeBuildEnd(result)}]\n`;
+  const containment = result.containment === undefined ? "" : `[${result.containment}]\n`;
+  return `$ ${BUILD_SCRIPT}\n${containment}${withNewline(result.output)}[${
+    describeBuildEnd(result)
+  }]\n`;
 }
 
 /** Characters of build output kept from the start and from the end in a prompt. */

@@ -220,3 +220,52 @@ Deno.test("a missing build script cannot start, and the error says what to do", 
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("a launch starts the build through its program, and the log says how it was contained", async () => {
+  await withBuild("echo inside\nexit 0\n", async (root) => {
+    const result = await runBuild(root, {
+      timeoutMs: LONG,
+      launch: {
+        program: "sh",
+        args: ["-c", 'echo "via the launcher"; exec ./build.sh'],
+        description: "contained by a test launcher, network on",
+      },
+    });
+    assert(buildPassed(result));
+    assert.equal(result.containment, "contained by a test launcher, network on");
+    assert.match(
+      formatBuildLog(result),
+      /^\$ \.\/build\.sh\n\[contained by a test launcher, network on\]\nvia the launcher\ninside\n\[exit code 0, /,
+    );
+    // The repair prompt shows the build as before.
+    assert.match(formatBuildForPrompt(result, "x"), /^\$ \.\/build\.sh\nvia the launcher\n/);
+  });
+});
+
+Deno.test("a launch that could not start build.sh is an error, not a failed build", async () => {
+  await withBuild("exit 0\n", async (root) => {
+    const launch = {
+      program: "sh",
+      args: ["-c", "echo 'fake: cannot exec ./build.sh' >&2; exit 1"],
+      description: "contained by a test launcher, network on",
+      startFailure: (output: string, code: number | null) =>
+        code === 1 && output.startsWith("fake: ") ? output.trim() : undefined,
+    };
+    await assert.rejects(
+      runBuild(root, { timeoutMs: LONG, launch }),
+      (error: unknown) => {
+        assert(error instanceof CodeCommitError);
+        assert.match(
+          error.message,
+          /^cannot run \.\/build\.sh \(contained by a test launcher, network on\): fake: cannot exec \.\/build\.sh; /,
+        );
+        return true;
+      },
+    );
+    const missing = { ...launch, program: "code-commit-no-such-program" };
+    await assert.rejects(
+      runBuild(root, { timeoutMs: LONG, launch: missing }),
+      /cannot start code-commit-no-such-program to run \.\/build\.sh/,
+    );
+  });
+});
