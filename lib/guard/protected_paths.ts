@@ -25,6 +25,15 @@ import { foldCase } from "./case_fold.ts";
  */
 export type ProtectedScope = "root-file" | "any-depth-name" | "root-folder";
 
+/**
+ * What a contained build (`lib/sandbox/`) sees of a protected path:
+ * - `hidden`: an empty, read-only folder in its place: nothing of it can be read;
+ * - `read-only`: there, but not writable;
+ * - `writable`: like the rest of the project (cargo updates `Cargo.lock`,
+ *   builds write `target/`).
+ */
+export type BuildAccess = "hidden" | "read-only" | "writable";
+
 /** One entry of the protected-path table. */
 export interface ProtectedPath {
   /** The name as the project spells it, e.g. `build.sh`. */
@@ -35,6 +44,8 @@ export interface ProtectedPath {
   readonly description: string;
   /** Whether the context builder may read it (on an LLM's request); writing is never allowed. */
   readonly readable: boolean;
+  /** What a contained `./build.sh` may do with it. */
+  readonly build: BuildAccess;
 }
 
 /** Every protected path, in the order the prompt lists them. */
@@ -44,24 +55,28 @@ export const PROTECTED_PATHS: readonly ProtectedPath[] = Object.freeze([
     scope: "root-file",
     description: "Cargo's lock file, which cargo itself maintains",
     readable: true,
+    build: "writable",
   },
   {
     name: "build.sh",
     scope: "root-file",
     description: "the project's build script",
     readable: true,
+    build: "read-only",
   },
   {
     name: "codeRollup.sh",
     scope: "root-file",
     description: "the script that rolls the codebase up into agent-config/codeRollup.txt",
     readable: true,
+    build: "read-only",
   },
   {
     name: "LLMInstructions.md",
     scope: "root-file",
     description: "the user's standing instructions to the LLM",
     readable: true,
+    build: "read-only",
   },
   {
     name: ".gitignore",
@@ -69,48 +84,56 @@ export const PROTECTED_PATHS: readonly ProtectedPath[] = Object.freeze([
     description: "git's ignore rules; a .gitignore written by the LLM, nested ones included, " +
       "could hide its own changes from `git status` or re-include an ignored file",
     readable: true,
+    build: "read-only",
   },
   {
     name: "UserSpecification.md",
     scope: "any-depth-name",
     description: "the user's specification of a module, which only the user edits",
     readable: true,
+    build: "read-only",
   },
   {
     name: ".git",
     scope: "any-depth-name",
     description: "git's repository data (a file or a folder), with everything inside it",
     readable: false,
+    build: "read-only",
   },
   {
     name: "agent-config",
     scope: "root-folder",
     description: "code-commit's configuration and API keys",
     readable: false,
+    build: "hidden",
   },
   {
     name: "agent-state",
     scope: "root-folder",
     description: "code-commit's saved state, such as the cached specifications",
     readable: false,
+    build: "read-only",
   },
   {
     name: "app-data",
     scope: "root-folder",
     description: "the application's own data, kept out of the LLM's reach",
     readable: false,
+    build: "writable",
   },
   {
     name: "logs",
     scope: "root-folder",
     description: "code-commit's run logs",
     readable: false,
+    build: "read-only",
   },
   {
     name: "target",
     scope: "root-folder",
     description: "Cargo's build output",
     readable: true,
+    build: "writable",
   },
 ].map((entry) => Object.freeze(entry as ProtectedPath)));
 

@@ -1,0 +1,111 @@
+/**
+ * The macOS counterpart of `bubblewrap.ts`: the same plan as a Seatbelt
+ * profile for `sandbox-exec`. It cannot run on the machines code-commit is
+ * built on, so the profile text is covered by logic tests only (the README
+ * says so).
+ *
+ * The profile allows everything by default and then denies: writes outside
+ * the project (and the temporary folders builds need), writes to the
+ * read-only entries, reads and writes of the hidden ones, and with the
+ * network off every network operation. Only deny rules follow the default,
+ * so no rule's order matters. Paths are passed as parameters (`-D`), never
+ * spliced into the profile text, so no file name can change the profile.
+ *
+ * What Seatbelt cannot do that bubblewrap does: give the build a private
+ * `/tmp` (it shares the user's temporary folders) or its own PID namespace
+ * (a daemon that leaves the build's process group outlives it).
+ *
+ * @module
+ */
+import { BUILD_SCRIPT } from "../build/run_build.ts";
+import type { BuildNetwork } from "./bubblewrap.ts";
+import type { SandboxPlan } from "./plan.ts";
+
+/** Where macOS keeps `sandbox-exec` (an absolute path: the permission list names it so). */
+export const SANDBOX_EXEC = "/usr/bin/sandbox-exec";
+
+/**
+ * Where a build may write outside the project: the system's temporary
+ * folders (`/tmp` is `/private/tmp`, `$TMPDIR` is under `/private/var/folders`)
+ * and the devices every program writes to.
+ */
+export const SEATBELT_WRITABLE = {
+  subpaths: ["/private/tmp", "/private/var/folders", "/dev/fd"],
+  literals: [
+    "/dev/null",
+    "/dev/zero",
+    "/dev/tty",
+    "/dev/dtracehelper",
+    "/dev/stdout",
+    "/dev/stderr",
+  ],
+} as const;
+
+/** A Seatbelt profile and the parameters it reads. */
+export interface SeatbeltProfile {
+  /** The profile text (SBPL). */
+  readonly text: string;
+  /** Its parameters, name → value (each a path). */
+  readonly params: ReadonlyMap<string, string>;
+}
+
+/** `"…"`, an SBPL string literal (only fixed paths of this module go through here). */
+function literal(text: string): string {
+  return `"${text.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+}
+
+/**
+ * The Seatbelt profile of `plan` with `network`: see the module
+ * documentation. Never throws.
+ */
+export function seatbeltProfile(plan: SandboxPlan, network: BuildNetwork): SeatbeltProfile {
+  const params = new Map<string, string>([["ROOT", plan.root]]);
+  const readOnly = plan.readOnly.map((path, index) => {
+    params.set(`READ_ONLY_${index}`, path);
+    return `(subpath (param "READ_ONLY_${index}"))`;
+  });
+  const hidden = plan.hidden.map((entry, index) => {
+    params.set(`HIDDEN_${index}`, entry.path);
+    return `(subpath (param "HIDDEN_${index}"))`;
+  });
+  const writable = [
+    `(require-not (subpath (param "ROOT")))`,
+    ...SEATBELT_WRITABLE.subpaths.map((path) => `(require-not (subpath ${literal(path)}))`),
+    ...SEATBELT_WRITABLE.literals.map((path) => `(require-not (literal ${literal(path)}))`),
+  ];
+  const lines = [
+    "(version 1)",
+    "(allow default)",
+    "; writes only inside the project and the temporary folders",
+    `(deny file-write* (require-all\n  ${writable.join("\n  ")}))`,
+  ];
+  if (readOnly.length > 0) {
+    lines.push(
+      "; the protected entries a build may not change",
+      `(deny file-write*\n  ${readOnly.join("\n  ")})`,
+    );
+  }
+  if (hidden.length > 0) {
+    lines.push(
+      "; agent-config/ and what its links lead to: nothing of it can be read",
+      `(deny file-read* file-write*\n  ${hidden.join("\n  ")})`,
+    );
+  }
+  if (network === "off") lines.push("; no network at all, not even loopback", "(deny network*)");
+  return { text: `${lines.join("\n")}\n`, params };
+}
+
+/** The arguments of `sandbox-exec` that run `./build.sh` under `profile`. Never throws. */
+export function seatbeltArgs(profile: SeatbeltProfile): string[] {
+  return [
+    "-p",
+    profile.text,
+    ...[...profile.params].flatMap(([name, value]) => ["-D", `${name}=${value}`]),
+    BUILD_SCRIPT,
+  ];
+}
+
+/** The arguments of the probe run before the first build: an empty policy around `/usr/bin/true`. */
+export function seatbeltProbeArgs(): string[] {
+  return ["-p", "(version 1)\n(allow default)\n", "/usr/bin/true"];
+}

@@ -1,0 +1,43 @@
+/**
+ * The overhead of containment: a trivial `./build.sh` (`exit 0`) run by
+ * the build runner as it is, and inside bubblewrap the way every contained
+ * build is started (the project's protected entries found on disk, then
+ * `bwrap`). The README quotes the difference.
+ */
+import { join } from "node:path";
+import { runBuild } from "../../lib/build/run_build.ts";
+import { buildLaunch, type Containment } from "../../lib/sandbox/containment.ts";
+import { BWRAP_MISSING } from "../support/sandbox.ts";
+
+const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "code-commit-bench-" }));
+await Deno.writeTextFile(join(root, "build.sh"), "#!/bin/sh\nexit 0\n");
+await Deno.chmod(join(root, "build.sh"), 0o755);
+await Deno.writeTextFile(join(root, ".gitignore"), "/agent-config\n/logs\n");
+await Deno.mkdir(join(root, "agent-config"));
+await Deno.mkdir(join(root, ".git"));
+await Deno.mkdir(join(root, "src"));
+await Deno.writeTextFile(join(root, "src/main.ts"), "console.log(1);\n");
+globalThis.addEventListener("unload", () => Deno.removeSync(root, { recursive: true }));
+
+const contained: Containment = { kind: "bubblewrap", network: "on", hostServices: [] };
+const noNetwork: Containment = { kind: "bubblewrap", network: "off", hostServices: [] };
+
+Deno.bench("trivial build, not contained", { group: "containment", baseline: true }, async () => {
+  await runBuild(root, { timeoutMs: 60_000 });
+});
+
+Deno.bench(
+  "trivial build, contained by bubblewrap (network on)",
+  { group: "containment", ignore: BWRAP_MISSING !== undefined },
+  async () => {
+    await runBuild(root, { timeoutMs: 60_000, launch: await buildLaunch(contained, root) });
+  },
+);
+
+Deno.bench(
+  "trivial build, contained by bubblewrap (no network)",
+  { group: "containment", ignore: BWRAP_MISSING !== undefined },
+  async () => {
+    await runBuild(root, { timeoutMs: 60_000, launch: await buildLaunch(noNetwork, root) });
+  },
+);

@@ -1,0 +1,101 @@
+/**
+ * The macOS Seatbelt profile, by its text: it cannot run on the Linux
+ * machines code-commit is built and tested on (the README says so).
+ */
+import assert from "node:assert/strict";
+import type { SandboxPlan } from "../../lib/sandbox/plan.ts";
+import {
+  SANDBOX_EXEC,
+  seatbeltArgs,
+  seatbeltProbeArgs,
+  seatbeltProfile,
+} from "../../lib/sandbox/seatbelt.ts";
+import { RUN_PROGRAMS } from "../../lib/permissions/permissions.ts";
+
+const PLAN: SandboxPlan = {
+  root: "/Users/u/project",
+  readOnly: ["/Users/u/project/.git", "/Users/u/project/build.sh"],
+  hidden: [
+    { path: "/Users/u/keys/gemini", isDirectory: false },
+    { path: "/Users/u/project/agent-config", isDirectory: true },
+  ],
+};
+
+/** The profile without comments, as one line of words. */
+function flat(text: string): string {
+  return text.split("\n").filter((line) => !line.startsWith(";")).join(" ").replace(/\s+/g, " ");
+}
+
+Deno.test("the profile allows by default and only denies, so no rule's order matters", () => {
+  const { text } = seatbeltProfile(PLAN, "on");
+  const rules = flat(text);
+  assert(rules.startsWith("(version 1) (allow default) "), rules);
+  assert.equal((rules.match(/\(allow /g) ?? []).length, 1, "one allow: the default");
+});
+
+Deno.test("writes: only inside the project and the temporary folders", () => {
+  const { text, params } = seatbeltProfile(PLAN, "on");
+  assert.equal(params.get("ROOT"), PLAN.root);
+  assert.match(
+    flat(text),
+    /\(deny file-write\* \(require-all \(require-not \(subpath \(param "ROOT"\)\)\) \(require-not \(subpath "\/private\/tmp"\)\) \(require-not \(subpath "\/private\/var\/folders"\)\)/,
+  );
+  assert.match(flat(text), /\(require-not \(literal "\/dev\/null"\)\)/);
+});
+
+Deno.test("the read-only entries may not be written, the hidden ones not even read", () => {
+  const { text, params } = seatbeltProfile(PLAN, "on");
+  assert.equal(params.get("READ_ONLY_0"), "/Users/u/project/.git");
+  assert.equal(params.get("READ_ONLY_1"), "/Users/u/project/build.sh");
+  assert.equal(params.get("HIDDEN_0"), "/Users/u/keys/gemini");
+  assert.equal(params.get("HIDDEN_1"), "/Users/u/project/agent-config");
+  const rules = flat(text);
+  assert.match(
+    rules,
+    /\(deny file-write\* \(subpath \(param "READ_ONLY_0"\)\) \(subpath \(param "READ_ONLY_1"\)\)\)/,
+  );
+  assert.match(
+    rules,
+    /\(deny file-read\* file-write\* \(subpath \(param "HIDDEN_0"\)\) \(subpath \(param "HIDDEN_1"\)\)\)/,
+  );
+});
+
+Deno.test("network: on leaves it, off denies every network operation (loopback too)", () => {
+  assert.doesNotMatch(seatbeltProfile(PLAN, "on").text, /network/);
+  assert.match(flat(seatbeltProfile(PLAN, "off").text), /\(deny network\*\)/);
+});
+
+Deno.test("paths go in as parameters: a hostile folder name cannot change the profile", () => {
+  const hostile = '/Users/u/x") (allow file-write* (subpath "/';
+  const { text, params } = seatbeltProfile({ root: hostile, readOnly: [], hidden: [] }, "off");
+  assert(!text.includes(hostile) && !text.includes("/Users/u/x"), text);
+  assert.equal(params.get("ROOT"), hostile);
+  // Parentheses balance: the profile is well formed.
+  let depth = 0;
+  for (const char of text.replace(/"(?:[^"\\]|\\.)*"/g, '""')) {
+    if (char === "(") depth++;
+    if (char === ")") depth--;
+    assert(depth >= 0, text);
+  }
+  assert.equal(depth, 0, text);
+});
+
+Deno.test("no read-only or hidden entries: no empty rule", () => {
+  const { text } = seatbeltProfile({ root: "/p", readOnly: [], hidden: [] }, "on");
+  assert.doesNotMatch(text, /\(deny file-write\*\s*\)|\(deny file-read\* file-write\*\s*\)/);
+  assert.doesNotMatch(text, /READ_ONLY|HIDDEN/);
+});
+
+Deno.test("sandbox-exec arguments: the profile, each parameter with -D, then ./build.sh", () => {
+  const profile = seatbeltProfile(PLAN, "off");
+  const args = seatbeltArgs(profile);
+  assert.deepEqual(args.slice(0, 2), ["-p", profile.text]);
+  assert.equal(args.at(-1), "./build.sh");
+  assert.deepEqual(args.slice(2, 4), ["-D", `ROOT=${PLAN.root}`]);
+  assert.equal(args.filter((arg) => arg === "-D").length, profile.params.size);
+  assert.deepEqual(seatbeltProbeArgs().slice(-1), ["/usr/bin/true"]);
+});
+
+Deno.test("sandbox-exec is named by its absolute path in the permission list", () => {
+  assert((RUN_PROGRAMS as readonly string[]).includes(SANDBOX_EXEC));
+});
