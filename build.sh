@@ -72,7 +72,8 @@ if [ -z "$made" ]; then
     echo '# Runs code-commit with exactly the permissions a compiled binary would have.'
     # The dependencies were cached in this DENO_DIR: the launcher must look there too.
     if [ -n "${DENO_DIR:-}" ]; then printf 'DENO_DIR=%q; export DENO_DIR\n' "$DENO_DIR"; fi
-    printf 'exec %q run --cached-only --frozen --config %q' "$DENO" "$ROOT/deno.json"
+    # --quiet: Deno's own notes (such as "bwrap" not found for --allow-run) stay out of the output.
+    printf 'exec %q run --quiet --cached-only --frozen --config %q' "$DENO" "$ROOT/deno.json"
     printf ' %q' "${FLAGS[@]}"
     printf ' %q "$@"\n' "$ROOT/main.ts"
   } >code-commit.tmp

@@ -19,6 +19,9 @@ const WORKFLOWS: Record<Workflow, (session: Session) => Promise<number>> = {
   auto: runAutoWorkflow,
 };
 
+/** The workflows that run `./build.sh` (their session decides how builds are contained). */
+const RUNS_BUILDS: Record<Workflow, boolean> = { commit: true, consistency: false, auto: true };
+
 /** Runs code-commit with `args` and returns its exit status. */
 export async function main(args: readonly string[]): Promise<number> {
   const console = new Console();
@@ -34,7 +37,13 @@ export async function main(args: readonly string[]): Promise<number> {
     }
     const trap = trapInterrupts(console);
     try {
-      const session = await openSession(Deno.cwd(), command.options, console, trap.signal);
+      const session = await openSession(
+        Deno.cwd(),
+        command.options,
+        console,
+        trap.signal,
+        RUNS_BUILDS[command.workflow],
+      );
       return await WORKFLOWS[command.workflow](session);
     } finally {
       trap.dispose();

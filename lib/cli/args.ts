@@ -8,6 +8,12 @@
 import { parseArgs } from "node:util";
 import { UsageError } from "../errors/errors.ts";
 import { DEFAULT_MODEL, MODEL_NAMES, type ModelId, parseModelId } from "../llm/models.ts";
+import {
+  BUILD_NETWORKS,
+  type BuildNetwork,
+  SANDBOX_MODES,
+  type SandboxMode,
+} from "../sandbox/containment.ts";
 
 /** The workflows code-commit runs. */
 export type Workflow = "commit" | "consistency" | "auto";
@@ -30,6 +36,10 @@ export interface RunOptions {
   readonly llmTimeoutMs: number;
   /** The auto workflow runs phases up to this one (1 unless `--max-phase` says more). */
   readonly maxPhase: number;
+  /** Whether `./build.sh` runs in a sandbox: where available (`auto`), always (`on`), never (`off`). */
+  readonly sandbox: SandboxMode;
+  /** Whether a contained build reaches the network. */
+  readonly buildNetwork: BuildNetwork;
 }
 
 /** Default time one `./build.sh` may run: 30 minutes. */
@@ -55,6 +65,8 @@ const OPTIONS = {
   "build-timeout": { type: "string" },
   "llm-timeout": { type: "string" },
   "max-phase": { type: "string" },
+  "sandbox": { type: "string" },
+  "build-network": { type: "string" },
   ...Object.fromEntries(Object.keys(WORKFLOW_FLAGS).map((flag) => [flag, { type: "boolean" }])),
 } as const;
 
@@ -119,6 +131,18 @@ export function parseCommandLine(args: readonly string[]): Command {
     throw new UsageError("--max-phase applies only to --auto-workflow");
   }
 
+  const sandbox = choice("--sandbox", values.sandbox as string | undefined, SANDBOX_MODES);
+  const buildNetwork = choice(
+    "--build-network",
+    values["build-network"] as string | undefined,
+    BUILD_NETWORKS,
+  );
+  if (sandbox === "off" && buildNetwork === "off") {
+    throw new UsageError(
+      "--build-network off needs the sandbox, and --sandbox off turns it off; drop one of them",
+    );
+  }
+
   return {
     kind: "run",
     workflow,
@@ -136,6 +160,8 @@ export function parseCommandLine(args: readonly string[]): Command {
         DEFAULT_LLM_TIMEOUT_SECONDS,
       ),
       maxPhase: maxPhaseText === undefined ? 1 : phase(maxPhaseText),
+      sandbox,
+      buildNetwork,
     },
   };
 }
@@ -150,6 +176,16 @@ function seconds(flag: string, text: string | undefined, fallback: number): numb
     );
   }
   return Math.round(value * 1000);
+}
+
+/** Reads a flag that takes one of `values` (the first is the default). */
+function choice<T extends string>(flag: string, text: string | undefined, values: readonly T[]): T {
+  if (text === undefined) return values[0];
+  const found = values.find((value) => value === text);
+  if (found === undefined) {
+    throw new UsageError(`${flag} ${JSON.stringify(text)} is not one of ${values.join(", ")}`);
+  }
+  return found;
 }
 
 /** Reads `--max-phase`: 1 to 4. */
@@ -190,6 +226,10 @@ function exampleFor(flag: string | undefined): string {
       return `--model ${MODEL_NAMES[1]}`;
     case "--max-phase":
       return "--max-phase 2";
+    case "--sandbox":
+      return "--sandbox on";
+    case "--build-network":
+      return "--build-network off";
     default:
       return `${flag ?? "--flag"} 600`;
   }

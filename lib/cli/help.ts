@@ -53,6 +53,13 @@ Options:
   --llm-timeout SECONDS    give up on one LLM request after this long (default ${DEFAULT_LLM_TIMEOUT_SECONDS})
   --max-phase N            auto workflow: go up to phase N (default 1; phases 2-4
                            use code-commit's own prompts)
+  --sandbox auto|on|off    run ./build.sh in a sandbox: the project writable, agent-config/
+                           hidden, .git/ and the protected files read-only, the rest of the
+                           system read-only, its processes ended with it (bubblewrap on Linux,
+                           sandbox-exec on macOS). auto (default): where available, else warn;
+                           on: refuse to start without it; off: run it with your rights
+  --build-network on|off   off: a contained build gets no network at all, not even loopback
+                           (default on)
   -h, --help               print this help
   --version                print the version
 

@@ -28,12 +28,14 @@ export const NET_HOSTS = [
 ] as const;
 
 /**
- * Programs code-commit may start: the project's build script, and `kill`,
- * used only to stop a timed-out or interrupted build together with every
- * process it started (Deno's own `Deno.kill` of a process group would need
- * unrestricted `--allow-run`).
+ * Programs code-commit may start: the project's build script; `kill`, used
+ * only to stop a timed-out or interrupted build together with every process
+ * it started (Deno's own `Deno.kill` of a process group would need
+ * unrestricted `--allow-run`); and the sandbox the build runs in: `bwrap`
+ * (bubblewrap, looked up on `PATH` when the tool starts) on Linux,
+ * `/usr/bin/sandbox-exec` on macOS (`lib/sandbox/`).
  */
-export const RUN_PROGRAMS = ["./build.sh", "kill"] as const;
+export const RUN_PROGRAMS = ["./build.sh", "kill", "bwrap", "/usr/bin/sandbox-exec"] as const;
 
 /** The permission flags, in the order they appear on a command line. */
 export const PERMISSION_FLAGS: readonly string[] = [

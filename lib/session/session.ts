@@ -2,7 +2,8 @@
  * Everything a workflow needs for one run, set up in the order the checks
  * must happen: a local model has a local server, `.gitignore` protects the
  * keys, the chosen model's key is there (a local model needs none), every
- * key is known to the redactor, the endpoint is safe.
+ * key is known to the redactor, the endpoint is safe, and (for a
+ * workflow that builds) how `./build.sh` is contained.
  *
  * @module
  */
@@ -18,6 +19,7 @@ import type { RunLog } from "../logger/run_log.ts";
 import { checkAgentConfigIgnored } from "../preconditions/preconditions.ts";
 import { readApiKey, readKnownKeys } from "../secrets/keys.ts";
 import { Redactor } from "../secrets/redact.ts";
+import { type Containment, decideContainment } from "../sandbox/containment.ts";
 
 /** One run of code-commit. */
 export interface Session {
@@ -35,22 +37,28 @@ export interface Session {
   readonly signal: AbortSignal;
   /** Token totals of the run. */
   readonly tally: TokenTally;
+  /** How every `./build.sh` of the run is started (`--sandbox`, `--build-network`). */
+  readonly containment: Containment;
 }
 
 /**
  * Checks the run's common preconditions and sets up the session.
  *
+ * With `runsBuilds`, decides how the run's builds are contained, before any
+ * LLM call: `--sandbox auto` without a sandbox prints one warning.
+ *
  * @throws {UsageError} when a local model has no loopback
  * `CODE_COMMIT_OPENAI_BASE_URL` (checked first).
  * @throws {CodeCommitError} when `.gitignore` does not protect
- * agent-config/, the key file is missing or bad, or the endpoint override
- * is unsafe.
+ * agent-config/, the key file is missing or bad, the endpoint override
+ * is unsafe, or `--sandbox on` / `--build-network off` finds no sandbox.
  */
 export async function openSession(
   root: string,
   options: RunOptions,
   console: Console,
   signal: AbortSignal,
+  runsBuilds = true,
 ): Promise<Session> {
   const target = modelTarget(options.model);
   // Whether a local model has a server here depends on the command line and
@@ -68,7 +76,25 @@ export async function openSession(
     ? localBaseUrl as string
     : resolveBaseUrl(target.baseUrlEnv, Deno.env.get(target.baseUrlEnv), target.defaultBaseUrl);
   const client = createClient(options.model, key, baseUrl, { timeoutMs: options.llmTimeoutMs });
-  return { root, options, console, redactor, client, signal, tally: new TokenTally() };
+  let containment: Containment = { kind: "none", why: "this workflow runs no build" };
+  if (runsBuilds) {
+    const decision = await decideContainment({
+      mode: options.sandbox,
+      network: options.buildNetwork,
+    });
+    if (decision.warning !== undefined) console.warn(decision.warning);
+    containment = decision.containment;
+  }
+  return {
+    root,
+    options,
+    console,
+    redactor,
+    client,
+    signal,
+    tally: new TokenTally(),
+    containment,
+  };
 }
 
 /**

@@ -22,6 +22,8 @@ Deno.test("no flags: committing code with gemini-2.5-pro and the default limits"
     buildTimeoutMs: DEFAULT_BUILD_TIMEOUT_SECONDS * 1000,
     llmTimeoutMs: DEFAULT_LLM_TIMEOUT_SECONDS * 1000,
     maxPhase: 1,
+    sandbox: "auto",
+    buildNetwork: "on",
   });
 });
 
@@ -52,6 +54,16 @@ Deno.test("options are read", () => {
   assert.equal(command.options.buildTimeoutMs, 90_000);
   assert.equal(command.options.llmTimeoutMs, 1_500);
   assert.equal(run(["--aw", "--max-phase", "3"]).options.maxPhase, 3);
+});
+
+Deno.test("--sandbox and --build-network take their values, for every workflow", () => {
+  for (const sandbox of ["auto", "on", "off"]) {
+    assert.equal(run(["--sandbox", sandbox]).options.sandbox, sandbox);
+  }
+  assert.equal(run(["--aw", "--sandbox=on"]).options.sandbox, "on");
+  assert.equal(run(["--build-network", "off"]).options.buildNetwork, "off");
+  assert.equal(run(["--sandbox", "on", "--build-network", "off"]).options.buildNetwork, "off");
+  assert.equal(run(["--sandbox", "off", "--build-network", "on"]).options.sandbox, "off");
 });
 
 Deno.test("--help and --version win over everything else given with them", () => {
@@ -88,6 +100,13 @@ const USAGE_ERRORS: [string[], string][] = [
   [["--max-phase", "2"], "--max-phase applies only to --auto-workflow"],
   [["--aw", "--max-phase", "5"], '--max-phase "5" is not a phase'],
   [["--aw", "--build-context"], "--build-context applies to committing code"],
+  [["--sandbox", "yes"], '--sandbox "yes" is not one of auto, on, off'],
+  [["--sandbox"], "--sandbox needs a value, for example --sandbox on"],
+  [["--build-network", "none"], '--build-network "none" is not one of on, off'],
+  [["--build-network"], "--build-network needs a value, for example --build-network off"],
+  [["--sandbox", "on", "--sandbox", "off"], "--sandbox is given twice"],
+  [["--sandbox", "off", "--build-network", "off"], "--build-network off needs the sandbox"],
+  [["--build-network=off", "--sandbox=off"], "--build-network off needs the sandbox"],
 ];
 
 Deno.test("every bad command line is a usage error (exit 2) naming the flag", () => {

@@ -23,6 +23,8 @@ Deno.test("--help names every workflow flag, model, key file and exit status", (
       "--build-timeout",
       "--llm-timeout",
       "--max-phase",
+      "--sandbox auto|on|off",
+      "--build-network on|off",
       "--help",
       "--version",
     ]

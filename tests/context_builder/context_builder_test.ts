@@ -59,6 +59,7 @@ async function harness(root: string, replies: Partial<LlmReply>[]) {
     client,
     signal: new AbortController().signal,
     tally: new TokenTally(),
+    containment: { kind: "none", why: "no build in these tests" },
   };
   const log = await RunLog.create(root, "committing-code", redactor);
   return {

@@ -424,12 +424,13 @@ Deno.test("a key in the query is never sent: the prompt is refused before any re
   }
 });
 
+// Without the sandbox (which hides agent-config/ from the build), redaction is what is left.
 Deno.test("a build that prints the key has it masked in the log and in the repair prompt", async () => {
   const leaky = `#!/bin/sh\ncat agent-config/gemini-key.txt\n[ "$(cat src/status.txt)" = ok ]\n`;
   await using project = await makeProject({ buildScript: leaky, files: START_FILES });
   const server = await startFakeLlmServer([geminiReply(BREAK), geminiReply(FIX)]);
   try {
-    const run = await runTool(project.root, [], { server });
+    const run = await runTool(project.root, ["--sandbox", "off"], { server });
     assert.equal(run.code, 0, run.stderr);
     assert.match(
       geminiText(server.requests[1]),

@@ -16,7 +16,9 @@ Deno.bench("redact 1 MB of asterisks", () => {
 Deno.bench("redact a 2.5 MB build log holding the key 50,000 times", () => {
   redactor.redact(log);
 });
-const parts = `error: API key ${key.slice(0, 16)}... is invalid\n${"x = 1; // ok\n".repeat(150_000)}`;
+const parts = `error: API key ${key.slice(0, 16)}... is invalid\n${
+  "x = 1; // ok\n".repeat(150_000)
+}`;
 Deno.bench("redact 2 MB of code quoting part of a key once", () => {
   redactor.redact(parts);
 });

@@ -45,6 +45,8 @@ export async function runTool(
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
+      // As ./code-commit: no Deno diagnostics (such as a note that bwrap is not on PATH).
+      "--quiet",
       "--cached-only",
       "--config",
       `${TOOL_ROOT}deno.json`,

@@ -11,14 +11,9 @@ import type { LlmReply } from "../../llm/types.ts";
 import { type CallLogNames, INITIAL_QUERY, repairQuery } from "../../logger/log_names.ts";
 import type { RunLog } from "../../logger/run_log.ts";
 import { askModel, type Session } from "../../session/session.ts";
-import {
-  buildPassed,
-  describeBuildEnd,
-  formatBuildForPrompt,
-  formatBuildLog,
-  runBuild,
-} from "../../build/run_build.ts";
+import { buildPassed, describeBuildEnd, formatBuildForPrompt } from "../../build/run_build.ts";
 import { applyReply, describeChanges } from "./apply_reply.ts";
+import { runProjectBuild } from "./build_step.ts";
 import { initialPrompt, repairPrompt } from "./prompt_layout.ts";
 import { ReplacementLedger } from "./replacements.ts";
 
@@ -70,7 +65,8 @@ export interface CommitLoopResult<T = never> {
  *
  * @throws {LlmError} when an LLM call fails (the run stops: no repair can follow).
  * @throws {InterruptedError} on Ctrl-C, at a safe point.
- * @throws {CodeCommitError} when the build cannot be started or a prompt holds a key.
+ * @throws {CodeCommitError} when the build cannot be started, a build tampered with
+ * `build.sh` or `.gitignore`, or a prompt holds a key.
  */
 export async function runCommitLoop<T = never>(
   session: Session,
@@ -138,13 +134,7 @@ export async function runCommitLoop<T = never>(
     console.info(`applied: ${describeChanges(outcome.changes)}`);
     if (signal.aborted) throw interruption(signal);
 
-    console.info("running ./build.sh");
-    const build = await runBuild(root, {
-      timeoutMs: session.options.buildTimeoutMs,
-      signal,
-      redactor: session.redactor,
-    });
-    await log.write(names.build, formatBuildLog(build));
+    const build = await runProjectBuild(session, log, names.build);
     if (build.interrupted) throw interruption(signal);
     if (buildPassed(build)) {
       console.info(`build passed (${describeBuildEnd(build)})`);
