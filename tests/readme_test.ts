@@ -47,3 +47,15 @@ Deno.test("the README's two commands are the ones that work", () => {
   assert.match(readme, /\.\/build\.sh {2,}# installs Deno into \.tools\//);
   assert.match(readme, /code-commit\/code-commit {3}# run it from the root of the project/);
 });
+
+Deno.test("the README's sandbox section names every entry a build may not write or read", () => {
+  const section = readme.slice(
+    readme.indexOf("## The build sandbox"),
+    readme.indexOf("**What the sandbox does not stop.**"),
+  );
+  assert(section.length > 0);
+  for (const entry of PROTECTED_PATHS) {
+    const named = section.includes(`\`${entry.name}`);
+    assert(named, `${entry.name} (${entry.build}) is not named`);
+  }
+});
