@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import { runBuild } from "../../lib/build/run_build.ts";
 import { buildLaunch, type Containment } from "../../lib/sandbox/containment.ts";
+import { planSandbox } from "../../lib/sandbox/plan.ts";
 import { BWRAP_MISSING } from "../support/sandbox.ts";
 
 const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "code-commit-bench-" }));
@@ -41,3 +42,13 @@ Deno.bench(
     await runBuild(root, { timeoutMs: 60_000, launch: await buildLaunch(noNetwork, root) });
   },
 );
+
+const toolRoot = new URL("../../", import.meta.url).pathname;
+
+Deno.bench("find the protected entries of a small project", { group: "plan" }, async () => {
+  await planSandbox(root);
+});
+
+Deno.bench("find the protected entries of code-commit's own tree", { group: "plan" }, async () => {
+  await planSandbox(toolRoot);
+});
