@@ -11,9 +11,10 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { geminiReply, geminiText, startFakeLlmServer } from "../support/fake_llm_server.ts";
 import { assertNoKeyLeak } from "../support/leaks.ts";
-import { makeProject, type Project, STATUS_BUILD } from "../support/project.ts";
+import { listFiles, makeProject, type Project, STATUS_BUILD } from "../support/project.ts";
 import { runTool, type ToolRun } from "../support/run_tool.ts";
 import { bwrapTest, pathWithoutBwrap } from "../support/sandbox.ts";
+import { fixtureFiles } from "../workflows/auto_workflow/helpers.ts";
 
 /** The probes, each reporting `NAME open` or `NAME blocked` in probe-result.txt. */
 const PROBE_BUILD = `#!/usr/bin/env bash
@@ -468,4 +469,38 @@ Deno.test("--sandbox off --build-network off is a usage error", async () => {
   const run = await runTool(project.root, ["--sandbox", "off", "--build-network", "off"]);
   assert.equal(run.code, 2);
   assert.match(run.stderr, /--build-network off needs the sandbox/);
+});
+
+bwrapTest("the auto workflow's builds run contained the same way", async () => {
+  const build = `#!/bin/sh
+if cat agent-config/gemini-key.txt >/dev/null 2>&1; then echo "key READ"; else echo "key hidden"; fi
+exit 0
+`;
+  await using project = await makeProject({
+    files: await fixtureFiles("five_modules"),
+    query: null,
+    rollup: null,
+    buildScript: build,
+  });
+  const success = "Checked.\n@@@@task-success@@@@\n";
+  const server = await startFakeLlmServer(Array.from({ length: 20 }, () => geminiReply(success)));
+  try {
+    const run = await runTool(project.root, ["--aw"], { server });
+    assert.equal(run.code, 0, run.stderr);
+    const logs = (await listFiles(join(project.root, "logs"))).filter((path) =>
+      path.endsWith("-build.txt")
+    );
+    assert(logs.length >= 10, `${logs.length} builds`);
+    for (const path of logs) {
+      const log = await project.read(`logs/${path}`);
+      assert.match(
+        log,
+        /^\$ \.\/build\.sh\n\[contained by bubblewrap, network on\]\nkey hidden\n/,
+        path,
+      );
+    }
+    await assertNoKeyLeak(project.root, [run], server);
+  } finally {
+    await server.close();
+  }
 });
