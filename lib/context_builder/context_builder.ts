@@ -89,7 +89,7 @@ export async function buildContext(session: Session, request: ContextRequest): P
     throw new CodeCommitError(
       `the context builder's reply cannot be used: ${list.reason}${
         reply.truncated ? " (the reply was cut off at the model's output limit)" : ""
-      }; see ${log.path(CONTEXT_QUERY.responseText)}`,
+      }; see ${log.path(CONTEXT_QUERY.replyText)}`,
     );
   }
 
@@ -101,7 +101,7 @@ export async function buildContext(session: Session, request: ContextRequest): P
   if (codebase.included.length === 0) {
     console.warn(
       `the context builder chose no file the next agent may read; its codebase is empty ` +
-        `(see ${log.path(CONTEXT_QUERY.responseText)})`,
+        `(see ${log.path(CONTEXT_QUERY.replyText)})`,
     );
   }
   console.info(

@@ -80,7 +80,7 @@ export async function ask(
     const message = `the prompt for ${client.model} contains an API key, so it was not sent: ` +
       `remove the key from the files the prompt is made of (the query, the specifications, ` +
       `the codebase); ${log.path(names.query)} shows where, masked`;
-    await log.writeError(names.responseText, message);
+    await log.writeError(names.replyText, message);
     throw new CodeCommitError(message);
   }
 
@@ -100,19 +100,19 @@ export async function ask(
   } catch (error) {
     stopWaiting();
     if (error instanceof InterruptedError) {
-      await log.writeError(names.responseText, `${error.message}, before the reply arrived`);
+      await log.writeError(names.replyText, `${error.message}, before the reply arrived`);
     } else {
-      await log.writeError(names.responseText, messageOf(error));
+      await log.writeError(names.replyText, messageOf(error));
       if (error instanceof LlmError && error.body !== undefined) {
-        await log.write(names.responseJson, error.body);
+        await log.write(names.replyJson, error.body);
       }
     }
     throw error;
   }
   stopWaiting();
 
-  await log.write(names.responseText, reply.text);
-  await log.write(names.responseJson, reply.body);
+  await log.write(names.replyText, reply.text);
+  await log.write(names.replyJson, reply.body);
   const cost = estimateCost(client.model, reply.usage);
   context.tally?.add(reply.usage, cost);
   console.info(

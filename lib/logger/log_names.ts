@@ -27,9 +27,9 @@ export interface CallLogNames {
   /** The prompt as sent. */
   readonly query: string;
   /** The reply text, or `ERROR` and the error. */
-  readonly responseText: string;
+  readonly replyText: string;
   /** The whole JSON body received. */
-  readonly responseJson: string;
+  readonly replyJson: string;
   /** The build that followed the call (committing code only). */
   readonly build: string;
 }
@@ -37,8 +37,8 @@ export interface CallLogNames {
 function callNames(stem: string): CallLogNames {
   return {
     query: `${stem}.txt`,
-    responseText: `${stem}-response.txt`,
-    responseJson: `${stem}-response.json`,
+    replyText: `${stem}-response.txt`,
+    replyJson: `${stem}-response.json`,
     build: `${stem}-build.txt`,
   };
 }

@@ -2,7 +2,7 @@
  * The `^^^` file-block syntax of an LLM reply, in one place: a header line
  * `^^^path`, content lines kept verbatim up to a line that is exactly
  * `^^^end` (trailing white space allowed), or `^^^delete` on the line right
- * after the header. Both the response parser and the auto workflow's status
+ * after the header. Both the reply parser and the auto workflow's status
  * reader (which must not count a tag written inside a file) scan replies
  * with {@link scanBlocks}.
  *

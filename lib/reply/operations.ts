@@ -1,5 +1,5 @@
 /**
- * The file operations an LLM reply asks for: what the response parser
+ * The file operations an LLM reply asks for: what the reply parser
  * produces, the path guard checks and the applier carries out.
  *
  * @module

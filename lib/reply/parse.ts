@@ -1,5 +1,5 @@
 /**
- * The response parser: turns the text of an LLM reply into the file
+ * The reply parser: turns the text of an LLM reply into the file
  * operations it asks for, or into the reason it cannot be applied. It does no
  * I/O and checks no path (the path guard does that afterwards).
  *
@@ -39,7 +39,7 @@
 import { scanBlocks } from "./blocks.ts";
 import type { FileOperation } from "./operations.ts";
 
-/** What {@link parseResponse} returns: the operations and warnings, or why the reply is unusable. */
+/** What {@link parseReply} returns: the operations and warnings, or why the reply is unusable. */
 export type ParseResult =
   | {
     readonly ok: true;
@@ -68,7 +68,7 @@ interface ParsedBlock {
  * message names the line or file at fault. A reply without any block is fine:
  * `{ ok: true, operations: [] }`.
  */
-export function parseResponse(text: string): ParseResult {
+export function parseReply(text: string): ParseResult {
   const blocks: ParsedBlock[] = [];
   const warnings: string[] = [];
   for (const item of scanBlocks(text).items) {

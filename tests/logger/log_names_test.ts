@@ -28,38 +28,38 @@ Deno.test("logs live in logs/, slugs are those of the specification", () => {
 const CALLS: [string, CallLogNames, CallLogNames][] = [
   ["the initial query", INITIAL_QUERY, {
     query: "1-initial-query.txt",
-    responseText: "1-initial-query-response.txt",
-    responseJson: "1-initial-query-response.json",
+    replyText: "1-initial-query-response.txt",
+    replyJson: "1-initial-query-response.json",
     build: "1-initial-query-build.txt",
   }],
   ["repair 1", repairQuery(1), {
     query: "2-repair-query-1.txt",
-    responseText: "2-repair-query-1-response.txt",
-    responseJson: "2-repair-query-1-response.json",
+    replyText: "2-repair-query-1-response.txt",
+    replyJson: "2-repair-query-1-response.json",
     build: "2-repair-query-1-build.txt",
   }],
   ["repair 2", repairQuery(2), {
     query: "3-repair-query-2.txt",
-    responseText: "3-repair-query-2-response.txt",
-    responseJson: "3-repair-query-2-response.json",
+    replyText: "3-repair-query-2-response.txt",
+    replyJson: "3-repair-query-2-response.json",
     build: "3-repair-query-2-build.txt",
   }],
   ["repair 3", repairQuery(3), {
     query: "4-repair-query-3.txt",
-    responseText: "4-repair-query-3-response.txt",
-    responseJson: "4-repair-query-3-response.json",
+    replyText: "4-repair-query-3-response.txt",
+    replyJson: "4-repair-query-3-response.json",
     build: "4-repair-query-3-build.txt",
   }],
   ["the context builder's query", CONTEXT_QUERY, {
     query: "0-context-query.txt",
-    responseText: "0-context-query-response.txt",
-    responseJson: "0-context-query-response.json",
+    replyText: "0-context-query-response.txt",
+    replyJson: "0-context-query-response.json",
     build: "0-context-query-build.txt",
   }],
   ["a single-call workflow", SINGLE_QUERY, {
     query: "query.txt",
-    responseText: "query-response.txt",
-    responseJson: "query-response.json",
+    replyText: "query-response.txt",
+    replyJson: "query-response.json",
     build: "query-build.txt",
   }],
 ];
@@ -73,10 +73,10 @@ for (const [name, actual, expected] of CALLS) {
 Deno.test("the exact names decision 5 lists", () => {
   assert.equal(INITIAL_QUERY.query, "1-initial-query.txt");
   assert.equal(repairQuery(1).build, "2-repair-query-1-build.txt");
-  assert.equal(repairQuery(3).responseJson, "4-repair-query-3-response.json");
+  assert.equal(repairQuery(3).replyJson, "4-repair-query-3-response.json");
   assert.equal(CONTEXT_QUERY.query, "0-context-query.txt");
   assert.equal(CONTEXT_CODEBASE, "0-codebase.txt");
-  assert.equal(SINGLE_QUERY.responseJson, "query-response.json");
+  assert.equal(SINGLE_QUERY.replyJson, "query-response.json");
 });
 
 Deno.test("the four names of a call are distinct, and no two calls share a name", () => {

@@ -1,5 +1,5 @@
 /**
- * Tests of the response parser: every fixture in `tests/fixtures/replies/`
+ * Tests of the reply parser: every fixture in `tests/fixtures/replies/`
  * (`<scenario>.txt` with `<scenario>.expected.json`, the expected ParseResult),
  * then a few properties the fixtures cannot express on their own.
  */
@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path/posix";
-import { parseResponse } from "../../lib/reply/parse.ts";
+import { parseReply } from "../../lib/reply/parse.ts";
 
 const FIXTURES = fileURLToPath(new URL("../fixtures/replies/", import.meta.url));
 
@@ -21,15 +21,15 @@ function scenarios(): string[] {
 }
 
 for (const name of scenarios()) {
-  Deno.test(`parseResponse: fixture ${name}`, () => {
+  Deno.test(`parseReply: fixture ${name}`, () => {
     const reply = Deno.readTextFileSync(join(FIXTURES, `${name}.txt`));
     const expectedPath = join(FIXTURES, `${name}.expected.json`);
     const expected = JSON.parse(Deno.readTextFileSync(expectedPath));
-    assert.deepEqual(parseResponse(reply), expected, `fixture ${name}`);
+    assert.deepEqual(parseReply(reply), expected, `fixture ${name}`);
   });
 }
 
-Deno.test("parseResponse: every fixture reply has its expected result, and vice versa", () => {
+Deno.test("parseReply: every fixture reply has its expected result, and vice versa", () => {
   const files = [...Deno.readDirSync(FIXTURES)].map((entry) => entry.name);
   for (const name of scenarios()) {
     assert.ok(files.includes(`${name}.expected.json`), `${name}.expected.json is missing`);
@@ -40,7 +40,7 @@ Deno.test("parseResponse: every fixture reply has its expected result, and vice 
   assert.ok(scenarios().length >= 20, "the fixture folder lost scenarios");
 });
 
-Deno.test("parseResponse: the CRLF fixtures really contain CRLF and trailing spaces", () => {
+Deno.test("parseReply: the CRLF fixtures really contain CRLF and trailing spaces", () => {
   // A checkout that converted line ends would make those fixtures test nothing.
   assert.ok(Deno.readTextFileSync(join(FIXTURES, "crlf.txt")).includes("\r\n"));
   assert.ok(Deno.readTextFileSync(join(FIXTURES, "unterminated_crlf.txt")).includes("\r\n"));
@@ -49,13 +49,13 @@ Deno.test("parseResponse: the CRLF fixtures really contain CRLF and trailing spa
   );
 });
 
-Deno.test("parseResponse: a CRLF reply parses like the same reply with LF", () => {
+Deno.test("parseReply: a CRLF reply parses like the same reply with LF", () => {
   const lf = "intro\n^^^a.txt\none\ntwo\n^^^end\n^^^b.txt\n^^^delete\n^^^c.txt\n^^^end\n";
-  assert.deepEqual(parseResponse(lf.replaceAll("\n", "\r\n")), parseResponse(lf));
+  assert.deepEqual(parseReply(lf.replaceAll("\n", "\r\n")), parseReply(lf));
 });
 
-Deno.test("parseResponse: a lone carriage return inside content is kept verbatim", () => {
-  const result = parseResponse("^^^a.txt\nx\ry\n^^^end\n");
+Deno.test("parseReply: a lone carriage return inside content is kept verbatim", () => {
+  const result = parseReply("^^^a.txt\nx\ry\n^^^end\n");
   assert.deepEqual(result, {
     ok: true,
     operations: [{ kind: "write", path: "a.txt", content: "x\ry\n" }],
@@ -63,21 +63,21 @@ Deno.test("parseResponse: a lone carriage return inside content is kept verbatim
   });
 });
 
-Deno.test("parseResponse: content ends with a newline unless empty", () => {
+Deno.test("parseReply: content ends with a newline unless empty", () => {
   for (const body of ["a", "a\nb", "", " ", "\t"]) {
-    const result = parseResponse(`^^^f.txt\n${body}\n^^^end`);
+    const result = parseReply(`^^^f.txt\n${body}\n^^^end`);
     assert.ok(result.ok);
     assert.equal(result.operations.length, 1);
     const operation = result.operations[0];
     assert.equal(operation.kind, "write");
     if (operation.kind === "write") assert.equal(operation.content, `${body}\n`);
   }
-  const empty = parseResponse("^^^f.txt\n^^^end");
+  const empty = parseReply("^^^f.txt\n^^^end");
   assert.ok(empty.ok);
   assert.deepEqual(empty.operations, [{ kind: "write", path: "f.txt", content: "" }]);
 });
 
-Deno.test("parseResponse: one operation per path, the last block wins at its position", () => {
+Deno.test("parseReply: one operation per path, the last block wins at its position", () => {
   const reply = [
     "^^^x",
     "1",
@@ -93,7 +93,7 @@ Deno.test("parseResponse: one operation per path, the last block wins at its pos
     "y",
     "^^^end",
   ].join("\n");
-  const result = parseResponse(reply);
+  const result = parseReply(reply);
   assert.ok(result.ok);
   assert.deepEqual(result.operations.map((op) => op.path), ["x", "z", "y"]);
   assert.deepEqual(result.operations[0], { kind: "write", path: "x", content: "2\n" });
@@ -103,8 +103,8 @@ Deno.test("parseResponse: one operation per path, the last block wins at its pos
   assert.match(result.warnings[1], /"y"/);
 });
 
-Deno.test("parseResponse: the truncation error names the file that was cut off", () => {
-  const result = parseResponse("^^^done.ts\nok\n^^^end\n^^^src/half.ts\nexport const a =");
+Deno.test("parseReply: the truncation error names the file that was cut off", () => {
+  const result = parseReply("^^^done.ts\nok\n^^^end\n^^^src/half.ts\nexport const a =");
   assert.equal(result.ok, false);
   if (!result.ok) {
     assert.match(result.error, /"src\/half\.ts"/);
@@ -113,8 +113,8 @@ Deno.test("parseResponse: the truncation error names the file that was cut off",
   }
 });
 
-Deno.test("parseResponse: the first error wins and later blocks do not matter", () => {
-  const result = parseResponse("^^^\nx\n^^^end\n^^^b.ts\nunterminated");
+Deno.test("parseReply: the first error wins and later blocks do not matter", () => {
+  const result = parseReply("^^^\nx\n^^^end\n^^^b.ts\nunterminated");
   assert.equal(result.ok, false);
   if (!result.ok) assert.match(result.error, /^line 1: "\^\^\^" is not followed by a file name/);
 });

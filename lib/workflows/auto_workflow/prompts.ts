@@ -42,10 +42,10 @@ import integrationTested from "./prompts/integration-tested.txt" with { type: "t
 import logged from "./prompts/logged.txt" with { type: "text" };
 import moduleIntro from "./prompts/module-intro.txt" with { type: "text" };
 import polished from "./prompts/polished.txt" with { type: "text" };
-import responseFormatChange from "./prompts/response-format-change.txt" with {
+import replyFormatChange from "./prompts/reply-format-change.txt" with {
   type: "text",
 };
-import responseFormatReview from "./prompts/response-format-review.txt" with {
+import replyFormatReview from "./prompts/reply-format-review.txt" with {
   type: "text",
 };
 import secure from "./prompts/secure.txt" with { type: "text" };
@@ -109,9 +109,9 @@ export const STAGE_PROMPTS: Readonly<Partial<Record<StageName, StagePrompts>>> =
 /** The other templates. */
 export const AUTO_WORKFLOW_TEXTS = {
   /** Response-format instructions of a stage that only reviews (changes no file). */
-  responseFormatReview,
+  replyFormatReview,
   /** Response-format instructions of a stage that changes code through committing code. */
-  responseFormatChange,
+  replyFormatChange,
   /** Opens every stage prompt: which module the task is about. */
   moduleIntro,
 } as const;
@@ -154,7 +154,7 @@ export interface PromptInputs {
 
 /** Section labels of seed 003. */
 export const LABELS = {
-  responseFormat: "response format instructions",
+  replyFormat: "response format instructions",
   topSpec: "top level UserSpecification.md",
   targetSpec: "target user specification",
   cachedSpec: "cached target user specification",
@@ -222,7 +222,7 @@ export function reviewPrompt(inputs: PromptInputs): string {
   }
   const prompt = stagePrompt(inputs);
   return joinPrompt([
-    section(LABELS.responseFormat, AUTO_WORKFLOW_TEXTS.responseFormatReview),
+    section(LABELS.replyFormat, AUTO_WORKFLOW_TEXTS.replyFormatReview),
     section(prompt.label, prompt.text),
     section(LABELS.topSpec, inputs.topSpec),
     ...(inputs.module.path === ROOT_MODULE ? [] : [section(LABELS.targetSpec, inputs.spec)]),
@@ -241,7 +241,7 @@ export function changeQuery(inputs: PromptInputs): string {
   }
   const prompt = stagePrompt(inputs);
   return joinPrompt([
-    section(LABELS.responseFormat, AUTO_WORKFLOW_TEXTS.responseFormatChange),
+    section(LABELS.replyFormat, AUTO_WORKFLOW_TEXTS.replyFormatChange),
     section(prompt.label, prompt.text),
     ...(showsCached(inputs) ? [section(LABELS.cachedSpec, inputs.cached!)] : []),
     section(LABELS.targetSpec, inputs.spec),

@@ -5,7 +5,7 @@
  * `%%%%comment%%%%` … `%%%%end%%%%`.
  *
  * File blocks (`^^^path` … `^^^end`, `^^^path` + `^^^delete`, read as the
- * response parser reads them) are file content, not the reply's own words:
+ * reply parser reads them) are file content, not the reply's own words:
  * a tag or comment marker inside one is not counted, so a module whose code
  * holds these strings (code-commit's own, say) can still be written. A tag
  * anywhere else counts, the comment included. Pure: no I/O.
@@ -51,7 +51,7 @@ export type StatusReply =
 /**
  * Splits a reply into the text outside its file blocks (block lines replaced
  * by empty lines) and the number of blocks, reading blocks exactly as the
- * response parser does. An unterminated block runs to the end of the reply.
+ * reply parser does. An unterminated block runs to the end of the reply.
  * Never throws.
  */
 export function outsideFileBlocks(text: string): { text: string; fileBlocks: number } {

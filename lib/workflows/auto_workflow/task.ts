@@ -132,7 +132,7 @@ async function runReview(
   inputs: PromptInputs,
 ): Promise<TaskOutcome> {
   const reply = await askModel(session, log, SINGLE_QUERY, reviewPrompt(inputs));
-  const replyFile = log.path(SINGLE_QUERY.responseText);
+  const replyFile = log.path(SINGLE_QUERY.replyText);
   if (reply.truncated) {
     throw new CodeCommitError(
       `${describeTask(task)}: the reply was cut off at the model's output limit ` +
@@ -233,7 +233,7 @@ function afterBuildPassed(
       } left in place: review with git diff)`;
     throw new CodeCommitError(
       `${describeTask(task)}: the build passed, but ${parsed.error}; ` +
-        `see ${log.path(result.lastNames.responseText)}${left}`,
+        `see ${log.path(result.lastNames.replyText)}${left}`,
     );
   }
   if (parsed.status === "task-success" && changedPaths.length > 0) {

@@ -10,7 +10,7 @@ import { type AppliedChange, ApplyError, applyOperations } from "../../apply/app
 import { formatRefusals, guardOperations, type Refusal } from "../../guard/guard.ts";
 import type { LlmReply } from "../../llm/types.ts";
 import type { FileOperation } from "../../reply/operations.ts";
-import { parseResponse } from "../../reply/parse.ts";
+import { parseReply } from "../../reply/parse.ts";
 import type { Redactor } from "../../secrets/redact.ts";
 
 /** What applying a reply did. */
@@ -70,7 +70,7 @@ export async function applyReply(
         `so none of it was applied; reply with fewer or smaller files`,
     };
   }
-  const parsed = parseResponse(reply.text);
+  const parsed = parseReply(reply.text);
   if (!parsed.ok) return { ok: false, reason: parsed.error };
 
   const guarded = await guardOperations(root, parsed.operations);

@@ -65,7 +65,7 @@ export async function runConsistencyReport(session: Session): Promise<number> {
   if (report.text.trim() === "") {
     throw new CodeCommitError(
       `the reply of ${client.model} is empty, so no report was written (${REPORT_FILE} is unchanged); ` +
-        `see ${log.path(SINGLE_QUERY.responseJson)}`,
+        `see ${log.path(SINGLE_QUERY.replyJson)}`,
     );
   }
   if (reply.truncated) {

@@ -63,7 +63,7 @@ Deno.test("self-consistent: [response format instructions][self consistent promp
   ]);
   assert.ok(prompt.includes("[top level UserSpecification.md]\nTOP SPEC\n"));
   assert.ok(prompt.endsWith("[target user specification]\nTARGET SPEC of src/llm\n"));
-  assert.ok(prompt.includes(AUTO_WORKFLOW_TEXTS.responseFormatReview));
+  assert.ok(prompt.includes(AUTO_WORKFLOW_TEXTS.replyFormatReview));
   assert.ok(prompt.includes("- The module: src/llm\n"));
 });
 
@@ -100,7 +100,7 @@ Deno.test("implemented: the no-cache and with-cache variants", () => {
   );
   assert.ok(fresh.includes(STAGE_PROMPTS.implemented!.uncached.text.slice(0, 60)));
   assert.ok(again.includes(STAGE_PROMPTS.implemented!.cached!.text.slice(0, 60)));
-  assert.ok(fresh.includes(AUTO_WORKFLOW_TEXTS.responseFormatChange));
+  assert.ok(fresh.includes(AUTO_WORKFLOW_TEXTS.replyFormatChange));
 });
 
 Deno.test("documented: no cached section even when the stage passed before; the module list filled in", () => {
@@ -152,8 +152,8 @@ Deno.test("review and change layouts refuse the wrong kind of stage", () => {
 Deno.test("response-format instructions name the three tags exactly and the comment syntax", () => {
   for (
     const text of [
-      AUTO_WORKFLOW_TEXTS.responseFormatReview,
-      AUTO_WORKFLOW_TEXTS.responseFormatChange,
+      AUTO_WORKFLOW_TEXTS.replyFormatReview,
+      AUTO_WORKFLOW_TEXTS.replyFormatChange,
     ]
   ) {
     for (
@@ -169,10 +169,10 @@ Deno.test("response-format instructions name the three tags exactly and the comm
     assert.ok(text.includes("\n%%%%end%%%%\n"));
   }
   assert.match(
-    AUTO_WORKFLOW_TEXTS.responseFormatChange,
+    AUTO_WORKFLOW_TEXTS.replyFormatChange,
     /\^\^\^ file block syntax described\s+earlier in this prompt/,
   );
-  assert.match(AUTO_WORKFLOW_TEXTS.responseFormatReview, /never use this tag here/);
+  assert.match(AUTO_WORKFLOW_TEXTS.replyFormatReview, /never use this tag here/);
 });
 
 Deno.test("every prompt file is loaded, and holds only known placeholders", async () => {

@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { applyOperations } from "../../../lib/apply/apply.ts";
 import { guardOperations } from "../../../lib/guard/guard.ts";
-import { parseResponse } from "../../../lib/reply/parse.ts";
+import { parseReply } from "../../../lib/reply/parse.ts";
 
 const FILES = 2_000;
 const BYTES_PER_FILE = 10_000; // 2,000 × 10 kB = 20 MB
@@ -38,12 +38,12 @@ Deno.bench({
   name: `parse a ${FILES}-file, ${(reply.length / 1e6).toFixed(0)} MB reply`,
   group: "apply",
   fn() {
-    const parsed = parseResponse(reply);
+    const parsed = parseReply(reply);
     if (!parsed.ok || parsed.operations.length !== FILES) throw new Error("parse failed");
   },
 });
 
-const parsed = parseResponse(reply);
+const parsed = parseReply(reply);
 if (!parsed.ok) throw new Error(parsed.error);
 
 Deno.bench({
@@ -67,7 +67,7 @@ Deno.bench({
     const root = await project();
     roots.push(root);
     b.start();
-    const again = parseResponse(reply);
+    const again = parseReply(reply);
     if (!again.ok) throw new Error(again.error);
     const guarded = await guardOperations(root, again.operations);
     if (!guarded.ok) throw new Error("guard refused");
