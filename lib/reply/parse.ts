@@ -51,7 +51,7 @@ export type ParseResult =
   | {
     readonly ok: false;
     /** Why the reply cannot be applied, naming the line or file at fault. */
-    readonly error: string;
+    readonly reason: string;
   };
 
 /** An operation together with the line its header is on. */
@@ -64,7 +64,7 @@ interface ParsedBlock {
  * Parses the text of an LLM reply into the file operations it asks for.
  *
  * Never throws: a reply that cannot be applied (a header without a file name,
- * a block with no closing `^^^end`) gives `{ ok: false, error }`, whose
+ * a block with no closing `^^^end`) gives `{ ok: false, reason }`, whose
  * message names the line or file at fault. A reply without any block is fine:
  * `{ ok: true, operations: [] }`.
  */
@@ -82,7 +82,7 @@ export function parseReply(text: string): ParseResult {
     if (item.kind === "empty-header") {
       return {
         ok: false,
-        error: `line ${item.line}: "^^^" is not followed by a file name; ` +
+        reason: `line ${item.line}: "^^^" is not followed by a file name; ` +
           `a block must start with "^^^" and the file's path on the same line, ` +
           `e.g. "^^^src/main.rs"`,
       };
@@ -91,7 +91,7 @@ export function parseReply(text: string): ParseResult {
     if (!item.closed) {
       return {
         ok: false,
-        error: `the reply was probably truncated: the block for "${path}" ` +
+        reason: `the reply was probably truncated: the block for "${path}" ` +
           `(starting at line ${line}) has no closing "^^^end" line; ` +
           `nothing from this reply can be applied — ask the model for the complete reply again`,
       };

@@ -107,14 +107,14 @@ Deno.test("parseReply: the truncation error names the file that was cut off", ()
   const result = parseReply("^^^done.ts\nok\n^^^end\n^^^src/half.ts\nexport const a =");
   assert.equal(result.ok, false);
   if (!result.ok) {
-    assert.match(result.error, /"src\/half\.ts"/);
-    assert.match(result.error, /truncated/);
-    assert.doesNotMatch(result.error, /done\.ts/);
+    assert.match(result.reason, /"src\/half\.ts"/);
+    assert.match(result.reason, /truncated/);
+    assert.doesNotMatch(result.reason, /done\.ts/);
   }
 });
 
 Deno.test("parseReply: the first error wins and later blocks do not matter", () => {
   const result = parseReply("^^^\nx\n^^^end\n^^^b.ts\nunterminated");
   assert.equal(result.ok, false);
-  if (!result.ok) assert.match(result.error, /^line 1: "\^\^\^" is not followed by a file name/);
+  if (!result.ok) assert.match(result.reason, /^line 1: "\^\^\^" is not followed by a file name/);
 });

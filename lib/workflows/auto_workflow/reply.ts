@@ -45,7 +45,7 @@ export type StatusReply =
   | {
     readonly ok: false;
     /** Why the reply is not usable, in one sentence. */
-    readonly error: string;
+    readonly reason: string;
   };
 
 /**
@@ -82,7 +82,7 @@ function count(text: string, needle: string): number {
  * Reads the status and comment of a reply. Never throws: a reply with no
  * tag, more than one tag (the same one twice included), more than one
  * comment, or a comment that is not closed (or a close without an opening)
- * gives `{ ok: false, error }`.
+ * gives `{ ok: false, reason }`.
  */
 export function parseStatusReply(reply: string): StatusReply {
   const { text, fileBlocks } = outsideFileBlocks(reply);
@@ -93,7 +93,7 @@ export function parseStatusReply(reply: string): StatusReply {
   if (found.length === 0) {
     return {
       ok: false,
-      error: `the reply has no status tag: it must hold exactly one of ${
+      reason: `the reply has no status tag: it must hold exactly one of ${
         STATUSES.map(statusTag).join(", ")
       }`,
     };
@@ -101,7 +101,7 @@ export function parseStatusReply(reply: string): StatusReply {
   if (found.length > 1) {
     return {
       ok: false,
-      error: `the reply has ${found.length} status tags (${
+      reason: `the reply has ${found.length} status tags (${
         found.map(statusTag).join(", ")
       }); it must hold exactly one`,
     };
@@ -110,7 +110,7 @@ export function parseStatusReply(reply: string): StatusReply {
   const opens = count(text, COMMENT_OPEN);
   const closes = count(text, COMMENT_CLOSE);
   if (opens > 1) {
-    return { ok: false, error: `the reply has ${opens} comment sections; at most one is allowed` };
+    return { ok: false, reason: `the reply has ${opens} comment sections; at most one is allowed` };
   }
   let comment: string | undefined;
   if (opens === 1 || closes > 0) {
@@ -119,7 +119,7 @@ export function parseStatusReply(reply: string): StatusReply {
     if (start < 0 || end < 0 || closes !== 1 || text.indexOf(COMMENT_CLOSE) < start) {
       return {
         ok: false,
-        error: `the reply's comment is malformed: it must be one ${COMMENT_OPEN} followed ` +
+        reason: `the reply's comment is malformed: it must be one ${COMMENT_OPEN} followed ` +
           `later by one ${COMMENT_CLOSE}`,
       };
     }

@@ -141,7 +141,7 @@ async function runReview(
   }
   const parsed = parseStatusReply(reply.text);
   if (!parsed.ok) {
-    throw new CodeCommitError(`${describeTask(task)}: ${parsed.error}; see ${replyFile}`);
+    throw new CodeCommitError(`${describeTask(task)}: ${parsed.reason}; see ${replyFile}`);
   }
   if (parsed.fileBlocks > 0) {
     session.console.warn(
@@ -232,7 +232,7 @@ function afterBuildPassed(
         changedPaths.length === 1 ? "is" : "are"
       } left in place: review with git diff)`;
     throw new CodeCommitError(
-      `${describeTask(task)}: the build passed, but ${parsed.error}; ` +
+      `${describeTask(task)}: the build passed, but ${parsed.reason}; ` +
         `see ${log.path(result.lastNames.replyText)}${left}`,
     );
   }

@@ -71,7 +71,7 @@ export async function applyReply(
     };
   }
   const parsed = parseReply(reply.text);
-  if (!parsed.ok) return { ok: false, reason: parsed.error };
+  if (!parsed.ok) return { ok: false, reason: parsed.reason };
 
   const guarded = await guardOperations(root, parsed.operations);
   const keys = keyRefusals(parsed.operations, redactor);

@@ -10,7 +10,7 @@ import {
 
 type Expected =
   | { status: Status; comment?: string; fileBlocks?: number }
-  | { error: RegExp };
+  | { reason: RegExp };
 
 const CASES: readonly [string, string, Expected][] = [
   ["task-success alone", "@@@@task-success@@@@", { status: "task-success" }],
@@ -18,24 +18,24 @@ const CASES: readonly [string, string, Expected][] = [
     status: "changes-requested",
   }],
   ["changes-attempted inline", "Done: @@@@changes-attempted@@@@.", { status: "changes-attempted" }],
-  ["no tag", "All good!", { error: /^the reply has no status tag: it must hold exactly one of/ }],
-  ["empty reply", "", { error: /no status tag/ }],
-  ["a misspelt tag", "@@@task-success@@@", { error: /no status tag/ }],
-  ["a tag in another case", "@@@@Task-Success@@@@", { error: /no status tag/ }],
+  ["no tag", "All good!", { reason: /^the reply has no status tag: it must hold exactly one of/ }],
+  ["empty reply", "", { reason: /no status tag/ }],
+  ["a misspelt tag", "@@@task-success@@@", { reason: /no status tag/ }],
+  ["a tag in another case", "@@@@Task-Success@@@@", { reason: /no status tag/ }],
   [
     "two different tags",
     "@@@@task-success@@@@ @@@@changes-requested@@@@",
-    { error: /^the reply has 2 status tags \(@@@@task-success@@@@, @@@@changes-requested@@@@\)/ },
+    { reason: /^the reply has 2 status tags \(@@@@task-success@@@@, @@@@changes-requested@@@@\)/ },
   ],
   [
     "the same tag twice",
     "@@@@task-success@@@@\n@@@@task-success@@@@",
-    { error: /has 2 status tags/ },
+    { reason: /has 2 status tags/ },
   ],
   [
     "a tag mentioned inside the comment counts",
     "@@@@changes-requested@@@@\n%%%%comment%%%%\nnot @@@@task-success@@@@\n%%%%end%%%%",
-    { error: /has 2 status tags/ },
+    { reason: /has 2 status tags/ },
   ],
   [
     "a comment",
@@ -60,27 +60,27 @@ const CASES: readonly [string, string, Expected][] = [
   [
     "two comments",
     "@@@@task-success@@@@\n%%%%comment%%%%\na\n%%%%end%%%%\n%%%%comment%%%%\nb\n%%%%end%%%%",
-    { error: /^the reply has 2 comment sections; at most one is allowed$/ },
+    { reason: /^the reply has 2 comment sections; at most one is allowed$/ },
   ],
   [
     "an unclosed comment",
     "@@@@task-success@@@@\n%%%%comment%%%%\nno end",
-    { error: /^the reply's comment is malformed/ },
+    { reason: /^the reply's comment is malformed/ },
   ],
   [
     "a close without an opening",
     "@@@@task-success@@@@\ntext\n%%%%end%%%%",
-    { error: /comment is malformed/ },
+    { reason: /comment is malformed/ },
   ],
   [
     "a close before the opening",
     "@@@@task-success@@@@\n%%%%end%%%%\n%%%%comment%%%%\nx\n",
-    { error: /comment is malformed/ },
+    { reason: /comment is malformed/ },
   ],
   [
     "two closes",
     "@@@@task-success@@@@\n%%%%comment%%%%\nx\n%%%%end%%%%\n%%%%end%%%%",
-    { error: /comment is malformed/ },
+    { reason: /comment is malformed/ },
   ],
   [
     "tags and markers inside a file block are file content",
@@ -91,7 +91,7 @@ const CASES: readonly [string, string, Expected][] = [
   [
     "a tag only inside a file block is no tag",
     "^^^a.txt\n@@@@task-success@@@@\n^^^end\n",
-    { error: /no status tag/ },
+    { reason: /no status tag/ },
   ],
   [
     "a delete block ends at ^^^delete",
@@ -118,9 +118,9 @@ const CASES: readonly [string, string, Expected][] = [
 for (const [name, reply, expected] of CASES) {
   Deno.test(`parseStatusReply: ${name}`, () => {
     const result = parseStatusReply(reply);
-    if ("error" in expected) {
+    if ("reason" in expected) {
       assert.ok(!result.ok, `expected an error, got ${JSON.stringify(result)}`);
-      assert.match(result.error, expected.error);
+      assert.match(result.reason, expected.reason);
     } else {
       assert.ok(result.ok, `expected a status, got ${JSON.stringify(result)}`);
       assert.equal(result.status, expected.status);

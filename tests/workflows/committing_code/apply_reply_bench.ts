@@ -44,7 +44,7 @@ Deno.bench({
 });
 
 const parsed = parseReply(reply);
-if (!parsed.ok) throw new Error(parsed.error);
+if (!parsed.ok) throw new Error(parsed.reason);
 
 Deno.bench({
   name: `guard ${FILES} paths (nested .gitignore, lstat of every folder)`,
@@ -68,7 +68,7 @@ Deno.bench({
     roots.push(root);
     b.start();
     const again = parseReply(reply);
-    if (!again.ok) throw new Error(again.error);
+    if (!again.ok) throw new Error(again.reason);
     const guarded = await guardOperations(root, again.operations);
     if (!guarded.ok) throw new Error("guard refused");
     const applied = await applyOperations(root, guarded.operations);
