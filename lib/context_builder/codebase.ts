@@ -18,8 +18,8 @@ export interface DroppedPath {
   readonly reason: string;
 }
 
-/** The codebase, and the requests that were dropped. */
-export interface AssembledCodebase {
+/** The codebase made of the files the model chose, and the requests that were dropped. */
+export interface ChosenFiles {
   /** The `--- path ---` blocks, in the order the reply listed the paths. */
   readonly text: string;
   /** The paths included with their content (normalized: no leading `./`). */
@@ -39,11 +39,11 @@ export interface AssembledCodebase {
  *
  * @throws {CodeCommitError} only when the ignore rules cannot be read.
  */
-export async function assembleCodebase(
+export async function assembleChosenFiles(
   root: string,
   paths: readonly string[],
   rules: IgnoreRules,
-): Promise<AssembledCodebase> {
+): Promise<ChosenFiles> {
   const blocks: string[] = [];
   const included: string[] = [];
   const dropped: DroppedPath[] = [];

@@ -18,7 +18,7 @@ import { CONTEXT_CODEBASE, CONTEXT_QUERY } from "../logger/log_names.ts";
 import type { RunLog } from "../logger/run_log.ts";
 import { SYSTEM_PROMPTS } from "../prompts/system_prompts.ts";
 import { askModel, type Session } from "../session/session.ts";
-import { assembleCodebase } from "./codebase.ts";
+import { assembleChosenFiles } from "./codebase.ts";
 import { parseFileList } from "./file_list.ts";
 import { buildSummary } from "./summary.ts";
 
@@ -93,7 +93,7 @@ export async function buildContext(session: Session, request: ContextRequest): P
     );
   }
 
-  const codebase = await assembleCodebase(root, list.paths, rules);
+  const codebase = await assembleChosenFiles(root, list.paths, rules);
   for (const drop of codebase.dropped) {
     console.warn(`context builder: ${displayPath(drop.path)} was not provided: ${drop.reason}`);
   }

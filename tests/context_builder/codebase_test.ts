@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { assembleCodebase } from "../../lib/context_builder/codebase.ts";
+import { assembleChosenFiles } from "../../lib/context_builder/codebase.ts";
 import { IgnoreRules } from "../../lib/guard/ignore_rules.ts";
 import { MAX_FILE_BYTES } from "../../lib/project_files/read_file.ts";
 import { withTempDir, writeFiles } from "../guard/helpers.ts";
 
-Deno.test("assembleCodebase pastes the allowed files in list order, each once, and drops the rest", async () => {
+Deno.test("assembleChosenFiles pastes the allowed files in list order, each once, and drops the rest", async () => {
   await withTempDir(async (root) => {
     await writeFiles(root, {
       ".gitignore": "/agent-config\n*.key\n",
@@ -16,7 +16,7 @@ Deno.test("assembleCodebase pastes the allowed files in list order, each once, a
       "agent-config/query.txt": "query\n",
     });
     const rules = await IgnoreRules.load(root);
-    const codebase = await assembleCodebase(root, [
+    const codebase = await assembleChosenFiles(root, [
       "src/a.ts",
       "src/x.key",
       "b.ts",
@@ -41,20 +41,20 @@ Deno.test("assembleCodebase pastes the allowed files in list order, each once, a
   });
 });
 
-Deno.test("assembleCodebase of no paths is empty", async () => {
+Deno.test("assembleChosenFiles of no paths is empty", async () => {
   await withTempDir(async (root) => {
-    const codebase = await assembleCodebase(root, [], await IgnoreRules.load(root));
+    const codebase = await assembleChosenFiles(root, [], await IgnoreRules.load(root));
     assert.deepEqual(codebase, { text: "", included: [], dropped: [] });
   });
 });
 
-Deno.test("assembleCodebase names a binary or oversized file with a note instead of its content", async () => {
+Deno.test("assembleChosenFiles names a binary or oversized file with a note instead of its content", async () => {
   await withTempDir(async (root) => {
     await writeFiles(root, { "a.ts": "a\n" });
     await Deno.writeFile(join(root, "logo.png"), new Uint8Array([0x89, 0x50, 0, 1]));
     await Deno.writeFile(join(root, "big.txt"), new Uint8Array(MAX_FILE_BYTES + 1).fill(0x61));
     const rules = await IgnoreRules.load(root);
-    const codebase = await assembleCodebase(
+    const codebase = await assembleChosenFiles(
       root,
       ["logo.png", "a.ts", "big.txt", "./logo.png"],
       rules,

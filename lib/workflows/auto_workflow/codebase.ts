@@ -145,7 +145,7 @@ export interface TaskCodebase {
  * @throws {CodeCommitError} when the module's folder cannot be listed, a
  * refused path cannot be inspected, or the ignore rules cannot be read.
  */
-export async function assembleCodebase(
+export async function assembleTaskCodebase(
   root: string,
   module: Module,
   modules: readonly Module[],

@@ -21,7 +21,7 @@ import { autoWorkflowSlug, SINGLE_QUERY } from "../../logger/log_names.ts";
 import { RunLog } from "../../logger/run_log.ts";
 import { askModel, type Session } from "../../session/session.ts";
 import { plural } from "../../text/plural.ts";
-import { assembleCodebase } from "./codebase.ts";
+import { assembleTaskCodebase } from "./codebase.ts";
 import type { Module } from "./graph.ts";
 import { describeModule, ROOT_MODULE } from "./module_paths.ts";
 import type { ModuleState, Task } from "./plan.ts";
@@ -188,7 +188,7 @@ async function runChange(
   inputs: PromptInputs,
 ): Promise<TaskOutcome> {
   const { module, modules, stage } = inputs;
-  const codebase = await assembleCodebase(session.root, module, modules, stage.codebase);
+  const codebase = await assembleTaskCodebase(session.root, module, modules, stage.codebase);
   for (const warning of codebase.warnings) {
     session.console.warn(`${describeTask(task)}: ${warning}`);
   }

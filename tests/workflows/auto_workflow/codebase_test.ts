@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
-  assembleCodebase,
+  assembleTaskCodebase,
   codebasePaths,
   moduleFiles,
 } from "../../../lib/workflows/auto_workflow/codebase.ts";
@@ -107,11 +107,11 @@ Deno.test("codebasePaths: full = top spec, the module's files, each dependency's
   });
 });
 
-Deno.test("assembleCodebase: the exact text, a dependency's missing APISignatures.md left out", async () => {
+Deno.test("assembleTaskCodebase: the exact text, a dependency's missing APISignatures.md left out", async () => {
   await withFiles(await fixtureFiles("five_modules"), async (root) => {
     const { modules } = await loadModules(root);
     const llm = modules.find((m) => m.path === "src/llm")!;
-    const { text: codebase, warnings } = await assembleCodebase(root, llm, modules, "full");
+    const { text: codebase, warnings } = await assembleTaskCodebase(root, llm, modules, "full");
     const read = (path: string) => Deno.readTextFileSync(join(root, path));
     const expected = [
       "UserSpecification.md",
@@ -129,7 +129,7 @@ Deno.test("assembleCodebase: the exact text, a dependency's missing APISignature
   });
 });
 
-Deno.test("assembleCodebase: a file over the size limit, or binary, is listed with a note, not read", async () => {
+Deno.test("assembleTaskCodebase: a file over the size limit, or binary, is listed with a note, not read", async () => {
   await withFiles({
     "UserSpecification.md": "root\n",
     "src/ModuleDependencies.md": dependencies(),
@@ -138,7 +138,7 @@ Deno.test("assembleCodebase: a file over the size limit, or binary, is listed wi
     await Deno.writeFile(join(root, "edge.txt"), new Uint8Array(MAX_FILE_BYTES).fill(0x62));
     await Deno.writeFile(join(root, "img.png"), new Uint8Array([0x89, 0x50, 0xff, 0x00]));
     const { modules } = await loadModules(root);
-    const { text: codebase, warnings } = await assembleCodebase(
+    const { text: codebase, warnings } = await assembleTaskCodebase(
       root,
       modules[0],
       modules,
@@ -195,7 +195,7 @@ Deno.test("moduleFiles: never reads .git inside a readable protected folder (tar
   });
 });
 
-Deno.test("assembleCodebase: refused names and case-folded ignores never reach the codebase; the user is told", async () => {
+Deno.test("assembleTaskCodebase: refused names and case-folded ignores never reach the codebase; the user is told", async () => {
   await withFiles({
     ".gitignore": "Secret.txt\n",
     "UserSpecification.md": "root\n",
@@ -208,7 +208,7 @@ Deno.test("assembleCodebase: refused names and case-folded ignores never reach t
   }, async (root) => {
     const { modules } = await loadModules(root);
     const a = modules.find((m) => m.path === "src/a")!;
-    const { text, warnings } = await assembleCodebase(root, a, modules, "full");
+    const { text, warnings } = await assembleTaskCodebase(root, a, modules, "full");
     assert.equal(
       text,
       [
@@ -225,7 +225,7 @@ Deno.test("assembleCodebase: refused names and case-folded ignores never reach t
   });
 });
 
-Deno.test("assembleCodebase: a dependency's file the guard refuses is left out with a warning", async () => {
+Deno.test("assembleTaskCodebase: a dependency's file the guard refuses is left out with a warning", async () => {
   await withFiles({
     ".gitignore": "/src/b/APISignatures.md\n",
     "UserSpecification.md": "root\n",
@@ -238,7 +238,7 @@ Deno.test("assembleCodebase: a dependency's file the guard refuses is left out w
   }, async (root) => {
     const { modules } = await loadModules(root);
     const a = modules.find((m) => m.path === "src/a")!;
-    const { text, warnings } = await assembleCodebase(root, a, modules, "full");
+    const { text, warnings } = await assembleTaskCodebase(root, a, modules, "full");
     assert.ok(text.includes("--- src/b/UserSpecification.md ---\nb\n"));
     assert.ok(!text.includes("src/b/APISignatures.md") && !text.includes("SECRET"));
     assert.deepEqual(warnings, [
