@@ -27,6 +27,7 @@
 import { basename, dirname, join } from "node:path/posix";
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
 import type { FileOperation } from "../reply/operations.ts";
+import { plural } from "../text/plural.ts";
 
 /** What `lstat` reports about a path, as far as the applier needs it. */
 export interface ApplyFileInfo {
@@ -225,7 +226,7 @@ function applyError(
   }
   const list = failures.map((failure) => `"${failure.path}" (${failure.reason})`).join("; ");
   return new ApplyError(
-    `${head}. Rolling back failed for ${failures.length} path(s), which may be left ` +
+    `${head}. Rolling back failed for ${plural(failures.length, "path")}, which may be left ` +
       `changed, missing or extra: ${list}. Every other change was rolled back. Check these ` +
       `paths (git status, git diff) and restore them by hand.`,
     operation.path,

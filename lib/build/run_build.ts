@@ -8,6 +8,7 @@
  */
 import { CodeCommitError } from "../errors/errors.ts";
 import { formatSeconds } from "../text/numbers.ts";
+import { plural } from "../text/plural.ts";
 import { Redactor } from "../secrets/redact.ts";
 
 /** The build script, relative to the project root. */
@@ -302,8 +303,8 @@ class OutputSink {
   text(): string {
     const middle = this.droppedBytes > 0
       ? `\n[code-commit: ${
-        this.droppedBytes.toLocaleString("en-US")
-      } bytes of output dropped here to bound memory]\n`
+        plural(this.droppedBytes, "byte")
+      } of output dropped here to bound memory]\n`
       : "";
     return this.#head.join("") + middle + this.#tail.map((part) => part.text).join("");
   }
@@ -353,10 +354,8 @@ export function formatBuildForPrompt(
   if (output.length > head + tail) {
     const omitted = output.length - head - tail;
     output = `${output.slice(0, head)}\n[… ${
-      omitted.toLocaleString("en-US")
-    } characters of build output omitted here; the whole output is in ${logPath} …]\n${
-      output.slice(-tail)
-    }`;
+      plural(omitted, "character")
+    } of build output omitted here; the whole output is in ${logPath} …]\n${output.slice(-tail)}`;
   }
   return `$ ${BUILD_SCRIPT}\n${withNewline(output)}[${describeBuildEnd(result)}]\n`;
 }

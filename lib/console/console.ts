@@ -6,6 +6,7 @@
  * @module
  */
 import { Redactor } from "../secrets/redact.ts";
+import { printable } from "../text/characters.ts";
 
 /** Where the console writes; the default writes to the process's streams. */
 export interface ConsoleStreams {
@@ -35,24 +36,6 @@ export function processStreams(): ConsoleStreams {
 function writeAll(stream: { writeSync(p: Uint8Array): number }, text: string): void {
   let bytes = encoder.encode(text);
   while (bytes.length > 0) bytes = bytes.subarray(stream.writeSync(bytes));
-}
-
-/**
- * Control characters that must not reach a terminal as they are: C0 (but
- * tab and line feed), DEL, C1, the line and paragraph separators, and the
- * bidirectional overrides. A model's comment or an API's message holding
- * `ESC [1A` could rewrite a line already printed ("build passed"), and
- * `ESC ] 52` could write the clipboard.
- */
-// deno-lint-ignore no-control-regex -- matching control characters is the point
-const UNPRINTABLE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-
-/** Shows every control character of `text` as a visible `\u001b`-style escape. */
-export function printable(text: string): string {
-  return text.replace(
-    UNPRINTABLE,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
 }
 
 /** The user-facing output of one run. */

@@ -12,7 +12,8 @@
  */
 
 import { CodeCommitError } from "../errors/errors.ts";
-import { displayPath } from "../guard/guard.ts";
+import { displayPath } from "../text/characters.ts";
+import { plural } from "../text/plural.ts";
 import { IgnoreRules } from "../guard/ignore_rules.ts";
 import { CONTEXT_CODEBASE, CONTEXT_QUERY } from "../logger/log_names.ts";
 import type { RunLog } from "../logger/run_log.ts";
@@ -75,7 +76,7 @@ export async function buildContext(session: Session, request: ContextRequest): P
   warnAll(session, summary.warnings);
   console.info(
     `context builder: asking ${client.model} to choose the files (the summary lists ` +
-      `${count(summary.files, "file")} and ${count(summary.modules, "folder")} under src/)`,
+      `${plural(summary.files, "file")} and ${plural(summary.modules, "folder")} under src/)`,
   );
   const reply = await askModel(
     session,
@@ -105,7 +106,7 @@ export async function buildContext(session: Session, request: ContextRequest): P
     );
   }
   console.info(
-    `context builder: ${count(codebase.included.length, "file")} provided` +
+    `context builder: ${plural(codebase.included.length, "file")} provided` +
       (codebase.dropped.length > 0 ? `, ${codebase.dropped.length} requested but dropped` : "") +
       `; see ${log.path(CONTEXT_CODEBASE)}`,
   );
@@ -123,10 +124,6 @@ function warnAll(session: Session, warnings: readonly string[]): void {
       `context builder: … and ${warnings.length - shown.length} more like these`,
     );
   }
-}
-
-function count(n: number, noun: string): string {
-  return `${n.toLocaleString("en-US")} ${noun}${n === 1 ? "" : "s"}`;
 }
 
 function withNewline(text: string): string {

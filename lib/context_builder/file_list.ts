@@ -7,6 +7,8 @@
  * @module
  */
 
+import { normalizeProjectPath } from "../guard/path_syntax.ts";
+
 /** The line that opens the list. */
 export const FILES_OPEN = "%%%files";
 /** The line that closes the list. */
@@ -70,7 +72,7 @@ export function parseFileList(reply: string): FileListResult {
   const paths: string[] = [];
   for (const line of lines.slice(opens[0] + 1, closes[0])) {
     if (line === "") continue;
-    const key = line.startsWith("./") ? line.slice(2) : line;
+    const key = normalizeProjectPath(line);
     if (seen.has(key)) continue;
     seen.add(key);
     paths.push(line);

@@ -34,7 +34,7 @@
 
 import { join } from "node:path";
 import { CodeCommitError } from "../errors/errors.ts";
-import { displayPath } from "../guard/guard.ts";
+import { displayPath } from "../text/characters.ts";
 import type { IgnoreRules } from "../guard/ignore_rules.ts";
 import { fileBlock } from "../project_files/file_block.ts";
 import { readProjectFile } from "../project_files/read_file.ts";

@@ -23,6 +23,8 @@
  */
 
 import { messageOf } from "../errors/errors.ts";
+import { displayPath } from "../text/characters.ts";
+import { plural } from "../text/plural.ts";
 import type { FileOperation } from "../reply/operations.ts";
 import { describeSpecial, EntryKinds } from "./entry_kinds.ts";
 import { foldCase } from "./case_fold.ts";
@@ -213,25 +215,6 @@ function conflictWithReply(path: string, writtenFiles: Map<string, string>): str
   return undefined;
 }
 
-/** Characters that must not reach a terminal as they are. */
-// deno-lint-ignore no-control-regex -- matching control characters is the point
-const UNSAFE_TO_SHOW = /[\s\u0000-\u001f\u007f-\u009f\p{Default_Ignorable_Code_Point}\p{Cf}"]/u;
-const ESCAPE_AFTER_JSON = /[\u007f-\u009f\u2028\u2029\p{Default_Ignorable_Code_Point}\p{Cf}]/gu;
-
-/**
- * Shows a path from a reply safely: as it is, or JSON-quoted when it is empty
- * or holds white space, control, invisible or formatting characters, a quote,
- * or a lone surrogate, with every such character escaped as `\uXXXX` so
- * nothing reaches the terminal raw. Never throws.
- */
-export function displayPath(path: string): string {
-  if (path !== "" && path.isWellFormed() && !UNSAFE_TO_SHOW.test(path)) return path;
-  return JSON.stringify(path).replace(
-    ESCAPE_AFTER_JSON,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
-}
-
 /**
  * Formats refusals for the user and the repair prompt: the line
  * "refused the reply: N path(s) may not be written" ("1 path", "2 paths"),
@@ -239,10 +222,7 @@ export function displayPath(path: string): string {
  * `displayPath`. Never throws.
  */
 export function formatRefusals(refusals: readonly Refusal[]): string {
-  const count = refusals.length;
-  const lines = [
-    `refused the reply: ${count} ${count === 1 ? "path" : "paths"} may not be written`,
-  ];
+  const lines = [`refused the reply: ${plural(refusals.length, "path")} may not be written`];
   for (const refusal of refusals) {
     lines.push(`  ${displayPath(refusal.path)}: ${refusal.reason}`);
   }

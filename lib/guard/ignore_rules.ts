@@ -32,6 +32,7 @@ import ignore from "ignore";
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
 import { foldCase } from "./case_fold.ts";
 import { EntryKinds } from "./entry_kinds.ts";
+import { normalizeProjectPath } from "./path_syntax.ts";
 
 type Ignore = ReturnType<typeof ignore>;
 
@@ -402,7 +403,7 @@ const UNSETTLED = Symbol("unsettled");
 
 /** Splits a project path into segments; throws a RangeError for a path of the wrong form. */
 function splitPath(path: string): string[] {
-  const relative = path.startsWith("./") ? path.slice(2) : path;
+  const relative = normalizeProjectPath(path);
   const segments = relative.split("/");
   if (relative === "" || segments.some((s) => s === "" || s === "." || s === "..")) {
     throw new RangeError(

@@ -7,16 +7,7 @@
  * @module
  */
 
-/** Control characters: C0, DEL, C1, and the Unicode line and paragraph separators. */
-// deno-lint-ignore no-control-regex -- matching control characters is the point
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
-
-/**
- * Invisible and formatting characters (zero-width, bidi controls, the byte
- * order mark, ...). HFS+ skips several of them in names (`.g\u200cit` is
- * `.git`) and in a terminal they disguise a path, so none is allowed.
- */
-const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Cf}]/u;
+import { codePointName, findControlCharacter, findInvisibleCharacter } from "../text/characters.ts";
 
 /** A Windows short (8.3) name such as `BUILD~1.SH` or `GIT~1`: it can stand for another file. */
 const SHORT_NAME = /~[0-9]/;
@@ -28,11 +19,6 @@ const MAX_SEGMENT_BYTES = 255;
 const MAX_PATH_BYTES = 4096;
 
 const encoder = new TextEncoder();
-
-/** `U+001B`-style name of the first code point of `s`. */
-function codePoint(s: string): string {
-  return `U+${s.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
-}
 
 /**
  * Checks the syntax of a path from an LLM reply and returns why it is refused,
@@ -52,11 +38,11 @@ function codePoint(s: string): string {
 export function checkPathSyntax(path: string): string | undefined {
   if (path === "") return "is empty";
   if (!path.isWellFormed()) return "is not valid Unicode (it holds a lone surrogate)";
-  const control = CONTROL.exec(path);
-  if (control) return `contains the control character ${codePoint(control[0])}`;
-  const invisible = INVISIBLE.exec(path);
-  if (invisible) {
-    return `contains the invisible formatting character ${codePoint(invisible[0])}`;
+  const control = findControlCharacter(path);
+  if (control !== undefined) return `contains the control character ${codePointName(control)}`;
+  const invisible = findInvisibleCharacter(path);
+  if (invisible !== undefined) {
+    return `contains the invisible formatting character ${codePointName(invisible)}`;
   }
   if (path.includes("\\")) {
     return "contains a backslash, which is a folder separator on Windows; use `/`";
@@ -106,7 +92,9 @@ export function checkPathSyntax(path: string): string | undefined {
 /**
  * Returns `path` without one leading `./` (`./src/a.ts` → `src/a.ts`): the
  * form the guard checks and the applier writes. Any other path is returned
- * unchanged. Never throws.
+ * unchanged. The one place a leading `./` is stripped: the protected-path
+ * table, the ignore rules, the file reader and the context builder's file
+ * list all call it. Never throws.
  */
 export function normalizeProjectPath(path: string): string {
   return path.startsWith("./") ? path.slice(2) : path;

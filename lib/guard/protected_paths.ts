@@ -13,6 +13,7 @@
  */
 
 import { foldCase } from "./case_fold.ts";
+import { normalizeProjectPath } from "./path_syntax.ts";
 
 /**
  * Where a protected name applies:
@@ -156,7 +157,7 @@ for (const entry of PROTECTED_PATHS) {
  * beneath it. Never throws.
  */
 export function protectedRulesFor(path: string): ProtectedPath[] {
-  const segments = (path.startsWith("./") ? path.slice(2) : path).split("/");
+  const segments = normalizeProjectPath(path).split("/");
   const rules: ProtectedPath[] = [];
   for (let index = 0; index < segments.length; index++) {
     const folded = foldCase(segments[index]);

@@ -14,6 +14,7 @@ import { messageOf } from "../errors/errors.ts";
 import { guardRead } from "../guard/guard.ts";
 import type { IgnoreRules } from "../guard/ignore_rules.ts";
 import { normalizeProjectPath } from "../guard/path_syntax.ts";
+import { formatBytes } from "../text/sizes.ts";
 
 /**
  * The largest file pasted into a prompt: 1 MiB, about a quarter of a million
@@ -122,17 +123,4 @@ async function readAtMost(file: Deno.FsFile, limit: number): Promise<Uint8Array>
     offset += chunk.length;
   }
   return bytes;
-}
-
-/** `512 bytes`, `3.2 KiB`, `1 MiB`. Never throws. */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
-  const units = ["KiB", "MiB", "GiB"];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${Number.isInteger(value) ? value : value.toFixed(1)} ${units[unit]}`;
 }

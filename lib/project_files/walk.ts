@@ -24,7 +24,7 @@ import { CodeCommitError, messageOf } from "../errors/errors.ts";
 import type { IgnoreRules } from "../guard/ignore_rules.ts";
 import { foldCase } from "../guard/case_fold.ts";
 import { checkPathSyntax } from "../guard/path_syntax.ts";
-import { displayPath } from "../guard/guard.ts";
+import { displayPath } from "../text/characters.ts";
 import { PROTECTED_PATHS } from "../guard/protected_paths.ts";
 import { compareCodePoints, comparePaths } from "./order.ts";
 

@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import { CodeCommitError } from "../errors/errors.ts";
+import { codePointName, findControlCharacter } from "../text/characters.ts";
 
 /** Shortest key accepted: a shorter one could not be masked and is surely a mistake. */
 export const MIN_KEY_LENGTH = 8;
@@ -34,8 +35,7 @@ export async function readApiKey(root: string, keyFile: string, vendor: string):
   if (key === "") {
     throw new CodeCommitError(`${keyFile} is empty: put your ${vendor} API key in it`);
   }
-  // deno-lint-ignore no-control-regex
-  if (/[\s\x00-\x1f\x7f]/.test(key)) {
+  if (/\s/.test(key) || findControlCharacter(key) !== undefined) {
     throw new CodeCommitError(
       `${keyFile} has white space or control characters inside the key; the file must hold the key alone`,
     );
@@ -50,9 +50,10 @@ export async function readApiKey(root: string, keyFile: string, vendor: string):
   }
   const foreign = /[^\x21-\x7e]/.exec(key);
   if (foreign) {
-    const codePoint = foreign[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
     throw new CodeCommitError(
-      `${keyFile} holds U+${codePoint} at character ${foreign.index + 1}, which no API key has ` +
+      `${keyFile} holds ${codePointName(foreign[0])} at character ${
+        foreign.index + 1
+      }, which no API key has ` +
         `(keys are plain ASCII): copy the key into the file again`,
     );
   }

@@ -390,7 +390,7 @@ Deno.test("applyOperations: a link that appears after the first check is caught 
         // does not reach for it through the link, and says so.
         assert.equal(error.notRestored.length, 1);
         assert.match(error.notRestored[0], /^dir\/\.target\.txt\.code-commit-[0-9a-f]+\.tmp$/);
-        assert.match(error.message, /Rolling back failed for 1 path/);
+        assert.match(error.message, /Rolling back failed for 1 path,/);
         assert.deepEqual(await snapshot(outside), {
           "target.txt": { type: "file", mode: 0o644, data: "111,117,116,115,105,100,101,10" },
         });
@@ -529,7 +529,7 @@ Deno.test("applyOperations: a failed undo step is reported with exactly the path
       "scripts/run.sh",
     ]);
     assert.match(error.message, /^could not write "src\/main\.ts": renaming/);
-    assert.match(error.message, /Rolling back failed for 5 path\(s\)/);
+    assert.match(error.message, /Rolling back failed for 5 paths,/);
     assert.match(
       error.message,
       /"scripts\/run\.sh" \(writing the temporary file "scripts\/\.run\.sh\.code-commit-[0-9a-f]+\.tmp" failed: injected failure/,

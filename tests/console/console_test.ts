@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { Console, memoryStreams, printable, processStreams } from "../../lib/console/console.ts";
+import { Console, memoryStreams, processStreams } from "../../lib/console/console.ts";
 import { Redactor } from "../../lib/secrets/redact.ts";
 import { GEMINI_KEY, OPENAI_KEY } from "../support/project.ts";
 
@@ -237,5 +237,4 @@ Deno.test("control characters from outside are shown, never obeyed", () => {
     "comment: \\u001b]52;c;cHduZWQ=\\u0007 and \\u001b[1Abuild passed\\u000d\n",
   );
   assert.equal(streams.err.join(""), "warning: path src/a.ts\\u001b]0;title\\u0007 \\u202eevil\n");
-  assert.equal(printable("tabs\tand\nnewlines stay"), "tabs\tand\nnewlines stay");
 });

@@ -64,7 +64,7 @@ Deno.test("success on the first try: one call, the file written, the build run, 
     assert.equal(await project.read("src/status.txt"), "ok\n");
     assert.match(
       lastLine(run.stdout),
-      /^committing code: build passed after 1 attempt \(0 repairs\); 1 file changed; 1 LLM calls, [\d,]+ input, [\d,]+ output, [\d,]+ thinking tokens, est\. \$\d\.\d{4}; logs in logs\/\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d-committing-code$/,
+      /^committing code: build passed after 1 attempt \(0 repairs\); 1 file changed; 1 LLM call, [\d,]+ input, [\d,]+ output, [\d,]+ thinking tokens, est\. \$\d\.\d{4}; logs in logs\/\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d-committing-code$/,
     );
     assert.deepEqual(await logFiles(log), [
       "1-initial-query-build.txt",

@@ -83,6 +83,10 @@ Deno.test("--cc writes the report with its five headings, prints its path last, 
     const run = await runTool(project.root, ["--cc"], { server });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(lastLine(run), REPORT);
+    assert.match(
+      run.stdout,
+      /^consistency report: 5 of 5 sections; 1 LLM call, [\d,]+ input, [\d,]+ output, [\d,]+ thinking tokens; logs in logs\/\S+-consistency-report\n/,
+    );
     assert.doesNotMatch(run.stderr, /section headings/);
 
     // The prompt: the seed's system prompt verbatim, then the query, then the codebase.

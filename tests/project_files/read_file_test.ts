@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { formatBytes, MAX_FILE_BYTES, readProjectFile } from "../../lib/project_files/read_file.ts";
+import { MAX_FILE_BYTES, readProjectFile } from "../../lib/project_files/read_file.ts";
 import { IgnoreRules } from "../../lib/guard/ignore_rules.ts";
 import { withTempDir, writeFiles } from "../guard/helpers.ts";
 
@@ -124,13 +124,4 @@ Deno.test("readProjectFile accepts a file of exactly the limit", async () => {
     const outcome = await readProjectFile(root, "max.txt", await IgnoreRules.load(root));
     assert.equal(outcome.ok && outcome.text.length, MAX_FILE_BYTES);
   });
-});
-
-Deno.test("formatBytes", () => {
-  assert.equal(formatBytes(0), "0 bytes");
-  assert.equal(formatBytes(1023), "1023 bytes");
-  assert.equal(formatBytes(1024), "1 KiB");
-  assert.equal(formatBytes(1536), "1.5 KiB");
-  assert.equal(formatBytes(MAX_FILE_BYTES), "1 MiB");
-  assert.equal(formatBytes(3 * 1024 ** 3), "3 GiB");
 });

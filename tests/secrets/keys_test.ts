@@ -63,6 +63,11 @@ const BAD: [string, string | undefined, RegExp][] = [
   ["a key and a note", `${GEMINI_KEY} # work account\n`, / has white space/],
   ["a NUL inside the key", "AIzaSy\u0000abcdefghijkl", / has white space or control characters/],
   ["a DEL inside the key", "AIzaSy\u007fabcdefghijkl", / has white space or control characters/],
+  [
+    "a C1 control inside the key",
+    "AIzaSy\u0085abcdefghijkl",
+    / has white space or control characters/,
+  ],
   ["an escape inside the key", "AIzaSy\u001b[0mabcdefgh", / has white space or control characters/],
   ["a no-break space inside the key", "AIzaSy\u00a0abcdefghijkl", / has white space/],
   ["too short (7 characters)", "abc1234\n", / holds only 7 characters, too short for an API key/],

@@ -30,7 +30,7 @@
 import { join } from "node:path";
 import { CodeCommitError, messageOf } from "../../errors/errors.ts";
 import { lstatOrUndefined } from "../../guard/entry_kinds.ts";
-import { displayPath } from "../../guard/guard.ts";
+import { displayPath } from "../../text/characters.ts";
 import { IgnoreRules } from "../../guard/ignore_rules.ts";
 import { blockOf } from "../../project_files/file_block.ts";
 import { compareCodePoints } from "../../project_files/order.ts";

@@ -23,6 +23,8 @@
  * @module
  */
 
+import { findControlCharacter } from "../../text/characters.ts";
+
 /** The first line of every `ModuleDependencies.md`. */
 export const DEPENDENCIES_HEADER = "# Module Dependencies";
 
@@ -45,9 +47,6 @@ export interface DependencyList {
   readonly problems: readonly string[];
 }
 
-// deno-lint-ignore no-control-regex -- refusing control characters is the point
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
-
 /** Shows a line in a message: quoted, with control characters escaped. */
 function show(text: string): string {
   return JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text);
@@ -58,7 +57,7 @@ function show(text: string): string {
  * not a well-formed module path, or `undefined` when it is. Never throws.
  */
 export function checkDependencyPath(path: string): string | undefined {
-  if (CONTROL.test(path)) return `${show(path)} contains a control character`;
+  if (findControlCharacter(path) !== undefined) return `${show(path)} contains a control character`;
   if (/^\s/u.test(path)) return `${show(path)} starts with white space: write the path alone`;
   if (path.includes("\\")) {
     return `${show(path)} contains a backslash: separate folders with /, as in src/llm`;

@@ -17,6 +17,7 @@
  */
 import { EXIT, interruption } from "../../errors/errors.ts";
 import { checkBuildScript } from "../../preconditions/preconditions.ts";
+import { plural } from "../../text/plural.ts";
 import type { Session } from "../../session/session.ts";
 import { writeCache } from "./cache.ts";
 import type { Module } from "./graph.ts";
@@ -50,10 +51,6 @@ function describeLevels(modules: readonly Module[]): string {
     levels.set(module.depth, names);
   }
   return [...levels].map(([depth, names]) => `L${depth}: ${names.join(", ")}`).join("; ");
-}
-
-function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? "" : "s"}`;
 }
 
 /**
@@ -150,7 +147,7 @@ function nothingLeft(
     ? `; run with --max-phase ${maxPhase + 1} to go on to phase ${maxPhase + 1}`
     : "";
   return `auto workflow: nothing left to do: all ${plural(states.length, "module")} ` +
-    `passed phase${maxPhase === 1 ? "" : "s"} 1${maxPhase === 1 ? "" : ` to ${maxPhase}`} ` +
+    `passed ${maxPhase === 1 ? "phase 1" : `phases 1 to ${maxPhase}`} ` +
     `(${plural(passed, "task")} passed in this run${tokens(session)})${next}`;
 }
 

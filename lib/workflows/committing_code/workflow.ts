@@ -5,6 +5,7 @@
  * @module
  */
 import { EXIT } from "../../errors/errors.ts";
+import { plural } from "../../text/plural.ts";
 import { SLUGS } from "../../logger/log_names.ts";
 import { RunLog } from "../../logger/run_log.ts";
 import { checkBuildScript, readCodeRollup, readQuery } from "../../preconditions/preconditions.ts";
@@ -32,21 +33,17 @@ export async function runCommittingCode(session: Session): Promise<number> {
 
   const result = await runCommitLoop(session, log, query, codebase);
   const repairs = result.attempts - 1;
-  const files = `${result.changedPaths.length} file${
-    result.changedPaths.length === 1 ? "" : "s"
-  } changed`;
-  const tokens = `${session.tally.calls} LLM calls, ${session.tally.describe()}`;
+  const files = `${plural(result.changedPaths.length, "file")} changed`;
+  const tokens = `${plural(session.tally.calls, "LLM call")}, ${session.tally.describe()}`;
+  const tries = `${plural(result.attempts, "attempt")} (${plural(repairs, "repair")})`;
   if (result.passed) {
     console.result(
-      `committing code: build passed after ${result.attempts} attempt${
-        result.attempts === 1 ? "" : "s"
-      } ` +
-        `(${repairs} repair${repairs === 1 ? "" : "s"}); ${files}; ${tokens}; logs in ${log.dir}`,
+      `committing code: build passed after ${tries}; ${files}; ${tokens}; logs in ${log.dir}`,
     );
     return EXIT.ok;
   }
   console.result(
-    `committing code: build still failing after ${result.attempts} attempts (${repairs} repairs); ` +
+    `committing code: build still failing after ${tries}; ` +
       `${files}${
         result.changedPaths.length > 0 ? " (left in place: review them with git diff)" : ""
       }; ` +

@@ -18,6 +18,7 @@ import { SINGLE_QUERY, SLUGS } from "../../logger/log_names.ts";
 import { RunLog } from "../../logger/run_log.ts";
 import { readCodeRollup, readQuery } from "../../preconditions/preconditions.ts";
 import { SYSTEM_PROMPTS } from "../../prompts/system_prompts.ts";
+import { plural } from "../../text/plural.ts";
 import { askModel, type Session } from "../../session/session.ts";
 import { formatReport, REPORT_HEADINGS } from "./report.ts";
 import { checkReportDestination, REPORT_FILE, writeReport } from "./report_file.ts";
@@ -90,9 +91,7 @@ export async function runConsistencyReport(session: Session): Promise<number> {
   const found = REPORT_HEADINGS.length - report.missing.length;
   console.result(
     `consistency report: ${found} of ${REPORT_HEADINGS.length} sections; ` +
-      `${session.tally.calls} LLM call${
-        session.tally.calls === 1 ? "" : "s"
-      }, ${session.tally.describe()}; ` +
+      `${plural(session.tally.calls, "LLM call")}, ${session.tally.describe()}; ` +
       `logs in ${log.dir}`,
   );
   console.result(REPORT_FILE);
