@@ -2,9 +2,11 @@
  * The `^^^` file-block syntax of an LLM reply, in one place: a header line
  * `^^^path`, content lines kept verbatim up to a line that is exactly
  * `^^^end` (trailing white space allowed), or `^^^delete` on the line right
- * after the header. Both the reply parser and the auto workflow's status
- * reader (which must not count a tag written inside a file) scan replies
- * with {@link scanBlocks}.
+ * after the header. The reply parser and the auto workflow's status reader
+ * (which must not count a tag written inside a file) scan replies with
+ * {@link scanBlocks}; the consistency report's formatter, which walks lines
+ * itself, steps over a block with {@link itemAt} and keeps it as it is.
+ * No other module restates these markers.
  *
  * @module
  */
@@ -55,56 +57,71 @@ export interface ReplyScan {
   readonly items: readonly ReplyItem[];
 }
 
+/**
+ * Whether `line` opens a file block: `^^^` and a file name on the same line
+ * (not `^^^end` nor `^^^delete`, which only close or follow a header).
+ * Never throws.
+ */
+export function isBlockHeader(line: string): boolean {
+  return line.startsWith(HEADER_MARK) && !END_LINE.test(line) && !DELETE_LINE.test(line) &&
+    line.slice(HEADER_MARK.length).trim() !== "";
+}
+
+/**
+ * The item that starts at `lines[index]` (0-based; lines already split, CRLF
+ * or not, trailing white space or not), or `undefined` when that line is
+ * prose. A block runs to its `^^^end` line, or is the header and its
+ * `^^^delete` line, or runs to the last line when it is not closed. Lets a
+ * reader that walks lines itself (the consistency report's formatter) step
+ * over a block exactly as {@link scanBlocks} does. Never throws.
+ */
+export function itemAt(lines: readonly string[], index: number): ReplyItem | undefined {
+  const line = lines[index];
+  const lineNumber = index + 1;
+  if (line === undefined || !line.startsWith(HEADER_MARK)) return undefined; // prose, fences, blank lines
+  if (END_LINE.test(line) || DELETE_LINE.test(line)) {
+    return { kind: "stray", line: lineNumber, text: line.trimEnd() };
+  }
+  const path = line.slice(HEADER_MARK.length).trimEnd();
+  if (path.trim() === "") return { kind: "empty-header", line: lineNumber };
+  let next = index + 1;
+  if (next < lines.length && DELETE_LINE.test(lines[next])) {
+    return {
+      kind: "block",
+      line: lineNumber,
+      path,
+      deletes: true,
+      content: [],
+      closed: true,
+      lastLine: next + 1,
+    };
+  }
+  const content: string[] = [];
+  let closed = false;
+  while (next < lines.length) {
+    const contentLine = lines[next++];
+    if (END_LINE.test(contentLine)) {
+      closed = true;
+      break;
+    }
+    content.push(contentLine);
+  }
+  return { kind: "block", line: lineNumber, path, deletes: false, content, closed, lastLine: next };
+}
+
 /** Scans a reply into its blocks and stray marker lines. Prose is not an item. Never throws. */
 export function scanBlocks(text: string): ReplyScan {
   const lines = text.replaceAll("\r\n", "\n").split("\n");
   const items: ReplyItem[] = [];
   let index = 0;
   while (index < lines.length) {
-    const line = lines[index];
-    const lineNumber = ++index;
-    if (!line.startsWith(HEADER_MARK)) continue; // prose, fences, blank lines
-    if (END_LINE.test(line) || DELETE_LINE.test(line)) {
-      items.push({ kind: "stray", line: lineNumber, text: line.trimEnd() });
-      continue;
-    }
-    const path = line.slice(HEADER_MARK.length).trimEnd();
-    if (path.trim() === "") {
-      items.push({ kind: "empty-header", line: lineNumber });
-      continue;
-    }
-    if (index < lines.length && DELETE_LINE.test(lines[index])) {
+    const item = itemAt(lines, index);
+    if (item === undefined) {
       index++;
-      items.push({
-        kind: "block",
-        line: lineNumber,
-        path,
-        deletes: true,
-        content: [],
-        closed: true,
-        lastLine: index,
-      });
       continue;
     }
-    const content: string[] = [];
-    let closed = false;
-    while (index < lines.length) {
-      const contentLine = lines[index++];
-      if (END_LINE.test(contentLine)) {
-        closed = true;
-        break;
-      }
-      content.push(contentLine);
-    }
-    items.push({
-      kind: "block",
-      line: lineNumber,
-      path,
-      deletes: false,
-      content,
-      closed,
-      lastLine: index,
-    });
+    items.push(item);
+    index = item.kind === "block" ? item.lastLine : item.line;
   }
   return { lines, items };
 }

@@ -14,6 +14,8 @@
  * @module
  */
 
+import { HEADER_MARK, isBlockHeader, itemAt } from "../../reply/blocks.ts";
+
 /** The five section headings, in the order and the spelling of the system prompt. */
 export const REPORT_HEADINGS = [
   "User Specification Self Consistency",
@@ -118,8 +120,6 @@ const FENCE = /^\s*(```|~~~)/;
 const UNDERLINE = /^\s*(?:=+|-+)\s*$/;
 const RULE = /^\s*(?:[-*_]\s*){3,}$/;
 const LIST_ITEM = /^(\s*)([-+*]|\d{1,3}[.)])\s+(\S.*)$/;
-const CARET_OPEN = /^\^\^\^(?!end\s*$|delete\s*$)\S/;
-const CARET_CLOSE = /^\^\^\^(?:end|delete)\s*$/;
 
 /**
  * Reads a report into its five sections. A heading is recognised as
@@ -199,18 +199,23 @@ export function formatReport(reply: string): FormattedReport {
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index];
 
-    const fenceMark = FENCE.exec(line)?.[1];
-    if (fenceMark !== undefined || CARET_OPEN.test(line)) {
+    const block = itemAt(lines, index);
+    if (block?.kind === "block") {
+      // A file block, read exactly as the reply parser reads it, is kept as it is.
       flush();
-      const closes = (candidate: string) =>
-        fenceMark !== undefined
-          ? FENCE.exec(candidate)?.[1] === fenceMark
-          : CARET_CLOSE.test(candidate);
+      out.push(...lines.slice(index, block.lastLine));
+      index = block.lastLine - 1;
+      continue;
+    }
+
+    const fenceMark = FENCE.exec(line)?.[1];
+    if (fenceMark !== undefined) {
+      flush();
       out.push(line);
       while (index + 1 < lines.length) {
         index++;
         out.push(lines[index]);
-        if (closes(lines[index])) break;
+        if (FENCE.exec(lines[index])?.[1] === fenceMark) break;
       }
       continue;
     }
@@ -263,13 +268,14 @@ export function formatReport(reply: string): FormattedReport {
 
 /** A line kept as it is, never joined into a paragraph. */
 function standsAlone(line: string): boolean {
-  return /^\s/.test(line) || /^[|>#]/.test(line) || RULE.test(line) || line.startsWith("^^^");
+  return /^\s/.test(line) || /^[|>#]/.test(line) || RULE.test(line) ||
+    line.startsWith(HEADER_MARK);
 }
 
 /** Whether `line` continues the list item above it (indented deeper, or a lazy continuation). */
 function continuesItem(line: string, itemIndent: number): boolean {
   if (line.trim() === "" || LIST_ITEM.test(line) || FENCE.test(line)) return false;
-  if (matchHeading(line) !== undefined || RULE.test(line) || CARET_OPEN.test(line)) return false;
+  if (matchHeading(line) !== undefined || RULE.test(line) || isBlockHeader(line)) return false;
   const indent = line.length - line.trimStart().length;
   if (indent > itemIndent) return true;
   return indent === 0 && !standsAlone(line);

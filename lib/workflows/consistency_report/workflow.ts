@@ -18,6 +18,7 @@ import { SINGLE_QUERY, SLUGS } from "../../logger/log_names.ts";
 import { RunLog } from "../../logger/run_log.ts";
 import { readCodeRollup, readQuery } from "../../preconditions/preconditions.ts";
 import { SYSTEM_PROMPTS } from "../../prompts/system_prompts.ts";
+import { scanBlocks } from "../../reply/blocks.ts";
 import { plural } from "../../text/plural.ts";
 import { askModel, type Session } from "../../session/session.ts";
 import { formatReport, REPORT_HEADINGS } from "./report.ts";
@@ -81,7 +82,7 @@ export async function runConsistencyReport(session: Session): Promise<number> {
         `(no section ${named}); the report is written anyway`,
     );
   }
-  if (/^\^\^\^\S/m.test(reply.text)) {
+  if (scanBlocks(reply.text).items.some((item) => item.kind === "block")) {
     console.info(
       "the reply holds ^^^ file blocks; a consistency report never changes files: they are kept as report text",
     );

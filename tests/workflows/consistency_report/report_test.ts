@@ -157,6 +157,15 @@ Done.
     missing: [SELF, IMPLEMENTATION, SPEC_ERRORS, SUGGESTIONS],
   },
   {
+    name: "^^^ blocks end where the reply parser ends them, not at a later ^^^delete",
+    reply: `${CODE_ERRORS}\n^^^ src/b.ts\n^^^other\n^^^delete\n${"y".repeat(95)} tail\n^^^end\n` +
+      `^^^src/c.ts\n^^^delete\n${"y".repeat(95)} end`,
+    report:
+      `${CODE_ERRORS}\n\n^^^ src/b.ts\n^^^other\n^^^delete\n${"y".repeat(95)} tail\n^^^end\n` +
+      `^^^src/c.ts\n^^^delete\n${"y".repeat(80)}\n${"y".repeat(15)} end\n`,
+    missing: [SELF, IMPLEMENTATION, SPEC_ERRORS, SUGGESTIONS],
+  },
+  {
     name: "a word longer than a line is cut into pieces of 80",
     reply: `${SUGGESTIONS}\n${"a".repeat(75)} - ${"b".repeat(100)} end`,
     report: `${SUGGESTIONS}\n\n${"a".repeat(75)} -\n${"b".repeat(80)}\n${"b".repeat(20)} end\n`,
