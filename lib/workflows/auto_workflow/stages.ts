@@ -1,31 +1,11 @@
 /**
  * The phases and stages of the auto workflow (seed 003): four phases, fourteen
  * stages, each with what it asks of the model and which codebase it gets.
- * The order here is the order tasks run in.
+ * The order here is the order tasks run in. The stage names are written
+ * once, in the table; the type of a stage name is derived from it.
  *
  * @module
  */
-
-/** The fourteen stage names, in order. */
-export const STAGE_NAMES = [
-  "self-consistent",
-  "implemented",
-  "documented",
-  "happy-path-tested",
-  "dependency-verified",
-  "secure",
-  "complete",
-  "edge-tested",
-  "simple",
-  "logged",
-  "integration-tested",
-  "benchmarked",
-  "fuzzed",
-  "polished",
-] as const;
-
-/** One stage name. */
-export type StageName = typeof STAGE_NAMES[number];
 
 /**
  * How a stage works:
@@ -41,6 +21,36 @@ export type StageKind = "review" | "change";
  * - `module`: every file of the module only.
  */
 export type CodebaseKind = "full" | "module";
+
+/** A stage as the table below writes it: its name and how it works. */
+function stage<const Name extends string>(
+  name: Name,
+  kind: StageKind = "change",
+  codebase: CodebaseKind = "full",
+  showsCachedSpec = false,
+) {
+  return { name, kind, codebase, showsCachedSpec } as const;
+}
+
+/**
+ * THE table of seed 003: the four phases in order (phase n is the n-th
+ * row), each with its stages in the order they run. Every stage name, and
+ * the {@link StageName} type, comes from here.
+ */
+const TABLE = [
+  [
+    stage("self-consistent", "review"),
+    stage("implemented", "change", "full", true),
+    stage("documented", "change", "module"),
+    stage("happy-path-tested", "change", "full", true),
+  ],
+  [stage("dependency-verified"), stage("secure"), stage("complete"), stage("edge-tested")],
+  [stage("simple"), stage("logged"), stage("integration-tested")],
+  [stage("benchmarked"), stage("fuzzed"), stage("polished")],
+] as const;
+
+/** One stage name: exactly the names of the table. */
+export type StageName = typeof TABLE[number][number]["name"];
 
 /** One stage of a phase. */
 export interface Stage {
@@ -67,55 +77,17 @@ export interface Phase {
   readonly stages: readonly Stage[];
 }
 
-function stage(
-  name: StageName,
-  phase: number,
-  kind: StageKind = "change",
-  codebase: CodebaseKind = "full",
-  showsCachedSpec = false,
-): Stage {
-  return Object.freeze({ name, phase, kind, codebase, showsCachedSpec });
-}
+/** The four phases of seed 003, in order, each stage knowing its phase. */
+export const PHASES: readonly Phase[] = Object.freeze(
+  TABLE.map((stages, index) =>
+    Object.freeze({
+      number: index + 1,
+      stages: Object.freeze(
+        stages.map((entry): Stage => Object.freeze({ ...entry, phase: index + 1 })),
+      ),
+    })
+  ),
+);
 
-/** The four phases of seed 003, in order. */
-export const PHASES: readonly Phase[] = Object.freeze([
-  {
-    number: 1,
-    stages: [
-      stage("self-consistent", 1, "review"),
-      stage("implemented", 1, "change", "full", true),
-      stage("documented", 1, "change", "module"),
-      stage("happy-path-tested", 1, "change", "full", true),
-    ],
-  },
-  {
-    number: 2,
-    stages: [
-      stage("dependency-verified", 2),
-      stage("secure", 2),
-      stage("complete", 2),
-      stage("edge-tested", 2),
-    ],
-  },
-  {
-    number: 3,
-    stages: [stage("simple", 3), stage("logged", 3), stage("integration-tested", 3)],
-  },
-  {
-    number: 4,
-    stages: [stage("benchmarked", 4), stage("fuzzed", 4), stage("polished", 4)],
-  },
-].map((phase) => Object.freeze({ ...phase, stages: Object.freeze(phase.stages) })));
-
-/** The highest phase number. */
-export const MAX_PHASE: number = PHASES.length;
-
-/** Every stage of every phase, in order. */
+/** Every stage of every phase, in the order tasks run. */
 export const STAGES: readonly Stage[] = Object.freeze(PHASES.flatMap((phase) => phase.stages));
-
-/** Returns the stage called `name`. Throws a RangeError for an unknown name (a programming error). */
-export function stageNamed(name: string): Stage {
-  const found = STAGES.find((stage) => stage.name === name);
-  if (found === undefined) throw new RangeError(`unknown auto-workflow stage ${name}`);
-  return found;
-}

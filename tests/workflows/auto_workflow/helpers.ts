@@ -7,6 +7,7 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { listFiles } from "../../support/project.ts";
+import { type Stage, type StageName, STAGES } from "../../../lib/workflows/auto_workflow/stages.ts";
 
 /** The fixture folder of the auto-workflow tests. */
 export const FIXTURES: string = fileURLToPath(
@@ -41,4 +42,11 @@ export async function withFiles<T>(
 /** `# Module Dependencies`, a blank line, then `paths`, one per line. */
 export function dependencies(...paths: string[]): string {
   return `# Module Dependencies\n\n${paths.map((path) => `${path}\n`).join("")}`;
+}
+
+/** The stage called `name`. */
+export function stageNamed(name: StageName): Stage {
+  const found = STAGES.find((stage) => stage.name === name);
+  if (found === undefined) throw new Error(`no stage ${name}`);
+  return found;
 }

@@ -17,7 +17,8 @@ import {
   reviewPrompt,
   STAGE_PROMPTS,
 } from "../../../lib/workflows/auto_workflow/prompts.ts";
-import { stageNamed, STAGES } from "../../../lib/workflows/auto_workflow/stages.ts";
+import { type StageName, STAGES } from "../../../lib/workflows/auto_workflow/stages.ts";
+import { stageNamed } from "./helpers.ts";
 
 const PROMPT_DIR = fileURLToPath(
   new URL("../../../lib/workflows/auto_workflow/prompts/", import.meta.url),
@@ -37,7 +38,7 @@ function module(path: string, dependencies: string[] = []): Module {
 
 const MODULES = [module("src/core"), module("src/llm", ["src/core"]), module("", ["src/llm"])];
 
-function inputs(stage: string, path: string, cached?: string): PromptInputs {
+function inputs(stage: StageName, path: string, cached?: string): PromptInputs {
   return {
     module: MODULES.find((m) => m.path === path)!,
     modules: MODULES,
