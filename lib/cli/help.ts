@@ -9,7 +9,7 @@ import { DEFAULT_MODEL, MODEL_NAMES, MODELS } from "../llm/models.ts";
 import { PRICES_DATE } from "../llm/prices.ts";
 
 /** The version of code-commit, from deno.json. */
-export const VERSION: string = config.version;
+const VERSION: string = config.version;
 
 /** The `--version` line. */
 export function versionText(): string {

@@ -23,7 +23,7 @@ export interface ConsoleStreams {
 const encoder = new TextEncoder();
 
 /** The streams of this process. */
-export function processStreams(): ConsoleStreams {
+function processStreams(): ConsoleStreams {
   const stderrIsTerminal = Deno.stderr.isTerminal();
   return {
     stdout: (text) => writeAll(Deno.stdout, text),
@@ -117,20 +117,4 @@ export class Console {
   #paint(code: string, text: string): string {
     return this.#streams.color ? `\x1b[${code}m${text}\x1b[0m` : text;
   }
-}
-
-/** Streams that keep everything written, for tests. */
-export function memoryStreams(
-  options: { terminal?: boolean } = {},
-): ConsoleStreams & { out: string[]; err: string[] } {
-  const out: string[] = [];
-  const err: string[] = [];
-  return {
-    out,
-    err,
-    stdout: (text) => out.push(text),
-    stderr: (text) => err.push(text),
-    stderrIsTerminal: options.terminal ?? false,
-    color: false,
-  };
 }

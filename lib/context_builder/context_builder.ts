@@ -32,9 +32,9 @@ export interface ContextRequest {
 }
 
 /** The line between the context-query system prompt and the next agent's prompt. */
-export const NEXT_AGENT_MARKER = "=== Next Agent Full Prompt ===";
+const NEXT_AGENT_MARKER = "=== Next Agent Full Prompt ===";
 /** The line between the next agent's prompt and the codebase summary. */
-export const SUMMARY_MARKER = "=== Codebase Summary ===";
+const SUMMARY_MARKER = "=== Codebase Summary ===";
 
 /** At most this many warnings about the summary are printed one per line; the rest are counted. */
 const MAX_WARNINGS_SHOWN = 10;
@@ -45,7 +45,7 @@ const MAX_WARNINGS_SHOWN = 10;
  * {@link SUMMARY_MARKER}, the summary; a blank line before each marker line.
  * Never throws.
  */
-export function contextQueryPrompt(nextAgentPrompt: string, summary: string): string {
+function contextQueryPrompt(nextAgentPrompt: string, summary: string): string {
   return [
     withNewline(SYSTEM_PROMPTS.contextQuery),
     `\n${NEXT_AGENT_MARKER}\n`,

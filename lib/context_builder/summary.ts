@@ -48,7 +48,7 @@ import {
 } from "../project_files/walk.ts";
 
 /** The top-level files shown in full, where present (seed 004, with the manifests of Deno and npm projects). */
-export const SUMMARY_FILES: readonly string[] = Object.freeze([
+const SUMMARY_FILES: readonly string[] = Object.freeze([
   ".gitignore",
   "build.sh",
   "Cargo.toml",

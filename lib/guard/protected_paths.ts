@@ -169,15 +169,6 @@ export function protectedRulesFor(path: string): ProtectedPath[] {
 }
 
 /**
- * Returns the outermost protected-path entry that covers `path` (see
- * {@link protectedRulesFor}), or `undefined` when the path is not protected.
- * Never throws.
- */
-export function protectedRuleFor(path: string): ProtectedPath | undefined {
-  return protectedRulesFor(path)[0];
-}
-
-/**
  * Describes one entry in one line, e.g. "`build.sh` in the project root — the
  * project's build script". Never throws.
  */

@@ -7,7 +7,7 @@
  */
 
 /** HTTP statuses worth another attempt: timeouts, rate limits and server trouble. */
-export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
+const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 
 /** The retry policy of a client. */
 export interface RetryPolicy {

@@ -11,7 +11,7 @@ import type { Redactor } from "../secrets/redact.ts";
 import { LOGS_DIR } from "./log_names.ts";
 
 /** Formats `date` in local time as `YYYY-MM-DD-hh-mm-ss`. */
-export function timestamp(date: Date): string {
+function timestamp(date: Date): string {
   const pad = (n: number) => String(n).padStart(2, "0");
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}-` +
     `${pad(date.getHours())}-${pad(date.getMinutes())}-${pad(date.getSeconds())}`;

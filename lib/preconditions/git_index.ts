@@ -42,7 +42,7 @@ export async function trackedPaths(root: string): Promise<string[]> {
  * Parses the entries of an index whose object ids are `hashLength` bytes;
  * undefined when the bytes do not parse that way.
  */
-export function parseIndex(bytes: Uint8Array, hashLength: number): string[] | undefined {
+function parseIndex(bytes: Uint8Array, hashLength: number): string[] | undefined {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (bytes.length < 12 || decoder.decode(bytes.subarray(0, 4)) !== "DIRC") return undefined;
   const version = view.getUint32(4);

@@ -21,7 +21,7 @@ import { formatBytes } from "../text/sizes.ts";
  * tokens. A larger file is withheld: its content is never read (see
  * {@link ReadOutcome}).
  */
-export const MAX_FILE_BYTES = 1024 * 1024;
+const MAX_FILE_BYTES = 1024 * 1024;
 
 /**
  * A file read, or why it was not. `withheld` tells the two kinds of

@@ -111,7 +111,7 @@ const UNREADABLE_IN_ROOT = new Set(
  * only the name itself is looked up: an unreadable entry is never masked by
  * a readable one above it (`target/.git` is still `.git`). Never throws.
  */
-export function isUnreadableEntry(folder: string, name: string): boolean {
+function isUnreadableEntry(folder: string, name: string): boolean {
   const folded = PLAIN_NAME.test(name) ? name.toLowerCase() : foldCase(name);
   return UNREADABLE_ANYWHERE.has(folded) || (folder === "" && UNREADABLE_IN_ROOT.has(folded));
 }
@@ -124,7 +124,7 @@ const SURELY_SHORT = Math.floor(4096 / 3);
  * or `undefined`: the full check, skipped for plain names in short paths,
  * which it always accepts. Never throws.
  */
-export function entrySyntaxProblem(path: string, name: string): string | undefined {
+function entrySyntaxProblem(path: string, name: string): string | undefined {
   if (name.length <= 255 && path.length <= SURELY_SHORT && PLAIN_NAME.test(name)) return undefined;
   return checkPathSyntax(path);
 }

@@ -18,7 +18,7 @@ import projectStructure from "./system/project-structure.txt" with { type: "text
 import repairQuery from "./system/repair-query.txt" with { type: "text" };
 
 /** Where the protected-path list goes in the code-modification instructions. */
-export const PROTECTED_PATHS_PLACEHOLDER = "{{PROTECTED_PATHS}}";
+const PROTECTED_PATHS_PLACEHOLDER = "{{PROTECTED_PATHS}}";
 
 /** The code-modification instructions, with the guard's protected paths filled in. */
 export function codeModificationInstructions(): string {

@@ -6,9 +6,10 @@
 import { join } from "node:path";
 import { CodeCommitError } from "../errors/errors.ts";
 import { codePointName, findControlCharacter } from "../text/characters.ts";
+import { plural } from "../text/plural.ts";
 
 /** Shortest key accepted: a shorter one could not be masked and is surely a mistake. */
-export const MIN_KEY_LENGTH = 8;
+const MIN_KEY_LENGTH = 8;
 
 /**
  * Reads the key in `keyFile` (relative to `root`), white space around it
@@ -59,7 +60,9 @@ export async function readApiKey(root: string, keyFile: string, vendor: string):
   }
   if (key.length < MIN_KEY_LENGTH) {
     throw new CodeCommitError(
-      `${keyFile} holds only ${key.length} characters, too short for an API key; check the file`,
+      `${keyFile} holds only ${
+        plural(key.length, "character")
+      }, too short for an API key; check the file`,
     );
   }
   return key;

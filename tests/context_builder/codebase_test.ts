@@ -2,8 +2,10 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { assembleChosenFiles } from "../../lib/context_builder/codebase.ts";
 import { IgnoreRules } from "../../lib/guard/ignore_rules.ts";
-import { MAX_FILE_BYTES } from "../../lib/project_files/read_file.ts";
 import { withTempDir, writeFiles } from "../guard/helpers.ts";
+
+/** The largest file a prompt shows: 1 MiB. */
+const MAX_FILE_BYTES = 1024 * 1024;
 
 Deno.test("assembleChosenFiles pastes the allowed files in list order, each once, and drops the rest", async () => {
   await withTempDir(async (root) => {

@@ -5,21 +5,17 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parseCommandLine } from "../../lib/cli/args.ts";
-import { Console, memoryStreams } from "../../lib/console/console.ts";
-import {
-  buildContext,
-  contextQueryPrompt,
-  NEXT_AGENT_MARKER,
-  SUMMARY_MARKER,
-} from "../../lib/context_builder/context_builder.ts";
+import { Console } from "../../lib/console/console.ts";
+import { memoryStreams } from "../support/console.ts";
+import { buildContext } from "../../lib/context_builder/context_builder.ts";
 import { CodeCommitError } from "../../lib/errors/errors.ts";
 import { TokenTally } from "../../lib/llm/ask.ts";
 import type { LlmClient, LlmReply } from "../../lib/llm/types.ts";
 import { RunLog } from "../../lib/logger/run_log.ts";
-import { SYSTEM_PROMPTS } from "../../lib/prompts/system_prompts.ts";
 import { Redactor } from "../../lib/secrets/redact.ts";
 import type { Session } from "../../lib/session/session.ts";
 import { withTempDir, writeFiles } from "../guard/helpers.ts";
+import { systemPromptFile } from "../support/prompts.ts";
 
 /** A model that answers from a list, recording the prompts. */
 function scriptedClient(replies: Partial<LlmReply>[]): LlmClient & { prompts: string[] } {
@@ -77,14 +73,23 @@ const PROJECT = {
   "src/main.ts": "main\n",
 };
 
-Deno.test("contextQueryPrompt: system prompt, marker line, next agent prompt, marker line, summary", () => {
-  assert.equal(
-    contextQueryPrompt("Do the task.", "=== Project Root ===\n"),
-    `${SYSTEM_PROMPTS.contextQuery}\n${NEXT_AGENT_MARKER}\nDo the task.\n\n${SUMMARY_MARKER}\n=== Project Root ===\n`,
-  );
-  assert.ok(SYSTEM_PROMPTS.contextQuery.endsWith("\n"));
-  assert.match(SYSTEM_PROMPTS.contextQuery, /^%%%files$/m);
-  assert.match(SYSTEM_PROMPTS.contextQuery, /^%%%end$/m);
+Deno.test("the preprocessing prompt: system prompt, marker line, next agent prompt, marker line, summary", async () => {
+  await withTempDir(async (root) => {
+    await writeFiles(root, PROJECT);
+    const h = await harness(root, [{ text: "%%%files\n%%%end" }]);
+    await buildContext(h.session, { nextAgentPrompt: "Do the task.", log: h.log });
+    const system = systemPromptFile("context-query");
+    assert.equal(
+      h.client.prompts[0],
+      `${system}\n=== Next Agent Full Prompt ===\nDo the task.\n\n=== Codebase Summary ===\n` +
+        "=== Project Root ===\n--- .gitignore ---\n/agent-config\n/logs\n" +
+        "--- UserSpecification.md ---\n# Spec\n" +
+        "--- FILENAMES ---\n.gitignore\nUserSpecification.md\nsrc/main.ts\n--- END FILENAMES ---\n",
+    );
+    assert.ok(system.endsWith("\n"));
+    assert.match(system, /^%%%files$/m);
+    assert.match(system, /^%%%end$/m);
+  });
 });
 
 Deno.test("buildContext sends the summary, returns the chosen files, and logs them", async () => {
@@ -97,7 +102,7 @@ Deno.test("buildContext sends the summary, returns the chosen files, and logs th
     assert.equal(await h.read("0-context-query.txt"), h.client.prompts[0]);
     assert.equal(await h.read("0-codebase.txt"), codebase);
     assert.ok(h.client.prompts[0].includes(
-      `${SUMMARY_MARKER}\n=== Project Root ===\n--- .gitignore ---\n`,
+      "=== Codebase Summary ===\n=== Project Root ===\n--- .gitignore ---\n",
     ));
     assert.match(h.stderr(), /context builder: 1 file provided; see logs\/.*\/0-codebase\.txt/);
   });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { buildSummary, SUMMARY_FILES } from "../../lib/context_builder/summary.ts";
+import { buildSummary } from "../../lib/context_builder/summary.ts";
 import { CodeCommitError } from "../../lib/errors/errors.ts";
 import { IgnoreRules } from "../../lib/guard/ignore_rules.ts";
 import { withTempDir, writeFiles } from "../guard/helpers.ts";
@@ -158,6 +158,17 @@ Deno.test("buildSummary without src/ has the Project Root section only", async (
     );
   });
 });
+
+/** The top-level files the summary shows in full (seed 004, and the manifests of Deno and npm). */
+const SUMMARY_FILES = [
+  ".gitignore",
+  "build.sh",
+  "Cargo.toml",
+  "deno.json",
+  "package.json",
+  "LLMInstructions.md",
+  "UserSpecification.md",
+];
 
 for (const name of SUMMARY_FILES) {
   Deno.test(`buildSummary refuses a project whose ${name} is ignored by git`, async () => {

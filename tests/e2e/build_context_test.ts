@@ -7,13 +7,6 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { initialPrompt } from "../../lib/workflows/committing_code/prompt_layout.ts";
-import { consistencyPrompt } from "../../lib/workflows/consistency_report/workflow.ts";
-import {
-  contextQueryPrompt,
-  NEXT_AGENT_MARKER,
-  SUMMARY_MARKER,
-} from "../../lib/context_builder/context_builder.ts";
 import { REPORT_HEADINGS } from "../../lib/workflows/consistency_report/report.ts";
 import {
   geminiReply,
@@ -24,6 +17,7 @@ import {
   startFakeLlmServer,
 } from "../support/fake_llm_server.ts";
 import { assertNoKeyLeak } from "../support/leaks.ts";
+import { consistencyPrompt, contextQueryPrompt, initialPrompt } from "../support/prompts.ts";
 import { GEMINI_KEY, makeProject, type Project, STATUS_BUILD } from "../support/project.ts";
 import { runTool } from "../support/run_tool.ts";
 
@@ -209,7 +203,9 @@ Deno.test("--cc --build-context builds the codebase with the context builder and
     assert.equal(contextPrompt, contextQueryPrompt(consistencyPrompt(QUERY), EXPECTED_SUMMARY));
     assert.match(
       contextPrompt,
-      new RegExp(`\\n${NEXT_AGENT_MARKER}\\n[^]*\\[query\\]\\n${QUERY}\\n${SUMMARY_MARKER}\\n`),
+      new RegExp(
+        `\\n=== Next Agent Full Prompt ===\\n[^]*\\[query\\]\\n${QUERY}\\n=== Codebase Summary ===\\n`,
+      ),
     );
 
     // The report call: its codebase is exactly the chosen files, each once.

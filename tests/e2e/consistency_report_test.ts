@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { consistencyPrompt } from "../../lib/workflows/consistency_report/workflow.ts";
-import { REPORT_HEADINGS, splitReport } from "../../lib/workflows/consistency_report/report.ts";
+import { REPORT_HEADINGS } from "../../lib/workflows/consistency_report/report.ts";
+import { splitReport } from "../support/report.ts";
 import { SYSTEM_PROMPTS } from "../../lib/prompts/system_prompts.ts";
 import {
   geminiError,
@@ -17,6 +17,7 @@ import {
   startFakeLlmServer,
 } from "../support/fake_llm_server.ts";
 import { assertNoKeyLeak } from "../support/leaks.ts";
+import { consistencyPrompt } from "../support/prompts.ts";
 import { makeProject, type Project } from "../support/project.ts";
 import { runTool, type ToolRun } from "../support/run_tool.ts";
 

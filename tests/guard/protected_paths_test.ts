@@ -2,8 +2,11 @@ import assert from "node:assert/strict";
 import {
   describeProtectedPaths,
   PROTECTED_PATHS,
-  protectedRuleFor,
+  protectedRulesFor,
 } from "../../lib/guard/protected_paths.ts";
+
+/** The outermost rule that covers `path`. */
+const outermost = (path: string) => protectedRulesFor(path)[0];
 
 Deno.test("the table holds SPEC decision 6's entries, with scope and readability", () => {
   const summary = PROTECTED_PATHS.map((e) => `${e.name} ${e.scope} ${e.readable}`);
@@ -25,40 +28,40 @@ Deno.test("the table holds SPEC decision 6's entries, with scope and readability
   assert.ok(PROTECTED_PATHS.every((e) => Object.isFrozen(e) && e.description.length > 0));
 });
 
-Deno.test("protectedRuleFor finds root files only in the root", () => {
-  assert.equal(protectedRuleFor("build.sh")?.name, "build.sh");
-  assert.equal(protectedRuleFor("./build.sh")?.name, "build.sh");
-  assert.equal(protectedRuleFor("build.sh/x")?.name, "build.sh");
-  assert.equal(protectedRuleFor("docs/build.sh"), undefined);
-  assert.equal(protectedRuleFor("src/Cargo.lock"), undefined);
-  assert.equal(protectedRuleFor("build.sh.txt"), undefined);
+Deno.test("protectedRulesFor finds root files only in the root", () => {
+  assert.equal(outermost("build.sh")?.name, "build.sh");
+  assert.equal(outermost("./build.sh")?.name, "build.sh");
+  assert.equal(outermost("build.sh/x")?.name, "build.sh");
+  assert.equal(outermost("docs/build.sh"), undefined);
+  assert.equal(outermost("src/Cargo.lock"), undefined);
+  assert.equal(outermost("build.sh.txt"), undefined);
 });
 
-Deno.test("protectedRuleFor finds any-depth names at any depth", () => {
+Deno.test("protectedRulesFor finds any-depth names at any depth", () => {
   for (const path of [".gitignore", "src/.gitignore", "a/b/c/.gitignore"]) {
-    assert.equal(protectedRuleFor(path)?.name, ".gitignore", path);
+    assert.equal(outermost(path)?.name, ".gitignore", path);
   }
   for (const path of ["UserSpecification.md", "src/llm/UserSpecification.md"]) {
-    assert.equal(protectedRuleFor(path)?.name, "UserSpecification.md", path);
+    assert.equal(outermost(path)?.name, "UserSpecification.md", path);
   }
   for (const path of [".git", ".git/config", "vendor/x/.git/hooks/pre-commit", "a/.git"]) {
-    assert.equal(protectedRuleFor(path)?.name, ".git", path);
+    assert.equal(outermost(path)?.name, ".git", path);
   }
-  assert.equal(protectedRuleFor(".github/x"), undefined);
-  assert.equal(protectedRuleFor(".gitattributes"), undefined);
+  assert.equal(outermost(".github/x"), undefined);
+  assert.equal(outermost(".gitattributes"), undefined);
 });
 
-Deno.test("protectedRuleFor finds root folders and what is inside them, only at the root", () => {
-  assert.equal(protectedRuleFor("agent-config/gemini-key.txt")?.name, "agent-config");
-  assert.equal(protectedRuleFor("agent-config")?.name, "agent-config");
-  assert.equal(protectedRuleFor("logs/2025/x.txt")?.name, "logs");
-  assert.equal(protectedRuleFor("target/debug/x")?.name, "target");
-  assert.equal(protectedRuleFor("src/target/x.rs"), undefined);
-  assert.equal(protectedRuleFor("src/logs/x"), undefined);
-  assert.equal(protectedRuleFor("targets/x"), undefined);
+Deno.test("protectedRulesFor finds root folders and what is inside them, only at the root", () => {
+  assert.equal(outermost("agent-config/gemini-key.txt")?.name, "agent-config");
+  assert.equal(outermost("agent-config")?.name, "agent-config");
+  assert.equal(outermost("logs/2025/x.txt")?.name, "logs");
+  assert.equal(outermost("target/debug/x")?.name, "target");
+  assert.equal(outermost("src/target/x.rs"), undefined);
+  assert.equal(outermost("src/logs/x"), undefined);
+  assert.equal(outermost("targets/x"), undefined);
 });
 
-Deno.test("protectedRuleFor compares names the way case-insensitive file systems fold them", () => {
+Deno.test("protectedRulesFor compares names the way case-insensitive file systems fold them", () => {
   const cases: [string, string][] = [
     ["BUILD.SH", "build.sh"],
     ["Build.Sh", "build.sh"],
@@ -77,13 +80,18 @@ Deno.test("protectedRuleFor compares names the way case-insensitive file systems
     ["TARGET/x", "target"],
   ];
   for (const [path, name] of cases) {
-    assert.equal(protectedRuleFor(path)?.name, name, JSON.stringify(path));
+    assert.equal(outermost(path)?.name, name, JSON.stringify(path));
   }
 });
 
-Deno.test("protectedRuleFor returns the outermost rule", () => {
-  assert.equal(protectedRuleFor("logs/.git/x")?.name, "logs");
-  assert.equal(protectedRuleFor("src/.git/.gitignore")?.name, ".git");
+Deno.test("protectedRulesFor returns every rule that covers a path, the outermost first", () => {
+  assert.deepEqual(protectedRulesFor("target/.git/config").map((rule) => rule.name), [
+    "target",
+    ".git",
+  ]);
+  assert.deepEqual(protectedRulesFor("src/main.ts"), []);
+  assert.equal(outermost("logs/.git/x")?.name, "logs");
+  assert.equal(outermost("src/.git/.gitignore")?.name, ".git");
 });
 
 Deno.test("describeProtectedPaths gives one line per entry, for the prompt", () => {

@@ -10,7 +10,8 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { Console, memoryStreams } from "../../lib/console/console.ts";
+import { Console } from "../../lib/console/console.ts";
+import { memoryStreams } from "../support/console.ts";
 import { CodeCommitError, InterruptedError } from "../../lib/errors/errors.ts";
 import { ask, describeUsage, TokenTally } from "../../lib/llm/ask.ts";
 import { createClient } from "../../lib/llm/client.ts";

@@ -10,19 +10,13 @@ import {
   DEFAULT_RETRY_POLICY,
   isRetryableStatus,
   parseGoogleDuration,
-  RETRYABLE_STATUSES,
   retryAfterFromHeaders,
   type RetryPolicy,
 } from "../../lib/llm/retry.ts";
 
 Deno.test("exactly 408, 429, 500, 502, 503 and 504 are retryable", () => {
-  assert.deepEqual([...RETRYABLE_STATUSES].sort(), [408, 429, 500, 502, 503, 504]);
-  for (let status = 100; status < 600; status++) {
-    assert.equal(isRetryableStatus(status), RETRYABLE_STATUSES.has(status), `status ${status}`);
-  }
-  for (const status of [400, 401, 403, 404, 409, 413, 422, 501, 505]) {
-    assert.equal(isRetryableStatus(status), false, `status ${status}`);
-  }
+  const statuses = Array.from({ length: 500 }, (_, index) => 100 + index);
+  assert.deepEqual(statuses.filter(isRetryableStatus), [408, 429, 500, 502, 503, 504]);
 });
 
 Deno.test("the default policy: 5 attempts, 2 s doubling to 60 s, hints up to 5 minutes", () => {

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { CodeCommitError } from "../../lib/errors/errors.ts";
-import { RunLog, timestamp } from "../../lib/logger/run_log.ts";
+import { RunLog } from "../../lib/logger/run_log.ts";
 import { Redactor } from "../../lib/secrets/redact.ts";
 import { GEMINI_KEY, OPENAI_KEY } from "../support/project.ts";
 
@@ -31,7 +31,7 @@ const WHEN = new Date(2026, 10, 22, 9, 30, 5);
 // ---------------------------------------------------------------------------
 // The folder name
 
-/** Local date parts and the timestamp. */
+/** Local date parts and the run folder's timestamp. */
 const STAMPS: [number[], string][] = [
   [[2026, 10, 22, 9, 30, 5], "2026-11-22-09-30-05"],
   [[2026, 0, 1, 0, 0, 0], "2026-01-01-00-00-00"],
@@ -40,18 +40,25 @@ const STAMPS: [number[], string][] = [
 ];
 
 for (const [[y, mo, d, h, mi, s], expected] of STAMPS) {
-  Deno.test(`timestamp of ${expected} (local time, minutes included)`, () => {
-    assert.equal(timestamp(new Date(y, mo, d, h, mi, s, 999)), expected);
+  Deno.test(`the run folder of ${expected} (local time, minutes included)`, async () => {
+    await using project = await tempRoot();
+    const log = await RunLog.create(project.root, "x", REDACTOR, new Date(y, mo, d, h, mi, s, 999));
+    assert.equal(log.dir, `logs/${expected}-x`);
   });
 }
 
-Deno.test("timestamp uses the local time zone, not UTC", async () => {
+Deno.test("the run folder's time is local, not UTC", async () => {
   // Run in child processes with a fixed TZ: the same instant, two local times.
   const instant = Date.UTC(2026, 0, 1, 0, 0, 0);
   const module = new URL("../../lib/logger/run_log.ts", import.meta.url).href;
-  const code = `import { timestamp } from ${JSON.stringify(module)};` +
-    `console.log(timestamp(new Date(${instant})));`;
+  const redact = new URL("../../lib/secrets/redact.ts", import.meta.url).href;
+  await using project = await tempRoot();
   const stamp = async (tz: string) => {
+    const code = `import { RunLog } from ${JSON.stringify(module)};` +
+      `import { Redactor } from ${JSON.stringify(redact)};` +
+      `const log = await RunLog.create(${JSON.stringify(project.root)}, "tz", ` +
+      `new Redactor(), new Date(${instant}));` +
+      `console.log(log.dir.slice("logs/".length, "logs/".length + 19));`;
     const output = await new Deno.Command(Deno.execPath(), {
       args: ["eval", "--no-config", code],
       env: { TZ: tz },
@@ -99,9 +106,13 @@ Deno.test("create: an existing logs/ with other runs is kept", async () => {
 
 Deno.test("create without a date uses now", async () => {
   await using project = await tempRoot();
-  const before = timestamp(new Date());
+  const two = (n: number) => String(n).padStart(2, "0");
+  const local = (d: Date) =>
+    `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}-${two(d.getHours())}-` +
+    `${two(d.getMinutes())}-${two(d.getSeconds())}`;
+  const before = local(new Date());
   const log = await RunLog.create(project.root, "consistency-report", REDACTOR);
-  const after = timestamp(new Date());
+  const after = local(new Date());
   const stamp = log.dir.slice("logs/".length, "logs/".length + 19);
   assert.ok(stamp >= before && stamp <= after, `${stamp} not within ${before}..${after}`);
   assert.ok(log.dir.endsWith("-consistency-report"));

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { parseIndex, trackedPaths } from "../../lib/preconditions/git_index.ts";
+import { trackedPaths } from "../../lib/preconditions/git_index.ts";
 import { CodeCommitError } from "../../lib/errors/errors.ts";
 import { git } from "../support/project.ts";
 
@@ -84,7 +84,14 @@ Deno.test("a damaged index is an error that says how to repair it", async () => 
   }
 });
 
-Deno.test("parseIndex refuses what is not an index", () => {
-  assert.equal(parseIndex(new TextEncoder().encode("not an index at all"), 20), undefined);
-  assert.equal(parseIndex(new Uint8Array(0), 20), undefined);
+Deno.test("what is not an index at all, or an empty index file, is refused", async () => {
+  const { root } = await repository();
+  try {
+    for (const bytes of [new TextEncoder().encode("not an index at all"), new Uint8Array(0)]) {
+      await Deno.writeFile(join(root, ".git/index"), bytes);
+      await assert.rejects(trackedPaths(root), /\.git\/index is not a git index/);
+    }
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
 });

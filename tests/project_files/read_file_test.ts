@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { MAX_FILE_BYTES, readProjectFile } from "../../lib/project_files/read_file.ts";
+import { readProjectFile } from "../../lib/project_files/read_file.ts";
 import { IgnoreRules } from "../../lib/guard/ignore_rules.ts";
 import { withTempDir, writeFiles } from "../guard/helpers.ts";
+
+/** The largest file a prompt shows: 1 MiB. */
+const MAX_FILE_BYTES = 1024 * 1024;
 
 const PROJECT = {
   ".gitignore": "/agent-config\n*.secret\n",

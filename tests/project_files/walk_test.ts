@@ -2,8 +2,6 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
   describeSkipped,
-  entrySyntaxProblem,
-  isUnreadableEntry,
   listFolder,
   type ReadDir,
   walkTree,
@@ -248,7 +246,25 @@ Deno.test("describeSkipped says what the entry was left out of, the path shown s
   );
 });
 
-Deno.test("isUnreadableEntry follows the protected table: .git anywhere, agent-config only in the root", () => {
+/**
+ * Lists `folder` of the project at `root` as if it held exactly `entries`
+ * (name → whether it is a folder), through a `readDir` that yields them.
+ */
+async function listAsIf(
+  root: string,
+  folder: string,
+  entries: readonly (readonly [string, boolean])[],
+) {
+  // deno-lint-ignore require-await -- an async generator is what readDir returns
+  const readDir: ReadDir = async function* () {
+    for (const [name, isDirectory] of entries) {
+      yield { name, isFile: !isDirectory, isDirectory, isSymlink: false };
+    }
+  };
+  return await listFolder(root, folder, await IgnoreRules.load(root), { readDir });
+}
+
+Deno.test("listFolder leaves out the protected table's unreadable entries: .git anywhere, agent-config only in the root", async () => {
   const cases: [string, string, boolean][] = [
     ["", ".git", true],
     ["src/deep", ".git", true],
@@ -265,12 +281,17 @@ Deno.test("isUnreadableEntry follows the protected table: .git anywhere, agent-c
     ["", "build.sh", false],
     ["", ".gitignore", false],
   ];
-  for (const [folder, name, expected] of cases) {
-    assert.equal(isUnreadableEntry(folder, name), expected, `${folder}/${name}`);
-  }
+  await withTempDir(async (root) => {
+    for (const [folder, name, unreadable] of cases) {
+      const { listing, skipped } = await listAsIf(root, folder, [[name, true]]);
+      const path = folder === "" ? name : `${folder}/${name}`;
+      assert.deepEqual(listing.folders, unreadable ? [] : [path], path);
+      assert.deepEqual(skipped, [], path);
+    }
+  });
 });
 
-Deno.test("entrySyntaxProblem agrees with the guard's syntax check on every kind of name", () => {
+Deno.test("listFolder refuses exactly the names the guard's syntax check refuses, with its reason", async () => {
   const names = [
     "a.ts",
     ".gitignore",
@@ -293,18 +314,20 @@ Deno.test("entrySyntaxProblem agrees with the guard's syntax check on every kind
     "x".repeat(256),
     "ü".repeat(200),
   ];
-  const parents = ["", "src", `src/${"d".repeat(200)}/${"e".repeat(200)}`, "ü".repeat(120)];
-  for (const parent of parents) {
-    for (const name of names) {
-      const path = parent === "" ? name : `${parent}/${name}`;
-      assert.equal(
-        entrySyntaxProblem(path, name),
-        checkPathSyntax(path),
-        `${JSON.stringify(path)}`,
-      );
-    }
-  }
   const deep = Array.from({ length: 40 }, (_, i) => `folder${i}${"x".repeat(100)}`).join("/");
-  assert.equal(entrySyntaxProblem(`${deep}/a.ts`, "a.ts"), checkPathSyntax(`${deep}/a.ts`));
+  const parents = ["", "src", `src/${"d".repeat(200)}/${"e".repeat(200)}`, "ü".repeat(120), deep];
   assert.notEqual(checkPathSyntax(`${deep}/a.ts`), undefined, "over 4096 bytes");
+  await withTempDir(async (root) => {
+    for (const parent of parents) {
+      const { listing, skipped } = await listAsIf(root, parent, names.map((name) => [name, false]));
+      for (const name of names) {
+        const path = parent === "" ? name : `${parent}/${name}`;
+        const problem = checkPathSyntax(path);
+        const refused = skipped.find((entry) => entry.path === path);
+        assert.equal(refused?.reason, problem, JSON.stringify(path));
+        assert.equal(listing.files.includes(path), problem === undefined, JSON.stringify(path));
+        if (refused !== undefined) assert.equal(refused.kind, "refused-name");
+      }
+    }
+  });
 });

@@ -1,11 +1,8 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { describeProtectedPaths, PROTECTED_PATHS } from "../../lib/guard/protected_paths.ts";
-import {
-  codeModificationInstructions,
-  PROTECTED_PATHS_PLACEHOLDER,
-  SYSTEM_PROMPTS,
-} from "../../lib/prompts/system_prompts.ts";
+import { codeModificationInstructions, SYSTEM_PROMPTS } from "../../lib/prompts/system_prompts.ts";
+import { codeModificationInstructions as expectedInstructions } from "../support/prompts.ts";
 
 /**
  * The user's own prompts (seed 000, "hardcoded into binary"), pinned by
@@ -33,7 +30,8 @@ Deno.test("the seed's prompts are kept verbatim", () => {
 
 Deno.test("the code-modification instructions list every protected path the guard enforces", () => {
   const text = codeModificationInstructions();
-  assert(!text.includes(PROTECTED_PATHS_PLACEHOLDER));
+  assert.equal(text, expectedInstructions());
+  assert.doesNotMatch(text, /\{\{[A-Z_]+\}\}/, "a placeholder is left");
   assert.equal(describeProtectedPaths().length, PROTECTED_PATHS.length);
   for (const line of describeProtectedPaths()) assert(text.includes(`- ${line}`), line);
   for (const entry of PROTECTED_PATHS) assert(text.includes(entry.name), entry.name);

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { CodeCommitError } from "../../lib/errors/errors.ts";
-import { MIN_KEY_LENGTH, readApiKey, readKnownKeys } from "../../lib/secrets/keys.ts";
+import { readApiKey, readKnownKeys } from "../../lib/secrets/keys.ts";
 import { GEMINI_KEY, OPENAI_KEY } from "../support/project.ts";
 
 const GEMINI_FILE = "agent-config/gemini-key.txt";
@@ -71,7 +71,7 @@ const BAD: [string, string | undefined, RegExp][] = [
   ["an escape inside the key", "AIzaSy\u001b[0mabcdefgh", / has white space or control characters/],
   ["a no-break space inside the key", "AIzaSy\u00a0abcdefghijkl", / has white space/],
   ["too short (7 characters)", "abc1234\n", / holds only 7 characters, too short for an API key/],
-  ["too short (1 character)", "x", / holds only 1 characters/],
+  ["too short (1 character)", "x", / holds only 1 character, too short/],
 ];
 
 for (const [name, content, pattern] of BAD) {
@@ -118,8 +118,9 @@ Deno.test("readApiKey: a key file that cannot be read (a folder) is named", asyn
   );
 });
 
-Deno.test("MIN_KEY_LENGTH is 8", () => {
-  assert.equal(MIN_KEY_LENGTH, 8);
+Deno.test("readApiKey: the shortest key accepted has 8 characters", async () => {
+  await using project = await tempRoot({ [GEMINI_FILE]: "abcd1234\n" });
+  assert.equal(await readApiKey(project.root, GEMINI_FILE, "Gemini"), "abcd1234");
 });
 
 // API keys are printable ASCII: anything else (a zero-width space, an en dash, bad UTF-8) is refused, naming the file.
@@ -187,7 +188,7 @@ Deno.test("readKnownKeys picks every token of 8 or more characters, and the whol
   for (const short of ["#", "my", "key:", "(work)", "old:"]) {
     assert.ok(!keys.includes(short), `${short} is no key`);
   }
-  assert.ok(keys.every((key) => key.length >= MIN_KEY_LENGTH));
+  assert.ok(keys.every((key) => key.length >= 8));
 });
 
 Deno.test("readKnownKeys ignores files with nothing long enough", async () => {

@@ -46,7 +46,7 @@ import { type ModuleInfo, ROOT_MODULE, SPEC_FILE } from "./module_paths.ts";
 import type { CodebaseKind } from "./stages.ts";
 
 /** The files of a module, and the entries the walk left out that the user should hear about. */
-export interface ModuleFiles {
+interface ModuleFiles {
   /** The files, relative to the project root, in code-point order. */
   readonly files: readonly string[];
   /** Entries left out: names the guard refuses, folders that could not be read. */
@@ -61,7 +61,7 @@ export interface ModuleFiles {
  * @throws {CodeCommitError} when the module's folder cannot be listed, or
  * the ignore rules cannot be read.
  */
-export async function moduleFiles(
+async function moduleFiles(
   root: string,
   module: ModuleInfo,
   modulePaths: ReadonlySet<string>,
@@ -88,7 +88,7 @@ export async function moduleFiles(
 }
 
 /** The paths of a task's codebase, and what the walk of the module left out. */
-export interface CodebasePaths {
+interface CodebasePaths {
   /** The paths, in order, each once. */
   readonly paths: readonly string[];
   /** Entries the walk of the module's files left out (see {@link ModuleFiles}). */
@@ -107,7 +107,7 @@ export interface CodebasePaths {
  *
  * @throws {CodeCommitError} as {@link moduleFiles} does.
  */
-export async function codebasePaths(
+async function codebasePaths(
   root: string,
   module: Module,
   modules: readonly Module[],

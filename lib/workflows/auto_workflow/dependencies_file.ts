@@ -56,7 +56,7 @@ function show(text: string): string {
  * Why `path` (one line of the file, trailing white space already removed) is
  * not a well-formed module path, or `undefined` when it is. Never throws.
  */
-export function checkDependencyPath(path: string): string | undefined {
+function checkDependencyPath(path: string): string | undefined {
   if (findControlCharacter(path) !== undefined) return `${show(path)} contains a control character`;
   if (/^\s/u.test(path)) return `${show(path)} starts with white space: write the path alone`;
   if (path.includes("\\")) {

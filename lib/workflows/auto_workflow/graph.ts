@@ -124,7 +124,7 @@ function knownModules(declared: readonly DeclaredModule[]): string {
  * code-point order, closed by repeating that module. Self-loops are not in
  * `edges` (they are reported on their own).
  */
-export function findCycles(edges: ReadonlyMap<string, readonly string[]>): string[][] {
+function findCycles(edges: ReadonlyMap<string, readonly string[]>): string[][] {
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const onStack = new Set<string>();

@@ -32,7 +32,7 @@ export interface ModuleInfo {
 }
 
 /** The specification path of the module at `modulePath`. Never throws. */
-export function specPathOf(modulePath: string): string {
+function specPathOf(modulePath: string): string {
   return modulePath === ROOT_MODULE ? SPEC_FILE : `${modulePath}/${SPEC_FILE}`;
 }
 

@@ -32,7 +32,7 @@ export interface Task {
 }
 
 /** Whether two byte strings are equal. Never throws. */
-export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
@@ -45,7 +45,7 @@ export function stageDone(state: ModuleState, stage: Stage): boolean {
 }
 
 /** The modules in processing order: depth, then path in code-point order. Never throws. */
-export function processingOrder(states: readonly ModuleState[]): ModuleState[] {
+function processingOrder(states: readonly ModuleState[]): ModuleState[] {
   return [...states].sort((a, b) =>
     a.module.depth - b.module.depth || compareCodePoints(a.module.path, b.module.path)
   );

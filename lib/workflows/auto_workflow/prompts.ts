@@ -26,7 +26,7 @@ import { joinPrompt, section } from "../../prompts/layout.ts";
 import { compareCodePoints } from "../../project_files/order.ts";
 import type { Module } from "./graph.ts";
 import { ROOT_MODULE } from "./module_paths.ts";
-import type { Stage, StageName } from "./stages.ts";
+import { PHASES, type Stage, type StageName } from "./stages.ts";
 import benchmarked from "./prompts/benchmarked.txt" with { type: "text" };
 import complete from "./prompts/complete.txt" with { type: "text" };
 import dependencyVerified from "./prompts/dependency-verified.txt" with { type: "text" };
@@ -53,7 +53,7 @@ import selfConsistent from "./prompts/self-consistent.txt" with { type: "text" }
 import simple from "./prompts/simple.txt" with { type: "text" };
 
 /** The placeholders a template may hold, each filled per module. */
-export const PLACEHOLDERS = [
+const PLACEHOLDERS = [
   "MODULE",
   "SPEC_PATH",
   "MODULE_FILES",
@@ -63,10 +63,10 @@ export const PLACEHOLDERS = [
 ] as const;
 
 /** One placeholder name. */
-export type Placeholder = typeof PLACEHOLDERS[number];
+type Placeholder = typeof PLACEHOLDERS[number];
 
 /** A stage's prompt: its `[label]` and its template. */
-export interface StagePromptText {
+interface StagePromptText {
   /** The section label, as in seed 003 (`self consistent prompt`, `documented prompt`). */
   readonly label: string;
   /** The template. */
@@ -74,7 +74,7 @@ export interface StagePromptText {
 }
 
 /** A stage's prompts: the one used without a cached specification, and the one with (when it differs). */
-export interface StagePrompts {
+interface StagePrompts {
   /** Used when the stage has never passed, or always when there is no `cached`. */
   readonly uncached: StagePromptText;
   /** Used when the stage passed before with another specification. */
@@ -86,7 +86,7 @@ function named(stage: StageName, text: string): StagePrompts {
 }
 
 /** The prompts of every stage that has them. */
-export const STAGE_PROMPTS: Readonly<Partial<Record<StageName, StagePrompts>>> = {
+const STAGE_PROMPTS: Readonly<Partial<Record<StageName, StagePrompts>>> = {
   "self-consistent": { uncached: { label: "self consistent prompt", text: selfConsistent } },
   "implemented": {
     uncached: { label: "implementation-no-cache prompt", text: implementedNoCache },
@@ -107,7 +107,7 @@ export const STAGE_PROMPTS: Readonly<Partial<Record<StageName, StagePrompts>>> =
 };
 
 /** The other templates. */
-export const AUTO_WORKFLOW_TEXTS = {
+const AUTO_WORKFLOW_TEXTS = {
   /** Response-format instructions of a stage that only reviews (changes no file). */
   replyFormatReview,
   /** Response-format instructions of a stage that changes code through committing code. */
@@ -124,7 +124,7 @@ const PLACEHOLDER = /\{\{([A-Z_]+)\}\}/g;
  * @throws {RangeError} when the template holds a placeholder that is not in
  * {@link PLACEHOLDERS} (a programming error in a prompt file).
  */
-export function fillTemplate(
+function fillTemplate(
   template: string,
   values: Readonly<Record<Placeholder, string>>,
 ): string {
@@ -153,7 +153,7 @@ export interface PromptInputs {
 }
 
 /** Section labels of seed 003. */
-export const LABELS = {
+const LABELS = {
   replyFormat: "response format instructions",
   topSpec: "top level UserSpecification.md",
   targetSpec: "target user specification",
@@ -161,12 +161,25 @@ export const LABELS = {
 } as const;
 
 /** Whether `stage` has prompts, so that it can run. Never throws. */
-export function hasPrompts(stage: Stage): boolean {
+function hasPrompts(stage: Stage): boolean {
   return STAGE_PROMPTS[stage.name] !== undefined;
 }
 
+/**
+ * The highest phase a run may reach: `maxPhase` (`--max-phase`), lowered to
+ * the last phase whose stages all have prompts. Never throws.
+ */
+export function runnablePhase(maxPhase: number): number {
+  let runnable = 0;
+  for (const phase of PHASES) {
+    if (phase.number > maxPhase || !phase.stages.every(hasPrompts)) break;
+    runnable = phase.number;
+  }
+  return runnable;
+}
+
 /** The placeholder values of a task on `module`. Never throws. */
-export function placeholderValues(
+function placeholderValues(
   module: Module,
   modules: readonly Module[],
 ): Record<Placeholder, string> {
@@ -198,7 +211,7 @@ function showsCached(inputs: PromptInputs): boolean {
  *
  * @throws {RangeError} when the stage has no prompt (check {@link hasPrompts}).
  */
-export function stagePrompt(inputs: PromptInputs): StagePromptText {
+function stagePrompt(inputs: PromptInputs): StagePromptText {
   const prompts = STAGE_PROMPTS[inputs.stage.name];
   if (prompts === undefined) throw new RangeError(`the stage ${inputs.stage.name} has no prompt`);
   const chosen = showsCached(inputs) && prompts.cached !== undefined

@@ -54,7 +54,7 @@ export type StatusReply =
  * reply parser does. An unterminated block runs to the end of the reply.
  * Never throws.
  */
-export function outsideFileBlocks(text: string): { text: string; fileBlocks: number } {
+function outsideFileBlocks(text: string): { text: string; fileBlocks: number } {
   const { lines, items } = scanBlocks(text);
   const kept = [...lines];
   let fileBlocks = 0;

@@ -24,23 +24,10 @@ import type { Module } from "./graph.ts";
 import { describeModule, ROOT_MODULE } from "./module_paths.ts";
 import { loadModules, StructureError } from "./modules.ts";
 import { type ModuleState, nextTask, phasesComplete, type Task } from "./plan.ts";
-import { hasPrompts } from "./prompts.ts";
+import { runnablePhase } from "./prompts.ts";
 import { PHASES } from "./stages.ts";
 import { loadStates } from "./states.ts";
 import { describeTask, runTask, type TaskOutcome } from "./task.ts";
-
-/**
- * The highest phase the run may reach: `--max-phase`, lowered to the last
- * phase whose stages all have prompts. Never throws.
- */
-export function runnablePhase(maxPhase: number): number {
-  let runnable = 0;
-  for (const phase of PHASES) {
-    if (phase.number > maxPhase || !phase.stages.every(hasPrompts)) break;
-    runnable = phase.number;
-  }
-  return runnable;
-}
 
 /** `L0: src/core, src/util; L1: src/llm; L2: the root module (UserSpecification.md)`. */
 function describeLevels(modules: readonly Module[]): string {

@@ -4,9 +4,8 @@
  * prompt, each alone on its line in the exact spelling of the prompt, and
  * prose wrapped to 80 columns.
  *
- * {@link formatReport} turns a model's reply into that form;
- * {@link splitReport} reads a report (formatted or not) back into its five
- * sections. Both recognise a heading however the model decorated it:
+ * {@link formatReport} turns a model's reply into that form, recognising a
+ * heading however the model decorated it:
  * markdown `#` or `**`, numbering (`1.`, `II)`, `Section 3:`), a different
  * case, hyphens (`Self-Consistency`), a trailing colon, or text following the
  * heading on the same line after a colon or closing `**`.
@@ -29,10 +28,10 @@ export const REPORT_HEADINGS = [
 export type ReportHeading = typeof REPORT_HEADINGS[number];
 
 /** The column prose is wrapped to. */
-export const REPORT_WIDTH = 80;
+const REPORT_WIDTH = 80;
 
 /** A heading found on a line: which one, and any text after it on the same line. */
-export interface HeadingMatch {
+interface HeadingMatch {
   /** The heading, in the prompt's spelling. */
   readonly heading: ReportHeading;
   /** Text that followed the heading on its line (after a colon or closing emphasis), or `""`. */
@@ -72,7 +71,7 @@ const HEADING_WITH_TEXT =
  * `undefined` when the line is not a heading line (prose that merely starts
  * with the words of a heading, without a separator, is not). Never throws.
  */
-export function matchHeading(line: string): HeadingMatch | undefined {
+function matchHeading(line: string): HeadingMatch | undefined {
   let text = line.trim();
   for (let guard = 0; guard < 8; guard++) {
     const decoration = LEADING_DECORATION.exec(text);
@@ -98,78 +97,10 @@ export interface FormattedReport {
   readonly missing: readonly ReportHeading[];
 }
 
-/** A report read back: what comes before the first heading, and each section found. */
-export interface SplitReport {
-  /** Text before the first heading (a title, say), trimmed; `""` when none. */
-  readonly preamble: string;
-  /** The sections found, in prompt order; a heading given twice has its texts joined. */
-  readonly sections: readonly ReportSection[];
-  /** The headings not found, in prompt order. */
-  readonly missing: readonly ReportHeading[];
-}
-
-/** One section of a report. */
-export interface ReportSection {
-  /** The heading, in the prompt's spelling. */
-  readonly heading: ReportHeading;
-  /** The section's text, without its heading line and without leading or trailing blank lines. */
-  readonly text: string;
-}
-
 const FENCE = /^\s*(```|~~~)/;
 const UNDERLINE = /^\s*(?:=+|-+)\s*$/;
 const RULE = /^\s*(?:[-*_]\s*){3,}$/;
 const LIST_ITEM = /^(\s*)([-+*]|\d{1,3}[.)])\s+(\S.*)$/;
-
-/**
- * Reads a report into its five sections. A heading is recognised as
- * {@link matchHeading} does, outside fenced code blocks; a `===` or `---`
- * line right under a heading is its underline, not content. Never throws.
- */
-export function splitReport(report: string): SplitReport {
-  const lines = normalizeNewlines(report).split("\n");
-  const found = new Map<ReportHeading, string[]>();
-  const preamble: string[] = [];
-  let current: string[] = preamble;
-  let fence: string | undefined;
-  for (let index = 0; index < lines.length; index++) {
-    const line = lines[index];
-    const fenceMark = FENCE.exec(line)?.[1];
-    if (fence !== undefined) {
-      if (fenceMark === fence) fence = undefined;
-      current.push(line);
-      continue;
-    }
-    if (fenceMark !== undefined) {
-      fence = fenceMark;
-      current.push(line);
-      continue;
-    }
-    const match = matchHeading(line);
-    if (match === undefined) {
-      current.push(line);
-      continue;
-    }
-    const existing = found.get(match.heading);
-    if (existing === undefined) {
-      current = [];
-      found.set(match.heading, current);
-    } else {
-      current = existing;
-      current.push("");
-    }
-    if (match.rest !== "") current.push(match.rest);
-    if (index + 1 < lines.length && UNDERLINE.test(lines[index + 1]) && match.rest === "") index++;
-  }
-  const sections: ReportSection[] = [];
-  const missing: ReportHeading[] = [];
-  for (const heading of REPORT_HEADINGS) {
-    const text = found.get(heading);
-    if (text === undefined) missing.push(heading);
-    else sections.push({ heading, text: trimBlankLines(text) });
-  }
-  return { preamble: trimBlankLines(preamble), sections, missing };
-}
 
 /**
  * Formats a model's reply as the report: line ends normalised to `\n`,
@@ -349,12 +280,4 @@ function width(text: string): number {
 
 function normalizeNewlines(text: string): string {
   return text.replace(/\r\n?/g, "\n");
-}
-
-function trimBlankLines(lines: readonly string[]): string {
-  let start = 0;
-  let end = lines.length;
-  while (start < end && lines[start].trim() === "") start++;
-  while (end > start && lines[end - 1].trim() === "") end--;
-  return lines.slice(start, end).join("\n");
 }

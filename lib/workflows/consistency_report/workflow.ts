@@ -29,7 +29,7 @@ import { checkReportDestination, REPORT_FILE, writeReport } from "./report_file.
  * and `[codebase]`. Without `codebase` (the context builder's input) the
  * codebase section is left out. Never throws.
  */
-export function consistencyPrompt(query: string, codebase?: string): string {
+function consistencyPrompt(query: string, codebase?: string): string {
   return joinPrompt([
     SYSTEM_PROMPTS.consistencyReport,
     section("query", query),

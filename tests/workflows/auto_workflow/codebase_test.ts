@@ -4,16 +4,39 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import {
-  assembleTaskCodebase,
-  codebasePaths,
-  moduleFiles,
-} from "../../../lib/workflows/auto_workflow/codebase.ts";
+import { assembleTaskCodebase } from "../../../lib/workflows/auto_workflow/codebase.ts";
+import type { Module } from "../../../lib/workflows/auto_workflow/graph.ts";
 import { loadModules } from "../../../lib/workflows/auto_workflow/modules.ts";
-import { MAX_FILE_BYTES } from "../../../lib/project_files/read_file.ts";
 import { dependencies, fixtureFiles, withFiles } from "./helpers.ts";
 
-Deno.test("moduleFiles: a module's files stop at nested modules, ignored paths, links and protected folders", async () => {
+/** The largest file a prompt shows: 1 MiB. */
+const MAX_FILE_BYTES = 1024 * 1024;
+
+/** A module at `path` (`""`: the root module), depending on nothing. */
+function module(path: string): Module {
+  const folder = path === "" ? "src" : path;
+  return {
+    path,
+    specPath: path === "" ? "UserSpecification.md" : `${path}/UserSpecification.md`,
+    dependenciesFile: `${folder}/ModuleDependencies.md`,
+    apiFile: `${folder}/APISignatures.md`,
+    dependencies: [],
+    depth: 0,
+  };
+}
+
+/** The paths of the `--- path ---` blocks of a codebase, in order. */
+function blockPaths(codebase: string): string[] {
+  return [...codebase.matchAll(/^--- (.+) ---$/gm)].map((match) => match[1]);
+}
+
+/** The files a task on `path` is shown with the `module` codebase, `others` being the other modules. */
+async function filesOf(root: string, path: string, others: readonly string[]): Promise<string[]> {
+  const modules = [path, ...others].map(module);
+  return blockPaths((await assembleTaskCodebase(root, modules[0], modules, "module")).text);
+}
+
+Deno.test("a module's files stop at nested modules, ignored paths, links and protected folders", async () => {
   await withFiles({
     ".gitignore": "/agent-config\n*.log\nsrc/a/build/\n",
     "UserSpecification.md": "root\n",
@@ -31,16 +54,13 @@ Deno.test("moduleFiles: a module's files stop at nested modules, ignored paths, 
   }, async (root) => {
     await Deno.symlink(join(root, "outside.txt"), join(root, "src/a/link.ts"));
     await Deno.symlink(join(root, "src"), join(root, "src/a/loop"));
-    const paths = new Set(["src/a", "src/a/inner"]);
-    const a = { path: "src/a", specPath: "", dependenciesFile: "", apiFile: "" };
-    assert.deepEqual((await moduleFiles(root, a, new Set(["src/a/inner"]))).files, [
+    assert.deepEqual(await filesOf(root, "src/a", ["src/a/inner", ""]), [
       "src/a/ModuleDependencies.md",
       "src/a/UserSpecification.md",
       "src/a/code.ts",
       "src/a/deep/more.ts",
     ]);
-    const rootModule = { path: "", specPath: "", dependenciesFile: "", apiFile: "" };
-    assert.deepEqual((await moduleFiles(root, rootModule, paths)).files, [
+    assert.deepEqual(await filesOf(root, "", ["src/a", "src/a/inner"]), [
       ".gitignore",
       "UserSpecification.md",
       "outside.txt",
@@ -49,7 +69,7 @@ Deno.test("moduleFiles: a module's files stop at nested modules, ignored paths, 
   });
 });
 
-Deno.test("moduleFiles: the root module never reads agent-config, agent-state, logs, app-data or .git", async () => {
+Deno.test("the root module never reads agent-config, agent-state, logs, app-data or .git", async () => {
   await withFiles({
     ".gitignore": "",
     "UserSpecification.md": "root\n",
@@ -61,8 +81,7 @@ Deno.test("moduleFiles: the root module never reads agent-config, agent-state, l
     "target/debug/app": "build output\n",
     "src/logs/app.ts": "a src folder named logs is fine\n",
   }, async (root) => {
-    const rootModule = { path: "", specPath: "", dependenciesFile: "", apiFile: "" };
-    assert.deepEqual((await moduleFiles(root, rootModule, new Set())).files, [
+    assert.deepEqual(await filesOf(root, "", []), [
       ".gitignore",
       "UserSpecification.md",
       "src/logs/app.ts",
@@ -71,11 +90,13 @@ Deno.test("moduleFiles: the root module never reads agent-config, agent-state, l
   });
 });
 
-Deno.test("codebasePaths: full = top spec, the module's files, each dependency's spec and API; module = its files", async () => {
+Deno.test("full = top spec, the module's files, each dependency's spec and API; module = its files", async () => {
   await withFiles(await fixtureFiles("five_modules"), async (root) => {
     const { modules } = await loadModules(root);
     const llm = modules.find((m) => m.path === "src/llm")!;
-    assert.deepEqual((await codebasePaths(root, llm, modules, "full")).paths, [
+    const paths = async (of: Module, kind: "full" | "module") =>
+      blockPaths((await assembleTaskCodebase(root, of, modules, kind)).text);
+    assert.deepEqual(await paths(llm, "full"), [
       "UserSpecification.md",
       "src/llm/APISignatures.md",
       "src/llm/ModuleDependencies.md",
@@ -84,16 +105,15 @@ Deno.test("codebasePaths: full = top spec, the module's files, each dependency's
       "src/llm/gemini/UserSpecification.md",
       "src/llm/gemini/APISignatures.md",
       "src/util/UserSpecification.md",
-      "src/util/APISignatures.md",
     ]);
-    assert.deepEqual((await codebasePaths(root, llm, modules, "module")).paths, [
+    assert.deepEqual(await paths(llm, "module"), [
       "src/llm/APISignatures.md",
       "src/llm/ModuleDependencies.md",
       "src/llm/UserSpecification.md",
       "src/llm/llm.txt",
     ]);
     const rootModule = modules.find((m) => m.path === "")!;
-    assert.deepEqual((await codebasePaths(root, rootModule, modules, "full")).paths, [
+    assert.deepEqual(await paths(rootModule, "full"), [
       "UserSpecification.md",
       "docs/usage.md",
       "src/APISignatures.md",
@@ -160,7 +180,7 @@ Deno.test("assembleTaskCodebase: a file over the size limit, or binary, is liste
   });
 });
 
-Deno.test("moduleFiles: a name the guard refuses, or a file ignored only once case is folded, is left out", async () => {
+Deno.test("a name the guard refuses, or a file ignored only once case is folded, is left out", async () => {
   await withFiles({
     ".gitignore": "Secret.txt\nBuild/\n",
     "UserSpecification.md": "root\n",
@@ -171,24 +191,23 @@ Deno.test("moduleFiles: a name the guard refuses, or a file ignored only once ca
     "src/a/build/out.js": "SECRET-FOLDED-FOLDER\n",
     "src/a/bad\u0007dir/x.ts": "x\n",
   }, async (root) => {
-    const a = { path: "src/a", specPath: "", dependenciesFile: "", apiFile: "" };
-    const { files, skipped } = await moduleFiles(root, a, new Set());
-    assert.deepEqual(files, ["src/a/UserSpecification.md", "src/a/code.ts"]);
-    assert.deepEqual(skipped.map((entry) => [entry.path, entry.kind]), [
-      ["src/a/bad\u0007dir", "refused-name"],
-      ["src/a/new\nline.ts", "refused-name"],
+    const modules = [module("src/a")];
+    const { text, warnings } = await assembleTaskCodebase(root, modules[0], modules, "module");
+    assert.deepEqual(blockPaths(text), ["src/a/UserSpecification.md", "src/a/code.ts"]);
+    assert.deepEqual(warnings, [
+      '"src/a/bad\\u0007dir": left out of the codebase: contains the control character U+0007',
+      '"src/a/new\\nline.ts": left out of the codebase: contains the control character U+000A',
     ]);
   });
 });
 
-Deno.test("moduleFiles: never reads .git inside a readable protected folder (target/.git)", async () => {
+Deno.test("a module's files never include .git inside a readable protected folder (target/.git)", async () => {
   await withFiles({
     "UserSpecification.md": "root\n",
     "target/debug/app": "build output\n",
     "target/.git/config": "never read\n",
   }, async (root) => {
-    const rootModule = { path: "", specPath: "", dependenciesFile: "", apiFile: "" };
-    assert.deepEqual((await moduleFiles(root, rootModule, new Set())).files, [
+    assert.deepEqual(await filesOf(root, "", []), [
       "UserSpecification.md",
       "target/debug/app",
     ]);

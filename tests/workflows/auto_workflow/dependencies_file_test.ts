@@ -4,7 +4,6 @@
  */
 import assert from "node:assert/strict";
 import {
-  checkDependencyPath,
   DEPENDENCIES_HEADER,
   parseDependencyList,
 } from "../../../lib/workflows/auto_workflow/dependencies_file.ts";
@@ -193,10 +192,15 @@ Deno.test("parseDependencyList: each dependency carries its 1-based line", () =>
   assert.deepEqual(result.dependencies, [{ path: "src/a", line: 3 }, { path: "src/b", line: 4 }]);
 });
 
-Deno.test("checkDependencyPath: accepts nested module paths and refuses what could escape", () => {
-  assert.equal(checkDependencyPath("src/llm/gemini"), undefined);
-  assert.equal(checkDependencyPath("src/a-b_c.d"), undefined);
+Deno.test("parseDependencyList: accepts nested module paths and refuses what could escape", () => {
+  assert.deepEqual(parseDependencyList(`${H}src/llm/gemini\nsrc/a-b_c.d\n`), {
+    dependencies: [{ path: "src/llm/gemini", line: 3 }, { path: "src/a-b_c.d", line: 4 }],
+    problems: [],
+  });
   for (const bad of ["..", "src/..", "../src/a", "/src/a", "\\\\server\\share", "D:x", "~"]) {
-    assert.notEqual(checkDependencyPath(bad), undefined, bad);
+    const parsed = parseDependencyList(`${H}${bad}\n`);
+    assert.deepEqual(parsed.dependencies, [], bad);
+    assert.equal(parsed.problems.length, 1, bad);
+    assert.match(parsed.problems[0], /^line 3: /, bad);
   }
 });

@@ -3,18 +3,13 @@
  * (unknown module, self-dependency, cycles), from data.
  */
 import assert from "node:assert/strict";
-import {
-  buildGraph,
-  type DeclaredModule,
-  findCycles,
-} from "../../../lib/workflows/auto_workflow/graph.ts";
-import { specPathOf } from "../../../lib/workflows/auto_workflow/module_paths.ts";
+import { buildGraph, type DeclaredModule } from "../../../lib/workflows/auto_workflow/graph.ts";
 
 /** Modules from `{ path: [dependencies] }`; `""` is the root module. */
 function declare(graph: Record<string, string[]>): DeclaredModule[] {
   return Object.entries(graph).map(([path, dependencies]) => ({
     path,
-    specPath: specPathOf(path),
+    specPath: path === "" ? "UserSpecification.md" : `${path}/UserSpecification.md`,
     dependenciesFile: path === "" ? "src/ModuleDependencies.md" : `${path}/ModuleDependencies.md`,
     apiFile: path === "" ? "src/APISignatures.md" : `${path}/APISignatures.md`,
     dependencies: dependencies.map((dependency, index) => ({ path: dependency, line: index + 3 })),
@@ -115,17 +110,15 @@ Deno.test("buildGraph: every problem is reported, two cycles and an unknown modu
   assert.match(found[3], /^dependency cycle src\/c → src\/d → src\/c:/);
 });
 
-Deno.test("findCycles: the shortest cycle through the first module of each component", () => {
-  const edges = new Map([
-    ["a", ["b", "d"]],
-    ["b", ["c"]],
-    ["c", ["a"]],
-    ["d", ["a"]],
-    ["e", []],
-  ]);
-  assert.deepEqual(findCycles(edges), [["a", "d", "a"]]);
-});
-
-Deno.test("findCycles: no cycle in a DAG", () => {
-  assert.deepEqual(findCycles(new Map([["a", ["b"]], ["b", []], ["c", ["a", "b"]]])), []);
+Deno.test("buildGraph: one cycle per tangle, the shortest through its first module", () => {
+  const found = problems({
+    "": [],
+    "src/a": ["src/b", "src/d"],
+    "src/b": ["src/c"],
+    "src/c": ["src/a"],
+    "src/d": ["src/a"],
+    "src/e": [],
+  });
+  assert.equal(found.length, 1, found.join("\n"));
+  assert.match(found[0], /^dependency cycle src\/a → src\/d → src\/a: /);
 });

@@ -4,13 +4,10 @@
  */
 import assert from "node:assert/strict";
 import type { Module } from "../../../lib/workflows/auto_workflow/graph.ts";
-import { specPathOf } from "../../../lib/workflows/auto_workflow/module_paths.ts";
 import {
-  bytesEqual,
   type ModuleState,
   nextTask,
   phasesComplete,
-  processingOrder,
 } from "../../../lib/workflows/auto_workflow/plan.ts";
 import { PHASES, type StageName, STAGES } from "../../../lib/workflows/auto_workflow/stages.ts";
 
@@ -19,7 +16,7 @@ const bytes = (text: string) => new TextEncoder().encode(text);
 function module(path: string, depth: number): Module {
   return {
     path,
-    specPath: specPathOf(path),
+    specPath: path === "" ? "UserSpecification.md" : `${path}/UserSpecification.md`,
     dependenciesFile: `${path}/ModuleDependencies.md`,
     apiFile: `${path}/APISignatures.md`,
     dependencies: [],
@@ -131,14 +128,18 @@ Deno.test("nextTask: a spec edit of one module brings back only that module's st
   assert.deepEqual(schedule(states, 1), PHASE1.map((stage) => `src/b:${stage}`));
 });
 
-Deno.test("processingOrder: depth first, then code-point order (not locale order)", () => {
-  const order = processingOrder([
-    state("src/b", 0, []),
-    state("src/B", 0, []),
-    state("", 0, []),
-    state("src/a", 1, []),
-  ]).map((s) => s.module.path);
-  assert.deepEqual(order, ["", "src/B", "src/b", "src/a"]);
+Deno.test("nextTask: modules in depth order, then code-point order (not locale order)", () => {
+  const rest = PHASE1.slice(1) as StageName[];
+  const states = [
+    state("src/b", 0, rest),
+    state("src/B", 0, rest),
+    state("", 0, rest),
+    state("src/a", 1, rest),
+  ];
+  assert.deepEqual(
+    schedule(states, 1),
+    ["<root>", "src/B", "src/b", "src/a"].map((path) => `${path}:self-consistent`),
+  );
 });
 
 Deno.test("phasesComplete: the highest phase every module has passed", () => {
@@ -151,9 +152,13 @@ Deno.test("phasesComplete: the highest phase every module has passed", () => {
   assert.equal(phasesComplete([state("a", 0, STAGES.map((stage) => stage.name))]), 4);
 });
 
-Deno.test("bytesEqual", () => {
-  assert.ok(bytesEqual(bytes("abc"), bytes("abc")));
-  assert.ok(!bytesEqual(bytes("abc"), bytes("abd")));
-  assert.ok(!bytesEqual(bytes("abc"), bytes("abc ")));
-  assert.ok(bytesEqual(new Uint8Array(), new Uint8Array()));
+Deno.test("nextTask: byte for byte: one byte changed is no match, an empty spec cached empty is", () => {
+  const changed = state("src/a", 0, ["self-consistent"], "spec:src/b");
+  assert.equal(nextTask([changed], 1)?.stage.name, "self-consistent");
+  const empty: ModuleState = {
+    module: module("src/e", 0),
+    spec: new Uint8Array(),
+    cache: new Map(PHASE1.map((stage) => [stage as StageName, new Uint8Array()])),
+  };
+  assert.equal(nextTask([empty], 1), undefined);
 });

@@ -7,22 +7,23 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import type { Module } from "../../../lib/workflows/auto_workflow/graph.ts";
 import {
-  AUTO_WORKFLOW_TEXTS,
   changeQuery,
-  fillTemplate,
-  hasPrompts,
-  PLACEHOLDERS,
-  placeholderValues,
   type PromptInputs,
   reviewPrompt,
-  STAGE_PROMPTS,
+  runnablePhase,
 } from "../../../lib/workflows/auto_workflow/prompts.ts";
 import { type StageName, STAGES } from "../../../lib/workflows/auto_workflow/stages.ts";
+import { importsOf } from "../../support/imports.ts";
 import { stageNamed } from "./helpers.ts";
 
 const PROMPT_DIR = fileURLToPath(
   new URL("../../../lib/workflows/auto_workflow/prompts/", import.meta.url),
 );
+
+/** The text of one prompt file, as the user can read it. */
+function promptFile(name: string): string {
+  return Deno.readTextFileSync(`${PROMPT_DIR}${name}`);
+}
 
 function module(path: string, dependencies: string[] = []): Module {
   const prefix = path === "" ? "src/" : `${path}/`;
@@ -64,7 +65,7 @@ Deno.test("self-consistent: [response format instructions][self consistent promp
   ]);
   assert.ok(prompt.includes("[top level UserSpecification.md]\nTOP SPEC\n"));
   assert.ok(prompt.endsWith("[target user specification]\nTARGET SPEC of src/llm\n"));
-  assert.ok(prompt.includes(AUTO_WORKFLOW_TEXTS.replyFormatReview));
+  assert.ok(prompt.includes(promptFile("reply-format-review.txt")));
   assert.ok(prompt.includes("- The module: src/llm\n"));
 });
 
@@ -99,9 +100,9 @@ Deno.test("implemented: the no-cache and with-cache variants", () => {
   assert.ok(
     again.includes("[cached target user specification]\nOLD SPEC\n\n[target user specification]\n"),
   );
-  assert.ok(fresh.includes(STAGE_PROMPTS.implemented!.uncached.text.slice(0, 60)));
-  assert.ok(again.includes(STAGE_PROMPTS.implemented!.cached!.text.slice(0, 60)));
-  assert.ok(fresh.includes(AUTO_WORKFLOW_TEXTS.replyFormatChange));
+  assert.ok(fresh.includes(promptFile("implemented-no-cache.txt").slice(0, 60)));
+  assert.ok(again.includes(promptFile("implemented-with-cache.txt").slice(0, 60)));
+  assert.ok(fresh.includes(promptFile("reply-format-change.txt")));
 });
 
 Deno.test("documented: no cached section even when the stage passed before; the module list filled in", () => {
@@ -130,19 +131,34 @@ Deno.test("happy-path-tested: the same prompt, with the cached section when ther
   ]);
 });
 
+/** The text of the section `label` of `prompt`: from its `[label]` line to the next one. */
+function sectionText(prompt: string, label: string): string {
+  const at = prompt.indexOf(`\n[${label}]\n`);
+  assert.ok(at >= 0, `no section [${label}]`);
+  const start = at + label.length + 4;
+  const next = prompt.slice(start).search(/\n\[[^\]\n]+\]\n/);
+  return next < 0 ? prompt.slice(start) : prompt.slice(start, start + next);
+}
+
 Deno.test("later phases: every stage has a prompt of its own, in the change layout", () => {
   const texts = new Set<string>();
   for (const stage of STAGES) {
-    assert.ok(hasPrompts(stage), stage.name);
-    const prompts = STAGE_PROMPTS[stage.name]!;
-    texts.add(prompts.uncached.text);
+    const prompt = stage.kind === "review"
+      ? reviewPrompt(inputs(stage.name, "src/core"))
+      : changeQuery(inputs(stage.name, "src/core"));
+    const label = labels(prompt)[1];
+    texts.add(sectionText(prompt, label.slice(1, -1)));
     if (stage.kind === "change") {
       const query = changeQuery(inputs(stage.name, "src/core", "OLD\n"));
-      const label = stage.name === "implemented" ? "implementation-with-cache" : stage.name;
-      assert.equal(labels(query)[1], `[${label} prompt]`);
+      const cachedLabel = stage.name === "implemented" ? "implementation-with-cache" : stage.name;
+      assert.equal(labels(query)[1], `[${cachedLabel} prompt]`);
     }
   }
   assert.equal(texts.size, 14, "two stages share a prompt text");
+});
+
+Deno.test("runnablePhase: --max-phase, since every phase has its prompts", () => {
+  assert.deepEqual([1, 2, 3, 4].map(runnablePhase), [1, 2, 3, 4]);
 });
 
 Deno.test("review and change layouts refuse the wrong kind of stage", () => {
@@ -152,10 +168,7 @@ Deno.test("review and change layouts refuse the wrong kind of stage", () => {
 
 Deno.test("response-format instructions name the three tags exactly and the comment syntax", () => {
   for (
-    const text of [
-      AUTO_WORKFLOW_TEXTS.replyFormatReview,
-      AUTO_WORKFLOW_TEXTS.replyFormatChange,
-    ]
+    const text of [promptFile("reply-format-review.txt"), promptFile("reply-format-change.txt")]
   ) {
     for (
       const tag of [
@@ -170,46 +183,45 @@ Deno.test("response-format instructions name the three tags exactly and the comm
     assert.ok(text.includes("\n%%%%end%%%%\n"));
   }
   assert.match(
-    AUTO_WORKFLOW_TEXTS.replyFormatChange,
+    promptFile("reply-format-change.txt"),
     /\^\^\^ file block syntax described\s+earlier in this prompt/,
   );
-  assert.match(AUTO_WORKFLOW_TEXTS.replyFormatReview, /never use this tag here/);
+  assert.match(promptFile("reply-format-review.txt"), /never use this tag here/);
 });
 
-Deno.test("every prompt file is loaded, and holds only known placeholders", async () => {
+Deno.test("every prompt file is loaded by prompts.ts, and none holds a tab", async () => {
   const files: string[] = [];
   for await (const entry of Deno.readDir(PROMPT_DIR)) files.push(entry.name);
-  const loaded = [
-    ...Object.values(AUTO_WORKFLOW_TEXTS),
-    ...Object.values(STAGE_PROMPTS).flatMap((p) => [p!.uncached.text, p!.cached?.text ?? ""]),
-  ];
   assert.equal(files.length, 18);
-  for (const file of files) {
-    const text = await Deno.readTextFile(`${PROMPT_DIR}${file}`);
-    assert.ok(
-      loaded.includes(text),
-      `${file} is not loaded by lib/workflows/auto_workflow/prompts.ts`,
-    );
-    for (const [, name] of text.matchAll(/\{\{([^}]*)\}\}/g)) {
-      assert.ok((PLACEHOLDERS as readonly string[]).includes(name), `${file}: {{${name}}}`);
-    }
-    assert.ok(!text.includes("\t"), `${file} holds a tab`);
-  }
+  const loaded = (await importsOf(["lib/workflows/auto_workflow/prompts.ts"]))
+    .map((i) => i.to)
+    .filter((path) => path.endsWith(".txt"));
+  assert.deepEqual(
+    loaded.sort(),
+    files.map((file) => `lib/workflows/auto_workflow/prompts/${file}`).sort(),
+  );
+  for (const file of files) assert.ok(!promptFile(file).includes("\t"), `${file} holds a tab`);
 });
 
-Deno.test("fillTemplate: fills every placeholder and refuses an unknown one", () => {
-  const values = placeholderValues(MODULES[1], MODULES);
-  const filled = fillTemplate(PLACEHOLDERS.map((p) => `{{${p}}}`).join("|"), values);
-  assert.equal(
-    filled,
-    "src/llm|src/llm/UserSpecification.md|the files under src/llm/, except those of any module " +
-      "nested inside it|src/llm/ModuleDependencies.md|src/llm/APISignatures.md|- src/core\n- src/llm",
-  );
-  assert.throws(() => fillTemplate("{{NOPE}}", values), RangeError);
-  for (const stage of STAGES) {
-    const prompt = stage.kind === "review"
-      ? reviewPrompt(inputs(stage.name, "src/llm"))
-      : changeQuery(inputs(stage.name, "src/llm", "OLD\n"));
-    assert.ok(!prompt.includes("{{"), `${stage.name} left a placeholder`);
+Deno.test("every placeholder of every prompt is filled, for a nested module and the root", () => {
+  for (const path of ["src/llm", ""]) {
+    for (const stage of STAGES) {
+      for (const cached of [undefined, "OLD\n"]) {
+        const prompt = stage.kind === "review"
+          ? reviewPrompt(inputs(stage.name, path, cached))
+          : changeQuery(inputs(stage.name, path, cached));
+        assert.ok(!/\{\{|\}\}|undefined/.test(prompt), `${stage.name} of ${path || "root"}`);
+      }
+    }
   }
+  assert.ok(
+    changeQuery(inputs("documented", "src/llm")).includes(
+      "- The module: src/llm\n" +
+        "- Its specification: src/llm/UserSpecification.md\n" +
+        "- Its files: the files under src/llm/, except those of any module nested inside it\n" +
+        "- The modules it depends on are listed in: src/llm/ModuleDependencies.md\n" +
+        "- The interface it offers to other modules is described in: src/llm/APISignatures.md\n",
+    ),
+  );
+  assert.ok(changeQuery(inputs("documented", "src/llm")).includes("- src/core\n- src/llm\n"));
 });

@@ -2,11 +2,7 @@
  * Tests of the status parser: one table of replies and what each says.
  */
 import assert from "node:assert/strict";
-import {
-  outsideFileBlocks,
-  parseStatusReply,
-  type Status,
-} from "../../../lib/workflows/auto_workflow/reply.ts";
+import { parseStatusReply, type Status } from "../../../lib/workflows/auto_workflow/reply.ts";
 
 type Expected =
   | { status: Status; comment?: string; fileBlocks?: number }
@@ -130,9 +126,14 @@ for (const [name, reply, expected] of CASES) {
   });
 }
 
-Deno.test("outsideFileBlocks: keeps the line count and blanks the block lines", () => {
-  const reply = "intro\n^^^a.ts\nx\n^^^end\noutro";
-  const { text, fileBlocks } = outsideFileBlocks(reply);
-  assert.equal(text, "intro\n\n\n\noutro");
-  assert.equal(fileBlocks, 1);
+Deno.test("parseStatusReply: a block inside the comment is blanked line for line, its tag not counted", () => {
+  const reply =
+    "@@@@task-success@@@@\n%%%%comment%%%%\nbefore\n^^^a.ts\n@@@@changes-requested@@@@\n" +
+    "^^^end\nafter\n%%%%end%%%%\n";
+  assert.deepEqual(parseStatusReply(reply), {
+    ok: true,
+    status: "task-success",
+    comment: "before\n\n\n\nafter",
+    fileBlocks: 1,
+  });
 });

@@ -4,7 +4,6 @@
  */
 import assert from "node:assert/strict";
 import { PHASES, type StageName, STAGES } from "../../../lib/workflows/auto_workflow/stages.ts";
-import { runnablePhase } from "../../../lib/workflows/auto_workflow/workflow.ts";
 
 Deno.test("PHASES: the seed's fourteen stages, phase by phase, in order", () => {
   assert.deepEqual(
@@ -42,8 +41,4 @@ Deno.test("StageName is exactly the table's names: a misspelt stage does not typ
   // @ts-expect-error -- "tested" is no stage of the table
   const unknown: StageName = "tested";
   assert.deepEqual([known, unknown], ["happy-path-tested", "tested"]);
-});
-
-Deno.test("runnablePhase: --max-phase, since every phase has its prompts", () => {
-  assert.deepEqual([1, 2, 3, 4].map(runnablePhase), [1, 2, 3, 4]);
 });

@@ -3,18 +3,15 @@ import {
   initialPrompt,
   repairPrompt,
 } from "../../../lib/workflows/committing_code/prompt_layout.ts";
-import {
-  codeModificationInstructions,
-  SYSTEM_PROMPTS,
-} from "../../../lib/prompts/system_prompts.ts";
+import { codeModificationInstructions, systemPromptFile } from "../../support/prompts.ts";
 
 Deno.test("the initial prompt is the layout of seed 002, exactly", () => {
   assert.equal(
     initialPrompt("Q\n", "C\n"),
     [
-      SYSTEM_PROMPTS.projectStructure,
+      systemPromptFile("project-structure"),
       codeModificationInstructions(),
-      SYSTEM_PROMPTS.initialQuery,
+      systemPromptFile("initial-query"),
       "[query]\nQ\n",
       "[codebase]\nC\n",
     ].join("\n"),
@@ -22,18 +19,24 @@ Deno.test("the initial prompt is the layout of seed 002, exactly", () => {
 });
 
 Deno.test("without a codebase (the context builder's input) the codebase section is left out", () => {
-  const prompt = initialPrompt("Q\n");
-  assert(prompt.endsWith("[query]\nQ\n"));
-  assert(!prompt.includes("[codebase]"));
+  assert.equal(
+    initialPrompt("Q"),
+    [
+      systemPromptFile("project-structure"),
+      codeModificationInstructions(),
+      systemPromptFile("initial-query"),
+      "[query]\nQ\n",
+    ].join("\n"),
+  );
 });
 
 Deno.test("the repair prompt is the layout of seed 002, exactly", () => {
   assert.equal(
     repairPrompt("B\n", "Q\n", "C\n", "R\n"),
     [
-      SYSTEM_PROMPTS.projectStructure,
+      systemPromptFile("project-structure"),
       codeModificationInstructions(),
-      SYSTEM_PROMPTS.repairQuery,
+      systemPromptFile("repair-query"),
       "[build.sh output]\nB\n",
       "[query]\nQ\n",
       "[codebase]\nC\n",

@@ -1,11 +1,9 @@
 import assert from "node:assert/strict";
-import {
-  formatReport,
-  matchHeading,
-  REPORT_HEADINGS,
-  REPORT_WIDTH,
-  splitReport,
-} from "../../../lib/workflows/consistency_report/report.ts";
+import { formatReport, REPORT_HEADINGS } from "../../../lib/workflows/consistency_report/report.ts";
+import { splitReport } from "../../support/report.ts";
+
+/** The column prose is wrapped to. */
+const REPORT_WIDTH = 80;
 
 const [SELF, IMPLEMENTATION, SPEC_ERRORS, CODE_ERRORS, SUGGESTIONS] = REPORT_HEADINGS;
 
@@ -42,14 +40,16 @@ const PROSE_LINES = [
 ];
 
 for (const [line, heading, rest] of HEADING_LINES) {
-  Deno.test(`matchHeading reads ${JSON.stringify(line)}`, () => {
-    assert.deepEqual(matchHeading(line), { heading, rest });
+  Deno.test(`formatReport reads the heading ${JSON.stringify(line)}`, () => {
+    const formatted = formatReport(`${line}\nbody`);
+    assert.equal(formatted.text, `${heading}\n\n${rest === "" ? "" : `${rest} `}body\n`);
+    assert.deepEqual(formatted.missing, REPORT_HEADINGS.filter((h) => h !== heading));
   });
 }
 
 for (const line of PROSE_LINES) {
-  Deno.test(`matchHeading leaves prose alone: ${JSON.stringify(line)}`, () => {
-    assert.equal(matchHeading(line), undefined);
+  Deno.test(`formatReport leaves prose alone: ${JSON.stringify(line)}`, () => {
+    assert.deepEqual(formatReport(line).missing, [...REPORT_HEADINGS]);
   });
 }
 
@@ -189,12 +189,12 @@ Deno.test("formatReport never lets a wrapped line start like a list item or a he
   assert.ok(lines.length > 2);
   for (const line of lines.slice(1)) {
     assert.doesNotMatch(line, /^(?:[-+*]|\d+[.)])\s/, line);
-    assert.equal(matchHeading(line), undefined, line);
+    assert.deepEqual(formatReport(line).missing, [...REPORT_HEADINGS], line);
   }
   assert.equal(formatReport(lines.join("\n")).text, lines.join("\n") + "\n");
 });
 
-Deno.test("formatReport output: wrapped lines within 80 columns, idempotent, and split alike", () => {
+Deno.test("formatReport output: wrapped lines within 80 columns, idempotent, split at its headings", () => {
   for (const { reply } of FORMAT_CASES) {
     const once = formatReport(reply).text;
     assert.equal(formatReport(once).text, once, "formatting twice changes nothing");
@@ -202,14 +202,11 @@ Deno.test("formatReport output: wrapped lines within 80 columns, idempotent, and
       !/^\s|^[|`^]/.test(line) && !line.includes("x".repeat(90)) && !line.includes("y".repeat(90))
     );
     for (const line of wrapped) assert.ok([...line].length <= REPORT_WIDTH, line);
-    assert.deepEqual(
-      splitReport(once).sections.map((s) => s.heading),
-      splitReport(reply).sections.map((s) => s.heading),
-    );
+    assert.deepEqual(splitReport(once).missing, formatReport(reply).missing);
   }
 });
 
-Deno.test("splitReport returns the five sections in prompt order, whatever the order in the report", () => {
+Deno.test("a formatted report splits into the five sections in prompt order, whatever the reply's order", () => {
   const report = [
     "Title",
     "",
@@ -231,30 +228,33 @@ Deno.test("splitReport returns the five sections in prompt order, whatever the o
     "",
     "",
   ].join("\n");
-  const split = splitReport(report);
+  const split = splitReport(formatReport(report).text);
   assert.equal(split.preamble, "Title");
   assert.deepEqual(split.missing, []);
   assert.deepEqual(split.sections, [
     { heading: SELF, text: "Self.\n\n```\n## Errors and Mistakes within the Implementation\n```" },
-    { heading: IMPLEMENTATION, text: "Implementation.\nMore." },
+    { heading: IMPLEMENTATION, text: "Implementation. More." },
     { heading: SPEC_ERRORS, text: "Spec errors." },
     { heading: CODE_ERRORS, text: "" },
     { heading: SUGGESTIONS, text: "Suggest." },
   ]);
 });
 
-Deno.test("splitReport names the missing headings and joins a repeated one", () => {
-  const split = splitReport(`${SELF}\none\n${CODE_ERRORS}\ntwo\n## ${SELF}\nthree\n`);
+Deno.test("a formatted report names the missing headings and joins a repeated one", () => {
+  const reply = `${SELF}\none\n${CODE_ERRORS}\ntwo\n## ${SELF}\nthree\n`;
+  assert.deepEqual(formatReport(reply).missing, [IMPLEMENTATION, SPEC_ERRORS, SUGGESTIONS]);
+  const split = splitReport(formatReport(reply).text);
   assert.deepEqual(split.missing, [IMPLEMENTATION, SPEC_ERRORS, SUGGESTIONS]);
   assert.deepEqual(split.sections, [
     { heading: SELF, text: "one\n\nthree" },
     { heading: CODE_ERRORS, text: "two" },
   ]);
-  assert.deepEqual(splitReport("no headings at all").missing, [...REPORT_HEADINGS]);
-  assert.equal(splitReport("no headings at all").preamble, "no headings at all");
+  const none = splitReport(formatReport("no headings at all").text);
+  assert.deepEqual(none.missing, [...REPORT_HEADINGS]);
+  assert.equal(none.preamble, "no headings at all");
 });
 
-Deno.test("splitReport reads back what formatReport wrote, section for section", () => {
+Deno.test("the sections read back are what the reply said, section for section", () => {
   const reply = REPORT_HEADINGS.map((heading, i) => `### ${i + 1}. **${heading}**\n\n${LONG}\n`)
     .join("\n");
   const split = splitReport(formatReport(reply).text);
