@@ -2,13 +2,13 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { assembleChosenFiles } from "../../lib/context_builder/codebase.ts";
 import { IgnoreRules } from "../../lib/guard/ignore_rules.ts";
-import { withTempDir, writeFiles } from "../guard/helpers.ts";
+import { withProject, writeFiles } from "../support/project.ts";
 
 /** The largest file a prompt shows: 1 MiB. */
 const MAX_FILE_BYTES = 1024 * 1024;
 
 Deno.test("assembleChosenFiles pastes the allowed files in list order, each once, and drops the rest", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await writeFiles(root, {
       ".gitignore": "/agent-config\n*.key\n",
       "b.ts": "b\n",
@@ -44,14 +44,14 @@ Deno.test("assembleChosenFiles pastes the allowed files in list order, each once
 });
 
 Deno.test("assembleChosenFiles of no paths is empty", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     const codebase = await assembleChosenFiles(root, [], await IgnoreRules.load(root));
     assert.deepEqual(codebase, { text: "", included: [], dropped: [] });
   });
 });
 
 Deno.test("assembleChosenFiles names a binary or oversized file with a note instead of its content", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await writeFiles(root, { "a.ts": "a\n" });
     await Deno.writeFile(join(root, "logo.png"), new Uint8Array([0x89, 0x50, 0, 1]));
     await Deno.writeFile(join(root, "big.txt"), new Uint8Array(MAX_FILE_BYTES + 1).fill(0x61));

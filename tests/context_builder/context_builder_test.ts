@@ -14,7 +14,7 @@ import type { LlmClient, LlmReply } from "../../lib/llm/types.ts";
 import { RunLog } from "../../lib/logger/run_log.ts";
 import { Redactor } from "../../lib/secrets/redact.ts";
 import type { Session } from "../../lib/session/session.ts";
-import { withTempDir, writeFiles } from "../guard/helpers.ts";
+import { withProject, writeFiles } from "../support/project.ts";
 import { systemPromptFile } from "../support/prompts.ts";
 
 /** A model that answers from a list, recording the prompts. */
@@ -74,7 +74,7 @@ const PROJECT = {
 };
 
 Deno.test("the preprocessing prompt: system prompt, marker line, next agent prompt, marker line, summary", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await writeFiles(root, PROJECT);
     const h = await harness(root, [{ text: "%%%files\n%%%end" }]);
     await buildContext(h.session, { nextAgentPrompt: "Do the task.", log: h.log });
@@ -93,7 +93,7 @@ Deno.test("the preprocessing prompt: system prompt, marker line, next agent prom
 });
 
 Deno.test("buildContext sends the summary, returns the chosen files, and logs them", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await writeFiles(root, PROJECT);
     const h = await harness(root, [{ text: "%%%files\nsrc/main.ts\n%%%end" }]);
     const codebase = await buildContext(h.session, { nextAgentPrompt: "Task.\n", log: h.log });
@@ -109,7 +109,7 @@ Deno.test("buildContext sends the summary, returns the chosen files, and logs th
 });
 
 Deno.test("buildContext with an empty list warns and returns an empty codebase", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await writeFiles(root, PROJECT);
     const h = await harness(root, [{ text: "%%%files\n%%%end" }]);
     assert.equal(await buildContext(h.session, { nextAgentPrompt: "Task.", log: h.log }), "");
@@ -119,7 +119,7 @@ Deno.test("buildContext with an empty list warns and returns an empty codebase",
 });
 
 Deno.test("buildContext fails on a reply cut off inside the list, and says so", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await writeFiles(root, PROJECT);
     const h = await harness(root, [{ text: "%%%files\nsrc/ma", truncated: true }]);
     const error = await buildContext(h.session, { nextAgentPrompt: "Task.", log: h.log })
@@ -134,7 +134,7 @@ Deno.test("buildContext fails on a reply cut off inside the list, and says so", 
 });
 
 Deno.test("buildContext shows the first ten summary warnings and counts the rest", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     const bad = Object.fromEntries(
       Array.from({ length: 15 }, (_, i) => [`src/bad${String(i).padStart(2, "0")}.`, ""]),
     );
@@ -150,7 +150,7 @@ Deno.test("buildContext shows the first ten summary warnings and counts the rest
 });
 
 Deno.test("buildContext refuses to send a summary that holds a key", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await writeFiles(root, {
       ...PROJECT,
       "LLMInstructions.md": "AIzaSyTEST-not-a-real-key-0123456789\n",

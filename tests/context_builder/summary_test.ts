@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { buildSummary } from "../../lib/context_builder/summary.ts";
 import { CodeCommitError } from "../../lib/errors/errors.ts";
 import { IgnoreRules } from "../../lib/guard/ignore_rules.ts";
-import { withTempDir, writeFiles } from "../guard/helpers.ts";
+import { withProject, writeFiles } from "../support/project.ts";
 
 const GITIGNORE = "/agent-config\n/logs\nnode_modules/\n/target/\n*.tmp\n";
 
@@ -124,16 +124,6 @@ src/logger/target/kept.rs
 src/only-folders/inner/x.rs
 --- END FILENAMES ---
 `;
-
-async function withProject(
-  files: Record<string, string>,
-  body: (root: string) => Promise<void>,
-): Promise<void> {
-  await withTempDir(async (root) => {
-    await writeFiles(root, files);
-    await body(root);
-  });
-}
 
 Deno.test("buildSummary lays the project out as seed 004 does, every folder under src/ included", async () => {
   await withProject(

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describeSpecial, EntryKinds } from "../../lib/guard/entry_kinds.ts";
-import { withTempDir, writeFile } from "./helpers.ts";
+import { withProject, writeFiles } from "../support/project.ts";
 
 Deno.test("EntryKinds tells files, folders, links, special files and missing paths apart", async () => {
-  await withTempDir(async (root) => {
-    await writeFile(root, "src/a.ts", "x");
+  await withProject({}, async (root) => {
+    await writeFiles(root, { "src/a.ts": "x" });
     await Deno.symlink("src", join(root, "link"));
     await Deno.symlink("nowhere", join(root, "dangling"));
     const mkfifo = await new Deno.Command("mkfifo", { args: [join(root, "pipe")] }).output();
@@ -23,8 +23,8 @@ Deno.test("EntryKinds tells files, folders, links, special files and missing pat
 });
 
 Deno.test("EntryKinds.isRealFolder refuses folders reached through a link", async () => {
-  await withTempDir(async (root) => {
-    await writeFile(root, "real/deep/x", "");
+  await withProject({}, async (root) => {
+    await writeFiles(root, { "real/deep/x": "" });
     await Deno.symlink("real", join(root, "link"));
     const entries = new EntryKinds(root);
     assert.equal(await entries.isRealFolder(""), true);
@@ -37,8 +37,8 @@ Deno.test("EntryKinds.isRealFolder refuses folders reached through a link", asyn
 });
 
 Deno.test("EntryKinds caches: one lstat per path per instance", async () => {
-  await withTempDir(async (root) => {
-    await writeFile(root, "a", "");
+  await withProject({}, async (root) => {
+    await writeFiles(root, { "a": "" });
     const entries = new EntryKinds(root);
     assert.equal(await entries.kind("a"), "file");
     await Deno.remove(join(root, "a"));

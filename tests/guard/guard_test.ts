@@ -3,13 +3,13 @@ import { join } from "node:path";
 import { formatRefusals, guardOperations, guardRead, type Refusal } from "../../lib/guard/guard.ts";
 import { IgnoreRules } from "../../lib/guard/ignore_rules.ts";
 import type { FileOperation } from "../../lib/reply/operations.ts";
-import { withTempDir, writeFile, writeFiles } from "./helpers.ts";
+import { withProject, writeFiles } from "../support/project.ts";
 
 const write = (path: string, content = "x"): FileOperation => ({ kind: "write", path, content });
 const del = (path: string): FileOperation => ({ kind: "delete", path });
 
 Deno.test("guardOperations passes a harmless reply through, with normalized paths", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await writeFiles(root, { "src/a.ts": "old", "src/old.ts": "old", ".gitignore": "/logs/\n" });
     const ops = [write("./src/a.ts", "new"), write("src/new/b.ts"), del("src/old.ts"), del("gone")];
     const result = await guardOperations(root, ops);
@@ -26,13 +26,13 @@ Deno.test("guardOperations passes a harmless reply through, with normalized path
 });
 
 Deno.test("guardOperations accepts an empty reply", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     assert.deepEqual(await guardOperations(root, []), { ok: true, operations: [] });
   });
 });
 
 Deno.test("guardOperations reports every refused path, in reply order, each with its reason", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await writeFiles(root, { ".gitignore": "*.pem\n", "src/a.ts": "" });
     await Deno.symlink("src", join(root, "lnk"));
     const result = await guardOperations(root, [
@@ -58,7 +58,7 @@ Deno.test("guardOperations reports every refused path, in reply order, each with
 });
 
 Deno.test("guardOperations names the protected rule and the ignore rule", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await writeFiles(root, { ".gitignore": "secrets/\n", "src/.gitignore": "*.gen.ts\n" });
     const result = await guardOperations(root, [
       write("agent-config/gemini-key.txt"),
@@ -77,7 +77,7 @@ Deno.test("guardOperations names the protected rule and the ignore rule", async 
 });
 
 Deno.test("guardOperations refuses paths through a file the same reply writes", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     const result = await guardOperations(root, [write("a"), write("A/b.ts"), write("c/d.ts")]);
     assert.equal(result.ok, false);
     if (result.ok) return;
@@ -87,7 +87,7 @@ Deno.test("guardOperations refuses paths through a file the same reply writes", 
 });
 
 Deno.test("guardOperations refuses a path it cannot inspect, and goes on", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await Deno.symlink("loop", join(root, "loop"));
     // `loop/x` stops at the link; `src/` exists but `src/.gitignore` is a folder: no rules there.
     await Deno.mkdir(join(root, "src/.gitignore"), { recursive: true });
@@ -99,10 +99,10 @@ Deno.test("guardOperations refuses a path it cannot inspect, and goes on", async
 });
 
 Deno.test("guardOperations stays fast on a 2,000-file reply", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     const ops: FileOperation[] = [];
     for (let folder = 0; folder < 100; folder++) {
-      await writeFile(root, `src/m${folder}/.gitignore`, "*.tmp\n!keep.tmp\nbuild/\n");
+      await writeFiles(root, { [`src/m${folder}/.gitignore`]: "*.tmp\n!keep.tmp\nbuild/\n" });
       for (let file = 0; file < 20; file++) {
         ops.push(write(`src/m${folder}/sub${file % 4}/f${file}.ts`));
       }
@@ -117,7 +117,7 @@ Deno.test("guardOperations stays fast on a 2,000-file reply", async () => {
 });
 
 Deno.test("guardRead lets the context builder read ordinary and readable protected files", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await writeFiles(root, {
       "src/a.ts": "",
       "build.sh": "",
@@ -133,7 +133,7 @@ Deno.test("guardRead lets the context builder read ordinary and readable protect
 });
 
 Deno.test("guardRead refuses what the LLM may not read", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await writeFiles(root, {
       ".git/config": "",
       "agent-config/gemini-key.txt": "k",
@@ -178,7 +178,7 @@ Deno.test("guardRead refuses what the LLM may not read", async () => {
 });
 
 Deno.test("guardRead refuses ignore rules loaded for another project", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     const rules = await IgnoreRules.load(join(root, "other"));
     await assert.rejects(() => guardRead(root, "a.ts", rules), RangeError);
   });

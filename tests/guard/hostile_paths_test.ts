@@ -21,7 +21,8 @@ import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { guardOperations } from "../../lib/guard/guard.ts";
 import type { FileOperation } from "../../lib/reply/operations.ts";
-import { gitCheckIgnore, gitInit, withTempDir, writeFiles } from "./helpers.ts";
+import { gitCheckIgnore } from "./helpers.ts";
+import { git, withProject, writeFiles } from "../support/project.ts";
 
 interface Fixture {
   readonly name: string;
@@ -122,7 +123,7 @@ Deno.test("the hostile corpus is large enough and has benign controls", () => {
 
 for (const fixture of FIXTURES) {
   Deno.test(`hostile path ${fixture.name}: ${fixture.why}`, async () => {
-    await withTempDir(async (dir) => {
+    await withProject({}, async (dir) => {
       const root = join(dir, "project");
       const outside = join(dir, "outside");
       await Deno.mkdir(root);
@@ -174,15 +175,13 @@ Deno.test("the corpus's ignore fixtures agree with real git", async () => {
   );
   assert.ok(fixtures.length >= 15, `only ${fixtures.length}`);
   for (const fixture of fixtures) {
-    await withTempDir(async (dir) => {
+    await withProject({}, async (dir) => {
       const root = join(dir, "project");
-      const home = join(dir, "home");
       await Deno.mkdir(root);
-      await Deno.mkdir(home);
       await Deno.mkdir(join(dir, "outside"));
       await build(fixture, root, join(dir, "outside"));
-      await gitInit(root, home);
-      const answers = await gitCheckIgnore(root, home, [fixture.path.replace(/^\.\//, "")]);
+      await git(root, "init", "-q");
+      const answers = await gitCheckIgnore(root, [fixture.path.replace(/^\.\//, "")]);
       assert.equal([...answers.values()][0], fixture.expect === "refused", fixture.name);
     });
   }

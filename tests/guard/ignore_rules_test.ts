@@ -1,36 +1,18 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { IgnoreRules } from "../../lib/guard/ignore_rules.ts";
-import { gitCheckIgnore, gitInit, withTempDir, writeFile, writeFiles } from "./helpers.ts";
-
-/** A project in `dir/project` with an isolated git HOME in `dir/home`. */
-async function withProject(
-  files: Record<string, string>,
-  body: (root: string, home: string) => Promise<void>,
-  options: { init?: boolean } = {},
-): Promise<void> {
-  await withTempDir(async (dir) => {
-    const root = join(dir, "project");
-    const home = join(dir, "home");
-    await Deno.mkdir(root);
-    await Deno.mkdir(home);
-    if (options.init ?? true) await gitInit(root, home);
-    await writeFiles(root, files);
-    await body(root, home);
-  });
-}
+import { gitCheckIgnore } from "./helpers.ts";
+import { withProject, writeFiles } from "../support/project.ts";
 
 /** Asserts IgnoreRules and `git check-ignore` agree on every path (folders end with `/`). */
 async function assertAgreesWithGit(
   root: string,
-  home: string,
   entries: readonly string[],
   ignoreCase = false,
 ): Promise<number> {
   const paths = entries.map((e) => e.replace(/\/$/, ""));
   const answers = await gitCheckIgnore(
     root,
-    home,
     paths,
     ignoreCase ? ["core.ignorecase=true"] : [],
   );
@@ -54,13 +36,13 @@ Deno.test("a nearer .gitignore re-includes a folder the root one ignores (cross-
     "a/.gitignore": "!b/\n",
     "a/b/c": "",
     "a/b/d/e": "",
-  }, async (root, home) => {
+  }, async (root) => {
     const rules = await IgnoreRules.load(root);
     assert.equal(await rules.isIgnored("a/b", true), false);
     assert.equal(await rules.isIgnored("a/b/c", false), false);
     assert.equal(await rules.isIgnored("a/b/d/e", false), false);
-    await assertAgreesWithGit(root, home, ["a/", "a/b/", "a/b/c", "a/b/d/", "a/b/d/e"]);
-  });
+    await assertAgreesWithGit(root, ["a/", "a/b/", "a/b/c", "a/b/d/", "a/b/d/e"]);
+  }, { git: true });
 });
 
 Deno.test("a file under an ignored folder stays ignored whatever negations say", async () => {
@@ -69,19 +51,19 @@ Deno.test("a file under an ignored folder stays ignored whatever negations say",
     "build/keep.txt": "",
     "cache/.gitignore": "!*\n",
     "cache/x": "",
-  }, async (root, home) => {
+  }, async (root) => {
     const rules = await IgnoreRules.load(root);
     assert.equal(await rules.isIgnored("build/keep.txt", false), true);
     assert.equal(await rules.isIgnored("cache/x", false), true);
     assert.equal(await rules.isIgnored("cache/.gitignore", false), true);
-    await assertAgreesWithGit(root, home, [
+    await assertAgreesWithGit(root, [
       "build/",
       "build/keep.txt",
       "cache/",
       "cache/x",
       "cache/.gitignore",
     ]);
-  });
+  }, { git: true });
 });
 
 Deno.test("a negation re-includes a file when its folder is not ignored", async () => {
@@ -91,20 +73,20 @@ Deno.test("a negation re-includes a file when its folder is not ignored", async 
     "x.log": "",
     "logs/keep.txt": "",
     "logs/other.txt": "",
-  }, async (root, home) => {
+  }, async (root) => {
     const rules = await IgnoreRules.load(root);
     assert.equal(await rules.isIgnored("keep.log", false), false);
     assert.equal(await rules.isIgnored("x.log", false), true);
     assert.equal(await rules.isIgnored("logs/keep.txt", false), false);
     assert.equal(await rules.isIgnored("logs/other.txt", false), true);
-    await assertAgreesWithGit(root, home, [
+    await assertAgreesWithGit(root, [
       "keep.log",
       "x.log",
       "logs/",
       "logs/keep.txt",
       "logs/other.txt",
     ]);
-  });
+  }, { git: true });
 });
 
 Deno.test("info/exclude has the lowest precedence", async () => {
@@ -113,8 +95,8 @@ Deno.test("info/exclude has the lowest precedence", async () => {
     "keep.txt": "",
     "other.txt": "",
     "private/x": "",
-  }, async (root, home) => {
-    await writeFile(root, ".git/info/exclude", "*.txt\nprivate/\n");
+  }, async (root) => {
+    await writeFiles(root, { ".git/info/exclude": "*.txt\nprivate/\n" });
     const rules = await IgnoreRules.load(root);
     assert.equal(await rules.isIgnored("keep.txt", false), false);
     assert.equal(await rules.isIgnored("other.txt", false), true);
@@ -123,16 +105,16 @@ Deno.test("info/exclude has the lowest precedence", async () => {
       source: ".git/info/exclude",
       pattern: "private/",
     });
-    await assertAgreesWithGit(root, home, ["keep.txt", "other.txt", "private/", "private/x"]);
-  });
+    await assertAgreesWithGit(root, ["keep.txt", "other.txt", "private/", "private/x"]);
+  }, { git: true });
 });
 
 Deno.test("info/exclude is skipped when .git is a file (a worktree or submodule)", async () => {
   await withProject({ ".git": "gitdir: /elsewhere\n", "x.txt": "" }, async (root) => {
-    await writeFile(root, "elsewhere/info/exclude", "*.txt\n");
+    await writeFiles(root, { "elsewhere/info/exclude": "*.txt\n" });
     const rules = await IgnoreRules.load(root);
     assert.equal(await rules.isIgnored("x.txt", false), false);
-  }, { init: false });
+  });
 });
 
 Deno.test("a symlinked .gitignore is not read, as git >= 2.32 does not follow it", async () => {
@@ -142,7 +124,7 @@ Deno.test("a symlinked .gitignore is not read, as git >= 2.32 does not follow it
     const rules = await IgnoreRules.load(root);
     assert.equal(await rules.isIgnored("secret", false), false);
     assert.equal(await rules.isIgnored("sub/secret", false), false);
-  });
+  }, { git: true });
 });
 
 Deno.test("a .gitignore inside a symlinked folder is not read", async () => {
@@ -151,7 +133,7 @@ Deno.test("a .gitignore inside a symlinked folder is not read", async () => {
     const rules = await IgnoreRules.load(root);
     assert.equal(await rules.isIgnored("real/x", false), true);
     assert.equal(await rules.isIgnored("link/x", false), false);
-  });
+  }, { git: true });
 });
 
 Deno.test("explain names the source, the rule and the ignored ancestor", async () => {
@@ -172,6 +154,7 @@ Deno.test("explain names the source, the rule and the ignored ancestor", async (
       assert.equal(await rules.explain("src/a.ts", false), undefined);
       assert.equal(await rules.explain("./src/x.gen.ts", false) !== undefined, true);
     },
+    { git: true },
   );
 });
 
@@ -181,7 +164,7 @@ Deno.test("folder-only rules do not match files", async () => {
     assert.equal(await rules.isIgnored("out", false), false);
     assert.equal(await rules.isIgnored("out", true), true);
     assert.equal(await rules.isIgnored("out/x", false), true);
-  });
+  }, { git: true });
 });
 
 Deno.test("ignoreCase folds rules and paths the way case-insensitive file systems do", async () => {
@@ -196,14 +179,14 @@ Deno.test("ignoreCase folds rules and paths the way case-insensitive file system
     assert.equal(exact.withIgnoreCase(true).ignoreCase, true);
     assert.equal(exact.withIgnoreCase(false), exact);
     assert.equal(exact.withIgnoreCase(true).withIgnoreCase(false), exact);
-  });
+  }, { git: true });
 });
 
 Deno.test("a project without any ignore file ignores nothing", async () => {
   await withProject({}, async (root) => {
     const rules = await IgnoreRules.load(root);
     assert.equal(await rules.isIgnored("a/b/c", false), false);
-  }, { init: false });
+  });
 });
 
 Deno.test("paths that are not project paths are a programming error", async () => {
@@ -212,7 +195,7 @@ Deno.test("paths that are not project paths are a programming error", async () =
     for (const bad of ["", "a//b", "../x", "a/./b", "./", "/x"]) {
       await assert.rejects(() => rules.isIgnored(bad, false), RangeError, JSON.stringify(bad));
     }
-  }, { init: false });
+  });
 });
 
 // ---------------------------------------------------------------------------
@@ -329,10 +312,10 @@ Deno.test("IgnoreRules agrees with git check-ignore on generated trees", async (
   for (const seed of SEEDS) {
     const tree = generateTree(seed);
     assert.ok(tree.entries.length >= 150, `seed ${seed}: only ${tree.entries.length} paths`);
-    await withProject(tree.files, async (root, home) => {
-      await writeFile(root, ".git/info/exclude", tree.exclude);
-      ignored += await assertAgreesWithGit(root, home, tree.entries);
-    });
+    await withProject(tree.files, async (root) => {
+      await writeFiles(root, { ".git/info/exclude": tree.exclude });
+      ignored += await assertAgreesWithGit(root, tree.entries);
+    }, { git: true });
     checked += tree.entries.length;
   }
   // The trees must test both answers, not agree on "nothing is ignored".
@@ -343,9 +326,9 @@ Deno.test("IgnoreRules agrees with git check-ignore on generated trees", async (
 Deno.test("IgnoreRules with ignoreCase agrees with git -c core.ignorecase=true (ASCII names)", async () => {
   for (const seed of SEEDS.slice(0, 6)) {
     const tree = generateTree(seed * 7919);
-    await withProject(tree.files, async (root, home) => {
-      await writeFile(root, ".git/info/exclude", tree.exclude);
-      await assertAgreesWithGit(root, home, tree.entries, true);
-    });
+    await withProject(tree.files, async (root) => {
+      await writeFiles(root, { ".git/info/exclude": tree.exclude });
+      await assertAgreesWithGit(root, tree.entries, true);
+    }, { git: true });
   }
 });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { readProjectFile } from "../../lib/project_files/read_file.ts";
 import { IgnoreRules } from "../../lib/guard/ignore_rules.ts";
-import { withTempDir, writeFiles } from "../guard/helpers.ts";
+import { withProject, writeFiles } from "../support/project.ts";
 
 /** The largest file a prompt shows: 1 MiB. */
 const MAX_FILE_BYTES = 1024 * 1024;
@@ -17,7 +17,7 @@ const PROJECT = {
 };
 
 Deno.test("readProjectFile reads a file the guard allows, as UTF-8, without a leading ./", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await writeFiles(root, PROJECT);
     const rules = await IgnoreRules.load(root);
     assert.deepEqual(await readProjectFile(root, "src/a.ts", rules), {
@@ -39,7 +39,7 @@ Deno.test("readProjectFile reads a file the guard allows, as UTF-8, without a le
 });
 
 Deno.test("readProjectFile decodes invalid UTF-8 with replacement characters", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await Deno.writeFile(join(root, "latin1.txt"), new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]));
     const outcome = await readProjectFile(root, "latin1.txt", await IgnoreRules.load(root));
     assert.deepEqual(outcome, { ok: true, path: "latin1.txt", text: "caf\ufffd\n" });
@@ -100,7 +100,7 @@ const WITHHELD = new Set(["src/image.png", "src/big.txt"]);
 
 for (const { name, path, reason, setup } of REFUSED) {
   Deno.test(`readProjectFile refuses ${name}`, async () => {
-    await withTempDir(async (root) => {
+    await withProject({}, async (root) => {
       await writeFiles(root, PROJECT);
       const outside = await Deno.makeTempDir({ prefix: "code-commit-outside-" });
       try {
@@ -122,7 +122,7 @@ for (const { name, path, reason, setup } of REFUSED) {
 }
 
 Deno.test("readProjectFile accepts a file of exactly the limit", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await Deno.writeTextFile(join(root, "max.txt"), "y".repeat(MAX_FILE_BYTES));
     const outcome = await readProjectFile(root, "max.txt", await IgnoreRules.load(root));
     assert.equal(outcome.ok && outcome.text.length, MAX_FILE_BYTES);

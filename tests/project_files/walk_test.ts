@@ -8,7 +8,7 @@ import {
 } from "../../lib/project_files/walk.ts";
 import { IgnoreRules } from "../../lib/guard/ignore_rules.ts";
 import { checkPathSyntax } from "../../lib/guard/path_syntax.ts";
-import { git, gitInit, withTempDir, writeFiles } from "../guard/helpers.ts";
+import { git, runGit, withProject, writeFiles } from "../support/project.ts";
 
 /** A tree with ignore rules of every kind git has, for comparing the walk with git itself. */
 const RULES_TREE: Record<string, string> = {
@@ -58,14 +58,12 @@ async function allFiles(root: string, readDir?: ReadDir): Promise<string[]> {
 }
 
 Deno.test("walkTree lists exactly the files git lists as not ignored", async () => {
-  await withTempDir(async (dir) => {
+  await withProject({}, async (dir) => {
     const root = join(dir, "project");
-    const home = join(dir, "home");
     await Deno.mkdir(root);
-    await Deno.mkdir(home);
-    await gitInit(root, home);
+    await git(root, "init", "-q");
     await writeFiles(root, RULES_TREE);
-    const listed = await git(root, home, ["ls-files", "--others", "--exclude-standard", "-z"]);
+    const listed = await runGit(root, ["ls-files", "--others", "--exclude-standard", "-z"]);
     assert.equal(listed.code, 0, listed.stderr);
     const expected = listed.stdout.split("\0").filter((path) => path !== "").sort();
     assert.ok(expected.includes("src/nested/keep.gen.ts") && expected.includes("src/keep.log"));
@@ -75,7 +73,7 @@ Deno.test("walkTree lists exactly the files git lists as not ignored", async () 
 });
 
 Deno.test("walkTree never opens an ignored folder, a protected folder, or a linked folder", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await writeFiles(root, RULES_TREE);
     await writeFiles(root, { "src/x/.git/HEAD": "", "vendor/.git/config": "" });
     const outside = await Deno.makeTempDir({ prefix: "code-commit-outside-" });
@@ -106,7 +104,7 @@ Deno.test("walkTree never opens an ignored folder, a protected folder, or a link
 });
 
 Deno.test("listFolder leaves out links, special files and .git, and lists empty folders", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await writeFiles(root, { ".gitignore": "", "src/real.ts": "", "src/sub/.git": "gitdir: x\n" });
     await Deno.mkdir(join(root, "src/empty"));
     await Deno.symlink("real.ts", join(root, "src/link.ts"));
@@ -129,7 +127,7 @@ Deno.test("listFolder leaves out links, special files and .git, and lists empty 
 });
 
 Deno.test("listFolder reports names the guard would refuse, and leaves them out", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     const names = ["ok.ts", "new\nline.ts", "trailing.", "BUILD~1.SH", " space.ts", "tab\t.ts"];
     await writeFiles(root, Object.fromEntries(names.map((name) => [`src/${name}`, ""])));
     const rules = await IgnoreRules.load(root);
@@ -148,7 +146,7 @@ Deno.test("listFolder reports names the guard would refuse, and leaves them out"
 });
 
 Deno.test("listFolder leaves out what is ignored only once case is folded, as the guard refuses it", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await writeFiles(root, {
       ".gitignore": "Secret.txt\nBuild/\n",
       "secret.txt": "",
@@ -161,7 +159,7 @@ Deno.test("listFolder leaves out what is ignored only once case is folded, as th
 });
 
 Deno.test("walkTree reports a folder it cannot read and goes on", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await writeFiles(root, { "src/a/x.ts": "", "src/b/y.ts": "" });
     const failing: ReadDir = (path) => {
       if (path.endsWith("/src/a")) {
@@ -179,7 +177,7 @@ Deno.test("walkTree reports a folder it cannot read and goes on", async () => {
 });
 
 Deno.test("walkTree lists folders in tree order, whatever the concurrency", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await writeFiles(root, { "src/a-b/1": "", "src/a/b/2": "", "src/a/3": "", "src/B/4": "" });
     for (const concurrency of [1, 2, 64]) {
       const walk = await walkTree(root, "src", await IgnoreRules.load(root), { concurrency });
@@ -195,7 +193,7 @@ Deno.test("walkTree lists folders in tree order, whatever the concurrency", asyn
 });
 
 Deno.test("walkTree with enter lists a folder it does not enter, and never opens it", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await writeFiles(root, {
       "src/a/x.ts": "",
       "src/a/inner/y.ts": "",
@@ -281,7 +279,7 @@ Deno.test("listFolder leaves out the protected table's unreadable entries: .git 
     ["", "build.sh", false],
     ["", ".gitignore", false],
   ];
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     for (const [folder, name, unreadable] of cases) {
       const { listing, skipped } = await listAsIf(root, folder, [[name, true]]);
       const path = folder === "" ? name : `${folder}/${name}`;
@@ -317,7 +315,7 @@ Deno.test("listFolder refuses exactly the names the guard's syntax check refuses
   const deep = Array.from({ length: 40 }, (_, i) => `folder${i}${"x".repeat(100)}`).join("/");
   const parents = ["", "src", `src/${"d".repeat(200)}/${"e".repeat(200)}`, "ü".repeat(120), deep];
   assert.notEqual(checkPathSyntax(`${deep}/a.ts`), undefined, "over 4096 bytes");
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     for (const parent of parents) {
       const { listing, skipped } = await listAsIf(root, parent, names.map((name) => [name, false]));
       for (const name of names) {

@@ -1,7 +1,10 @@
 /**
- * Temporary projects for end-to-end tests: a real folder with a real git
+ * Temporary projects for every test that needs a real folder: the one
+ * helper that makes them ({@link tempProject}, {@link withProject}), the
+ * end-to-end preset on top of it ({@link makeProject}: a real git
  * repository, a `.gitignore` that protects agent-config/, API keys, a query,
- * a rollup and a `build.sh`.
+ * a rollup and a `build.sh`), and `git` run in isolation from the machine's
+ * own configuration.
  *
  * @module
  */
@@ -29,6 +32,98 @@ echo "error: src/status.txt is not ok" >&2
 exit 1
 `;
 
+/** A file to write: its text or bytes, or both with the permission bits it gets. */
+export type FileSpec = string | Uint8Array | {
+  readonly content: string | Uint8Array;
+  readonly mode: number;
+};
+
+/** Files to write, path (relative, `/`-separated) → content; parent folders are created. */
+export type Files = Readonly<Record<string, FileSpec>>;
+
+/** Writes every file of `files` under `root`, creating the folders on the way. */
+export async function writeFiles(root: string, files: Files): Promise<void> {
+  for (const [path, spec] of Object.entries(files)) {
+    const absolute = join(root, path);
+    await Deno.mkdir(dirname(absolute), { recursive: true });
+    const content = typeof spec === "string" || spec instanceof Uint8Array ? spec : spec.content;
+    if (typeof content === "string") await Deno.writeTextFile(absolute, content);
+    else await Deno.writeFile(absolute, content);
+    if (typeof spec === "object" && !(spec instanceof Uint8Array)) {
+      await Deno.chmod(absolute, spec.mode);
+    }
+  }
+}
+
+/** How to make a temporary project beyond its files. */
+export interface TempProjectOptions {
+  /** Empty folders to make. */
+  readonly folders?: readonly string[];
+  /** Make it a git repository (`git init`, before the files are written; default false). */
+  readonly git?: boolean;
+}
+
+/** A temporary project: a real folder, removed when disposed. */
+export interface TempProject extends AsyncDisposable {
+  /** Its absolute path, with no symbolic link in it. */
+  readonly root: string;
+  /** Writes a file (folders are created). */
+  write(path: string, content: string): Promise<void>;
+  /** Reads a file. */
+  read(path: string): Promise<string>;
+  /** Tells whether a path exists (without following a final link). */
+  exists(path: string): Promise<boolean>;
+  /** Every file under the root except `.git/`, path → content, sorted. */
+  snapshot(): Promise<Map<string, string>>;
+}
+
+/** Makes a temporary project holding `files` (and `options.folders`), optionally a git repository. */
+export async function tempProject(
+  files: Files = {},
+  options: TempProjectOptions = {},
+): Promise<TempProject> {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "code-commit-project-" }));
+  if (options.git) await git(root, "init", "-q");
+  for (const folder of options.folders ?? []) {
+    await Deno.mkdir(join(root, folder), { recursive: true });
+  }
+  await writeFiles(root, files);
+  return {
+    root,
+    write: (path, content) => writeFiles(root, { [path]: content }),
+    read: (path) => Deno.readTextFile(join(root, path)),
+    async exists(path) {
+      try {
+        await Deno.lstat(join(root, path));
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async snapshot() {
+      const snapshot = new Map<string, string>();
+      for (const path of await listFiles(root)) {
+        if (path === ".git" || path.startsWith(".git/")) continue;
+        snapshot.set(path, await Deno.readTextFile(join(root, path)));
+      }
+      return snapshot;
+    },
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(root, { recursive: true });
+    },
+  };
+}
+
+/** Runs `body` in a temporary project holding `files`, removed afterwards; returns what `body` returns. */
+export async function withProject<T>(
+  files: Files,
+  body: (root: string) => Promise<T>,
+  options: TempProjectOptions = {},
+): Promise<T> {
+  await using project = await tempProject(files, options);
+  return await body(project.root);
+}
+
 /** How to make a project; everything has a default. */
 export interface ProjectOptions {
   /** Files to write, path → content (folders are created). */
@@ -47,31 +142,16 @@ export interface ProjectOptions {
   readonly git?: boolean;
 }
 
-/** A temporary project. */
-export interface Project {
-  /** Its absolute path. */
-  readonly root: string;
-  /** Writes a file (folders are created). */
-  write(path: string, content: string): Promise<void>;
-  /** Reads a file. */
-  read(path: string): Promise<string>;
-  /** Tells whether a path exists (without following a final link). */
-  exists(path: string): Promise<boolean>;
-  /** Every file under the root except `.git/`, path → content, sorted. */
-  snapshot(): Promise<Map<string, string>>;
+/** An end-to-end project. */
+export interface Project extends TempProject {
   /** Names of the run folders in logs/, sorted. */
   logRuns(): Promise<string[]>;
-  /** Removes the project. */
-  [Symbol.asyncDispose](): Promise<void>;
 }
 
-/** Makes a temporary project. */
+/** Makes an end-to-end project (a {@link tempProject} with the files a run needs). */
 export async function makeProject(options: ProjectOptions = {}): Promise<Project> {
-  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "code-commit-project-" }));
-  const write = async (path: string, content: string) => {
-    await Deno.mkdir(dirname(join(root, path)), { recursive: true });
-    await Deno.writeTextFile(join(root, path), content);
-  };
+  const project = await tempProject();
+  const { root, write } = project;
   const gitignore = options.gitignore === undefined
     ? "/agent-config\n/logs\nnode_modules/\n"
     : options.gitignore;
@@ -97,25 +177,7 @@ export async function makeProject(options: ProjectOptions = {}): Promise<Project
   }
 
   return {
-    root,
-    write,
-    read: (path) => Deno.readTextFile(join(root, path)),
-    async exists(path) {
-      try {
-        await Deno.lstat(join(root, path));
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    async snapshot() {
-      const files = new Map<string, string>();
-      for (const path of await listFiles(root)) {
-        if (path === ".git" || path.startsWith(".git/")) continue;
-        files.set(path, await Deno.readTextFile(join(root, path)));
-      }
-      return files;
-    },
+    ...project,
     async logRuns() {
       try {
         const names: string[] = [];
@@ -124,9 +186,6 @@ export async function makeProject(options: ProjectOptions = {}): Promise<Project
       } catch {
         return [];
       }
-    },
-    async [Symbol.asyncDispose]() {
-      await Deno.remove(root, { recursive: true });
     },
   };
 }
@@ -142,18 +201,63 @@ export async function listFiles(root: string, prefix = ""): Promise<string[]> {
   return paths.sort();
 }
 
-/** Runs git in `root` with a clean configuration; throws with its stderr when it fails. */
-export async function git(root: string, ...args: string[]): Promise<string> {
-  const result = await new Deno.Command("git", {
+/** What one `git` run printed and how it ended. */
+export interface GitResult {
+  /** The exit status. */
+  readonly code: number;
+  /** Standard output, decoded. */
+  readonly stdout: string;
+  /** Standard error, decoded. */
+  readonly stderr: string;
+}
+
+/** A home folder that does not exist: git finds no user configuration and no global excludes there. */
+const NO_HOME = "/nonexistent/code-commit-test-home";
+
+/**
+ * Runs `git args...` in `root` isolated from the machine: no system or
+ * global configuration, no global excludes file, a fixed identity and the C
+ * locale; `stdin` is fed to it. Returns whatever git did.
+ */
+export async function runGit(
+  root: string,
+  args: readonly string[],
+  stdin?: string,
+): Promise<GitResult> {
+  const child = new Deno.Command("git", {
     args: ["-c", "user.name=test", "-c", "user.email=test@example.com", ...args],
     cwd: root,
-    env: { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
+    clearEnv: true,
+    env: {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      HOME: NO_HOME,
+      XDG_CONFIG_HOME: NO_HOME,
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_CONFIG_GLOBAL: "/dev/null",
+      LANG: "C",
+      LC_ALL: "C",
+    },
+    stdin: stdin === undefined ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",
-  }).output();
-  const decoder = new TextDecoder();
-  if (!result.success) {
-    throw new Error(`git ${args.join(" ")} failed: ${decoder.decode(result.stderr)}`);
+  }).spawn();
+  if (stdin !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(stdin));
+    await writer.close();
   }
-  return decoder.decode(result.stdout);
+  const output = await child.output();
+  const decoder = new TextDecoder();
+  return {
+    code: output.code,
+    stdout: decoder.decode(output.stdout),
+    stderr: decoder.decode(output.stderr),
+  };
+}
+
+/** Runs git in `root` as {@link runGit} does; returns its stdout, throws with its stderr when it fails. */
+export async function git(root: string, ...args: string[]): Promise<string> {
+  const result = await runGit(root, args);
+  if (result.code !== 0) throw new Error(`git ${args.join(" ")} failed: ${result.stderr}`);
+  return result.stdout;
 }
