@@ -3,11 +3,12 @@
  * module, and the exact `full` and `module` codebases.
  */
 import assert from "node:assert/strict";
+import { withProject } from "../../support/project.ts";
 import { join } from "node:path";
 import { assembleTaskCodebase } from "../../../lib/workflows/auto_workflow/codebase.ts";
 import type { Module } from "../../../lib/workflows/auto_workflow/graph.ts";
 import { loadModules } from "../../../lib/workflows/auto_workflow/modules.ts";
-import { dependencies, fixtureFiles, withFiles } from "./helpers.ts";
+import { dependencies, fixtureFiles } from "./helpers.ts";
 
 /** The largest file a prompt shows: 1 MiB. */
 const MAX_FILE_BYTES = 1024 * 1024;
@@ -37,7 +38,7 @@ async function filesOf(root: string, path: string, others: readonly string[]): P
 }
 
 Deno.test("a module's files stop at nested modules, ignored paths, links and protected folders", async () => {
-  await withFiles({
+  await withProject({
     ".gitignore": "/agent-config\n*.log\nsrc/a/build/\n",
     "UserSpecification.md": "root\n",
     "src/ModuleDependencies.md": dependencies("src/a"),
@@ -70,7 +71,7 @@ Deno.test("a module's files stop at nested modules, ignored paths, links and pro
 });
 
 Deno.test("the root module never reads agent-config, agent-state, logs, app-data or .git", async () => {
-  await withFiles({
+  await withProject({
     ".gitignore": "",
     "UserSpecification.md": "root\n",
     "agent-config/gemini-key.txt": "secret\n",
@@ -91,7 +92,7 @@ Deno.test("the root module never reads agent-config, agent-state, logs, app-data
 });
 
 Deno.test("full = top spec, the module's files, each dependency's spec and API; module = its files", async () => {
-  await withFiles(await fixtureFiles("five_modules"), async (root) => {
+  await withProject(await fixtureFiles("five_modules"), async (root) => {
     const { modules } = await loadModules(root);
     const llm = modules.find((m) => m.path === "src/llm")!;
     const paths = async (of: Module, kind: "full" | "module") =>
@@ -128,7 +129,7 @@ Deno.test("full = top spec, the module's files, each dependency's spec and API; 
 });
 
 Deno.test("assembleTaskCodebase: the exact text, a dependency's missing APISignatures.md left out", async () => {
-  await withFiles(await fixtureFiles("five_modules"), async (root) => {
+  await withProject(await fixtureFiles("five_modules"), async (root) => {
     const { modules } = await loadModules(root);
     const llm = modules.find((m) => m.path === "src/llm")!;
     const { text: codebase, warnings } = await assembleTaskCodebase(root, llm, modules, "full");
@@ -150,7 +151,7 @@ Deno.test("assembleTaskCodebase: the exact text, a dependency's missing APISigna
 });
 
 Deno.test("assembleTaskCodebase: a file over the size limit, or binary, is listed with a note, not read", async () => {
-  await withFiles({
+  await withProject({
     "UserSpecification.md": "root\n",
     "src/ModuleDependencies.md": dependencies(),
   }, async (root) => {
@@ -181,7 +182,7 @@ Deno.test("assembleTaskCodebase: a file over the size limit, or binary, is liste
 });
 
 Deno.test("a name the guard refuses, or a file ignored only once case is folded, is left out", async () => {
-  await withFiles({
+  await withProject({
     ".gitignore": "Secret.txt\nBuild/\n",
     "UserSpecification.md": "root\n",
     "src/a/UserSpecification.md": "a\n",
@@ -202,7 +203,7 @@ Deno.test("a name the guard refuses, or a file ignored only once case is folded,
 });
 
 Deno.test("a module's files never include .git inside a readable protected folder (target/.git)", async () => {
-  await withFiles({
+  await withProject({
     "UserSpecification.md": "root\n",
     "target/debug/app": "build output\n",
     "target/.git/config": "never read\n",
@@ -215,7 +216,7 @@ Deno.test("a module's files never include .git inside a readable protected folde
 });
 
 Deno.test("assembleTaskCodebase: refused names and case-folded ignores never reach the codebase; the user is told", async () => {
-  await withFiles({
+  await withProject({
     ".gitignore": "Secret.txt\n",
     "UserSpecification.md": "root\n",
     "src/ModuleDependencies.md": dependencies("src/a"),
@@ -245,7 +246,7 @@ Deno.test("assembleTaskCodebase: refused names and case-folded ignores never rea
 });
 
 Deno.test("assembleTaskCodebase: a dependency's file the guard refuses is left out with a warning", async () => {
-  await withFiles({
+  await withProject({
     ".gitignore": "/src/b/APISignatures.md\n",
     "UserSpecification.md": "root\n",
     "src/ModuleDependencies.md": dependencies("src/a"),

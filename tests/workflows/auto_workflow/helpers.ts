@@ -1,10 +1,10 @@
 /**
- * Helpers shared by the auto-workflow tests: temporary folders with files,
- * and the five-module fixture project of `tests/fixtures/auto_workflow/`.
+ * Helpers shared by the auto-workflow tests: the five-module fixture project
+ * of `tests/fixtures/auto_workflow/`, dependency lists, and stages by name.
  *
  * @module
  */
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { listFiles } from "../../support/project.ts";
 import { type Stage, type StageName, STAGES } from "../../../lib/workflows/auto_workflow/stages.ts";
@@ -20,23 +20,6 @@ export async function fixtureFiles(name: string): Promise<Record<string, string>
   const files: Record<string, string> = {};
   for (const path of await listFiles(root)) files[path] = await Deno.readTextFile(join(root, path));
   return files;
-}
-
-/** A temporary folder holding `files`, removed after `body`. */
-export async function withFiles<T>(
-  files: Record<string, string>,
-  body: (root: string) => Promise<T>,
-): Promise<T> {
-  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "code-commit-aw-" }));
-  try {
-    for (const [path, content] of Object.entries(files)) {
-      await Deno.mkdir(dirname(join(root, path)), { recursive: true });
-      await Deno.writeTextFile(join(root, path), content);
-    }
-    return await body(root);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
 }
 
 /** `# Module Dependencies`, a blank line, then `paths`, one per line. */
