@@ -19,10 +19,10 @@ import { ROOT_MODULE } from "./module_paths.ts";
 import { STAGES } from "./stages.ts";
 
 /** The folder of the cache, relative to the project root. */
-export const CACHE_DIR = "agent-state/specifications";
+const CACHE_DIR = "agent-state/specifications";
 
 /** The cache file of `stage` for the module at `modulePath`, relative to the project root. Never throws. */
-export function cachePath(modulePath: string, stage: string): string {
+function cachePath(modulePath: string, stage: string): string {
   return modulePath === ROOT_MODULE
     ? `${CACHE_DIR}/${stage}`
     : `${CACHE_DIR}/${modulePath}/${stage}`;

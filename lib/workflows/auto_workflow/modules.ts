@@ -1,20 +1,7 @@
 /**
- * Module discovery and the module graph of a project (seed 003's
- * preprocessing phase), done before any LLM call.
- *
- * A module is a folder holding a regular file `UserSpecification.md`: the
- * project root (required), and any folder under `src/` at any depth. `src/`
- * is searched with the shared walk (`lib/project_files/walk.ts`), as the path
- * guard sees it: it never follows a symbolic link, never enters a folder git
- * ignores (exactly, or once case is folded) or one the tool may not read
- * (`.git`), nor one whose name the guard refuses; and a specification git
- * ignores makes no module. A `src/UserSpecification.md` is a problem: `src/`
- * holds the root module's documents. The root module's
- * `ModuleDependencies.md` and `APISignatures.md` are read from `src/`, or
- * from the project root where `src/` has none (SPEC.md decision 13); a root
- * copy beside one in `src/` is ignored, with a warning. Two modules whose
- * specification caches collide (`src/a` and `src/a/implemented`: see
- * {@link cacheCollisions}) are a problem.
+ * The module graph of a project (seed 003's preprocessing phase), done
+ * before any LLM call: the modules discovery finds (`discovery.ts`), each
+ * one's `ModuleDependencies.md`, and the graph they make.
  *
  * Every problem is collected before one {@link StructureError} reports them
  * all; what the search left out is returned as warnings, for the caller to
@@ -25,32 +12,21 @@
 import { join } from "node:path";
 import { CodeCommitError, messageOf } from "../../errors/errors.ts";
 import { lstatOrUndefined } from "../../guard/entry_kinds.ts";
-import { guardRead } from "../../guard/guard.ts";
-import { IgnoreRules } from "../../guard/ignore_rules.ts";
-import { compareCodePoints } from "../../project_files/order.ts";
-import { describeSkipped, type WalkResult, walkTree } from "../../project_files/walk.ts";
 import {
   type DeclaredDependency,
   DEPENDENCIES_FILE,
   DEPENDENCIES_HEADER,
   parseDependencyList,
 } from "./dependencies_file.ts";
-import { type CacheCollision, cacheCollisions } from "./cache.ts";
+import { describeKind, discoverModules } from "./discovery.ts";
 import { buildGraph, type DeclaredModule, type Module } from "./graph.ts";
-import {
-  API_FILE,
-  describeModule,
-  type ModuleInfo,
-  ROOT_MODULE,
-  SOURCE_DIR,
-  SPEC_FILE,
-} from "./module_paths.ts";
+import { describeModule, type ModuleInfo } from "./module_paths.ts";
 
 /** The project's module structure is wrong; `problems` lists every problem, one line each. */
 export class StructureError extends CodeCommitError {
   /** Every problem found, one line each, naming the module and what to fix. */
   readonly problems: readonly string[];
-  /** What the search for modules left out, one line each (see {@link Discovery}); shown before the problems. */
+  /** What the search for modules left out, one line each (see `Discovery` in discovery.ts); shown before the problems. */
   readonly warnings: readonly string[];
 
   /** Makes the error; its message is the one problem, or a count when there are several. */
@@ -70,179 +46,11 @@ export class StructureError extends CodeCommitError {
 export interface LoadedModules {
   /** The modules by depth, then path. */
   readonly modules: readonly Module[];
-  /** What the search left out, one line each (see {@link Discovery}), for the caller to show. */
-  readonly warnings: readonly string[];
-}
-
-/** What discovery found: the modules, sorted by path, the problems, and the warnings. */
-export interface Discovery {
-  /** Every module found, the root module first, then by path in code-point order. */
-  readonly modules: readonly ModuleInfo[];
-  /** Problems found on the way (one line each). */
-  readonly problems: readonly string[];
-  /**
-   * What the search left out that the user should hear about, one line each:
-   * a folder it could not read, a folder whose name the path guard refuses,
-   * a specification git ignores, a root-module document in the root that a
-   * copy in `src/` overrides.
-   */
+  /** What the search left out, one line each (see `Discovery` in discovery.ts), for the caller to show. */
   readonly warnings: readonly string[];
 }
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
-
-function describeKind(info: Deno.FileInfo): string {
-  return info.isSymlink ? "a symbolic link" : info.isDirectory ? "a folder" : "not a regular file";
-}
-
-/**
- * Finds every module of the project at `root` (see the module doc for the
- * rules). Problems that concern one module (a specification that is a
- * symbolic link) are returned, not thrown; so are warnings about what the
- * search left out (a folder under `src/` it could not read is one, not an
- * error; a root-module document in the root beside one in `src/` is another).
- *
- * @throws {CodeCommitError} when `src/` cannot be listed, an entry cannot be
- * inspected, or the ignore rules cannot be read.
- */
-export async function discoverModules(root: string): Promise<Discovery> {
-  const problems: string[] = [];
-  const warnings: string[] = [];
-  const modules: ModuleInfo[] = [];
-
-  const rootSpec = await lstatOrUndefined(join(root, SPEC_FILE));
-  if (rootSpec === undefined) {
-    problems.push(
-      `${SPEC_FILE} not found in the project root: the auto workflow needs the project's ` +
-        "top-level specification (the root module); write it, then run again",
-    );
-  } else if (!rootSpec.isFile) {
-    problems.push(
-      `${SPEC_FILE} in the project root is ${describeKind(rootSpec)}: the root module's ` +
-        "specification must be a regular file",
-    );
-  }
-
-  const source = await lstatOrUndefined(join(root, SOURCE_DIR));
-  const hasSource = source?.isDirectory === true;
-  if (source?.isSymlink) {
-    problems.push(
-      `${SOURCE_DIR} is a symbolic link: the auto workflow does not follow links, so it cannot ` +
-        `look for modules in it; make ${SOURCE_DIR}/ a real folder`,
-    );
-  }
-
-  if (hasSource) {
-    await searchSource(root, await IgnoreRules.load(root), modules, problems, warnings);
-  }
-
-  const rootDocuments = [];
-  for (const name of [DEPENDENCIES_FILE, API_FILE]) {
-    const inSource = hasSource &&
-      (await lstatOrUndefined(join(root, SOURCE_DIR, name))) !== undefined;
-    const inRoot = (await lstatOrUndefined(join(root, name))) !== undefined;
-    if (inSource && inRoot) {
-      warnings.push(
-        `${name} in the project root is ignored: the root module's ${name} is read from ` +
-          `${SOURCE_DIR}/${name}, which exists too; delete the root copy`,
-      );
-    }
-    rootDocuments.push(inSource || (hasSource && !inRoot) ? `${SOURCE_DIR}/${name}` : name);
-  }
-  modules.push({
-    path: ROOT_MODULE,
-    specPath: SPEC_FILE,
-    dependenciesFile: rootDocuments[0],
-    apiFile: rootDocuments[1],
-  });
-
-  modules.sort((a, b) => compareCodePoints(a.path, b.path));
-  for (const collision of cacheCollisions(modules.map((module) => module.path))) {
-    problems.push(describeCollision(collision));
-  }
-  return { modules, problems, warnings };
-}
-
-/** One line naming both modules, the stage, and the folder to rename. */
-function describeCollision({ outer, inner, stage, file, folder }: CacheCollision): string {
-  return `${describeModule(outer)} and ${describeModule(inner)} cannot both be modules: ` +
-    `${outer}'s cached specification for the stage ${stage}, ${file}, stands where ${inner}'s ` +
-    `cache folder must go; rename the folder ${folder} (a folder directly in a module cannot ` +
-    "be named like a stage when it is or holds a module)";
-}
-
-/**
- * Walks `src/` (a real folder) for modules: each folder the walk lists,
- * `src/` excepted, whose listing holds `UserSpecification.md` is one. A
- * specification the walk left out is a problem when it is a link or not a
- * regular file, a warning when git ignores it.
- */
-async function searchSource(
-  root: string,
-  rules: IgnoreRules,
-  modules: ModuleInfo[],
-  problems: string[],
-  warnings: string[],
-): Promise<void> {
-  let walk: WalkResult;
-  try {
-    walk = await walkTree(root, SOURCE_DIR, rules);
-  } catch (error) {
-    if (error instanceof CodeCommitError) throw error;
-    throw new CodeCommitError(
-      `cannot list the folder ${SOURCE_DIR} while looking for modules: ${messageOf(error)}`,
-      undefined,
-      { cause: error },
-    );
-  }
-  // A file left out cannot hide a module (the codebase that would show it says so); a folder can.
-  for (const entry of walk.skipped) {
-    if (entry.isDirectory) warnings.push(describeSkipped(entry, "the search for modules"));
-  }
-
-  for (const folder of walk.folders) {
-    const specPath = `${folder.path}/${SPEC_FILE}`;
-    const listed = folder.files.includes(specPath);
-    if (folder.path === SOURCE_DIR) {
-      if (listed || (await lstatOrUndefined(join(root, specPath))) !== undefined) {
-        problems.push(
-          `${specPath}: ${SOURCE_DIR}/ itself cannot be a module, because it holds the root ` +
-            `module's ${DEPENDENCIES_FILE} and ${API_FILE}; move this specification into a ` +
-            `folder under ${SOURCE_DIR}/`,
-        );
-      }
-      continue;
-    }
-    if (listed) {
-      modules.push({
-        path: folder.path,
-        specPath,
-        dependenciesFile: `${folder.path}/${DEPENDENCIES_FILE}`,
-        apiFile: `${folder.path}/${API_FILE}`,
-      });
-      continue;
-    }
-    const spec = await lstatOrUndefined(join(root, specPath));
-    if (spec === undefined) continue;
-    if (!spec.isFile) {
-      problems.push(
-        `${specPath} is ${
-          spec.isSymlink ? "a symbolic link" : "not a regular file"
-        }: a module's specification must be a regular file in the module's folder`,
-      );
-      continue;
-    }
-    // A regular file the walk left out: git ignores it (on a case-insensitive file system, it
-    // may also be another spelling of the name, which the guard accepts and is no module).
-    const refused = await guardRead(root, specPath, rules);
-    if (refused !== undefined) {
-      warnings.push(
-        `${specPath} ${refused}, so ${folder.path} is not taken as a module: the auto workflow ` +
-          "sees only what git sees",
-      );
-    }
-  }
-}
 
 /**
  * Reads the `ModuleDependencies.md` of each module. A missing file, one that
@@ -251,7 +59,7 @@ async function searchSource(
  *
  * @throws {CodeCommitError} when a file exists but cannot be read.
  */
-export async function readDependencies(
+async function readDependencies(
   root: string,
   modules: readonly ModuleInfo[],
 ): Promise<{ declared: DeclaredModule[]; problems: string[] }> {

@@ -5,29 +5,27 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
-  CACHE_DIR,
   cacheCollisions,
-  cachePath,
   readCache,
   writeCache,
 } from "../../../lib/workflows/auto_workflow/cache.ts";
 import { CodeCommitError } from "../../../lib/errors/errors.ts";
-import { listFiles } from "../../support/project.ts";
-import { withFiles } from "./helpers.ts";
+import { listFiles, withProject } from "../../support/project.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
-Deno.test("cachePath: the root module directly under agent-state/specifications/", () => {
-  assert.equal(CACHE_DIR, "agent-state/specifications");
-  assert.equal(cachePath("", "self-consistent"), "agent-state/specifications/self-consistent");
-  assert.equal(
-    cachePath("src/llm", "implemented"),
-    "agent-state/specifications/src/llm/implemented",
-  );
-  assert.equal(
-    cachePath("src/llm/gemini", "polished"),
-    "agent-state/specifications/src/llm/gemini/polished",
-  );
+Deno.test("writeCache: the root module directly under agent-state/specifications/, the others under their path", async () => {
+  await withProject({}, async (root) => {
+    const cases: [string, string, string][] = [
+      ["", "self-consistent", "agent-state/specifications/self-consistent"],
+      ["src/llm", "implemented", "agent-state/specifications/src/llm/implemented"],
+      ["src/llm/gemini", "polished", "agent-state/specifications/src/llm/gemini/polished"],
+    ];
+    for (const [module, stage, file] of cases) {
+      assert.equal(await writeCache(root, module, stage, bytes(file)), file);
+      assert.equal(await Deno.readTextFile(join(root, file)), file);
+    }
+  });
 });
 
 Deno.test("cacheCollisions: a module in a folder named like a stage, directly in a module, at any depth", () => {
@@ -76,7 +74,7 @@ Deno.test("cacheCollisions: none where the cache files and folders are apart", (
 });
 
 Deno.test("writeCache/readCache: creates the folders, writes the exact bytes, reads them back", async () => {
-  await withFiles({}, async (root) => {
+  await withProject({}, async (root) => {
     assert.equal(await readCache(root, "src/llm", "implemented"), undefined);
     const spec = bytes("# LLM\r\nbytes as they are\u00e9\n");
     const file = await writeCache(root, "src/llm", "implemented", spec);
@@ -92,15 +90,16 @@ Deno.test("writeCache/readCache: creates the folders, writes the exact bytes, re
 });
 
 Deno.test("writeCache: replaces an older copy and leaves no temporary file", async () => {
-  await withFiles({ [cachePath("src/a", "documented")]: "old spec" }, async (root) => {
+  const file = "agent-state/specifications/src/a/documented";
+  await withProject({ [file]: "old spec" }, async (root) => {
     await writeCache(root, "src/a", "documented", bytes("new spec"));
-    assert.equal(await Deno.readTextFile(join(root, cachePath("src/a", "documented"))), "new spec");
+    assert.equal(await Deno.readTextFile(join(root, file)), "new spec");
     assert.deepEqual(await listFiles(root), ["agent-state/specifications/src/a/documented"]);
   });
 });
 
 Deno.test("readCache: missing folders on the way mean never passed", async () => {
-  await withFiles({ "agent-state/other.txt": "" }, async (root) => {
+  await withProject({ "agent-state/other.txt": "" }, async (root) => {
     assert.equal(await readCache(root, "src/deep/module", "implemented"), undefined);
   });
 });
@@ -122,7 +121,7 @@ for (
   ] as const
 ) {
   Deno.test(`writeCache/readCache: refuse ${name} as a symbolic link, and write nothing through it`, async () => {
-    await withFiles({ "elsewhere/keep.txt": "x" }, async (root) => {
+    await withProject({ "elsewhere/keep.txt": "x" }, async (root) => {
       const parent = link.split("/").slice(0, -1).join("/");
       if (parent !== "") await Deno.mkdir(join(root, parent), { recursive: true });
       await Deno.symlink(join(root, "elsewhere"), join(root, link));
@@ -135,7 +134,7 @@ for (
 }
 
 Deno.test("writeCache/readCache: refuse the cache file itself as a symbolic link", async () => {
-  await withFiles({ "target.txt": "t", "agent-state/specifications/x": "" }, async (root) => {
+  await withProject({ "target.txt": "t", "agent-state/specifications/x": "" }, async (root) => {
     await Deno.symlink(
       join(root, "target.txt"),
       join(root, "agent-state/specifications/implemented"),
@@ -153,14 +152,14 @@ Deno.test("writeCache/readCache: refuse the cache file itself as a symbolic link
 });
 
 Deno.test("writeCache/readCache: refuse a file where a folder must be, and a folder where the file must be", async () => {
-  await withFiles({ "agent-state": "a file" }, async (root) => {
+  await withProject({ "agent-state": "a file" }, async (root) => {
     await assertRefused(
       () => writeCache(root, "src/a", "implemented", bytes("s")),
       /^agent-state is not a folder: /,
     );
     await assertRefused(() => readCache(root, "", "implemented"), /^agent-state is not a folder/);
   });
-  await withFiles({ "agent-state/specifications/implemented/x": "" }, async (root) => {
+  await withProject({ "agent-state/specifications/implemented/x": "" }, async (root) => {
     await assertRefused(
       () => writeCache(root, "", "implemented", bytes("s")),
       /^agent-state\/specifications\/implemented is not a file: /,
