@@ -129,7 +129,7 @@ export async function ask(
  * `12,345 input, 2,100 output, 5,000 thinking tokens`; with cached input,
  * `12,345 input (8,192 cached), …`.
  */
-export function describeUsage(usage: TokenUsage): string {
+function describeUsage(usage: TokenUsage): string {
   const cached = usage.cached > 0 ? ` (${formatCount(usage.cached)} cached)` : "";
   return `${formatCount(usage.input)} input${cached}, ${formatCount(usage.output)} output, ` +
     `${formatCount(usage.thinking)} thinking tokens`;

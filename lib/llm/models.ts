@@ -85,7 +85,7 @@ export const KEY_FILES: readonly string[] = [
 ];
 
 /** Tells whether `name` is a model of the table. */
-export function isModelName(name: string): name is ModelName {
+function isModelName(name: string): name is ModelName {
   return Object.hasOwn(MODELS, name);
 }
 

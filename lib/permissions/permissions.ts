@@ -13,7 +13,7 @@
  */
 
 /** The environment variables code-commit reads (and may read). */
-export const ENV_VARS = [
+const ENV_VARS = [
   "CODE_COMMIT_GEMINI_BASE_URL",
   "CODE_COMMIT_OPENAI_BASE_URL",
 ] as const;

@@ -56,7 +56,7 @@ export interface IgnoreRuleLine {
  * blank lines and `#` comments skipped, unescaped trailing spaces dropped,
  * `!` for a negation (`\!` and `\#` start a literal). Never throws.
  */
-export function parseIgnoreRules(text: string): IgnoreRuleLine[] {
+function parseIgnoreRules(text: string): IgnoreRuleLine[] {
   const rules: IgnoreRuleLine[] = [];
   text.split("\n").forEach((raw, index) => {
     let rule = raw.endsWith("\r") ? raw.slice(0, -1) : raw;

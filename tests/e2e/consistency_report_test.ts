@@ -86,7 +86,7 @@ Deno.test("--cc writes the report with its five headings, prints its path last, 
     assert.equal(lastLine(run), REPORT);
     assert.match(
       run.stdout,
-      /^consistency report: 5 of 5 sections; 1 LLM call, [\d,]+ input, [\d,]+ output, [\d,]+ thinking tokens; logs in logs\/\S+-consistency-report\n/,
+      /^consistency report: 5 of 5 sections; 1 LLM call, [\d,]+ input, [\d,]+ output, [\d,]+ thinking tokens, est\. \$\d\.\d{4}; logs in logs\/\S+-consistency-report\n/,
     );
     assert.doesNotMatch(run.stderr, /section headings/);
 

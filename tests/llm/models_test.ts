@@ -7,7 +7,6 @@
 import assert from "node:assert/strict";
 import {
   DEFAULT_MODEL,
-  isModelName,
   KEY_FILES,
   MODEL_NAMES,
   type ModelInfo,
@@ -100,8 +99,8 @@ const NAME_CASES: [string, boolean][] = [
 ];
 
 for (const [name, expected] of NAME_CASES) {
-  Deno.test(`isModelName(${JSON.stringify(name)}) is ${expected}`, () => {
-    assert.equal(isModelName(name), expected);
+  Deno.test(`${JSON.stringify(name)} is ${expected ? "" : "not "}a model of the table`, () => {
+    assert.equal(parseModelId(name) !== undefined && !name.startsWith("local:"), expected);
   });
 }
 

@@ -4,23 +4,44 @@
  * through `checkAgentConfigIgnored` in `preconditions_test.ts`).
  */
 import assert from "node:assert/strict";
-import { folderCoverage, parseIgnoreRules } from "../../lib/preconditions/ignored_folder.ts";
+import { folderCoverage } from "../../lib/preconditions/ignored_folder.ts";
 
-Deno.test("parseIgnoreRules: reads lines as git does", () => {
-  const rules = parseIgnoreRules(
-    "# comment\n\n/agent-config/*  \r\n!*.md\n\\!bang\nsub/dir/\nfolder/\nescaped\\ \n",
-  );
-  assert.deepEqual(
-    rules.map((r) => [r.line, r.text, r.negated, r.folderOnly, r.anchored, r.segments]),
-    [
-      [3, "/agent-config/*", false, false, true, ["agent-config", "*"]],
-      [4, "!*.md", true, false, false, ["*.md"]],
-      [5, "\\!bang", false, false, false, ["\\!bang"]],
-      [6, "sub/dir/", false, true, true, ["sub", "dir"]],
-      [7, "folder/", false, true, false, ["folder"]],
-      [8, "escaped\\ ", false, false, false, ["escaped\\ "]],
-    ],
-  );
+Deno.test("folderCoverage reads the lines as git does: comments, CR, spaces, escapes, slashes", () => {
+  const reinclude = (root: string) => {
+    const coverage = folderCoverage("agent-config", root, undefined);
+    return coverage.ignored ? undefined : coverage.reinclude?.rule;
+  };
+  assert.deepEqual(reinclude("# comment\n\n/agent-config/*  \r\n!*.md\n"), {
+    line: 4,
+    text: "!*.md",
+    negated: true,
+    folderOnly: false,
+    segments: ["*.md"],
+    anchored: false,
+  });
+  assert.deepEqual(reinclude("/agent-config/*\n!/agent-config/keep/\n"), {
+    line: 2,
+    text: "!/agent-config/keep/",
+    negated: true,
+    folderOnly: true,
+    segments: ["agent-config", "keep"],
+    anchored: true,
+  });
+  assert.deepEqual(reinclude("/agent-config/*\n!kept\\ \n"), {
+    line: 2,
+    text: "!kept\\ ",
+    negated: true,
+    folderOnly: false,
+    segments: ["kept\\ "],
+    anchored: false,
+  });
+  // An escaped `!` starts a literal name, not a negation; a folder-only rule covers no file.
+  assert.deepEqual(folderCoverage("agent-config", "/agent-config/*\n\\!bang\n", undefined), {
+    ignored: true,
+  });
+  assert.deepEqual(folderCoverage("agent-config", "/agent-config/*/\n", undefined), {
+    ignored: false,
+  });
 });
 
 Deno.test("folderCoverage: the folder itself ignored: nothing in it can come back", () => {

@@ -253,7 +253,6 @@ async function listAsIf(
   folder: string,
   entries: readonly (readonly [string, boolean])[],
 ) {
-  // deno-lint-ignore require-await -- an async generator is what readDir returns
   const readDir: ReadDir = async function* () {
     for (const [name, isDirectory] of entries) {
       yield { name, isFile: !isDirectory, isDirectory, isSymlink: false };
