@@ -40,15 +40,6 @@ Deno.test("parseReply: every fixture reply has its expected result, and vice ver
   assert.ok(scenarios().length >= 20, "the fixture folder lost scenarios");
 });
 
-Deno.test("parseReply: the CRLF fixtures really contain CRLF and trailing spaces", () => {
-  // A checkout that converted line ends would make those fixtures test nothing.
-  assert.ok(Deno.readTextFileSync(join(FIXTURES, "crlf.txt")).includes("\r\n"));
-  assert.ok(Deno.readTextFileSync(join(FIXTURES, "unterminated_crlf.txt")).includes("\r\n"));
-  assert.ok(
-    Deno.readTextFileSync(join(FIXTURES, "trailing_whitespace.txt")).includes("^^^end   \n"),
-  );
-});
-
 Deno.test("parseReply: a CRLF reply parses like the same reply with LF", () => {
   const lf = "intro\n^^^a.txt\none\ntwo\n^^^end\n^^^b.txt\n^^^delete\n^^^c.txt\n^^^end\n";
   assert.deepEqual(parseReply(lf.replaceAll("\n", "\r\n")), parseReply(lf));

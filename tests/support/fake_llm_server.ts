@@ -154,6 +154,17 @@ const IGNORED_RESPONSE_HEADERS = new Set([
   "connection",
 ]);
 
+/** Every LLM fixture, relative to `tests/fixtures/llm/` (`gemini/ok.json`, ...), sorted. */
+export async function listLlmFixtures(): Promise<string[]> {
+  const files: string[] = [];
+  for (const api of ["gemini", "openai"]) {
+    for await (const entry of Deno.readDir(new URL(`${api}/`, LLM_FIXTURE_DIR))) {
+      if (entry.isFile) files.push(`${api}/${entry.name}`);
+    }
+  }
+  return files.sort();
+}
+
 /**
  * Reads and checks one fixture file, `file` being relative to `tests/fixtures/llm/`.
  *

@@ -1,5 +1,6 @@
 /**
- * Tests of the fake LLM server and of the LLM fixtures it serves.
+ * Tests of the fake LLM server (the fixtures themselves are checked in
+ * `tests/fixtures_test.ts`).
  *
  * @module
  */
@@ -11,7 +12,7 @@ import {
   geminiReply,
   geminiText,
   jsonStringContent,
-  LLM_FIXTURE_DIR,
+  listLlmFixtures,
   loadLlmFixture,
   openaiError,
   openaiReply,
@@ -485,72 +486,6 @@ Deno.test("geminiError and openaiError use each API's error shape", async () => 
   });
 });
 
-// ---------------------------------------------------------------------------
-// The fixtures themselves
-// ---------------------------------------------------------------------------
-
-const EXPECTED_FIXTURES = [
-  "gemini/400-invalid-argument.json",
-  "gemini/403-permission-denied.json",
-  "gemini/429-free-tier-limit-zero.json",
-  "gemini/429-per-day-quota.json",
-  "gemini/429-retry-info.json",
-  "gemini/503-overloaded.json",
-  "gemini/blocked-prompt.json",
-  "gemini/max-tokens-no-candidates-token-count.json",
-  "gemini/ok.json",
-  "gemini/safety-finish.json",
-  "gemini/thought-parts.json",
-  "openai/400-unsupported-parameter.json",
-  "openai/401-invalid-key.json",
-  "openai/429-rate-limit.json",
-  "openai/429-request-too-large.json",
-  "openai/500.json",
-  "openai/length.json",
-  "openai/ok.json",
-  "openai/refusal.json",
-];
-
-async function listFixtures(): Promise<string[]> {
-  const files: string[] = [];
-  for (const api of ["gemini", "openai"]) {
-    for await (const entry of Deno.readDir(new URL(`${api}/`, LLM_FIXTURE_DIR))) {
-      if (entry.isFile) files.push(`${api}/${entry.name}`);
-    }
-  }
-  return files.sort();
-}
-
-async function body(file: string): Promise<Json> {
-  return (await loadLlmFixture(file)).body;
-}
-
-Deno.test("every fixture parses and has status, headers, body and a note", async () => {
-  const files = await listFixtures();
-  assert.deepEqual(files, EXPECTED_FIXTURES);
-  for (const file of files) {
-    const fixture = await loadLlmFixture(file);
-    const content: Json = fixture.body;
-    assert.ok(fixture.status >= 200 && fixture.status <= 599, file);
-    assert.match(fixture.headers["content-type"] ?? "", /^application\/json/, file);
-    assert.equal(typeof fixture.body, "object", file);
-    assert.ok(fixture._note.length > 40, file);
-    for (const name of Object.keys(fixture.headers)) {
-      assert.equal(name, name.toLowerCase(), `${file}: header ${name}`);
-    }
-    if (fixture.status >= 400) {
-      assert.equal(typeof content.error?.message, "string", file);
-    }
-    if (file.startsWith("gemini/") && fixture.status >= 400) {
-      assert.equal(content.error.code, fixture.status, file);
-      assert.match(content.error.status, /^[A-Z_]+$/, file);
-    }
-    if (file.startsWith("openai/") && fixture.status >= 400) {
-      assert.deepEqual(Object.keys(content.error), ["message", "type", "param", "code"], file);
-    }
-  }
-});
-
 Deno.test("a large request body is received whole", async () => {
   const prompt = "x".repeat(5_000_000) + "é";
   await withServer([geminiReply("ok")], async (server) => {
@@ -560,7 +495,7 @@ Deno.test("a large request body is received whole", async () => {
 });
 
 Deno.test("every fixture is served byte for byte", async () => {
-  const files = await listFixtures();
+  const files = await listLlmFixtures();
   await withServer(
     files.map((file) => ({ kind: "fixture", file })),
     async (server) => {
@@ -575,113 +510,4 @@ Deno.test("every fixture is served byte for byte", async () => {
       assert.equal(server.remaining(), 0);
     },
   );
-});
-
-Deno.test("Gemini 200 fixtures: usage totals add up, zero counts are left out", async () => {
-  for (
-    const file of [
-      "gemini/ok.json",
-      "gemini/thought-parts.json",
-      "gemini/max-tokens-no-candidates-token-count.json",
-      "gemini/blocked-prompt.json",
-      "gemini/safety-finish.json",
-    ]
-  ) {
-    const usage = (await body(file)).usageMetadata;
-    const sum = usage.promptTokenCount + (usage.candidatesTokenCount ?? 0) +
-      (usage.thoughtsTokenCount ?? 0);
-    assert.equal(usage.totalTokenCount, sum, file);
-    assert.equal((await body(file)).modelVersion, "gemini-2.5-pro", file);
-  }
-});
-
-Deno.test("Gemini fixtures have the shapes their names promise", async () => {
-  const thought = await loadLlmFixture("gemini/thought-parts.json");
-  const parts = (thought.body as Json).candidates[0].content.parts as Json[];
-  assert.ok(parts.filter((p) => p.thought === true).length >= 1);
-  assert.ok(parts.filter((p) => p.thought !== true).length >= 2);
-  assert.equal(parts[0].thought, true, "a thought part comes first");
-  const answer = parts.filter((p) => p.thought !== true).map((p) => p.text).join("");
-  assert.equal(answer, (thought as Json)._expectedText);
-  assert.ok(
-    (thought.body as { usageMetadata: Record<string, number> }).usageMetadata.thoughtsTokenCount >
-      0,
-  );
-
-  const maxTokens = await body("gemini/max-tokens-no-candidates-token-count.json");
-  assert.equal(maxTokens.candidates[0].finishReason, "MAX_TOKENS");
-  assert.equal(maxTokens.candidates[0].content.parts, undefined);
-  assert.equal("candidatesTokenCount" in maxTokens.usageMetadata, false);
-
-  const blocked = await body("gemini/blocked-prompt.json");
-  assert.equal(blocked.candidates, undefined);
-  assert.equal(blocked.promptFeedback.blockReason, "PROHIBITED_CONTENT");
-
-  const safety = await body("gemini/safety-finish.json");
-  assert.equal(safety.candidates[0].finishReason, "SAFETY");
-  assert.equal(safety.candidates[0].content?.parts, undefined);
-
-  const quota = (await body("gemini/429-retry-info.json")).error;
-  assert.equal(quota.status, "RESOURCE_EXHAUSTED");
-  const types = quota.details.map((d: { "@type": string }) => d["@type"]);
-  assert.deepEqual(types, [
-    "type.googleapis.com/google.rpc.QuotaFailure",
-    "type.googleapis.com/google.rpc.Help",
-    "type.googleapis.com/google.rpc.RetryInfo",
-  ]);
-  assert.equal(quota.details[2].retryDelay, "58s");
-
-  const overloaded = (await body("gemini/503-overloaded.json")).error;
-  assert.deepEqual(overloaded, {
-    code: 503,
-    message: "The model is overloaded. Please try again later.",
-    status: "UNAVAILABLE",
-  });
-
-  const invalid = (await body("gemini/400-invalid-argument.json")).error;
-  assert.equal(invalid.status, "INVALID_ARGUMENT");
-  assert.equal(invalid.details[0]["@type"], "type.googleapis.com/google.rpc.ErrorInfo");
-  assert.equal(invalid.details[0].reason, "API_KEY_INVALID");
-
-  assert.equal((await body("gemini/403-permission-denied.json")).error.status, "PERMISSION_DENIED");
-});
-
-Deno.test("OpenAI fixtures have the shapes their names promise", async () => {
-  for (const file of ["openai/ok.json", "openai/length.json", "openai/refusal.json"]) {
-    const completion = await body(file);
-    assert.equal(completion.object, "chat.completion", file);
-    assert.equal(completion.model, "gpt-5-2025-08-07", file);
-    assert.match(completion.id, /^chatcmpl-[A-Za-z0-9]{29}$/, file);
-    const usage = completion.usage;
-    assert.equal(usage.total_tokens, usage.prompt_tokens + usage.completion_tokens, file);
-    assert.ok(usage.completion_tokens_details.reasoning_tokens <= usage.completion_tokens, file);
-  }
-  const length = await loadLlmFixture("openai/length.json");
-  const lengthChoice = (length.body as Json).choices[0];
-  assert.equal(lengthChoice.finish_reason, "length");
-  assert.equal(lengthChoice.message.content, (length as Json)._expectedText);
-  assert.ok(!lengthChoice.message.content.trimEnd().endsWith("^^^end"));
-
-  const refusal = (await body("openai/refusal.json")).choices[0];
-  assert.equal(refusal.message.content, null);
-  assert.equal(typeof refusal.message.refusal, "string");
-
-  const rate = await loadLlmFixture("openai/429-rate-limit.json");
-  assert.equal(rate.headers["retry-after-ms"], "1200");
-  assert.equal(rate.headers["x-ratelimit-remaining-requests"], "0");
-  const rateError = (rate.body as Json).error;
-  assert.equal(rateError.type, "requests");
-  assert.equal(rateError.code, "rate_limit_exceeded");
-
-  const key = (await body("openai/401-invalid-key.json")).error;
-  assert.equal(key.code, "invalid_api_key");
-  assert.match(key.message, /Incorrect API key provided: sk-proj-\*+abcd\./);
-
-  const temperature = (await body("openai/400-unsupported-parameter.json")).error;
-  assert.equal(temperature.param, "temperature");
-  assert.equal(temperature.code, "unsupported_value");
-
-  const server = (await body("openai/500.json")).error;
-  assert.equal(server.type, "server_error");
-  assert.equal(server.code, null);
 });
