@@ -1,8 +1,11 @@
 /**
- * Tests of the transactional applier, on real temporary folders: the basics,
- * modes and folders, links, and the all-or-nothing guarantee with a failure
+ * Tests of the transactional applier on its own, on real temporary folders:
+ * the calls it makes, its own refusals and link checks (defence in depth
+ * behind the guard), and the all-or-nothing guarantee with a failure
  * injected at every file system call of a mixed reply, plus one real
- * operating-system failure (a file name longer than 255 bytes).
+ * operating-system failure (a file name longer than 255 bytes). Whole
+ * replies applied to disk, through the parser and the guard, are the data
+ * scenarios of `apply_scenarios_test.ts`.
  */
 
 import assert from "node:assert/strict";
@@ -14,31 +17,10 @@ import {
 } from "../../lib/apply/apply.ts";
 import { CodeCommitError } from "../../lib/errors/errors.ts";
 import type { FileOperation } from "../../lib/reply/operations.ts";
+import { type Files, tempProject, withProject } from "../support/project.ts";
 
 // ---------------------------------------------------------------------------
 // Helpers
-
-/** A file to lay out in a test project. */
-interface FileSpec {
-  readonly content: string;
-  readonly mode?: number;
-}
-
-/** Makes a temporary project with `files` (relative path → spec) and the empty `folders`. */
-async function makeProject(
-  files: Record<string, FileSpec>,
-  folders: readonly string[] = [],
-): Promise<string> {
-  const root = await Deno.makeTempDir({ prefix: "code-commit-apply-" });
-  for (const folder of folders) await Deno.mkdir(`${root}/${folder}`, { recursive: true });
-  for (const [path, spec] of Object.entries(files)) {
-    const slash = path.lastIndexOf("/");
-    if (slash > 0) await Deno.mkdir(`${root}/${path.slice(0, slash)}`, { recursive: true });
-    await Deno.writeTextFile(`${root}/${path}`, spec.content);
-    await Deno.chmod(`${root}/${path}`, spec.mode ?? 0o644);
-  }
-  return root;
-}
 
 /** One entry of a snapshot: its type, permission bits and content or link target. */
 interface Entry {
@@ -123,20 +105,6 @@ function spyingFs(
   return { fs, calls };
 }
 
-/** Runs `body` with a fresh project and removes it afterwards. */
-async function withProject(
-  files: Record<string, FileSpec>,
-  body: (root: string) => Promise<void>,
-  folders: readonly string[] = [],
-): Promise<void> {
-  const root = await makeProject(files, folders);
-  try {
-    await body(root);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
-}
-
 /** Asserts that `promise` rejects with an {@link ApplyError} and returns it. */
 async function rejectsWithApplyError(promise: Promise<unknown>): Promise<ApplyError> {
   try {
@@ -156,58 +124,6 @@ const del = (path: string): FileOperation => ({ kind: "delete", path });
 // ---------------------------------------------------------------------------
 // Basics
 
-Deno.test("applyOperations: creates, replaces and deletes files", async () => {
-  await withProject(
-    { "a.txt": { content: "old a\n" }, "b.txt": { content: "b\n" } },
-    async (root) => {
-      const result = await applyOperations(root, [
-        write("a.txt", "new a\n"),
-        write("c.txt", "c\n"),
-        del("b.txt"),
-      ]);
-      assert.deepEqual(result, {
-        changes: [
-          { path: "a.txt", kind: "replaced" },
-          { path: "c.txt", kind: "created" },
-          { path: "b.txt", kind: "deleted" },
-        ],
-        warnings: [],
-      });
-      assert.equal(await Deno.readTextFile(`${root}/a.txt`), "new a\n");
-      assert.equal(await Deno.readTextFile(`${root}/c.txt`), "c\n");
-      await assert.rejects(Deno.lstat(`${root}/b.txt`), Deno.errors.NotFound);
-      assert.deepEqual(await leftoverTemporaries(root), []);
-    },
-  );
-});
-
-Deno.test("applyOperations: an empty write creates or truncates an empty file", async () => {
-  await withProject({ "full.txt": { content: "lots of text\n" } }, async (root) => {
-    const result = await applyOperations(root, [write("full.txt", ""), write("new.txt", "")]);
-    assert.deepEqual(result.changes.map((change) => change.kind), ["replaced", "created"]);
-    assert.equal((await Deno.readFile(`${root}/full.txt`)).length, 0);
-    assert.equal((await Deno.readFile(`${root}/new.txt`)).length, 0);
-  });
-});
-
-Deno.test("applyOperations: no operations change nothing", async () => {
-  await withProject({ "a.txt": { content: "a\n" } }, async (root) => {
-    const before = await snapshot(root);
-    assert.deepEqual(await applyOperations(root, []), { changes: [], warnings: [] });
-    assert.deepEqual(await snapshot(root), before);
-  });
-});
-
-Deno.test("applyOperations: writes unicode content as UTF-8 bytes", async () => {
-  await withProject({}, async (root) => {
-    await applyOperations(root, [write("ünï/cödé.ts", 'const s = "你好 🌍";\n')]);
-    assert.deepEqual(
-      await Deno.readFile(`${root}/ünï/cödé.ts`),
-      new TextEncoder().encode('const s = "你好 🌍";\n'),
-    );
-  });
-});
-
 Deno.test("applyOperations: deleting a missing file is a no-op with a warning", async () => {
   await withProject(
     { "keep.txt": { content: "k\n" }, "file": { content: "f\n" } },
@@ -225,27 +141,6 @@ Deno.test("applyOperations: deleting a missing file is a no-op with a warning", 
       assert.deepEqual(await snapshot(root), before);
     },
   );
-});
-
-Deno.test("applyOperations: a replaced file keeps its mode; a new file is not executable", async () => {
-  await withProject({
-    "run.sh": { content: "#!/bin/sh\necho old\n", mode: 0o755 },
-    "secret.txt": { content: "s\n", mode: 0o600 },
-    "odd.txt": { content: "o\n", mode: 0o640 },
-  }, async (root) => {
-    await applyOperations(root, [
-      write("run.sh", "#!/bin/sh\necho new\n"),
-      write("secret.txt", "t\n"),
-      write("odd.txt", "p\n"),
-      write("fresh.txt", "f\n"),
-    ]);
-    const mode = async (path: string) => ((await Deno.lstat(`${root}/${path}`)).mode ?? 0) & 0o7777;
-    assert.equal(await mode("run.sh"), 0o755);
-    assert.equal(await mode("secret.txt"), 0o600);
-    assert.equal(await mode("odd.txt"), 0o640);
-    assert.equal((await mode("fresh.txt")) & 0o111, 0);
-    assert.equal(await Deno.readTextFile(`${root}/run.sh`), "#!/bin/sh\necho new\n");
-  });
 });
 
 Deno.test("applyOperations: creates nested parent folders one by one", async () => {
@@ -271,16 +166,6 @@ Deno.test("applyOperations: writes go to an exclusive temporary sibling, then a 
       new RegExp(`^${root}/dir/\\.a\\.txt\\.code-commit-[0-9a-f]{16}\\.tmp$`),
     );
     assert.equal(mutating[1].path, `${root}/dir/a.txt`);
-  });
-});
-
-Deno.test("applyOperations: a 250-byte file name works (the temporary name is shortened)", async () => {
-  const name = `${"y".repeat(246)}.txt`;
-  await withProject({}, async (root) => {
-    const result = await applyOperations(root, [write(name, "long\n")]);
-    assert.deepEqual(result.changes, [{ path: name, kind: "created" }]);
-    assert.equal(await Deno.readTextFile(`${root}/${name}`), "long\n");
-    assert.deepEqual(await leftoverTemporaries(root), []);
   });
 });
 
@@ -328,8 +213,9 @@ Deno.test("applyOperations: a folder in the way fails and rolls back", async () 
 // Symbolic links are never followed
 
 Deno.test("applyOperations: never writes or deletes through a symbolic link", async () => {
-  const outside = await makeProject({ "target.txt": { content: "outside\n" } });
-  try {
+  await using outsideProject = await tempProject({ "target.txt": "outside\n" });
+  const outside = outsideProject.root;
+  {
     await withProject({ "a.txt": { content: "a\n" } }, async (root) => {
       await Deno.symlink(`${outside}/target.txt`, `${root}/link.txt`);
       await Deno.symlink(outside, `${root}/linkdir`);
@@ -354,14 +240,13 @@ Deno.test("applyOperations: never writes or deletes through a symbolic link", as
         });
       }
     });
-  } finally {
-    await Deno.remove(outside, { recursive: true });
   }
 });
 
 Deno.test("applyOperations: a link that appears after the first check is caught before the rename", async () => {
-  const outside = await makeProject({ "target.txt": { content: "outside\n" } });
-  try {
+  await using outsideProject = await tempProject({ "target.txt": "outside\n" });
+  const outside = outsideProject.root;
+  {
     await withProject(
       { "a.txt": { content: "a\n" }, "dir/b.txt": { content: "b\n" } },
       async (root) => {
@@ -396,8 +281,6 @@ Deno.test("applyOperations: a link that appears after the first check is caught 
         });
       },
     );
-  } finally {
-    await Deno.remove(outside, { recursive: true });
   }
 });
 
@@ -405,7 +288,7 @@ Deno.test("applyOperations: a link that appears after the first check is caught 
 // All or nothing
 
 /** The project the transactional tests start from. */
-const PROJECT: Record<string, FileSpec> = {
+const PROJECT: Files = {
   "README.md": { content: "# Project\n" },
   "scripts/run.sh": { content: "#!/bin/sh\necho run\n", mode: 0o755 },
   "src/main.ts": { content: "console.log('main');\n" },
@@ -433,14 +316,11 @@ async function countCalls(
   operations: readonly FileOperation[],
   mutating: boolean,
 ): Promise<number> {
-  const root = await makeProject(PROJECT);
-  try {
+  return await withProject(PROJECT, async (root) => {
     const { fs, calls } = spyingFs();
     await applyOperations(root, operations, { fs });
     return calls.filter((call) => call.mutating === mutating).length;
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
+  });
 }
 
 /** For each call rank, the index in REPLY of the operation that makes it. */
@@ -536,9 +416,9 @@ Deno.test("applyOperations: a failed undo step is reported with exactly the path
     );
     assert.match(error.message, /restore them by hand/);
     // Everything else is back.
-    const reference = await makeProject(PROJECT);
-    try {
-      const before = await snapshot(reference);
+    await using reference = await tempProject(PROJECT);
+    {
+      const before = await snapshot(reference.root);
       const after = await snapshot(root);
       const changed = Object.keys(after).filter((path) =>
         JSON.stringify(after[path]) !== JSON.stringify(before[path])
@@ -553,8 +433,6 @@ Deno.test("applyOperations: a failed undo step is reported with exactly the path
       assert.deepEqual(Object.keys(before).filter((path) => !(path in after)), []);
       assert.equal(await Deno.readTextFile(`${root}/scripts/run.sh`), "#!/bin/sh\necho changed\n");
       assert.deepEqual(await leftoverTemporaries(root), []);
-    } finally {
-      await Deno.remove(reference, { recursive: true });
     }
   });
 });

@@ -35,13 +35,13 @@ exit 1
 /** A file to write: its text or bytes, or both with the permission bits it gets. */
 export type FileSpec = string | Uint8Array | {
   readonly content: string | Uint8Array;
-  readonly mode: number;
+  readonly mode?: number;
 };
 
 /** Files to write, path (relative, `/`-separated) → content; parent folders are created. */
 export type Files = Readonly<Record<string, FileSpec>>;
 
-/** Writes every file of `files` under `root`, creating the folders on the way. */
+/** Writes every file of `files` under `root` (mode 0o644 unless given), creating the folders on the way. */
 export async function writeFiles(root: string, files: Files): Promise<void> {
   for (const [path, spec] of Object.entries(files)) {
     const absolute = join(root, path);
@@ -49,9 +49,8 @@ export async function writeFiles(root: string, files: Files): Promise<void> {
     const content = typeof spec === "string" || spec instanceof Uint8Array ? spec : spec.content;
     if (typeof content === "string") await Deno.writeTextFile(absolute, content);
     else await Deno.writeFile(absolute, content);
-    if (typeof spec === "object" && !(spec instanceof Uint8Array)) {
-      await Deno.chmod(absolute, spec.mode);
-    }
+    const mode = typeof spec === "object" && !(spec instanceof Uint8Array) ? spec.mode : undefined;
+    await Deno.chmod(absolute, mode ?? 0o644);
   }
 }
 
