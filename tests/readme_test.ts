@@ -4,6 +4,7 @@ import { PROTECTED_PATHS } from "../lib/guard/protected_paths.ts";
 import { PERMISSION_FLAGS } from "../lib/permissions/permissions.ts";
 import { MODEL_NAMES, MODELS } from "../lib/llm/models.ts";
 import { PRICES, PRICES_DATE } from "../lib/llm/prices.ts";
+import { LAYERS } from "./support/layers.ts";
 
 const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
 
@@ -58,4 +59,17 @@ Deno.test("the README's sandbox section names every entry a build may not write 
     const named = section.includes(`\`${entry.name}`);
     assert(named, `${entry.name} (${entry.build}) is not named`);
   }
+});
+
+Deno.test("the README's layer table is the layering test's, row for row", () => {
+  const layout = readme.slice(readme.indexOf("## Layout"), readme.indexOf("## Measurements"));
+  const rows = layout.split("\n").filter((line) => /^\| \d+\. /.test(line));
+  assert.equal(rows.length, LAYERS.length, "one row per layer");
+  LAYERS.forEach((layer, index) => {
+    const row = rows[index];
+    assert.ok(row.startsWith(`| ${index + 1}. ${layer.name} `), `row ${index + 1}: ${row}`);
+    const folders = row.split("|")[2];
+    const written = [...folders.matchAll(/`([^`]+)`/g)].map((match) => match[1].replace(/\/$/, ""));
+    assert.deepEqual(written, [...layer.folders], `row ${index + 1}`);
+  });
 });
