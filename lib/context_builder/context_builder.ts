@@ -4,8 +4,9 @@
  * files that agent needs; those files, each read only if the path guard
  * allows it, become the next agent's codebase.
  *
- * One entry point, {@link buildContext}. Logged in the caller's run folder
- * (SPEC.md decision 5): `0-context-query.txt`,
+ * One entry point, {@link prepareCodebase}: a run's codebase, from the
+ * rollup or, with `--build-context`, from the builder. The builder logs in
+ * the caller's run folder (SPEC.md decision 5): `0-context-query.txt`,
  * `0-context-query-response.{txt,json}` and `0-codebase.txt`.
  *
  * @module
@@ -18,6 +19,7 @@ import { IgnoreRules } from "../guard/ignore_rules.ts";
 import { CONTEXT_CODEBASE, CONTEXT_QUERY } from "../logger/log_names.ts";
 import type { RunLog } from "../logger/run_log.ts";
 import { SYSTEM_PROMPTS } from "../prompts/system_prompts.ts";
+import { readCodeRollup } from "../preconditions/preconditions.ts";
 import { askModel, type Session } from "../session/session.ts";
 import { assembleChosenFiles } from "./codebase.ts";
 import { parseFileList } from "./file_list.ts";
@@ -56,6 +58,24 @@ function contextQueryPrompt(nextAgentPrompt: string, summary: string): string {
 }
 
 /**
+ * Where a run's codebase comes from (SPEC.md decision 12), for the workflows
+ * that send one: `agent-config/codeRollup.txt`, read now, so that a missing
+ * rollup stops the run before anything else; or, with `--build-context`,
+ * the context builder, which runs when the returned function is called
+ * (once the run's log folder exists). Committing code and the consistency
+ * report both take their codebase this way.
+ *
+ * @throws {CodeCommitError} when the rollup is needed and missing.
+ */
+export async function prepareCodebase(
+  session: Session,
+): Promise<(request: ContextRequest) => Promise<string>> {
+  if (session.options.buildContext) return (request) => buildContext(session, request);
+  const rollup = await readCodeRollup(session.root);
+  return () => Promise.resolve(rollup);
+}
+
+/**
  * Builds the codebase for the next agent: summarises the project, asks the
  * session's model which files the agent with `request.nextAgentPrompt`
  * needs, reads those the path guard allows (each refused or missing one is
@@ -68,7 +88,7 @@ function contextQueryPrompt(nextAgentPrompt: string, summary: string): string {
  * @throws {LlmError} when the call fails.
  * @throws {InterruptedError} on Ctrl-C.
  */
-export async function buildContext(session: Session, request: ContextRequest): Promise<string> {
+async function buildContext(session: Session, request: ContextRequest): Promise<string> {
   const { root, console, client } = session;
   const { log } = request;
   const rules = await IgnoreRules.load(root);

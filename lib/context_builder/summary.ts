@@ -37,6 +37,12 @@ import { CodeCommitError } from "../errors/errors.ts";
 import { displayPath } from "../text/characters.ts";
 import type { IgnoreRules } from "../guard/ignore_rules.ts";
 import { fileBlock } from "../project_files/file_block.ts";
+import {
+  API_FILE,
+  DEPENDENCIES_FILE,
+  SOURCE_DIR,
+  SPEC_FILE,
+} from "../project_files/module_files.ts";
 import { readProjectFile } from "../project_files/read_file.ts";
 import {
   describeSkipped,
@@ -55,7 +61,7 @@ const SUMMARY_FILES: readonly string[] = Object.freeze([
   "deno.json",
   "package.json",
   "LLMInstructions.md",
-  "UserSpecification.md",
+  SPEC_FILE,
 ]);
 
 /**
@@ -64,14 +70,11 @@ const SUMMARY_FILES: readonly string[] = Object.freeze([
  * decision 12).
  */
 export const MODULE_DOCS: readonly string[] = Object.freeze([
-  "ModuleDependencies.md",
-  "APISignatures.md",
+  DEPENDENCIES_FILE,
+  API_FILE,
   "InternalDependencies.md",
   "PublicAPI.md",
 ]);
-
-/** The folder whose sub-folders are the modules. */
-export const SOURCE_DIR = "src";
 
 /** The module path of the top-level section. */
 export const ROOT_MODULE = "Project Root";

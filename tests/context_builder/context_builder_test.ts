@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { parseCommandLine } from "../../lib/cli/args.ts";
 import { Console } from "../../lib/console/console.ts";
 import { memoryStreams } from "../support/console.ts";
-import { buildContext } from "../../lib/context_builder/context_builder.ts";
+import { type ContextRequest, prepareCodebase } from "../../lib/context_builder/context_builder.ts";
 import { CodeCommitError } from "../../lib/errors/errors.ts";
 import { TokenTally } from "../../lib/llm/ask.ts";
 import type { LlmClient, LlmReply } from "../../lib/llm/types.ts";
@@ -41,8 +41,13 @@ function scriptedClient(replies: Partial<LlmReply>[]): LlmClient & { prompts: st
   };
 }
 
-async function harness(root: string, replies: Partial<LlmReply>[]) {
-  const command = parseCommandLine(["--build-context"]);
+/** Builds the codebase as a workflow run with --build-context does. */
+async function buildContext(session: Session, request: ContextRequest): Promise<string> {
+  return await (await prepareCodebase(session))(request);
+}
+
+async function harness(root: string, replies: Partial<LlmReply>[], args = ["--build-context"]) {
+  const command = parseCommandLine(args);
   assert.equal(command.kind, "run");
   const redactor = new Redactor(["AIzaSyTEST-not-a-real-key-0123456789"]);
   const streams = memoryStreams();
@@ -162,4 +167,21 @@ Deno.test("buildContext refuses to send a summary that holds a key", async () =>
     );
     assert.equal(h.client.prompts.length, 0);
   });
+});
+
+Deno.test("without --build-context the codebase is the rollup, read before anything else", async () => {
+  await withProject(
+    { ...PROJECT, "agent-config/codeRollup.txt": "--- src/main.ts ---\nmain\n" },
+    async (root) => {
+      const h = await harness(root, [], []);
+      const codebaseFor = await prepareCodebase(h.session);
+      assert.equal(
+        await codebaseFor({ nextAgentPrompt: "Task.", log: h.log }),
+        "--- src/main.ts ---\nmain\n",
+      );
+      assert.equal(h.client.prompts.length, 0, "no preprocessing call");
+      await Deno.remove(join(root, "agent-config/codeRollup.txt"));
+      await assert.rejects(prepareCodebase(h.session), /agent-config\/codeRollup\.txt not found/);
+    },
+  );
 });

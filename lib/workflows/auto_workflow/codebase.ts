@@ -42,7 +42,8 @@ import {
   walkTree,
 } from "../../project_files/walk.ts";
 import type { Module } from "./graph.ts";
-import { type ModuleInfo, ROOT_MODULE, SPEC_FILE } from "./module_paths.ts";
+import { SPEC_FILE } from "../../project_files/module_files.ts";
+import { type ModuleInfo, ROOT_MODULE } from "./module_paths.ts";
 import type { CodebaseKind } from "./stages.ts";
 
 /** The files of a module, and the entries the walk left out that the user should hear about. */
@@ -56,7 +57,7 @@ interface ModuleFiles {
 /**
  * The files of `module` (see the module doc), relative to `root`, in
  * code-point order. `modulePaths` holds the path of every other module (the
- * walk does not enter them). Pass `rules` (loaded for `root`) to share them.
+ * walk does not enter them), with `rules` loaded for `root`.
  *
  * @throws {CodeCommitError} when the module's folder cannot be listed, or
  * the ignore rules cannot be read.
@@ -65,12 +66,11 @@ async function moduleFiles(
   root: string,
   module: ModuleInfo,
   modulePaths: ReadonlySet<string>,
-  rules?: IgnoreRules,
+  rules: IgnoreRules,
 ): Promise<ModuleFiles> {
-  const ignoreRules = rules ?? await IgnoreRules.load(root);
   let walk: WalkResult;
   try {
-    walk = await walkTree(root, module.path, ignoreRules, {
+    walk = await walkTree(root, module.path, rules, {
       enter: (folder) => !modulePaths.has(folder),
     });
   } catch (error) {
@@ -103,7 +103,7 @@ interface CodebasePaths {
  * - `module`: every file of the module only.
  *
  * A dependency's file may be missing; the paths are listed all the same.
- * Pass `rules` (loaded for `root`) to share them.
+ * `rules` are loaded for `root`.
  *
  * @throws {CodeCommitError} as {@link moduleFiles} does.
  */
@@ -112,7 +112,7 @@ async function codebasePaths(
   module: Module,
   modules: readonly Module[],
   kind: CodebaseKind,
-  rules?: IgnoreRules,
+  rules: IgnoreRules,
 ): Promise<CodebasePaths> {
   const modulePaths = new Set(modules.map((m) => m.path).filter((path) => path !== ROOT_MODULE));
   modulePaths.delete(module.path);

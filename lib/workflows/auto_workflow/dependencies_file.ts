@@ -28,9 +28,6 @@ import { findControlCharacter } from "../../text/characters.ts";
 /** The first line of every `ModuleDependencies.md`. */
 export const DEPENDENCIES_HEADER = "# Module Dependencies";
 
-/** The name of the file that lists a module's dependencies. */
-export const DEPENDENCIES_FILE = "ModuleDependencies.md";
-
 /** One dependency as the file lists it. */
 export interface DeclaredDependency {
   /** The module path, e.g. `src/llm`. */

@@ -29,15 +29,13 @@ import { IgnoreRules } from "../../guard/ignore_rules.ts";
 import { compareCodePoints } from "../../project_files/order.ts";
 import { describeSkipped, type WalkResult, walkTree } from "../../project_files/walk.ts";
 import { type CacheCollision, cacheCollisions } from "./cache.ts";
-import { DEPENDENCIES_FILE } from "./dependencies_file.ts";
 import {
   API_FILE,
-  describeModule,
-  type ModuleInfo,
-  ROOT_MODULE,
+  DEPENDENCIES_FILE,
   SOURCE_DIR,
   SPEC_FILE,
-} from "./module_paths.ts";
+} from "../../project_files/module_files.ts";
+import { describeModule, type ModuleInfo, ROOT_MODULE } from "./module_paths.ts";
 
 /** What discovery found: the modules, sorted by path, the problems, and the warnings. */
 export interface Discovery {

@@ -7,17 +7,10 @@
  * @module
  */
 
+import { SPEC_FILE } from "../../project_files/module_files.ts";
+
 /** The module path of the root module. */
 export const ROOT_MODULE = "";
-
-/** The file that makes a folder a module. */
-export const SPEC_FILE = "UserSpecification.md";
-
-/** The file that describes a module's public interface. */
-export const API_FILE = "APISignatures.md";
-
-/** The folder that holds every module but the root one. */
-export const SOURCE_DIR = "src";
 
 /** A module as discovery finds it. */
 export interface ModuleInfo {

@@ -12,9 +12,9 @@
 import { join } from "node:path";
 import { CodeCommitError, messageOf } from "../../errors/errors.ts";
 import { lstatOrUndefined } from "../../guard/entry_kinds.ts";
+import { DEPENDENCIES_FILE } from "../../project_files/module_files.ts";
 import {
   type DeclaredDependency,
-  DEPENDENCIES_FILE,
   DEPENDENCIES_HEADER,
   parseDependencyList,
 } from "./dependencies_file.ts";

@@ -8,9 +8,9 @@ import { EXIT } from "../../errors/errors.ts";
 import { plural } from "../../text/plural.ts";
 import { SLUGS } from "../../logger/log_names.ts";
 import { RunLog } from "../../logger/run_log.ts";
-import { checkBuildScript, readCodeRollup, readQuery } from "../../preconditions/preconditions.ts";
+import { checkBuildScript, readQuery } from "../../preconditions/preconditions.ts";
 import type { Session } from "../../session/session.ts";
-import { buildContext } from "../../context_builder/context_builder.ts";
+import { prepareCodebase } from "../../context_builder/context_builder.ts";
 import { runCommitLoop } from "./loop.ts";
 import { initialPrompt } from "./prompt_layout.ts";
 
@@ -23,13 +23,12 @@ import { initialPrompt } from "./prompt_layout.ts";
 export async function runCommittingCode(session: Session): Promise<number> {
   const { root, options, console } = session;
   const query = await readQuery(root);
-  const rollup = options.buildContext ? undefined : await readCodeRollup(root);
+  const codebaseFor = await prepareCodebase(session);
   await checkBuildScript(root);
 
   const log = await RunLog.create(root, SLUGS.committingCode, session.redactor);
   console.info(`committing code with ${options.model}; logs in ${log.dir}`);
-  const codebase = rollup ??
-    await buildContext(session, { nextAgentPrompt: initialPrompt(query), log });
+  const codebase = await codebaseFor({ nextAgentPrompt: initialPrompt(query), log });
 
   const result = await runCommitLoop(session, log, query, codebase);
   const repairs = result.attempts - 1;

@@ -12,11 +12,11 @@
  */
 
 import { joinPrompt, section } from "../../prompts/layout.ts";
-import { buildContext } from "../../context_builder/context_builder.ts";
+import { prepareCodebase } from "../../context_builder/context_builder.ts";
 import { CodeCommitError, EXIT } from "../../errors/errors.ts";
 import { SINGLE_QUERY, SLUGS } from "../../logger/log_names.ts";
 import { RunLog } from "../../logger/run_log.ts";
-import { readCodeRollup, readQuery } from "../../preconditions/preconditions.ts";
+import { readQuery } from "../../preconditions/preconditions.ts";
 import { SYSTEM_PROMPTS } from "../../prompts/system_prompts.ts";
 import { scanBlocks } from "../../reply/blocks.ts";
 import { plural } from "../../text/plural.ts";
@@ -52,13 +52,12 @@ function consistencyPrompt(query: string, codebase?: string): string {
 export async function runConsistencyReport(session: Session): Promise<number> {
   const { root, options, console, client } = session;
   const query = await readQuery(root);
-  const rollup = options.buildContext ? undefined : await readCodeRollup(root);
+  const codebaseFor = await prepareCodebase(session);
   await checkReportDestination(root);
 
   const log = await RunLog.create(root, SLUGS.consistencyReport, session.redactor);
   console.info(`consistency report with ${options.model}; logs in ${log.dir}`);
-  const codebase = rollup ??
-    await buildContext(session, { nextAgentPrompt: consistencyPrompt(query), log });
+  const codebase = await codebaseFor({ nextAgentPrompt: consistencyPrompt(query), log });
 
   console.info(`asking ${client.model} for the consistency report`);
   const reply = await askModel(session, log, SINGLE_QUERY, consistencyPrompt(query, codebase));
