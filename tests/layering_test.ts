@@ -72,11 +72,11 @@ Deno.test("the check names the importing file, the imported file and both layers
   const fixture: Import = { ...upward, from: "lib/reply/parse.ts", to: "tests/support/project.ts" };
   assert.deepEqual(layerViolations([upward, sideways, consistencyToAuto, newFolder, fixture]), [
     "lib/guard/guard.ts:12 (layer 5, path guard) imports lib/workflows/committing_code/loop.ts " +
-    "(layer 10, workflows): a module may import only from its own folder and from lower layers",
+    "(layer 11, workflows): a module may import only from its own folder and from lower layers",
     "lib/llm/ask.ts:12 (layer 6, capabilities) imports lib/build/run_build.ts (layer 6, " +
     "capabilities): a folder may import another folder of its own layer only where SIDEWAYS names it",
-    "lib/workflows/consistency_report/workflow.ts:12 (layer 10, workflows) imports " +
-    "lib/workflows/auto_workflow/task.ts (layer 10, workflows): a folder may import another " +
+    "lib/workflows/consistency_report/workflow.ts:12 (layer 11, workflows) imports " +
+    "lib/workflows/auto_workflow/task.ts (layer 11, workflows): a folder may import another " +
     "folder of its own layer only where SIDEWAYS names it",
     "lib/journal/journal.ts is in no layer: add its folder to LAYERS in tests/support/layers.ts " +
     "(and to the README's Layout section)",

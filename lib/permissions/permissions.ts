@@ -35,7 +35,7 @@ export const NET_HOSTS = [
  * (bubblewrap, looked up on `PATH` when the tool starts) on Linux,
  * `/usr/bin/sandbox-exec` on macOS (`lib/sandbox/`).
  */
-export const RUN_PROGRAMS = ["./build.sh", "kill", "bwrap", "/usr/bin/sandbox-exec"] as const;
+const RUN_PROGRAMS = ["./build.sh", "kill", "bwrap", "/usr/bin/sandbox-exec"] as const;
 
 /** The permission flags, in the order they appear on a command line. */
 export const PERMISSION_FLAGS: readonly string[] = [

@@ -27,7 +27,7 @@ export type BuildNetwork = "on" | "off";
  * agent, or type into a `screen` session. Private `/tmp` hides the ones
  * kept there (tmux, X11, most ssh-agent sockets).
  */
-export const HOST_SERVICE_PATHS: readonly string[] = [
+const HOST_SERVICE_PATHS: readonly string[] = [
   "/run/user", // each user's D-Bus session bus, systemd --user, ssh-agent, gpg-agent, keyrings
   "/run/dbus", // the system D-Bus
   "/run/systemd/private", // systemd's own socket

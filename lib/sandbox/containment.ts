@@ -181,7 +181,7 @@ export async function decideContainment(request: ContainmentRequest): Promise<Co
  * `contained by bubblewrap, network on`, `not contained (--sandbox off)`.
  * Never throws.
  */
-export function describeContainment(containment: Containment): string {
+function describeContainment(containment: Containment): string {
   if (containment.kind === "none") return `not contained (${containment.why})`;
   const by = containment.kind === "bubblewrap" ? "bubblewrap" : "sandbox-exec";
   return `contained by ${by}, ${containment.network === "on" ? "network on" : "no network"}`;

@@ -6,7 +6,7 @@
  */
 
 /** How a key looks after redaction: eight asterisks and its last two characters. */
-export function maskKey(key: string): string {
+function maskKey(key: string): string {
   return `********${key.slice(-2)}`;
 }
 

@@ -10,7 +10,6 @@ import {
   buildLaunch,
   type Containment,
   decideContainment,
-  describeContainment,
   type Prober,
   type ProbeResult,
 } from "../../lib/sandbox/containment.ts";
@@ -139,7 +138,7 @@ Deno.test("elsewhere: auto warns and runs unconfined, naming where builds are co
   assert.deepEqual(probe.calls, []);
 });
 
-Deno.test("describeContainment: what the progress line and the log say", () => {
+Deno.test("buildLaunch describes the containment as the progress line and the log say it", async () => {
   const cases: [Containment, string][] = [
     [
       { kind: "bubblewrap", network: "on", hostServices: [] },
@@ -152,7 +151,14 @@ Deno.test("describeContainment: what the progress line and the log say", () => {
     [{ kind: "seatbelt", network: "off" }, "contained by sandbox-exec, no network"],
     [{ kind: "none", why: "--sandbox off" }, "not contained (--sandbox off)"],
   ];
-  for (const [containment, text] of cases) assert.equal(describeContainment(containment), text);
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "code-commit-launch-" }));
+  try {
+    for (const [containment, text] of cases) {
+      assert.equal((await buildLaunch(containment, root)).description, text);
+    }
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
 });
 
 Deno.test("buildLaunch: ./build.sh itself unconfined, bwrap around it when contained", async () => {

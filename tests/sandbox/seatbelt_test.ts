@@ -10,7 +10,7 @@ import {
   seatbeltProbeArgs,
   seatbeltProfile,
 } from "../../lib/sandbox/seatbelt.ts";
-import { RUN_PROGRAMS } from "../../lib/permissions/permissions.ts";
+import { PERMISSION_FLAGS } from "../../lib/permissions/permissions.ts";
 
 const PLAN: SandboxPlan = {
   root: "/Users/u/project",
@@ -97,5 +97,6 @@ Deno.test("sandbox-exec arguments: the profile, each parameter with -D, then ./b
 });
 
 Deno.test("sandbox-exec is named by its absolute path in the permission list", () => {
-  assert((RUN_PROGRAMS as readonly string[]).includes(SANDBOX_EXEC));
+  const run = PERMISSION_FLAGS.find((flag) => flag.startsWith("--allow-run="))!;
+  assert(run.slice("--allow-run=".length).split(",").includes(SANDBOX_EXEC));
 });

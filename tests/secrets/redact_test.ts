@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { encodedForms, maskKey, Redactor, unalignedBase64Forms } from "../../lib/secrets/redact.ts";
+import { encodedForms, Redactor, unalignedBase64Forms } from "../../lib/secrets/redact.ts";
 import { loadLlmFixture } from "../support/fake_llm_server.ts";
 import { GEMINI_KEY, OPENAI_KEY } from "../support/project.ts";
 
@@ -15,10 +15,13 @@ const O = OPENAI_KEY; // ends in "ZW"
 const GM = "********XY";
 const OM = "********ZW";
 
-Deno.test("maskKey: eight asterisks and the last two characters", () => {
-  assert.equal(maskKey(G), GM);
-  assert.equal(maskKey(O), OM);
-  assert.equal(maskKey("abcdefgh"), "********gh");
+/** How a key looks masked: eight asterisks and its last two characters. */
+const mask = (key: string) => `********${key.slice(-2)}`;
+
+Deno.test("a key is masked as eight asterisks and its last two characters", () => {
+  assert.equal(new Redactor([G]).redact(G), GM);
+  assert.equal(new Redactor([O]).redact(O), OM);
+  assert.equal(new Redactor(["abcdefgh"]).redact("abcdefgh"), "********gh");
 });
 
 /** Text in, text out, with both test keys known. */
@@ -77,19 +80,19 @@ Deno.test("a key that contains another is masked whole, whatever the order given
   const short = `${"A".repeat(20)}-tail99`; // the end of `long`
   for (const keys of [[long, short], [short, long]]) {
     const redactor = new Redactor(keys);
-    assert.equal(redactor.redact(`k=${long};`), `k=${maskKey(long)};`);
-    assert.equal(redactor.redact(`k=${short};`), `k=${maskKey(short)};`);
-    assert.equal(redactor.redact(`${long} ${short}`), `${maskKey(long)} ${maskKey(short)}`);
+    assert.equal(redactor.redact(`k=${long};`), `k=${mask(long)};`);
+    assert.equal(redactor.redact(`k=${short};`), `k=${mask(short)};`);
+    assert.equal(redactor.redact(`${long} ${short}`), `${mask(long)} ${mask(short)}`);
   }
   const inner = "AAAAAAAAAAAA"; // inside `long`, not at its end
   const redactor = new Redactor([inner, long]);
-  assert.equal(redactor.redact(long), maskKey(long));
-  assert.equal(redactor.redact(`x${inner}x`), `x${maskKey(inner)}x`);
+  assert.equal(redactor.redact(long), mask(long));
+  assert.equal(redactor.redact(`x${inner}x`), `x${mask(inner)}x`);
 });
 
 Deno.test("a key file's whole text and its token both masked (as readKnownKeys gives them)", () => {
   const redactor = new Redactor([`${G} # my key`, G]);
-  assert.equal(redactor.redact(`${G} # my key`), maskKey(`${G} # my key`));
+  assert.equal(redactor.redact(`${G} # my key`), mask(`${G} # my key`));
   assert.equal(redactor.redact(`use ${G} here`), `use ${GM} here`);
 });
 

@@ -29,6 +29,7 @@ export const LAYERS: readonly Layer[] = [
     name: "capabilities",
     folders: ["lib/apply", "lib/build", "lib/llm", "lib/project_files", "lib/prompts"],
   },
+  { name: "build sandbox", folders: ["lib/sandbox"] },
   { name: "run set-up", folders: ["lib/cli", "lib/preconditions"] },
   { name: "session", folders: ["lib/session"] },
   { name: "context builder", folders: ["lib/context_builder"] },
@@ -95,10 +96,10 @@ export function layerViolations(imports: readonly Import[]): string[] {
     const fromFolder = folderOf(from);
     const fromLayer = fromFolder === undefined ? undefined : layerOf(fromFolder);
     if (fromFolder === undefined || fromLayer === undefined) {
-      problems.push(
+      const problem =
         `${from} is in no layer: add its folder to LAYERS in tests/support/layers.ts ` +
-          "(and to the README's Layout section)",
-      );
+        "(and to the README's Layout section)";
+      if (!problems.includes(problem)) problems.push(problem);
       continue;
     }
     const where = `${from}:${line} (${describe(fromLayer)})`;
