@@ -289,10 +289,22 @@ class OutputSink {
     }
     this.#tail.push({ text, bytes });
     this.#tailBytes += bytes;
-    while (this.#tailBytes > this.#tailCap && this.#tail.length > 1) {
-      const dropped = this.#tail.shift()!;
-      this.#tailBytes -= dropped.bytes;
-      this.droppedBytes += dropped.bytes;
+    // Drop from the front of the tail until it fits: whole chunks, then the start of one.
+    while (this.#tailBytes > this.#tailCap) {
+      const first = this.#tail[0];
+      const excess = this.#tailBytes - this.#tailCap;
+      if (first.bytes <= excess) {
+        this.#tail.shift();
+        this.#tailBytes -= first.bytes;
+        this.droppedBytes += first.bytes;
+        continue;
+      }
+      // By characters, as the head is cut: close enough to bytes for a bound.
+      const cut = Math.min(first.text.length, excess);
+      this.#tail[0] = { text: first.text.slice(cut), bytes: first.bytes - cut };
+      this.#tailBytes -= cut;
+      this.droppedBytes += cut;
+      break;
     }
   }
 

@@ -269,3 +269,19 @@ Deno.test("a launch that could not start build.sh is an error, not a failed buil
     );
   });
 });
+
+Deno.test("output printed in one write larger than the tail is still bounded", async () => {
+  // One printf of 50,000 bytes arrives in few large chunks: the tail must be cut inside a chunk.
+  const script = "printf 'start\\n'; head -c 50000 /dev/zero | tr '\\0' x; printf '\\nend\\n'\n";
+  await withBuild(script, async (root) => {
+    const result = await runBuild(root, {
+      timeoutMs: LONG,
+      keepHeadBytes: 100,
+      keepTailBytes: 100,
+    });
+    assert(result.droppedBytes > 0);
+    assert.match(result.output, /^start\n/);
+    assert.match(result.output, /x\nend\n$/);
+    assert(result.output.length < 400, `kept ${result.output.length} characters`);
+  });
+});
