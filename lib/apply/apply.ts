@@ -24,63 +24,32 @@
  * @module
  */
 
-import { basename, dirname, join } from "node:path/posix";
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
+import {
+  denoFileSystem,
+  type EntryInfo,
+  type FileSystem,
+  under,
+} from "../file_system/file_system.ts";
+import { checkRealFolder, lstatStep, parentFolder } from "../file_system/real_folders.ts";
+import { FileStepError, step } from "../file_system/step.ts";
+import { removeIfPresent, writeAtomically } from "../file_system/write_atomically.ts";
 import type { FileOperation } from "../reply/operations.ts";
 import { plural } from "../text/plural.ts";
 
 /** What `lstat` reports about a path, as far as the applier needs it. */
-export interface ApplyFileInfo {
-  /** A regular file. */
-  readonly isFile: boolean;
-  /** A folder (false for a link to a folder). */
-  readonly isDirectory: boolean;
-  /** A symbolic link (`lstat` does not follow it). */
-  readonly isSymlink: boolean;
-  /** The mode bits, file type included, or null where the platform has none (Windows). */
-  readonly mode: number | null;
-}
+export type ApplyFileInfo = EntryInfo;
 
 /**
- * The file system calls the applier makes. Paths are absolute or relative to
- * the current directory, as given to {@link applyOperations}'s `root`.
- * Every method rejects with the platform's error (for example
- * `Deno.errors.NotFound`) when the call fails. The mutating calls are
- * `writeNewFile`, `rename`, `remove` and `mkdir`.
+ * The file system calls the applier makes (`lib/file_system/`'s
+ * `FileSystem`). Paths are absolute or relative to the current directory, as
+ * given to {@link applyOperations}'s `root`. Every method rejects with the
+ * platform's error (for example `Deno.errors.NotFound`) when the call fails.
+ * The mutating calls are `writeNewFile`, `rename`, `remove` and `mkdir`.
  */
-export interface ApplyFileSystem {
-  /** Describes `path` without following a final symbolic link; rejects with `NotFound` if absent. */
-  lstat(path: string): Promise<ApplyFileInfo>;
-  /** Returns the whole content of the file at `path`. */
-  readFile(path: string): Promise<Uint8Array>;
-  /**
-   * Creates the file `path`, which must not exist yet (rejects with
-   * `AlreadyExists` otherwise), writes `data` to it and, when `mode` is
-   * given, sets exactly those permission bits.
-   */
-  writeNewFile(path: string, data: Uint8Array, mode?: number): Promise<void>;
-  /** Renames `from` to `to`, atomically replacing a file at `to`. */
-  rename(from: string, to: string): Promise<void>;
-  /** Removes a file or an empty folder (never recursively). */
-  remove(path: string): Promise<void>;
-  /** Creates one folder whose parent exists (never recursively). */
-  mkdir(path: string): Promise<void>;
-}
+export type ApplyFileSystem = FileSystem;
 
-/** The {@link ApplyFileSystem} on Deno's own file APIs; needs read and write permission. */
-export const denoFileSystem: ApplyFileSystem = {
-  lstat: (path) => Deno.lstat(path),
-  readFile: (path) => Deno.readFile(path),
-  writeNewFile: (path, data, mode) =>
-    Deno.writeFile(
-      path,
-      data,
-      mode === undefined ? { createNew: true } : { createNew: true, mode },
-    ),
-  rename: (from, to) => Deno.rename(from, to),
-  remove: (path) => Deno.remove(path),
-  mkdir: (path) => Deno.mkdir(path),
-};
+export { denoFileSystem };
 
 /** One file a reply changed. */
 export interface AppliedChange {
@@ -235,25 +204,6 @@ function applyError(
   );
 }
 
-/** A failed step of an operation; its message says what the step was and the OS error. */
-class StepError extends Error {
-  /** Makes the error of a step described by `what`. */
-  constructor(what: string, cause?: unknown) {
-    super(cause === undefined ? what : `${what} failed: ${messageOf(cause)}`, { cause });
-    this.name = "StepError";
-  }
-}
-
-/** Runs `action`, turning its failure into a {@link StepError} that says what it was doing. */
-async function step<T>(what: string, action: () => Promise<T>): Promise<T> {
-  try {
-    return await action();
-  } catch (error) {
-    if (error instanceof StepError) throw error;
-    throw new StepError(what, error);
-  }
-}
-
 /** The original state of a file: what a rollback writes back. */
 interface Original {
   readonly data: Uint8Array;
@@ -267,21 +217,6 @@ type UndoEntry =
   | { readonly kind: "delete"; readonly path: string; readonly before: Original };
 
 const encoder = new TextEncoder();
-
-/** File names longer than this many bytes are refused by common file systems. */
-const NAME_MAX_BYTES = 255;
-
-/** The temporary sibling's name for `name`: `.<name>.code-commit-<random>.tmp`, at most 255 bytes. */
-function temporaryName(name: string): string {
-  const random = Array.from(crypto.getRandomValues(new Uint8Array(8)))
-    .map((byte) => byte.toString(16).padStart(2, "0"))
-    .join("");
-  const suffix = `.code-commit-${random}.tmp`;
-  const budget = NAME_MAX_BYTES - 1 - suffix.length;
-  let base = name;
-  while (encoder.encode(base).length > budget) base = Array.from(base).slice(0, -1).join("");
-  return `.${base}${suffix}`;
-}
 
 /** The changes made so far and how to undo them. */
 class Transaction {
@@ -297,50 +232,33 @@ class Transaction {
     this.#fs = fs;
   }
 
-  #absolute(path: string): string {
-    return join(this.#root, path);
-  }
-
   /** `lstat`, or null when nothing is at `path`. */
   async #lstat(path: string): Promise<ApplyFileInfo | null> {
-    try {
-      return await this.#fs.lstat(this.#absolute(path));
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound) return null;
-      throw new StepError(`checking "${path}"`, error);
-    }
+    return (await lstatStep(this.#fs, this.#root, path)) ?? null;
   }
 
   /**
-   * Checks the parent folders of `path`, from the top. With `create`, makes
-   * the missing ones (recording each); without, returns false if one is
-   * missing or is not a folder. Throws on a symbolic link.
+   * Checks the parent folders of `path`, from the top (`checkRealFolder`).
+   * With `create`, makes the missing ones (recording each); without,
+   * returns false if one is missing or is not a folder. Throws on a
+   * symbolic link.
    */
   async #parents(path: string, create: boolean): Promise<boolean> {
-    const segments = path.split("/");
-    for (let depth = 1; depth < segments.length; depth++) {
-      const folder = segments.slice(0, depth).join("/");
-      const info = await this.#lstat(folder);
-      if (info === null) {
-        if (!create) return false;
-        await step(
-          `creating the folder "${folder}"`,
-          () => this.#fs.mkdir(this.#absolute(folder)),
-        );
-        this.#undo.push({ kind: "folder", path: folder });
-        continue;
-      }
-      if (info.isSymlink) {
-        throw new StepError(
-          `"${folder}" is a symbolic link; code-commit never writes through a link`,
-        );
-      }
-      if (!info.isDirectory) {
-        if (!create) return false;
-        throw new StepError(`"${folder}" is a file, not a folder`);
-      }
+    const check = await checkRealFolder(this.#fs, this.#root, parentFolder(path), {
+      create,
+      onCreated: (folder) => this.#undo.push({ kind: "folder", path: folder }),
+    });
+    if (check.ok) return true;
+    if (check.found === "symlink") {
+      throw new FileStepError(
+        `"${check.folder}" is a symbolic link; code-commit never writes through a link`,
+      );
     }
-    return true;
+    if (!create) return false;
+    if (check.found === "missing") {
+      throw new FileStepError(`the folder "${check.folder}" vanished as it was made`);
+    }
+    throw new FileStepError(`"${check.folder}" is a file, not a folder`);
   }
 
   /** Reads what a rollback needs to restore `path`; null when it does not exist. */
@@ -350,7 +268,7 @@ class Transaction {
     this.#refuseNonFile(path, info);
     const data = await step(
       `reading "${path}" (to keep a copy for rollback)`,
-      () => this.#fs.readFile(this.#absolute(path)),
+      () => this.#fs.readFile(under(this.#root, path)),
     );
     return { data, mode: info.mode };
   }
@@ -358,58 +276,34 @@ class Transaction {
   /** Throws unless `info` describes a regular file. */
   #refuseNonFile(path: string, info: ApplyFileInfo): void {
     if (info.isSymlink) {
-      throw new StepError(`"${path}" is a symbolic link; code-commit never writes through a link`);
+      throw new FileStepError(
+        `"${path}" is a symbolic link; code-commit never writes through a link`,
+      );
     }
     if (info.isDirectory) {
-      throw new StepError(`"${path}" is a folder; a reply can only replace or delete files`);
+      throw new FileStepError(`"${path}" is a folder; a reply can only replace or delete files`);
     }
     if (!info.isFile) {
-      throw new StepError(`"${path}" is not a regular file (a device, socket or pipe)`);
+      throw new FileStepError(`"${path}" is not a regular file (a device, socket or pipe)`);
     }
   }
 
   /** Checks again, right before a change, that no parent folder of `path` nor `path` is a link. */
   async #recheck(path: string): Promise<void> {
     if (!await this.#parents(path, false)) {
-      throw new StepError(`a parent folder of "${path}" disappeared or is no longer a folder`);
+      throw new FileStepError(`a parent folder of "${path}" disappeared or is no longer a folder`);
     }
     const info = await this.#lstat(path);
     if (info !== null) this.#refuseNonFile(path, info);
   }
 
-  /** Writes `data` to a new temporary sibling of `path`; returns the sibling's relative path. */
-  async #writeTemporary(path: string, data: Uint8Array, mode: number | null): Promise<string> {
-    const folder = dirname(path);
-    for (let attempt = 1;; attempt++) {
-      const name = temporaryName(basename(path));
-      const temporary = folder === "." ? name : `${folder}/${name}`;
-      this.#temporaries.add(temporary);
-      try {
-        await this.#fs.writeNewFile(
-          this.#absolute(temporary),
-          data,
-          mode === null ? undefined : mode & 0o7777,
-        );
-        return temporary;
-      } catch (error) {
-        if (error instanceof Deno.errors.AlreadyExists) {
-          this.#temporaries.delete(temporary); // someone else's file: never touch it
-          if (attempt < 3) continue;
-        }
-        throw new StepError(`writing the temporary file "${temporary}"`, error);
-      }
-    }
-  }
-
-  /** Writes `data` (with `mode`) to `path` via a temporary sibling and a rename. */
+  /** Writes `data` (with `mode`) to `path` atomically, checking `path` again right before the rename. */
   async #replace(path: string, data: Uint8Array, mode: number | null): Promise<void> {
-    const temporary = await this.#writeTemporary(path, data, mode);
-    await this.#recheck(path);
-    await step(
-      `renaming "${temporary}" to "${path}"`,
-      () => this.#fs.rename(this.#absolute(temporary), this.#absolute(path)),
-    );
-    this.#temporaries.delete(temporary);
+    await writeAtomically(this.#fs, this.#root, path, data, {
+      mode: mode === null ? undefined : mode & 0o7777,
+      temporaries: this.#temporaries,
+      beforeRename: () => this.#recheck(path),
+    });
   }
 
   /** Creates or replaces the file at `path` with `content`. */
@@ -427,23 +321,14 @@ class Transaction {
     const before = await this.#original(path);
     if (before === null) return null;
     await this.#recheck(path);
-    await step(`removing "${path}"`, () => this.#fs.remove(this.#absolute(path)));
+    await step(`removing "${path}"`, () => this.#fs.remove(under(this.#root, path)));
     this.#undo.push({ kind: "delete", path, before });
     return { path, kind: "deleted" };
   }
 
-  /**
-   * Removes the file or empty folder at `path` unless it is already gone.
-   * Throws if a parent folder is a symbolic link: removing through it could
-   * hit a file outside the project.
-   */
-  async #removeIfPresent(path: string): Promise<void> {
-    if (!await this.#parents(path, false)) return;
-    try {
-      await this.#fs.remove(this.#absolute(path));
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
-    }
+  /** Removes the file or empty folder at `path` unless it is gone (`removeIfPresent`). */
+  #removeIfPresent(path: string): Promise<void> {
+    return removeIfPresent(this.#fs, this.#root, path);
   }
 
   /** Removes every temporary file that may exist; returns those that could not be removed. */

@@ -7,7 +7,7 @@
  */
 
 import { join } from "node:path";
-import { CodeCommitError, messageOf } from "../errors/errors.ts";
+import { lstatOrUndefined } from "../file_system/lstat.ts";
 
 /**
  * The kind of a directory entry, as `lstat` sees it: `missing` when nothing is
@@ -15,40 +15,12 @@ import { CodeCommitError, messageOf } from "../errors/errors.ts";
  */
 export type EntryKind = "file" | "folder" | "symlink" | "special" | "missing";
 
-/** Describes a special file (fifo, socket, device) for a message. Never throws. */
-export function describeSpecial(info: Deno.FileInfo): string {
-  if (info.isFifo) return "a fifo (named pipe)";
-  if (info.isSocket) return "a socket";
-  if (info.isCharDevice) return "a character device";
-  if (info.isBlockDevice) return "a block device";
-  return "neither a file nor a folder";
-}
-
 /** Returns the kind of entry `info` describes. Never throws. */
 export function kindOf(info: Deno.FileInfo): EntryKind {
   if (info.isSymlink) return "symlink";
   if (info.isDirectory) return "folder";
   if (info.isFile) return "file";
   return "special";
-}
-
-/**
- * `lstat`s `absolutePath` and returns its info, or `undefined` when nothing is
- * there (NotFound, or a parent that is not a folder). Throws a
- * `CodeCommitError` naming the path for any other error (permission denied,
- * a symbolic-link loop in a parent, ...).
- */
-export async function lstatOrUndefined(absolutePath: string): Promise<Deno.FileInfo | undefined> {
-  try {
-    return await Deno.lstat(absolutePath);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
-      return undefined;
-    }
-    throw new CodeCommitError(`cannot inspect ${absolutePath}: ${messageOf(error)}`, undefined, {
-      cause: error,
-    });
-  }
 }
 
 /** A cache of `lstat` results for paths relative to one project root. */

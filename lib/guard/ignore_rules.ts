@@ -30,6 +30,8 @@
 
 import ignore from "ignore";
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
+import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
+import { READ_LIMITS } from "../file_system/read_limits.ts";
 import { foldCase } from "./case_fold.ts";
 import { EntryKinds } from "./entry_kinds.ts";
 import { normalizeProjectPath } from "./path_syntax.ts";
@@ -152,19 +154,28 @@ class SourceFiles {
     this.entries = new EntryKinds(root);
   }
 
-  /** The text of `<folder>/.gitignore`, or undefined when git would not read one there. */
+  /**
+   * The text of `<folder>/.gitignore`, or undefined when git would not read
+   * one there. Rejects with a `CodeCommitError` (a `FileReadError` naming the
+   * file) when it cannot be read, is larger than `READ_LIMITS.ignoreRules`,
+   * or was swapped for something else than a regular file.
+   */
   gitignore(folder: string): Promise<string | undefined> {
     return this.#cached(folder, async () => {
       if (!(await this.entries.isRealFolder(folder))) return undefined;
       const file = folder === "" ? ".gitignore" : `${folder}/.gitignore`;
       if ((await this.entries.kind(file)) !== "file") return undefined; // git ≥ 2.32 does not follow symlinks
-      return await this.#read(file);
+      return await this.#read(file, false);
     });
   }
 
-  /** The text of `.git/info/exclude`, or undefined when there is none in a real `.git` folder. */
+  /**
+   * The text of `.git/info/exclude`, or undefined when there is none in a
+   * real `.git` folder. Rejects as `gitignore` does, and when a symbolic link
+   * there leads to a fifo, socket or device.
+   */
   exclude(): Promise<string | undefined> {
-    return this.#cached("\0exclude", async () => {
+    return this.#cached(EXCLUDE_KEY, async () => {
       if (!(await this.entries.isRealFolder(".git/info"))) return undefined;
       const kind = await this.entries.kind(".git/info/exclude");
       // git follows a symbolic link here (it is not an in-tree file): so do we.
@@ -182,19 +193,22 @@ class SourceFiles {
     return text;
   }
 
-  async #read(file: string, missingIsFine = false): Promise<string | undefined> {
-    const path = `${this.entries.root}/${file}`;
+  /**
+   * The text of `file` through the bounded read (a final symbolic link
+   * followed with `follow`), or undefined when it is missing or, through a
+   * link, a folder (git reads nothing there either).
+   */
+  async #read(file: string, follow: boolean): Promise<string | undefined> {
     try {
-      return new TextDecoder().decode(await Deno.readFile(path));
+      const bytes = await readBounded(`${this.entries.root}/${file}`, {
+        limit: READ_LIMITS.ignoreRules,
+        followSymlink: follow,
+        name: file,
+      });
+      return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
     } catch (error) {
-      if (missingIsFine && error instanceof Deno.errors.NotFound) return undefined;
-      if (error instanceof Deno.errors.IsADirectory) return undefined;
-      throw new CodeCommitError(
-        `cannot read the ignore rules in ${path}: ${messageOf(error)}; the path guard needs them ` +
-          "to know which files the reply may write",
-        undefined,
-        { cause: error },
-      );
+      if (error instanceof FileReadError && error.problem === "folder") return undefined;
+      throw error;
     }
   }
 }
@@ -211,11 +225,12 @@ export class IgnoreRules {
   /** Whether rules and paths are compared with case folding (see `IgnoreRulesOptions`). */
   readonly ignoreCase: boolean;
   readonly #files: SourceFiles;
+  /** The compiled sources being loaded or loaded, by key (a folder, or {@link EXCLUDE_KEY}). */
   readonly #sources = new Map<string, Promise<Source | undefined>>();
-  readonly #folders = new Map<string, Promise<IgnoreMatch | undefined>>();
-  // The same, once settled: lets `explain` answer without awaiting (a walk asks 100,000 times).
-  readonly #settledSources = new Map<string, Source | undefined>();
-  readonly #settledFolders = new Map<string, IgnoreMatch | undefined>();
+  /** The same, once loaded: the matching reads only these, without awaiting. */
+  readonly #loaded = new Map<string, Source | undefined>();
+  /** The verdicts on folders, once known (a walk asks 100,000 times). */
+  readonly #folders = new Map<string, IgnoreMatch | undefined>();
   #sibling: IgnoreRules | undefined;
 
   private constructor(files: SourceFiles, ignoreCase: boolean) {
@@ -234,8 +249,8 @@ export class IgnoreRules {
   static async load(root: string, options?: IgnoreRulesOptions): Promise<IgnoreRules> {
     checkPackageShape();
     const rules = new IgnoreRules(new SourceFiles(root), options?.ignoreCase ?? false);
-    await rules.#source("");
-    await rules.#source(null);
+    await rules.#load("");
+    await rules.#load(EXCLUDE_KEY);
     return rules;
   }
 
@@ -278,128 +293,102 @@ export class IgnoreRules {
    * Like `isIgnored`, but says which rule ignores the path (or the ancestor
    * folder that is ignored), as `git check-ignore -v` would; `undefined` when
    * the path is not ignored. Rejects as `isIgnored` does.
+   *
+   * The matching itself is synchronous ({@link IgnoreRules.#decide}); this
+   * only loads, one at a time, the rule files it asks for.
    */
   async explain(path: string, isDir: boolean): Promise<IgnoreMatch | undefined> {
     const segments = splitPath(path);
-    const settled = this.#explainSettled(segments, isDir);
-    if (settled !== UNSETTLED) return settled;
-    if (segments.length > 1) {
-      const folderMatch = await this.#folder(segments.slice(0, -1).join("/"));
-      if (folderMatch !== undefined) return folderMatch;
+    for (;;) {
+      const verdict = this.#decide(segments, isDir);
+      if (!(verdict instanceof Needs)) return verdict;
+      await this.#load(verdict.source);
     }
-    return await this.#ownMatch(segments, isDir);
   }
 
   /**
-   * `explain` from what is already loaded, or {@link UNSETTLED} when a source
-   * or the parent folder's verdict is still to be read. Same semantics as
-   * the asynchronous path (folder first, then the path's own match).
+   * git's verdict on the path `segments` from the sources loaded so far, or
+   * the source that must be loaded first ({@link Needs}). A path is ignored
+   * when a folder above it is (tested as a folder, from the top: nothing
+   * inside an ignored folder is read); otherwise its own match decides: the
+   * `.gitignore` files from the nearest folder up to the root, then
+   * `info/exclude`; in each, the last rule that matches decides, and the first
+   * source with a match wins.
    */
-  #explainSettled(segments: string[], isDir: boolean): IgnoreMatch | undefined | typeof UNSETTLED {
+  #decide(segments: readonly string[], isDir: boolean): IgnoreMatch | undefined | Needs {
     if (segments.length > 1) {
-      const parent = segments.slice(0, -1).join("/");
-      if (!this.#settledFolders.has(parent)) return UNSETTLED;
-      const folderMatch = this.#settledFolders.get(parent);
-      if (folderMatch !== undefined) return folderMatch;
+      const folder = this.#folderVerdict(segments.slice(0, -1));
+      if (folder !== undefined) return folder;
     }
     const path = segments.join("/");
     const suffix = isDir ? "/" : "";
-    let folder = "";
     const folders = [""];
+    let folder = "";
     for (let depth = 1; depth < segments.length; depth++) {
       folder = folder === "" ? segments[depth - 1] : `${folder}/${segments[depth - 1]}`;
       folders.push(folder);
     }
     for (let depth = segments.length - 1; depth >= 0; depth--) {
-      if (!this.#settledSources.has(folders[depth])) return UNSETTLED;
-      const source = this.#settledSources.get(folders[depth]);
+      if (!this.#loaded.has(folders[depth])) return new Needs(folders[depth]);
+      const source = this.#loaded.get(folders[depth]);
       if (source === undefined) continue;
       const match = this.#match(source, segments.slice(depth).join("/") + suffix);
       if (match !== undefined) {
         return match.negated ? undefined : { path, source: source.name, pattern: match.pattern };
       }
     }
-    if (!this.#settledSources.has(EXCLUDE_KEY)) return UNSETTLED;
-    const exclude = this.#settledSources.get(EXCLUDE_KEY);
+    if (!this.#loaded.has(EXCLUDE_KEY)) return new Needs(EXCLUDE_KEY);
+    const exclude = this.#loaded.get(EXCLUDE_KEY);
     if (exclude === undefined) return undefined;
     const match = this.#match(exclude, path + suffix);
     if (match === undefined || match.negated) return undefined;
     return { path, source: exclude.name, pattern: match.pattern };
   }
 
-  /** Whether the folder (ancestor of some path) is ignored, by itself or an ancestor. */
-  #folder(folder: string): Promise<IgnoreMatch | undefined> {
-    let match = this.#folders.get(folder);
-    if (match === undefined) {
-      match = (async () => {
-        const segments = folder.split("/");
-        if (segments.length > 1) {
-          const parentMatch = await this.#folder(segments.slice(0, -1).join("/"));
-          if (parentMatch !== undefined) return parentMatch;
-        }
-        return await this.#ownMatch(segments, true);
-      })();
-      match.then((settled) => this.#settledFolders.set(folder, settled), () => {});
-      this.#folders.set(folder, match);
-    }
-    return match;
-  }
-
-  /** The path's own match; its ancestors are known not to be ignored. */
-  async #ownMatch(segments: string[], isDir: boolean): Promise<IgnoreMatch | undefined> {
-    const path = segments.join("/");
-    const suffix = isDir ? "/" : "";
-    for (let depth = segments.length - 1; depth >= 0; depth--) {
-      const source = await this.#source(segments.slice(0, depth).join("/"));
-      if (source === undefined) continue;
-      const match = this.#match(source, segments.slice(depth).join("/") + suffix);
-      if (match !== undefined) {
-        return match.negated ? undefined : { path, source: source.name, pattern: match.pattern };
-      }
-    }
-    const exclude = await this.#source(null);
-    if (exclude === undefined) return undefined;
-    const match = this.#match(exclude, path + suffix);
-    if (match === undefined || match.negated) return undefined;
-    return { path, source: exclude.name, pattern: match.pattern };
+  /** The verdict on the folder `segments` (remembered once known), or the source it needs. */
+  #folderVerdict(segments: readonly string[]): IgnoreMatch | undefined | Needs {
+    const folder = segments.join("/");
+    if (this.#folders.has(folder)) return this.#folders.get(folder);
+    const verdict = this.#decide(segments, true);
+    if (!(verdict instanceof Needs)) this.#folders.set(folder, verdict);
+    return verdict;
   }
 
   #match(source: Source, relative: string): LevelMatch | undefined {
     return matchOneLevel(source.rules, this.ignoreCase ? foldCase(relative) : relative);
   }
 
-  /** The compiled rules of `<folder>/.gitignore`, or of `info/exclude` for `null`. */
-  #source(folder: string | null): Promise<Source | undefined> {
-    const key = folder ?? EXCLUDE_KEY;
+  /** Loads the source `key` (a folder's `.gitignore`, or {@link EXCLUDE_KEY}); rejects as `explain`. */
+  async #load(key: string): Promise<void> {
     let source = this.#sources.get(key);
     if (source === undefined) {
-      source = (async () => {
-        const text = folder === null
-          ? await this.#files.exclude()
-          : await this.#files.gitignore(folder);
-        if (text === undefined) return undefined;
-        const name = folder === null
-          ? ".git/info/exclude"
-          : folder === ""
-          ? ".gitignore"
-          : `${folder}/.gitignore`;
-        const rules = ignore({ ignorecase: this.ignoreCase }).add(
-          this.ignoreCase ? foldCase(text) : text,
-        );
-        return { name, rules };
-      })();
-      source.then((settled) => this.#settledSources.set(key, settled), () => {});
+      source = this.#compile(key);
       this.#sources.set(key, source);
     }
-    return source;
+    this.#loaded.set(key, await source);
   }
+
+  /** Reads and compiles the rules of source `key`; undefined when git reads no file there. */
+  async #compile(key: string): Promise<Source | undefined> {
+    const exclude = key === EXCLUDE_KEY;
+    const text = exclude ? await this.#files.exclude() : await this.#files.gitignore(key);
+    if (text === undefined) return undefined;
+    const name = exclude ? ".git/info/exclude" : key === "" ? ".gitignore" : `${key}/.gitignore`;
+    const rules = ignore({ ignorecase: this.ignoreCase }).add(
+      this.ignoreCase ? foldCase(text) : text,
+    );
+    return { name, rules };
+  }
+}
+
+/** What {@link IgnoreRules} must load before it can answer: the source `source`. */
+class Needs {
+  /** Makes the request for the source `source` (a folder, or {@link EXCLUDE_KEY}). */
+  constructor(readonly source: string) {}
 }
 
 /** The key of `.git/info/exclude` among the sources (no folder can be named with a NUL). */
 const EXCLUDE_KEY = "\0exclude";
-
-/** `#explainSettled`'s answer when something is still to be read. */
-const UNSETTLED = Symbol("unsettled");
 
 /** Splits a project path into segments; throws a RangeError for a path of the wrong form. */
 function splitPath(path: string): string[] {

@@ -6,7 +6,9 @@
  * @module
  */
 import { join } from "node:path";
-import { CodeCommitError } from "../errors/errors.ts";
+import { CodeCommitError, messageOf } from "../errors/errors.ts";
+import { denoFileSystem } from "../file_system/file_system.ts";
+import { checkRealFolder, type FolderCheck } from "../file_system/real_folders.ts";
 import type { Redactor } from "../secrets/redact.ts";
 import { LOGS_DIR } from "./log_names.ts";
 
@@ -43,21 +45,19 @@ export class RunLog {
     now: Date = new Date(),
   ): Promise<RunLog> {
     const logsPath = join(root, LOGS_DIR);
+    let logs: FolderCheck;
     try {
-      const info = await Deno.lstat(logsPath);
-      if (info.isSymlink || !info.isDirectory) {
-        throw new CodeCommitError(
-          `${LOGS_DIR} is ${info.isSymlink ? "a symbolic link" : "not a folder"}; ` +
-            `code-commit writes its logs only into a real ${LOGS_DIR}/ folder: move it away`,
-        );
-      }
+      logs = await checkRealFolder(denoFileSystem, root, LOGS_DIR, { create: true });
     } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
-      await Deno.mkdir(logsPath).catch((e) => {
-        if (!(e instanceof Deno.errors.AlreadyExists)) {
-          throw new CodeCommitError(`cannot create ${LOGS_DIR}/: ${e.message}`);
-        }
+      throw new CodeCommitError(`cannot create ${LOGS_DIR}/: ${messageOf(error)}`, undefined, {
+        cause: error,
       });
+    }
+    if (!logs.ok) {
+      throw new CodeCommitError(
+        `${LOGS_DIR} is ${logs.found === "symlink" ? "a symbolic link" : "not a folder"}; ` +
+          `code-commit writes its logs only into a real ${LOGS_DIR}/ folder: move it away`,
+      );
     }
     const base = `${timestamp(now)}-${slug}`;
     for (let n = 1;; n++) {

@@ -7,7 +7,10 @@
  * @module
  */
 import { join } from "node:path";
-import { CodeCommitError, messageOf } from "../errors/errors.ts";
+import { CodeCommitError } from "../errors/errors.ts";
+import { readBounded } from "../file_system/bounded_read.ts";
+import { lstatOrUndefined } from "../file_system/lstat.ts";
+import { READ_LIMITS } from "../file_system/read_limits.ts";
 
 const decoder = new TextDecoder();
 
@@ -16,19 +19,20 @@ const decoder = new TextDecoder();
  * or an empty list when there is no `.git` folder or no index yet (a
  * worktree's `.git` file points outside the project: not read).
  *
- * @throws {CodeCommitError} when `.git/index` exists but cannot be read or
- * is not an index this reader understands.
+ * @throws {CodeCommitError} when `.git/index` exists but cannot be read
+ * (a `FileReadError` when it is not a regular file, even through a symbolic
+ * link, or is larger than `READ_LIMITS.gitIndex`), or is not an index this
+ * reader understands.
  */
 export async function trackedPaths(root: string): Promise<string[]> {
-  let bytes: Uint8Array;
-  try {
-    const git = await Deno.lstat(join(root, ".git"));
-    if (!git.isDirectory) return [];
-    bytes = await Deno.readFile(join(root, ".git", "index"));
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return [];
-    throw new CodeCommitError(`cannot read .git/index: ${messageOf(error)}`);
-  }
+  const git = await lstatOrUndefined(join(root, ".git"));
+  if (git === undefined || !git.isDirectory) return [];
+  const bytes = await readBounded(join(root, ".git", "index"), {
+    limit: READ_LIMITS.gitIndex,
+    followSymlink: true,
+    name: ".git/index",
+  });
+  if (bytes === undefined) return [];
   const paths = parseIndex(bytes, 20) ?? parseIndex(bytes, 32);
   if (paths === undefined) {
     throw new CodeCommitError(

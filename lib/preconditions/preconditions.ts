@@ -7,6 +7,8 @@
 import { join } from "node:path";
 import ignore from "ignore";
 import { CodeCommitError } from "../errors/errors.ts";
+import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
+import { READ_LIMITS, type ReadLimit } from "../file_system/read_limits.ts";
 import { IgnoreRules } from "../guard/ignore_rules.ts";
 import { KEY_FILES } from "../llm/models.ts";
 import { trackedPaths } from "./git_index.ts";
@@ -63,7 +65,13 @@ export async function checkAgentConfigIgnored(root: string): Promise<void> {
         `make it a regular file with the line /${AGENT_CONFIG_DIR}`,
     );
   }
-  const rules = await Deno.readTextFile(join(root, ".gitignore"));
+  const rules = new TextDecoder().decode(
+    await readBounded(join(root, ".gitignore"), {
+      limit: READ_LIMITS.ignoreRules,
+      followSymlink: false,
+      name: ".gitignore",
+    }) ?? new Uint8Array(),
+  );
   const all = await IgnoreRules.load(root);
   const coverage = folderCoverage(
     AGENT_CONFIG_DIR,
@@ -114,28 +122,35 @@ function describeExposure(coverage: FolderCoverage, exposed: readonly string[]):
 }
 
 /**
- * Reads a file the workflow needs.
+ * Reads a file the workflow needs, with the bounded read (a symbolic link is
+ * followed, and its target checked), at most `limit`.
  *
  * @throws {CodeCommitError} naming the file and `fix` when it is missing
- * or is not a regular file.
+ * or is a folder; a `FileReadError` naming it when it is a fifo, socket or
+ * device, larger than `limit`, or cannot be read.
  */
-export async function readRequiredFile(root: string, path: string, fix: string): Promise<string> {
+export async function readRequiredFile(
+  root: string,
+  path: string,
+  fix: string,
+  limit: ReadLimit,
+): Promise<string> {
+  let bytes: Uint8Array | undefined;
   try {
-    const info = await Deno.stat(join(root, path));
-    if (!info.isFile) throw new CodeCommitError(`${path} is not a file: ${fix}`);
-    return await Deno.readTextFile(join(root, path));
+    bytes = await readBounded(join(root, path), { limit, followSymlink: true, name: path });
   } catch (error) {
-    if (error instanceof CodeCommitError) throw error;
-    if (error instanceof Deno.errors.NotFound) {
-      throw new CodeCommitError(`${path} not found: ${fix}`);
+    if (error instanceof FileReadError && error.problem === "folder") {
+      throw new CodeCommitError(`${path} is not a file: ${fix}`);
     }
-    throw new CodeCommitError(`${path} cannot be read: ${(error as Error).message}`);
+    throw error;
   }
+  if (bytes === undefined) throw new CodeCommitError(`${path} not found: ${fix}`);
+  return new TextDecoder().decode(bytes);
 }
 
 /** Reads `agent-config/query.txt`. @throws {CodeCommitError} when it is missing. */
 export function readQuery(root: string): Promise<string> {
-  return readRequiredFile(root, QUERY_FILE, "write what you want done in it");
+  return readRequiredFile(root, QUERY_FILE, "write what you want done in it", READ_LIMITS.query);
 }
 
 /** Reads `agent-config/codeRollup.txt`. @throws {CodeCommitError} when it is missing. */
@@ -144,6 +159,7 @@ export function readCodeRollup(root: string): Promise<string> {
     root,
     CODE_ROLLUP_FILE,
     "run ./codeRollup.sh to create it, or pass --build-context to let code-commit choose the files",
+    READ_LIMITS.codeRollup,
   );
 }
 

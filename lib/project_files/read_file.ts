@@ -2,8 +2,9 @@
  * Reads one project file for a prompt (the context builder's codebase and
  * summary, an auto-workflow task's codebase), only if the path guard lets it
  * be read (`guardRead`: no ignored file, no protected folder, no traversal,
- * no symbolic link anywhere along the path), and only if it is text of a
- * sensible size. What cannot be read is refused with a reason; nothing the
+ * no symbolic link anywhere along the path), only if it has one name (a hard
+ * link's other name may be outside the project), and only if it is text of
+ * a sensible size. What cannot be read is refused with a reason; nothing the
  * guard refuses is ever opened.
  *
  * @module
@@ -11,17 +12,19 @@
 
 import { join } from "node:path";
 import { messageOf } from "../errors/errors.ts";
+import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
+import { READ_LIMITS } from "../file_system/read_limits.ts";
 import { guardRead } from "../guard/guard.ts";
 import type { IgnoreRules } from "../guard/ignore_rules.ts";
 import { normalizeProjectPath } from "../guard/path_syntax.ts";
 import { formatBytes } from "../text/sizes.ts";
 
 /**
- * The largest file pasted into a prompt: 1 MiB, about a quarter of a million
- * tokens. A larger file is withheld: its content is never read (see
- * {@link ReadOutcome}).
+ * The largest file pasted into a prompt: 1 MiB (`READ_LIMITS.projectFile`),
+ * about a quarter of a million tokens. A larger file is withheld: its
+ * content is never read (see {@link ReadOutcome}).
  */
-const MAX_FILE_BYTES = 1024 * 1024;
+const MAX_FILE_BYTES: number = READ_LIMITS.projectFile.bytes;
 
 /**
  * A file read, or why it was not. `withheld` tells the two kinds of
@@ -44,7 +47,9 @@ export type ReadOutcome =
 /**
  * Reads the file `path` (relative to `root`, as an LLM or the summary names
  * it) as UTF-8 text, after `guardRead` accepts it, with `rules` shared
- * across calls. Refused, without reading: what the guard refuses, a file
+ * across calls, with the bounded read (`lib/file_system/bounded_read.ts`).
+ * Refused, without reading: what the guard refuses, a file with more than
+ * one hard link (another name of it may be outside the project), a file
  * that changed into something else between the check and the read;
  * withheld, without reading its content: a file larger than
  * {@link MAX_FILE_BYTES}; withheld after reading: a binary file (one holding
@@ -64,36 +69,56 @@ export async function readProjectFile(
   const refused = await guardRead(root, path, rules);
   if (refused !== undefined) return refusedNow(path, refused);
   const normalized = normalizeProjectPath(path);
-  const absolute = join(root, normalized);
-  let file: Deno.FsFile | undefined;
+  let bytes: Uint8Array | undefined;
   try {
-    const before = await Deno.lstat(absolute);
-    if (!before.isFile) return refusedNow(normalized, "is no longer a regular file");
-    if (before.size > MAX_FILE_BYTES) {
-      return withheld(
-        normalized,
-        `is ${formatBytes(before.size)}, more than the ${
-          formatBytes(MAX_FILE_BYTES)
-        } a file may have in a prompt`,
-      );
-    }
-    file = await Deno.open(absolute, { read: true });
-    const opened = await file.stat();
-    // The path was checked with lstat; if what was opened is another file (the
-    // path was swapped for a link meanwhile), refuse it.
-    if (!opened.isFile || opened.ino !== before.ino || opened.dev !== before.dev) {
-      return refusedNow(normalized, "changed while it was being read");
-    }
-    const bytes = await readAtMost(file, MAX_FILE_BYTES + 1);
-    if (bytes.length > MAX_FILE_BYTES) {
-      return withheld(normalized, `grew past ${formatBytes(MAX_FILE_BYTES)} while it was read`);
-    }
-    if (bytes.includes(0)) return withheld(normalized, "is a binary file (it holds NUL bytes)");
-    return { ok: true, path: normalized, text: new TextDecoder().decode(bytes) };
+    bytes = await readBounded(join(root, normalized), {
+      limit: READ_LIMITS.projectFile,
+      followSymlink: false,
+      refuseHardLinks: true,
+      name: normalized,
+    });
   } catch (error) {
-    return refusedNow(normalized, `could not be read: ${messageOf(error)}`);
-  } finally {
-    file?.close();
+    return outcomeOf(normalized, error);
+  }
+  if (bytes === undefined) return refusedNow(normalized, "no longer exists");
+  if (bytes.includes(0)) return withheld(normalized, "is a binary file (it holds NUL bytes)");
+  return { ok: true, path: normalized, text: new TextDecoder().decode(bytes) };
+}
+
+/** The outcome of a read of `path` that threw `error`. Never throws. */
+function outcomeOf(path: string, error: unknown): ReadOutcome {
+  if (!(error instanceof FileReadError)) {
+    return refusedNow(path, `could not be read: ${messageOf(error)}`);
+  }
+  switch (error.problem) {
+    case "too-large":
+      return withheld(
+        path,
+        error.size === undefined
+          ? `grew past ${formatBytes(MAX_FILE_BYTES)} while it was read`
+          : `is ${formatBytes(error.size)}, more than the ${
+            formatBytes(MAX_FILE_BYTES)
+          } a file may have in a prompt`,
+      );
+    case "hard-link":
+      return refusedNow(
+        path,
+        "has more than one hard link (another name of the same file may be outside the " +
+          "project), so it is not sent to the model",
+      );
+    case "symlink":
+    case "folder":
+    case "special":
+      return refusedNow(path, "is no longer a regular file");
+    case "changed":
+      return refusedNow(path, "changed while it was being read");
+    case "open-timeout":
+      return refusedNow(
+        path,
+        "could not be read: it did not open in time (a fifo put in its place?)",
+      );
+    case "unreadable":
+      return refusedNow(path, `could not be read: ${messageOf(error.cause ?? error)}`);
   }
 }
 
@@ -103,24 +128,4 @@ function refusedNow(path: string, reason: string): ReadOutcome {
 
 function withheld(path: string, reason: string): ReadOutcome {
   return { ok: false, path, reason, withheld: true };
-}
-
-/** Reads from `file` until its end or until `limit` bytes. */
-async function readAtMost(file: Deno.FsFile, limit: number): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  while (total < limit) {
-    const chunk = new Uint8Array(Math.min(64 * 1024, limit - total));
-    const read = await file.read(chunk);
-    if (read === null) break;
-    chunks.push(chunk.subarray(0, read));
-    total += read;
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return bytes;
 }

@@ -5,6 +5,8 @@
  */
 import { join } from "node:path";
 import { CodeCommitError } from "../errors/errors.ts";
+import { FileReadError, readBounded, type ReadProblem } from "../file_system/bounded_read.ts";
+import { READ_LIMITS } from "../file_system/read_limits.ts";
 import { codePointName, findControlCharacter } from "../text/characters.ts";
 import { plural } from "../text/plural.ts";
 
@@ -12,25 +14,49 @@ import { plural } from "../text/plural.ts";
 const MIN_KEY_LENGTH = 8;
 
 /**
+ * The text of the key file `keyFile` (relative to `root`), read with the
+ * bounded read (a symbolic link is followed, and its target checked), or
+ * undefined when there is none.
+ *
+ * @throws {FileReadError} naming the file when it is not a regular file or
+ * is larger than `READ_LIMITS.apiKey`.
+ */
+async function readKeyFile(root: string, keyFile: string): Promise<string | undefined> {
+  const bytes = await readBounded(join(root, keyFile), {
+    limit: READ_LIMITS.apiKey,
+    followSymlink: true,
+    name: keyFile,
+  });
+  return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
+}
+
+/**
  * Reads the key in `keyFile` (relative to `root`), white space around it
  * trimmed.
  *
- * @throws {CodeCommitError} naming the file when it is missing, empty,
+ * @throws {CodeCommitError} naming the file when it is missing, not a
+ * regular file (a fifo or a device is never opened), larger than
+ * `READ_LIMITS.apiKey`, empty,
  * shorter than {@link MIN_KEY_LENGTH}, or has anything but printable ASCII
  * inside the key (a key sent in a header must be one plain token: a
  * zero-width space copied along with it would make every request fail).
  */
 export async function readApiKey(root: string, keyFile: string, vendor: string): Promise<string> {
-  let text: string;
+  let text: string | undefined;
   try {
-    text = await Deno.readTextFile(join(root, keyFile));
+    text = await readKeyFile(root, keyFile);
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
+    if (error instanceof FileReadError && error.problem === "folder") {
       throw new CodeCommitError(
-        `${keyFile} not found: put your ${vendor} API key in it (agent-config/ is ignored by git)`,
+        `${keyFile} cannot be read: it is a folder; put your ${vendor} API key in a file of that name`,
       );
     }
-    throw new CodeCommitError(`${keyFile} cannot be read: ${(error as Error).message}`);
+    throw error;
+  }
+  if (text === undefined) {
+    throw new CodeCommitError(
+      `${keyFile} not found: put your ${vendor} API key in it (agent-config/ is ignored by git)`,
+    );
   }
   const key = text.trim();
   if (key === "") {
@@ -68,6 +94,9 @@ export async function readApiKey(root: string, keyFile: string, vendor: string):
   return key;
 }
 
+/** What {@link readKnownKeys} skips: a file that holds no key it could read. */
+const SKIPPED: ReadonlySet<ReadProblem> = new Set(["folder", "special", "unreadable"]);
+
 /** Shortest token of a key file taken for a key when redacting: real keys are 39+ characters. */
 const MIN_REDACTED_TOKEN = 20;
 
@@ -77,18 +106,25 @@ const MIN_REDACTED_TOKEN = 20;
  * content counts as a key, and so does every key-shaped token in it (20 or
  * more characters with no quote, and the value of a `NAME=value` line), so
  * a file holding a key and a note still has its key masked, while ordinary
- * words in the note are not. Missing or unreadable files are skipped (the
- * chosen model's file is checked strictly by {@link readApiKey}).
+ * words in the note are not. Missing files, folders, fifos, devices and
+ * files the system will not let be read are skipped (the chosen model's
+ * file is checked strictly by {@link readApiKey}).
+ *
+ * @throws {FileReadError} when a key file is larger than `READ_LIMITS.apiKey`
+ * or changes while it is opened: it may hold a key, and a key that is not
+ * known cannot be masked.
  */
 export async function readKnownKeys(root: string, keyFiles: readonly string[]): Promise<string[]> {
   const keys: string[] = [];
   for (const keyFile of keyFiles) {
-    let text: string;
+    let text: string | undefined;
     try {
-      text = await Deno.readTextFile(join(root, keyFile));
-    } catch {
-      continue; // Not there, or not readable: nothing to redact.
+      text = await readKeyFile(root, keyFile);
+    } catch (error) {
+      if (error instanceof FileReadError && SKIPPED.has(error.problem)) continue;
+      throw error;
     }
+    if (text === undefined) continue;
     const trimmed = text.trim();
     if (trimmed.length >= MIN_KEY_LENGTH) keys.push(trimmed);
     for (const word of trimmed.split(/\s+/)) {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { describeSpecial, EntryKinds } from "../../lib/guard/entry_kinds.ts";
+import { describeSpecial } from "../../lib/file_system/lstat.ts";
+import { EntryKinds } from "../../lib/guard/entry_kinds.ts";
 import { withProject, writeFiles } from "../support/project.ts";
 
 Deno.test("EntryKinds tells files, folders, links, special files and missing paths apart", async () => {
@@ -45,11 +46,4 @@ Deno.test("EntryKinds caches: one lstat per path per instance", async () => {
     assert.equal(await entries.kind("a"), "file");
     assert.equal(await new EntryKinds(root).kind("a"), "missing");
   });
-});
-
-Deno.test("describeSpecial names sockets and devices", () => {
-  const info = (extra: Partial<Deno.FileInfo>) => ({ ...extra }) as Deno.FileInfo;
-  assert.equal(describeSpecial(info({ isSocket: true })), "a socket");
-  assert.equal(describeSpecial(info({ isCharDevice: true })), "a character device");
-  assert.equal(describeSpecial(info({ isBlockDevice: true })), "a block device");
 });

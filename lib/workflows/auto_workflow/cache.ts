@@ -13,8 +13,13 @@
  */
 import { join } from "node:path";
 import { CodeCommitError, messageOf } from "../../errors/errors.ts";
+import { readBounded } from "../../file_system/bounded_read.ts";
+import { denoFileSystem } from "../../file_system/file_system.ts";
+import { lstatOrUndefined } from "../../file_system/lstat.ts";
+import { checkRealFolder, parentFolder } from "../../file_system/real_folders.ts";
+import { READ_LIMITS } from "../../file_system/read_limits.ts";
+import { writeAtomically } from "../../file_system/write_atomically.ts";
 import { foldCase } from "../../guard/case_fold.ts";
-import { lstatOrUndefined } from "../../guard/entry_kinds.ts";
 import { ROOT_MODULE } from "./module_paths.ts";
 import { STAGES } from "./stages.ts";
 
@@ -82,8 +87,8 @@ export function cacheCollisions(modulePaths: readonly string[]): CacheCollision[
   return collisions;
 }
 
-function refuse(path: string, info: Deno.FileInfo, want: "folder" | "file"): CodeCommitError {
-  const what = info.isSymlink ? "a symbolic link" : `not a ${want}`;
+function refuse(path: string, symlink: boolean, want: "folder" | "file"): CodeCommitError {
+  const what = symlink ? "a symbolic link" : `not a ${want}`;
   return new CodeCommitError(
     `${path} is ${what}: code-commit keeps its specification cache in real folders ` +
       `under ${CACHE_DIR}/ and follows no link there; move ${path} away, then run again`,
@@ -95,27 +100,13 @@ function refuse(path: string, info: Deno.FileInfo, want: "folder" | "file"): Cod
  * makes the missing ones. Returns false when one is missing and `create` is off.
  */
 async function checkFolders(root: string, file: string, create: boolean): Promise<boolean> {
-  const segments = file.split("/");
-  for (let depth = 1; depth < segments.length; depth++) {
-    const folder = segments.slice(0, depth).join("/");
-    let info = await lstatOrUndefined(join(root, folder));
-    if (info === undefined) {
-      if (!create) return false;
-      try {
-        await Deno.mkdir(join(root, folder));
-      } catch (error) {
-        if (!(error instanceof Deno.errors.AlreadyExists)) {
-          throw new CodeCommitError(`cannot create the folder ${folder}: ${messageOf(error)}`);
-        }
-      }
-      info = await lstatOrUndefined(join(root, folder));
-      if (info === undefined) {
-        throw new CodeCommitError(`the folder ${folder} vanished as it was made`);
-      }
-    }
-    if (info.isSymlink || !info.isDirectory) throw refuse(folder, info, "folder");
+  const check = await checkRealFolder(denoFileSystem, root, parentFolder(file), { create });
+  if (check.ok) return true;
+  if (check.found === "missing") {
+    if (!create) return false;
+    throw new CodeCommitError(`the folder ${check.folder} vanished as it was made`);
   }
-  return true;
+  throw refuse(check.folder, check.found === "symlink", "folder");
 }
 
 /**
@@ -134,12 +125,12 @@ export async function readCache(
   if (!(await checkFolders(root, file, false))) return undefined;
   const info = await lstatOrUndefined(join(root, file));
   if (info === undefined) return undefined;
-  if (info.isSymlink || !info.isFile) throw refuse(file, info, "file");
-  try {
-    return await Deno.readFile(join(root, file));
-  } catch (error) {
-    throw new CodeCommitError(`cannot read the cached specification ${file}: ${messageOf(error)}`);
-  }
+  if (info.isSymlink || !info.isFile) throw refuse(file, info.isSymlink, "file");
+  return await readBounded(join(root, file), {
+    limit: READ_LIMITS.specification,
+    followSymlink: false,
+    name: file,
+  });
 }
 
 /**
@@ -161,17 +152,16 @@ export async function writeCache(
   await checkFolders(root, file, true);
   const existing = await lstatOrUndefined(join(root, file));
   if (existing !== undefined && (existing.isSymlink || !existing.isFile)) {
-    throw refuse(file, existing, "file");
+    throw refuse(file, existing.isSymlink, "file");
   }
-  const slash = file.lastIndexOf("/");
-  const random = crypto.getRandomValues(new Uint32Array(2)).join("");
-  const temporary = `${file.slice(0, slash)}/.${file.slice(slash + 1)}.${random}.tmp`;
   try {
-    await Deno.writeFile(join(root, temporary), spec, { createNew: true, mode: 0o644 });
-    await Deno.rename(join(root, temporary), join(root, file));
+    await writeAtomically(denoFileSystem, root, file, spec, { mode: 0o644 });
   } catch (error) {
-    await Deno.remove(join(root, temporary)).catch(() => {});
-    throw new CodeCommitError(`cannot write the cached specification ${file}: ${messageOf(error)}`);
+    throw new CodeCommitError(
+      `cannot write the cached specification ${file}: ${messageOf(error)}`,
+      undefined,
+      { cause: error },
+    );
   }
   return file;
 }

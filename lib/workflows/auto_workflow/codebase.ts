@@ -29,12 +29,12 @@
  */
 import { join } from "node:path";
 import { CodeCommitError, messageOf } from "../../errors/errors.ts";
-import { lstatOrUndefined } from "../../guard/entry_kinds.ts";
-import { displayPath } from "../../text/characters.ts";
+import { lstatOrUndefined } from "../../file_system/lstat.ts";
 import { IgnoreRules } from "../../guard/ignore_rules.ts";
 import { blockOf } from "../../project_files/file_block.ts";
 import { compareCodePoints } from "../../project_files/order.ts";
 import { readProjectFile } from "../../project_files/read_file.ts";
+import { displayPath } from "../../text/characters.ts";
 import {
   describeSkipped,
   type SkippedEntry,

@@ -23,7 +23,7 @@
  */
 import { join } from "node:path";
 import { CodeCommitError, messageOf } from "../../errors/errors.ts";
-import { lstatOrUndefined } from "../../guard/entry_kinds.ts";
+import { lstatOrUndefined } from "../../file_system/lstat.ts";
 import { guardRead } from "../../guard/guard.ts";
 import { IgnoreRules } from "../../guard/ignore_rules.ts";
 import { compareCodePoints } from "../../project_files/order.ts";

@@ -11,7 +11,9 @@
  */
 import { join } from "node:path";
 import { CodeCommitError, messageOf } from "../../errors/errors.ts";
-import { lstatOrUndefined } from "../../guard/entry_kinds.ts";
+import { readBounded } from "../../file_system/bounded_read.ts";
+import { lstatOrUndefined } from "../../file_system/lstat.ts";
+import { READ_LIMITS } from "../../file_system/read_limits.ts";
 import { DEPENDENCIES_FILE } from "../../project_files/module_files.ts";
 import {
   type DeclaredDependency,
@@ -57,7 +59,9 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
  * is a symbolic link or not valid UTF-8, and every format problem is returned
  * as a problem naming the module and the file.
  *
- * @throws {CodeCommitError} when a file exists but cannot be read.
+ * @throws {CodeCommitError} when a file exists but cannot be read (a
+ * `FileReadError` when it is larger than `READ_LIMITS.moduleDocument` or is
+ * swapped for something else while it is opened).
  */
 async function readDependencies(
   root: string,
@@ -80,14 +84,14 @@ async function readDependencies(
       problems.push(`${label}: ${file} is ${describeKind(info)}; it must be a regular file`);
     } else {
       let text: string | undefined;
+      const bytes = await readBounded(join(root, file), {
+        limit: READ_LIMITS.moduleDocument,
+        followSymlink: false,
+        name: file,
+      }) ?? new Uint8Array();
       try {
-        text = decoder.decode(await Deno.readFile(join(root, file)));
-      } catch (error) {
-        if (!(error instanceof TypeError)) {
-          throw new CodeCommitError(`cannot read ${file}: ${messageOf(error)}`, undefined, {
-            cause: error,
-          });
-        }
+        text = decoder.decode(bytes);
+      } catch {
         problems.push(`${label}: ${file} is not valid UTF-8 text`);
       }
       if (text !== undefined) {

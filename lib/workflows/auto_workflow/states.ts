@@ -5,7 +5,9 @@
  * @module
  */
 import { join } from "node:path";
-import { CodeCommitError, messageOf } from "../../errors/errors.ts";
+import { CodeCommitError } from "../../errors/errors.ts";
+import { readBounded } from "../../file_system/bounded_read.ts";
+import { READ_LIMITS } from "../../file_system/read_limits.ts";
 import { readCache } from "./cache.ts";
 import type { Module } from "./graph.ts";
 import type { ModuleState } from "./plan.ts";
@@ -15,8 +17,10 @@ import { PHASES, type StageName } from "./stages.ts";
  * Reads the specification of every module and the cache of every stage of
  * phases 1 to `maxPhase`.
  *
- * @throws {CodeCommitError} when a specification cannot be read, or the
- * cache is refused (a symbolic link or non-folder on its path) or unreadable.
+ * @throws {CodeCommitError} when a specification cannot be read (a
+ * `FileReadError` when it is no longer a regular file or is larger than
+ * `READ_LIMITS.specification`), or the cache is refused (a symbolic link or
+ * non-folder on its path) or unreadable.
  */
 export async function loadStates(
   root: string,
@@ -25,13 +29,16 @@ export async function loadStates(
 ): Promise<ModuleState[]> {
   const states: ModuleState[] = [];
   for (const module of modules) {
-    let spec: Uint8Array;
-    try {
-      spec = await Deno.readFile(join(root, module.specPath));
-    } catch (error) {
-      throw new CodeCommitError(`cannot read ${module.specPath}: ${messageOf(error)}`, undefined, {
-        cause: error,
-      });
+    // Discovery found it a regular file: a link or a fifo put there since is refused.
+    const spec = await readBounded(join(root, module.specPath), {
+      limit: READ_LIMITS.specification,
+      followSymlink: false,
+      name: module.specPath,
+    });
+    if (spec === undefined) {
+      throw new CodeCommitError(
+        `cannot read ${module.specPath}: it was removed while code-commit ran; restore it, then run again`,
+      );
     }
     const cache = new Map<StageName, Uint8Array>();
     for (const phase of PHASES) {

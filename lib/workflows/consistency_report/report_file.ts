@@ -7,9 +7,11 @@
  */
 
 import { join } from "node:path";
-import { lstatOrUndefined } from "../../guard/entry_kinds.ts";
 import { CodeCommitError, messageOf } from "../../errors/errors.ts";
-import { describeSpecial } from "../../guard/entry_kinds.ts";
+import { denoFileSystem } from "../../file_system/file_system.ts";
+import { describeSpecial, lstatOrUndefined } from "../../file_system/lstat.ts";
+import { checkRealFolder } from "../../file_system/real_folders.ts";
+import { writeAtomically } from "../../file_system/write_atomically.ts";
 import { AGENT_CONFIG_DIR, CONSISTENCY_REPORT_FILE } from "../../preconditions/preconditions.ts";
 
 /** The report's path, relative to the project root. */
@@ -23,19 +25,19 @@ export const REPORT_FILE = CONSISTENCY_REPORT_FILE;
  * @throws {CodeCommitError} naming the path and what to do when it is not.
  */
 export async function checkReportDestination(root: string): Promise<void> {
-  const folder = await lstatOrUndefined(join(root, AGENT_CONFIG_DIR));
-  if (folder === undefined) {
+  const folder = await checkRealFolder(denoFileSystem, root, AGENT_CONFIG_DIR);
+  if (!folder.ok && folder.found === "missing") {
     throw new CodeCommitError(
       `${AGENT_CONFIG_DIR}/ not found: the consistency report is written to ${REPORT_FILE}; create the folder`,
     );
   }
-  if (folder.isSymlink) {
+  if (!folder.ok && folder.found === "symlink") {
     throw new CodeCommitError(
       `${AGENT_CONFIG_DIR} is a symbolic link; the consistency report is written only into a real ` +
         `${AGENT_CONFIG_DIR}/ folder: replace the link with a folder`,
     );
   }
-  if (!folder.isDirectory) {
+  if (!folder.ok) {
     throw new CodeCommitError(
       `${AGENT_CONFIG_DIR} is not a folder: it must be the folder of your keys`,
     );
@@ -63,13 +65,9 @@ export async function checkReportDestination(root: string): Promise<void> {
  */
 export async function writeReport(root: string, text: string): Promise<void> {
   await checkReportDestination(root);
-  const suffix = crypto.randomUUID().slice(0, 8);
-  const temporary = join(root, AGENT_CONFIG_DIR, `.consistency-report.txt.${suffix}.tmp`);
   try {
-    await Deno.writeTextFile(temporary, text, { createNew: true });
-    await Deno.rename(temporary, join(root, REPORT_FILE));
+    await writeAtomically(denoFileSystem, root, REPORT_FILE, new TextEncoder().encode(text));
   } catch (error) {
-    await Deno.remove(temporary).catch(() => {});
     throw new CodeCommitError(`cannot write ${REPORT_FILE}: ${messageOf(error)}`, undefined, {
       cause: error,
     });

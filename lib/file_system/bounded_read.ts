@@ -1,0 +1,351 @@
+/**
+ * The one bounded read, for every file code-commit reads itself (keys, the
+ * query, the rollup, ignore rules, the git index, specifications, module
+ * documents, project files for prompts):
+ *
+ * 1. `lstat` first (and, where the caller follows a final symbolic link,
+ *    `stat` of the link's target): anything but a regular file is refused
+ *    before it is opened — a fifo would block the open forever, a device
+ *    (`/dev/zero`) never ends;
+ * 2. a file larger than its limit (`read_limits.ts`) is refused unread;
+ * 3. the open is bounded by a timer: a fifo swapped in after the check
+ *    cannot hang the run (the stuck open is abandoned; `main.ts` ends the
+ *    process with `Deno.exit`, which a stuck open does not hold up);
+ * 4. the opened file is checked again (`fstat`): a regular file, the same
+ *    device and inode as the one checked, so nothing swapped in between the
+ *    check and the open is read;
+ * 5. at most the limit plus one byte is ever read, so a file that grows, or
+ *    reports a size it does not have, cannot grow memory.
+ *
+ * A symbolic link that leads outside the project (a key file, or the whole
+ * `agent-config/`, kept elsewhere) is followed where the caller follows
+ * links, but Deno, run with
+ * `--allow-read=.`, lets the target be opened and read, not `fstat`ed; there
+ * step 4 becomes: the opened file seeks to the size checked (a pipe cannot
+ * seek, a device has no size), the read is bounded in time too, and after
+ * it the path still leads to the same device and inode.
+ *
+ * Needs only Deno's own APIs (no Node layer): Deno cannot open with
+ * `O_NONBLOCK`, hence the timer.
+ *
+ * @module
+ */
+
+import { CodeCommitError, messageOf } from "../errors/errors.ts";
+import { formatBytes } from "../text/sizes.ts";
+import { describeSpecial, isMissing } from "./lstat.ts";
+import { OPEN_TIMEOUT_MS, type ReadLimit } from "./read_limits.ts";
+
+/** Why a bounded read refused a file. */
+export type ReadProblem =
+  /** A symbolic link where the caller does not follow one. */
+  | "symlink"
+  /** A folder. */
+  | "folder"
+  /** A fifo, socket or device. */
+  | "special"
+  /** Larger than the limit (or grew past it while read). */
+  | "too-large"
+  /** Something else was opened than the file checked (swapped meanwhile). */
+  | "changed"
+  /** More than one hard link, where the caller refuses those. */
+  | "hard-link"
+  /** The open did not finish in time (a fifo swapped in). */
+  | "open-timeout"
+  /** The operating system refused (permission denied, ...). */
+  | "unreadable";
+
+/** A file a bounded read refused; the message is one line naming the file and what to do. Exit 1. */
+export class FileReadError extends CodeCommitError {
+  /** The file, as messages name it. */
+  readonly path: string;
+  /** Why it was refused. */
+  readonly problem: ReadProblem;
+  /** For `too-large`: the size the file reported; undefined when it grew past the limit as it was read. */
+  readonly size?: number;
+
+  /** Makes the error; `message` is the whole user-facing line. */
+  constructor(
+    message: string,
+    path: string,
+    problem: ReadProblem,
+    options?: ErrorOptions & { size?: number },
+  ) {
+    super(message, undefined, options);
+    this.name = "FileReadError";
+    this.path = path;
+    this.problem = problem;
+    this.size = options?.size;
+  }
+}
+
+/** Options of {@link readBounded}. */
+export interface ReadBoundedOptions {
+  /** The kind's limit, from `READ_LIMITS`. */
+  readonly limit: ReadLimit;
+  /**
+   * Whether a final symbolic link is followed (its target is then checked
+   * the same way) or refused as `symlink`. Folders above the file are the
+   * caller's to check; where links are not followed, a file that turns out
+   * to lie outside the project (`--allow-read=.`) is refused as `changed`.
+   */
+  readonly followSymlink: boolean;
+  /** How messages name the file (a path relative to the project); the path itself by default. */
+  readonly name?: string;
+  /** How long the open may take, in milliseconds (default `OPEN_TIMEOUT_MS`). */
+  readonly openTimeoutMs?: number;
+  /**
+   * Refuse a file with more than one hard link (`hard-link`): another name
+   * of it may be outside the project (default false).
+   */
+  readonly refuseHardLinks?: boolean;
+  /** Runs between the check and the open; for tests that swap the file there. */
+  readonly beforeOpen?: () => Promise<void>;
+}
+
+/**
+ * Reads the whole regular file at `path` (see the module doc for the
+ * checks), or returns `undefined` when nothing is there (nor, following a
+ * link, at its target).
+ *
+ * @throws {FileReadError} naming the file when it is a symbolic link (not
+ * followed), a folder, a fifo, socket or device, larger than the limit,
+ * hard-linked (with `refuseHardLinks`), swapped for something else between
+ * the check and the open, slower to open than the timeout, or unreadable.
+ */
+export async function readBounded(
+  path: string,
+  options: ReadBoundedOptions,
+): Promise<Uint8Array | undefined> {
+  const name = options.name ?? path;
+  const { bytes: limit, what } = options.limit;
+  const fail = (
+    problem: ReadProblem,
+    message: string,
+    extra?: { size?: number; cause?: unknown },
+  ) => new FileReadError(`${name} ${message}`, name, problem, extra);
+
+  let checked = await inspect(path, false, fail);
+  if (checked === undefined) return undefined;
+  let through = "";
+  if (checked.isSymlink) {
+    if (!options.followSymlink) {
+      throw fail(
+        "symlink",
+        `is a symbolic link; code-commit reads ${what} only from a regular file, never through ` +
+          "a link: put the file itself there",
+      );
+    }
+    checked = await inspect(path, true, fail);
+    if (checked === undefined) return undefined;
+    through = " (through a symbolic link)";
+  }
+  const is = through === "" ? "is" : "leads to";
+  if (checked.isDirectory) {
+    throw fail(
+      "folder",
+      `${is} a folder${through}; code-commit reads ${what} only from a regular file`,
+    );
+  }
+  if (!checked.isFile) {
+    throw fail(
+      "special",
+      `${is} ${describeSpecial(checked)}${through}; code-commit reads ${what} only from a ` +
+        "regular file: put a regular file there",
+    );
+  }
+  if (checked.size > limit) throw tooLarge(fail, checked.size, limit, what);
+  if (options.refuseHardLinks) refuseHardLink(checked, fail);
+
+  await options.beforeOpen?.();
+  const timeoutMs = options.openTimeoutMs ?? OPEN_TIMEOUT_MS;
+  const file = await openWithin(path, timeoutMs, fail);
+  if (file === undefined) return undefined;
+  const changed = () =>
+    fail(
+      "changed",
+      "changed while code-commit was opening it (what was opened is not the regular file " +
+        "that was checked); make sure nothing replaces it, then run code-commit again",
+    );
+  const grew = () =>
+    fail(
+      "too-large",
+      `grew past the ${formatBytes(limit)} code-commit reads from ${what} while it was read`,
+    );
+  try {
+    let opened: Deno.FileInfo;
+    try {
+      opened = await file.stat();
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotCapable)) throw error;
+      // What was opened lies outside the project. Where links are not
+      // followed, the file checked was swapped for one.
+      if (!options.followSymlink) throw changed();
+      // A link that leads outside the project: Deno lets the target be opened
+      // and read, but not `fstat`ed. Check it another way.
+      return await readOutside(path, file, checked, limit, timeoutMs, { changed, grew, fail });
+    }
+    if (!opened.isFile || opened.dev !== checked.dev || opened.ino !== checked.ino) {
+      throw changed();
+    }
+    if (opened.size > limit) throw tooLarge(fail, opened.size, limit, what);
+    if (options.refuseHardLinks) refuseHardLink(opened, fail);
+    return await readAtMost(file, opened.size, limit, grew);
+  } catch (error) {
+    if (error instanceof FileReadError) throw error;
+    throw fail("unreadable", `cannot be read: ${messageOf(error)}`, { cause: error });
+  } finally {
+    file.close();
+  }
+}
+
+/**
+ * Reads `file`, the target of a symbolic link that leads outside the
+ * project, whose `fstat` Deno refuses (`--allow-read=.`): a fifo, socket or
+ * device cannot seek to a size (a pipe refuses, `/dev/zero` says 0), so the
+ * size it seeks to must be the one checked; the read is bounded in size and
+ * in time (a terminal put there could wait forever); and once read, the
+ * path must still lead to the file checked (same device and inode).
+ */
+async function readOutside(
+  path: string,
+  file: Deno.FsFile,
+  checked: Deno.FileInfo,
+  limit: number,
+  timeoutMs: number,
+  errors: { changed: () => FileReadError; grew: () => FileReadError; fail: Fail },
+): Promise<Uint8Array> {
+  let size: number;
+  try {
+    size = await file.seek(0, Deno.SeekMode.End);
+    await file.seek(0, Deno.SeekMode.Start);
+  } catch {
+    throw errors.changed();
+  }
+  if (size !== checked.size) throw errors.changed();
+  const bytes = await within(
+    readAtMost(file, size, limit, errors.grew),
+    timeoutMs,
+    () =>
+      errors.fail(
+        "open-timeout",
+        `did not finish reading within ${timeoutMs / 1000} s (was it replaced after it was ` +
+          "checked?); make it a regular file, then run code-commit again",
+      ),
+  );
+  const after = await inspect(path, true, errors.fail);
+  if (after?.isFile !== true || after.dev !== checked.dev || after.ino !== checked.ino) {
+    throw errors.changed();
+  }
+  return bytes;
+}
+
+/** `promise`, or the rejection with `timeout()` after `ms` milliseconds. */
+async function within<T>(promise: Promise<T>, ms: number, timeout: () => Error): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(timeout()), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+type Fail = (
+  problem: ReadProblem,
+  message: string,
+  extra?: { size?: number; cause?: unknown },
+) => FileReadError;
+
+function tooLarge(fail: Fail, size: number, limit: number, what: string): FileReadError {
+  return fail(
+    "too-large",
+    `is ${formatBytes(size)}, more than the ${
+      formatBytes(limit)
+    } code-commit reads from ${what}: make it smaller, or check that it is the file you meant`,
+    { size },
+  );
+}
+
+/** Throws `hard-link` when `info` counts more than one hard link. */
+function refuseHardLink(info: Deno.FileInfo, fail: Fail): void {
+  if (info.nlink !== null && info.nlink > 1) {
+    throw fail(
+      "hard-link",
+      `has ${info.nlink} hard links, so the same file has another name that may be outside ` +
+        "the project; code-commit does not read it: replace it with a copy (cp, then mv)",
+    );
+  }
+}
+
+/** `lstat` (or `stat`, following links) of `path`; undefined when nothing is there. */
+async function inspect(
+  path: string,
+  follow: boolean,
+  fail: Fail,
+): Promise<Deno.FileInfo | undefined> {
+  try {
+    return follow ? await Deno.stat(path) : await Deno.lstat(path);
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw fail("unreadable", `cannot be read: ${messageOf(error)}`, { cause: error });
+  }
+}
+
+/**
+ * Opens `path` for reading within `ms` milliseconds; undefined when it
+ * vanished meanwhile. An open that does not finish in time is abandoned (the
+ * file is closed if it ever opens).
+ */
+async function openWithin(
+  path: string,
+  ms: number,
+  fail: Fail,
+): Promise<Deno.FsFile | undefined> {
+  const opening = Deno.open(path, { read: true });
+  try {
+    return await within(opening, ms, () => {
+      opening.then((file) => file.close(), () => {});
+      return fail(
+        "open-timeout",
+        `did not open within ${ms / 1000} s, as a fifo does not until something writes to it ` +
+          "(was it replaced after it was checked?); make it a regular file, then run code-commit again",
+      );
+    });
+  } catch (error) {
+    if (error instanceof FileReadError) throw error;
+    if (isMissing(error)) return undefined;
+    throw fail("unreadable", `cannot be read: ${messageOf(error)}`, { cause: error });
+  }
+}
+
+/**
+ * Reads `file` to its end, expecting about `size` bytes, into a buffer that
+ * never exceeds `limit + 1` bytes; throws `tooLarge()` when the file holds
+ * more than `limit`.
+ */
+async function readAtMost(
+  file: Deno.FsFile,
+  size: number,
+  limit: number,
+  tooLarge: () => FileReadError,
+): Promise<Uint8Array> {
+  let buffer = new Uint8Array(Math.min(size, limit) + 1);
+  let total = 0;
+  for (;;) {
+    if (total === buffer.length) {
+      if (total > limit) throw tooLarge();
+      const grown = new Uint8Array(Math.min(limit + 1, Math.max(2 * total, 64 * 1024)));
+      grown.set(buffer);
+      buffer = grown;
+    }
+    const read = await file.read(buffer.subarray(total));
+    if (read === null) break;
+    total += read;
+  }
+  return buffer.subarray(0, total);
+}

@@ -1,0 +1,42 @@
+/**
+ * What is at a path, found with `lstat` (never following a final symbolic
+ * link), and how to name what was found in a message.
+ *
+ * @module
+ */
+
+import { CodeCommitError, messageOf } from "../errors/errors.ts";
+
+/**
+ * `lstat`s `absolutePath` and returns its info, or `undefined` when nothing is
+ * there (NotFound, or a parent that is not a folder). Throws a
+ * `CodeCommitError` naming the path for any other error (permission denied,
+ * a symbolic-link loop in a parent, ...).
+ */
+export async function lstatOrUndefined(absolutePath: string): Promise<Deno.FileInfo | undefined> {
+  try {
+    return await Deno.lstat(absolutePath);
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw new CodeCommitError(`cannot inspect ${absolutePath}: ${messageOf(error)}`, undefined, {
+      cause: error,
+    });
+  }
+}
+
+/**
+ * Whether `error` says that nothing is at a path: `NotFound`, or
+ * `NotADirectory` (a parent on the path is a file). Never throws.
+ */
+export function isMissing(error: unknown): boolean {
+  return error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory;
+}
+
+/** Describes a special file (fifo, socket, device) for a message. Never throws. */
+export function describeSpecial(info: Deno.FileInfo): string {
+  if (info.isFifo) return "a fifo (named pipe)";
+  if (info.isSocket) return "a socket";
+  if (info.isCharDevice) return "a character device";
+  if (info.isBlockDevice) return "a block device";
+  return "neither a file nor a folder";
+}

@@ -1,0 +1,181 @@
+/**
+ * The one atomic write: the data goes to a temporary sibling of the
+ * destination, created exclusively (never an existing file, never through a
+ * link at its own name), then the sibling is renamed over the destination,
+ * so a reader sees the old file or the new one, never half of one, and a
+ * rename never follows a link at the destination. On failure the temporary
+ * file is removed, only through real folders.
+ *
+ * The two phases are exported too ({@link writeTemporary}, then a rename),
+ * for a caller that writes many temporary files before the first rename.
+ *
+ * @module
+ */
+
+import { type FileSystem, under } from "./file_system.ts";
+import { checkRealFolder, parentFolder } from "./real_folders.ts";
+import { FileStepError, step } from "./step.ts";
+
+/** The calls the atomic write makes. */
+export type WriteFileSystem = Pick<
+  FileSystem,
+  "lstat" | "mkdir" | "writeNewFile" | "rename" | "remove"
+>;
+
+/** Options of {@link writeTemporary} and {@link writeAtomically}. */
+export interface WriteOptions {
+  /** The permission bits of the new file; by default the file system's (0o666 less the umask). */
+  readonly mode?: number;
+  /**
+   * Temporary files that may exist, relative to the root: each is added
+   * before it is created and deleted once it is renamed or removed. What is
+   * left in it after a failure could not be removed (the caller may try again
+   * or report it).
+   */
+  readonly temporaries?: Set<string>;
+}
+
+/** Options of {@link writeAtomically}. */
+export interface WriteAtomicallyOptions extends WriteOptions {
+  /**
+   * Runs once the temporary file is written, right before the rename (the
+   * applier checks the destination again there); if it throws, the
+   * destination is left as it was.
+   */
+  readonly beforeRename?: () => Promise<void>;
+}
+
+const encoder = new TextEncoder();
+
+/** File names longer than this many bytes are refused by common file systems. */
+const NAME_MAX_BYTES = 255;
+
+/** How many times a temporary name is drawn when one is taken already. */
+const NAME_ATTEMPTS = 3;
+
+/**
+ * A fresh temporary name for a sibling of the file `name`:
+ * `.<name>.code-commit-<16 hex digits>.tmp`, shortened to at most 255 bytes.
+ * Never throws.
+ */
+export function temporaryName(name: string): string {
+  const random = Array.from(crypto.getRandomValues(new Uint8Array(8)))
+    .map((byte) => byte.toString(16).padStart(2, "0"))
+    .join("");
+  const suffix = `.code-commit-${random}.tmp`;
+  const budget = NAME_MAX_BYTES - 1 - suffix.length;
+  let base = name;
+  while (encoder.encode(base).length > budget) base = Array.from(base).slice(0, -1).join("");
+  return `.${base}${suffix}`;
+}
+
+/**
+ * Writes `data` to a new temporary sibling of `path` (relative to `root`,
+ * `/`-separated), created exclusively (a name already taken is someone
+ * else's file: never touched, another name is drawn). Returns the sibling's
+ * path, relative to `root`. On failure the sibling is removed (see
+ * {@link removeIfPresent}).
+ *
+ * @throws {FileStepError} `writing the temporary file "<path>" failed: …`.
+ */
+export async function writeTemporary(
+  fs: WriteFileSystem,
+  root: string,
+  path: string,
+  data: Uint8Array,
+  options: WriteOptions = {},
+): Promise<string> {
+  const temporaries = options.temporaries ?? new Set<string>();
+  const folder = parentFolder(path);
+  const name = path.slice(folder === "" ? 0 : folder.length + 1);
+  for (let attempt = 1;; attempt++) {
+    const temporary = folder === "" ? temporaryName(name) : `${folder}/${temporaryName(name)}`;
+    temporaries.add(temporary);
+    try {
+      await fs.writeNewFile(under(root, temporary), data, options.mode);
+      return temporary;
+    } catch (error) {
+      if (error instanceof Deno.errors.AlreadyExists) {
+        temporaries.delete(temporary); // someone else's file: never touch it
+        if (attempt < NAME_ATTEMPTS) continue;
+      } else {
+        await removeQuietly(fs, root, temporary, temporaries);
+      }
+      throw new FileStepError(`writing the temporary file "${temporary}"`, error);
+    }
+  }
+}
+
+/**
+ * Writes `data` to `path` (relative to `root`, `/`-separated) atomically:
+ * {@link writeTemporary}, then `beforeRename`, then a rename over `path`.
+ * The folders on the way must exist (see `checkRealFolder`). On failure the
+ * temporary file is removed and `path` is as it was.
+ *
+ * @throws {FileStepError} naming the step that failed (`writing the
+ * temporary file …`, `renaming … to …`), or what `beforeRename` throws.
+ */
+export async function writeAtomically(
+  fs: WriteFileSystem,
+  root: string,
+  path: string,
+  data: Uint8Array,
+  options: WriteAtomicallyOptions = {},
+): Promise<void> {
+  const temporaries = options.temporaries ?? new Set<string>();
+  const temporary = await writeTemporary(fs, root, path, data, { ...options, temporaries });
+  try {
+    await options.beforeRename?.();
+    await step(
+      `renaming "${temporary}" to "${path}"`,
+      () => fs.rename(under(root, temporary), under(root, path)),
+    );
+    temporaries.delete(temporary);
+  } catch (error) {
+    await removeQuietly(fs, root, temporary, temporaries);
+    throw error;
+  }
+}
+
+/**
+ * Removes the file or empty folder at `path` (relative to `root`) unless it
+ * is gone already, and only when every folder above it is a real folder:
+ * removing through a symbolic link could hit a file outside the project.
+ *
+ * @throws {FileStepError} when a folder above it is a symbolic link or
+ * cannot be inspected; the file system's own error when the removal fails
+ * (a folder that is not empty, say).
+ */
+export async function removeIfPresent(
+  fs: WriteFileSystem,
+  root: string,
+  path: string,
+): Promise<void> {
+  const folders = await checkRealFolder(fs, root, parentFolder(path));
+  if (!folders.ok) {
+    if (folders.found !== "symlink") return; // nothing can be there
+    throw new FileStepError(
+      `"${folders.folder}" is a symbolic link; code-commit never writes through a link`,
+    );
+  }
+  try {
+    await fs.remove(under(root, path));
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+}
+
+/** {@link removeIfPresent}, forgetting the file once gone; a failure leaves it in `temporaries`. */
+async function removeQuietly(
+  fs: WriteFileSystem,
+  root: string,
+  temporary: string,
+  temporaries: Set<string>,
+): Promise<void> {
+  try {
+    await removeIfPresent(fs, root, temporary);
+    temporaries.delete(temporary);
+  } catch {
+    // Left in `temporaries` for the caller to try again or report.
+  }
+}
