@@ -1,0 +1,333 @@
+/**
+ * Tests of the one bounded read, on real files: fifos made with `mkfifo`,
+ * links to `/dev/zero` and to `/proc` files, hard links, and the file
+ * swapped between the check and the open (through the `beforeOpen` hook).
+ * The open that never returns, and Deno's permissions as code-commit runs
+ * with them, are tested in a child process (`read_in_child.ts`).
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { CodeCommitError, EXIT } from "../../lib/errors/errors.ts";
+import {
+  FileReadError,
+  readBounded,
+  type ReadBoundedOptions,
+  type ReadProblem,
+} from "../../lib/file_system/bounded_read.ts";
+import { mkfifo, withTempDir } from "./helpers.ts";
+
+const LIMIT = { bytes: 16, what: "a test file" };
+const follow: ReadBoundedOptions = { limit: LIMIT, followSymlink: true };
+const noFollow: ReadBoundedOptions = { limit: LIMIT, followSymlink: false };
+const text = (bytes: Uint8Array | undefined) => bytes && new TextDecoder().decode(bytes);
+
+/** Asserts that `promise` rejects with a FileReadError of `problem` whose one-line message matches `message`. */
+async function refuses(
+  promise: Promise<unknown>,
+  problem: ReadProblem,
+  message: RegExp,
+): Promise<FileReadError> {
+  let caught: unknown;
+  try {
+    await promise;
+  } catch (error) {
+    caught = error;
+  }
+  assert.ok(caught instanceof FileReadError, `expected a FileReadError, got ${caught}`);
+  assert.ok(caught instanceof CodeCommitError);
+  assert.equal(caught.exitCode, EXIT.failed);
+  assert.equal(caught.problem, problem, caught.message);
+  assert.match(caught.message, message);
+  assert.ok(!caught.message.includes("\n"), "one line");
+  return caught;
+}
+
+Deno.test("readBounded reads a regular file whole, up to exactly the limit", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.writeTextFile(join(dir, "a"), "hello\n");
+    await Deno.writeTextFile(join(dir, "empty"), "");
+    await Deno.writeTextFile(join(dir, "full"), "x".repeat(16));
+    assert.equal(text(await readBounded(join(dir, "a"), noFollow)), "hello\n");
+    assert.equal(text(await readBounded(join(dir, "empty"), noFollow)), "");
+    assert.equal(text(await readBounded(join(dir, "full"), follow)), "x".repeat(16));
+  });
+});
+
+Deno.test("readBounded: undefined when nothing is there", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.writeTextFile(join(dir, "file"), "");
+    await Deno.symlink("nowhere", join(dir, "dangling"));
+    assert.equal(await readBounded(join(dir, "missing"), noFollow), undefined);
+    assert.equal(await readBounded(join(dir, "file/below"), follow), undefined);
+    assert.equal(await readBounded(join(dir, "dangling"), follow), undefined);
+  });
+});
+
+Deno.test("readBounded: one byte over the limit is refused unread, naming the file", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.writeTextFile(join(dir, "big"), "x".repeat(17));
+    const error = await refuses(
+      readBounded(join(dir, "big"), { ...noFollow, name: "agent-config/big.txt" }),
+      "too-large",
+      /^agent-config\/big\.txt is 17 bytes, more than the 16 bytes code-commit reads from a test file: /,
+    );
+    assert.equal(error.size, 17);
+    assert.equal(error.path, "agent-config/big.txt");
+  });
+});
+
+Deno.test("readBounded: a fifo is refused before it is opened (an open would wait forever)", async () => {
+  await withTempDir(async (dir) => {
+    await mkfifo(join(dir, "pipe"));
+    await Deno.symlink("pipe", join(dir, "link"));
+    for (const options of [noFollow, follow]) {
+      await refuses(
+        readBounded(join(dir, "pipe"), { ...options, name: "pipe" }),
+        "special",
+        /^pipe is a fifo \(named pipe\); code-commit reads a test file only from a regular file: /,
+      );
+    }
+    await refuses(
+      readBounded(join(dir, "link"), { ...follow, name: "link" }),
+      "special",
+      /^link leads to a fifo \(named pipe\) \(through a symbolic link\); /,
+    );
+  });
+});
+
+Deno.test("readBounded: a link to /dev/zero is refused as a device when followed, as a link when not", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.symlink("/dev/zero", join(dir, "zero"));
+    await refuses(
+      readBounded(join(dir, "zero"), { ...follow, name: ".git/index" }),
+      "special",
+      /^\.git\/index leads to a character device \(through a symbolic link\)/,
+    );
+    await refuses(
+      readBounded(join(dir, "zero"), { ...noFollow, name: "src/a.ts" }),
+      "symlink",
+      /^src\/a\.ts is a symbolic link; code-commit reads a test file only from a regular file, never through a link/,
+    );
+  });
+});
+
+Deno.test("readBounded: a link is followed to a regular file when asked", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.writeTextFile(join(dir, "target"), "key");
+    await Deno.symlink("target", join(dir, "link"));
+    assert.equal(text(await readBounded(join(dir, "link"), follow)), "key");
+  });
+});
+
+Deno.test("readBounded: a folder is refused", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.mkdir(join(dir, "folder"));
+    await Deno.symlink("folder", join(dir, "link"));
+    await refuses(
+      readBounded(join(dir, "folder"), { ...follow, name: "f" }),
+      "folder",
+      /^f is a folder;/,
+    );
+    await refuses(
+      readBounded(join(dir, "link"), { ...follow, name: "l" }),
+      "folder",
+      /^l leads to a folder \(through a symbolic link\);/,
+    );
+  });
+});
+
+Deno.test("readBounded never reads more than the limit plus one byte, whatever size the file claims", async () => {
+  // /proc files are regular files that claim a size of 0 and hold more.
+  await withTempDir(async (dir) => {
+    await Deno.symlink("/proc/self/status", join(dir, "status"));
+    assert.equal((await Deno.stat(join(dir, "status"))).size, 0);
+    const error = await refuses(
+      readBounded(join(dir, "status"), { ...follow, name: "status" }),
+      "too-large",
+      /^status grew past the 16 bytes code-commit reads from a test file while it was read$/,
+    );
+    assert.equal(error.size, undefined);
+    const whole = await readBounded(join(dir, "status"), {
+      limit: { bytes: 1024 * 1024, what: "a test file" },
+      followSymlink: true,
+    });
+    assert.match(text(whole)!, /^Name:/);
+  });
+});
+
+Deno.test("readBounded: a file with more than one hard link is refused where asked", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.writeTextFile(join(dir, "a"), "shared");
+    await Deno.link(join(dir, "a"), join(dir, "b"));
+    assert.equal(text(await readBounded(join(dir, "a"), noFollow)), "shared");
+    await refuses(
+      readBounded(join(dir, "a"), { ...noFollow, refuseHardLinks: true, name: "src/a" }),
+      "hard-link",
+      /^src\/a has 2 hard links, so the same file has another name that may be outside the project; /,
+    );
+    await Deno.remove(join(dir, "b"));
+    assert.equal(
+      text(await readBounded(join(dir, "a"), { ...noFollow, refuseHardLinks: true })),
+      "shared",
+    );
+  });
+});
+
+// The file swapped between the check and the open: the opened file is checked again.
+
+Deno.test("readBounded: another regular file swapped in after the check is refused", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.writeTextFile(join(dir, "a"), "checked");
+    await Deno.writeTextFile(join(dir, "other"), "swapped");
+    await refuses(
+      readBounded(join(dir, "a"), {
+        ...noFollow,
+        name: "a",
+        beforeOpen: () => Deno.rename(join(dir, "other"), join(dir, "a")),
+      }),
+      "changed",
+      /^a changed while code-commit was opening it/,
+    );
+  });
+});
+
+Deno.test("readBounded: a link to /dev/zero swapped in after the check is refused, nothing read", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.writeTextFile(join(dir, "a"), "checked");
+    for (const options of [noFollow, follow]) {
+      await refuses(
+        readBounded(join(dir, "a"), {
+          ...options,
+          beforeOpen: async () => {
+            await Deno.remove(join(dir, "a"));
+            await Deno.symlink("/dev/zero", join(dir, "a"));
+          },
+        }),
+        "changed",
+        /changed while code-commit was opening it/,
+      );
+      await Deno.remove(join(dir, "a"));
+      await Deno.writeTextFile(join(dir, "a"), "checked");
+    }
+  });
+});
+
+Deno.test("readBounded: a fifo swapped in after the check, with a writer, is refused once opened", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.writeTextFile(join(dir, "a"), "checked");
+    let writer: Promise<void> | undefined;
+    await refuses(
+      readBounded(join(dir, "a"), {
+        ...noFollow,
+        beforeOpen: async () => {
+          await Deno.remove(join(dir, "a"));
+          await mkfifo(join(dir, "a"));
+          // A writer waiting on the fifo lets the open go through at once; it
+          // writes and closes, so a read that went ahead would end, not hang.
+          writer = Deno.open(join(dir, "a"), { write: true }).then(async (file) => {
+            await file.write(new TextEncoder().encode("from the fifo")).catch(() => 0);
+            file.close();
+          });
+        },
+      }),
+      "changed",
+      /changed while code-commit was opening it/,
+    );
+    await writer;
+  });
+});
+
+// In a child process: the open that never returns, and code-commit's own permissions.
+
+const CHILD = fileURLToPath(new URL("./read_in_child.ts", import.meta.url));
+const CONFIG = fileURLToPath(new URL("../../deno.json", import.meta.url));
+
+/** Runs `read_in_child.ts` with `request`, with read and write access to `readable` only. */
+async function readInChild(
+  readable: string,
+  request: Record<string, unknown>,
+): Promise<{ code: number; outcome: { text?: string; problem?: string; message?: string } }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--cached-only",
+      "--config",
+      CONFIG,
+      "--no-prompt",
+      `--allow-read=${readable},${CHILD}`,
+      `--allow-write=${readable}`,
+      CHILD,
+      JSON.stringify(request),
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  // A stuck child must fail the test, not hang the suite.
+  const guard = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  try {
+    const output = await child.output();
+    const stdout = new TextDecoder().decode(output.stdout);
+    const stderr = new TextDecoder().decode(output.stderr);
+    assert.notEqual(output.signal, "SIGKILL", `the child hung: ${stdout}${stderr}`);
+    assert.equal(stdout.trim().split("\n").length, 1, stdout + stderr);
+    return { code: output.code, outcome: JSON.parse(stdout) };
+  } finally {
+    clearTimeout(guard);
+  }
+}
+
+Deno.test("readBounded: a fifo swapped in after the check ends the read at the timer, and the process still exits", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.writeTextFile(join(dir, "a"), "checked");
+    await mkfifo(join(dir, "fifo"));
+    const { code, outcome } = await readInChild(dir, {
+      path: join(dir, "a"),
+      follow: false,
+      timeoutMs: 200,
+      swap: { from: join(dir, "fifo"), to: join(dir, "a") },
+    });
+    assert.equal(code, 1);
+    assert.equal(outcome.problem, "open-timeout");
+    assert.match(
+      outcome.message!,
+      /a did not open within 0\.2 s, as a fifo does not until something writes to it/,
+    );
+  });
+});
+
+Deno.test("readBounded follows a link out of the folder Deno may read (a key kept elsewhere), and checks its target", async () => {
+  await withTempDir(async (dir) => {
+    const project = join(dir, "project");
+    const outside = join(dir, "outside");
+    await Deno.mkdir(project);
+    await Deno.mkdir(outside);
+    await Deno.writeTextFile(join(outside, "key"), "the key");
+    await Deno.writeTextFile(join(outside, "other"), "the kez"); // the same size
+    await Deno.symlink(join(outside, "key"), join(project, "key"));
+    await Deno.symlink(outside, join(project, "dir"));
+    const read = (path: string, swap?: Record<string, unknown>, follow = true) =>
+      readInChild(project, { path: join(project, path), follow, timeoutMs: 1_000, swap });
+
+    assert.deepEqual(await read("key"), { code: 0, outcome: { text: "the key" } });
+    assert.deepEqual(await read("dir/key"), { code: 0, outcome: { text: "the key" } });
+    // Where links are not followed, a file that turns out to be outside is refused.
+    assert.equal((await read("dir/key", undefined, false)).outcome.problem, "changed");
+    // The link swapped after the check: for one to /dev/zero, to another file, to a fifo.
+    await mkfifo(join(project, "fifo"));
+    const swaps = [
+      ["/dev/zero", "changed"],
+      [join(outside, "other"), "changed"],
+      [join(project, "fifo"), "open-timeout"],
+    ] as const;
+    for (const [target, problem] of swaps) {
+      await Deno.symlink(target, join(project, "replacement"));
+      const swap = { from: join(project, "replacement"), to: join(project, "key") };
+      const { code, outcome } = await read("key", swap);
+      assert.equal(code, 1, JSON.stringify(outcome));
+      assert.equal(outcome.problem, problem, `${target}: ${outcome.message}`);
+      await Deno.remove(join(project, "key"));
+      await Deno.symlink(join(outside, "key"), join(project, "key"));
+    }
+  });
+});

@@ -1,0 +1,59 @@
+/**
+ * Helpers for the file-system tests: a temporary folder, real fifos, and a
+ * file system that records its calls and fails on demand.
+ *
+ * @module
+ */
+import { denoFileSystem, type FileSystem } from "../../lib/file_system/file_system.ts";
+
+/** Makes a temporary folder (its real path), runs `body` with it, and removes it afterwards. */
+export async function withTempDir<T>(body: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "code-commit-fs-" }));
+  try {
+    return await body(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** Makes a fifo (named pipe) at `path` with the real `mkfifo`. */
+export async function mkfifo(path: string): Promise<void> {
+  const result = await new Deno.Command("mkfifo", { args: [path] }).output();
+  if (!result.success) throw new Error(`mkfifo ${path} failed`);
+}
+
+/** One call made through {@link recordingFs}. */
+export interface FsCall {
+  /** The method called. */
+  readonly method: keyof FileSystem;
+  /** Its (first) path argument. */
+  readonly path: string;
+}
+
+/**
+ * The real file system, recording every call in `calls`; a call for which
+ * `fail` returns an error rejects with it instead of running.
+ */
+export function recordingFs(
+  fail: (call: FsCall) => Error | undefined = () => undefined,
+): { fs: FileSystem; calls: FsCall[] } {
+  const calls: FsCall[] = [];
+  const check = (method: keyof FileSystem, path: string) => {
+    const call = { method, path };
+    calls.push(call);
+    const error = fail(call);
+    if (error !== undefined) throw error;
+  };
+  const fs: FileSystem = {
+    lstat: async (path) => (check("lstat", path), await denoFileSystem.lstat(path)),
+    readFile: async (path) => (check("readFile", path), await denoFileSystem.readFile(path)),
+    writeNewFile: async (path, data, mode) => {
+      check("writeNewFile", path);
+      await denoFileSystem.writeNewFile(path, data, mode);
+    },
+    rename: async (from, to) => (check("rename", to), await denoFileSystem.rename(from, to)),
+    remove: async (path) => (check("remove", path), await denoFileSystem.remove(path)),
+    mkdir: async (path) => (check("mkdir", path), await denoFileSystem.mkdir(path)),
+  };
+  return { fs, calls };
+}

@@ -1,0 +1,200 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { denoFileSystem, type FileSystem } from "../../lib/file_system/file_system.ts";
+import { FileStepError } from "../../lib/file_system/step.ts";
+import {
+  removeIfPresent,
+  temporaryName,
+  writeAtomically,
+  writeTemporary,
+} from "../../lib/file_system/write_atomically.ts";
+import { recordingFs, withTempDir } from "./helpers.ts";
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+const TEMPORARY = /^\..+\.code-commit-[0-9a-f]{16}\.tmp$/;
+
+/** The names in `folder`, sorted. */
+function names(folder: string): string[] {
+  return [...Deno.readDirSync(folder)].map((entry) => entry.name).sort();
+}
+
+Deno.test("temporaryName: a hidden sibling name, fresh each time, at most 255 bytes", () => {
+  const name = temporaryName("main.ts");
+  assert.match(name, /^\.main\.ts\.code-commit-[0-9a-f]{16}\.tmp$/);
+  assert.notEqual(temporaryName("main.ts"), name);
+  for (const long of ["x".repeat(300), "é".repeat(200), "😀".repeat(100)]) {
+    const shortened = temporaryName(long);
+    assert.ok(new TextEncoder().encode(shortened).length <= 255, shortened);
+    assert.match(shortened, TEMPORARY);
+    assert.ok(shortened.isWellFormed());
+  }
+});
+
+Deno.test("writeAtomically creates a file, then replaces it, leaving no temporary file", async () => {
+  await withTempDir(async (root) => {
+    await Deno.mkdir(join(root, "dir"));
+    await writeAtomically(denoFileSystem, root, "dir/a.txt", bytes("one"));
+    assert.equal(await Deno.readTextFile(join(root, "dir/a.txt")), "one");
+    await writeAtomically(denoFileSystem, root, "dir/a.txt", bytes("two"), { mode: 0o600 });
+    assert.equal(await Deno.readTextFile(join(root, "dir/a.txt")), "two");
+    assert.equal((await Deno.stat(join(root, "dir/a.txt"))).mode! & 0o777, 0o600);
+    await writeAtomically(denoFileSystem, root, "top.txt", bytes(""));
+    assert.deepEqual(names(root), ["dir", "top.txt"]);
+    assert.deepEqual(names(join(root, "dir")), ["a.txt"]);
+  });
+});
+
+Deno.test("writeAtomically replaces a link at the destination instead of writing through it", async () => {
+  await withTempDir(async (root) => {
+    await Deno.writeTextFile(join(root, "target.txt"), "untouched");
+    await Deno.symlink("target.txt", join(root, "link.txt"));
+    await writeAtomically(denoFileSystem, root, "link.txt", bytes("new"));
+    assert.equal(await Deno.readTextFile(join(root, "target.txt")), "untouched");
+    assert.ok((await Deno.lstat(join(root, "link.txt"))).isFile);
+  });
+});
+
+Deno.test("writeAtomically: a name already taken is someone else's file, never touched", async () => {
+  await withTempDir(async (root) => {
+    let taken = 0;
+    const fs: FileSystem = {
+      ...denoFileSystem,
+      writeNewFile: async (path, data, mode) => {
+        if (taken++ < 2) {
+          await Deno.writeTextFile(path, "someone else's"); // the name was taken meanwhile
+          throw new Deno.errors.AlreadyExists("taken");
+        }
+        await denoFileSystem.writeNewFile(path, data, mode);
+      },
+    };
+    await writeAtomically(fs, root, "a.txt", bytes("mine"));
+    assert.equal(await Deno.readTextFile(join(root, "a.txt")), "mine");
+    const others = names(root).filter((name) => name !== "a.txt");
+    assert.equal(others.length, 2);
+    for (const other of others) {
+      assert.equal(await Deno.readTextFile(join(root, other)), "someone else's");
+    }
+  });
+});
+
+Deno.test("writeTemporary: three names taken is a FileStepError", async () => {
+  await withTempDir(async (root) => {
+    const fs: FileSystem = {
+      ...denoFileSystem,
+      writeNewFile: () => Promise.reject(new Deno.errors.AlreadyExists("taken")),
+    };
+    const temporaries = new Set<string>();
+    await assert.rejects(writeTemporary(fs, root, "a.txt", bytes("x"), { temporaries }), {
+      name: "FileStepError",
+      message:
+        /^writing the temporary file "\.a\.txt\.code-commit-[0-9a-f]{16}\.tmp" failed: taken$/,
+    });
+    assert.deepEqual([...temporaries], []);
+  });
+});
+
+Deno.test("writeTemporary: a write that fails halfway leaves nothing behind", async () => {
+  await withTempDir(async (root) => {
+    const fs: FileSystem = {
+      ...denoFileSystem,
+      writeNewFile: async (path) => {
+        await Deno.writeTextFile(path, "half"); // created, then the disk fills up
+        throw new Error("No space left on device");
+      },
+    };
+    const temporaries = new Set<string>();
+    await assert.rejects(
+      writeTemporary(fs, root, "a.txt", bytes("whole"), { temporaries }),
+      /No space left on device/,
+    );
+    assert.deepEqual(names(root), []);
+    assert.deepEqual([...temporaries], []);
+  });
+});
+
+Deno.test("writeAtomically: when the check before the rename throws, the old file stays and the temporary goes", async () => {
+  await withTempDir(async (root) => {
+    await Deno.writeTextFile(join(root, "a.txt"), "old");
+    const temporaries = new Set<string>();
+    await assert.rejects(
+      writeAtomically(denoFileSystem, root, "a.txt", bytes("new"), {
+        temporaries,
+        beforeRename: () => Promise.reject(new Error("checked again: refused")),
+      }),
+      /checked again: refused/,
+    );
+    assert.equal(await Deno.readTextFile(join(root, "a.txt")), "old");
+    assert.deepEqual(names(root), ["a.txt"]);
+    assert.deepEqual([...temporaries], []);
+  });
+});
+
+Deno.test("writeAtomically: a failed rename names both paths and removes the temporary file", async () => {
+  await withTempDir(async (root) => {
+    await Deno.writeTextFile(join(root, "a.txt"), "old");
+    const { fs } = recordingFs((call) =>
+      call.method === "rename" ? new Error("injected rename failure") : undefined
+    );
+    await assert.rejects(writeAtomically(fs, root, "a.txt", bytes("new")), (error: unknown) => {
+      assert.ok(error instanceof FileStepError);
+      assert.match(
+        error.message,
+        /^renaming "\.a\.txt\.code-commit-[0-9a-f]{16}\.tmp" to "a\.txt" failed: injected rename failure$/,
+      );
+      return true;
+    });
+    assert.deepEqual(names(root), ["a.txt"]);
+    assert.equal(await Deno.readTextFile(join(root, "a.txt")), "old");
+  });
+});
+
+Deno.test("writeAtomically: a temporary file behind a folder swapped for a link is not removed through it, and is reported", async () => {
+  await withTempDir(async (root) => {
+    const outside = join(root, "outside");
+    await Deno.mkdir(outside);
+    await Deno.mkdir(join(root, "dir"));
+    const temporaries = new Set<string>();
+    await assert.rejects(
+      writeAtomically(denoFileSystem, root, "dir/a.txt", bytes("new"), {
+        temporaries,
+        beforeRename: async () => {
+          // The folder goes away with the temporary file; a link takes its place, and
+          // a file of the same name waits behind it.
+          await Deno.rename(join(root, "dir"), join(root, "moved"));
+          await Deno.symlink(outside, join(root, "dir"));
+          for (const name of names(join(root, "moved"))) {
+            await Deno.writeTextFile(join(outside, name), "not yours");
+          }
+          throw new Error("dir is a link now");
+        },
+      }),
+      /dir is a link now/,
+    );
+    const [temporary] = [...temporaries];
+    assert.match(temporary, /^dir\/\.a\.txt\.code-commit-[0-9a-f]{16}\.tmp$/);
+    assert.equal(temporaries.size, 1);
+    assert.equal(await Deno.readTextFile(join(outside, temporary.slice(4))), "not yours");
+  });
+});
+
+Deno.test("removeIfPresent: removes a file or an empty folder, is fine when gone, refuses a link above", async () => {
+  await withTempDir(async (root) => {
+    await Deno.mkdir(join(root, "dir/empty"), { recursive: true });
+    await Deno.writeTextFile(join(root, "dir/f"), "");
+    await removeIfPresent(denoFileSystem, root, "dir/f");
+    await removeIfPresent(denoFileSystem, root, "dir/empty");
+    await removeIfPresent(denoFileSystem, root, "dir/f");
+    await removeIfPresent(denoFileSystem, root, "nowhere/f");
+    assert.deepEqual(names(join(root, "dir")), []);
+    await Deno.writeTextFile(join(root, "dir/keep"), "");
+    await Deno.symlink(join(root, "dir"), join(root, "link"));
+    await assert.rejects(removeIfPresent(denoFileSystem, root, "link/keep"), {
+      name: "FileStepError",
+      message: `"link" is a symbolic link; code-commit never writes through a link`,
+    });
+    assert.deepEqual(names(join(root, "dir")), ["keep"]);
+    await Deno.mkdir(join(root, "full"));
+    await Deno.writeTextFile(join(root, "full/x"), "");
+    await assert.rejects(removeIfPresent(denoFileSystem, root, "full"));
+  });
+});
