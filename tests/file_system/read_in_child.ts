@@ -19,11 +19,7 @@ interface Request {
   readonly path: string;
   readonly follow: boolean;
   readonly timeoutMs: number;
-  readonly swap?: {
-    readonly path: string;
-    readonly with: "fifo" | "link";
-    readonly target?: string;
-  };
+  readonly swap?: { readonly from: string; readonly to: string };
 }
 
 const request = JSON.parse(Deno.args[0]) as Request;
