@@ -136,6 +136,67 @@ Deno.test("a .gitignore inside a symlinked folder is not read", async () => {
   }, { git: true });
 });
 
+Deno.test("info/exclude through a link is read, as git reads it; a fifo or a device there is refused", async () => {
+  await withProject({ "x.txt": "", "rules": "*.txt\n" }, async (root) => {
+    await Deno.mkdir(join(root, ".git/info"), { recursive: true });
+    await Deno.remove(join(root, ".git/info/exclude")).catch(() => {});
+    await Deno.symlink("../../rules", join(root, ".git/info/exclude"));
+    assert.equal(await (await IgnoreRules.load(root)).isIgnored("x.txt", false), true);
+    await Deno.remove(join(root, ".git/info/exclude"));
+    const fifo = await new Deno.Command("mkfifo", { args: [join(root, "pipe")] }).output();
+    assert.ok(fifo.success);
+    await Deno.symlink("../../pipe", join(root, ".git/info/exclude"));
+    await assert.rejects(
+      IgnoreRules.load(root),
+      /^FileReadError: \.git\/info\/exclude leads to a fifo \(named pipe\) \(through a symbolic link\)/,
+    );
+    await Deno.remove(join(root, ".git/info/exclude"));
+    await Deno.symlink("/dev/zero", join(root, ".git/info/exclude"));
+    await assert.rejects(IgnoreRules.load(root), /leads to a character device/);
+    await Deno.remove(join(root, ".git/info/exclude"));
+    await Deno.symlink("/tmp", join(root, ".git/info/exclude"));
+    assert.equal(await (await IgnoreRules.load(root)).isIgnored("x.txt", false), false);
+  });
+});
+
+Deno.test("a nested .gitignore that is a fifo is not read (git reads regular files only)", async () => {
+  await withProject({ "src/x.txt": "" }, async (root) => {
+    const fifo = await new Deno.Command("mkfifo", { args: [join(root, "src/.gitignore")] })
+      .output();
+    assert.ok(fifo.success);
+    assert.equal(await (await IgnoreRules.load(root)).isIgnored("src/x.txt", false), false);
+  });
+});
+
+Deno.test("an ignore file over 4 MiB is refused, naming it: the guard must not guess", async () => {
+  await withProject({ "src/.gitignore": "#".repeat(4 * 1024 * 1024 + 1) }, async (root) => {
+    const rules = await IgnoreRules.load(root);
+    await assert.rejects(
+      rules.isIgnored("src/x.txt", false),
+      /^FileReadError: src\/\.gitignore is 4\.0 MiB, more than the 4 MiB code-commit reads from an ignore-rules file/,
+    );
+  });
+});
+
+Deno.test("a nested .gitignore is read only when a path below it is asked about, once", async () => {
+  await withProject({
+    ".gitignore": "ignored/\n",
+    "a/.gitignore": "x\n",
+    "ignored/.gitignore": "!y\n",
+  }, async (root) => {
+    const rules = await IgnoreRules.load(root);
+    // Nothing inside an ignored folder is read: replacing its .gitignore by a fifo changes nothing.
+    await Deno.remove(join(root, "ignored/.gitignore"));
+    const fifo = await new Deno.Command("mkfifo", { args: [join(root, "ignored/.gitignore")] })
+      .output();
+    assert.ok(fifo.success);
+    assert.equal(await rules.isIgnored("ignored/y", false), true);
+    assert.equal(await rules.isIgnored("a/x", false), true);
+    await Deno.writeTextFile(join(root, "a/.gitignore"), "");
+    assert.equal(await rules.isIgnored("a/x", false), true, "read once, then remembered");
+  });
+});
+
 Deno.test("explain names the source, the rule and the ignored ancestor", async () => {
   await withProject(
     { ".gitignore": "# c\nsecrets/\n", "src/.gitignore": "*.gen.ts\n" },

@@ -95,3 +95,36 @@ Deno.test("what is not an index at all, or an empty index file, is refused", asy
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test(".git/index as a fifo, or a link to /dev/zero, is refused at once, naming it", async () => {
+  const { root } = await repository();
+  try {
+    await Deno.remove(join(root, ".git/index"));
+    const made = await new Deno.Command("mkfifo", { args: [join(root, ".git/index")] }).output();
+    assert.ok(made.success);
+    await assert.rejects(trackedPaths(root), (error: unknown) => {
+      assert.ok(error instanceof CodeCommitError);
+      assert.match(error.message, /^\.git\/index is a fifo \(named pipe\); /);
+      return true;
+    });
+    await Deno.remove(join(root, ".git/index"));
+    await Deno.symlink("/dev/zero", join(root, ".git/index"));
+    await assert.rejects(
+      trackedPaths(root),
+      /\.git\/index leads to a character device \(through a symbolic link\)/,
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test(".git/index reached through a link to a regular index is read, as git reads it", async () => {
+  const { root, files } = await repository();
+  try {
+    await Deno.rename(join(root, ".git/index"), join(root, ".git/index.real"));
+    await Deno.symlink("index.real", join(root, ".git/index"));
+    assert.deepEqual(sorted(await trackedPaths(root)), files);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});

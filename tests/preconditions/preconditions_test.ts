@@ -349,3 +349,30 @@ Deno.test("build.sh must exist, be a file and be executable", async () => {
     await checkBuildScript(root);
   });
 });
+
+Deno.test("the query and the rollup are read only as regular files: a fifo or a device is refused at once", async () => {
+  await inTemp(async (root) => {
+    await Deno.mkdir(join(root, "agent-config"));
+    const made = await new Deno.Command("mkfifo", { args: [join(root, "agent-config/query.txt")] })
+      .output();
+    assert.ok(made.success);
+    await rejectsWith(
+      readQuery(root),
+      /^agent-config\/query\.txt is a fifo \(named pipe\); code-commit reads the query only from a regular file/,
+    );
+    await Deno.symlink("/dev/zero", join(root, "agent-config/codeRollup.txt"));
+    await rejectsWith(
+      readCodeRollup(root),
+      /^agent-config\/codeRollup\.txt leads to a character device \(through a symbolic link\); code-commit reads the code rollup only from a regular file/,
+    );
+  });
+});
+
+Deno.test("the query is read through a link, as before", async () => {
+  await inTemp(async (root) => {
+    await Deno.mkdir(join(root, "agent-config"));
+    await Deno.writeTextFile(join(root, "request.md"), "do it\n");
+    await Deno.symlink("../request.md", join(root, "agent-config/query.txt"));
+    assert.equal(await readQuery(root), "do it\n");
+  });
+});

@@ -128,3 +128,27 @@ Deno.test("readProjectFile accepts a file of exactly the limit", async () => {
     assert.equal(outcome.ok && outcome.text.length, MAX_FILE_BYTES);
   });
 });
+
+Deno.test("readProjectFile refuses a file with a second name (a hard link), which may be outside the project", async () => {
+  await withTempDir(async (root) => {
+    const outside = await Deno.makeTempDir({ prefix: "code-commit-outside-" });
+    try {
+      await Deno.writeTextFile(join(outside, "secret.txt"), "outside secret\n");
+      await Deno.mkdir(join(root, "src"));
+      await Deno.link(join(outside, "secret.txt"), join(root, "src/linked.txt"));
+      const outcome = await readProjectFile(root, "src/linked.txt", await IgnoreRules.load(root));
+      assert.deepEqual(outcome, {
+        ok: false,
+        path: "src/linked.txt",
+        reason: "has more than one hard link (another name of the same file may be outside the " +
+          "project), so it is not sent to the model",
+        withheld: false,
+      });
+      await Deno.remove(join(outside, "secret.txt"));
+      const alone = await readProjectFile(root, "src/linked.txt", await IgnoreRules.load(root));
+      assert.deepEqual(alone, { ok: true, path: "src/linked.txt", text: "outside secret\n" });
+    } finally {
+      await Deno.remove(outside, { recursive: true });
+    }
+  });
+});

@@ -224,3 +224,55 @@ Deno.test("readKnownKeys takes key-shaped tokens, not the words of a note", asyn
   assert.ok(!keys.includes("password-manager,"), "an ordinary word is no key");
   assert.ok(!keys.some((key) => key === "monthly" || key === "rotated"));
 });
+
+// ---------------------------------------------------------------------------
+// The bounded read: a key file is read only as a regular file of sensible size.
+
+async function mkfifo(path: string): Promise<void> {
+  assert.ok((await new Deno.Command("mkfifo", { args: [path] }).output()).success);
+}
+
+Deno.test("readApiKey: a fifo or a link to a device is refused at once, naming the file", async () => {
+  await using project = await tempRoot();
+  await mkfifo(join(project.root, GEMINI_FILE));
+  await assert.rejects(readApiKey(project.root, GEMINI_FILE, "Gemini"), {
+    message:
+      "agent-config/gemini-key.txt is a fifo (named pipe); code-commit reads an API key file only from a regular file: put a regular file there",
+  });
+  await Deno.symlink("/dev/zero", join(project.root, OPENAI_FILE));
+  await assert.rejects(
+    readApiKey(project.root, OPENAI_FILE, "OpenAI"),
+    /^FileReadError: agent-config\/openai-key\.txt leads to a character device \(through a symbolic link\)/,
+  );
+});
+
+Deno.test("readApiKey: a key file larger than 64 KiB is refused unread", async () => {
+  await using project = await tempRoot({ [GEMINI_FILE]: "k".repeat(64 * 1024 + 1) });
+  await assert.rejects(
+    readApiKey(project.root, GEMINI_FILE, "Gemini"),
+    /agent-config\/gemini-key\.txt is 64\.0 KiB, more than the 64 KiB code-commit reads from an API key file/,
+  );
+});
+
+Deno.test("readApiKey: a key file reached through a link is read", async () => {
+  await using project = await tempRoot({ "agent-config/real.txt": `${GEMINI_KEY}\n` });
+  await Deno.symlink("real.txt", join(project.root, GEMINI_FILE));
+  assert.equal(await readApiKey(project.root, GEMINI_FILE, "Gemini"), GEMINI_KEY);
+});
+
+Deno.test("readKnownKeys: skips a fifo or a device, but refuses a key file too large to know", async () => {
+  await using project = await tempRoot({ [GEMINI_FILE]: `${GEMINI_KEY}\n` });
+  await mkfifo(join(project.root, OPENAI_FILE));
+  // The whole content and its one key-shaped token: the same key twice.
+  const gemini = [GEMINI_KEY, GEMINI_KEY];
+  assert.deepEqual(await readKnownKeys(project.root, [GEMINI_FILE, OPENAI_FILE]), gemini);
+  await Deno.remove(join(project.root, OPENAI_FILE));
+  await Deno.symlink("/dev/zero", join(project.root, OPENAI_FILE));
+  assert.deepEqual(await readKnownKeys(project.root, [GEMINI_FILE, OPENAI_FILE]), gemini);
+  await Deno.remove(join(project.root, OPENAI_FILE));
+  await Deno.writeTextFile(join(project.root, OPENAI_FILE), `${OPENAI_KEY} ${"x".repeat(70_000)}`);
+  await assert.rejects(
+    readKnownKeys(project.root, [GEMINI_FILE, OPENAI_FILE]),
+    /agent-config\/openai-key\.txt is 68\.4 KiB, more than the 64 KiB/,
+  );
+});

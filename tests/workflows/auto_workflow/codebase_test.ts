@@ -267,3 +267,25 @@ Deno.test("assembleTaskCodebase: a dependency's file the guard refuses is left o
     ]);
   });
 });
+
+Deno.test("assembleCodebase: a module file with a second name (a hard link) is left out, with a warning", async () => {
+  await withFiles({
+    "UserSpecification.md": "root\n",
+    "src/ModuleDependencies.md": dependencies(),
+    "main.txt": "main\n",
+    "elsewhere.txt": "SECRET-SECOND-NAME\n",
+  }, async (root) => {
+    await Deno.link(join(root, "elsewhere.txt"), join(root, "linked.txt"));
+    const { modules } = await loadModules(root);
+    const { text, warnings } = await assembleCodebase(root, modules[0], modules, "module");
+    assert.ok(!text.includes("SECRET-SECOND-NAME"), text);
+    assert.ok(!text.includes("--- linked.txt ---"));
+    assert.ok(text.includes("--- main.txt ---\nmain\n"));
+    assert.deepEqual(warnings, [
+      "elsewhere.txt: has more than one hard link (another name of the same file may be outside " +
+      "the project), so it is not sent to the model; left out of the codebase",
+      "linked.txt: has more than one hard link (another name of the same file may be outside " +
+      "the project), so it is not sent to the model; left out of the codebase",
+    ]);
+  });
+});
