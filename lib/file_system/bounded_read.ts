@@ -128,7 +128,7 @@ export async function readBounded(
     extra?: { size?: number; cause?: unknown },
   ) => new FileReadError(`${name} ${message}`, name, problem, extra);
 
-  let checked = await inspect(path, false, fail);
+  let checked = inspect(path, false, fail);
   if (checked === undefined) return undefined;
   let through = "";
   if (checked.isSymlink) {
@@ -139,7 +139,7 @@ export async function readBounded(
           "a link: put the file itself there",
       );
     }
-    checked = await inspect(path, true, fail);
+    checked = inspect(path, true, fail);
     if (checked === undefined) return undefined;
     through = " (through a symbolic link)";
   }
@@ -236,7 +236,7 @@ async function readOutside(
           "checked?); make it a regular file, then run code-commit again",
       ),
   );
-  const after = await inspect(path, true, errors.fail);
+  const after = inspect(path, true, errors.fail);
   if (after?.isFile !== true || after.dev !== checked.dev || after.ino !== checked.ino) {
     throw errors.changed();
   }
@@ -296,11 +296,11 @@ function refuseHardLink(info: Deno.FileInfo, fail: Fail): void {
 }
 
 /** `lstat` (or `stat`, following links) of `path`; undefined when nothing is there. */
-async function inspect(
+function inspect(
   path: string,
   follow: boolean,
   fail: Fail,
-): Promise<Deno.FileInfo | undefined> {
+): Deno.FileInfo | undefined {
   try {
     // Synchronous: it never blocks on what the path names, and it spares a
     // thread hop per file (a walk reads thousands).
