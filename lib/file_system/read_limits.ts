@@ -29,6 +29,7 @@ const MiB = 1024 * KiB;
  * - `gitIndex`: `.git/index` (≈ 100 bytes per tracked file: 2.5 million files);
  * - `specification`: a `UserSpecification.md`, and its copies in the specification cache;
  * - `moduleDocument`: a module's `ModuleDependencies.md`;
+ * - `buildScript`: `build.sh`, read before and after each build to see that the build left it alone;
  * - `projectFile`: a project file pasted into a prompt (withheld, not refused, when larger);
  * - `replacedFile`: a file a reply replaces or deletes (kept in memory to roll it back).
  */
@@ -40,6 +41,7 @@ export const READ_LIMITS = {
   gitIndex: { bytes: 256 * MiB, what: "the git index" },
   specification: { bytes: 4 * MiB, what: "a specification" },
   moduleDocument: { bytes: 1 * MiB, what: "a module document" },
+  buildScript: { bytes: 1 * MiB, what: "the build script" },
   projectFile: { bytes: 1 * MiB, what: "a file for a prompt" },
   replacedFile: { bytes: 512 * MiB, what: "a file a reply replaces or deletes" },
 } as const satisfies Record<string, ReadLimit>;

@@ -11,6 +11,8 @@
  */
 import { join } from "node:path";
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
+import { readBounded } from "../file_system/bounded_read.ts";
+import { READ_LIMITS } from "../file_system/read_limits.ts";
 import { checkAgentConfigIgnored } from "./preconditions.ts";
 
 /** The build script, relative to the project root. */
@@ -21,10 +23,20 @@ export interface BuildScriptSnapshot {
   readonly bytes: Uint8Array | undefined;
 }
 
-/** Reads `build.sh` as it is now. Never throws: an unreadable script is a snapshot too. */
+/**
+ * Reads `build.sh` as it is now, with the bounded read (a build that put a
+ * fifo or a link to a device there cannot hang or swell the tool). Never
+ * throws: an unreadable script is a snapshot too.
+ */
 export async function snapshotBuildScript(root: string): Promise<BuildScriptSnapshot> {
   try {
-    return { bytes: await Deno.readFile(join(root, BUILD_FILE)) };
+    return {
+      bytes: await readBounded(join(root, BUILD_FILE), {
+        limit: READ_LIMITS.buildScript,
+        followSymlink: true,
+        name: BUILD_FILE,
+      }),
+    };
   } catch {
     return { bytes: undefined };
   }

@@ -16,6 +16,7 @@ Deno.test("the read limits: one per kind, far above real files of the kind", () 
       gitIndex: 256 * MiB,
       specification: 4 * MiB,
       moduleDocument: 1 * MiB,
+      buildScript: 1 * MiB,
       projectFile: 1 * MiB,
       replacedFile: 512 * MiB,
     },

@@ -78,3 +78,28 @@ Deno.test("a .gitignore rewritten with the same meaning is fine", async () => {
     await checkAfterBuild(root, before);
   });
 });
+
+Deno.test("build.sh replaced by a fifo or a link to /dev/zero: stopped at once, nothing read", async () => {
+  const changes: [string, (root: string) => Promise<void>][] = [
+    ["a fifo", async (root) => {
+      await Deno.remove(join(root, "build.sh"));
+      const made = await new Deno.Command("mkfifo", { args: [join(root, "build.sh")] }).output();
+      assert.ok(made.success);
+    }],
+    ["a link to /dev/zero", async (root) => {
+      await Deno.remove(join(root, "build.sh"));
+      await Deno.symlink("/dev/zero", join(root, "build.sh"));
+    }],
+  ];
+  for (const [name, change] of changes) {
+    await project(async (root) => {
+      const before = await snapshotBuildScript(root);
+      await change(root);
+      await assert.rejects(
+        checkAfterBuild(root, before),
+        refused(/^build\.sh changed while \.\/build\.sh ran: it is gone or unreadable/),
+        name,
+      );
+    });
+  }
+});
