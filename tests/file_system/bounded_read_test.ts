@@ -137,25 +137,6 @@ Deno.test("readBounded: a folder is refused", async () => {
   });
 });
 
-Deno.test("readBounded never reads more than the limit plus one byte, whatever size the file claims", async () => {
-  // /proc files are regular files that claim a size of 0 and hold more.
-  await withTempDir(async (dir) => {
-    await Deno.symlink("/proc/self/status", join(dir, "status"));
-    assert.equal((await Deno.stat(join(dir, "status"))).size, 0);
-    const error = await refuses(
-      readBounded(join(dir, "status"), { ...follow, name: "status" }),
-      "too-large",
-      /^status grew past the 16 bytes code-commit reads from a test file while it was read$/,
-    );
-    assert.equal(error.size, undefined);
-    const whole = await readBounded(join(dir, "status"), {
-      limit: { bytes: 1024 * 1024, what: "a test file" },
-      followSymlink: true,
-    });
-    assert.match(text(whole)!, /^Name:/);
-  });
-});
-
 Deno.test("readBounded: a file with more than one hard link is refused where asked", async () => {
   await withTempDir(async (dir) => {
     await Deno.writeTextFile(join(dir, "a"), "shared");
@@ -243,11 +224,17 @@ Deno.test("readBounded: a fifo swapped in after the check, with a writer, is ref
 const CHILD = fileURLToPath(new URL("./read_in_child.ts", import.meta.url));
 const CONFIG = fileURLToPath(new URL("../../deno.json", import.meta.url));
 
-/** Runs `read_in_child.ts` with `request`, with read and write access to `readable` only. */
+/**
+ * Runs `read_in_child.ts` with `request`, with read and write access to
+ * `readable` only, or to everything (Deno lets only such a process read `/proc`).
+ */
 async function readInChild(
-  readable: string,
+  readable: string | "all",
   request: Record<string, unknown>,
 ): Promise<{ code: number; outcome: { text?: string; problem?: string; message?: string } }> {
+  const permissions = readable === "all"
+    ? ["--allow-all"]
+    : [`--allow-read=${readable},${CHILD}`, `--allow-write=${readable}`];
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -255,8 +242,7 @@ async function readInChild(
       "--config",
       CONFIG,
       "--no-prompt",
-      `--allow-read=${readable},${CHILD}`,
-      `--allow-write=${readable}`,
+      ...permissions,
       CHILD,
       JSON.stringify(request),
     ],
@@ -329,5 +315,23 @@ Deno.test("readBounded follows a link out of the folder Deno may read (a key kep
       await Deno.remove(join(project, "key"));
       await Deno.symlink(join(outside, "key"), join(project, "key"));
     }
+  });
+});
+
+Deno.test("readBounded never reads more than the limit plus one byte, whatever size the file claims", async () => {
+  // /proc files are regular files that claim a size of 0 and hold more.
+  await withTempDir(async (dir) => {
+    await Deno.symlink("/proc/self/status", join(dir, "status"));
+    const request = { path: join(dir, "status"), follow: true, timeoutMs: 5_000 };
+    const small = await readInChild("all", { ...request, limit: 16 });
+    assert.equal(small.code, 1);
+    assert.equal(small.outcome.problem, "too-large");
+    assert.match(
+      small.outcome.message!,
+      /status grew past the 16 bytes code-commit reads from a test file while it was read$/,
+    );
+    const whole = await readInChild("all", { ...request, limit: 1024 * 1024 });
+    assert.equal(whole.code, 0);
+    assert.match(whole.outcome.text!, /^Name:/);
   });
 });

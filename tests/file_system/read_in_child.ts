@@ -5,7 +5,8 @@
  * with no writer), which must not keep the process alive once `Deno.exit`
  * is called, as `main.ts` calls it.
  *
- * Arguments (JSON): `{ path, follow, timeoutMs, swap?: { from, to } }`: between the
+ * Arguments (JSON): `{ path, follow, timeoutMs, limit?, swap?: { from, to } }` (the
+ * limit in bytes, 1024 by default): between the
  * check and the open, `from` is renamed to `to` (a fifo, a link made
  * beforehand: with path-scoped permissions Deno cannot make links).
  * Prints the outcome as one JSON line and exits 0 when the read succeeded,
@@ -19,13 +20,14 @@ interface Request {
   readonly path: string;
   readonly follow: boolean;
   readonly timeoutMs: number;
+  readonly limit?: number;
   readonly swap?: { readonly from: string; readonly to: string };
 }
 
 const request = JSON.parse(Deno.args[0]) as Request;
 try {
   const bytes = await readBounded(request.path, {
-    limit: { bytes: 1024, what: "a test file" },
+    limit: { bytes: request.limit ?? 1024, what: "a test file" },
     followSymlink: request.follow,
     openTimeoutMs: request.timeoutMs,
     beforeOpen: async () => {
