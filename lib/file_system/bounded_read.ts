@@ -193,7 +193,7 @@ export async function readBounded(
     }
     if (opened.size > limit) throw tooLarge(fail, opened.size, limit, what);
     if (options.refuseHardLinks) refuseHardLink(opened, fail);
-    return readAtMostNow(file, opened.size, limit, grew);
+    return await readAtMost((buffer) => file.readSync(buffer), opened.size, limit, grew);
   } catch (error) {
     if (error instanceof FileReadError) throw error;
     throw fail("unreadable", `cannot be read: ${messageOf(error)}`, { cause: error });
@@ -227,7 +227,7 @@ async function readOutside(
   }
   if (size !== checked.size) throw errors.changed();
   const bytes = await within(
-    readAtMost(file, size, limit, errors.grew),
+    readAtMost((buffer) => file.read(buffer), size, limit, errors.grew),
     timeoutMs,
     () =>
       errors.fail(
@@ -338,44 +338,18 @@ async function openWithin(
   }
 }
 
-/**
- * {@link readAtMost} with synchronous reads, for a file known to be a
- * regular file (its reads never wait on anyone): a thread hop less per read.
- */
-function readAtMostNow(
-  file: Deno.FsFile,
-  size: number,
-  limit: number,
-  tooLarge: () => FileReadError,
-): Uint8Array {
-  let buffer = new Uint8Array(Math.min(size, limit) + 1);
-  let total = 0;
-  for (;;) {
-    if (total === buffer.length) {
-      if (total > limit) throw tooLarge();
-      buffer = grow(buffer, limit);
-    }
-    const read = file.readSync(buffer.subarray(total));
-    if (read === null) break;
-    total += read;
-  }
-  return buffer.subarray(0, total);
-}
-
-/** `buffer`'s bytes in a buffer twice as large (at least 64 KiB), at most `limit + 1` bytes. */
-function grow(buffer: Uint8Array<ArrayBuffer>, limit: number): Uint8Array<ArrayBuffer> {
-  const grown = new Uint8Array(Math.min(limit + 1, Math.max(2 * buffer.length, 64 * 1024)));
-  grown.set(buffer);
-  return grown;
-}
+/** A read into `buffer`: the count of bytes read, or null at the end of the file. */
+type Read = (buffer: Uint8Array) => number | null | Promise<number | null>;
 
 /**
- * Reads `file` to its end, expecting about `size` bytes, into a buffer that
- * never exceeds `limit + 1` bytes; throws `tooLarge()` when the file holds
- * more than `limit`.
+ * Reads with `read` to the end of the file, expecting about `size` bytes,
+ * into a buffer that never exceeds `limit + 1` bytes; throws `tooLarge()`
+ * when the file holds more than `limit`. For a file known to be regular,
+ * pass `file.readSync` (its reads never wait on anyone: a thread hop less
+ * per read); otherwise `file.read`.
  */
 async function readAtMost(
-  file: Deno.FsFile,
+  read: Read,
   size: number,
   limit: number,
   tooLarge: () => FileReadError,
@@ -385,11 +359,13 @@ async function readAtMost(
   for (;;) {
     if (total === buffer.length) {
       if (total > limit) throw tooLarge();
-      buffer = grow(buffer, limit);
+      const grown = new Uint8Array(Math.min(limit + 1, Math.max(2 * total, 64 * 1024)));
+      grown.set(buffer);
+      buffer = grown;
     }
-    const read = await file.read(buffer.subarray(total));
-    if (read === null) break;
-    total += read;
+    const count = await read(buffer.subarray(total));
+    if (count === null) break;
+    total += count;
   }
   return buffer.subarray(0, total);
 }
