@@ -22,11 +22,11 @@
  *
  * A symbolic link that leads outside the project (a key file, or the whole
  * `agent-config/`, kept elsewhere) is followed where the caller follows
- * links, but Deno, run with
- * `--allow-read=.`, lets the target be opened and read, not `fstat`ed; there
- * step 4 becomes: the opened file seeks to the size checked (a pipe cannot
- * seek, a device has no size), the read is bounded in time too, and after
- * it the path still leads to the same device and inode.
+ * links, but Deno, run with `--allow-read=.`, lets the target be opened and
+ * read, not `fstat`ed; there step 4 becomes: the opened file seeks to the
+ * size checked (a pipe cannot seek, a device has no size), the read is
+ * bounded in time too, and after it the path still leads to the same device
+ * and inode.
  *
  * Needs only Deno's own APIs (no Node layer): Deno cannot open with
  * `O_NONBLOCK`, hence the timer.
@@ -147,7 +147,7 @@ export async function readBounded(
   if (checked.isDirectory) {
     throw fail(
       "folder",
-      `${is} a folder${through}; code-commit reads ${what} only from a regular file`,
+      `${is} a folder${through}; code-commit reads ${what} only from a regular file: put one there`,
     );
   }
   if (!checked.isFile) {
@@ -255,6 +255,7 @@ async function within<T>(promise: Promise<T>, ms: number, timeout: () => Error):
   const cell = new Int32Array(new SharedArrayBuffer(4));
   const wait = Atomics.waitAsync(cell, 0, 0, ms);
   const expired = wait.async ? wait.value : Promise.resolve(wait.value);
+  promise.catch(() => {}); // once the time is up, a later failure has no one to tell
   try {
     return await Promise.race([
       promise,
