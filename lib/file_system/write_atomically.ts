@@ -6,8 +6,9 @@
  * rename never follows a link at the destination. On failure the temporary
  * file is removed, only through real folders.
  *
- * The two phases are exported too ({@link writeTemporary}, then a rename),
- * for a caller that writes many temporary files before the first rename.
+ * The two phases are separate functions ({@link writeTemporary}, then a
+ * rename), so that a caller writing many temporary files before the first
+ * rename can be given the first one alone.
  *
  * @module
  */
@@ -58,7 +59,7 @@ const NAME_ATTEMPTS = 3;
  * `.<name>.code-commit-<16 hex digits>.tmp`, shortened to at most 255 bytes.
  * Never throws.
  */
-export function temporaryName(name: string): string {
+function temporaryName(name: string): string {
   const random = Array.from(crypto.getRandomValues(new Uint8Array(8)))
     .map((byte) => byte.toString(16).padStart(2, "0"))
     .join("");
@@ -78,7 +79,7 @@ export function temporaryName(name: string): string {
  *
  * @throws {FileStepError} `writing the temporary file "<path>" failed: …`.
  */
-export async function writeTemporary(
+async function writeTemporary(
   fs: WriteFileSystem,
   root: string,
   path: string,

@@ -15,7 +15,8 @@ import {
   type ReadBoundedOptions,
   type ReadProblem,
 } from "../../lib/file_system/bounded_read.ts";
-import { mkfifo, withTempDir } from "./helpers.ts";
+import { mkfifo } from "./helpers.ts";
+import { withProject } from "../support/project.ts";
 
 const LIMIT = { bytes: 16, what: "a test file" };
 const follow: ReadBoundedOptions = { limit: LIMIT, followSymlink: true };
@@ -44,7 +45,7 @@ async function refuses(
 }
 
 Deno.test("readBounded reads a regular file whole, up to exactly the limit", async () => {
-  await withTempDir(async (dir) => {
+  await withProject({}, async (dir) => {
     await Deno.writeTextFile(join(dir, "a"), "hello\n");
     await Deno.writeTextFile(join(dir, "empty"), "");
     await Deno.writeTextFile(join(dir, "full"), "x".repeat(16));
@@ -55,7 +56,7 @@ Deno.test("readBounded reads a regular file whole, up to exactly the limit", asy
 });
 
 Deno.test("readBounded: undefined when nothing is there", async () => {
-  await withTempDir(async (dir) => {
+  await withProject({}, async (dir) => {
     await Deno.writeTextFile(join(dir, "file"), "");
     await Deno.symlink("nowhere", join(dir, "dangling"));
     assert.equal(await readBounded(join(dir, "missing"), noFollow), undefined);
@@ -65,7 +66,7 @@ Deno.test("readBounded: undefined when nothing is there", async () => {
 });
 
 Deno.test("readBounded: one byte over the limit is refused unread, naming the file", async () => {
-  await withTempDir(async (dir) => {
+  await withProject({}, async (dir) => {
     await Deno.writeTextFile(join(dir, "big"), "x".repeat(17));
     const error = await refuses(
       readBounded(join(dir, "big"), { ...noFollow, name: "agent-config/big.txt" }),
@@ -78,7 +79,7 @@ Deno.test("readBounded: one byte over the limit is refused unread, naming the fi
 });
 
 Deno.test("readBounded: a fifo is refused before it is opened (an open would wait forever)", async () => {
-  await withTempDir(async (dir) => {
+  await withProject({}, async (dir) => {
     await mkfifo(join(dir, "pipe"));
     await Deno.symlink("pipe", join(dir, "link"));
     for (const options of [noFollow, follow]) {
@@ -97,7 +98,7 @@ Deno.test("readBounded: a fifo is refused before it is opened (an open would wai
 });
 
 Deno.test("readBounded: a link to /dev/zero is refused as a device when followed, as a link when not", async () => {
-  await withTempDir(async (dir) => {
+  await withProject({}, async (dir) => {
     await Deno.symlink("/dev/zero", join(dir, "zero"));
     await refuses(
       readBounded(join(dir, "zero"), { ...follow, name: ".git/index" }),
@@ -113,7 +114,7 @@ Deno.test("readBounded: a link to /dev/zero is refused as a device when followed
 });
 
 Deno.test("readBounded: a link is followed to a regular file when asked", async () => {
-  await withTempDir(async (dir) => {
+  await withProject({}, async (dir) => {
     await Deno.writeTextFile(join(dir, "target"), "key");
     await Deno.symlink("target", join(dir, "link"));
     assert.equal(text(await readBounded(join(dir, "link"), follow)), "key");
@@ -121,7 +122,7 @@ Deno.test("readBounded: a link is followed to a regular file when asked", async 
 });
 
 Deno.test("readBounded: a folder is refused", async () => {
-  await withTempDir(async (dir) => {
+  await withProject({}, async (dir) => {
     await Deno.mkdir(join(dir, "folder"));
     await Deno.symlink("folder", join(dir, "link"));
     await refuses(
@@ -138,7 +139,7 @@ Deno.test("readBounded: a folder is refused", async () => {
 });
 
 Deno.test("readBounded: a file with more than one hard link is refused where asked", async () => {
-  await withTempDir(async (dir) => {
+  await withProject({}, async (dir) => {
     await Deno.writeTextFile(join(dir, "a"), "shared");
     await Deno.link(join(dir, "a"), join(dir, "b"));
     assert.equal(text(await readBounded(join(dir, "a"), noFollow)), "shared");
@@ -158,7 +159,7 @@ Deno.test("readBounded: a file with more than one hard link is refused where ask
 // The file swapped between the check and the open: the opened file is checked again.
 
 Deno.test("readBounded: another regular file swapped in after the check is refused", async () => {
-  await withTempDir(async (dir) => {
+  await withProject({}, async (dir) => {
     await Deno.writeTextFile(join(dir, "a"), "checked");
     await Deno.writeTextFile(join(dir, "other"), "swapped");
     await refuses(
@@ -174,7 +175,7 @@ Deno.test("readBounded: another regular file swapped in after the check is refus
 });
 
 Deno.test("readBounded: a link to /dev/zero swapped in after the check is refused, nothing read", async () => {
-  await withTempDir(async (dir) => {
+  await withProject({}, async (dir) => {
     await Deno.writeTextFile(join(dir, "a"), "checked");
     for (const options of [noFollow, follow]) {
       await refuses(
@@ -195,7 +196,7 @@ Deno.test("readBounded: a link to /dev/zero swapped in after the check is refuse
 });
 
 Deno.test("readBounded: a fifo swapped in after the check, with a writer, is refused once opened", async () => {
-  await withTempDir(async (dir) => {
+  await withProject({}, async (dir) => {
     await Deno.writeTextFile(join(dir, "a"), "checked");
     let writer: Promise<void> | undefined;
     await refuses(
@@ -264,7 +265,7 @@ async function readInChild(
 }
 
 Deno.test("readBounded: a fifo swapped in after the check ends the read at the timer, and the process still exits", async () => {
-  await withTempDir(async (dir) => {
+  await withProject({}, async (dir) => {
     await Deno.writeTextFile(join(dir, "a"), "checked");
     await mkfifo(join(dir, "fifo"));
     const { code, outcome } = await readInChild(dir, {
@@ -283,7 +284,7 @@ Deno.test("readBounded: a fifo swapped in after the check ends the read at the t
 });
 
 Deno.test("readBounded follows a link out of the folder Deno may read (a key kept elsewhere), and checks its target", async () => {
-  await withTempDir(async (dir) => {
+  await withProject({}, async (dir) => {
     const project = join(dir, "project");
     const outside = join(dir, "outside");
     await Deno.mkdir(project);
@@ -320,7 +321,7 @@ Deno.test("readBounded follows a link out of the folder Deno may read (a key kep
 
 Deno.test("readBounded never reads more than the limit plus one byte, whatever size the file claims", async () => {
   // /proc files are regular files that claim a size of 0 and hold more.
-  await withTempDir(async (dir) => {
+  await withProject({}, async (dir) => {
     await Deno.symlink("/proc/self/status", join(dir, "status"));
     const request = { path: join(dir, "status"), follow: true, timeoutMs: 5_000 };
     const small = await readInChild("all", { ...request, limit: 16 });

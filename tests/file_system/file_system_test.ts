@@ -2,10 +2,11 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { FileReadError } from "../../lib/file_system/bounded_read.ts";
 import { denoFileSystem } from "../../lib/file_system/file_system.ts";
-import { mkfifo, withTempDir } from "./helpers.ts";
+import { mkfifo } from "./helpers.ts";
+import { withProject } from "../support/project.ts";
 
 Deno.test("denoFileSystem.readFile reads a regular file with the bounded read, without following a link", async () => {
-  await withTempDir(async (dir) => {
+  await withProject({}, async (dir) => {
     await Deno.writeTextFile(join(dir, "a"), "content");
     await Deno.symlink("a", join(dir, "link"));
     await mkfifo(join(dir, "pipe"));

@@ -1,20 +1,11 @@
 /**
- * Helpers for the file-system tests: a temporary folder, real fifos, and a
- * file system that records its calls and fails on demand.
+ * Helpers for the file-system tests: real fifos, and a file system that
+ * records its calls and fails on demand. Temporary folders come from
+ * `tests/support/project.ts` (`withProject`).
  *
  * @module
  */
 import { denoFileSystem, type FileSystem } from "../../lib/file_system/file_system.ts";
-
-/** Makes a temporary folder (its real path), runs `body` with it, and removes it afterwards. */
-export async function withTempDir<T>(body: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "code-commit-fs-" }));
-  try {
-    return await body(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
 
 /** Makes a fifo (named pipe) at `path` with the real `mkfifo`. */
 export async function mkfifo(path: string): Promise<void> {

@@ -2,10 +2,11 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { CodeCommitError } from "../../lib/errors/errors.ts";
 import { describeSpecial, isMissing, lstatOrUndefined } from "../../lib/file_system/lstat.ts";
-import { mkfifo, withTempDir } from "./helpers.ts";
+import { mkfifo } from "./helpers.ts";
+import { withProject } from "../support/project.ts";
 
 Deno.test("lstatOrUndefined describes what is there without following a link", async () => {
-  await withTempDir(async (dir) => {
+  await withProject({}, async (dir) => {
     await Deno.writeTextFile(join(dir, "file"), "x");
     await Deno.symlink("file", join(dir, "link"));
     assert.equal((await lstatOrUndefined(join(dir, "file")))?.isFile, true);
@@ -15,7 +16,7 @@ Deno.test("lstatOrUndefined describes what is there without following a link", a
 });
 
 Deno.test("lstatOrUndefined: undefined when nothing is there, or a parent is a file", async () => {
-  await withTempDir(async (dir) => {
+  await withProject({}, async (dir) => {
     await Deno.writeTextFile(join(dir, "file"), "x");
     assert.equal(await lstatOrUndefined(join(dir, "missing")), undefined);
     assert.equal(await lstatOrUndefined(join(dir, "file/below")), undefined);
@@ -23,7 +24,7 @@ Deno.test("lstatOrUndefined: undefined when nothing is there, or a parent is a f
 });
 
 Deno.test("lstatOrUndefined: any other error names the path", async () => {
-  await withTempDir(async (dir) => {
+  await withProject({}, async (dir) => {
     // A loop of links in a parent: ELOOP, not "missing".
     await Deno.symlink("b", join(dir, "a"));
     await Deno.symlink("a", join(dir, "b"));
@@ -43,7 +44,7 @@ Deno.test("isMissing: NotFound and NotADirectory only", () => {
 });
 
 Deno.test("describeSpecial names fifos, sockets and devices", async () => {
-  await withTempDir(async (dir) => {
+  await withProject({}, async (dir) => {
     await mkfifo(join(dir, "pipe"));
     assert.equal(describeSpecial(await Deno.lstat(join(dir, "pipe"))), "a fifo (named pipe)");
   });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { OPEN_TIMEOUT_MS, READ_LIMITS } from "../../lib/file_system/read_limits.ts";
-import { formatBytes } from "../../lib/text/bytes.ts";
+import { formatBytes } from "../../lib/text/sizes.ts";
 
 const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
 const MiB = 1024 * 1024;

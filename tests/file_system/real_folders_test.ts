@@ -4,10 +4,11 @@ import { CodeCommitError } from "../../lib/errors/errors.ts";
 import { denoFileSystem, type FileSystem, under } from "../../lib/file_system/file_system.ts";
 import { checkRealFolder, lstatStep, parentFolder } from "../../lib/file_system/real_folders.ts";
 import { FileStepError } from "../../lib/file_system/step.ts";
-import { recordingFs, withTempDir } from "./helpers.ts";
+import { recordingFs } from "./helpers.ts";
+import { withProject } from "../support/project.ts";
 
 Deno.test("checkRealFolder: the root, and real folders all the way down, are fine", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await Deno.mkdir(join(root, "a/b/c"), { recursive: true });
     assert.deepEqual(await checkRealFolder(denoFileSystem, root, ""), { ok: true, created: [] });
     assert.deepEqual(await checkRealFolder(denoFileSystem, root, "a/b/c"), {
@@ -18,7 +19,7 @@ Deno.test("checkRealFolder: the root, and real folders all the way down, are fin
 });
 
 Deno.test("checkRealFolder: without create, the first missing folder ends the check", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await Deno.mkdir(join(root, "a"));
     assert.deepEqual(await checkRealFolder(denoFileSystem, root, "a/b/c"), {
       ok: false,
@@ -31,7 +32,7 @@ Deno.test("checkRealFolder: without create, the first missing folder ends the ch
 });
 
 Deno.test("checkRealFolder: with create, makes the missing folders from the top and says which", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await Deno.mkdir(join(root, "a"));
     const told: string[] = [];
     const check = await checkRealFolder(denoFileSystem, root, "a/b/c", {
@@ -46,7 +47,7 @@ Deno.test("checkRealFolder: with create, makes the missing folders from the top 
 
 for (const create of [false, true]) {
   Deno.test(`checkRealFolder (create: ${create}): a symbolic link on the way is named, never followed`, async () => {
-    await withTempDir(async (root) => {
+    await withProject({}, async (root) => {
       const outside = join(root, "outside");
       await Deno.mkdir(outside);
       await Deno.mkdir(join(root, "a"));
@@ -65,7 +66,7 @@ for (const create of [false, true]) {
   });
 
   Deno.test(`checkRealFolder (create: ${create}): a file on the way is not a folder`, async () => {
-    await withTempDir(async (root) => {
+    await withProject({}, async (root) => {
       await Deno.writeTextFile(join(root, "a"), "a file");
       assert.deepEqual(await checkRealFolder(denoFileSystem, root, "a/b", { create }), {
         ok: false,
@@ -78,7 +79,7 @@ for (const create of [false, true]) {
 }
 
 Deno.test("checkRealFolder: a link to a folder at the very end is refused too", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await Deno.mkdir(join(root, "real"));
     await Deno.symlink("real", join(root, "logs"));
     const check = await checkRealFolder(denoFileSystem, root, "logs", { create: true });
@@ -87,7 +88,7 @@ Deno.test("checkRealFolder: a link to a folder at the very end is refused too", 
 });
 
 Deno.test("checkRealFolder: the folders made before a refusal are reported", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     // `a/b` is made, then a link appears at `a/b/c` before it is checked.
     const fs: FileSystem = {
       ...denoFileSystem,
@@ -107,7 +108,7 @@ Deno.test("checkRealFolder: the folders made before a refusal are reported", asy
 });
 
 Deno.test("checkRealFolder: a folder another process made meanwhile is checked, not counted", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     const fs: FileSystem = {
       ...denoFileSystem,
       mkdir: async (path) => {
@@ -123,7 +124,7 @@ Deno.test("checkRealFolder: a folder another process made meanwhile is checked, 
 });
 
 Deno.test("checkRealFolder: a folder that vanishes as it is made is reported missing", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     const fs: FileSystem = {
       ...denoFileSystem,
       mkdir: async (path) => {
@@ -141,7 +142,7 @@ Deno.test("checkRealFolder: a folder that vanishes as it is made is reported mis
 });
 
 Deno.test("checkRealFolder: a failed lstat or mkdir is a FileStepError naming the folder", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     const failingLstat = recordingFs((call) =>
       call.method === "lstat" && call.path === join(root, "a/b")
         ? new Error("disk on fire")
@@ -165,7 +166,7 @@ Deno.test("checkRealFolder: a failed lstat or mkdir is a FileStepError naming th
 });
 
 Deno.test("checkRealFolder: one lstat per folder when all is well", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await Deno.mkdir(join(root, "a/b"), { recursive: true });
     const { fs, calls } = recordingFs();
     await checkRealFolder(fs, root, "a/b");
@@ -177,7 +178,7 @@ Deno.test("checkRealFolder: one lstat per folder when all is well", async () => 
 });
 
 Deno.test("lstatStep: undefined when missing, the info otherwise", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await Deno.writeTextFile(join(root, "f"), "");
     assert.equal(await lstatStep(denoFileSystem, root, "nope"), undefined);
     assert.equal(await lstatStep(denoFileSystem, root, "f/below"), undefined);

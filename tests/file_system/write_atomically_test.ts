@@ -2,13 +2,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { denoFileSystem, type FileSystem } from "../../lib/file_system/file_system.ts";
 import { FileStepError } from "../../lib/file_system/step.ts";
-import {
-  removeIfPresent,
-  temporaryName,
-  writeAtomically,
-  writeTemporary,
-} from "../../lib/file_system/write_atomically.ts";
-import { recordingFs, withTempDir } from "./helpers.ts";
+import { removeIfPresent, writeAtomically } from "../../lib/file_system/write_atomically.ts";
+import { recordingFs } from "./helpers.ts";
+import { withProject } from "../support/project.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const TEMPORARY = /^\..+\.code-commit-[0-9a-f]{16}\.tmp$/;
@@ -18,20 +14,32 @@ function names(folder: string): string[] {
   return [...Deno.readDirSync(folder)].map((entry) => entry.name).sort();
 }
 
-Deno.test("temporaryName: a hidden sibling name, fresh each time, at most 255 bytes", () => {
-  const name = temporaryName("main.ts");
-  assert.match(name, /^\.main\.ts\.code-commit-[0-9a-f]{16}\.tmp$/);
-  assert.notEqual(temporaryName("main.ts"), name);
-  for (const long of ["x".repeat(300), "é".repeat(200), "😀".repeat(100)]) {
-    const shortened = temporaryName(long);
-    assert.ok(new TextEncoder().encode(shortened).length <= 255, shortened);
-    assert.match(shortened, TEMPORARY);
-    assert.ok(shortened.isWellFormed());
-  }
+Deno.test("writeAtomically: the temporary file is a hidden sibling, fresh each time, its name at most 255 bytes", async () => {
+  await withProject({}, async (root) => {
+    const seen: string[] = [];
+    const look = () => {
+      seen.push(...names(root).filter((name) => name.includes(".code-commit-")));
+      return Promise.resolve();
+    };
+    await writeAtomically(denoFileSystem, root, "main.ts", bytes("1"), { beforeRename: look });
+    await writeAtomically(denoFileSystem, root, "main.ts", bytes("2"), { beforeRename: look });
+    assert.equal(seen.length, 2);
+    for (const name of seen) assert.match(name, /^\.main\.ts\.code-commit-[0-9a-f]{16}\.tmp$/);
+    assert.notEqual(seen[0], seen[1]);
+    for (const long of ["x".repeat(250), "é".repeat(125), "😀".repeat(62)]) {
+      seen.length = 0;
+      await writeAtomically(denoFileSystem, root, long, bytes("long"), { beforeRename: look });
+      assert.equal(seen.length, 1);
+      assert.ok(new TextEncoder().encode(seen[0]).length <= 255, seen[0]);
+      assert.match(seen[0], TEMPORARY);
+      assert.ok(seen[0].isWellFormed());
+      assert.equal(await Deno.readTextFile(join(root, long)), "long");
+    }
+  });
 });
 
 Deno.test("writeAtomically creates a file, then replaces it, leaving no temporary file", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await Deno.mkdir(join(root, "dir"));
     await writeAtomically(denoFileSystem, root, "dir/a.txt", bytes("one"));
     assert.equal(await Deno.readTextFile(join(root, "dir/a.txt")), "one");
@@ -45,7 +53,7 @@ Deno.test("writeAtomically creates a file, then replaces it, leaving no temporar
 });
 
 Deno.test("writeAtomically replaces a link at the destination instead of writing through it", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await Deno.writeTextFile(join(root, "target.txt"), "untouched");
     await Deno.symlink("target.txt", join(root, "link.txt"));
     await writeAtomically(denoFileSystem, root, "link.txt", bytes("new"));
@@ -55,7 +63,7 @@ Deno.test("writeAtomically replaces a link at the destination instead of writing
 });
 
 Deno.test("writeAtomically: a name already taken is someone else's file, never touched", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     let taken = 0;
     const fs: FileSystem = {
       ...denoFileSystem,
@@ -77,14 +85,14 @@ Deno.test("writeAtomically: a name already taken is someone else's file, never t
   });
 });
 
-Deno.test("writeTemporary: three names taken is a FileStepError", async () => {
-  await withTempDir(async (root) => {
+Deno.test("writeAtomically: three names taken is a FileStepError", async () => {
+  await withProject({}, async (root) => {
     const fs: FileSystem = {
       ...denoFileSystem,
       writeNewFile: () => Promise.reject(new Deno.errors.AlreadyExists("taken")),
     };
     const temporaries = new Set<string>();
-    await assert.rejects(writeTemporary(fs, root, "a.txt", bytes("x"), { temporaries }), {
+    await assert.rejects(writeAtomically(fs, root, "a.txt", bytes("x"), { temporaries }), {
       name: "FileStepError",
       message:
         /^writing the temporary file "\.a\.txt\.code-commit-[0-9a-f]{16}\.tmp" failed: taken$/,
@@ -93,8 +101,8 @@ Deno.test("writeTemporary: three names taken is a FileStepError", async () => {
   });
 });
 
-Deno.test("writeTemporary: a write that fails halfway leaves nothing behind", async () => {
-  await withTempDir(async (root) => {
+Deno.test("writeAtomically: a write that fails halfway leaves nothing behind", async () => {
+  await withProject({}, async (root) => {
     const fs: FileSystem = {
       ...denoFileSystem,
       writeNewFile: async (path) => {
@@ -104,7 +112,7 @@ Deno.test("writeTemporary: a write that fails halfway leaves nothing behind", as
     };
     const temporaries = new Set<string>();
     await assert.rejects(
-      writeTemporary(fs, root, "a.txt", bytes("whole"), { temporaries }),
+      writeAtomically(fs, root, "a.txt", bytes("whole"), { temporaries }),
       /No space left on device/,
     );
     assert.deepEqual(names(root), []);
@@ -113,7 +121,7 @@ Deno.test("writeTemporary: a write that fails halfway leaves nothing behind", as
 });
 
 Deno.test("writeAtomically: when the check before the rename throws, the old file stays and the temporary goes", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await Deno.writeTextFile(join(root, "a.txt"), "old");
     const temporaries = new Set<string>();
     await assert.rejects(
@@ -130,7 +138,7 @@ Deno.test("writeAtomically: when the check before the rename throws, the old fil
 });
 
 Deno.test("writeAtomically: a failed rename names both paths and removes the temporary file", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await Deno.writeTextFile(join(root, "a.txt"), "old");
     const { fs } = recordingFs((call) =>
       call.method === "rename" ? new Error("injected rename failure") : undefined
@@ -149,7 +157,7 @@ Deno.test("writeAtomically: a failed rename names both paths and removes the tem
 });
 
 Deno.test("writeAtomically: a temporary file behind a folder swapped for a link is not removed through it, and is reported", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     const outside = join(root, "outside");
     await Deno.mkdir(outside);
     await Deno.mkdir(join(root, "dir"));
@@ -178,7 +186,7 @@ Deno.test("writeAtomically: a temporary file behind a folder swapped for a link 
 });
 
 Deno.test("removeIfPresent: removes a file or an empty folder, is fine when gone, refuses a link above", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await Deno.mkdir(join(root, "dir/empty"), { recursive: true });
     await Deno.writeTextFile(join(root, "dir/f"), "");
     await removeIfPresent(denoFileSystem, root, "dir/f");

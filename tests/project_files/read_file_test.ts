@@ -130,7 +130,7 @@ Deno.test("readProjectFile accepts a file of exactly the limit", async () => {
 });
 
 Deno.test("readProjectFile refuses a file with a second name (a hard link), which may be outside the project", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     const outside = await Deno.makeTempDir({ prefix: "code-commit-outside-" });
     try {
       await Deno.writeTextFile(join(outside, "secret.txt"), "outside secret\n");

@@ -10,7 +10,7 @@
  * @module
  */
 import { join } from "node:path";
-import { CodeCommitError, messageOf } from "../../errors/errors.ts";
+import { CodeCommitError } from "../../errors/errors.ts";
 import { readBounded } from "../../file_system/bounded_read.ts";
 import { lstatOrUndefined } from "../../file_system/lstat.ts";
 import { READ_LIMITS } from "../../file_system/read_limits.ts";

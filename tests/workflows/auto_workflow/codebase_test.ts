@@ -268,8 +268,8 @@ Deno.test("assembleTaskCodebase: a dependency's file the guard refuses is left o
   });
 });
 
-Deno.test("assembleCodebase: a module file with a second name (a hard link) is left out, with a warning", async () => {
-  await withFiles({
+Deno.test("assembleTaskCodebase: a module file with a second name (a hard link) is left out, with a warning", async () => {
+  await withProject({
     "UserSpecification.md": "root\n",
     "src/ModuleDependencies.md": dependencies(),
     "main.txt": "main\n",
@@ -277,7 +277,7 @@ Deno.test("assembleCodebase: a module file with a second name (a hard link) is l
   }, async (root) => {
     await Deno.link(join(root, "elsewhere.txt"), join(root, "linked.txt"));
     const { modules } = await loadModules(root);
-    const { text, warnings } = await assembleCodebase(root, modules[0], modules, "module");
+    const { text, warnings } = await assembleTaskCodebase(root, modules[0], modules, "module");
     assert.ok(!text.includes("SECRET-SECOND-NAME"), text);
     assert.ok(!text.includes("--- linked.txt ---"));
     assert.ok(text.includes("--- main.txt ---\nmain\n"));
