@@ -12,15 +12,30 @@ import { openSession, type Session } from "./lib/session/session.ts";
 import { runCommittingCode } from "./lib/workflows/committing_code/workflow.ts";
 import { runConsistencyReport } from "./lib/workflows/consistency_report/workflow.ts";
 import { runAutoWorkflow } from "./lib/workflows/auto_workflow/workflow.ts";
+import { runInit } from "./lib/workflows/init/workflow.ts";
+import { runRollup } from "./lib/workflows/rollup/workflow.ts";
 
-const WORKFLOWS: Record<Workflow, (session: Session) => Promise<number>> = {
+/** The workflows that talk to a model: they run in a session (keys, client, Ctrl-C). */
+const WORKFLOWS: Record<
+  Exclude<Workflow, LocalWorkflow>,
+  (session: Session) => Promise<number>
+> = {
   commit: runCommittingCode,
   consistency: runConsistencyReport,
   auto: runAutoWorkflow,
 };
 
+/** The workflows that only set up the project: no key, no LLM call. */
+type LocalWorkflow = "init" | "rollup";
+const LOCAL_WORKFLOWS: Record<LocalWorkflow, (root: string, console: Console) => Promise<number>> =
+  { init: runInit, rollup: runRollup };
+
 /** The workflows that run `./build.sh` (their session decides how builds are contained). */
-const RUNS_BUILDS: Record<Workflow, boolean> = { commit: true, consistency: false, auto: true };
+const RUNS_BUILDS: Record<Exclude<Workflow, LocalWorkflow>, boolean> = {
+  commit: true,
+  consistency: false,
+  auto: true,
+};
 
 /** Runs code-commit with `args` and returns its exit status. */
 export async function main(args: readonly string[]): Promise<number> {
@@ -35,16 +50,21 @@ export async function main(args: readonly string[]): Promise<number> {
       console.result(versionText());
       return EXIT.ok;
     }
+    const workflow = command.workflow;
+    if (workflow === "init" || workflow === "rollup") {
+      return await LOCAL_WORKFLOWS[workflow](Deno.cwd(), console);
+    }
     const trap = trapInterrupts(console);
     try {
       const session = await openSession(
         Deno.cwd(),
+        workflow,
         command.options,
         console,
         trap.signal,
-        RUNS_BUILDS[command.workflow],
+        RUNS_BUILDS[workflow],
       );
-      return await WORKFLOWS[command.workflow](session);
+      return await WORKFLOWS[workflow](session);
     } finally {
       trap.dispose();
     }

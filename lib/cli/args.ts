@@ -16,7 +16,7 @@ import {
 } from "../sandbox/containment.ts";
 
 /** The workflows code-commit runs. */
-export type Workflow = "commit" | "consistency" | "auto";
+export type Workflow = "commit" | "consistency" | "auto" | "init" | "rollup";
 
 /** What the command line asked for. */
 export type Command =
@@ -55,6 +55,8 @@ const WORKFLOW_FLAGS: Readonly<Record<string, Workflow>> = {
   "cc": "consistency",
   "auto-workflow": "auto",
   "aw": "auto",
+  "init": "init",
+  "rollup": "rollup",
 };
 
 const OPTIONS = {
@@ -124,6 +126,11 @@ export function parseCommandLine(args: readonly string[]): Command {
   if (buildContext && workflow === "auto") {
     throw new UsageError(
       "--build-context applies to committing code and the consistency report, not to --auto-workflow (which assembles its own codebase)",
+    );
+  }
+  if (buildContext && (workflow === "init" || workflow === "rollup")) {
+    throw new UsageError(
+      `--build-context applies to committing code and the consistency report, not to --${workflow}`,
     );
   }
   const maxPhaseText = values["max-phase"] as string | undefined;

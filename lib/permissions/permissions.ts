@@ -31,11 +31,14 @@ export const NET_HOSTS = [
  * Programs code-commit may start: the project's build script; `kill`, used
  * only to stop a timed-out or interrupted build together with every process
  * it started (Deno's own `Deno.kill` of a process group would need
- * unrestricted `--allow-run`); and the sandbox the build runs in: `bwrap`
+ * unrestricted `--allow-run`); the sandbox the build runs in: `bwrap`
  * (bubblewrap, looked up on `PATH` when the tool starts) on Linux,
- * `/usr/bin/sandbox-exec` on macOS (`lib/sandbox/`).
+ * `/usr/bin/sandbox-exec` on macOS (`lib/sandbox/`); and `git`, run only
+ * when the current folder holds no `.git`, to find the repository it is
+ * inside (`git rev-parse --show-toplevel`: the tool may not read above the
+ * folder it is started in).
  */
-const RUN_PROGRAMS = ["./build.sh", "kill", "bwrap", "/usr/bin/sandbox-exec"] as const;
+const RUN_PROGRAMS = ["./build.sh", "kill", "bwrap", "/usr/bin/sandbox-exec", "git"] as const;
 
 /** The permission flags, in the order they appear on a command line. */
 export const PERMISSION_FLAGS: readonly string[] = [

@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import ignore from "ignore";
-import { CodeCommitError } from "../errors/errors.ts";
+import { CodeCommitError, messageOf } from "../errors/errors.ts";
 import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
 import { READ_LIMITS, type ReadLimit } from "../file_system/read_limits.ts";
 import { IgnoreRules } from "../guard/ignore_rules.ts";
@@ -18,7 +18,7 @@ import { type FolderCoverage, folderCoverage } from "./ignored_folder.ts";
 export const AGENT_CONFIG_DIR = "agent-config";
 /** The query the user writes. */
 export const QUERY_FILE = "agent-config/query.txt";
-/** The codebase rollup made by codeRollup.sh. */
+/** The codebase rollup, made by `code-commit --rollup` (or by the user's own script). */
 export const CODE_ROLLUP_FILE = "agent-config/codeRollup.txt";
 /** The consistency report, written by `--consistency-check`. */
 export const CONSISTENCY_REPORT_FILE = "agent-config/consistency-report.txt";
@@ -30,6 +30,15 @@ const AGENT_CONFIG_FILES: readonly string[] = [
   CODE_ROLLUP_FILE,
   CONSISTENCY_REPORT_FILE,
 ];
+/** What to do about a missing rollup. */
+export const ROLLUP_FIX =
+  "run code-commit --rollup to make it, or use --build-context to let code-commit choose the files";
+/**
+ * A line only the placeholder `build.sh` of `code-commit --init` holds: while
+ * it is there, the project's build commands are not.
+ */
+export const BUILD_PLACEHOLDER_LINE =
+  `echo "build.sh: put your project's build and test commands in build.sh" >&2`;
 
 /**
  * Checks that git will never commit anything in `agent-config/` — the keys,
@@ -122,6 +131,25 @@ function describeExposure(coverage: FolderCoverage, exposed: readonly string[]):
 }
 
 /**
+ * Checks that a file the workflow needs is there, without reading it.
+ *
+ * @throws {CodeCommitError} naming the file and `fix` when it is missing
+ * or is not a regular file.
+ */
+export async function checkRequiredFile(root: string, path: string, fix: string): Promise<void> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(join(root, path));
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new CodeCommitError(`${path} not found: ${fix}`);
+    }
+    throw new CodeCommitError(`${path} cannot be read: ${messageOf(error)}`);
+  }
+  if (!info.isFile) throw new CodeCommitError(`${path} is not a file: ${fix}`);
+}
+
+/**
  * Reads a file the workflow needs, with the bounded read (a symbolic link is
  * followed, and its target checked), at most `limit`.
  *
@@ -148,19 +176,27 @@ export async function readRequiredFile(
   return new TextDecoder().decode(bytes);
 }
 
-/** Reads `agent-config/query.txt`. @throws {CodeCommitError} when it is missing. */
-export function readQuery(root: string): Promise<string> {
-  return readRequiredFile(root, QUERY_FILE, "write what you want done in it", READ_LIMITS.query);
+/**
+ * Reads `agent-config/query.txt`.
+ *
+ * @throws {CodeCommitError} when it is missing, or holds nothing but white
+ * space (as `code-commit --init` leaves it).
+ */
+export async function readQuery(root: string): Promise<string> {
+  const fix = "write what you want done in it";
+  const query = await readRequiredFile(root, QUERY_FILE, fix, READ_LIMITS.query);
+  if (query.trim() === "") throw new CodeCommitError(`${QUERY_FILE} is empty: ${fix}`);
+  return query;
 }
 
 /** Reads `agent-config/codeRollup.txt`. @throws {CodeCommitError} when it is missing. */
 export function readCodeRollup(root: string): Promise<string> {
-  return readRequiredFile(
-    root,
-    CODE_ROLLUP_FILE,
-    "run ./codeRollup.sh to create it, or pass --build-context to let code-commit choose the files",
-    READ_LIMITS.codeRollup,
-  );
+  return readRequiredFile(root, CODE_ROLLUP_FILE, ROLLUP_FIX, READ_LIMITS.codeRollup);
+}
+
+/** Checks that `agent-config/codeRollup.txt` is there. @throws {CodeCommitError} when it is not. */
+export function checkCodeRollup(root: string): Promise<void> {
+  return checkRequiredFile(root, CODE_ROLLUP_FILE, ROLLUP_FIX);
 }
 
 /**
@@ -175,7 +211,8 @@ export async function checkBuildScript(root: string): Promise<void> {
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {
       throw new CodeCommitError(
-        "build.sh not found in the project root: committing code runs ./build.sh to check every change; create it",
+        "build.sh not found in the project root: committing code runs ./build.sh to check every change; " +
+          "create it (code-commit --init writes a starter)",
       );
     }
     throw new CodeCommitError(`build.sh cannot be read: ${(error as Error).message}`);
@@ -185,5 +222,18 @@ export async function checkBuildScript(root: string): Promise<void> {
   }
   if (info.mode !== null && (info.mode & 0o111) === 0) {
     throw new CodeCommitError("build.sh is not executable: run chmod +x build.sh");
+  }
+  if (info.size <= 64 * 1024) {
+    const bytes = await readBounded(join(root, "build.sh"), {
+      limit: READ_LIMITS.buildScript,
+      followSymlink: true,
+      name: "build.sh",
+    }).catch(() => undefined);
+    if (bytes !== undefined && new TextDecoder().decode(bytes).includes(BUILD_PLACEHOLDER_LINE)) {
+      throw new CodeCommitError(
+        "build.sh is still the placeholder code-commit --init wrote: put your project's build and " +
+          "test commands in it (every change is kept only when it exits 0)",
+      );
+    }
   }
 }

@@ -44,7 +44,11 @@ export interface FolderListing {
  *   refuses; `reason` is the check's problem (`contains the control
  *   character U+000A`);
  * - `unreadable-folder`: a folder that could not be read (permission
- *   denied, removed meanwhile); `reason` is the error message.
+ *   denied, removed meanwhile); `reason` is the error message;
+ * - only with `WalkOptions.reportAll`: `symbolic-link`, a link git would
+ *   list (not ignored), never followed; `ignored-by-case`, an entry git
+ *   does not ignore but would if names were compared without regard to
+ *   case (the guard refuses those too).
  *
  * Show it with {@link describeSkipped}.
  */
@@ -52,7 +56,7 @@ export interface SkippedEntry {
   /** The entry's path, relative to the project root (shown with `displayPath`: it may hold anything). */
   readonly path: string;
   /** Why it was left out. */
-  readonly kind: "refused-name" | "unreadable-folder";
+  readonly kind: "refused-name" | "unreadable-folder" | "symbolic-link" | "ignored-by-case";
   /** Whether the entry is a folder (always, for an unreadable folder). */
   readonly isDirectory: boolean;
   /** The detail: the syntax problem, or the error message. */
@@ -83,6 +87,12 @@ export interface WalkOptions {
    * nested modules this way.
    */
   readonly enter?: (folder: string) => boolean;
+  /**
+   * Also report, in `skipped`, the symbolic links git would list and the
+   * entries left out only because they are ignored once case is folded
+   * (default false: those are left out silently).
+   */
+  readonly reportAll?: boolean;
 }
 
 const DEFAULT_CONCURRENCY = 32;
@@ -150,10 +160,11 @@ export async function listFolder(
   const readDir = options.readDir ?? Deno.readDir;
   const exact = rules.withIgnoreCase(false);
   const folded = rules.withIgnoreCase(true);
-  const candidates: { path: string; isDirectory: boolean }[] = [];
+  const reportAll = options.reportAll ?? false;
+  const candidates: { path: string; isDirectory: boolean; isLink: boolean }[] = [];
   const skipped: SkippedEntry[] = [];
   for await (const entry of readDir(join(root, folder))) {
-    if (entry.isSymlink || !(entry.isFile || entry.isDirectory)) continue;
+    if (entry.isSymlink ? !reportAll : !(entry.isFile || entry.isDirectory)) continue;
     const path = folder === "" ? entry.name : `${folder}/${entry.name}`;
     const syntax = entrySyntaxProblem(path, entry.name);
     if (syntax !== undefined) {
@@ -161,12 +172,30 @@ export async function listFolder(
       continue;
     }
     if (isUnreadableEntry(folder, entry.name)) continue;
-    candidates.push({ path, isDirectory: entry.isDirectory });
+    candidates.push({ path, isDirectory: entry.isDirectory, isLink: entry.isSymlink });
   }
   const files: string[] = [];
   const folders: string[] = [];
-  for (const { path, isDirectory } of candidates) {
-    if (await exact.isIgnored(path, isDirectory) || await folded.isIgnored(path, isDirectory)) {
+  for (const { path, isDirectory, isLink } of candidates) {
+    if (await exact.isIgnored(path, isDirectory)) continue;
+    if (await folded.isIgnored(path, isDirectory)) {
+      if (reportAll) {
+        skipped.push({
+          path,
+          kind: "ignored-by-case",
+          isDirectory,
+          reason: "git ignores it once names are compared without regard to case",
+        });
+      }
+      continue;
+    }
+    if (isLink) {
+      skipped.push({
+        path,
+        kind: "symbolic-link",
+        isDirectory: false,
+        reason: "a symbolic link, never followed",
+      });
       continue;
     }
     (isDirectory ? folders : files).push(path);
@@ -247,7 +276,7 @@ export async function walkTree(
  */
 export function describeSkipped(entry: SkippedEntry, what: string): string {
   const path = displayPath(entry.path);
-  return entry.kind === "refused-name"
-    ? `${path}: left out of ${what}: ${entry.reason}`
-    : `${path}: could not be read, so it is left out of ${what}: ${entry.reason}`;
+  return entry.kind === "unreadable-folder"
+    ? `${path}: could not be read, so it is left out of ${what}: ${entry.reason}`
+    : `${path}: left out of ${what}: ${entry.reason}`;
 }

@@ -8,7 +8,8 @@
  * @module
  */
 import { Console } from "../console/console.ts";
-import type { RunOptions } from "../cli/args.ts";
+import type { RunOptions, Workflow } from "../cli/args.ts";
+import { CodeCommitError, InterruptedError } from "../errors/errors.ts";
 import { createClient } from "../llm/client.ts";
 import { resolveBaseUrl, resolveLocalBaseUrl } from "../llm/endpoint.ts";
 import { KEY_FILES, modelTarget } from "../llm/models.ts";
@@ -16,7 +17,13 @@ import { ask, TokenTally } from "../llm/ask.ts";
 import type { LlmClient, LlmReply } from "../llm/types.ts";
 import type { CallLogNames } from "../logger/log_names.ts";
 import type { RunLog } from "../logger/run_log.ts";
-import { checkAgentConfigIgnored } from "../preconditions/preconditions.ts";
+import {
+  checkAgentConfigIgnored,
+  checkBuildScript,
+  checkCodeRollup,
+  readQuery,
+} from "../preconditions/preconditions.ts";
+import { checkRepositoryRoot } from "../preconditions/repository.ts";
 import { readApiKey, readKnownKeys } from "../secrets/keys.ts";
 import { Redactor } from "../secrets/redact.ts";
 import { type Containment, decideContainment } from "../sandbox/containment.ts";
@@ -41,20 +48,53 @@ export interface Session {
   readonly containment: Containment;
 }
 
+/** The files a workflow needs before its first call, besides `.gitignore` and the key. */
+export interface SetupNeeds {
+  /** `agent-config/query.txt`, not empty. */
+  readonly query: boolean;
+  /** `agent-config/codeRollup.txt`. */
+  readonly rollup: boolean;
+  /** An executable `./build.sh` that is not `--init`'s placeholder. */
+  readonly buildScript: boolean;
+}
+
 /**
- * Checks the run's common preconditions and sets up the session.
+ * What `workflow` needs before its first call: committing code needs the
+ * query, the rollup (unless `--build-context`) and `build.sh`; the
+ * consistency report the query and the rollup (unless `--build-context`);
+ * the auto workflow checks `build.sh` itself, once it has a task that builds.
+ * Never throws.
+ */
+export function setupNeeds(workflow: Workflow, options: RunOptions): SetupNeeds {
+  const codebase = (workflow === "commit" || workflow === "consistency") && !options.buildContext;
+  return {
+    query: workflow === "commit" || workflow === "consistency",
+    rollup: codebase,
+    buildScript: workflow === "commit",
+  };
+}
+
+/**
+ * Checks the run's preconditions and sets up the session. The folder must
+ * not be a subfolder of a git repository (that alone stops the run); then
+ * every set-up piece is checked and every problem found is reported
+ * together, so one run names them all: the `.gitignore` rules that keep the
+ * keys out of git, the chosen model's key, and what `workflow` needs (see
+ * {@link setupNeeds}).
  *
  * With `runsBuilds`, decides how the run's builds are contained, before any
  * LLM call: `--sandbox auto` without a sandbox prints one warning.
  *
  * @throws {UsageError} when a local model has no loopback
  * `CODE_COMMIT_OPENAI_BASE_URL` (checked first).
- * @throws {CodeCommitError} when `.gitignore` does not protect
- * agent-config/, the key file is missing or bad, the endpoint override
- * is unsafe, or `--sandbox on` / `--build-network off` finds no sandbox.
+ * @throws {CodeCommitError} run from a subfolder of a repository; for every
+ * missing or wrong piece (one line each, after a first line saying how many
+ * when there are several); when the endpoint override is unsafe, or
+ * `--sandbox on` / `--build-network off` finds no sandbox.
  */
 export async function openSession(
   root: string,
+  workflow: Workflow,
   options: RunOptions,
   console: Console,
   signal: AbortSignal,
@@ -66,8 +106,33 @@ export async function openSession(
   const localBaseUrl = target.local
     ? resolveLocalBaseUrl(target.baseUrlEnv, Deno.env.get(target.baseUrlEnv), target.id)
     : undefined;
-  await checkAgentConfigIgnored(root);
-  const key = target.local ? undefined : await readApiKey(root, target.keyFile, target.vendor);
+  await checkRepositoryRoot(root, false);
+  const problems: string[] = [];
+  const check = async <T>(step: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await step();
+    } catch (error) {
+      if (!(error instanceof CodeCommitError) || error instanceof InterruptedError) throw error;
+      problems.push(error.message);
+      return undefined;
+    }
+  };
+  const needs = setupNeeds(workflow, options);
+  await check(() => checkAgentConfigIgnored(root));
+  const key = target.local
+    ? undefined
+    : await check(() => readApiKey(root, target.keyFile, target.vendor));
+  if (needs.query) await check(() => readQuery(root));
+  if (needs.rollup) await check(() => checkCodeRollup(root));
+  if (needs.buildScript) await check(() => checkBuildScript(root));
+  if (problems.length === 1) throw new CodeCommitError(problems[0]);
+  if (problems.length > 1) {
+    throw new CodeCommitError(
+      `${problems.length} things to set up before code-commit can run ` +
+        `(code-commit --init makes the missing files it can):\n` +
+        problems.map((problem) => `  - ${problem}`).join("\n"),
+    );
+  }
   // Every key file that exists is masked, the chosen model's or not, local model or not.
   const known = await readKnownKeys(root, KEY_FILES);
   const redactor = new Redactor(key === undefined ? known : [key, ...known]);

@@ -35,6 +35,8 @@ Deno.test("every workflow flag selects its workflow", () => {
     ["--cc", "consistency"],
     ["--auto-workflow", "auto"],
     ["--aw", "auto"],
+    ["--init", "init"],
+    ["--rollup", "rollup"],
   ];
   for (const [flag, workflow] of cases) assert.equal(run([flag]).workflow, workflow, flag);
 });
@@ -107,6 +109,10 @@ const USAGE_ERRORS: [string[], string][] = [
   [["--sandbox", "on", "--sandbox", "off"], "--sandbox is given twice"],
   [["--sandbox", "off", "--build-network", "off"], "--build-network off needs the sandbox"],
   [["--build-network=off", "--sandbox=off"], "--build-network off needs the sandbox"],
+  [["--init", "--build-context"], "not to --init"],
+  [["--rollup", "--build-context"], "not to --rollup"],
+  [["--init", "--rollup"], "--init and --rollup are two workflow flags"],
+  [["--rollup", "--max-phase", "2"], "--max-phase applies only to --auto-workflow"],
 ];
 
 Deno.test("every bad command line is a usage error (exit 2) naming the flag", () => {

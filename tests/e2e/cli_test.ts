@@ -115,7 +115,7 @@ const PRECONDITIONS: [string, ProjectOptions, string[], RegExp, (root: string) =
       "no rollup",
       { rollup: null },
       [],
-      /agent-config\/codeRollup\.txt not found: run \.\/codeRollup\.sh to create it, or pass --build-context/,
+      /agent-config\/codeRollup\.txt not found: run code-commit --rollup to make it, or use --build-context/,
       noop,
     ],
     ["no build.sh", { buildScript: null }, [], /build\.sh not found in the project root/, noop],

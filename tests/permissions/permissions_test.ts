@@ -1,15 +1,73 @@
 import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
 import config from "../../deno.json" with { type: "json" };
 import { PERMISSION_FLAGS } from "../../lib/permissions/permissions.ts";
 import { MODEL_NAMES, MODELS } from "../../lib/llm/models.ts";
 
-Deno.test("the code-commit task of deno.json runs with exactly the permission flags", () => {
+const TOOL_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+async function deno(args: string[], cwd: string): Promise<{ code: number; out: string }> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args,
+    cwd,
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  return {
+    code: output.code,
+    out: decoder.decode(output.stdout) + decoder.decode(output.stderr),
+  };
+}
+
+Deno.test("the code-commit task of deno.json takes its flags from permissions.ts alone", () => {
   const command = config.tasks["code-commit"].command;
-  const flags = command.split(/\s+/).filter((word) =>
-    word.startsWith("--allow-") || word === "--no-prompt"
+  assert.match(
+    command,
+    /\$\(deno run --no-prompt --config "\$TOOL\/deno\.json" "\$TOOL\/lib\/permissions\/permissions\.ts"\)/,
   );
-  assert.deepEqual(flags, [...PERMISSION_FLAGS]);
-  assert(!/--allow-all|\s-A\s/.test(command), "never all permissions");
+  const outside = command.replace(/\$\(deno run .*?permissions\.ts"\)/, "");
+  assert(!/--allow-|--no-prompt|\s-A\s|\s-P/.test(outside), outside);
+});
+
+Deno.test("permissions.ts run as a script prints exactly the permission flags", async () => {
+  const run = await deno(["run", "--no-prompt", "lib/permissions/permissions.ts"], TOOL_ROOT);
+  assert.equal(run.code, 0);
+  assert.equal(run.out, PERMISSION_FLAGS.join("\n") + "\n");
+});
+
+Deno.test("deno task code-commit runs the tool in the folder the task was started from", async () => {
+  const folder = await Deno.makeTempDir({ prefix: "code-commit-task-" });
+  try {
+    const task = ["task", "--config", `${TOOL_ROOT}deno.json`, "code-commit"];
+    const version = await deno([...task, "--version"], folder);
+    assert.equal(version.code, 0, version.out);
+    assert.match(version.out, new RegExp(`^code-commit ${config.version}$`, "m"));
+    // Started in a folder that is no repository, the tool says so about that folder.
+    const init = await deno([...task, "--init"], folder);
+    assert.equal(init.code, 1, init.out);
+    assert(init.out.includes(`${await Deno.realPath(folder)} is not a git repository`), init.out);
+  } finally {
+    await Deno.remove(folder, { recursive: true });
+  }
+});
+
+Deno.test("deno.json holds the test and bench permissions; a bare deno test says to add -P", async () => {
+  assert.deepEqual(config.test.permissions, {
+    read: true,
+    write: true,
+    run: true,
+    env: true,
+    net: ["127.0.0.1"],
+  });
+  assert.deepEqual(config.bench.permissions, { read: true, write: true, run: true, env: true });
+  assert.equal(config.tasks.test.command, "deno test -P --parallel tests/");
+  assert.equal(config.tasks.bench.command, "deno bench -P tests/");
+  const bare = await deno(["test", "tests/text/"], TOOL_ROOT);
+  assert.notEqual(bare.code, 0);
+  assert.match(bare.out, /Did you mean to run with `-P`/);
 });
 
 Deno.test("the env permission covers exactly the variables the model table reads", () => {

@@ -323,7 +323,7 @@ Deno.test("the query and the rollup must exist, and the errors say how to make t
     );
     await rejectsWith(
       readCodeRollup(root),
-      /^agent-config\/codeRollup\.txt not found: run \.\/codeRollup\.sh .*--build-context/,
+      /^agent-config\/codeRollup\.txt not found: run code-commit --rollup to make it, or use --build-context/,
     );
     await Deno.mkdir(join(root, "agent-config/query.txt"), { recursive: true });
     await rejectsWith(readQuery(root), /^agent-config\/query\.txt is not a file/);

@@ -1,0 +1,398 @@
+/**
+ * The code rollup, `agent-config/codeRollup.txt`: the codebase committing
+ * code and the consistency report send when `--build-context` is not given.
+ * `code-commit --rollup` makes it from every file git would track, in the
+ * `--- path ---` block format of the context builder and the auto workflow
+ * (`lib/project_files/file_block.ts`), paths in code-point order.
+ *
+ * Which files: the tracked ones (read from `.git/index`, whatever the ignore
+ * rules say) and the untracked ones git does not ignore (the shared walk,
+ * `lib/project_files/walk.ts`, with git's rules: nested `.gitignore` files,
+ * negations, `.git/info/exclude`) — what `git ls-files -co
+ * --exclude-standard` lists — less what a prompt may not hold:
+ * - `agent-config/`, `logs/`, `agent-state/`, `app-data/` and `.git` (the
+ *   protected entries no prompt may read);
+ * - symbolic links (never followed), and files reached through one;
+ * - binary files (a NUL byte), files that are not UTF-8, and files larger
+ *   than `MAX_FILE_BYTES` (1 MiB), as in the context builder;
+ * - names the path guard refuses (a newline, a control character, ...),
+ *   which could forge a block;
+ * - untracked files git would ignore once names are compared without regard
+ *   to case, as the path guard refuses them.
+ * Each is counted in what the one-line summary says was left out.
+ *
+ * A rollup made here starts with a line beginning {@link ROLLUP_MARK}: a
+ * run that finds it remakes the rollup first, so the model never sees stale
+ * code. A rollup without it (the user's own script) is used as it is, with
+ * a warning naming the tracked files changed since it was made.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import type { Console } from "../console/console.ts";
+import { CodeCommitError, messageOf } from "../errors/errors.ts";
+import { lstatOrUndefined } from "../guard/entry_kinds.ts";
+import { displayPath } from "../guard/guard.ts";
+import { IgnoreRules } from "../guard/ignore_rules.ts";
+import { checkPathSyntax } from "../guard/path_syntax.ts";
+import { protectedRulesFor } from "../guard/protected_paths.ts";
+import { trackedPaths } from "../preconditions/git_index.ts";
+import { CODE_ROLLUP_FILE, readCodeRollup } from "../preconditions/preconditions.ts";
+import { fileBlock } from "../project_files/file_block.ts";
+import { compareCodePoints } from "../project_files/order.ts";
+import { formatBytes, MAX_FILE_BYTES } from "../project_files/read_file.ts";
+import { writeFileAtomically } from "../project_files/safe_write.ts";
+import { walkTree } from "../project_files/walk.ts";
+import { formatCount } from "../text/numbers.ts";
+import { plural } from "../text/plural.ts";
+
+/** How the first line of a rollup made by code-commit begins. */
+export const ROLLUP_MARK = "code-commit --rollup:";
+
+/** Why a file git would list is not in the rollup. */
+export type LeftOutKind =
+  | "binary"
+  | "not-utf8"
+  | "too-large"
+  | "symbolic-link"
+  | "protected"
+  | "refused-name"
+  | "ignored-by-case"
+  | "unreadable";
+
+/** A file (or folder) left out of the rollup. */
+export interface LeftOut {
+  /** Its path, relative to the project root. */
+  readonly path: string;
+  /** Why. */
+  readonly kind: LeftOutKind;
+}
+
+/** A rollup, made but not yet written. */
+export interface Rollup {
+  /** The whole text: the mark line, then one block per file. */
+  readonly text: string;
+  /** The files in it, in order. */
+  readonly files: readonly string[];
+  /** Where each file's block starts in `text` (a UTF-16 offset), in the order of `files`. */
+  readonly starts: readonly number[];
+  /** What was left out, in path order. */
+  readonly leftOut: readonly LeftOut[];
+}
+
+/** How many files are read at once. */
+const READ_CONCURRENCY = 16;
+
+/**
+ * Makes the rollup of the project at `root` (see the module doc).
+ *
+ * @throws {CodeCommitError} when an ignore file or `.git/index` cannot be
+ * read, or the project root cannot be listed.
+ */
+export async function makeRollup(root: string): Promise<Rollup> {
+  const rules = await IgnoreRules.load(root);
+  let walk;
+  try {
+    walk = await walkTree(root, "", rules, { reportAll: true });
+  } catch (error) {
+    if (error instanceof CodeCommitError) throw error;
+    throw new CodeCommitError(`cannot list the project for the rollup: ${messageOf(error)}`);
+  }
+  const leftOut: LeftOut[] = [];
+  for (const entry of walk.skipped) {
+    leftOut.push({
+      path: entry.path,
+      kind: entry.kind === "unreadable-folder" ? "unreadable" : entry.kind,
+    });
+  }
+  const listed = new Set(walk.folders.flatMap((folder) => folder.files));
+  const skippedPaths = new Set(walk.skipped.map((entry) => entry.path));
+  const candidates = [...listed];
+  const folders = new Map<string, Promise<boolean>>();
+  for (const path of await trackedPaths(root)) {
+    if (listed.has(path) || skippedPaths.has(path)) continue;
+    const kind = await trackedFileProblem(root, path, folders);
+    if (kind === "missing") continue;
+    if (kind !== undefined) leftOut.push({ path, kind });
+    else candidates.push(path);
+  }
+  candidates.sort(compareCodePoints);
+
+  const blocks: string[] = [];
+  const files: string[] = [];
+  const starts: number[] = [];
+  let offset = 0;
+  for (let start = 0; start < candidates.length; start += READ_CONCURRENCY) {
+    const batch = candidates.slice(start, start + READ_CONCURRENCY);
+    const read = await Promise.all(batch.map((path) => readRollupFile(root, path)));
+    for (const [index, outcome] of read.entries()) {
+      const path = batch[index];
+      if (typeof outcome === "string") {
+        const block = fileBlock(path, outcome);
+        blocks.push(block);
+        files.push(path);
+        starts.push(offset);
+        offset += block.length;
+      } else if (outcome.kind !== "missing") {
+        leftOut.push({ path, kind: outcome.kind });
+      }
+    }
+  }
+  leftOut.sort((a, b) => compareCodePoints(a.path, b.path));
+  const mark = `${ROLLUP_MARK} ${plural(files.length, "file")} git tracks or would track; ` +
+    `code-commit remakes this file before each run while this line comes first\n`;
+  return {
+    text: mark + blocks.join(""),
+    files,
+    starts: starts.map((start) => start + mark.length),
+    leftOut,
+  };
+}
+
+/**
+ * Why a tracked path the walk did not list cannot go into the rollup, or
+ * undefined when it can (a tracked file git's rules would ignore); `missing`
+ * when it is no longer there (nothing to say: git shows it as deleted).
+ */
+async function trackedFileProblem(
+  root: string,
+  path: string,
+  folders: Map<string, Promise<boolean>>,
+): Promise<LeftOutKind | "missing" | undefined> {
+  if (checkPathSyntax(path) !== undefined) return "refused-name";
+  if (protectedRulesFor(path).some((rule) => !rule.readable)) return "protected";
+  const segments = path.split("/");
+  for (let depth = 1; depth < segments.length; depth++) {
+    const folder = segments.slice(0, depth).join("/");
+    let real = folders.get(folder);
+    if (real === undefined) {
+      real = lstatOrUndefined(join(root, folder)).then(
+        (info) => info !== undefined && info.isDirectory,
+        () => false,
+      );
+      folders.set(folder, real);
+    }
+    if (!await real) {
+      const info = await lstatOrUndefined(join(root, folder)).catch(() => undefined);
+      return info?.isSymlink ? "symbolic-link" : "missing";
+    }
+  }
+  const info = await lstatOrUndefined(join(root, path)).catch(() => undefined);
+  if (info === undefined) return "missing";
+  if (info.isSymlink) return "symbolic-link";
+  if (!info.isFile) return "missing";
+  return undefined;
+}
+
+/**
+ * Reads one file for the rollup: its text, or why it is left out. Opened
+ * only when `lstat` shows a regular file of at most `MAX_FILE_BYTES`, and
+ * refused when what was opened is not that file (swapped for a link
+ * meanwhile). Never throws.
+ */
+async function readRollupFile(
+  root: string,
+  path: string,
+): Promise<string | { kind: LeftOutKind | "missing" }> {
+  const absolute = join(root, path);
+  let file: Deno.FsFile | undefined;
+  try {
+    const before = await Deno.lstat(absolute);
+    if (before.isSymlink) return { kind: "symbolic-link" };
+    if (!before.isFile) return { kind: "missing" };
+    if (before.size > MAX_FILE_BYTES) return { kind: "too-large" };
+    file = await Deno.open(absolute, { read: true });
+    const opened = await file.stat();
+    if (!opened.isFile || opened.ino !== before.ino || opened.dev !== before.dev) {
+      return { kind: "unreadable" };
+    }
+    const bytes = await readAtMost(file, MAX_FILE_BYTES + 1);
+    if (bytes.length > MAX_FILE_BYTES) return { kind: "too-large" };
+    if (bytes.includes(0)) return { kind: "binary" };
+    try {
+      return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    } catch {
+      return { kind: "not-utf8" };
+    }
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return { kind: "missing" };
+    return { kind: "unreadable" };
+  } finally {
+    file?.close();
+  }
+}
+
+/** Reads from `file` until its end or until `limit` bytes. */
+async function readAtMost(file: Deno.FsFile, limit: number): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  while (total < limit) {
+    const chunk = new Uint8Array(Math.min(64 * 1024, limit - total));
+    const read = await file.read(chunk);
+    if (read === null) break;
+    chunks.push(chunk.subarray(0, read));
+    total += read;
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return bytes;
+}
+
+/** How each kind of left-out entry is named in the summary. */
+const LEFT_OUT_NAMES: Record<LeftOutKind, [string, string]> = {
+  "binary": ["binary file", "binary files"],
+  "not-utf8": ["file not in UTF-8", "files not in UTF-8"],
+  "too-large": [
+    `file over ${formatBytes(MAX_FILE_BYTES)}`,
+    `files over ${formatBytes(MAX_FILE_BYTES)}`,
+  ],
+  "symbolic-link": ["symbolic link", "symbolic links"],
+  "protected": [
+    "tracked file in a folder no prompt may read",
+    "tracked files in folders no prompt may read",
+  ],
+  "refused-name": ["name the path guard refuses", "names the path guard refuses"],
+  "ignored-by-case": ["entry ignored once case is folded", "entries ignored once case is folded"],
+  "unreadable": ["unreadable entry", "unreadable entries"],
+};
+
+/** At most this many paths are named for each kind left out. */
+const NAMED_PER_KIND = 3;
+
+/** Estimated tokens of `bytes` of text: about one per 4 bytes, the usual rule of thumb for code. */
+export function estimateTokens(bytes: number): number {
+  return Math.round(bytes / 4);
+}
+
+/**
+ * The one line that sums a rollup up: `agent-config/codeRollup.txt: 42
+ * files, 123,456 bytes, about 30,864 tokens; left out: 2 binary files
+ * (logo.png, font.woff), 1 symbolic link (link.txt)`. Never throws.
+ */
+export function describeRollup(rollup: Rollup): string {
+  const bytes = new TextEncoder().encode(rollup.text).length;
+  const head = `${CODE_ROLLUP_FILE}: ${plural(rollup.files.length, "file")}, ` +
+    `${formatCount(bytes)} bytes, about ${formatCount(estimateTokens(bytes))} tokens`;
+  if (rollup.leftOut.length === 0) return `${head}; nothing left out`;
+  const parts: string[] = [];
+  for (const kind of Object.keys(LEFT_OUT_NAMES) as LeftOutKind[]) {
+    const paths = rollup.leftOut.filter((entry) => entry.kind === kind).map((entry) => entry.path);
+    if (paths.length === 0) continue;
+    const [one, many] = LEFT_OUT_NAMES[kind];
+    const named = paths.slice(0, NAMED_PER_KIND).map(displayPath).join(", ");
+    const more = paths.length > NAMED_PER_KIND ? `, … ${paths.length - NAMED_PER_KIND} more` : "";
+    parts.push(
+      `${
+        paths.length === 1 ? `1 ${one}` : `${formatCount(paths.length)} ${many}`
+      } (${named}${more})`,
+    );
+  }
+  return `${head}; left out: ${parts.join(", ")}`;
+}
+
+/**
+ * Writes `rollup` to `agent-config/codeRollup.txt` atomically (a temporary
+ * sibling renamed into place), never through a symbolic link; makes
+ * `agent-config/` if it is missing.
+ *
+ * @throws {CodeCommitError} when `agent-config` or the rollup is a link or
+ * not what it must be, or the write fails.
+ */
+export async function writeRollup(root: string, rollup: Rollup): Promise<void> {
+  await writeFileAtomically(root, CODE_ROLLUP_FILE, rollup.text, { createFolders: true });
+}
+
+/**
+ * The files of `rollup` whose text holds one of `secrets`, in order. Never throws.
+ */
+export function filesHolding(rollup: Rollup, secrets: readonly string[]): string[] {
+  const found = new Set<number>();
+  for (const secret of secrets) {
+    if (secret === "") continue;
+    for (
+      let at = rollup.text.indexOf(secret);
+      at !== -1;
+      at = rollup.text.indexOf(secret, at + 1)
+    ) {
+      let low = 0;
+      let high = rollup.starts.length - 1;
+      while (low < high) {
+        const middle = (low + high + 1) >> 1;
+        if (rollup.starts[middle] <= at) low = middle;
+        else high = middle - 1;
+      }
+      if (rollup.starts.length > 0 && rollup.starts[low] <= at) found.add(low);
+    }
+  }
+  return [...found].sort((a, b) => a - b).map((index) => rollup.files[index]);
+}
+
+/** Whether the rollup `text` was made by code-commit (its first line begins with {@link ROLLUP_MARK}). */
+export function isToolMade(text: string): boolean {
+  return text.startsWith(ROLLUP_MARK);
+}
+
+/**
+ * The tracked files (from `.git/index`) changed after `since`, in
+ * code-point order; the protected folders no prompt reads are not looked at.
+ *
+ * @throws {CodeCommitError} when `.git/index` cannot be read.
+ */
+export async function trackedFilesNewerThan(root: string, since: Date): Promise<string[]> {
+  const paths = (await trackedPaths(root)).filter((path) =>
+    checkPathSyntax(path) === undefined && !protectedRulesFor(path).some((rule) => !rule.readable)
+  );
+  const newer: string[] = [];
+  for (let start = 0; start < paths.length; start += 64) {
+    const batch = paths.slice(start, start + 64);
+    const infos = await Promise.all(
+      batch.map((path) => Deno.lstat(join(root, path)).catch(() => undefined)),
+    );
+    infos.forEach((info, index) => {
+      if (info?.mtime && info.mtime > since) newer.push(batch[index]);
+    });
+  }
+  return newer.sort(compareCodePoints);
+}
+
+/**
+ * The codebase for a run that uses the rollup: a rollup code-commit made is
+ * made again first (the model must not see code older than the files, or
+ * its whole-file replacements would undo newer work), and the summary line
+ * is shown; a rollup made otherwise is read as it is, with a warning that
+ * names the tracked files changed since it was written.
+ *
+ * @throws {CodeCommitError} when the rollup is missing, or cannot be made
+ * again or written.
+ */
+export async function loadRollup(root: string, console: Console): Promise<string> {
+  const text = await readCodeRollup(root);
+  if (isToolMade(text)) {
+    const rollup = await makeRollup(root);
+    await writeRollup(root, rollup);
+    console.info(`remade ${describeRollup(rollup)}`);
+    return rollup.text;
+  }
+  const info = await Deno.stat(join(root, CODE_ROLLUP_FILE)).catch(() => undefined);
+  if (info?.mtime) {
+    const newer = await trackedFilesNewerThan(root, info.mtime);
+    if (newer.length > 0) {
+      const named = newer.slice(0, 5).map(displayPath).join(", ");
+      const more = newer.length > 5 ? ` and ${formatCount(newer.length - 5)} more` : "";
+      console.warn(
+        `${CODE_ROLLUP_FILE} is older than ${
+          plural(newer.length, "tracked file")
+        } (${named}${more}): ` +
+          `the model sees their old text, and its whole-file replacements could undo the newer ` +
+          `changes; run code-commit --rollup to make it again (it is then remade before every ` +
+          `run), or use --build-context`,
+      );
+    }
+  }
+  return text;
+}

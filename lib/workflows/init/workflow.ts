@@ -1,0 +1,221 @@
+/**
+ * `code-commit --init`: sets up the project in the current folder for
+ * code-commit, without any LLM call or key. It
+ * - adds `/agent-config` and `/logs` to the root `.gitignore` (made if
+ *   needed) unless its rules already ignore them (`gitignore.ts`);
+ * - makes `agent-config/` and an empty `agent-config/query.txt`;
+ * - writes a starter `build.sh` fitted to the project (`build_script.ts`)
+ *   when there is none;
+ * - prints what it did and the next steps.
+ *
+ * It never replaces anything that exists (a key, a query, a `build.sh`, a
+ * user's `.gitignore` lines), so running it twice changes nothing. Every
+ * write is atomic and never goes through a symbolic link. It stops (exit 1)
+ * in a folder that is not the root of a git repository.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import type { Console } from "../../console/console.ts";
+import { CodeCommitError, EXIT, messageOf } from "../../errors/errors.ts";
+import { lstatOrUndefined } from "../../guard/entry_kinds.ts";
+import { MODEL_NAMES, type ModelName, MODELS, type Provider } from "../../llm/models.ts";
+import { LOGS_DIR } from "../../logger/log_names.ts";
+import {
+  AGENT_CONFIG_DIR,
+  checkAgentConfigIgnored,
+  QUERY_FILE,
+} from "../../preconditions/preconditions.ts";
+import { checkRepositoryRoot, type FindRepository } from "../../preconditions/repository.ts";
+import {
+  ensureRealFolder,
+  writeFileAtomically,
+  writeNewFile,
+} from "../../project_files/safe_write.ts";
+import {
+  describeStarter,
+  hasNpmTestScript,
+  KIND_MARKERS,
+  type ProjectKindName,
+  starterBuildScript,
+} from "./build_script.ts";
+import { type InitRule, planGitignore } from "./gitignore.ts";
+
+/**
+ * Where `--init` puts the starter build script. Not `build.sh` itself: Deno
+ * refuses a program write access to a file it may run (`--allow-run=./build.sh`),
+ * which also guarantees that nothing code-commit does rewrites its build.
+ */
+export const STARTER_BUILD_FILE = `${AGENT_CONFIG_DIR}/starter-build.sh`;
+
+/** The largest `.gitignore` or `package.json` `--init` reads: 4 MiB. */
+const MAX_READ_BYTES = 4 * 1024 * 1024;
+
+/** The rules `--init` makes sure the root `.gitignore` has. */
+export const INIT_RULES: readonly InitRule[] = [
+  { line: `/${AGENT_CONFIG_DIR}`, folder: AGENT_CONFIG_DIR },
+  { line: `/${LOGS_DIR}`, folder: LOGS_DIR },
+];
+
+/** Options for tests. */
+export interface InitOptions {
+  /** How the enclosing repository is found (default: git). */
+  readonly findRepository?: FindRepository;
+}
+
+/**
+ * Runs `--init` in `root`. Prints one line per piece (made, or kept) and the
+ * next steps on stdout; returns 0.
+ *
+ * @throws {CodeCommitError} when `root` is not the root of a git repository,
+ * or when something in the way is a symbolic link, a folder or a file where
+ * it must not be (nothing is written through it).
+ */
+export async function runInit(
+  root: string,
+  console: Console,
+  options: InitOptions = {},
+): Promise<number> {
+  await checkRepositoryRoot(root, true, options.findRepository);
+  const lines: string[] = [];
+
+  const gitignore = await readSmallFile(root, ".gitignore");
+  const folderRules: Record<string, string | undefined> = {};
+  for (const rule of INIT_RULES) {
+    const own = await lstatOrUndefined(join(root, rule.folder, ".gitignore"));
+    if (own?.isFile) {
+      folderRules[rule.folder] = await readSmallFile(root, `${rule.folder}/.gitignore`);
+    }
+  }
+  const plan = planGitignore(gitignore, INIT_RULES, folderRules);
+  if (plan.text === undefined) {
+    lines.push(
+      `.gitignore: kept (it already ignores ${INIT_RULES.map((r) => r.line).join(" and ")})`,
+    );
+  } else if (gitignore === undefined) {
+    if (!await writeNewFile(root, ".gitignore", plan.text)) {
+      throw new CodeCommitError(".gitignore appeared while code-commit --init ran: run it again");
+    }
+    lines.push(`.gitignore: made, with ${plan.added.join(" and ")}`);
+  } else {
+    await writeFileAtomically(root, ".gitignore", plan.text);
+    lines.push(`.gitignore: added ${plan.added.join(" and ")}; your lines are kept`);
+  }
+
+  const madeFolder = await ensureRealFolder(root, AGENT_CONFIG_DIR);
+  lines.push(`${AGENT_CONFIG_DIR}/: ${madeFolder ? "made" : "kept"}`);
+  const madeQuery = await writeNewFile(root, QUERY_FILE, "");
+  lines.push(`${QUERY_FILE}: ${madeQuery ? "made (empty)" : "kept"}`);
+
+  const buildScript = await lstatOrUndefined(join(root, "build.sh"));
+  let moveStarter = false;
+  if (buildScript === undefined) {
+    const kinds = await projectKinds(root);
+    const made = await writeNewFile(root, STARTER_BUILD_FILE, starterBuildScript(kinds), {
+      mode: 0o755,
+    });
+    moveStarter = true;
+    lines.push(
+      made
+        ? `build.sh: missing; a starter is in ${STARTER_BUILD_FILE} (${
+          describeStarter(kinds)
+        }): read it, then make it your build.sh with: mv ${STARTER_BUILD_FILE} build.sh`
+        : `build.sh: missing; ${STARTER_BUILD_FILE} is kept: read it, then make it your ` +
+          `build.sh with: mv ${STARTER_BUILD_FILE} build.sh`,
+    );
+  } else if (buildScript.isFile && buildScript.mode !== null && (buildScript.mode & 0o111) === 0) {
+    lines.push("build.sh: kept, but it is not executable: run chmod +x build.sh");
+  } else {
+    lines.push("build.sh: kept");
+  }
+
+  for (const line of lines) console.result(line);
+  try {
+    await checkAgentConfigIgnored(root);
+  } catch (error) {
+    if (!(error instanceof CodeCommitError)) throw error;
+    console.warn(error.message);
+  }
+  for (const line of await nextSteps(root, moveStarter)) console.result(line);
+  return EXIT.ok;
+}
+
+/** The next steps, each marked done when it is. */
+async function nextSteps(root: string, moveStarter: boolean): Promise<string[]> {
+  const gemini = firstModel("gemini");
+  const openai = firstModel("openai");
+  const hasKey = await hasContent(root, MODELS[gemini].keyFile) ||
+    await hasContent(root, MODELS[openai].keyFile);
+  const hasQuery = await hasContent(root, QUERY_FILE);
+  const done = (yes: boolean) => (yes ? " (done)" : "");
+  const steps = [
+    `Put your Gemini API key in ${MODELS[gemini].keyFile}, or your OpenAI key in ` +
+    `${MODELS[openai].keyFile} and run with --model ${openai}${done(hasKey)}.`,
+    `Write what you want done in ${QUERY_FILE}${done(hasQuery)}.`,
+    "Run code-commit --rollup to give the model your codebase (or skip it and run " +
+    "with --build-context, which lets the model choose the files).",
+    "Run code-commit, then review the change with git diff.",
+  ];
+  if (moveStarter) steps.unshift(`Make your build script: mv ${STARTER_BUILD_FILE} build.sh`);
+  return ["Next steps:", ...steps.map((step, index) => `  ${index + 1}. ${step}`)];
+}
+
+/** The first model of the table served by `provider`. */
+function firstModel(provider: Provider): ModelName {
+  return MODEL_NAMES.find((name) => MODELS[name].provider === provider)!;
+}
+
+/** Whether `path` is a regular file holding something besides white space. */
+async function hasContent(root: string, path: string): Promise<boolean> {
+  try {
+    return ((await readSmallFile(root, path)) ?? "").trim() !== "";
+  } catch {
+    return false;
+  }
+}
+
+/** The kinds of project the root's files show. */
+async function projectKinds(root: string): Promise<ProjectKindName[]> {
+  const kinds: ProjectKindName[] = [];
+  for (const [kind, markers] of Object.entries(KIND_MARKERS) as [ProjectKindName, string[]][]) {
+    for (const marker of markers) {
+      const info = await lstatOrUndefined(join(root, marker));
+      if (info === undefined || !info.isFile) continue;
+      if (kind === "npm") {
+        const text = await readSmallFile(root, marker).catch(() => undefined);
+        if (text === undefined || !hasNpmTestScript(text)) continue;
+      }
+      kinds.push(kind);
+      break;
+    }
+  }
+  return kinds;
+}
+
+/**
+ * Reads the text of `path` when it is a regular file, or undefined when
+ * nothing is there.
+ *
+ * @throws {CodeCommitError} when it is a symbolic link or not a file, is
+ * larger than 4 MiB, or is not UTF-8.
+ */
+async function readSmallFile(root: string, path: string): Promise<string | undefined> {
+  const info = await lstatOrUndefined(join(root, path));
+  if (info === undefined) return undefined;
+  if (info.isSymlink) {
+    throw new CodeCommitError(
+      `${path} is a symbolic link; code-commit neither reads nor writes through links ` +
+        `(and git does not read a linked .gitignore): make it a regular file`,
+    );
+  }
+  if (!info.isFile) throw new CodeCommitError(`${path} is not a file: move it away`);
+  if (info.size > MAX_READ_BYTES) {
+    throw new CodeCommitError(`${path} is larger than 4 MiB; code-commit --init does not read it`);
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(await Deno.readFile(join(root, path)));
+  } catch (error) {
+    throw new CodeCommitError(`${path} cannot be read as UTF-8 text: ${messageOf(error)}`);
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * `code-commit --rollup`: writes `agent-config/codeRollup.txt` from every
+ * file git would track (see `lib/rollup/rollup.ts`) and prints one line:
+ * files, bytes, estimated tokens, and what was left out. No key, no LLM
+ * call. A rollup made this way is remade before every run that uses it.
+ *
+ * @module
+ */
+
+import type { Console } from "../../console/console.ts";
+import { EXIT } from "../../errors/errors.ts";
+import { KEY_FILES } from "../../llm/models.ts";
+import { checkRepositoryRoot, type FindRepository } from "../../preconditions/repository.ts";
+import { describeRollup, filesHolding, makeRollup, writeRollup } from "../../rollup/rollup.ts";
+import { readKnownKeys } from "../../secrets/keys.ts";
+import { Redactor } from "../../secrets/redact.ts";
+
+/** Options for tests. */
+export interface RollupOptions {
+  /** How the enclosing repository is found (default: git). */
+  readonly findRepository?: FindRepository;
+}
+
+/**
+ * Makes and writes the rollup of the project at `root`; prints its summary
+ * line on stdout, and a warning for each file that holds an API key (a
+ * prompt holding a key is refused before it is sent). Returns 0.
+ *
+ * @throws {CodeCommitError} when `root` is not the root of a git
+ * repository, an ignore file or `.git/index` cannot be read, or the rollup
+ * cannot be written safely.
+ */
+export async function runRollup(
+  root: string,
+  console: Console,
+  options: RollupOptions = {},
+): Promise<number> {
+  await checkRepositoryRoot(root, true, options.findRepository);
+  const keys = await readKnownKeys(root, KEY_FILES);
+  console.useRedactor(new Redactor(keys));
+  const rollup = await makeRollup(root);
+  await writeRollup(root, rollup);
+  for (const path of filesHolding(rollup, keys)) {
+    console.warn(
+      `${path} holds an API key from agent-config/: code-commit refuses to send a prompt that ` +
+        `holds a key, so remove the key from ${path} (and change it, if it was ever committed)`,
+    );
+  }
+  console.result(describeRollup(rollup));
+  return EXIT.ok;
+}
