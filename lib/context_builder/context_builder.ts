@@ -19,7 +19,7 @@ import { IgnoreRules } from "../guard/ignore_rules.ts";
 import { CONTEXT_CODEBASE, CONTEXT_QUERY } from "../logger/log_names.ts";
 import type { RunLog } from "../logger/run_log.ts";
 import { SYSTEM_PROMPTS } from "../prompts/system_prompts.ts";
-import { readCodeRollup } from "../preconditions/preconditions.ts";
+import { loadRollup } from "../rollup/rollup.ts";
 import { askModel, type Session } from "../session/session.ts";
 import { assembleChosenFiles } from "./codebase.ts";
 import { parseFileList } from "./file_list.ts";
@@ -59,19 +59,21 @@ function contextQueryPrompt(nextAgentPrompt: string, summary: string): string {
 
 /**
  * Where a run's codebase comes from (SPEC.md decision 12), for the workflows
- * that send one: `agent-config/codeRollup.txt`, read now, so that a missing
- * rollup stops the run before anything else; or, with `--build-context`,
+ * that send one: `agent-config/codeRollup.txt`, read now (and made again
+ * first when `--rollup` made it, see `loadRollup`), so that a missing rollup
+ * stops the run before anything else; or, with `--build-context`,
  * the context builder, which runs when the returned function is called
  * (once the run's log folder exists). Committing code and the consistency
  * report both take their codebase this way.
  *
- * @throws {CodeCommitError} when the rollup is needed and missing.
+ * @throws {CodeCommitError} when the rollup is needed and missing, or cannot
+ * be made again.
  */
 export async function prepareCodebase(
   session: Session,
 ): Promise<(request: ContextRequest) => Promise<string>> {
   if (session.options.buildContext) return (request) => buildContext(session, request);
-  const rollup = await readCodeRollup(session.root);
+  const rollup = await loadRollup(session.root, session.console);
   return () => Promise.resolve(rollup);
 }
 

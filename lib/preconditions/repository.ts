@@ -18,7 +18,7 @@
 import { join } from "node:path";
 import { CodeCommitError } from "../errors/errors.ts";
 import { lstatOrUndefined } from "../guard/entry_kinds.ts";
-import { displayPath } from "../guard/guard.ts";
+import { displayPath } from "../text/characters.ts";
 
 /** Where the folder stands with respect to git. */
 export type RepositoryPlace =

@@ -33,7 +33,7 @@ import { join } from "node:path";
 import type { Console } from "../console/console.ts";
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
 import { lstatOrUndefined } from "../guard/entry_kinds.ts";
-import { displayPath } from "../guard/guard.ts";
+import { displayPath } from "../text/characters.ts";
 import { IgnoreRules } from "../guard/ignore_rules.ts";
 import { checkPathSyntax } from "../guard/path_syntax.ts";
 import { protectedRulesFor } from "../guard/protected_paths.ts";

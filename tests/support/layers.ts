@@ -31,6 +31,7 @@ export const LAYERS: readonly Layer[] = [
   },
   { name: "build sandbox", folders: ["lib/sandbox"] },
   { name: "run set-up", folders: ["lib/cli", "lib/preconditions"] },
+  { name: "code rollup", folders: ["lib/rollup"] },
   { name: "session", folders: ["lib/session"] },
   { name: "context builder", folders: ["lib/context_builder"] },
   { name: "workflows", folders: ["lib/workflows/*"] },

@@ -1,0 +1,192 @@
+/**
+ * `code-commit --init` end to end: the real tool as a subprocess, with its
+ * production permissions, in real temporary git repositories of each kind.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { INIT_COMMENT } from "../../lib/workflows/init/gitignore.ts";
+import { STARTER_BUILD_FILE } from "../../lib/workflows/init/workflow.ts";
+import { git, makeProject, type ProjectOptions } from "../support/project.ts";
+import { runTool } from "../support/run_tool.ts";
+
+/** A repository with nothing code-commit needs yet. */
+const BARE: ProjectOptions = {
+  gitignore: null,
+  buildScript: null,
+  query: null,
+  rollup: null,
+  keys: { gemini: null, openai: null },
+};
+
+/** Every file under `root` except `.git/`, with its content and mode, for comparing two states. */
+async function state(root: string, prefix = ""): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for await (const entry of Deno.readDir(join(root, prefix))) {
+    const path = prefix ? `${prefix}/${entry.name}` : entry.name;
+    if (path === ".git") continue;
+    const info = await Deno.lstat(join(root, path));
+    if (entry.isDirectory) {
+      files.set(`${path}/`, (info.mode! & 0o777).toString(8));
+      for (const [inner, value] of await state(root, path)) files.set(inner, value);
+    } else {
+      files.set(
+        path,
+        `${(info.mode! & 0o777).toString(8)} ${
+          entry.isSymlink
+            ? `-> ${await Deno.readLink(join(root, path))}`
+            : await Deno.readTextFile(join(root, path))
+        }`,
+      );
+    }
+  }
+  return files;
+}
+
+/** Each kind of project, its marker files, and the commands its starter build runs. */
+const KINDS: [string, Record<string, string>, string[]][] = [
+  ["npm", { "package.json": '{"name":"x","scripts":{"test":"node test.js"}}\n' }, ["npm test"]],
+  ["deno", { "deno.json": "{}\n" }, ["deno test"]],
+  ["cargo", { "Cargo.toml": '[package]\nname = "x"\n' }, ["cargo build", "cargo test"]],
+  ["go", { "go.mod": "module x\n" }, ["go build ./...", "go test ./..."]],
+  ["python", { "pyproject.toml": '[project]\nname = "x"\n' }, ["python3 -m pytest"]],
+  ["npm without a test script", { "package.json": '{"name":"x"}\n' }, []],
+  ["nothing recognised", { "Makefile": "all:\n" }, []],
+];
+
+Deno.test("--init in a repository of each kind: .gitignore, agent-config/, an empty query, a fitted starter build", async () => {
+  for (const [kind, files, commands] of KINDS) {
+    await using project = await makeProject({ ...BARE, files });
+    const run = await runTool(project.root, ["--init"]);
+    assert.equal(run.code, 0, `${kind}: ${run.stderr}`);
+    assert.equal(run.stderr, "", kind);
+    assert.equal(await project.read(".gitignore"), `${INIT_COMMENT}\n/agent-config\n/logs\n`);
+    assert.equal(await project.read("agent-config/query.txt"), "");
+    assert.equal(await project.exists("build.sh"), false, "code-commit never writes build.sh");
+    const starter = await project.read(STARTER_BUILD_FILE);
+    const info = await Deno.stat(join(project.root, STARTER_BUILD_FILE));
+    assert.equal(info.mode! & 0o111, 0o111, `${kind}: executable`);
+    const lines = starter.split("\n").filter((line) => line !== "" && !line.startsWith("#"));
+    if (commands.length > 0) {
+      assert.deepEqual(lines.slice(2), commands, kind);
+    } else {
+      assert.match(starter, /put your project's build and test commands/, kind);
+      assert.equal(lines.at(-1), "exit 1", kind);
+    }
+    assert.match(run.stdout, /^\.gitignore: made, with \/agent-config and \/logs$/m);
+    assert.match(run.stdout, /^agent-config\/query\.txt: made \(empty\)$/m);
+    assert.match(run.stdout, new RegExp(`mv ${STARTER_BUILD_FILE} build\\.sh`));
+    // The next steps name where the keys and the query go, and --rollup or --build-context.
+    assert.match(run.stdout, /^Next steps:$/m);
+    assert.match(run.stdout, /agent-config\/gemini-key\.txt/);
+    assert.match(run.stdout, /agent-config\/openai-key\.txt/);
+    assert.match(run.stdout, /code-commit --rollup/);
+    assert.match(run.stdout, /--build-context/);
+    // git agrees: nothing code-commit keeps is shown to git.
+    const status = await git(project.root, "status", "--porcelain", "--untracked-files=all");
+    assert.equal(status, "?? .gitignore\n", kind);
+  }
+});
+
+Deno.test("--init twice changes nothing", async () => {
+  await using project = await makeProject({
+    ...BARE,
+    files: { "package.json": '{"scripts":{"test":"true"}}\n' },
+  });
+  const first = await runTool(project.root, ["--init"]);
+  assert.equal(first.code, 0, first.stderr);
+  const before = await state(project.root);
+  const second = await runTool(project.root, ["--init"]);
+  assert.equal(second.code, 0, second.stderr);
+  assert.deepEqual(await state(project.root), before);
+  assert.match(
+    second.stdout,
+    /^\.gitignore: kept \(it already ignores \/agent-config and \/logs\)$/m,
+  );
+  assert.match(second.stdout, /^agent-config\/: kept$/m);
+  assert.match(second.stdout, /^agent-config\/query\.txt: kept$/m);
+  assert.match(second.stdout, /agent-config\/starter-build\.sh is kept/);
+});
+
+Deno.test("--init over a user's own files keeps every one of them", async () => {
+  await using project = await makeProject({
+    ...BARE,
+    gitignore: "# mine\nnode_modules/\n/logs/",
+    buildScript: "#!/bin/sh\nmake test\n",
+    query: "Add a --verbose flag.\n",
+    keys: { gemini: "AIzaSyTEST-gemini-0123456789abcdefghijkXY", openai: null },
+    files: { "Cargo.toml": "[package]\n" },
+  });
+  const run = await runTool(project.root, ["--init"]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(
+    await project.read(".gitignore"),
+    `# mine\nnode_modules/\n/logs/\n\n${INIT_COMMENT}\n/agent-config\n`,
+    "the user's lines first, a final newline added, /logs not added twice",
+  );
+  assert.equal(await project.read("build.sh"), "#!/bin/sh\nmake test\n");
+  assert.equal(await project.read("agent-config/query.txt"), "Add a --verbose flag.\n");
+  assert.equal(
+    await project.read("agent-config/gemini-key.txt"),
+    "AIzaSyTEST-gemini-0123456789abcdefghijkXY\n",
+  );
+  assert.equal(await project.exists(STARTER_BUILD_FILE), false, "no starter beside a build.sh");
+  assert.match(run.stdout, /^\.gitignore: added \/agent-config; your lines are kept$/m);
+  assert.match(run.stdout, /^build\.sh: kept$/m);
+  assert.match(run.stdout, /gemini-key\.txt.* \(done\)\.$/m);
+  assert.match(run.stdout, /query\.txt \(done\)\.$/m);
+  assert(!run.stdout.includes("AIzaSy"), "the key is never printed");
+});
+
+Deno.test("--init writes nothing through a symbolic link", async () => {
+  await using outside = await makeProject({ ...BARE, git: false });
+  await Deno.writeTextFile(join(outside.root, "theirs.txt"), "theirs\n");
+  for (
+    const [what, link, target, message] of [
+      [".gitignore", ".gitignore", "theirs.txt", /\.gitignore is a symbolic link/],
+      ["agent-config", "agent-config", ".", /agent-config is a symbolic link/],
+    ] as const
+  ) {
+    await using project = await makeProject(BARE);
+    await Deno.symlink(join(outside.root, target), join(project.root, link));
+    const before = await state(outside.root);
+    const run = await runTool(project.root, ["--init"]);
+    assert.equal(run.code, 1, what);
+    assert.match(run.stderr, message, what);
+    assert.deepEqual(await state(outside.root), before, `${what}: nothing written outside`);
+  }
+});
+
+Deno.test("--init outside a git repository says git is needed, from a subfolder says where to run", async () => {
+  await using plain = await makeProject({ ...BARE, git: false });
+  const run = await runTool(plain.root, ["--init"]);
+  assert.equal(run.code, 1);
+  assert.equal(run.stdout, "");
+  assert.match(run.stderr, /is not a git repository: code-commit needs git/);
+  assert.match(run.stderr, /run git init here first/);
+  assert.deepEqual([...(await state(plain.root)).keys()], [], "nothing written");
+
+  await using project = await makeProject(BARE);
+  await Deno.mkdir(join(project.root, "packages/app"), { recursive: true });
+  const sub = await runTool(join(project.root, "packages/app"), ["--init"]);
+  assert.equal(sub.code, 1);
+  assert.equal(
+    sub.stderr,
+    `code-commit: ${project.root}/packages/app is inside the git repository ${project.root}, ` +
+      `not at its root: run code-commit from ${project.root}\n`,
+  );
+  assert.equal(await project.exists("packages/app/.gitignore"), false);
+  assert.equal(await project.exists("packages/app/agent-config"), false);
+});
+
+Deno.test("--init in a worktree (where .git is a file) works", async () => {
+  await using project = await makeProject({ ...BARE, files: { "go.mod": "module x\n" } });
+  const worktree = `${project.root}-worktree`;
+  await git(project.root, "worktree", "add", "-q", worktree);
+  try {
+    const run = await runTool(worktree, ["--init"]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(await Deno.readTextFile(join(worktree, STARTER_BUILD_FILE)), /go test \.\/\.\.\./);
+  } finally {
+    await Deno.remove(worktree, { recursive: true });
+  }
+});

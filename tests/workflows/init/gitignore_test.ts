@@ -1,0 +1,69 @@
+import assert from "node:assert/strict";
+import { INIT_COMMENT, planGitignore } from "../../../lib/workflows/init/gitignore.ts";
+import { INIT_RULES } from "../../../lib/workflows/init/workflow.ts";
+import { git, withTempDir, writeFiles } from "../../guard/helpers.ts";
+
+const BOTH = `${INIT_COMMENT}\n/agent-config\n/logs\n`;
+
+Deno.test("no .gitignore: one with both rules", () => {
+  assert.deepEqual(planGitignore(undefined, INIT_RULES), {
+    text: BOTH,
+    added: ["/agent-config", "/logs"],
+  });
+  assert.deepEqual(planGitignore("", INIT_RULES).text, BOTH);
+});
+
+Deno.test("the user's lines are kept byte for byte; a missing final newline is added", () => {
+  assert.equal(planGitignore("node_modules/\n", INIT_RULES).text, `node_modules/\n\n${BOTH}`);
+  assert.equal(planGitignore("node_modules/", INIT_RULES).text, `node_modules/\n\n${BOTH}`);
+  assert.equal(planGitignore("a\n\n", INIT_RULES).text, `a\n\n${BOTH}`);
+  assert.equal(
+    planGitignore("# mine\r\ndist\r\n", INIT_RULES).text,
+    `# mine\r\ndist\r\n\r\n${INIT_COMMENT}\r\n/agent-config\r\n/logs\r\n`,
+  );
+});
+
+Deno.test("a rule is never added twice: rules are judged by their meaning", () => {
+  for (
+    const existing of [
+      "/agent-config\n/logs\n",
+      "agent-config/\nlogs/\n",
+      "/agent-config/*\nlogs\n",
+      "*\n",
+      "\uFEFF/agent-config\n/logs/**\n",
+    ]
+  ) {
+    assert.deepEqual(planGitignore(existing, INIT_RULES), { text: undefined, added: [] }, existing);
+  }
+  assert.deepEqual(planGitignore("/agent-config\n", INIT_RULES).added, ["/logs"]);
+  assert.deepEqual(planGitignore("logs/\n", INIT_RULES).added, ["/agent-config"]);
+  // Only some of agent-config/ ignored, or re-included afterwards: the line is added (last wins).
+  assert.deepEqual(
+    planGitignore("agent-config/*.txt\n!agent-config/query.txt\n/logs\n", INIT_RULES)
+      .added,
+    ["/agent-config"],
+  );
+  assert.deepEqual(planGitignore("/agent-config\n!/agent-config\n/logs\n", INIT_RULES).added, [
+    "/agent-config",
+  ]);
+});
+
+Deno.test("git agrees: after the plan, the keys, the query, the rollup and the logs are ignored", async () => {
+  for (const existing of ["", "dist\n", "/agent-config\n!/agent-config\n", "!logs\n*.tmp"]) {
+    await withTempDir(async (root) => {
+      await withTempDir(async (home) => {
+        await git(root, home, ["init", "-q"]);
+        const text = planGitignore(existing, INIT_RULES).text ?? existing;
+        await writeFiles(root, { ".gitignore": text });
+        const paths = [...INIT_RULES.flatMap((rule) => rule.mustIgnore)];
+        const result = await git(
+          root,
+          home,
+          ["check-ignore", "--no-index", "--stdin"],
+          paths.join("\n"),
+        );
+        assert.deepEqual(result.stdout.trim().split("\n"), paths, existing);
+      });
+    });
+  }
+});
