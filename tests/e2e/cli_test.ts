@@ -200,3 +200,75 @@ Deno.test("--llm-timeout gives up on a silent server in one line, exit 1, withou
     await server.close();
   }
 });
+
+Deno.test("every missing or wrong set-up piece is reported in one run, before any call", async () => {
+  await using project = await makeProject({
+    gitignore: "/logs\n",
+    keys: { gemini: null },
+    query: "  \n",
+    rollup: null,
+    buildScript: null,
+  });
+  const server = await startFakeLlmServer([geminiReply("never sent")]);
+  try {
+    const run = await runTool(project.root, [], { server });
+    assert.equal(run.code, 1);
+    assert.equal(server.requests.length, 0);
+    const lines = run.stderr.trimEnd().split("\n");
+    assert.equal(
+      lines[0],
+      "code-commit: 5 things to set up before code-commit can run (code-commit --init makes the missing files it can):",
+    );
+    assert.match(lines[1], /^ {2}- \.gitignore does not ignore agent-config\/gemini-key\.txt/);
+    assert.match(
+      lines[2],
+      /^ {2}- agent-config\/gemini-key\.txt not found: put your Gemini API key in it/,
+    );
+    assert.match(
+      lines[3],
+      /^ {2}- agent-config\/query\.txt is empty: write what you want done in it$/,
+    );
+    assert.match(
+      lines[4],
+      /^ {2}- agent-config\/codeRollup\.txt not found: run code-commit --rollup/,
+    );
+    assert.match(lines[5], /^ {2}- build\.sh not found in the project root/);
+    assert.equal(lines.length, 6);
+    // With --build-context the rollup is not needed; the consistency report needs no build.sh.
+    const cc = await runTool(project.root, ["--cc", "--build-context"], { server });
+    assert.match(cc.stderr, /^code-commit: 3 things to set up/);
+    assert(!cc.stderr.includes("codeRollup") && !cc.stderr.includes("build.sh"), cc.stderr);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("--init's placeholder build.sh counts as a missing build", async () => {
+  await using project = await makeProject({ buildScript: null });
+  const init = await runTool(project.root, ["--init"]);
+  assert.equal(init.code, 0, init.stderr);
+  await Deno.rename(
+    join(project.root, "agent-config/starter-build.sh"),
+    join(project.root, "build.sh"),
+  );
+  const run = await runTool(project.root, []);
+  assert.equal(run.code, 1);
+  assert.match(
+    run.stderr,
+    /^code-commit: build\.sh is still the placeholder code-commit --init wrote: put your project's build and test commands in it/,
+  );
+});
+
+Deno.test("run from a subfolder of the repository, code-commit says where to run it", async () => {
+  await using project = await makeProject();
+  await Deno.mkdir(join(project.root, "lib"));
+  for (const args of [[], ["--cc"], ["--aw"]]) {
+    const run = await runTool(join(project.root, "lib"), args);
+    assert.equal(run.code, 1, args.join(" "));
+    assert.equal(
+      run.stderr,
+      `code-commit: ${project.root}/lib is inside the git repository ${project.root}, not at its ` +
+        `root: run code-commit from ${project.root}\n`,
+    );
+  }
+});

@@ -1,0 +1,146 @@
+/**
+ * `code-commit --rollup`, and the rollup in a run, end to end: the real
+ * tool as a subprocess in real temporary git projects, against the fake
+ * LLM server.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { geminiReply, geminiText, startFakeLlmServer } from "../support/fake_llm_server.ts";
+import { assertNoKeyLeak } from "../support/leaks.ts";
+import { GEMINI_KEY, git, makeProject } from "../support/project.ts";
+import { runTool } from "../support/run_tool.ts";
+
+Deno.test("--rollup writes agent-config/codeRollup.txt and prints one line; no key, no call", async () => {
+  await using project = await makeProject({
+    rollup: null,
+    keys: { gemini: null, openai: null },
+    files: { "index.js": "module.exports = 1;\n", "lib/util.js": "exports.u = 2;\n" },
+  });
+  await Deno.writeFile(join(project.root, "logo.png"), new Uint8Array([0x89, 0x50, 0, 1]));
+  const run = await runTool(project.root, ["--rollup"]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stderr, "");
+  const text = await project.read("agent-config/codeRollup.txt");
+  const bytes = new TextEncoder().encode(text).length;
+  assert.equal(
+    run.stdout,
+    `agent-config/codeRollup.txt: 4 files, ${bytes} bytes, about ${
+      Math.round(bytes / 4)
+    } tokens; left out: 1 binary file (logo.png)\n`,
+  );
+  assert.match(text, /^code-commit --rollup: 4 files /);
+  assert.equal(
+    text.slice(text.indexOf("\n") + 1),
+    "--- .gitignore ---\n/agent-config\n/logs\nnode_modules/\n" +
+      "--- build.sh ---\n#!/bin/sh\necho 'build ok'\nexit 0\n" +
+      "--- index.js ---\nmodule.exports = 1;\n" +
+      "--- lib/util.js ---\nexports.u = 2;\n",
+  );
+  assert.equal(await project.exists("logs"), false, "no log folder: no LLM call");
+});
+
+Deno.test("--rollup warns about a tracked file that holds a key, without printing the key", async () => {
+  await using project = await makeProject({
+    rollup: null,
+    files: { "config.js": `const key = "${GEMINI_KEY}";\n` },
+  });
+  const run = await runTool(project.root, ["--rollup"]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(
+    run.stderr,
+    /^warning: config\.js holds an API key from agent-config\/: code-commit refuses to send a prompt that holds a key/,
+  );
+  assert(!run.stderr.includes(GEMINI_KEY) && !run.stdout.includes(GEMINI_KEY));
+});
+
+Deno.test("--rollup from a subfolder says where to run, and writes nothing", async () => {
+  await using project = await makeProject({ rollup: null });
+  await Deno.mkdir(join(project.root, "src"));
+  const run = await runTool(join(project.root, "src"), ["--rollup"]);
+  assert.equal(run.code, 1);
+  assert.match(run.stderr, new RegExp(`run code-commit from ${project.root}\\n$`));
+  assert.equal(await project.exists("agent-config/codeRollup.txt"), false);
+  assert.equal(await project.exists("src/agent-config"), false);
+});
+
+Deno.test("a stale rollup made by --rollup is remade before the run: the model sees the newest code", async () => {
+  await using project = await makeProject({
+    rollup: null,
+    query: "Add a comment.\n",
+    files: { "index.js": "version 1\n" },
+  });
+  const made = await runTool(project.root, ["--rollup"]);
+  assert.equal(made.code, 0, made.stderr);
+  await project.write("index.js", "version 2, newer than the rollup\n");
+  const server = await startFakeLlmServer([geminiReply("No change is needed.\n")]);
+  try {
+    const run = await runTool(project.root, [], { server });
+    assert.equal(run.code, 0, run.stderr);
+    const prompt = geminiText(server.requests[0]);
+    assert.match(prompt, /--- index\.js ---\nversion 2, newer than the rollup\n/);
+    assert(!prompt.includes("version 1"));
+    assert.match(run.stderr, /^remade agent-config\/codeRollup\.txt: 3 files, /m);
+    assert.match(
+      await project.read("agent-config/codeRollup.txt"),
+      /version 2, newer than the rollup/,
+    );
+    await assertNoKeyLeak(project.root, [made, run], server);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a stale rollup made otherwise is used as it is, with a warning before any call naming the newer files", async () => {
+  await using project = await makeProject({
+    rollup: "--- index.js ---\nversion 1\n",
+    files: { "index.js": "version 1\n" },
+  });
+  const past = new Date(Date.now() - 3600_000);
+  for (const path of [".gitignore", "build.sh", "index.js"]) {
+    await Deno.utime(join(project.root, path), past, past);
+  }
+  await project.write("index.js", "version 2\n");
+  const server = await startFakeLlmServer([geminiReply("Nothing to do.\n")]);
+  try {
+    const run = await runTool(project.root, [], { server });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(geminiText(server.requests[0]), /--- index\.js ---\nversion 1\n/);
+    const warning = run.stderr.indexOf(
+      "warning: agent-config/codeRollup.txt is older than 1 tracked file (index.js)",
+    );
+    assert(warning >= 0, run.stderr);
+    assert(
+      warning < run.stderr.indexOf("initial query: asking"),
+      "the warning comes before the call",
+    );
+    // Made again by hand after the change: no warning.
+    await Deno.utime(join(project.root, "agent-config/codeRollup.txt"), new Date(), new Date());
+    const server2 = await startFakeLlmServer([geminiReply("Nothing to do.\n")]);
+    try {
+      const quiet = await runTool(project.root, [], { server: server2 });
+      assert.equal(quiet.code, 0, quiet.stderr);
+      assert(!quiet.stderr.includes("is older than"), quiet.stderr);
+    } finally {
+      await server2.close();
+    }
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("the consistency report remakes a rollup made by --rollup too", async () => {
+  await using project = await makeProject({ rollup: null, files: { "a.txt": "first\n" } });
+  assert.equal((await runTool(project.root, ["--rollup"])).code, 0);
+  await project.write("a.txt", "second\n");
+  await git(project.root, "add", "a.txt");
+  const server = await startFakeLlmServer([
+    geminiReply("User Specification Self Consistency\nfine\n"),
+  ]);
+  try {
+    const run = await runTool(project.root, ["--cc"], { server });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(geminiText(server.requests[0]), /--- a\.txt ---\nsecond\n/);
+  } finally {
+    await server.close();
+  }
+});
