@@ -30,6 +30,9 @@
  *   newline unless the block has no content line at all.
  * - A path that has several blocks gets only its last one (with a warning),
  *   placed where that last block stands in the reply.
+ * - A header whose path is wrapped the way models write paths in prose — in
+ *   backticks, quotes or `**` (`` ^^^`src/a.ts` ``, `^^^**src/a.ts**`) —
+ *   means the bare path, with a warning; the guard then checks the bare path.
  * - A block cut off by the end of the reply is an error: the reply was
  *   probably truncated and none of it may be applied.
  *
@@ -87,7 +90,15 @@ export function parseReply(text: string): ParseResult {
           `e.g. "^^^src/main.rs"`,
       };
     }
-    const { path, line } = item;
+    const { line } = item;
+    const path = unwrapPath(item.path);
+    if (path !== item.path) {
+      warnings.push(
+        `line ${line}: the path ${JSON.stringify(item.path)} is wrapped in ${
+          describeWrapping(item.path)
+        }; it was read as ${JSON.stringify(path)}`,
+      );
+    }
     if (!item.closed) {
       return {
         ok: false,
@@ -105,6 +116,43 @@ export function parseReply(text: string): ParseResult {
   }
 
   return { ok: true, operations: lastBlockPerPath(blocks, warnings), warnings };
+}
+
+/** Marks a model wraps a path in, each opening and closing it: longest first. */
+const WRAPPERS = ["**", "`", '"', "'"] as const;
+
+/**
+ * The path inside the wrapping models put around paths in prose (backticks,
+ * quotes, `**`, also nested: ``**`a`**``), or the path itself when it is not
+ * wrapped (or nothing would be left inside). Never throws.
+ */
+export function unwrapPath(path: string): string {
+  let inner = path;
+  for (;;) {
+    const wrapper = WRAPPERS.find((mark) =>
+      inner.length > 2 * mark.length && inner.startsWith(mark) && inner.endsWith(mark)
+    );
+    if (wrapper === undefined) return inner;
+    inner = inner.slice(wrapper.length, -wrapper.length);
+  }
+}
+
+/** `backticks`, `** and backticks`: what `path` was wrapped in, outermost first. */
+function describeWrapping(path: string): string {
+  const names: Record<(typeof WRAPPERS)[number], string> = {
+    "**": "**",
+    "`": "backticks",
+    '"': "double quotes",
+    "'": "single quotes",
+  };
+  const found: string[] = [];
+  let inner = path;
+  while (unwrapPath(inner) !== inner) {
+    const wrapper = WRAPPERS.find((mark) => inner.startsWith(mark) && inner.endsWith(mark))!;
+    found.push(names[wrapper]);
+    inner = inner.slice(wrapper.length, -wrapper.length);
+  }
+  return found.join(" and ");
 }
 
 /**

@@ -334,13 +334,47 @@ Deno.test("a reply with no blocks is not an error: the build runs as usual", asy
     async ({ run, server, log }) => {
       assert.equal(run.code, 0, run.stderr);
       assert.equal(server.requests.length, 2);
-      assert.match(run.stderr, /applied: no file changed/);
+      assert.match(
+        run.stderr,
+        /^gemini-2\.5-pro says:\n {2}Nothing to change\.\napplied: no file changed/m,
+      );
       assert.match(
         await Deno.readTextFile(join(log, "1-initial-query-build.txt")),
         /error: src\/status\.txt is not ok/,
       );
     },
   );
+});
+
+Deno.test("the model's words are shown, escaped; a failing build shows its last 20 lines", async () => {
+  const build = `#!/bin/sh\nfor i in $(seq 1 30); do echo "build line $i"; done\n` +
+    `if [ "$(cat src/status.txt)" = ok ]; then exit 0; fi\necho "error: status is not ok" >&2\nexit 1\n`;
+  const talk = "The fix is below.\n\u001b[1A\u001b[2Kbuild passed\n```\n" + BREAK + "```\nDone.\n";
+  await using project = await makeProject({ buildScript: build, files: START_FILES });
+  const server = await startFakeLlmServer([geminiReply(talk), geminiReply(FIX)]);
+  try {
+    const run = await runTool(project.root, [], { server });
+    assert.equal(run.code, 0, run.stderr);
+    assert(
+      run.stderr.includes(
+        "gemini-2.5-pro says:\n  The fix is below.\n  \\u001b[1A\\u001b[2Kbuild passed\n  Done.\n",
+      ),
+      run.stderr,
+    );
+    assert(!run.stderr.includes("\u001b"), "no escape sequence reaches the terminal");
+    const failed = run.stderr.indexOf("warning: build failed (exit code 1");
+    assert(failed >= 0, run.stderr);
+    const tail = run.stderr.slice(failed).split("\n").slice(1, 22);
+    assert.deepEqual(tail, [
+      "the last 20 lines of its output:",
+      ...Array.from({ length: 19 }, (_, i) => `  | build line ${i + 12}`),
+      "  | error: status is not ok",
+    ]);
+    assert(!run.stderr.includes("build line 11\n"));
+    await assertNoKeyLeak(project.root, [run], server);
+  } finally {
+    await server.close();
+  }
 });
 
 Deno.test("an LLM error stops the run: exit 1, ERROR logged, the API's message shown, no repair", async () => {

@@ -109,3 +109,52 @@ Deno.test("parseReply: the first error wins and later blocks do not matter", () 
   assert.equal(result.ok, false);
   if (!result.ok) assert.match(result.reason, /^line 1: "\^\^\^" is not followed by a file name/);
 });
+
+Deno.test("parseResponse: a path wrapped in backticks, quotes or ** means the bare path, with a warning", () => {
+  const cases: [string, string, string][] = [
+    ["`src/a.ts`", "src/a.ts", "backticks"],
+    ["**src/a.ts**", "src/a.ts", "**"],
+    ['"src/a.ts"', "src/a.ts", "double quotes"],
+    ["'src/a.ts'", "src/a.ts", "single quotes"],
+    ["**`src/a.ts`**", "src/a.ts", "** and backticks"],
+    ["``src/a.ts``", "src/a.ts", "backticks and backticks"],
+  ];
+  for (const [written, bare, how] of cases) {
+    const result = parseResponse(`Here:\n^^^${written}\nvalue\n^^^end\n`);
+    assert.deepEqual(result, {
+      ok: true,
+      operations: [{ kind: "write", path: bare, content: "value\n" }],
+      warnings: [
+        `line 2: the path ${JSON.stringify(written)} is wrapped in ${how}; it was read as ${
+          JSON.stringify(bare)
+        }`,
+      ],
+    }, written);
+  }
+  // A delete, and a wrapped path that names the same file as a bare one: the last block wins.
+  const mixed = parseResponse("^^^`a.ts`\n^^^delete\n^^^a.ts\nx\n^^^end\n");
+  assert(mixed.ok);
+  assert.deepEqual(mixed.operations, [{ kind: "write", path: "a.ts", content: "x\n" }]);
+  assert.equal(mixed.warnings.length, 2);
+});
+
+Deno.test("parseResponse: only a whole wrapping is removed", () => {
+  for (
+    const path of [
+      "`a.ts",
+      "a.ts`",
+      "`",
+      "``",
+      "****",
+      "src/`a`.ts",
+      "__init__",
+      "*a.ts*",
+      "'a.ts\"",
+    ]
+  ) {
+    const result = parseResponse(`^^^${path}\nx\n^^^end\n`);
+    assert(result.ok);
+    assert.equal(result.operations[0].path, path, path);
+    assert.deepEqual(result.warnings, [], path);
+  }
+});

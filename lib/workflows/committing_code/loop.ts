@@ -12,6 +12,9 @@ import { type CallLogNames, INITIAL_QUERY, repairQuery } from "../../logger/log_
 import type { RunLog } from "../../logger/run_log.ts";
 import { askModel, type Session } from "../../session/session.ts";
 import { buildPassed, describeBuildEnd, formatBuildForPrompt } from "../../build/run_build.ts";
+import { outputTail } from "../../build/output_tail.ts";
+import { replyProse } from "../../reply/prose.ts";
+import type { Console } from "../../console/console.ts";
 import { applyReply, describeChanges } from "./apply_reply.ts";
 import { runProjectBuild } from "./build_step.ts";
 import { initialPrompt, repairPrompt } from "./prompt_layout.ts";
@@ -40,6 +43,11 @@ export interface CommitLoopOptions<T> {
   /** Called with each reply before it is applied (committing code has none). */
   readonly inspect?: ReplyInspector<T>;
 }
+
+/** At most this many lines of a reply's prose are shown; the log has the rest. */
+export const PROSE_LINES_SHOWN = 20;
+/** The last lines of a failing build shown on the terminal. */
+export const BUILD_LINES_SHOWN = 20;
 
 /** How the loop ended. */
 export interface CommitLoopResult<T = never> {
@@ -109,6 +117,7 @@ export async function runCommitLoop<T = never>(
         changedPaths: ledger.paths(),
       };
     }
+    showProse(console, client.model, reply.text, log.path(names.responseText));
 
     const outcome = await applyReply(root, reply, session.redactor);
     if (!outcome.ok) {
@@ -149,6 +158,7 @@ export async function runCommitLoop<T = never>(
       };
     }
     console.warn(`build failed (${describeBuildEnd(build)}); see ${log.path(names.build)}`);
+    showBuildTail(console, build.output);
     feedback = formatBuildForPrompt(build, log.path(names.build));
   }
 
@@ -161,4 +171,25 @@ export async function runCommitLoop<T = never>(
     lastReplyApplied,
     changedPaths: ledger.paths(),
   };
+}
+
+/** Prints what the model said outside its file blocks, indented under one line naming it. */
+function showProse(console: Console, model: string, text: string, logPath: string): void {
+  const prose = replyProse(text);
+  if (prose.length === 0) return;
+  console.info(`${model} says:`);
+  for (const line of prose.slice(0, PROSE_LINES_SHOWN)) console.info(`  ${line}`);
+  if (prose.length > PROSE_LINES_SHOWN) {
+    console.info(`  … ${prose.length - PROSE_LINES_SHOWN} more lines in ${logPath}`);
+  }
+}
+
+/** Prints the last lines of a failing build's output. */
+function showBuildTail(console: Console, output: string): void {
+  const tail = outputTail(output, BUILD_LINES_SHOWN);
+  if (tail.lines.length === 0) return;
+  console.info(
+    tail.omitted > 0 ? `the last ${tail.lines.length} lines of its output:` : "its output:",
+  );
+  for (const line of tail.lines) console.info(`  | ${line}`);
 }
