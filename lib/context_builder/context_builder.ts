@@ -86,7 +86,8 @@ export async function prepareCodebase(
  *
  * @throws {CodeCommitError} when a top-level file the summary shows in full is
  * ignored by git, when an ignore file cannot be read, when the reply holds no
- * usable `%%%files` … `%%%end` list, or when the prompt contains an API key.
+ * usable `%%%files` … `%%%end` list or no file of it can be read, or when
+ * the prompt contains an API key.
  * @throws {LlmError} when the call fails.
  * @throws {InterruptedError} on Ctrl-C.
  */
@@ -122,9 +123,13 @@ async function buildContext(session: Session, request: ContextRequest): Promise<
   }
   await log.write(CONTEXT_CODEBASE, codebase.text);
   if (codebase.included.length === 0) {
-    console.warn(
-      `the context builder chose no file the next agent may read; its codebase is empty ` +
-        `(see ${log.path(CONTEXT_QUERY.replyText)})`,
+    throw new CodeCommitError(
+      `the context builder provided no file (${
+        list.paths.length === 0
+          ? "its list names none"
+          : `${list.paths.length} requested, none could be read`
+      }), so the run stops rather than change code the model has not seen; ` +
+        `see ${log.path(CONTEXT_QUERY.replyText)}`,
     );
   }
   console.info(

@@ -8,6 +8,12 @@
  */
 
 import { normalizeProjectPath } from "../guard/path_syntax.ts";
+import { unwrapPath } from "../reply/parse.ts";
+
+/** A markdown code fence line. */
+const FENCE = /^(```+|~~~+)[\w.+-]*$/;
+/** A markdown list item's marker. */
+const LIST_MARKER = /^[-*+]\s+/;
 
 /** The line that opens the list. */
 export const FILES_OPEN = "%%%files";
@@ -23,9 +29,12 @@ export type FileListResult =
  * Reads the file list of a reply. The marker lines must be exactly
  * `%%%files` and `%%%end` apart from surrounding white space (and a `\r`);
  * there must be exactly one of each, the opening one first. Inside, each
- * line is trimmed, blank lines are skipped, and a path given twice (also as
- * `./path`) is kept once, where it first appears. The paths are not checked
- * here: the caller passes each through the path guard.
+ * line is trimmed, blank lines and markdown fence lines (`` ``` ``) are
+ * skipped, a markdown list marker (`- `, `* `, `+ `) is removed, and so is
+ * the wrapping models put around paths (backticks, quotes, `**`: see
+ * `unwrapPath`); a path given twice (also as `./path`) is kept once, where
+ * it first appears. The paths are not checked here: the caller passes each
+ * through the path guard.
  *
  * Returns `ok: false` with a reason for a reply with no list, more than one
  * list, or an unterminated one (a cut-off reply). Never throws.
@@ -70,7 +79,9 @@ export function parseFileList(reply: string): FileListResult {
   }
   const seen = new Set<string>();
   const paths: string[] = [];
-  for (const line of lines.slice(opens[0] + 1, closes[0])) {
+  for (const written of lines.slice(opens[0] + 1, closes[0])) {
+    if (written === "" || FENCE.test(written)) continue;
+    const line = unwrapPath(written.replace(LIST_MARKER, ""));
     if (line === "") continue;
     const key = normalizeProjectPath(line);
     if (seen.has(key)) continue;

@@ -81,7 +81,7 @@ const PROJECT = {
 Deno.test("the preprocessing prompt: system prompt, marker line, next agent prompt, marker line, summary", async () => {
   await withProject({}, async (root) => {
     await writeFiles(root, PROJECT);
-    const h = await harness(root, [{ text: "%%%files\n%%%end" }]);
+    const h = await harness(root, [{ text: "%%%files\nsrc/main.ts\n%%%end" }]);
     await buildContext(h.session, { nextAgentPrompt: "Do the task.", log: h.log });
     const system = systemPromptFile("context-query");
     assert.equal(
@@ -113,13 +113,39 @@ Deno.test("buildContext sends the summary, returns the chosen files, and logs th
   });
 });
 
-Deno.test("buildContext with an empty list warns and returns an empty codebase", async () => {
+Deno.test("buildContext with an empty list, or none of its files readable, stops rather than edit blind", async () => {
   await withProject({}, async (root) => {
     await writeFiles(root, PROJECT);
-    const h = await harness(root, [{ text: "%%%files\n%%%end" }]);
-    assert.equal(await buildContext(h.session, { nextAgentPrompt: "Task.", log: h.log }), "");
-    assert.equal(await h.read("0-codebase.txt"), "");
-    assert.match(h.stderr(), /warning: the context builder chose no file the next agent may read/);
+    for (
+      const [text, why] of [
+        ["%%%files\n%%%end", "its list names none"],
+        ["%%%files\nmissing.ts\nindex.js\n%%%end", "2 requested, none could be read"],
+      ]
+    ) {
+      const h = await harness(root, [{ text }]);
+      const error = await buildContext(h.session, { nextAgentPrompt: "Task.", log: h.log })
+        .then(() => undefined, (e) => e);
+      assert.ok(error instanceof CodeCommitError, text);
+      assert.equal(
+        error.message,
+        `the context builder provided no file (${why}), so the run stops rather than change code ` +
+          `the model has not seen; see ${h.log.path("0-context-query-response.txt")}`,
+      );
+      assert.equal(await h.read("0-codebase.txt"), "", "the empty codebase is still logged");
+    }
+  });
+});
+
+Deno.test("buildContext reads a markdown list in a fence as the paths", async () => {
+  await withProject({}, async (root) => {
+    await writeFiles(root, PROJECT);
+    const h = await harness(root, [{
+      text:
+        "Here are the files:\n```\n%%%files\n- `src/main.ts`\n* **UserSpecification.md**\n%%%end\n```\n",
+    }]);
+    const codebase = await buildContext(h.session, { nextAgentPrompt: "Task.", log: h.log });
+    assert.match(codebase, /^--- src\/main\.ts ---\nmain\n/);
+    assert.match(h.stderr(), /context builder: 2 files provided/);
   });
 });
 
@@ -144,7 +170,7 @@ Deno.test("buildContext shows the first ten summary warnings and counts the rest
       Array.from({ length: 15 }, (_, i) => [`src/bad${String(i).padStart(2, "0")}.`, ""]),
     );
     await writeFiles(root, { ...PROJECT, ...bad });
-    const h = await harness(root, [{ text: "%%%files\n%%%end" }]);
+    const h = await harness(root, [{ text: "%%%files\nsrc/main.ts\n%%%end" }]);
     await buildContext(h.session, { nextAgentPrompt: "Task.", log: h.log });
     const warnings = h.stderr().split("\n").filter((line) =>
       line.includes("left out of the summary")

@@ -38,6 +38,22 @@ const ACCEPTED: { name: string; reply: string; paths: string[] }[] = [
     paths: ["../x", "/etc/passwd", "agent-config/gemini-key.txt"],
   },
   { name: "an empty list", reply: "%%%files\n%%%end\n", paths: [] },
+  {
+    name: "a markdown list, paths in backticks, inside a fence",
+    reply:
+      "```\n%%%files\n- `index.js`\n* `lib/a.js`\n+ **README.md**\n-   'x y.txt'\n%%%end\n```\n",
+    paths: ["index.js", "lib/a.js", "README.md", "x y.txt"],
+  },
+  {
+    name: "fence lines inside the list are skipped",
+    reply: "%%%files\n```text\nsrc/a.ts\n```\n%%%end\n",
+    paths: ["src/a.ts"],
+  },
+  {
+    name: "a path that only starts like a list item is kept",
+    reply: "%%%files\n-dash.txt\n*.md\n%%%end\n",
+    paths: ["-dash.txt", "*.md"],
+  },
 ];
 
 const REFUSED: { name: string; reply: string; reason: RegExp }[] = [

@@ -343,3 +343,33 @@ Deno.test("a context-builder reply without a usable %%%files list fails the run 
     }
   }
 });
+
+Deno.test("a file list written as a markdown list is read; one where no file survives stops the run before the edit call", async () => {
+  await using project = await makeProject({ query: QUERY, rollup: null, files: FILES });
+  const server = await startFakeLlmServer([
+    geminiReply("```\n%%%files\n- `src/status.txt`\n* `src/main.ts`\n%%%end\n```\n"),
+    geminiReply("^^^src/status.txt\nok\n^^^end\n"),
+    geminiReply("%%%files\n- `index.js`\n%%%end\n"),
+    geminiReply("never sent"),
+  ]);
+  try {
+    const run = await runTool(project.root, ["--build-context"], { server });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(
+      geminiText(server.requests[1]),
+      /--- src\/status\.txt ---\nbroken\n--- src\/main\.ts ---/,
+    );
+
+    const blind = await runTool(project.root, ["--build-context"], { server });
+    assert.equal(blind.code, 1, blind.stderr);
+    assert.equal(server.requests.length, 3, "no edit call after an empty codebase");
+    assert.match(blind.stderr, /context builder: index\.js was not provided: does not exist/);
+    assert.match(
+      blind.stderr,
+      /code-commit: the context builder provided no file \(1 requested, none could be read\), so the run stops rather than change code the model has not seen/,
+    );
+    await assertNoKeyLeak(project.root, [run, blind], server);
+  } finally {
+    await server.close();
+  }
+});

@@ -377,6 +377,30 @@ Deno.test("the model's words are shown, escaped; a failing build shows its last 
   }
 });
 
+Deno.test("a header path in backticks is the bare path, and the guard checks the bare path", async () => {
+  await commit(
+    [
+      geminiReply("^^^`build.sh`\nexit 0\n^^^end\n"),
+      geminiReply("^^^`src/status.txt`\nok\n^^^end\n"),
+    ],
+    async ({ run, project, server }) => {
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(server.requests.length, 2);
+      assert.match(
+        run.stderr,
+        /refused the reply: 1 path may not be written\n {2}build\.sh: is protected/,
+      );
+      assert.equal(await project.read("build.sh"), STATUS_BUILD);
+      assert.match(
+        run.stderr,
+        /warning: line 1: the path "`src\/status\.txt`" is wrapped in backticks; it was read as "src\/status\.txt"/,
+      );
+      assert.equal(await project.read("src/status.txt"), "ok\n");
+      assert.equal(await project.exists("`src"), false);
+    },
+  );
+});
+
 Deno.test("an LLM error stops the run: exit 1, ERROR logged, the API's message shown, no repair", async () => {
   const bad = geminiError(
     400,
