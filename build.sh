@@ -12,6 +12,7 @@ export NO_COLOR=1
 step() { printf '\n==> %s\n' "$*"; }
 
 # 1. Deno: the one on PATH if it is Deno 2, else ours in .tools/ (installed from npm).
+DENO_ON_PATH=$(command -v deno 2>/dev/null || true)
 DENO=""
 if command -v deno >/dev/null 2>&1 && deno --version 2>/dev/null | grep -q '^deno 2\.'; then
   DENO=$(command -v deno)
@@ -62,26 +63,8 @@ if "$DENO" compile --quiet --output code-commit.tmp "${FLAGS[@]}" main.ts >"$com
   fi
 fi
 if [ -z "$made" ]; then
-  # The most telling line: the failed download of denort, else the first error line.
-  reason=$(grep -m 1 -E 'error sending request|does not run code-commit' "$compile_log" ||
-    grep -m 1 -iE 'error' "$compile_log" || true)
-  reason=$(sed -E 's/^ *[0-9]+: //; s/^error: //' <<<"$reason" | cut -c1-200)
-  {
-    echo '#!/bin/sh'
-    echo '# Made by build.sh: deno compile could not get a Deno runtime (denort) here.'
-    echo '# Runs code-commit with exactly the permissions a compiled binary would have.'
-    # The dependencies were cached in this DENO_DIR: the launcher must look there too.
-    if [ -n "${DENO_DIR:-}" ]; then printf 'DENO_DIR=%q; export DENO_DIR\n' "$DENO_DIR"; fi
-    # --quiet: Deno's own notes (such as "bwrap" not found for --allow-run) stay out of the output.
-    printf 'exec %q run --quiet --cached-only --frozen --config %q' "$DENO" "$ROOT/deno.json"
-    printf ' %q' "${FLAGS[@]}"
-    printf ' %q "$@"\n' "$ROOT/main.ts"
-  } >code-commit.tmp
-  chmod +x code-commit.tmp
-  if [ "$(./code-commit.tmp --version </dev/null)" != "$VERSION_LINE" ]; then
-    echo "build.sh: the launcher script does not answer --version; see code-commit.tmp" >&2
-    exit 1
-  fi
+  reason=$(scripts/compile_reason.sh "$compile_log")
+  scripts/make_launcher.sh "$DENO" code-commit.tmp
   made="launcher"
 fi
 rm -f "$compile_log"
@@ -92,5 +75,11 @@ else
   echo "made ./code-commit: a launcher script running $DENO with permissions ${FLAGS[*]}"
   echo "  (deno compile needs a denort runtime it could not get${reason:+: $reason};"
   echo "   set DENORT_BIN to a denort binary of Deno $DENO_VERSION to make a compiled binary)"
+fi
+if [ "$DENO_ON_PATH" != "$DENO" ]; then
+  echo
+  echo "Deno is not on your PATH, so 'deno task ...' will say 'deno: command not found'. Run:"
+  echo "  export PATH=\"$(dirname "$DENO"):\$PATH\""
+  echo "(./code-commit itself needs nothing on PATH.)"
 fi
 step "build passed"

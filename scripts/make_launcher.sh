@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Makes ./code-commit as a launcher script, for when deno compile cannot get a
+# Deno runtime: it runs main.ts with exactly the permissions a compiled binary
+# would have (lib/permissions/permissions.ts), with the Deno this build used
+# and the dependency cache (DENO_DIR) it filled, pinned, so that it works from
+# any account and any HOME (sudo, a CI user) without fetching anything.
+#
+# Usage: scripts/make_launcher.sh DENO OUTPUT
+#   DENO    the deno executable the build used
+#   OUTPUT  the launcher to write (made executable; checked with --version)
+set -euo pipefail
+DENO=$1
+OUTPUT=$2
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+
+# Quotes a word for /bin/sh: inside single quotes, each ' written as '\''.
+quote() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+
+mapfile -t FLAGS < <("$DENO" run --no-prompt --config "$ROOT/deno.json" "$ROOT/lib/permissions/permissions.ts")
+CACHE=$("$DENO" info --json |
+  "$DENO" eval 'console.log(JSON.parse(await new Response(Deno.stdin.readable).text()).denoDir)')
+if [ -z "$CACHE" ] || [ ! -d "$CACHE" ]; then
+  echo "make_launcher.sh: deno info names no DENO_DIR that exists ($CACHE)" >&2
+  exit 1
+fi
+{
+  echo '#!/bin/sh'
+  echo '# Made by build.sh: deno compile could not get a Deno runtime (denort) here.'
+  echo '# Runs code-commit with exactly the permissions a compiled binary would have,'
+  echo '# from the dependency cache the build filled, whatever HOME it is started with.'
+  printf 'DENO_DIR=%s; export DENO_DIR\n' "$(quote "$CACHE")"
+  # --quiet: Deno's own notes (such as "bwrap" not found for --allow-run) stay out of the output.
+  printf 'exec %s run --quiet --cached-only --frozen --config %s' "$(quote "$DENO")" "$(quote "$ROOT/deno.json")"
+  for flag in "${FLAGS[@]}"; do printf ' %s' "$(quote "$flag")"; done
+  printf ' %s "$@"\n' "$(quote "$ROOT/main.ts")"
+} >"$OUTPUT"
+chmod +x "$OUTPUT"
+VERSION_LINE="code-commit $("$DENO" eval "import c from $(quote "file://$ROOT/deno.json") with { type: 'json' }; console.log(c.version)")"
+if [ "$("$OUTPUT" --version </dev/null)" != "$VERSION_LINE" ]; then
+  echo "make_launcher.sh: the launcher $OUTPUT does not answer --version with $VERSION_LINE" >&2
+  exit 1
+fi

@@ -1,0 +1,105 @@
+/**
+ * The build's helper scripts: the launcher made when deno compile cannot
+ * get a runtime, and the one line that says why.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import config from "../../deno.json" with { type: "json" };
+import { makeProject } from "../support/project.ts";
+
+const TOOL_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+async function run(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const output = await new Deno.Command(command, {
+    args,
+    cwd: options.cwd,
+    clearEnv: options.env !== undefined,
+    env: options.env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  return {
+    code: output.code,
+    stdout: decoder.decode(output.stdout),
+    stderr: decoder.decode(output.stderr),
+  };
+}
+
+Deno.test("the launcher works with another HOME: it pins the DENO_DIR the build filled", async () => {
+  const folder = await Deno.makeTempDir({ prefix: "code-commit-launcher-" });
+  try {
+    const launcher = join(folder, "code-commit");
+    const made = await run(join(TOOL_ROOT, "scripts/make_launcher.sh"), [
+      Deno.execPath(),
+      launcher,
+    ]);
+    assert.equal(made.code, 0, made.stderr);
+    const text = await Deno.readTextFile(launcher);
+    assert.match(text, /^DENO_DIR='[^']+'; export DENO_DIR$/m);
+    assert.match(text, /--allow-run=\.\/build\.sh,kill,git/);
+
+    const home = join(folder, "another-home");
+    await Deno.mkdir(home);
+    const env = { PATH: "/usr/bin:/bin", HOME: home, NO_COLOR: "1" };
+    const version = await run(launcher, ["--version"], { env });
+    assert.deepEqual(version, { code: 0, stdout: `code-commit ${config.version}\n`, stderr: "" });
+    await using project = await makeProject({ rollup: null, files: { "a.js": "a\n" } });
+    const rollup = await run(launcher, ["--rollup"], { cwd: project.root, env });
+    assert.equal(rollup.code, 0, rollup.stderr);
+    assert.match(rollup.stdout, /^agent-config\/codeRollup\.txt: 3 files, /);
+
+    // Without the pin, the same start fails: the cache is looked for under the other HOME.
+    if (Deno.env.get("DENO_DIR") === undefined) {
+      const unpinned = await run(
+        Deno.execPath(),
+        [
+          "run",
+          "--cached-only",
+          "--config",
+          join(TOOL_ROOT, "deno.json"),
+          join(TOOL_ROOT, "main.ts"),
+          "--version",
+        ],
+        { env },
+      );
+      assert.notEqual(unpinned.code, 0, "the test would not notice a launcher without the pin");
+    }
+  } finally {
+    await Deno.remove(folder, { recursive: true });
+  }
+});
+
+Deno.test("the reason deno compile failed is one line, cut between words, keeping its root cause", async () => {
+  const folder = await Deno.makeTempDir({ prefix: "code-commit-reason-" });
+  try {
+    const log = join(folder, "compile.log");
+    const dns = "error: error sending request for url " +
+      "(https://dl.deno.land/release/v2.9.6/denort-x86_64-unknown-linux-gnu.zip): client error " +
+      "(Connect): dns error: failed to lookup address information: Name or service not known";
+    await Deno.writeTextFile(log, `Check main.ts\n${dns}\n    0: more detail\n`);
+    const reason = await run(join(TOOL_ROOT, "scripts/compile_reason.sh"), [log]);
+    assert.equal(reason.code, 0, reason.stderr);
+    const line = reason.stdout.trimEnd();
+    assert(!line.includes("\n"));
+    assert.equal(
+      line,
+      "error sending request for url … client error (Connect): dns error: failed to lookup address information: Name or service not known",
+    );
+    await Deno.writeTextFile(log, "error: short reason\n");
+    assert.equal(
+      (await run(join(TOOL_ROOT, "scripts/compile_reason.sh"), [log])).stdout,
+      "short reason\n",
+    );
+    await Deno.writeTextFile(log, "nothing wrong\n");
+    assert.equal((await run(join(TOOL_ROOT, "scripts/compile_reason.sh"), [log])).stdout, "\n");
+  } finally {
+    await Deno.remove(folder, { recursive: true });
+  }
+});
