@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { CodeCommitError } from "../../lib/errors/errors.ts";
 import {
+  BUILD_PLACEHOLDER_LINE,
   checkAgentConfigIgnored,
   checkBuildScript,
   readCodeRollup,
@@ -374,5 +375,25 @@ Deno.test("the query is read through a link, as before", async () => {
     await Deno.writeTextFile(join(root, "request.md"), "do it\n");
     await Deno.symlink("../request.md", join(root, "agent-config/query.txt"));
     assert.equal(await readQuery(root), "do it\n");
+  });
+});
+
+Deno.test("an empty query, and --init's placeholder build.sh, are set-up problems", async () => {
+  await inTemp(async (root) => {
+    await Deno.mkdir(join(root, "agent-config"));
+    await Deno.writeTextFile(join(root, "agent-config/query.txt"), " \n\t\n");
+    await rejectsWith(
+      readQuery(root),
+      /^agent-config\/query\.txt is empty: write what you want done in it$/,
+    );
+    await Deno.writeTextFile(
+      join(root, "build.sh"),
+      `#!/bin/sh\n${BUILD_PLACEHOLDER_LINE}\nexit 1\n`,
+      { mode: 0o755 },
+    );
+    await rejectsWith(
+      checkBuildScript(root),
+      /^build\.sh is still the placeholder code-commit --init wrote/,
+    );
   });
 });
