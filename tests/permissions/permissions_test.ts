@@ -7,10 +7,18 @@ import { MODEL_NAMES, MODELS } from "../../lib/llm/models.ts";
 const TOOL_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 async function deno(args: string[], cwd: string): Promise<{ code: number; out: string }> {
+  // A clean environment: under `deno task test`, INIT_CWD is set already, and a nested
+  // `deno task` keeps it (as npm does), so the task would run in the tool's own folder.
+  const env: Record<string, string> = { NO_COLOR: "1", PATH: Deno.env.get("PATH") ?? "" };
+  for (const name of ["HOME", "DENO_DIR"]) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
   const output = await new Deno.Command(Deno.execPath(), {
     args,
     cwd,
-    env: { NO_COLOR: "1" },
+    clearEnv: true,
+    env,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
