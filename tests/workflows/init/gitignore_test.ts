@@ -37,7 +37,17 @@ Deno.test("a rule is never added twice: rules are judged by their meaning", () =
   }
   assert.deepEqual(planGitignore("/agent-config\n", INIT_RULES).added, ["/logs"]);
   assert.deepEqual(planGitignore("logs/\n", INIT_RULES).added, ["/agent-config"]);
-  // Only some of agent-config/ ignored, or re-included afterwards: the line is added (last wins).
+  // Only some of agent-config/ ignored, or re-included afterwards, here or in agent-config's own
+  // .gitignore: the line is added (last wins, and an ignored folder is never looked into).
+  assert.deepEqual(
+    planGitignore("/agent-config/*\n/logs\n", INIT_RULES, {
+      "agent-config": "!keep.txt\n",
+    }).added,
+    ["/agent-config"],
+  );
+  assert.deepEqual(planGitignore("agent-config/*.txt\n/logs\n", INIT_RULES).added, [
+    "/agent-config",
+  ]);
   assert.deepEqual(
     planGitignore("agent-config/*.txt\n!agent-config/query.txt\n/logs\n", INIT_RULES)
       .added,
@@ -55,7 +65,13 @@ Deno.test("git agrees: after the plan, the keys, the query, the rollup and the l
         await git(root, home, ["init", "-q"]);
         const text = planGitignore(existing, INIT_RULES).text ?? existing;
         await writeFiles(root, { ".gitignore": text });
-        const paths = [...INIT_RULES.flatMap((rule) => rule.mustIgnore)];
+        const paths = [
+          "agent-config/gemini-key.txt",
+          "agent-config/query.txt",
+          "agent-config/codeRollup.txt",
+          "agent-config/any-name",
+          "logs/2026-01-01-00-00-00-committing-code/1-initial-query.txt",
+        ];
         const result = await git(
           root,
           home,
