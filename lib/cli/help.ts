@@ -26,7 +26,7 @@ export function helpText(): string {
   return `code-commit ${VERSION} — let an LLM change your code, then build it, unattended
 
 Usage: code-commit [--model NAME] [WORKFLOW] [OPTIONS]
-Run it from the root of your project.
+Run it from the root of your project (a git repository). To start: code-commit --init.
 
 Workflows (one at most):
   --commit                 committing code (the default): send agent-config/query.txt and the
@@ -37,6 +37,10 @@ Workflows (one at most):
                            disagrees with itself or with the code; changes no file
   --auto-workflow, --aw    take every module (a folder with UserSpecification.md) through the
                            phases, one task at a time, until a task needs you
+  --init                   set the project up: /agent-config and /logs in .gitignore, an empty
+                           agent-config/query.txt, a starter build script; no key, no LLM call
+  --rollup                 write agent-config/codeRollup.txt from every file git tracks or would
+                           track (remade before each run from then on); no key, no LLM call
 
 Models (--model NAME):
 ${models}

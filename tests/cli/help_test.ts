@@ -17,6 +17,8 @@ Deno.test("--help names every workflow flag, model, key file and exit status", (
       "--cc",
       "--auto-workflow",
       "--aw",
+      "--init",
+      "--rollup",
       "--model",
       "--build-context",
       "--build-timeout",
