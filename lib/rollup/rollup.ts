@@ -81,9 +81,6 @@ export interface Rollup {
   readonly leftOut: readonly LeftOut[];
 }
 
-/** How many files are read at once. */
-const READ_CONCURRENCY = 16;
-
 /**
  * Makes the rollup of the project at `root` (see the module doc).
  *
@@ -123,20 +120,16 @@ export async function makeRollup(root: string): Promise<Rollup> {
   const files: string[] = [];
   const starts: number[] = [];
   let offset = 0;
-  for (let start = 0; start < candidates.length; start += READ_CONCURRENCY) {
-    const batch = candidates.slice(start, start + READ_CONCURRENCY);
-    const read = await Promise.all(batch.map((path) => readRollupFile(root, path)));
-    for (const [index, outcome] of read.entries()) {
-      const path = batch[index];
-      if (typeof outcome === "string") {
-        const block = fileBlock(path, outcome);
-        blocks.push(block);
-        files.push(path);
-        starts.push(offset);
-        offset += block.length;
-      } else if (outcome.kind !== "missing") {
-        leftOut.push({ path, kind: outcome.kind });
-      }
+  for (const path of candidates) {
+    const outcome = readRollupFile(root, path);
+    if (typeof outcome === "string") {
+      const block = fileBlock(path, outcome);
+      blocks.push(block);
+      files.push(path);
+      starts.push(offset);
+      offset += block.length;
+    } else if (outcome.kind !== "missing") {
+      leftOut.push({ path, kind: outcome.kind });
     }
   }
   leftOut.sort((a, b) => compareCodePoints(a.path, b.path));
@@ -189,29 +182,36 @@ async function trackedFileProblem(
  * Reads one file for the rollup: its text, or why it is left out. Opened
  * only when `lstat` shows a regular file of at most `MAX_FILE_BYTES`, and
  * refused when what was opened is not that file (swapped for a link
- * meanwhile). Never throws.
+ * meanwhile). Synchronous: one buffer of the file's size and no promise per
+ * step makes a rollup of tens of thousands of small files several times
+ * faster, and nothing else runs while a rollup is made. Never throws.
  */
-async function readRollupFile(
-  root: string,
-  path: string,
-): Promise<string | { kind: LeftOutKind | "missing" }> {
+function readRollupFile(root: string, path: string): string | { kind: LeftOutKind | "missing" } {
   const absolute = join(root, path);
   let file: Deno.FsFile | undefined;
   try {
-    const before = await Deno.lstat(absolute);
+    const before = Deno.lstatSync(absolute);
     if (before.isSymlink) return { kind: "symbolic-link" };
     if (!before.isFile) return { kind: "missing" };
     if (before.size > MAX_FILE_BYTES) return { kind: "too-large" };
-    file = await Deno.open(absolute, { read: true });
-    const opened = await file.stat();
+    file = Deno.openSync(absolute, { read: true });
+    const opened = file.statSync();
     if (!opened.isFile || opened.ino !== before.ino || opened.dev !== before.dev) {
       return { kind: "unreadable" };
     }
-    const bytes = await readAtMost(file, MAX_FILE_BYTES + 1);
-    if (bytes.length > MAX_FILE_BYTES) return { kind: "too-large" };
+    // One byte more than lstat said, to notice a file that grew meanwhile.
+    const buffer = new Uint8Array(Math.min(opened.size, MAX_FILE_BYTES) + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      const read = file.readSync(buffer.subarray(length));
+      if (read === null || read === 0) break;
+      length += read;
+    }
+    if (length > MAX_FILE_BYTES) return { kind: "too-large" };
+    const bytes = buffer.subarray(0, length);
     if (bytes.includes(0)) return { kind: "binary" };
     try {
-      return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+      return decoder.decode(bytes);
     } catch {
       return { kind: "not-utf8" };
     }
@@ -223,25 +223,7 @@ async function readRollupFile(
   }
 }
 
-/** Reads from `file` until its end or until `limit` bytes. */
-async function readAtMost(file: Deno.FsFile, limit: number): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  while (total < limit) {
-    const chunk = new Uint8Array(Math.min(64 * 1024, limit - total));
-    const read = await file.read(chunk);
-    if (read === null) break;
-    chunks.push(chunk.subarray(0, read));
-    total += read;
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return bytes;
-}
+const decoder = new TextDecoder("utf-8", { fatal: true });
 
 /** How each kind of left-out entry is named in the summary. */
 const LEFT_OUT_NAMES: Record<LeftOutKind, [string, string]> = {
@@ -348,14 +330,14 @@ export async function trackedFilesNewerThan(root: string, since: Date): Promise<
     checkPathSyntax(path) === undefined && !protectedRulesFor(path).some((rule) => !rule.readable)
   );
   const newer: string[] = [];
-  for (let start = 0; start < paths.length; start += 64) {
-    const batch = paths.slice(start, start + 64);
-    const infos = await Promise.all(
-      batch.map((path) => Deno.lstat(join(root, path)).catch(() => undefined)),
-    );
-    infos.forEach((info, index) => {
-      if (info?.mtime && info.mtime > since) newer.push(batch[index]);
-    });
+  for (const path of paths) {
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.lstatSync(join(root, path)); // synchronous: one system call, no promise, per file
+    } catch {
+      continue;
+    }
+    if (info.mtime !== null && info.mtime > since) newer.push(path);
   }
   return newer.sort(compareCodePoints);
 }
