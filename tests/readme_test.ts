@@ -44,9 +44,17 @@ Deno.test("the README's price table is the one of lib/llm/prices.ts, with its da
   }
 });
 
-Deno.test("the README's two commands are the ones that work", () => {
-  assert.match(readme, /\.\/build\.sh {2,}# installs Deno into \.tools\//);
-  assert.match(readme, /code-commit\/code-commit {3}# run it from the root of the project/);
+Deno.test("the README starts with the install command and the quick start", () => {
+  const first = readme.indexOf("\n## ");
+  assert.equal(readme.slice(first + 1, readme.indexOf("\n", first + 1)), "## Install");
+  assert.match(readme, /\n```sh\n\.\/build\.sh {2,}# installs Deno into \.tools\//);
+  const headings = [...readme.matchAll(/^## (.*)$/gm)].map((match) => match[1]);
+  assert.deepEqual(headings.slice(0, 3), [
+    "Install",
+    "First run on your project",
+    "What a run prints",
+  ]);
+  // The quick start itself is run, literally, by tests/e2e/quick_start_test.ts.
 });
 
 Deno.test("the README's sandbox section names every entry a build may not write or read", () => {

@@ -191,5 +191,5 @@ function showBuildTail(console: Console, output: string): void {
   console.info(
     tail.omitted > 0 ? `the last ${tail.lines.length} lines of its output:` : "its output:",
   );
-  for (const line of tail.lines) console.info(`  | ${line}`);
+  for (const line of tail.lines) console.info(line === "" ? "  |" : `  | ${line}`);
 }
