@@ -246,7 +246,7 @@ const LEFT_OUT_NAMES: Record<LeftOutKind, [string, string]> = {
 /** At most this many paths are named for each kind left out. */
 const NAMED_PER_KIND = 3;
 
-/** Estimated tokens of `bytes` of text: about one per 4 bytes, the usual rule of thumb for code. */
+/** Estimated tokens of `bytes` of text: about one per 4 bytes, the usual rule of thumb for code. Never throws. */
 export function estimateTokens(bytes: number): number {
   return Math.round(bytes / 4);
 }
@@ -314,7 +314,7 @@ export function filesHolding(rollup: Rollup, secrets: readonly string[]): string
   return [...found].sort((a, b) => a - b).map((index) => rollup.files[index]);
 }
 
-/** Whether the rollup `text` was made by code-commit (its first line begins with {@link ROLLUP_MARK}). */
+/** Whether the rollup `text` was made by code-commit (its first line begins with {@link ROLLUP_MARK}). Never throws. */
 export function isToolMade(text: string): boolean {
   return text.startsWith(ROLLUP_MARK);
 }

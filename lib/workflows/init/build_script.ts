@@ -97,7 +97,7 @@ exit 1
   return `${HEADER}${blocks.join("")}`;
 }
 
-/** What the starter script runs, for the user: `npm test`, `cargo build and cargo test`. */
+/** What the starter script runs, for the user: `it runs cargo build, then cargo test`. Never throws. */
 export function describeStarter(kinds: readonly ProjectKindName[]): string {
   const commands = (Object.keys(PROJECT_KINDS) as ProjectKindName[])
     .filter((kind) => kinds.includes(kind))
