@@ -11,6 +11,7 @@
 set -euo pipefail
 DENO=$1
 OUTPUT=$2
+case "$OUTPUT" in */*) ;; *) OUTPUT="./$OUTPUT" ;; esac # run by path, never looked up on PATH
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 
 # Quotes a word for /bin/sh: inside single quotes, each ' written as '\''.

@@ -76,6 +76,23 @@ Deno.test("the launcher works with another HOME: it pins the DENO_DIR the build 
   }
 });
 
+Deno.test("the launcher may be named without a folder, as build.sh names code-commit.tmp", async () => {
+  const folder = await Deno.makeTempDir({ prefix: "code-commit-launcher-" });
+  try {
+    const made = await run(join(TOOL_ROOT, "scripts/make_launcher.sh"), [
+      Deno.execPath(),
+      "code-commit.tmp",
+    ], { cwd: folder });
+    assert.equal(made.code, 0, made.stderr);
+    assert.equal(
+      (await run(join(folder, "code-commit.tmp"), ["--version"])).stdout,
+      `code-commit ${config.version}\n`,
+    );
+  } finally {
+    await Deno.remove(folder, { recursive: true });
+  }
+});
+
 Deno.test("the reason deno compile failed is one line, cut between words, keeping its root cause", async () => {
   const folder = await Deno.makeTempDir({ prefix: "code-commit-reason-" });
   try {
