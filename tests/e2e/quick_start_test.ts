@@ -54,14 +54,17 @@ const FIXED = "The decimal part must be optional, or whole hours stop parsing.\n
   "  return match ? Number(match[1]) * 3600000 : NaN;\n};\n^^^end\n";
 
 /**
- * What varies from run to run: durations, dates, the temporary folder; and
- * npm's own lines in the build output (its banner, warnings about the local
- * npm configuration), which differ from one npm to another.
+ * What varies from run to run: durations, dates, the temporary folder; npm's
+ * own lines in the build output (its banner, warnings about the local npm
+ * configuration), which differ from one npm to another; and how the build is
+ * contained, which depends on whether bubblewrap is installed.
  */
 function normalise(text: string, root: string): string {
   return text
     .split("\n")
     .filter((line) => !/^ {2}\|( npm | > |$)/.test(line))
+    .filter((line) => !line.startsWith("warning: ./build.sh runs without a sandbox"))
+    .map((line) => line.replace(/^running \.\/build\.sh \(.*\)$/, "running ./build.sh"))
     .join("\n")
     .replaceAll(root, "~/my-project")
     .replace(/\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d/g, "2026-01-01-12-00-00")

@@ -34,10 +34,11 @@ Deno.test("the code-commit task of deno.json takes its flags from permissions.ts
   const command = config.tasks["code-commit"].command;
   assert.match(
     command,
-    /\$\(deno run --no-prompt --config "\$TOOL\/deno\.json" "\$TOOL\/lib\/permissions\/permissions\.ts"\)/,
+    /\$\(deno run --quiet --no-prompt --config "\$TOOL\/deno\.json" "\$TOOL\/lib\/permissions\/permissions\.ts"\)/,
   );
   const outside = command.replace(/\$\(deno run .*?permissions\.ts"\)/, "");
   assert(!/--allow-|--no-prompt|\s-A\s|\s-P/.test(outside), outside);
+  assert.match(outside, /deno run --quiet --config/, "Deno's own notes stay out of the output");
 });
 
 Deno.test("permissions.ts run as a script prints exactly the permission flags", async () => {
