@@ -21,7 +21,7 @@ import { lstatOrUndefined } from "../guard/entry_kinds.ts";
 import { displayPath } from "../text/characters.ts";
 
 /** Where the folder stands with respect to git. */
-export type RepositoryPlace =
+type RepositoryPlace =
   | { readonly kind: "root" }
   | { readonly kind: "inside"; readonly root: string }
   | { readonly kind: "none" };
@@ -34,7 +34,7 @@ export type FindRepository = (folder: string) => Promise<string | undefined>;
  * where its root is), or in none. Never throws: when git cannot be run, a
  * folder without `.git` counts as in none.
  */
-export async function repositoryPlace(
+async function repositoryPlace(
   folder: string,
   findRepository: FindRepository = gitTopLevel,
 ): Promise<RepositoryPlace> {
@@ -84,7 +84,7 @@ export async function checkRepositoryRoot(
  * --show-toplevel`), or undefined when there is none or git cannot be run.
  * Never throws.
  */
-export async function gitTopLevel(folder: string): Promise<string | undefined> {
+async function gitTopLevel(folder: string): Promise<string | undefined> {
   try {
     const output = await new Deno.Command("git", {
       args: ["--no-optional-locks", "-c", "core.fsmonitor=false", "rev-parse", "--show-toplevel"],

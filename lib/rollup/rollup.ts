@@ -41,14 +41,15 @@ import { trackedPaths } from "../preconditions/git_index.ts";
 import { CODE_ROLLUP_FILE, readCodeRollup } from "../preconditions/preconditions.ts";
 import { fileBlock } from "../project_files/file_block.ts";
 import { compareCodePoints } from "../project_files/order.ts";
-import { formatBytes, MAX_FILE_BYTES } from "../project_files/read_file.ts";
+import { READ_LIMITS } from "../file_system/read_limits.ts";
+import { formatBytes } from "../text/sizes.ts";
 import { writeFileAtomically } from "../project_files/safe_write.ts";
 import { walkTree } from "../project_files/walk.ts";
 import { formatCount } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
 
 /** How the first line of a rollup made by code-commit begins. */
-export const ROLLUP_MARK = "code-commit --rollup:";
+const ROLLUP_MARK = "code-commit --rollup:";
 
 /** Why a file git would list is not in the rollup. */
 export type LeftOutKind =
@@ -225,6 +226,9 @@ function readRollupFile(root: string, path: string): string | { kind: LeftOutKin
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
+/** The largest file a rollup holds: the context builder's limit for a file in a prompt (1 MiB). */
+const MAX_FILE_BYTES: number = READ_LIMITS.projectFile.bytes;
+
 /** How each kind of left-out entry is named in the summary. */
 const LEFT_OUT_NAMES: Record<LeftOutKind, [string, string]> = {
   "binary": ["binary file", "binary files"],
@@ -247,7 +251,7 @@ const LEFT_OUT_NAMES: Record<LeftOutKind, [string, string]> = {
 const NAMED_PER_KIND = 3;
 
 /** Estimated tokens of `bytes` of text: about one per 4 bytes, the usual rule of thumb for code. Never throws. */
-export function estimateTokens(bytes: number): number {
+function estimateTokens(bytes: number): number {
   return Math.round(bytes / 4);
 }
 
@@ -315,7 +319,7 @@ export function filesHolding(rollup: Rollup, secrets: readonly string[]): string
 }
 
 /** Whether the rollup `text` was made by code-commit (its first line begins with {@link ROLLUP_MARK}). Never throws. */
-export function isToolMade(text: string): boolean {
+function isToolMade(text: string): boolean {
   return text.startsWith(ROLLUP_MARK);
 }
 
@@ -325,7 +329,7 @@ export function isToolMade(text: string): boolean {
  *
  * @throws {CodeCommitError} when `.git/index` cannot be read.
  */
-export async function trackedFilesNewerThan(root: string, since: Date): Promise<string[]> {
+async function trackedFilesNewerThan(root: string, since: Date): Promise<string[]> {
   const paths = (await trackedPaths(root)).filter((path) =>
     checkPathSyntax(path) === undefined && !protectedRulesFor(path).some((rule) => !rule.readable)
   );

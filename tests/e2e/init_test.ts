@@ -4,8 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { INIT_COMMENT } from "../../lib/workflows/init/gitignore.ts";
-import { STARTER_BUILD_FILE } from "../../lib/workflows/init/workflow.ts";
+/** What --init writes above its .gitignore lines, and where it puts the starter build (stated apart). */
+const INIT_COMMENT = "# code-commit: API keys, query and rollup; run logs";
+const STARTER_BUILD_FILE = "agent-config/starter-build.sh";
 import { git, makeProject, type ProjectOptions } from "../support/project.ts";
 import { runTool } from "../support/run_tool.ts";
 

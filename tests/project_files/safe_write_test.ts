@@ -6,14 +6,14 @@ import {
   writeFileAtomically,
   writeNewFile,
 } from "../../lib/project_files/safe_write.ts";
-import { withTempDir } from "../guard/helpers.ts";
+import { withProject } from "../support/project.ts";
 
 function names(folder: string): string[] {
   return [...Deno.readDirSync(folder)].map((entry) => entry.name).sort();
 }
 
 Deno.test("writeFileAtomically replaces a file, keeps its mode, and leaves no temporary file", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     await Deno.writeTextFile(join(root, "a.txt"), "old\n");
     await Deno.chmod(join(root, "a.txt"), 0o640);
     await writeFileAtomically(root, "a.txt", "new\n");
@@ -31,8 +31,8 @@ Deno.test("writeFileAtomically replaces a file, keeps its mode, and leaves no te
 });
 
 Deno.test("writeFileAtomically and writeNewFile never write through a link", async () => {
-  await withTempDir(async (root) => {
-    await withTempDir(async (outside) => {
+  await withProject({}, async (root) => {
+    await withProject({}, async (outside) => {
       await Deno.writeTextFile(join(outside, "target"), "theirs");
       await Deno.symlink(join(outside, "target"), join(root, "file-link"));
       await Deno.symlink(outside, join(root, "folder-link"));
@@ -55,7 +55,7 @@ Deno.test("writeFileAtomically and writeNewFile never write through a link", asy
 });
 
 Deno.test("writeNewFile writes only where nothing is, with the mode asked for", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     assert.equal(await writeNewFile(root, "run.sh", "#!/bin/sh\n", { mode: 0o755 }), true);
     assert.equal((await Deno.stat(join(root, "run.sh"))).mode! & 0o111, 0o111);
     assert.equal(await writeNewFile(root, "run.sh", "other"), false);
@@ -67,7 +67,7 @@ Deno.test("writeNewFile writes only where nothing is, with the mode asked for", 
 });
 
 Deno.test("ensureRealFolder makes a folder once and refuses a file in the way", async () => {
-  await withTempDir(async (root) => {
+  await withProject({}, async (root) => {
     assert.equal(await ensureRealFolder(root, "agent-config"), true);
     assert.equal(await ensureRealFolder(root, "agent-config"), false);
     await Deno.writeTextFile(join(root, "file"), "");

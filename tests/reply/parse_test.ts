@@ -120,7 +120,7 @@ Deno.test("parseResponse: a path wrapped in backticks, quotes or ** means the ba
     ["``src/a.ts``", "src/a.ts", "backticks and backticks"],
   ];
   for (const [written, bare, how] of cases) {
-    const result = parseResponse(`Here:\n^^^${written}\nvalue\n^^^end\n`);
+    const result = parseReply(`Here:\n^^^${written}\nvalue\n^^^end\n`);
     assert.deepEqual(result, {
       ok: true,
       operations: [{ kind: "write", path: bare, content: "value\n" }],
@@ -132,7 +132,7 @@ Deno.test("parseResponse: a path wrapped in backticks, quotes or ** means the ba
     }, written);
   }
   // A delete, and a wrapped path that names the same file as a bare one: the last block wins.
-  const mixed = parseResponse("^^^`a.ts`\n^^^delete\n^^^a.ts\nx\n^^^end\n");
+  const mixed = parseReply("^^^`a.ts`\n^^^delete\n^^^a.ts\nx\n^^^end\n");
   assert(mixed.ok);
   assert.deepEqual(mixed.operations, [{ kind: "write", path: "a.ts", content: "x\n" }]);
   assert.equal(mixed.warnings.length, 2);
@@ -152,7 +152,7 @@ Deno.test("parseResponse: only a whole wrapping is removed", () => {
       "'a.ts\"",
     ]
   ) {
-    const result = parseResponse(`^^^${path}\nx\n^^^end\n`);
+    const result = parseReply(`^^^${path}\nx\n^^^end\n`);
     assert(result.ok);
     assert.equal(result.operations[0].path, path, path);
     assert.deepEqual(result.warnings, [], path);

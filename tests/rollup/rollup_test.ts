@@ -1,20 +1,20 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { Console, memoryStreams } from "../../lib/console/console.ts";
+import { Console } from "../../lib/console/console.ts";
+import { memoryStreams } from "../support/console.ts";
 import {
   describeRollup,
-  estimateTokens,
   filesHolding,
-  isToolMade,
   loadRollup,
   makeRollup,
-  ROLLUP_MARK,
-  trackedFilesNewerThan,
   writeRollup,
 } from "../../lib/rollup/rollup.ts";
+
+/** How a rollup code-commit made begins (stated apart, as the README states it). */
+const ROLLUP_MARK = "code-commit --rollup:";
 import { fileBlock } from "../../lib/project_files/file_block.ts";
 import { compareCodePoints } from "../../lib/project_files/order.ts";
-import { git, withTempDir, writeFiles } from "../guard/helpers.ts";
+import { runGit, withProject, writeFiles } from "../support/project.ts";
 
 /** A tree with every kind of ignore rule git has, links, binary and non-UTF-8 files. */
 const TREE: Record<string, string> = {
@@ -59,21 +59,12 @@ const TREE: Record<string, string> = {
 };
 
 /** Makes the tree in `root`, a git repository, with a commit, then the untracked and odd files. */
-async function makeTree(root: string, home: string): Promise<void> {
-  await git(root, home, ["init", "-q"]);
+async function makeTree(root: string): Promise<void> {
+  await runGit(root, ["init", "-q"]);
   await writeFiles(root, TREE);
-  await git(root, home, ["add", "-A"]);
-  await git(root, home, ["add", "-f", "tracked-but-ignored.txt", "agent-state/specifications/x"]);
-  await git(root, home, [
-    "-c",
-    "user.name=t",
-    "-c",
-    "user.email=t@e",
-    "commit",
-    "-q",
-    "-m",
-    "start",
-  ]);
+  await runGit(root, ["add", "-A"]);
+  await runGit(root, ["add", "-f", "tracked-but-ignored.txt", "agent-state/specifications/x"]);
+  await runGit(root, ["commit", "-q", "-m", "start"]);
   // Untracked, after the commit: a binary file, a file that is not UTF-8, links.
   await Deno.writeFile(join(root, "src/logo.png"), new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 1]));
   await Deno.writeFile(
@@ -87,8 +78,8 @@ async function makeTree(root: string, home: string): Promise<void> {
 }
 
 /** What `git ls-files -co --exclude-standard` lists, sorted. */
-async function gitListing(root: string, home: string): Promise<string[]> {
-  const result = await git(root, home, [
+async function gitListing(root: string): Promise<string[]> {
+  const result = await runGit(root, [
     "-c",
     "core.quotePath=false",
     "ls-files",
@@ -101,108 +92,101 @@ async function gitListing(root: string, home: string): Promise<string[]> {
 }
 
 Deno.test("the rollup holds exactly what git ls-files -co --exclude-standard lists, less what a prompt may not hold", async () => {
-  await withTempDir(async (root) => {
-    await withTempDir(async (home) => {
-      await makeTree(root, home);
-      const rollup = await makeRollup(root);
-      const listed = await gitListing(root, home);
-      const links = ["docs/src-link", "etc-link", "src/link-to-a.ts"];
-      const expectedOut = new Set([
-        ...links,
-        "src/logo.png",
-        "src/latin1.txt",
-        "agent-state/specifications/x",
-      ]);
-      // git lists the ignored-but-tracked file, the links and the binary files; never agent-config/ or logs/.
-      assert(listed.includes("tracked-but-ignored.txt"));
-      for (const link of links) assert(listed.includes(link), link);
-      assert(!listed.some((path) => path.startsWith("agent-config/") || path.startsWith("logs/")));
-      assert.deepEqual(
-        [...rollup.files],
-        listed.filter((path) => !expectedOut.has(path)),
-      );
-      assert.deepEqual(
-        rollup.leftOut.map((entry) => `${entry.kind} ${entry.path}`),
-        [
-          "protected agent-state/specifications/x",
-          "symbolic-link docs/src-link",
-          "symbolic-link etc-link",
-          "not-utf8 src/latin1.txt",
-          "symbolic-link src/link-to-a.ts",
-          "binary src/logo.png",
-        ],
-      );
-      // The format: the mark line, then one block per file, in code-point order.
-      const expectedText = rollup.files.map((path) =>
-        fileBlock(path, Deno.readTextFileSync(join(root, path)))
-      ).join("");
-      assert(rollup.text.startsWith(`${ROLLUP_MARK} ${rollup.files.length} files `));
-      assert.equal(rollup.text.slice(rollup.text.indexOf("\n") + 1), expectedText);
-      assert(rollup.text.includes("--- no-newline.txt ---\nno newline\n--- "));
-      assert(rollup.text.includes("--- empty.txt ---\n--- "));
-      assert(isToolMade(rollup.text));
-      rollup.files.forEach((path, index) =>
-        assert(rollup.text.startsWith(`--- ${path} ---\n`, rollup.starts[index]), path)
-      );
-    });
+  await withProject({}, async (root) => {
+    await makeTree(root);
+    const rollup = await makeRollup(root);
+    const listed = await gitListing(root);
+    const links = ["docs/src-link", "etc-link", "src/link-to-a.ts"];
+    const expectedOut = new Set([
+      ...links,
+      "src/logo.png",
+      "src/latin1.txt",
+      "agent-state/specifications/x",
+    ]);
+    // git lists the ignored-but-tracked file, the links and the binary files; never agent-config/ or logs/.
+    assert(listed.includes("tracked-but-ignored.txt"));
+    for (const link of links) assert(listed.includes(link), link);
+    assert(!listed.some((path) => path.startsWith("agent-config/") || path.startsWith("logs/")));
+    assert.deepEqual(
+      [...rollup.files],
+      listed.filter((path) => !expectedOut.has(path)),
+    );
+    assert.deepEqual(
+      rollup.leftOut.map((entry) => `${entry.kind} ${entry.path}`),
+      [
+        "protected agent-state/specifications/x",
+        "symbolic-link docs/src-link",
+        "symbolic-link etc-link",
+        "not-utf8 src/latin1.txt",
+        "symbolic-link src/link-to-a.ts",
+        "binary src/logo.png",
+      ],
+    );
+    // The format: the mark line, then one block per file, in code-point order.
+    const expectedText = rollup.files.map((path) =>
+      fileBlock(path, Deno.readTextFileSync(join(root, path)))
+    ).join("");
+    assert(rollup.text.startsWith(`${ROLLUP_MARK} ${rollup.files.length} files `));
+    assert.equal(rollup.text.slice(rollup.text.indexOf("\n") + 1), expectedText);
+    assert(rollup.text.includes("--- no-newline.txt ---\nno newline\n--- "));
+    assert(rollup.text.includes("--- empty.txt ---\n--- "));
+    rollup.files.forEach((path, index) =>
+      assert(rollup.text.startsWith(`--- ${path} ---\n`, rollup.starts[index]), path)
+    );
   });
 });
 
 Deno.test("describeRollup: files, bytes, estimated tokens and what was left out, on one line", async () => {
-  await withTempDir(async (root) => {
-    await withTempDir(async (home) => {
-      await makeTree(root, home);
-      const rollup = await makeRollup(root);
-      const line = describeRollup(rollup);
-      const bytes = new TextEncoder().encode(rollup.text).length;
-      assert(!line.includes("\n"));
-      assert(
-        line.startsWith(
-          `agent-config/codeRollup.txt: ${rollup.files.length} files, ${bytes} bytes, about ${
-            estimateTokens(bytes)
-          } tokens; left out: `,
-        ),
-        line,
-      );
-      assert.match(line, /1 binary file \(src\/logo\.png\)/);
-      assert.match(line, /1 file not in UTF-8 \(src\/latin1\.txt\)/);
-      assert.match(line, /3 symbolic links \(docs\/src-link, etc-link, src\/link-to-a\.ts\)/);
-      assert.match(line, /1 tracked file in a folder no prompt may read \(agent-state/);
-      assert.equal(
-        describeRollup({ text: "x", files: [], starts: [], leftOut: [] }),
-        "agent-config/codeRollup.txt: 0 files, 1 bytes, about 0 tokens; nothing left out",
-      );
-    });
+  await withProject({}, async (root) => {
+    await makeTree(root);
+    const rollup = await makeRollup(root);
+    const line = describeRollup(rollup);
+    const bytes = new TextEncoder().encode(rollup.text).length;
+    assert(!line.includes("\n"));
+    assert(
+      line.startsWith(
+        `agent-config/codeRollup.txt: ${rollup.files.length} files, ${bytes} bytes, about ${
+          Math.round(bytes / 4)
+        } tokens; left out: `,
+      ),
+      line,
+    );
+    assert.match(line, /1 binary file \(src\/logo\.png\)/);
+    assert.match(line, /1 file not in UTF-8 \(src\/latin1\.txt\)/);
+    assert.match(line, /3 symbolic links \(docs\/src-link, etc-link, src\/link-to-a\.ts\)/);
+    assert.match(line, /1 tracked file in a folder no prompt may read \(agent-state/);
+    assert.equal(
+      describeRollup({ text: "x", files: [], starts: [], leftOut: [] }),
+      "agent-config/codeRollup.txt: 0 files, 1 bytes, about 0 tokens; nothing left out",
+    );
   });
 });
 
 Deno.test("a name the guard refuses, a file over 1 MiB, and a name ignored once case is folded are left out", async () => {
-  await withTempDir(async (root) => {
-    await withTempDir(async (home) => {
-      await git(root, home, ["init", "-q"]);
-      await writeFiles(root, {
-        ".gitignore": "*.log\n",
-        "ok.txt": "ok\n",
-        "bad\nname.txt": "--- forged ---\n",
-        "big.txt": "x".repeat(1024 * 1024 + 1),
-        "DEBUG.LOG": "git lists it, the guard would refuse it\n",
-      });
-      const rollup = await makeRollup(root);
-      assert((await gitListing(root, home)).includes("DEBUG.LOG"));
-      assert.deepEqual([...rollup.files], [".gitignore", "ok.txt"]);
-      assert.deepEqual(rollup.leftOut.map((entry) => `${entry.kind} ${entry.path}`), [
-        "ignored-by-case DEBUG.LOG",
-        "refused-name bad\nname.txt",
-        "too-large big.txt",
-      ]);
-      assert.match(describeRollup(rollup), /1 name the path guard refuses \("bad\\nname\.txt"\)/);
+  await withProject({}, async (root) => {
+    await runGit(root, ["init", "-q"]);
+    await writeFiles(root, {
+      ".gitignore": "*.log\n",
+      "ok.txt": "ok\n",
+      "bad\nname.txt": "--- forged ---\n",
+      "big.txt": "x".repeat(1024 * 1024 + 1),
+      "DEBUG.LOG": "git lists it, the guard would refuse it\n",
     });
+    const rollup = await makeRollup(root);
+    assert((await gitListing(root)).includes("DEBUG.LOG"));
+    assert.deepEqual([...rollup.files], [".gitignore", "ok.txt"]);
+    assert.deepEqual(rollup.leftOut.map((entry) => `${entry.kind} ${entry.path}`), [
+      "ignored-by-case DEBUG.LOG",
+      "refused-name bad\nname.txt",
+      "too-large big.txt",
+    ]);
+    assert.match(describeRollup(rollup), /1 name the path guard refuses \("bad\\nname\.txt"\)/);
   });
 });
 
 Deno.test("writeRollup writes atomically, makes agent-config/, and never writes through a link", async () => {
-  await withTempDir(async (root) => {
-    await withTempDir(async (outside) => {
+  await withProject({}, async (root) => {
+    await withProject({}, async (outside) => {
       await writeFiles(root, { "a.txt": "a\n" });
       const rollup = await makeRollup(root);
       await writeRollup(root, rollup);
@@ -240,58 +224,62 @@ Deno.test("filesHolding names the files whose text holds a secret", () => {
   assert.deepEqual(filesHolding(rollup, ["absent", ""]), []);
 });
 
-Deno.test("trackedFilesNewerThan names the tracked files changed after a time", async () => {
-  await withTempDir(async (root) => {
-    await withTempDir(async (home) => {
-      await git(root, home, ["init", "-q"]);
-      await writeFiles(root, { "a.txt": "a\n", "b.txt": "b\n", "untracked-later.txt": "" });
-      await git(root, home, ["add", "a.txt", "b.txt"]);
-      const old = new Date(Date.now() - 60_000);
-      await Deno.utime(join(root, "a.txt"), old, old);
-      await Deno.utime(join(root, "b.txt"), old, old);
-      const since = new Date(Date.now() - 30_000);
-      assert.deepEqual(await trackedFilesNewerThan(root, since), []);
-      await Deno.writeTextFile(join(root, "b.txt"), "b2\n");
-      assert.deepEqual(await trackedFilesNewerThan(root, since), ["b.txt"]);
-    });
+Deno.test("loadRollup names only the tracked files changed after the rollup was written", async () => {
+  await withProject({}, async (root) => {
+    await runGit(root, ["init", "-q"]);
+    await writeFiles(root, { "a.txt": "a\n", "b.txt": "b\n", "untracked.txt": "" });
+    await runGit(root, ["add", "a.txt", "b.txt"]);
+    await writeFiles(root, { "agent-config/codeRollup.txt": "--- a.txt ---\na\n" });
+    const old = new Date(Date.now() - 60_000);
+    const since = new Date(Date.now() - 30_000);
+    for (const path of ["a.txt", "b.txt", "untracked.txt"]) {
+      await Deno.utime(join(root, path), old, old);
+    }
+    await Deno.utime(join(root, "agent-config/codeRollup.txt"), since, since);
+    const quiet = memoryStreams();
+    await loadRollup(root, new Console(quiet));
+    assert.deepEqual(quiet.err, [], "nothing changed since");
+    await Deno.writeTextFile(join(root, "b.txt"), "b2\n");
+    await Deno.writeTextFile(join(root, "untracked.txt"), "new\n");
+    const streams = memoryStreams();
+    await loadRollup(root, new Console(streams));
+    assert.match(streams.err.join(""), /is older than 1 tracked file \(b\.txt\):/);
   });
 });
 
 Deno.test("loadRollup remakes a rollup code-commit made, and warns about a stale one it did not", async () => {
-  await withTempDir(async (root) => {
-    await withTempDir(async (home) => {
-      await git(root, home, ["init", "-q"]);
-      await writeFiles(root, { "index.js": "old\n" });
-      await git(root, home, ["add", "index.js"]);
-      await writeRollup(root, await makeRollup(root));
-      await Deno.writeTextFile(join(root, "index.js"), "new\n");
+  await withProject({}, async (root) => {
+    await runGit(root, ["init", "-q"]);
+    await writeFiles(root, { "index.js": "old\n" });
+    await runGit(root, ["add", "index.js"]);
+    await writeRollup(root, await makeRollup(root));
+    await Deno.writeTextFile(join(root, "index.js"), "new\n");
 
-      const streams = memoryStreams();
-      const text = await loadRollup(root, new Console(streams));
-      assert.match(text, /--- index\.js ---\nnew\n/);
-      assert.equal(
-        await Deno.readTextFile(join(root, "agent-config/codeRollup.txt")),
-        text,
-        "written too",
-      );
-      assert.match(streams.err.join(""), /^remade agent-config\/codeRollup\.txt: 1 file, /);
+    const streams = memoryStreams();
+    const text = await loadRollup(root, new Console(streams));
+    assert.match(text, /--- index\.js ---\nnew\n/);
+    assert.equal(
+      await Deno.readTextFile(join(root, "agent-config/codeRollup.txt")),
+      text,
+      "written too",
+    );
+    assert.match(streams.err.join(""), /^remade agent-config\/codeRollup\.txt: 1 file, /);
 
-      // The user's own rollup: used as it is, with a warning naming the newer tracked file.
-      const own = "--- index.js ---\nold\n";
-      await Deno.writeTextFile(join(root, "agent-config/codeRollup.txt"), own);
-      const past = new Date(Date.now() - 60_000);
-      await Deno.utime(join(root, "agent-config/codeRollup.txt"), past, past);
-      const quiet = memoryStreams();
-      assert.equal(await loadRollup(root, new Console(quiet)), own);
-      assert.match(
-        quiet.err.join(""),
-        /^warning: agent-config\/codeRollup\.txt is older than 1 tracked file \(index\.js\): .*run code-commit --rollup/,
-      );
-      // Made after every tracked file: no warning.
-      await Deno.utime(join(root, "agent-config/codeRollup.txt"), new Date(), new Date());
-      const none = memoryStreams();
-      await loadRollup(root, new Console(none));
-      assert.deepEqual(none.err, []);
-    });
+    // The user's own rollup: used as it is, with a warning naming the newer tracked file.
+    const own = "--- index.js ---\nold\n";
+    await Deno.writeTextFile(join(root, "agent-config/codeRollup.txt"), own);
+    const past = new Date(Date.now() - 60_000);
+    await Deno.utime(join(root, "agent-config/codeRollup.txt"), past, past);
+    const quiet = memoryStreams();
+    assert.equal(await loadRollup(root, new Console(quiet)), own);
+    assert.match(
+      quiet.err.join(""),
+      /^warning: agent-config\/codeRollup\.txt is older than 1 tracked file \(index\.js\): .*run code-commit --rollup/,
+    );
+    // Made after every tracked file: no warning.
+    await Deno.utime(join(root, "agent-config/codeRollup.txt"), new Date(), new Date());
+    const none = memoryStreams();
+    await loadRollup(root, new Console(none));
+    assert.deepEqual(none.err, []);
   });
 });

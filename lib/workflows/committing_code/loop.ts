@@ -117,7 +117,7 @@ export async function runCommitLoop<T = never>(
         changedPaths: ledger.paths(),
       };
     }
-    showProse(console, client.model, reply.text, log.path(names.responseText));
+    showProse(console, client.model, reply.text, log.path(names.replyText));
 
     const outcome = await applyReply(root, reply, session.redactor);
     if (!outcome.ok) {

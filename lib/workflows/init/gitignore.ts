@@ -28,7 +28,7 @@ export interface GitignorePlan {
 }
 
 /** The comment written above the lines `--init` adds. */
-export const INIT_COMMENT = "# code-commit: API keys, query and rollup; run logs";
+const INIT_COMMENT = "# code-commit: API keys, query and rollup; run logs";
 
 /**
  * Plans the root `.gitignore`: `existing` is its text (undefined when there is

@@ -47,13 +47,13 @@ import { type InitRule, planGitignore } from "./gitignore.ts";
  * refuses a program write access to a file it may run (`--allow-run=./build.sh`),
  * which also guarantees that nothing code-commit does rewrites its build.
  */
-export const STARTER_BUILD_FILE = `${AGENT_CONFIG_DIR}/starter-build.sh`;
+const STARTER_BUILD_FILE = `${AGENT_CONFIG_DIR}/starter-build.sh`;
 
 /** The largest `.gitignore` or `package.json` `--init` reads: 4 MiB. */
 const MAX_READ_BYTES = 4 * 1024 * 1024;
 
 /** The rules `--init` makes sure the root `.gitignore` has. */
-export const INIT_RULES: readonly InitRule[] = [
+const INIT_RULES: readonly InitRule[] = [
   { line: `/${AGENT_CONFIG_DIR}`, folder: AGENT_CONFIG_DIR },
   { line: `/${LOGS_DIR}`, folder: LOGS_DIR },
 ];

@@ -6,7 +6,7 @@ import {
   starterBuildScript,
 } from "../../../lib/workflows/init/build_script.ts";
 import { BUILD_PLACEHOLDER_LINE } from "../../../lib/preconditions/preconditions.ts";
-import { withTempDir } from "../../guard/helpers.ts";
+import { withProject } from "../../support/project.ts";
 
 Deno.test("hasNpmTestScript: a real test script, not npm init's placeholder", () => {
   assert.equal(hasNpmTestScript('{"scripts":{"test":"mocha"}}'), true);
@@ -45,7 +45,7 @@ Deno.test("the starter runs each kind's commands, in a fixed order", () => {
 Deno.test("with nothing recognised, the starter says what to put in it and fails", async () => {
   const script = starterBuildScript([]);
   assert(script.includes(BUILD_PLACEHOLDER_LINE));
-  await withTempDir(async (dir) => {
+  await withProject({}, async (dir) => {
     await Deno.writeTextFile(join(dir, "build.sh"), script, { mode: 0o755 });
     const output = await new Deno.Command(join(dir, "build.sh"), {
       stderr: "piped",
@@ -64,7 +64,7 @@ Deno.test("the npm starter really runs the project's test script", async () => {
   if ((await new Deno.Command("sh", { args: ["-c", "command -v npm"] }).output()).code !== 0) {
     return; // No npm here: the script's text is checked above.
   }
-  await withTempDir(async (dir) => {
+  await withProject({}, async (dir) => {
     await Deno.writeTextFile(
       join(dir, "package.json"),
       JSON.stringify({

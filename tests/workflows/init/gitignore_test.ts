@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
-import { INIT_COMMENT, planGitignore } from "../../../lib/workflows/init/gitignore.ts";
-import { INIT_RULES } from "../../../lib/workflows/init/workflow.ts";
-import { git, withTempDir, writeFiles } from "../../guard/helpers.ts";
+import { planGitignore } from "../../../lib/workflows/init/gitignore.ts";
+
+/** The rules --init makes sure of, and the comment it writes above them (stated apart). */
+const INIT_RULES = [
+  { line: "/agent-config", folder: "agent-config" },
+  { line: "/logs", folder: "logs" },
+];
+const INIT_COMMENT = "# code-commit: API keys, query and rollup; run logs";
+import { runGit, withProject, writeFiles } from "../../support/project.ts";
 
 const BOTH = `${INIT_COMMENT}\n/agent-config\n/logs\n`;
 
@@ -60,26 +66,23 @@ Deno.test("a rule is never added twice: rules are judged by their meaning", () =
 
 Deno.test("git agrees: after the plan, the keys, the query, the rollup and the logs are ignored", async () => {
   for (const existing of ["", "dist\n", "/agent-config\n!/agent-config\n", "!logs\n*.tmp"]) {
-    await withTempDir(async (root) => {
-      await withTempDir(async (home) => {
-        await git(root, home, ["init", "-q"]);
-        const text = planGitignore(existing, INIT_RULES).text ?? existing;
-        await writeFiles(root, { ".gitignore": text });
-        const paths = [
-          "agent-config/gemini-key.txt",
-          "agent-config/query.txt",
-          "agent-config/codeRollup.txt",
-          "agent-config/any-name",
-          "logs/2026-01-01-00-00-00-committing-code/1-initial-query.txt",
-        ];
-        const result = await git(
-          root,
-          home,
-          ["check-ignore", "--no-index", "--stdin"],
-          paths.join("\n"),
-        );
-        assert.deepEqual(result.stdout.trim().split("\n"), paths, existing);
-      });
+    await withProject({}, async (root) => {
+      await runGit(root, ["init", "-q"]);
+      const text = planGitignore(existing, INIT_RULES).text ?? existing;
+      await writeFiles(root, { ".gitignore": text });
+      const paths = [
+        "agent-config/gemini-key.txt",
+        "agent-config/query.txt",
+        "agent-config/codeRollup.txt",
+        "agent-config/any-name",
+        "logs/2026-01-01-00-00-00-committing-code/1-initial-query.txt",
+      ];
+      const result = await runGit(
+        root,
+        ["check-ignore", "--no-index", "--stdin"],
+        paths.join("\n"),
+      );
+      assert.deepEqual(result.stdout.trim().split("\n"), paths, existing);
     });
   }
 });
