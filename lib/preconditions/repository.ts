@@ -17,7 +17,7 @@
 
 import { join } from "node:path";
 import { CodeCommitError } from "../errors/errors.ts";
-import { lstatOrUndefined } from "../guard/entry_kinds.ts";
+import { lstatOrUndefined } from "../file_system/lstat.ts";
 import { displayPath } from "../text/characters.ts";
 
 /** Where the folder stands with respect to git. */

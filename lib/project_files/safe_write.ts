@@ -1,36 +1,30 @@
 /**
  * Writing a project file the tool itself makes (`--init`'s files, the code
- * rollup): atomically, and never through a symbolic link.
- *
- * - Every folder on the way (relative to the project root) must be a real
- *   folder: a symbolic link or a file there is refused, never followed.
- *   Missing folders are created (only with `createFolders`).
- * - The file itself must be absent or a regular file: a link, a folder or a
- *   special file there is refused.
- * - The text goes to a new temporary sibling (`createNew`, so it never
- *   follows a link planted there), which is then renamed into place (or,
- *   for {@link writeNewFile}, hard-linked, which fails rather than replace a
- *   file that appeared meanwhile). A reader sees the old file or the new one,
- *   never half of one; a failed write leaves nothing behind.
- *
- * A local stand-in: `lib/file_system/` (branch fs-rules) brings the tool's one
- * `writeAtomically` and real-folder check; once it lands, these two functions
- * become thin calls to it.
+ * rollup) with the tool's own file rules (`lib/file_system/`): every folder
+ * on the way must be a real folder (a symbolic link or a file there is
+ * refused, never followed; missing ones are made only when asked), the file
+ * itself must be absent or a regular file, and the text goes to a temporary
+ * sibling that is then renamed into place (`writeAtomically`), so a reader
+ * sees the old file or the new one, never half of one.
  *
  * @module
  */
 
-import { join } from "node:path";
-import { CodeCommitError, messageOf } from "../errors/errors.ts";
-import { describeSpecial, lstatOrUndefined } from "../guard/entry_kinds.ts";
+import { CodeCommitError } from "../errors/errors.ts";
+import { denoFileSystem, under } from "../file_system/file_system.ts";
+import { describeSpecial, lstatOrUndefined } from "../file_system/lstat.ts";
+import { checkRealFolder, parentFolder } from "../file_system/real_folders.ts";
+import { writeAtomically } from "../file_system/write_atomically.ts";
 
 /** Options of a write. */
 export interface SafeWriteOptions {
-  /** Permission bits of a new file (default 0o644; a replaced file keeps its own). */
+  /** Permission bits of a new file (default: 0o666 less the umask; a replaced file keeps its own). */
   readonly mode?: number;
   /** Create missing folders on the way (default false: a missing folder is an error). */
   readonly createFolders?: boolean;
 }
+
+const encoder = new TextEncoder();
 
 /**
  * Writes `text` to `path` (relative to `root`, `/`-separated) atomically,
@@ -47,23 +41,21 @@ export async function writeFileAtomically(
 ): Promise<void> {
   await checkFolders(root, path, options.createFolders ?? false);
   const existing = await checkTarget(root, path);
-  const temporary = existing !== undefined && existing.mode !== null
-    ? await writeTemporary(root, path, text, existing.mode & 0o7777, true)
-    : await writeTemporary(root, path, text, options.mode ?? 0o644, false);
-  try {
-    await Deno.rename(temporary, join(root, path));
-  } catch (error) {
-    await Deno.remove(temporary).catch(() => {});
-    throw new CodeCommitError(`cannot write ${path}: ${messageOf(error)}`, undefined, {
-      cause: error,
-    });
-  }
+  const mode = existing?.mode !== null && existing?.mode !== undefined
+    ? existing.mode & 0o7777
+    : options.mode;
+  await writeAtomically(denoFileSystem, root, path, encoder.encode(text), {
+    mode,
+    // Checked again right before the rename: nothing but a regular file is ever replaced.
+    beforeRename: async () => void await checkTarget(root, path),
+  });
 }
 
 /**
  * Writes `text` to `path` (relative to `root`) only if nothing is there:
  * returns false, writing nothing, when anything (a file, a folder, a link)
- * already has that name, even one that appears while the file is written.
+ * already has that name. The name is checked when the write starts and
+ * again right before the rename.
  *
  * @throws {CodeCommitError} naming the path when a folder on the way is a
  * symbolic link or not a folder, or the write fails.
@@ -75,20 +67,22 @@ export async function writeNewFile(
   options: SafeWriteOptions = {},
 ): Promise<boolean> {
   await checkFolders(root, path, options.createFolders ?? false);
-  if (await lstatOrUndefined(join(root, path)) !== undefined) return false;
-  const temporary = await writeTemporary(root, path, text, options.mode ?? 0o644, false);
+  if (await lstatOrUndefined(under(root, path)) !== undefined) return false;
+  let appeared = false;
   try {
-    // link(2) never replaces an existing entry: a file that appeared meanwhile is kept.
-    await Deno.link(temporary, join(root, path));
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.AlreadyExists) return false;
-    throw new CodeCommitError(`cannot write ${path}: ${messageOf(error)}`, undefined, {
-      cause: error,
+    await writeAtomically(denoFileSystem, root, path, encoder.encode(text), {
+      mode: options.mode,
+      beforeRename: async () => {
+        if (await lstatOrUndefined(under(root, path)) === undefined) return;
+        appeared = true;
+        throw new CodeCommitError(`${path} appeared while it was being written`);
+      },
     });
-  } finally {
-    await Deno.remove(temporary).catch(() => {});
+  } catch (error) {
+    if (appeared) return false;
+    throw error;
   }
+  return true;
 }
 
 /**
@@ -99,66 +93,37 @@ export async function writeNewFile(
  * a symbolic link or not a folder.
  */
 export async function ensureRealFolder(root: string, path: string): Promise<boolean> {
-  await checkFolders(root, `${path}/x`, true, false);
-  const info = await lstatOrUndefined(join(root, path));
-  if (info !== undefined) {
-    refuseUnlessFolder(path, info);
-    return false;
-  }
-  try {
-    await Deno.mkdir(join(root, path));
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.AlreadyExists) {
-      refuseUnlessFolder(path, await Deno.lstat(join(root, path)));
-      return false;
-    }
-    throw new CodeCommitError(`cannot create ${path}/: ${messageOf(error)}`);
-  }
+  const check = await checkRealFolder(denoFileSystem, root, path, { create: true });
+  if (!check.ok) throw folderError(check.folder, check.found, path);
+  return check.created.includes(path);
 }
 
-/** Checks (and with `create`, makes) every folder above `path`; with `last`, its parent too. */
-async function checkFolders(
-  root: string,
+/** Checks (and with `create`, makes) every folder above `path`. */
+async function checkFolders(root: string, path: string, create: boolean): Promise<void> {
+  const check = await checkRealFolder(denoFileSystem, root, parentFolder(path), { create });
+  if (!check.ok) throw folderError(check.folder, check.found, path);
+}
+
+function folderError(
+  folder: string,
+  found: "missing" | "symlink" | "not-folder",
   path: string,
-  create: boolean,
-  last = true,
-): Promise<void> {
-  const segments = path.split("/");
-  const count = last ? segments.length - 1 : segments.length - 2;
-  for (let depth = 1; depth <= count; depth++) {
-    const folder = segments.slice(0, depth).join("/");
-    const info = await lstatOrUndefined(join(root, folder));
-    if (info !== undefined) {
-      refuseUnlessFolder(folder, info);
-      continue;
-    }
-    if (!create) {
-      throw new CodeCommitError(`cannot write ${path}: the folder ${folder}/ does not exist`);
-    }
-    await Deno.mkdir(join(root, folder)).catch((error) => {
-      if (!(error instanceof Deno.errors.AlreadyExists)) {
-        throw new CodeCommitError(`cannot create ${folder}/: ${messageOf(error)}`);
-      }
-    });
-    refuseUnlessFolder(folder, await Deno.lstat(join(root, folder)));
-  }
-}
-
-function refuseUnlessFolder(folder: string, info: Deno.FileInfo): void {
-  if (info.isSymlink) {
-    throw new CodeCommitError(
-      `${folder} is a symbolic link; code-commit writes only into real folders: replace it with a folder`,
-    );
-  }
-  if (!info.isDirectory) {
-    throw new CodeCommitError(`${folder} is not a folder: move it away`);
+): CodeCommitError {
+  switch (found) {
+    case "missing":
+      return new CodeCommitError(`cannot write ${path}: the folder ${folder}/ does not exist`);
+    case "symlink":
+      return new CodeCommitError(
+        `${folder} is a symbolic link; code-commit writes only into real folders: replace it with a folder`,
+      );
+    case "not-folder":
+      return new CodeCommitError(`${folder} is not a folder: move it away`);
   }
 }
 
 /** The file's info when it is a regular file, undefined when absent; throws for anything else. */
 async function checkTarget(root: string, path: string): Promise<Deno.FileInfo | undefined> {
-  const info = await lstatOrUndefined(join(root, path));
+  const info = await lstatOrUndefined(under(root, path));
   if (info === undefined || info.isFile) return info;
   const what = info.isSymlink
     ? "a symbolic link"
@@ -168,31 +133,4 @@ async function checkTarget(root: string, path: string): Promise<Deno.FileInfo | 
   throw new CodeCommitError(
     `${path} is ${what}; code-commit writes it only as a regular file: move it away`,
   );
-}
-
-/**
- * Writes a new temporary sibling of `path` and returns its absolute path. The
- * umask applies to `mode`, unless `exact` (a replaced file keeps its bits).
- */
-async function writeTemporary(
-  root: string,
-  path: string,
-  text: string,
-  mode: number,
-  exact: boolean,
-): Promise<string> {
-  const slash = path.lastIndexOf("/");
-  const folder = slash === -1 ? "" : path.slice(0, slash);
-  const name = path.slice(slash + 1);
-  const temporary = join(root, folder, `.${name}.${crypto.randomUUID().slice(0, 8)}.tmp`);
-  try {
-    await Deno.writeTextFile(temporary, text, { createNew: true, mode });
-    if (exact) await Deno.chmod(temporary, mode);
-    return temporary;
-  } catch (error) {
-    await Deno.remove(temporary).catch(() => {});
-    throw new CodeCommitError(`cannot write ${path}: ${messageOf(error)}`, undefined, {
-      cause: error,
-    });
-  }
 }

@@ -32,7 +32,7 @@
 import { join } from "node:path";
 import type { Console } from "../console/console.ts";
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
-import { lstatOrUndefined } from "../guard/entry_kinds.ts";
+import { lstatOrUndefined } from "../file_system/lstat.ts";
 import { displayPath } from "../text/characters.ts";
 import { IgnoreRules } from "../guard/ignore_rules.ts";
 import { checkPathSyntax } from "../guard/path_syntax.ts";
@@ -41,6 +41,7 @@ import { trackedPaths } from "../preconditions/git_index.ts";
 import { CODE_ROLLUP_FILE, readCodeRollup } from "../preconditions/preconditions.ts";
 import { fileBlock } from "../project_files/file_block.ts";
 import { compareCodePoints } from "../project_files/order.ts";
+import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
 import { READ_LIMITS } from "../file_system/read_limits.ts";
 import { formatBytes } from "../text/sizes.ts";
 import { writeFileAtomically } from "../project_files/safe_write.ts";
@@ -121,17 +122,22 @@ export async function makeRollup(root: string): Promise<Rollup> {
   const files: string[] = [];
   const starts: number[] = [];
   let offset = 0;
-  for (const path of candidates) {
-    const outcome = readRollupFile(root, path);
-    if (typeof outcome === "string") {
-      const block = fileBlock(path, outcome);
-      blocks.push(block);
-      files.push(path);
-      starts.push(offset);
-      offset += block.length;
-    } else if (outcome.kind !== "missing") {
-      leftOut.push({ path, kind: outcome.kind });
-    }
+  // A few reads in flight at once: each open waits on a thread, the reads themselves do not.
+  for (let start = 0; start < candidates.length; start += READ_CONCURRENCY) {
+    const batch = candidates.slice(start, start + READ_CONCURRENCY);
+    const outcomes = await Promise.all(batch.map((path) => readRollupFile(root, path)));
+    outcomes.forEach((outcome, index) => {
+      const path = batch[index];
+      if (typeof outcome === "string") {
+        const block = fileBlock(path, outcome);
+        blocks.push(block);
+        files.push(path);
+        starts.push(offset);
+        offset += block.length;
+      } else if (outcome.kind !== "missing") {
+        leftOut.push({ path, kind: outcome.kind });
+      }
+    });
   }
   leftOut.sort((a, b) => compareCodePoints(a.path, b.path));
   const mark = `${ROLLUP_MARK} ${plural(files.length, "file")} git tracks or would track; ` +
@@ -180,47 +186,42 @@ async function trackedFileProblem(
 }
 
 /**
- * Reads one file for the rollup: its text, or why it is left out. Opened
- * only when `lstat` shows a regular file of at most `MAX_FILE_BYTES`, and
- * refused when what was opened is not that file (swapped for a link
- * meanwhile). Synchronous: one buffer of the file's size and no promise per
- * step makes a rollup of tens of thousands of small files several times
- * faster, and nothing else runs while a rollup is made. Never throws.
+ * Reads one file for the rollup with the tool's bounded read (`readBounded`:
+ * only a regular file, never through a link, at most `MAX_FILE_BYTES`, an
+ * open bounded in time, the opened file checked to be the one inspected):
+ * its text, or why it is left out. Never throws.
  */
-function readRollupFile(root: string, path: string): string | { kind: LeftOutKind | "missing" } {
-  const absolute = join(root, path);
-  let file: Deno.FsFile | undefined;
+async function readRollupFile(
+  root: string,
+  path: string,
+): Promise<string | { kind: LeftOutKind | "missing" }> {
+  let bytes: Uint8Array | undefined;
   try {
-    const before = Deno.lstatSync(absolute);
-    if (before.isSymlink) return { kind: "symbolic-link" };
-    if (!before.isFile) return { kind: "missing" };
-    if (before.size > MAX_FILE_BYTES) return { kind: "too-large" };
-    file = Deno.openSync(absolute, { read: true });
-    const opened = file.statSync();
-    if (!opened.isFile || opened.ino !== before.ino || opened.dev !== before.dev) {
-      return { kind: "unreadable" };
-    }
-    // One byte more than lstat said, to notice a file that grew meanwhile.
-    const buffer = new Uint8Array(Math.min(opened.size, MAX_FILE_BYTES) + 1);
-    let length = 0;
-    while (length < buffer.length) {
-      const read = file.readSync(buffer.subarray(length));
-      if (read === null || read === 0) break;
-      length += read;
-    }
-    if (length > MAX_FILE_BYTES) return { kind: "too-large" };
-    const bytes = buffer.subarray(0, length);
-    if (bytes.includes(0)) return { kind: "binary" };
-    try {
-      return decoder.decode(bytes);
-    } catch {
-      return { kind: "not-utf8" };
-    }
+    bytes = await readBounded(join(root, path), {
+      limit: READ_LIMITS.projectFile,
+      followSymlink: false,
+      name: path,
+    });
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return { kind: "missing" };
-    return { kind: "unreadable" };
-  } finally {
-    file?.close();
+    if (!(error instanceof FileReadError)) return { kind: "unreadable" };
+    switch (error.problem) {
+      case "symlink":
+        return { kind: "symbolic-link" };
+      case "too-large":
+        return { kind: "too-large" };
+      case "folder":
+      case "special":
+        return { kind: "missing" }; // git lists neither as a file
+      default:
+        return { kind: "unreadable" };
+    }
+  }
+  if (bytes === undefined) return { kind: "missing" };
+  if (bytes.includes(0)) return { kind: "binary" };
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    return { kind: "not-utf8" };
   }
 }
 
@@ -228,6 +229,9 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
 
 /** The largest file a rollup holds: the context builder's limit for a file in a prompt (1 MiB). */
 const MAX_FILE_BYTES: number = READ_LIMITS.projectFile.bytes;
+
+/** How many files are read at once. */
+const READ_CONCURRENCY = 16;
 
 /** How each kind of left-out entry is named in the summary. */
 const LEFT_OUT_NAMES: Record<LeftOutKind, [string, string]> = {

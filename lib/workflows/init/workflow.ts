@@ -19,7 +19,7 @@
 import { join } from "node:path";
 import type { Console } from "../../console/console.ts";
 import { CodeCommitError, EXIT, messageOf } from "../../errors/errors.ts";
-import { lstatOrUndefined } from "../../guard/entry_kinds.ts";
+import { lstatOrUndefined } from "../../file_system/lstat.ts";
 import { MODEL_NAMES, type ModelName, MODELS, type Provider } from "../../llm/models.ts";
 import { LOGS_DIR } from "../../logger/log_names.ts";
 import {
