@@ -144,3 +144,16 @@ Deno.test("the consistency report remakes a rollup made by --rollup too", async 
     await server.close();
   }
 });
+
+Deno.test("--rollup warns when the rollup is larger than a run reads", async () => {
+  const files: Record<string, string> = {};
+  const line = "x".repeat(99) + "\n";
+  for (let n = 0; n < 35; n++) files[`data/part-${n}.txt`] = line.repeat(10_000); // 1,000,000 bytes each
+  await using project = await makeProject({ rollup: null, files });
+  const run = await runTool(project.root, ["--rollup"]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(
+    run.stderr,
+    /^warning: agent-config\/codeRollup\.txt is 33\.\d MiB, more than the 32 MiB a run reads from it: use --build-context/,
+  );
+});

@@ -9,7 +9,10 @@
 
 import type { Console } from "../../console/console.ts";
 import { EXIT } from "../../errors/errors.ts";
+import { READ_LIMITS } from "../../file_system/read_limits.ts";
 import { KEY_FILES } from "../../llm/models.ts";
+import { CODE_ROLLUP_FILE } from "../../preconditions/preconditions.ts";
+import { formatBytes } from "../../text/sizes.ts";
 import { checkRepositoryRoot, type FindRepository } from "../../preconditions/repository.ts";
 import { describeRollup, filesHolding, makeRollup, writeRollup } from "../../rollup/rollup.ts";
 import { readKnownKeys } from "../../secrets/keys.ts";
@@ -44,6 +47,14 @@ export async function runRollup(
     console.warn(
       `${path} holds an API key from agent-config/: code-commit refuses to send a prompt that ` +
         `holds a key, so remove the key from ${path} (and change it, if it was ever committed)`,
+    );
+  }
+  const bytes = new TextEncoder().encode(rollup.text).length;
+  if (bytes > READ_LIMITS.codeRollup.bytes) {
+    console.warn(
+      `${CODE_ROLLUP_FILE} is ${formatBytes(bytes)}, more than the ${
+        formatBytes(READ_LIMITS.codeRollup.bytes)
+      } a run reads from it: use --build-context, which sends only the files the model chooses`,
     );
   }
   console.result(describeRollup(rollup));
