@@ -12,7 +12,7 @@ import {
   startFakeLlmServer,
 } from "../support/fake_llm_server.ts";
 import { assertNoKeyLeak } from "../support/leaks.ts";
-import { GEMINI_KEY, makeProject, OPENAI_KEY, STATUS_BUILD } from "../support/project.ts";
+import { GEMINI_KEY, git, makeProject, OPENAI_KEY, STATUS_BUILD } from "../support/project.ts";
 import { runTool } from "../support/run_tool.ts";
 
 const START_FILES = { "src/status.txt": "broken\n" };
@@ -91,5 +91,43 @@ Deno.test("a reply whose file holds a key writes nothing and counts as a failed 
     await assertNoKeyLeak(project.root, [run], server);
   } finally {
     await server.close();
+  }
+});
+
+Deno.test("a reply whose header path holds a key writes nothing, names no key, and counts as a failed attempt", async () => {
+  const headers = [
+    ["the whole key in a file name", `src/${GEMINI_KEY}.txt`],
+    ["a wrapped 20-character prefix", `\`docs/${OPENAI_KEY.slice(0, 20)}.md\``],
+    ["a key as a folder name, deleted", `${GEMINI_KEY.slice(4, 30)}/old.txt`, "delete"],
+  ];
+  for (const [name, header, kind] of headers) {
+    await using project = await makeProject({ buildScript: STATUS_BUILD, files: START_FILES });
+    const block = kind === "delete" ? `^^^${header}\n^^^delete\n` : `^^^${header}\nhello\n^^^end\n`;
+    const server = await startFakeLlmServer([
+      geminiReply(`^^^src/status.txt\nok\n^^^end\n${block}`),
+      geminiReply(FIX),
+    ]);
+    try {
+      const run = await runTool(project.root, [], { server });
+      assert.equal(run.code, 0, `${name}: ${run.stderr}`);
+      assert.equal(server.requests.length, 2, name);
+      assert.match(
+        run.stderr,
+        /the reply was not applied, nothing from it was written: refused the reply: 1 path may not be written/,
+        name,
+      );
+      assert.match(run.stderr, /\*{8}.*: its path holds an API key/, name);
+      const repair = geminiText(server.requests[1]);
+      assert.match(repair, /its path holds an API key/, name);
+      assert.equal(await project.exists("docs"), false, name);
+      assert.deepEqual(
+        (await git(project.root, "status", "--porcelain", "--untracked-files=all")).trim(),
+        "M src/status.txt",
+        name,
+      );
+      await assertNoKeyLeak(project.root, [run], server);
+    } finally {
+      await server.close();
+    }
   }
 });

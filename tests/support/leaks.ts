@@ -1,7 +1,7 @@
 /**
  * The check every end-to-end test ends with: no API key anywhere it must
- * not be — in any file of the project outside agent-config/, in what the
- * tool printed, or in any URL it requested.
+ * not be — in the name or content of any file of the project outside
+ * agent-config/, in what the tool printed, or in any URL it requested.
  *
  * @module
  */
@@ -15,8 +15,9 @@ import { GEMINI_KEY, OPENAI_KEY } from "./project.ts";
 const KEYS = [GEMINI_KEY, OPENAI_KEY];
 
 /**
- * Fails when a key appears in any file under `root` (agent-config/ and
- * .git/ aside), in the run's stdout or stderr, or in a requested URL.
+ * Fails when a key appears in the path or content of any file under `root`
+ * (agent-config/ and .git/ aside), in the run's stdout or stderr, or in a
+ * requested URL.
  * Returns how many files it scanned, so a test can check it scanned some.
  */
 export async function assertNoKeyLeak(
@@ -27,6 +28,7 @@ export async function assertNoKeyLeak(
   let scanned = 0;
   for (const path of await listFiles(root)) {
     if (path.startsWith("agent-config/") || path.startsWith(".git/")) continue;
+    for (const key of KEYS) assert(!path.includes(key), `the key leaked into the path ${path}`);
     const bytes = await Deno.readFile(join(root, path));
     const text = new TextDecoder().decode(bytes);
     for (const key of KEYS) assert(!text.includes(key), `the key leaked into ${path}`);

@@ -34,25 +34,41 @@ export type ReplyOutcome =
 export const KEY_IN_CONTENT_REASON =
   "its content holds an API key (whole, in part, or encoded), and a key is never written to a file";
 
+/** Why a path holding a key is refused (shown masked), for the user and the repair prompt. */
+export const KEY_IN_PATH_REASON =
+  "its path holds an API key (whole, in part, or encoded), and a key is never written to a file " +
+  "name (git would commit it with the file)";
+
 /**
- * The write operations of `operations` whose content holds a key in any
- * form `redactor` knows (see `Redactor.containsKey`), as refusals. Never throws.
+ * The operations of `operations` that would write a key in any form
+ * `redactor` knows (see `Redactor.containsKey`), as refusals: a write or a
+ * delete whose path holds one (the path is what `git add` records), a write
+ * whose content holds one. Refusal paths are as the reply wrote them: mask
+ * them before showing them. Never throws.
  */
 export function keyRefusals(
   operations: readonly FileOperation[],
   redactor: Redactor,
 ): Refusal[] {
-  return operations.filter((operation) =>
-    operation.kind === "write" && redactor.containsKey(operation.content)
-  ).map((operation) => ({ path: operation.path, reason: KEY_IN_CONTENT_REASON }));
+  const refusals: Refusal[] = [];
+  for (const operation of operations) {
+    if (redactor.containsKey(operation.path)) {
+      refusals.push({ path: operation.path, reason: KEY_IN_PATH_REASON });
+    } else if (operation.kind === "write" && redactor.containsKey(operation.content)) {
+      refusals.push({ path: operation.path, reason: KEY_IN_CONTENT_REASON });
+    }
+  }
+  return refusals;
 }
 
 /**
  * Applies `reply` to the project at `root`, all or nothing.
  *
  * Never throws for a bad reply: a truncated reply, a parse error, a refused
- * path, a file whose content holds a key (any form `redactor` knows) or a
- * failed (and rolled back) write come back as `ok: false`.
+ * path, a path or a file content that holds a key (any form `redactor`
+ * knows) or a failed (and rolled back) write come back as `ok: false`, with
+ * a reason in which every key is masked (it goes into the next repair
+ * prompt, and a prompt holding a key is never sent).
  *
  * @throws {ApplyError} only when a failed write could not be rolled back
  * completely: the run must stop, and the message lists the paths to restore.
@@ -71,7 +87,7 @@ export async function applyReply(
     };
   }
   const parsed = parseReply(reply.text);
-  if (!parsed.ok) return { ok: false, reason: parsed.reason };
+  if (!parsed.ok) return { ok: false, reason: redactor.redact(parsed.reason) };
 
   const guarded = await guardOperations(root, parsed.operations);
   const keys = keyRefusals(parsed.operations, redactor);
@@ -82,8 +98,9 @@ export async function applyReply(
     const order = new Map<string, number>();
     parsed.operations.forEach((operation, index) => order.set(operation.path, index));
     const all = [...refused, ...keys.filter((refusal) => !paths.has(refusal.path))]
-      .sort((a, b) => (order.get(a.path) ?? 0) - (order.get(b.path) ?? 0));
-    return { ok: false, reason: formatRefusals(all) };
+      .sort((a, b) => (order.get(a.path) ?? 0) - (order.get(b.path) ?? 0))
+      .map((refusal) => ({ ...refusal, path: redactor.redact(refusal.path) }));
+    return { ok: false, reason: redactor.redact(formatRefusals(all)) };
   }
 
   try {
@@ -96,7 +113,7 @@ export async function applyReply(
     };
   } catch (error) {
     if (error instanceof ApplyError && error.notRestored.length === 0) {
-      return { ok: false, reason: error.message };
+      return { ok: false, reason: redactor.redact(error.message) };
     }
     throw error;
   }

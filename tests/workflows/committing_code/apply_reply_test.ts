@@ -135,3 +135,32 @@ Deno.test("a deleted file or content without a key is not refused for keys", asy
     assert(outcome.ok);
   });
 });
+
+Deno.test("a write or delete whose path holds a key is refused, and the reason shows it masked", async () => {
+  const paths: [string, string][] = [
+    ["the whole key, written", `^^^src/${GEMINI_KEY}.txt\nx\n^^^end\n`],
+    ["20 characters of it, wrapped", `^^^\`docs/${OPENAI_KEY.slice(0, 20)}.md\`\nx\n^^^end\n`],
+    ["12 characters of it, deleted", `^^^src/${GEMINI_KEY.slice(10, 22)}.ts\n^^^delete\n`],
+    ["base64 of it as a folder", `^^^${btoa(GEMINI_KEY)}/a.ts\nx\n^^^end\n`],
+  ];
+  for (const [name, block] of paths) {
+    await inProject(async (root) => {
+      const outcome = await applyReply(root, reply(`^^^src/a.ts\nnew\n^^^end\n${block}`), REDACTOR);
+      assert(!outcome.ok, name);
+      assert.match(outcome.reason, /refused the reply: 1 path may not be written/, name);
+      assert.match(outcome.reason, /\*{8}.*: its path holds an API key/, name);
+      assert(!REDACTOR.containsKey(outcome.reason), `${name}: the reason holds no key`);
+      assert.equal(await Deno.readTextFile(join(root, "src/a.ts")), "old\n", name);
+      assert.deepEqual([...Deno.readDirSync(join(root, "src"))].map((e) => e.name), ["a.ts"], name);
+    });
+  }
+});
+
+Deno.test("a reply that cannot be parsed gives a reason with every key masked", async () => {
+  await inProject(async (root) => {
+    const outcome = await applyReply(root, reply(`^^^src/${GEMINI_KEY}.txt\nno end\n`), REDACTOR);
+    assert(!outcome.ok);
+    assert.match(outcome.reason, /src\/\*{8}XY\.txt/);
+    assert(!REDACTOR.containsKey(outcome.reason));
+  });
+});
