@@ -18,15 +18,38 @@ const MIN_KEY_LENGTH = 8;
  * bounded read (a symbolic link is followed, and its target checked), or
  * undefined when there is none.
  *
- * @throws {FileReadError} naming the file when it is not a regular file or
- * is larger than `READ_LIMITS.apiKey`.
+ * A key file with more than one hard link is refused: the key then has
+ * another name, which the sandbox does not hide (it hides `agent-config/`,
+ * not another name of a file in it) and which git commits when it lies in
+ * the project. A symbolic link is the way to share
+ * one key file.
+ *
+ * @throws {FileReadError} naming the file when it is not a regular file, is
+ * larger than `READ_LIMITS.apiKey`, or has more than one hard link
+ * (`hard-link`, with a message saying how to find the other name).
  */
 async function readKeyFile(root: string, keyFile: string): Promise<string | undefined> {
-  const bytes = await readBounded(join(root, keyFile), {
-    limit: READ_LIMITS.apiKey,
-    followSymlink: true,
-    name: keyFile,
-  });
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = await readBounded(join(root, keyFile), {
+      limit: READ_LIMITS.apiKey,
+      followSymlink: true,
+      refuseHardLinks: true,
+      name: keyFile,
+    });
+  } catch (error) {
+    if (error instanceof FileReadError && error.problem === "hard-link") {
+      throw new FileReadError(
+        `${keyFile} has more than one hard link: the key has another name, which a build may ` +
+          `read or git may commit; delete that name (find / -samefile ${keyFile} lists them), ` +
+          "or, to share one key file between projects, use a symbolic link",
+        keyFile,
+        "hard-link",
+        { cause: error },
+      );
+    }
+    throw error;
+  }
   return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
 }
 
@@ -35,8 +58,9 @@ async function readKeyFile(root: string, keyFile: string): Promise<string | unde
  * trimmed.
  *
  * @throws {CodeCommitError} naming the file when it is missing, not a
- * regular file (a fifo or a device is never opened), larger than
- * `READ_LIMITS.apiKey`, empty,
+ * regular file (a fifo or a device is never opened), hard-linked (another
+ * name of it may be readable by a build), larger than `READ_LIMITS.apiKey`,
+ * empty,
  * shorter than {@link MIN_KEY_LENGTH}, or has anything but printable ASCII
  * inside the key (a key sent in a header must be one plain token: a
  * zero-width space copied along with it would make every request fail).
@@ -111,8 +135,9 @@ const MIN_REDACTED_TOKEN = 20;
  * file is checked strictly by {@link readApiKey}).
  *
  * @throws {FileReadError} when a key file is larger than `READ_LIMITS.apiKey`
- * or changes while it is opened: it may hold a key, and a key that is not
- * known cannot be masked.
+ * or changes while it is opened (it may hold a key, and a key that is not
+ * known cannot be masked), or has more than one hard link (as
+ * {@link readApiKey}: the key of a model not used leaks as well).
  */
 export async function readKnownKeys(root: string, keyFiles: readonly string[]): Promise<string[]> {
   const keys: string[] = [];

@@ -12,7 +12,14 @@ import {
   startFakeLlmServer,
 } from "../support/fake_llm_server.ts";
 import { assertNoKeyLeak } from "../support/leaks.ts";
-import { GEMINI_KEY, git, makeProject, OPENAI_KEY, STATUS_BUILD } from "../support/project.ts";
+import {
+  GEMINI_KEY,
+  git,
+  makeProject,
+  OPENAI_KEY,
+  STATUS_BUILD,
+  tempProject,
+} from "../support/project.ts";
 import { runTool } from "../support/run_tool.ts";
 
 const START_FILES = { "src/status.txt": "broken\n" };
@@ -128,6 +135,62 @@ Deno.test("a reply whose header path holds a key writes nothing, names no key, a
       await assertNoKeyLeak(project.root, [run], server);
     } finally {
       await server.close();
+    }
+  }
+});
+
+Deno.test("a key file with a second hard link stops the run before any call, naming the file", async () => {
+  const cases: [string, string, (root: string, outside: string) => Promise<void>][] = [
+    [
+      "the chosen model's key, its other name in the project",
+      "agent-config/gemini-key.txt",
+      (root) => Deno.link(join(root, "agent-config/gemini-key.txt"), join(root, "src/notes.txt")),
+    ],
+    [
+      "the other model's key, its other name outside",
+      "agent-config/openai-key.txt",
+      (root, outside) =>
+        Deno.link(join(root, "agent-config/openai-key.txt"), join(outside, "openai.txt")),
+    ],
+    [
+      "a key kept elsewhere behind a symbolic link, hard-linked there",
+      "agent-config/gemini-key.txt",
+      async (root, outside) => {
+        const kept = join(outside, "gemini.txt");
+        await Deno.rename(join(root, "agent-config/gemini-key.txt"), kept);
+        await Deno.link(kept, join(outside, "gemini-copy.txt"));
+        await Deno.symlink(kept, join(root, "agent-config/gemini-key.txt"));
+      },
+    ],
+  ];
+  for (const [name, keyFile, setUp] of cases) {
+    await using outside = await tempProject();
+    await using project = await makeProject({ buildScript: STATUS_BUILD, files: START_FILES });
+    await setUp(project.root, outside.root);
+    for (const args of [[], ["--rollup"]]) {
+      const server = await startFakeLlmServer([geminiReply(FIX)]);
+      try {
+        const run = await runTool(project.root, args, { server });
+        assert.equal(run.code, 1, `${name} ${args}: ${run.stderr}`);
+        assert.equal(server.requests.length, 0, name);
+        const lines = run.stderr.trimEnd().split("\n");
+        assert.equal(lines.length, 1, `${name}: ${run.stderr}`);
+        assert.match(
+          lines[0],
+          new RegExp(
+            `^code-commit: ${keyFile.replaceAll(".", "\\.")} has more than one hard link: ` +
+              "the key has another name, which a build may read or git may commit",
+          ),
+          name,
+        );
+        assert.equal(await project.read("src/status.txt"), "broken\n", name);
+        // (src/notes.txt holds a key by design: the output is checked, not the files.)
+        for (const key of [GEMINI_KEY, OPENAI_KEY]) {
+          assert(!run.stderr.includes(key) && !run.stdout.includes(key), name);
+        }
+      } finally {
+        await server.close();
+      }
     }
   }
 });

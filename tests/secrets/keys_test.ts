@@ -276,3 +276,21 @@ Deno.test("readKnownKeys: skips a fifo or a device, but refuses a key file too l
     /agent-config\/openai-key\.txt is 68\.4 KiB, more than the 64 KiB/,
   );
 });
+
+Deno.test("readApiKey and readKnownKeys refuse a key file with a second hard link, naming it", async () => {
+  await using project = await tempRoot({ [GEMINI_FILE]: `${GEMINI_KEY}\n` });
+  await Deno.mkdir(join(project.root, "src"));
+  await Deno.link(join(project.root, GEMINI_FILE), join(project.root, "src/notes.txt"));
+  const message = new RegExp(
+    "^agent-config/gemini-key\\.txt has more than one hard link: the key has another name, " +
+      "which a build may read or git may commit; delete that name \\(find / -samefile " +
+      "agent-config/gemini-key\\.txt lists them\\), or, to share one key file between " +
+      "projects, use a symbolic link$",
+  );
+  const check = (error: Error) => error instanceof CodeCommitError && message.test(error.message);
+  await assert.rejects(readApiKey(project.root, GEMINI_FILE, "Gemini"), check);
+  await assert.rejects(readKnownKeys(project.root, [GEMINI_FILE, OPENAI_FILE]), check);
+  // Its one name again: read.
+  await Deno.remove(join(project.root, "src/notes.txt"));
+  assert.equal(await readApiKey(project.root, GEMINI_FILE, "Gemini"), GEMINI_KEY);
+});
