@@ -48,7 +48,8 @@ export interface FolderListing {
  * - only with `WalkOptions.reportAll`: `symbolic-link`, a link git would
  *   list (not ignored), never followed; `ignored-by-case`, an entry git
  *   does not ignore but would if names were compared without regard to
- *   case (the guard refuses those too).
+ *   case (the guard refuses those too); `special`, a fifo, socket or device
+ *   that is not ignored (git lists none of them, and nothing reads one).
  *
  * Show it with {@link describeSkipped}.
  */
@@ -56,7 +57,12 @@ export interface SkippedEntry {
   /** The entry's path, relative to the project root (shown with `displayPath`: it may hold anything). */
   readonly path: string;
   /** Why it was left out. */
-  readonly kind: "refused-name" | "unreadable-folder" | "symbolic-link" | "ignored-by-case";
+  readonly kind:
+    | "refused-name"
+    | "unreadable-folder"
+    | "symbolic-link"
+    | "ignored-by-case"
+    | "special";
   /** Whether the entry is a folder (always, for an unreadable folder). */
   readonly isDirectory: boolean;
   /** The detail: the syntax problem, or the error message. */
@@ -88,9 +94,10 @@ export interface WalkOptions {
    */
   readonly enter?: (folder: string) => boolean;
   /**
-   * Also report, in `skipped`, the symbolic links git would list and the
-   * entries left out only because they are ignored once case is folded
-   * (default false: those are left out silently).
+   * Also report, in `skipped`, the symbolic links git would list, the
+   * entries left out only because they are ignored once case is folded,
+   * and the special files that are not ignored (default false: those are
+   * left out silently).
    */
   readonly reportAll?: boolean;
 }
@@ -161,10 +168,12 @@ export async function listFolder(
   const exact = rules.withIgnoreCase(false);
   const folded = rules.withIgnoreCase(true);
   const reportAll = options.reportAll ?? false;
-  const candidates: { path: string; isDirectory: boolean; isLink: boolean }[] = [];
+  const candidates: { path: string; isDirectory: boolean; isLink: boolean; isSpecial: boolean }[] =
+    [];
   const skipped: SkippedEntry[] = [];
   for await (const entry of readDir(join(root, folder))) {
-    if (entry.isSymlink ? !reportAll : !(entry.isFile || entry.isDirectory)) continue;
+    const isSpecial = !(entry.isFile || entry.isDirectory || entry.isSymlink);
+    if ((entry.isSymlink || isSpecial) && !reportAll) continue;
     const path = folder === "" ? entry.name : `${folder}/${entry.name}`;
     const syntax = entrySyntaxProblem(path, entry.name);
     if (syntax !== undefined) {
@@ -172,11 +181,11 @@ export async function listFolder(
       continue;
     }
     if (isUnreadableEntry(folder, entry.name)) continue;
-    candidates.push({ path, isDirectory: entry.isDirectory, isLink: entry.isSymlink });
+    candidates.push({ path, isDirectory: entry.isDirectory, isLink: entry.isSymlink, isSpecial });
   }
   const files: string[] = [];
   const folders: string[] = [];
-  for (const { path, isDirectory, isLink } of candidates) {
+  for (const { path, isDirectory, isLink, isSpecial } of candidates) {
     if (await exact.isIgnored(path, isDirectory)) continue;
     if (await folded.isIgnored(path, isDirectory)) {
       if (reportAll) {
@@ -195,6 +204,15 @@ export async function listFolder(
         kind: "symbolic-link",
         isDirectory: false,
         reason: "a symbolic link, never followed",
+      });
+      continue;
+    }
+    if (isSpecial) {
+      skipped.push({
+        path,
+        kind: "special",
+        isDirectory: false,
+        reason: "a fifo, socket or device, not a regular file",
       });
       continue;
     }

@@ -13,6 +13,11 @@
  * - `agent-config/`, `logs/`, `agent-state/`, `app-data/` and `.git` (the
  *   protected entries no prompt may read);
  * - symbolic links (never followed), and files reached through one;
+ * - files with more than one hard link (another name of the same file may
+ *   be outside the project), as the context builder and the auto workflow
+ *   leave them out;
+ * - fifos, sockets and devices (git lists none of them either, but a user
+ *   who put one there hears why it is not in the rollup);
  * - binary files (a NUL byte), files that are not UTF-8, and files larger
  *   than `MAX_FILE_BYTES` (1 MiB), as in the context builder;
  * - names the path guard refuses (a newline, a control character, ...),
@@ -58,6 +63,8 @@ export type LeftOutKind =
   | "not-utf8"
   | "too-large"
   | "symbolic-link"
+  | "hard-link"
+  | "special"
   | "protected"
   | "refused-name"
   | "ignored-by-case"
@@ -181,15 +188,16 @@ async function trackedFileProblem(
   const info = await lstatOrUndefined(join(root, path)).catch(() => undefined);
   if (info === undefined) return "missing";
   if (info.isSymlink) return "symbolic-link";
-  if (!info.isFile) return "missing";
+  if (info.isDirectory) return "missing";
+  if (!info.isFile) return "special";
   return undefined;
 }
 
 /**
  * Reads one file for the rollup with the tool's bounded read (`readBounded`:
- * only a regular file, never through a link, at most `MAX_FILE_BYTES`, an
- * open bounded in time, the opened file checked to be the one inspected):
- * its text, or why it is left out. Never throws.
+ * only a regular file with one name, never through a link, at most
+ * `MAX_FILE_BYTES`, an open bounded in time, the opened file checked to be
+ * the one inspected): its text, or why it is left out. Never throws.
  */
 async function readRollupFile(
   root: string,
@@ -200,6 +208,7 @@ async function readRollupFile(
     bytes = await readBounded(join(root, path), {
       limit: READ_LIMITS.projectFile,
       followSymlink: false,
+      refuseHardLinks: true,
       name: path,
     });
   } catch (error) {
@@ -207,11 +216,14 @@ async function readRollupFile(
     switch (error.problem) {
       case "symlink":
         return { kind: "symbolic-link" };
+      case "hard-link":
+        return { kind: "hard-link" };
       case "too-large":
         return { kind: "too-large" };
-      case "folder":
       case "special":
-        return { kind: "missing" }; // git lists neither as a file
+        return { kind: "special" };
+      case "folder":
+        return { kind: "missing" }; // git lists it as no file
       default:
         return { kind: "unreadable" };
     }
@@ -242,6 +254,8 @@ const LEFT_OUT_NAMES: Record<LeftOutKind, [string, string]> = {
     `files over ${formatBytes(MAX_FILE_BYTES)}`,
   ],
   "symbolic-link": ["symbolic link", "symbolic links"],
+  "hard-link": ["file with more than one hard link", "files with more than one hard link"],
+  "special": ["fifo, socket or device", "fifos, sockets or devices"],
   "protected": [
     "tracked file in a folder no prompt may read",
     "tracked files in folders no prompt may read",

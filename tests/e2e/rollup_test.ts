@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { geminiReply, geminiText, startFakeLlmServer } from "../support/fake_llm_server.ts";
 import { assertNoKeyLeak } from "../support/leaks.ts";
-import { GEMINI_KEY, git, makeProject } from "../support/project.ts";
+import { GEMINI_KEY, git, makeProject, tempProject } from "../support/project.ts";
 import { runTool } from "../support/run_tool.ts";
 
 Deno.test("--rollup writes agent-config/codeRollup.txt and prints one line; no key, no call", async () => {
@@ -156,4 +156,14 @@ Deno.test("--rollup warns when the rollup is larger than a run reads", async () 
     run.stderr,
     /^warning: agent-config\/codeRollup\.txt is 33\.\d MiB, more than the 32 MiB a run reads from it: use --build-context/,
   );
+});
+
+Deno.test("--rollup leaves out a hard link to a file outside the project, and says so", async () => {
+  await using outside = await tempProject({ "outside-secret.txt": "password=hunter2\n" });
+  await using project = await makeProject({ rollup: null });
+  await Deno.link(join(outside.root, "outside-secret.txt"), join(project.root, "notes.txt"));
+  const run = await runTool(project.root, ["--rollup"]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /left out: 1 file with more than one hard link \(notes\.txt\)\n$/);
+  assert(!(await project.read("agent-config/codeRollup.txt")).includes("hunter2"));
 });

@@ -283,3 +283,30 @@ Deno.test("loadRollup remakes a rollup code-commit made, and warns about a stale
     assert.deepEqual(none.err, []);
   });
 });
+
+Deno.test("a file with more than one hard link and a fifo are left out, and the summary names each", async () => {
+  await withProject({}, async (root) => {
+    await withProject({ "secret.txt": "password=hunter2\n" }, async (outside) => {
+      await runGit(root, ["init", "-q"]);
+      await writeFiles(root, { "ok.txt": "ok\n", "tracked.txt": "tracked\n" });
+      await runGit(root, ["add", "-A"]);
+      await runGit(root, ["commit", "-qm", "start"]);
+      // An untracked hard link to a file outside, a tracked file given a second name, a fifo.
+      await Deno.link(join(outside, "secret.txt"), join(root, "notes.txt"));
+      await Deno.link(join(root, "tracked.txt"), join(outside, "other-name.txt"));
+      const fifo = new Deno.Command("mkfifo", { args: [join(root, "pipe")] });
+      assert.equal((await fifo.output()).code, 0);
+      const rollup = await makeRollup(root);
+      assert.deepEqual([...rollup.files], ["ok.txt"]);
+      assert(!rollup.text.includes("hunter2"));
+      assert.deepEqual(rollup.leftOut.map((entry) => `${entry.kind} ${entry.path}`), [
+        "hard-link notes.txt",
+        "special pipe",
+        "hard-link tracked.txt",
+      ]);
+      const line = describeRollup(rollup);
+      assert.match(line, /2 files with more than one hard link \(notes\.txt, tracked\.txt\)/);
+      assert.match(line, /1 fifo, socket or device \(pipe\)/);
+    });
+  });
+});
