@@ -21,7 +21,7 @@ import {
   startFakeLlmServer,
 } from "../support/fake_llm_server.ts";
 import { assertNoKeyLeak } from "../support/leaks.ts";
-import { git, listFiles, makeProject, type Project } from "../support/project.ts";
+import { git, listFiles, makeProject, type Project, tempProject } from "../support/project.ts";
 import { runTool, type ToolRun } from "../support/run_tool.ts";
 import { fixtureFiles } from "../workflows/auto_workflow/helpers.ts";
 
@@ -820,4 +820,59 @@ Deno.test("auto workflow: the modules are checked again after each passed task",
     await cacheFiles(project),
     await expectedCache(project, ["src/core self-consistent", "src/core implemented"]),
   );
+});
+
+const HARD_LINKED: [string, string][] = [
+  ["the top-level UserSpecification.md", "UserSpecification.md"],
+  ["a module's UserSpecification.md", "src/core/UserSpecification.md"],
+  ["a module's ModuleDependencies.md", "src/util/ModuleDependencies.md"],
+  ["a cached specification", "agent-state/specifications/src/core/self-consistent"],
+];
+
+for (const [name, path] of HARD_LINKED) {
+  Deno.test(`auto workflow: ${name} with a second hard link is refused before any LLM call`, async () => {
+    await using outside = await tempProject();
+    await using project = await fiveModules();
+    if (path.startsWith("agent-state/")) {
+      await project.write(path, await project.read("src/core/UserSpecification.md"));
+    }
+    // Its other name lies outside the project, where a build (or anyone) may read or change it.
+    await Deno.link(join(project.root, path), join(outside.root, "other-name"));
+    const { run, server } = await runAw(project, []);
+    assert.equal(run.code, 1, run.stderr);
+    assert.equal(server.requests.length, 0);
+    const escaped = path.replaceAll(".", "\\.").replaceAll("/", "\\/");
+    assert.match(
+      run.stderr,
+      new RegExp(
+        `^code-commit: ${escaped} has 2 hard links, so the same file has another name`,
+        "m",
+      ),
+    );
+  });
+}
+
+Deno.test("auto workflow: a dependency's APISignatures.md with a second hard link is left out with a warning", async () => {
+  await using outside = await tempProject();
+  await using project = await fiveModules();
+  await Deno.link(
+    join(project.root, "src/core/APISignatures.md"),
+    join(outside.root, "other-name"),
+  );
+  const { run, server } = await runAw(project, [
+    geminiReply(SUCCESS), // src/core self-consistent: its own files only
+    geminiReply(SUCCESS), // src/core implemented
+    geminiReply(SUCCESS), // src/core documented
+    geminiReply(SUCCESS), // src/core happy-path-tested
+    geminiReply(SUCCESS), // src/util self-consistent
+    geminiReply("@@@@changes-requested@@@@\n"), // src/util implemented: sees src/core's documents
+  ]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(
+    run.stderr,
+    /src\/core\/APISignatures\.md: has more than one hard link .*, so it is not sent to the model; left out of the codebase/,
+  );
+  for (const request of server.requests) {
+    assert(!codebaseHeaders(request).includes("src/core/APISignatures.md"));
+  }
 });

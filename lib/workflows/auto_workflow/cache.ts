@@ -114,7 +114,8 @@ async function checkFolders(root: string, file: string, create: boolean): Promis
  * or `undefined` when the stage has never passed.
  *
  * @throws {CodeCommitError} when a folder on the way or the file is a
- * symbolic link or of the wrong kind, or the file cannot be read.
+ * symbolic link or of the wrong kind, the file has more than one hard link
+ * (its text goes into prompts), or it cannot be read.
  */
 export async function readCache(
   root: string,
@@ -130,6 +131,7 @@ export async function readCache(
     limit: READ_LIMITS.specification,
     followSymlink: false,
     name: file,
+    refuseHardLinks: true,
   });
 }
 

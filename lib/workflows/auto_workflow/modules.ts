@@ -60,8 +60,9 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
  * as a problem naming the module and the file.
  *
  * @throws {CodeCommitError} when a file exists but cannot be read (a
- * `FileReadError` when it is larger than `READ_LIMITS.moduleDocument` or is
- * swapped for something else while it is opened).
+ * `FileReadError` when it is larger than `READ_LIMITS.moduleDocument`, has
+ * more than one hard link, or is swapped for something else while it is
+ * opened).
  */
 async function readDependencies(
   root: string,
@@ -88,6 +89,7 @@ async function readDependencies(
         limit: READ_LIMITS.moduleDocument,
         followSymlink: false,
         name: file,
+        refuseHardLinks: true,
       }) ?? new Uint8Array();
       try {
         text = decoder.decode(bytes);

@@ -18,9 +18,11 @@ import { PHASES, type StageName } from "./stages.ts";
  * phases 1 to `maxPhase`.
  *
  * @throws {CodeCommitError} when a specification cannot be read (a
- * `FileReadError` when it is no longer a regular file or is larger than
- * `READ_LIMITS.specification`), or the cache is refused (a symbolic link or
- * non-folder on its path) or unreadable.
+ * `FileReadError` when it is no longer a regular file, is larger than
+ * `READ_LIMITS.specification`, or has more than one hard link: its text goes
+ * into prompts, and its other name may be outside the project), or the
+ * cache is refused (a symbolic link or non-folder on its path, a hard-linked
+ * file) or unreadable.
  */
 export async function loadStates(
   root: string,
@@ -34,6 +36,7 @@ export async function loadStates(
       limit: READ_LIMITS.specification,
       followSymlink: false,
       name: module.specPath,
+      refuseHardLinks: true,
     });
     if (spec === undefined) {
       throw new CodeCommitError(

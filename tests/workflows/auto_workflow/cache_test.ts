@@ -166,3 +166,16 @@ Deno.test("writeCache/readCache: refuse a file where a folder must be, and a fol
     );
   });
 });
+
+Deno.test("readCache: refuses a cache file with a second hard link (its text goes into prompts)", async () => {
+  await withProject({}, async (root) => {
+    const file = await writeCache(root, "src/a", "implemented", bytes("spec\n"));
+    await Deno.link(join(root, file), join(root, "other-name"));
+    await assert.rejects(
+      readCache(root, "src/a", "implemented"),
+      (error: Error) =>
+        error instanceof CodeCommitError &&
+        error.message.startsWith(`${file} has 2 hard links, so the same file has another name`),
+    );
+  });
+});
