@@ -30,6 +30,7 @@ const MiB = 1024 * KiB;
  * - `specification`: a `UserSpecification.md`, and its copies in the specification cache;
  * - `moduleDocument`: a module's `ModuleDependencies.md`;
  * - `buildScript`: `build.sh`, read before and after each build to see that the build left it alone;
+ * - `manifest`: `package.json`, read by `--init` to fit its starter build to the project;
  * - `projectFile`: a project file pasted into a prompt (withheld, not refused, when larger);
  * - `replacedFile`: a file a reply replaces or deletes (kept in memory to roll it back).
  */
@@ -42,6 +43,7 @@ export const READ_LIMITS = {
   specification: { bytes: 4 * MiB, what: "a specification" },
   moduleDocument: { bytes: 1 * MiB, what: "a module document" },
   buildScript: { bytes: 1 * MiB, what: "the build script" },
+  manifest: { bytes: 4 * MiB, what: "a project manifest" },
   projectFile: { bytes: 1 * MiB, what: "a file for a prompt" },
   replacedFile: { bytes: 512 * MiB, what: "a file a reply replaces or deletes" },
 } as const satisfies Record<string, ReadLimit>;

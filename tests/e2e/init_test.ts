@@ -191,3 +191,36 @@ Deno.test("--init in a worktree (where .git is a file) works", async () => {
     await Deno.remove(worktree, { recursive: true });
   }
 });
+
+Deno.test("--init reads a key and a query behind a symbolic link as a run does: the steps are done", async () => {
+  await using outside = await makeProject({ ...BARE, git: false });
+  await Deno.writeTextFile(
+    join(outside.root, "gemini.txt"),
+    "AIzaSyTEST-gemini-0123456789abcdefghijkXY\n",
+  );
+  await Deno.writeTextFile(join(outside.root, "query.txt"), "Add a --verbose flag.\n");
+  await using project = await makeProject(BARE);
+  await Deno.mkdir(join(project.root, "agent-config"));
+  await Deno.symlink(
+    join(outside.root, "gemini.txt"),
+    join(project.root, "agent-config/gemini-key.txt"),
+  );
+  await Deno.symlink(join(outside.root, "query.txt"), join(project.root, "agent-config/query.txt"));
+  const run = await runTool(project.root, ["--init"]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /gemini-key\.txt.* \(done\)\.$/m);
+  assert.match(run.stdout, /query\.txt \(done\)\.$/m);
+  assert(!run.stdout.includes("AIzaSy"), "the key is never printed");
+});
+
+Deno.test("--init refuses a fifo as .gitignore at once, naming it, and never opens it", async () => {
+  await using project = await makeProject(BARE);
+  const fifo = new Deno.Command("mkfifo", { args: [join(project.root, ".gitignore")] });
+  assert.equal((await fifo.output()).code, 0);
+  const run = await runTool(project.root, ["--init"]);
+  assert.equal(run.code, 1);
+  assert.match(
+    run.stderr,
+    /^code-commit: \.gitignore is a fifo \(named pipe\); code-commit reads /m,
+  );
+});

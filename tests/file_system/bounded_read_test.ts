@@ -17,6 +17,7 @@ import {
 } from "../../lib/file_system/bounded_read.ts";
 import { mkfifo } from "./helpers.ts";
 import { withProject } from "../support/project.ts";
+import { REPOSITORY, toolModules } from "../support/imports.ts";
 
 const LIMIT = { bytes: 16, what: "a test file" };
 const follow: ReadBoundedOptions = { limit: LIMIT, followSymlink: true };
@@ -335,4 +336,21 @@ Deno.test("readBounded never reads more than the limit plus one byte, whatever s
     assert.equal(whole.code, 0);
     assert.match(whole.outcome.text!, /^Name:/);
   });
+});
+
+Deno.test("no module of the tool reads a file but through the one bounded read", async () => {
+  const modules = await toolModules();
+  assert(modules.length > 50, `only ${modules.length} modules found`);
+  // Any call that opens or reads a file by name (writes go through write_atomically.ts).
+  const direct =
+    /\bDeno\.(?:readFile|readTextFile|open)(?:Sync)?\s*\(|\bfrom\s+"node:fs(?:\/promises)?"/;
+  const found: string[] = [];
+  for (const module of modules) {
+    if (module === "lib/file_system/bounded_read.ts") continue;
+    const source = await Deno.readTextFile(join(REPOSITORY, module));
+    source.split("\n").forEach((line, index) => {
+      if (direct.test(line)) found.push(`${module}:${index + 1}: ${line.trim()}`);
+    });
+  }
+  assert.deepEqual(found, [], `\n${found.join("\n")}`);
 });

@@ -17,6 +17,7 @@ Deno.test("the read limits: one per kind, far above real files of the kind", () 
       specification: 4 * MiB,
       moduleDocument: 1 * MiB,
       buildScript: 1 * MiB,
+      manifest: 4 * MiB,
       projectFile: 1 * MiB,
       replacedFile: 512 * MiB,
     },

@@ -19,7 +19,9 @@
 import { join } from "node:path";
 import type { Console } from "../../console/console.ts";
 import { CodeCommitError, EXIT, messageOf } from "../../errors/errors.ts";
+import { FileReadError, readBounded } from "../../file_system/bounded_read.ts";
 import { lstatOrUndefined } from "../../file_system/lstat.ts";
+import { READ_LIMITS, type ReadLimit } from "../../file_system/read_limits.ts";
 import { MODEL_NAMES, type ModelName, MODELS, type Provider } from "../../llm/models.ts";
 import { LOGS_DIR } from "../../logger/log_names.ts";
 import {
@@ -49,9 +51,6 @@ import { type InitRule, planGitignore } from "./gitignore.ts";
  */
 const STARTER_BUILD_FILE = `${AGENT_CONFIG_DIR}/starter-build.sh`;
 
-/** The largest `.gitignore` or `package.json` `--init` reads: 4 MiB. */
-const MAX_READ_BYTES = 4 * 1024 * 1024;
-
 /** The rules `--init` makes sure the root `.gitignore` has. */
 const INIT_RULES: readonly InitRule[] = [
   { line: `/${AGENT_CONFIG_DIR}`, folder: AGENT_CONFIG_DIR },
@@ -80,12 +79,16 @@ export async function runInit(
   await checkRepositoryRoot(root, true, options.findRepository);
   const lines: string[] = [];
 
-  const gitignore = await readSmallFile(root, ".gitignore");
+  const gitignore = await readSmallFile(root, ".gitignore", READ_LIMITS.ignoreRules);
   const folderRules: Record<string, string | undefined> = {};
   for (const rule of INIT_RULES) {
     const own = await lstatOrUndefined(join(root, rule.folder, ".gitignore"));
     if (own?.isFile) {
-      folderRules[rule.folder] = await readSmallFile(root, `${rule.folder}/.gitignore`);
+      folderRules[rule.folder] = await readSmallFile(
+        root,
+        `${rule.folder}/.gitignore`,
+        READ_LIMITS.ignoreRules,
+      );
     }
   }
   const plan = planGitignore(gitignore, INIT_RULES, folderRules);
@@ -145,9 +148,9 @@ export async function runInit(
 async function nextSteps(root: string, moveStarter: boolean): Promise<string[]> {
   const gemini = firstModel("gemini");
   const openai = firstModel("openai");
-  const hasKey = await hasContent(root, MODELS[gemini].keyFile) ||
-    await hasContent(root, MODELS[openai].keyFile);
-  const hasQuery = await hasContent(root, QUERY_FILE);
+  const hasKey = await hasContent(root, MODELS[gemini].keyFile, READ_LIMITS.apiKey) ||
+    await hasContent(root, MODELS[openai].keyFile, READ_LIMITS.apiKey);
+  const hasQuery = await hasContent(root, QUERY_FILE, READ_LIMITS.query);
   const done = (yes: boolean) => (yes ? " (done)" : "");
   const steps = [
     `Put your Gemini API key in ${MODELS[gemini].keyFile}, or your OpenAI key in ` +
@@ -166,10 +169,13 @@ function firstModel(provider: Provider): ModelName {
   return MODEL_NAMES.find((name) => MODELS[name].provider === provider)!;
 }
 
-/** Whether `path` is a regular file holding something besides white space. */
-async function hasContent(root: string, path: string): Promise<boolean> {
+/**
+ * Whether `path` is a regular file (or a link to one, as a run reads keys
+ * and the query) holding something besides white space, at most `limit`.
+ */
+async function hasContent(root: string, path: string, limit: ReadLimit): Promise<boolean> {
   try {
-    return ((await readSmallFile(root, path)) ?? "").trim() !== "";
+    return ((await readSmallFile(root, path, limit, true)) ?? "").trim() !== "";
   } catch {
     return false;
   }
@@ -183,7 +189,7 @@ async function projectKinds(root: string): Promise<ProjectKindName[]> {
       const info = await lstatOrUndefined(join(root, marker));
       if (info === undefined || !info.isFile) continue;
       if (kind === "npm") {
-        const text = await readSmallFile(root, marker).catch(() => undefined);
+        const text = await readSmallFile(root, marker, READ_LIMITS.manifest).catch(() => undefined);
         if (text === undefined || !hasNpmTestScript(text)) continue;
       }
       kinds.push(kind);
@@ -194,27 +200,37 @@ async function projectKinds(root: string): Promise<ProjectKindName[]> {
 }
 
 /**
- * Reads the text of `path` when it is a regular file, or undefined when
- * nothing is there.
+ * Reads the text of `path` with the one bounded read (`readBounded`: a
+ * regular file only, at most `limit`, the opened file checked to be the one
+ * inspected), or undefined when nothing is there. A symbolic link is refused,
+ * unless `followSymlink` (a key or the query, which a run reads through a
+ * link too).
  *
- * @throws {CodeCommitError} when it is a symbolic link or not a file, is
- * larger than 4 MiB, or is not UTF-8.
+ * @throws {CodeCommitError} when it is a symbolic link (not followed), not
+ * a regular file, larger than `limit`, changed while it was opened, or not
+ * UTF-8.
  */
-async function readSmallFile(root: string, path: string): Promise<string | undefined> {
-  const info = await lstatOrUndefined(join(root, path));
-  if (info === undefined) return undefined;
-  if (info.isSymlink) {
-    throw new CodeCommitError(
-      `${path} is a symbolic link; code-commit neither reads nor writes through links ` +
-        `(and git does not read a linked .gitignore): make it a regular file`,
-    );
-  }
-  if (!info.isFile) throw new CodeCommitError(`${path} is not a file: move it away`);
-  if (info.size > MAX_READ_BYTES) {
-    throw new CodeCommitError(`${path} is larger than 4 MiB; code-commit --init does not read it`);
-  }
+async function readSmallFile(
+  root: string,
+  path: string,
+  limit: ReadLimit,
+  followSymlink = false,
+): Promise<string | undefined> {
+  let bytes: Uint8Array | undefined;
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(await Deno.readFile(join(root, path)));
+    bytes = await readBounded(join(root, path), { limit, followSymlink, name: path });
+  } catch (error) {
+    if (error instanceof FileReadError && error.problem === "symlink") {
+      throw new CodeCommitError(
+        `${path} is a symbolic link; code-commit neither reads nor writes through links ` +
+          `(and git does not read a linked .gitignore): make it a regular file`,
+      );
+    }
+    throw error;
+  }
+  if (bytes === undefined) return undefined;
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch (error) {
     throw new CodeCommitError(`${path} cannot be read as UTF-8 text: ${messageOf(error)}`);
   }
