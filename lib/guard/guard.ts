@@ -14,6 +14,9 @@
  * - is ignored by git's ignore rules (`ignore_rules.ts`), with git's exact
  *   semantics or with names folded as a case-insensitive file system folds
  *   them: either refuses.
+ * - (in a reply) is, or lies under, the place a protected root entry that
+ *   is a symbolic link leads to (`linked_protected.ts`): `ci/build.sh` when
+ *   `build.sh` is a link to it.
  * - (in a reply) passes through a path that the same reply writes as a file.
  *
  * The guard only reads; what it checked can change before the applier writes,
@@ -32,6 +35,7 @@ import { foldCase } from "./case_fold.ts";
 import { IgnoreRules } from "./ignore_rules.ts";
 import { checkPathSyntax, normalizeProjectPath } from "./path_syntax.ts";
 import { describeProtectedPath, protectedRulesFor } from "./protected_paths.ts";
+import { linkedProtectedTargets, type LinkedTarget, linkedTargetOf } from "./linked_protected.ts";
 
 /** One refused path of a reply. */
 export interface Refusal {
@@ -57,11 +61,14 @@ class GuardContext {
   readonly entries: EntryKinds;
   readonly exact: IgnoreRules;
   readonly folded: IgnoreRules;
+  /** Where protected links lead (a reply's writes and deletes only). */
+  readonly linked: readonly LinkedTarget[];
 
-  constructor(root: string, rules: IgnoreRules) {
+  constructor(root: string, rules: IgnoreRules, linked: readonly LinkedTarget[] = []) {
     this.entries = new EntryKinds(root);
     this.exact = rules.withIgnoreCase(false);
     this.folded = rules.withIgnoreCase(true);
+    this.linked = linked;
   }
 }
 
@@ -73,14 +80,17 @@ class GuardContext {
  * later; a missing file's delete is a no-op). A path that cannot be inspected
  * (an lstat or ignore-file read error) is refused with the error, never let
  * through; so is a path that passes through a file another write of the same
- * reply creates (`a` and `a/b.ts`). Throws only when the ignore rules cannot be loaded at all
+ * reply creates (`a` and `a/b.ts`), and a path a protected root entry that
+ * is a symbolic link leads to (`build.sh` → `ci/build.sh`), resolved once
+ * per call. Throws only when the ignore rules cannot be loaded at all
  * (`IgnoreRules.load`).
  */
 export async function guardOperations(
   root: string,
   ops: readonly FileOperation[],
 ): Promise<GuardResult> {
-  const context = new GuardContext(root, await IgnoreRules.load(root));
+  const linked = linkedProtectedTargets(root);
+  const context = new GuardContext(root, await IgnoreRules.load(root), linked);
 
   const reasons: (string | undefined)[] = [];
   for (const op of ops) reasons.push(await checkPath(context, op.path, op.kind));
@@ -151,6 +161,11 @@ async function checkPath(
     return `${access === "read" ? "may not be read" : "is protected"}: ${
       describeProtectedPath(rule)
     }`;
+  }
+  const behind = access === "read" ? undefined : linkedTargetOf(context.linked, path);
+  if (behind !== undefined) {
+    return `is protected: \`${behind.entry}\` is a symbolic link that leads to \`${behind.path}\`, ` +
+      `so writing or deleting here changes it: ${describeProtectedPath(behind.rule)}`;
   }
 
   try {

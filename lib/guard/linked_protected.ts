@@ -1,0 +1,142 @@
+/**
+ * Protected entries that are symbolic links: `build.sh` kept as a link to
+ * `ci/build.sh`, `.gitignore` to `config/gitignore`, `agent-config` to
+ * `config/agent`, `.git` to `.repo`. The path guard refuses the protected
+ * names themselves, and any path through a link, but the place a link leads
+ * to has a name of its own: a reply writing `ci/build.sh` rewrites the build
+ * that `./build.sh` runs. This module finds those places, once per guard
+ * run, so the guard refuses them as well, naming the entry they stand
+ * behind.
+ *
+ * Every protected name of the table is looked at in the project root (the
+ * root files, the root folders, and `.gitignore`, `UserSpecification.md` and
+ * `.git` there). Nested `.gitignore` and `UserSpecification.md` links are
+ * not looked for: finding them would take a walk of the whole project per
+ * reply, and neither has a protected meaning through a link (git ≥ 2.32
+ * does not read a `.gitignore` that is a link; a module's specification
+ * must be a regular file).
+ *
+ * Each hop of a chain (`build.sh` → `tools/run.sh` → `../ci/build.sh`) that
+ * lies inside the project is a place, as is the real place the last hop
+ * names once the folders on its way are resolved (`ci` → `tools` makes
+ * `ci/build.sh` really `tools/build.sh`). A target that does not exist yet
+ * counts too: a reply could create it. A target outside the project is
+ * nothing to protect here: no reply can write there.
+ *
+ * @module
+ */
+
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { foldCase } from "./case_fold.ts";
+import { PROTECTED_PATHS, type ProtectedPath } from "./protected_paths.ts";
+
+/** A path inside the project that a protected entry, a symbolic link, leads to. */
+export interface LinkedTarget {
+  /** The path it leads to, relative to the project root, `/`-separated. */
+  readonly path: string;
+  /** The protected entry that is the link, relative to the project root (`build.sh`). */
+  readonly entry: string;
+  /** The entry's rule in the protected-path table. */
+  readonly rule: ProtectedPath;
+}
+
+/** More hops than this is a loop (the kernel gives up at 40 too). */
+const MAX_HOPS = 40;
+
+/**
+ * Every path inside the project at `root` that a protected root entry,
+ * being a symbolic link, leads to (see the module doc), each once per
+ * entry. Synchronous: a dozen `lstat`s (0.2 to 0.4 ms measured, on a busy
+ * machine), where a thread hop each would cost more than the calls. Never
+ * throws: what cannot be inspected or resolved leads nowhere a reply could
+ * write.
+ */
+export function linkedProtectedTargets(root: string): LinkedTarget[] {
+  let realRoot: string;
+  try {
+    realRoot = Deno.realPathSync(root);
+  } catch {
+    return [];
+  }
+  return PROTECTED_PATHS.flatMap((rule) =>
+    targetsOf(realRoot, rule.name).map((path): LinkedTarget => ({ path, entry: rule.name, rule }))
+  );
+}
+
+/**
+ * The target among `targets` that `path` (relative, normalized) is, or lies
+ * under, comparing names without regard to case as the guard does; or
+ * undefined. Never throws.
+ */
+export function linkedTargetOf(
+  targets: readonly LinkedTarget[],
+  path: string,
+): LinkedTarget | undefined {
+  const folded = foldCase(path);
+  return targets.find((target) => {
+    const place = foldCase(target.path);
+    return folded === place || folded.startsWith(`${place}/`);
+  });
+}
+
+/** The places inside `realRoot` the entry `name` of the root leads to, if it is a link. */
+function targetsOf(realRoot: string, name: string): string[] {
+  const places = new Set<string>();
+  let current = join(realRoot, name);
+  for (let hop = 0; hop < MAX_HOPS; hop++) {
+    let info: Deno.FileInfo;
+    let link: string;
+    try {
+      info = Deno.lstatSync(current);
+      if (!info.isSymlink) break;
+      link = Deno.readLinkSync(current);
+    } catch {
+      break; // missing, or outside what may be read: nothing more inside the project
+    }
+    const next = realFolders(resolve(dirname(current), link));
+    const inside = next === undefined ? undefined : insideRoot(realRoot, next);
+    if (next === undefined || inside === undefined) break;
+    places.add(inside);
+    current = next;
+  }
+  if (places.size > 0) {
+    // Where the whole chain really ends, when it ends inside the project.
+    try {
+      const end = insideRoot(realRoot, Deno.realPathSync(join(realRoot, name)));
+      if (end !== undefined) places.add(end);
+    } catch {
+      // Dangling, or outside: the hops above are what a reply could write.
+    }
+  }
+  return [...places];
+}
+
+/**
+ * `path` with the links among its folders resolved: the real path of the
+ * deepest folder on it that exists, followed by the rest. Undefined when
+ * no folder on it can be resolved (outside what may be read).
+ */
+function realFolders(path: string): string | undefined {
+  const rest: string[] = [];
+  let name = path;
+  for (;;) {
+    const folder = dirname(name);
+    rest.unshift(name.slice(folder === sep ? 1 : folder.length + 1));
+    if (folder === name) return undefined;
+    try {
+      return join(Deno.realPathSync(folder), ...rest);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) return undefined;
+      name = folder;
+    }
+  }
+}
+
+/** `path` relative to `realRoot`, `/`-separated, when it lies inside it (not the root itself). */
+function insideRoot(realRoot: string, path: string): string | undefined {
+  const inside = relative(realRoot, path);
+  if (inside === "" || inside === ".." || inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
+    return undefined;
+  }
+  return inside.split(sep).join("/");
+}
