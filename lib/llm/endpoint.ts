@@ -107,3 +107,30 @@ export function resolveLocalBaseUrl(
   }
   return resolveBaseUrl(envName, value, value);
 }
+
+/**
+ * The warning for a run about to send the OpenAI key to `baseUrl`, taken
+ * from `envName`, when that names this machine: whatever listens on that
+ * port gets the key — most often a server set up for a local model (Ollama,
+ * llama.cpp, vLLM), which `--model local:NAME` reaches without a key, or
+ * anyone's, once that server has stopped. Undefined for any other endpoint,
+ * and for Gemini (`provider` other than `openai`): no local server speaks
+ * its API, so a loopback Gemini endpoint is a proxy or a test the user set
+ * up on purpose, and there is nothing better to advise. Never throws.
+ */
+export function loopbackKeyWarning(
+  provider: string,
+  envName: string,
+  baseUrl: string,
+): string | undefined {
+  if (provider !== "openai") return undefined;
+  let hostname: string;
+  try {
+    hostname = new URL(baseUrl).hostname;
+  } catch {
+    return undefined;
+  }
+  if (!LOOPBACK_HOSTS.has(hostname)) return undefined;
+  return `sending your OpenAI key to ${baseUrl} (${envName}), a server on this machine: ` +
+    "use --model local:NAME for a local server, which sends no key";
+}

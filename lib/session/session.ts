@@ -11,7 +11,7 @@ import { Console } from "../console/console.ts";
 import type { RunOptions, Workflow } from "../cli/args.ts";
 import { CodeCommitError, InterruptedError } from "../errors/errors.ts";
 import { createClient } from "../llm/client.ts";
-import { resolveBaseUrl, resolveLocalBaseUrl } from "../llm/endpoint.ts";
+import { loopbackKeyWarning, resolveBaseUrl, resolveLocalBaseUrl } from "../llm/endpoint.ts";
 import { KEY_FILES, modelTarget } from "../llm/models.ts";
 import { ask, TokenTally } from "../llm/ask.ts";
 import type { LlmClient, LlmReply } from "../llm/types.ts";
@@ -140,6 +140,10 @@ export async function openSession(
   const baseUrl = target.local
     ? localBaseUrl as string
     : resolveBaseUrl(target.baseUrlEnv, Deno.env.get(target.baseUrlEnv), target.defaultBaseUrl);
+  if (key !== undefined && !target.local) {
+    const warning = loopbackKeyWarning(target.provider, target.baseUrlEnv, baseUrl);
+    if (warning !== undefined) console.warn(warning);
+  }
   const client = createClient(options.model, key, baseUrl, { timeoutMs: options.llmTimeoutMs });
   let containment: Containment = { kind: "none", why: "this workflow runs no build" };
   if (runsBuilds) {

@@ -265,3 +265,26 @@ Deno.test("--help lists the models, local:NAME, and says the cost is an estimate
   }
   assert.match(result.stdout, /estimated cost in US dollars, from list prices read 2026-11-23/);
 });
+
+Deno.test("the OpenAI key about to go to a loopback endpoint is named in one warning per run; local:NAME and Gemini are not warned about", async () => {
+  const gpt = await run(["--model", "gpt-5"], [openaiReply(BREAK), openaiReply(FIX)]);
+  assert.equal(gpt.code, 0, gpt.stderr);
+  assert.equal(gpt.requests.length, 2);
+  const warnings = gpt.stderr.split("\n").filter((line) => line.includes("sending your"));
+  assert.equal(warnings.length, 1, gpt.stderr);
+  assert.match(
+    warnings[0],
+    /^warning: sending your OpenAI key to http:\/\/127\.0\.0\.1:\d+\/v1 \(CODE_COMMIT_OPENAI_BASE_URL\), a server on this machine: use --model local:NAME for a local server, which sends no key$/,
+  );
+  // Before the first call.
+  assert(gpt.stderr.indexOf(warnings[0]) < gpt.stderr.indexOf("initial query: asking gpt-5"));
+
+  // Gemini has no local server to point to instead: a loopback endpoint there is no mistake to warn of.
+  const gemini = await run([], [geminiReply(FIX)]);
+  assert.equal(gemini.code, 0, gemini.stderr);
+  assert.doesNotMatch(gemini.stderr, /sending your/);
+
+  const local = await run(["--model", "local:llama3"], [openaiReply(FIX)]);
+  assert.equal(local.code, 0, local.stderr);
+  assert.doesNotMatch(local.stderr, /sending your/);
+});

@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { resolveBaseUrl, resolveLocalBaseUrl } from "../../lib/llm/endpoint.ts";
+import { loopbackKeyWarning, resolveBaseUrl, resolveLocalBaseUrl } from "../../lib/llm/endpoint.ts";
 import { CodeCommitError, UsageError } from "../../lib/errors/errors.ts";
 
 const ENV = "CODE_COMMIT_GEMINI_BASE_URL";
@@ -183,5 +183,23 @@ Deno.test("a loopback URL with a query is refused as any override is (exit 1)", 
     (error: unknown) =>
       error instanceof CodeCommitError && !(error instanceof UsageError) &&
       /must not have a query/.test(error.message),
+  );
+});
+
+Deno.test("loopbackKeyWarning: the OpenAI key bound for this machine is named; the real API and Gemini are not", () => {
+  const env = "CODE_COMMIT_OPENAI_BASE_URL";
+  for (
+    const base of ["http://127.0.0.1:8080/v1", "http://localhost:11434/v1", "https://[::1]:8443/v1"]
+  ) {
+    assert.equal(
+      loopbackKeyWarning("openai", env, base),
+      `sending your OpenAI key to ${base} (${env}), a server on this machine: ` +
+        "use --model local:NAME for a local server, which sends no key",
+    );
+  }
+  assert.equal(loopbackKeyWarning("openai", env, "https://api.openai.com/v1"), undefined);
+  assert.equal(
+    loopbackKeyWarning("gemini", "CODE_COMMIT_GEMINI_BASE_URL", "http://127.0.0.1:9/v1beta"),
+    undefined,
   );
 });
