@@ -10,6 +10,7 @@ import { CodeCommitError } from "../errors/errors.ts";
 import { formatSeconds } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
 import { Redactor } from "../secrets/redact.ts";
+import { runSystemProgram } from "../permissions/system_programs.ts";
 
 /** The build script, relative to the project root. */
 export const BUILD_SCRIPT = "./build.sh";
@@ -45,6 +46,8 @@ export interface BuildLaunch {
   readonly program: string;
   /** Its arguments. */
   readonly args: readonly string[];
+  /** Bytes written to the program's stdin, which is then closed (by default it reads nothing). */
+  readonly stdin?: Uint8Array;
   /** How the build is contained, for the log and the progress line. */
   readonly description: string;
   /**
@@ -92,7 +95,7 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
     child = new Deno.Command(launch?.program ?? BUILD_SCRIPT, {
       args: [...launch?.args ?? []],
       cwd: root,
-      stdin: "null",
+      stdin: launch?.stdin === undefined ? "null" : "piped",
       stdout: "piped",
       stderr: "piped",
       // Its own session and process group, so that a time-out or Ctrl-C stops everything it
@@ -112,11 +115,15 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
     throw new CodeCommitError(`cannot run ${BUILD_SCRIPT}: ${message}${fix}`);
   }
 
+  if (launch?.stdin !== undefined) void feed(child.stdin, launch.stdin);
+
   const sink = new OutputSink(
     options.keepHeadBytes ?? 128 * 2 ** 20,
     options.keepTailBytes ?? 64 * 2 ** 20,
   );
   const readers = [pump(child.stdout, sink), pump(child.stderr, sink)];
+  const kill = (signal: Deno.Signal, groupOnly = false) =>
+    signalGroup(child, root, signal, groupOnly);
 
   const status = child.status;
   let timedOut = false;
@@ -125,7 +132,7 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
     if (timedOut || interrupted) return;
     if (why === "timeout") timedOut = true;
     else interrupted = true;
-    void stopTree(child, options.killGraceMs ?? 5_000, status);
+    void stopTree(kill, options.killGraceMs ?? 5_000, status);
   };
   const timer = setTimeout(() => stop("timeout"), options.timeoutMs);
   const onAbort = () => stop("interrupt");
@@ -149,7 +156,7 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
   clearTimeout(drainTimer);
   if (!drained) {
     // Left-over processes of the build: stop them too, and stop reading.
-    await signalGroup(child, "SIGKILL", true);
+    await kill("SIGKILL", true);
     await Promise.allSettled(readers.map((reader) => reader.cancel()));
     sink.note(
       "[code-commit: build.sh exited, but a process it started still held its output open; " +
@@ -159,7 +166,7 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
   await Promise.allSettled(readers.map((reader) => reader.done));
   // Whatever the build left running in its process group (a background job that closed its
   // output, say) is stopped too: nothing it started may go on changing files after it ended.
-  if (drained) await signalGroup(child, "SIGKILL", true);
+  if (drained) await kill("SIGKILL", true);
 
   const redactor = options.redactor ?? new Redactor();
   const output = redactor.redact(sink.text());
@@ -184,13 +191,27 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
   };
 }
 
+/** Writes `bytes` to `stream` and closes it; a program that exits without reading them is fine. */
+async function feed(stream: WritableStream<Uint8Array>, bytes: Uint8Array): Promise<void> {
+  const writer = stream.getWriter();
+  try {
+    await writer.write(bytes);
+    await writer.close();
+  } catch {
+    // The program closed its stdin: what it did not read, it did not need.
+  }
+}
+
+/** Sends a signal to the build's process group (or, failing that, to the build alone). */
+type Kill = (signal: Deno.Signal, groupOnly?: boolean) => Promise<void>;
+
 /** Stops the build's process group: SIGTERM, then SIGKILL after the grace period. */
 async function stopTree(
-  child: Deno.ChildProcess,
+  kill: Kill,
   graceMs: number,
   status: Promise<Deno.CommandStatus>,
 ): Promise<void> {
-  await signalGroup(child, "SIGTERM");
+  await kill("SIGTERM");
   let exited = false;
   const grace = new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, graceMs);
@@ -202,23 +223,28 @@ async function stopTree(
   });
   await grace;
   // Kill the group even if the script itself exited: its children may live on.
-  await signalGroup(child, "SIGKILL", exited);
+  await kill("SIGKILL", exited);
 }
 
-/** Sends `signal` to the whole process group of `child`, falling back to the child alone. */
+/**
+ * Sends `signal` to the whole process group of `child` with the system's
+ * `kill` (an absolute path, never from `PATH`: a build could plant one
+ * there), falling back to the child alone.
+ */
 async function signalGroup(
   child: Deno.ChildProcess,
+  root: string,
   signal: Deno.Signal,
   groupOnly = false,
 ): Promise<void> {
   try {
-    const result = await new Deno.Command("kill", {
+    const { output } = await runSystemProgram("kill", {
       args: ["-s", signal.replace(/^SIG/, ""), "--", `-${child.pid}`],
       stdin: "null",
       stdout: "null",
       stderr: "null",
-    }).output();
-    if (result.success || groupOnly) return;
+    }, root);
+    if (output.success || groupOnly) return;
   } catch {
     if (groupOnly) return;
   }

@@ -28,17 +28,48 @@ export const NET_HOSTS = [
 ] as const;
 
 /**
- * Programs code-commit may start: the project's build script; `kill`, used
- * only to stop a timed-out or interrupted build together with every process
- * it started (Deno's own `Deno.kill` of a process group would need
- * unrestricted `--allow-run`); the sandbox the build runs in: `bwrap`
- * (bubblewrap, looked up on `PATH` when the tool starts) on Linux,
- * `/usr/bin/sandbox-exec` on macOS (`lib/sandbox/`); and `git`, run only
- * when the current folder holds no `.git`, to find the repository it is
- * inside (`git rev-parse --show-toplevel`: the tool may not read above the
- * folder it is started in).
+ * The system folders code-commit starts its helper programs from, in the
+ * order they are tried. A program is never looked up on `PATH`: a build can
+ * put a folder of the project on it (an activated virtualenv's `.venv/bin`)
+ * and plant a `kill` or `bwrap` there that code-commit would then run
+ * outside any sandbox. These folders belong to the system (root) and are
+ * read-only inside the sandbox; `/bin` is listed besides `/usr/bin` for
+ * systems where the two are different folders (Deno compares the paths as
+ * written, not where links lead).
  */
-const RUN_PROGRAMS = ["./build.sh", "kill", "bwrap", "/usr/bin/sandbox-exec", "git"] as const;
+const SYSTEM_PROGRAM_FOLDERS = ["/usr/bin", "/bin"] as const;
+
+/**
+ * The helper programs code-commit may start, each from
+ * {@link SYSTEM_PROGRAM_FOLDERS} only:
+ * - `kill`, used only to stop a timed-out or interrupted build together with
+ *   every process it started (Deno's own `Deno.kill` of a process group
+ *   needs unrestricted `--allow-run`, measured with Deno 2.9.6);
+ * - `bwrap` (bubblewrap), the sandbox builds run in on Linux (`lib/sandbox/`);
+ * - `git`, run only when the current folder holds no `.git`, to find the
+ *   repository it is inside (`git rev-parse --show-toplevel`: the tool may
+ *   not read above the folder it is started in).
+ */
+const SYSTEM_PROGRAMS = ["kill", "bwrap", "git"] as const;
+
+/** The name of one of {@link SYSTEM_PROGRAMS}. */
+export type SystemProgram = typeof SYSTEM_PROGRAMS[number];
+
+/** Where `name` may be, in the order to try: `/usr/bin/<name>`, `/bin/<name>`. Never throws. */
+export function systemProgramPaths(name: SystemProgram): string[] {
+  return SYSTEM_PROGRAM_FOLDERS.map((folder) => `${folder}/${name}`);
+}
+
+/**
+ * Programs code-commit may start: the project's build script, the helper
+ * programs at their absolute paths ({@link SYSTEM_PROGRAMS}), and macOS's
+ * `/usr/bin/sandbox-exec` (`lib/sandbox/seatbelt.ts`).
+ */
+const RUN_PROGRAMS = [
+  "./build.sh",
+  ...SYSTEM_PROGRAMS.flatMap(systemProgramPaths),
+  "/usr/bin/sandbox-exec",
+] as const;
 
 /** The permission flags, in the order they appear on a command line. */
 export const PERMISSION_FLAGS: readonly string[] = [

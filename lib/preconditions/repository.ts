@@ -19,6 +19,7 @@ import { join } from "node:path";
 import { CodeCommitError } from "../errors/errors.ts";
 import { lstatOrUndefined } from "../file_system/lstat.ts";
 import { displayPath } from "../text/characters.ts";
+import { runSystemProgram } from "../permissions/system_programs.ts";
 
 /** Where the folder stands with respect to git. */
 type RepositoryPlace =
@@ -81,18 +82,18 @@ export async function checkRepositoryRoot(
 
 /**
  * The root of the git repository enclosing `folder` (`git rev-parse
- * --show-toplevel`), or undefined when there is none or git cannot be run.
- * Never throws.
+ * --show-toplevel`, git from its system path, never from `PATH`), or
+ * undefined when there is none or git cannot be run. Never throws.
  */
 async function gitTopLevel(folder: string): Promise<string | undefined> {
   try {
-    const output = await new Deno.Command("git", {
+    const { output } = await runSystemProgram("git", {
       args: ["--no-optional-locks", "-c", "core.fsmonitor=false", "rev-parse", "--show-toplevel"],
       cwd: folder,
       stdin: "null",
       stdout: "piped",
       stderr: "null",
-    }).output();
+    }, await Deno.realPath(folder));
     if (!output.success) return undefined;
     const top = new TextDecoder().decode(output.stdout).replace(/\n$/, "");
     return top === "" ? undefined : top;
