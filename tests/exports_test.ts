@@ -30,7 +30,6 @@ const FOR_TESTS_TOO: ReadonlyMap<string, string> = new Map([
   // means new tests, not a change of imports.
   ["lib/secrets/redact.ts#encodedForms", "the key forms a redactor masks, listed"],
   ["lib/secrets/redact.ts#unalignedBase64Forms", "the key forms a redactor masks, listed"],
-  ["lib/sandbox/plan.ts#isInside", "a path test the sandbox plan makes"],
 ]);
 
 const VALUE_KINDS = new Set(["function", "variable", "class", "enum"]);

@@ -1,52 +1,114 @@
 /**
- * The tamper check after every build, contained or not: `build.sh` must be
- * byte for byte what it was before the build, and `.gitignore` must still
- * protect the keys (the check made before the first LLM call). A build runs
- * code the model wrote; one that rewrote `build.sh` would make every later
- * build "pass", and one that emptied `.gitignore` would get the keys
- * committed by the user's next `git add -A`. The sandbox makes both files
- * read-only; this check is what protects a run without it.
+ * The tamper check, contained or not. `build.sh` is looked at once, when
+ * the run starts, and must be exactly that after every applied reply and
+ * after every build: the same kind of entry, the same link target when it
+ * is a link, the same permission bits and the same bytes. `.gitignore` must
+ * still protect the keys after every build (the check made before the
+ * first LLM call). A build runs code the model wrote; one that rewrote
+ * `build.sh` (or swapped it for a link to a copy it can rewrite later)
+ * would make every later build "pass", and one that emptied `.gitignore`
+ * would get the keys committed by the user's next `git add -A`. The
+ * sandbox makes both files read-only; this check is what protects a run
+ * without it, and what catches a reply written where `build.sh` leads.
  *
  * @module
  */
 import { join } from "node:path";
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
-import { readBounded } from "../file_system/bounded_read.ts";
+import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
 import { READ_LIMITS } from "../file_system/read_limits.ts";
 import { checkAgentConfigIgnored } from "./preconditions.ts";
+import { checkProtectedAfterBuild, type ProtectedSnapshot } from "./protected_entries.ts";
 
 /** The build script, relative to the project root. */
 const BUILD_FILE = "build.sh";
 
-/** `build.sh` as it was before a build: its bytes, or undefined when it could not be read. */
-export interface BuildScriptSnapshot {
-  readonly bytes: Uint8Array | undefined;
+/**
+ * `build.sh` as it was when the run started: missing, or what it is (a
+ * regular file, or a link and what it leads to), its permission bits and
+ * its bytes.
+ */
+export type BuildScriptSnapshot =
+  | { readonly kind: "missing" }
+  | {
+    readonly kind: "file";
+    /** Where the link `build.sh` points (as written), when it is one. */
+    readonly linkTarget?: string;
+    /** The permission bits of the file (through the link). */
+    readonly mode: number | null;
+    readonly bytes: Uint8Array;
+  };
+
+/** A line describing why `build.sh` could not be read, for the messages. */
+function unreadable(error: unknown): string {
+  return error instanceof FileReadError ? error.message : `${BUILD_FILE}: ${messageOf(error)}`;
 }
 
 /**
- * Reads `build.sh` as it is now, with the bounded read (a build that put a
- * fifo or a link to a device there cannot hang or swell the tool). Never
- * throws: an unreadable script is a snapshot too.
+ * Looks at `build.sh` now, with the bounded read (a fifo or a link to a
+ * device there cannot hang or swell the tool).
+ *
+ * @throws {CodeCommitError} when it exists but is not a regular file (nor a
+ * link to one), is larger than 1 MiB, or cannot be read: a build script
+ * that cannot be compared cannot be trusted after a build either.
  */
 export async function snapshotBuildScript(root: string): Promise<BuildScriptSnapshot> {
+  const path = join(root, BUILD_FILE);
+  let linkTarget: string | undefined;
   try {
-    return {
-      bytes: await readBounded(join(root, BUILD_FILE), {
-        limit: READ_LIMITS.buildScript,
-        followSymlink: true,
-        name: BUILD_FILE,
-      }),
-    };
-  } catch {
-    return { bytes: undefined };
+    const info = await Deno.lstat(path);
+    if (info.isSymlink) linkTarget = await Deno.readLink(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return { kind: "missing" };
+    throw new CodeCommitError(`${BUILD_FILE} cannot be looked at: ${messageOf(error)}`);
   }
+  let bytes: Uint8Array | undefined;
+  let mode: number | null;
+  try {
+    bytes = await readBounded(path, {
+      limit: READ_LIMITS.buildScript,
+      followSymlink: true,
+      name: BUILD_FILE,
+    });
+    mode = bytes === undefined ? null : (await Deno.stat(path)).mode;
+  } catch (error) {
+    throw new CodeCommitError(
+      `${unreadable(error)}; code-commit compares build.sh after every build and cannot here`,
+    );
+  }
+  if (bytes === undefined) {
+    // A dangling link: there is nothing to run, and nothing to compare but the link.
+    return { kind: "file", linkTarget, mode: null, bytes: new Uint8Array() };
+  }
+  return { kind: "file", ...(linkTarget === undefined ? {} : { linkTarget }), mode, bytes };
 }
 
-function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.byteLength !== b.byteLength) return false;
   for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+/** How `now` differs from `was`, in words, or undefined when it does not. */
+function difference(was: BuildScriptSnapshot, now: BuildScriptSnapshot): string | undefined {
+  if (was.kind === "missing" || now.kind === "missing") {
+    if (was.kind === now.kind) return undefined;
+    return now.kind === "missing" ? "it is gone" : "it was not there when the run started";
+  }
+  if (was.linkTarget !== now.linkTarget) {
+    if (now.linkTarget === undefined) return `it was a link to ${was.linkTarget}, now a file`;
+    if (was.linkTarget === undefined) return `it is now a link to ${now.linkTarget}`;
+    return `it was a link to ${was.linkTarget}, now to ${now.linkTarget}`;
+  }
+  if (was.mode !== now.mode) {
+    return `its permissions changed from ${was.mode?.toString(8)} to ${now.mode?.toString(8)}`;
+  }
+  if (!sameBytes(was.bytes, now.bytes)) {
+    return was.linkTarget === undefined
+      ? "it is not what it was"
+      : `${was.linkTarget}, where it leads, is not what it was`;
+  }
+  return undefined;
 }
 
 /** What the user is told to do after a build tampered with a file. */
@@ -55,20 +117,48 @@ const REVIEW =
   "(git diff), restore the file, and consider running with --sandbox on";
 
 /**
- * Checks, after a build, that `build.sh` is byte for byte `before` and that
- * `.gitignore` still protects `agent-config/`.
+ * Checks that `build.sh` is what it was when the run started (`was`);
+ * `when` says when it is checked (`while ./build.sh ran`, `after the reply
+ * was applied`).
  *
- * @throws {CodeCommitError} (exit 1) naming the file that changed.
+ * @throws {CodeCommitError} (exit 1) naming build.sh and what changed.
  */
-export async function checkAfterBuild(root: string, before: BuildScriptSnapshot): Promise<void> {
-  const after = await snapshotBuildScript(root);
-  if (!sameBytes(before.bytes, after.bytes)) {
-    const what = after.bytes === undefined ? "is gone or unreadable" : "is not what it was";
+export async function checkBuildScriptUnchanged(
+  root: string,
+  was: BuildScriptSnapshot,
+  when: string,
+): Promise<void> {
+  let now: BuildScriptSnapshot;
+  try {
+    now = await snapshotBuildScript(root);
+  } catch (error) {
     throw new CodeCommitError(
-      `${BUILD_FILE} changed while ./build.sh ran: it ${what} (restore it with git checkout -- ` +
+      `${BUILD_FILE} changed ${when}: it cannot be read any more (${messageOf(error)}); restore ` +
+        `it with git checkout -- ${BUILD_FILE}; ${REVIEW}`,
+    );
+  }
+  const change = difference(was, now);
+  if (change !== undefined) {
+    throw new CodeCommitError(
+      `${BUILD_FILE} changed ${when}: ${change} (restore it with git checkout -- ` +
         `${BUILD_FILE}); ${REVIEW}`,
     );
   }
+}
+
+/**
+ * Checks, after a build, that `build.sh` is what it was when the run
+ * started, that `.gitignore` still protects `agent-config/`, and that the
+ * protected entries are what they were before the build (`protected`).
+ *
+ * @throws {CodeCommitError} (exit 1) naming the file that changed.
+ */
+export async function checkAfterBuild(
+  root: string,
+  buildScript: BuildScriptSnapshot,
+  protectedBefore: ProtectedSnapshot,
+): Promise<void> {
+  await checkBuildScriptUnchanged(root, buildScript, "while ./build.sh ran");
   try {
     await checkAgentConfigIgnored(root);
   } catch (error) {
@@ -76,4 +166,5 @@ export async function checkAfterBuild(root: string, before: BuildScriptSnapshot)
       `.gitignore no longer protects the keys after ./build.sh ran: ${messageOf(error)}; ${REVIEW}`,
     );
   }
+  await checkProtectedAfterBuild(await Deno.realPath(root), protectedBefore, REVIEW);
 }

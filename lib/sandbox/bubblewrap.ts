@@ -1,8 +1,9 @@
 /**
  * The bubblewrap (`bwrap`) command line of a contained build on Linux, and
- * the probe that tells whether bubblewrap works here. Pure functions: the
- * argument lists are covered by logic tests, the sandbox itself by real
- * builds (tests/e2e/sandbox_test.ts).
+ * the probe that tells whether bubblewrap works here and what of the
+ * machine a build must not reach. Pure functions: the argument lists are
+ * covered by logic tests, the sandbox itself by real builds
+ * (tests/e2e/sandbox_test.ts).
  *
  * The arguments work for a user without privileges (bubblewrap then makes
  * an unprivileged user namespace) and for root (where `--cap-drop ALL`
@@ -12,35 +13,76 @@
  * @module
  */
 import { BUILD_SCRIPT } from "../build/run_build.ts";
-import type { HiddenPath, SandboxPlan } from "./plan.ts";
-
-/** The program, looked up on `PATH` (Deno's `--allow-run=bwrap` resolves it when the tool starts). */
-export const BWRAP = "bwrap";
+import { type HiddenPath, isInside, type SandboxPlan } from "./plan.ts";
 
 /** Whether a contained build reaches the network. */
 export type BuildNetwork = "on" | "off";
 
 /**
- * Services of the machine a build must not reach, hidden when they exist:
- * through them a build could start a process outside the sandbox that
- * outlives it (`systemd-run --user`, Docker), use the user's SSH or GPG
- * agent, or type into a `screen` session. Private `/tmp` hides the ones
- * kept there (tmux, X11, most ssh-agent sockets).
+ * Sockets of the machine outside `/run`, `/var/run` and `/tmp` (which get
+ * empty folders of their own) that a build must not reach, hidden when
+ * they exist: through them a build could start a container or a process
+ * outside the sandbox.
  */
 const HOST_SERVICE_PATHS: readonly string[] = [
-  "/run/user", // each user's D-Bus session bus, systemd --user, ssh-agent, gpg-agent, keyrings
-  "/run/dbus", // the system D-Bus
-  "/run/systemd/private", // systemd's own socket
-  "/run/docker.sock",
-  "/run/docker",
-  "/run/containerd",
-  "/run/podman",
-  "/run/screen",
-  "/run/snapd.socket",
-  "/run/snapd-snap.socket",
+  "/var/snap/lxd/common/lxd/unix.socket",
+  "/var/lib/lxd/unix.socket",
+  "/var/lib/incus/unix.socket",
 ];
 
-/** The file system and process set-up every contained build shares (and the probe tests). */
+/**
+ * Folders of the home folder where programs keep sockets a build must not
+ * reach: ssh's ControlMaster connections (already logged in to other
+ * machines), gpg-agent (signs and decrypts with your keys), Docker
+ * Desktop's socket. When one holds a socket, it gets an empty folder, and
+ * what in it is not a socket (nor a folder holding one) is bound back,
+ * read-only, so that `~/.ssh/config` and `known_hosts` are still there.
+ */
+const HOME_SOCKET_FOLDERS: readonly string[] = [".ssh", ".gnupg", ".docker"];
+
+/**
+ * What of `/run` a build gets back in its empty `/run`: NixOS keeps the
+ * system's programs there (`/run/current-system/sw/bin` is on `PATH`). Each
+ * is bound read-only when it exists.
+ */
+const RUN_KEPT: readonly string[] = [
+  "/run/current-system",
+  "/run/booted-system",
+  "/run/wrappers",
+  "/run/opengl-driver",
+  "/run/opengl-driver-32",
+];
+
+/** What the probe found on this machine. */
+export interface HostView {
+  /** Paths to hide: a folder gets an empty folder, anything else an empty file. */
+  readonly hidden: readonly HiddenPath[];
+  /** Entries of hidden home folders to bind back read-only (no socket in them). */
+  readonly boundBack: readonly string[];
+  /** Where `/etc/resolv.conf` leads, when that is under `/run` (bound back with the network on). */
+  readonly resolvConf?: string;
+  /** Whether `/var/run` is a folder of its own rather than a link to `/run`. */
+  readonly varRunIsFolder: boolean;
+}
+
+/** A host view with nothing found (no probe ran, or nothing there). */
+const EMPTY_HOST_VIEW: HostView = { hidden: [], boundBack: [], varRunIsFolder: false };
+
+/** Namespaces and limits every contained build shares with the probe (so it fails where a build would). */
+function namespaceArgs(network: BuildNetwork): string[] {
+  return [
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    ...(network === "off" ? ["--unshare-net"] : []),
+    "--die-with-parent",
+    "--cap-drop",
+    "ALL",
+  ];
+}
+
+/** The file system every contained build starts from, and the probe too. */
 function baseArgs(network: BuildNetwork): string[] {
   return [
     "--ro-bind",
@@ -52,11 +94,7 @@ function baseArgs(network: BuildNetwork): string[] {
     "/proc",
     "--tmpfs",
     "/tmp",
-    "--unshare-pid",
-    ...(network === "off" ? ["--unshare-net"] : []),
-    "--die-with-parent",
-    "--cap-drop",
-    "ALL",
+    ...namespaceArgs(network),
   ];
 }
 
@@ -70,69 +108,207 @@ function hideArgs(paths: readonly HiddenPath[]): string[] {
 }
 
 /**
- * The arguments of `bwrap` that run `./build.sh` contained by `plan`:
+ * Hides what the probe found (`host`): empty folders and files, what is
+ * bound back into them, then the folders made read-only. A folder that
+ * holds the project is left alone (the project could not be bound into it).
+ */
+function hostArgs(host: HostView, root: string): string[] {
+  const hidden = host.hidden.filter((entry) => !isInside(root, entry.path));
+  const folders = hidden.filter((entry) => entry.isDirectory).map((entry) => entry.path);
+  return [
+    ...hidden.flatMap((entry) =>
+      entry.isDirectory ? ["--tmpfs", entry.path] : ["--ro-bind", "/dev/null", entry.path]
+    ),
+    ...host.boundBack.filter((path) => folders.some((folder) => path.startsWith(`${folder}/`)))
+      .flatMap((path) => ["--ro-bind-try", path, path]),
+    ...folders.flatMap((folder) => ["--remount-ro", folder]),
+  ];
+}
+
+/** `/run` (and a separate `/var/run`) empty, with what builds need from them bound back. */
+function runArgs(host: HostView, network: BuildNetwork): string[] {
+  const args = ["--tmpfs", "/run", "--symlink", "/dev/shm", "/run/shm"];
+  if (host.varRunIsFolder) args.push("--tmpfs", "/var/run");
+  for (const path of RUN_KEPT) args.push("--ro-bind-try", path, path);
+  if (network === "on" && host.resolvConf !== undefined) {
+    args.push("--ro-bind-try", host.resolvConf, host.resolvConf);
+  }
+  return args;
+}
+
+/**
+ * The shell that starts `./build.sh` inside the sandbox: it closes every
+ * file descriptor above 2 that code-commit was started with (a wrapper
+ * script's `exec 7>>~/somewhere` would otherwise let the build write
+ * through it, outside the project), gives the build an empty stdin (the
+ * sandbox's own arguments came on it), then runs `./build.sh` in its place.
+ * A POSIX `sh` closes descriptors 3 to 9 only; above, bash does it, and
+ * without bash the build does not start.
+ */
+export const BUILD_WRAPPER = [
+  "exec </dev/null",
+  'd=/proc/self/fd; [ -d "$d" ] || d=/dev/fd',
+  "high=",
+  'for f in "$d"/*; do n=${f##*/}; case $n in 0|1|2) ;; [3-9]) eval "exec $n>&-" ;; ' +
+  '*[!0-9]*) ;; *) [ -e "$f" ] && high="$high $n" ;; esac; done',
+  'if [ -n "$high" ]; then',
+  "  if [ -x /bin/bash ]; then",
+  `    exec /bin/bash -c 'for f in "$0"/*; do n=\${f##*/}; [ "$n" -gt 2 ] 2>/dev/null && ` +
+  `eval "exec $n>&-"; done; exec ${BUILD_SCRIPT}' "$d"`,
+  "  fi",
+  '  echo "code-commit: cannot close the file descriptors$high before ' +
+  `${BUILD_SCRIPT} (no /bin/bash in the sandbox)" >&2`,
+  "  exit 126",
+  "fi",
+  `exec ${BUILD_SCRIPT}`,
+].join("\n");
+
+/**
+ * The arguments of `bwrap` (before the command) that contain a build of
+ * `plan`:
  * - the whole file system read-only, with a fresh `/proc`, a minimal `/dev`,
- *   a private `/tmp`, and the machine's services (`hostServices`, those of
- *   {@link HOST_SERVICE_PATHS} that exist) hidden;
- * - the project root read-write at its own path, then its read-only entries
- *   bound read-only over themselves, then its hidden ones hidden;
- * - its own PID namespace (when `./build.sh` ends, every process it started
- *   ends with it, daemons included), ended when code-commit ends
- *   (`--die-with-parent`), no capabilities, and with `network` off its own
- *   network namespace (no network at all, not even loopback);
+ *   a private `/tmp`, an empty `/run` (and `/var/run`) with only what DNS
+ *   and NixOS need bound back, and the machine's sockets the probe found
+ *   (`host`) hidden;
+ * - the project root read-write at its own path; the folders above its
+ *   read-only entries made mount points (so none can be renamed away);
+ *   then its read-only entries bound read-only over themselves, then its
+ *   hidden ones hidden;
+ * - its own PID, IPC, UTS and (where possible) cgroup namespaces: when
+ *   `./build.sh` ends, every process it started ends with it, daemons
+ *   included; ended when code-commit ends (`--die-with-parent`); no
+ *   capabilities; with `network` off its own network namespace (no network
+ *   at all, not even loopback);
  * - the environment as it is (bubblewrap passes it on).
  *
- * Never throws.
+ * They are many for a large project: code-commit passes them on bwrap's
+ * stdin (`--args 0`), see {@link bubblewrapCommand}. Never throws.
  */
 export function bubblewrapArgs(
   plan: SandboxPlan,
   network: BuildNetwork,
-  hostServices: readonly HiddenPath[] = [],
+  host: HostView = EMPTY_HOST_VIEW,
 ): string[] {
   return [
     ...baseArgs(network),
-    ...hideArgs(hostServices),
+    ...runArgs(host, network),
+    ...hostArgs(host, plan.root),
     "--bind",
     plan.root,
     plan.root,
+    ...plan.mountPoints.flatMap((path) => ["--bind", path, path]),
     ...plan.readOnly.flatMap((path) => ["--ro-bind", path, path]),
     ...hideArgs(plan.hidden),
     "--chdir",
     plan.root,
-    "--",
-    BUILD_SCRIPT,
   ];
 }
 
-/** Marks each line of the probe's answer: a folder or another kind of entry. */
-const PROBE_SCRIPT =
-  'for p do if [ -d "$p" ]; then echo "d $p"; elif [ -e "$p" ] || [ -S "$p" ]; ' +
-  'then echo "f $p"; fi; done';
-
-/**
- * The arguments of `bwrap` for the probe run before the first build: the
- * same sandbox as a build's (so it fails where a build would), running `sh`
- * to report which of {@link HOST_SERVICE_PATHS} exist. Never throws.
- */
-export function bubblewrapProbeArgs(network: BuildNetwork): string[] {
-  return [...baseArgs(network), "--", "sh", "-c", PROBE_SCRIPT, "sh", ...HOST_SERVICE_PATHS];
+/** A `bwrap` command line: its arguments, and the bytes for its stdin. */
+export interface BubblewrapCommand {
+  readonly args: readonly string[];
+  /** The sandbox's arguments, NUL-separated, read by bwrap from its stdin (`--args 0`). */
+  readonly stdin: Uint8Array;
 }
 
 /**
- * Reads the probe's output: the service paths that exist, each at most
- * once, without those inside another one listed (hiding `/run/user` hides
- * what is in it). Lines that are not the probe's are ignored. Never throws.
+ * The command that runs `./build.sh` in the sandbox `args`
+ * ({@link bubblewrapArgs}): the arguments go on stdin, so no command line
+ * grows with the project, and the build starts through
+ * {@link BUILD_WRAPPER}. Never throws.
  */
-export function parseProbeOutput(output: string): HiddenPath[] {
-  const found: HiddenPath[] = [];
+export function bubblewrapCommand(args: readonly string[]): BubblewrapCommand {
+  return {
+    args: ["--args", "0", "--", "/bin/sh", "-c", BUILD_WRAPPER, "sh"],
+    stdin: new TextEncoder().encode(args.map((arg) => `${arg}\0`).join("")),
+  };
+}
+
+/**
+ * What the probe reports, one line each: `d PATH` or `f PATH` to hide a
+ * folder or anything else, `b PATH` to bind back, `r PATH` where
+ * `/etc/resolv.conf` leads, `v` when `/var/run` is a folder of its own.
+ * Its arguments: the service paths, then `--`, then the home folders.
+ */
+const PROBE_SCRIPT = `
+for p do
+  shift
+  [ "$p" = -- ] && break
+  if [ -d "$p" ]; then echo "d $p"; elif [ -e "$p" ] || [ -S "$p" ]; then echo "f $p"; fi
+done
+r=$(readlink -f /etc/resolv.conf 2>/dev/null) && case $r in /run/*|/var/run/*) echo "r $r" ;; esac
+[ -d /var/run ] && [ ! -L /var/run ] && echo v
+sockets() { [ -n "$(find "$1" -maxdepth 3 -type s 2>/dev/null | head -n 1)" ]; }
+case $HOME in /?*) ;; *) exit 0 ;; esac
+for h do
+  h=$HOME/$h
+  [ -d "$h" ] && [ ! -L "$h" ] && sockets "$h" || continue
+  echo "d $h"
+  for e in "$h"/* "$h"/.[!.]* "$h"/..?*; do
+    [ -e "$e" ] || [ -L "$e" ] || continue
+    [ -S "$e" ] && continue
+    [ -d "$e" ] && sockets "$e" && continue
+    echo "b $e"
+  done
+done
+s=$SSH_AUTH_SOCK
+if [ -S "$s" ]; then
+  case $s in "$HOME"/*/*) echo "d \${s%/*}" ;; "$HOME"/*) echo "f $s" ;; esac
+fi
+`;
+
+/**
+ * The arguments of `bwrap` for the probe run before the first build: the
+ * same namespaces as a build's (so it fails where a build would), running
+ * `sh` to report what of the machine a build must not reach (see
+ * {@link parseProbeOutput}). Never throws.
+ */
+export function bubblewrapProbeArgs(network: BuildNetwork): string[] {
+  return [
+    ...baseArgs(network),
+    "--",
+    "/bin/sh",
+    "-c",
+    PROBE_SCRIPT,
+    "sh",
+    ...HOST_SERVICE_PATHS,
+    "--",
+    ...HOME_SOCKET_FOLDERS,
+  ];
+}
+
+/**
+ * Reads the probe's output (see `PROBE_SCRIPT`): what to hide, each path
+ * at most once and none inside a folder hidden already; what to bind back,
+ * only inside a hidden folder; where `/etc/resolv.conf` leads under `/run`.
+ * Lines that are not the probe's are ignored. Never throws.
+ */
+export function parseProbeOutput(output: string): HostView {
+  const hidden: HiddenPath[] = [];
+  const boundBack: string[] = [];
+  let resolvConf: string | undefined;
+  let varRunIsFolder = false;
   for (const line of output.split("\n")) {
-    const match = /^([df]) (\/.*)$/.exec(line);
-    if (match === null || !HOST_SERVICE_PATHS.includes(match[2])) continue;
-    found.push({ path: match[2], isDirectory: match[1] === "d" });
+    if (line === "v") varRunIsFolder = true;
+    const match = /^([dfbr]) (\/.*)$/.exec(line);
+    if (match === null || match[2].split("/").includes("..")) continue;
+    const [, kind, path] = match;
+    if (kind === "r") resolvConf = path;
+    else if (kind === "b") boundBack.push(path);
+    else if (!hidden.some((entry) => entry.path === path)) {
+      hidden.push({ path, isDirectory: kind === "d" });
+    }
   }
-  return found.filter((entry) =>
-    !found.some((other) =>
-      other.isDirectory && other !== entry && entry.path.startsWith(`${other.path}/`)
-    )
-  );
+  const inside = (path: string, folder: HiddenPath) =>
+    folder.isDirectory && path.startsWith(`${folder.path}/`);
+  return {
+    hidden: hidden.filter((entry) => !hidden.some((other) => inside(entry.path, other))),
+    boundBack: boundBack.filter((path) =>
+      hidden.some((folder) =>
+        inside(path, folder) && !path.slice(folder.path.length + 1).includes("/")
+      )
+    ),
+    ...(resolvConf === undefined ? {} : { resolvConf }),
+    varRunIsFolder,
+  };
 }

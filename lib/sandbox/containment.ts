@@ -3,9 +3,9 @@
  * `--build-network`), decided once before any LLM call, and the command
  * that starts each build accordingly.
  *
- * - Linux: bubblewrap (`bwrap` on `PATH`), tried once with the build's own
- *   sandbox so that a machine where it cannot make namespaces counts as
- *   without it;
+ * - Linux: bubblewrap (`/usr/bin/bwrap` or `/bin/bwrap`, never from `PATH`:
+ *   see `lib/permissions/`), tried once with the build's own namespaces so
+ *   that a machine where it cannot make them counts as without it;
  * - macOS: `sandbox-exec` (Seatbelt);
  * - anywhere else, or without them: no containment. `--sandbox auto` then
  *   warns once and runs the build as it is; `--sandbox on` refuses to start.
@@ -14,14 +14,18 @@
  */
 import { BUILD_SCRIPT, type BuildLaunch } from "../build/run_build.ts";
 import { CodeCommitError } from "../errors/errors.ts";
+import { systemProgramPaths } from "../permissions/permissions.ts";
+import { systemProgramCandidates } from "../permissions/system_programs.ts";
 import {
   bubblewrapArgs,
+  bubblewrapCommand,
   bubblewrapProbeArgs,
   type BuildNetwork,
-  BWRAP,
+  type HostView,
   parseProbeOutput,
 } from "./bubblewrap.ts";
-import { type HiddenPath, planSandbox } from "./plan.ts";
+import { planFromScan, type SandboxPlan } from "./plan.ts";
+import type { ProjectScan } from "./project_scan.ts";
 import { SANDBOX_EXEC, seatbeltArgs, seatbeltProbeArgs, seatbeltProfile } from "./seatbelt.ts";
 
 export type { BuildNetwork } from "./bubblewrap.ts";
@@ -43,8 +47,10 @@ export type Containment =
   | {
     readonly kind: "bubblewrap";
     readonly network: BuildNetwork;
-    /** The machine's services found by the probe, hidden from every build. */
-    readonly hostServices: readonly HiddenPath[];
+    /** Where bubblewrap was found: an absolute system path. */
+    readonly program: string;
+    /** What of the machine the probe found to hide from every build. */
+    readonly host: HostView;
   }
   | { readonly kind: "seatbelt"; readonly network: BuildNetwork }
   | {
@@ -57,6 +63,8 @@ export type Containment =
 export interface ProbeResult {
   /** False when the program could not be started at all (not found, not permitted). */
   readonly started: boolean;
+  /** True when it could not be started because it is not there. */
+  readonly missing?: boolean;
   /** Its exit code (when started). */
   readonly code: number;
   /** Its stdout. */
@@ -85,7 +93,13 @@ export async function runProbe(program: string, args: readonly string[]): Promis
       stderr: decoder.decode(output.stderr),
     };
   } catch (error) {
-    return { started: false, code: -1, stdout: "", stderr: (error as Error).message };
+    return {
+      started: false,
+      missing: error instanceof Deno.errors.NotFound,
+      code: -1,
+      stdout: "",
+      stderr: (error as Error).message,
+    };
   }
 }
 
@@ -97,6 +111,8 @@ export interface ContainmentRequest {
   readonly os?: string;
   /** How programs are tried (default {@link runProbe}). */
   readonly probe?: Prober;
+  /** The project root, links resolved: a program inside it is never started. */
+  readonly root?: string;
 }
 
 /** The outcome: the containment, and the warning to print once when `auto` found none. */
@@ -116,18 +132,34 @@ async function available(
   os: string,
   network: BuildNetwork,
   probe: Prober,
+  root: string | undefined,
 ): Promise<Containment | { missing: string }> {
   if (os === "linux") {
-    const result = await probe(BWRAP, bubblewrapProbeArgs(network));
-    if (!result.started) return { missing: `bubblewrap (${BWRAP}) is not on PATH` };
-    if (result.code !== 0) {
-      return {
-        missing: `bubblewrap (${BWRAP}) cannot make a sandbox here (${
-          firstLine(result.stderr) || `exit code ${result.code}`
-        })`,
-      };
+    const candidates = systemProgramCandidates("bwrap", root);
+    for (const program of candidates) {
+      const result = await probe(program, bubblewrapProbeArgs(network));
+      if (result.missing) continue;
+      if (!result.started) {
+        return {
+          missing: `bubblewrap (${program}) cannot be started (${firstLine(result.stderr)})`,
+        };
+      }
+      if (result.code !== 0) {
+        return {
+          missing: `bubblewrap (${program}) cannot make a sandbox here (${
+            firstLine(result.stderr) || `exit code ${result.code}`
+          })`,
+        };
+      }
+      return { kind: "bubblewrap", network, program, host: parseProbeOutput(result.stdout) };
     }
-    return { kind: "bubblewrap", network, hostServices: parseProbeOutput(result.stdout) };
+    return {
+      missing: candidates.length === 0
+        ? `bubblewrap cannot be used: the project holds ${
+          systemProgramPaths("bwrap").join(" and ")
+        }`
+        : `bubblewrap is not installed (no ${candidates.join(" or ")})`,
+    };
   }
   if (os === "darwin") {
     const result = await probe(SANDBOX_EXEC, seatbeltProbeArgs());
@@ -159,7 +191,7 @@ export async function decideContainment(request: ContainmentRequest): Promise<Co
     return { containment: { kind: "none", why: "--sandbox off" } };
   }
   const os = request.os ?? Deno.build.os;
-  const found = await available(os, request.network, request.probe ?? runProbe);
+  const found = await available(os, request.network, request.probe ?? runProbe, request.root);
   if (!("missing" in found)) return { containment: found };
   const install = os === "linux" ? `; ${BUBBLEWRAP_INSTALL}` : "";
   if (request.mode === "on" || request.network === "off") {
@@ -187,42 +219,61 @@ function describeContainment(containment: Containment): string {
   return `contained by ${by}, ${containment.network === "on" ? "network on" : "no network"}`;
 }
 
-/** bubblewrap's own error lines: `bwrap: execvp ./build.sh: Permission denied`. */
-function bubblewrapStartFailure(output: string, exitCode: number | null): string | undefined {
-  if (exitCode !== 1) return undefined;
+/**
+ * Whether a contained build's output and exit code say that `./build.sh`
+ * never started: bubblewrap's own one-line error (`bwrap: Can't mount ...`,
+ * exit 1), or the shell that starts the build could not run it (`sh: 1:
+ * exec: ./build.sh: Permission denied`, exit 126 or 127). Then the line.
+ */
+function sandboxStartFailure(output: string, exitCode: number | null): string | undefined {
   const lines = output.split("\n").filter((line) => line !== "");
-  return lines.length === 1 && lines[0].startsWith(`${BWRAP}: `) ? lines[0] : undefined;
+  if (lines.length !== 1) return undefined;
+  const line = lines[0];
+  if (exitCode === 1 && line.startsWith("bwrap: ")) return line;
+  if ((exitCode === 126 || exitCode === 127) && line.includes(`${BUILD_SCRIPT}: `)) return line;
+  if (exitCode === 126 && line.startsWith("code-commit: ")) {
+    return `${line.slice("code-commit: ".length)}: start code-commit from a shell that leaves ` +
+      "no file descriptors open above 2";
+  }
+  return undefined;
 }
 
 /**
- * The command that starts one build of the project at `root` under
- * `containment`; for a sandbox, what it may do is found on disk now (see
- * `planSandbox`), so every build sees the project's protected entries as
- * they are when it starts.
+ * The command that starts one build under `containment`; for a sandbox,
+ * what it may do comes from `scan`, a walk of the project made right
+ * before this build (see `planFromScan`), so every build sees the
+ * project's protected entries as they are when it starts.
  *
- * @throws {CodeCommitError} when an ignore file cannot be read.
- * @throws {Deno.errors.NotFound} and other file system errors when `root` cannot be read.
+ * @throws {CodeCommitError} when the scan's plan refuses (see `planFromScan`).
  */
-export async function buildLaunch(containment: Containment, root: string): Promise<BuildLaunch> {
+export async function buildLaunch(
+  containment: Containment,
+  scan: ProjectScan,
+): Promise<BuildLaunch> {
   const description = describeContainment(containment);
   switch (containment.kind) {
     case "none":
       return { program: BUILD_SCRIPT, args: [], description };
     case "bubblewrap": {
-      const plan = await planSandbox(root);
+      const plan = await planFromScan(scan);
+      const command = bubblewrapCommand(
+        bubblewrapArgs(plan, containment.network, containment.host),
+      );
       return {
-        program: BWRAP,
-        args: bubblewrapArgs(plan, containment.network, containment.hostServices),
+        program: containment.program,
+        args: command.args,
+        stdin: command.stdin,
         description,
-        startFailure: bubblewrapStartFailure,
+        startFailure: sandboxStartFailure,
       };
     }
     case "seatbelt": {
-      const plan = await planSandbox(root);
+      const plan: SandboxPlan = await planFromScan(scan);
       return {
         program: SANDBOX_EXEC,
         args: seatbeltArgs(seatbeltProfile(plan, containment.network)),
         description,
+        startFailure: sandboxStartFailure,
       };
     }
   }

@@ -6,9 +6,14 @@
  *
  * The profile allows everything by default and then denies: writes outside
  * the project (and the temporary folders builds need), writes to the
- * read-only entries, reads and writes of the hidden ones, and with the
- * network off every network operation. Only deny rules follow the default,
- * so no rule's order matters. Paths are passed as parameters (`-D`), never
+ * read-only entries, reads and writes of the hidden ones, the ways out of
+ * the sandbox through the system's own services (Apple Events, which could
+ * tell Terminal to run a command; LaunchServices, which `open x.command`
+ * asks to start one; `launchctl`, which submits a job to launchd), and
+ * with the network off every network operation. Only deny rules follow
+ * the default, so no rule's order matters. A deny-default profile (as
+ * Codex uses) would close more, but which services a build's tools need
+ * cannot be found out without a Mac to run them on. Paths are passed as parameters (`-D`), never
  * spliced into the profile text, so no file name can change the profile.
  *
  * What Seatbelt cannot do that bubblewrap does: give the build a private
@@ -17,8 +22,7 @@
  *
  * @module
  */
-import { BUILD_SCRIPT } from "../build/run_build.ts";
-import type { BuildNetwork } from "./bubblewrap.ts";
+import { BUILD_WRAPPER, type BuildNetwork } from "./bubblewrap.ts";
 import type { SandboxPlan } from "./plan.ts";
 
 /** Where macOS keeps `sandbox-exec` (an absolute path: the permission list names it so). */
@@ -39,6 +43,21 @@ export const SEATBELT_WRITABLE = {
     "/dev/stdout",
     "/dev/stderr",
   ],
+} as const;
+
+/**
+ * What a build may not use to start a process outside the sandbox: the
+ * Mach services of LaunchServices and Apple Events, and the programs that
+ * talk to launchd, LaunchServices and other applications. A program of
+ * the build's own can still talk to launchd directly: Seatbelt has no rule
+ * for launchd's own port (the README says so).
+ */
+export const SEATBELT_NO_ESCAPE = {
+  machServices: [
+    "com.apple.coreservices.launchservicesd",
+    "com.apple.coreservices.appleevents",
+  ],
+  programs: ["/bin/launchctl", "/usr/bin/open", "/usr/bin/osascript"],
 } as const;
 
 /** A Seatbelt profile and the parameters it reads. */
@@ -91,17 +110,34 @@ export function seatbeltProfile(plan: SandboxPlan, network: BuildNetwork): Seatb
       `(deny file-read* file-write*\n  ${hidden.join("\n  ")})`,
     );
   }
+  lines.push(
+    "; no process started outside the sandbox through the system's services",
+    "(deny appleevent-send)",
+    `(deny mach-lookup\n  ${
+      SEATBELT_NO_ESCAPE.machServices.map((name) => `(global-name ${literal(name)})`).join("\n  ")
+    })`,
+    `(deny process-exec\n  ${
+      SEATBELT_NO_ESCAPE.programs.map((path) => `(literal ${literal(path)})`).join("\n  ")
+    })`,
+  );
   if (network === "off") lines.push("; no network at all, not even loopback", "(deny network*)");
   return { text: `${lines.join("\n")}\n`, params };
 }
 
-/** The arguments of `sandbox-exec` that run `./build.sh` under `profile`. Never throws. */
+/**
+ * The arguments of `sandbox-exec` that run `./build.sh` under `profile`,
+ * through the shell that first closes the file descriptors above 2
+ * (`BUILD_WRAPPER`). Never throws.
+ */
 export function seatbeltArgs(profile: SeatbeltProfile): string[] {
   return [
     "-p",
     profile.text,
     ...[...profile.params].flatMap(([name, value]) => ["-D", `${name}=${value}`]),
-    BUILD_SCRIPT,
+    "/bin/sh",
+    "-c",
+    BUILD_WRAPPER,
+    "sh",
   ];
 }
 

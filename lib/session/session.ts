@@ -27,6 +27,8 @@ import { checkRepositoryRoot } from "../preconditions/repository.ts";
 import { readApiKey, readKnownKeys } from "../secrets/keys.ts";
 import { Redactor } from "../secrets/redact.ts";
 import { type Containment, decideContainment } from "../sandbox/containment.ts";
+import { planSandbox } from "../sandbox/plan.ts";
+import { type BuildScriptSnapshot, snapshotBuildScript } from "../preconditions/build_integrity.ts";
 
 /** One run of code-commit. */
 export interface Session {
@@ -46,6 +48,12 @@ export interface Session {
   readonly tally: TokenTally;
   /** How every `./build.sh` of the run is started (`--sandbox`, `--build-network`). */
   readonly containment: Containment;
+  /**
+   * `build.sh` as it was when the run started: every applied reply and
+   * every build is checked against it (a run that builds nothing has
+   * `missing` here).
+   */
+  readonly buildScript: BuildScriptSnapshot;
 }
 
 /** The files a workflow needs before its first call, besides `.gitignore` and the key. */
@@ -82,8 +90,12 @@ export function setupNeeds(workflow: Workflow, options: RunOptions): SetupNeeds 
  * keys out of git, the chosen model's key, and what `workflow` needs (see
  * {@link setupNeeds}).
  *
- * With `runsBuilds`, decides how the run's builds are contained, before any
- * LLM call: `--sandbox auto` without a sandbox prints one warning.
+ * With `runsBuilds`, looks at `build.sh` once (see `snapshotBuildScript`)
+ * and decides how the run's builds are contained, before any LLM call:
+ * `--sandbox auto` without a sandbox prints one warning; with a sandbox, the
+ * project is planned once so that what the sandbox cannot contain (a key
+ * reached through a link it cannot follow, too many hard links out of the
+ * project) stops the run before it costs anything.
  *
  * @throws {UsageError} when a local model has no loopback
  * `CODE_COMMIT_OPENAI_BASE_URL` (checked first).
@@ -146,13 +158,18 @@ export async function openSession(
   }
   const client = createClient(options.model, key, baseUrl, { timeoutMs: options.llmTimeoutMs });
   let containment: Containment = { kind: "none", why: "this workflow runs no build" };
+  let buildScript: BuildScriptSnapshot = { kind: "missing" };
   if (runsBuilds) {
+    buildScript = await snapshotBuildScript(root);
+    const realRoot = await Deno.realPath(root);
     const decision = await decideContainment({
       mode: options.sandbox,
       network: options.buildNetwork,
+      root: realRoot,
     });
     if (decision.warning !== undefined) console.warn(decision.warning);
     containment = decision.containment;
+    if (containment.kind !== "none") await planSandbox(realRoot);
   }
   return {
     root,
@@ -163,6 +180,7 @@ export async function openSession(
     signal,
     tally: new TokenTally(),
     containment,
+    buildScript,
   };
 }
 

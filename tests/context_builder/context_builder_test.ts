@@ -61,6 +61,7 @@ async function harness(root: string, replies: Partial<LlmReply>[], args = ["--bu
     signal: new AbortController().signal,
     tally: new TokenTally(),
     containment: { kind: "none", why: "no build in these tests" },
+    buildScript: { kind: "missing" },
   };
   const log = await RunLog.create(root, "committing-code", redactor);
   return {

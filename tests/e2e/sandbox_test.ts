@@ -13,7 +13,7 @@ import { geminiReply, geminiText, startFakeLlmServer } from "../support/fake_llm
 import { assertNoKeyLeak } from "../support/leaks.ts";
 import { listFiles, makeProject, type Project, STATUS_BUILD } from "../support/project.ts";
 import { runTool, type ToolRun } from "../support/run_tool.ts";
-import { bwrapTest, pathWithoutBwrap } from "../support/sandbox.ts";
+import { bwrapTest, withSwappedProgram } from "../support/sandbox.ts";
 import { fixtureFiles } from "../workflows/auto_workflow/helpers.ts";
 
 /** The probes, each reporting `NAME open` or `NAME blocked` in probe-result.txt. */
@@ -385,16 +385,19 @@ for (const sandbox of ["off", "on"] as const) {
   });
 }
 
-Deno.test("without bubblewrap on PATH: --sandbox on refuses before any LLM call, naming it", async () => {
-  await using noBwrap = await pathWithoutBwrap();
+Deno.test("without bubblewrap: --sandbox on refuses before any LLM call, naming it", async () => {
+  await using noBwrap = await withSwappedProgram("bwrap");
   await using project = await makeProject();
   const server = await startFakeLlmServer([geminiReply("Nothing to change.")]);
   try {
     for (const args of [["--sandbox", "on"], ["--build-network", "off"]]) {
-      const run = await runTool(project.root, args, { server, env: { PATH: noBwrap.path } });
+      const run = await runTool(project.root, args, { server, wrapper: noBwrap.wrapper });
       assert.equal(run.code, 1, run.stderr);
       assert.match(run.stderr, new RegExp(`${args.join(" ")} needs a sandbox`));
-      assert.match(run.stderr, /bubblewrap \(bwrap\) is not on PATH/);
+      assert.match(
+        run.stderr,
+        /bubblewrap is not installed \(no \/usr\/bin\/bwrap or \/bin\/bwrap/,
+      );
       assert.match(run.stderr, /apt-get install bubblewrap/);
       assert.equal(run.stderr.trim().split("\n").length, 1, run.stderr);
     }
@@ -404,8 +407,8 @@ Deno.test("without bubblewrap on PATH: --sandbox on refuses before any LLM call,
   }
 });
 
-Deno.test("without bubblewrap on PATH: --sandbox auto warns once per run and builds unconfined", async () => {
-  await using noBwrap = await pathWithoutBwrap();
+Deno.test("without bubblewrap: --sandbox auto warns once per run and builds unconfined", async () => {
+  await using noBwrap = await withSwappedProgram("bwrap");
   await using project = await makeProject({
     buildScript: STATUS_BUILD,
     files: { "src/status.txt": "broken\n" },
@@ -415,7 +418,7 @@ Deno.test("without bubblewrap on PATH: --sandbox auto warns once per run and bui
     geminiReply("^^^src/status.txt\nok\n^^^end\n"),
   ]);
   try {
-    const run = await runTool(project.root, [], { server, env: { PATH: noBwrap.path } });
+    const run = await runTool(project.root, [], { server, wrapper: noBwrap.wrapper });
     assert.equal(run.code, 0, run.stderr);
     const warnings = run.stderr.split("\n").filter((line) =>
       /bubblewrap/.test(line) && /warn/i.test(line)
@@ -423,11 +426,11 @@ Deno.test("without bubblewrap on PATH: --sandbox auto warns once per run and bui
     assert.equal(warnings.length, 1, run.stderr);
     assert.match(
       warnings[0],
-      /runs without a sandbox.*bubblewrap \(bwrap\) is not on PATH.*apt-get install bubblewrap/,
+      /runs without a sandbox.*bubblewrap is not installed.*apt-get install bubblewrap/,
     );
     assert.match(
       run.stderr,
-      /running \.\/build\.sh \(not contained \(bubblewrap \(bwrap\) is not on PATH\)\)/,
+      /running \.\/build\.sh \(not contained \(bubblewrap is not installed \(no /,
     );
     assert.doesNotMatch(run.stderr, /Failed to resolve/, "Deno's own note stays out");
   } finally {
@@ -435,34 +438,38 @@ Deno.test("without bubblewrap on PATH: --sandbox auto warns once per run and bui
   }
 });
 
-Deno.test("a bubblewrap that cannot make namespaces counts as none: --sandbox on names why", async () => {
-  await using project = await makeProject();
-  const bin = await Deno.makeTempDir({ prefix: "code-commit-fake-bwrap-" });
-  try {
-    await Deno.writeTextFile(
-      join(bin, "bwrap"),
-      "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n",
-    );
-    await Deno.chmod(join(bin, "bwrap"), 0o755);
-    const server = await startFakeLlmServer([geminiReply("Nothing to change.")]);
+bwrapTest(
+  "a bubblewrap that cannot make namespaces counts as none: --sandbox on names why",
+  async () => {
+    await using project = await makeProject();
+    const bin = await Deno.makeTempDir({ prefix: "code-commit-fake-bwrap-" });
     try {
-      const run = await runTool(project.root, ["--sandbox", "on"], {
-        server,
-        env: { PATH: `${bin}:${Deno.env.get("PATH")}` },
-      });
-      assert.equal(run.code, 1, run.stderr);
-      assert.match(
-        run.stderr,
-        /bubblewrap \(bwrap\) cannot make a sandbox here \(bwrap: No permissions to create new namespace\)/,
+      await Deno.writeTextFile(
+        join(bin, "bwrap"),
+        "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n",
       );
-      assert.equal(server.requests.length, 0);
+      await Deno.chmod(join(bin, "bwrap"), 0o755);
+      await using fake = await withSwappedProgram("bwrap", join(bin, "bwrap"));
+      const server = await startFakeLlmServer([geminiReply("Nothing to change.")]);
+      try {
+        const run = await runTool(project.root, ["--sandbox", "on"], {
+          server,
+          wrapper: fake.wrapper,
+        });
+        assert.equal(run.code, 1, run.stderr);
+        assert.match(
+          run.stderr,
+          /bubblewrap \(\/usr\/bin\/bwrap\) cannot make a sandbox here \(bwrap: No permissions to create new namespace\)/,
+        );
+        assert.equal(server.requests.length, 0);
+      } finally {
+        await server.close();
+      }
     } finally {
-      await server.close();
+      await Deno.remove(bin, { recursive: true });
     }
-  } finally {
-    await Deno.remove(bin, { recursive: true });
-  }
-});
+  },
+);
 
 Deno.test("--sandbox off --build-network off is a usage error", async () => {
   await using project = await makeProject();

@@ -1,18 +1,37 @@
-/** The tamper check after every build: build.sh byte for byte, .gitignore still protecting the keys. */
+/**
+ * The tamper check: build.sh compared with the run's first look at it (kind,
+ * link target, permissions, bytes), .gitignore still protecting the keys,
+ * and the protected entries compared with the snapshot before the build.
+ */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { CodeCommitError } from "../../lib/errors/errors.ts";
-import { checkAfterBuild, snapshotBuildScript } from "../../lib/preconditions/build_integrity.ts";
+import {
+  checkAfterBuild,
+  checkBuildScriptUnchanged,
+  snapshotBuildScript,
+} from "../../lib/preconditions/build_integrity.ts";
+import { snapshotProtected } from "../../lib/preconditions/protected_entries.ts";
+import { scanProject } from "../../lib/sandbox/project_scan.ts";
 
 async function project(test: (root: string) => Promise<void>): Promise<void> {
-  const root = await Deno.makeTempDir({ prefix: "code-commit-integrity-" });
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "code-commit-integrity-" }));
   try {
     await Deno.writeTextFile(join(root, ".gitignore"), "/agent-config\n");
     await Deno.writeTextFile(join(root, "build.sh"), "#!/bin/sh\nexit 0\n");
+    await Deno.chmod(join(root, "build.sh"), 0o755);
     await test(root);
   } finally {
     await Deno.remove(root, { recursive: true });
   }
+}
+
+/** Snapshots build.sh and the protected entries, lets `change` run, then checks. */
+async function afterChange(root: string, change: (root: string) => Promise<void>): Promise<void> {
+  const buildScript = await snapshotBuildScript(root);
+  const before = await snapshotProtected(await scanProject(root));
+  await change(root);
+  await checkAfterBuild(root, buildScript, before);
 }
 
 function refused(pattern: RegExp): (error: unknown) => boolean {
@@ -28,29 +47,85 @@ function refused(pattern: RegExp): (error: unknown) => boolean {
 
 Deno.test("nothing changed: the check passes", async () => {
   await project(async (root) => {
-    const before = await snapshotBuildScript(root);
-    await Deno.writeTextFile(join(root, "out.txt"), "built\n");
-    await checkAfterBuild(root, before);
+    await afterChange(root, (root) => Deno.writeTextFile(join(root, "out.txt"), "built\n"));
   });
 });
 
-Deno.test("build.sh changed by one byte, replaced, or removed: stopped, naming build.sh", async () => {
-  const changes: [string, (root: string) => Promise<void>][] = [
-    ["one byte", (root) => Deno.writeTextFile(join(root, "build.sh"), "#!/bin/sh\nexit 1\n")],
-    ["appended", (root) => Deno.writeTextFile(join(root, "build.sh"), "true\n", { append: true })],
-    ["removed", (root) => Deno.remove(join(root, "build.sh"))],
+Deno.test("build.sh changed by one byte, replaced, removed or chmod-ed: stopped, naming build.sh", async () => {
+  const changes: [string, (root: string) => Promise<void>, RegExp][] = [
+    [
+      "one byte",
+      (root) => Deno.writeTextFile(join(root, "build.sh"), "#!/bin/sh\nexit 1\n"),
+      /it is not what it was/,
+    ],
+    [
+      "appended",
+      (root) => Deno.writeTextFile(join(root, "build.sh"), "true\n", { append: true }),
+      /it is not what it was/,
+    ],
+    ["removed", (root) => Deno.remove(join(root, "build.sh")), /it is gone/],
+    [
+      "not executable",
+      (root) => Deno.chmod(join(root, "build.sh"), 0o644),
+      /its permissions changed from 100755 to 100644/,
+    ],
   ];
-  for (const [name, change] of changes) {
+  for (const [name, change, what] of changes) {
     await project(async (root) => {
-      const before = await snapshotBuildScript(root);
-      await change(root);
       await assert.rejects(
-        checkAfterBuild(root, before),
-        refused(/^build\.sh changed while/),
+        afterChange(root, change),
+        refused(new RegExp(`^build\\.sh changed while \\./build\\.sh ran: ${what.source}`)),
         name,
       );
     });
   }
+});
+
+Deno.test("build.sh swapped for a link to an identical copy: stopped, though the bytes match", async () => {
+  await project(async (root) => {
+    await assert.rejects(
+      afterChange(root, async (root) => {
+        await Deno.copyFile(join(root, "build.sh"), join(root, "tools-build.sh"));
+        await Deno.symlink("tools-build.sh", join(root, "build.sh.new"));
+        await Deno.rename(join(root, "build.sh.new"), join(root, "build.sh"));
+      }),
+      refused(/^build\.sh changed while \.\/build\.sh ran: it is now a link to tools-build\.sh/),
+    );
+  });
+});
+
+Deno.test("build.sh a link: what it leads to is compared too, and where it points", async () => {
+  await project(async (root) => {
+    await Deno.mkdir(join(root, "ci"));
+    await Deno.rename(join(root, "build.sh"), join(root, "ci/build.sh"));
+    await Deno.symlink("ci/build.sh", join(root, "build.sh"));
+    const was = await snapshotBuildScript(root);
+    await checkBuildScriptUnchanged(root, was, "after the reply was applied");
+    // A reply that wrote ci/build.sh (the guard allows the path; it is not build.sh).
+    await Deno.writeTextFile(join(root, "ci/build.sh"), "#!/bin/sh\necho always passes\n");
+    await assert.rejects(
+      checkBuildScriptUnchanged(root, was, "since the run started"),
+      refused(/^build\.sh changed since the run started: ci\/build\.sh, where it leads, is not/),
+    );
+  });
+});
+
+Deno.test("a build.sh that cannot be compared is refused when the run starts, not equal to itself", async () => {
+  await project(async (root) => {
+    await Deno.writeTextFile(join(root, "build.sh"), "#".repeat(2 * 2 ** 20));
+    await assert.rejects(snapshotBuildScript(root), (error: unknown) => {
+      assert(error instanceof CodeCommitError);
+      assert.match(error.message, /^build\.sh is 2 MiB, more than the 1 MiB/);
+      assert.match(error.message, /compares build\.sh after every build/);
+      return true;
+    });
+  });
+  await project(async (root) => {
+    await Deno.remove(join(root, "build.sh"));
+    const made = await new Deno.Command("mkfifo", { args: [join(root, "build.sh")] }).output();
+    assert.ok(made.success);
+    await assert.rejects(snapshotBuildScript(root), CodeCommitError);
+  });
 });
 
 Deno.test(".gitignore no longer ignoring /agent-config: stopped, naming .gitignore", async () => {
@@ -60,10 +135,8 @@ Deno.test(".gitignore no longer ignoring /agent-config: stopped, naming .gitigno
   ];
   for (const [name, text] of changes) {
     await project(async (root) => {
-      const before = await snapshotBuildScript(root);
-      await Deno.writeTextFile(join(root, ".gitignore"), text);
       await assert.rejects(
-        checkAfterBuild(root, before),
+        afterChange(root, (root) => Deno.writeTextFile(join(root, ".gitignore"), text)),
         refused(/^\.gitignore no longer protects the keys after \.\/build\.sh ran: \.gitignore/),
         name,
       );
@@ -71,11 +144,15 @@ Deno.test(".gitignore no longer ignoring /agent-config: stopped, naming .gitigno
   }
 });
 
-Deno.test("a .gitignore rewritten with the same meaning is fine", async () => {
+Deno.test("a .gitignore rewritten with the same meaning: still a changed protected entry", async () => {
   await project(async (root) => {
-    const before = await snapshotBuildScript(root);
-    await Deno.writeTextFile(join(root, ".gitignore"), "# keys\n/agent-config/\n*.log\n");
-    await checkAfterBuild(root, before);
+    await assert.rejects(
+      afterChange(
+        root,
+        (root) => Deno.writeTextFile(join(root, ".gitignore"), "# keys\n/agent-config/\n*.log\n"),
+      ),
+      refused(/^\.\/build\.sh changed protected entries of the project: \.gitignore \(changed\)/),
+    );
   });
 });
 
@@ -93,11 +170,9 @@ Deno.test("build.sh replaced by a fifo or a link to /dev/zero: stopped at once, 
   ];
   for (const [name, change] of changes) {
     await project(async (root) => {
-      const before = await snapshotBuildScript(root);
-      await change(root);
       await assert.rejects(
-        checkAfterBuild(root, before),
-        refused(/^build\.sh changed while \.\/build\.sh ran: it is gone or unreadable/),
+        afterChange(root, change),
+        refused(/^build\.sh changed while \.\/build\.sh ran: it cannot be read any more/),
         name,
       );
     });

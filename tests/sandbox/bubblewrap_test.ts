@@ -7,33 +7,41 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
   bubblewrapArgs,
+  bubblewrapCommand,
   bubblewrapProbeArgs,
+  BUILD_WRAPPER,
+  type HostView,
   parseProbeOutput,
 } from "../../lib/sandbox/bubblewrap.ts";
 import { planSandbox, type SandboxPlan } from "../../lib/sandbox/plan.ts";
-import { BWRAP_MISSING, bwrapTest } from "../support/sandbox.ts";
+import { BWRAP, BWRAP_MISSING, bwrapTest } from "../support/sandbox.ts";
 
-/** The host services a build must not reach, which the probe asks about. */
-const HOST_SERVICES = [
-  "/run/user",
-  "/run/dbus",
-  "/run/systemd/private",
-  "/run/docker.sock",
-  "/run/docker",
-  "/run/containerd",
-  "/run/podman",
-  "/run/screen",
-  "/run/snapd.socket",
-  "/run/snapd-snap.socket",
-];
+/** A probe that found nothing to hide. */
+const NO_HOST: HostView = { hidden: [], boundBack: [], varRunIsFolder: false };
 
 const PLAN: SandboxPlan = {
   root: "/tmp/project",
-  readOnly: ["/tmp/project/.git", "/tmp/project/.gitignore", "/tmp/project/build.sh"],
+  mountPoints: ["/tmp/project/src"],
+  readOnly: [
+    "/tmp/project/.git",
+    "/tmp/project/.gitignore",
+    "/tmp/project/build.sh",
+    "/tmp/project/src/.gitignore",
+  ],
   hidden: [
     { path: "/home/u/keys/gemini", isDirectory: false },
     { path: "/tmp/project/agent-config", isDirectory: true },
   ],
+};
+
+const HOST: HostView = {
+  hidden: [
+    { path: "/home/u/.ssh", isDirectory: true },
+    { path: "/var/lib/lxd/unix.socket", isDirectory: false },
+  ],
+  boundBack: ["/home/u/.ssh/config", "/home/u/.ssh/known_hosts"],
+  resolvConf: "/run/systemd/resolve/stub-resolv.conf",
+  varRunIsFolder: false,
 };
 
 /** The index of the first `[flag, ...values]` run in `args`, or -1. */
@@ -44,22 +52,52 @@ function indexOf(args: readonly string[], ...run: string[]): number {
   return -1;
 }
 
-Deno.test("bubblewrapArgs: read-only system, fresh /proc, minimal /dev, private /tmp", () => {
+Deno.test("bubblewrapArgs: read-only system, fresh /proc, minimal /dev, private /tmp, empty /run", () => {
   const args = bubblewrapArgs(PLAN, "on");
   assert.equal(indexOf(args, "--ro-bind", "/", "/"), 0);
-  for (const run of [["--dev", "/dev"], ["--proc", "/proc"], ["--tmpfs", "/tmp"]]) {
+  for (
+    const run of [["--dev", "/dev"], ["--proc", "/proc"], ["--tmpfs", "/tmp"], ["--tmpfs", "/run"]]
+  ) {
     assert(indexOf(args, ...run) > 0, run.join(" "));
   }
+  assert(indexOf(args, "--ro-bind-try", "/run/current-system", "/run/current-system") > 0, "NixOS");
+  assert.equal(indexOf(args, "--tmpfs", "/var/run"), -1, "/var/run is a link to /run here");
+  const separate = bubblewrapArgs(PLAN, "on", { ...HOST, varRunIsFolder: true });
+  assert(indexOf(separate, "--tmpfs", "/var/run") > indexOf(separate, "--tmpfs", "/run"));
 });
 
-Deno.test("bubblewrapArgs: the project read-write after /tmp, then read-only entries, then hidden", () => {
-  const args = bubblewrapArgs(PLAN, "on", [{ path: "/run/user", isDirectory: true }]);
+Deno.test("bubblewrapArgs: DNS's resolv.conf bound back into /run only with the network on", () => {
+  const conf = "/run/systemd/resolve/stub-resolv.conf";
+  const on = bubblewrapArgs(PLAN, "on", HOST);
+  assert(indexOf(on, "--ro-bind-try", conf, conf) > indexOf(on, "--tmpfs", "/run"));
+  assert.equal(indexOf(bubblewrapArgs(PLAN, "off", HOST), "--ro-bind-try", conf, conf), -1);
+});
+
+Deno.test("bubblewrapArgs: home sockets hidden, the rest of their folder bound back, then read-only", () => {
+  const args = bubblewrapArgs(PLAN, "off", HOST);
+  const tmpfs = indexOf(args, "--tmpfs", "/home/u/.ssh");
+  const config = indexOf(args, "--ro-bind-try", "/home/u/.ssh/config", "/home/u/.ssh/config");
+  const readOnly = indexOf(args, "--remount-ro", "/home/u/.ssh");
+  assert(tmpfs > 0 && tmpfs < config && config < readOnly, args.join(" "));
+  assert(indexOf(args, "--ro-bind", "/dev/null", "/var/lib/lxd/unix.socket") > 0);
+  // A hidden folder that holds the project is left alone: the project could not be bound into it.
+  const holding = bubblewrapArgs(PLAN, "off", {
+    ...HOST,
+    hidden: [{ path: "/tmp", isDirectory: true }],
+  });
+  assert.equal(indexOf(holding, "--remount-ro", "/tmp"), -1);
+});
+
+Deno.test("bubblewrapArgs: the project read-write after /tmp, mount points, read-only entries, hidden", () => {
+  const args = bubblewrapArgs(PLAN, "on", HOST);
   const root = indexOf(args, "--bind", "/tmp/project", "/tmp/project");
   // A project under /tmp must be bound after the private /tmp, or it would vanish under it.
   assert(indexOf(args, "--tmpfs", "/tmp") < root);
-  assert(indexOf(args, "--tmpfs", "/run/user") < root);
+  assert(indexOf(args, "--tmpfs", "/home/u/.ssh") < root);
+  const mount = indexOf(args, "--bind", "/tmp/project/src", "/tmp/project/src");
+  assert(mount > root);
   for (const path of PLAN.readOnly) {
-    assert(indexOf(args, "--ro-bind", path, path) > root, path);
+    assert(indexOf(args, "--ro-bind", path, path) > mount, path);
   }
   const hiddenDir = indexOf(
     args,
@@ -68,17 +106,30 @@ Deno.test("bubblewrapArgs: the project read-write after /tmp, then read-only ent
     "--remount-ro",
     "/tmp/project/agent-config",
   );
-  assert(hiddenDir > indexOf(args, "--ro-bind", "/tmp/project/build.sh", "/tmp/project/build.sh"));
+  assert(
+    hiddenDir >
+      indexOf(args, "--ro-bind", "/tmp/project/src/.gitignore", "/tmp/project/src/.gitignore"),
+  );
   assert(indexOf(args, "--ro-bind", "/dev/null", "/home/u/keys/gemini") > root);
+  assert.deepEqual(args.slice(-2), ["--chdir", "/tmp/project"]);
 });
 
-Deno.test("bubblewrapArgs: own PID namespace, dies with code-commit, no capabilities, runs ./build.sh", () => {
+Deno.test("bubblewrapArgs: own PID, IPC, UTS and cgroup namespaces, dies with code-commit, no capabilities", () => {
   const args = bubblewrapArgs(PLAN, "on");
-  for (const flag of ["--unshare-pid", "--die-with-parent"]) assert(args.includes(flag), flag);
+  for (
+    const flag of [
+      "--unshare-pid",
+      "--unshare-ipc",
+      "--unshare-uts",
+      "--unshare-cgroup-try",
+      "--die-with-parent",
+    ]
+  ) {
+    assert(args.includes(flag), flag);
+  }
   assert(indexOf(args, "--cap-drop", "ALL") > 0);
   assert(!args.includes("--unshare-net"), "network on: the machine's network");
   assert(!args.includes("--new-session"), "the build stays in code-commit's process group");
-  assert.deepEqual(args.slice(-4), ["--chdir", "/tmp/project", "--", "./build.sh"]);
   assert(!args.some((arg) => /^--(setenv|unsetenv|clearenv)$/.test(arg)), "the environment as is");
 });
 
@@ -88,26 +139,96 @@ Deno.test("bubblewrapArgs: --build-network off adds its own network namespace", 
   assert.equal(args.filter((arg) => arg === "--unshare-net").length, 1);
 });
 
-Deno.test("the probe runs the same sandbox as a build, and asks which services exist", () => {
+Deno.test("bubblewrapCommand: the arguments on stdin, then the shell that starts ./build.sh", () => {
+  const args = bubblewrapArgs(PLAN, "on");
+  const command = bubblewrapCommand(args);
+  assert.deepEqual(command.args, ["--args", "0", "--", "/bin/sh", "-c", BUILD_WRAPPER, "sh"]);
+  assert.equal(new TextDecoder().decode(command.stdin), args.map((arg) => `${arg}\0`).join(""));
+});
+
+Deno.test("the probe runs in the same namespaces as a build, and asks what exists", () => {
   for (const network of ["on", "off"] as const) {
     const probe = bubblewrapProbeArgs(network);
     const build = bubblewrapArgs(PLAN, network);
     const base = probe.slice(0, probe.indexOf("--"));
     assert.deepEqual(build.slice(0, base.length), base, network);
-    assert.deepEqual(probe.slice(-HOST_SERVICES.length), HOST_SERVICES);
+    assert.deepEqual(probe.slice(probe.indexOf("--"), probe.indexOf("--") + 3), [
+      "--",
+      "/bin/sh",
+      "-c",
+    ]);
+    assert.deepEqual(probe.slice(-4), ["--", ".ssh", ".gnupg", ".docker"]);
   }
 });
 
-Deno.test("parseProbeOutput: the services that exist, nothing inside a hidden folder twice", () => {
+Deno.test("parseProbeOutput: what to hide, to bind back, and where resolv.conf leads", () => {
   assert.deepEqual(
-    parseProbeOutput("d /run/user\nf /run/docker.sock\nnoise\nf /etc/passwd\nd /run/dbus\n"),
-    [
-      { path: "/run/user", isDirectory: true },
-      { path: "/run/docker.sock", isDirectory: false },
-      { path: "/run/dbus", isDirectory: true },
-    ],
+    parseProbeOutput(
+      [
+        "f /var/lib/lxd/unix.socket",
+        "noise",
+        "r /run/systemd/resolve/stub-resolv.conf",
+        "d /home/u/.ssh",
+        "b /home/u/.ssh/config",
+        "b /home/u/.ssh/cm/x", // not directly in a hidden folder
+        "b /etc/passwd", // not in a hidden folder at all
+        "d /home/u/.ssh/agent", // inside a hidden folder already
+        "f /home/u/../etc/shadow", // no `..`
+        "v",
+        "",
+      ].join("\n"),
+    ),
+    {
+      hidden: [
+        { path: "/var/lib/lxd/unix.socket", isDirectory: false },
+        { path: "/home/u/.ssh", isDirectory: true },
+      ],
+      boundBack: ["/home/u/.ssh/config"],
+      resolvConf: "/run/systemd/resolve/stub-resolv.conf",
+      varRunIsFolder: true,
+    },
   );
-  assert.deepEqual(parseProbeOutput(""), []);
+  assert.deepEqual(parseProbeOutput(""), NO_HOST);
+});
+
+/** Leaves a Unix socket at each path (the file stays when the program that made it ends). */
+export async function makeSockets(...paths: string[]): Promise<void> {
+  const made = await new Deno.Command("python3", {
+    args: [
+      "-c",
+      "import socket, sys\nfor p in sys.argv[1:]: socket.socket(socket.AF_UNIX).bind(p)",
+      ...paths,
+    ],
+  }).output();
+  assert(made.success, new TextDecoder().decode(made.stderr));
+}
+
+bwrapTest("the real probe: resolv.conf, sockets in ~/.ssh hidden with the rest kept", async () => {
+  // Not under /tmp: the probe, like a build, has a /tmp of its own.
+  const home = await Deno.makeTempDir({ dir: "/var/tmp", prefix: "code-commit-home-" });
+  try {
+    await Deno.mkdir(join(home, ".ssh/cm"), { recursive: true });
+    await Deno.mkdir(join(home, ".ssh/keys"), { recursive: true });
+    await Deno.writeTextFile(join(home, ".ssh/config"), "Host x\n");
+    await makeSockets(join(home, ".ssh/master-x"), join(home, ".ssh/cm/y"));
+    const output = await new Deno.Command(BWRAP!, {
+      args: bubblewrapProbeArgs("on"),
+      env: { HOME: home, PATH: "/usr/bin:/bin" },
+      clearEnv: true,
+      stdout: "piped",
+    }).output();
+    assert(output.success);
+    const view = parseProbeOutput(new TextDecoder().decode(output.stdout));
+    assert.deepEqual(view.hidden.filter((entry) => entry.path.startsWith(home)), [
+      { path: join(home, ".ssh"), isDirectory: true },
+    ]);
+    assert.deepEqual([...view.boundBack].sort(), [
+      join(home, ".ssh/config"),
+      join(home, ".ssh/keys"),
+    ]);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
 });
 
 // Most users are not root: bubblewrap then makes an unprivileged user namespace. Run the real
@@ -161,7 +282,10 @@ echo built > out.txt && echo "project writable"
       await new Deno.Command("chmod", { args: ["-R", "a+rwX", root] }).output();
       await Deno.chmod(join(root, "build.sh"), 0o777);
       const plan = await planSandbox(root);
-      const output = await asNobody(bubblewrapArgs(plan, "off"), root);
+      const output = await asNobody(
+        [...bubblewrapArgs(plan, "off"), "--", "/bin/sh", "-c", BUILD_WRAPPER, "sh"],
+        root,
+      );
       const text = new TextDecoder().decode(output.stdout);
       assert(output.success, new TextDecoder().decode(output.stderr));
       assert.deepEqual(text.trim().split("\n"), [
@@ -179,3 +303,82 @@ echo built > out.txt && echo "project writable"
     }
   });
 }
+
+/**
+ * Runs {@link BUILD_WRAPPER} in a bubblewrap sandbox started from bash with
+ * descriptors 4 and 12 open on files outside, `./build.sh` writing to both;
+ * `hideBash` binds an empty file over bash.
+ */
+async function wrapperRun(
+  hideBash: boolean,
+): Promise<{ code: number; text: string; outside: string }> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "code-commit-wrapper-" }));
+  try {
+    await Deno.writeTextFile(
+      join(dir, "build.sh"),
+      "#!/bin/sh\n(echo low >&4) 2>/dev/null && echo 'fd 4 open' || echo 'fd 4 closed'\n" +
+        "read line && echo \"stdin: $line\" || echo 'stdin: empty'\n",
+    );
+    await Deno.chmod(join(dir, "build.sh"), 0o755);
+    const bash = hideBash ? ["--ro-bind", "/dev/null", "/usr/bin/bash"] : [];
+    const output = await new Deno.Command("/bin/bash", {
+      args: [
+        "-c",
+        'exec 4>>"$1/outside4" 12>>"$1/outside12"; shift; echo "on stdin" | exec "$@"',
+        "bash",
+        dir,
+        BWRAP!,
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--bind",
+        dir,
+        dir,
+        ...bash,
+        "--chdir",
+        dir,
+        "--",
+        "/bin/sh",
+        "-c",
+        BUILD_WRAPPER,
+        "sh",
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const decoder = new TextDecoder();
+    const outside = await Deno.readTextFile(join(dir, "outside4")).catch(() => "");
+    return {
+      code: output.code,
+      text: decoder.decode(output.stdout) + decoder.decode(output.stderr),
+      outside,
+    };
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+bwrapTest(
+  "the wrapper closes inherited descriptors (above 9 through bash) and empties stdin",
+  async () => {
+    const run = await wrapperRun(false);
+    assert.equal(run.code, 0, run.text);
+    assert.equal(run.text, "fd 4 closed\nstdin: empty\n");
+    assert.equal(run.outside, "");
+  },
+);
+
+bwrapTest(
+  "the wrapper without bash and with a descriptor above 9 open: the build does not start",
+  async () => {
+    const run = await wrapperRun(true);
+    assert.equal(run.code, 126, run.text);
+    // 12, and whatever else the test runner itself left open above 9.
+    assert.match(
+      run.text,
+      /^code-commit: cannot close the file descriptors( \d+)* 12( \d+)* before \.\/build\.sh \(no \/bin\/bash in the sandbox\)\n$/,
+    );
+  },
+);

@@ -5,10 +5,15 @@
  * `bwrap`). The README quotes the difference.
  */
 import { join } from "node:path";
+import type { HostView } from "../../lib/sandbox/bubblewrap.ts";
 import { runBuild } from "../../lib/build/run_build.ts";
 import { buildLaunch, type Containment } from "../../lib/sandbox/containment.ts";
 import { planSandbox } from "../../lib/sandbox/plan.ts";
-import { BWRAP_MISSING } from "../support/sandbox.ts";
+import { scanProject } from "../../lib/sandbox/project_scan.ts";
+import { BWRAP, BWRAP_MISSING } from "../support/sandbox.ts";
+
+/** A probe that found nothing to hide. */
+const NO_HOST: HostView = { hidden: [], boundBack: [], varRunIsFolder: false };
 
 const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "code-commit-bench-" }));
 await Deno.writeTextFile(join(root, "build.sh"), "#!/bin/sh\nexit 0\n");
@@ -20,8 +25,24 @@ await Deno.mkdir(join(root, "src"));
 await Deno.writeTextFile(join(root, "src/main.ts"), "console.log(1);\n");
 globalThis.addEventListener("unload", () => Deno.removeSync(root, { recursive: true }));
 
-const contained: Containment = { kind: "bubblewrap", network: "on", hostServices: [] };
-const noNetwork: Containment = { kind: "bubblewrap", network: "off", hostServices: [] };
+const program = BWRAP ?? "/usr/bin/bwrap";
+const contained: Containment = {
+  kind: "bubblewrap",
+  network: "on",
+  program,
+  host: NO_HOST,
+};
+const noNetwork: Containment = {
+  kind: "bubblewrap",
+  network: "off",
+  program,
+  host: NO_HOST,
+};
+
+/** The launch of one contained build, as the build step makes it: a walk, a plan, the command. */
+async function launch(containment: Containment) {
+  return await buildLaunch(containment, await scanProject(root, { hardLinks: true }));
+}
 
 Deno.bench("trivial build, not contained", { group: "containment", baseline: true }, async () => {
   await runBuild(root, { timeoutMs: 60_000 });
@@ -31,7 +52,7 @@ Deno.bench(
   "trivial build, contained by bubblewrap (network on)",
   { group: "containment", ignore: BWRAP_MISSING !== undefined },
   async () => {
-    await runBuild(root, { timeoutMs: 60_000, launch: await buildLaunch(contained, root) });
+    await runBuild(root, { timeoutMs: 60_000, launch: await launch(contained) });
   },
 );
 
@@ -39,7 +60,7 @@ Deno.bench(
   "trivial build, contained by bubblewrap (no network)",
   { group: "containment", ignore: BWRAP_MISSING !== undefined },
   async () => {
-    await runBuild(root, { timeoutMs: 60_000, launch: await buildLaunch(noNetwork, root) });
+    await runBuild(root, { timeoutMs: 60_000, launch: await launch(noNetwork) });
   },
 );
 

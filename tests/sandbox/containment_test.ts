@@ -13,6 +13,11 @@ import {
   type Prober,
   type ProbeResult,
 } from "../../lib/sandbox/containment.ts";
+import type { HostView } from "../../lib/sandbox/bubblewrap.ts";
+import { scanProject } from "../../lib/sandbox/project_scan.ts";
+
+/** A probe that found nothing to hide. */
+const NO_HOST: HostView = { hidden: [], boundBack: [], varRunIsFolder: false };
 
 /** A prober that answers `result` and records what it was asked. */
 function prober(result: Partial<ProbeResult>): Prober & { calls: string[] } {
@@ -24,7 +29,7 @@ function prober(result: Partial<ProbeResult>): Prober & { calls: string[] } {
   return Object.assign(probe, { calls });
 }
 
-const MISSING = { started: false, stderr: "Failed to spawn 'bwrap': entity not found" };
+const MISSING = { started: false, missing: true, stderr: "No such file or directory" };
 
 Deno.test("--sandbox off: never contained, nothing probed, no warning", async () => {
   const probe = prober({});
@@ -33,22 +38,78 @@ Deno.test("--sandbox off: never contained, nothing probed, no warning", async ()
   assert.deepEqual(probe.calls, []);
 });
 
-Deno.test("Linux with bubblewrap: contained, with the services the probe found", async () => {
+Deno.test("Linux with bubblewrap: contained by /usr/bin/bwrap, with what the probe found", async () => {
   for (const mode of ["auto", "on"] as const) {
-    const probe = prober({ stdout: "d /run/user\nf /run/docker.sock\n" });
+    const probe = prober({ stdout: "f /var/lib/lxd/unix.socket\nr /run/resolvconf/resolv.conf\n" });
     const decision = await decideContainment({ mode, network: "off", os: "linux", probe });
     assert.deepEqual(decision, {
       containment: {
         kind: "bubblewrap",
         network: "off",
-        hostServices: [
-          { path: "/run/user", isDirectory: true },
-          { path: "/run/docker.sock", isDirectory: false },
-        ],
+        program: "/usr/bin/bwrap",
+        host: {
+          hidden: [{ path: "/var/lib/lxd/unix.socket", isDirectory: false }],
+          boundBack: [],
+          resolvConf: "/run/resolvconf/resolv.conf",
+          varRunIsFolder: false,
+        },
       },
     });
-    assert.deepEqual(probe.calls, ["bwrap"]);
+    assert.deepEqual(probe.calls, ["/usr/bin/bwrap"]);
   }
+});
+
+Deno.test("bubblewrap is looked for at /usr/bin/bwrap, then /bin/bwrap, never on PATH", async () => {
+  const calls: string[] = [];
+  const probe: Prober = (program) => {
+    calls.push(program);
+    return Promise.resolve(
+      program === "/bin/bwrap"
+        ? { started: true, code: 0, stdout: "", stderr: "" }
+        : { started: false, missing: true, code: -1, stdout: "", stderr: "not found" },
+    );
+  };
+  const decision = await decideContainment({ mode: "on", network: "on", os: "linux", probe });
+  assert.equal(decision.containment.kind, "bubblewrap");
+  assert.equal((decision.containment as { program: string }).program, "/bin/bwrap");
+  assert.deepEqual(calls, ["/usr/bin/bwrap", "/bin/bwrap"]);
+});
+
+Deno.test("a project that holds the system folders: no program inside it is started", async () => {
+  const probe = prober({});
+  const decision = await decideContainment({
+    mode: "auto",
+    network: "on",
+    os: "linux",
+    probe,
+    root: "/usr",
+  });
+  assert.deepEqual(probe.calls, ["/bin/bwrap"]);
+  assert.equal(decision.containment.kind, "bubblewrap");
+  const none = await decideContainment({
+    mode: "auto",
+    network: "on",
+    os: "linux",
+    probe: prober({}),
+    root: "/",
+  });
+  assert.deepEqual(none.containment, {
+    kind: "none",
+    why: "bubblewrap cannot be used: the project holds /usr/bin/bwrap and /bin/bwrap",
+  });
+});
+
+Deno.test("a bubblewrap that cannot be started (permission denied) says so", async () => {
+  const decision = await decideContainment({
+    mode: "auto",
+    network: "on",
+    os: "linux",
+    probe: prober({ started: false, stderr: "Permission denied (os error 13)" }),
+  });
+  assert.deepEqual(decision.containment, {
+    kind: "none",
+    why: "bubblewrap (/usr/bin/bwrap) cannot be started (Permission denied (os error 13))",
+  });
 });
 
 Deno.test("Linux without bubblewrap, auto: one warning naming bubblewrap and how to install it", async () => {
@@ -60,12 +121,12 @@ Deno.test("Linux without bubblewrap, auto: one warning naming bubblewrap and how
   });
   assert.deepEqual(decision.containment, {
     kind: "none",
-    why: "bubblewrap (bwrap) is not on PATH",
+    why: "bubblewrap is not installed (no /usr/bin/bwrap or /bin/bwrap)",
   });
   assert.match(decision.warning!, /^\.\/build\.sh runs without a sandbox, with your rights: /);
   assert.match(
     decision.warning!,
-    /bubblewrap \(bwrap\) is not on PATH; install it with sudo apt-get install bubblewrap/,
+    /bubblewrap is not installed \(no \/usr\/bin\/bwrap or \/bin\/bwrap\); install it with sudo apt-get install bubblewrap/,
   );
   assert(!decision.warning!.includes("\n"));
 });
@@ -86,7 +147,7 @@ Deno.test("Linux without bubblewrap: --sandbox on and --build-network off refuse
         assert.match(
           error.message,
           new RegExp(
-            `^${flag} needs a sandbox for \\./build\\.sh, and bubblewrap \\(bwrap\\) is not on PATH; install it with sudo apt-get install bubblewrap`,
+            `^${flag} needs a sandbox for \\./build\\.sh, and bubblewrap is not installed \\(no /usr/bin/bwrap or /bin/bwrap\\); install it with sudo apt-get install bubblewrap`,
           ),
         );
         assert(!error.message.includes("\n"));
@@ -105,7 +166,7 @@ Deno.test("a bubblewrap that fails its probe counts as none, with its own first 
   assert.deepEqual(decision.containment, {
     kind: "none",
     why:
-      "bubblewrap (bwrap) cannot make a sandbox here (bwrap: No permissions to create new namespace)",
+      "bubblewrap (/usr/bin/bwrap) cannot make a sandbox here (bwrap: No permissions to create new namespace)",
   });
 });
 
@@ -141,11 +202,11 @@ Deno.test("elsewhere: auto warns and runs unconfined, naming where builds are co
 Deno.test("buildLaunch describes the containment as the progress line and the log say it", async () => {
   const cases: [Containment, string][] = [
     [
-      { kind: "bubblewrap", network: "on", hostServices: [] },
+      { kind: "bubblewrap", network: "on", program: "/usr/bin/bwrap", host: NO_HOST },
       "contained by bubblewrap, network on",
     ],
     [
-      { kind: "bubblewrap", network: "off", hostServices: [] },
+      { kind: "bubblewrap", network: "off", program: "/usr/bin/bwrap", host: NO_HOST },
       "contained by bubblewrap, no network",
     ],
     [{ kind: "seatbelt", network: "off" }, "contained by sandbox-exec, no network"],
@@ -154,7 +215,7 @@ Deno.test("buildLaunch describes the containment as the progress line and the lo
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "code-commit-launch-" }));
   try {
     for (const [containment, text] of cases) {
-      assert.equal((await buildLaunch(containment, root)).description, text);
+      assert.equal((await buildLaunch(containment, await scanProject(root))).description, text);
     }
   } finally {
     await Deno.remove(root, { recursive: true });
@@ -166,26 +227,53 @@ Deno.test("buildLaunch: ./build.sh itself unconfined, bwrap around it when conta
   try {
     await Deno.writeTextFile(join(root, "build.sh"), "#!/bin/sh\n");
     await Deno.mkdir(join(root, "agent-config"));
-    const none = await buildLaunch({ kind: "none", why: "--sandbox off" }, root);
+    const scan = await scanProject(root, { hardLinks: true });
+    const none = await buildLaunch({ kind: "none", why: "--sandbox off" }, scan);
     assert.deepEqual({ ...none }, {
       program: "./build.sh",
       args: [],
       description: "not contained (--sandbox off)",
     });
-    const bwrap = await buildLaunch({ kind: "bubblewrap", network: "on", hostServices: [] }, root);
-    assert.equal(bwrap.program, "bwrap");
-    assert.deepEqual(bwrap.args.slice(-2), ["--", "./build.sh"]);
-    assert(bwrap.args.includes(join(root, "build.sh")), "build.sh read-only");
-    assert(bwrap.args.includes(join(root, "agent-config")), "agent-config hidden");
-    assert.equal(
-      bwrap.startFailure?.("bwrap: execvp ./build.sh: Permission denied\n", 1),
-      "bwrap: execvp ./build.sh: Permission denied",
+    const bwrap = await buildLaunch(
+      { kind: "bubblewrap", network: "on", program: "/bin/bwrap", host: NO_HOST },
+      scan,
     );
-    assert.equal(bwrap.startFailure?.("bwrap: said the build\nthen failed\n", 1), undefined);
-    assert.equal(bwrap.startFailure?.("bwrap: x\n", 2), undefined);
-    const seatbelt = await buildLaunch({ kind: "seatbelt", network: "off" }, root);
+    assert.equal(bwrap.program, "/bin/bwrap");
+    // The sandbox's arguments come on stdin; the command line runs the shell that starts the build.
+    assert.deepEqual(bwrap.args.slice(0, 6), ["--args", "0", "--", "/bin/sh", "-c", bwrap.args[5]]);
+    assert.match(bwrap.args[5], /exec \.\/build\.sh$/);
+    const stdin = new TextDecoder().decode(bwrap.stdin).split("\0");
+    assert(stdin.includes(join(root, "build.sh")), "build.sh read-only");
+    assert(stdin.includes(join(root, "agent-config")), "agent-config hidden");
+    for (
+      const [output, code, expected] of [
+        [
+          "bwrap: Can't mount tmpfs on /x: No such file\n",
+          1,
+          "bwrap: Can't mount tmpfs on /x: No such file",
+        ],
+        [
+          "sh: 1: exec: ./build.sh: Permission denied\n",
+          126,
+          "sh: 1: exec: ./build.sh: Permission denied",
+        ],
+        ["sh: 1: exec: ./build.sh: not found\n", 127, "sh: 1: exec: ./build.sh: not found"],
+        [
+          "code-commit: cannot close the file descriptors 12 before ./build.sh\n",
+          126,
+          "cannot close the file descriptors 12 before ./build.sh: start code-commit from a shell that leaves no file descriptors open above 2",
+        ],
+        ["bwrap: said the build\nthen failed\n", 1, undefined],
+        ["bwrap: x\n", 2, undefined],
+        ["./build.sh: my own message\n", 1, undefined],
+      ] as const
+    ) {
+      assert.equal(bwrap.startFailure?.(output, code), expected, output);
+    }
+    const seatbelt = await buildLaunch({ kind: "seatbelt", network: "off" }, scan);
     assert.equal(seatbelt.program, "/usr/bin/sandbox-exec");
-    assert.equal(seatbelt.args.at(-1), "./build.sh");
+    assert.deepEqual(seatbelt.args.slice(-4, -2), ["/bin/sh", "-c"]);
+    assert.match(seatbelt.args.at(-2)!, /exec \.\/build\.sh$/);
   } finally {
     await Deno.remove(root, { recursive: true });
   }

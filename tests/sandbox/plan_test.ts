@@ -5,8 +5,42 @@
  */
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { PROTECTED_PATHS } from "../../lib/guard/protected_paths.ts";
-import { isInside, planSandbox } from "../../lib/sandbox/plan.ts";
+import { PERMISSION_FLAGS } from "../../lib/permissions/permissions.ts";
+import { isInside, planSandbox, type SandboxPlan } from "../../lib/sandbox/plan.ts";
+
+const TOOL_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/**
+ * The plan of the project at `root` as the tool makes it: in a subprocess
+ * with the tool's own permissions (the tests' own can read everywhere).
+ */
+async function planAsTool(root: string): Promise<SandboxPlan | { error: string }> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      "--cached-only",
+      "--config",
+      `${TOOL_ROOT}deno.json`,
+      ...PERMISSION_FLAGS,
+      `${TOOL_ROOT}tests/support/plan_as_tool.ts`,
+    ],
+    cwd: root,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert(output.success, new TextDecoder().decode(output.stderr));
+  return JSON.parse(new TextDecoder().decode(output.stdout));
+}
+
+/** A folder outside the project (and outside /tmp, which a build has a private copy of). */
+async function outsideFolder(): Promise<string> {
+  return await Deno.realPath(
+    await Deno.makeTempDir({ dir: "/var/tmp", prefix: "code-commit-plan-outside-" }),
+  );
+}
 
 async function tempProject(files: Record<string, string>): Promise<string> {
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "code-commit-plan-" }));
@@ -78,6 +112,11 @@ Deno.test("planSandbox: every protected entry that exists, at the root and at an
       ].map((path) => join(root, path)),
     );
     assert.deepEqual(plan.hidden, [{ path: join(root, "agent-config"), isDirectory: true }]);
+    // Every folder between the root and a nested read-only entry: no rename can move it away.
+    assert.deepEqual(
+      plan.mountPoints,
+      ["src", "src/core", "vendor", "vendor/lib"].map((path) => join(root, path)),
+    );
   } finally {
     await Deno.remove(root, { recursive: true });
   }
@@ -142,4 +181,145 @@ Deno.test("isInside: the folder itself and what is under it, not a sibling with 
   assert(!isInside("/a/bc", "/a/b"));
   assert(!isInside("/a", "/a/b"));
   assert(!isInside("/x/y", "/a/b"));
+});
+
+Deno.test("planSandbox under the tool's own permissions: links out of agent-config/ followed", async () => {
+  const root = await tempProject({ ".gitignore": "/agent-config\n", "agent-config/": "" });
+  const outside = await outsideFolder();
+  try {
+    await Deno.writeTextFile(join(outside, "gemini"), "AIza-key\n");
+    await Deno.mkdir(join(outside, "keys/sub"), { recursive: true });
+    await Deno.writeTextFile(join(outside, "keys/sub/openai"), "sk-key\n");
+    await Deno.symlink(join(outside, "gemini"), join(root, "agent-config/gemini-key.txt"));
+    await Deno.symlink(join(outside, "keys"), join(root, "agent-config/keys"));
+    await Deno.mkdir(join(outside, "more"));
+    // A link inside a linked folder, leading elsewhere again.
+    await Deno.symlink(join(outside, "more"), join(outside, "keys/sub/more"));
+    await Deno.symlink("keys/sub/openai", join(root, "agent-config/openai-key.txt"));
+    const plan = await planAsTool(root);
+    assert(!("error" in plan), JSON.stringify(plan));
+    assert.deepEqual(plan.hidden, [
+      { path: join(root, "agent-config"), isDirectory: true },
+      { path: join(outside, "gemini"), isDirectory: false },
+      { path: join(outside, "keys"), isDirectory: true },
+      { path: join(outside, "more"), isDirectory: true },
+    ]);
+    // agent-config/ itself a link out of the project.
+    await Deno.remove(join(root, "agent-config"), { recursive: true });
+    await Deno.symlink(join(outside, "keys"), join(root, "agent-config"));
+    const linked = await planAsTool(root);
+    assert(!("error" in linked), JSON.stringify(linked));
+    assert.deepEqual(linked.hidden, [
+      { path: join(outside, "keys"), isDirectory: true },
+      { path: join(outside, "more"), isDirectory: true },
+    ]);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+    await Deno.remove(outside, { recursive: true });
+  }
+});
+
+Deno.test("planSandbox fails closed: what must be hidden and cannot be, no plan at all", async () => {
+  const root = await tempProject({ ".gitignore": "/agent-config\n", "agent-config/": "" });
+  try {
+    await Deno.symlink("loop", join(root, "agent-config/loop"));
+    const looped = await planAsTool(root);
+    assert("error" in looped);
+    assert.match(
+      looped.error,
+      /^agent-config\/loop must be hidden from the build, but code-commit cannot find where it leads \(.*\): keep the keys and what agent-config\/ links to inside the project, or run with --sandbox off$/,
+    );
+    await Deno.remove(join(root, "agent-config/loop"));
+    // A link to a folder that holds the project: hiding it would hide the project.
+    await Deno.symlink("..", join(root, "agent-config/up"));
+    const up = await planAsTool(root);
+    assert("error" in up);
+    assert.match(up.error, /^agent-config\/up leads to .*, a folder that holds the project/);
+    await Deno.remove(join(root, "agent-config/up"));
+    // A dangling link hides nothing, and is fine.
+    await Deno.symlink("/nonexistent/key", join(root, "agent-config/dangling"));
+    assert(!("error" in await planAsTool(root)));
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("planSandbox: files with hard links out of the project read-only; more than the limit refused", async () => {
+  const root = await tempProject({
+    ".gitignore": "/agent-config\n.venv/\n",
+    "agent-config/": "",
+    ".venv/lib/": "",
+    "src/a.txt": "a\n",
+  });
+  const outside = await outsideFolder();
+  try {
+    await Deno.writeTextFile(join(outside, "cached.py"), "x\n");
+    // In an ignored folder: the scan opens those too.
+    await Deno.link(join(outside, "cached.py"), join(root, ".venv/lib/cached.py"));
+    // Two names inside the project: nothing leads out.
+    await Deno.link(join(root, "src/a.txt"), join(root, "src/b.txt"));
+    const plan = await planAsTool(root);
+    assert(!("error" in plan), JSON.stringify(plan));
+    assert(plan.readOnly.includes(join(root, ".venv/lib/cached.py")));
+    assert(!plan.readOnly.some((path) => path.startsWith(join(root, "src/"))));
+    // The sandbox binds at most 100 one by one.
+    for (let i = 0; i < 100; i++) {
+      await Deno.writeTextFile(join(outside, `f${i}`), "x\n");
+      await Deno.link(join(outside, `f${i}`), join(root, `.venv/lib/f${i}`));
+    }
+    const refused = await planAsTool(root);
+    assert("error" in refused);
+    assert.match(
+      refused.error,
+      /^101 files in the project \(\.venv\/lib\/\S+, \.\.\.\) have hard links/,
+    );
+    assert.match(refused.error, /UV_LINK_MODE=copy uv sync --reinstall/);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+    await Deno.remove(outside, { recursive: true });
+  }
+});
+
+Deno.test("planSandbox: every folder git reads, odd names and case-folded ignores included; a fifo too", async () => {
+  const root = await tempProject({
+    ".gitignore": "/agent-config\nsub/\n",
+    "v~1/.gitignore": "secret\n",
+    "v~1/UserSpecification.md": "spec\n",
+    "Sub/.gitignore": "y\n",
+    "sub/.gitignore": "ignored: git never reads it\n",
+    "fifo/": "",
+  });
+  try {
+    const made = await new Deno.Command("mkfifo", { args: [join(root, "fifo/.gitignore")] })
+      .output();
+    assert(made.success);
+    const plan = await planSandbox(root);
+    assert.deepEqual(
+      plan.readOnly,
+      [
+        ".gitignore",
+        "Sub/.gitignore",
+        "fifo/.gitignore",
+        "v~1/.gitignore",
+        "v~1/UserSpecification.md",
+      ]
+        .map((path) => join(root, path)),
+    );
+    assert.deepEqual(plan.mountPoints, ["Sub", "fifo", "v~1"].map((path) => join(root, path)));
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("planSandbox: no mount point inside a read-only entry (a link can lead into .git/)", async () => {
+  const root = await tempProject({ ".gitignore": "/agent-config\n", ".git/info/x": "" });
+  try {
+    await Deno.symlink(".git/info/x", join(root, "codeRollup.sh"));
+    const plan = await planSandbox(root);
+    assert(plan.readOnly.includes(join(root, ".git")));
+    assert(plan.readOnly.includes(join(root, ".git/info/x")));
+    assert.deepEqual(plan.mountPoints, []);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
 });

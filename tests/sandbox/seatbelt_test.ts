@@ -11,9 +11,11 @@ import {
   seatbeltProfile,
 } from "../../lib/sandbox/seatbelt.ts";
 import { PERMISSION_FLAGS } from "../../lib/permissions/permissions.ts";
+import { BUILD_WRAPPER } from "../../lib/sandbox/bubblewrap.ts";
 
 const PLAN: SandboxPlan = {
   root: "/Users/u/project",
+  mountPoints: [],
   readOnly: ["/Users/u/project/.git", "/Users/u/project/build.sh"],
   hidden: [
     { path: "/Users/u/keys/gemini", isDirectory: false },
@@ -60,6 +62,21 @@ Deno.test("the read-only entries may not be written, the hidden ones not even re
   );
 });
 
+Deno.test("no way out through the system's services: Apple Events, LaunchServices, launchctl", () => {
+  for (const network of ["on", "off"] as const) {
+    const rules = flat(seatbeltProfile(PLAN, network).text);
+    assert.match(rules, /\(deny appleevent-send\)/);
+    assert.match(
+      rules,
+      /\(deny mach-lookup \(global-name "com\.apple\.coreservices\.launchservicesd"\) \(global-name "com\.apple\.coreservices\.appleevents"\)\)/,
+    );
+    assert.match(
+      rules,
+      /\(deny process-exec \(literal "\/bin\/launchctl"\) \(literal "\/usr\/bin\/open"\) \(literal "\/usr\/bin\/osascript"\)\)/,
+    );
+  }
+});
+
 Deno.test("network: on leaves it, off denies every network operation (loopback too)", () => {
   assert.doesNotMatch(seatbeltProfile(PLAN, "on").text, /network/);
   assert.match(flat(seatbeltProfile(PLAN, "off").text), /\(deny network\*\)/);
@@ -67,7 +84,12 @@ Deno.test("network: on leaves it, off denies every network operation (loopback t
 
 Deno.test("paths go in as parameters: a hostile folder name cannot change the profile", () => {
   const hostile = '/Users/u/x") (allow file-write* (subpath "/';
-  const { text, params } = seatbeltProfile({ root: hostile, readOnly: [], hidden: [] }, "off");
+  const { text, params } = seatbeltProfile({
+    root: hostile,
+    mountPoints: [],
+    readOnly: [],
+    hidden: [],
+  }, "off");
   assert(!text.includes(hostile) && !text.includes("/Users/u/x"), text);
   assert.equal(params.get("ROOT"), hostile);
   // Parentheses balance: the profile is well formed.
@@ -81,7 +103,7 @@ Deno.test("paths go in as parameters: a hostile folder name cannot change the pr
 });
 
 Deno.test("no read-only or hidden entries: no empty rule", () => {
-  const { text } = seatbeltProfile({ root: "/p", readOnly: [], hidden: [] }, "on");
+  const { text } = seatbeltProfile({ root: "/p", mountPoints: [], readOnly: [], hidden: [] }, "on");
   assert.doesNotMatch(text, /\(deny file-write\*\s*\)|\(deny file-read\* file-write\*\s*\)/);
   assert.doesNotMatch(text, /READ_ONLY|HIDDEN/);
 });
@@ -90,7 +112,9 @@ Deno.test("sandbox-exec arguments: the profile, each parameter with -D, then ./b
   const profile = seatbeltProfile(PLAN, "off");
   const args = seatbeltArgs(profile);
   assert.deepEqual(args.slice(0, 2), ["-p", profile.text]);
-  assert.equal(args.at(-1), "./build.sh");
+  // Through the shell that closes inherited file descriptors, then runs ./build.sh in its place.
+  assert.deepEqual(args.slice(-4), ["/bin/sh", "-c", BUILD_WRAPPER, "sh"]);
+  assert.match(BUILD_WRAPPER, /\nexec \.\/build\.sh$/);
   assert.deepEqual(args.slice(2, 4), ["-D", `ROOT=${PLAN.root}`]);
   assert.equal(args.filter((arg) => arg === "-D").length, profile.params.size);
   assert.deepEqual(seatbeltProbeArgs().slice(-1), ["/usr/bin/true"]);

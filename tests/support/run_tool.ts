@@ -28,6 +28,12 @@ export interface RunToolOptions {
   readonly env?: Record<string, string>;
   /** Called with the child once it started (to send it a signal, say). */
   readonly onSpawn?: (child: Deno.ChildProcess) => void;
+  /**
+   * A program and its arguments that start the tool (the tool's own
+   * command line follows them): a test's outer bubblewrap that swaps a
+   * system program, say.
+   */
+  readonly wrapper?: readonly string[];
 }
 
 /** Runs `code-commit <args>` in `root` and waits for it. */
@@ -42,18 +48,21 @@ export async function runTool(
     env.CODE_COMMIT_GEMINI_BASE_URL ??= "http://127.0.0.1:9/v1beta";
     env.CODE_COMMIT_OPENAI_BASE_URL ??= "http://127.0.0.1:9/v1";
   }
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      // As ./code-commit: no Deno diagnostics (such as a note that bwrap is not on PATH).
-      "--quiet",
-      "--cached-only",
-      "--config",
-      `${TOOL_ROOT}deno.json`,
-      ...PERMISSION_FLAGS,
-      `${TOOL_ROOT}main.ts`,
-      ...args,
-    ],
+  const toolArgs = [
+    Deno.execPath(),
+    "run",
+    // As ./code-commit: no Deno diagnostics (such as a note that bwrap is not on PATH).
+    "--quiet",
+    "--cached-only",
+    "--config",
+    `${TOOL_ROOT}deno.json`,
+    ...PERMISSION_FLAGS,
+    `${TOOL_ROOT}main.ts`,
+    ...args,
+  ];
+  const command = [...options.wrapper ?? [], ...toolArgs];
+  const child = new Deno.Command(command[0], {
+    args: command.slice(1),
     cwd: root,
     env,
     stdin: "null",

@@ -7,13 +7,23 @@
  * @module
  */
 import { runProbe } from "../../lib/sandbox/containment.ts";
-import { bubblewrapProbeArgs, BWRAP } from "../../lib/sandbox/bubblewrap.ts";
+import { bubblewrapProbeArgs } from "../../lib/sandbox/bubblewrap.ts";
+import { systemProgramCandidates } from "../../lib/permissions/system_programs.ts";
+
+/** Where bubblewrap is on this machine (the first system path that holds it), if anywhere. */
+export const BWRAP: string | undefined = await (async () => {
+  for (const path of systemProgramCandidates("bwrap")) {
+    if (await Deno.lstat(path).then(() => true, () => false)) return path;
+  }
+  return undefined;
+})();
 
 /** Why bubblewrap cannot contain a build here, or undefined when it can. */
 export const BWRAP_MISSING: string | undefined = await (async () => {
   if (Deno.build.os !== "linux") return `not Linux (${Deno.build.os})`;
+  if (BWRAP === undefined) return `bwrap is not installed (${systemProgramCandidates("bwrap")})`;
   const result = await runProbe(BWRAP, bubblewrapProbeArgs("off"));
-  if (!result.started) return `${BWRAP} is not on PATH (${result.stderr})`;
+  if (!result.started) return `${BWRAP} cannot be started (${result.stderr})`;
   if (result.code !== 0) return `${BWRAP} cannot make a sandbox here: ${result.stderr.trim()}`;
   return undefined;
 })();
@@ -43,30 +53,41 @@ export function bwrapTest(name: string, fn: () => Promise<void>): void {
 }
 
 /**
- * A folder holding a link to every program of `/usr/bin` and `/bin` but
- * `bwrap`: a `PATH` on which bubblewrap is missing and everything else a
- * build uses is there. Removed with the returned disposer.
+ * A command prefix for `runTool` that starts the tool in a mount namespace
+ * of its own where each system path of `program` holds `replacement`
+ * instead (made with the machine's bubblewrap, which must be there): the
+ * tool then finds no bubblewrap, or a fake one, wherever it looks. With
+ * `replacement` undefined, a script whose interpreter does not exist: to
+ * the tool, as if the program were not installed.
  */
-export async function pathWithoutBwrap(): Promise<{ path: string } & AsyncDisposable> {
-  const dir = await Deno.makeTempDir({ prefix: "code-commit-no-bwrap-" });
-  for (const source of ["/usr/local/bin", "/usr/bin", "/bin"]) {
-    let entries: Deno.DirEntry[];
-    try {
-      entries = await Array.fromAsync(Deno.readDir(source));
-    } catch {
-      continue;
+export async function withSwappedProgram(
+  program: "bwrap" | "kill" | "git",
+  replacement?: string,
+): Promise<{ wrapper: string[] } & AsyncDisposable> {
+  if (BWRAP === undefined) {
+    // Nothing to hide it with; and without bubblewrap, nothing to hide.
+    if (program === "bwrap" && replacement === undefined) {
+      return { wrapper: [], [Symbol.asyncDispose]: () => Promise.resolve() };
     }
-    for (const entry of entries) {
-      if (entry.name === BWRAP) continue;
-      try {
-        await Deno.symlink(`${source}/${entry.name}`, `${dir}/${entry.name}`);
-      } catch (error) {
-        if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
-      }
-    }
+    throw new Error("withSwappedProgram needs bubblewrap on the machine");
+  }
+  const dir = await Deno.makeTempDir({ prefix: "code-commit-swap-" });
+  let source = replacement;
+  if (source === undefined) {
+    source = `${dir}/${program}`;
+    await Deno.writeTextFile(source, "#!/nonexistent/interpreter\n");
+    await Deno.chmod(source, 0o755);
+  }
+  const binds: string[] = [];
+  const seen = new Set<string>();
+  for (const path of systemProgramCandidates(program)) {
+    const real = await Deno.realPath(path).catch(() => undefined);
+    if (real === undefined || seen.has(real)) continue;
+    seen.add(real);
+    binds.push("--ro-bind", source, path);
   }
   return {
-    path: dir,
+    wrapper: [BWRAP, "--dev-bind", "/", "/", ...binds, "--"],
     async [Symbol.asyncDispose]() {
       await Deno.remove(dir, { recursive: true });
     },

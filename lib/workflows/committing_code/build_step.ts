@@ -1,24 +1,31 @@
 /**
  * Runs the project's `./build.sh` once, the one way every workflow does:
  * contained as the session decided (`--sandbox`, `--build-network`), with
- * the session's time limit, Ctrl-C and redaction, logged, and followed by
- * the tamper check.
+ * the session's time limit, Ctrl-C and redaction, logged, and between the
+ * tamper checks.
  *
  * @module
  */
 import { type BuildResult, formatBuildLog, runBuild } from "../../build/run_build.ts";
 import type { RunLog } from "../../logger/run_log.ts";
-import { checkAfterBuild, snapshotBuildScript } from "../../preconditions/build_integrity.ts";
+import { checkAfterBuild, checkBuildScriptUnchanged } from "../../preconditions/build_integrity.ts";
+import { snapshotProtected } from "../../preconditions/protected_entries.ts";
 import { buildLaunch } from "../../sandbox/containment.ts";
+import { scanProject } from "../../sandbox/project_scan.ts";
 import type { Session } from "../../session/session.ts";
 
 /**
  * Runs one build of the session's project and writes it to `log` as
  * `logName`; the progress line and the log say how it was contained.
+ * Every build follows an applied reply, so `build.sh` is compared with the
+ * session's first look at it here, before the build (a reply written where
+ * a `build.sh` link leads), and again after it.
  *
- * @throws {CodeCommitError} when the build cannot be started, or when it
- * changed `build.sh` or `.gitignore` no longer protects the keys (after the
- * build is logged).
+ * @throws {CodeCommitError} when `build.sh` is not what it was when the run
+ * started; when the sandbox cannot contain the project (see `planFromScan`)
+ * or the build cannot be started; after the build (logged), when it changed
+ * `build.sh` or a protected entry, or `.gitignore` no longer protects the
+ * keys.
  */
 export async function runProjectBuild(
   session: Session,
@@ -26,8 +33,12 @@ export async function runProjectBuild(
   logName: string,
 ): Promise<BuildResult> {
   const { root, console } = session;
-  const before = await snapshotBuildScript(root);
-  const launch = await buildLaunch(session.containment, root);
+  await checkBuildScriptUnchanged(root, session.buildScript, "since the run started");
+  const scan = await scanProject(await Deno.realPath(root), {
+    hardLinks: session.containment.kind !== "none",
+  });
+  const before = await snapshotProtected(scan);
+  const launch = await buildLaunch(session.containment, scan);
   console.info(`running ./build.sh (${launch.description})`);
   const build = await runBuild(root, {
     timeoutMs: session.options.buildTimeoutMs,
@@ -36,6 +47,6 @@ export async function runProjectBuild(
     launch,
   });
   await log.write(logName, formatBuildLog(build));
-  await checkAfterBuild(root, before);
+  await checkAfterBuild(root, session.buildScript, before);
   return build;
 }
