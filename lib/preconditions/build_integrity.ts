@@ -139,9 +139,12 @@ export async function checkBuildScriptUnchanged(
   }
   const change = difference(was, now);
   if (change !== undefined) {
+    const files = was.kind === "file" && was.linkTarget !== undefined
+      ? `${BUILD_FILE} ${was.linkTarget}`
+      : BUILD_FILE;
     throw new CodeCommitError(
-      `${BUILD_FILE} changed ${when}: ${change} (restore it with git checkout -- ` +
-        `${BUILD_FILE}); ${REVIEW}`,
+      `${BUILD_FILE} changed ${when}: ${change} (restore it with git checkout -- ${files}); ` +
+        REVIEW,
     );
   }
 }

@@ -105,7 +105,13 @@ Deno.test("build.sh a link: what it leads to is compared too, and where it point
     await Deno.writeTextFile(join(root, "ci/build.sh"), "#!/bin/sh\necho always passes\n");
     await assert.rejects(
       checkBuildScriptUnchanged(root, was, "since the run started"),
-      refused(/^build\.sh changed since the run started: ci\/build\.sh, where it leads, is not/),
+      (error: unknown) => {
+        refused(/^build\.sh changed since the run started: ci\/build\.sh, where it leads, is not/)(
+          error,
+        );
+        assert.match((error as Error).message, /git checkout -- build\.sh ci\/build\.sh\)/);
+        return true;
+      },
     );
   });
 });
