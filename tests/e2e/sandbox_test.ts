@@ -28,6 +28,13 @@ echo escaped 2>/dev/null > "$PROBE_OUTSIDE/escaped.txt"; report write-outside $?
 printf '#!/bin/sh\\necho hooked\\n' 2>/dev/null > .git/hooks/post-commit; report git-hook $?
 echo tmp 2>/dev/null > "$PROBE_TMP"; report write-tmp $?
 setsid sleep "$PROBE_SLEEP" </dev/null >/dev/null 2>&1 &
+daemon=$!
+# Wait until the daemon has left the build's session, so the end of the build races nothing.
+for _ in $(seq 200); do
+  read -r -a stat < "/proc/$daemon/stat" 2>/dev/null || break
+  [ "\${stat[5]}" = "$daemon" ] && break
+  sleep 0.02
+done
 (exec 3<>"/dev/tcp/127.0.0.1/$PROBE_PORT") 2>/dev/null; report loopback $?
 echo "the probes ran"
 exit 0
