@@ -88,7 +88,7 @@ Deno.test("the check names the importing file, the imported file and both layers
       { ...upward, from: "lib/workflows/auto_workflow/task.ts" },
       { ...upward, from: "main.ts", to: "lib/errors/errors.ts" },
       { ...upward, from: "lib/cli/help.ts", to: "deno.json" },
-      { ...upward, from: "lib/guard/ignore_rules.ts", to: "npm:ignore@7.0.16" },
+      { ...upward, from: "lib/llm/gemini.ts", to: "npm:zod@3.25.76" },
     ]),
     [],
   );

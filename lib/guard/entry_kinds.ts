@@ -28,6 +28,7 @@ export class EntryKinds {
   /** The project root the relative paths are resolved against. */
   readonly root: string;
   readonly #infos = new Map<string, Promise<Deno.FileInfo | undefined>>();
+  readonly #kinds = new Map<string, EntryKind>();
   readonly #realFolders = new Map<string, Promise<boolean>>();
 
   /** Makes an empty cache for the project at `root`. Never throws. */
@@ -50,8 +51,25 @@ export class EntryKinds {
 
   /** The kind of entry at `relativePath`. Rejects as `info` does. */
   async kind(relativePath: string): Promise<EntryKind> {
+    const known = this.#kinds.get(relativePath);
+    if (known !== undefined) return known;
     const info = await this.info(relativePath);
     return info === undefined ? "missing" : kindOf(info);
+  }
+
+  /**
+   * Records what a caller that just read the real folder `relativeFolder`
+   * saw there: that it is a real folder (as every folder above it), and the
+   * kind of its entry `name` (`missing` when the folder holds none), so
+   * that neither needs an `lstat` of its own. A kind already known stays.
+   * Never throws.
+   */
+  noteListed(relativeFolder: string, name: string, kind: EntryKind): void {
+    if (!this.#realFolders.has(relativeFolder)) {
+      this.#realFolders.set(relativeFolder, Promise.resolve(true));
+    }
+    const path = relativeFolder === "" ? name : `${relativeFolder}/${name}`;
+    if (!this.#kinds.has(path) && !this.#infos.has(path)) this.#kinds.set(path, kind);
   }
 
   /**

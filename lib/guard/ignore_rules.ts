@@ -23,20 +23,26 @@
  * decides: the sources are consulted from the most specific to `info/exclude`;
  * in each, the LAST rule that matches the path itself decides (ignored for a
  * positive rule, not ignored for a `!` negation), and the first source with any
- * match wins.
+ * match wins. How one file's rules match is `ignore_patterns.ts`'s job.
+ *
+ * A walk asks about every entry of every folder: {@link IgnoreRules.inFolder}
+ * answers for one folder's entries by name, synchronously, once the rule
+ * files that apply there are read.
  *
  * @module
  */
 
-import ignore from "ignore";
-import { CodeCommitError, messageOf } from "../errors/errors.ts";
 import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
 import { READ_LIMITS } from "../file_system/read_limits.ts";
 import { foldCase } from "./case_fold.ts";
-import { EntryKinds } from "./entry_kinds.ts";
+import { type EntryKind, EntryKinds } from "./entry_kinds.ts";
+import {
+  type FolderPatterns,
+  type IgnorePattern,
+  type IgnorePatterns,
+  parseIgnorePatterns,
+} from "./ignore_patterns.ts";
 import { normalizeProjectPath } from "./path_syntax.ts";
-
-type Ignore = ReturnType<typeof ignore>;
 
 /** Where `git check-ignore -v` would say a path is ignored. */
 export interface IgnoreMatch {
@@ -46,88 +52,6 @@ export interface IgnoreMatch {
   readonly source: string;
   /** The rule as written in that file. */
   readonly pattern: string;
-}
-
-/** The result of matching one path against one source: the last rule that matched. */
-interface LevelMatch {
-  readonly negated: boolean;
-  readonly pattern: string;
-}
-
-/** The slice of the `ignore` package's private `RuleManager` used here. */
-interface PrivateRuleManager {
-  test(path: string, mode: "regex"): {
-    ignored: boolean;
-    unignored: boolean;
-    rule?: { pattern: string };
-  };
-}
-
-/**
- * Matches `path` against the rules of ONE source, without regard to its
- * parent folders: the last rule that matches the path itself decides.
- *
- * Why the private access: the package's public `test()`/`ignores()` fold in
- * the results of the path's parent folders against the same rules, which is
- * right for one `.gitignore` but wrong across several (root `.gitignore` has
- * `a/b/`, `a/.gitignore` has `!b/`: git does not ignore `a/b/c`, because the
- * nearer source re-includes `a/b` before the root one is consulted). The
- * package's internal `RuleManager.test(path, "regex")` is exactly the
- * single-level, last-rule-wins match git's `last_matching_pattern_from_list`
- * performs. The version is pinned in deno.lock, and `checkPackageShape` below
- * verifies on first use that this behaviour is still there.
- */
-function matchOneLevel(rules: Ignore, path: string): LevelMatch | undefined {
-  const manager = (rules as unknown as { _rules: PrivateRuleManager })._rules;
-  const result = manager.test(path, "regex");
-  if (result.ignored) return { negated: false, pattern: result.rule?.pattern ?? "" };
-  if (result.unignored) return { negated: true, pattern: "" };
-  return undefined;
-}
-
-let packageShapeError: string | undefined | null = null;
-
-/**
- * Checks once that the `ignore` package still has the private single-level
- * matcher `matchOneLevel` relies on and that it behaves as expected. Throws a
- * `CodeCommitError` saying what changed.
- */
-function checkPackageShape(): void {
-  if (packageShapeError === null) {
-    packageShapeError = findPackageShapeProblem();
-  }
-  if (packageShapeError !== undefined) {
-    throw new CodeCommitError(
-      `the \`ignore\` package no longer has the shape lib/guard/ignore_rules.ts relies on ` +
-        `(${packageShapeError}); restore npm:ignore@7.0.16 as pinned in deno.lock, or adapt ` +
-        "matchOneLevel in lib/guard/ignore_rules.ts",
-    );
-  }
-}
-
-function findPackageShapeProblem(): string | undefined {
-  try {
-    const rules = ignore({ ignorecase: false }).add(["a/", "!a/b", "*.log"]);
-    const manager = (rules as unknown as { _rules?: { test?: unknown } })._rules;
-    if (typeof manager?.test !== "function") return "`_rules.test` is not a function";
-    const expect = (path: string, want: "ignored" | "negated" | "none") => {
-      const got = matchOneLevel(rules, path);
-      const verdict = got === undefined ? "none" : got.negated ? "negated" : "ignored";
-      if (verdict !== want) throw new Error(`\`${path}\` matched as ${verdict}, not ${want}`);
-    };
-    expect("a/", "ignored");
-    expect("x/a/", "ignored");
-    expect("a", "none"); // `a/` matches folders only
-    expect("a/c", "none"); // single level: the ignored parent is not folded in
-    expect("a/b", "negated");
-    expect("a/b/c.log", "ignored");
-    if (matchOneLevel(rules, "a/")?.pattern !== "a/") return "the matching rule is not reported";
-    const folded = ignore({ ignorecase: true }).add("FOO");
-    if (matchOneLevel(folded, "foo") === undefined) return "`ignorecase: true` has no effect";
-    return undefined;
-  } catch (error) {
-    return messageOf(error);
-  }
 }
 
 /** Options of `IgnoreRules.load`. */
@@ -140,9 +64,12 @@ export interface IgnoreRulesOptions {
   readonly ignoreCase?: boolean;
 }
 
+/** One ignore file, compiled: its name relative to the root, and its rules. */
 interface Source {
   readonly name: string;
-  readonly rules: Ignore;
+  readonly rules: IgnorePatterns;
+  /** The file is ASCII without capitals or `[`: folding it changes no verdict on such a name. */
+  readonly caseNeutral: boolean;
 }
 
 /** Files read once per project root and shared by the exact and the case-folded rules. */
@@ -214,6 +141,87 @@ class SourceFiles {
 }
 
 /**
+ * git's verdicts on the entries of one folder, by name: what
+ * {@link IgnoreRules.inFolder} returns. Synchronous: every rule file it
+ * needs was read when it was made.
+ */
+export interface FolderIgnores {
+  /**
+   * Whether git ignores the entry `name` (one segment) of the folder, tested
+   * as a folder when `isFolder`. Never throws.
+   */
+  ignores(name: string, isFolder: boolean): boolean;
+}
+
+/** What a caller that just read a folder tells {@link IgnoreRules.inFolder} about it. */
+export interface ListedFolder {
+  /** What the folder's `.gitignore` entry is: `missing` when it holds none. */
+  readonly gitignore: EntryKind;
+  /**
+   * The folder was found in a listing made with the same rules, as a real
+   * folder: neither it nor one above it is ignored or a link. Without it,
+   * nothing of `listed` is taken on trust.
+   */
+  readonly visible: boolean;
+}
+
+/** Everything in an ignored folder is ignored. */
+const IGNORES_ALL: FolderIgnores = { ignores: () => true };
+
+/** The sources that apply in one folder, each as it applies there: the nearest first, `info/exclude` last. */
+class LevelIgnores implements FolderIgnores {
+  #levels: readonly FolderPatterns[];
+  readonly #fold: boolean;
+  /**
+   * Folding changes nothing here for a name it leaves alone: the folder's
+   * path and every rule that applies are plain ASCII without capitals or
+   * `[` classes.
+   */
+  readonly caseNeutral: boolean;
+  #build: (() => readonly FolderPatterns[]) | undefined;
+
+  /** `build` makes the levels, on first use (the folded rules are often never asked). */
+  constructor(build: () => readonly FolderPatterns[], fold: boolean, caseNeutral: boolean) {
+    this.#build = build;
+    this.#levels = [];
+    this.#fold = fold;
+    this.caseNeutral = caseNeutral;
+  }
+
+  ignores(name: string, isFolder: boolean): boolean {
+    if (this.#build !== undefined) {
+      this.#levels = this.#build();
+      this.#build = undefined;
+    }
+    const matched = this.#fold ? foldCase(name) : name;
+    for (const level of this.#levels) {
+      const match = level.lastMatch(matched, isFolder);
+      if (match !== undefined) return !match.negated;
+    }
+    return false;
+  }
+}
+
+/** Ignored exactly, or once names are folded: see {@link IgnoreRules.inFolderEitherCase}. */
+class EitherCase implements FolderIgnores {
+  constructor(readonly exact: LevelIgnores, readonly folded: LevelIgnores) {}
+
+  ignores(name: string, isFolder: boolean): boolean {
+    if (this.exact.ignores(name, isFolder)) return true;
+    // A name folding leaves alone gets the exact verdict where the rules are case-neutral.
+    if (this.exact.caseNeutral && CASE_NEUTRAL_NAME.test(name)) return false;
+    return this.folded.ignores(name, isFolder);
+  }
+}
+
+/** ASCII without capitals and without `[`: folding leaves it alone, and it holds no class. */
+// deno-lint-ignore no-control-regex -- the whole ASCII range but A-Z and [
+const CASE_NEUTRAL_TEXT = /^[\x00-\x40\x5c-\x7f]*$/;
+/** A name {@link foldCase} leaves as it is: ASCII without capitals. */
+// deno-lint-ignore no-control-regex -- the whole ASCII range but A-Z
+const CASE_NEUTRAL_NAME = /^[\x00-\x40\x5b-\x7f]*$/;
+
+/**
  * git's ignore rules over one project (see the module doc for the exact
  * semantics and what is not read). Files are read lazily, once per folder,
  * and results for folders are cached: load one instance per batch of checks,
@@ -243,11 +251,9 @@ export class IgnoreRules {
    * Loads the ignore rules of the project at `root` (the root `.gitignore` and
    * `.git/info/exclude` at once, nested `.gitignore` files when first needed).
    * Throws a `CodeCommitError` when an ignore file exists but cannot be read
-   * (the guard must not guess), or when the `ignore` package is not the
-   * version this module was written against.
+   * (the guard must not guess).
    */
   static async load(root: string, options?: IgnoreRulesOptions): Promise<IgnoreRules> {
-    checkPackageShape();
     const rules = new IgnoreRules(new SourceFiles(root), options?.ignoreCase ?? false);
     await rules.#load("");
     await rules.#load(EXCLUDE_KEY);
@@ -299,67 +305,145 @@ export class IgnoreRules {
    */
   async explain(path: string, isDir: boolean): Promise<IgnoreMatch | undefined> {
     const segments = splitPath(path);
+    const matched = this.ignoreCase ? segments.map(foldCase) : segments;
     for (;;) {
-      const verdict = this.#decide(segments, isDir);
+      const verdict = this.#decide(segments, matched, isDir);
       if (!(verdict instanceof Needs)) return verdict;
       await this.#load(verdict.source);
     }
   }
 
   /**
+   * git's verdicts on the entries of `folder` (relative to the root, `""` for
+   * the root; a folder the caller found on disk), once the rule files that
+   * apply there are read: the same answers as {@link IgnoreRules.isIgnored}
+   * on `<folder>/<name>`, without a promise per name (a walk asks about every
+   * entry). When `folder` itself or a folder above it is ignored, every entry
+   * is. A caller that just read `folder`, having found it in a listing made
+   * with these rules, passes `listed` with `visible`: the folder is then
+   * known to be a real folder that neither is ignored nor lies in an ignored
+   * one, and what its `.gitignore` entry is (`missing` when there is none),
+   * which spares the checks and `lstat` calls of each. Rejects as
+   * `isIgnored` does.
+   */
+  async inFolder(folder: string, listed?: ListedFolder): Promise<FolderIgnores> {
+    const segments = folder === "" ? [] : splitPath(folder);
+    if (listed?.visible === true) {
+      this.#files.entries.noteListed(folder, ".gitignore", listed.gitignore);
+    }
+    if (
+      listed?.visible !== true && segments.length > 0 &&
+      (await this.explain(folder, true)) !== undefined
+    ) {
+      return IGNORES_ALL;
+    }
+    // Neither the folder nor one above it is ignored: every rule file on the way may be read.
+    const keys = [EXCLUDE_KEY, ""];
+    for (let depth = 1; depth <= segments.length; depth++) {
+      keys.push(depth === 1 ? segments[0] : `${keys[depth]}/${segments[depth - 1]}`);
+    }
+    for (const key of keys) if (!this.#loaded.has(key)) await this.#load(key);
+
+    const sources = keys.map((key) => this.#loaded.get(key));
+    const caseNeutral = CASE_NEUTRAL_TEXT.test(folder) &&
+      sources.every((source) => source?.caseNeutral ?? true);
+    const build = () => {
+      const matched = this.ignoreCase ? segments.map(foldCase) : segments;
+      const levels: FolderPatterns[] = [];
+      // The nearest `.gitignore` first, each with the folder's path relative to its own.
+      for (let depth = segments.length; depth >= 0; depth--) {
+        const rest = depth === segments.length ? "" : `${matched.slice(depth).join("/")}/`;
+        const patterns = sources[depth + 1]?.rules.inFolder(rest);
+        if (patterns !== undefined) levels.push(patterns);
+      }
+      const exclude = sources[0]?.rules.inFolder(
+        matched.length === 0 ? "" : `${matched.join("/")}/`,
+      );
+      if (exclude !== undefined) levels.push(exclude);
+      return levels;
+    };
+    return new LevelIgnores(build, this.ignoreCase, caseNeutral);
+  }
+
+  /**
+   * Whether git ignores each entry of `folder` exactly, or once names are
+   * compared without regard to case (see `withIgnoreCase`): the question the
+   * walk and the guard ask, as {@link IgnoreRules.inFolder} answers it for
+   * each. Rejects as `isIgnored` does.
+   */
+  async inFolderEitherCase(folder: string, listed?: ListedFolder): Promise<FolderIgnores> {
+    const exact = await this.withIgnoreCase(false).inFolder(folder, listed);
+    const folded = await this.withIgnoreCase(true).inFolder(folder, listed);
+    if (!(exact instanceof LevelIgnores) || !(folded instanceof LevelIgnores)) return IGNORES_ALL;
+    return new EitherCase(exact, folded);
+  }
+
+  /**
    * git's verdict on the path `segments` from the sources loaded so far, or
-   * the source that must be loaded first ({@link Needs}). A path is ignored
+   * the source that must be loaded first ({@link Needs}). `matched` is the
+   * path as it is compared (folded, with `ignoreCase`). A path is ignored
    * when a folder above it is (tested as a folder, from the top: nothing
    * inside an ignored folder is read); otherwise its own match decides: the
    * `.gitignore` files from the nearest folder up to the root, then
    * `info/exclude`; in each, the last rule that matches decides, and the first
    * source with a match wins.
    */
-  #decide(segments: readonly string[], isDir: boolean): IgnoreMatch | undefined | Needs {
+  #decide(
+    segments: readonly string[],
+    matched: readonly string[],
+    isDir: boolean,
+  ): IgnoreMatch | undefined | Needs {
     if (segments.length > 1) {
-      const folder = this.#folderVerdict(segments.slice(0, -1));
+      const folder = this.#folderVerdict(segments.slice(0, -1), matched.slice(0, -1));
       if (folder !== undefined) return folder;
     }
-    const path = segments.join("/");
-    const suffix = isDir ? "/" : "";
-    const folders = [""];
-    let folder = "";
-    for (let depth = 1; depth < segments.length; depth++) {
-      folder = folder === "" ? segments[depth - 1] : `${folder}/${segments[depth - 1]}`;
-      folders.push(folder);
+    const last = segments.length - 1;
+    let key = "";
+    const keys = [""];
+    for (let depth = 1; depth <= last; depth++) {
+      key = key === "" ? segments[depth - 1] : `${key}/${segments[depth - 1]}`;
+      keys.push(key);
     }
-    for (let depth = segments.length - 1; depth >= 0; depth--) {
-      if (!this.#loaded.has(folders[depth])) return new Needs(folders[depth]);
-      const source = this.#loaded.get(folders[depth]);
+    for (let depth = last; depth >= 0; depth--) {
+      if (!this.#loaded.has(keys[depth])) return new Needs(keys[depth]);
+      const source = this.#loaded.get(keys[depth]);
       if (source === undefined) continue;
-      const match = this.#match(source, segments.slice(depth).join("/") + suffix);
-      if (match !== undefined) {
-        return match.negated ? undefined : { path, source: source.name, pattern: match.pattern };
-      }
+      const relative = depth === 0 ? matched : matched.slice(depth);
+      const match = source.rules.lastMatch(relative.join("/"), isDir);
+      if (match !== undefined) return this.#verdict(segments, source, match);
     }
     if (!this.#loaded.has(EXCLUDE_KEY)) return new Needs(EXCLUDE_KEY);
     const exclude = this.#loaded.get(EXCLUDE_KEY);
     if (exclude === undefined) return undefined;
-    const match = this.#match(exclude, path + suffix);
-    if (match === undefined || match.negated) return undefined;
-    return { path, source: exclude.name, pattern: match.pattern };
+    const match = exclude.rules.lastMatch(matched.join("/"), isDir);
+    return match === undefined ? undefined : this.#verdict(segments, exclude, match);
+  }
+
+  #verdict(
+    segments: readonly string[],
+    source: Source,
+    match: IgnorePattern,
+  ): IgnoreMatch | undefined {
+    return match.negated
+      ? undefined
+      : { path: segments.join("/"), source: source.name, pattern: match.text };
   }
 
   /** The verdict on the folder `segments` (remembered once known), or the source it needs. */
-  #folderVerdict(segments: readonly string[]): IgnoreMatch | undefined | Needs {
+  #folderVerdict(
+    segments: readonly string[],
+    matched: readonly string[],
+  ): IgnoreMatch | undefined | Needs {
     const folder = segments.join("/");
     if (this.#folders.has(folder)) return this.#folders.get(folder);
-    const verdict = this.#decide(segments, true);
+    const verdict = this.#decide(segments, matched, true);
     if (!(verdict instanceof Needs)) this.#folders.set(folder, verdict);
     return verdict;
   }
 
-  #match(source: Source, relative: string): LevelMatch | undefined {
-    return matchOneLevel(source.rules, this.ignoreCase ? foldCase(relative) : relative);
-  }
-
   /** Loads the source `key` (a folder's `.gitignore`, or {@link EXCLUDE_KEY}); rejects as `explain`. */
   async #load(key: string): Promise<void> {
+    if (this.#loaded.has(key)) return;
     let source = this.#sources.get(key);
     if (source === undefined) {
       source = this.#compile(key);
@@ -374,10 +458,11 @@ export class IgnoreRules {
     const text = exclude ? await this.#files.exclude() : await this.#files.gitignore(key);
     if (text === undefined) return undefined;
     const name = exclude ? ".git/info/exclude" : key === "" ? ".gitignore" : `${key}/.gitignore`;
-    const rules = ignore({ ignorecase: this.ignoreCase }).add(
-      this.ignoreCase ? foldCase(text) : text,
-    );
-    return { name, rules };
+    return {
+      name,
+      rules: parseIgnorePatterns(this.ignoreCase ? foldCase(text) : text, this.ignoreCase),
+      caseNeutral: CASE_NEUTRAL_TEXT.test(text),
+    };
   }
 }
 

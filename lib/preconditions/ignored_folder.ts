@@ -21,7 +21,7 @@
  * `.gitignore` ignores the folder or every entry in it, nothing there can
  * change that, so the decision needs only these two files.
  *
- * Case 1 is decided by the `ignore` package, git's own matching. Case 2 is
+ * Case 1 is decided by git's own matching (`lib/guard/ignore_patterns.ts`). Case 2 is
  * exact for every rule the analysis can place; a negation it cannot place
  * (a `**` inside an anchored path, say) counts as one that re-includes, and
  * a covering rule of another form does not count, so the check errs only
@@ -29,7 +29,7 @@
  *
  * @module
  */
-import ignore from "ignore";
+import { parseIgnorePatterns } from "../guard/ignore_patterns.ts";
 
 /** One rule of a `.gitignore`, as git reads its line. */
 export interface IgnoreRuleLine {
@@ -85,7 +85,7 @@ function parseIgnoreRules(text: string): IgnoreRuleLine[] {
 function segmentMatches(glob: string, name: string): boolean {
   if (glob === "") return false;
   const literal = glob.startsWith("!") || glob.startsWith("#") ? `\\${glob}` : glob;
-  return ignore({ ignorecase: false }).add(literal).ignores(name);
+  return parseIgnorePatterns(literal).ignores(name, false);
 }
 
 /** Drops the leading `**` segments (each matches no folder as well as any). */
@@ -99,8 +99,8 @@ function withoutLeadingStars(segments: readonly string[]): readonly string[] {
  * Whether a rule of the root `.gitignore` matches every entry directly in
  * the top-level `folder`, files and folders alike: a positive, anchored rule
  * whose path is a glob matching `folder`, then `*`, `**` or `**` and `*`
- * (after any leading `**` segments). Checked against the `ignore` package
- * too, so a form it reads otherwise does not count. Never throws.
+ * (after any leading `**` segments). Checked against git's matching too,
+ * so a form it reads otherwise does not count. Never throws.
  */
 function coversEveryEntry(rule: IgnoreRuleLine, folder: string): boolean {
   if (rule.negated || rule.folderOnly || !rule.anchored) return false;
@@ -108,8 +108,8 @@ function coversEveryEntry(rule: IgnoreRuleLine, folder: string): boolean {
   const tail = rest.join("/");
   if (tail !== "*" && tail !== "**" && tail !== "**/*") return false;
   if (!segmentMatches(first, folder)) return false;
-  const matcher = ignore({ ignorecase: false }).add(rule.text);
-  return matcher.ignores(`${folder}/x`) && matcher.ignores(`${folder}/x/`);
+  const matcher = parseIgnorePatterns(rule.text);
+  return matcher.ignores(`${folder}/x`, false) && matcher.ignores(`${folder}/x`, true);
 }
 
 /**
@@ -155,7 +155,7 @@ export function folderCoverage(
   rootText: string,
   folderText: string | undefined,
 ): FolderCoverage {
-  if (ignore({ ignorecase: false }).add(rootText).ignores(`${folder}/`)) return { ignored: true };
+  if (parseIgnorePatterns(rootText).ignores(folder, true)) return { ignored: true };
 
   const rootRules = parseIgnoreRules(rootText);
   const lastCover = rootRules.findLastIndex((rule) => coversEveryEntry(rule, folder));

@@ -5,11 +5,11 @@
  * @module
  */
 import { join } from "node:path";
-import ignore from "ignore";
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
 import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
 import { READ_LIMITS, type ReadLimit } from "../file_system/read_limits.ts";
 import { IgnoreRules } from "../guard/ignore_rules.ts";
+import { parseIgnorePatterns } from "../guard/ignore_patterns.ts";
 import { KEY_FILES } from "../llm/models.ts";
 import { trackedPaths } from "./git_index.ts";
 import { type FolderCoverage, folderCoverage } from "./ignored_folder.ts";
@@ -87,10 +87,10 @@ export async function checkAgentConfigIgnored(root: string): Promise<void> {
     rules,
     await all.gitignoreText(AGENT_CONFIG_DIR),
   );
-  const rootOnly = ignore({ ignorecase: false }).add(rules);
+  const rootOnly = parseIgnorePatterns(rules);
   const exposed: string[] = [];
   for (const path of AGENT_CONFIG_FILES) {
-    if (!rootOnly.ignores(path) || !(await all.isIgnored(path, false))) exposed.push(path);
+    if (!rootOnly.ignores(path, false) || !(await all.isIgnored(path, false))) exposed.push(path);
   }
   if (!coverage.ignored || exposed.length > 0) {
     throw new CodeCommitError(
