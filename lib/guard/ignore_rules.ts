@@ -141,6 +141,13 @@ class SourceFiles {
 }
 
 /**
+ * What the walk and the guard make of an entry: listed (`shown`), ignored by
+ * git (`ignored`), or ignored only once names are compared without regard to
+ * case (`ignored-by-case`), which the guard refuses too.
+ */
+export type Verdict = "shown" | "ignored" | "ignored-by-case";
+
+/**
  * git's verdicts on the entries of one folder, by name: what
  * {@link IgnoreRules.inFolder} returns. Synchronous: every rule file it
  * needs was read when it was made.
@@ -151,6 +158,8 @@ export interface FolderIgnores {
    * as a folder when `isFolder`. Never throws.
    */
   ignores(name: string, isFolder: boolean): boolean;
+  /** The same question, saying how (see {@link Verdict}). Never throws. */
+  verdict(name: string, isFolder: boolean): Verdict;
 }
 
 /** What a caller that just read a folder tells {@link IgnoreRules.inFolder} about it. */
@@ -166,7 +175,7 @@ export interface ListedFolder {
 }
 
 /** Everything in an ignored folder is ignored. */
-const IGNORES_ALL: FolderIgnores = { ignores: () => true };
+const IGNORES_ALL: FolderIgnores = { ignores: () => true, verdict: () => "ignored" };
 
 /** The sources that apply in one folder, each as it applies there: the nearest first, `info/exclude` last. */
 class LevelIgnores implements FolderIgnores {
@@ -200,17 +209,28 @@ class LevelIgnores implements FolderIgnores {
     }
     return false;
   }
+
+  verdict(name: string, isFolder: boolean): Verdict {
+    return this.ignores(name, isFolder) ? "ignored" : "shown";
+  }
 }
 
 /** Ignored exactly, or once names are folded: see {@link IgnoreRules.inFolderEitherCase}. */
 class EitherCase implements FolderIgnores {
-  constructor(readonly exact: LevelIgnores, readonly folded: LevelIgnores) {}
+  constructor(readonly exact: FolderIgnores, readonly folded: FolderIgnores) {}
 
   ignores(name: string, isFolder: boolean): boolean {
-    if (this.exact.ignores(name, isFolder)) return true;
+    return this.verdict(name, isFolder) !== "shown";
+  }
+
+  verdict(name: string, isFolder: boolean): Verdict {
+    if (this.exact.ignores(name, isFolder)) return "ignored";
     // A name folding leaves alone gets the exact verdict where the rules are case-neutral.
-    if (this.exact.caseNeutral && CASE_NEUTRAL_NAME.test(name)) return false;
-    return this.folded.ignores(name, isFolder);
+    const exact = this.exact;
+    if (exact instanceof LevelIgnores && exact.caseNeutral && CASE_NEUTRAL_NAME.test(name)) {
+      return "shown";
+    }
+    return this.folded.ignores(name, isFolder) ? "ignored-by-case" : "shown";
   }
 }
 
@@ -373,9 +393,8 @@ export class IgnoreRules {
    */
   async inFolderEitherCase(folder: string, listed?: ListedFolder): Promise<FolderIgnores> {
     const exact = await this.withIgnoreCase(false).inFolder(folder, listed);
-    const folded = await this.withIgnoreCase(true).inFolder(folder, listed);
-    if (!(exact instanceof LevelIgnores) || !(folded instanceof LevelIgnores)) return IGNORES_ALL;
-    return new EitherCase(exact, folded);
+    if (exact === IGNORES_ALL) return IGNORES_ALL;
+    return new EitherCase(exact, await this.withIgnoreCase(true).inFolder(folder, listed));
   }
 
   /**

@@ -19,14 +19,14 @@
  * @module
  */
 
-import { join } from "node:path";
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
-import type { IgnoreRules } from "../guard/ignore_rules.ts";
+import type { EntryKind } from "../guard/entry_kinds.ts";
+import type { FolderIgnores, IgnoreRules } from "../guard/ignore_rules.ts";
 import { foldCase } from "../guard/case_fold.ts";
 import { checkPathSyntax } from "../guard/path_syntax.ts";
 import { displayPath } from "../text/characters.ts";
 import { PROTECTED_PATHS } from "../guard/protected_paths.ts";
-import { compareCodePoints, comparePaths } from "./order.ts";
+import { comparePaths } from "./order.ts";
 
 /** One folder as the walk saw it. Paths are relative to the project root, `/`-separated. */
 export interface FolderListing {
@@ -77,14 +77,20 @@ export interface WalkResult {
   readonly skipped: readonly SkippedEntry[];
 }
 
-/** Reads the entries of a folder; `Deno.readDir` by default (tests observe which folders are opened). */
-export type ReadDir = (absolutePath: string) => AsyncIterable<Deno.DirEntry>;
+/**
+ * Reads the entries of a folder: `Deno.readDirSync` by default (one call for
+ * the whole folder, where `Deno.readDir` costs a promise per entry); tests
+ * observe which folders are opened, or make one fail.
+ */
+export type ReadDir = (
+  absolutePath: string,
+) => Iterable<Deno.DirEntry> | AsyncIterable<Deno.DirEntry>;
 
 /** Options of a walk. */
 export interface WalkOptions {
-  /** How folders are read (default `Deno.readDir`). */
+  /** How folders are read (default `Deno.readDirSync`). */
   readonly readDir?: ReadDir;
-  /** How many folders are read at once (default 32). */
+  /** How many folders are listed at once (default 32): their rule files are read meanwhile. */
   readonly concurrency?: number;
   /**
    * Whether {@link walkTree} descends into `folder`, a folder a listing holds
@@ -117,7 +123,7 @@ const UNREADABLE_ANYWHERE = new Set(
     .map((entry) => foldCase(entry.name)),
 );
 
-/** Folded names no prompt may read in the project root (`agent-config`, ...). */
+/** Folded names no prompt may read in the project root (`agent-config`, ..., and `.git`). */
 const UNREADABLE_IN_ROOT = new Set(
   PROTECTED_PATHS.filter((entry) => !entry.readable).map((entry) => foldCase(entry.name)),
 );
@@ -128,23 +134,23 @@ const UNREADABLE_IN_ROOT = new Set(
  * only the name itself is looked up: an unreadable entry is never masked by
  * a readable one above it (`target/.git` is still `.git`). Never throws.
  */
-function isUnreadableEntry(folder: string, name: string): boolean {
-  const folded = PLAIN_NAME.test(name) ? name.toLowerCase() : foldCase(name);
-  return UNREADABLE_ANYWHERE.has(folded) || (folder === "" && UNREADABLE_IN_ROOT.has(folded));
+function isUnreadableEntry(folder: string, name: string, plain: boolean): boolean {
+  const names = folder === "" ? UNREADABLE_IN_ROOT : UNREADABLE_ANYWHERE;
+  // A plain name folds to one of its own length: most names have none of theirs.
+  if (plain && !LENGTHS.get(names)!.has(name.length)) return false;
+  return names.has(plain ? name.toLowerCase() : foldCase(name));
 }
+
+/** The lengths of the names in each set. */
+const LENGTHS = new Map(
+  [UNREADABLE_IN_ROOT, UNREADABLE_ANYWHERE].map((names) => [
+    names,
+    new Set([...names].map((name) => name.length)),
+  ]),
+);
 
 /** The longest path, in UTF-16 code units, that is surely under the syntax check's 4096 bytes. */
 const SURELY_SHORT = Math.floor(4096 / 3);
-
-/**
- * Why the guard's syntax check refuses `path` (whose folder it accepted),
- * or `undefined`: the full check, skipped for plain names in short paths,
- * which it always accepts. Never throws.
- */
-function entrySyntaxProblem(path: string, name: string): string | undefined {
-  if (name.length <= 255 && path.length <= SURELY_SHORT && PLAIN_NAME.test(name)) return undefined;
-  return checkPathSyntax(path);
-}
 
 /**
  * Lists the folder `folder` (relative to `root`; `""` is the root) without
@@ -158,70 +164,120 @@ function entrySyntaxProblem(path: string, name: string): string | undefined {
  * @throws {Deno.errors.NotFound} and other file system errors when the
  * folder itself cannot be read.
  */
-export async function listFolder(
+export function listFolder(
   root: string,
   folder: string,
   rules: IgnoreRules,
   options: WalkOptions = {},
 ): Promise<{ listing: FolderListing; skipped: SkippedEntry[] }> {
-  const readDir = options.readDir ?? Deno.readDir;
-  const exact = rules.withIgnoreCase(false);
-  const folded = rules.withIgnoreCase(true);
+  return list(root, folder, rules, options, false);
+}
+
+/** {@link listFolder}; `visible`: the folder came from a listing of these rules (it is not ignored). */
+async function list(
+  root: string,
+  folder: string,
+  rules: IgnoreRules,
+  options: WalkOptions,
+  visible: boolean,
+): Promise<{ listing: FolderListing; skipped: SkippedEntry[] }> {
+  const read = (options.readDir ?? Deno.readDirSync)(folder === "" ? root : `${root}/${folder}`);
   const reportAll = options.reportAll ?? false;
-  const candidates: { path: string; isDirectory: boolean; isLink: boolean; isSpecial: boolean }[] =
-    [];
+  // One pass over the entries (each property read of a Deno.DirEntry costs): the files,
+  // folders (and, with reportAll, links and special files) whose names may be listed, and what
+  // `.gitignore` is.
+  const fileNames: string[] = [];
+  const folderNames: string[] = [];
+  const linkNames: string[] = [];
+  const specialNames: string[] = [];
   const skipped: SkippedEntry[] = [];
-  for await (const entry of readDir(join(root, folder))) {
-    const isSpecial = !(entry.isFile || entry.isDirectory || entry.isSymlink);
-    if ((entry.isSymlink || isSpecial) && !reportAll) continue;
-    const path = folder === "" ? entry.name : `${folder}/${entry.name}`;
-    const syntax = entrySyntaxProblem(path, entry.name);
-    if (syntax !== undefined) {
-      skipped.push({ path, kind: "refused-name", isDirectory: entry.isDirectory, reason: syntax });
-      continue;
-    }
-    if (isUnreadableEntry(folder, entry.name)) continue;
-    candidates.push({ path, isDirectory: entry.isDirectory, isLink: entry.isSymlink, isSpecial });
-  }
-  const files: string[] = [];
-  const folders: string[] = [];
-  for (const { path, isDirectory, isLink, isSpecial } of candidates) {
-    if (await exact.isIgnored(path, isDirectory)) continue;
-    if (await folded.isIgnored(path, isDirectory)) {
-      if (reportAll) {
-        skipped.push({
-          path,
-          kind: "ignored-by-case",
-          isDirectory,
-          reason: "git ignores it once names are compared without regard to case",
-        });
+  let gitignore: EntryKind = "missing";
+  const prefix = folder === "" ? "" : `${folder}/`;
+  const consider = (entry: Deno.DirEntry) => {
+    const name = entry.name;
+    const isDirectory = entry.isDirectory;
+    // A symbolic link is neither a file nor a folder here (the entry is not followed).
+    const listable = isDirectory || entry.isFile;
+    const other = listable ? undefined : kindOf(entry);
+    if (name === ".gitignore") gitignore = isDirectory ? "folder" : other ?? "file";
+    if (!listable && !reportAll) return;
+    const plain = name.length <= 255 && PLAIN_NAME.test(name);
+    if (!plain || prefix.length + name.length > SURELY_SHORT) {
+      const syntax = checkPathSyntax(prefix + name);
+      if (syntax !== undefined) {
+        skipped.push({ path: prefix + name, kind: "refused-name", isDirectory, reason: syntax });
+        return;
       }
-      continue;
     }
-    if (isLink) {
-      skipped.push({
-        path,
-        kind: "symbolic-link",
-        isDirectory: false,
-        reason: "a symbolic link, never followed",
-      });
-      continue;
-    }
-    if (isSpecial) {
-      skipped.push({
-        path,
-        kind: "special",
-        isDirectory: false,
-        reason: "a fifo, socket or device, not a regular file",
-      });
-      continue;
-    }
-    (isDirectory ? folders : files).push(path);
+    if (isUnreadableEntry(folder, name, plain)) return;
+    (other === "symlink"
+      ? linkNames
+      : other === "special"
+      ? specialNames
+      : isDirectory
+      ? folderNames
+      : fileNames).push(name);
+  };
+  if (Symbol.iterator in read) { for (const entry of read) consider(entry); }
+  else for await (const entry of read) consider(entry);
+
+  // The folder was just read: what its `.gitignore` is needs no lstat of its own.
+  const ignored = await rules.inFolderEitherCase(folder, { gitignore, visible });
+  const report = reportAll ? skipped : undefined;
+  const files = shown(fileNames, false, prefix, ignored, report);
+  const folders = shown(folderNames, true, prefix, ignored, report);
+  for (const path of shown(linkNames, false, prefix, ignored, report)) {
+    skipped.push({
+      path,
+      kind: "symbolic-link",
+      isDirectory: false,
+      reason: "a symbolic link, never followed",
+    });
   }
-  // Siblings share their folder: comparing whole paths is comparing names.
-  files.sort(compareCodePoints);
-  folders.sort(compareCodePoints);
+  for (const path of shown(specialNames, false, prefix, ignored, report)) {
+    skipped.push({
+      path,
+      kind: "special",
+      isDirectory: false,
+      reason: "a fifo, socket or device, not a regular file",
+    });
+  }
   return { listing: { path: folder, files, folders }, skipped };
+}
+
+/**
+ * The paths (`prefix` + name) of the `names` git does not ignore, in
+ * code-unit order (siblings share their folder: sorting names sorts paths);
+ * with `report`, the ones ignored only once case is folded are added to it.
+ */
+function shown(
+  names: string[],
+  isFolder: boolean,
+  prefix: string,
+  ignored: FolderIgnores,
+  report: SkippedEntry[] | undefined,
+): string[] {
+  // Without a comparator, sort compares UTF-16 code units, as compareCodePoints does.
+  names.sort();
+  const paths: string[] = [];
+  for (const name of names) {
+    const verdict = ignored.verdict(name, isFolder);
+    if (verdict === "shown") paths.push(prefix + name);
+    else if (verdict === "ignored-by-case" && report !== undefined) {
+      report.push({
+        path: prefix + name,
+        kind: "ignored-by-case",
+        isDirectory: isFolder,
+        reason: "git ignores it once names are compared without regard to case",
+      });
+    }
+  }
+  return paths;
+}
+
+/** The kind of a folder entry that is neither a file nor a folder. */
+function kindOf(entry: Deno.DirEntry): "symlink" | "special" {
+  return entry.isSymlink ? "symlink" : "special";
 }
 
 /**
@@ -256,7 +312,7 @@ export async function walkTree(
       const batch = level.slice(offset, offset + concurrency);
       const results = await Promise.all(batch.map(async (folder) => {
         try {
-          return await listFolder(root, folder, rules, options);
+          return await list(root, folder, rules, options, true);
         } catch (error) {
           if (error instanceof CodeCommitError) throw error;
           return { folder, error };

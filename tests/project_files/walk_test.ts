@@ -72,6 +72,28 @@ Deno.test("walkTree lists exactly the files git lists as not ignored", async () 
   });
 });
 
+Deno.test("walkTree reads a nested .gitignore only when it is a regular file, as git does (a link or a folder is not)", async () => {
+  await withProject({}, async (dir) => {
+    const root = join(dir, "project");
+    await Deno.mkdir(root);
+    await git(root, "init", "-q");
+    await writeFiles(root, {
+      "rules.txt": "*.ts\n",
+      "file/.gitignore": "*.ts\n",
+      "file/a.ts": "",
+      "link/a.ts": "",
+      "folder/.gitignore/inner.ts": "",
+      "folder/a.ts": "",
+    });
+    await Deno.symlink("../rules.txt", join(root, "link/.gitignore"));
+    const listed = await runGit(root, ["ls-files", "--others", "--exclude-standard", "-z"]);
+    const expected = listed.stdout.split("\0").filter((path) => path !== "").sort();
+    assert.ok(!expected.includes("file/a.ts") && expected.includes("link/a.ts"));
+    // git lists the link itself; the walk leaves links out.
+    assert.deepEqual(await allFiles(root), expected.filter((path) => path !== "link/.gitignore"));
+  });
+});
+
 Deno.test("walkTree never opens an ignored folder, a protected folder, or a linked folder", async () => {
   await withProject({}, async (root) => {
     await writeFiles(root, RULES_TREE);
@@ -83,7 +105,7 @@ Deno.test("walkTree never opens an ignored folder, a protected folder, or a link
       const opened: string[] = [];
       const spy: ReadDir = (path) => {
         opened.push(path === root ? "." : path.slice(root.length + 1));
-        return Deno.readDir(path);
+        return Deno.readDirSync(path);
       };
       const files = await allFiles(root, spy);
       for (const folder of opened) {
@@ -165,7 +187,7 @@ Deno.test("walkTree reports a folder it cannot read and goes on", async () => {
       if (path.endsWith("/src/a")) {
         throw new Deno.errors.PermissionDenied("Permission denied (os error 13)");
       }
-      return Deno.readDir(path);
+      return Deno.readDirSync(path);
     };
     const walk = await walkTree(root, "src", await IgnoreRules.load(root), { readDir: failing });
     assert.deepEqual(walk.folders.map((folder) => folder.path), ["src", "src/b"]);
@@ -203,7 +225,7 @@ Deno.test("walkTree with enter lists a folder it does not enter, and never opens
     const opened: string[] = [];
     const spy: ReadDir = (path) => {
       opened.push(path.slice(root.length + 1));
-      return Deno.readDir(path);
+      return Deno.readDirSync(path);
     };
     const walk = await walkTree(root, "src/a", await IgnoreRules.load(root), {
       readDir: spy,
