@@ -1,6 +1,11 @@
 /**
  * code-commit: the command line, wired to a workflow.
  *
+ * Only the command line is loaded up front: `--version`, `--help` and a
+ * usage error need nothing else. The workflow a run asks for (and, for one
+ * that talks to a model, the session) is loaded when it starts, so no run
+ * pays for the modules of another.
+ *
  * @module
  */
 import { parseCommandLine, type Workflow } from "./lib/cli/args.ts";
@@ -8,30 +13,32 @@ import { helpText, versionText } from "./lib/cli/help.ts";
 import { trapInterrupts } from "./lib/cli/interrupt.ts";
 import { Console } from "./lib/console/console.ts";
 import { CodeCommitError, EXIT } from "./lib/errors/errors.ts";
-import { openSession, type Session } from "./lib/session/session.ts";
-import { runCommittingCode } from "./lib/workflows/committing_code/workflow.ts";
-import { runConsistencyReport } from "./lib/workflows/consistency_report/workflow.ts";
-import { runAutoWorkflow } from "./lib/workflows/auto_workflow/workflow.ts";
-import { runInit } from "./lib/workflows/init/workflow.ts";
-import { runRollup } from "./lib/workflows/rollup/workflow.ts";
+import type { Session } from "./lib/session/session.ts";
 
 /** The workflows that talk to a model: they run in a session (keys, client, Ctrl-C). */
-const WORKFLOWS: Record<
-  Exclude<Workflow, LocalWorkflow>,
-  (session: Session) => Promise<number>
-> = {
-  commit: runCommittingCode,
-  consistency: runConsistencyReport,
-  auto: runAutoWorkflow,
+type SessionWorkflow = Exclude<Workflow, LocalWorkflow>;
+
+/** Each workflow that talks to a model, loaded when a run asks for it. */
+const WORKFLOWS: Record<SessionWorkflow, () => Promise<(session: Session) => Promise<number>>> = {
+  commit: async () =>
+    (await import("./lib/workflows/committing_code/workflow.ts")).runCommittingCode,
+  consistency: async () =>
+    (await import("./lib/workflows/consistency_report/workflow.ts")).runConsistencyReport,
+  auto: async () => (await import("./lib/workflows/auto_workflow/workflow.ts")).runAutoWorkflow,
 };
 
 /** The workflows that only set up the project: no key, no LLM call. */
 type LocalWorkflow = "init" | "rollup";
-const LOCAL_WORKFLOWS: Record<LocalWorkflow, (root: string, console: Console) => Promise<number>> =
-  { init: runInit, rollup: runRollup };
+const LOCAL_WORKFLOWS: Record<
+  LocalWorkflow,
+  () => Promise<(root: string, console: Console) => Promise<number>>
+> = {
+  init: async () => (await import("./lib/workflows/init/workflow.ts")).runInit,
+  rollup: async () => (await import("./lib/workflows/rollup/workflow.ts")).runRollup,
+};
 
 /** The workflows that run `./build.sh` (their session decides how builds are contained). */
-const RUNS_BUILDS: Record<Exclude<Workflow, LocalWorkflow>, boolean> = {
+const RUNS_BUILDS: Record<SessionWorkflow, boolean> = {
   commit: true,
   consistency: false,
   auto: true,
@@ -52,10 +59,14 @@ export async function main(args: readonly string[]): Promise<number> {
     }
     const workflow = command.workflow;
     if (workflow === "init" || workflow === "rollup") {
-      return await LOCAL_WORKFLOWS[workflow](Deno.cwd(), console);
+      return await (await LOCAL_WORKFLOWS[workflow]())(Deno.cwd(), console);
     }
     const trap = trapInterrupts(console);
     try {
+      const [{ openSession }, run] = await Promise.all([
+        import("./lib/session/session.ts"),
+        WORKFLOWS[workflow](),
+      ]);
       const session = await openSession(
         Deno.cwd(),
         workflow,
@@ -64,7 +75,7 @@ export async function main(args: readonly string[]): Promise<number> {
         trap.signal,
         RUNS_BUILDS[workflow],
       );
-      return await WORKFLOWS[workflow](session);
+      return await run(session);
     } finally {
       trap.dispose();
     }

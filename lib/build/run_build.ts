@@ -11,6 +11,7 @@ import { formatSeconds } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
 import { Redactor } from "../secrets/redact.ts";
 import { runSystemProgram } from "../permissions/system_programs.ts";
+import { startTimer } from "../timers/timer.ts";
 
 /** The build script, relative to the project root. */
 export const BUILD_SCRIPT = "./build.sh";
@@ -134,7 +135,9 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
     else interrupted = true;
     void stopTree(kill, options.killGraceMs ?? 5_000, status);
   };
-  const timer = setTimeout(() => stop("timeout"), options.timeoutMs);
+  // The child keeps the process alive; the timers need not (and start no Node timers).
+  const timer = startTimer(options.timeoutMs);
+  timer.done.then((expired) => expired && stop("timeout"));
   const onAbort = () => stop("interrupt");
   if (options.signal?.aborted) onAbort();
   options.signal?.addEventListener("abort", onAbort, { once: true });
@@ -143,17 +146,17 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
   try {
     exit = await status;
   } finally {
-    clearTimeout(timer);
+    timer.cancel();
     options.signal?.removeEventListener("abort", onAbort);
   }
 
   // A process the build left running may hold the pipes open: wait a little, then stop reading.
-  let drainTimer: ReturnType<typeof setTimeout> | undefined;
+  const drainTimer = startTimer(2_000);
   const drained = await Promise.race([
     Promise.all(readers.map((reader) => reader.done)).then(() => true),
-    new Promise<false>((resolve) => drainTimer = setTimeout(() => resolve(false), 2_000)),
+    drainTimer.done.then(() => false),
   ]);
-  clearTimeout(drainTimer);
+  drainTimer.cancel();
   if (!drained) {
     // Left-over processes of the build: stop them too, and stop reading.
     await kill("SIGKILL", true);
@@ -213,15 +216,12 @@ async function stopTree(
 ): Promise<void> {
   await kill("SIGTERM");
   let exited = false;
-  const grace = new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, graceMs);
-    status.finally(() => {
-      exited = true;
-      clearTimeout(timer);
-      resolve();
-    });
+  const timer = startTimer(graceMs);
+  status.finally(() => {
+    exited = true;
+    timer.cancel();
   });
-  await grace;
+  await timer.done;
   // Kill the group even if the script itself exited: its children may live on.
   await kill("SIGKILL", exited);
 }

@@ -13,7 +13,7 @@ import {
   type BuildNetwork,
   SANDBOX_MODES,
   type SandboxMode,
-} from "../sandbox/containment.ts";
+} from "../sandbox/modes.ts";
 
 /** The workflows code-commit runs. */
 export type Workflow = "commit" | "consistency" | "auto" | "init" | "rollup";

@@ -7,6 +7,7 @@
  */
 import { Redactor } from "../secrets/redact.ts";
 import { printable } from "../text/characters.ts";
+import { every } from "../timers/timer.ts";
 
 /** Where the console writes; the default writes to the process's streams. */
 export interface ConsoleStreams {
@@ -93,9 +94,9 @@ export class Console {
     };
     this.#live = live;
     live.draw();
-    const timer = setInterval(live.draw, 1000);
+    const stop = every(1000, live.draw);
     return () => {
-      clearInterval(timer);
+      stop();
       if (this.#live !== live) return;
       this.#live = undefined;
       this.#streams.stderr("\r\x1b[2K");

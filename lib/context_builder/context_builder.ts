@@ -21,9 +21,6 @@ import type { RunLog } from "../logger/run_log.ts";
 import { SYSTEM_PROMPTS } from "../prompts/system_prompts.ts";
 import { loadRollup } from "../rollup/rollup.ts";
 import { askModel, type Session } from "../session/session.ts";
-import { assembleChosenFiles } from "./codebase.ts";
-import { parseFileList } from "./file_list.ts";
-import { buildSummary } from "./summary.ts";
 
 /** What the context builder needs from its caller. */
 export interface ContextRequest {
@@ -94,6 +91,12 @@ export async function prepareCodebase(
 async function buildContext(session: Session, request: ContextRequest): Promise<string> {
   const { root, console, client } = session;
   const { log } = request;
+  // Loaded only with --build-context: a run from the rollup needs none of it.
+  const [{ assembleChosenFiles }, { parseFileList }, { buildSummary }] = await Promise.all([
+    import("./codebase.ts"),
+    import("./file_list.ts"),
+    import("./summary.ts"),
+  ]);
   const rules = await IgnoreRules.load(root);
   const summary = await buildSummary(root, rules);
   warnAll(session, summary.warnings);

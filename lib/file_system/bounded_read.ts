@@ -38,6 +38,7 @@ import { CodeCommitError, messageOf } from "../errors/errors.ts";
 import { formatBytes } from "../text/sizes.ts";
 import { describeSpecial, isMissing } from "./lstat.ts";
 import { OPEN_TIMEOUT_MS, type ReadLimit } from "./read_limits.ts";
+import { within } from "../timers/timer.ts";
 
 /** Why a bounded read refused a file. */
 export type ReadProblem =
@@ -241,32 +242,6 @@ async function readOutside(
     throw errors.changed();
   }
   return bytes;
-}
-
-/**
- * `promise`, or the rejection with `timeout()` after `ms` milliseconds.
- *
- * The timer is `Atomics.waitAsync` on a cell of its own, not `setTimeout`:
- * in Deno 2.9 the first `setTimeout` of a process starts Deno's Node timers
- * (≈ 9 ms and 4 MiB), this costs 0.1 ms and under 1 MiB; it is cancelled
- * with `Atomics.notify`, and it never keeps the process alive by itself.
- */
-async function within<T>(promise: Promise<T>, ms: number, timeout: () => Error): Promise<T> {
-  const cell = new Int32Array(new SharedArrayBuffer(4));
-  const wait = Atomics.waitAsync(cell, 0, 0, ms);
-  const expired = wait.async ? wait.value : Promise.resolve(wait.value);
-  promise.catch(() => {}); // once the time is up, a later failure has no one to tell
-  try {
-    return await Promise.race([
-      promise,
-      expired.then((result) => {
-        if (result === "timed-out") throw timeout();
-        return new Promise<never>(() => {}); // cancelled: the promise settled first
-      }),
-    ]);
-  } finally {
-    Atomics.notify(cell, 0);
-  }
 }
 
 type Fail = (

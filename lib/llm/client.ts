@@ -14,9 +14,7 @@
 import { interruption } from "../errors/errors.ts";
 import type { ApiAdapter, HttpRequest, ParsedError, ParsedReply } from "./adapter.ts";
 import { excerpt, oneLine } from "./adapter.ts";
-import { geminiAdapter } from "./gemini.ts";
 import { type ModelId, type ModelTarget, modelTarget, type Provider } from "./models.ts";
-import { openaiAdapter } from "./openai.ts";
 import {
   backoffDelayMs,
   DEFAULT_RETRY_POLICY,
@@ -25,9 +23,14 @@ import {
   type RetryPolicy,
 } from "./retry.ts";
 import { formatSeconds } from "../text/numbers.ts";
+import { startTimer } from "../timers/timer.ts";
 import { type CompleteOptions, type LlmClient, LlmError, type LlmReply } from "./types.ts";
 
-const ADAPTERS: Record<Provider, ApiAdapter> = { gemini: geminiAdapter, openai: openaiAdapter };
+/** Each provider's adapter, loaded when a client of it first sends (each loads its zod schemas). */
+const ADAPTERS: Record<Provider, () => Promise<ApiAdapter>> = {
+  gemini: async () => (await import("./gemini.ts")).geminiAdapter,
+  openai: async () => (await import("./openai.ts")).openaiAdapter,
+};
 
 /** How a client behaves; everything but the time limit has a default. */
 export interface ClientOptions {
@@ -57,7 +60,7 @@ export function createClient(
   if (!target.local && key === undefined) {
     throw new Error(`createClient: ${model} needs the key of ${target.keyFile}`);
   }
-  const adapter = ADAPTERS[target.provider];
+  let adapter: Promise<ApiAdapter> | undefined;
   const policy = options.retry ?? DEFAULT_RETRY_POLICY;
   const random = options.random ?? Math.random;
   const sleep = options.sleep ?? abortableSleep;
@@ -66,10 +69,11 @@ export function createClient(
     model,
     async complete(prompt: string, callOptions: CompleteOptions = {}): Promise<LlmReply> {
       const { signal, onRetry } = callOptions;
-      const request = buildRequest(adapter, target, baseUrl, key, prompt);
+      adapter ??= ADAPTERS[target.provider]();
+      const request = buildRequest(await adapter, target, baseUrl, key, prompt);
       const context: AttemptContext = {
         target,
-        adapter,
+        adapter: await adapter,
         host: new URL(request.url).host,
         timeoutMs: options.timeoutMs,
       };
@@ -380,10 +384,13 @@ async function send(
 ): Promise<Answer> {
   const controller = new AbortController();
   let timedOut = false;
-  const timer = setTimeout(() => {
+  // The request keeps the process alive; the timer need not (and starts no Node timers).
+  const timer = startTimer(timeoutMs);
+  timer.done.then((expired) => {
+    if (!expired) return;
     timedOut = true;
     controller.abort();
-  }, timeoutMs);
+  });
   const onAbort = () => controller.abort();
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
@@ -402,12 +409,16 @@ async function send(
     if (error instanceof TypeError && /redirect/i.test(error.message)) throw new RedirectError();
     throw error;
   } finally {
-    clearTimeout(timer);
+    timer.cancel();
     signal?.removeEventListener("abort", onAbort);
   }
 }
 
-/** Waits `ms` milliseconds; rejects with {@link InterruptedError} if `signal` aborts first. */
+/**
+ * Waits `ms` milliseconds; rejects with {@link InterruptedError} if `signal`
+ * aborts first. A `setTimeout`, which keeps the process alive while nothing
+ * else does (a retry's wait); runs only when a call is retried.
+ */
 export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(interruption(signal));

@@ -13,10 +13,10 @@
  * @module
  */
 import { BUILD_SCRIPT } from "../build/run_build.ts";
+import type { BuildNetwork } from "./modes.ts";
 import { type HiddenPath, isInside, type SandboxPlan } from "./plan.ts";
 
-/** Whether a contained build reaches the network. */
-export type BuildNetwork = "on" | "off";
+export type { BuildNetwork } from "./modes.ts";
 
 /**
  * Sockets of the machine outside `/run`, `/var/run` and `/tmp` (which get

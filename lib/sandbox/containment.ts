@@ -20,23 +20,13 @@ import {
   bubblewrapArgs,
   bubblewrapCommand,
   bubblewrapProbeArgs,
-  type BuildNetwork,
   type HostView,
   parseProbeOutput,
 } from "./bubblewrap.ts";
+import type { BuildNetwork, SandboxMode } from "./modes.ts";
 import { planFromScan, type SandboxPlan } from "./plan.ts";
 import type { ProjectScan } from "./project_scan.ts";
 import { SANDBOX_EXEC, seatbeltArgs, seatbeltProbeArgs, seatbeltProfile } from "./seatbelt.ts";
-
-export type { BuildNetwork } from "./bubblewrap.ts";
-
-/** `--sandbox`: contain builds where possible (`auto`), always (`on`), or never (`off`). */
-export type SandboxMode = "auto" | "on" | "off";
-
-/** The values `--sandbox` takes, the default first. */
-export const SANDBOX_MODES: readonly SandboxMode[] = ["auto", "on", "off"];
-/** The values `--build-network` takes, the default first. */
-export const BUILD_NETWORKS: readonly BuildNetwork[] = ["on", "off"];
 
 /** How to install bubblewrap, for the lines that name it. */
 export const BUBBLEWRAP_INSTALL =
