@@ -32,7 +32,6 @@
  * @module
  */
 
-import { join } from "node:path";
 import { CodeCommitError } from "../errors/errors.ts";
 import { displayPath } from "../text/characters.ts";
 import type { IgnoreRules } from "../guard/ignore_rules.ts";
@@ -52,6 +51,7 @@ import {
   type WalkOptions,
   walkTree,
 } from "../project_files/walk.ts";
+import { under } from "../file_system/file_system.ts";
 
 /** The top-level files shown in full, where present (seed 004, with the manifests of Deno and npm projects). */
 const SUMMARY_FILES: readonly string[] = Object.freeze([
@@ -190,7 +190,7 @@ async function checkSummaryFileNotIgnored(
 ): Promise<void> {
   let info: Deno.FileInfo;
   try {
-    info = await Deno.lstat(join(root, name));
+    info = await Deno.lstat(under(root, name));
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return;
     throw new CodeCommitError(`${name} cannot be inspected: ${(error as Error).message}`);
@@ -207,7 +207,7 @@ async function checkSummaryFileNotIgnored(
 
 async function exists(root: string, name: string): Promise<boolean> {
   try {
-    await Deno.lstat(join(root, name));
+    await Deno.lstat(under(root, name));
     return true;
   } catch {
     return false;

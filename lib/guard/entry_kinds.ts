@@ -6,8 +6,8 @@
  * @module
  */
 
-import { join } from "node:path";
 import { lstatOrUndefined } from "../file_system/lstat.ts";
+import { under } from "../file_system/file_system.ts";
 
 /**
  * The kind of a directory entry, as `lstat` sees it: `missing` when nothing is
@@ -43,7 +43,7 @@ export class EntryKinds {
   info(relativePath: string): Promise<Deno.FileInfo | undefined> {
     let info = this.#infos.get(relativePath);
     if (info === undefined) {
-      info = lstatOrUndefined(join(this.root, relativePath));
+      info = lstatOrUndefined(under(this.root, relativePath));
       this.#infos.set(relativePath, info);
     }
     return info;

@@ -5,9 +5,8 @@
  *
  * @module
  */
-import { join } from "node:path";
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
-import { denoFileSystem } from "../file_system/file_system.ts";
+import { denoFileSystem, under } from "../file_system/file_system.ts";
 import { checkRealFolder, type FolderCheck } from "../file_system/real_folders.ts";
 import type { Redactor } from "../secrets/redact.ts";
 import { LOGS_DIR } from "./log_names.ts";
@@ -44,7 +43,7 @@ export class RunLog {
     redactor: Redactor,
     now: Date = new Date(),
   ): Promise<RunLog> {
-    const logsPath = join(root, LOGS_DIR);
+    const logsPath = under(root, LOGS_DIR);
     let logs: FolderCheck;
     try {
       logs = await checkRealFolder(denoFileSystem, root, LOGS_DIR, { create: true });
@@ -63,7 +62,7 @@ export class RunLog {
     for (let n = 1;; n++) {
       const name = n === 1 ? base : `${base}-${n}`;
       try {
-        await Deno.mkdir(join(logsPath, name));
+        await Deno.mkdir(under(logsPath, name));
         return new RunLog(root, `${LOGS_DIR}/${name}`, redactor);
       } catch (error) {
         if (!(error instanceof Deno.errors.AlreadyExists)) {
@@ -87,7 +86,10 @@ export class RunLog {
    */
   async write(name: string, text: string): Promise<void> {
     try {
-      await Deno.writeTextFile(join(this.#root, this.dir, name), this.#redactor.redact(text));
+      await Deno.writeTextFile(
+        under(this.#root, `${this.dir}/${name}`),
+        this.#redactor.redact(text),
+      );
     } catch (error) {
       throw new CodeCommitError(
         `cannot write the log ${this.path(name)}: ${(error as Error).message}`,

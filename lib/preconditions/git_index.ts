@@ -6,11 +6,11 @@
  *
  * @module
  */
-import { join } from "node:path";
 import { CodeCommitError } from "../errors/errors.ts";
 import { readBounded } from "../file_system/bounded_read.ts";
 import { lstatOrUndefined } from "../file_system/lstat.ts";
 import { READ_LIMITS } from "../file_system/read_limits.ts";
+import { under } from "../file_system/file_system.ts";
 
 const decoder = new TextDecoder();
 
@@ -25,9 +25,9 @@ const decoder = new TextDecoder();
  * reader understands.
  */
 export async function trackedPaths(root: string): Promise<string[]> {
-  const git = await lstatOrUndefined(join(root, ".git"));
+  const git = await lstatOrUndefined(under(root, ".git"));
   if (git === undefined || !git.isDirectory) return [];
-  const bytes = await readBounded(join(root, ".git", "index"), {
+  const bytes = await readBounded(under(root, ".git/index"), {
     limit: READ_LIMITS.gitIndex,
     followSymlink: true,
     name: ".git/index",

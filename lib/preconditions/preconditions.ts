@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { join } from "node:path";
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
 import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
 import { READ_LIMITS, type ReadLimit } from "../file_system/read_limits.ts";
@@ -13,6 +12,7 @@ import { parseIgnorePatterns } from "../guard/ignore_patterns.ts";
 import { KEY_FILES } from "../llm/models.ts";
 import { trackedPaths } from "./git_index.ts";
 import { type FolderCoverage, folderCoverage } from "./ignored_folder.ts";
+import { under } from "../file_system/file_system.ts";
 
 /** The folder that holds keys and the supervisor's files. */
 export const AGENT_CONFIG_DIR = "agent-config";
@@ -57,7 +57,7 @@ export const BUILD_PLACEHOLDER_LINE =
 export async function checkAgentConfigIgnored(root: string): Promise<void> {
   let info: Deno.FileInfo;
   try {
-    info = await Deno.lstat(join(root, ".gitignore"));
+    info = await Deno.lstat(under(root, ".gitignore"));
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {
       throw new CodeCommitError(
@@ -75,7 +75,7 @@ export async function checkAgentConfigIgnored(root: string): Promise<void> {
     );
   }
   const rules = new TextDecoder().decode(
-    await readBounded(join(root, ".gitignore"), {
+    await readBounded(under(root, ".gitignore"), {
       limit: READ_LIMITS.ignoreRules,
       followSymlink: false,
       name: ".gitignore",
@@ -139,7 +139,7 @@ function describeExposure(coverage: FolderCoverage, exposed: readonly string[]):
 export async function checkRequiredFile(root: string, path: string, fix: string): Promise<void> {
   let info: Deno.FileInfo;
   try {
-    info = await Deno.stat(join(root, path));
+    info = await Deno.stat(under(root, path));
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {
       throw new CodeCommitError(`${path} not found: ${fix}`);
@@ -165,7 +165,7 @@ export async function readRequiredFile(
 ): Promise<string> {
   let bytes: Uint8Array | undefined;
   try {
-    bytes = await readBounded(join(root, path), { limit, followSymlink: true, name: path });
+    bytes = await readBounded(under(root, path), { limit, followSymlink: true, name: path });
   } catch (error) {
     if (error instanceof FileReadError && error.problem === "folder") {
       throw new CodeCommitError(`${path} is not a file: ${fix}`);
@@ -207,7 +207,7 @@ export function checkCodeRollup(root: string): Promise<void> {
 export async function checkBuildScript(root: string): Promise<void> {
   let info: Deno.FileInfo;
   try {
-    info = await Deno.stat(join(root, "build.sh"));
+    info = await Deno.stat(under(root, "build.sh"));
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {
       throw new CodeCommitError(
@@ -224,7 +224,7 @@ export async function checkBuildScript(root: string): Promise<void> {
     throw new CodeCommitError("build.sh is not executable: run chmod +x build.sh");
   }
   if (info.size <= 64 * 1024) {
-    const bytes = await readBounded(join(root, "build.sh"), {
+    const bytes = await readBounded(under(root, "build.sh"), {
       limit: READ_LIMITS.buildScript,
       followSymlink: true,
       name: "build.sh",

@@ -10,7 +10,6 @@
  * @module
  */
 
-import { join } from "node:path";
 import { messageOf } from "../errors/errors.ts";
 import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
 import { READ_LIMITS } from "../file_system/read_limits.ts";
@@ -18,6 +17,7 @@ import { guardRead } from "../guard/guard.ts";
 import type { IgnoreRules } from "../guard/ignore_rules.ts";
 import { normalizeProjectPath } from "../guard/path_syntax.ts";
 import { formatBytes } from "../text/sizes.ts";
+import { under } from "../file_system/file_system.ts";
 
 /**
  * The largest file pasted into a prompt: 1 MiB (`READ_LIMITS.projectFile`),
@@ -71,7 +71,7 @@ export async function readProjectFile(
   const normalized = normalizeProjectPath(path);
   let bytes: Uint8Array | undefined;
   try {
-    bytes = await readBounded(join(root, normalized), {
+    bytes = await readBounded(under(root, normalized), {
       limit: READ_LIMITS.projectFile,
       followSymlink: false,
       refuseHardLinks: true,

@@ -3,12 +3,12 @@
  *
  * @module
  */
-import { join } from "node:path";
 import { CodeCommitError } from "../errors/errors.ts";
 import { FileReadError, readBounded, type ReadProblem } from "../file_system/bounded_read.ts";
 import { READ_LIMITS } from "../file_system/read_limits.ts";
 import { codePointName, findControlCharacter } from "../text/characters.ts";
 import { plural } from "../text/plural.ts";
+import { under } from "../file_system/file_system.ts";
 
 /** Shortest key accepted: a shorter one could not be masked and is surely a mistake. */
 const MIN_KEY_LENGTH = 8;
@@ -31,7 +31,7 @@ const MIN_KEY_LENGTH = 8;
 async function readKeyFile(root: string, keyFile: string): Promise<string | undefined> {
   let bytes: Uint8Array | undefined;
   try {
-    bytes = await readBounded(join(root, keyFile), {
+    bytes = await readBounded(under(root, keyFile), {
       limit: READ_LIMITS.apiKey,
       followSymlink: true,
       refuseHardLinks: true,

@@ -11,10 +11,9 @@
  *
  * @module
  */
-import { join } from "node:path";
 import { CodeCommitError, messageOf } from "../../errors/errors.ts";
 import { readBounded } from "../../file_system/bounded_read.ts";
-import { denoFileSystem } from "../../file_system/file_system.ts";
+import { denoFileSystem, under } from "../../file_system/file_system.ts";
 import { lstatOrUndefined } from "../../file_system/lstat.ts";
 import { checkRealFolder, parentFolder } from "../../file_system/real_folders.ts";
 import { READ_LIMITS } from "../../file_system/read_limits.ts";
@@ -124,10 +123,10 @@ export async function readCache(
 ): Promise<Uint8Array | undefined> {
   const file = cachePath(modulePath, stage);
   if (!(await checkFolders(root, file, false))) return undefined;
-  const info = await lstatOrUndefined(join(root, file));
+  const info = await lstatOrUndefined(under(root, file));
   if (info === undefined) return undefined;
   if (info.isSymlink || !info.isFile) throw refuse(file, info.isSymlink, "file");
-  return await readBounded(join(root, file), {
+  return await readBounded(under(root, file), {
     limit: READ_LIMITS.specification,
     followSymlink: false,
     name: file,
@@ -152,7 +151,7 @@ export async function writeCache(
 ): Promise<string> {
   const file = cachePath(modulePath, stage);
   await checkFolders(root, file, true);
-  const existing = await lstatOrUndefined(join(root, file));
+  const existing = await lstatOrUndefined(under(root, file));
   if (existing !== undefined && (existing.isSymlink || !existing.isFile)) {
     throw refuse(file, existing.isSymlink, "file");
   }

@@ -27,7 +27,6 @@
  *
  * @module
  */
-import { join } from "node:path";
 import { CodeCommitError, messageOf } from "../../errors/errors.ts";
 import { lstatOrUndefined } from "../../file_system/lstat.ts";
 import { IgnoreRules } from "../../guard/ignore_rules.ts";
@@ -45,6 +44,7 @@ import type { Module } from "./graph.ts";
 import { SPEC_FILE } from "../../project_files/module_files.ts";
 import { type ModuleInfo, ROOT_MODULE } from "./module_paths.ts";
 import type { CodebaseKind } from "./stages.ts";
+import { under } from "../../file_system/file_system.ts";
 
 /** The files of a module, and the entries the walk left out that the user should hear about. */
 interface ModuleFiles {
@@ -159,7 +159,7 @@ export async function assembleTaskCodebase(
     const outcome = await readProjectFile(root, path, rules);
     const block = blockOf(outcome);
     if (block !== undefined) blocks.push(block);
-    else if (!outcome.ok && (await lstatOrUndefined(join(root, path))) !== undefined) {
+    else if (!outcome.ok && (await lstatOrUndefined(under(root, path))) !== undefined) {
       warnings.push(`${displayPath(path)}: ${outcome.reason}; left out of the codebase`);
     }
   }

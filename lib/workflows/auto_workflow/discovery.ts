@@ -21,7 +21,6 @@
  *
  * @module
  */
-import { join } from "node:path";
 import { CodeCommitError, messageOf } from "../../errors/errors.ts";
 import { lstatOrUndefined } from "../../file_system/lstat.ts";
 import { guardRead } from "../../guard/guard.ts";
@@ -36,6 +35,7 @@ import {
   SPEC_FILE,
 } from "../../project_files/module_files.ts";
 import { describeModule, type ModuleInfo, ROOT_MODULE } from "./module_paths.ts";
+import { under } from "../../file_system/file_system.ts";
 
 /** What discovery found: the modules, sorted by path, the problems, and the warnings. */
 export interface Discovery {
@@ -72,7 +72,7 @@ export async function discoverModules(root: string): Promise<Discovery> {
   const warnings: string[] = [];
   const modules: ModuleInfo[] = [];
 
-  const rootSpec = await lstatOrUndefined(join(root, SPEC_FILE));
+  const rootSpec = await lstatOrUndefined(under(root, SPEC_FILE));
   if (rootSpec === undefined) {
     problems.push(
       `${SPEC_FILE} not found in the project root: the auto workflow needs the project's ` +
@@ -85,7 +85,7 @@ export async function discoverModules(root: string): Promise<Discovery> {
     );
   }
 
-  const source = await lstatOrUndefined(join(root, SOURCE_DIR));
+  const source = await lstatOrUndefined(under(root, SOURCE_DIR));
   const hasSource = source?.isDirectory === true;
   if (source?.isSymlink) {
     problems.push(
@@ -101,8 +101,8 @@ export async function discoverModules(root: string): Promise<Discovery> {
   const rootDocuments = [];
   for (const name of [DEPENDENCIES_FILE, API_FILE]) {
     const inSource = hasSource &&
-      (await lstatOrUndefined(join(root, SOURCE_DIR, name))) !== undefined;
-    const inRoot = (await lstatOrUndefined(join(root, name))) !== undefined;
+      (await lstatOrUndefined(under(root, `${SOURCE_DIR}/${name}`))) !== undefined;
+    const inRoot = (await lstatOrUndefined(under(root, name))) !== undefined;
     if (inSource && inRoot) {
       warnings.push(
         `${name} in the project root is ignored: the root module's ${name} is read from ` +
@@ -166,7 +166,7 @@ async function searchSource(
     const specPath = `${folder.path}/${SPEC_FILE}`;
     const listed = folder.files.includes(specPath);
     if (folder.path === SOURCE_DIR) {
-      if (listed || (await lstatOrUndefined(join(root, specPath))) !== undefined) {
+      if (listed || (await lstatOrUndefined(under(root, specPath))) !== undefined) {
         problems.push(
           `${specPath}: ${SOURCE_DIR}/ itself cannot be a module, because it holds the root ` +
             `module's ${DEPENDENCIES_FILE} and ${API_FILE}; move this specification into a ` +
@@ -184,7 +184,7 @@ async function searchSource(
       });
       continue;
     }
-    const spec = await lstatOrUndefined(join(root, specPath));
+    const spec = await lstatOrUndefined(under(root, specPath));
     if (spec === undefined) continue;
     if (!spec.isFile) {
       problems.push(

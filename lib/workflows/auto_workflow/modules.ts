@@ -9,7 +9,6 @@
  *
  * @module
  */
-import { join } from "node:path";
 import { CodeCommitError } from "../../errors/errors.ts";
 import { readBounded } from "../../file_system/bounded_read.ts";
 import { lstatOrUndefined } from "../../file_system/lstat.ts";
@@ -23,6 +22,7 @@ import {
 import { describeKind, discoverModules } from "./discovery.ts";
 import { buildGraph, type DeclaredModule, type Module } from "./graph.ts";
 import { describeModule, type ModuleInfo } from "./module_paths.ts";
+import { under } from "../../file_system/file_system.ts";
 
 /** The project's module structure is wrong; `problems` lists every problem, one line each. */
 export class StructureError extends CodeCommitError {
@@ -74,7 +74,7 @@ async function readDependencies(
     const label = describeModule(module.path);
     const file = module.dependenciesFile;
     let dependencies: readonly DeclaredDependency[] = [];
-    const info = await lstatOrUndefined(join(root, file));
+    const info = await lstatOrUndefined(under(root, file));
     if (info === undefined) {
       problems.push(
         `${label} has no ${DEPENDENCIES_FILE}: create ${file} with the line ` +
@@ -85,7 +85,7 @@ async function readDependencies(
       problems.push(`${label}: ${file} is ${describeKind(info)}; it must be a regular file`);
     } else {
       let text: string | undefined;
-      const bytes = await readBounded(join(root, file), {
+      const bytes = await readBounded(under(root, file), {
         limit: READ_LIMITS.moduleDocument,
         followSymlink: false,
         name: file,

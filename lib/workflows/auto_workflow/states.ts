@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { join } from "node:path";
 import { CodeCommitError } from "../../errors/errors.ts";
 import { readBounded } from "../../file_system/bounded_read.ts";
 import { READ_LIMITS } from "../../file_system/read_limits.ts";
@@ -12,6 +11,7 @@ import { readCache } from "./cache.ts";
 import type { Module } from "./graph.ts";
 import type { ModuleState } from "./plan.ts";
 import { PHASES, type StageName } from "./stages.ts";
+import { under } from "../../file_system/file_system.ts";
 
 /**
  * Reads the specification of every module and the cache of every stage of
@@ -32,7 +32,7 @@ export async function loadStates(
   const states: ModuleState[] = [];
   for (const module of modules) {
     // Discovery found it a regular file: a link or a fifo put there since is refused.
-    const spec = await readBounded(join(root, module.specPath), {
+    const spec = await readBounded(under(root, module.specPath), {
       limit: READ_LIMITS.specification,
       followSymlink: false,
       name: module.specPath,

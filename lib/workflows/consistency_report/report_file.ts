@@ -6,9 +6,8 @@
  * @module
  */
 
-import { join } from "node:path";
 import { CodeCommitError, messageOf } from "../../errors/errors.ts";
-import { denoFileSystem } from "../../file_system/file_system.ts";
+import { denoFileSystem, under } from "../../file_system/file_system.ts";
 import { describeSpecial, lstatOrUndefined } from "../../file_system/lstat.ts";
 import { checkRealFolder } from "../../file_system/real_folders.ts";
 import { writeAtomically } from "../../file_system/write_atomically.ts";
@@ -42,7 +41,7 @@ export async function checkReportDestination(root: string): Promise<void> {
       `${AGENT_CONFIG_DIR} is not a folder: it must be the folder of your keys`,
     );
   }
-  const file = await lstatOrUndefined(join(root, REPORT_FILE));
+  const file = await lstatOrUndefined(under(root, REPORT_FILE));
   if (file === undefined || file.isFile) return;
   const what = file.isSymlink
     ? "a symbolic link"
