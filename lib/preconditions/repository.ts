@@ -15,11 +15,11 @@
  * @module
  */
 
-import { join } from "node:path";
 import { CodeCommitError } from "../errors/errors.ts";
 import { lstatOrUndefined } from "../file_system/lstat.ts";
 import { displayPath } from "../text/characters.ts";
 import { runSystemProgram } from "../permissions/system_programs.ts";
+import { under } from "../file_system/file_system.ts";
 
 /** Where the folder stands with respect to git. */
 type RepositoryPlace =
@@ -41,7 +41,7 @@ async function repositoryPlace(
 ): Promise<RepositoryPlace> {
   let info: Deno.FileInfo | undefined;
   try {
-    info = await lstatOrUndefined(join(folder, ".git"));
+    info = await lstatOrUndefined(under(folder, ".git"));
   } catch {
     info = undefined;
   }

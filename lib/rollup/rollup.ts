@@ -34,7 +34,6 @@
  * @module
  */
 
-import { join } from "node:path";
 import type { Console } from "../console/console.ts";
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
 import { lstatOrUndefined } from "../file_system/lstat.ts";
@@ -53,6 +52,7 @@ import { writeFileAtomically } from "../project_files/safe_write.ts";
 import { walkTree } from "../project_files/walk.ts";
 import { formatCount } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
+import { under } from "../file_system/file_system.ts";
 
 /** How the first line of a rollup made by code-commit begins. */
 const ROLLUP_MARK = "code-commit --rollup:";
@@ -174,18 +174,18 @@ async function trackedFileProblem(
     const folder = segments.slice(0, depth).join("/");
     let real = folders.get(folder);
     if (real === undefined) {
-      real = lstatOrUndefined(join(root, folder)).then(
+      real = lstatOrUndefined(under(root, folder)).then(
         (info) => info !== undefined && info.isDirectory,
         () => false,
       );
       folders.set(folder, real);
     }
     if (!await real) {
-      const info = await lstatOrUndefined(join(root, folder)).catch(() => undefined);
+      const info = await lstatOrUndefined(under(root, folder)).catch(() => undefined);
       return info?.isSymlink ? "symbolic-link" : "missing";
     }
   }
-  const info = await lstatOrUndefined(join(root, path)).catch(() => undefined);
+  const info = await lstatOrUndefined(under(root, path)).catch(() => undefined);
   if (info === undefined) return "missing";
   if (info.isSymlink) return "symbolic-link";
   if (info.isDirectory) return "missing";
@@ -205,7 +205,7 @@ async function readRollupFile(
 ): Promise<string | { kind: LeftOutKind | "missing" }> {
   let bytes: Uint8Array | undefined;
   try {
-    bytes = await readBounded(join(root, path), {
+    bytes = await readBounded(under(root, path), {
       limit: READ_LIMITS.projectFile,
       followSymlink: false,
       refuseHardLinks: true,
@@ -355,7 +355,7 @@ async function trackedFilesNewerThan(root: string, since: Date): Promise<string[
   for (const path of paths) {
     let info: Deno.FileInfo;
     try {
-      info = Deno.lstatSync(join(root, path)); // synchronous: one system call, no promise, per file
+      info = Deno.lstatSync(under(root, path)); // synchronous: one system call, no promise, per file
     } catch {
       continue;
     }
@@ -382,7 +382,7 @@ export async function loadRollup(root: string, console: Console): Promise<string
     console.info(`remade ${describeRollup(rollup)}`);
     return rollup.text;
   }
-  const info = await Deno.stat(join(root, CODE_ROLLUP_FILE)).catch(() => undefined);
+  const info = await Deno.stat(under(root, CODE_ROLLUP_FILE)).catch(() => undefined);
   if (info?.mtime) {
     const newer = await trackedFilesNewerThan(root, info.mtime);
     if (newer.length > 0) {

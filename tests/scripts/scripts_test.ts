@@ -57,7 +57,8 @@ Deno.test("the launcher works with another HOME: it pins the DENO_DIR the build 
     assert.equal(rollup.code, 0, rollup.stderr);
     assert.match(rollup.stdout, /^agent-config\/codeRollup\.txt: 3 files, /);
 
-    // Without the pin, the same start fails: the cache is looked for under the other HOME.
+    // Without the pin, loading an npm package (zod, which a run loads with its first LLM call;
+    // --version and --rollup load none) fails: the cache is looked for under the other HOME.
     if (Deno.env.get("DENO_DIR") === undefined) {
       const unpinned = await run(
         Deno.execPath(),
@@ -66,12 +67,12 @@ Deno.test("the launcher works with another HOME: it pins the DENO_DIR the build 
           "--cached-only",
           "--config",
           join(TOOL_ROOT, "deno.json"),
-          join(TOOL_ROOT, "main.ts"),
-          "--version",
+          join(TOOL_ROOT, "lib/llm/gemini.ts"),
         ],
         { env },
       );
       assert.notEqual(unpinned.code, 0, "the test would not notice a launcher without the pin");
+      assert.match(unpinned.stderr, /zod/);
     }
   } finally {
     await Deno.remove(folder, { recursive: true });

@@ -16,7 +16,6 @@
  * @module
  */
 
-import { join } from "node:path";
 import type { Console } from "../../console/console.ts";
 import { CodeCommitError, EXIT, messageOf } from "../../errors/errors.ts";
 import { FileReadError, readBounded } from "../../file_system/bounded_read.ts";
@@ -43,6 +42,7 @@ import {
   starterBuildScript,
 } from "./build_script.ts";
 import { type InitRule, planGitignore } from "./gitignore.ts";
+import { under } from "../../file_system/file_system.ts";
 
 /**
  * Where `--init` puts the starter build script. Not `build.sh` itself: Deno
@@ -82,7 +82,7 @@ export async function runInit(
   const gitignore = await readSmallFile(root, ".gitignore", READ_LIMITS.ignoreRules);
   const folderRules: Record<string, string | undefined> = {};
   for (const rule of INIT_RULES) {
-    const own = await lstatOrUndefined(join(root, rule.folder, ".gitignore"));
+    const own = await lstatOrUndefined(under(root, `${rule.folder}/.gitignore`));
     if (own?.isFile) {
       folderRules[rule.folder] = await readSmallFile(
         root,
@@ -111,7 +111,7 @@ export async function runInit(
   const madeQuery = await writeNewFile(root, QUERY_FILE, "");
   lines.push(`${QUERY_FILE}: ${madeQuery ? "made (empty)" : "kept"}`);
 
-  const buildScript = await lstatOrUndefined(join(root, "build.sh"));
+  const buildScript = await lstatOrUndefined(under(root, "build.sh"));
   let moveStarter = false;
   if (buildScript === undefined) {
     const kinds = await projectKinds(root);
@@ -186,7 +186,7 @@ async function projectKinds(root: string): Promise<ProjectKindName[]> {
   const kinds: ProjectKindName[] = [];
   for (const [kind, markers] of Object.entries(KIND_MARKERS) as [ProjectKindName, string[]][]) {
     for (const marker of markers) {
-      const info = await lstatOrUndefined(join(root, marker));
+      const info = await lstatOrUndefined(under(root, marker));
       if (info === undefined || !info.isFile) continue;
       if (kind === "npm") {
         const text = await readSmallFile(root, marker, READ_LIMITS.manifest).catch(() => undefined);
@@ -218,7 +218,7 @@ async function readSmallFile(
 ): Promise<string | undefined> {
   let bytes: Uint8Array | undefined;
   try {
-    bytes = await readBounded(join(root, path), { limit, followSymlink, name: path });
+    bytes = await readBounded(under(root, path), { limit, followSymlink, name: path });
   } catch (error) {
     if (error instanceof FileReadError && error.problem === "symlink") {
       throw new CodeCommitError(
