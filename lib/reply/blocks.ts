@@ -27,8 +27,11 @@ export type ReplyItem =
     readonly path: string;
     /** A `^^^delete` block. */
     readonly deletes: boolean;
-    /** The content lines (none for a delete). */
-    readonly content: readonly string[];
+    /**
+     * The content: every content line followed by a newline (`""` for a
+     * delete, or a block with no content line).
+     */
+    readonly content: string;
     /** False when the reply ended before the block's `^^^end` line. */
     readonly closed: boolean;
     /** The last line that belongs to the block. */
@@ -51,10 +54,18 @@ export type ReplyItem =
 
 /** A reply, scanned. */
 export interface ReplyScan {
-  /** The reply's lines, CRLF normalised to LF. */
+  /** The reply, CRLF normalised to LF. */
+  readonly text: string;
+  /** Its lines (made when first asked for: a large reply has many). */
   readonly lines: readonly string[];
   /** Its blocks and marker lines outside blocks, in line order. */
   readonly items: readonly ReplyItem[];
+  /**
+   * Where each item stands in `text`, in the order of `items`: from the
+   * start of its first line to just past its last line's newline (or the
+   * end of the text).
+   */
+  readonly spans: readonly { readonly start: number; readonly end: number }[];
 }
 
 /**
@@ -91,7 +102,7 @@ export function itemAt(lines: readonly string[], index: number): ReplyItem | und
       line: lineNumber,
       path,
       deletes: true,
-      content: [],
+      content: "",
       closed: true,
       lastLine: next + 1,
     };
@@ -104,24 +115,151 @@ export function itemAt(lines: readonly string[], index: number): ReplyItem | und
       closed = true;
       break;
     }
-    content.push(contentLine);
+    content.push(`${contentLine}\n`);
   }
-  return { kind: "block", line: lineNumber, path, deletes: false, content, closed, lastLine: next };
+  return {
+    kind: "block",
+    line: lineNumber,
+    path,
+    deletes: false,
+    content: content.join(""),
+    closed,
+    lastLine: next,
+  };
 }
 
-/** Scans a reply into its blocks and stray marker lines. Prose is not an item. Never throws. */
-export function scanBlocks(text: string): ReplyScan {
-  const lines = text.replaceAll("\r\n", "\n").split("\n");
+/**
+ * Scans a reply into its blocks and stray marker lines, exactly as
+ * {@link itemAt} reads them line by line, without splitting the reply into
+ * lines: only marker lines (`^^^` at the start of a line) are looked at,
+ * found with `indexOf`, and a block's content is one slice of the reply (a
+ * 20 MB reply scans in milliseconds). Prose is not an item. Never throws.
+ */
+export function scanBlocks(reply: string): ReplyScan {
+  const text = reply.includes("\r\n") ? reply.replaceAll("\r\n", "\n") : reply;
   const items: ReplyItem[] = [];
-  let index = 0;
-  while (index < lines.length) {
-    const item = itemAt(lines, index);
-    if (item === undefined) {
-      index++;
+  const spans: { start: number; end: number }[] = [];
+  /** The end of the line that starts at `start`: its newline, or the end of the text. */
+  const lineEnd = (start: number) => {
+    const end = text.indexOf("\n", start);
+    return end < 0 ? text.length : end;
+  };
+  /** The start of the next marker line at or after `from` (a line start), or -1. */
+  const nextMarker = (from: number) => {
+    if (text.startsWith(HEADER_MARK, from)) return from;
+    const found = text.indexOf(NEWLINE_MARK, from);
+    return found < 0 ? -1 : found + 1;
+  };
+  let position = 0; // the start of a line
+  let line = 1; // its number
+  for (;;) {
+    const start = nextMarker(position);
+    if (start < 0) break;
+    line += newlines(text, position, start);
+    const end = lineEnd(start);
+    const marker = text.slice(start, end);
+    if (END_LINE.test(marker) || DELETE_LINE.test(marker)) {
+      items.push({ kind: "stray", line, text: marker.trimEnd() });
+    } else if (marker.slice(HEADER_MARK.length).trim() === "") {
+      items.push({ kind: "empty-header", line });
+    } else {
+      const path = marker.slice(HEADER_MARK.length).trimEnd();
+      const block = scanBlock(text, path, line, end, nextMarker, lineEnd);
+      items.push(block.item);
+      spans.push({ start, end: block.end });
+      if (block.end >= text.length) break;
+      position = block.end;
+      line = block.item.lastLine + 1;
       continue;
     }
-    items.push(item);
-    index = item.kind === "block" ? item.lastLine : item.line;
+    spans.push({ start, end: Math.min(end + 1, text.length) });
+    if (end >= text.length) break;
+    position = end + 1;
+    line++;
   }
-  return { lines, items };
+  let lines: string[] | undefined;
+  return {
+    text,
+    get lines() {
+      return lines ??= text.split("\n");
+    },
+    items,
+    spans,
+  };
+}
+
+/** A file block of a reply. */
+type BlockItem = Extract<ReplyItem, { readonly kind: "block" }>;
+
+/** `\n^^^`: where a marker line starts after another line. */
+const NEWLINE_MARK = `\n${HEADER_MARK}`;
+
+/** The newlines in `text` from `from` up to `to`. */
+function newlines(text: string, from: number, to: number): number {
+  let count = 0;
+  for (let at = text.indexOf("\n", from); at >= 0 && at < to; at = text.indexOf("\n", at + 1)) {
+    count++;
+  }
+  return count;
+}
+
+/**
+ * The block whose header (line `line`, path `path`) ends at `headerEnd`:
+ * a delete, a block closed by its `^^^end` line, or one the text ends in.
+ * `end` is where what follows it starts.
+ */
+function scanBlock(
+  text: string,
+  path: string,
+  line: number,
+  headerEnd: number,
+  nextMarker: (from: number) => number,
+  lineEnd: (start: number) => number,
+): { item: BlockItem; end: number } {
+  const block = { kind: "block", line, path } as const;
+  if (headerEnd >= text.length) {
+    // The header is the last line: a block with no line after it, not closed.
+    return {
+      item: { ...block, deletes: false, content: "", closed: false, lastLine: line },
+      end: text.length,
+    };
+  }
+  const contentStart = headerEnd + 1;
+  const nextEnd = lineEnd(contentStart);
+  if (DELETE_LINE.test(text.slice(contentStart, nextEnd))) {
+    return {
+      item: { ...block, deletes: true, content: "", closed: true, lastLine: line + 1 },
+      end: Math.min(nextEnd + 1, text.length),
+    };
+  }
+  // Every line up to the first `^^^end` line is content: only marker lines can end it.
+  for (let candidate = nextMarker(contentStart); candidate >= 0;) {
+    const candidateEnd = lineEnd(candidate);
+    if (END_LINE.test(text.slice(candidate, candidateEnd))) {
+      return {
+        item: {
+          ...block,
+          deletes: false,
+          content: text.slice(contentStart, candidate),
+          closed: true,
+          lastLine: line + 1 + newlines(text, contentStart, candidate),
+        },
+        end: Math.min(candidateEnd + 1, text.length),
+      };
+    }
+    if (candidateEnd >= text.length) break;
+    candidate = nextMarker(candidateEnd + 1);
+  }
+  // Not closed: the block runs to the last line.
+  const rest = text.slice(contentStart);
+  return {
+    item: {
+      ...block,
+      deletes: false,
+      content: `${rest}\n`,
+      closed: false,
+      lastLine: line + 1 + newlines(text, contentStart, text.length),
+    },
+    end: text.length,
+  };
 }

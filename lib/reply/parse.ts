@@ -110,7 +110,7 @@ export function parseReply(text: string): ParseResult {
     blocks.push({
       operation: item.deletes
         ? { kind: "delete", path }
-        : { kind: "write", path, content: item.content.map((l) => `${l}\n`).join("") },
+        : { kind: "write", path, content: item.content },
       line,
     });
   }

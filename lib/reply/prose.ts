@@ -20,18 +20,22 @@ const FENCE = /^\s*(```+|~~~+)[\w.+-]*\s*$/;
  */
 export function replyProse(text: string): string[] {
   const scan = scanBlocks(text);
-  const inside = new Uint8Array(scan.lines.length + 2);
-  for (const item of scan.items) {
-    const last = item.kind === "block" ? item.lastLine : item.line;
-    for (let line = item.line; line <= last; line++) inside[line] = 1;
-  }
   const prose: string[] = [];
-  scan.lines.forEach((line, index) => {
-    if (inside[index + 1] || FENCE.test(line)) return;
+  const add = (line: string) => {
+    if (FENCE.test(line)) return;
     const trimmed = line.trimEnd();
     if (trimmed === "" && (prose.length === 0 || prose.at(-1) === "")) return;
     prose.push(trimmed);
-  });
+  };
+  // Only the text between items is split into lines (a large reply is almost all blocks).
+  let from = 0;
+  for (const span of scan.spans) {
+    // Whole lines, each ending with a newline: the piece after the last one is empty.
+    const lines = scan.text.slice(from, span.start).split("\n");
+    for (let index = 0; index < lines.length - 1; index++) add(lines[index]);
+    from = span.end;
+  }
+  for (const line of scan.text.slice(from).split("\n")) add(line);
   while (prose.at(-1) === "") prose.pop();
   return prose;
 }

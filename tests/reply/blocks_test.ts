@@ -25,7 +25,7 @@ Deno.test("blocks, deletes, stray markers and empty headers come out in line ord
       line: 2,
       path: "src/a.ts",
       deletes: false,
-      content: ["a"],
+      content: "a\n",
       closed: true,
       lastLine: 4,
     },
@@ -35,7 +35,7 @@ Deno.test("blocks, deletes, stray markers and empty headers come out in line ord
       line: 6,
       path: "src/b.ts",
       deletes: true,
-      content: [],
+      content: "",
       closed: true,
       lastLine: 7,
     },
@@ -45,7 +45,7 @@ Deno.test("blocks, deletes, stray markers and empty headers come out in line ord
       line: 9,
       path: "src/c.ts",
       deletes: false,
-      content: ["^^^other is content"],
+      content: "^^^other is content\n",
       closed: true,
       lastLine: 11,
     },
@@ -54,7 +54,7 @@ Deno.test("blocks, deletes, stray markers and empty headers come out in line ord
       line: 12,
       path: "src/d.ts",
       deletes: false,
-      content: ["cut off"],
+      content: "cut off\n",
       closed: false,
       lastLine: 13,
     },
@@ -73,7 +73,7 @@ Deno.test("itemAt reads the one item at a line, as scanBlocks does", () => {
     line: 2,
     path: "a.ts",
     deletes: false,
-    content: ["x", "^^^delete"],
+    content: "x\n^^^delete\n",
     closed: true,
     lastLine: 5,
   });
@@ -83,7 +83,7 @@ Deno.test("itemAt reads the one item at a line, as scanBlocks does", () => {
     line: 6,
     path: "b.ts",
     deletes: true,
-    content: [],
+    content: "",
     closed: true,
     lastLine: 7,
   });
@@ -102,5 +102,79 @@ Deno.test("isBlockHeader: ^^^ and a name, never ^^^end, ^^^delete or ^^^ alone",
   }
   for (const line of ["^^^end", "^^^end  ", "^^^delete", "^^^", "^^^   ", " ^^^a.ts", "a.ts"]) {
     assert.ok(!isBlockHeader(line), line);
+  }
+});
+
+/** mulberry32: a small deterministic PRNG. */
+function prng(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const LINES = [
+  "prose",
+  "",
+  "  ",
+  "^^^a.ts",
+  "^^^b.ts  ",
+  "^^^end",
+  "^^^end \t",
+  "^^^delete",
+  "^^^delete ",
+  "^^^",
+  "^^^   ",
+  "  ^^^end",
+  "^^^endx",
+  "^^^other",
+  "x^^^end",
+  "content",
+  "^^^end\u2028",
+];
+
+Deno.test("scanBlocks reads every reply as itemAt reads it line by line, items, spans and lines", () => {
+  for (let seed = 1; seed <= 400; seed++) {
+    const random = prng(seed);
+    const count = Math.floor(random() * 14);
+    const lines = Array.from({ length: count }, () => LINES[Math.floor(random() * LINES.length)]);
+    const end = random() < 0.5 ? "\n" : "";
+    const reply = lines.join(random() < 0.3 ? "\r\n" : "\n") + end;
+    const expectedLines = reply.replaceAll("\r\n", "\n").split("\n");
+    const expected = [];
+    for (let index = 0; index < expectedLines.length;) {
+      const item = itemAt(expectedLines, index);
+      if (item === undefined) {
+        index++;
+        continue;
+      }
+      expected.push(item);
+      index = item.kind === "block" ? item.lastLine : item.line;
+    }
+    const scan = scanBlocks(reply);
+    assert.deepEqual(scan.items, expected, JSON.stringify(reply));
+    assert.deepEqual(scan.lines, expectedLines);
+    scan.items.forEach((item, index) => {
+      const last = item.kind === "block" ? item.lastLine : item.line;
+      const span = scan.spans[index];
+      const covered = scan.text.slice(span.start, span.end);
+      assert.equal(
+        covered,
+        expectedLines.slice(item.line - 1, last).map((line) => `${line}\n`).join("").slice(
+          0,
+          covered.length,
+        ),
+        JSON.stringify(reply),
+      );
+      assert.equal(
+        scan.text.slice(0, span.start).split("\n").length,
+        item.line,
+        JSON.stringify(reply),
+      );
+    });
   }
 });
