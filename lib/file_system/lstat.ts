@@ -25,6 +25,23 @@ export async function lstatOrUndefined(absolutePath: string): Promise<Deno.FileI
 }
 
 /**
+ * {@link lstatOrUndefined}, synchronous: one system call, no thread hop and
+ * no promise. `lstat` never waits on what the path names (a fifo, a
+ * device), so it cannot hang the run; a guard or walk that inspects
+ * thousands of paths calls this. Throws as `lstatOrUndefined` rejects.
+ */
+export function lstatSyncOrUndefined(absolutePath: string): Deno.FileInfo | undefined {
+  try {
+    return Deno.lstatSync(absolutePath);
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw new CodeCommitError(`cannot inspect ${absolutePath}: ${messageOf(error)}`, undefined, {
+      cause: error,
+    });
+  }
+}
+
+/**
  * Whether `error` says that nothing is at a path: `NotFound`, or
  * `NotADirectory` (a parent on the path is a file). Never throws.
  */

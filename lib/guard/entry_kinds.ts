@@ -6,7 +6,7 @@
  * @module
  */
 
-import { lstatOrUndefined } from "../file_system/lstat.ts";
+import { lstatSyncOrUndefined } from "../file_system/lstat.ts";
 import { under } from "../file_system/file_system.ts";
 
 /**
@@ -38,12 +38,18 @@ export class EntryKinds {
 
   /**
    * The `lstat` info of `relativePath` (`""` is the root), or `undefined` when
-   * nothing is there. Rejects with a `CodeCommitError` as `lstatOrUndefined` does.
+   * nothing is there. Rejects with a `CodeCommitError` as `lstatSyncOrUndefined` throws.
    */
   info(relativePath: string): Promise<Deno.FileInfo | undefined> {
     let info = this.#infos.get(relativePath);
     if (info === undefined) {
-      info = lstatOrUndefined(under(this.root, relativePath));
+      // Synchronous: a reply of thousands of paths would otherwise wait a thread hop for each.
+      try {
+        info = Promise.resolve(lstatSyncOrUndefined(under(this.root, relativePath)));
+      } catch (error) {
+        info = Promise.reject(error);
+        info.catch(() => {}); // the caller that asked handles it; a cached copy must not go unhandled
+      }
       this.#infos.set(relativePath, info);
     }
     return info;

@@ -30,9 +30,9 @@ import { displayPath } from "../text/characters.ts";
 import { plural } from "../text/plural.ts";
 import type { FileOperation } from "../reply/operations.ts";
 import { describeSpecial } from "../file_system/lstat.ts";
-import { EntryKinds } from "./entry_kinds.ts";
+import type { EntryKinds } from "./entry_kinds.ts";
 import { foldCase } from "./case_fold.ts";
-import { IgnoreRules } from "./ignore_rules.ts";
+import { type FolderIgnores, IgnoreRules } from "./ignore_rules.ts";
 import { checkPathSyntax, normalizeProjectPath } from "./path_syntax.ts";
 import { describeProtectedPath, protectedRulesFor } from "./protected_paths.ts";
 import { linkedProtectedTargets, type LinkedTarget, linkedTargetOf } from "./linked_protected.ts";
@@ -63,12 +63,26 @@ class GuardContext {
   readonly folded: IgnoreRules;
   /** Where protected links lead (a reply's writes and deletes only). */
   readonly linked: readonly LinkedTarget[];
+  /** Each folder's verdicts on its entries (a reply writes many files per folder). */
+  readonly #folders = new Map<string, Promise<FolderIgnores>>();
 
-  constructor(root: string, rules: IgnoreRules, linked: readonly LinkedTarget[] = []) {
-    this.entries = new EntryKinds(root);
+  constructor(rules: IgnoreRules, linked: readonly LinkedTarget[] = []) {
+    // One lstat per entry for the whole check: the ignore rules look at the same folders.
+    this.entries = rules.entries;
     this.exact = rules.withIgnoreCase(false);
     this.folded = rules.withIgnoreCase(true);
     this.linked = linked;
+  }
+
+  /** git's verdicts, exact and case-folded, on the entries of `folder`. Rejects as `inFolder`. */
+  inFolder(folder: string): Promise<FolderIgnores> {
+    let ignores = this.#folders.get(folder);
+    if (ignores === undefined) {
+      ignores = this.exact.inFolderEitherCase(folder);
+      ignores.catch(() => {}); // the caller that asked handles it
+      this.#folders.set(folder, ignores);
+    }
+    return ignores;
   }
 }
 
@@ -90,7 +104,7 @@ export async function guardOperations(
   ops: readonly FileOperation[],
 ): Promise<GuardResult> {
   const linked = linkedProtectedTargets(root);
-  const context = new GuardContext(root, await IgnoreRules.load(root), linked);
+  const context = new GuardContext(await IgnoreRules.load(root), linked);
 
   const reasons: (string | undefined)[] = [];
   for (const op of ops) reasons.push(await checkPath(context, op.path, op.kind));
@@ -139,7 +153,7 @@ export async function guardRead(
   }
   const syntax = checkPathSyntax(path);
   if (syntax !== undefined) return syntax;
-  const context = new GuardContext(root, rules ?? await IgnoreRules.load(root));
+  const context = new GuardContext(rules ?? await IgnoreRules.load(root));
   return await checkPath(context, path, "read");
 }
 
@@ -208,6 +222,10 @@ async function checkOnDisk(
 
 /** Checks git's ignore rules, exact and case-folded. */
 async function checkIgnored(context: GuardContext, path: string): Promise<string | undefined> {
+  // The folder's verdicts answer at once; only a path that is ignored asks which rule.
+  const slash = path.lastIndexOf("/");
+  const ignores = await context.inFolder(slash < 0 ? "" : path.slice(0, slash));
+  if (!ignores.ignores(path.slice(slash + 1), false)) return undefined;
   const exact = await context.exact.explain(path, false);
   const match = exact ?? await context.folded.explain(path, false);
   if (match === undefined) return undefined;

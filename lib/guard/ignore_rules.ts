@@ -281,6 +281,14 @@ export class IgnoreRules {
   }
 
   /**
+   * The `lstat` results these rules looked at (and a caller checking paths of
+   * the same project in the same batch, such as the guard, may share).
+   */
+  get entries(): EntryKinds {
+    return this.#files.entries;
+  }
+
+  /**
    * The same project's rules compared with (or without) case folding; the two
    * share the files already read. Returns `this` when `ignoreCase` already
    * matches. Never throws.

@@ -20,6 +20,17 @@ const MAX_PATH_BYTES = 4096;
 
 const encoder = new TextEncoder();
 
+// deno-lint-ignore no-control-regex -- the whole ASCII range, controls included
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** Printable ASCII, space excepted: no control, invisible or white space character, no surrogate. */
+const PLAIN = /^[\x21-\x7e]*$/;
+
+/** The length of `text` in bytes of UTF-8: its length, for ASCII (almost every path). */
+function utf8Length(text: string): number {
+  return ASCII.test(text) ? text.length : encoder.encode(text).length;
+}
+
 /**
  * Checks the syntax of a path from an LLM reply and returns why it is refused,
  * or `undefined` when it is acceptable. Refused: an empty path; an absolute one
@@ -37,12 +48,17 @@ const encoder = new TextEncoder();
  */
 export function checkPathSyntax(path: string): string | undefined {
   if (path === "") return "is empty";
-  if (!path.isWellFormed()) return "is not valid Unicode (it holds a lone surrogate)";
-  const control = findControlCharacter(path);
-  if (control !== undefined) return `contains the control character ${codePointName(control)}`;
-  const invisible = findInvisibleCharacter(path);
-  if (invisible !== undefined) {
-    return `contains the invisible formatting character ${codePointName(invisible)}`;
+  // Printable ASCII without spaces (almost every path) holds none of the characters the
+  // next checks and the white space check look for: they are skipped for it.
+  const plain = PLAIN.test(path);
+  if (!plain) {
+    if (!path.isWellFormed()) return "is not valid Unicode (it holds a lone surrogate)";
+    const control = findControlCharacter(path);
+    if (control !== undefined) return `contains the control character ${codePointName(control)}`;
+    const invisible = findInvisibleCharacter(path);
+    if (invisible !== undefined) {
+      return `contains the invisible formatting character ${codePointName(invisible)}`;
+    }
   }
   if (path.includes("\\")) {
     return "contains a backslash, which is a folder separator on Windows; use `/`";
@@ -51,7 +67,7 @@ export function checkPathSyntax(path: string): string | undefined {
     return "contains `:`, which on Windows makes a drive letter or an NTFS data stream";
   }
   if (path.startsWith("/")) return "is absolute; paths must be relative to the project root";
-  if (encoder.encode(path).length > MAX_PATH_BYTES) {
+  if ((plain ? path.length : utf8Length(path)) > MAX_PATH_BYTES) {
     return `is longer than ${MAX_PATH_BYTES} bytes`;
   }
   const relative = normalizeProjectPath(path);
@@ -69,10 +85,10 @@ export function checkPathSyntax(path: string): string | undefined {
     }
   }
   for (const segment of segments) {
-    if (encoder.encode(segment).length > MAX_SEGMENT_BYTES) {
+    if ((plain ? segment.length : utf8Length(segment)) > MAX_SEGMENT_BYTES) {
       return `has a name longer than ${MAX_SEGMENT_BYTES} bytes`;
     }
-    if (/^\s|\s$/u.test(segment)) {
+    if (!plain && /^\s|\s$/u.test(segment)) {
       return `has the name ${
         JSON.stringify(segment)
       }, which starts or ends with white space (Windows drops it; a listing hides it)`;
