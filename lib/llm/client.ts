@@ -26,7 +26,7 @@ import { formatSeconds } from "../text/numbers.ts";
 import { startTimer } from "../timers/timer.ts";
 import { type CompleteOptions, type LlmClient, LlmError, type LlmReply } from "./types.ts";
 
-/** Each provider's adapter, loaded when a client of it first sends (each loads its zod schemas). */
+/** Each provider's adapter, loaded when a client of it is made (each loads its zod schemas). */
 const ADAPTERS: Record<Provider, () => Promise<ApiAdapter>> = {
   gemini: async () => (await import("./gemini.ts")).geminiAdapter,
   openai: async () => (await import("./openai.ts")).openaiAdapter,
@@ -60,7 +60,9 @@ export function createClient(
   if (!target.local && key === undefined) {
     throw new Error(`createClient: ${model} needs the key of ${target.keyFile}`);
   }
-  let adapter: Promise<ApiAdapter> | undefined;
+  // Loaded from now on, while the run sets up; awaited by the first call.
+  const adapter = ADAPTERS[target.provider]();
+  adapter.catch(() => {}); // a client never called has no use for it
   const policy = options.retry ?? DEFAULT_RETRY_POLICY;
   const random = options.random ?? Math.random;
   const sleep = options.sleep ?? abortableSleep;
@@ -69,7 +71,6 @@ export function createClient(
     model,
     async complete(prompt: string, callOptions: CompleteOptions = {}): Promise<LlmReply> {
       const { signal, onRetry } = callOptions;
-      adapter ??= ADAPTERS[target.provider]();
       const request = buildRequest(await adapter, target, baseUrl, key, prompt);
       const context: AttemptContext = {
         target,

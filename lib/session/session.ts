@@ -119,6 +119,14 @@ export async function openSession(
     ? resolveLocalBaseUrl(target.baseUrlEnv, Deno.env.get(target.baseUrlEnv), target.id)
     : undefined;
   await checkRepositoryRoot(root, false);
+  // The sandbox probe (bubblewrap, once) runs while the set-up is checked; its verdict is
+  // taken below, where it always was: a run that stops before then has no use for it.
+  const containing = runsBuilds
+    ? Deno.realPath(root).then((realRoot) =>
+      decideContainment({ mode: options.sandbox, network: options.buildNetwork, root: realRoot })
+    )
+    : undefined;
+  containing?.catch(() => {});
   const problems: string[] = [];
   const check = async <T>(step: () => Promise<T>): Promise<T | undefined> => {
     try {
@@ -159,14 +167,10 @@ export async function openSession(
   const client = createClient(options.model, key, baseUrl, { timeoutMs: options.llmTimeoutMs });
   let containment: Containment = { kind: "none", why: "this workflow runs no build" };
   let buildScript: BuildScriptSnapshot = { kind: "missing" };
-  if (runsBuilds) {
+  if (containing !== undefined) {
     buildScript = await snapshotBuildScript(root);
     const realRoot = await Deno.realPath(root);
-    const decision = await decideContainment({
-      mode: options.sandbox,
-      network: options.buildNetwork,
-      root: realRoot,
-    });
+    const decision = await containing;
     if (decision.warning !== undefined) console.warn(decision.warning);
     containment = decision.containment;
     if (containment.kind !== "none") await planSandbox(realRoot);
