@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { CodeCommitError } from "../../lib/errors/errors.ts";
-import { describeSpecial, isMissing, lstatOrUndefined } from "../../lib/file_system/lstat.ts";
+import {
+  describeSpecial,
+  isMissing,
+  lstatOrUndefined,
+  lstatSyncOrUndefined,
+} from "../../lib/file_system/lstat.ts";
 import { mkfifo } from "./helpers.ts";
 import { withProject } from "../support/project.ts";
 
@@ -29,6 +34,30 @@ Deno.test("lstatOrUndefined: any other error names the path", async () => {
     await Deno.symlink("b", join(dir, "a"));
     await Deno.symlink("a", join(dir, "b"));
     await assert.rejects(lstatOrUndefined(join(dir, "a/x")), (error: unknown) => {
+      assert.ok(error instanceof CodeCommitError);
+      assert.ok(error.message.startsWith(`cannot inspect ${join(dir, "a/x")}: `), error.message);
+      return true;
+    });
+  });
+});
+
+Deno.test("lstatSyncOrUndefined answers as lstatOrUndefined does, synchronously", async () => {
+  await withProject({}, async (dir) => {
+    await Deno.writeTextFile(join(dir, "file"), "x");
+    await Deno.symlink("file", join(dir, "link"));
+    await Deno.symlink("b", join(dir, "a"));
+    await Deno.symlink("a", join(dir, "b"));
+    for (const name of ["file", "link", ".", "missing", "file/below"]) {
+      const path = join(dir, name);
+      const sync = lstatSyncOrUndefined(path);
+      const async = await lstatOrUndefined(path);
+      assert.deepEqual(
+        [sync?.isFile, sync?.isSymlink, sync?.isDirectory, sync?.ino],
+        [async?.isFile, async?.isSymlink, async?.isDirectory, async?.ino],
+        name,
+      );
+    }
+    assert.throws(() => lstatSyncOrUndefined(join(dir, "a/x")), (error: unknown) => {
       assert.ok(error instanceof CodeCommitError);
       assert.ok(error.message.startsWith(`cannot inspect ${join(dir, "a/x")}: `), error.message);
       return true;
