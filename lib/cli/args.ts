@@ -7,6 +7,7 @@
  */
 import { parseArgs } from "node:util";
 import { UsageError } from "../errors/errors.ts";
+import { DEFAULT_BUILD_TIMEOUT_SECONDS, DEFAULT_LLM_TIMEOUT_SECONDS } from "./flags.ts";
 import { DEFAULT_MODEL, MODEL_NAMES, type ModelId, parseModelId } from "../llm/models.ts";
 import {
   BUILD_NETWORKS,
@@ -41,11 +42,6 @@ export interface RunOptions {
   /** Whether a contained build reaches the network. */
   readonly buildNetwork: BuildNetwork;
 }
-
-/** Default time one `./build.sh` may run: 30 minutes. */
-export const DEFAULT_BUILD_TIMEOUT_SECONDS = 1800;
-/** Default time one LLM request may take: 15 minutes, for a thinking model on a large prompt. */
-export const DEFAULT_LLM_TIMEOUT_SECONDS = 900;
 
 /** Each workflow flag and the workflow it selects. */
 const WORKFLOW_FLAGS: Readonly<Record<string, Workflow>> = {

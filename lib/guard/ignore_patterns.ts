@@ -30,6 +30,10 @@ export interface IgnorePattern {
   readonly negated: boolean;
 }
 
+/** ASCII without capitals and without `[`. */
+// deno-lint-ignore no-control-regex -- the whole ASCII range but A-Z and [
+const CASE_NEUTRAL = /^[\x00-\x40\x5c-\x7f]*$/;
+
 /** How a pattern is matched, from the cheapest. */
 const LITERAL = 0;
 const ENDS_WITH = 1;
@@ -59,12 +63,19 @@ interface Compiled extends IgnorePattern {
 export class IgnorePatterns {
   /** Whether ASCII letters were compared without regard to case (git's `WM_CASEFOLD`). */
   readonly caseFold: boolean;
+  /**
+   * Whether every rule is ASCII without capitals or `[` classes: folding
+   * the rules changes none of them, and a name folding leaves alone gets the
+   * same answer folded or not.
+   */
+  readonly caseNeutral: boolean;
   readonly #rules: readonly Compiled[];
 
   /** Wraps compiled rules; use {@link parseIgnorePatterns}. */
   constructor(rules: readonly Compiled[], caseFold: boolean) {
     this.#rules = rules;
     this.caseFold = caseFold;
+    this.caseNeutral = rules.every((rule) => CASE_NEUTRAL.test(rule.pattern));
   }
 
   /**

@@ -68,8 +68,6 @@ export interface IgnoreRulesOptions {
 interface Source {
   readonly name: string;
   readonly rules: IgnorePatterns;
-  /** The file is ASCII without capitals or `[`: folding it changes no verdict on such a name. */
-  readonly caseNeutral: boolean;
 }
 
 /** Files read once per project root and shared by the exact and the case-folded rules. */
@@ -374,7 +372,7 @@ export class IgnoreRules {
 
     const sources = keys.map((key) => this.#loaded.get(key));
     const caseNeutral = CASE_NEUTRAL_TEXT.test(folder) &&
-      sources.every((source) => source?.caseNeutral ?? true);
+      sources.every((source) => source?.rules.caseNeutral ?? true);
     const build = () => {
       const matched = this.ignoreCase ? segments.map(foldCase) : segments;
       const levels: FolderPatterns[] = [];
@@ -488,7 +486,6 @@ export class IgnoreRules {
     return {
       name,
       rules: parseIgnorePatterns(this.ignoreCase ? foldCase(text) : text, this.ignoreCase),
-      caseNeutral: CASE_NEUTRAL_TEXT.test(text),
     };
   }
 }
