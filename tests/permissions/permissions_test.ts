@@ -73,7 +73,12 @@ Deno.test("deno.json holds the test and bench permissions; a bare deno test says
   });
   assert.deepEqual(config.bench.permissions, { read: true, write: true, run: true, env: true });
   assert.equal(config.tasks.test.command, "deno test -P --parallel tests/");
-  assert.equal(config.tasks.bench.command, "deno bench -P tests/");
+  // The yardsticks need loopback too (the fake model of the one-shot run), then the micro benches.
+  assert.equal(
+    config.tasks.bench.command,
+    "deno run --allow-read --allow-write --allow-run --allow-env --allow-net=127.0.0.1 " +
+      "tests/bench/yardsticks.ts && deno bench -P tests/",
+  );
   const bare = await deno(["test", "tests/text/"], TOOL_ROOT);
   assert.notEqual(bare.code, 0);
   assert.match(bare.out, /Did you mean to run with `-P`/);
