@@ -26,7 +26,8 @@
  * @module
  */
 
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { under } from "../file_system/file_system.ts";
+import { folderOf, linkTarget, relativeUnder } from "../file_system/paths.ts";
 import { foldCase } from "./case_fold.ts";
 import { PROTECTED_PATHS, type ProtectedPath } from "./protected_paths.ts";
 
@@ -82,7 +83,7 @@ export function linkedTargetOf(
 /** The places inside `realRoot` the entry `name` of the root leads to, if it is a link. */
 function targetsOf(realRoot: string, name: string): string[] {
   const places = new Set<string>();
-  let current = join(realRoot, name);
+  let current = under(realRoot, name);
   for (let hop = 0; hop < MAX_HOPS; hop++) {
     let info: Deno.FileInfo;
     let link: string;
@@ -93,7 +94,7 @@ function targetsOf(realRoot: string, name: string): string[] {
     } catch {
       break; // missing, or outside what may be read: nothing more inside the project
     }
-    const next = realFolders(resolve(dirname(current), link));
+    const next = realFolders(linkTarget(folderOf(current), link));
     const inside = next === undefined ? undefined : insideRoot(realRoot, next);
     if (next === undefined || inside === undefined) break;
     places.add(inside);
@@ -102,7 +103,7 @@ function targetsOf(realRoot: string, name: string): string[] {
   if (places.size > 0) {
     // Where the whole chain really ends, when it ends inside the project.
     try {
-      const end = insideRoot(realRoot, Deno.realPathSync(join(realRoot, name)));
+      const end = insideRoot(realRoot, Deno.realPathSync(under(realRoot, name)));
       if (end !== undefined) places.add(end);
     } catch {
       // Dangling, or outside: the hops above are what a reply could write.
@@ -120,11 +121,11 @@ function realFolders(path: string): string | undefined {
   const rest: string[] = [];
   let name = path;
   for (;;) {
-    const folder = dirname(name);
-    rest.unshift(name.slice(folder === sep ? 1 : folder.length + 1));
+    const folder = folderOf(name);
+    rest.unshift(name.slice(folder === "/" ? 1 : folder.length + 1));
     if (folder === name) return undefined;
     try {
-      return join(Deno.realPathSync(folder), ...rest);
+      return under(Deno.realPathSync(folder), rest.join("/"));
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) return undefined;
       name = folder;
@@ -134,9 +135,5 @@ function realFolders(path: string): string | undefined {
 
 /** `path` relative to `realRoot`, `/`-separated, when it lies inside it (not the root itself). */
 function insideRoot(realRoot: string, path: string): string | undefined {
-  const inside = relative(realRoot, path);
-  if (inside === "" || inside === ".." || inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
-    return undefined;
-  }
-  return inside.split(sep).join("/");
+  return relativeUnder(realRoot, path);
 }
