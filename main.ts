@@ -2,15 +2,13 @@
  * code-commit: the command line, wired to a workflow.
  *
  * Only the command line is loaded up front: `--version`, `--help` and a
- * usage error need nothing else (and `--version` or `--help` alone not even
- * the parser). The workflow a run asks for (and, for one
+ * usage error need nothing else. The workflow a run asks for (and, for one
  * that talks to a model, the session) is loaded when it starts, so no run
  * pays for the modules of another.
  *
  * @module
  */
-import type { Command, Workflow } from "./lib/cli/args.ts";
-import { answeredAlone } from "./lib/cli/flags.ts";
+import { parseCommandLine, type Workflow } from "./lib/cli/args.ts";
 import { helpText, versionText } from "./lib/cli/help.ts";
 import { trapInterrupts } from "./lib/cli/interrupt.ts";
 import { Console } from "./lib/console/console.ts";
@@ -50,11 +48,7 @@ const RUNS_BUILDS: Record<SessionWorkflow, boolean> = {
 export async function main(args: readonly string[]): Promise<number> {
   const console = new Console();
   try {
-    // `--version` or `--help` alone is answered before the parser (node:util) is loaded.
-    const alone = answeredAlone(args);
-    const command: Command = alone !== undefined
-      ? { kind: alone }
-      : (await import("./lib/cli/args.ts")).parseCommandLine(args);
+    const command = parseCommandLine(args);
     if (command.kind === "help") {
       console.result(helpText());
       return EXIT.ok;

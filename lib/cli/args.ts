@@ -5,9 +5,8 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
 import { UsageError } from "../errors/errors.ts";
-import { DEFAULT_BUILD_TIMEOUT_SECONDS, DEFAULT_LLM_TIMEOUT_SECONDS } from "./flags.ts";
+import { parseStrictArgs } from "./strict_args.ts";
 import { DEFAULT_MODEL, MODEL_NAMES, type ModelId, parseModelId } from "../llm/models.ts";
 import {
   BUILD_NETWORKS,
@@ -43,6 +42,11 @@ export interface RunOptions {
   readonly buildNetwork: BuildNetwork;
 }
 
+/** Default time one `./build.sh` may run: 30 minutes. */
+export const DEFAULT_BUILD_TIMEOUT_SECONDS = 1800;
+/** Default time one LLM request may take: 15 minutes, for a thinking model on a large prompt. */
+export const DEFAULT_LLM_TIMEOUT_SECONDS = 900;
+
 /** Each workflow flag and the workflow it selects. */
 const WORKFLOW_FLAGS: Readonly<Record<string, Workflow>> = {
   "commit": "commit",
@@ -77,13 +81,8 @@ const OPTIONS = {
 export function parseCommandLine(args: readonly string[]): Command {
   let parsed;
   try {
-    parsed = parseArgs({
-      args: [...args],
-      options: OPTIONS,
-      strict: true,
-      allowPositionals: false,
-      tokens: true,
-    });
+    // node:util's parseArgs with strict: true, read in code of our own (see strict_args.ts).
+    parsed = parseStrictArgs(args, OPTIONS);
   } catch (error) {
     throw new UsageError(describeParseError(error, args));
   }
@@ -199,7 +198,7 @@ function phase(text: string): number {
   return Number(text);
 }
 
-/** Turns node:util's parse errors into one line that names the flag. */
+/** Turns the parser's errors (parseArgs' own) into one line that names the flag. */
 function describeParseError(error: unknown, args: readonly string[]): string {
   const code = (error as { code?: string }).code;
   const message = error instanceof Error ? error.message : String(error);

@@ -4,7 +4,7 @@
  * @module
  */
 import config from "../../deno.json" with { type: "json" };
-import { DEFAULT_BUILD_TIMEOUT_SECONDS, DEFAULT_LLM_TIMEOUT_SECONDS } from "./flags.ts";
+import { DEFAULT_BUILD_TIMEOUT_SECONDS, DEFAULT_LLM_TIMEOUT_SECONDS } from "./args.ts";
 import { DEFAULT_MODEL, MODEL_NAMES, MODELS } from "../llm/models.ts";
 import { PRICES_DATE } from "../llm/prices.ts";
 

@@ -153,13 +153,6 @@ const HASH_TOP = (() => {
   return top;
 })();
 
-/** The first filter's bit for the {@link PIECE} characters of `text` at `at`. */
-function pieceBit(text: string, at: number): number {
-  let hash = 0;
-  for (let i = 0; i < PIECE; i++) hash = Math.imul(hash ^ text.charCodeAt(at + i), HASH_BASE);
-  return Math.imul(hash ^ (hash >>> 15), 0x2c1b3c6d) >>> (32 - FILTER_BITS);
-}
-
 /** The rolling hash of the {@link KEY_RUN_LENGTH} characters of `text` at `at`. */
 function windowHash(text: string, at: number): number {
   let hash = 0;
@@ -176,10 +169,6 @@ function windowBit(hash: number): number {
 
 function has(filter: Uint32Array, bit: number): boolean {
   return (filter[bit >>> 5] & (1 << (bit & 31))) !== 0;
-}
-
-function set(filter: Uint32Array, bit: number): void {
-  filter[bit >>> 5] |= 1 << (bit & 31);
 }
 
 /**
@@ -201,13 +190,30 @@ class KeyRuns {
   constructor(sources: readonly string[]) {
     this.#runs = new Set();
     for (const source of sources) {
-      for (let at = 0; at + KEY_RUN_LENGTH <= source.length; at++) {
+      if (source.length < KEY_RUN_LENGTH) continue;
+      // Each piece and window of a source once (runs overlap: a piece lies in up to 9 of them).
+      // Every piece of a source at least a run long lies in one of its runs.
+      // Each piece's bit and each window's bit set here, without helper calls: a few thousand
+      // calls would have the JIT compile the helpers, for a run that may do little else.
+      const pieces = this.#pieces;
+      const windows = this.#windows;
+      let hash = windowHash(source, 0);
+      for (let at = 0; at + PIECE <= source.length; at++) {
+        let piece = Math.imul(source.charCodeAt(at), HASH_BASE);
+        piece = Math.imul(piece ^ source.charCodeAt(at + 1), HASH_BASE);
+        piece = Math.imul(piece ^ source.charCodeAt(at + 2), HASH_BASE);
+        piece = Math.imul(piece ^ source.charCodeAt(at + 3), HASH_BASE);
+        const pieceBit = Math.imul(piece ^ (piece >>> 15), 0x2c1b3c6d) >>> (32 - FILTER_BITS);
+        pieces[pieceBit >>> 5] |= 1 << (pieceBit & 31);
+        if (at + KEY_RUN_LENGTH > source.length) continue;
         this.#runs.add(source.slice(at, at + KEY_RUN_LENGTH));
+        const windowBit = Math.imul(hash ^ (hash >>> 16), 0x45d9f3b) >>> (32 - FILTER_BITS);
+        windows[windowBit >>> 5] |= 1 << (windowBit & 31);
+        if (at + KEY_RUN_LENGTH < source.length) {
+          hash = (Math.imul(hash - Math.imul(source.charCodeAt(at), HASH_TOP), HASH_BASE) +
+            source.charCodeAt(at + KEY_RUN_LENGTH)) | 0;
+        }
       }
-    }
-    for (const run of this.#runs) {
-      for (let at = 0; at + PIECE <= run.length; at++) set(this.#pieces, pieceBit(run, at));
-      set(this.#windows, windowBit(windowHash(run, 0)));
     }
   }
 
@@ -232,7 +238,7 @@ class KeyRuns {
     // Window starts are checked in increasing order, each at most once.
     let nextStart = from;
     for (let at = from; at + PIECE <= to; at += STRIDE) {
-      // pieceBit, written out: this line runs for every 8 characters of everything redacted.
+      // The piece's bit, computed here: this runs for every 8 characters of everything redacted.
       let piece = Math.imul(text.charCodeAt(at), HASH_BASE);
       piece = Math.imul(piece ^ text.charCodeAt(at + 1), HASH_BASE);
       piece = Math.imul(piece ^ text.charCodeAt(at + 2), HASH_BASE);

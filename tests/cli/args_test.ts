@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { type Command, parseCommandLine } from "../../lib/cli/args.ts";
 import {
-  answeredAlone,
+  type Command,
   DEFAULT_BUILD_TIMEOUT_SECONDS,
   DEFAULT_LLM_TIMEOUT_SECONDS,
-} from "../../lib/cli/flags.ts";
+  parseCommandLine,
+} from "../../lib/cli/args.ts";
 import { UsageError } from "../../lib/errors/errors.ts";
 
 function run(args: string[]): Extract<Command, { kind: "run" }> {
@@ -130,29 +130,5 @@ Deno.test("every bad command line is a usage error (exit 2) naming the flag", ()
         return true;
       },
     );
-  }
-});
-
-Deno.test("answeredAlone answers exactly what parseCommandLine answers for --version and --help alone", () => {
-  for (const flag of ["--version", "--help", "-h"]) {
-    const kind = answeredAlone([flag]);
-    assert.notEqual(kind, undefined, flag);
-    assert.deepEqual(parseCommandLine([flag]), { kind }, flag);
-  }
-  for (
-    const args of [
-      [],
-      ["--version", "--help"],
-      ["--version", "--model", "gpt-5"],
-      ["--versions"],
-      [
-        "-hv",
-      ],
-      ["--version=1"],
-      ["version"],
-      ["--cc"],
-    ]
-  ) {
-    assert.equal(answeredAlone(args), undefined, JSON.stringify(args));
   }
 });
