@@ -74,6 +74,24 @@ class GuardContext {
     this.linked = linked;
   }
 
+  /**
+   * Reads, all at once, the ignore rules of the folders `paths` lie in (a
+   * reply's paths lie in many folders, each with `.gitignore` files to read
+   * on the way): the checks that follow, one path at a time, then find them
+   * read. What cannot be read is left for the check of the path that needs
+   * it, which reports it. Never rejects.
+   */
+  async readRulesFor(paths: readonly string[]): Promise<void> {
+    const folders = new Set<string>();
+    for (const path of paths) {
+      if (checkPathSyntax(path) !== undefined) continue;
+      const normalized = normalizeProjectPath(path);
+      const slash = normalized.lastIndexOf("/");
+      folders.add(slash < 0 ? "" : normalized.slice(0, slash));
+    }
+    await Promise.all([...folders].map((folder) => this.inFolder(folder).catch(() => {})));
+  }
+
   /** git's verdicts, exact and case-folded, on the entries of `folder`. Rejects as `inFolder`. */
   inFolder(folder: string): Promise<FolderIgnores> {
     let ignores = this.#folders.get(folder);
@@ -105,6 +123,7 @@ export async function guardOperations(
 ): Promise<GuardResult> {
   const linked = linkedProtectedTargets(root);
   const context = new GuardContext(await IgnoreRules.load(root), linked);
+  await context.readRulesFor(ops.map((op) => op.path));
 
   const reasons: (string | undefined)[] = [];
   for (const op of ops) reasons.push(await checkPath(context, op.path, op.kind));
