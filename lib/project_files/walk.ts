@@ -193,23 +193,26 @@ async function list(
   const skipped: SkippedEntry[] = [];
   let gitignore: EntryKind = "missing";
   const prefix = folder === "" ? "" : `${folder}/`;
-  const consider = (entry: Deno.DirEntry) => {
+  const entries: Iterable<Deno.DirEntry> = Symbol.iterator in read
+    ? read
+    : await Array.fromAsync(read);
+  for (const entry of entries) {
     const name = entry.name;
     const isDirectory = entry.isDirectory;
     // A symbolic link is neither a file nor a folder here (the entry is not followed).
     const listable = isDirectory || entry.isFile;
     const other = listable ? undefined : kindOf(entry);
     if (name === ".gitignore") gitignore = isDirectory ? "folder" : other ?? "file";
-    if (!listable && !reportAll) return;
+    if (!listable && !reportAll) continue;
     const plain = name.length <= 255 && PLAIN_NAME.test(name);
     if (!plain || prefix.length + name.length > SURELY_SHORT) {
       const syntax = checkPathSyntax(prefix + name);
       if (syntax !== undefined) {
         skipped.push({ path: prefix + name, kind: "refused-name", isDirectory, reason: syntax });
-        return;
+        continue;
       }
     }
-    if (isUnreadableEntry(folder, name, plain)) return;
+    if (isUnreadableEntry(folder, name, plain)) continue;
     (other === "symlink"
       ? linkNames
       : other === "special"
@@ -217,9 +220,7 @@ async function list(
       : isDirectory
       ? folderNames
       : fileNames).push(name);
-  };
-  if (Symbol.iterator in read) { for (const entry of read) consider(entry); }
-  else for await (const entry of read) consider(entry);
+  }
 
   // The folder was just read: what its `.gitignore` is needs no lstat of its own.
   const ignored = await rules.inFolderEitherCase(folder, { gitignore, visible });
