@@ -65,6 +65,8 @@ class GuardContext {
   readonly linked: readonly LinkedTarget[];
   /** Each folder's verdicts on its entries (a reply writes many files per folder). */
   readonly #folders = new Map<string, Promise<FolderIgnores>>();
+  /** Each path's syntax check, once (the folders' rules are read before the paths are checked). */
+  readonly #syntax = new Map<string, string | undefined>();
 
   constructor(rules: IgnoreRules, linked: readonly LinkedTarget[] = []) {
     // One lstat per entry for the whole check: the ignore rules look at the same folders.
@@ -84,12 +86,20 @@ class GuardContext {
   async readRulesFor(paths: readonly string[]): Promise<void> {
     const folders = new Set<string>();
     for (const path of paths) {
-      if (checkPathSyntax(path) !== undefined) continue;
+      if (this.syntax(path) !== undefined) continue;
       const normalized = normalizeProjectPath(path);
       const slash = normalized.lastIndexOf("/");
       folders.add(slash < 0 ? "" : normalized.slice(0, slash));
     }
     await Promise.all([...folders].map((folder) => this.inFolder(folder).catch(() => {})));
+  }
+
+  /** Why the syntax check refuses `path`, or undefined: `checkPathSyntax`, once per path. */
+  syntax(path: string): string | undefined {
+    if (this.#syntax.has(path)) return this.#syntax.get(path);
+    const problem = checkPathSyntax(path);
+    this.#syntax.set(path, problem);
+    return problem;
   }
 
   /** git's verdicts, exact and case-folded, on the entries of `folder`. Rejects as `inFolder`. */
@@ -182,7 +192,7 @@ async function checkPath(
   original: string,
   access: Access,
 ): Promise<string | undefined> {
-  const syntax = checkPathSyntax(original);
+  const syntax = context.syntax(original);
   if (syntax !== undefined) return syntax;
   const path = normalizeProjectPath(original);
 
@@ -257,11 +267,13 @@ async function checkIgnored(context: GuardContext, path: string): Promise<string
 
 /** A path that passes through a file this same reply writes. */
 function conflictWithReply(path: string, writtenFiles: Map<string, string>): string | undefined {
-  const segments = path.split("/");
-  for (let depth = 1; depth < segments.length; depth++) {
-    const prefix = segments.slice(0, depth).join("/");
-    const file = writtenFiles.get(foldCase(prefix));
+  // Folding keeps every `/` where it is: the folded path's prefixes are the prefixes' folds.
+  const folded = foldCase(path);
+  for (let slash = folded.indexOf("/"); slash >= 0; slash = folded.indexOf("/", slash + 1)) {
+    const file = writtenFiles.get(folded.slice(0, slash));
     if (file !== undefined) {
+      const depth = folded.slice(0, slash).split("/").length;
+      const prefix = path.split("/").slice(0, depth).join("/");
       return `passes through \`${prefix}\`, which this reply writes as a file (\`${file}\`)`;
     }
   }
