@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { isAbsolute, relative, sep } from "node:path";
+import { relativeUnder } from "../file_system/paths.ts";
 import { type SystemProgram, systemProgramPaths } from "./permissions.ts";
 
 /** A helper program that ran, and where it was found. */
@@ -20,8 +20,7 @@ export interface SystemProgramRun {
 
 /** Whether the absolute path `path` is `folder` or inside it (compared as written). */
 function within(path: string, folder: string): boolean {
-  const rest = relative(folder, path);
-  return rest === "" || (rest !== ".." && !rest.startsWith(`..${sep}`) && !isAbsolute(rest));
+  return path === folder || relativeUnder(folder, path) !== undefined;
 }
 
 /**

@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { join } from "node:path";
+import { under } from "../file_system/file_system.ts";
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
 import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
 import { READ_LIMITS } from "../file_system/read_limits.ts";
@@ -53,7 +53,7 @@ function unreadable(error: unknown): string {
  * that cannot be compared cannot be trusted after a build either.
  */
 export async function snapshotBuildScript(root: string): Promise<BuildScriptSnapshot> {
-  const path = join(root, BUILD_FILE);
+  const path = under(root, BUILD_FILE);
   let linkTarget: string | undefined;
   try {
     const info = await Deno.lstat(path);

@@ -17,7 +17,6 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
 import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
 import type { ReadLimit } from "../file_system/read_limits.ts";
@@ -58,7 +57,7 @@ async function stateOf(absolute: string, name: string): Promise<EntryState | und
       name,
     });
     if (bytes === undefined) return undefined;
-    return `file ${identity} sha256 ${createHash("sha256").update(bytes).digest("hex")}`;
+    return `file ${identity} sha256 ${await sha256(bytes)}`;
   } catch (error) {
     if (error instanceof FileReadError && error.problem === "too-large") {
       return `large file ${identity} ${times}`;
@@ -162,4 +161,16 @@ export async function checkProtectedAfterBuild(
       `your build runs made a new .gitignore (pytest's .pytest_cache/, say), add that folder to ` +
       `.gitignore; ${review}`,
   );
+}
+
+/**
+ * The SHA-256 of `bytes` in hex, with Web Crypto: `node:crypto` would load
+ * Deno's Node layer on every run that builds (see the README's "Why `node:`").
+ */
+async function sha256(bytes: Uint8Array): Promise<string> {
+  // The bounded read's bytes lie in an ArrayBuffer of their own (never a shared one).
+  const digest = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>),
+  );
+  return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }

@@ -13,7 +13,8 @@
  *
  * @module
  */
-import { dirname, isAbsolute, join, relative, sep } from "node:path";
+import { under } from "../file_system/file_system.ts";
+import { folderOf, relativeUnder } from "../file_system/paths.ts";
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
 import { type ProjectScan, scanProject } from "./project_scan.ts";
 
@@ -65,8 +66,7 @@ const MAX_HIDDEN_ENTRIES = 10_000;
 
 /** Whether `path` is `parent` or inside it (both absolute, resolved). */
 export function isInside(path: string, parent: string): boolean {
-  const rest = relative(parent, path);
-  return rest === "" || (rest !== ".." && !rest.startsWith(`..${sep}`) && !isAbsolute(rest));
+  return path === parent || relativeUnder(parent, path) !== undefined;
 }
 
 /** Sorts absolute paths so that a parent comes before what is inside it, and drops repeats. */
@@ -115,7 +115,7 @@ async function whereItLeads(
  */
 async function hiddenPaths(root: string, name: string): Promise<HiddenPath[]> {
   const found: HiddenPath[] = [];
-  const top = await whereItLeads(join(root, name), name);
+  const top = await whereItLeads(under(root, name), name);
   if (top === undefined) return found;
   const walked = new Set<string>();
   let seen = 0;
@@ -150,10 +150,10 @@ async function hiddenPaths(root: string, name: string): Promise<HiddenPath[]> {
             `keep only code-commit's files there, or run with --sandbox off`,
         );
       }
-      const child = join(path, entry.name);
+      const child = under(path, entry.name);
       const childShown = `${shown}/${entry.name}`;
       if (entry.isDirectory) {
-        await walk(child, childShown, join(target, entry.name));
+        await walk(child, childShown, under(target, entry.name));
       } else if (entry.isSymlink) {
         const leads = await whereItLeads(child, childShown);
         if (leads === undefined || found.some((hidden) => isInside(leads.target, hidden.path))) {
@@ -166,7 +166,7 @@ async function hiddenPaths(root: string, name: string): Promise<HiddenPath[]> {
   };
 
   add(top.target, top.isDirectory, name);
-  if (top.isDirectory) await walk(join(root, name), name, top.target);
+  if (top.isDirectory) await walk(under(root, name), name, top.target);
   return found;
 }
 
@@ -190,10 +190,10 @@ export async function planFromScan(scan: ProjectScan): Promise<SandboxPlan> {
     );
   }
 
-  const readOnly: string[] = scan.hardLinked.map((path) => join(root, path));
+  const readOnly: string[] = scan.hardLinked.map((path) => under(root, path));
   const hidden: HiddenPath[] = [];
   for (const entry of scan.entries) {
-    const absolute = join(root, entry.path);
+    const absolute = under(root, entry.path);
     if (entry.rule.build === "hidden") {
       hidden.push(...await hiddenPaths(root, entry.path));
       continue;
@@ -211,9 +211,9 @@ export async function planFromScan(scan: ProjectScan): Promise<SandboxPlan> {
   const sortedReadOnly = parentsFirst(readOnly);
   const mountPoints = new Set<string>();
   for (const path of sortedReadOnly) {
-    for (let folder = dirname(path); folder !== root && isInside(folder, root);) {
+    for (let folder = folderOf(path); folder !== root && isInside(folder, root);) {
       mountPoints.add(folder);
-      folder = dirname(folder);
+      folder = folderOf(folder);
     }
   }
   return {
