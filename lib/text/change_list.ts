@@ -1,0 +1,54 @@
+/**
+ * Lists of changed files as the terminal and the logs show them: one line
+ * per path with the lines added and removed, and a long list cut to its
+ * first lines and a count. Pure.
+ *
+ * @module
+ */
+import { formatCount } from "./numbers.ts";
+
+/** One file a run changed (or a reply would change). */
+export interface ChangedFile {
+  /** The path, relative to the project root. */
+  readonly path: string;
+  /** `created`: nothing was there; `replaced`: a file was, and changed; `deleted`: it is gone. */
+  readonly kind: "created" | "replaced" | "deleted";
+  /** Lines added. */
+  readonly added: number;
+  /** Lines removed. */
+  readonly removed: number;
+}
+
+/** How many lines of a list the terminal shows; the log has them all. */
+export const LINES_SHOWN = 20;
+
+/** `  created   src/a.ts  +12 -0`, one line per file, the kinds aligned. Never throws. */
+export function formatChangedFiles(changes: readonly ChangedFile[]): string[] {
+  return changes.map((change) =>
+    `  ${change.kind.padEnd(8)}  ${change.path}  +${formatCount(change.added)} -${
+      formatCount(change.removed)
+    }`
+  );
+}
+
+/**
+ * The first `limit` of `lines`, then, when there are more, a line `  … and
+ * N more` and `where` (where the whole list is). Never throws.
+ */
+export function cutList(lines: readonly string[], where: string, limit = LINES_SHOWN): string[] {
+  if (lines.length <= limit) return [...lines];
+  return [
+    ...lines.slice(0, limit),
+    `  … and ${formatCount(lines.length - limit)} more (all of them in ${where})`,
+  ];
+}
+
+/** `3 created, 1 replaced, 2 deleted`, leaving out the kinds with none. Never throws. */
+export function countKinds(changes: readonly ChangedFile[]): string {
+  const parts: string[] = [];
+  for (const kind of ["created", "replaced", "deleted"] as const) {
+    const count = changes.filter((change) => change.kind === kind).length;
+    if (count > 0) parts.push(`${formatCount(count)} ${kind}`);
+  }
+  return parts.join(", ");
+}
