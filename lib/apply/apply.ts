@@ -1,22 +1,31 @@
 /**
  * The transactional applier: carries out the file operations of a reply
  * (already parsed, and their paths already checked by the path guard) all or
- * nothing (SPEC.md decision 8).
+ * nothing (SPEC.md decision 8), in phases:
  *
- * - Every write goes to a temporary sibling, created exclusively, then is
- *   renamed over the destination: a reader sees the old file or the new one,
- *   never half of it, and a rename never follows a link at the destination.
- * - A replaced file keeps its permission mode; missing parent folders are
- *   created one by one.
- * - Before anything at a path changes, what is needed to undo it is kept in
- *   memory (the original bytes and mode, or the fact that the file or folder
- *   did not exist).
- * - If any step fails, every change already made is undone in reverse order,
- *   temporary files are removed, and an {@link ApplyError} says which path
- *   failed and whether the undo was complete.
- * - Defence in depth: right before a file is replaced, created or removed,
- *   its parent folders and the file itself are checked again with `lstat`; a
- *   symbolic link anywhere there fails the operation instead of being followed.
+ * 1. **Plan** (reads only): each parent folder is checked once per apply
+ *    (real folders, never a link; the missing ones are to be made), and
+ *    what each path holds is read: its bytes and mode, or that nothing is
+ *    there. A temporary name is drawn for each file to write.
+ * 2. **Journal**: all of it is recorded in the journal and synced
+ *    (`journal.ts`) before anything is written, so that even a killed
+ *    process is rolled back at the next start.
+ * 3. **Folders**, from the top, then **temporary files**: each write goes to
+ *    a temporary sibling, created exclusively, several at a time. Right
+ *    after each is created, before a byte is written to it, its folder is
+ *    checked again: the real path must still be the folder checked, inside
+ *    the project, and the new file must be the one at its name.
+ * 4. **Renames and deletes**, in the reply's order, each right after its
+ *    folder, its temporary file and its destination are checked again. Every
+ *    temporary file exists before the first rename.
+ * 5. **Complete**: the journal records the state each path was left in.
+ *
+ * If any step fails, every temporary file is removed (a file that landed
+ * outside the project through a folder swapped for a link is removed
+ * through that link, by the exact name it was made with), every change made
+ * is undone from the journal's pre-images, in reverse order, the folders
+ * made are removed, and an {@link ApplyError} says which path failed and
+ * whether the undo was complete.
  *
  * All file system calls go through {@link ApplyFileSystem}, so tests can make
  * any single call fail.
@@ -28,14 +37,29 @@ import { CodeCommitError, messageOf } from "../errors/errors.ts";
 import {
   denoFileSystem,
   type EntryInfo,
+  type FileIdentity,
   type FileSystem,
   under,
 } from "../file_system/file_system.ts";
-import { checkRealFolder, lstatStep, parentFolder } from "../file_system/real_folders.ts";
+import { isMissing } from "../file_system/lstat.ts";
+import { lstatStep, parentFolder } from "../file_system/real_folders.ts";
 import { FileStepError, step } from "../file_system/step.ts";
-import { removeIfPresent, writeAtomically } from "../file_system/write_atomically.ts";
-import type { FileOperation } from "../reply/operations.ts";
+import {
+  removeIfPresent,
+  temporaryName,
+  writeAtomically,
+  writeTemporary,
+} from "../file_system/write_atomically.ts";
 import { plural } from "../text/plural.ts";
+import {
+  type ApplyJournal,
+  type ApplyRecorder,
+  type FileState,
+  memoryJournal,
+  type PostState,
+  type PreImage,
+  sha256Hex,
+} from "./journal.ts";
 
 /** What `lstat` reports about a path, as far as the applier needs it. */
 export type ApplyFileInfo = EntryInfo;
@@ -50,6 +74,22 @@ export type ApplyFileInfo = EntryInfo;
 export type ApplyFileSystem = FileSystem;
 
 export { denoFileSystem };
+
+/**
+ * One operation the applier carries out: a reply's `FileOperation`, or a
+ * write with bytes and exact permission bits (as `--undo` restores a file).
+ */
+export type ApplyOperation =
+  | {
+    readonly kind: "write";
+    /** Relative, `/`-separated. */
+    readonly path: string;
+    /** The new content. */
+    readonly content: string | Uint8Array;
+    /** The permission bits; by default a replaced file keeps its own, a new one gets the file system's. */
+    readonly mode?: number;
+  }
+  | { readonly kind: "delete"; readonly path: string };
 
 /** One file a reply changed. */
 export interface AppliedChange {
@@ -71,7 +111,24 @@ export interface ApplyResult {
 export interface ApplyOptions {
   /** The file system to work on; {@link denoFileSystem} by default. Tests inject faults here. */
   readonly fs?: ApplyFileSystem;
+  /**
+   * Where the apply is recorded before it writes; by default a journal in
+   * memory (a rollback in this process only). Workflows pass the run's
+   * journal on disk.
+   */
+  readonly journal?: ApplyJournal;
+  /** How many temporary files are written at once (default {@link WRITES_IN_FLIGHT}). */
+  readonly parallelism?: number;
+  /** A recorder already begun (by `--undo`, which records its own apply); `journal` is then unused. */
+  readonly recorder?: ApplyRecorder;
 }
+
+/**
+ * How many temporary files are written at once by default: enough to keep
+ * the disk busy while each write waits, few enough that the bytes in flight
+ * stay small.
+ */
+export const WRITES_IN_FLIGHT = 16;
 
 /**
  * A reply could not be applied. By the time it is thrown every change already
@@ -102,6 +159,24 @@ export class ApplyError extends CodeCommitError {
 }
 
 /**
+ * A folder on the way to a path was swapped (for a symbolic link, or for
+ * another folder) while the applier worked in it: stop, everything goes back.
+ */
+class SwapError extends FileStepError {
+  /** The folder, relative to the root. */
+  readonly folder: string;
+
+  constructor(folder: string, detail: string) {
+    super(
+      `"${folder}" ${detail} while code-commit was writing into it (another process is changing ` +
+        "the project); code-commit never writes through a link",
+    );
+    this.name = "SwapError";
+    this.folder = folder;
+  }
+}
+
+/**
  * Applies `operations` to the project at `root`, all or nothing: writes each
  * file atomically (temporary sibling, then rename), keeps the mode of replaced
  * files, creates missing parent folders, and removes deleted files. Paths must
@@ -111,13 +186,13 @@ export class ApplyError extends CodeCommitError {
  *
  * Throws {@link ApplyError} when an operation cannot be carried out (an
  * operating-system error, a symbolic link or folder in the way, a path that is
- * not relative): every change already made is first rolled back, and the
- * error names the failing path, the cause, and any path the rollback could
- * not restore.
+ * not relative, a journal that cannot be written): every change already made
+ * is first rolled back, and the error names the failing path, the cause, and
+ * any path the rollback could not restore.
  */
 export async function applyOperations(
   root: string,
-  operations: readonly FileOperation[],
+  operations: readonly ApplyOperation[],
   options: ApplyOptions = {},
 ): Promise<ApplyResult> {
   for (const operation of operations) {
@@ -130,30 +205,27 @@ export async function applyOperations(
       );
     }
   }
+  if (operations.length === 0) return { changes: [], warnings: [] };
+  const apply = new Apply(
+    root,
+    options.fs ?? denoFileSystem,
+    Math.max(1, options.parallelism ?? WRITES_IN_FLIGHT),
+  );
+  return await apply.run(operations, options.recorder ?? await beginRecord(options.journal));
+}
 
-  const transaction = new Transaction(root, options.fs ?? denoFileSystem);
-  const changes: AppliedChange[] = [];
-  const warnings: string[] = [];
-  for (const operation of operations) {
-    try {
-      if (operation.kind === "write") {
-        changes.push(await transaction.write(operation.path, operation.content));
-      } else {
-        const change = await transaction.delete(operation.path);
-        if (change === null) {
-          warnings.push(
-            `"${operation.path}" was to be deleted but does not exist; nothing to delete`,
-          );
-        } else {
-          changes.push(change);
-        }
-      }
-    } catch (error) {
-      const failures = await transaction.rollback();
-      throw applyError(operation, error, failures);
-    }
+/** Begins the journal's record, as an {@link ApplyError} when it cannot. */
+async function beginRecord(journal: ApplyJournal | undefined): Promise<ApplyRecorder> {
+  try {
+    return await (journal ?? memoryJournal()).begin();
+  } catch (error) {
+    throw new ApplyError(
+      `refusing to apply the reply: ${messageOf(error)}`,
+      "",
+      [],
+      { cause: error },
+    );
   }
-  return { changes, warnings };
 }
 
 /** Why `path` is not a plain relative `/`-separated path, or null if it is one. */
@@ -178,9 +250,10 @@ interface RollbackFailure {
 
 /** Builds the error for a failed operation after its rollback. */
 function applyError(
-  operation: FileOperation,
+  operation: ApplyOperation,
   error: unknown,
   failures: readonly RollbackFailure[],
+  kept: boolean,
 ): ApplyError {
   const verb = operation.kind === "write" ? "write" : "delete";
   const head = `could not ${verb} "${operation.path}": ${messageOf(error)}`;
@@ -197,39 +270,254 @@ function applyError(
   return new ApplyError(
     `${head}. Rolling back failed for ${plural(failures.length, "path")}, which may be left ` +
       `changed, missing or extra: ${list}. Every other change was rolled back. Check these ` +
-      `paths (git status, git diff) and restore them by hand.`,
+      `paths (git status, git diff) and restore them by hand` +
+      (kept ? "; the next run of code-commit tries the rollback again first" : "") + ".",
     operation.path,
     failures.map((failure) => failure.path),
     { cause: error },
   );
 }
 
-/** The original state of a file: what a rollback writes back. */
-interface Original {
-  readonly data: Uint8Array;
-  readonly mode: number | null;
+/** What the plan expects at a path right before it is changed. */
+type Expected =
+  /** Nothing. */
+  | { readonly kind: "missing" }
+  /** The file the plan read (its inode, where known). */
+  | { readonly kind: "file"; readonly ino: number | null | undefined }
+  /** A file an earlier operation of this apply put there. */
+  | { readonly kind: "ours" };
+
+/** What a path holds as the plan goes (after the operations planned so far). */
+interface Planned {
+  readonly expected: Expected;
+  /** Its permission bits, when it is a file and they are known. */
+  readonly mode: number | undefined;
 }
 
-/** One change made, with what undoes it. */
-type UndoEntry =
-  | { readonly kind: "folder"; readonly path: string }
-  | { readonly kind: "write"; readonly path: string; readonly before: Original | null }
-  | { readonly kind: "delete"; readonly path: string; readonly before: Original };
+/** One operation, planned. */
+interface Step {
+  readonly operation: ApplyOperation;
+  /** Its parent folder (relative; `""` for the root). */
+  readonly folder: string;
+  /** What it does; `none` for a delete of a file that is not there. */
+  readonly kind: AppliedChange["kind"] | "none";
+  /** What must be at the path right before the change. */
+  readonly expected: Expected;
+  /** The temporary file's path (writes only). */
+  readonly temporary?: string;
+  /** The mode the new file gets; undefined: the file system's. */
+  readonly mode?: number;
+  /** The created temporary file (writes, once made). */
+  created?: FileIdentity;
+  /** The state the write leaves the path in (writes, once made). */
+  after?: FileState;
+}
+
+/** A folder as the plan found it: a real folder with its identity, or one to make. */
+type FolderState =
+  | { readonly kind: "real"; readonly dev?: number; readonly ino?: number | null }
+  | { readonly kind: "planned" };
+
+/** How long, after a folder was swapped, the cleanup keeps trying to reach a stray file. */
+const STRAY_WAIT_MS = 2_000;
 
 const encoder = new TextEncoder();
 
-/** The changes made so far and how to undo them. */
-class Transaction {
+/** One apply, through its phases. */
+class Apply {
   readonly #root: string;
   readonly #fs: ApplyFileSystem;
-  /** Changes made, oldest first. */
-  #undo: UndoEntry[] = [];
-  /** Temporary files that may exist (relative paths). */
+  readonly #parallelism: number;
+  /** The folders checked or planned, by relative path (`""` is the root, trusted). */
+  readonly #folders = new Map<string, FolderState>([["", { kind: "real" }]]);
+  /** Folders to make, from the top. */
+  readonly #toCreate: string[] = [];
+  /** Folders this apply made (relative), in the order made. */
+  readonly #created: string[] = [];
+  /** Temporary files that may exist (relative). */
   readonly #temporaries = new Set<string>();
+  /** Files and folders this apply made that landed elsewhere than checked (a swapped folder). */
+  readonly #strays = new Set<string>();
+  /** Steps whose change was made, in order. */
+  readonly #done: Step[] = [];
+  /** The step being carried out, named when something fails. */
+  #culprit: Step | undefined;
+  /** The real path of the root, resolved once. */
+  #realRoot: string | undefined;
+  /** Set once a folder was found swapped: the cleanup then reaches for files through links too. */
+  #swapped = false;
 
-  constructor(root: string, fs: ApplyFileSystem) {
+  constructor(root: string, fs: ApplyFileSystem, parallelism: number) {
     this.#root = root;
     this.#fs = fs;
+    this.#parallelism = parallelism;
+  }
+
+  async run(
+    operations: readonly ApplyOperation[],
+    recorder: ApplyRecorder,
+  ): Promise<ApplyResult> {
+    const steps: Step[] = [];
+    try {
+      await this.#plan(operations, steps, recorder);
+    } catch (error) {
+      await recorder.discard();
+      throw applyError(operations[steps.length], error, [], false);
+    }
+    const writes = steps.filter((step) => step.temporary !== undefined);
+    try {
+      await recorder.commit({
+        folders: this.#toCreate,
+        temporaries: writes.map((step) => step.temporary!),
+      });
+    } catch (error) {
+      await recorder.discard();
+      throw new ApplyError(
+        `refusing to apply the reply: ${messageOf(error)}; nothing was changed`,
+        "",
+        [],
+        { cause: error },
+      );
+    }
+
+    try {
+      await this.#makeFolders(steps);
+      await this.#writeTemporaries(writes);
+      for (const step of steps) {
+        this.#culprit = step;
+        await this.#change(step);
+      }
+      this.#culprit = steps.at(-1);
+      await recorder.complete(postStates(steps));
+    } catch (error) {
+      const failures = await this.#rollback(recorder);
+      if (failures.length === 0) await recorder.discard();
+      const operation = this.#culprit?.operation ?? operations[0];
+      throw applyError(operation, error, failures, failures.length > 0);
+    }
+    const warnings = steps.filter((step) => step.kind === "none").map((step) =>
+      `"${step.operation.path}" was to be deleted but does not exist; nothing to delete`
+    );
+    const changes: AppliedChange[] = [];
+    for (const step of steps) {
+      if (step.kind !== "none") changes.push({ path: step.operation.path, kind: step.kind });
+    }
+    return { changes, warnings };
+  }
+
+  // -------------------------------------------------------------------------
+  // 1. Plan
+
+  /**
+   * Checks every path and reads what it holds into the journal, adding one
+   * step per operation to `steps`; on a failure, `steps.length` is the
+   * index of the operation that failed.
+   */
+  async #plan(
+    operations: readonly ApplyOperation[],
+    steps: Step[],
+    recorder: ApplyRecorder,
+  ): Promise<void> {
+    const state = new Map<string, Planned>();
+    for (const operation of operations) {
+      steps.push(await this.#planOne(operation, state, recorder));
+    }
+  }
+
+  async #planOne(
+    operation: ApplyOperation,
+    state: Map<string, Planned>,
+    recorder: ApplyRecorder,
+  ): Promise<Step> {
+    const { path } = operation;
+    const folder = parentFolder(path);
+    if (this.#folders.get(path)?.kind === "planned") {
+      throw new FileStepError(`"${path}" is a folder this reply creates; a reply writes files`);
+    }
+    const planned = state.get(path) ??
+      await this.#readOriginal(
+        path,
+        await this.#planFolder(folder, operation.kind === "write"),
+        recorder,
+      );
+    const { expected } = planned;
+    if (operation.kind === "delete") {
+      state.set(path, { expected: { kind: "missing" }, mode: undefined });
+      return {
+        operation,
+        folder,
+        kind: expected.kind === "missing" ? "none" : "deleted",
+        expected,
+      };
+    }
+    const name = path.slice(folder === "" ? 0 : folder.length + 1);
+    const temporary = folder === "" ? temporaryName(name) : `${folder}/${temporaryName(name)}`;
+    const mode = operation.mode ?? planned.mode;
+    state.set(path, { expected: { kind: "ours" }, mode });
+    const kind = expected.kind === "missing" ? "created" : "replaced";
+    return { operation, folder, kind, expected, temporary, mode };
+  }
+
+  /**
+   * Reads what `path` holds now into the journal: its bytes and mode, or
+   * nothing (`reachable` false: a folder on the way is missing).
+   */
+  async #readOriginal(
+    path: string,
+    reachable: boolean,
+    recorder: ApplyRecorder,
+  ): Promise<Planned> {
+    const info = reachable ? await this.#lstat(path) : null;
+    if (info === null) {
+      await recorder.add(path, null);
+      return { expected: { kind: "missing" }, mode: undefined };
+    }
+    refuseNonFile(path, info);
+    const data = await step(
+      `reading "${path}" (to keep a copy for rollback)`,
+      () => this.#fs.readFile(under(this.#root, path)),
+    );
+    const mode = info.mode === null ? undefined : info.mode & 0o7777;
+    await recorder.add(path, { data, mode: mode ?? null });
+    return { expected: { kind: "file", ino: info.ino }, mode };
+  }
+
+  /**
+   * Checks `folder` and the folders above it, each once per apply: a real
+   * folder (remembered with its identity), or missing (with `create`: to be
+   * made, from the top). Returns false when a folder is missing or a file
+   * and none is to be made (nothing can be there).
+   *
+   * @throws {FileStepError} on a symbolic link, or (with `create`) a file where a folder must be.
+   */
+  async #planFolder(folder: string, create: boolean): Promise<boolean> {
+    if (this.#folders.has(folder)) return true;
+    const segments = folder.split("/");
+    for (let depth = 1; depth <= segments.length; depth++) {
+      const current = segments.slice(0, depth).join("/");
+      if (this.#folders.has(current)) continue;
+      const info = await this.#lstat(current);
+      if (info === null) {
+        if (!create) return false;
+        for (let rest = depth; rest <= segments.length; rest++) {
+          const planned = segments.slice(0, rest).join("/");
+          this.#folders.set(planned, { kind: "planned" });
+          this.#toCreate.push(planned);
+        }
+        return true;
+      }
+      if (info.isSymlink) {
+        throw new FileStepError(
+          `"${current}" is a symbolic link; code-commit never writes through a link`,
+        );
+      }
+      if (!info.isDirectory) {
+        if (!create) return false;
+        throw new FileStepError(`"${current}" is a file, not a folder`);
+      }
+      this.#folders.set(current, { kind: "real", dev: info.dev, ino: info.ino });
+    }
+    return true;
   }
 
   /** `lstat`, or null when nothing is at `path`. */
@@ -237,139 +525,249 @@ class Transaction {
     return (await lstatStep(this.#fs, this.#root, path)) ?? null;
   }
 
-  /**
-   * Checks the parent folders of `path`, from the top (`checkRealFolder`).
-   * With `create`, makes the missing ones (recording each); without,
-   * returns false if one is missing or is not a folder. Throws on a
-   * symbolic link.
-   */
-  async #parents(path: string, create: boolean): Promise<boolean> {
-    const check = await checkRealFolder(this.#fs, this.#root, parentFolder(path), {
-      create,
-      onCreated: (folder) => this.#undo.push({ kind: "folder", path: folder }),
-    });
-    if (check.ok) return true;
-    if (check.found === "symlink") {
-      throw new FileStepError(
-        `"${check.folder}" is a symbolic link; code-commit never writes through a link`,
+  // -------------------------------------------------------------------------
+  // 3. Folders and temporary files
+
+  /** Makes the planned folders from the top, each checked right after it is made. */
+  async #makeFolders(steps: readonly Step[]): Promise<void> {
+    for (const folder of this.#toCreate) {
+      this.#culprit = steps.find((step) =>
+        step.folder === folder || step.folder.startsWith(`${folder}/`)
       );
-    }
-    if (!create) return false;
-    if (check.found === "missing") {
-      throw new FileStepError(`the folder "${check.folder}" vanished as it was made`);
-    }
-    throw new FileStepError(`"${check.folder}" is a file, not a folder`);
-  }
-
-  /** Reads what a rollback needs to restore `path`; null when it does not exist. */
-  async #original(path: string): Promise<Original | null> {
-    const info = await this.#lstat(path);
-    if (info === null) return null;
-    this.#refuseNonFile(path, info);
-    const data = await step(
-      `reading "${path}" (to keep a copy for rollback)`,
-      () => this.#fs.readFile(under(this.#root, path)),
-    );
-    return { data, mode: info.mode };
-  }
-
-  /** Throws unless `info` describes a regular file. */
-  #refuseNonFile(path: string, info: ApplyFileInfo): void {
-    if (info.isSymlink) {
-      throw new FileStepError(
-        `"${path}" is a symbolic link; code-commit never writes through a link`,
-      );
-    }
-    if (info.isDirectory) {
-      throw new FileStepError(`"${path}" is a folder; a reply can only replace or delete files`);
-    }
-    if (!info.isFile) {
-      throw new FileStepError(`"${path}" is not a regular file (a device, socket or pipe)`);
-    }
-  }
-
-  /** Checks again, right before a change, that no parent folder of `path` nor `path` is a link. */
-  async #recheck(path: string): Promise<void> {
-    if (!await this.#parents(path, false)) {
-      throw new FileStepError(`a parent folder of "${path}" disappeared or is no longer a folder`);
-    }
-    const info = await this.#lstat(path);
-    if (info !== null) this.#refuseNonFile(path, info);
-  }
-
-  /** Writes `data` (with `mode`) to `path` atomically, checking `path` again right before the rename. */
-  async #replace(path: string, data: Uint8Array, mode: number | null): Promise<void> {
-    await writeAtomically(this.#fs, this.#root, path, data, {
-      mode: mode === null ? undefined : mode & 0o7777,
-      temporaries: this.#temporaries,
-      beforeRename: () => this.#recheck(path),
-    });
-  }
-
-  /** Creates or replaces the file at `path` with `content`. */
-  async write(path: string, content: string): Promise<AppliedChange> {
-    await this.#parents(path, true);
-    const before = await this.#original(path);
-    await this.#replace(path, encoder.encode(content), before?.mode ?? null);
-    this.#undo.push({ kind: "write", path, before });
-    return { path, kind: before === null ? "created" : "replaced" };
-  }
-
-  /** Removes the file at `path`; returns null (no change) when it does not exist. */
-  async delete(path: string): Promise<AppliedChange | null> {
-    if (!await this.#parents(path, false)) return null;
-    const before = await this.#original(path);
-    if (before === null) return null;
-    await this.#recheck(path);
-    await step(`removing "${path}"`, () => this.#fs.remove(under(this.#root, path)));
-    this.#undo.push({ kind: "delete", path, before });
-    return { path, kind: "deleted" };
-  }
-
-  /** Removes the file or empty folder at `path` unless it is gone (`removeIfPresent`). */
-  #removeIfPresent(path: string): Promise<void> {
-    return removeIfPresent(this.#fs, this.#root, path);
-  }
-
-  /** Removes every temporary file that may exist; returns those that could not be removed. */
-  async #removeTemporaries(): Promise<RollbackFailure[]> {
-    const failures: RollbackFailure[] = [];
-    for (const temporary of this.#temporaries) {
+      await this.#checkFolder(parentFolder(folder));
       try {
-        await this.#removeIfPresent(temporary);
-        this.#temporaries.delete(temporary);
+        await this.#fs.mkdir(under(this.#root, folder));
+        this.#created.push(folder);
       } catch (error) {
-        failures.push({ path: temporary, reason: messageOf(error) });
+        if (!(error instanceof Deno.errors.AlreadyExists)) {
+          throw new FileStepError(`creating the folder "${folder}"`, error);
+        }
+        // Another process made it meanwhile: checked below, never removed.
+      }
+      const info = await this.#lstat(folder);
+      if (info === null || info.isSymlink || !info.isDirectory) {
+        if (this.#created.at(-1) === folder) this.#strays.add(folder);
+        throw await this.#swapError(parentFolder(folder), "was swapped for another folder");
+      }
+      this.#folders.set(folder, { kind: "real", dev: info.dev, ino: info.ino });
+      try {
+        await this.#checkFolder(folder);
+      } catch (error) {
+        if (this.#created.at(-1) === folder) this.#strays.add(folder);
+        throw error;
       }
     }
-    return failures;
   }
 
   /**
-   * Undoes every change made, newest first, and removes the temporary files.
-   * Never throws: returns the paths that could not be restored.
+   * Writes every temporary file, at most `parallelism` at once; on the
+   * first failure no more are started, those in flight finish, and the
+   * failure is thrown (its step is the culprit).
    */
-  async rollback(): Promise<RollbackFailure[]> {
+  async #writeTemporaries(writes: readonly Step[]): Promise<void> {
+    let next = 0;
+    let failure: { error: unknown } | undefined;
+    const worker = async () => {
+      while (failure === undefined && next < writes.length) {
+        const step = writes[next++];
+        try {
+          await this.#writeTemporary(step);
+        } catch (error) {
+          if (failure === undefined) {
+            failure = { error };
+            this.#culprit = step;
+          }
+        }
+      }
+    };
+    await Promise.all(
+      Array.from({ length: Math.min(this.#parallelism, writes.length) }, worker),
+    );
+    if (failure !== undefined) throw failure.error;
+  }
+
+  /** Writes one step's temporary file, checked right after it is created. */
+  async #writeTemporary(step: Step): Promise<void> {
+    const content = (step.operation as { content: string | Uint8Array }).content;
+    const data = typeof content === "string" ? encoder.encode(content) : content;
+    const digest = sha256Hex(data);
+    const name = step.temporary!.slice(step.folder === "" ? 0 : step.folder.length + 1);
+    await writeTemporary(this.#fs, this.#root, step.operation.path, data, {
+      name,
+      mode: step.mode,
+      temporaries: this.#temporaries,
+      onCreated: (identity) => this.#checkCreated(step, identity),
+    });
+    const created = step.created?.mode;
+    const mode = step.mode ?? (typeof created === "number" ? created & 0o7777 : null);
+    step.after = { mode, size: data.length, sha256: await digest };
+  }
+
+  /**
+   * Checks a temporary file right after it was created, before anything is
+   * written to it: Deno could `fstat` it (so it is inside the folders it may
+   * read), its folder's real path is still the one checked, and the file at
+   * its name is the one just made.
+   *
+   * @throws {SwapError} otherwise; the file is then a stray, removed
+   * through whatever path reaches it.
+   */
+  async #checkCreated(step: Step, identity: FileIdentity | undefined): Promise<void> {
+    const temporary = step.temporary!;
+    if (identity === undefined) {
+      this.#strays.add(temporary);
+      throw await this.#swapError(step.folder, "was swapped for a symbolic link");
+    }
+    step.created = identity;
+    try {
+      await this.#checkFolder(step.folder);
+      const info = await this.#lstat(temporary);
+      if (info === null || !info.isFile || !sameFile(info, identity)) {
+        throw await this.#swapError(step.folder, "was swapped for another folder");
+      }
+    } catch (error) {
+      this.#strays.add(temporary);
+      throw error;
+    }
+  }
+
+  /**
+   * Checks that `folder` (relative) is still the real folder the plan
+   * found: its real path is the root's plus `folder` (no link anywhere on
+   * the way), and it is the same folder (device and inode).
+   *
+   * @throws {SwapError} naming the folder (the link, when there is one) otherwise.
+   */
+  async #checkFolder(folder: string): Promise<void> {
+    const realRoot = this.#realRoot ??= await step(
+      "resolving the project folder",
+      () => this.#fs.realPath(this.#root === "" ? "." : this.#root),
+    );
+    let real: string | undefined;
+    try {
+      real = await this.#fs.realPath(under(this.#root, folder));
+    } catch (error) {
+      if (!isMissing(error)) throw new FileStepError(`checking "${folder}"`, error);
+    }
+    if (real !== under(realRoot, folder)) {
+      throw await this.#swapError(
+        folder,
+        real === undefined ? "vanished" : "was swapped for a symbolic link",
+      );
+    }
+    if (folder === "") return;
+    const known = this.#folders.get(folder);
+    const info = await this.#lstat(folder);
+    if (
+      info === null || !info.isDirectory || (known?.kind === "real" && !sameFolder(info, known))
+    ) {
+      throw await this.#swapError(folder, "was swapped for another folder");
+    }
+  }
+
+  /** The error for a folder found swapped: names the symbolic link on the way, when one is there now. */
+  async #swapError(folder: string, detail: string): Promise<SwapError> {
+    this.#swapped = true;
+    const segments = folder === "" ? [] : folder.split("/");
+    for (let depth = 1; depth <= segments.length; depth++) {
+      const current = segments.slice(0, depth).join("/");
+      const info = await this.#lstat(current).catch(() => null);
+      if (info?.isSymlink) return new SwapError(current, "was swapped for a symbolic link");
+    }
+    return new SwapError(folder === "" ? "." : folder, detail);
+  }
+
+  // -------------------------------------------------------------------------
+  // 4. Renames and deletes
+
+  /** Carries out one step, after checking its folder, its temporary file and its path again. */
+  async #change(step: Step): Promise<void> {
+    if (step.kind === "none") return;
+    const { path } = step.operation;
+    await this.#checkFolder(step.folder);
+    if (step.temporary !== undefined) {
+      const temporary = await this.#lstat(step.temporary);
+      if (temporary === null || !temporary.isFile || !sameFile(temporary, step.created)) {
+        throw new FileStepError(
+          `the temporary file "${step.temporary}" was removed or replaced before it was renamed`,
+        );
+      }
+    }
+    await this.#checkExpected(step);
+    if (step.temporary !== undefined) {
+      const temporary = step.temporary;
+      await step_(
+        `renaming "${temporary}" to "${path}"`,
+        () => this.#fs.rename(under(this.#root, temporary), under(this.#root, path)),
+      );
+      this.#temporaries.delete(temporary);
+    } else {
+      await step_(`removing "${path}"`, () => this.#fs.remove(under(this.#root, path)));
+    }
+    this.#done.push(step);
+  }
+
+  /** Checks that `step`'s path holds what the plan expects (nothing, or the same regular file). */
+  async #checkExpected(step: Step): Promise<void> {
+    const { path } = step.operation;
+    const info = await this.#lstat(path);
+    const expected = step.expected;
+    if (info === null) {
+      if (expected.kind === "missing") return;
+      throw new FileStepError(`"${path}" vanished while the reply was being applied`);
+    }
+    refuseNonFile(path, info);
+    if (expected.kind === "missing") {
+      throw new FileStepError(
+        `"${path}" was created by another process while the reply was being applied`,
+      );
+    }
+    if (
+      expected.kind === "file" && isKnown(expected.ino) && isKnown(info.ino) &&
+      expected.ino !== info.ino
+    ) {
+      throw new FileStepError(
+        `"${path}" was replaced by another process while the reply was being applied`,
+      );
+    }
+  }
+
+  // -------------------------------------------------------------------------
+  // Rollback
+
+  /**
+   * Removes every temporary file, puts back every path a step changed
+   * (newest first) from the journal's pre-images, and removes the folders
+   * made. Never throws: returns the paths that could not be restored.
+   */
+  async #rollback(recorder: ApplyRecorder): Promise<RollbackFailure[]> {
     // Temporaries first: one left in a folder this reply created would keep
     // that folder from being removed.
     const failures = await this.#removeTemporaries();
-    const undo = this.#undo.reverse();
-    this.#undo = [];
-    for (const entry of undo) {
+    const restored = new Set<string>();
+    for (const step of this.#done.reverse()) {
+      const { path } = step.operation;
+      if (restored.has(path)) continue;
+      restored.add(path);
       try {
-        if (entry.kind === "folder" || entry.before === null) {
-          await this.#removeIfPresent(entry.path);
+        const before = await recorder.preImage(path);
+        if (before === undefined) throw new FileStepError(`no copy of "${path}" was kept`);
+        await this.#restore(path, before);
+      } catch (error) {
+        failures.push({ path, reason: messageOf(error) });
+        failures.push(...await this.#removeTemporaries());
+      }
+    }
+    this.#done.length = 0;
+    for (const folder of [...this.#created].reverse()) {
+      try {
+        if (this.#strays.has(folder)) {
+          if (!await this.#removeStray(folder, true)) throw new Error("out of reach");
         } else {
-          await this.#replace(entry.path, entry.before.data, entry.before.mode);
+          await removeIfPresent(this.#fs, this.#root, folder);
         }
       } catch (error) {
-        failures.push({
-          path: entry.kind === "folder" ? `${entry.path}/` : entry.path,
-          reason: messageOf(error),
-        });
-        // A temporary file of a failed restore must not stay behind (nor keep
-        // a folder of this reply from being removed).
-        failures.push(...await this.#removeTemporaries());
+        failures.push({ path: `${folder}/`, reason: messageOf(error) });
       }
     }
     // A temporary file that resisted removal twice is listed once.
@@ -379,4 +777,154 @@ class Transaction {
     }
     return [...unique.values()];
   }
+
+  /** Puts `path` back to `before`: its bytes and mode, or nothing. */
+  async #restore(path: string, before: PreImage): Promise<void> {
+    if (before === null) {
+      await removeIfPresent(this.#fs, this.#root, path);
+      return;
+    }
+    await writeAtomically(this.#fs, this.#root, path, before.data, {
+      mode: before.mode ?? undefined,
+      temporaries: this.#temporaries,
+      beforeRename: async () => {
+        const info = await this.#lstat(path);
+        if (info !== null) refuseNonFile(path, info);
+      },
+    });
+  }
+
+  /**
+   * Removes every temporary file that may exist; returns those that could
+   * not be removed. After a folder was found swapped, a file may have
+   * landed outside the project, or sit in a folder moved aside for a
+   * while: the cleanup then keeps trying for {@link STRAY_WAIT_MS}, and
+   * removes a stray through whatever path reaches it (a link too), by the
+   * exact name it was made with.
+   */
+  async #removeTemporaries(): Promise<RollbackFailure[]> {
+    const failures: RollbackFailure[] = [];
+    if (!this.#swapped) {
+      for (const temporary of this.#temporaries) {
+        try {
+          await removeIfPresent(this.#fs, this.#root, temporary);
+          this.#temporaries.delete(temporary);
+        } catch (error) {
+          failures.push({ path: temporary, reason: messageOf(error) });
+        }
+      }
+      return failures;
+    }
+    const deadline = Date.now() + STRAY_WAIT_MS;
+    let pending = [...this.#temporaries];
+    for (let round = 0; pending.length > 0; round++) {
+      const left: string[] = [];
+      for (const temporary of pending) {
+        const gone = this.#strays.has(temporary)
+          ? await this.#removeStray(temporary, false).catch(() => false)
+          : await this.#removeInPlace(temporary).catch(() => false);
+        if (gone) this.#temporaries.delete(temporary);
+        else left.push(temporary);
+      }
+      pending = left;
+      if (pending.length === 0 || Date.now() >= deadline) break;
+      await pause(round < 50 ? 1 : 10);
+    }
+    for (const temporary of pending) {
+      failures.push({
+        path: temporary,
+        reason: "it was made through a folder swapped for a symbolic link, and is out of " +
+          "reach since: look for it where the link led",
+      });
+    }
+    return failures;
+  }
+
+  /**
+   * Removes the temporary file `temporary`, made in a folder that was
+   * checked, once that folder is in place again; true when it is gone.
+   */
+  async #removeInPlace(temporary: string): Promise<boolean> {
+    await this.#checkFolder(parentFolder(temporary));
+    const info = await this.#lstat(temporary);
+    if (info === null || !info.isFile) return true; // nothing of ours there
+    await this.#fs.remove(under(this.#root, temporary));
+    return true;
+  }
+
+  /**
+   * Removes a file (or, with `folder`, an empty folder) this apply made that
+   * landed elsewhere than checked, through whatever its path leads to now
+   * (a link too): only this apply made that exact name. True once removed;
+   * false while nothing is there (it may be behind a link that comes back).
+   */
+  async #removeStray(path: string, folder: boolean): Promise<boolean> {
+    const deadline = Date.now() + (folder ? STRAY_WAIT_MS : 0);
+    for (let round = 0;; round++) {
+      const info = await this.#lstat(path).catch(() => null);
+      if (info !== null && (folder ? info.isDirectory : info.isFile)) {
+        try {
+          await this.#fs.remove(under(this.#root, path));
+        } catch (error) {
+          if (!(error instanceof Deno.errors.NotFound)) throw error;
+          continue;
+        }
+        this.#strays.delete(path);
+        return true;
+      }
+      if (Date.now() >= deadline) return false;
+      await pause(round < 50 ? 1 : 10);
+    }
+  }
+}
+
+/** Waits `ms` milliseconds (only after a folder was found swapped: never on a run's ordinary path). */
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** `step` of `file_system/step.ts`, where a variable named `step` hides it. */
+const step_ = step;
+
+/** Whether `info` is the file `identity` describes (same device and inode, where both are known). */
+function sameFile(info: EntryInfo, identity: FileIdentity | undefined): boolean {
+  if (identity === undefined) return false;
+  if (!isKnown(info.ino) || !isKnown(identity.ino)) return true;
+  return info.ino === identity.ino && (info.dev === undefined || info.dev === identity.dev);
+}
+
+/** Whether `info` is the folder the plan found (same device and inode, where both are known). */
+function sameFolder(info: EntryInfo, known: { dev?: number; ino?: number | null }): boolean {
+  if (!isKnown(info.ino) || !isKnown(known.ino)) return true;
+  return info.ino === known.ino && info.dev === known.dev;
+}
+
+/** Whether an inode number is there (some platforms have none). */
+function isKnown(ino: number | null | undefined): ino is number {
+  return typeof ino === "number";
+}
+
+/** Throws unless `info` describes a regular file. */
+function refuseNonFile(path: string, info: ApplyFileInfo): void {
+  if (info.isSymlink) {
+    throw new FileStepError(
+      `"${path}" is a symbolic link; code-commit never writes through a link`,
+    );
+  }
+  if (info.isDirectory) {
+    throw new FileStepError(`"${path}" is a folder; a reply can only replace or delete files`);
+  }
+  if (!info.isFile) {
+    throw new FileStepError(`"${path}" is not a regular file (a device, socket or pipe)`);
+  }
+}
+
+/** The state each path touched was left in, the last step of each deciding. */
+function postStates(steps: readonly Step[]): PostState[] {
+  const last = new Map<string, FileState>();
+  for (const step of steps) {
+    const written = step.kind === "created" || step.kind === "replaced";
+    last.set(step.operation.path, written ? step.after ?? null : null);
+  }
+  return [...last].map(([path, after]) => ({ path, after }));
 }

@@ -19,7 +19,33 @@ export interface EntryInfo {
   readonly isSymlink: boolean;
   /** The mode bits, file type included, or null where the platform has none (Windows). */
   readonly mode: number | null;
+  /** The inode number, where the file system reports one (a real `lstat` does on Linux and macOS). */
+  readonly ino?: number | null;
+  /** The device the entry is on, where the file system reports it. */
+  readonly dev?: number;
 }
+
+/**
+ * Which file a new file turned out to be, from `fstat` of the descriptor
+ * that created it: its device and inode.
+ */
+export interface FileIdentity {
+  /** The device. */
+  readonly dev: number;
+  /** The inode number, or null where the platform has none. */
+  readonly ino: number | null;
+  /** The mode bits the file was created with, file type included; null where there are none. */
+  readonly mode: number | null;
+}
+
+/**
+ * Called once a new file exists, before any byte is written to it, with its
+ * identity; `undefined` when Deno refuses to `fstat` it, which it does for a
+ * file outside the folders it may read (created through a symbolic link that
+ * leads out of the project). If it throws, nothing is written and the empty
+ * file stays for the caller to remove.
+ */
+export type OnCreated = (identity: FileIdentity | undefined) => void | Promise<void>;
 
 /**
  * The file-system calls of the file jobs. Paths are absolute, or relative to
@@ -40,35 +66,96 @@ export interface FileSystem {
   /**
    * Creates the file `path`, which must not exist yet (rejects with
    * `AlreadyExists` otherwise), writes `data` to it and, when `mode` is
-   * given, sets exactly those permission bits.
+   * given, sets exactly those permission bits. With `onCreated`, the new
+   * file's identity is handed to it before anything is written (see
+   * {@link OnCreated}); what it throws, the call rejects with.
    */
-  writeNewFile(path: string, data: Uint8Array, mode?: number): Promise<void>;
+  writeNewFile(
+    path: string,
+    data: Uint8Array,
+    mode?: number,
+    onCreated?: OnCreated,
+  ): Promise<void>;
   /** Renames `from` to `to`, atomically replacing a file at `to`. */
   rename(from: string, to: string): Promise<void>;
   /** Removes a file or an empty folder (never recursively). */
   remove(path: string): Promise<void>;
   /** Creates one folder whose parent exists (never recursively). */
   mkdir(path: string): Promise<void>;
+  /**
+   * The absolute path `path` leads to, every symbolic link on the way
+   * resolved; rejects with `NotFound` when it leads nowhere.
+   */
+  realPath(path: string): Promise<string>;
 }
 
-/** The {@link FileSystem} on Deno's own file APIs; needs read and write permission. */
+/**
+ * The {@link FileSystem} on Deno's own file APIs; needs read and write
+ * permission. `lstat` and `realPath` are synchronous calls inside (they
+ * never wait on what a path names, and a thread hop per call is most of
+ * their cost), as are the identity check and the mode of a new file.
+ */
 export const denoFileSystem: FileSystem = {
-  lstat: (path) => Deno.lstat(path),
+  lstat: (path) => settle(() => Deno.lstatSync(path)),
   readFile: async (path) => {
     const data = await readBounded(path, { limit: READ_LIMITS.replacedFile, followSymlink: false });
     if (data === undefined) throw new Deno.errors.NotFound(`${path} does not exist`);
     return data;
   },
-  writeNewFile: (path, data, mode) =>
-    Deno.writeFile(
-      path,
-      data,
-      mode === undefined ? { createNew: true } : { createNew: true, mode },
-    ),
+  writeNewFile: (path, data, mode, onCreated) =>
+    onCreated === undefined
+      ? Deno.writeFile(
+        path,
+        data,
+        mode === undefined ? { createNew: true } : { createNew: true, mode },
+      )
+      : writeNewFileChecked(path, data, mode, onCreated),
   rename: (from, to) => Deno.rename(from, to),
   remove: (path) => Deno.remove(path),
   mkdir: (path) => Deno.mkdir(path),
+  realPath: (path) => settle(() => Deno.realPathSync(path)),
 };
+
+/** The result of a synchronous call as a promise: resolved with its value, or rejected with what it threw. */
+function settle<T>(call: () => T): Promise<T> {
+  try {
+    return Promise.resolve(call());
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * Creates `path` exclusively, hands its identity to `onCreated` before
+ * writing, sets `mode` exactly (the open applies the umask), then writes.
+ */
+async function writeNewFileChecked(
+  path: string,
+  data: Uint8Array,
+  mode: number | undefined,
+  onCreated: OnCreated,
+): Promise<void> {
+  const file = await Deno.open(path, { createNew: true, write: true, mode });
+  try {
+    let identity: FileIdentity | undefined;
+    try {
+      const info = file.statSync();
+      identity = { dev: info.dev, ino: info.ino, mode: info.mode };
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotCapable)) throw error;
+    }
+    await onCreated(identity);
+    const made = identity?.mode;
+    if (mode !== undefined && typeof made === "number" && (made & 0o7777) !== mode) {
+      // Checked by onCreated a moment ago: the path is the file just made.
+      Deno.chmodSync(path, mode);
+    }
+    let rest = data;
+    while (rest.length > 0) rest = rest.subarray(await file.write(rest));
+  } finally {
+    file.close();
+  }
+}
 
 /** `relative` (`/`-separated, `""` for the root itself) joined to `root`. Never throws. */
 export function under(root: string, relative: string): string {

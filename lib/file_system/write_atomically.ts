@@ -13,7 +13,7 @@
  * @module
  */
 
-import { type FileSystem, under } from "./file_system.ts";
+import { type FileSystem, type OnCreated, under } from "./file_system.ts";
 import { checkRealFolder, parentFolder } from "./real_folders.ts";
 import { FileStepError, step } from "./step.ts";
 
@@ -36,6 +36,18 @@ export interface WriteOptions {
   readonly temporaries?: Set<string>;
 }
 
+/** Options of {@link writeTemporary}. */
+export interface WriteTemporaryOptions extends WriteOptions {
+  /**
+   * The temporary file's name, drawn beforehand with {@link temporaryName}
+   * (the applier records it in its journal before creating it); taken
+   * already, the write fails instead of drawing another.
+   */
+  readonly name?: string;
+  /** Called with the new file's identity before anything is written to it (see `OnCreated`). */
+  readonly onCreated?: OnCreated;
+}
+
 /** Options of {@link writeAtomically}. */
 export interface WriteAtomicallyOptions extends WriteOptions {
   /**
@@ -55,11 +67,11 @@ const NAME_MAX_BYTES = 255;
 const NAME_ATTEMPTS = 3;
 
 /**
- * A fresh temporary name for a sibling of the file `name`:
- * `.<name>.code-commit-<16 hex digits>.tmp`, shortened to at most 255 bytes.
- * Never throws.
+ * A fresh temporary name for a sibling of the file `name` (the last segment
+ * of a path): `.<name>.code-commit-<16 hex digits>.tmp`, shortened to at
+ * most 255 bytes. Never throws.
  */
-function temporaryName(name: string): string {
+export function temporaryName(name: string): string {
   const random = Array.from(crypto.getRandomValues(new Uint8Array(8)))
     .map((byte) => byte.toString(16).padStart(2, "0"))
     .join("");
@@ -73,32 +85,47 @@ function temporaryName(name: string): string {
 /**
  * Writes `data` to a new temporary sibling of `path` (relative to `root`,
  * `/`-separated), created exclusively (a name already taken is someone
- * else's file: never touched, another name is drawn). Returns the sibling's
- * path, relative to `root`. On failure the sibling is removed (see
- * {@link removeIfPresent}).
+ * else's file: never touched, another name is drawn, unless `name` was
+ * given). Returns the sibling's path, relative to `root`. On failure the
+ * sibling is removed (see {@link removeIfPresent}), except when `onCreated`
+ * threw: then it stays in `temporaries` for the caller, who knows where it
+ * may have landed.
  *
- * @throws {FileStepError} `writing the temporary file "<path>" failed: …`.
+ * @throws {FileStepError} `writing the temporary file "<path>" failed: …`;
+ * what `onCreated` throws, as it is.
  */
-async function writeTemporary(
+export async function writeTemporary(
   fs: WriteFileSystem,
   root: string,
   path: string,
   data: Uint8Array,
-  options: WriteOptions = {},
+  options: WriteTemporaryOptions = {},
 ): Promise<string> {
   const temporaries = options.temporaries ?? new Set<string>();
   const folder = parentFolder(path);
   const name = path.slice(folder === "" ? 0 : folder.length + 1);
   for (let attempt = 1;; attempt++) {
-    const temporary = folder === "" ? temporaryName(name) : `${folder}/${temporaryName(name)}`;
+    const drawn = options.name ?? temporaryName(name);
+    const temporary = folder === "" ? drawn : `${folder}/${drawn}`;
     temporaries.add(temporary);
+    const refusal: { error?: unknown } = {};
+    const check = options.onCreated;
+    const onCreated: OnCreated | undefined = check === undefined ? undefined : async (identity) => {
+      try {
+        await check(identity);
+      } catch (error) {
+        refusal.error = error;
+        throw error;
+      }
+    };
     try {
-      await fs.writeNewFile(under(root, temporary), data, options.mode);
+      await fs.writeNewFile(under(root, temporary), data, options.mode, onCreated);
       return temporary;
     } catch (error) {
+      if ("error" in refusal) throw refusal.error; // the caller removes it, wherever it landed
       if (error instanceof Deno.errors.AlreadyExists) {
         temporaries.delete(temporary); // someone else's file: never touch it
-        if (attempt < NAME_ATTEMPTS) continue;
+        if (attempt < NAME_ATTEMPTS && options.name === undefined) continue;
       } else {
         await removeQuietly(fs, root, temporary, temporaries);
       }

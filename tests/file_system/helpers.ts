@@ -38,13 +38,14 @@ export function recordingFs(
   const fs: FileSystem = {
     lstat: async (path) => (check("lstat", path), await denoFileSystem.lstat(path)),
     readFile: async (path) => (check("readFile", path), await denoFileSystem.readFile(path)),
-    writeNewFile: async (path, data, mode) => {
+    writeNewFile: async (path, data, mode, onCreated) => {
       check("writeNewFile", path);
-      await denoFileSystem.writeNewFile(path, data, mode);
+      await denoFileSystem.writeNewFile(path, data, mode, onCreated);
     },
     rename: async (from, to) => (check("rename", to), await denoFileSystem.rename(from, to)),
     remove: async (path) => (check("remove", path), await denoFileSystem.remove(path)),
     mkdir: async (path) => (check("mkdir", path), await denoFileSystem.mkdir(path)),
+    realPath: async (path) => (check("realPath", path), await denoFileSystem.realPath(path)),
   };
   return { fs, calls };
 }

@@ -1,0 +1,786 @@
+/**
+ * The apply journal: before an apply writes anything, what each path it
+ * will touch held (its bytes and mode, or that nothing was there), the
+ * folders it will create and the names of its temporary files are written
+ * to disk and synced; once the apply is done, the journal marks it
+ * complete. An apply that never got that mark (the process was killed, the
+ * machine lost power) is rolled back by the next start (`recovery.ts`).
+ *
+ * The journal keeps the state before a run's first apply of each path
+ * (the run's pre-images) for the whole run, however many attempts it takes,
+ * so `--undo` can take the run back as a whole (`undo.ts`); the pre-images
+ * of a path an earlier apply of the same run touched already are kept only
+ * while that apply is under way. The next run that applies a reply removes
+ * the previous run's files.
+ *
+ * It lives in `agent-config/journal/` (ignored by git, never writable by a
+ * reply, hidden from a contained build), one set of files per apply `n`:
+ * - `apply-<n>.first`, `apply-<n>.again`: the pre-images' bytes, back to
+ *   back (paths first touched by this run; paths touched again);
+ * - `apply-<n>.record`: what the apply is about to do (JSON), written last
+ *   and synced, with the folder: the apply may write once it exists;
+ * - `apply-<n>.done`: the apply completed, with the state it left each
+ *   path in (mode, size, SHA-256), which `--undo` compares against;
+ * - `run.json`: which run the applies belong to.
+ *
+ * It holds copies of project files only: the paths a reply may write,
+ * never `agent-config/` (so never a key).
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { CodeCommitError, messageOf } from "../errors/errors.ts";
+import { under } from "../file_system/file_system.ts";
+import { isMissing } from "../file_system/lstat.ts";
+import { checkPathSyntax } from "../guard/path_syntax.ts";
+import { protectedRulesFor } from "../guard/protected_paths.ts";
+
+/** The journal's folder, relative to the project root. */
+export const JOURNAL_DIR = "agent-config/journal";
+
+/** What a path held: its bytes and permission bits, or `null` when nothing was there. */
+export type PreImage = { readonly data: Uint8Array; readonly mode: number | null } | null;
+
+/** The state an apply left a file in, as `--undo` checks it: null when there is none. */
+export type FileState = {
+  /** The permission bits (no file type), or null where there are none. */
+  readonly mode: number | null;
+  /** The size in bytes. */
+  readonly size: number;
+  /** The SHA-256 of the content, in hex. */
+  readonly sha256: string;
+} | null;
+
+/** The state one path was left in by an apply. */
+export interface PostState {
+  /** The path, relative to the project root. */
+  readonly path: string;
+  /** What is there now. */
+  readonly after: FileState;
+}
+
+/** What an apply is about to do besides the paths' pre-images. */
+export interface ApplyPlanRecord {
+  /** The folders it will create, from the top (relative). */
+  readonly folders: readonly string[];
+  /** Every temporary file it may create (relative paths). */
+  readonly temporaries: readonly string[];
+}
+
+/**
+ * Records one apply. The applier calls {@link add} for each path before it
+ * touches any, then {@link commit} (nothing is written to the project
+ * before it returns), then {@link complete} or, after a rollback,
+ * {@link discard}.
+ */
+export interface ApplyRecorder {
+  /** Keeps what `path` holds now (`null`: nothing). Each path once. */
+  add(path: string, before: PreImage): Promise<void>;
+  /**
+   * Writes the record and syncs it to disk: from then on, the apply may be
+   * rolled back even if the process dies.
+   *
+   * @throws {CodeCommitError} when the record cannot be written.
+   */
+  commit(plan: ApplyPlanRecord): Promise<void>;
+  /** What `path` held before the apply (for a rollback); `undefined` when it was not recorded. */
+  preImage(path: string): Promise<PreImage | undefined>;
+  /**
+   * The apply is complete: records the state it left each path in.
+   *
+   * @throws {CodeCommitError} when the mark cannot be written.
+   */
+  complete(post: readonly PostState[]): Promise<void>;
+  /** The apply was rolled back whole: forgets it. Never throws. */
+  discard(): Promise<void>;
+}
+
+/** Where applies are recorded before they write. */
+export interface ApplyJournal {
+  /**
+   * Starts the record of one apply.
+   *
+   * @throws {CodeCommitError} when the journal cannot be opened.
+   */
+  begin(): Promise<ApplyRecorder>;
+}
+
+/** A journal kept in memory: a rollback in the same process, nothing for the next one. */
+export function memoryJournal(): ApplyJournal {
+  return {
+    begin() {
+      const before = new Map<string, PreImage>();
+      return Promise.resolve({
+        add(path, image) {
+          if (!before.has(path)) before.set(path, image);
+          return Promise.resolve();
+        },
+        commit: () => Promise.resolve(),
+        preImage: (path) => Promise.resolve(before.get(path)),
+        complete: () => Promise.resolve(),
+        discard: () => Promise.resolve(),
+      });
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------
+// The files on disk
+
+const RUN_FILE = "run.json";
+
+/** A run's header. */
+const RunSchema = z.object({
+  version: z.literal(1),
+  /** Random, unique per run. */
+  id: z.string().min(1),
+  /** The workflow that made the run (`committing code`, `auto workflow`). */
+  workflow: z.string(),
+  /** When the run's first apply began (ISO 8601). */
+  startedAt: z.string(),
+  /** Set once `--undo` has taken the run back. */
+  undoneAt: z.string().optional(),
+}).strict();
+
+/** A run's header. */
+export type RunHeader = z.infer<typeof RunSchema>;
+
+const relativePath = z.string().refine((path) => plainPath(path), "not a plain project path");
+
+/** Where a pre-image's bytes are. */
+const BeforeSchema = z.union([
+  z.null(),
+  z.object({
+    mode: z.number().int().nonnegative().nullable(),
+    size: z.number().int().nonnegative(),
+    pack: z.enum(["first", "again"]),
+    offset: z.number().int().nonnegative(),
+  }).strict(),
+]);
+
+const RecordSchema = z.object({
+  version: z.literal(1),
+  run: z.string(),
+  apply: z.number().int().positive(),
+  /** A reply's apply, or the apply of `--undo`. */
+  kind: z.enum(["reply", "undo"]),
+  /** The run's log folder of this apply, when it has one. */
+  logDir: z.string().optional(),
+  entries: z.array(z.object({ path: relativePath, before: BeforeSchema }).strict()),
+  folders: z.array(relativePath),
+  temporaries: z.array(z.string().refine(temporaryPath, "not a temporary file's path")),
+}).strict();
+
+/** One apply's record, as read back. */
+export type ApplyRecord = z.infer<typeof RecordSchema>;
+
+const StateSchema = z.union([
+  z.null(),
+  z.object({
+    mode: z.number().int().nonnegative().nullable(),
+    size: z.number().int().nonnegative(),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  }).strict(),
+]);
+
+const DoneSchema = z.object({
+  version: z.literal(1),
+  run: z.string(),
+  apply: z.number().int().positive(),
+  post: z.array(z.object({ path: relativePath, after: StateSchema }).strict()),
+}).strict();
+
+/** One completed apply's mark: the state it left each path in. */
+export type DoneRecord = z.infer<typeof DoneSchema>;
+
+/**
+ * A path the journal may name: relative, `/`-separated, no `.`/`..` or empty
+ * segment, accepted by the guard's syntax check, and not protected (a
+ * journal edited by hand can never make a rollback write `build.sh` or
+ * `agent-config/`). Never throws.
+ */
+function plainPath(path: string): boolean {
+  return checkPathSyntax(path) === undefined && !path.startsWith("./") &&
+    protectedRulesFor(path).length === 0;
+}
+
+/** A temporary file's path: a plain folder, then `.<name>.code-commit-<16 hex>.tmp`. */
+function temporaryPath(path: string): boolean {
+  const slash = path.lastIndexOf("/");
+  const name = path.slice(slash + 1);
+  if (!/^\..*\.code-commit-[0-9a-f]{16}\.tmp$/s.test(name)) return false;
+  return slash < 0 || plainPath(path.slice(0, slash));
+}
+
+/** The files of apply `n`. */
+function applyFiles(n: number) {
+  const stem = `apply-${n}`;
+  return {
+    record: `${stem}.record`,
+    done: `${stem}.done`,
+    first: `${stem}.first`,
+    again: `${stem}.again`,
+  };
+}
+
+/** One apply found in the journal folder. */
+export interface StoredApply {
+  /** Its number in the run. */
+  readonly n: number;
+  /** What it was about to do. */
+  readonly record: ApplyRecord;
+  /** Its completion mark; undefined when it did not complete. */
+  readonly done: DoneRecord | undefined;
+}
+
+/** The journal as found on disk. */
+export interface StoredJournal {
+  /** The folder, absolute. */
+  readonly dir: string;
+  /** The run the applies belong to; undefined when there is none. */
+  readonly run: RunHeader | undefined;
+  /** Its applies, oldest first. */
+  readonly applies: readonly StoredApply[];
+}
+
+/** The journal could not be read or written. Exit status 1. */
+export class JournalError extends CodeCommitError {
+  /** Makes the error; `message` is the whole user-facing line. */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, undefined, options);
+    this.name = "JournalError";
+  }
+}
+
+/** The journal's folder under `root`, absolute or as `root` is given. */
+export function journalDir(root: string): string {
+  return under(root, JOURNAL_DIR);
+}
+
+/** The largest journal file read back (a record or a mark; packs are bounded by the reads that made them). */
+const MAX_RECORD_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Reads the journal of the project at `root`: its run and every apply with
+ * a record, in order. Files that belong to no apply of the run (another
+ * run's, or left half-written by a crash) are ignored here; {@link
+ * tidyJournal} removes them. `agent-config` may be a symbolic link (as the
+ * keys may be kept elsewhere), but `journal/` in it must be a real folder.
+ *
+ * @throws {JournalError} when `journal` is not a real folder, or a record
+ * cannot be read or is not what code-commit writes (edited by hand?).
+ */
+export function readJournal(root: string): StoredJournal {
+  const dir = journalDir(root);
+  const info = lstatSyncOrUndefined(dir);
+  if (info === undefined) return { dir, run: undefined, applies: [] };
+  if (!info.isDirectory) {
+    throw new JournalError(
+      `${JOURNAL_DIR} is ${info.isSymlink ? "a symbolic link" : "not a folder"}; code-commit ` +
+        `keeps its apply journal only in a real folder there: move it away`,
+    );
+  }
+  const names = listNames(dir);
+  const run = names.has(RUN_FILE)
+    ? parseJson(dir, RUN_FILE, RunSchema) as RunHeader | undefined
+    : undefined;
+  const applies: StoredApply[] = [];
+  if (run !== undefined) {
+    const numbers = [...names].map((name) => /^apply-([1-9][0-9]{0,8})\.record$/.exec(name))
+      .filter((match) => match !== null).map((match) => Number(match![1])).sort((a, b) => a - b);
+    for (const n of numbers) {
+      const files = applyFiles(n);
+      const record = parseJson(dir, files.record, RecordSchema) as ApplyRecord;
+      if (record.run !== run.id || record.apply !== n) continue;
+      let done: DoneRecord | undefined;
+      if (names.has(files.done)) {
+        done = parseJson(dir, files.done, DoneSchema) as DoneRecord;
+        if (done.run !== run.id || done.apply !== n) done = undefined;
+      }
+      applies.push({ n, record, done });
+    }
+  }
+  return { dir, run, applies };
+}
+
+/**
+ * Reads the pre-image `entry` names from the packs of apply `n` in
+ * `journal` (`packs` caches each pack read whole).
+ *
+ * @throws {JournalError} when the pack is missing or shorter than the record says.
+ */
+export function readPreImage(
+  dir: string,
+  n: number,
+  before: ApplyRecord["entries"][number]["before"],
+  packs: Map<string, Uint8Array> = new Map(),
+): PreImage {
+  if (before === null) return null;
+  const name = before.pack === "first" ? applyFiles(n).first : applyFiles(n).again;
+  let pack = packs.get(name);
+  if (pack === undefined) {
+    pack = readFileChecked(dir, name, Number.MAX_SAFE_INTEGER);
+    packs.set(name, pack);
+  }
+  if (before.offset + before.size > pack.length) {
+    throw new JournalError(
+      `${JOURNAL_DIR}/${name} is shorter than its record says (was it cut off or edited?)`,
+    );
+  }
+  return { data: pack.subarray(before.offset, before.offset + before.size), mode: before.mode };
+}
+
+/**
+ * Removes from the journal folder whatever no longer serves: files of
+ * another run than `keep` (all of them when `keep` is undefined), half-made
+ * files of an interrupted record (`*.tmp`), the `again` packs of completed
+ * applies, and the packs of an apply with no record. Never throws: what
+ * cannot be removed stays.
+ */
+export function tidyJournal(stored: StoredJournal, keep: RunHeader | undefined): void {
+  const names = listNamesQuietly(stored.dir);
+  const kept = new Set<string>();
+  if (keep !== undefined && stored.run?.id === keep.id) {
+    kept.add(RUN_FILE);
+    for (const apply of stored.applies) {
+      const files = applyFiles(apply.n);
+      kept.add(files.record);
+      kept.add(files.first);
+      if (apply.done === undefined) kept.add(files.again);
+      else kept.add(files.done);
+    }
+  }
+  for (const name of names) {
+    if (!kept.has(name)) removeQuietly(`${stored.dir}/${name}`);
+  }
+}
+
+/** Removes every file of apply `n` (its record first, so no record names a removed pack). Never throws. */
+export function forgetApply(dir: string, n: number): void {
+  const files = applyFiles(n);
+  removeQuietly(`${dir}/${files.record}`);
+  removeQuietly(`${dir}/${files.done}`);
+  removeQuietly(`${dir}/${files.first}`);
+  removeQuietly(`${dir}/${files.again}`);
+}
+
+/**
+ * Marks `run` undone in the journal at `dir` and removes its applies: it
+ * cannot be undone twice.
+ *
+ * @throws {JournalError} when the header cannot be written.
+ */
+export function markUndone(stored: StoredJournal, run: RunHeader, at: Date): void {
+  writeJsonAtomically(stored.dir, RUN_FILE, { ...run, undoneAt: at.toISOString() });
+  for (const apply of stored.applies) forgetApply(stored.dir, apply.n);
+}
+
+// ---------------------------------------------------------------------------
+// The run's journal
+
+/** What a run's journal needs to know about the run. */
+export interface RunInfo {
+  /** The workflow, as messages name it (`committing code`). */
+  readonly workflow: string;
+}
+
+/**
+ * The journal of one run of code-commit in the project at `root`. Its
+ * first apply removes the previous run's files and starts the run's own;
+ * every apply after it adds to the run.
+ */
+export class RunJournal implements ApplyJournal {
+  readonly #root: string;
+  /** The workflow, as messages name it; the workflow sets it before its first apply. */
+  workflow: string;
+  #header: RunHeader | undefined;
+  #next = 1;
+  /** Paths changed by a completed apply of this run: a later apply records them as `again`. */
+  readonly #touched = new Set<string>();
+  /** The log folder the next applies belong to. */
+  logDir: string | undefined;
+
+  /** A journal for a run of `info.workflow` in the project at `root`; nothing is written yet. */
+  constructor(root: string, info: RunInfo) {
+    this.#root = root;
+    this.workflow = info.workflow;
+  }
+
+  /** The run's header once its first apply began; undefined before. */
+  get header(): RunHeader | undefined {
+    return this.#header;
+  }
+
+  /** Every path a completed apply of this run changed. */
+  touched(): ReadonlySet<string> {
+    return this.#touched;
+  }
+
+  /**
+   * What each path a completed apply of this run changed held before the
+   * run's first apply of it, read from the journal at once.
+   *
+   * @throws {JournalError} when the journal cannot be read.
+   */
+  runPreImages(): Map<string, PreImage> {
+    const images = new Map<string, PreImage>();
+    if (this.#header === undefined || this.#touched.size === 0) return images;
+    const stored = readJournal(this.#root);
+    const packs = new Map<string, Uint8Array>();
+    for (const apply of stored.applies) {
+      if (apply.done === undefined) continue;
+      for (const entry of apply.record.entries) {
+        if (this.#touched.has(entry.path) && !images.has(entry.path)) {
+          images.set(entry.path, readPreImage(stored.dir, apply.n, entry.before, packs));
+        }
+      }
+    }
+    return images;
+  }
+
+  /** {@inheritDoc ApplyJournal.begin} */
+  async begin(): Promise<ApplyRecorder> {
+    const dir = journalDir(this.#root);
+    try {
+      if (this.#header === undefined) {
+        await this.#startRun(dir);
+      }
+    } catch (error) {
+      if (error instanceof JournalError) throw error;
+      throw new JournalError(
+        `cannot keep the apply journal in ${JOURNAL_DIR}/: ${messageOf(error)}; nothing was ` +
+          "changed",
+        { cause: error },
+      );
+    }
+    const n = this.#next++;
+    return new DiskRecorder(dir, this.#header!, n, this.logDir, this.#touched, "reply");
+  }
+
+  /** Removes the previous run's files and writes this run's header. */
+  async #startRun(dir: string): Promise<void> {
+    await makeJournalDir(this.#root);
+    let stored: StoredJournal | undefined;
+    try {
+      stored = readJournal(this.#root);
+    } catch {
+      stored = undefined; // unreadable: removed whole below
+    }
+    const header: RunHeader = {
+      version: 1,
+      id: crypto.randomUUID(),
+      workflow: this.workflow,
+      startedAt: new Date().toISOString(),
+    };
+    // The old header goes first: files without a header belong to no run.
+    removeQuietly(`${dir}/${RUN_FILE}`);
+    tidyJournal(stored ?? { dir, run: undefined, applies: [] }, undefined);
+    writeJsonAtomically(dir, RUN_FILE, header);
+    this.#header = header;
+  }
+}
+
+/**
+ * A recorder for `--undo`: the apply that takes `run` back, recorded as one
+ * more apply of it (numbered after its last), so that an interrupted undo
+ * is rolled back at the next start like any apply.
+ */
+export function undoRecorder(stored: StoredJournal, run: RunHeader): ApplyRecorder {
+  const last = stored.applies.at(-1)?.n ?? 0;
+  return new DiskRecorder(stored.dir, run, last + 1, undefined, new Set(), "undo");
+}
+
+/** Creates `agent-config/journal/` (and `agent-config/`) as real folders where missing. */
+async function makeJournalDir(root: string): Promise<void> {
+  for (const folder of ["agent-config", JOURNAL_DIR]) {
+    const path = under(root, folder);
+    try {
+      await Deno.mkdir(path);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+    }
+  }
+  const info = Deno.lstatSync(journalDir(root));
+  if (!info.isDirectory) {
+    throw new JournalError(
+      `${JOURNAL_DIR} is ${info.isSymlink ? "a symbolic link" : "not a folder"}; code-commit ` +
+        "keeps its apply journal only in a real folder there: move it away; nothing was changed",
+    );
+  }
+}
+
+/** The bytes of one pack being written: a temporary file, renamed into place at commit. */
+class PackWriter {
+  readonly #path: string;
+  #file: Deno.FsFile | undefined;
+  size = 0;
+
+  constructor(path: string) {
+    this.#path = path;
+  }
+
+  /** Appends `data`; returns its offset. */
+  append(data: Uint8Array): number {
+    const offset = this.size;
+    if (data.length === 0) return offset;
+    this.#file ??= Deno.openSync(`${this.#path}.tmp`, {
+      write: true,
+      create: true,
+      truncate: true,
+    });
+    let rest = data;
+    while (rest.length > 0) rest = rest.subarray(this.#file.writeSync(rest));
+    this.size += data.length;
+    return offset;
+  }
+
+  /** Syncs, closes and renames the pack into place; nothing when it is empty. */
+  seal(): void {
+    if (this.#file === undefined) return;
+    this.#file.syncSync();
+    this.#file.close();
+    this.#file = undefined;
+    Deno.renameSync(`${this.#path}.tmp`, this.#path);
+  }
+
+  /** Closes and removes what was written. Never throws. */
+  abandon(): void {
+    try {
+      this.#file?.close();
+    } catch {
+      // closed already
+    }
+    this.#file = undefined;
+    removeQuietly(`${this.#path}.tmp`);
+    removeQuietly(this.#path);
+  }
+}
+
+/** Records one apply in the journal folder. */
+class DiskRecorder implements ApplyRecorder {
+  readonly #dir: string;
+  readonly #run: RunHeader;
+  readonly #n: number;
+  readonly #logDir: string | undefined;
+  readonly #touched: Set<string>;
+  readonly #kind: "reply" | "undo";
+  readonly #first: PackWriter;
+  readonly #again: PackWriter;
+  readonly #entries: ApplyRecord["entries"] = [];
+  readonly #recorded = new Set<string>();
+  readonly #packs = new Map<string, Uint8Array>();
+  #committed = false;
+
+  constructor(
+    dir: string,
+    run: RunHeader,
+    n: number,
+    logDir: string | undefined,
+    touched: Set<string>,
+    kind: "reply" | "undo",
+  ) {
+    this.#dir = dir;
+    this.#run = run;
+    this.#n = n;
+    this.#logDir = logDir;
+    this.#touched = touched;
+    this.#kind = kind;
+    const files = applyFiles(n);
+    this.#first = new PackWriter(`${dir}/${files.first}`);
+    this.#again = new PackWriter(`${dir}/${files.again}`);
+  }
+
+  add(path: string, before: PreImage): Promise<void> {
+    if (this.#recorded.has(path)) return Promise.resolve();
+    this.#recorded.add(path);
+    if (before === null) {
+      this.#entries.push({ path, before: null });
+      return Promise.resolve();
+    }
+    const again = this.#kind === "undo" || this.#touched.has(path);
+    const pack = again ? this.#again : this.#first;
+    try {
+      const offset = pack.append(before.data);
+      this.#entries.push({
+        path,
+        before: {
+          mode: before.mode,
+          size: before.data.length,
+          pack: again ? "again" : "first",
+          offset,
+        },
+      });
+    } catch (error) {
+      return Promise.reject(this.#failure("record what the reply's paths hold", error));
+    }
+    return Promise.resolve();
+  }
+
+  commit(plan: ApplyPlanRecord): Promise<void> {
+    const record: ApplyRecord = {
+      version: 1,
+      run: this.#run.id,
+      apply: this.#n,
+      kind: this.#kind,
+      ...(this.#logDir === undefined ? {} : { logDir: this.#logDir }),
+      entries: this.#entries,
+      folders: [...plan.folders],
+      temporaries: [...plan.temporaries],
+    };
+    try {
+      this.#first.seal();
+      this.#again.seal();
+      writeJsonAtomically(this.#dir, applyFiles(this.#n).record, record, true);
+      syncFolder(this.#dir);
+      this.#committed = true;
+      return Promise.resolve();
+    } catch (error) {
+      this.#first.abandon();
+      this.#again.abandon();
+      removeQuietly(`${this.#dir}/${applyFiles(this.#n).record}`);
+      return Promise.reject(this.#failure("write the apply journal", error));
+    }
+  }
+
+  preImage(path: string): Promise<PreImage | undefined> {
+    const entry = this.#entries.find((candidate) => candidate.path === path);
+    if (entry === undefined) return Promise.resolve(undefined);
+    try {
+      return Promise.resolve(readPreImage(this.#dir, this.#n, entry.before, this.#packs));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  complete(post: readonly PostState[]): Promise<void> {
+    const done: DoneRecord = {
+      version: 1,
+      run: this.#run.id,
+      apply: this.#n,
+      post: post.map((state) => ({ path: state.path, after: state.after })),
+    };
+    try {
+      writeJsonAtomically(this.#dir, applyFiles(this.#n).done, done);
+    } catch (error) {
+      return Promise.reject(this.#failure("mark the apply complete in the journal", error));
+    }
+    removeQuietly(`${this.#dir}/${applyFiles(this.#n).again}`);
+    for (const entry of this.#entries) this.#touched.add(entry.path);
+    return Promise.resolve();
+  }
+
+  discard(): Promise<void> {
+    if (this.#committed) forgetApply(this.#dir, this.#n);
+    this.#first.abandon();
+    this.#again.abandon();
+    return Promise.resolve();
+  }
+
+  #failure(what: string, error: unknown): JournalError {
+    return new JournalError(
+      `cannot ${what} in ${JOURNAL_DIR}/: ${messageOf(error)}`,
+      { cause: error },
+    );
+  }
+}
+
+/** The SHA-256 of `data`, in lower-case hex: how the journal tells whether a file changed. */
+export async function sha256Hex(data: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", data as Uint8Array<ArrayBuffer>);
+  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+// ---------------------------------------------------------------------------
+// Small file helpers (synchronous: the journal's files are small or written once)
+
+function lstatSyncOrUndefined(path: string): Deno.FileInfo | undefined {
+  try {
+    return Deno.lstatSync(path);
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw new JournalError(`cannot inspect ${JOURNAL_DIR}: ${messageOf(error)}`, { cause: error });
+  }
+}
+
+function listNames(dir: string): Set<string> {
+  try {
+    return new Set([...Deno.readDirSync(dir)].map((entry) => entry.name));
+  } catch (error) {
+    throw new JournalError(`cannot list ${JOURNAL_DIR}: ${messageOf(error)}`, { cause: error });
+  }
+}
+
+function listNamesQuietly(dir: string): string[] {
+  try {
+    return [...Deno.readDirSync(dir)].map((entry) => entry.name);
+  } catch {
+    return [];
+  }
+}
+
+/** Reads the regular file `name` of `dir`, at most `limit` bytes. */
+function readFileChecked(dir: string, name: string, limit: number): Uint8Array {
+  const path = `${dir}/${name}`;
+  try {
+    const info = Deno.lstatSync(path);
+    if (!info.isFile) throw new Error("not a regular file");
+    if (info.size > limit) throw new Error(`larger than ${limit} bytes`);
+    return Deno.readFileSync(path);
+  } catch (error) {
+    throw new JournalError(
+      `cannot read ${JOURNAL_DIR}/${name}: ${messageOf(error)}`,
+      { cause: error },
+    );
+  }
+}
+
+function parseJson<T extends z.ZodTypeAny>(dir: string, name: string, schema: T): z.infer<T> {
+  const bytes = readFileChecked(dir, name, MAX_RECORD_BYTES);
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    json = undefined;
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    throw new JournalError(
+      `${JOURNAL_DIR}/${name} is not a journal file code-commit wrote (was it edited?); ` +
+        `remove ${JOURNAL_DIR}/ if you are sure no apply was interrupted`,
+    );
+  }
+  return parsed.data;
+}
+
+/** Writes `value` as JSON to `dir/name` through a temporary file and a rename; with `sync`, synced first. */
+function writeJsonAtomically(dir: string, name: string, value: unknown, sync = false): void {
+  const temporary = `${dir}/${name}.tmp`;
+  const file = Deno.openSync(temporary, { write: true, create: true, truncate: true });
+  try {
+    let rest = new TextEncoder().encode(`${JSON.stringify(value)}\n`);
+    while (rest.length > 0) rest = rest.subarray(file.writeSync(rest));
+    if (sync) file.syncSync();
+  } finally {
+    file.close();
+  }
+  Deno.renameSync(temporary, `${dir}/${name}`);
+}
+
+/** Syncs the folder itself, so the renames in it survive a power cut. */
+function syncFolder(dir: string): void {
+  const folder = Deno.openSync(dir, { read: true });
+  try {
+    folder.syncSync();
+  } finally {
+    folder.close();
+  }
+}
+
+function removeQuietly(path: string): void {
+  try {
+    Deno.removeSync(path);
+  } catch {
+    // gone already, or left for the next tidy
+  }
+}
