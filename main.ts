@@ -27,10 +27,10 @@ const WORKFLOWS: Record<SessionWorkflow, () => Promise<(session: Session) => Pro
   auto: async () => (await import("./lib/workflows/auto_workflow/workflow.ts")).runAutoWorkflow,
 };
 
-/** The workflows that only set up the project: no key, no LLM call. */
-type LocalWorkflow = "init" | "rollup";
+/** The workflows that only set up the project (and `--undo`): no key, no LLM call. */
+type LocalWorkflow = "init" | "rollup" | "undo";
 const LOCAL_WORKFLOWS: Record<
-  LocalWorkflow,
+  Exclude<LocalWorkflow, "undo">,
   () => Promise<(root: string, console: Console) => Promise<number>>
 > = {
   init: async () => (await import("./lib/workflows/init/workflow.ts")).runInit,
@@ -59,10 +59,21 @@ export async function main(args: readonly string[]): Promise<number> {
     }
     const workflow = command.workflow;
     if (workflow === "init" || workflow === "rollup") {
-      return await (await LOCAL_WORKFLOWS[workflow]())(Deno.cwd(), console);
+      const [{ recoverFirst }, run] = await Promise.all([
+        import("./lib/apply/recovery.ts"),
+        LOCAL_WORKFLOWS[workflow](),
+      ]);
+      // Every workflow first rolls back an apply a killed run left unfinished.
+      await recoverFirst(Deno.cwd(), (line) => console.warn(line));
+      return await run(Deno.cwd(), console);
     }
     const trap = trapInterrupts(console);
     try {
+      if (workflow === "undo") {
+        // --undo needs no key and no model; the trap keeps a signal from stopping it halfway.
+        const { runUndoWorkflow } = await import("./lib/workflows/undo/workflow.ts");
+        return await runUndoWorkflow(Deno.cwd(), command.options, console);
+      }
       const [{ openSession }, run] = await Promise.all([
         import("./lib/session/session.ts"),
         WORKFLOWS[workflow](),

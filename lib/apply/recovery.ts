@@ -72,6 +72,17 @@ export async function recoverInterruptedApply(
 }
 
 /**
+ * {@link recoverInterruptedApply}, telling `say` the one line about it when
+ * it rolled anything back: what every workflow does first.
+ *
+ * @throws {JournalError} as {@link recoverInterruptedApply} does.
+ */
+export async function recoverFirst(root: string, say: (line: string) => void): Promise<void> {
+  const recovery = await recoverInterruptedApply(root);
+  if (recovery.line !== undefined) say(recovery.line);
+}
+
+/**
  * Puts every path `apply` touched back to its pre-image, removes its
  * temporary files and the folders it made. Returns how many paths it changed.
  */

@@ -16,7 +16,7 @@ import {
 } from "../sandbox/modes.ts";
 
 /** The workflows code-commit runs. */
-export type Workflow = "commit" | "consistency" | "auto" | "init" | "rollup";
+export type Workflow = "commit" | "consistency" | "auto" | "init" | "rollup" | "undo";
 
 /** What the command line asked for. */
 export type Command =
@@ -40,6 +40,13 @@ export interface RunOptions {
   readonly sandbox: SandboxMode;
   /** Whether a contained build reaches the network. */
   readonly buildNetwork: BuildNetwork;
+  /**
+   * `--force`: committing code and the auto workflow run on a tree with
+   * uncommitted changes; `--undo` restores paths changed since the run.
+   */
+  readonly force: boolean;
+  /** `--dry-run` (committing code): show what the first reply would change, and change nothing. */
+  readonly dryRun: boolean;
 }
 
 /** Default time one `./build.sh` may run: 30 minutes. */
@@ -57,6 +64,7 @@ const WORKFLOW_FLAGS: Readonly<Record<string, Workflow>> = {
   "aw": "auto",
   "init": "init",
   "rollup": "rollup",
+  "undo": "undo",
 };
 
 const OPTIONS = {
@@ -69,6 +77,8 @@ const OPTIONS = {
   "max-phase": { type: "string" },
   "sandbox": { type: "string" },
   "build-network": { type: "string" },
+  "force": { type: "boolean" },
+  "dry-run": { type: "boolean" },
   ...Object.fromEntries(Object.keys(WORKFLOW_FLAGS).map((flag) => [flag, { type: "boolean" }])),
 } as const;
 
@@ -123,9 +133,25 @@ export function parseCommandLine(args: readonly string[]): Command {
       "--build-context applies to committing code and the consistency report, not to --auto-workflow (which assembles its own codebase)",
     );
   }
-  if (buildContext && (workflow === "init" || workflow === "rollup")) {
+  if (buildContext && (workflow === "init" || workflow === "rollup" || workflow === "undo")) {
     throw new UsageError(
       `--build-context applies to committing code and the consistency report, not to --${workflow}`,
+    );
+  }
+  const force = values.force === true;
+  if (force && workflow !== "commit" && workflow !== "auto" && workflow !== "undo") {
+    throw new UsageError(
+      `--force applies to committing code, --auto-workflow and --undo, not to ${
+        workflow === "consistency"
+          ? "the consistency report, which changes no file"
+          : `--${workflow}`
+      }`,
+    );
+  }
+  const dryRun = values["dry-run"] === true;
+  if (dryRun && workflow !== "commit") {
+    throw new UsageError(
+      "--dry-run applies only to committing code (with or without --build-context)",
     );
   }
   const maxPhaseText = values["max-phase"] as string | undefined;
@@ -164,6 +190,8 @@ export function parseCommandLine(args: readonly string[]): Command {
       maxPhase: maxPhaseText === undefined ? 1 : phase(maxPhaseText),
       sandbox,
       buildNetwork,
+      force,
+      dryRun,
     },
   };
 }

@@ -41,6 +41,8 @@ Workflows (one at most):
                            agent-config/query.txt, a starter build script; no key, no LLM call
   --rollup                 write agent-config/codeRollup.txt from every file git tracks or would
                            track (remade before each run from then on); no key, no LLM call
+  --undo                   take back the most recent run that changed files, as a whole (all its
+                           attempts, or all its auto-workflow tasks); no LLM call, no key needed
 
 Models (--model NAME):
 ${models}
@@ -57,6 +59,10 @@ Options:
   --llm-timeout SECONDS    give up on one LLM request after this long (default ${DEFAULT_LLM_TIMEOUT_SECONDS})
   --max-phase N            auto workflow: go up to phase N (default 1; phases 2-4
                            use code-commit's own prompts)
+  --dry-run                committing code: make the first call, show what its reply would
+                           change (the whole diff goes to the log), change nothing, run no build
+  --force                  committing code, auto workflow: run even though git shows uncommitted
+                           changes; --undo: restore even paths edited since the run
   --sandbox auto|on|off    run ./build.sh in a sandbox: the project writable, agent-config/
                            hidden, .git/ and the protected files read-only, the rest of the
                            system read-only, its processes ended with it (bubblewrap on Linux,

@@ -12,6 +12,7 @@ export const LOGS_DIR = "logs";
 export const SLUGS = {
   committingCode: "committing-code",
   consistencyReport: "consistency-report",
+  undo: "undo",
 } as const;
 
 /**
@@ -32,6 +33,8 @@ export interface CallLogNames {
   readonly replyJson: string;
   /** The build that followed the call (committing code only). */
   readonly build: string;
+  /** With `--dry-run`: what the reply would change, and the whole unified diff. */
+  readonly dryRun: string;
 }
 
 function callNames(stem: string): CallLogNames {
@@ -40,6 +43,7 @@ function callNames(stem: string): CallLogNames {
     replyText: `${stem}-response.txt`,
     replyJson: `${stem}-response.json`,
     build: `${stem}-build.txt`,
+    dryRun: `${stem}-dry-run.diff`,
   };
 }
 
@@ -59,3 +63,9 @@ export const CONTEXT_CODEBASE = "0-codebase.txt";
 
 /** A workflow's single call (consistency report, auto-workflow review): `query…`. */
 export const SINGLE_QUERY: CallLogNames = callNames("query");
+
+/** The files a run changed, each with the lines added and removed (the terminal shows the first ones). */
+export const CHANGES_LIST = "changes.txt";
+
+/** What `--undo` restored. */
+export const UNDO_LIST = "undo.txt";

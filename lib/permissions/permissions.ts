@@ -46,9 +46,11 @@ const SYSTEM_PROGRAM_FOLDERS = ["/usr/bin", "/bin"] as const;
  *   every process it started (Deno's own `Deno.kill` of a process group
  *   needs unrestricted `--allow-run`, measured with Deno 2.9.6);
  * - `bwrap` (bubblewrap), the sandbox builds run in on Linux (`lib/sandbox/`);
- * - `git`, run only when the current folder holds no `.git`, to find the
+ * - `git`, run when the current folder holds no `.git`, to find the
  *   repository it is inside (`git rev-parse --show-toplevel`: the tool may
- *   not read above the folder it is started in).
+ *   not read above the folder it is started in), and for the dirty-tree
+ *   check before a run that changes files (`git status`, which knows git's
+ *   own rules exactly).
  */
 const SYSTEM_PROGRAMS = ["kill", "bwrap", "git"] as const;
 

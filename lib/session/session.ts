@@ -1,12 +1,14 @@
 /**
  * Everything a workflow needs for one run, set up in the order the checks
- * must happen: a local model has a local server, `.gitignore` protects the
- * keys, the chosen model's key is there (a local model needs none), every
+ * must happen: a local model has a local server, an apply that a killed
+ * run left unfinished is rolled back, `.gitignore` protects the keys, the chosen model's key is there (a local model needs none), every
  * key is known to the redactor, the endpoint is safe, and (for a
  * workflow that builds) how `./build.sh` is contained.
  *
  * @module
  */
+import { RunJournal } from "../apply/journal.ts";
+import { recoverFirst } from "../apply/recovery.ts";
 import { Console } from "../console/console.ts";
 import type { RunOptions, Workflow } from "../cli/args.ts";
 import { CodeCommitError, InterruptedError } from "../errors/errors.ts";
@@ -54,6 +56,8 @@ export interface Session {
    * `missing` here).
    */
   readonly buildScript: BuildScriptSnapshot;
+  /** The run's apply journal: every reply applied is recorded there first. */
+  readonly journal: RunJournal;
 }
 
 /** The files a workflow needs before its first call, besides `.gitignore` and the key. */
@@ -99,6 +103,7 @@ export function setupNeeds(workflow: Workflow, options: RunOptions): SetupNeeds 
  *
  * @throws {UsageError} when a local model has no loopback
  * `CODE_COMMIT_OPENAI_BASE_URL` (checked first).
+ * @throws {JournalError} when an interrupted apply cannot be rolled back.
  * @throws {CodeCommitError} run from a subfolder of a repository; for every
  * missing or wrong piece (one line each, after a first line saying how many
  * when there are several); when the endpoint override is unsafe, or
@@ -127,6 +132,9 @@ export async function openSession(
     )
     : undefined;
   containing?.catch(() => {});
+  // First thing in the project, before any other check or call: an apply a
+  // killed run left unfinished is rolled back.
+  await recoverFirst(root, (line) => console.warn(line));
   const problems: string[] = [];
   const check = async <T>(step: () => Promise<T>): Promise<T | undefined> => {
     try {
@@ -185,6 +193,7 @@ export async function openSession(
     tally: new TokenTally(),
     containment,
     buildScript,
+    journal: new RunJournal(root, { workflow: "code-commit" }),
   };
 }
 

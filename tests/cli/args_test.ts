@@ -24,6 +24,8 @@ Deno.test("no flags: committing code with gemini-2.5-pro and the default limits"
     maxPhase: 1,
     sandbox: "auto",
     buildNetwork: "on",
+    force: false,
+    dryRun: false,
   });
 });
 
@@ -37,6 +39,7 @@ Deno.test("every workflow flag selects its workflow", () => {
     ["--aw", "auto"],
     ["--init", "init"],
     ["--rollup", "rollup"],
+    ["--undo", "undo"],
   ];
   for (const [flag, workflow] of cases) assert.equal(run([flag]).workflow, workflow, flag);
 });
@@ -66,6 +69,15 @@ Deno.test("--sandbox and --build-network take their values, for every workflow",
   assert.equal(run(["--build-network", "off"]).options.buildNetwork, "off");
   assert.equal(run(["--sandbox", "on", "--build-network", "off"]).options.buildNetwork, "off");
   assert.equal(run(["--sandbox", "off", "--build-network", "on"]).options.sandbox, "off");
+});
+
+Deno.test("--force (committing code, the auto workflow, --undo) and --dry-run (committing code) are read", () => {
+  assert.equal(run(["--force"]).options.force, true);
+  assert.equal(run(["--aw", "--force"]).options.force, true);
+  assert.equal(run(["--undo", "--force"]).options.force, true);
+  assert.equal(run(["--dry-run"]).options.dryRun, true);
+  assert.equal(run(["--commit", "--dry-run", "--build-context"]).options.dryRun, true);
+  assert.equal(run(["--dry-run", "--force"]).options.force, true);
 });
 
 Deno.test("--help and --version win over everything else given with them", () => {
@@ -113,6 +125,19 @@ const USAGE_ERRORS: [string[], string][] = [
   [["--rollup", "--build-context"], "not to --rollup"],
   [["--init", "--rollup"], "--init and --rollup are two workflow flags"],
   [["--rollup", "--max-phase", "2"], "--max-phase applies only to --auto-workflow"],
+  [["--undo", "--cc"], "--cc and --undo are two workflow flags"],
+  [["--undo", "--build-context"], "--build-context applies to committing code"],
+  [["--undo", "--max-phase", "2"], "--max-phase applies only to --auto-workflow"],
+  [["--cc", "--force"], "--force applies to committing code, --auto-workflow and --undo"],
+  [["--aw", "--dry-run"], "--dry-run applies only to committing code"],
+  [["--cc", "--dry-run"], "--dry-run applies only to committing code"],
+  [["--undo", "--dry-run"], "--dry-run applies only to committing code"],
+  [["--force", "--force"], "--force is given twice"],
+  [["--dry-run=yes"], "--dry-run takes no value"],
+  [
+    ["--init", "--force"],
+    "--force applies to committing code, --auto-workflow and --undo, not to --init",
+  ],
 ];
 
 Deno.test("every bad command line is a usage error (exit 2) naming the flag", () => {

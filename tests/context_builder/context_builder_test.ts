@@ -11,6 +11,7 @@ import { type ContextRequest, prepareCodebase } from "../../lib/context_builder/
 import { CodeCommitError } from "../../lib/errors/errors.ts";
 import { TokenTally } from "../../lib/llm/ask.ts";
 import type { LlmClient, LlmReply } from "../../lib/llm/types.ts";
+import { RunJournal } from "../../lib/apply/journal.ts";
 import { RunLog } from "../../lib/logger/run_log.ts";
 import { Redactor } from "../../lib/secrets/redact.ts";
 import type { Session } from "../../lib/session/session.ts";
@@ -62,6 +63,7 @@ async function harness(root: string, replies: Partial<LlmReply>[], args = ["--bu
     tally: new TokenTally(),
     containment: { kind: "none", why: "no build in these tests" },
     buildScript: { kind: "missing" },
+    journal: new RunJournal(root, { workflow: "committing code" }),
   };
   const log = await RunLog.create(root, "committing-code", redactor);
   return {

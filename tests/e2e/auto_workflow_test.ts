@@ -363,14 +363,17 @@ Deno.test("auto workflow: changes-attempted applies the files, stops for review 
   );
   assert.match(
     first.run.stdout,
-    /^comment on src\/core \(src\/core\/UserSpecification\.md\), stage implemented:\nWrote greet\.\nauto workflow: stopped at src\/core \(src\/core\/UserSpecification\.md\), stage implemented \(phase 1\): changes attempted \(changed: src\/core\/core\.ts\); review them with git diff, then run code-commit --aw again; 1 task passed before it; /,
+    /^comment on src\/core \(src\/core\/UserSpecification\.md\), stage implemented:\nWrote greet\.\n1 file changed by this run \(1 created\):\n {2}created {3}src\/core\/core\.ts {2}\+3 -0\nauto workflow: stopped at src\/core \(src\/core\/UserSpecification\.md\), stage implemented \(phase 1\): changes attempted \(1 file changed by the task\); review them with git status and git diff \(or take the run back with code-commit --undo\), then run code-commit --aw again; 1 task passed before it; /,
   );
   assert.deepEqual(
     await cacheFiles(project),
     await expectedCache(project, ["src/core self-consistent"]),
   );
 
-  // The user reviewed; the next run starts again at implemented.
+  // The user reviewed and committed (a run on uncommitted changes is refused without
+  // --force); the next run starts again at implemented.
+  await git(project.root, "add", "-A");
+  await git(project.root, "commit", "-q", "-m", "reviewed");
   const second = await runAw(project, [
     geminiReply(SUCCESS),
     geminiReply("@@@@changes-requested@@@@"),
@@ -402,7 +405,7 @@ Deno.test("auto workflow: a task-success that changed files is cached (the tag d
   assert.equal(await project.read("src/core/core.txt"), "new core\n");
   assert.match(
     run.stderr,
-    /changed src\/core\/core\.txt and its reply says task-success: the stage is recorded as passed; review the changes with git diff/,
+    /changed src\/core\/core\.txt and its reply says task-success: the stage is recorded as passed; review the changes with git status and git diff/,
   );
   assert.deepEqual(
     await cacheFiles(project),
@@ -507,7 +510,8 @@ Deno.test("auto workflow: a code-changing stage whose final reply has no tag is 
     run.stderr,
     new RegExp(
       `the build passed, but the reply has no status tag: .*; see logs/${folder}/1-initial-query-response\\.txt ` +
-        "\\(1 file this task changed is left in place: review with git diff\\)",
+        "\\(1 file this task changed is left in place: review with git status and git diff, " +
+        "or take the run back with code-commit --undo\\)",
     ),
   );
   assert.deepEqual(
@@ -528,7 +532,7 @@ echo ok
   assert.equal(server.requests.length, 5);
   assert.match(
     run.stdout,
-    /^auto workflow: src\/core \(src\/core\/UserSpecification\.md\), stage implemented \(phase 1\) failed: the build still fails after 4 attempts \(changed: src\/core\/core\.txt, left in place: review them with git diff\); 1 task passed before it; /,
+    /^1 file changed by this run \(1 replaced\):\n {2}replaced {2}src\/core\/core\.txt {2}\+1 -\d+\nauto workflow: src\/core \(src\/core\/UserSpecification\.md\), stage implemented \(phase 1\) failed: the build still fails after 4 attempts \(1 file changed by the task, left in place: see them with git status and git diff, or take the whole run back with code-commit --undo\); 1 task passed before it; /,
   );
   assert.deepEqual(
     await cacheFiles(project),
@@ -577,11 +581,16 @@ Deno.test("auto workflow: changes-requested while the build fails prints the com
     "The spec asks for a network call the sandbox forbids.",
     "Say which one wins.",
   ]);
+  assert.deepEqual(lines.slice(3, 5), [
+    "1 file changed by this run (1 replaced):",
+    lines[4].replace(/\+1 -\d+$/, "+1 -1"),
+  ]);
+  assert.match(lines[4], /^ {2}replaced {2}src\/core\/core\.txt {2}\+1 -\d+$/);
   assert.match(
-    lines[3],
-    /^auto workflow: stopped at src\/core \(src\/core\/UserSpecification\.md\), stage implemented \(phase 1\): changes requested in repair 1, before the build passed \(see the comment above\); changed: src\/core\/core\.txt \(left in place: review with git diff\); make the changes, then run code-commit --aw again; 1 task passed before it; 3 LLM calls, /,
+    lines[5],
+    /^auto workflow: stopped at src\/core \(src\/core\/UserSpecification\.md\), stage implemented \(phase 1\): changes requested in repair 1, before the build passed \(see the comment above\); 1 file changed by the task \(left in place: see them with git status and git diff, or take the whole run back with code-commit --undo\); make the changes, then run code-commit --aw again; 1 task passed before it; 3 LLM calls, /,
   );
-  assert.equal(lines.length, 5);
+  assert.equal(lines.length, 7);
   assert.match(
     run.stderr,
     /the reply holds 2 file blocks, not applied: a changes-requested reply changes no file/,

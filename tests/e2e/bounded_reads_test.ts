@@ -234,7 +234,8 @@ Deno.test("the auto workflow leaves a hard-linked module file out of the codebas
     geminiReply("@@@@changes-requested@@@@\n"),
   ]);
   try {
-    const run = await runOrKill(project, ["--aw"], server);
+    // --force: the hard link is an uncommitted file, on purpose.
+    const run = await runOrKill(project, ["--aw", "--force"], server);
     assert.equal(run.code, 0, run.stderr);
     assert.equal(server.requests.length, 2);
     assert.ok(server.requests[1].bodyText.includes("--- src/core/core.txt ---"));

@@ -256,7 +256,8 @@ Deno.test("committing code with --build-context uses the chosen files as its cod
     geminiReply("^^^src/status.txt\nok\n^^^end\n"),
   ]);
   try {
-    const run = await runTool(project.root, ["--build-context"], { server });
+    // --force: the hostile files are uncommitted, on purpose.
+    const run = await runTool(project.root, ["--build-context", "--force"], { server });
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /build passed after 1 attempt/);
     assert.equal(await project.read("src/status.txt"), "ok\n");

@@ -71,7 +71,17 @@ Deno.test("success on the first try: one call, the file written, the build run, 
       "1-initial-query-response.json",
       "1-initial-query-response.txt",
       "1-initial-query.txt",
+      "changes.txt",
     ]);
+    // What changed, before the summary line, and in the log.
+    assert.match(
+      run.stdout,
+      /1 file changed by this run \(1 replaced\):\n {2}replaced {2}src\/status\.txt {2}\+1 -1\n/,
+    );
+    assert.equal(
+      await Deno.readTextFile(join(log, "changes.txt")),
+      "  replaced  src/status.txt  +1 -1\n",
+    );
     assert.equal(await Deno.readTextFile(join(log, "1-initial-query-response.txt")), FIX);
     assert.match(
       await Deno.readTextFile(join(log, "1-initial-query-build.txt")),
@@ -151,7 +161,15 @@ Deno.test("success after repairs: each repair sees the build output and the late
         "3-repair-query-2-response.json",
         "3-repair-query-2-response.txt",
         "3-repair-query-2.txt",
+        "changes.txt",
       ]);
+      // The run as a whole, against the tree before it: three attempts, one list.
+      assert.equal(
+        await Deno.readTextFile(join(log, "changes.txt")),
+        "  created   src/extra.txt  +1 -0\n" +
+          "  deleted   src/keep.txt  +0 -1\n" +
+          "  replaced  src/status.txt  +1 -1\n",
+      );
     },
   );
 });
@@ -164,11 +182,11 @@ Deno.test("all repairs spent: exactly four calls, exit 1, the changes left for r
     assert.equal(server.remaining(), 1);
     assert.match(
       lastLine(run.stdout),
-      /^committing code: build still failing after 4 attempts \(3 repairs\); 1 file changed \(left in place: review them with git diff\); 4 LLM calls/,
+      /^committing code: build still failing after 4 attempts \(3 repairs\); 1 file changed \(left in place: see them with git status and git diff, or take the whole run back with code-commit --undo\); 4 LLM calls/,
     );
     assert.equal(await project.read("src/status.txt"), "still broken\n");
     const files = await logFiles(log);
-    assert.equal(files.length, 16);
+    assert.equal(files.length, 17); // four calls of four files each, and changes.txt
     assert(files.includes("4-repair-query-3-build.txt"));
     assert(!files.some((name) => name.startsWith("5-")));
   });
@@ -314,9 +332,13 @@ Deno.test({
         assert.match(run.stderr, /rolled back/);
         const after = await project.snapshot();
         for (const [path, content] of before) assert.equal(after.get(path), content, path);
-        assert.deepEqual([...after.keys()].filter((p) => !p.startsWith("logs/")), [
-          ...before.keys(),
-        ]);
+        // The journal's run header stays (its pre-images went with the rollback).
+        assert.deepEqual(
+          [...after.keys()].filter((p) =>
+            !p.startsWith("logs/") && !p.startsWith("agent-config/journal/")
+          ),
+          [...before.keys()],
+        );
         assert.equal(await project.exists("src/fresh"), false, "a created folder was left behind");
         await assertNoKeyLeak(project.root, [run], server);
       } finally {

@@ -21,6 +21,8 @@ Deno.test("logs live in logs/, slugs are those of the specification", () => {
   assert.deepEqual(SLUGS, {
     committingCode: "committing-code",
     consistencyReport: "consistency-report",
+    // --undo came after the seeds; its folder holds the list of what it restored.
+    undo: "undo",
   });
 });
 
@@ -31,36 +33,42 @@ const CALLS: [string, CallLogNames, CallLogNames][] = [
     replyText: "1-initial-query-response.txt",
     replyJson: "1-initial-query-response.json",
     build: "1-initial-query-build.txt",
+    dryRun: "1-initial-query-dry-run.diff",
   }],
   ["repair 1", repairQuery(1), {
     query: "2-repair-query-1.txt",
     replyText: "2-repair-query-1-response.txt",
     replyJson: "2-repair-query-1-response.json",
     build: "2-repair-query-1-build.txt",
+    dryRun: "2-repair-query-1-dry-run.diff",
   }],
   ["repair 2", repairQuery(2), {
     query: "3-repair-query-2.txt",
     replyText: "3-repair-query-2-response.txt",
     replyJson: "3-repair-query-2-response.json",
     build: "3-repair-query-2-build.txt",
+    dryRun: "3-repair-query-2-dry-run.diff",
   }],
   ["repair 3", repairQuery(3), {
     query: "4-repair-query-3.txt",
     replyText: "4-repair-query-3-response.txt",
     replyJson: "4-repair-query-3-response.json",
     build: "4-repair-query-3-build.txt",
+    dryRun: "4-repair-query-3-dry-run.diff",
   }],
   ["the context builder's query", CONTEXT_QUERY, {
     query: "0-context-query.txt",
     replyText: "0-context-query-response.txt",
     replyJson: "0-context-query-response.json",
     build: "0-context-query-build.txt",
+    dryRun: "0-context-query-dry-run.diff",
   }],
   ["a single-call workflow", SINGLE_QUERY, {
     query: "query.txt",
     replyText: "query-response.txt",
     replyJson: "query-response.json",
     build: "query-build.txt",
+    dryRun: "query-dry-run.diff",
   }],
 ];
 

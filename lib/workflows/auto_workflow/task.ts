@@ -71,12 +71,15 @@ export function describeTask(task: Task): string {
  * not UTF-8; when a file cannot be read.
  * @throws {LlmError} when an LLM call fails.
  * @throws {InterruptedError} on Ctrl-C.
+ *
+ * `onLog` is told the task's log folder as soon as it exists.
  */
 export async function runTask(
   session: Session,
   task: Task,
   states: readonly ModuleState[],
   modules: readonly Module[],
+  onLog?: (log: RunLog) => void,
 ): Promise<TaskOutcome> {
   const module = task.state.module;
   const log = await RunLog.create(
@@ -84,6 +87,7 @@ export async function runTask(
     autoWorkflowSlug(module.specPath, task.stage.name),
     session.redactor,
   );
+  onLog?.(log);
   session.console.info(
     `phase ${task.stage.phase}, L${module.depth}: ${describeTask(task)}` +
       `${task.cached === undefined ? "" : " (its specification changed since it last passed)"}; ` +
@@ -230,7 +234,8 @@ function afterBuildPassed(
       ? ""
       : ` (${plural(changedPaths.length, "file")} this task changed ${
         changedPaths.length === 1 ? "is" : "are"
-      } left in place: review with git diff)`;
+      } left in place: review with git status and git diff, or take the run back with ` +
+        "code-commit --undo)";
     throw new CodeCommitError(
       `${describeTask(task)}: the build passed, but ${parsed.reason}; ` +
         `see ${log.path(result.lastNames.replyText)}${left}`,
@@ -238,9 +243,11 @@ function afterBuildPassed(
   }
   if (parsed.status === "task-success" && changedPaths.length > 0) {
     // SPEC decision 13: the tag decides; the user is told what to review.
+    const named = changedPaths.slice(0, 20).join(", ") +
+      (changedPaths.length > 20 ? `, and ${changedPaths.length - 20} more` : "");
     session.console.warn(
-      `${describeTask(task)} changed ${changedPaths.join(", ")} and its reply says ` +
-        "task-success: the stage is recorded as passed; review the changes with git diff",
+      `${describeTask(task)} changed ${named} and its reply says task-success: the stage is ` +
+        "recorded as passed; review the changes with git status and git diff",
     );
   }
   const { status, comment } = parsed;

@@ -15,7 +15,9 @@
  *
  * @module
  */
-import { EXIT, interruption } from "../../errors/errors.ts";
+import { CodeCommitError, EXIT, interruption } from "../../errors/errors.ts";
+import type { RunLog } from "../../logger/run_log.ts";
+import { checkCleanTree } from "../../preconditions/dirty_tree.ts";
 import { checkBuildScript } from "../../preconditions/preconditions.ts";
 import { plural } from "../../text/plural.ts";
 import type { Session } from "../../session/session.ts";
@@ -28,6 +30,7 @@ import { runnablePhase } from "./prompts.ts";
 import { PHASES } from "./stages.ts";
 import { loadStates } from "./states.ts";
 import { describeTask, runTask, type TaskOutcome } from "./task.ts";
+import { reportRunChanges, REVIEW_CHANGES } from "../committing_code/run_changes.ts";
 
 /** `L0: src/core, src/util; L1: src/llm; L2: the root module (UserSpecification.md)`. */
 function describeLevels(modules: readonly Module[]): string {
@@ -89,6 +92,7 @@ function warnOnce(session: Session, warnings: readonly string[], warned: Set<str
  */
 export async function runAutoWorkflow(session: Session): Promise<number> {
   const { root, console, options } = session;
+  session.journal.workflow = "auto workflow";
   const maxPhase = runnablePhase(options.maxPhase);
   const warned = new Set<string>();
   let modules = await loadModulesReported(session, warned);
@@ -98,26 +102,47 @@ export async function runAutoWorkflow(session: Session): Promise<number> {
     `auto workflow with ${options.model}: ${plural(modules.length, "module")} ` +
       `(${describeLevels(modules)}); phases 1 to ${maxPhase}`,
   );
-  if (task !== undefined) await checkBuildScript(root);
-
-  let passed = 0;
-  while (task !== undefined) {
-    if (session.signal.aborted) throw interruption(session.signal);
-    const outcome = await runTask(session, task, states, modules);
-    if (outcome.kind === "status" && outcome.comment !== undefined && outcome.comment !== "") {
-      console.result(`comment on ${describeTask(task)}:\n${outcome.comment}`);
-    }
-    if (outcome.kind !== "status" || outcome.status !== "task-success") {
-      return stop(session, task, outcome, passed);
-    }
-    const file = await writeCache(root, task.state.module.path, task.stage.name, task.state.spec);
-    passed++;
-    console.info(`${describeTask(task)}: passed; recorded in ${file}`);
-    modules = await loadModulesReported(session, warned, task);
-    states = await loadStates(root, modules, maxPhase);
-    task = nextTask(states, maxPhase);
+  if (task !== undefined) {
+    await checkBuildScript(root);
+    if (!options.force) await checkCleanTree(root, (line) => console.warn(line));
   }
 
+  let passed = 0;
+  let lastLog: RunLog | undefined;
+  try {
+    while (task !== undefined) {
+      if (session.signal.aborted) throw interruption(session.signal);
+      const outcome = await runTask(session, task, states, modules, (log) => (lastLog = log));
+      if (outcome.kind === "status" && outcome.comment !== undefined && outcome.comment !== "") {
+        console.result(`comment on ${describeTask(task)}:\n${outcome.comment}`);
+      }
+      if (outcome.kind !== "status" || outcome.status !== "task-success") {
+        if (lastLog !== undefined) await reportRunChanges(session, lastLog);
+        return stop(session, task, outcome, passed);
+      }
+      const file = await writeCache(root, task.state.module.path, task.stage.name, task.state.spec);
+      passed++;
+      console.info(`${describeTask(task)}: passed; recorded in ${file}`);
+      modules = await loadModulesReported(session, warned, task);
+      states = await loadStates(root, modules, maxPhase);
+      task = nextTask(states, maxPhase);
+    }
+  } catch (error) {
+    if (
+      error instanceof CodeCommitError && lastLog !== undefined &&
+      session.journal.touched().size > 0
+    ) {
+      const changes = await reportRunChanges(session, lastLog);
+      console.result(
+        `auto workflow: stopped by the error below; ${plural(passed, "task")} passed before it; ` +
+          `${plural(changes.length, "file")} changed by this run, left in place ` +
+          `(${REVIEW_CHANGES})${tokens(session)}; logs in ${lastLog.dir}`,
+      );
+    }
+    throw error;
+  }
+
+  if (lastLog !== undefined) await reportRunChanges(session, lastLog);
   console.result(nothingLeft(states, maxPhase, passed, session));
   return EXIT.ok;
 }
@@ -149,7 +174,7 @@ function stop(session: Session, task: Task, outcome: TaskOutcome, passed: number
   const where = `${describeTask(task)} (phase ${task.stage.phase})`;
   const files = outcome.changedPaths.length === 0
     ? "no file changed"
-    : `changed: ${outcome.changedPaths.join(", ")}`;
+    : `${plural(outcome.changedPaths.length, "file")} changed by the task`;
   const tail = `${plural(passed, "task")} passed before it${
     tokens(session)
   }; logs in ${outcome.logDir}`;
@@ -158,7 +183,7 @@ function stop(session: Session, task: Task, outcome: TaskOutcome, passed: number
       `auto workflow: ${where} failed: the build still fails after ${
         plural(outcome.attempts, "attempt")
       } (${files}${
-        outcome.changedPaths.length === 0 ? "" : ", left in place: review them with git diff"
+        outcome.changedPaths.length === 0 ? "" : `, left in place: ${REVIEW_CHANGES}`
       }); ${tail}`,
     );
     return EXIT.failed;
@@ -167,7 +192,7 @@ function stop(session: Session, task: Task, outcome: TaskOutcome, passed: number
     const repair = outcome.attempts === 1
       ? ""
       : ` in repair ${outcome.attempts - 1}, before the build passed`;
-    const left = outcome.changedPaths.length === 0 ? "" : " (left in place: review with git diff)";
+    const left = outcome.changedPaths.length === 0 ? "" : ` (left in place: ${REVIEW_CHANGES})`;
     session.console.result(
       `auto workflow: stopped at ${where}: changes requested${repair}` +
         `${outcome.comment ? " (see the comment above)" : " (the reply gave no comment)"}; ` +
@@ -177,7 +202,8 @@ function stop(session: Session, task: Task, outcome: TaskOutcome, passed: number
   }
   session.console.result(
     `auto workflow: stopped at ${where}: changes attempted (${files}); review them with ` +
-      `git diff, then run code-commit --aw again; ${tail}`,
+      `git status and git diff (or take the run back with code-commit --undo), then run ` +
+      `code-commit --aw again; ${tail}`,
   );
   return EXIT.ok;
 }

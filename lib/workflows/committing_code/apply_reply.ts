@@ -7,11 +7,15 @@
  * @module
  */
 import { type AppliedChange, ApplyError, applyOperations } from "../../apply/apply.ts";
+import type { ApplyJournal } from "../../apply/journal.ts";
 import { formatRefusals, guardOperations, type Refusal } from "../../guard/guard.ts";
 import type { LlmReply } from "../../llm/types.ts";
 import type { FileOperation } from "../../reply/operations.ts";
 import { parseReply } from "../../reply/parse.ts";
 import type { Redactor } from "../../secrets/redact.ts";
+import { countKinds } from "../../text/change_list.ts";
+import { formatCount } from "../../text/numbers.ts";
+import { plural } from "../../text/plural.ts";
 
 /** What applying a reply did. */
 export type ReplyOutcome =
@@ -61,23 +65,32 @@ export function keyRefusals(
   return refusals;
 }
 
+/** A reply parsed, its paths guarded and its contents checked for keys: what it would do. */
+export type CheckedReply =
+  | {
+    readonly ok: true;
+    /** The operations (normalized paths), in reply order. */
+    readonly operations: readonly FileOperation[];
+    /** The parser's warnings (a path given twice). */
+    readonly warnings: readonly string[];
+  }
+  | {
+    readonly ok: false;
+    /** Why it cannot be applied, naming every refused path, every key masked. */
+    readonly reason: string;
+  };
+
 /**
- * Applies `reply` to the project at `root`, all or nothing.
- *
- * Never throws for a bad reply: a truncated reply, a parse error, a refused
- * path, a path or a file content that holds a key (any form `redactor`
- * knows) or a failed (and rolled back) write come back as `ok: false`, with
- * a reason in which every key is masked (it goes into the next repair
- * prompt, and a prompt holding a key is never sent).
- *
- * @throws {ApplyError} only when a failed write could not be rolled back
- * completely: the run must stop, and the message lists the paths to restore.
+ * Checks `reply` against the project at `root` without writing anything:
+ * refused when it was cut off, parsed, every path guarded, every path and
+ * content checked for a key. Never throws for a bad reply; a reason holds
+ * no key (every one is masked).
  */
-export async function applyReply(
+export async function checkReply(
   root: string,
   reply: LlmReply,
   redactor: Redactor,
-): Promise<ReplyOutcome> {
+): Promise<CheckedReply> {
   if (reply.truncated) {
     return {
       ok: false,
@@ -102,14 +115,37 @@ export async function applyReply(
       .map((refusal) => ({ ...refusal, path: redactor.redact(refusal.path) }));
     return { ok: false, reason: redactor.redact(formatRefusals(all)) };
   }
+  return { ok: true, operations: guarded.operations, warnings: parsed.warnings };
+}
 
+/**
+ * Applies `reply` to the project at `root`, all or nothing, recording the
+ * apply in `journal` before anything is written.
+ *
+ * Never throws for a bad reply: a truncated reply, a parse error, a refused
+ * path, a path or a file content that holds a key (any form `redactor`
+ * knows) or a failed (and rolled back) write come back as `ok: false`, with
+ * a reason in which every key is masked (it goes into the next repair
+ * prompt, and a prompt holding a key is never sent).
+ *
+ * @throws {ApplyError} only when a failed write could not be rolled back
+ * completely: the run must stop, and the message lists the paths to restore.
+ */
+export async function applyReply(
+  root: string,
+  reply: LlmReply,
+  redactor: Redactor,
+  journal: ApplyJournal,
+): Promise<ReplyOutcome> {
+  const checked = await checkReply(root, reply, redactor);
+  if (!checked.ok) return checked;
   try {
-    const applied = await applyOperations(root, guarded.operations);
+    const applied = await applyOperations(root, checked.operations, { journal });
     return {
       ok: true,
-      operations: guarded.operations,
+      operations: checked.operations,
       changes: applied.changes,
-      warnings: [...parsed.warnings, ...applied.warnings],
+      warnings: [...checked.warnings, ...applied.warnings],
     };
   } catch (error) {
     if (error instanceof ApplyError && error.notRestored.length === 0) {
@@ -119,8 +155,20 @@ export async function applyReply(
   }
 }
 
-/** `created src/a.ts, replaced src/b.ts, deleted src/c.ts`. */
+/** How many changes {@link describeChanges} names before it counts the rest. */
+const NAMED_CHANGES = 20;
+
+/**
+ * `created src/a.ts, replaced src/b.ts, deleted src/c.ts`; past twenty,
+ * `2,000 files (1,990 created, 10 replaced): created a, …, and 1,980 more`.
+ */
 export function describeChanges(changes: readonly AppliedChange[]): string {
   if (changes.length === 0) return "no file changed";
-  return changes.map((change) => `${change.kind} ${change.path}`).join(", ");
+  const named = changes.slice(0, NAMED_CHANGES).map((change) => `${change.kind} ${change.path}`)
+    .join(", ");
+  if (changes.length <= NAMED_CHANGES) return named;
+  const kinds = countKinds(changes.map((change) => ({ ...change, added: 0, removed: 0 })));
+  return `${plural(changes.length, "file")} (${kinds}): ${named}, and ${
+    formatCount(changes.length - NAMED_CHANGES)
+  } more`;
 }

@@ -119,7 +119,8 @@ export async function runCommitLoop<T = never>(
     }
     showProse(console, client.model, reply.text, log.path(names.replyText));
 
-    const outcome = await applyReply(root, reply, session.redactor);
+    session.journal.logDir = log.dir;
+    const outcome = await applyReply(root, reply, session.redactor, session.journal);
     if (!outcome.ok) {
       lastReplyApplied = false;
       console.warn(`the reply was not applied, nothing from it was written: ${outcome.reason}`);

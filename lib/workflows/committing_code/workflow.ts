@@ -4,49 +4,80 @@
  *
  * @module
  */
-import { EXIT } from "../../errors/errors.ts";
+import { CodeCommitError, EXIT } from "../../errors/errors.ts";
 import { plural } from "../../text/plural.ts";
 import { SLUGS } from "../../logger/log_names.ts";
 import { RunLog } from "../../logger/run_log.ts";
+import { checkCleanTree } from "../../preconditions/dirty_tree.ts";
 import { checkBuildScript, readQuery } from "../../preconditions/preconditions.ts";
 import type { Session } from "../../session/session.ts";
 import { prepareCodebase } from "../../context_builder/context_builder.ts";
+import { runDryRun } from "./dry_run.ts";
 import { runCommitLoop } from "./loop.ts";
 import { initialPrompt } from "./prompt_layout.ts";
+import { reportRunChanges, REVIEW_CHANGES } from "./run_changes.ts";
 
 /**
  * Runs committing code in the session's project. Returns 0 when the build
- * passes, 1 when the repairs are spent.
+ * passes, 1 when the repairs are spent. With `--dry-run`, shows what the
+ * first reply would change instead (see `dry_run.ts`).
  *
- * @throws {CodeCommitError} for a missing file, an LLM error or Ctrl-C.
+ * Before any LLM call, a tree with uncommitted changes is refused (unless
+ * `--force`, or `--dry-run`, which writes nothing). At the end, and when an
+ * error ends the run after it changed files, the files the run changed are
+ * listed before the summary line.
+ *
+ * @throws {CodeCommitError} for a missing file, uncommitted changes, an LLM error or Ctrl-C.
  */
 export async function runCommittingCode(session: Session): Promise<number> {
   const { root, options, console } = session;
+  session.journal.workflow = "committing code";
   const query = await readQuery(root);
   const codebaseFor = await prepareCodebase(session);
   await checkBuildScript(root);
+  if (!options.dryRun && !options.force) {
+    await checkCleanTree(root, (line) => console.warn(line));
+  }
 
   const log = await RunLog.create(root, SLUGS.committingCode, session.redactor);
-  console.info(`committing code with ${options.model}; logs in ${log.dir}`);
+  console.info(
+    `committing code with ${options.model}${
+      options.dryRun ? " (dry run)" : ""
+    }; logs in ${log.dir}`,
+  );
   const codebase = await codebaseFor({ nextAgentPrompt: initialPrompt(query), log });
+  if (options.dryRun) return await runDryRun(session, log, query, codebase);
 
-  const result = await runCommitLoop(session, log, query, codebase);
+  const tokens = () => `${plural(session.tally.calls, "LLM call")}, ${session.tally.describe()}`;
+  let result;
+  try {
+    result = await runCommitLoop(session, log, query, codebase);
+  } catch (error) {
+    if (error instanceof CodeCommitError && session.journal.touched().size > 0) {
+      const changes = await reportRunChanges(session, log);
+      console.result(
+        `committing code: stopped by the error below after ${
+          plural(session.tally.calls, "LLM call")
+        }; ${plural(changes.length, "file")} changed, left in place (${REVIEW_CHANGES}); ` +
+          `${tokens()}; logs in ${log.dir}`,
+      );
+    }
+    throw error;
+  }
+  const changes = await reportRunChanges(session, log);
   const repairs = result.attempts - 1;
-  const files = `${plural(result.changedPaths.length, "file")} changed`;
-  const tokens = `${plural(session.tally.calls, "LLM call")}, ${session.tally.describe()}`;
+  const files = `${plural(changes.length, "file")} changed`;
   const tries = `${plural(result.attempts, "attempt")} (${plural(repairs, "repair")})`;
   if (result.passed) {
     console.result(
-      `committing code: build passed after ${tries}; ${files}; ${tokens}; logs in ${log.dir}`,
+      `committing code: build passed after ${tries}; ${files}; ${tokens()}; logs in ${log.dir}`,
     );
     return EXIT.ok;
   }
   console.result(
     `committing code: build still failing after ${tries}; ` +
-      `${files}${
-        result.changedPaths.length > 0 ? " (left in place: review them with git diff)" : ""
-      }; ` +
-      `${tokens}; logs in ${log.dir}`,
+      `${files}${changes.length > 0 ? ` (left in place: ${REVIEW_CHANGES})` : ""}; ` +
+      `${tokens()}; logs in ${log.dir}`,
   );
   return EXIT.failed;
 }

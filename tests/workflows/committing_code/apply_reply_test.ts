@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { applyReply, describeChanges } from "../../../lib/workflows/committing_code/apply_reply.ts";
+import { memoryJournal } from "../../../lib/apply/journal.ts";
 import type { LlmReply } from "../../../lib/llm/types.ts";
 import { Redactor } from "../../../lib/secrets/redact.ts";
 import { GEMINI_KEY, OPENAI_KEY } from "../../support/project.ts";
@@ -37,6 +38,7 @@ Deno.test("a good reply is parsed, guarded and applied", async () => {
       root,
       reply("^^^./src/a.ts\nnew\n^^^end\n^^^src/b.ts\nb\n^^^end\n"),
       REDACTOR,
+      memoryJournal(),
     );
     assert(outcome.ok);
     assert.deepEqual(outcome.changes, [
@@ -60,7 +62,7 @@ Deno.test("truncated, unparsable, refused: nothing written, and the reason says 
   ];
   for (const [bad, reason] of cases) {
     await inProject(async (root) => {
-      const outcome = await applyReply(root, bad, REDACTOR);
+      const outcome = await applyReply(root, bad, REDACTOR, memoryJournal());
       assert(!outcome.ok);
       assert.match(outcome.reason, reason);
       assert.equal(await Deno.readTextFile(join(root, "src/a.ts")), "old\n");
@@ -74,6 +76,7 @@ Deno.test("a path given twice applies the last block and warns", async () => {
       root,
       reply("^^^src/a.ts\none\n^^^end\n^^^src/a.ts\ntwo\n^^^end\n"),
       REDACTOR,
+      memoryJournal(),
     );
     assert(outcome.ok);
     assert.equal(outcome.warnings.length, 1);
@@ -95,6 +98,7 @@ Deno.test("a file whose content holds a key, in any form, is refused: nothing wr
         root,
         reply(`^^^src/a.ts\nnew\n^^^end\n^^^src/leak.ts\n${content}^^^end\n`),
         REDACTOR,
+        memoryJournal(),
       );
       assert(!outcome.ok, name);
       assert.match(outcome.reason, /refused the reply: 1 path may not be written/, name);
@@ -115,6 +119,7 @@ Deno.test("a key and a refused path: both listed once, in reply order", async ()
           "^^^../c\nc\n^^^end\n",
       ),
       REDACTOR,
+      memoryJournal(),
     );
     assert(!outcome.ok);
     const lines = outcome.reason.split("\n");
@@ -131,6 +136,7 @@ Deno.test("a deleted file or content without a key is not refused for keys", asy
       root,
       reply(`^^^src/a.ts\n^^^delete\n^^^src/b.ts\n${GEMINI_KEY.slice(0, 11)}\n^^^end\n`),
       REDACTOR,
+      memoryJournal(),
     );
     assert(outcome.ok);
   });
@@ -145,7 +151,12 @@ Deno.test("a write or delete whose path holds a key is refused, and the reason s
   ];
   for (const [name, block] of paths) {
     await inProject(async (root) => {
-      const outcome = await applyReply(root, reply(`^^^src/a.ts\nnew\n^^^end\n${block}`), REDACTOR);
+      const outcome = await applyReply(
+        root,
+        reply(`^^^src/a.ts\nnew\n^^^end\n${block}`),
+        REDACTOR,
+        memoryJournal(),
+      );
       assert(!outcome.ok, name);
       assert.match(outcome.reason, /refused the reply: 1 path may not be written/, name);
       assert.match(outcome.reason, /\*{8}.*: its path holds an API key/, name);
@@ -158,7 +169,12 @@ Deno.test("a write or delete whose path holds a key is refused, and the reason s
 
 Deno.test("a reply that cannot be parsed gives a reason with every key masked", async () => {
   await inProject(async (root) => {
-    const outcome = await applyReply(root, reply(`^^^src/${GEMINI_KEY}.txt\nno end\n`), REDACTOR);
+    const outcome = await applyReply(
+      root,
+      reply(`^^^src/${GEMINI_KEY}.txt\nno end\n`),
+      REDACTOR,
+      memoryJournal(),
+    );
     assert(!outcome.ok);
     assert.match(outcome.reason, /src\/\*{8}XY\.txt/);
     assert(!REDACTOR.containsKey(outcome.reason));

@@ -1,0 +1,114 @@
+/**
+ * `--dry-run` (committing code): the initial call as usual, then the reply
+ * parsed, guarded and checked for keys exactly as before an apply, and
+ * shown instead of applied — one line per path (created, replaced, deleted,
+ * with the lines added and removed), the whole unified diff written to the
+ * run's log folder (`1-initial-query-dry-run.diff`). Nothing else is
+ * written, no build runs.
+ *
+ * @module
+ */
+import { EXIT } from "../../errors/errors.ts";
+import { denoFileSystem, under } from "../../file_system/file_system.ts";
+import { INITIAL_QUERY } from "../../logger/log_names.ts";
+import type { RunLog } from "../../logger/run_log.ts";
+import type { FileOperation } from "../../reply/operations.ts";
+import { askModel, type Session } from "../../session/session.ts";
+import {
+  type ChangedFile,
+  countKinds,
+  cutList,
+  formatChangedFiles,
+} from "../../text/change_list.ts";
+import { countLineChanges, unifiedDiff } from "../../text/diff.ts";
+import { plural } from "../../text/plural.ts";
+import { checkReply } from "./apply_reply.ts";
+import { initialPrompt } from "./prompt_layout.ts";
+
+const decoder = new TextDecoder();
+
+/**
+ * Makes the initial call with `query` and `codebase`, and shows what its
+ * reply would change. Returns 0 when the reply could be applied, 1 (after
+ * naming every refused path) when it could not.
+ *
+ * @throws {LlmError} when the call fails; a `CodeCommitError` when a file cannot be read.
+ */
+export async function runDryRun(
+  session: Session,
+  log: RunLog,
+  query: string,
+  codebase: string,
+): Promise<number> {
+  const { console, client, root } = session;
+  const names = INITIAL_QUERY;
+  console.info(`initial query (dry run): asking ${client.model}`);
+  const reply = await askModel(session, log, names, initialPrompt(query, codebase));
+  const tokens = `${plural(session.tally.calls, "LLM call")}, ${session.tally.describe()}`;
+  const checked = await checkReply(root, reply, session.redactor);
+  if (!checked.ok) {
+    console.error(`the reply could not be applied: ${checked.reason}`);
+    console.result(
+      `committing code (dry run): the reply could not be applied (see above); nothing was ` +
+        `written; ${tokens}; logs in ${log.dir}`,
+    );
+    return EXIT.failed;
+  }
+  for (const warning of checked.warnings) console.warn(warning);
+
+  const planned: ChangedFile[] = [];
+  const diffs: string[] = [];
+  const unchanged: string[] = [];
+  for (const operation of checked.operations) {
+    const before = await currentText(root, operation.path);
+    const after = operation.kind === "write" ? operation.content : null;
+    if (before === after) {
+      unchanged.push(describeUnchanged(operation));
+      continue;
+    }
+    const kind = before === null ? "created" : after === null ? "deleted" : "replaced";
+    planned.push({ path: operation.path, kind, ...countLineChanges(before ?? "", after ?? "") });
+    diffs.push(unifiedDiff(operation.path, before, after));
+  }
+  const lines = formatChangedFiles(planned);
+  const file = log.path(names.dryRun);
+  await log.write(
+    names.dryRun,
+    [
+      `# code-commit --dry-run: what the reply would change (nothing was written)`,
+      ...lines.map((line) => `#${line}`),
+      ...unchanged.map((line) => `#  ${line}`),
+      "",
+      diffs.join(""),
+    ].join("\n"),
+  );
+  const what = planned.length === 0
+    ? "would change no file"
+    : `would change ${plural(planned.length, "file")} (${countKinds(planned)})`;
+  console.result(
+    [`the reply ${what}:`, ...cutList([...lines, ...unchanged.map((line) => `  ${line}`)], file)]
+      .join("\n"),
+  );
+  console.result(
+    `committing code (dry run): the reply ${what}; nothing was written and no build ran; ` +
+      `the whole diff is in ${file}; ${tokens}; logs in ${log.dir}`,
+  );
+  return EXIT.ok;
+}
+
+/** The line for an operation that would change nothing. */
+function describeUnchanged(operation: FileOperation): string {
+  return operation.kind === "delete"
+    ? `unchanged ${operation.path} (to be deleted, but it does not exist)`
+    : `unchanged ${operation.path} (it holds exactly this already)`;
+}
+
+/** The text of the regular file at `path` (the guard checked it), or null when none is there. */
+async function currentText(root: string, path: string): Promise<string | null> {
+  try {
+    await denoFileSystem.lstat(under(root, path));
+  } catch {
+    return null;
+  }
+  return decoder.decode(await denoFileSystem.readFile(under(root, path)));
+}

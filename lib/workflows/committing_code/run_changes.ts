@@ -1,0 +1,87 @@
+/**
+ * What a run changed, as it tells its user at the end: every path its
+ * applies changed, compared with what the path held before the run (the
+ * journal's pre-image) — created, replaced or deleted, with the lines
+ * added and removed. A path the run changed and then changed back is not
+ * listed.
+ *
+ * @module
+ */
+
+import type { RunJournal } from "../../apply/journal.ts";
+import { denoFileSystem, type FileSystem, under } from "../../file_system/file_system.ts";
+import { CHANGES_LIST } from "../../logger/log_names.ts";
+import type { RunLog } from "../../logger/run_log.ts";
+import { compareCodePoints } from "../../project_files/order.ts";
+import type { Session } from "../../session/session.ts";
+import {
+  type ChangedFile,
+  countKinds,
+  cutList,
+  formatChangedFiles,
+} from "../../text/change_list.ts";
+import { countLineChanges } from "../../text/diff.ts";
+import { plural } from "../../text/plural.ts";
+
+const decoder = new TextDecoder();
+
+/**
+ * The files the run of `journal` changed in the project at `root`, by
+ * path, each against what it held before the run.
+ *
+ * @throws {JournalError} when the journal cannot be read.
+ */
+export async function describeRunChanges(
+  root: string,
+  journal: RunJournal,
+  fs: FileSystem = denoFileSystem,
+): Promise<ChangedFile[]> {
+  const before = journal.runPreImages();
+  const changes: ChangedFile[] = [];
+  for (const path of [...before.keys()].sort(compareCodePoints)) {
+    const image = before.get(path) ?? null;
+    const then = image === null ? null : decoder.decode(image.data);
+    const now = await currentText(fs, root, path);
+    if (then === now) continue;
+    const kind = then === null ? "created" : now === null ? "deleted" : "replaced";
+    changes.push({ path, kind, ...countLineChanges(then ?? "", now ?? "") });
+  }
+  return changes;
+}
+
+/** The text of the regular file at `path`; null when there is none (or something else is there). */
+async function currentText(fs: FileSystem, root: string, path: string): Promise<string | null> {
+  try {
+    const info = await fs.lstat(under(root, path));
+    if (!info.isFile) return null;
+    return decoder.decode(await fs.readFile(under(root, path)));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Tells the user what the session's run changed, before its summary line:
+ * the files with their lines added and removed on stdout (the first twenty
+ * and a count), the whole list in `log` (`changes.txt`). Prints nothing when
+ * the run changed nothing. Returns the changes.
+ *
+ * @throws {JournalError} when the journal cannot be read; a `CodeCommitError` when the log cannot be written.
+ */
+export async function reportRunChanges(session: Session, log: RunLog): Promise<ChangedFile[]> {
+  const changes = await describeRunChanges(session.root, session.journal);
+  if (changes.length === 0) return changes;
+  const lines = formatChangedFiles(changes);
+  await log.write(CHANGES_LIST, `${lines.join("\n")}\n`);
+  session.console.result(
+    [
+      `${plural(changes.length, "file")} changed by this run (${countKinds(changes)}):`,
+      ...cutList(lines, log.path(CHANGES_LIST)),
+    ].join("\n"),
+  );
+  return changes;
+}
+
+/** What to do with files a run left changed: the words every stop message uses. */
+export const REVIEW_CHANGES =
+  "see them with git status and git diff, or take the whole run back with code-commit --undo";

@@ -1,0 +1,78 @@
+/**
+ * `code-commit --undo`: takes back the most recent run that changed files,
+ * as a whole (see `lib/apply/undo.ts`): no LLM call, no key, no network.
+ * Exits 0 once restored, 1 when there is nothing to undo or a path the run
+ * changed was changed since (unless `--force`).
+ *
+ * @module
+ */
+import { recoverFirst } from "../../apply/recovery.ts";
+import { planUndo, runUndo } from "../../apply/undo.ts";
+import type { RunOptions } from "../../cli/args.ts";
+import type { Console } from "../../console/console.ts";
+import { CodeCommitError, EXIT } from "../../errors/errors.ts";
+import { SLUGS, UNDO_LIST } from "../../logger/log_names.ts";
+import { RunLog } from "../../logger/run_log.ts";
+import { Redactor } from "../../secrets/redact.ts";
+import { cutList } from "../../text/change_list.ts";
+import { formatCount } from "../../text/numbers.ts";
+import { plural } from "../../text/plural.ts";
+
+/**
+ * Runs `--undo` in the project at `root`: rolls back an interrupted apply
+ * first (as every workflow does), then restores every path the most recent
+ * run changed. Returns 0 when it did.
+ *
+ * @throws {CodeCommitError} when there is nothing to undo (the journal holds
+ * no run, or the run was undone already), or when paths changed since the
+ * run and `options.force` is not set (nothing restored); an `ApplyError`
+ * when the restore itself failed (rolled back).
+ */
+export async function runUndoWorkflow(
+  root: string,
+  options: RunOptions,
+  console: Console,
+): Promise<number> {
+  await recoverFirst(root, (line) => console.warn(line));
+  const plan = await planUndo(root);
+  if (plan.kind === "nothing") throw new CodeCommitError(`nothing to undo: ${plan.reason}`);
+  const which = `the ${plan.run.workflow} run ${
+    plan.logDirs.length > 0 ? `logged in ${plan.logDirs[0]}` : `started ${plan.run.startedAt}`
+  }`;
+  console.info(`undo: taking back ${which} (${plural(plan.paths.length, "file")})`);
+  const result = await runUndo(root, plan, options.force);
+
+  const lines = result.restored.map((file) => {
+    const counts = `+${formatCount(file.added)} -${formatCount(file.removed)}`;
+    switch (file.kind) {
+      case "created":
+        return `  removed   ${file.path}  ${counts} (the run created it)`;
+      case "deleted":
+        return `  put back  ${file.path}  ${counts} (the run deleted it)`;
+      default:
+        return `  restored  ${file.path}  ${counts}`;
+    }
+  });
+  const log = await RunLog.create(root, SLUGS.undo, new Redactor());
+  await log.write(UNDO_LIST, `${lines.join("\n")}\n`);
+  for (const change of result.overwritten) {
+    console.warn(`${change.path} was ${change.how} since the run; restored anyway (--force)`);
+  }
+  for (const folder of result.foldersKept) {
+    console.warn(`${folder}/ was made by the run but now holds other files: left in place`);
+  }
+  console.result(cutList(lines, log.path(UNDO_LIST)).join("\n"));
+  const removed = result.restored.filter((file) => file.kind === "created").length;
+  const putBack = result.restored.filter((file) => file.kind === "deleted").length;
+  const restored = result.restored.length - removed - putBack;
+  const kinds = [
+    removed > 0 ? `${formatCount(removed)} removed` : "",
+    restored > 0 ? `${formatCount(restored)} restored` : "",
+    putBack > 0 ? `${formatCount(putBack)} put back` : "",
+  ].filter((part) => part !== "").join(", ");
+  console.result(
+    `undo: took back ${which}: ${plural(result.restored.length, "file")} (${kinds}); ` +
+      `it cannot be undone again; list in ${log.path(UNDO_LIST)}`,
+  );
+  return EXIT.ok;
+}
