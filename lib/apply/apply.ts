@@ -592,12 +592,16 @@ class Apply {
     const data = typeof content === "string" ? encoder.encode(content) : content;
     const digest = sha256Hex(data);
     const name = step.temporary!.slice(step.folder === "" ? 0 : step.folder.length + 1);
-    await writeTemporary(this.#fs, this.#root, step.operation.path, data, {
-      name,
-      mode: step.mode,
-      temporaries: this.#temporaries,
-      onCreated: (identity) => this.#checkCreated(step, identity),
-    });
+    try {
+      await writeTemporary(this.#fs, this.#root, step.operation.path, data, {
+        name,
+        mode: step.mode,
+        temporaries: this.#temporaries,
+        onCreated: (identity) => this.#checkCreated(step, identity),
+      });
+    } catch (error) {
+      throw await this.#explain(step.folder, error);
+    }
     const created = step.created?.mode;
     const mode = step.mode ?? (typeof created === "number" ? created & 0o7777 : null);
     step.after = { mode, size: data.length, sha256: await digest };
@@ -652,7 +656,7 @@ class Apply {
     if (real !== under(realRoot, folder)) {
       throw await this.#swapError(
         folder,
-        real === undefined ? "vanished" : "was swapped for a symbolic link",
+        real === undefined ? "was moved away" : "was swapped for a symbolic link",
       );
     }
     if (folder === "") return;
@@ -663,6 +667,21 @@ class Apply {
     ) {
       throw await this.#swapError(folder, "was swapped for another folder");
     }
+  }
+
+  /**
+   * `error`, or, when it says that a path in `folder` was not there (a
+   * folder the plan found, and made sure of, cannot lose a path by itself),
+   * the {@link SwapError} for `folder`: swapped, or moved away for a moment.
+   */
+  async #explain(folder: string, error: unknown): Promise<unknown> {
+    if (error instanceof SwapError || !isMissing(causeOf(error))) return error;
+    try {
+      await this.#checkFolder(folder);
+    } catch (swap) {
+      if (swap instanceof SwapError) return swap;
+    }
+    return await this.#swapError(folder, "was moved away for a moment");
   }
 
   /** The error for a folder found swapped: names the symbolic link on the way, when one is there now. */
@@ -694,15 +713,19 @@ class Apply {
       }
     }
     await this.#checkExpected(step);
-    if (step.temporary !== undefined) {
-      const temporary = step.temporary;
-      await step_(
-        `renaming "${temporary}" to "${path}"`,
-        () => this.#fs.rename(under(this.#root, temporary), under(this.#root, path)),
-      );
-      this.#temporaries.delete(temporary);
-    } else {
-      await step_(`removing "${path}"`, () => this.#fs.remove(under(this.#root, path)));
+    try {
+      if (step.temporary !== undefined) {
+        const temporary = step.temporary;
+        await step_(
+          `renaming "${temporary}" to "${path}"`,
+          () => this.#fs.rename(under(this.#root, temporary), under(this.#root, path)),
+        );
+        this.#temporaries.delete(temporary);
+      } else {
+        await step_(`removing "${path}"`, () => this.#fs.remove(under(this.#root, path)));
+      }
+    } catch (error) {
+      throw await this.#explain(step.folder, error);
     }
     this.#done.push(step);
   }
@@ -752,7 +775,10 @@ class Apply {
       try {
         const before = await recorder.preImage(path);
         if (before === undefined) throw new FileStepError(`no copy of "${path}" was kept`);
-        await this.#restore(path, before);
+        await this.#persist(async () => {
+          await this.#restore(path, before);
+          await this.#confirm(parentFolder(path), async () => await this.#holds(path, before));
+        });
       } catch (error) {
         failures.push({ path, reason: messageOf(error) });
         failures.push(...await this.#removeTemporaries());
@@ -764,7 +790,13 @@ class Apply {
         if (this.#strays.has(folder)) {
           if (!await this.#removeStray(folder, true)) throw new Error("out of reach");
         } else {
-          await removeIfPresent(this.#fs, this.#root, folder);
+          await this.#persist(async () => {
+            await removeIfPresent(this.#fs, this.#root, folder);
+            await this.#confirm(
+              parentFolder(folder),
+              async () => await this.#lstat(folder) === null,
+            );
+          });
         }
       } catch (error) {
         failures.push({ path: `${folder}/`, reason: messageOf(error) });
@@ -776,6 +808,51 @@ class Apply {
       if (!unique.has(failure.path)) unique.set(failure.path, failure);
     }
     return [...unique.values()];
+  }
+
+  /**
+   * Runs `action`; after a folder was found swapped, a failure is tried
+   * again for a while (the swap may be undone: a link in the way now may be
+   * gone in a moment), and the last failure is thrown.
+   */
+  async #persist(action: () => Promise<void>): Promise<void> {
+    const deadline = Date.now() + (this.#swapped ? STRAY_WAIT_MS : 0);
+    for (let round = 0;; round++) {
+      try {
+        return await action();
+      } catch (error) {
+        if (Date.now() >= deadline) throw error;
+      }
+      await pause(round < 50 ? 1 : 10);
+    }
+  }
+
+  /**
+   * After a folder was found swapped, a removal or rename through a path may
+   * have hit the wrong folder (the path led elsewhere for a moment): checks
+   * that `holds()` is true with `folder` in place right before and right
+   * after the look. Does nothing when no swap was found.
+   *
+   * @throws {FileStepError} when it does not hold (yet).
+   */
+  async #confirm(folder: string, holds: () => Promise<boolean>): Promise<void> {
+    if (!this.#swapped) return;
+    await this.#checkFolder(folder);
+    const held = await holds();
+    await this.#checkFolder(folder);
+    if (!held) throw new FileStepError(`"${folder}" keeps changing; trying again`);
+  }
+
+  /** Whether `path` holds exactly `before` (its bytes and mode, or nothing). */
+  async #holds(path: string, before: PreImage): Promise<boolean> {
+    const info = await this.#lstat(path);
+    if (before === null || info === null) return before === null && info === null;
+    if (!info.isFile) return false;
+    if (before.mode !== null && info.mode !== null && (info.mode & 0o7777) !== before.mode) {
+      return false;
+    }
+    const data = await this.#fs.readFile(under(this.#root, path));
+    return data.length === before.data.length && data.every((byte, i) => byte === before.data[i]);
   }
 
   /** Puts `path` back to `before`: its bytes and mode, or nothing. */
@@ -845,11 +922,16 @@ class Apply {
    * checked, once that folder is in place again; true when it is gone.
    */
   async #removeInPlace(temporary: string): Promise<boolean> {
-    await this.#checkFolder(parentFolder(temporary));
+    const folder = parentFolder(temporary);
+    await this.#checkFolder(folder);
     const info = await this.#lstat(temporary);
-    if (info === null || !info.isFile) return true; // nothing of ours there
-    await this.#fs.remove(under(this.#root, temporary));
-    return true;
+    await this.#checkFolder(folder); // the look above went where it should
+    if (info !== null && info.isFile) await this.#fs.remove(under(this.#root, temporary));
+    // Gone once the name is free with the folder in place.
+    await this.#checkFolder(folder);
+    const left = await this.#lstat(temporary);
+    await this.#checkFolder(folder);
+    return left === null || !left.isFile;
   }
 
   /**
@@ -881,6 +963,11 @@ class Apply {
 /** Waits `ms` milliseconds (only after a folder was found swapped: never on a run's ordinary path). */
 function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The operating system's error inside a `FileStepError` (its cause), or `error` itself. */
+function causeOf(error: unknown): unknown {
+  return error instanceof FileStepError && error.cause !== undefined ? error.cause : error;
 }
 
 /** `step` of `file_system/step.ts`, where a variable named `step` hides it. */

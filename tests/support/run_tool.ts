@@ -34,6 +34,11 @@ export interface RunToolOptions {
    * system program, say.
    */
   readonly wrapper?: readonly string[];
+  /**
+   * Called with everything the child wrote to stderr so far, each time more
+   * arrives (to act at a given moment of the run, say).
+   */
+  readonly onStderr?: (soFar: string, child: Deno.ChildProcess) => void;
 }
 
 /** Runs `code-commit <args>` in `root` and waits for it. */
@@ -70,11 +75,28 @@ export async function runTool(
     stderr: "piped",
   }).spawn();
   options.onSpawn?.(child);
-  const output = await child.output();
   const decoder = new TextDecoder();
-  return {
-    code: output.code,
-    stdout: decoder.decode(output.stdout),
-    stderr: decoder.decode(output.stderr),
-  };
+  if (options.onStderr === undefined) {
+    const output = await child.output();
+    return {
+      code: output.code,
+      stdout: decoder.decode(output.stdout),
+      stderr: decoder.decode(output.stderr),
+    };
+  }
+  const onStderr = options.onStderr;
+  let stderr = "";
+  const [stdout, , status] = await Promise.all([
+    new Response(child.stdout).text(),
+    (async () => {
+      const streaming = new TextDecoder();
+      for await (const chunk of child.stderr) {
+        stderr += streaming.decode(chunk, { stream: true });
+        onStderr(stderr, child);
+      }
+      stderr += streaming.decode();
+    })(),
+    child.status,
+  ]);
+  return { code: status.code, stdout, stderr };
 }

@@ -1,0 +1,192 @@
+/**
+ * Crash recovery, for real: the real tool applies a large reply (1,200
+ * files created in new folders, 300 replaced, 60 deleted) and is killed
+ * with SIGKILL at a random moment once the reply has arrived, many times.
+ * Whatever the moment, after the next start's recovery the project is
+ * exactly the tree before the reply or exactly the fully applied one —
+ * never anything in between.
+ *
+ * The kill lands inside the apply reliably: a first, unkilled run measures
+ * how long the apply takes after the "answered" line; each trial then
+ * kills after a random part of that. Where each kill landed is read from
+ * the journal before recovery (no record: before the apply; a record
+ * without its completion mark: inside it; a mark: after it), and the test
+ * requires most kills inside and reports the count.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { geminiReply, startFakeLlmServer } from "../support/fake_llm_server.ts";
+import { listFiles, makeProject, type Project } from "../support/project.ts";
+import { runTool } from "../support/run_tool.ts";
+
+const REPLACED = 300;
+const DELETED = 60;
+const CREATED = 1_200;
+const TRIALS = 10;
+
+/** The project's own files before the reply. */
+function startFiles(): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < REPLACED + DELETED; i++) {
+    files[`src/old/m${i % 12}/file${i}.ts`] = `export const old${i} = ${i};\n`.repeat(20);
+  }
+  return files;
+}
+
+/** The reply: replaces, creates in new folders, deletes. */
+function replyText(): string {
+  const parts: string[] = [];
+  const line = "export const value = 'abcdefghijklmnopqrstuvwxyz0123456789';\n";
+  for (let i = 0; i < CREATED; i++) {
+    if (i < REPLACED) parts.push(`^^^src/old/m${i % 12}/file${i}.ts\n${line.repeat(30)}^^^end\n`);
+    parts.push(`^^^src/new/p${i % 30}/q${i % 7}/file${i}.ts\n${line.repeat(40)}^^^end\n`);
+  }
+  for (let i = REPLACED; i < REPLACED + DELETED; i++) {
+    parts.push(`^^^src/old/m${i % 12}/file${i}.ts\n^^^delete\n`);
+  }
+  return parts.join("");
+}
+
+/** Every file and folder of the project but `.git/`, `logs/` and the journal: path → content (or "/" for a folder). */
+async function tree(root: string): Promise<Map<string, string>> {
+  const result = new Map<string, string>();
+  const visit = async (folder: string) => {
+    for await (const entry of Deno.readDir(join(root, folder))) {
+      const path = folder === "" ? entry.name : `${folder}/${entry.name}`;
+      if (path === ".git" || path === "logs" || path === "agent-config/journal") continue;
+      if (entry.isDirectory) {
+        result.set(path, "/");
+        await visit(path);
+      } else {
+        result.set(path, await Deno.readTextFile(join(root, path)));
+      }
+    }
+  };
+  await visit("");
+  return new Map([...result].sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/** Where the kill landed, from the journal as the killed run left it. */
+async function landed(project: Project): Promise<"before" | "inside" | "after"> {
+  const dir = join(project.root, "agent-config/journal");
+  const names = await listFiles(dir).catch(() => [] as string[]);
+  if (!names.includes("apply-1.record")) return "before";
+  return names.includes("apply-1.done") ? "after" : "inside";
+}
+
+/** A small deterministic generator, so a failing trial can be told and repeated. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function sameTree(a: Map<string, string>, b: Map<string, string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [path, content] of a) if (b.get(path) !== content) return false;
+  return true;
+}
+
+Deno.test("SIGKILL at random moments of a large apply: after the next start's recovery, the tree is exactly the old one or exactly the applied one", async () => {
+  const reply = replyText();
+  const seed = Number(Deno.env.get("CRASH_SEED") ?? Date.now() % 100_000);
+  const next = random(seed);
+
+  // Calibration: an unkilled run, for the applied tree and the apply's duration.
+  let applied: Map<string, string>;
+  let applyMs: number;
+  {
+    await using project = await makeProject({ files: startFiles() });
+    const server = await startFakeLlmServer([geminiReply(reply)]);
+    try {
+      let answered = 0;
+      let done = 0;
+      const run = await runTool(project.root, [], {
+        server,
+        onStderr: (text) => {
+          if (answered === 0 && text.includes(" answered in ")) answered = performance.now();
+          if (done === 0 && text.includes("\napplied: ")) done = performance.now();
+        },
+      });
+      assert.equal(run.code, 0, run.stderr);
+      applied = await tree(project.root);
+      applyMs = done - answered;
+      assert.ok(applyMs > 0, "the apply was timed");
+    } finally {
+      await server.close();
+    }
+  }
+
+  const counts = { before: 0, inside: 0, after: 0 };
+  for (let trial = 1; trial <= TRIALS; trial++) {
+    await using project = await makeProject({ files: startFiles() });
+    const old = await tree(project.root);
+    const delay = applyMs * (0.05 + 0.9 * next());
+    const context = `trial ${trial} (seed ${seed}, kill ${delay.toFixed(0)} ms after the reply)`;
+    const server = await startFakeLlmServer([geminiReply(reply)]);
+    try {
+      let armed = false;
+      const run = await runTool(project.root, [], {
+        server,
+        onStderr: (text, child) => {
+          if (armed || !text.includes(" answered in ")) return;
+          armed = true;
+          setTimeout(() => {
+            try {
+              child.kill("SIGKILL");
+            } catch {
+              // it ended first
+            }
+          }, delay);
+        },
+      });
+      assert.notEqual(run.code, 0, `${context}: the run ended before the kill`);
+      const where = await landed(project);
+      counts[where]++;
+
+      // The next start: recovery comes first (a dry run writes nothing else).
+      const again = await startFakeLlmServer([geminiReply("Nothing to change.\n")]);
+      try {
+        const next = await runTool(project.root, ["--dry-run"], { server: again });
+        assert.equal(next.code, 0, `${context}: ${next.stderr}`);
+        if (where === "inside") {
+          assert.match(
+            next.stderr,
+            /^warning: recovered from an interrupted apply of the committing code run started .*: rolled back [\d,]+ paths? it had changed, so the project is exactly as it was before that apply$/m,
+            context,
+          );
+        } else {
+          assert.doesNotMatch(next.stderr, /recovered/, context);
+        }
+      } finally {
+        await again.close();
+      }
+      const after = await tree(project.root);
+      const expected = where === "after" ? applied : old;
+      assert.ok(
+        sameTree(after, expected),
+        `${context}: landed ${where}; the tree is neither the old one nor the applied one ` +
+          `(${
+            [...after.keys()].filter((path) => after.get(path) !== expected.get(path)).slice(0, 5)
+          })`,
+      );
+      assert.deepEqual(
+        [...after.keys()].filter((path) => path.includes(".code-commit-")),
+        [],
+        `${context}: a temporary file was left`,
+      );
+    } finally {
+      await server.close();
+    }
+  }
+  console.log(
+    `SIGKILL trials: ${counts.inside} of ${TRIALS} landed inside the apply ` +
+      `(${counts.before} before it, ${counts.after} after it); apply ≈ ${applyMs.toFixed(0)} ms`,
+  );
+  assert.ok(counts.inside >= TRIALS / 2, `only ${counts.inside} of ${TRIALS} kills landed inside`);
+});
