@@ -128,7 +128,7 @@ export interface ApplyOptions {
  * the disk busy while each write waits, few enough that the bytes in flight
  * stay small.
  */
-export const WRITES_IN_FLIGHT = 16;
+const WRITES_IN_FLIGHT = 16;
 
 /**
  * A reply could not be applied. By the time it is thrown every change already
@@ -892,7 +892,9 @@ class Apply {
       }
       return failures;
     }
-    const deadline = Date.now() + STRAY_WAIT_MS;
+    // The wait ends STRAY_WAIT_MS after the last file removed: as long as the
+    // swaps come and go, files keep coming back within reach.
+    let deadline = Date.now() + STRAY_WAIT_MS;
     let pending = [...this.#temporaries];
     for (let round = 0; pending.length > 0; round++) {
       const left: string[] = [];
@@ -903,6 +905,7 @@ class Apply {
         if (gone) this.#temporaries.delete(temporary);
         else left.push(temporary);
       }
+      if (left.length < pending.length) deadline = Date.now() + STRAY_WAIT_MS;
       pending = left;
       if (pending.length === 0 || Date.now() >= deadline) break;
       await pause(round < 50 ? 1 : 10);
@@ -925,10 +928,14 @@ class Apply {
     const folder = parentFolder(temporary);
     await this.#checkFolder(folder);
     const info = await this.#lstat(temporary);
-    await this.#checkFolder(folder); // the look above went where it should
-    if (info !== null && info.isFile) await this.#fs.remove(under(this.#root, temporary));
-    // Gone once the name is free with the folder in place.
-    await this.#checkFolder(folder);
+    if (info !== null && info.isFile) {
+      try {
+        await this.#fs.remove(under(this.#root, temporary));
+      } catch (error) {
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
+      }
+    }
+    // Gone once the name is free with the folder in place, before and after the look.
     const left = await this.#lstat(temporary);
     await this.#checkFolder(folder);
     return left === null || !left.isFile;

@@ -37,7 +37,7 @@ import { checkPathSyntax } from "../guard/path_syntax.ts";
 import { protectedRulesFor } from "../guard/protected_paths.ts";
 
 /** The journal's folder, relative to the project root. */
-export const JOURNAL_DIR = "agent-config/journal";
+const JOURNAL_DIR = "agent-config/journal";
 
 /** What a path held: its bytes and permission bits, or `null` when nothing was there. */
 export type PreImage = { readonly data: Uint8Array; readonly mode: number | null } | null;
@@ -198,12 +198,16 @@ export type DoneRecord = z.infer<typeof DoneSchema>;
  * A path the journal may name: relative, `/`-separated, no `.`/`..` or empty
  * segment, accepted by the guard's syntax check, and not protected (a
  * journal edited by hand can never make a rollback write `build.sh` or
- * `agent-config/`). Never throws.
+ * `agent-config/`), except for `agent-state/`, where code-commit itself
+ * records what the auto workflow passed. Never throws.
  */
 function plainPath(path: string): boolean {
   return checkPathSyntax(path) === undefined && !path.startsWith("./") &&
-    protectedRulesFor(path).length === 0;
+    protectedRulesFor(path).every((rule) => rule.name === STATE_DIR);
 }
+
+/** code-commit's own state (the specification cache), which its runs record as they change it. */
+export const STATE_DIR = "agent-state";
 
 /** A temporary file's path: a plain folder, then `.<name>.code-commit-<16 hex>.tmp`. */
 function temporaryPath(path: string): boolean {
@@ -254,7 +258,7 @@ export class JournalError extends CodeCommitError {
 }
 
 /** The journal's folder under `root`, absolute or as `root` is given. */
-export function journalDir(root: string): string {
+function journalDir(root: string): string {
   return under(root, JOURNAL_DIR);
 }
 

@@ -17,7 +17,7 @@ export interface LineCounts {
 }
 
 /** Past this many inserted and deleted lines, the middle of a diff is replaced whole. */
-export const MAX_EDIT_DISTANCE = 4_000;
+const MAX_EDIT_DISTANCE = 2_000;
 
 /** Lines of the unified diff's context around each change. */
 const CONTEXT = 3;
@@ -73,7 +73,8 @@ function myers(a: readonly string[], b: readonly string[]): Edit[] {
   const trace: Int32Array[] = [];
   let found = -1;
   for (let d = 0; d <= max && found < 0; d++) {
-    trace.push(v.slice());
+    // Only the diagonals -d..d matter at step d: the trace grows with D², not D·(N+M).
+    trace.push(v.slice(offset - d - 1, offset + d + 2));
     for (let k = -d; k <= d; k += 2) {
       let x = k === -d || (k !== d && v[offset + k - 1] < v[offset + k + 1])
         ? v[offset + k + 1]
@@ -101,12 +102,13 @@ function myers(a: readonly string[], b: readonly string[]): Edit[] {
   let x = n;
   let y = m;
   for (let d = found; d > 0; d--) {
+    // trace[d] holds v[offset - d - 1 .. offset + d + 1] as it was before step d.
     const previous = trace[d];
+    const at = (diagonal: number) => previous[diagonal + d + 1];
     const k = x - y;
-    const down = k === -d ||
-      (k !== d && previous[offset + k - 1] < previous[offset + k + 1]);
+    const down = k === -d || (k !== d && at(k - 1) < at(k + 1));
     const prevK = down ? k + 1 : k - 1;
-    const prevX = previous[offset + prevK];
+    const prevX = at(prevK);
     const prevY = prevX - prevK;
     while (x > prevX && y > prevY) edits.push({ op: " ", line: a[--x] }) && y--;
     if (down) edits.push({ op: "+", line: b[--y] });

@@ -413,6 +413,46 @@ Deno.test("auto workflow: a task-success that changed files is cached (the tag d
   );
 });
 
+Deno.test("auto workflow: --undo takes back every task of the run, code and recorded stages alike; the next run does those stages again", async () => {
+  await using project = await fiveModules();
+  const before = await project.snapshot();
+  const { run, tasks } = await runAw(project, [
+    geminiReply(SUCCESS),
+    geminiReply("^^^src/core/core.txt\nnew core\n^^^end\n@@@@task-success@@@@\n"),
+    geminiReply("^^^src/core/docs/core.md\n# core\n^^^end\n@@@@task-success@@@@\n"),
+    geminiReply("@@@@changes-requested@@@@\n"),
+  ]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.deepEqual(tasks.slice(0, 3), [
+    "src/core self-consistent",
+    "src/core implemented",
+    "src/core documented",
+  ]);
+  assert.match(run.stdout, /2 files changed by this run \(1 created, 1 replaced\):\n/);
+
+  const undone = await runTool(project.root, ["--undo"]);
+  assert.equal(undone.code, 0, undone.stderr);
+  assert.match(
+    undone.stdout,
+    /^undo: took back the auto workflow run logged in logs\/[\d-]+-auto-workflow-src\+core\+UserSpecification\.md-self-consistent: /m,
+  );
+  const after = await project.snapshot();
+  for (const [path, content] of before) assert.equal(after.get(path), content, path);
+  assert.deepEqual(
+    [...after.keys()].filter((path) =>
+      !before.has(path) && !path.startsWith("logs/") &&
+      !path.startsWith("agent-config/journal/")
+    ),
+    [],
+  );
+  assert.equal(await project.exists("src/core/docs"), false);
+  assert.deepEqual(await cacheFiles(project), {});
+
+  // The stages the run had recorded are done again.
+  const again = await runAw(project, [geminiReply("@@@@changes-requested@@@@\n")]);
+  assert.deepEqual(again.tasks, ["src/core self-consistent"]);
+});
+
 Deno.test("auto workflow: self-consistent never applies file blocks", async () => {
   await using project = await fiveModules();
   const { run, tasks } = await runAw(project, [

@@ -174,6 +174,29 @@ Deno.test("success after repairs: each repair sees the build output and the late
   );
 });
 
+Deno.test("an LLM error after a reply was applied: the files it left changed and the summary come first, then the error", async () => {
+  await commit(
+    [geminiReply(BREAK), geminiError(400, "the repair call failed", "INVALID_ARGUMENT")],
+    async ({ run, project, log }) => {
+      assert.equal(run.code, 1);
+      assert.equal(await project.read("src/status.txt"), "still broken\n");
+      assert.deepEqual(run.stdout.trimEnd().split("\n").slice(0, 2), [
+        "1 file changed by this run (1 replaced):",
+        "  replaced  src/status.txt  +1 -1",
+      ]);
+      assert.match(
+        lastLine(run.stdout),
+        /^committing code: stopped by the error below; 1 file changed, left in place \(see them with git status and git diff, or take the whole run back with code-commit --undo\); 1 LLM call, .*; logs in logs\/[\d-]+-committing-code$/,
+      );
+      assert.match(
+        lastLine(run.stderr),
+        /^code-commit: gemini-2\.5-pro: HTTP 400 INVALID_ARGUMENT: the repair call failed/,
+      );
+      assert.ok((await logFiles(log)).includes("changes.txt"));
+    },
+  );
+});
+
 Deno.test("all repairs spent: exactly four calls, exit 1, the changes left for review", async () => {
   const script = [1, 2, 3, 4, 5].map(() => geminiReply(BREAK));
   await commit(script, async ({ run, project, server, log }) => {

@@ -11,6 +11,8 @@
  *
  * @module
  */
+import { applyOperations } from "../../apply/apply.ts";
+import type { ApplyJournal } from "../../apply/journal.ts";
 import { CodeCommitError, messageOf } from "../../errors/errors.ts";
 import { readBounded } from "../../file_system/bounded_read.ts";
 import { denoFileSystem, under } from "../../file_system/file_system.ts";
@@ -139,6 +141,10 @@ export async function readCache(
  * specification `spec`: creates the folders as needed and replaces the file
  * atomically. Returns the file's path relative to the root.
  *
+ * With `journal` (the run's), the write is an apply recorded there like a
+ * reply's, so `--undo` takes the record back with the code the run changed
+ * (the next run then does the stage again).
+ *
  * @throws {CodeCommitError} when a folder on the way or the file is a
  * symbolic link or of the wrong kind, or the file cannot be written (the
  * old file, if any, is then left as it was).
@@ -148,15 +154,22 @@ export async function writeCache(
   modulePath: string,
   stage: string,
   spec: Uint8Array,
+  journal?: ApplyJournal,
 ): Promise<string> {
   const file = cachePath(modulePath, stage);
-  await checkFolders(root, file, true);
+  await checkFolders(root, file, journal === undefined);
   const existing = await lstatOrUndefined(under(root, file));
   if (existing !== undefined && (existing.isSymlink || !existing.isFile)) {
     throw refuse(file, existing.isSymlink, "file");
   }
   try {
-    await writeAtomically(denoFileSystem, root, file, spec, { mode: 0o644 });
+    if (journal === undefined) {
+      await writeAtomically(denoFileSystem, root, file, spec, { mode: 0o644 });
+    } else {
+      await applyOperations(root, [{ kind: "write", path: file, content: spec, mode: 0o644 }], {
+        journal,
+      });
+    }
   } catch (error) {
     throw new CodeCommitError(
       `cannot write the cached specification ${file}: ${messageOf(error)}`,

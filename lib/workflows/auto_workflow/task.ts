@@ -88,6 +88,7 @@ export async function runTask(
     session.redactor,
   );
   onLog?.(log);
+  session.journal.logDir = log.dir;
   session.console.info(
     `phase ${task.stage.phase}, L${module.depth}: ${describeTask(task)}` +
       `${task.cached === undefined ? "" : " (its specification changed since it last passed)"}; ` +

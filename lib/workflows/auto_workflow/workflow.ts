@@ -120,7 +120,13 @@ export async function runAutoWorkflow(session: Session): Promise<number> {
         if (lastLog !== undefined) await reportRunChanges(session, lastLog);
         return stop(session, task, outcome, passed);
       }
-      const file = await writeCache(root, task.state.module.path, task.stage.name, task.state.spec);
+      const file = await writeCache(
+        root,
+        task.state.module.path,
+        task.stage.name,
+        task.state.spec,
+        session.journal,
+      );
       passed++;
       console.info(`${describeTask(task)}: passed; recorded in ${file}`);
       modules = await loadModulesReported(session, warned, task);

@@ -1,6 +1,6 @@
 /**
  * What a run changed, as it tells its user at the end: every path its
- * applies changed, compared with what the path held before the run (the
+ * applies changed (but code-commit's own records in `agent-state/`), compared with what the path held before the run (the
  * journal's pre-image) — created, replaced or deleted, with the lines
  * added and removed. A path the run changed and then changed back is not
  * listed.
@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { RunJournal } from "../../apply/journal.ts";
+import { type RunJournal, STATE_DIR } from "../../apply/journal.ts";
 import { denoFileSystem, type FileSystem, under } from "../../file_system/file_system.ts";
 import { CHANGES_LIST } from "../../logger/log_names.ts";
 import type { RunLog } from "../../logger/run_log.ts";
@@ -39,6 +39,8 @@ export async function describeRunChanges(
   const before = journal.runPreImages();
   const changes: ChangedFile[] = [];
   for (const path of [...before.keys()].sort(compareCodePoints)) {
+    // code-commit's own records (the auto workflow's cache): not the project's code.
+    if (path.startsWith(`${STATE_DIR}/`)) continue;
     const image = before.get(path) ?? null;
     const then = image === null ? null : decoder.decode(image.data);
     const now = await currentText(fs, root, path);

@@ -56,9 +56,8 @@ export async function runCommittingCode(session: Session): Promise<number> {
     if (error instanceof CodeCommitError && session.journal.touched().size > 0) {
       const changes = await reportRunChanges(session, log);
       console.result(
-        `committing code: stopped by the error below after ${
-          plural(session.tally.calls, "LLM call")
-        }; ${plural(changes.length, "file")} changed, left in place (${REVIEW_CHANGES}); ` +
+        `committing code: stopped by the error below; ${plural(changes.length, "file")} ` +
+          `changed, left in place (${REVIEW_CHANGES}); ` +
           `${tokens()}; logs in ${log.dir}`,
       );
     }

@@ -13,6 +13,7 @@ import type { Console } from "../../console/console.ts";
 import { CodeCommitError, EXIT } from "../../errors/errors.ts";
 import { SLUGS, UNDO_LIST } from "../../logger/log_names.ts";
 import { RunLog } from "../../logger/run_log.ts";
+import { compareCodePoints } from "../../project_files/order.ts";
 import { Redactor } from "../../secrets/redact.ts";
 import { cutList } from "../../text/change_list.ts";
 import { formatCount } from "../../text/numbers.ts";
@@ -34,8 +35,14 @@ export async function runUndoWorkflow(
   console: Console,
 ): Promise<number> {
   await recoverFirst(root, (line) => console.warn(line));
-  const plan = await planUndo(root);
-  if (plan.kind === "nothing") throw new CodeCommitError(`nothing to undo: ${plan.reason}`);
+  const planned = await planUndo(root);
+  if (planned.kind === "nothing") throw new CodeCommitError(`nothing to undo: ${planned.reason}`);
+  // Shown by path, the same order on every machine.
+  const plan = {
+    ...planned,
+    paths: [...planned.paths].sort((a, b) => compareCodePoints(a.path, b.path)),
+    changedSince: [...planned.changedSince].sort((a, b) => compareCodePoints(a.path, b.path)),
+  };
   const which = `the ${plan.run.workflow} run ${
     plan.logDirs.length > 0 ? `logged in ${plan.logDirs[0]}` : `started ${plan.run.startedAt}`
   }`;

@@ -1,0 +1,165 @@
+/**
+ * The apply journal on real folders: written and synced before the first
+ * write to the project, marked complete after, the run's pre-images kept
+ * across applies and the previous run's dropped, and nothing read back
+ * that code-commit did not write.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { type ApplyFileSystem, applyOperations, denoFileSystem } from "../../lib/apply/apply.ts";
+import { JournalError, readJournal, RunJournal } from "../../lib/apply/journal.ts";
+import { withProject } from "../support/project.ts";
+
+/** Where the journal lives, as the README says. */
+const JOURNAL = "agent-config/journal";
+
+const write = (path: string, content: string) => ({ kind: "write" as const, path, content });
+const del = (path: string) => ({ kind: "delete" as const, path });
+
+function journalNames(root: string): string[] {
+  try {
+    return [...Deno.readDirSync(join(root, JOURNAL))].map((entry) => entry.name).sort();
+  } catch {
+    return [];
+  }
+}
+
+Deno.test("the journal's record is on disk before the first write to the project, and marked complete after", async () => {
+  await withProject({ "src/a.ts": "a\n", "src/gone.ts": "gone\n" }, async (root) => {
+    const seen: string[][] = [];
+    const fs: ApplyFileSystem = {
+      ...denoFileSystem,
+      mkdir: async (path) => {
+        seen.push(journalNames(root));
+        await denoFileSystem.mkdir(path);
+      },
+      writeNewFile: async (path, data, mode, onCreated) => {
+        seen.push(journalNames(root));
+        await denoFileSystem.writeNewFile(path, data, mode, onCreated);
+      },
+    };
+    const journal = new RunJournal(root, { workflow: "committing code" });
+    await applyOperations(
+      root,
+      [write("src/a.ts", "A\n"), write("src/new/b.ts", "b\n"), del("src/gone.ts")],
+      { fs, journal },
+    );
+    assert.ok(seen.length >= 3);
+    for (const names of seen) {
+      assert.deepEqual(names, ["apply-1.first", "apply-1.record", "run.json"]);
+    }
+    assert.deepEqual(journalNames(root), [
+      "apply-1.done",
+      "apply-1.first",
+      "apply-1.record",
+      "run.json",
+    ]);
+    const stored = readJournal(root);
+    assert.equal(stored.run?.workflow, "committing code");
+    const [apply] = stored.applies;
+    assert.deepEqual(apply.record.entries.map((entry) => entry.path), [
+      "src/a.ts",
+      "src/new/b.ts",
+      "src/gone.ts",
+    ]);
+    assert.deepEqual(apply.record.folders, ["src/new"]);
+    assert.equal(apply.record.temporaries.length, 2);
+    assert.deepEqual(apply.done?.post.map((state) => [state.path, state.after?.size ?? null]), [
+      ["src/a.ts", 2],
+      ["src/new/b.ts", 2],
+      ["src/gone.ts", null],
+    ]);
+    // The pre-images, back to back: a.ts and gone.ts (b.ts was not there).
+    assert.equal(
+      await Deno.readTextFile(join(root, JOURNAL, "apply-1.first")),
+      "a\ngone\n",
+    );
+  });
+});
+
+Deno.test("the run keeps its first pre-image of each path across applies; a later apply's copies of paths it touched again go once it completes", async () => {
+  await withProject({ "a.txt": "original\n" }, async (root) => {
+    const journal = new RunJournal(root, { workflow: "committing code" });
+    await applyOperations(root, [write("a.txt", "first attempt\n")], { journal });
+    await applyOperations(root, [write("a.txt", "second attempt\n"), write("b.txt", "b\n")], {
+      journal,
+    });
+    assert.deepEqual(journalNames(root), [
+      "apply-1.done",
+      "apply-1.first",
+      "apply-1.record",
+      "apply-2.done",
+      "apply-2.record",
+      "run.json",
+    ]);
+    const images = journal.runPreImages();
+    assert.equal(new TextDecoder().decode(images.get("a.txt")!.data), "original\n");
+    assert.equal(images.get("b.txt"), null);
+  });
+});
+
+Deno.test("the first apply of a new run drops the previous run's files", async () => {
+  await withProject({ "a.txt": "a\n" }, async (root) => {
+    const first = new RunJournal(root, { workflow: "committing code" });
+    await applyOperations(root, [write("a.txt", "1\n")], { journal: first });
+    const firstId = readJournal(root).run?.id;
+    const second = new RunJournal(root, { workflow: "auto workflow" });
+    await applyOperations(root, [write("a.txt", "2\n")], { journal: second });
+    const stored = readJournal(root);
+    assert.notEqual(stored.run?.id, firstId);
+    assert.equal(stored.run?.workflow, "auto workflow");
+    assert.deepEqual(stored.applies.map((apply) => apply.n), [1]);
+    assert.equal(
+      new TextDecoder().decode(second.runPreImages().get("a.txt")!.data),
+      "1\n",
+      "the new run's pre-image is the tree the previous run left",
+    );
+  });
+});
+
+Deno.test("a reply that fails and is rolled back leaves no record of its apply", async () => {
+  await withProject({ "a.txt": "a\n", "folder/x": "x\n" }, async (root) => {
+    const journal = new RunJournal(root, { workflow: "committing code" });
+    await assert.rejects(
+      applyOperations(root, [write("a.txt", "changed\n"), write("folder", "not a file\n")], {
+        journal,
+      }),
+    );
+    assert.deepEqual(journalNames(root), ["run.json"]);
+    assert.equal(journal.touched().size, 0);
+  });
+});
+
+Deno.test("a journal record naming a protected path, or edited into something else, is refused, not obeyed", async () => {
+  await withProject({ "a.txt": "a\n" }, async (root) => {
+    const journal = new RunJournal(root, { workflow: "committing code" });
+    await applyOperations(root, [write("a.txt", "changed\n")], { journal });
+    const record = join(root, JOURNAL, "apply-1.record");
+    const text = await Deno.readTextFile(record);
+    for (
+      const path of ["build.sh", "agent-config/gemini-key.txt", "../outside.txt", "/etc/passwd"]
+    ) {
+      await Deno.writeTextFile(record, text.replace('"a.txt"', JSON.stringify(path)));
+      assert.throws(() => readJournal(root), JournalError, path);
+    }
+    await Deno.writeTextFile(record, "{ not json");
+    assert.throws(() => readJournal(root), /is not a journal file code-commit wrote/);
+  });
+});
+
+Deno.test("the journal folder must be a real folder; agent-config itself may be a link kept elsewhere", async () => {
+  await withProject({ "a.txt": "a\n" }, async (root) => {
+    await withProject({}, async (elsewhere) => {
+      await Deno.symlink(elsewhere, join(root, "agent-config"));
+      const journal = new RunJournal(root, { workflow: "committing code" });
+      await applyOperations(root, [write("a.txt", "b\n")], { journal });
+      assert.ok((await Deno.lstat(join(elsewhere, "journal/run.json"))).isFile);
+      await Deno.remove(join(elsewhere, "journal"), { recursive: true });
+      await Deno.symlink(elsewhere, join(elsewhere, "journal"));
+      assert.throws(
+        () => readJournal(root),
+        /is a symbolic link; code-commit keeps its apply journal only in a real folder/,
+      );
+    });
+  });
+});
