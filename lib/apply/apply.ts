@@ -54,11 +54,11 @@ import { plural } from "../text/plural.ts";
 import {
   type ApplyJournal,
   type ApplyRecorder,
+  contentHash,
   type FileState,
   memoryJournal,
   type PostState,
   type PreImage,
-  sha256Hex,
 } from "./journal.ts";
 
 /** What `lstat` reports about a path, as far as the applier needs it. */
@@ -590,7 +590,6 @@ class Apply {
   async #writeTemporary(step: Step): Promise<void> {
     const content = (step.operation as { content: string | Uint8Array }).content;
     const data = typeof content === "string" ? encoder.encode(content) : content;
-    const digest = sha256Hex(data);
     const name = step.temporary!.slice(step.folder === "" ? 0 : step.folder.length + 1);
     try {
       await writeTemporary(this.#fs, this.#root, step.operation.path, data, {
@@ -604,7 +603,7 @@ class Apply {
     }
     const created = step.created?.mode;
     const mode = step.mode ?? (typeof created === "number" ? created & 0o7777 : null);
-    step.after = { mode, size: data.length, sha256: await digest };
+    step.after = { mode, size: data.length, hash: contentHash(data) };
   }
 
   /**

@@ -48,8 +48,8 @@ export type FileState = {
   readonly mode: number | null;
   /** The size in bytes. */
   readonly size: number;
-  /** The SHA-256 of the content, in hex. */
-  readonly sha256: string;
+  /** The content's {@link contentHash}. */
+  readonly hash: string;
 } | null;
 
 /** The state one path was left in by an apply. */
@@ -180,7 +180,7 @@ const StateSchema = z.union([
   z.object({
     mode: z.number().int().nonnegative().nullable(),
     size: z.number().int().nonnegative(),
-    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    hash: z.string().regex(/^[0-9a-f]{16}$/),
   }).strict(),
 ]);
 
@@ -689,10 +689,39 @@ class DiskRecorder implements ApplyRecorder {
   }
 }
 
-/** The SHA-256 of `data`, in lower-case hex: how the journal tells whether a file changed. */
-export async function sha256Hex(data: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", data as Uint8Array<ArrayBuffer>);
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
+/**
+ * A 64-bit hash of `data` (two 32-bit lanes over its 4-byte words, mixed
+ * as MurmurHash3 mixes), in 16 hex digits: how the journal tells whether a
+ * file changed since a run left it. Not a cryptographic hash: it tells a
+ * hand edit from no edit, at about 1 GB/s (SHA-256 through SubtleCrypto
+ * cost a 2,000-file apply a quarter of a second). Never throws.
+ */
+export function contentHash(data: Uint8Array): string {
+  let h1 = 0x9747b28c ^ data.length;
+  let h2 = 0x85ebca6b ^ data.length;
+  const words = data.length & ~3;
+  for (let i = 0; i < words; i += 4) {
+    let k = data[i] | (data[i + 1] << 8) | (data[i + 2] << 16) | (data[i + 3] << 24);
+    k = Math.imul(k, 0xcc9e2d51);
+    k = (k << 15) | (k >>> 17);
+    k = Math.imul(k, 0x1b873593);
+    h1 ^= k;
+    h1 = (h1 << 13) | (h1 >>> 19);
+    h1 = (Math.imul(h1, 5) + 0xe6546b64) | 0;
+    h2 = Math.imul(h2 ^ k, 0x27d4eb2d);
+    h2 ^= h2 >>> 15;
+  }
+  let tail = 0;
+  for (let i = words; i < data.length; i++) tail |= data[i] << ((i - words) * 8);
+  h1 ^= Math.imul(tail, 0x1b873593);
+  h2 ^= Math.imul(tail, 0xcc9e2d51);
+  h1 ^= h1 >>> 16;
+  h1 = Math.imul(h1, 0x85ebca6b);
+  h1 ^= h1 >>> 13;
+  h2 ^= h2 >>> 16;
+  h2 = Math.imul(h2, 0xc2b2ae35);
+  h2 ^= h2 >>> 16;
+  return (h1 >>> 0).toString(16).padStart(8, "0") + (h2 >>> 0).toString(16).padStart(8, "0");
 }
 
 // ---------------------------------------------------------------------------

@@ -19,13 +19,13 @@ import { countLineChanges } from "../text/diff.ts";
 import { plural } from "../text/plural.ts";
 import { type ApplyOperation, applyOperations } from "./apply.ts";
 import {
+  contentHash,
   type FileState,
   markUndone,
   type PreImage,
   readJournal,
   readPreImage,
   type RunHeader,
-  sha256Hex,
   type StoredJournal,
   undoRecorder,
 } from "./journal.ts";
@@ -137,7 +137,7 @@ export async function planUndo(
   const paths: UndoPath[] = [];
   for (const [path, image] of before) {
     const state = after.get(path) ?? null;
-    if (await sameState(image, state)) continue; // the run left it as it found it
+    if (sameState(image, state)) continue; // the run left it as it found it
     paths.push({ path, before: image, after: state });
   }
   if (paths.length === 0) {
@@ -211,10 +211,10 @@ export async function runUndo(
 }
 
 /** Whether the pre-image `before` and the state `after` are the same file (or both nothing). */
-async function sameState(before: PreImage, after: FileState): Promise<boolean> {
+function sameState(before: PreImage, after: FileState): boolean {
   if (before === null || after === null) return before === null && after === null;
   if (before.data.length !== after.size || before.mode !== after.mode) return false;
-  return await sha256Hex(before.data) === after.sha256;
+  return contentHash(before.data) === after.hash;
 }
 
 /** How `path` changed since the run left it in `after`; undefined when it did not. */
@@ -235,7 +235,7 @@ async function changeSince(
   const mode = info.mode === null ? null : info.mode & 0o7777;
   if (after.mode !== null && mode !== after.mode) return "permissions changed";
   const data = await fs.readFile(under(root, path));
-  if (data.length !== after.size || await sha256Hex(data) !== after.sha256) return "edited";
+  if (data.length !== after.size || contentHash(data) !== after.hash) return "edited";
   return undefined;
 }
 

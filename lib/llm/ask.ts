@@ -11,7 +11,9 @@ import { CodeCommitError, InterruptedError, messageOf } from "../errors/errors.t
 import type { CallLogNames } from "../logger/log_names.ts";
 import type { RunLog } from "../logger/run_log.ts";
 import type { Redactor } from "../secrets/redact.ts";
+import { outlineBlocks } from "../reply/blocks.ts";
 import { formatCount, formatSeconds } from "../text/numbers.ts";
+import { plural } from "../text/plural.ts";
 import { addCosts, type Cost, describeCost, estimateCost, NO_COST } from "./prices.ts";
 import { type LlmClient, LlmError, type LlmReply, type TokenUsage } from "./types.ts";
 
@@ -68,6 +70,8 @@ export interface AskContext {
  * @throws {CodeCommitError} when the prompt contains an API key (it is not sent).
  * @throws {LlmError} when the call fails; the reply file then starts with `ERROR`.
  * @throws {InterruptedError} on Ctrl-C.
+ *
+ * The reply returned has an empty `body`: it is logged, and not kept twice.
  */
 export async function ask(
   client: LlmClient,
@@ -111,7 +115,7 @@ export async function ask(
   }
   stopWaiting();
 
-  await log.write(names.replyText, reply.text);
+  await log.write(names.replyText, replyTextForLog(reply.text, names.replyJson));
   await log.write(names.replyJson, reply.body);
   const cost = estimateCost(client.model, reply.usage);
   context.tally?.add(reply.usage, cost);
@@ -122,7 +126,34 @@ export async function ask(
       (reply.attempts > 1 ? ` (${reply.attempts} attempts)` : "") +
       (reply.truncated ? `; the reply was cut off at the model's output limit` : ""),
   );
-  return reply;
+  // The body is in the log now; the run goes on without a second copy of the reply.
+  return { ...reply, body: "" };
+}
+
+/**
+ * Past this many characters, a reply's `.txt` log leaves out the content of
+ * its file blocks: the `.json` beside it holds the whole body, and a 20 MB
+ * reply is not written twice.
+ */
+const WHOLE_REPLY_LOGGED = 1024 * 1024;
+
+/**
+ * What a reply's `.txt` log holds: the reply text; past
+ * {@link WHOLE_REPLY_LOGGED} characters, a first line saying so, then the
+ * reply with each file block's content replaced by a line saying how much
+ * was left out and where it is (`jsonName`).
+ */
+function replyTextForLog(text: string, jsonName: string): string {
+  if (text.length <= WHOLE_REPLY_LOGGED) return text;
+  return `[code-commit: this reply is ${formatCount(text.length)} characters long; the content ` +
+    `of its file blocks is left out here, and the whole reply is in ${jsonName}]\n` +
+    outlineBlocks(
+      text,
+      (lines, characters) =>
+        `[code-commit: ${plural(lines, "line")} (${
+          formatCount(characters)
+        } characters) left out; see ${jsonName}]`,
+    );
 }
 
 /**

@@ -23,7 +23,10 @@ export interface TokenUsage {
 export interface LlmReply {
   /** The reply's text (Gemini: its non-thought text parts, joined). */
   readonly text: string;
-  /** The whole JSON body received, as received. */
+  /**
+   * The whole JSON body received, as received; empty in the reply `ask`
+   * returns, which logs it first (a body is as large as the reply).
+   */
   readonly body: string;
   /** Tokens used. */
   readonly usage: TokenUsage;

@@ -263,3 +263,49 @@ function scanBlock(
     end: text.length,
   };
 }
+
+/**
+ * `text` with the content of every file block replaced by the one line
+ * `note(lines, characters)` returns: header lines, `^^^end` and `^^^delete`
+ * lines and everything outside the blocks are kept as they are (line ends
+ * too). For a log that must not hold a very large reply twice. Never throws.
+ */
+export function outlineBlocks(
+  text: string,
+  note: (lines: number, characters: number) => string,
+): string {
+  const out: string[] = [];
+  let inside = false;
+  let lines = 0;
+  let characters = 0;
+  let start = 0;
+  let first = false;
+  while (start < text.length) {
+    const newline = text.indexOf("\n", start);
+    const end = newline < 0 ? text.length : newline + 1;
+    const line = text.slice(start, newline < 0 ? text.length : newline);
+    if (!inside) {
+      out.push(text.slice(start, end));
+      if (isBlockHeader(line)) {
+        inside = true;
+        first = true;
+        lines = 0;
+        characters = 0;
+      }
+    } else if (END_LINE.test(line) || (first && DELETE_LINE.test(line))) {
+      if (lines > 0) out.push(`${note(lines, characters)}\n`);
+      out.push(text.slice(start, end));
+      inside = false;
+    } else {
+      lines++;
+      characters += end - start;
+      first = false;
+    }
+    if (newline < 0) break;
+    start = end;
+  }
+  if (inside && lines > 0) {
+    out.push(`${text.endsWith("\n") ? "" : "\n"}${note(lines, characters)}\n`);
+  }
+  return out.join("");
+}

@@ -118,6 +118,16 @@ function myers(a: readonly string[], b: readonly string[]): Edit[] {
   return edits.reverse();
 }
 
+/**
+ * How many lines `bytes` (UTF-8 text) holds, counted as {@link
+ * countLineChanges} counts them, without decoding it. Never throws.
+ */
+export function countLines(bytes: Uint8Array): number {
+  let lines = 0;
+  for (let at = bytes.indexOf(10); at !== -1; at = bytes.indexOf(10, at + 1)) lines++;
+  return bytes.length > 0 && bytes[bytes.length - 1] !== 10 ? lines + 1 : lines;
+}
+
 /** How many lines going from `before` to `after` adds and removes. Never throws. */
 export function countLineChanges(before: string, after: string): LineCounts {
   const a = splitLines(before);

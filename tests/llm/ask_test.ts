@@ -206,6 +206,32 @@ Deno.test("success: query, reply text and whole JSON body logged under the call'
   assert.deepEqual([w.tally.input, w.tally.output, w.tally.thinking], [1843, 97, 1112]);
 });
 
+Deno.test("a reply over 1 MiB is logged whole once: the .json holds it, the .txt its outline and where the rest is", async () => {
+  const content = "export const value = 'abcdefghijklmnopqrstuvwxyz0123456789';\n".repeat(400);
+  const text = "Here it is.\n" +
+    Array.from({ length: 60 }, (_, i) => `^^^src/file${i}.ts\n${content}^^^end\n`).join("") +
+    "^^^src/old.ts\n^^^delete\nDone.\n";
+  await using w = await world("gemini-2.5-pro", [geminiReply(text)]);
+  const reply = await askOk(w, PROMPT, INITIAL_QUERY);
+  assert.equal(reply.text, text);
+  const body = JSON.parse(await w.read("1-initial-query-response.json"));
+  assert.equal(body.candidates[0].content.parts.at(-1).text, text);
+  const logged = await w.read("1-initial-query-response.txt");
+  const block = `[code-commit: 400 lines (${
+    content.length.toLocaleString("en-US")
+  } characters) left out; see 1-initial-query-response.json]`;
+  assert.equal(
+    logged,
+    `[code-commit: this reply is ${text.length.toLocaleString("en-US")} characters long; the ` +
+      "content of its file blocks is left out here, and the whole reply is in " +
+      "1-initial-query-response.json]\n" +
+      "Here it is.\n" +
+      Array.from({ length: 60 }, (_, i) => `^^^src/file${i}.ts\n${block}\n^^^end\n`).join("") +
+      "^^^src/old.ts\n^^^delete\nDone.\n",
+  );
+  assert.ok(!logged.startsWith("ERROR"), "a reply logged in part is no failed call");
+});
+
 Deno.test("success with a truncated reply: logged, and the line says it was cut off", async () => {
   await using w = await world("gpt-5", [{ kind: "fixture", file: "openai/length.json" }]);
   const reply = await askOk(w, PROMPT, SINGLE_QUERY);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { isBlockHeader, itemAt, scanBlocks } from "../../lib/reply/blocks.ts";
+import { isBlockHeader, itemAt, outlineBlocks, scanBlocks } from "../../lib/reply/blocks.ts";
 
 Deno.test("blocks, deletes, stray markers and empty headers come out in line order", () => {
   const reply = [
@@ -177,4 +177,22 @@ Deno.test("scanBlocks reads every reply as itemAt reads it line by line, items, 
       );
     });
   }
+});
+
+Deno.test("outlineBlocks: each block's content becomes one note; headers, markers and prose stay as they are", () => {
+  const note = (lines: number, characters: number) => `[${lines} lines, ${characters} chars]`;
+  assert.equal(
+    outlineBlocks(
+      "Intro\n^^^a.ts\nx\nyz\n^^^end\nmid\n^^^b.ts\n^^^delete\n^^^empty.ts\n^^^end\n^^^d.ts\nopen\n",
+      note,
+    ),
+    "Intro\n^^^a.ts\n[2 lines, 5 chars]\n^^^end\nmid\n^^^b.ts\n^^^delete\n^^^empty.ts\n^^^end\n" +
+      "^^^d.ts\n[1 lines, 5 chars]\n",
+  );
+  // CRLF line ends are kept, and the end marker is still found.
+  assert.equal(
+    outlineBlocks("^^^a.ts\r\nx\r\n^^^end\r\nafter", note),
+    "^^^a.ts\r\n[1 lines, 3 chars]\n^^^end\r\nafter",
+  );
+  assert.equal(outlineBlocks("no blocks at all\n", note), "no blocks at all\n");
 });

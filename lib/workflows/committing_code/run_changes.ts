@@ -20,7 +20,7 @@ import {
   cutList,
   formatChangedFiles,
 } from "../../text/change_list.ts";
-import { countLineChanges } from "../../text/diff.ts";
+import { countLineChanges, countLines } from "../../text/diff.ts";
 import { plural } from "../../text/plural.ts";
 
 const decoder = new TextDecoder();
@@ -41,25 +41,40 @@ export async function describeRunChanges(
   for (const path of [...before.keys()].sort(compareCodePoints)) {
     // code-commit's own records (the auto workflow's cache): not the project's code.
     if (path.startsWith(`${STATE_DIR}/`)) continue;
-    const image = before.get(path) ?? null;
-    const then = image === null ? null : decoder.decode(image.data);
-    const now = await currentText(fs, root, path);
-    if (then === now) continue;
-    const kind = then === null ? "created" : now === null ? "deleted" : "replaced";
-    changes.push({ path, kind, ...countLineChanges(then ?? "", now ?? "") });
+    const then = before.get(path)?.data ?? null;
+    const now = await currentBytes(fs, root, path);
+    if (then === null && now === null) continue;
+    if (then === null) {
+      changes.push({ path, kind: "created", added: countLines(now!), removed: 0 });
+    } else if (now === null) {
+      changes.push({ path, kind: "deleted", added: 0, removed: countLines(then) });
+    } else if (!sameBytes(then, now)) {
+      const counts = countLineChanges(decoder.decode(then), decoder.decode(now));
+      changes.push({ path, kind: "replaced", ...counts });
+    }
   }
   return changes;
 }
 
-/** The text of the regular file at `path`; null when there is none (or something else is there). */
-async function currentText(fs: FileSystem, root: string, path: string): Promise<string | null> {
+/** The bytes of the regular file at `path`; null when there is none (or something else is there). */
+async function currentBytes(
+  fs: FileSystem,
+  root: string,
+  path: string,
+): Promise<Uint8Array | null> {
   try {
     const info = await fs.lstat(under(root, path));
     if (!info.isFile) return null;
-    return decoder.decode(await fs.readFile(under(root, path)));
+    return await fs.readFile(under(root, path));
   } catch {
     return null;
   }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**
