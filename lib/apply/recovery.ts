@@ -30,7 +30,7 @@ import {
 } from "./journal.ts";
 
 /** What a recovery did. */
-export interface Recovery {
+interface Recovery {
   /** One line for the user saying what was rolled back; undefined when nothing was. */
   readonly line: string | undefined;
 }
@@ -43,7 +43,7 @@ export interface Recovery {
  * @throws {JournalError} when the journal cannot be read, or the rollback
  * cannot be completed (naming the paths to restore by hand).
  */
-export async function recoverInterruptedApply(
+async function recoverInterruptedApply(
   root: string,
   fs: FileSystem = denoFileSystem,
 ): Promise<Recovery> {

@@ -14,7 +14,14 @@ import {
   denoFileSystem,
 } from "../../lib/apply/apply.ts";
 import { readJournal, RunJournal } from "../../lib/apply/journal.ts";
-import { recoverInterruptedApply } from "../../lib/apply/recovery.ts";
+import { recoverFirst } from "../../lib/apply/recovery.ts";
+
+/** Runs recovery; returns the line it said, if any. */
+async function recoverInterruptedApply(root: string): Promise<{ line: string | undefined }> {
+  let line: string | undefined;
+  await recoverFirst(root, (said) => (line = said));
+  return { line };
+}
 import { type Files, withProject } from "../support/project.ts";
 
 /** Every entry under `root` but `agent-config/` (the journal): path → mode and content, or a folder. */

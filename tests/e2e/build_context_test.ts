@@ -18,7 +18,7 @@ import {
 } from "../support/fake_llm_server.ts";
 import { assertNoKeyLeak } from "../support/leaks.ts";
 import { consistencyPrompt, contextQueryPrompt, initialPrompt } from "../support/prompts.ts";
-import { GEMINI_KEY, makeProject, type Project, STATUS_BUILD } from "../support/project.ts";
+import { GEMINI_KEY, git, makeProject, type Project, STATUS_BUILD } from "../support/project.ts";
 import { runTool } from "../support/run_tool.ts";
 
 const QUERY = "Review the parser.\n";
@@ -361,6 +361,9 @@ Deno.test("a file list written as a markdown list is read; one where no file sur
       /--- src\/status\.txt ---\nbroken\n--- src\/main\.ts ---/,
     );
 
+    // The first run's change, committed: a run refuses uncommitted changes.
+    await git(project.root, "add", "-A");
+    await git(project.root, "commit", "-qm", "the first run");
     const blind = await runTool(project.root, ["--build-context"], { server });
     assert.equal(blind.code, 1, blind.stderr);
     assert.equal(server.requests.length, 3, "no edit call after an empty codebase");

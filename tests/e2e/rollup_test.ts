@@ -72,6 +72,8 @@ Deno.test("a stale rollup made by --rollup is remade before the run: the model s
   const made = await runTool(project.root, ["--rollup"]);
   assert.equal(made.code, 0, made.stderr);
   await project.write("index.js", "version 2, newer than the rollup\n");
+  // Committed: a run refuses uncommitted changes (the rollup stays older than the file).
+  await git(project.root, "commit", "-qam", "version 2");
   const server = await startFakeLlmServer([geminiReply("No change is needed.\n")]);
   try {
     const run = await runTool(project.root, [], { server });
@@ -100,6 +102,8 @@ Deno.test("a stale rollup made otherwise is used as it is, with a warning before
     await Deno.utime(join(project.root, path), past, past);
   }
   await project.write("index.js", "version 2\n");
+  // Committed: a run refuses uncommitted changes (the rollup stays older than the file).
+  await git(project.root, "commit", "-qam", "version 2");
   const server = await startFakeLlmServer([geminiReply("Nothing to do.\n")]);
   try {
     const run = await runTool(project.root, [], { server });
