@@ -50,6 +50,7 @@ import {
   writeAtomically,
   writeTemporary,
 } from "../file_system/write_atomically.ts";
+import { countLines } from "../text/diff.ts";
 import { plural } from "../text/plural.ts";
 import {
   type ApplyJournal,
@@ -434,12 +435,15 @@ class Apply {
     if (this.#folders.get(path)?.kind === "planned") {
       throw new FileStepError(`"${path}" is a folder this reply creates; a reply writes files`);
     }
+    const reachable = await this.#planFolder(folder, operation.kind === "write");
+    // Nothing can be in a folder this reply makes: no look (and no NotFound to build) there.
     const planned = state.get(path) ??
       await this.#readOriginal(
         path,
-        await this.#planFolder(folder, operation.kind === "write"),
+        reachable && this.#folders.get(folder)?.kind !== "planned",
         recorder,
       );
+
     const { expected } = planned;
     if (operation.kind === "delete") {
       state.set(path, { expected: { kind: "missing" }, mode: undefined });
@@ -603,7 +607,7 @@ class Apply {
     }
     const created = step.created?.mode;
     const mode = step.mode ?? (typeof created === "number" ? created & 0o7777 : null);
-    step.after = { mode, size: data.length, hash: contentHash(data) };
+    step.after = { mode, size: data.length, hash: contentHash(data), lines: countLines(data) };
   }
 
   /**
@@ -623,7 +627,7 @@ class Apply {
     }
     step.created = identity;
     try {
-      await this.#checkFolder(step.folder);
+      await this.#checkFolder(step.folder, false); // the file's own identity is checked next
       const info = await this.#lstat(temporary);
       if (info === null || !info.isFile || !sameFile(info, identity)) {
         throw await this.#swapError(step.folder, "was swapped for another folder");
@@ -637,11 +641,13 @@ class Apply {
   /**
    * Checks that `folder` (relative) is still the real folder the plan
    * found: its real path is the root's plus `folder` (no link anywhere on
-   * the way), and it is the same folder (device and inode).
+   * the way), and, with `same` (the default), it is the same folder (device
+   * and inode). A caller that checks the identity of a file in it right
+   * after need not check the folder's.
    *
    * @throws {SwapError} naming the folder (the link, when there is one) otherwise.
    */
-  async #checkFolder(folder: string): Promise<void> {
+  async #checkFolder(folder: string, same = true): Promise<void> {
     const realRoot = this.#realRoot ??= await step(
       "resolving the project folder",
       () => this.#fs.realPath(this.#root === "" ? "." : this.#root),
@@ -658,7 +664,7 @@ class Apply {
         real === undefined ? "was moved away" : "was swapped for a symbolic link",
       );
     }
-    if (folder === "") return;
+    if (folder === "" || !same) return;
     const known = this.#folders.get(folder);
     const info = await this.#lstat(folder);
     if (
@@ -702,7 +708,8 @@ class Apply {
   async #change(step: Step): Promise<void> {
     if (step.kind === "none") return;
     const { path } = step.operation;
-    await this.#checkFolder(step.folder);
+    // The real path, then the identity of the file in it (the temporary file, or the one deleted).
+    await this.#checkFolder(step.folder, step.temporary === undefined && !knownIno(step.expected));
     if (step.temporary !== undefined) {
       const temporary = await this.#lstat(step.temporary);
       if (temporary === null || !temporary.isFile || !sameFile(temporary, step.created)) {
@@ -990,6 +997,11 @@ function sameFile(info: EntryInfo, identity: FileIdentity | undefined): boolean 
 function sameFolder(info: EntryInfo, known: { dev?: number; ino?: number | null }): boolean {
   if (!isKnown(info.ino) || !isKnown(known.ino)) return true;
   return info.ino === known.ino && info.dev === known.dev;
+}
+
+/** Whether the plan knows the inode of the file it expects (to check it is the same one). */
+function knownIno(expected: Expected): boolean {
+  return expected.kind === "file" && isKnown(expected.ino);
 }
 
 /** Whether an inode number is there (some platforms have none). */

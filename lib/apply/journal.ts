@@ -50,6 +50,8 @@ export type FileState = {
   readonly size: number;
   /** The content's {@link contentHash}. */
   readonly hash: string;
+  /** How many lines the content holds (as `countLines` counts them). */
+  readonly lines: number;
 } | null;
 
 /** The state one path was left in by an apply. */
@@ -181,6 +183,7 @@ const StateSchema = z.union([
     mode: z.number().int().nonnegative().nullable(),
     size: z.number().int().nonnegative(),
     hash: z.string().regex(/^[0-9a-f]{16}$/),
+    lines: z.number().int().nonnegative(),
   }).strict(),
 ]);
 
@@ -422,25 +425,31 @@ export class RunJournal implements ApplyJournal {
   }
 
   /**
-   * What each path a completed apply of this run changed held before the
-   * run's first apply of it, read from the journal at once.
+   * Each path a completed apply of this run changed: what it held before
+   * the run's first apply of it, and the state the run's last apply of it
+   * left it in; read from the journal at once.
    *
    * @throws {JournalError} when the journal cannot be read.
    */
-  runPreImages(): Map<string, PreImage> {
-    const images = new Map<string, PreImage>();
-    if (this.#header === undefined || this.#touched.size === 0) return images;
+  runChanges(): Map<string, { before: PreImage; after: FileState }> {
+    const changes = new Map<string, { before: PreImage; after: FileState }>();
+    if (this.#header === undefined || this.#touched.size === 0) return changes;
     const stored = readJournal(this.#root);
     const packs = new Map<string, Uint8Array>();
     for (const apply of stored.applies) {
       if (apply.done === undefined) continue;
       for (const entry of apply.record.entries) {
-        if (this.#touched.has(entry.path) && !images.has(entry.path)) {
-          images.set(entry.path, readPreImage(stored.dir, apply.n, entry.before, packs));
+        if (this.#touched.has(entry.path) && !changes.has(entry.path)) {
+          const before = readPreImage(stored.dir, apply.n, entry.before, packs);
+          changes.set(entry.path, { before, after: null });
         }
       }
+      for (const state of apply.done.post) {
+        const change = changes.get(state.path);
+        if (change !== undefined) change.after = state.after;
+      }
     }
-    return images;
+    return changes;
   }
 
   /** {@inheritDoc ApplyJournal.begin} */

@@ -352,29 +352,39 @@ class RedirectError extends Error {}
 /** The largest response body read: a model's whole output is well under 1 MiB. */
 export const MAX_BODY_BYTES = 64 * 2 ** 20;
 
-/** Reads a response body as text, refusing one larger than {@link MAX_BODY_BYTES}. */
+/**
+ * Reads a response body as text, refusing one larger than {@link
+ * MAX_BODY_BYTES}. When the answer says its length, the bytes go straight
+ * into one buffer of that size (a 20 MB reply is not held twice: as chunks
+ * and as their concatenation).
+ */
 async function readBody(response: Response): Promise<string> {
   if (response.body === null) return "";
   const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
+  const declared = Number(response.headers.get("content-length") ?? NaN);
+  let buffer = new Uint8Array(
+    Number.isInteger(declared) && declared >= 0 && declared <= MAX_BODY_BYTES ? declared : 0,
+  );
   let total = 0;
   while (true) {
     const { value, done } = await reader.read();
     if (done) break;
-    total += value.byteLength;
-    if (total > MAX_BODY_BYTES) {
+    if (total + value.byteLength > MAX_BODY_BYTES) {
       await reader.cancel();
       throw new BodyTooLargeError();
     }
-    chunks.push(value);
+    if (total + value.byteLength > buffer.length) {
+      // No length, or more than it said: grow by doubling.
+      const grown = new Uint8Array(
+        Math.min(MAX_BODY_BYTES, Math.max(2 * buffer.length, total + value.byteLength, 65_536)),
+      );
+      grown.set(buffer.subarray(0, total));
+      buffer = grown;
+    }
+    buffer.set(value, total);
+    total += value.byteLength;
   }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
+  return new TextDecoder().decode(buffer.subarray(0, total));
 }
 
 /** Sends one request and reads its whole body, within `timeoutMs`. */

@@ -18,6 +18,33 @@ function timestamp(date: Date): string {
     `${pad(date.getHours())}-${pad(date.getMinutes())}-${pad(date.getSeconds())}`;
 }
 
+/** Past this many characters, a log is encoded and written a slice at a time. */
+const WHOLE_WRITE = 1024 * 1024;
+
+/**
+ * Writes `text` to a new file at `path`, encoded a slice at a time into one
+ * reused buffer: a 20 MB reply body is not held a second time as bytes.
+ */
+async function writeInSlices(path: string, text: string): Promise<void> {
+  const file = await Deno.open(path, { write: true, create: true, truncate: true });
+  try {
+    const buffer = new Uint8Array(3 * WHOLE_WRITE); // room for any slice of WHOLE_WRITE characters
+    const encoder = new TextEncoder();
+    for (let start = 0; start < text.length;) {
+      let end = Math.min(text.length, start + WHOLE_WRITE);
+      // Never split a surrogate pair between two slices.
+      const last = text.charCodeAt(end - 1);
+      if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+      const { written } = encoder.encodeInto(text.slice(start, end), buffer);
+      let bytes = buffer.subarray(0, written);
+      while (bytes.length > 0) bytes = bytes.subarray(await file.write(bytes));
+      start = end;
+    }
+  } finally {
+    file.close();
+  }
+}
+
 /** One run's log folder. */
 export class RunLog {
   /** The folder, relative to the project root (e.g. `logs/2026-11-22-09-30-05-committing-code`). */
@@ -86,10 +113,13 @@ export class RunLog {
    */
   async write(name: string, text: string): Promise<void> {
     try {
-      await Deno.writeTextFile(
-        under(this.#root, `${this.dir}/${name}`),
-        this.#redactor.redact(text),
-      );
+      const redacted = this.#redactor.redact(text);
+      const path = under(this.#root, `${this.dir}/${name}`);
+      if (redacted.length <= WHOLE_WRITE) {
+        await Deno.writeTextFile(path, redacted);
+      } else {
+        await writeInSlices(path, redacted);
+      }
     } catch (error) {
       throw new CodeCommitError(
         `cannot write the log ${this.path(name)}: ${(error as Error).message}`,

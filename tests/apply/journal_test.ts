@@ -92,9 +92,11 @@ Deno.test("the run keeps its first pre-image of each path across applies; a late
       "apply-2.record",
       "run.json",
     ]);
-    const images = journal.runPreImages();
-    assert.equal(new TextDecoder().decode(images.get("a.txt")!.data), "original\n");
-    assert.equal(images.get("b.txt"), null);
+    const changes = journal.runChanges();
+    assert.equal(new TextDecoder().decode(changes.get("a.txt")!.before!.data), "original\n");
+    assert.equal(changes.get("a.txt")!.after?.size, "second attempt\n".length);
+    assert.equal(changes.get("a.txt")!.after?.lines, 1);
+    assert.equal(changes.get("b.txt")!.before, null);
   });
 });
 
@@ -110,7 +112,7 @@ Deno.test("the first apply of a new run drops the previous run's files", async (
     assert.equal(stored.run?.workflow, "auto workflow");
     assert.deepEqual(stored.applies.map((apply) => apply.n), [1]);
     assert.equal(
-      new TextDecoder().decode(second.runPreImages().get("a.txt")!.data),
+      new TextDecoder().decode(second.runChanges().get("a.txt")!.before!.data),
       "1\n",
       "the new run's pre-image is the tree the previous run left",
     );

@@ -1,14 +1,16 @@
 /**
  * What a run changed, as it tells its user at the end: every path its
- * applies changed (but code-commit's own records in `agent-state/`), compared with what the path held before the run (the
- * journal's pre-image) — created, replaced or deleted, with the lines
- * added and removed. A path the run changed and then changed back is not
- * listed.
+ * applies changed (but code-commit's own records in `agent-state/`), from
+ * the journal — what the path held before the run against what the run
+ * left there: created, replaced or deleted, with the lines added and
+ * removed (a created file's lines were counted as it was written; a
+ * replaced one is read back for the diff). A path the run changed and then
+ * changed back is not listed.
  *
  * @module
  */
 
-import { type RunJournal, STATE_DIR } from "../../apply/journal.ts";
+import { contentHash, type RunJournal, STATE_DIR } from "../../apply/journal.ts";
 import { denoFileSystem, type FileSystem, under } from "../../file_system/file_system.ts";
 import { CHANGES_LIST } from "../../logger/log_names.ts";
 import type { RunLog } from "../../logger/run_log.ts";
@@ -36,20 +38,24 @@ export async function describeRunChanges(
   journal: RunJournal,
   fs: FileSystem = denoFileSystem,
 ): Promise<ChangedFile[]> {
-  const before = journal.runPreImages();
+  const runChanges = journal.runChanges();
   const changes: ChangedFile[] = [];
-  for (const path of [...before.keys()].sort(compareCodePoints)) {
+  for (const path of [...runChanges.keys()].sort(compareCodePoints)) {
     // code-commit's own records (the auto workflow's cache): not the project's code.
     if (path.startsWith(`${STATE_DIR}/`)) continue;
-    const then = before.get(path)?.data ?? null;
-    const now = await currentBytes(fs, root, path);
-    if (then === null && now === null) continue;
-    if (then === null) {
-      changes.push({ path, kind: "created", added: countLines(now!), removed: 0 });
-    } else if (now === null) {
-      changes.push({ path, kind: "deleted", added: 0, removed: countLines(then) });
-    } else if (!sameBytes(then, now)) {
-      const counts = countLineChanges(decoder.decode(then), decoder.decode(now));
+    const { before, after } = runChanges.get(path)!;
+    if (before === null && after === null) continue;
+    if (before === null) {
+      // Created: the journal counted its lines as it wrote them.
+      changes.push({ path, kind: "created", added: after!.lines, removed: 0 });
+    } else if (after === null) {
+      changes.push({ path, kind: "deleted", added: 0, removed: countLines(before.data) });
+    } else if (
+      before.data.length !== after.size || contentHash(before.data) !== after.hash ||
+      (before.mode !== null && after.mode !== null && before.mode !== after.mode)
+    ) {
+      const now = await currentBytes(fs, root, path) ?? new Uint8Array();
+      const counts = countLineChanges(decoder.decode(before.data), decoder.decode(now));
       changes.push({ path, kind: "replaced", ...counts });
     }
   }
@@ -69,12 +75,6 @@ async function currentBytes(
   } catch {
     return null;
   }
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /**
