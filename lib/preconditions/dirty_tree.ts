@@ -21,6 +21,9 @@ import { runSystemProgram } from "../permissions/system_programs.ts";
 import { displayPath } from "../text/characters.ts";
 import { plural } from "../text/plural.ts";
 
+/** How long `git status` may take before the check gives up (and refuses the run). */
+const GIT_STATUS_TIMEOUT_MS = 20_000;
+
 /** How many uncommitted paths the refusal names. */
 const NAMED = 10;
 
@@ -52,6 +55,14 @@ async function inspectTree(root: string): Promise<TreeState> {
   } catch (error) {
     return { kind: "no-repository", why: `git could not be run (${messageOf(error)})` };
   }
+  if (result.signal !== null) {
+    throw new CodeCommitError(
+      `git status did not answer within ${GIT_STATUS_TIMEOUT_MS / 1000} s, so code-commit ` +
+        "cannot tell whether you have uncommitted changes (a fifo named .gitignore, or a " +
+        "file system that hangs, in the project?); fix that, or run with --force to skip " +
+        "this check",
+    );
+  }
   if (result.code !== 0) {
     const first = result.stderr.split("\n").find((line) => line.trim() !== "") ?? "";
     return {
@@ -72,7 +83,9 @@ async function inspectTree(root: string): Promise<TreeState> {
  * (see {@link inspectTree}); outside a repository, warns through `warn`
  * and returns.
  *
- * @throws {CodeCommitError} naming up to ten paths and `--force`.
+ * @throws {CodeCommitError} naming up to ten paths and `--force`; or when
+ * `git status` does not answer in time (it would wait forever on a fifo
+ * named `.gitignore`).
  */
 export async function checkCleanTree(
   root: string,
@@ -106,7 +119,7 @@ export async function checkCleanTree(
  */
 async function gitStatus(
   root: string,
-): Promise<{ code: number; stdout: Uint8Array; stderr: string }> {
+): Promise<{ code: number; signal: Deno.Signal | null; stdout: Uint8Array; stderr: string }> {
   const { output } = await runSystemProgram("git", {
     args: [
       "--no-optional-locks",
@@ -122,9 +135,12 @@ async function gitStatus(
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
+    // git opens every .gitignore it meets: a fifo there would keep it waiting forever.
+    signal: AbortSignal.timeout(GIT_STATUS_TIMEOUT_MS),
   }, await Deno.realPath(root));
   return {
     code: output.code,
+    signal: output.signal,
     stdout: output.stdout,
     stderr: new TextDecoder().decode(output.stderr),
   };
