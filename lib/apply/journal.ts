@@ -31,7 +31,9 @@
 
 import { z } from "zod";
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
+import { readBounded } from "../file_system/bounded_read.ts";
 import { under } from "../file_system/file_system.ts";
+import { READ_LIMITS, type ReadLimit } from "../file_system/read_limits.ts";
 import { isMissing } from "../file_system/lstat.ts";
 import { checkPathSyntax } from "../guard/path_syntax.ts";
 import { protectedRulesFor } from "../guard/protected_paths.ts";
@@ -265,9 +267,6 @@ function journalDir(root: string): string {
   return under(root, JOURNAL_DIR);
 }
 
-/** The largest journal file read back (a record or a mark; packs are bounded by the reads that made them). */
-const MAX_RECORD_BYTES = 256 * 1024 * 1024;
-
 /**
  * Reads the journal of the project at `root`: its run and every apply with
  * a record, in order. Files that belong to no apply of the run (another
@@ -278,7 +277,7 @@ const MAX_RECORD_BYTES = 256 * 1024 * 1024;
  * @throws {JournalError} when `journal` is not a real folder, or a record
  * cannot be read or is not what code-commit writes (edited by hand?).
  */
-export function readJournal(root: string): StoredJournal {
+export async function readJournal(root: string): Promise<StoredJournal> {
   const dir = journalDir(root);
   const info = lstatSyncOrUndefined(dir);
   if (info === undefined) return { dir, run: undefined, applies: [] };
@@ -290,7 +289,7 @@ export function readJournal(root: string): StoredJournal {
   }
   const names = listNames(dir);
   const run = names.has(RUN_FILE)
-    ? parseJson(dir, RUN_FILE, RunSchema) as RunHeader | undefined
+    ? await parseJson(dir, RUN_FILE, RunSchema) as RunHeader | undefined
     : undefined;
   const applies: StoredApply[] = [];
   if (run !== undefined) {
@@ -298,11 +297,11 @@ export function readJournal(root: string): StoredJournal {
       .filter((match) => match !== null).map((match) => Number(match![1])).sort((a, b) => a - b);
     for (const n of numbers) {
       const files = applyFiles(n);
-      const record = parseJson(dir, files.record, RecordSchema) as ApplyRecord;
+      const record = await parseJson(dir, files.record, RecordSchema) as ApplyRecord;
       if (record.run !== run.id || record.apply !== n) continue;
       let done: DoneRecord | undefined;
       if (names.has(files.done)) {
-        done = parseJson(dir, files.done, DoneSchema) as DoneRecord;
+        done = await parseJson(dir, files.done, DoneSchema) as DoneRecord;
         if (done.run !== run.id || done.apply !== n) done = undefined;
       }
       applies.push({ n, record, done });
@@ -317,17 +316,17 @@ export function readJournal(root: string): StoredJournal {
  *
  * @throws {JournalError} when the pack is missing or shorter than the record says.
  */
-export function readPreImage(
+export async function readPreImage(
   dir: string,
   n: number,
   before: ApplyRecord["entries"][number]["before"],
   packs: Map<string, Uint8Array> = new Map(),
-): PreImage {
+): Promise<PreImage> {
   if (before === null) return null;
   const name = before.pack === "first" ? applyFiles(n).first : applyFiles(n).again;
   let pack = packs.get(name);
   if (pack === undefined) {
-    pack = readFileChecked(dir, name, Number.MAX_SAFE_INTEGER);
+    pack = await readFileChecked(dir, name, READ_LIMITS.journalPack);
     packs.set(name, pack);
   }
   if (before.offset + before.size > pack.length) {
@@ -431,16 +430,16 @@ export class RunJournal implements ApplyJournal {
    *
    * @throws {JournalError} when the journal cannot be read.
    */
-  runChanges(): Map<string, { before: PreImage; after: FileState }> {
+  async runChanges(): Promise<Map<string, { before: PreImage; after: FileState }>> {
     const changes = new Map<string, { before: PreImage; after: FileState }>();
     if (this.#header === undefined || this.#touched.size === 0) return changes;
-    const stored = readJournal(this.#root);
+    const stored = await readJournal(this.#root);
     const packs = new Map<string, Uint8Array>();
     for (const apply of stored.applies) {
       if (apply.done === undefined) continue;
       for (const entry of apply.record.entries) {
         if (this.#touched.has(entry.path) && !changes.has(entry.path)) {
-          const before = readPreImage(stored.dir, apply.n, entry.before, packs);
+          const before = await readPreImage(stored.dir, apply.n, entry.before, packs);
           changes.set(entry.path, { before, after: null });
         }
       }
@@ -476,7 +475,7 @@ export class RunJournal implements ApplyJournal {
     await makeJournalDir(this.#root);
     let stored: StoredJournal | undefined;
     try {
-      stored = readJournal(this.#root);
+      stored = await readJournal(this.#root);
     } catch {
       stored = undefined; // unreadable: removed whole below
     }
@@ -533,10 +532,22 @@ class PackWriter {
     this.#path = path;
   }
 
-  /** Appends `data`; returns its offset. */
+  /**
+   * Appends `data`; returns its offset.
+   *
+   * @throws {JournalError} when the pack would grow past what the journal reads back.
+   */
   append(data: Uint8Array): number {
     const offset = this.size;
     if (data.length === 0) return offset;
+    if (offset + data.length > READ_LIMITS.journalPack.bytes) {
+      throw new JournalError(
+        `the reply replaces or deletes more than ${
+          READ_LIMITS.journalPack.bytes / (1024 * 1024)
+        } MiB of files, more than code-commit keeps copies of in its journal; nothing was ` +
+          "changed: ask for a smaller change",
+      );
+    }
     this.#file ??= Deno.openSync(`${this.#path}.tmp`, {
       write: true,
       create: true,
@@ -625,6 +636,7 @@ class DiskRecorder implements ApplyRecorder {
         },
       });
     } catch (error) {
+      if (error instanceof JournalError) return Promise.reject(error);
       return Promise.reject(this.#failure("record what the reply's paths hold", error));
     }
     return Promise.resolve();
@@ -659,11 +671,7 @@ class DiskRecorder implements ApplyRecorder {
   preImage(path: string): Promise<PreImage | undefined> {
     const entry = this.#entries.find((candidate) => candidate.path === path);
     if (entry === undefined) return Promise.resolve(undefined);
-    try {
-      return Promise.resolve(readPreImage(this.#dir, this.#n, entry.before, this.#packs));
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return readPreImage(this.#dir, this.#n, entry.before, this.#packs);
   }
 
   complete(post: readonly PostState[]): Promise<void> {
@@ -761,14 +769,23 @@ function listNamesQuietly(dir: string): string[] {
   }
 }
 
-/** Reads the regular file `name` of `dir`, at most `limit` bytes. */
-function readFileChecked(dir: string, name: string, limit: number): Uint8Array {
+/**
+ * Reads the regular file `name` of `dir` with the one bounded read, at most
+ * `limit`. `agent-config` may be a link kept elsewhere, so the file is
+ * reached through it: a final link is refused first, and the bounded read
+ * then checks what it opens.
+ */
+async function readFileChecked(dir: string, name: string, limit: ReadLimit): Promise<Uint8Array> {
   const path = `${dir}/${name}`;
   try {
-    const info = Deno.lstatSync(path);
-    if (!info.isFile) throw new Error("not a regular file");
-    if (info.size > limit) throw new Error(`larger than ${limit} bytes`);
-    return Deno.readFileSync(path);
+    if (!Deno.lstatSync(path).isFile) throw new Error("not a regular file");
+    const bytes = await readBounded(path, {
+      limit,
+      followSymlink: true,
+      name: `${JOURNAL_DIR}/${name}`,
+    });
+    if (bytes === undefined) throw new Deno.errors.NotFound("it is gone");
+    return bytes;
   } catch (error) {
     throw new JournalError(
       `cannot read ${JOURNAL_DIR}/${name}: ${messageOf(error)}`,
@@ -777,8 +794,12 @@ function readFileChecked(dir: string, name: string, limit: number): Uint8Array {
   }
 }
 
-function parseJson<T extends z.ZodTypeAny>(dir: string, name: string, schema: T): z.infer<T> {
-  const bytes = readFileChecked(dir, name, MAX_RECORD_BYTES);
+async function parseJson<T extends z.ZodTypeAny>(
+  dir: string,
+  name: string,
+  schema: T,
+): Promise<z.infer<T>> {
+  const bytes = await readFileChecked(dir, name, READ_LIMITS.journalRecord);
   let json: unknown;
   try {
     json = JSON.parse(new TextDecoder().decode(bytes));

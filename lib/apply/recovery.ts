@@ -47,7 +47,7 @@ async function recoverInterruptedApply(
   root: string,
   fs: FileSystem = denoFileSystem,
 ): Promise<Recovery> {
-  const stored = readJournal(root);
+  const stored = await readJournal(root);
   const incomplete = stored.applies.filter((apply) => apply.done === undefined).reverse();
   let restored = 0;
   for (const apply of incomplete) {
@@ -55,7 +55,7 @@ async function recoverInterruptedApply(
     forgetApply(stored.dir, apply.n);
   }
   if (stored.run !== undefined || stored.applies.length > 0) {
-    tidyJournal(readJournal(root), stored.run);
+    tidyJournal(await readJournal(root), stored.run);
   }
   if (incomplete.length === 0) return { line: undefined };
   const last = incomplete[0];
@@ -103,7 +103,7 @@ async function rollBack(
   const packs = new Map<string, Uint8Array>();
   const operations: ApplyOperation[] = [];
   for (const entry of apply.record.entries) {
-    const before = readPreImage(stored.dir, apply.n, entry.before, packs);
+    const before = await readPreImage(stored.dir, apply.n, entry.before, packs);
     const now = await currentState(fs, root, entry.path);
     if (before === null) {
       if (now !== null) operations.push({ kind: "delete", path: entry.path });

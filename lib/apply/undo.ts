@@ -93,7 +93,7 @@ export async function planUndo(
   root: string,
   fs: FileSystem = denoFileSystem,
 ): Promise<UndoPlan> {
-  const stored = readJournal(root);
+  const stored = await readJournal(root);
   const run = stored.run;
   if (run === undefined) {
     return {
@@ -126,7 +126,7 @@ export async function planUndo(
   for (const apply of completed) {
     for (const entry of apply.record.entries) {
       if (!before.has(entry.path)) {
-        before.set(entry.path, readPreImage(stored.dir, apply.n, entry.before, packs));
+        before.set(entry.path, await readPreImage(stored.dir, apply.n, entry.before, packs));
       }
     }
     for (const state of apply.done!.post) after.set(state.path, state.after);
@@ -200,7 +200,7 @@ export async function runUndo(
       if (!(error instanceof Deno.errors.NotFound)) foldersKept.push(folder);
     }
   }
-  markUndone(readJournal(root), plan.run, new Date());
+  markUndone(await readJournal(root), plan.run, new Date());
   return {
     run: plan.run,
     logDirs: plan.logDirs,

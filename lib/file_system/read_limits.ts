@@ -32,7 +32,10 @@ const MiB = 1024 * KiB;
  * - `buildScript`: `build.sh`, read before and after each build to see that the build left it alone;
  * - `manifest`: `package.json`, read by `--init` to fit its starter build to the project;
  * - `projectFile`: a project file pasted into a prompt (withheld, not refused, when larger);
- * - `replacedFile`: a file a reply replaces or deletes (kept in memory to roll it back).
+ * - `replacedFile`: a file a reply replaces or deletes (kept to roll it back);
+ * - `journalRecord`: one record of the apply journal (2,000 paths take ≈ 300 KB);
+ * - `journalPack`: the copies one apply keeps in the journal, back to back (an apply that
+ *   would keep more is refused before it writes anything).
  */
 export const READ_LIMITS = {
   apiKey: { bytes: 64 * KiB, what: "an API key file" },
@@ -46,6 +49,8 @@ export const READ_LIMITS = {
   manifest: { bytes: 4 * MiB, what: "a project manifest" },
   projectFile: { bytes: 1 * MiB, what: "a file for a prompt" },
   replacedFile: { bytes: 512 * MiB, what: "a file a reply replaces or deletes" },
+  journalRecord: { bytes: 64 * MiB, what: "a record of the apply journal" },
+  journalPack: { bytes: 512 * MiB, what: "the copies of one apply in the journal" },
 } as const satisfies Record<string, ReadLimit>;
 
 /**

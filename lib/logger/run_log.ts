@@ -23,25 +23,21 @@ const WHOLE_WRITE = 1024 * 1024;
 
 /**
  * Writes `text` to a new file at `path`, encoded a slice at a time into one
- * reused buffer: a 20 MB reply body is not held a second time as bytes.
+ * reused buffer and appended: a 20 MB reply body is not held a second time
+ * as bytes.
  */
 async function writeInSlices(path: string, text: string): Promise<void> {
-  const file = await Deno.open(path, { write: true, create: true, truncate: true });
-  try {
-    const buffer = new Uint8Array(3 * WHOLE_WRITE); // room for any slice of WHOLE_WRITE characters
-    const encoder = new TextEncoder();
-    for (let start = 0; start < text.length;) {
-      let end = Math.min(text.length, start + WHOLE_WRITE);
-      // Never split a surrogate pair between two slices.
-      const last = text.charCodeAt(end - 1);
-      if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
-      const { written } = encoder.encodeInto(text.slice(start, end), buffer);
-      let bytes = buffer.subarray(0, written);
-      while (bytes.length > 0) bytes = bytes.subarray(await file.write(bytes));
-      start = end;
-    }
-  } finally {
-    file.close();
+  const buffer = new Uint8Array(3 * WHOLE_WRITE); // room for any slice of WHOLE_WRITE characters
+  const encoder = new TextEncoder();
+  await Deno.writeFile(path, new Uint8Array(), { create: true });
+  for (let start = 0; start < text.length;) {
+    let end = Math.min(text.length, start + WHOLE_WRITE);
+    // Never split a surrogate pair between two slices.
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+    const { written } = encoder.encodeInto(text.slice(start, end), buffer);
+    await Deno.writeFile(path, buffer.subarray(0, written), { append: true });
+    start = end;
   }
 }
 

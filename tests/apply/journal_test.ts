@@ -54,7 +54,7 @@ Deno.test("the journal's record is on disk before the first write to the project
       "apply-1.record",
       "run.json",
     ]);
-    const stored = readJournal(root);
+    const stored = await readJournal(root);
     assert.equal(stored.run?.workflow, "committing code");
     const [apply] = stored.applies;
     assert.deepEqual(apply.record.entries.map((entry) => entry.path), [
@@ -92,7 +92,7 @@ Deno.test("the run keeps its first pre-image of each path across applies; a late
       "apply-2.record",
       "run.json",
     ]);
-    const changes = journal.runChanges();
+    const changes = await journal.runChanges();
     assert.equal(new TextDecoder().decode(changes.get("a.txt")!.before!.data), "original\n");
     assert.equal(changes.get("a.txt")!.after?.size, "second attempt\n".length);
     assert.equal(changes.get("a.txt")!.after?.lines, 1);
@@ -104,15 +104,15 @@ Deno.test("the first apply of a new run drops the previous run's files", async (
   await withProject({ "a.txt": "a\n" }, async (root) => {
     const first = new RunJournal(root, { workflow: "committing code" });
     await applyOperations(root, [write("a.txt", "1\n")], { journal: first });
-    const firstId = readJournal(root).run?.id;
+    const firstId = (await readJournal(root)).run?.id;
     const second = new RunJournal(root, { workflow: "auto workflow" });
     await applyOperations(root, [write("a.txt", "2\n")], { journal: second });
-    const stored = readJournal(root);
+    const stored = await readJournal(root);
     assert.notEqual(stored.run?.id, firstId);
     assert.equal(stored.run?.workflow, "auto workflow");
     assert.deepEqual(stored.applies.map((apply) => apply.n), [1]);
     assert.equal(
-      new TextDecoder().decode(second.runChanges().get("a.txt")!.before!.data),
+      new TextDecoder().decode((await second.runChanges()).get("a.txt")!.before!.data),
       "1\n",
       "the new run's pre-image is the tree the previous run left",
     );
@@ -142,10 +142,10 @@ Deno.test("a journal record naming a protected path, or edited into something el
       const path of ["build.sh", "agent-config/gemini-key.txt", "../outside.txt", "/etc/passwd"]
     ) {
       await Deno.writeTextFile(record, text.replace('"a.txt"', JSON.stringify(path)));
-      assert.throws(() => readJournal(root), JournalError, path);
+      await assert.rejects(() => readJournal(root), JournalError, path);
     }
     await Deno.writeTextFile(record, "{ not json");
-    assert.throws(() => readJournal(root), /is not a journal file code-commit wrote/);
+    await assert.rejects(() => readJournal(root), /is not a journal file code-commit wrote/);
   });
 });
 
@@ -158,7 +158,7 @@ Deno.test("the journal folder must be a real folder; agent-config itself may be 
       assert.ok((await Deno.lstat(join(elsewhere, "journal/run.json"))).isFile);
       await Deno.remove(join(elsewhere, "journal"), { recursive: true });
       await Deno.symlink(elsewhere, join(elsewhere, "journal"));
-      assert.throws(
+      await assert.rejects(
         () => readJournal(root),
         /is a symbolic link; code-commit keeps its apply journal only in a real folder/,
       );

@@ -161,6 +161,6 @@ Deno.test("recovery keeps the run's completed applies (it can still be undone) a
       [...Deno.readDirSync(join(root, JOURNAL))].map((entry) => entry.name).sort(),
       ["apply-1.done", "apply-1.record", "run.json"],
     );
-    assert.equal(readJournal(root).applies.length, 1);
+    assert.equal((await readJournal(root)).applies.length, 1);
   });
 });

@@ -635,7 +635,8 @@ Deno.test("a reply writing where a protected link leads (build.sh → ci/build.s
     const before = await project.snapshot();
     const server = await startFakeLlmServer([geminiReply(hostile), geminiReply(FIX)]);
     try {
-      const run = await runTool(project.root, ["--sandbox", "off"], { server });
+      // --force: the set-up's moves are uncommitted, on purpose.
+      const run = await runTool(project.root, ["--sandbox", "off", "--force"], { server });
       assert.equal(run.code, 0, `${name}: ${run.stderr}`);
       assert.equal(server.requests.length, 2, name);
       assert(

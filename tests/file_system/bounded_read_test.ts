@@ -344,12 +344,26 @@ Deno.test("no module of the tool reads a file but through the one bounded read",
   // Any call that opens or reads a file by name (writes go through write_atomically.ts).
   const direct =
     /\bDeno\.(?:readFile|readTextFile|open)(?:Sync)?\s*\(|\bfrom\s+"node:fs(?:\/promises)?"/;
+  const reads = /\bDeno\.(?:readFile|readTextFile)(?:Sync)?\s*\(|\bfrom\s+"node:fs(?:\/promises)?"/;
+  /** Modules that open files to write or sync them (never to read one), and why. */
+  const writers = new Map([
+    [
+      "lib/file_system/file_system.ts",
+      "the exclusive create of the file-system interface keeps the new file open to check " +
+      "where it landed before writing to it",
+    ],
+    [
+      "lib/apply/journal.ts",
+      "the apply journal syncs its files and its folder (fsync needs one open)",
+    ],
+  ]);
   const found: string[] = [];
   for (const module of modules) {
     if (module === "lib/file_system/bounded_read.ts") continue;
+    const pattern = writers.has(module) ? reads : direct;
     const source = await Deno.readTextFile(join(REPOSITORY, module));
     source.split("\n").forEach((line, index) => {
-      if (direct.test(line)) found.push(`${module}:${index + 1}: ${line.trim()}`);
+      if (pattern.test(line)) found.push(`${module}:${index + 1}: ${line.trim()}`);
     });
   }
   assert.deepEqual(found, [], `\n${found.join("\n")}`);

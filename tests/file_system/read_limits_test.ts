@@ -20,6 +20,8 @@ Deno.test("the read limits: one per kind, far above real files of the kind", () 
       manifest: 4 * MiB,
       projectFile: 1 * MiB,
       replacedFile: 512 * MiB,
+      journalRecord: 64 * MiB,
+      journalPack: 512 * MiB,
     },
   );
   assert.equal(OPEN_TIMEOUT_MS, 5_000);

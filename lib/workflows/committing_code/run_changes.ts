@@ -38,7 +38,7 @@ export async function describeRunChanges(
   journal: RunJournal,
   fs: FileSystem = denoFileSystem,
 ): Promise<ChangedFile[]> {
-  const runChanges = journal.runChanges();
+  const runChanges = await journal.runChanges();
   const changes: ChangedFile[] = [];
   for (const path of [...runChanges.keys()].sort(compareCodePoints)) {
     // code-commit's own records (the auto workflow's cache): not the project's code.
