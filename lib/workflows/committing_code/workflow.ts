@@ -32,12 +32,16 @@ import { reportRunChanges, REVIEW_CHANGES } from "./run_changes.ts";
 export async function runCommittingCode(session: Session): Promise<number> {
   const { root, options, console } = session;
   session.journal.workflow = "committing code";
+  // git status (a process of its own) runs while the query and the codebase are read; its
+  // verdict is taken after them, before any LLM call.
+  const clean = options.dryRun || options.force
+    ? undefined
+    : checkCleanTree(root, (line) => console.warn(line));
+  clean?.catch(() => {}); // told below, unless an earlier check stops the run first
   const query = await readQuery(root);
   const codebaseFor = await prepareCodebase(session);
   await checkBuildScript(root);
-  if (!options.dryRun && !options.force) {
-    await checkCleanTree(root, (line) => console.warn(line));
-  }
+  await clean;
 
   const log = await RunLog.create(root, SLUGS.committingCode, session.redactor);
   console.info(
