@@ -28,8 +28,8 @@ Deno.test("the read limits: one per kind, far above real files of the kind", () 
 });
 
 Deno.test("the README's table of read limits is the code's", () => {
-  const start = readme.indexOf("**Files code-commit reads itself**");
-  const table = readme.slice(start, readme.indexOf("**Hard links.**", start));
+  const start = readme.indexOf("### Files code-commit reads itself");
+  const table = readme.slice(start, readme.indexOf("### Hard links", start));
   const rows = [...table.matchAll(/^\| .+ \| (\d+ [KM]iB) *\|$/gm)].map((m) => m[1]);
   const limits = Object.values(READ_LIMITS).map((limit) => formatBytes(limit.bytes));
   assert.deepEqual(rows, limits);
