@@ -34,7 +34,12 @@ import type { EntryKinds } from "./entry_kinds.ts";
 import { foldCase } from "./case_fold.ts";
 import { type FolderIgnores, IgnoreRules } from "./ignore_rules.ts";
 import { checkPathSyntax, normalizeProjectPath } from "./path_syntax.ts";
-import { describeProtectedPath, protectedRulesFor } from "./protected_paths.ts";
+import {
+  describeProtectedPath,
+  type ProtectedPath,
+  protectedRuleOfSegment,
+  protectedRulesFor,
+} from "./protected_paths.ts";
 import { linkedProtectedTargets, type LinkedTarget, linkedTargetOf } from "./linked_protected.ts";
 
 /** One refused path of a reply. */
@@ -56,17 +61,27 @@ export type GuardResult =
 
 type Access = "write" | "delete" | "read";
 
-/** What one guard call has looked at: lstat results and ignore rules, shared by every path. */
+/** What lies along a folder's path: a reason to refuse, nothing wrong, or a folder missing on the way. */
+type AlongFolder = string | undefined | typeof MISSING;
+const MISSING = Symbol("missing");
+
+/**
+ * What one guard call has looked at: lstat results and ignore rules, shared
+ * by every path, and what was found for each folder (a reply writes many
+ * files in few folders: each folder's checks are made once).
+ */
 class GuardContext {
   readonly entries: EntryKinds;
   readonly exact: IgnoreRules;
   readonly folded: IgnoreRules;
   /** Where protected links lead (a reply's writes and deletes only). */
   readonly linked: readonly LinkedTarget[];
-  /** Each folder's verdicts on its entries (a reply writes many files per folder). */
+  /** Each folder's verdicts on its entries. */
   readonly #folders = new Map<string, Promise<FolderIgnores>>();
-  /** Each path's syntax check, once (the folders' rules are read before the paths are checked). */
-  readonly #syntax = new Map<string, string | undefined>();
+  /** Each folder's protected-path entries (a path's are its folder's, then its name's). */
+  readonly #protected = new Map<string, readonly ProtectedPath[]>();
+  /** What lies along each folder's path, on disk. */
+  readonly #along = new Map<string, Promise<AlongFolder>>();
 
   constructor(rules: IgnoreRules, linked: readonly LinkedTarget[] = []) {
     // One lstat per entry for the whole check: the ignore rules look at the same folders.
@@ -77,29 +92,59 @@ class GuardContext {
   }
 
   /**
-   * Reads, all at once, the ignore rules of the folders `paths` lie in (a
-   * reply's paths lie in many folders, each with `.gitignore` files to read
-   * on the way): the checks that follow, one path at a time, then find them
-   * read. What cannot be read is left for the check of the path that needs
-   * it, which reports it. Never rejects.
+   * Reads, all at once, the ignore rules of `folders` (a reply's paths lie
+   * in many folders, each with `.gitignore` files to read on the way): the
+   * checks that follow, one path at a time, then find them read. What cannot
+   * be read is left for the check of the path that needs it, which reports
+   * it. Never rejects.
    */
-  async readRulesFor(paths: readonly string[]): Promise<void> {
-    const folders = new Set<string>();
-    for (const path of paths) {
-      if (this.syntax(path) !== undefined) continue;
-      const normalized = normalizeProjectPath(path);
-      const slash = normalized.lastIndexOf("/");
-      folders.add(slash < 0 ? "" : normalized.slice(0, slash));
-    }
+  async readRulesFor(folders: Iterable<string>): Promise<void> {
     await Promise.all([...folders].map((folder) => this.inFolder(folder).catch(() => {})));
   }
 
-  /** Why the syntax check refuses `path`, or undefined: `checkPathSyntax`, once per path. */
-  syntax(path: string): string | undefined {
-    if (this.#syntax.has(path)) return this.#syntax.get(path);
-    const problem = checkPathSyntax(path);
-    this.#syntax.set(path, problem);
-    return problem;
+  /**
+   * The protected-path entries that cover `<folder>/<name>` (see
+   * `protectedRulesFor`), outermost first. Never throws.
+   */
+  protectedRules(folder: string, name: string): readonly ProtectedPath[] {
+    let rules = this.#protected.get(folder);
+    if (rules === undefined) {
+      rules = folder === "" ? [] : protectedRulesFor(folder);
+      this.#protected.set(folder, rules);
+    }
+    const own = protectedRuleOfSegment(name, folder === "");
+    return own === undefined ? rules : [...rules, own];
+  }
+
+  /**
+   * What lies along `folder` (a normalized, syntax-checked path; `""` is the
+   * root): the reason to refuse every path in it (a symbolic link or
+   * something else than a folder on the way), {@link MISSING} when a folder
+   * on the way does not exist (nothing further down can be looked at), or
+   * undefined when every folder on the way is a real folder. The first
+   * problem from the top decides. Rejects as `EntryKinds.kind` does.
+   */
+  along(folder: string): Promise<AlongFolder> {
+    if (folder === "") return Promise.resolve(undefined);
+    let along = this.#along.get(folder);
+    if (along === undefined) {
+      along = (async () => {
+        const slash = folder.lastIndexOf("/");
+        const above = await this.along(slash < 0 ? "" : folder.slice(0, slash));
+        if (above !== undefined) return above;
+        const kind = await this.entries.kind(folder);
+        if (kind === "missing") return MISSING;
+        if (kind === "symlink") {
+          return `passes through \`${folder}\`, a symbolic link (a link could lead outside the ` +
+            "project or to a protected file)";
+        }
+        if (kind !== "folder") return `passes through \`${folder}\`, which is not a folder`;
+        return undefined;
+      })();
+      along.catch(() => {}); // each path that asks handles it
+      this.#along.set(folder, along);
+    }
+    return along;
   }
 
   /** git's verdicts, exact and case-folded, on the entries of `folder`. Rejects as `inFolder`. */
@@ -133,26 +178,33 @@ export async function guardOperations(
 ): Promise<GuardResult> {
   const linked = linkedProtectedTargets(root);
   const context = new GuardContext(await IgnoreRules.load(root), linked);
-  await context.readRulesFor(ops.map((op) => op.path));
-
-  const reasons: (string | undefined)[] = [];
-  for (const op of ops) reasons.push(await checkPath(context, op.path, op.kind));
+  // Each path's syntax first: only a path that passes it is handed to the file system.
+  const reasons = ops.map((op) => checkPathSyntax(op.path));
+  const paths = ops.map((op) => normalizeProjectPath(op.path));
+  const folders = new Set<string>();
+  paths.forEach((path, index) => {
+    if (reasons[index] === undefined) folders.add(folderOf(path));
+  });
+  await context.readRulesFor(folders);
+  for (let index = 0; index < ops.length; index++) {
+    reasons[index] ??= await checkPath(context, paths[index], ops[index].kind);
+  }
 
   // The (folded) paths this reply may write as files: no other path of the
   // same reply can pass through one of them as a folder.
   const writtenFiles = new Map<string, string>();
   ops.forEach((op, index) => {
     if (op.kind === "write" && reasons[index] === undefined) {
-      const path = normalizeProjectPath(op.path);
-      writtenFiles.set(foldCase(path), path);
+      writtenFiles.set(foldCase(paths[index]), paths[index]);
     }
   });
+  const conflicts = new ReplyConflicts(writtenFiles);
 
   const refusals: Refusal[] = [];
   const operations: FileOperation[] = [];
   ops.forEach((op, index) => {
-    const path = normalizeProjectPath(op.path);
-    const reason = reasons[index] ?? conflictWithReply(path, writtenFiles);
+    const path = paths[index];
+    const reason = reasons[index] ?? conflicts.of(folderOf(path));
     if (reason !== undefined) {
       refusals.push({ path: op.path, reason });
     } else {
@@ -183,22 +235,30 @@ export async function guardRead(
   const syntax = checkPathSyntax(path);
   if (syntax !== undefined) return syntax;
   const context = new GuardContext(rules ?? await IgnoreRules.load(root));
-  return await checkPath(context, path, "read");
+  return await checkPath(context, normalizeProjectPath(path), "read");
 }
 
-/** The reason `path` may not be accessed, or undefined. Never throws. */
+/** The folder `path` (normalized) lies in: `""` for the root. Never throws. */
+function folderOf(path: string): string {
+  const slash = path.lastIndexOf("/");
+  return slash < 0 ? "" : path.slice(0, slash);
+}
+
+/**
+ * The reason `path` (normalized, its syntax checked) may not be accessed,
+ * or undefined. Never throws.
+ */
 async function checkPath(
   context: GuardContext,
-  original: string,
+  path: string,
   access: Access,
 ): Promise<string | undefined> {
-  const syntax = context.syntax(original);
-  if (syntax !== undefined) return syntax;
-  const path = normalizeProjectPath(original);
+  const slash = path.lastIndexOf("/");
+  const folder = slash < 0 ? "" : path.slice(0, slash);
 
   // A write is refused by any covering entry; a read by any unreadable one, even an inner one
   // (`target/` is readable, `target/.git/config` is not).
-  const rules = protectedRulesFor(path);
+  const rules = context.protectedRules(folder, path.slice(slash + 1));
   const rule = access === "read" ? rules.find((entry) => !entry.readable) : rules[0];
   if (rule !== undefined) {
     return `${access === "read" ? "may not be read" : "is protected"}: ${
@@ -212,7 +272,7 @@ async function checkPath(
   }
 
   try {
-    const onDisk = await checkOnDisk(context.entries, path, access);
+    const onDisk = await checkOnDisk(context, folder, path, access);
     if (onDisk !== undefined) return onDisk;
     return await checkIgnored(context, path);
   } catch (error) {
@@ -220,26 +280,20 @@ async function checkPath(
   }
 }
 
-/** Checks what is on disk along `path`: no symbolic link, no special file, no folder. */
+/**
+ * Checks what is on disk along `path`, in `folder`: no symbolic link, no
+ * special file, no folder.
+ */
 async function checkOnDisk(
-  entries: EntryKinds,
+  context: GuardContext,
+  folder: string,
   path: string,
   access: Access,
 ): Promise<string | undefined> {
-  const segments = path.split("/");
-  for (let depth = 1; depth < segments.length; depth++) {
-    const prefix = segments.slice(0, depth).join("/");
-    const kind = await entries.kind(prefix);
-    if (kind === "missing") {
-      return access === "read" ? "does not exist" : undefined;
-    }
-    if (kind === "symlink") {
-      return `passes through \`${prefix}\`, a symbolic link (a link could lead outside the ` +
-        "project or to a protected file)";
-    }
-    if (kind !== "folder") return `passes through \`${prefix}\`, which is not a folder`;
-  }
-  const info = await entries.info(path);
+  const along = await context.along(folder);
+  if (along === MISSING) return access === "read" ? "does not exist" : undefined;
+  if (along !== undefined) return along;
+  const info = await context.entries.info(path);
   if (info === undefined) return access === "read" ? "does not exist" : undefined;
   if (info.isSymlink) {
     return "is a symbolic link (a link could lead outside the project or to a protected file)";
@@ -265,19 +319,35 @@ async function checkIgnored(context: GuardContext, path: string): Promise<string
   return `is ignored by .gitignore: the rule \`${match.pattern}\` in ${match.source}${what}${how}`;
 }
 
-/** A path that passes through a file this same reply writes. */
-function conflictWithReply(path: string, writtenFiles: Map<string, string>): string | undefined {
-  // Folding keeps every `/` where it is: the folded path's prefixes are the prefixes' folds.
-  const folded = foldCase(path);
-  for (let slash = folded.indexOf("/"); slash >= 0; slash = folded.indexOf("/", slash + 1)) {
-    const file = writtenFiles.get(folded.slice(0, slash));
-    if (file !== undefined) {
-      const depth = folded.slice(0, slash).split("/").length;
-      const prefix = path.split("/").slice(0, depth).join("/");
-      return `passes through \`${prefix}\`, which this reply writes as a file (\`${file}\`)`;
-    }
+/** The paths a reply writes as files, and the folders of its paths that pass through one. */
+class ReplyConflicts {
+  readonly #writtenFiles: ReadonlyMap<string, string>;
+  readonly #folders = new Map<string, string | undefined>();
+
+  /** `writtenFiles`: each written path, folded, to the path as the reply spells it. */
+  constructor(writtenFiles: ReadonlyMap<string, string>) {
+    this.#writtenFiles = writtenFiles;
   }
-  return undefined;
+
+  /**
+   * Why a path in `folder` passes through a file this same reply writes (the
+   * topmost such file on the way: `folder` or a folder above it), or
+   * undefined. Never throws.
+   */
+  of(folder: string): string | undefined {
+    if (folder === "" || this.#writtenFiles.size === 0) return undefined;
+    if (this.#folders.has(folder)) return this.#folders.get(folder);
+    const slash = folder.lastIndexOf("/");
+    let reason = this.of(slash < 0 ? "" : folder.slice(0, slash));
+    if (reason === undefined) {
+      const file = this.#writtenFiles.get(foldCase(folder));
+      if (file !== undefined) {
+        reason = `passes through \`${folder}\`, which this reply writes as a file (\`${file}\`)`;
+      }
+    }
+    this.#folders.set(folder, reason);
+    return reason;
+  }
 }
 
 /**

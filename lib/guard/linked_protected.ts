@@ -73,6 +73,7 @@ export function linkedTargetOf(
   targets: readonly LinkedTarget[],
   path: string,
 ): LinkedTarget | undefined {
+  if (targets.length === 0) return undefined;
   const folded = foldCase(path);
   return targets.find((target) => {
     const place = foldCase(target.path);

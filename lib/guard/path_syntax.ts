@@ -12,6 +12,13 @@ import { codePointName, findControlCharacter, findInvisibleCharacter } from "../
 /** A Windows short (8.3) name such as `BUILD~1.SH` or `GIT~1`: it can stand for another file. */
 const SHORT_NAME = /~[0-9]/;
 
+/**
+ * What the segment checks of {@link checkPathSyntax} could refuse in a plain
+ * path: an empty first segment or an empty one further on, a segment ending
+ * in `.` (which `.` and `..` do), a short name.
+ */
+const SEGMENT_SUSPECT = /^\/|\/\/|\.(?:\/|$)|~[0-9]/;
+
 /** File systems refuse longer names (bytes of UTF-8). */
 const MAX_SEGMENT_BYTES = 255;
 
@@ -73,10 +80,12 @@ export function checkPathSyntax(path: string): string | undefined {
   const relative = normalizeProjectPath(path);
   if (relative === "") return "names the project root folder, not a file";
   if (relative.endsWith("/")) return "ends with `/`, which names a folder, not a file";
-  const segments = relative.split("/");
-  if (segments[0].startsWith("~")) {
-    return "starts with `~`, which a shell reads as a home folder";
+  if (relative.startsWith("~")) return "starts with `~`, which a shell reads as a home folder";
+  // A plain path no segment of which could be refused below (almost every path) skips the loops.
+  if (plain && relative.length <= MAX_SEGMENT_BYTES && !SEGMENT_SUSPECT.test(relative)) {
+    return undefined;
   }
+  const segments = relative.split("/");
   for (const segment of segments) {
     if (segment === "..") return "contains a `..` segment, which could lead out of the project";
     if (segment === "") return "contains an empty segment (`//`)";

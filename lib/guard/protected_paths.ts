@@ -160,12 +160,22 @@ export function protectedRulesFor(path: string): ProtectedPath[] {
   const segments = normalizeProjectPath(path).split("/");
   const rules: ProtectedPath[] = [];
   for (let index = 0; index < segments.length; index++) {
-    const folded = foldCase(segments[index]);
-    const rule = (index === 0 ? ROOT_RULES.get(folded) : undefined) ??
-      ANY_DEPTH_RULES.get(folded);
+    const rule = protectedRuleOfSegment(segments[index], index === 0);
     if (rule !== undefined) rules.push(rule);
   }
   return rules;
+}
+
+/**
+ * The entry that covers a path through its segment `segment` (one name),
+ * the first segment of the path when `first` (where the root entries
+ * apply), or undefined: what {@link protectedRulesFor} finds segment by
+ * segment, for a caller that knows the rules of a path's folder already
+ * (the guard, which checks thousands of files in a few folders). Never throws.
+ */
+export function protectedRuleOfSegment(segment: string, first: boolean): ProtectedPath | undefined {
+  const folded = foldCase(segment);
+  return (first ? ROOT_RULES.get(folded) : undefined) ?? ANY_DEPTH_RULES.get(folded);
 }
 
 /**
