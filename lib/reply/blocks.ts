@@ -129,6 +129,14 @@ export function itemAt(lines: readonly string[], index: number): ReplyItem | und
 }
 
 /**
+ * `reply` with each CRLF line end made a line feed: the text the blocks are
+ * read from, every path and content of a block is a part of it. Never throws.
+ */
+export function withLineFeeds(reply: string): string {
+  return reply.includes("\r\n") ? reply.replaceAll("\r\n", "\n") : reply;
+}
+
+/**
  * Scans a reply into its blocks and stray marker lines, exactly as
  * {@link itemAt} reads them line by line, without splitting the reply into
  * lines: only marker lines (`^^^` at the start of a line) are looked at,
@@ -136,7 +144,7 @@ export function itemAt(lines: readonly string[], index: number): ReplyItem | und
  * 20 MB reply scans in milliseconds). Prose is not an item. Never throws.
  */
 export function scanBlocks(reply: string): ReplyScan {
-  const text = reply.includes("\r\n") ? reply.replaceAll("\r\n", "\n") : reply;
+  const text = withLineFeeds(reply);
   const items: ReplyItem[] = [];
   const spans: { start: number; end: number }[] = [];
   /** The end of the line that starts at `start`: its newline, or the end of the text. */

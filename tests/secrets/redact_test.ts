@@ -340,3 +340,28 @@ Deno.test("containsKey: a run of 12 characters of a key, or base64 at an offset,
   assert.equal(redactor.containsKey(base64Of(`K=${G}`)), true);
   assert.equal(redactor.containsKey("ordinary code, nothing secret".repeat(100)), false);
 });
+
+Deno.test("keys no run scan finds are looked for whole: short keys, and key files' text with white space", () => {
+  const note = "my key\nfor the build"; // a key file's whole text: no run of it is looked for
+  const redactor = new Redactor([note, "short7x", G]);
+  for (
+    const [text, masked] of [
+      [`x ${note} y`, `x ********ld y`],
+      [`a short7x b`, `a ********7x b`],
+      [`${G.slice(0, 12)} and ${note}`, `******** and ********ld`],
+    ]
+  ) {
+    assert.equal(redactor.containsKey(text), true, text);
+    assert.equal(redactor.redact(text), masked, text);
+  }
+  assert.equal(redactor.containsKey("my key for the build"), false);
+});
+
+Deno.test("a text found clean once is known clean; another text is looked at again", () => {
+  const redactor = new Redactor([G]);
+  const prompt = `${"code ".repeat(1000)}`;
+  assert.equal(redactor.redact(prompt), prompt);
+  assert.equal(redactor.containsKey(prompt), false);
+  assert.equal(redactor.containsKey(`${prompt}${G}`), true);
+  assert.equal(redactor.containsKey(prompt), false);
+});

@@ -11,6 +11,7 @@ import type { ApplyJournal } from "../../apply/journal.ts";
 import { formatRefusals, guardOperations, type Refusal } from "../../guard/guard.ts";
 import type { LlmReply } from "../../llm/types.ts";
 import type { FileOperation } from "../../reply/operations.ts";
+import { withLineFeeds } from "../../reply/blocks.ts";
 import { parseReply } from "../../reply/parse.ts";
 import type { Redactor } from "../../secrets/redact.ts";
 import { countKinds } from "../../text/change_list.ts";
@@ -48,12 +49,20 @@ export const KEY_IN_PATH_REASON =
  * `redactor` knows (see `Redactor.containsKey`), as refusals: a write or a
  * delete whose path holds one (the path is what `git add` records), a write
  * whose content holds one. Refusal paths are as the reply wrote them: mask
- * them before showing them. Never throws.
+ * them before showing them.
+ *
+ * `replyText`, the text the operations were parsed from, is looked at first,
+ * in one pass (with its line ends as the parser reads them,
+ * `withLineFeeds`): every path and content is a part of it, so when it holds no
+ * key, none of them does, and they are not looked at one by one (2,000
+ * files were 2,000 scans and, before, 18 `indexOf` passes each). Never throws.
  */
 export function keyRefusals(
   operations: readonly FileOperation[],
   redactor: Redactor,
+  replyText?: string,
 ): Refusal[] {
+  if (replyText !== undefined && !redactor.containsKey(withLineFeeds(replyText))) return [];
   const refusals: Refusal[] = [];
   for (const operation of operations) {
     if (redactor.containsKey(operation.path)) {
@@ -103,7 +112,7 @@ export async function checkReply(
   if (!parsed.ok) return { ok: false, reason: redactor.redact(parsed.reason) };
 
   const guarded = await guardOperations(root, parsed.operations);
-  const keys = keyRefusals(parsed.operations, redactor);
+  const keys = keyRefusals(parsed.operations, redactor, reply.text);
   if (!guarded.ok || keys.length > 0) {
     const refused = guarded.ok ? [] : guarded.refusals;
     const paths = new Set(refused.map((refusal) => refusal.path));

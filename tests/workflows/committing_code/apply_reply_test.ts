@@ -110,6 +110,23 @@ Deno.test("a file whose content holds a key, in any form, is refused: nothing wr
   }
 });
 
+Deno.test("a key found only once CRLF line ends are read as the parser reads them is refused", async () => {
+  // A key file's whole text, white space inside, is a key too (no run of it is looked for): in a
+  // CRLF reply it appears only once the line ends are made line feeds, as the blocks are read.
+  const redactor = new Redactor([GEMINI_KEY, "first-line\nsecond"]);
+  await inProject(async (root) => {
+    const outcome = await applyReply(
+      root,
+      reply("^^^src/a.ts\r\nnew\r\n^^^end\r\n^^^src/leak.ts\r\nfirst-line\r\nsecond\r\n^^^end\r\n"),
+      redactor,
+      memoryJournal(),
+    );
+    assert(!outcome.ok);
+    assert.match(outcome.reason, /src\/leak\.ts: its content holds an API key/);
+    assert.equal(await Deno.readTextFile(join(root, "src/a.ts")), "old\n");
+  });
+});
+
 Deno.test("a key and a refused path: both listed once, in reply order", async () => {
   await inProject(async (root) => {
     const outcome = await applyReply(
