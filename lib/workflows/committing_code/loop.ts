@@ -135,10 +135,9 @@ export async function runCommitLoop<T = never>(
     }
 
     lastReplyApplied = true;
+    const changed = new Set(outcome.changes.map((change) => change.path));
     for (const operation of outcome.operations) {
-      if (outcome.changes.some((change) => change.path === operation.path)) {
-        ledger.record(operation);
-      }
+      if (changed.has(operation.path)) ledger.record(operation);
     }
     for (const warning of outcome.warnings) console.warn(warning);
     console.info(`applied: ${describeChanges(outcome.changes)}`);
