@@ -49,12 +49,13 @@ const peaks = { small: [] as number[], big: [] as number[] };
 
 /** Runs the real tool once with `reply` in a fresh project; returns its time and peak memory (KiB). */
 async function runOnce(reply: string): Promise<{ ms: number; kib: number | undefined }> {
-  // A key as random as a real one (the test key shares runs of characters with the content).
-  const key = `AIzaSy${
-    Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0"))
-      .join("")
-  }`;
-  const project = await makeProject({ rollup: "--- src/one.ts ---\n\n", keys: { gemini: key } });
+  // Keys as random as real ones, for both models (the tool reads every key file, to mask them
+  // all): the test keys share 10- and 11-character runs with the content (`0123456789`,
+  // `abcdefghijk`), which makes the key scan look closely at most of it.
+  const project = await makeProject({
+    rollup: "--- src/one.ts ---\n\n",
+    keys: { gemini: `AIzaSy${randomHex(16)}`, openai: `sk-proj-${randomHex(32)}` },
+  });
   roots.push(project.root);
   const server = await startFakeLlmServer([geminiReply(reply)]);
   try {
@@ -85,6 +86,15 @@ async function runOnce(reply: string): Promise<{ ms: number; kib: number | undef
   } finally {
     await server.close();
   }
+}
+
+/** `bytes` random bytes in hexadecimal. */
+function randomHex(bytes: number): string {
+  return Array.from(
+    crypto.getRandomValues(new Uint8Array(bytes)),
+    (b) => b.toString(16).padStart(2, "0"),
+  )
+    .join("");
 }
 
 /** `tar -x` of the same files into a fresh folder; returns its time. */
