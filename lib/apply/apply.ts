@@ -7,9 +7,11 @@
  *    (real folders, never a link; the missing ones are to be made), and
  *    what each path holds is read: its bytes and mode, or that nothing is
  *    there. A temporary name is drawn for each file to write.
- * 2. **Journal**: all of it is recorded in the journal and synced
- *    (`journal.ts`) before anything is written, so that even a killed
- *    process is rolled back at the next start.
+ * 2. **Journal**: all of it, and the state each operation means to leave
+ *    its path in (mode, size, hash of the bytes), is recorded in the
+ *    journal and synced (`journal.ts`) before anything is written, so that
+ *    even a killed process is rolled back at the next start, and only over
+ *    states the apply itself could have left.
  * 3. **Folders**, from the top, then **temporary files**: each write goes to
  *    a temporary sibling, created exclusively, several at a time. Right
  *    after each is created, before a byte is written to it, its folder is
@@ -57,6 +59,7 @@ import {
   type ApplyRecorder,
   contentHash,
   type FileState,
+  type IntendedState,
   memoryJournal,
   type PostState,
   type PreImage,
@@ -308,6 +311,10 @@ interface Step {
   readonly temporary?: string;
   /** The mode the new file gets; undefined: the file system's. */
   readonly mode?: number;
+  /** The bytes to write (writes only), encoded once, when planned. */
+  readonly data?: Uint8Array;
+  /** Their {@link contentHash} (writes only): recorded in the journal before the first write. */
+  readonly hash?: string;
   /** The created temporary file (writes, once made). */
   created?: FileIdentity;
   /** The state the write leaves the path in (writes, once made). */
@@ -370,6 +377,7 @@ class Apply {
       await recorder.commit({
         folders: this.#toCreate,
         temporaries: writes.map((step) => step.temporary!),
+        intended: intendedStates(steps),
       });
     } catch (error) {
       await recorder.discard();
@@ -459,7 +467,9 @@ class Apply {
     const mode = operation.mode ?? planned.mode;
     state.set(path, { expected: { kind: "ours" }, mode });
     const kind = expected.kind === "missing" ? "created" : "replaced";
-    return { operation, folder, kind, expected, temporary, mode };
+    const { content } = operation;
+    const data = typeof content === "string" ? encoder.encode(content) : content;
+    return { operation, folder, kind, expected, temporary, mode, data, hash: contentHash(data) };
   }
 
   /**
@@ -592,8 +602,7 @@ class Apply {
 
   /** Writes one step's temporary file, checked right after it is created. */
   async #writeTemporary(step: Step): Promise<void> {
-    const content = (step.operation as { content: string | Uint8Array }).content;
-    const data = typeof content === "string" ? encoder.encode(content) : content;
+    const data = step.data!;
     const name = step.temporary!.slice(step.folder === "" ? 0 : step.folder.length + 1);
     try {
       await writeTemporary(this.#fs, this.#root, step.operation.path, data, {
@@ -607,7 +616,7 @@ class Apply {
     }
     const created = step.created?.mode;
     const mode = step.mode ?? (typeof created === "number" ? created & 0o7777 : null);
-    step.after = { mode, size: data.length, hash: contentHash(data), lines: countLines(data) };
+    step.after = { mode, size: data.length, hash: step.hash!, lines: countLines(data) };
   }
 
   /**
@@ -1032,4 +1041,24 @@ function postStates(steps: readonly Step[]): PostState[] {
     last.set(step.operation.path, written ? step.after ?? null : null);
   }
   return [...last].map(([path, after]) => ({ path, after }));
+}
+
+/**
+ * Every state the steps leave each path in, in order: what the journal
+ * records before the first write, so that recovery can tell a state the
+ * apply itself could have left from a change made since.
+ */
+function intendedStates(steps: readonly Step[]): Map<string, IntendedState[]> {
+  const states = new Map<string, IntendedState[]>();
+  for (const step of steps) {
+    if (step.kind === "none") continue;
+    const { path } = step.operation;
+    const state: IntendedState = step.data === undefined
+      ? null
+      : { mode: step.mode ?? null, size: step.data.length, hash: step.hash! };
+    const list = states.get(path);
+    if (list === undefined) states.set(path, [state]);
+    else list.push(state);
+  }
+  return states;
 }

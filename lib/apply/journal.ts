@@ -17,8 +17,11 @@
  * reply, hidden from a contained build), one set of files per apply `n`:
  * - `apply-<n>.first`, `apply-<n>.again`: the pre-images' bytes, back to
  *   back (paths first touched by this run; paths touched again);
- * - `apply-<n>.record`: what the apply is about to do (JSON), written last
- *   and synced, with the folder: the apply may write once it exists;
+ * - `apply-<n>.record`: what the apply is about to do (JSON): each path
+ *   with where its pre-image is and the state the apply means to leave it
+ *   in (mode, size, hash), the folders and temporary files it will make;
+ *   written last and synced, with the folder: the apply may write once it
+ *   exists;
  * - `apply-<n>.done`: the apply completed, with the state it left each
  *   path in (mode, size, SHA-256), which `--undo` compares against;
  * - `run.json`: which run the applies belong to.
@@ -64,12 +67,30 @@ export interface PostState {
   readonly after: FileState;
 }
 
+/**
+ * A state an apply means to leave a path in: `null`, nothing (a delete);
+ * or a file's permission bits (`null` where the file system chooses them,
+ * as for a new file), size and {@link contentHash}.
+ */
+export type IntendedState = {
+  readonly mode: number | null;
+  readonly size: number;
+  readonly hash: string;
+} | null;
+
 /** What an apply is about to do besides the paths' pre-images. */
 export interface ApplyPlanRecord {
   /** The folders it will create, from the top (relative). */
   readonly folders: readonly string[];
   /** Every temporary file it may create (relative paths). */
   readonly temporaries: readonly string[];
+  /**
+   * For each path, every state its operations leave it in, in order (one
+   * for most paths; a reply may write a path twice, or write then delete
+   * it). Recovery accepts these, and the pre-image, as states the apply
+   * itself could have left; anything else is a change made since.
+   */
+  readonly intended: ReadonlyMap<string, readonly IntendedState[]>;
 }
 
 /**
@@ -163,6 +184,15 @@ const BeforeSchema = z.union([
   }).strict(),
 ]);
 
+const IntendedSchema = z.union([
+  z.null(),
+  z.object({
+    mode: z.number().int().nonnegative().nullable(),
+    size: z.number().int().nonnegative(),
+    hash: z.string().regex(/^[0-9a-f]{16}$/),
+  }).strict(),
+]);
+
 const RecordSchema = z.object({
   version: z.literal(1),
   run: z.string(),
@@ -171,7 +201,14 @@ const RecordSchema = z.object({
   kind: z.enum(["reply", "undo"]),
   /** The run's log folder of this apply, when it has one. */
   logDir: z.string().optional(),
-  entries: z.array(z.object({ path: relativePath, before: BeforeSchema }).strict()),
+  entries: z.array(
+    z.object({
+      path: relativePath,
+      before: BeforeSchema,
+      /** What the apply meant to write there (absent in a record of an older code-commit). */
+      intended: z.array(IntendedSchema).optional(),
+    }).strict(),
+  ),
   folders: z.array(relativePath),
   temporaries: z.array(z.string().refine(temporaryPath, "not a temporary file's path")),
 }).strict();
@@ -649,7 +686,10 @@ class DiskRecorder implements ApplyRecorder {
       apply: this.#n,
       kind: this.#kind,
       ...(this.#logDir === undefined ? {} : { logDir: this.#logDir }),
-      entries: this.#entries,
+      entries: this.#entries.map((entry) => ({
+        ...entry,
+        intended: [...plan.intended.get(entry.path) ?? []],
+      })),
       folders: [...plan.folders],
       temporaries: [...plan.temporaries],
     };

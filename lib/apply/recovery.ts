@@ -5,6 +5,18 @@
  * was before that apply: every path it touched gets back what it held,
  * its temporary files and the folders it made are removed.
  *
+ * It never replaces a change made since the crash: a path the apply
+ * touched is restored only when it holds a state the apply itself could
+ * have left there — its pre-image, a state the apply's record says it
+ * meant to write (mode, size and hash, recorded before the first write),
+ * or nothing where the apply created or deleted it. When any path holds
+ * anything else (a hand edit, a file made since, a folder), nothing at all
+ * is restored and the run stops, naming the paths; `code-commit --undo
+ * --force` rolls the apply back anyway (`force`). A record written by an
+ * older code-commit has no intended states: there only the pre-image
+ * counts, so any path the apply had already written stops the run the
+ * same way (refused safely rather than guessed).
+ *
  * The rollback is itself an apply (kept in memory): it changes a path only
  * when it differs from what it held, and it never writes through a link.
  * The journal's record is removed only once the rollback is complete, so a
@@ -14,14 +26,19 @@
  */
 
 import { messageOf } from "../errors/errors.ts";
+import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
 import { denoFileSystem, type FileSystem, under } from "../file_system/file_system.ts";
+import { isMissing } from "../file_system/lstat.ts";
 import { removeIfPresent } from "../file_system/write_atomically.ts";
 import { plural } from "../text/plural.ts";
 import { type ApplyOperation, applyOperations } from "./apply.ts";
 import {
+  contentHash,
   forgetApply,
+  type IntendedState,
   JournalError,
   memoryJournal,
+  type PreImage,
   readJournal,
   readPreImage,
   type StoredApply,
@@ -35,85 +52,160 @@ interface Recovery {
   readonly line: string | undefined;
 }
 
+/** Options of {@link recoverFirst}. */
+export interface RecoveryOptions {
+  /**
+   * Roll back even the paths changed since the interrupted apply (what
+   * changed since is lost): `code-commit --undo --force`.
+   */
+  readonly force?: boolean;
+}
+
+/** A path an interrupted apply touched that holds what the apply could not have left. */
+interface ChangedSince {
+  readonly path: string;
+  /** How: `edited`, `created`, `removed`, `permissions changed`, `no longer a regular file`. */
+  readonly how: string;
+}
+
+/** How many changed paths a message names. */
+const NAMED = 10;
+
 /**
  * Rolls back every apply of the project at `root` that did not complete
  * (newest first), and tidies the journal. Returns the line to show when it
  * rolled anything back.
  *
- * @throws {JournalError} when the journal cannot be read, or the rollback
- * cannot be completed (naming the paths to restore by hand).
+ * @throws {JournalError} when the journal cannot be read; when a path the
+ * apply touched changed since and `force` is not set (nothing restored,
+ * naming the paths and what to do); or when the rollback cannot be
+ * completed (naming the paths to restore by hand).
  */
 async function recoverInterruptedApply(
   root: string,
+  force: boolean,
   fs: FileSystem = denoFileSystem,
 ): Promise<Recovery> {
   const stored = await readJournal(root);
   const incomplete = stored.applies.filter((apply) => apply.done === undefined).reverse();
   let restored = 0;
+  const overwritten: ChangedSince[] = [];
   for (const apply of incomplete) {
-    restored += await rollBack(root, stored, apply, fs);
+    const done = await rollBack(root, stored, apply, fs, force);
+    restored += done.restored;
+    overwritten.push(...done.overwritten);
     forgetApply(stored.dir, apply.n);
   }
   if (stored.run !== undefined || stored.applies.length > 0) {
     tidyJournal(await readJournal(root), stored.run);
   }
   if (incomplete.length === 0) return { line: undefined };
-  const last = incomplete[0];
-  const what = last.record.kind === "undo"
-    ? "an interrupted code-commit --undo"
-    : `an interrupted apply of the ${stored.run?.workflow ?? "code-commit"} run started ${
-      stored.run?.startedAt ?? "earlier"
-    }${last.record.logDir === undefined ? "" : ` (logs in ${last.record.logDir})`}`;
+  const forced = overwritten.length === 0
+    ? ""
+    : `, ${overwritten.length} of them over changes made since (--force): ${
+      describeChanges(overwritten)
+    }`;
   return {
-    line: `recovered from ${what}: rolled back ${
+    line: `recovered from an interrupted ${describeApply(stored, incomplete[0])}: rolled back ${
       plural(restored, "path")
-    } it had changed, so the project is exactly as it was before that apply`,
+    } it had changed${forced}, so the project is exactly as it was before that apply`,
   };
+}
+
+/** The apply, as messages name it: `apply of the committing code run started … (logs in …)`. */
+function describeApply(stored: StoredJournal, apply: StoredApply): string {
+  if (apply.record.kind === "undo") return "code-commit --undo";
+  return `apply of the ${stored.run?.workflow ?? "code-commit"} run started ${
+    stored.run?.startedAt ?? "earlier"
+  }${apply.record.logDir === undefined ? "" : ` (logs in ${apply.record.logDir})`}`;
+}
+
+/** Up to {@link NAMED} changes, `path (how)`, and how many more. */
+function describeChanges(changes: readonly ChangedSince[]): string {
+  const shown = changes.slice(0, NAMED).map((change) => `${change.path} (${change.how})`);
+  const more = changes.length - shown.length;
+  return `${shown.join(", ")}${more > 0 ? `, and ${more} more` : ""}`;
 }
 
 /**
  * {@link recoverInterruptedApply}, telling `say` the one line about it when
- * it rolled anything back: what every workflow does first.
+ * it rolled anything back: what every workflow does first. Returns whether
+ * it rolled anything back.
  *
  * @throws {JournalError} as {@link recoverInterruptedApply} does.
  */
-export async function recoverFirst(root: string, say: (line: string) => void): Promise<void> {
-  const recovery = await recoverInterruptedApply(root);
+export async function recoverFirst(
+  root: string,
+  say: (line: string) => void,
+  options: RecoveryOptions = {},
+): Promise<boolean> {
+  const recovery = await recoverInterruptedApply(root, options.force === true);
   if (recovery.line !== undefined) say(recovery.line);
+  return recovery.line !== undefined;
 }
 
 /**
  * Puts every path `apply` touched back to its pre-image, removes its
- * temporary files and the folders it made. Returns how many paths it changed.
+ * temporary files and the folders it made. First, every path is checked:
+ * when one holds what the apply could not have left, nothing is done
+ * (unless `force`). Returns how many paths it changed, and those it
+ * restored over changes made since (with `force`).
+ *
+ * @throws {JournalError} when a path changed since (without `force`), or
+ * the rollback could not be completed.
  */
 async function rollBack(
   root: string,
   stored: StoredJournal,
   apply: StoredApply,
   fs: FileSystem,
-): Promise<number> {
-  const failures: string[] = [];
-  for (const temporary of apply.record.temporaries) {
-    try {
-      await removeIfPresent(fs, root, temporary);
-    } catch (error) {
-      failures.push(`${temporary} (${messageOf(error)})`);
-    }
-  }
+  force: boolean,
+): Promise<{ restored: number; overwritten: ChangedSince[] }> {
   const packs = new Map<string, Uint8Array>();
   const operations: ApplyOperation[] = [];
+  const changed: ChangedSince[] = [];
+  let unrecorded = false;
   for (const entry of apply.record.entries) {
     const before = await readPreImage(stored.dir, apply.n, entry.before, packs);
-    const now = await currentState(fs, root, entry.path);
+    // A record of an older code-commit does not say what the apply meant to write.
+    if (entry.intended === undefined) unrecorded = true;
+    const intended = entry.intended ?? [];
+    const now = await currentState(fs, root, entry.path, largest(before, intended));
+    const how = changeSince(now, before, intended);
+    if (how !== undefined) changed.push({ path: entry.path, how });
     if (before === null) {
       if (now !== null) operations.push({ kind: "delete", path: entry.path });
-    } else if (now === null || !sameContent(now, before)) {
+    } else if (now === null || "other" in now || !sameContent(now, before)) {
       operations.push({
         kind: "write",
         path: entry.path,
         content: before.data,
         ...(before.mode === null ? {} : { mode: before.mode }),
       });
+    }
+  }
+  if (changed.length > 0 && !force) {
+    throw new JournalError(
+      `an interrupted ${describeApply(stored, apply)} left ${plural(changed.length, "path")} that ${
+        changed.length === 1 ? "has" : "have"
+      } changed since: ${describeChanges(changed)}${
+        unrecorded
+          ? " (its record, written by an older code-commit, does not say what the apply " +
+            "meant to write, so any change from before it counts)"
+          : ""
+      }; nothing was restored. Save what you want to keep, then run code-commit --undo ` +
+        "--force to roll that apply back anyway (what changed since is lost; it also takes " +
+        "back the rest of that run), or remove agent-config/journal/ to keep the project as it " +
+        "is (that run can then not be undone)",
+    );
+  }
+
+  const failures: string[] = [];
+  for (const temporary of apply.record.temporaries) {
+    try {
+      await removeIfPresent(fs, root, temporary);
+    } catch (error) {
+      failures.push(`${temporary} (${messageOf(error)})`);
     }
   }
   if (failures.length === 0 && operations.length > 0) {
@@ -137,35 +229,97 @@ async function rollBack(
         "code-commit again; it tries the rollback again first",
     );
   }
-  return operations.length;
+  return { restored: operations.length, overwritten: changed };
+}
+
+/** What is at a path now: a regular file's bytes and mode, null when nothing, or something else. */
+type CurrentState =
+  | { readonly data: Uint8Array; readonly mode: number | null }
+  | null
+  | { readonly other: "folder" | "link" | "special" | "too-large" | "unreadable" };
+
+/** The largest file among the states an apply could have left at a path (0 when none is a file). */
+function largest(before: PreImage, intended: readonly IntendedState[]): number {
+  let size = before?.data.length ?? 0;
+  for (const state of intended) if (state !== null) size = Math.max(size, state.size);
+  return size;
 }
 
 /**
- * What is at `path` now: a regular file's bytes and mode, null when
- * nothing, `other` for anything else (which the rollback's apply refuses).
+ * What is at `path` now. A regular file is read with the one bounded read,
+ * at most `limit` bytes: a larger one cannot be a state the apply could
+ * have left, and is not read.
  */
 async function currentState(
   fs: FileSystem,
   root: string,
   path: string,
-): Promise<{ data: Uint8Array; mode: number | null } | null | "other"> {
+  limit: number,
+): Promise<CurrentState> {
   let info;
   try {
     info = await fs.lstat(under(root, path));
-  } catch {
-    return null;
+  } catch (error) {
+    return isMissing(error) ? null : { other: "unreadable" };
   }
-  if (!info.isFile) return "other";
-  const data = await fs.readFile(under(root, path));
-  return { data, mode: info.mode === null ? null : info.mode & 0o7777 };
+  if (info.isSymlink) return { other: "link" };
+  if (info.isDirectory) return { other: "folder" };
+  if (!info.isFile) return { other: "special" };
+  try {
+    const data = await readBounded(under(root, path), {
+      limit: { bytes: limit, what: "a file an interrupted apply touched" },
+      followSymlink: false,
+      name: path,
+    });
+    if (data === undefined) return null;
+    return { data, mode: info.mode === null ? null : info.mode & 0o7777 };
+  } catch (error) {
+    if (error instanceof FileReadError && error.problem === "too-large") {
+      return { other: "too-large" };
+    }
+    return { other: "unreadable" };
+  }
+}
+
+/**
+ * How `now` differs from every state the apply could have left at its path
+ * (`before`, or one of `intended`); undefined when it is one of them. A
+ * state of `intended` with no mode (a new file: the file system's) takes
+ * any mode.
+ */
+function changeSince(
+  now: CurrentState,
+  before: PreImage,
+  intended: readonly IntendedState[],
+): string | undefined {
+  if (now === null) {
+    return before === null || intended.includes(null) ? undefined : "removed";
+  }
+  const files = intended.filter((state) => state !== null);
+  const edited = before === null && files.length === 0 ? "created" : "edited";
+  if ("other" in now) {
+    if (now.other === "too-large") return edited;
+    if (now.other === "unreadable") return "cannot be read";
+    return "no longer a regular file";
+  }
+  if (before !== null && sameContent(now, before)) return undefined;
+  let hash: string | undefined;
+  let sameBytes = before !== null && sameContent(now, { data: before.data, mode: null });
+  for (const state of files) {
+    if (state.size !== now.data.length) continue;
+    hash ??= contentHash(now.data);
+    if (state.hash !== hash) continue;
+    if (state.mode === null || state.mode === now.mode) return undefined;
+    sameBytes = true;
+  }
+  return sameBytes ? "permissions changed" : edited;
 }
 
 /** Whether `now` is exactly `before`: the same bytes, and the same mode where `before` has one. */
 function sameContent(
-  now: { data: Uint8Array; mode: number | null } | "other",
+  now: { data: Uint8Array; mode: number | null },
   before: { data: Uint8Array; mode: number | null },
 ): boolean {
-  if (now === "other") return false;
   if (before.mode !== null && now.mode !== before.mode) return false;
   if (now.data.length !== before.data.length) return false;
   for (let i = 0; i < now.data.length; i++) if (now.data[i] !== before.data[i]) return false;

@@ -13,7 +13,7 @@ import {
   applyOperations,
   denoFileSystem,
 } from "../../lib/apply/apply.ts";
-import { readJournal, RunJournal } from "../../lib/apply/journal.ts";
+import { contentHash, JournalError, readJournal, RunJournal } from "../../lib/apply/journal.ts";
 import { recoverFirst } from "../../lib/apply/recovery.ts";
 
 /** Runs recovery; returns the line it said, if any. */
@@ -162,5 +162,193 @@ Deno.test("recovery keeps the run's completed applies (it can still be undone) a
       ["apply-1.done", "apply-1.record", "run.json"],
     );
     assert.equal((await readJournal(root)).applies.length, 1);
+  });
+});
+
+Deno.test("the record says, before the first write, what the apply means to leave at each path (mode, size, hash)", async () => {
+  await withProject(PROJECT, async (root) => {
+    const { fs, dead } = dyingAt(1);
+    void applyOperations(root, REPLY, {
+      fs,
+      journal: new RunJournal(root, { workflow: "committing code" }),
+      parallelism: 1,
+    });
+    await dead; // the first mutating call: nothing written to the project yet
+    const mainMode = ((await Deno.lstat(join(root, "src/main.ts"))).mode ?? 0) & 0o7777;
+    const [apply] = (await readJournal(root)).applies;
+    const state = (content: string, mode: number | null) => {
+      const data = new TextEncoder().encode(content);
+      return { mode, size: data.length, hash: contentHash(data) };
+    };
+    assert.deepEqual(
+      Object.fromEntries(apply.record.entries.map((entry) => [entry.path, entry.intended])),
+      {
+        "src/features/auth/login.ts": [state("login\n", null)],
+        "src/tool.sh": [state("#!/bin/sh\necho changed\n", 0o755)],
+        "src/old.ts": [null],
+        "new/deep/file.txt": [state("deep\n", null)],
+        "src/main.ts": [state("changed\n", mainMode), state("changed twice\n", mainMode)],
+      },
+    );
+  });
+});
+
+/** Hand edits made after a crash, one of each kind, to paths the apply touched. */
+async function editAfterCrash(root: string): Promise<void> {
+  await Deno.writeTextFile(join(root, "src/main.ts"), "my own edit\n"); // replaced by the apply
+  await Deno.writeTextFile(join(root, "src/old.ts"), "mine now\n"); // deleted by the apply
+  await Deno.remove(join(root, "src/tool.sh")); // replaced by the apply
+}
+
+Deno.test("recovery never replaces an edit made after the crash: it restores nothing, names the paths, and --undo --force (force) restores them", async () => {
+  for (const k of [1, 4, 8]) {
+    await withProject(PROJECT, async (root) => {
+      const before = await snapshot(root);
+      const { fs, dead } = dyingAt(k);
+      const journal = new RunJournal(root, { workflow: "committing code" });
+      void applyOperations(root, REPLY, { fs, journal, parallelism: 1 });
+      await dead;
+      await editAfterCrash(root);
+      const edited = await snapshot(root);
+      await assert.rejects(
+        () => recoverInterruptedApply(root),
+        (error: Error) => {
+          assert.ok(error instanceof JournalError, String(error));
+          assert.match(
+            error.message,
+            /^an interrupted apply of the committing code run started .* left 3 paths that have changed since: src\/tool\.sh \(removed\), src\/old\.ts \(edited\), src\/main\.ts \(edited\); nothing was restored\. .*code-commit --undo --force .*remove agent-config\/journal\/ to keep the project as it is/,
+          );
+          assert.doesNotMatch(error.message, /\n/);
+          return true;
+        },
+        `stopped at mutating call ${k}`,
+      );
+      assert.deepEqual(await snapshot(root), edited, `stopped at ${k}: something was restored`);
+      // Still there for the next try; forced, the apply is rolled back over the edits.
+      assert.equal((await readJournal(root)).applies.length, 1);
+      let line: string | undefined;
+      assert.equal(await recoverFirst(root, (said) => (line = said), { force: true }), true);
+      assert.match(
+        line ?? "",
+        /3 of them over changes made since \(--force\): src\/tool\.sh \(removed\), src\/old\.ts \(edited\), src\/main\.ts \(edited\), so the project is exactly as it was before that apply$/,
+      );
+      assert.deepEqual(await snapshot(root), before);
+    });
+  }
+});
+
+Deno.test("recovery goes on over edits to paths the apply did not touch, and over every state the apply itself could have left", async () => {
+  await withProject(PROJECT, async (root) => {
+    const before = await snapshot(root);
+    const { fs, dead } = dyingAt(9); // some renames made, some not
+    void applyOperations(root, REPLY, {
+      fs,
+      journal: new RunJournal(root, { workflow: "committing code" }),
+      parallelism: 1,
+    });
+    await dead;
+    // The apply wrote main.ts twice: its first content is a state the apply could have left too.
+    await Deno.writeTextFile(join(root, "src/main.ts"), "changed\n");
+    await Deno.writeTextFile(join(root, "docs/guide.md"), "my own guide\n"); // not the apply's
+    const recovery = await recoverInterruptedApply(root);
+    assert.match(recovery.line ?? "", /^recovered from an interrupted apply/);
+    assert.deepEqual(await snapshot(root), {
+      ...before,
+      "docs/guide.md": before["docs/guide.md"].replace("guide\n", "my own guide\n"),
+    });
+  });
+});
+
+Deno.test("recovery tells a file made since, a folder, a permission change and a larger file from the apply's own states", async () => {
+  await withProject(PROJECT, async (root) => {
+    const { fs, dead } = dyingAt(1); // nothing written yet: every path holds its pre-image
+    void applyOperations(root, REPLY, {
+      fs,
+      journal: new RunJournal(root, { workflow: "committing code" }),
+      parallelism: 1,
+    });
+    await dead;
+    await Deno.chmod(join(root, "src/old.ts"), 0o644);
+    await Deno.mkdir(join(root, "new/deep/file.txt"), { recursive: true });
+    await Deno.writeTextFile(join(root, "src/main.ts"), "x".repeat(100_000));
+    const edited = await snapshot(root);
+    await assert.rejects(
+      () => recoverInterruptedApply(root),
+      /changed since: src\/old\.ts \(permissions changed\), new\/deep\/file\.txt \(no longer a regular file\), src\/main\.ts \(edited\); nothing was restored/,
+    );
+    assert.deepEqual(await snapshot(root), edited);
+  });
+  await withProject(PROJECT, async (root) => {
+    const { fs, dead } = dyingAt(1);
+    void applyOperations(root, [{ kind: "delete", path: "src/old.ts" }], {
+      fs,
+      journal: new RunJournal(root, { workflow: "committing code" }),
+    });
+    await dead;
+    await Deno.remove(join(root, "src/old.ts")); // what the apply meant: fine
+    await Deno.writeTextFile(join(root, "src/features.ts"), "untouched by the apply\n");
+    assert.match((await recoverInterruptedApply(root)).line ?? "", /rolled back 1 path/);
+    assert.equal(await Deno.readTextFile(join(root, "src/old.ts")), "old\n");
+  });
+});
+
+/** Rewrites every apply record as an older code-commit wrote it: without `intended`. */
+async function asOlderRecords(root: string): Promise<void> {
+  for await (const entry of Deno.readDir(join(root, JOURNAL))) {
+    if (!entry.name.endsWith(".record")) continue;
+    const path = join(root, JOURNAL, entry.name);
+    const record = JSON.parse(await Deno.readTextFile(path));
+    for (const item of record.entries) {
+      assert.ok("intended" in item);
+      delete item.intended;
+    }
+    await Deno.writeTextFile(path, `${JSON.stringify(record)}\n`);
+  }
+}
+
+Deno.test("a record of an older code-commit (no intended states) is recovered when nothing was written yet, and refused safely once the apply wrote: only --undo --force rolls it back", async () => {
+  const total = await withProject(PROJECT, async (root) => {
+    const { fs, calls } = dyingAt(0);
+    await applyOperations(root, REPLY, { fs, journal: new RunJournal(root, { workflow: "t" }) });
+    return calls();
+  });
+  await withProject(PROJECT, async (root) => {
+    const before = await snapshot(root);
+    const { fs, dead } = dyingAt(1);
+    const journal = new RunJournal(root, { workflow: "committing code" });
+    void applyOperations(root, REPLY, { fs, journal, parallelism: 1 });
+    await dead;
+    await asOlderRecords(root);
+    assert.match((await recoverInterruptedApply(root)).line ?? "", /^recovered from/);
+    assert.deepEqual(await snapshot(root), before);
+    assert.equal((await readJournal(root)).applies.length, 0);
+  });
+  await withProject(PROJECT, async (root) => {
+    const before = await snapshot(root);
+    const { fs, dead } = dyingAt(total); // its last call: every rename but the last made
+    const journal = new RunJournal(root, { workflow: "committing code" });
+    void applyOperations(root, REPLY, { fs, journal, parallelism: 1 });
+    await dead;
+    await asOlderRecords(root);
+    const left = await snapshot(root);
+    assert.notEqual(
+      left["src/main.ts"],
+      before["src/main.ts"],
+      "the apply wrote nothing before it died",
+    );
+    await assert.rejects(
+      () => recoverInterruptedApply(root),
+      (error: Error) => {
+        assert.ok(error instanceof JournalError, String(error));
+        assert.match(
+          error.message,
+          /changed since: .*\(its record, written by an older code-commit, does not say what the apply meant to write, so any change from before it counts\); nothing was restored\. .*code-commit --undo --force/,
+        );
+        return true;
+      },
+    );
+    assert.deepEqual(await snapshot(root), left);
+    assert.equal(await recoverFirst(root, () => {}, { force: true }), true);
+    assert.deepEqual(await snapshot(root), before);
   });
 });

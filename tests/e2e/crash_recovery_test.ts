@@ -18,7 +18,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { geminiReply, startFakeLlmServer } from "../support/fake_llm_server.ts";
 import { listFiles, makeProject, type Project } from "../support/project.ts";
-import { runTool } from "../support/run_tool.ts";
+import { assertNoKeyLeak } from "../support/leaks.ts";
+import { runTool, type ToolRun } from "../support/run_tool.ts";
 
 const REPLACED = 300;
 const DELETED = 60;
@@ -236,4 +237,73 @@ Deno.test("SIGKILL at random moments of a large apply: after the next start's re
     counts.inside >= TRIALS * 0.7,
     `only ${counts.inside} of ${TRIALS} kills landed inside`,
   );
+});
+
+Deno.test("an edit made after a crash is never replaced by recovery: every workflow stops naming it, nothing is restored, and --undo --force rolls the apply back anyway", async () => {
+  const reply = replyText();
+  const edited = "src/old/m0/file0.ts"; // the reply replaces it
+  const madeAgain = `src/old/m0/file${REPLACED}.ts`; // the reply deletes it
+  for (let attempt = 1;; attempt++) {
+    await using project = await makeProject({ files: startFiles() });
+    const old = await tree(project.root);
+    const server = await startFakeLlmServer([geminiReply(reply)]);
+    const runs: ToolRun[] = [];
+    try {
+      // Killed the moment the apply's record is on disk: inside the apply.
+      runs.push(
+        await runTool(project.root, [], {
+          server,
+          onStderr: (text, child) => {
+            if (text.includes(" answered in ") && !watching.has(project.root)) {
+              watchRecord(project.root, () => {
+                try {
+                  child.kill("SIGKILL");
+                } catch {
+                  // it ended first
+                }
+              });
+            }
+          },
+        }),
+      );
+      watching.delete(project.root);
+      if (await landed(project) !== "inside") {
+        assert.ok(attempt < 5, "five kills in a row missed the apply");
+        continue;
+      }
+      // The user, after the crash, edits a file the apply replaced and makes one it deleted.
+      await Deno.writeTextFile(join(project.root, edited), "my own edit\n");
+      await Deno.writeTextFile(join(project.root, madeAgain), "mine again\n");
+      const handEdited = await tree(project.root);
+
+      const stop =
+        /^code-commit: an interrupted apply of the committing code run started .* left 2 paths that have changed since: src\/old\/m0\/file0\.ts \(edited\), src\/old\/m0\/file300\.ts \(edited\); nothing was restored\. Save what you want to keep, then run code-commit --undo --force to roll that apply back anyway \(what changed since is lost; it also takes back the rest of that run\), or remove agent-config\/journal\/ to keep the project as it is \(that run can then not be undone\)$/m;
+      for (const args of [["--rollup"], ["--init"], ["--dry-run"], ["--undo"]]) {
+        const run = await runTool(project.root, args, { server });
+        runs.push(run);
+        assert.equal(run.code, 1, `${args}: ${run.stderr}`);
+        assert.match(run.stderr, stop, args.join(" "));
+        assert.equal(run.stderr.trim().split("\n").length, 1, run.stderr);
+        assert.ok(sameTree(await tree(project.root), handEdited), `${args} restored something`);
+      }
+      assert.equal(await landed(project), "inside", "the record is kept for the next try");
+
+      const forced = await runTool(project.root, ["--undo", "--force"]);
+      runs.push(forced);
+      assert.equal(forced.code, 0, forced.stderr);
+      assert.match(
+        forced.stderr,
+        /^warning: recovered from an interrupted apply of the committing code run started .*: rolled back [\d,]+ paths it had changed, 2 of them over changes made since \(--force\): src\/old\/m0\/file0\.ts \(edited\), src\/old\/m0\/file300\.ts \(edited\), so the project is exactly as it was before that apply$/m,
+      );
+      assert.match(
+        forced.stdout,
+        /^undo: took back the interrupted apply \(see above\); nothing else to undo: /m,
+      );
+      assert.ok(sameTree(await tree(project.root), old), "the tree is not the old one");
+      assert.ok(await assertNoKeyLeak(project.root, runs, server) > 0);
+      return;
+    } finally {
+      await server.close();
+    }
+  }
 });

@@ -2,7 +2,8 @@
  * `code-commit --undo`: takes back the most recent run that changed files,
  * as a whole (see `lib/apply/undo.ts`): no LLM call, no key, no network.
  * Exits 0 once restored, 1 when there is nothing to undo or a path the run
- * changed was changed since (unless `--force`).
+ * changed was changed since (unless `--force`, which also rolls back an
+ * interrupted apply whose paths changed since).
  *
  * @module
  */
@@ -21,8 +22,10 @@ import { plural } from "../../text/plural.ts";
 
 /**
  * Runs `--undo` in the project at `root`: rolls back an interrupted apply
- * first (as every workflow does), then restores every path the most recent
- * run changed. Returns 0 when it did.
+ * first (as every workflow does; with `--force`, even over paths changed
+ * since it), then restores every path the most recent run changed. Returns
+ * 0 when it did, or when the interrupted apply was all there was to take
+ * back.
  *
  * @throws {CodeCommitError} when there is nothing to undo (the journal holds
  * no run, or the run was undone already), or when paths changed since the
@@ -34,9 +37,21 @@ export async function runUndoWorkflow(
   options: RunOptions,
   console: Console,
 ): Promise<number> {
-  await recoverFirst(root, (line) => console.warn(line));
+  // With --force, an interrupted apply is rolled back even over paths changed since.
+  const recovered = await recoverFirst(root, (line) => console.warn(line), {
+    force: options.force,
+  });
   const planned = await planUndo(root);
-  if (planned.kind === "nothing") throw new CodeCommitError(`nothing to undo: ${planned.reason}`);
+  if (planned.kind === "nothing") {
+    if (recovered) {
+      // The interrupted apply was all the run left to take back.
+      console.result(
+        `undo: took back the interrupted apply (see above); nothing else to undo: ${planned.reason}`,
+      );
+      return EXIT.ok;
+    }
+    throw new CodeCommitError(`nothing to undo: ${planned.reason}`);
+  }
   // Shown by path, the same order on every machine.
   const plan = {
     ...planned,
