@@ -11,14 +11,27 @@
  * sandbox makes both files read-only; this check is what protects a run
  * without it, and what catches a reply written where `build.sh` leads.
  *
+ * When a build is stopped so, the root `.gitignore` is put back as it was
+ * before the build (its bytes and mode are kept for that), when both then
+ * and now it is a regular file (or now nothing): the user's next
+ * `git add -A` must not commit `agent-config/`. When it cannot be put back
+ * safely, the message says to restore it before any `git add`.
+ *
  * @module
  */
-import { under } from "../file_system/file_system.ts";
+import { denoFileSystem, under } from "../file_system/file_system.ts";
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
 import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
+import { lstatOrUndefined } from "../file_system/lstat.ts";
 import { READ_LIMITS } from "../file_system/read_limits.ts";
+import { writeAtomically } from "../file_system/write_atomically.ts";
+import type { ProjectScan } from "../sandbox/project_scan.ts";
 import { checkAgentConfigIgnored } from "./preconditions.ts";
-import { checkProtectedAfterBuild, type ProtectedSnapshot } from "./protected_entries.ts";
+import {
+  checkProtectedAfterBuild,
+  type ProtectedSnapshot,
+  snapshotProtected,
+} from "./protected_entries.ts";
 
 /** The build script, relative to the project root. */
 const BUILD_FILE = "build.sh";
@@ -56,10 +69,10 @@ export async function snapshotBuildScript(root: string): Promise<BuildScriptSnap
   const path = under(root, BUILD_FILE);
   let linkTarget: string | undefined;
   try {
-    const info = await Deno.lstat(path);
+    const info = await lstatOrUndefined(path);
+    if (info === undefined) return { kind: "missing" };
     if (info.isSymlink) linkTarget = await Deno.readLink(path);
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return { kind: "missing" };
     throw new CodeCommitError(`${BUILD_FILE} cannot be looked at: ${messageOf(error)}`);
   }
   let bytes: Uint8Array | undefined;
@@ -113,8 +126,10 @@ function difference(was: BuildScriptSnapshot, now: BuildScriptSnapshot): string 
 
 /** What the user is told to do after a build tampered with a file. */
 const REVIEW =
-  "code-commit stopped before any further LLM call; review what the model's code does " +
-  "(git diff), restore the file, and consider running with --sandbox on";
+  "code-commit stopped before any further LLM call; review what the model's code did " +
+  "(git status shows the files it made, git diff what it changed), restore the file, and " +
+  "consider running with --sandbox on; code-commit --undo takes back what the run's replies " +
+  "changed (not what the build itself wrote)";
 
 /**
  * Checks that `build.sh` is what it was when the run started (`was`);
@@ -149,25 +164,131 @@ export async function checkBuildScriptUnchanged(
   }
 }
 
+/** The root `.gitignore` before a build: a regular file's bytes and mode; undefined otherwise. */
+type GitignoreCopy = { readonly bytes: Uint8Array; readonly mode: number | null } | undefined;
+
+/** What {@link checkAfterBuild} compares with: the project just before a build. */
+export interface BeforeBuild {
+  /** The protected entries (see `snapshotProtected`). */
+  readonly protected: ProtectedSnapshot;
+  /** The root `.gitignore`, to put back if the build is stopped. */
+  readonly gitignore: GitignoreCopy;
+}
+
+/** The root `.gitignore`, relative to the project root. */
+const GITIGNORE = ".gitignore";
+
+/**
+ * Takes what {@link checkAfterBuild} needs, just before a build: the
+ * protected entries from `scan` (a walk made now), and the root
+ * `.gitignore`'s bytes and mode when it is a regular file (bounded read,
+ * no link followed). Never throws for a `.gitignore` it cannot copy: there
+ * is then nothing to put back.
+ */
+export async function snapshotBeforeBuild(root: string, scan: ProjectScan): Promise<BeforeBuild> {
+  return { protected: await snapshotProtected(scan), gitignore: await copyGitignore(root) };
+}
+
+/** The root `.gitignore` if it is a regular file that can be read; undefined otherwise. */
+async function copyGitignore(root: string): Promise<GitignoreCopy> {
+  try {
+    const info = await lstatOrUndefined(under(root, GITIGNORE));
+    if (info === undefined || !info.isFile) return undefined;
+    const bytes = await readBounded(under(root, GITIGNORE), {
+      limit: READ_LIMITS.ignoreRules,
+      followSymlink: false,
+      name: GITIGNORE,
+    });
+    return bytes === undefined ? undefined : { bytes, mode: info.mode };
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Checks, after a build, that `build.sh` is what it was when the run
  * started, that `.gitignore` still protects `agent-config/`, and that the
- * protected entries are what they were before the build (`protected`).
+ * protected entries are what they were before the build (`before`). When
+ * any of it fails, the root `.gitignore` is put back first (see
+ * {@link restoreGitignore}), and the message says what became of it.
  *
  * @throws {CodeCommitError} (exit 1) naming the file that changed.
  */
 export async function checkAfterBuild(
   root: string,
   buildScript: BuildScriptSnapshot,
-  protectedBefore: ProtectedSnapshot,
+  before: BeforeBuild,
 ): Promise<void> {
-  await checkBuildScriptUnchanged(root, buildScript, "while ./build.sh ran");
+  let stop: CodeCommitError | undefined;
+  try {
+    await checkBuildScriptUnchanged(root, buildScript, "while ./build.sh ran");
+    try {
+      await checkAgentConfigIgnored(root);
+    } catch (error) {
+      throw new CodeCommitError(
+        `.gitignore no longer protects the keys after ./build.sh ran: ${
+          messageOf(error)
+        }; ${REVIEW}`,
+      );
+    }
+    await checkProtectedAfterBuild(await Deno.realPath(root), before.protected, REVIEW);
+  } catch (error) {
+    if (!(error instanceof CodeCommitError)) throw error;
+    stop = error;
+  }
+  if (stop === undefined) return;
+  const gitignore = await restoreGitignore(root, before.gitignore);
+  if (gitignore === undefined) throw stop;
+  throw new CodeCommitError(`${stop.message}; ${gitignore}`, stop.exitCode, { cause: stop });
+}
+
+/** What the user must do when `.gitignore` cannot be put back. */
+const RESTORE_BY_HAND = "restore .gitignore before any git add (git add -A would commit " +
+  "agent-config/, your API keys with it): git checkout -- .gitignore, or add the line " +
+  "/agent-config";
+
+/**
+ * Puts the root `.gitignore` back as it was before the build (`copy`), with
+ * the one atomic write (never through a link), when it changed and it is
+ * safe: it was a regular file then, and now it is a regular file or
+ * nothing. Returns a clause for the stop message: undefined when
+ * `.gitignore` is as it was, else what was done or what the user must do.
+ * Never throws.
+ */
+async function restoreGitignore(root: string, copy: GitignoreCopy): Promise<string | undefined> {
+  let now: Deno.FileInfo | undefined;
+  try {
+    now = await lstatOrUndefined(under(root, GITIGNORE));
+  } catch (error) {
+    return `.gitignore cannot be looked at (${messageOf(error)}); ${RESTORE_BY_HAND}`;
+  }
+  if (copy === undefined) {
+    return now === undefined || !now.isFile
+      ? `.gitignore is not a regular file; ${RESTORE_BY_HAND}`
+      : undefined;
+  }
+  if (now !== undefined && !now.isFile) {
+    const what = now.isSymlink ? "a symbolic link" : now.isDirectory ? "a folder" : "not a file";
+    return `the build left .gitignore ${what}, which code-commit does not replace; ` +
+      RESTORE_BY_HAND;
+  }
+  if (now !== undefined && now.mode === copy.mode) {
+    const current = await copyGitignore(root);
+    if (current !== undefined && sameBytes(current.bytes, copy.bytes)) return undefined;
+  }
+  try {
+    await writeAtomically(denoFileSystem, root, GITIGNORE, copy.bytes, {
+      ...(copy.mode === null ? {} : { mode: copy.mode & 0o7777 }),
+    });
+  } catch (error) {
+    return `.gitignore could not be put back (${messageOf(error)}); ${RESTORE_BY_HAND}`;
+  }
   try {
     await checkAgentConfigIgnored(root);
   } catch (error) {
-    throw new CodeCommitError(
-      `.gitignore no longer protects the keys after ./build.sh ran: ${messageOf(error)}; ${REVIEW}`,
-    );
+    return `.gitignore was put back as it was before the build, yet the keys are not ` +
+      `protected: ${messageOf(error)}; do that before any git add`;
   }
-  await checkProtectedAfterBuild(await Deno.realPath(root), protectedBefore, REVIEW);
+  return "code-commit put .gitignore back as it was before the build (what the build wrote " +
+    "there is gone), so agent-config/ stays ignored";
 }

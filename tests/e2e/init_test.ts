@@ -82,6 +82,10 @@ Deno.test("--init in a repository of each kind: .gitignore, agent-config/, an em
     assert.match(run.stdout, /agent-config\/openai-key\.txt/);
     assert.match(run.stdout, /code-commit --rollup/);
     assert.match(run.stdout, /--build-context/);
+    assert.match(
+      run.stdout,
+      /review the change with git status \(new files\) and git diff; code-commit --undo takes the run back/,
+    );
     // git agrees: nothing code-commit keeps is shown to git.
     const status = await git(project.root, "status", "--porcelain", "--untracked-files=all");
     assert.equal(status, "?? .gitignore\n", kind);

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { geminiReply, geminiText, startFakeLlmServer } from "../support/fake_llm_server.ts";
 import { assertNoKeyLeak } from "../support/leaks.ts";
-import { listFiles, makeProject, type Project, STATUS_BUILD } from "../support/project.ts";
+import { git, listFiles, makeProject, type Project, STATUS_BUILD } from "../support/project.ts";
 import { runTool, type ToolRun } from "../support/run_tool.ts";
 import { bwrapTest, withSwappedProgram } from "../support/sandbox.ts";
 import { fixtureFiles } from "../workflows/auto_workflow/helpers.ts";
@@ -379,6 +379,10 @@ for (const sandbox of ["off", "on"] as const) {
           const name = file.replace(".", "\\.");
           assert.match(run.stderr, new RegExp(`${name} (changed|no longer protects)`), file);
           assert.match(run.stderr, /before any further LLM call/);
+          if (file === ".gitignore") {
+            assert.match(run.stderr, /code-commit put \.gitignore back as it was before the build/);
+            assert.equal(await project.read(file), before);
+          }
         } else {
           // Read-only in the sandbox: the build just fails, and the repairs go on.
           assert.equal(server.requests.length, 4, file);
@@ -391,6 +395,27 @@ for (const sandbox of ["off", "on"] as const) {
     }
   });
 }
+
+Deno.test("--sandbox off: a build that empties .gitignore is stopped, and .gitignore is put back, so git add -A cannot commit the keys", async () => {
+  await using project = await makeProject({ buildScript: "#!/bin/sh\n: > .gitignore\nexit 1\n" });
+  const before = await project.read(".gitignore");
+  const server = await startFakeLlmServer(Array(4).fill(geminiReply("Nothing to change.")));
+  try {
+    const run = await runTool(project.root, ["--sandbox", "off"], { server });
+    assert.equal(run.code, 1, run.stderr);
+    assert.equal(server.requests.length, 1);
+    assert.match(
+      run.stderr,
+      /^code-commit: \.gitignore no longer protects the keys after \.\/build\.sh ran: .*git status shows the files it made, git diff what it changed.*code-commit --undo.*; code-commit put \.gitignore back as it was before the build \(what the build wrote there is gone\), so agent-config\/ stays ignored$/m,
+    );
+    assert.equal(await project.read(".gitignore"), before);
+    const status = await git(project.root, "status", "--porcelain", "--untracked-files=all");
+    assert.doesNotMatch(status, /agent-config/);
+    assert.ok(await assertNoKeyLeak(project.root, [run], server) > 0);
+  } finally {
+    await server.close();
+  }
+});
 
 Deno.test("without bubblewrap: --sandbox on refuses before any LLM call, naming it", async () => {
   await using noBwrap = await withSwappedProgram("bwrap");

@@ -9,9 +9,9 @@ import { CodeCommitError } from "../../lib/errors/errors.ts";
 import {
   checkAfterBuild,
   checkBuildScriptUnchanged,
+  snapshotBeforeBuild,
   snapshotBuildScript,
 } from "../../lib/preconditions/build_integrity.ts";
-import { snapshotProtected } from "../../lib/preconditions/protected_entries.ts";
 import { scanProject } from "../../lib/sandbox/project_scan.ts";
 
 async function project(test: (root: string) => Promise<void>): Promise<void> {
@@ -26,10 +26,10 @@ async function project(test: (root: string) => Promise<void>): Promise<void> {
   }
 }
 
-/** Snapshots build.sh and the protected entries, lets `change` run, then checks. */
+/** Snapshots build.sh, the protected entries and .gitignore, lets `change` run, then checks. */
 async function afterChange(root: string, change: (root: string) => Promise<void>): Promise<void> {
   const buildScript = await snapshotBuildScript(root);
-  const before = await snapshotProtected(await scanProject(root));
+  const before = await snapshotBeforeBuild(root, await scanProject(root));
   await change(root);
   await checkAfterBuild(root, buildScript, before);
 }
@@ -40,6 +40,8 @@ function refused(pattern: RegExp): (error: unknown) => boolean {
     assert.equal(error.exitCode, 1);
     assert.match(error.message, pattern);
     assert.match(error.message, /before any further LLM call/);
+    assert.match(error.message, /git status shows the files it made, git diff what it changed/);
+    assert.match(error.message, /code-commit --undo takes back what the run's replies changed/);
     assert(!error.message.includes("\n"));
     return true;
   };
@@ -183,4 +185,88 @@ Deno.test("build.sh replaced by a fifo or a link to /dev/zero: stopped at once, 
       );
     });
   }
+});
+
+const PUT_BACK =
+  /; code-commit put \.gitignore back as it was before the build \(what the build wrote there is gone\), so agent-config\/ stays ignored$/;
+
+Deno.test("a tamper stop puts .gitignore back as it was before the build: emptied, rewritten, removed, or emptied along with build.sh", async () => {
+  const changes: [string, (root: string) => Promise<void>, RegExp][] = [
+    [
+      "emptied",
+      (root) => Deno.writeTextFile(join(root, ".gitignore"), ""),
+      /^\.gitignore no longer protects the keys/,
+    ],
+    [
+      "same meaning",
+      (root) => Deno.writeTextFile(join(root, ".gitignore"), "/agent-config/\n"),
+      /^\.\/build\.sh changed protected entries of the project: \.gitignore \(changed\)/,
+    ],
+    ["removed", (root) => Deno.remove(join(root, ".gitignore")), /^\.gitignore no longer/],
+    [
+      "with build.sh",
+      async (root) => {
+        await Deno.writeTextFile(join(root, "build.sh"), "#!/bin/sh\nexit 0 # always\n");
+        await Deno.writeTextFile(join(root, ".gitignore"), "");
+      },
+      /^build\.sh changed while \.\/build\.sh ran: it is not what it was/,
+    ],
+  ];
+  for (const [name, change, what] of changes) {
+    await project(async (root) => {
+      await Deno.chmod(join(root, ".gitignore"), 0o640);
+      await assert.rejects(afterChange(root, change), (error: unknown) => {
+        refused(what)(error);
+        assert.match((error as Error).message, PUT_BACK, name);
+        return true;
+      }, name);
+      assert.equal(await Deno.readTextFile(join(root, ".gitignore")), "/agent-config\n", name);
+      const info = await Deno.lstat(join(root, ".gitignore"));
+      assert.ok(info.isFile, name);
+      assert.equal((info.mode ?? 0) & 0o777, 0o640, name);
+    });
+  }
+});
+
+Deno.test("a .gitignore the build made a link or a folder is not replaced: the stop says to restore it before any git add", async () => {
+  const changes: [string, (root: string) => Promise<void>, RegExp][] = [
+    ["a link", async (root) => {
+      await Deno.writeTextFile(join(root, "elsewhere"), "");
+      await Deno.remove(join(root, ".gitignore"));
+      await Deno.symlink("elsewhere", join(root, ".gitignore"));
+    }, /the build left \.gitignore a symbolic link/],
+    ["a folder", async (root) => {
+      await Deno.remove(join(root, ".gitignore"));
+      await Deno.mkdir(join(root, ".gitignore"));
+    }, /the build left \.gitignore a folder/],
+  ];
+  for (const [name, change, what] of changes) {
+    await project(async (root) => {
+      await assert.rejects(afterChange(root, change), (error: unknown) => {
+        refused(/^\.gitignore no longer protects the keys/)(error);
+        const message = (error as Error).message;
+        assert.match(message, what, name);
+        assert.match(
+          message,
+          /restore \.gitignore before any git add \(git add -A would commit agent-config\/, your API keys with it\)/,
+          name,
+        );
+        return true;
+      }, name);
+      assert.equal((await Deno.lstat(join(root, ".gitignore"))).isFile, false, name);
+    });
+  }
+});
+
+Deno.test("a tamper stop that left .gitignore alone says nothing about it", async () => {
+  await project(async (root) => {
+    await assert.rejects(
+      afterChange(root, (root) => Deno.writeTextFile(join(root, "build.sh"), "#!/bin/sh\n")),
+      (error: unknown) => {
+        refused(/^build\.sh changed/)(error);
+        assert.doesNotMatch((error as Error).message, /\.gitignore/);
+        return true;
+      },
+    );
+  });
 });

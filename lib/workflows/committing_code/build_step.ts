@@ -8,8 +8,11 @@
  */
 import { type BuildResult, formatBuildLog, runBuild } from "../../build/run_build.ts";
 import type { RunLog } from "../../logger/run_log.ts";
-import { checkAfterBuild, checkBuildScriptUnchanged } from "../../preconditions/build_integrity.ts";
-import { snapshotProtected } from "../../preconditions/protected_entries.ts";
+import {
+  checkAfterBuild,
+  checkBuildScriptUnchanged,
+  snapshotBeforeBuild,
+} from "../../preconditions/build_integrity.ts";
 import { buildLaunch } from "../../sandbox/containment.ts";
 import { scanProject } from "../../sandbox/project_scan.ts";
 import type { Session } from "../../session/session.ts";
@@ -37,7 +40,7 @@ export async function runProjectBuild(
   const scan = await scanProject(await Deno.realPath(root), {
     hardLinks: session.containment.kind !== "none",
   });
-  const before = await snapshotProtected(scan);
+  const before = await snapshotBeforeBuild(root, scan);
   const launch = await buildLaunch(session.containment, scan);
   console.info(`running ./build.sh (${launch.description})`);
   const build = await runBuild(root, {

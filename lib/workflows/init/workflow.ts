@@ -4,8 +4,9 @@
  * - adds `/agent-config` and `/logs` to the root `.gitignore` (made if
  *   needed) unless its rules already ignore them (`gitignore.ts`);
  * - makes `agent-config/` and an empty `agent-config/query.txt`;
- * - writes a starter `build.sh` fitted to the project (`build_script.ts`)
- *   when there is none;
+ * - when there is no `build.sh`, writes a starter fitted to the project
+ *   (`build_script.ts`) to `agent-config/starter-build.sh`, for the user to
+ *   read and move to `build.sh`;
  * - prints what it did and the next steps.
  *
  * It never replaces anything that exists (a key, a query, a `build.sh`, a
@@ -158,7 +159,8 @@ async function nextSteps(root: string, moveStarter: boolean): Promise<string[]> 
     `Write what you want done in ${QUERY_FILE}${done(hasQuery)}.`,
     "Run code-commit --rollup to give the model your codebase (or skip it and run " +
     "with --build-context, which lets the model choose the files).",
-    "Run code-commit, then review the change with git diff.",
+    "Run code-commit, then review the change with git status (new files) and git diff; " +
+    "code-commit --undo takes the run back.",
   ];
   if (moveStarter) steps.unshift(`Make your build script: mv ${STARTER_BUILD_FILE} build.sh`);
   return ["Next steps:", ...steps.map((step, index) => `  ${index + 1}. ${step}`)];
