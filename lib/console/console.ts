@@ -8,6 +8,7 @@
 import { Redactor } from "../secrets/redact.ts";
 import { printable } from "../text/characters.ts";
 import { every } from "../timers/timer.ts";
+import { streamWriter } from "./stream_writer.ts";
 
 /** Where the console writes; the default writes to the process's streams. */
 export interface ConsoleStreams {
@@ -21,22 +22,15 @@ export interface ConsoleStreams {
   readonly color: boolean;
 }
 
-const encoder = new TextEncoder();
-
 /** The streams of this process. */
 function processStreams(): ConsoleStreams {
   const stderrIsTerminal = Deno.stderr.isTerminal();
   return {
-    stdout: (text) => writeAll(Deno.stdout, text),
-    stderr: (text) => writeAll(Deno.stderr, text),
+    stdout: streamWriter(Deno.stdout),
+    stderr: streamWriter(Deno.stderr),
     stderrIsTerminal,
     color: stderrIsTerminal && !Deno.noColor,
   };
-}
-
-function writeAll(stream: { writeSync(p: Uint8Array): number }, text: string): void {
-  let bytes = encoder.encode(text);
-  while (bytes.length > 0) bytes = bytes.subarray(stream.writeSync(bytes));
 }
 
 /** The user-facing output of one run. */

@@ -272,3 +272,45 @@ Deno.test("run from a subfolder of the repository, code-commit says where to run
     );
   }
 });
+
+/**
+ * A bash wrapper that starts the tool with `stream` (1 or 2) on a real pipe
+ * whose reader is closed before the tool starts: a fifo opened for reading
+ * and writing, then for writing, then its reader closed, so that every
+ * write fails with EPIPE (`code-commit --init | head -2`, its reader gone,
+ * without the race).
+ */
+function closedPipe(stream: 1 | 2): string[] {
+  const script = `set -e
+dir=$(mktemp -d)
+mkfifo "$dir/pipe"
+exec 3<>"$dir/pipe" 4>"$dir/pipe" 3<&-
+rm -r "$dir"
+exec "$@" ${stream}>&4 4>&-`;
+  return ["bash", "-c", script, "closed-pipe"];
+}
+
+Deno.test("a closed stdout or stderr (a reader that is gone) is no error of the run: output is dropped quietly, the run ends with its own exit status", async () => {
+  await using project = await makeProject({
+    gitignore: null,
+    buildScript: null,
+    query: null,
+    rollup: null,
+    keys: { gemini: null, openai: null },
+  });
+  // stdout gone: --init still does its work and exits 0, nothing on stderr.
+  const init = await runTool(project.root, ["--init"], { wrapper: closedPipe(1) });
+  assert.equal(init.code, 0, init.stderr);
+  assert.equal(init.stderr, "");
+  assert.equal(init.stdout, "");
+  assert.match(await project.read(".gitignore"), /^\/agent-config$/m);
+  // stderr gone: the results still reach stdout.
+  const again = await runTool(project.root, ["--init"], { wrapper: closedPipe(2) });
+  assert.equal(again.code, 0);
+  assert.match(again.stdout, /^\.gitignore: kept/m);
+  // A run that fails keeps its exit status, its error line dropped.
+  const usage = await runTool(project.root, ["--bogus"], { wrapper: closedPipe(2) });
+  assert.equal(usage.code, 2);
+  const help = await runTool(project.root, ["--help"], { wrapper: closedPipe(1) });
+  assert.deepEqual(help, { code: 0, stdout: "", stderr: "" });
+});
