@@ -57,7 +57,8 @@ function contextQueryPrompt(nextAgentPrompt: string, summary: string): string {
 /**
  * Where a run's codebase comes from (SPEC.md decision 12), for the workflows
  * that send one: `agent-config/codeRollup.txt`, read now (and made again
- * first when `--rollup` made it, see `loadRollup`), so that a missing rollup
+ * first when `--rollup` made it, see `loadRollup`; under `--dry-run` in
+ * memory only, the file left as it is), so that a missing rollup
  * stops the run before anything else; or, with `--build-context`,
  * the context builder, which runs when the returned function is called
  * (once the run's log folder exists). Committing code and the consistency
@@ -70,7 +71,9 @@ export async function prepareCodebase(
   session: Session,
 ): Promise<(request: ContextRequest) => Promise<string>> {
   if (session.options.buildContext) return (request) => buildContext(session, request);
-  const rollup = await loadRollup(session.root, session.console);
+  const rollup = await loadRollup(session.root, session.console, {
+    write: !session.options.dryRun,
+  });
   return () => Promise.resolve(rollup);
 }
 

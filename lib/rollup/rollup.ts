@@ -364,20 +364,42 @@ async function trackedFilesNewerThan(root: string, since: Date): Promise<string[
   return newer.sort(compareCodePoints);
 }
 
+/** Options of {@link loadRollup}. */
+export interface LoadRollupOptions {
+  /**
+   * Whether a rollup made again is written back (default true); false for
+   * `--dry-run`, which writes nothing: it is then made in memory only.
+   */
+  readonly write?: boolean;
+}
+
 /**
  * The codebase for a run that uses the rollup: a rollup code-commit made is
  * made again first (the model must not see code older than the files, or
- * its whole-file replacements would undo newer work), and the summary line
- * is shown; a rollup made otherwise is read as it is, with a warning that
- * names the tracked files changed since it was written.
+ * its whole-file replacements would undo newer work) and written back
+ * (unless `options.write` is false: then it is kept in memory only), and
+ * the summary line is shown; a rollup made otherwise is read as it is,
+ * with a warning that names the tracked files changed since it was written.
  *
  * @throws {CodeCommitError} when the rollup is missing, or cannot be made
  * again or written.
  */
-export async function loadRollup(root: string, console: Console): Promise<string> {
+export async function loadRollup(
+  root: string,
+  console: Console,
+  options: LoadRollupOptions = {},
+): Promise<string> {
   const text = await readCodeRollup(root);
   if (isToolMade(text)) {
     const rollup = await makeRollup(root);
+    if (options.write === false) {
+      console.info(
+        `made the rollup again in memory only (--dry-run leaves the file as it is): ${
+          describeRollup(rollup)
+        }`,
+      );
+      return rollup.text;
+    }
     await writeRollup(root, rollup);
     console.info(`remade ${describeRollup(rollup)}`);
     return rollup.text;

@@ -100,6 +100,28 @@ Deno.test("--dry-run prints the plan, logs the whole diff, writes nothing else a
   assert.equal(await copy.read("src/same.ts"), "same\n");
 });
 
+Deno.test("--dry-run does not write the rollup: one --rollup made is made again in memory only, the file left as it is", async () => {
+  await using project = await makeProject({ buildScript: MARKING_BUILD, files: START });
+  const made = await runTool(project.root, ["--rollup"]);
+  assert.equal(made.code, 0, made.stderr);
+  await Deno.writeTextFile(join(project.root, "src/main.ts"), "one\ntwo\nthree\nfour\nedited\n");
+  const rollupPath = join(project.root, "agent-config/codeRollup.txt");
+  const rollup = await Deno.readFile(rollupPath);
+  const { mtime } = await Deno.lstat(rollupPath);
+  const { run, requests } = await dryRun(project, [REPLY]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(
+    run.stderr,
+    /^made the rollup again in memory only \(--dry-run leaves the file as it is\): agent-config\/codeRollup\.txt: 5 files, /m,
+  );
+  assert.doesNotMatch(run.stderr, /^remade /m);
+  assert.deepEqual(await Deno.readFile(rollupPath), rollup);
+  assert.equal((await Deno.lstat(rollupPath)).mtime?.getTime(), mtime?.getTime());
+  // The model saw the file as it is now, not as the rollup on disk has it.
+  assert.match(requests[0], /four\\nedited\\n/);
+  assert.match(run.stdout, /nothing was written and no build ran/);
+});
+
 Deno.test("--dry-run of a reply that cannot be applied exits 1 naming the refused paths, and writes nothing", async () => {
   await using project = await makeProject({ buildScript: MARKING_BUILD, files: START });
   const before = await project.snapshot();
