@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { parseCommandLine, type Workflow } from "./lib/cli/args.ts";
+import { parseCommandLine, runsBuilds, type Workflow } from "./lib/cli/args.ts";
 import { helpText, versionText } from "./lib/cli/help.ts";
 import { trapInterrupts } from "./lib/cli/interrupt.ts";
 import { Console } from "./lib/console/console.ts";
@@ -35,13 +35,6 @@ const LOCAL_WORKFLOWS: Record<
 > = {
   init: async () => (await import("./lib/workflows/init/workflow.ts")).runInit,
   rollup: async () => (await import("./lib/workflows/rollup/workflow.ts")).runRollup,
-};
-
-/** The workflows that run `./build.sh` (their session decides how builds are contained). */
-const RUNS_BUILDS: Record<SessionWorkflow, boolean> = {
-  commit: true,
-  consistency: false,
-  auto: true,
 };
 
 /** Runs code-commit with `args` and returns its exit status. */
@@ -84,7 +77,7 @@ export async function main(args: readonly string[]): Promise<number> {
         command.options,
         console,
         trap.signal,
-        RUNS_BUILDS[workflow],
+        runsBuilds(workflow),
       );
       return await run(session);
     } finally {

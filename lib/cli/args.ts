@@ -54,6 +54,15 @@ export const DEFAULT_BUILD_TIMEOUT_SECONDS = 1800;
 /** Default time one LLM request may take: 15 minutes, for a thinking model on a large prompt. */
 export const DEFAULT_LLM_TIMEOUT_SECONDS = 900;
 
+/**
+ * Whether `workflow` runs `./build.sh` (committing code and the auto
+ * workflow): only these take `--sandbox` and `--build-network`, and only
+ * their session decides how builds are contained. Never throws.
+ */
+export function runsBuilds(workflow: Workflow): boolean {
+  return workflow === "commit" || workflow === "auto";
+}
+
 /** Each workflow flag and the workflow it selects. */
 const WORKFLOW_FLAGS: Readonly<Record<string, Workflow>> = {
   "commit": "commit",
@@ -159,6 +168,15 @@ export function parseCommandLine(args: readonly string[]): Command {
     throw new UsageError("--max-phase applies only to --auto-workflow");
   }
 
+  for (const flag of ["sandbox", "build-network"]) {
+    if (values[flag] !== undefined && !runsBuilds(workflow)) {
+      throw new UsageError(
+        `--${flag} applies to committing code and --auto-workflow, which run ./build.sh, not to ${
+          workflow === "consistency" ? "the consistency report" : `--${workflow}`
+        }, which runs no build`,
+      );
+    }
+  }
   const sandbox = choice("--sandbox", values.sandbox as string | undefined, SANDBOX_MODES);
   const buildNetwork = choice(
     "--build-network",

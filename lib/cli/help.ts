@@ -63,13 +63,14 @@ Options:
                            change (the whole diff goes to the log), change nothing, run no build
   --force                  committing code, auto workflow: run even though git shows uncommitted
                            changes; --undo: restore even paths edited since the run
-  --sandbox auto|on|off    run ./build.sh in a sandbox: the project writable, agent-config/
-                           hidden, .git/ and the protected files read-only, the rest of the
-                           system read-only, its processes ended with it (bubblewrap on Linux,
-                           sandbox-exec on macOS). auto (default): where available, else warn;
-                           on: refuse to start without it; off: run it with your rights
-  --build-network on|off   off: a contained build gets no network at all, not even loopback
-                           (default on)
+  --sandbox auto|on|off    committing code, auto workflow: run ./build.sh in a sandbox: the
+                           project writable, agent-config/ hidden, .git/ and the protected files
+                           read-only, the rest of the system read-only, its processes ended with
+                           it (bubblewrap on Linux, sandbox-exec on macOS). auto (default): where
+                           available, else warn; on: refuse to start without it; off: run it
+                           with your rights
+  --build-network on|off   committing code, auto workflow: off: a contained build gets no
+                           network at all, not even loopback (default on)
   -h, --help               print this help
   --version                print the version
 

@@ -61,7 +61,7 @@ Deno.test("options are read", () => {
   assert.equal(run(["--aw", "--max-phase", "3"]).options.maxPhase, 3);
 });
 
-Deno.test("--sandbox and --build-network take their values, for every workflow", () => {
+Deno.test("--sandbox and --build-network take their values, for the workflows that run a build", () => {
   for (const sandbox of ["auto", "on", "off"]) {
     assert.equal(run(["--sandbox", sandbox]).options.sandbox, sandbox);
   }
@@ -69,6 +69,8 @@ Deno.test("--sandbox and --build-network take their values, for every workflow",
   assert.equal(run(["--build-network", "off"]).options.buildNetwork, "off");
   assert.equal(run(["--sandbox", "on", "--build-network", "off"]).options.buildNetwork, "off");
   assert.equal(run(["--sandbox", "off", "--build-network", "on"]).options.sandbox, "off");
+  assert.equal(run(["--commit", "--build-network=on"]).options.buildNetwork, "on");
+  assert.equal(run(["--dry-run", "--sandbox", "on"]).options.sandbox, "on");
 });
 
 Deno.test("--force (committing code, the auto workflow, --undo) and --dry-run (committing code) are read", () => {
@@ -133,6 +135,15 @@ const USAGE_ERRORS: [string[], string][] = [
   [["--cc", "--dry-run"], "--dry-run applies only to committing code"],
   [["--undo", "--dry-run"], "--dry-run applies only to committing code"],
   [["--force", "--force"], "--force is given twice"],
+  [
+    ["--cc", "--sandbox", "on"],
+    "--sandbox applies to committing code and --auto-workflow, which run ./build.sh, not to the consistency report, which runs no build",
+  ],
+  [["--consistency", "--build-network", "off"], "--build-network applies to committing code"],
+  [["--init", "--sandbox=off"], "--sandbox applies to committing code and --auto-workflow"],
+  [["--rollup", "--build-network", "on"], "not to --rollup, which runs no build"],
+  [["--undo", "--sandbox", "auto"], "not to --undo, which runs no build"],
+  [["--undo", "--build-network", "off"], "--build-network applies to committing code"],
   [["--dry-run=yes"], "--dry-run takes no value"],
   [
     ["--init", "--force"],
