@@ -23,7 +23,8 @@
  *   written last and synced, with the folder: the apply may write once it
  *   exists;
  * - `apply-<n>.done`: the apply completed, with the state it left each
- *   path in (mode, size, SHA-256), which `--undo` compares against;
+ *   path in (mode, size, 64-bit hash: {@link contentHash}), which `--undo`
+ *   compares against;
  * - `run.json`: which run the applies belong to.
  *
  * It holds copies of project files only: the paths a reply may write,
@@ -35,9 +36,10 @@
 import { z } from "zod";
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
 import { readBounded } from "../file_system/bounded_read.ts";
-import { under } from "../file_system/file_system.ts";
+import { denoFileSystem, under } from "../file_system/file_system.ts";
 import { READ_LIMITS, type ReadLimit } from "../file_system/read_limits.ts";
-import { isMissing } from "../file_system/lstat.ts";
+import { lstatSyncOrUndefined } from "../file_system/lstat.ts";
+import { AtomicFileWriter, writeAtomically } from "../file_system/write_atomically.ts";
 import { checkPathSyntax } from "../guard/path_syntax.ts";
 import { protectedRulesFor } from "../guard/protected_paths.ts";
 
@@ -316,7 +318,7 @@ function journalDir(root: string): string {
  */
 export async function readJournal(root: string): Promise<StoredJournal> {
   const dir = journalDir(root);
-  const info = lstatSyncOrUndefined(dir);
+  const info = inspect(dir);
   if (info === undefined) return { dir, run: undefined, applies: [] };
   if (!info.isDirectory) {
     throw new JournalError(
@@ -414,8 +416,15 @@ export function forgetApply(dir: string, n: number): void {
  *
  * @throws {JournalError} when the header cannot be written.
  */
-export function markUndone(stored: StoredJournal, run: RunHeader, at: Date): void {
-  writeJsonAtomically(stored.dir, RUN_FILE, { ...run, undoneAt: at.toISOString() });
+export async function markUndone(stored: StoredJournal, run: RunHeader, at: Date): Promise<void> {
+  try {
+    await writeJson(stored.dir, RUN_FILE, { ...run, undoneAt: at.toISOString() });
+  } catch (error) {
+    throw new JournalError(
+      `cannot mark the run undone in ${JOURNAL_DIR}/: ${messageOf(error)}`,
+      { cause: error },
+    );
+  }
   for (const apply of stored.applies) forgetApply(stored.dir, apply.n);
 }
 
@@ -525,7 +534,7 @@ export class RunJournal implements ApplyJournal {
     // The old header goes first: files without a header belong to no run.
     removeQuietly(`${dir}/${RUN_FILE}`);
     tidyJournal(stored ?? { dir, run: undefined, applies: [] }, undefined);
-    writeJsonAtomically(dir, RUN_FILE, header);
+    await writeJson(dir, RUN_FILE, header);
     this.#header = header;
   }
 }
@@ -550,23 +559,28 @@ async function makeJournalDir(root: string): Promise<void> {
       if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
     }
   }
-  const info = Deno.lstatSync(journalDir(root));
-  if (!info.isDirectory) {
+  const info = inspect(journalDir(root));
+  if (info === undefined || !info.isDirectory) {
     throw new JournalError(
-      `${JOURNAL_DIR} is ${info.isSymlink ? "a symbolic link" : "not a folder"}; code-commit ` +
+      `${JOURNAL_DIR} is ${info?.isSymlink ? "a symbolic link" : "not a folder"}; code-commit ` +
         "keeps its apply journal only in a real folder there: move it away; nothing was changed",
     );
   }
 }
 
-/** The bytes of one pack being written: a temporary file, renamed into place at commit. */
+/**
+ * The bytes of one pack being written, streamed to a temporary file (see
+ * `AtomicFileWriter`), renamed into place at commit.
+ */
 class PackWriter {
-  readonly #path: string;
-  #file: Deno.FsFile | undefined;
-  size = 0;
+  readonly #dir: string;
+  readonly #name: string;
+  readonly #writer: AtomicFileWriter;
 
-  constructor(path: string) {
-    this.#path = path;
+  constructor(dir: string, name: string) {
+    this.#dir = dir;
+    this.#name = name;
+    this.#writer = new AtomicFileWriter(dir, name);
   }
 
   /**
@@ -575,7 +589,7 @@ class PackWriter {
    * @throws {JournalError} when the pack would grow past what the journal reads back.
    */
   append(data: Uint8Array): number {
-    const offset = this.size;
+    const offset = this.#writer.size;
     if (data.length === 0) return offset;
     if (offset + data.length > READ_LIMITS.journalPack.bytes) {
       throw new JournalError(
@@ -585,36 +599,19 @@ class PackWriter {
           "changed: ask for a smaller change",
       );
     }
-    this.#file ??= Deno.openSync(`${this.#path}.tmp`, {
-      write: true,
-      create: true,
-      truncate: true,
-    });
-    let rest = data;
-    while (rest.length > 0) rest = rest.subarray(this.#file.writeSync(rest));
-    this.size += data.length;
+    this.#writer.append(data);
     return offset;
   }
 
   /** Syncs, closes and renames the pack into place; nothing when it is empty. */
   seal(): void {
-    if (this.#file === undefined) return;
-    this.#file.syncSync();
-    this.#file.close();
-    this.#file = undefined;
-    Deno.renameSync(`${this.#path}.tmp`, this.#path);
+    this.#writer.commit();
   }
 
   /** Closes and removes what was written. Never throws. */
   abandon(): void {
-    try {
-      this.#file?.close();
-    } catch {
-      // closed already
-    }
-    this.#file = undefined;
-    removeQuietly(`${this.#path}.tmp`);
-    removeQuietly(this.#path);
+    this.#writer.abandon();
+    removeQuietly(`${this.#dir}/${this.#name}`);
   }
 }
 
@@ -648,8 +645,8 @@ class DiskRecorder implements ApplyRecorder {
     this.#touched = touched;
     this.#kind = kind;
     const files = applyFiles(n);
-    this.#first = new PackWriter(`${dir}/${files.first}`);
-    this.#again = new PackWriter(`${dir}/${files.again}`);
+    this.#first = new PackWriter(dir, files.first);
+    this.#again = new PackWriter(dir, files.again);
   }
 
   add(path: string, before: PreImage): Promise<void> {
@@ -679,7 +676,7 @@ class DiskRecorder implements ApplyRecorder {
     return Promise.resolve();
   }
 
-  commit(plan: ApplyPlanRecord): Promise<void> {
+  async commit(plan: ApplyPlanRecord): Promise<void> {
     const record: ApplyRecord = {
       version: 1,
       run: this.#run.id,
@@ -696,15 +693,14 @@ class DiskRecorder implements ApplyRecorder {
     try {
       this.#first.seal();
       this.#again.seal();
-      writeJsonAtomically(this.#dir, applyFiles(this.#n).record, record, true);
-      syncFolder(this.#dir);
+      // Synced, and the folder after it: the packs' renames and the record survive a power cut.
+      await writeJson(this.#dir, applyFiles(this.#n).record, record, true);
       this.#committed = true;
-      return Promise.resolve();
     } catch (error) {
       this.#first.abandon();
       this.#again.abandon();
       removeQuietly(`${this.#dir}/${applyFiles(this.#n).record}`);
-      return Promise.reject(this.#failure("write the apply journal", error));
+      throw this.#failure("write the apply journal", error);
     }
   }
 
@@ -714,7 +710,7 @@ class DiskRecorder implements ApplyRecorder {
     return readPreImage(this.#dir, this.#n, entry.before, this.#packs);
   }
 
-  complete(post: readonly PostState[]): Promise<void> {
+  async complete(post: readonly PostState[]): Promise<void> {
     const done: DoneRecord = {
       version: 1,
       run: this.#run.id,
@@ -722,13 +718,12 @@ class DiskRecorder implements ApplyRecorder {
       post: post.map((state) => ({ path: state.path, after: state.after })),
     };
     try {
-      writeJsonAtomically(this.#dir, applyFiles(this.#n).done, done);
+      await writeJson(this.#dir, applyFiles(this.#n).done, done);
     } catch (error) {
-      return Promise.reject(this.#failure("mark the apply complete in the journal", error));
+      throw this.#failure("mark the apply complete in the journal", error);
     }
     removeQuietly(`${this.#dir}/${applyFiles(this.#n).again}`);
     for (const entry of this.#entries) this.#touched.add(entry.path);
-    return Promise.resolve();
   }
 
   discard(): Promise<void> {
@@ -784,11 +779,11 @@ export function contentHash(data: Uint8Array): string {
 // ---------------------------------------------------------------------------
 // Small file helpers (synchronous: the journal's files are small or written once)
 
-function lstatSyncOrUndefined(path: string): Deno.FileInfo | undefined {
+/** What is at `path` (no link followed), or undefined when nothing is. */
+function inspect(path: string): Deno.FileInfo | undefined {
   try {
-    return Deno.lstatSync(path);
+    return lstatSyncOrUndefined(path);
   } catch (error) {
-    if (isMissing(error)) return undefined;
     throw new JournalError(`cannot inspect ${JOURNAL_DIR}: ${messageOf(error)}`, { cause: error });
   }
 }
@@ -818,7 +813,9 @@ function listNamesQuietly(dir: string): string[] {
 async function readFileChecked(dir: string, name: string, limit: ReadLimit): Promise<Uint8Array> {
   const path = `${dir}/${name}`;
   try {
-    if (!Deno.lstatSync(path).isFile) throw new Error("not a regular file");
+    const info = lstatSyncOrUndefined(path);
+    if (info === undefined) throw new Deno.errors.NotFound("it is gone");
+    if (!info.isFile) throw new Error("not a regular file");
     const bytes = await readBounded(path, {
       limit,
       followSymlink: true,
@@ -856,28 +853,16 @@ async function parseJson<T extends z.ZodTypeAny>(
   return parsed.data;
 }
 
-/** Writes `value` as JSON to `dir/name` through a temporary file and a rename; with `sync`, synced first. */
-function writeJsonAtomically(dir: string, name: string, value: unknown, sync = false): void {
-  const temporary = `${dir}/${name}.tmp`;
-  const file = Deno.openSync(temporary, { write: true, create: true, truncate: true });
-  try {
-    let rest = new TextEncoder().encode(`${JSON.stringify(value)}\n`);
-    while (rest.length > 0) rest = rest.subarray(file.writeSync(rest));
-    if (sync) file.syncSync();
-  } finally {
-    file.close();
-  }
-  Deno.renameSync(temporary, `${dir}/${name}`);
-}
-
-/** Syncs the folder itself, so the renames in it survive a power cut. */
-function syncFolder(dir: string): void {
-  const folder = Deno.openSync(dir, { read: true });
-  try {
-    folder.syncSync();
-  } finally {
-    folder.close();
-  }
+/**
+ * Writes `value` as JSON to `dir/name` with the one atomic write; with
+ * `sync`, the file is flushed to disk before the rename and the folder
+ * after it.
+ *
+ * @throws the atomic write's `FileStepError`.
+ */
+function writeJson(dir: string, name: string, value: unknown, sync = false): Promise<void> {
+  const data = new TextEncoder().encode(`${JSON.stringify(value)}\n`);
+  return writeAtomically(denoFileSystem, dir, name, data, { sync });
 }
 
 function removeQuietly(path: string): void {

@@ -106,7 +106,7 @@ export async function planUndo(
   const runDescription =
     `the most recent run that changed files (${run.workflow}, started ${run.startedAt})`;
   if (run.undoneAt !== undefined || completed.some((apply) => apply.record.kind === "undo")) {
-    if (run.undoneAt === undefined) markUndone(stored, run, new Date());
+    if (run.undoneAt === undefined) await markUndone(stored, run, new Date());
     return {
       kind: "nothing",
       reason: `${runDescription} was undone already${
@@ -200,7 +200,7 @@ export async function runUndo(
       if (!(error instanceof Deno.errors.NotFound)) foldersKept.push(folder);
     }
   }
-  markUndone(await readJournal(root), plan.run, new Date());
+  await markUndone(await readJournal(root), plan.run, new Date());
   return {
     run: plan.run,
     logDirs: plan.logDirs,

@@ -10,6 +10,12 @@
  * rename), so that a caller writing many temporary files before the first
  * rename can be given the first one alone.
  *
+ * With `sync`, the file is flushed to disk before the rename and its folder
+ * after it, so the write survives a power cut (the apply journal's
+ * records). Data that comes a piece at a time and must not be held whole
+ * in memory (the journal's copies of files) goes through
+ * {@link AtomicFileWriter}, the same write streamed.
+ *
  * @module
  */
 
@@ -34,6 +40,12 @@ export interface WriteOptions {
    * or report it).
    */
   readonly temporaries?: Set<string>;
+  /**
+   * Flush the new file to disk before the rename, and its folder after it
+   * (`fsync`): the write then survives a power cut. The flush opens the
+   * file by its name, outside the `FileSystem` interface.
+   */
+  readonly sync?: boolean;
 }
 
 /** Options of {@link writeTemporary}. */
@@ -120,6 +132,7 @@ export async function writeTemporary(
     };
     try {
       await fs.writeNewFile(under(root, temporary), data, options.mode, onCreated);
+      if (options.sync) await syncPath(under(root, temporary));
       return temporary;
     } catch (error) {
       if ("error" in refusal) throw refusal.error; // the caller removes it, wherever it landed
@@ -162,6 +175,103 @@ export async function writeAtomically(
   } catch (error) {
     await removeQuietly(fs, root, temporary, temporaries);
     throw error;
+  }
+  if (options.sync) {
+    await step(`syncing the folder of "${path}"`, () => syncPath(under(root, parentFolder(path))));
+  }
+}
+
+/**
+ * Flushes the file or folder at `path` to disk (`fsync`, through an open
+ * for reading: the flush is the file's, whichever descriptor asks).
+ *
+ * @throws the file system's error.
+ */
+function syncPath(path: string): Promise<void> {
+  try {
+    const file = Deno.openSync(path, { read: true });
+    try {
+      file.syncSync();
+    } finally {
+      file.close();
+    }
+    return Promise.resolve();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * The atomic write streamed, synchronous: pieces are appended to a
+ * temporary sibling of `folder/name` (named by {@link temporaryName},
+ * created exclusively on the first piece) as they come, so that they are
+ * never held together in memory; {@link AtomicFileWriter.commit} flushes it
+ * to disk and renames it over the destination; {@link
+ * AtomicFileWriter.abandon} removes it. `folder` is the writer's own (the
+ * apply journal's): the folders above it are not checked.
+ */
+export class AtomicFileWriter {
+  readonly #folder: string;
+  readonly #name: string;
+  #temporary: string | undefined;
+  #file: Deno.FsFile | undefined;
+  /** How many bytes were appended. */
+  size = 0;
+
+  /** A writer of `folder/name`; nothing is created before the first piece. */
+  constructor(folder: string, name: string) {
+    this.#folder = folder;
+    this.#name = name;
+  }
+
+  /**
+   * Appends `data`.
+   *
+   * @throws the file system's error (the temporary file cannot be made or written).
+   */
+  append(data: Uint8Array): void {
+    if (data.length === 0) return;
+    if (this.#file === undefined) {
+      this.#temporary = under(this.#folder, temporaryName(this.#name));
+      this.#file = Deno.openSync(this.#temporary, { write: true, createNew: true });
+    }
+    let rest = data;
+    while (rest.length > 0) rest = rest.subarray(this.#file.writeSync(rest));
+    this.size += data.length;
+  }
+
+  /**
+   * Flushes the file to disk, closes it and renames it over the
+   * destination; nothing when no piece was appended. The folder itself is
+   * not flushed (the caller's last synced write does it).
+   *
+   * @throws the file system's error; the temporary file is then left for {@link abandon}.
+   */
+  commit(): void {
+    if (this.#file === undefined) return;
+    this.#file.syncSync();
+    this.#file.close();
+    this.#file = undefined;
+    Deno.renameSync(this.#temporary!, under(this.#folder, this.#name));
+    this.#temporary = undefined;
+  }
+
+  /** Closes and removes the temporary file, if any. Never throws. */
+  abandon(): void {
+    try {
+      this.#file?.close();
+    } catch {
+      // closed already
+    }
+    this.#file = undefined;
+    if (this.#temporary !== undefined) {
+      try {
+        Deno.removeSync(this.#temporary);
+      } catch {
+        // gone already
+      }
+      this.#temporary = undefined;
+    }
   }
 }
 

@@ -353,8 +353,9 @@ Deno.test("no module of the tool reads a file but through the one bounded read",
       "where it landed before writing to it",
     ],
     [
-      "lib/apply/journal.ts",
-      "the apply journal syncs its files and its folder (fsync needs one open)",
+      "lib/file_system/write_atomically.ts",
+      "the atomic write flushes a file and its folder when asked (fsync needs one open), and " +
+      "streams the apply journal's copies to their temporary file",
     ],
   ]);
   const found: string[] = [];

@@ -2,7 +2,11 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { denoFileSystem, type FileSystem } from "../../lib/file_system/file_system.ts";
 import { FileStepError } from "../../lib/file_system/step.ts";
-import { removeIfPresent, writeAtomically } from "../../lib/file_system/write_atomically.ts";
+import {
+  AtomicFileWriter,
+  removeIfPresent,
+  writeAtomically,
+} from "../../lib/file_system/write_atomically.ts";
 import { recordingFs } from "./helpers.ts";
 import { withProject } from "../support/project.ts";
 
@@ -204,5 +208,51 @@ Deno.test("removeIfPresent: removes a file or an empty folder, is fine when gone
     await Deno.mkdir(join(root, "full"));
     await Deno.writeTextFile(join(root, "full/x"), "");
     await assert.rejects(removeIfPresent(denoFileSystem, root, "full"));
+  });
+});
+
+Deno.test("writeAtomically with sync: the same write (flushed), the temporary file gone", async () => {
+  await withProject({ "main.ts": "old\n" }, async (root) => {
+    await writeAtomically(denoFileSystem, root, "main.ts", bytes("new\n"), { sync: true });
+    await writeAtomically(denoFileSystem, root, "made.ts", bytes("made\n"), { sync: true });
+    assert.equal(await Deno.readTextFile(join(root, "main.ts")), "new\n");
+    assert.equal(await Deno.readTextFile(join(root, "made.ts")), "made\n");
+    assert.deepEqual(names(root).filter((name) => TEMPORARY.test(name)), []);
+  });
+});
+
+Deno.test("AtomicFileWriter: pieces go to an exclusive hidden sibling; commit renames it over the destination, abandon removes it", async () => {
+  await withProject({ "pack": "old" }, async (root) => {
+    const writer = new AtomicFileWriter(root, "pack");
+    writer.commit(); // nothing appended: nothing made
+    assert.deepEqual(names(root), ["pack"]);
+    writer.append(bytes("one "));
+    writer.append(new Uint8Array());
+    writer.append(bytes("two"));
+    assert.equal(writer.size, 7);
+    const [temporary] = names(root).filter((name) => TEMPORARY.test(name));
+    assert.match(temporary, /^\.pack\.code-commit-[0-9a-f]{16}\.tmp$/);
+    assert.equal(await Deno.readTextFile(join(root, "pack")), "old");
+    writer.commit();
+    assert.deepEqual(names(root), ["pack"]);
+    assert.equal(await Deno.readTextFile(join(root, "pack")), "one two");
+
+    const dropped = new AtomicFileWriter(root, "other");
+    dropped.append(bytes("x"));
+    dropped.abandon();
+    dropped.abandon(); // twice: still no error
+    assert.deepEqual(names(root), ["pack"]);
+  });
+});
+
+Deno.test("AtomicFileWriter: a link at the destination is replaced, never written through", async () => {
+  await withProject({ "target.txt": "theirs" }, async (root) => {
+    await Deno.symlink("target.txt", join(root, "pack"));
+    const writer = new AtomicFileWriter(root, "pack");
+    writer.append(bytes("ours"));
+    writer.commit();
+    assert.equal((await Deno.lstat(join(root, "pack"))).isFile, true);
+    assert.equal(await Deno.readTextFile(join(root, "pack")), "ours");
+    assert.equal(await Deno.readTextFile(join(root, "target.txt")), "theirs");
   });
 });
