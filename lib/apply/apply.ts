@@ -311,9 +311,14 @@ interface Step {
   readonly temporary?: string;
   /** The mode the new file gets; undefined: the file system's. */
   readonly mode?: number;
-  /** The bytes to write (writes only), encoded once, when planned. */
-  readonly data?: Uint8Array;
-  /** Their {@link contentHash} (writes only): recorded in the journal before the first write. */
+  /** The size in bytes of what it writes (writes only). */
+  readonly size?: number;
+  /**
+   * The {@link contentHash} of what it writes (writes only): recorded in the
+   * journal before the first write. The bytes themselves are encoded again
+   * as each is written, so a 20 MB reply is never held twice, as text and
+   * as bytes.
+   */
   readonly hash?: string;
   /** The created temporary file (writes, once made). */
   created?: FileIdentity;
@@ -344,6 +349,8 @@ class Apply {
   readonly #created: string[] = [];
   /** Temporary files that may exist (relative). */
   readonly #temporaries = new Set<string>();
+  /** The buffer a text is encoded into to hash it as the apply is planned. */
+  #scratch = new Uint8Array(64 * 1024);
   /** Files and folders this apply made that landed elsewhere than checked (a swapped folder). */
   readonly #strays = new Set<string>();
   /** Steps whose change was made, in order. */
@@ -467,9 +474,30 @@ class Apply {
     const mode = operation.mode ?? planned.mode;
     state.set(path, { expected: { kind: "ours" }, mode });
     const kind = expected.kind === "missing" ? "created" : "replaced";
-    const { content } = operation;
-    const data = typeof content === "string" ? encoder.encode(content) : content;
-    return { operation, folder, kind, expected, temporary, mode, data, hash: contentHash(data) };
+    const data = this.#scratchBytes(operation.content);
+    return {
+      operation,
+      folder,
+      kind,
+      expected,
+      temporary,
+      mode,
+      size: data.length,
+      hash: contentHash(data),
+    };
+  }
+
+  /**
+   * `content`'s bytes: itself when bytes, else its UTF-8 encoding in a
+   * buffer reused from one call to the next (valid until the next call).
+   */
+  #scratchBytes(content: string | Uint8Array): Uint8Array {
+    if (typeof content !== "string") return content;
+    for (;;) {
+      const { read, written } = encoder.encodeInto(content, this.#scratch);
+      if (read === content.length) return this.#scratch.subarray(0, written);
+      this.#scratch = new Uint8Array(Math.max(2 * this.#scratch.length, 3 * content.length));
+    }
   }
 
   /**
@@ -602,7 +630,8 @@ class Apply {
 
   /** Writes one step's temporary file, checked right after it is created. */
   async #writeTemporary(step: Step): Promise<void> {
-    const data = step.data!;
+    const { content } = step.operation as { content: string | Uint8Array };
+    const data = typeof content === "string" ? encoder.encode(content) : content;
     const name = step.temporary!.slice(step.folder === "" ? 0 : step.folder.length + 1);
     try {
       await writeTemporary(this.#fs, this.#root, step.operation.path, data, {
@@ -1053,9 +1082,9 @@ function intendedStates(steps: readonly Step[]): Map<string, IntendedState[]> {
   for (const step of steps) {
     if (step.kind === "none") continue;
     const { path } = step.operation;
-    const state: IntendedState = step.data === undefined
+    const state: IntendedState = step.size === undefined
       ? null
-      : { mode: step.mode ?? null, size: step.data.length, hash: step.hash! };
+      : { mode: step.mode ?? null, size: step.size, hash: step.hash! };
     const list = states.get(path);
     if (list === undefined) states.set(path, [state]);
     else list.push(state);
