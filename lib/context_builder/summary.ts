@@ -52,6 +52,7 @@ import {
   walkTree,
 } from "../project_files/walk.ts";
 import { under } from "../file_system/file_system.ts";
+import { lstatOrUndefined } from "../file_system/lstat.ts";
 
 /** The top-level files shown in full, where present (seed 004, with the manifests of Deno and npm projects). */
 const SUMMARY_FILES: readonly string[] = Object.freeze([
@@ -188,13 +189,8 @@ async function checkSummaryFileNotIgnored(
   name: string,
   rules: IgnoreRules,
 ): Promise<void> {
-  let info: Deno.FileInfo;
-  try {
-    info = await Deno.lstat(under(root, name));
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return;
-    throw new CodeCommitError(`${name} cannot be inspected: ${(error as Error).message}`);
-  }
+  const info = await lstatOrUndefined(under(root, name));
+  if (info === undefined) return;
   const exact = await rules.withIgnoreCase(false).explain(name, info.isDirectory);
   const match = exact ?? await rules.withIgnoreCase(true).explain(name, info.isDirectory);
   if (match === undefined) return;

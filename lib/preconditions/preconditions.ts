@@ -13,6 +13,7 @@ import { KEY_FILES } from "../llm/models.ts";
 import { trackedPaths } from "./git_index.ts";
 import { type FolderCoverage, folderCoverage } from "./ignored_folder.ts";
 import { under } from "../file_system/file_system.ts";
+import { lstatOrUndefined } from "../file_system/lstat.ts";
 
 /** The folder that holds keys and the supervisor's files. */
 export const AGENT_CONFIG_DIR = "agent-config";
@@ -55,16 +56,11 @@ export const BUILD_PLACEHOLDER_LINE =
  * @throws {CodeCommitError} naming the file and what to do when any of this fails.
  */
 export async function checkAgentConfigIgnored(root: string): Promise<void> {
-  let info: Deno.FileInfo;
-  try {
-    info = await Deno.lstat(under(root, ".gitignore"));
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      throw new CodeCommitError(
-        `.gitignore not found in the project root: create it with the line /${AGENT_CONFIG_DIR} so your API keys are never committed`,
-      );
-    }
-    throw new CodeCommitError(`.gitignore cannot be read: ${(error as Error).message}`);
+  const info = await lstatOrUndefined(under(root, ".gitignore"));
+  if (info === undefined) {
+    throw new CodeCommitError(
+      `.gitignore not found in the project root: create it with the line /${AGENT_CONFIG_DIR} so your API keys are never committed`,
+    );
   }
   if (!info.isFile) {
     throw new CodeCommitError(

@@ -19,6 +19,7 @@
  */
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
 import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
+import { lstatOrUndefined } from "../file_system/lstat.ts";
 import type { ReadLimit } from "../file_system/read_limits.ts";
 import { type ProjectScan, scanProject } from "../sandbox/project_scan.ts";
 
@@ -38,13 +39,13 @@ export interface ProtectedSnapshot {
 
 /** The state of the entry at `absolute` (see the module documentation). */
 async function stateOf(absolute: string, name: string): Promise<EntryState | undefined> {
-  let info: Deno.FileInfo;
+  let info: Deno.FileInfo | undefined;
   try {
-    info = await Deno.lstat(absolute);
+    info = await lstatOrUndefined(absolute);
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined;
     return `unreadable ${messageOf(error)}`;
   }
+  if (info === undefined) return undefined;
   const identity = `${info.dev}:${info.ino} mode ${info.mode?.toString(8)}`;
   if (info.isSymlink) return `link ${identity} -> ${await Deno.readLink(absolute)}`;
   if (info.isDirectory) return `folder ${identity}`;
