@@ -215,15 +215,35 @@ export class FolderPatterns {
   }
 }
 
+/** One rule line of an ignore file, read as git reads it, before it is compiled. */
+export interface IgnoreLine {
+  /** 1-based line number in its file. */
+  readonly line: number;
+  /** The line as written, without its line end. */
+  readonly written: string;
+  /** The rule: the line cut at a NUL, the trailing spaces git drops removed. */
+  readonly rule: string;
+  /** A `!` rule: a path it matches is not ignored. */
+  readonly negated: boolean;
+  /** The rule ended with `/`: it matches folders only. */
+  readonly mustBeFolder: boolean;
+  /** The rule held no `/` but a trailing one: it is matched against the name at any depth. */
+  readonly nameOnly: boolean;
+  /** The pattern: without `!`, the trailing `/`, and (for a path pattern) a leading `/`; never empty. */
+  readonly pattern: string;
+}
+
 /**
- * Reads the rules of an ignore file's `text` as git does: lines split at
- * LF (a CR before it dropped), blank lines and `#` comments skipped,
+ * Reads the rule lines of an ignore file's `text` as git does: lines split
+ * at LF (a CR before it dropped), blank lines and `#` comments skipped,
  * trailing spaces dropped unless escaped with `\`, `!` for a negation, a
- * line cut at a NUL. With `caseFold`, ASCII letters are compared without
- * regard to case (fold the text beforehand for more). Never throws.
+ * line cut at a NUL, a rule whose pattern is empty (``, `!`, `/`; git keeps
+ * it, to no effect) left out. The one reader of ignore-file lines: the
+ * matcher compiles these, the `agent-config/` coverage check analyses them.
+ * Never throws.
  */
-export function parseIgnorePatterns(text: string, caseFold = false): IgnorePatterns {
-  const rules: Compiled[] = [];
+export function readIgnoreLines(text: string): IgnoreLine[] {
+  const read: IgnoreLine[] = [];
   const lines = text.split("\n");
   for (let index = 0; index < lines.length; index++) {
     let line = lines[index];
@@ -232,10 +252,27 @@ export function parseIgnorePatterns(text: string, caseFold = false): IgnorePatte
     const written = line;
     const nul = line.indexOf("\0");
     if (nul >= 0) line = line.slice(0, nul);
-    const rule = compile(trimTrailingSpaces(line), index + 1, written);
-    if (rule !== undefined) rules.push(rule);
+    const rule = trimTrailingSpaces(line);
+    const negated = rule.startsWith("!");
+    let pattern = negated ? rule.slice(1) : rule;
+    const mustBeFolder = pattern.endsWith("/");
+    if (mustBeFolder) pattern = pattern.slice(0, -1);
+    const nameOnly = !pattern.includes("/");
+    if (!nameOnly && pattern.startsWith("/")) pattern = pattern.slice(1);
+    if (pattern === "") continue;
+    read.push({ line: index + 1, written, rule, negated, mustBeFolder, nameOnly, pattern });
   }
-  return new IgnorePatterns(rules, caseFold);
+  return read;
+}
+
+/**
+ * Reads the rules of an ignore file's `text` as git does (see
+ * {@link readIgnoreLines}) and compiles them. With `caseFold`, ASCII letters
+ * are compared without regard to case (fold the text beforehand for more).
+ * Never throws.
+ */
+export function parseIgnorePatterns(text: string, caseFold = false): IgnorePatterns {
+  return new IgnorePatterns(readIgnoreLines(text).map(compile), caseFold);
 }
 
 /** Drops trailing spaces (not tabs) unless the first of them is escaped, as git does. */
@@ -256,16 +293,10 @@ function trimTrailingSpaces(line: string): string {
   return lastSpace < 0 ? line : line.slice(0, lastSpace);
 }
 
-/** Compiles one trimmed rule; undefined for one that can match nothing (empty). */
-function compile(rule: string, line: number, text: string): Compiled | undefined {
-  const negated = rule.startsWith("!");
-  let pattern = negated ? rule.slice(1) : rule;
-  const mustBeFolder = pattern.endsWith("/");
-  if (mustBeFolder) pattern = pattern.slice(0, -1);
-  const nameOnly = !pattern.includes("/");
-  if (!nameOnly && pattern.startsWith("/")) pattern = pattern.slice(1);
-  // An empty pattern (``, `!`, `/`) matches no name; git keeps it, to no effect.
-  if (pattern === "") return undefined;
+/** Compiles one rule line. */
+function compile(
+  { line, written: text, negated, mustBeFolder, nameOnly, pattern }: IgnoreLine,
+): Compiled {
   const prefix = literalPrefixLength(pattern);
   let how = prefix === pattern.length ? LITERAL : GLOB;
   let literal = pattern.slice(0, prefix);

@@ -29,7 +29,7 @@
  *
  * @module
  */
-import { parseIgnorePatterns } from "../guard/ignore_patterns.ts";
+import { parseIgnorePatterns, readIgnoreLines } from "../guard/ignore_patterns.ts";
 
 /** One rule of a `.gitignore`, as git reads its line. */
 export interface IgnoreRuleLine {
@@ -52,33 +52,18 @@ export interface IgnoreRuleLine {
 }
 
 /**
- * Reads the rules of a `.gitignore` text as git does: CR before LF dropped,
- * blank lines and `#` comments skipped, unescaped trailing spaces dropped,
- * `!` for a negation (`\!` and `\#` start a literal). Never throws.
+ * Reads the rules of a `.gitignore` text as git does, with the matcher's
+ * reader ({@link readIgnoreLines}). Never throws.
  */
 function parseIgnoreRules(text: string): IgnoreRuleLine[] {
-  const rules: IgnoreRuleLine[] = [];
-  text.split("\n").forEach((raw, index) => {
-    let rule = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-    if (rule === "" || rule.startsWith("#")) return;
-    rule = rule.replace(/(?<!\\)( +)$/, "");
-    if (rule === "") return;
-    const negated = rule.startsWith("!");
-    let pattern = negated ? rule.slice(1) : rule;
-    const folderOnly = pattern.endsWith("/");
-    if (folderOnly) pattern = pattern.slice(0, -1);
-    const anchored = pattern.includes("/");
-    if (pattern.startsWith("/")) pattern = pattern.slice(1);
-    rules.push({
-      line: index + 1,
-      text: rule,
-      negated,
-      folderOnly,
-      segments: anchored ? pattern.split("/") : [pattern],
-      anchored,
-    });
-  });
-  return rules;
+  return readIgnoreLines(text).map((read) => ({
+    line: read.line,
+    text: read.rule,
+    negated: read.negated,
+    folderOnly: read.mustBeFolder,
+    segments: read.nameOnly ? [read.pattern] : read.pattern.split("/"),
+    anchored: !read.nameOnly,
+  }));
 }
 
 /** Whether the one-segment glob `glob` matches the name `name`, by git's matching. */

@@ -96,3 +96,16 @@ Deno.test("folderCoverage: no rule ignores the folder or every entry", () => {
     assert.deepEqual(folderCoverage("agent-config", rules, undefined), { ignored: false }, rules);
   }
 });
+
+Deno.test("folderCoverage reads lines with the matcher's reader: an empty negation, a NUL, an escaped backslash", () => {
+  const reinclude = (root: string) => {
+    const coverage = folderCoverage("agent-config", root, undefined);
+    return coverage.ignored ? undefined : coverage.reinclude?.rule.text;
+  };
+  // `!` alone has an empty pattern, which git keeps to no effect: it re-includes nothing.
+  assert.equal(reinclude("/agent-config/*\n!\n"), undefined);
+  // git cuts a line at a NUL.
+  assert.equal(reinclude("/agent-config/*\n!kept\0 more\n"), "!kept");
+  // `\\` is an escaped backslash, so the space after it is not escaped and is dropped.
+  assert.equal(reinclude("/agent-config/*\n!a\\\\ \n"), "!a\\\\");
+});
