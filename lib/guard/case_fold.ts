@@ -22,6 +22,32 @@ const HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
 // deno-lint-ignore no-control-regex -- the whole ASCII range, controls included
 const ASCII = /^[\x00-\x7f]*$/;
 
+/** ASCII without capitals and without `[` (the rest of ASCII, controls included). */
+// deno-lint-ignore no-control-regex -- the whole ASCII range but A-Z and [
+const CASE_NEUTRAL_TEXT = /^[\x00-\x40\x5c-\x7f]*$/;
+
+/** ASCII without capitals (the rest of ASCII, controls included). */
+// deno-lint-ignore no-control-regex -- the whole ASCII range but A-Z
+const CASE_NEUTRAL_NAME = /^[\x00-\x40\x5b-\x7f]*$/;
+
+/**
+ * Whether ignore-rule or path text is case-neutral: ASCII without capitals
+ * and without `[`, so folding leaves it alone and it holds no glob class
+ * (whose ranges may span capitals). The one definition for the ignore
+ * rules' shortcut. Never throws.
+ */
+export function isCaseNeutralText(text: string): boolean {
+  return CASE_NEUTRAL_TEXT.test(text);
+}
+
+/**
+ * Whether {@link foldCase} leaves the name `name` as it is: ASCII without
+ * capitals. Never throws.
+ */
+export function foldLeavesAlone(name: string): boolean {
+  return CASE_NEUTRAL_NAME.test(name);
+}
+
 /**
  * Folds a name or path for a case-insensitive comparison: drops the code
  * points HFS+ ignores, normalizes to NFC, then maps `s.toUpperCase().toLowerCase()`

@@ -12,6 +12,7 @@
  * @module
  */
 
+import { isCaseNeutralText } from "./case_fold.ts";
 import {
   literalPrefixLength,
   toByteString,
@@ -29,10 +30,6 @@ export interface IgnorePattern {
   /** A `!` rule: a path it matches is not ignored. */
   readonly negated: boolean;
 }
-
-/** ASCII without capitals and without `[`. */
-// deno-lint-ignore no-control-regex -- the whole ASCII range but A-Z and [
-const CASE_NEUTRAL = /^[\x00-\x40\x5c-\x7f]*$/;
 
 /** How a pattern is matched, from the cheapest. */
 const LITERAL = 0;
@@ -75,7 +72,7 @@ export class IgnorePatterns {
   constructor(rules: readonly Compiled[], caseFold: boolean) {
     this.#rules = rules;
     this.caseFold = caseFold;
-    this.caseNeutral = rules.every((rule) => CASE_NEUTRAL.test(rule.pattern));
+    this.caseNeutral = rules.every((rule) => isCaseNeutralText(rule.pattern));
   }
 
   /**

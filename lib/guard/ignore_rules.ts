@@ -34,7 +34,7 @@
 
 import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
 import { READ_LIMITS } from "../file_system/read_limits.ts";
-import { foldCase } from "./case_fold.ts";
+import { foldCase, foldLeavesAlone, isCaseNeutralText } from "./case_fold.ts";
 import { type EntryKind, EntryKinds } from "./entry_kinds.ts";
 import {
   type FolderPatterns,
@@ -225,19 +225,12 @@ class EitherCase implements FolderIgnores {
     if (this.exact.ignores(name, isFolder)) return "ignored";
     // A name folding leaves alone gets the exact verdict where the rules are case-neutral.
     const exact = this.exact;
-    if (exact instanceof LevelIgnores && exact.caseNeutral && CASE_NEUTRAL_NAME.test(name)) {
+    if (exact instanceof LevelIgnores && exact.caseNeutral && foldLeavesAlone(name)) {
       return "shown";
     }
     return this.folded.ignores(name, isFolder) ? "ignored-by-case" : "shown";
   }
 }
-
-/** ASCII without capitals and without `[`: folding leaves it alone, and it holds no class. */
-// deno-lint-ignore no-control-regex -- the whole ASCII range but A-Z and [
-const CASE_NEUTRAL_TEXT = /^[\x00-\x40\x5c-\x7f]*$/;
-/** A name {@link foldCase} leaves as it is: ASCII without capitals. */
-// deno-lint-ignore no-control-regex -- the whole ASCII range but A-Z
-const CASE_NEUTRAL_NAME = /^[\x00-\x40\x5b-\x7f]*$/;
 
 /**
  * git's ignore rules over one project (see the module doc for the exact
@@ -371,7 +364,7 @@ export class IgnoreRules {
     for (const key of keys) if (!this.#loaded.has(key)) await this.#load(key);
 
     const sources = keys.map((key) => this.#loaded.get(key));
-    const caseNeutral = CASE_NEUTRAL_TEXT.test(folder) &&
+    const caseNeutral = isCaseNeutralText(folder) &&
       sources.every((source) => source?.rules.caseNeutral ?? true);
     const build = () => {
       const matched = this.ignoreCase ? segments.map(foldCase) : segments;
