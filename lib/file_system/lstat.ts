@@ -49,6 +49,19 @@ export function isMissing(error: unknown): boolean {
   return error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory;
 }
 
+/**
+ * Names what is at a path for a message, from its `lstat` info: "a regular
+ * file", "a symbolic link", "a folder", or the kind of special file (see
+ * {@link describeSpecial}). The one wording of an entry's kind where a
+ * message says what is there instead of what was wanted. Never throws.
+ */
+export function describeEntry(info: Deno.FileInfo): string {
+  if (info.isSymlink) return "a symbolic link";
+  if (info.isDirectory) return "a folder";
+  if (info.isFile) return "a regular file";
+  return describeSpecial(info);
+}
+
 /** Describes a special file (fifo, socket, device) for a message. Never throws. */
 export function describeSpecial(info: Deno.FileInfo): string {
   if (info.isFifo) return "a fifo (named pipe)";

@@ -13,7 +13,7 @@ import { KEY_FILES } from "../llm/models.ts";
 import { trackedPaths } from "./git_index.ts";
 import { type FolderCoverage, folderCoverage } from "./ignored_folder.ts";
 import { under } from "../file_system/file_system.ts";
-import { lstatOrUndefined } from "../file_system/lstat.ts";
+import { describeEntry, lstatOrUndefined } from "../file_system/lstat.ts";
 
 /** The folder that holds keys and the supervisor's files. */
 export const AGENT_CONFIG_DIR = "agent-config";
@@ -64,9 +64,7 @@ export async function checkAgentConfigIgnored(root: string): Promise<void> {
   }
   if (!info.isFile) {
     throw new CodeCommitError(
-      `.gitignore is ${
-        info.isSymlink ? "a symbolic link, which git does not read" : "not a file"
-      }: ` +
+      `.gitignore is ${describeEntry(info)}${info.isSymlink ? ", which git does not read" : ""}: ` +
         `make it a regular file with the line /${AGENT_CONFIG_DIR}`,
     );
   }

@@ -12,7 +12,7 @@
 
 import { CodeCommitError } from "../errors/errors.ts";
 import { denoFileSystem, under } from "../file_system/file_system.ts";
-import { describeSpecial, lstatOrUndefined } from "../file_system/lstat.ts";
+import { describeEntry, lstatOrUndefined } from "../file_system/lstat.ts";
 import { checkRealFolder, parentFolder } from "../file_system/real_folders.ts";
 import { writeAtomically } from "../file_system/write_atomically.ts";
 
@@ -125,12 +125,7 @@ function folderError(
 async function checkTarget(root: string, path: string): Promise<Deno.FileInfo | undefined> {
   const info = await lstatOrUndefined(under(root, path));
   if (info === undefined || info.isFile) return info;
-  const what = info.isSymlink
-    ? "a symbolic link"
-    : info.isDirectory
-    ? "a folder"
-    : describeSpecial(info);
   throw new CodeCommitError(
-    `${path} is ${what}; code-commit writes it only as a regular file: move it away`,
+    `${path} is ${describeEntry(info)}; code-commit writes it only as a regular file: move it away`,
   );
 }

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { CodeCommitError } from "../../lib/errors/errors.ts";
 import {
+  describeEntry,
   describeSpecial,
   isMissing,
   lstatOrUndefined,
@@ -82,4 +83,19 @@ Deno.test("describeSpecial names fifos, sockets and devices", async () => {
   assert.equal(describeSpecial(info({ isSocket: true })), "a socket");
   assert.equal(describeSpecial(info({ isBlockDevice: true })), "a block device");
   assert.equal(describeSpecial(info({})), "neither a file nor a folder");
+});
+
+Deno.test("describeEntry names what is at a path: a file, a link, a folder or a special file", async () => {
+  await withProject({}, async (dir) => {
+    await Deno.writeTextFile(join(dir, "file"), "x");
+    await Deno.mkdir(join(dir, "folder"));
+    await Deno.symlink("file", join(dir, "link"));
+    await mkfifo(join(dir, "pipe"));
+    const named = async (name: string) => describeEntry(await Deno.lstat(join(dir, name)));
+    assert.equal(await named("file"), "a regular file");
+    assert.equal(await named("folder"), "a folder");
+    assert.equal(await named("link"), "a symbolic link");
+    assert.equal(await named("pipe"), "a fifo (named pipe)");
+  });
+  assert.equal(describeEntry(await Deno.stat("/dev/null")), "a character device");
 });

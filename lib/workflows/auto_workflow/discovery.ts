@@ -22,7 +22,7 @@
  * @module
  */
 import { CodeCommitError, messageOf } from "../../errors/errors.ts";
-import { lstatOrUndefined } from "../../file_system/lstat.ts";
+import { describeEntry, lstatOrUndefined } from "../../file_system/lstat.ts";
 import { guardRead } from "../../guard/guard.ts";
 import { IgnoreRules } from "../../guard/ignore_rules.ts";
 import { compareCodePoints } from "../../project_files/order.ts";
@@ -52,11 +52,6 @@ export interface Discovery {
   readonly warnings: readonly string[];
 }
 
-/** What an entry that should be a regular file is instead, for a problem. Never throws. */
-export function describeKind(info: Deno.FileInfo): string {
-  return info.isSymlink ? "a symbolic link" : info.isDirectory ? "a folder" : "not a regular file";
-}
-
 /**
  * Finds every module of the project at `root` (see the module doc for the
  * rules). Problems that concern one module (a specification that is a
@@ -80,7 +75,7 @@ export async function discoverModules(root: string): Promise<Discovery> {
     );
   } else if (!rootSpec.isFile) {
     problems.push(
-      `${SPEC_FILE} in the project root is ${describeKind(rootSpec)}: the root module's ` +
+      `${SPEC_FILE} in the project root is ${describeEntry(rootSpec)}: the root module's ` +
         "specification must be a regular file",
     );
   }
@@ -189,7 +184,7 @@ async function searchSource(
     if (!spec.isFile) {
       problems.push(
         `${specPath} is ${
-          spec.isSymlink ? "a symbolic link" : "not a regular file"
+          describeEntry(spec)
         }: a module's specification must be a regular file in the module's folder`,
       );
       continue;

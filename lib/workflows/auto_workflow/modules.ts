@@ -11,7 +11,7 @@
  */
 import { CodeCommitError } from "../../errors/errors.ts";
 import { readBounded } from "../../file_system/bounded_read.ts";
-import { lstatOrUndefined } from "../../file_system/lstat.ts";
+import { describeEntry, lstatOrUndefined } from "../../file_system/lstat.ts";
 import { READ_LIMITS } from "../../file_system/read_limits.ts";
 import { DEPENDENCIES_FILE } from "../../project_files/module_files.ts";
 import {
@@ -19,7 +19,7 @@ import {
   DEPENDENCIES_HEADER,
   parseDependencyList,
 } from "./dependencies_file.ts";
-import { describeKind, discoverModules } from "./discovery.ts";
+import { discoverModules } from "./discovery.ts";
 import { buildGraph, type DeclaredModule, type Module } from "./graph.ts";
 import { describeModule, type ModuleInfo } from "./module_paths.ts";
 import { under } from "../../file_system/file_system.ts";
@@ -82,7 +82,7 @@ async function readDependencies(
           "one per line (none when it depends on no module)",
       );
     } else if (!info.isFile) {
-      problems.push(`${label}: ${file} is ${describeKind(info)}; it must be a regular file`);
+      problems.push(`${label}: ${file} is ${describeEntry(info)}; it must be a regular file`);
     } else {
       let text: string | undefined;
       const bytes = await readBounded(under(root, file), {

@@ -8,7 +8,7 @@
 
 import { CodeCommitError, messageOf } from "../../errors/errors.ts";
 import { denoFileSystem, under } from "../../file_system/file_system.ts";
-import { describeSpecial, lstatOrUndefined } from "../../file_system/lstat.ts";
+import { describeEntry, lstatOrUndefined } from "../../file_system/lstat.ts";
 import { checkRealFolder } from "../../file_system/real_folders.ts";
 import { writeAtomically } from "../../file_system/write_atomically.ts";
 import { AGENT_CONFIG_DIR, CONSISTENCY_REPORT_FILE } from "../../preconditions/preconditions.ts";
@@ -43,13 +43,10 @@ export async function checkReportDestination(root: string): Promise<void> {
   }
   const file = await lstatOrUndefined(under(root, REPORT_FILE));
   if (file === undefined || file.isFile) return;
-  const what = file.isSymlink
-    ? "a symbolic link"
-    : file.isDirectory
-    ? "a folder"
-    : describeSpecial(file);
   throw new CodeCommitError(
-    `${REPORT_FILE} is ${what}; code-commit writes the report only as a regular file: remove it`,
+    `${REPORT_FILE} is ${
+      describeEntry(file)
+    }; code-commit writes the report only as a regular file: remove it`,
   );
 }
 
