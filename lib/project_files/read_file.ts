@@ -69,34 +69,101 @@ export async function readProjectFile(
   const refused = await guardRead(root, path, rules);
   if (refused !== undefined) return refusedNow(path, refused);
   const normalized = normalizeProjectPath(path);
+  const read = await readProjectBytes(root, normalized);
+  if (read.ok) return { ok: true, path: normalized, text: new TextDecoder().decode(read.bytes) };
+  return outcomeOf(normalized, read.problem);
+}
+
+/**
+ * Why a project file's bytes could not be used, as the bounded read and the
+ * NUL check classify it: the one classification the prompts and the rollup
+ * share (each names the kinds its own way).
+ */
+export type ProjectFileProblem =
+  | {
+    /** No longer there (`missing`), or no longer a regular file (`symbolic-link`, `folder`, `special`). */
+    readonly kind: "missing" | "symbolic-link" | "folder" | "special";
+  }
+  | {
+    /**
+     * More than one hard link (`hard-link`), something else opened than
+     * the file checked (`changed`), an open that did not finish in time
+     * (`open-timeout`), or a NUL byte in it (`binary`).
+     */
+    readonly kind: "hard-link" | "changed" | "open-timeout" | "binary";
+  }
+  | {
+    /** Larger than the limit. */
+    readonly kind: "too-large";
+    /** The size it reported; undefined when it grew past the limit as it was read. */
+    readonly size?: number;
+  }
+  | {
+    /** The operating system refused the read. */
+    readonly kind: "unreadable";
+    /** Why, from the operating system. */
+    readonly message: string;
+  };
+
+/**
+ * Reads the project file `path` (relative to `root`, normalized, already
+ * allowed by the caller) with the bounded read every project file the tool
+ * sends anywhere goes through: never through a symbolic link, only with one
+ * name, at most {@link MAX_FILE_BYTES}. Its bytes, or the
+ * {@link ProjectFileProblem} that kept them out (a file holding a NUL byte
+ * is `binary`). Never throws.
+ */
+export async function readProjectBytes(
+  root: string,
+  path: string,
+): Promise<
+  | { readonly ok: true; readonly bytes: Uint8Array }
+  | { readonly ok: false; readonly problem: ProjectFileProblem }
+> {
   let bytes: Uint8Array | undefined;
   try {
-    bytes = await readBounded(under(root, normalized), {
+    bytes = await readBounded(under(root, path), {
       limit: READ_LIMITS.projectFile,
       followSymlink: false,
       refuseHardLinks: true,
-      name: normalized,
+      name: path,
     });
   } catch (error) {
-    return outcomeOf(normalized, error);
+    return { ok: false, problem: problemOf(error) };
   }
-  if (bytes === undefined) return refusedNow(normalized, "no longer exists");
-  if (bytes.includes(0)) return withheld(normalized, "is a binary file (it holds NUL bytes)");
-  return { ok: true, path: normalized, text: new TextDecoder().decode(bytes) };
+  if (bytes === undefined) return { ok: false, problem: { kind: "missing" } };
+  if (bytes.includes(0)) return { ok: false, problem: { kind: "binary" } };
+  return { ok: true, bytes };
 }
 
-/** The outcome of a read of `path` that threw `error`. Never throws. */
-function outcomeOf(path: string, error: unknown): ReadOutcome {
-  if (!(error instanceof FileReadError)) {
-    return refusedNow(path, `could not be read: ${messageOf(error)}`);
-  }
+/** The problem a bounded read's `error` stands for. Never throws. */
+function problemOf(error: unknown): ProjectFileProblem {
+  if (!(error instanceof FileReadError)) return { kind: "unreadable", message: messageOf(error) };
   switch (error.problem) {
+    case "symlink":
+      return { kind: "symbolic-link" };
+    case "too-large":
+      return { kind: "too-large", size: error.size };
+    case "unreadable":
+      return { kind: "unreadable", message: messageOf(error.cause ?? error) };
+    default:
+      return { kind: error.problem };
+  }
+}
+
+/** The outcome of a read of `path` that `problem` kept out. Never throws. */
+function outcomeOf(path: string, problem: ProjectFileProblem): ReadOutcome {
+  switch (problem.kind) {
+    case "missing":
+      return refusedNow(path, "no longer exists");
+    case "binary":
+      return withheld(path, "is a binary file (it holds NUL bytes)");
     case "too-large":
       return withheld(
         path,
-        error.size === undefined
+        problem.size === undefined
           ? `grew past ${formatBytes(MAX_FILE_BYTES)} while it was read`
-          : `is ${formatBytes(error.size)}, more than the ${
+          : `is ${formatBytes(problem.size)}, more than the ${
             formatBytes(MAX_FILE_BYTES)
           } a file may have in a prompt`,
       );
@@ -106,7 +173,7 @@ function outcomeOf(path: string, error: unknown): ReadOutcome {
         "has more than one hard link (another name of the same file may be outside the " +
           "project), so it is not sent to the model",
       );
-    case "symlink":
+    case "symbolic-link":
     case "folder":
     case "special":
       return refusedNow(path, "is no longer a regular file");
@@ -118,7 +185,7 @@ function outcomeOf(path: string, error: unknown): ReadOutcome {
         "could not be read: it did not open in time (a fifo put in its place?)",
       );
     case "unreadable":
-      return refusedNow(path, `could not be read: ${messageOf(error.cause ?? error)}`);
+      return refusedNow(path, `could not be read: ${problem.message}`);
   }
 }
 

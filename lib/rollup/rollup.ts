@@ -45,7 +45,7 @@ import { trackedPaths } from "../preconditions/git_index.ts";
 import { CODE_ROLLUP_FILE, readCodeRollup } from "../preconditions/preconditions.ts";
 import { fileBlock } from "../project_files/file_block.ts";
 import { compareCodePoints } from "../project_files/order.ts";
-import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
+import { readProjectBytes } from "../project_files/read_file.ts";
 import { READ_LIMITS } from "../file_system/read_limits.ts";
 import { formatBytes } from "../text/sizes.ts";
 import { writeFileAtomically } from "../project_files/safe_write.ts";
@@ -194,44 +194,31 @@ async function trackedFileProblem(
 }
 
 /**
- * Reads one file for the rollup with the tool's bounded read (`readBounded`:
- * only a regular file with one name, never through a link, at most
- * `MAX_FILE_BYTES`, an open bounded in time, the opened file checked to be
- * the one inspected): its text, or why it is left out. Never throws.
+ * Reads one file for the rollup as every project file is read
+ * (`readProjectBytes`: the bounded read, only a regular file with one name,
+ * never through a link, at most `MAX_FILE_BYTES`, an open bounded in time,
+ * the opened file checked to be the one inspected, and the one
+ * classification of what kept it out): its text, or why it is left out.
+ * Never throws.
  */
 async function readRollupFile(
   root: string,
   path: string,
 ): Promise<string | { kind: LeftOutKind | "missing" }> {
-  let bytes: Uint8Array | undefined;
-  try {
-    bytes = await readBounded(under(root, path), {
-      limit: READ_LIMITS.projectFile,
-      followSymlink: false,
-      refuseHardLinks: true,
-      name: path,
-    });
-  } catch (error) {
-    if (!(error instanceof FileReadError)) return { kind: "unreadable" };
-    switch (error.problem) {
-      case "symlink":
-        return { kind: "symbolic-link" };
-      case "hard-link":
-        return { kind: "hard-link" };
-      case "too-large":
-        return { kind: "too-large" };
-      case "special":
-        return { kind: "special" };
+  const read = await readProjectBytes(root, path);
+  if (!read.ok) {
+    switch (read.problem.kind) {
       case "folder":
         return { kind: "missing" }; // git lists it as no file
-      default:
+      case "changed":
+      case "open-timeout":
         return { kind: "unreadable" };
+      default:
+        return { kind: read.problem.kind };
     }
   }
-  if (bytes === undefined) return { kind: "missing" };
-  if (bytes.includes(0)) return { kind: "binary" };
   try {
-    return decoder.decode(bytes);
+    return decoder.decode(read.bytes);
   } catch {
     return { kind: "not-utf8" };
   }
