@@ -37,7 +37,12 @@ const LOCAL_WORKFLOWS: Record<
   rollup: async () => (await import("./lib/workflows/rollup/workflow.ts")).runRollup,
 };
 
-/** Runs code-commit with `args` and returns its exit status. */
+/**
+ * Runs code-commit with `args` and returns its exit status.
+ *
+ * Never throws: a `CodeCommitError` becomes its message and exit code,
+ * anything else an `internal error` line and exit 1.
+ */
 export async function main(args: readonly string[]): Promise<number> {
   const console = new Console();
   try {

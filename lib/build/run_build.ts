@@ -77,7 +77,7 @@ export interface BuildOptions {
   readonly launch?: BuildLaunch;
 }
 
-/** Tells whether the build passed: it exited 0 on its own. */
+/** Tells whether the build passed: it exited 0 on its own. Never throws. */
 export function buildPassed(result: BuildResult): boolean {
   return result.exitCode === 0 && !result.timedOut && !result.interrupted;
 }
@@ -348,7 +348,7 @@ class OutputSink {
   }
 }
 
-/** One line saying how the build ended. */
+/** One line saying how the build ended. Never throws. */
 export function describeBuildEnd(result: BuildResult): string {
   const took = formatSeconds(result.elapsedMs);
   if (result.timedOut) {
@@ -363,7 +363,7 @@ export function describeBuildEnd(result: BuildResult): string {
 
 /**
  * The whole build, as logged in `*-build.txt`: command, how it was
- * contained (when known), output, how it ended.
+ * contained (when known), output, how it ended. Never throws.
  */
 export function formatBuildLog(result: BuildResult): string {
   const containment = result.containment === undefined ? "" : `[${result.containment}]\n`;
@@ -380,7 +380,7 @@ export const PROMPT_OUTPUT_TAIL = 60_000;
 /**
  * The build as a repair prompt shows it: like the log, but output longer
  * than head + tail characters is cut in the middle, and the cut says how
- * much is left out and where the whole output is.
+ * much is left out and where the whole output is. Never throws.
  */
 export function formatBuildForPrompt(
   result: BuildResult,

@@ -11,12 +11,12 @@ import { PRICES_DATE } from "../llm/prices.ts";
 /** The version of code-commit, from deno.json. */
 const VERSION: string = config.version;
 
-/** The `--version` line. */
+/** The `--version` line. Never throws. */
 export function versionText(): string {
   return `code-commit ${VERSION}`;
 }
 
-/** The `--help` text. */
+/** The `--help` text. Never throws. */
 export function helpText(): string {
   const models = MODEL_NAMES.map((name) =>
     `  ${name.padEnd(22)} key in ${MODELS[name].keyFile}${

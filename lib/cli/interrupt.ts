@@ -24,7 +24,11 @@ const SIGNALS: readonly [Deno.Signal, string][] = Deno.build.os === "windows"
   ? [["SIGINT", "Ctrl-C"], ["SIGBREAK", "Ctrl-Break"]]
   : [["SIGINT", "Ctrl-C"], ["SIGTERM", "SIGTERM"], ["SIGHUP", "SIGHUP"], ["SIGQUIT", "SIGQUIT"]];
 
-/** Installs the trap for SIGINT, SIGTERM, SIGHUP and SIGQUIT (SIGINT and SIGBREAK on Windows). */
+/**
+ * Installs the trap for SIGINT, SIGTERM, SIGHUP and SIGQUIT (SIGINT and SIGBREAK on Windows).
+ *
+ * Never throws (each signal listed is one the platform has).
+ */
 export function trapInterrupts(console: Console): InterruptTrap {
   const controller = new AbortController();
   const handlers = SIGNALS.map(([signal, how]) => {

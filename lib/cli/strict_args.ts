@@ -17,7 +17,9 @@
 
 /** One option: a flag, or a flag with a value; `short` is its one-letter form. */
 export interface OptionConfig {
+  /** `boolean`: a flag; `string`: a flag that takes a value. */
   readonly type: "boolean" | "string";
+  /** The one-letter form (`h` for `-h`), if any. */
   readonly short?: string;
 }
 

@@ -273,7 +273,7 @@ export class IgnoreRules {
 
   /**
    * The `lstat` results these rules looked at (and a caller checking paths of
-   * the same project in the same batch, such as the guard, may share).
+   * the same project in the same batch, such as the guard, may share). Never throws.
    */
   get entries(): EntryKinds {
     return this.#files.entries;

@@ -80,12 +80,12 @@ export interface ApiAdapter {
   parseError(body: unknown, rawText: string): ParsedError;
 }
 
-/** Puts an API's message on one line: every run of white space becomes one space. */
+/** Puts an API's message on one line: every run of white space becomes one space. Never throws. */
 export function oneLine(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
-/** Shortens a raw body for a one-line message. */
+/** Shortens a raw body for a one-line message. Never throws. */
 export function excerpt(text: string, max = 300): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;

@@ -32,7 +32,7 @@ export class TokenTally implements TokenUsage {
   /** The estimated cost of the calls. */
   cost: Cost = NO_COST;
 
-  /** Adds one call's usage and its estimated cost. */
+  /** Adds one call's usage and its estimated cost. Never throws. */
   add(usage: TokenUsage, cost: Cost): void {
     this.calls++;
     this.input += usage.input;
@@ -42,7 +42,7 @@ export class TokenTally implements TokenUsage {
     this.cost = addCosts(this.cost, cost);
   }
 
-  /** `12,345 input, 2,100 output, 5,000 thinking tokens, est. $0.0431`. */
+  /** `12,345 input, 2,100 output, 5,000 thinking tokens, est. $0.0431`. Never throws. */
   describe(): string {
     return `${describeUsage(this)}, ${describeCost(this.cost)}`;
   }

@@ -116,7 +116,7 @@ export function parseModelId(value: string): ModelId | undefined {
     : undefined;
 }
 
-/** Tells whether `id` names a model on a local server. */
+/** Tells whether `id` names a model on a local server. Never throws. */
 export function isLocalModel(id: ModelId): id is LocalModelName {
   return id.startsWith(LOCAL_PREFIX);
 }
@@ -154,7 +154,11 @@ export type ModelTarget =
     readonly defaultBaseUrl?: undefined;
   };
 
-/** The target of `id`: from the table, or the OpenAI-compatible API for `local:NAME`. */
+/**
+ * The target of `id`: from the table, or the OpenAI-compatible API for `local:NAME`.
+ *
+ * Never throws.
+ */
 export function modelTarget(id: ModelId): ModelTarget {
   if (isLocalModel(id)) {
     return {

@@ -84,13 +84,13 @@ export function estimateCost(model: ModelId, usage: TokenUsage): Cost {
   return { kind: "usd", nanoUsd };
 }
 
-/** Adds two costs; any local call makes the sum local. */
+/** Adds two costs; any local call makes the sum local. Never throws. */
 export function addCosts(a: Cost, b: Cost): Cost {
   if (a.kind === "local" || b.kind === "local") return { kind: "local" };
   return { kind: "usd", nanoUsd: a.nanoUsd + b.nanoUsd };
 }
 
-/** `est. $0.0144`, or `no cost (local model)`. */
+/** `est. $0.0144`, or `no cost (local model)`. Never throws. */
 export function describeCost(cost: Cost): string {
   return cost.kind === "local" ? "no cost (local model)" : `est. ${formatUsd(cost.nanoUsd / 1e9)}`;
 }

@@ -29,7 +29,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxHintMs: 300_000,
 };
 
-/** Tells whether an HTTP status is worth retrying. */
+/** Tells whether an HTTP status is worth retrying. Never throws. */
 export function isRetryableStatus(status: number): boolean {
   return RETRYABLE_STATUSES.has(status);
 }
@@ -37,7 +37,7 @@ export function isRetryableStatus(status: number): boolean {
 /**
  * The backoff wait before retry number `retry` (1-based) when the server
  * gave no hint: `base * 2^(retry-1)`, capped, scaled by a jitter factor in
- * [0.5, 1) drawn from `random`.
+ * [0.5, 1) drawn from `random`. Never throws.
  */
 export function backoffDelayMs(
   retry: number,
@@ -51,7 +51,7 @@ export function backoffDelayMs(
 /**
  * Reads the server's wait hint from the response headers, in milliseconds:
  * `retry-after-ms` (OpenAI), then `retry-after` in seconds or as an HTTP
- * date. Returns undefined when there is none or it cannot be read.
+ * date. Returns undefined when there is none or it cannot be read. Never throws.
  */
 export function retryAfterFromHeaders(
   headers: Headers,
@@ -69,7 +69,7 @@ export function retryAfterFromHeaders(
 
 /**
  * Reads a protobuf Duration as Google's JSON spells it (`"58s"`, `"1.2s"`,
- * `"0.250s"`) into milliseconds; undefined when it is not one.
+ * `"0.250s"`) into milliseconds; undefined when it is not one. Never throws.
  */
 export function parseGoogleDuration(text: unknown): number | undefined {
   if (typeof text !== "string") return undefined;

@@ -17,7 +17,7 @@ export const SLUGS = {
 
 /**
  * The slug of one auto-workflow task:
- * `auto-workflow-<spec path with every / replaced by +>-<stage>`.
+ * `auto-workflow-<spec path with every / replaced by +>-<stage>`. Never throws.
  */
 export function autoWorkflowSlug(specPath: string, stage: string): string {
   return `auto-workflow-${specPath.replaceAll("/", "+")}-${stage}`;
@@ -50,7 +50,7 @@ function callNames(stem: string): CallLogNames {
 /** Committing code's first call: `1-initial-query…`. */
 export const INITIAL_QUERY: CallLogNames = callNames("1-initial-query");
 
-/** Committing code's repair `n` (1-based): `<n+1>-repair-query-<n>…`. */
+/** Committing code's repair `n` (1-based): `<n+1>-repair-query-<n>…`. Never throws. */
 export function repairQuery(n: number): CallLogNames {
   return callNames(`${n + 1}-repair-query-${n}`);
 }

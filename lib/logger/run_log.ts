@@ -97,7 +97,7 @@ export class RunLog {
     }
   }
 
-  /** The path of a file of this run, relative to the project root. */
+  /** The path of a file of this run, relative to the project root. Never throws. */
   path(name: string): string {
     return `${this.dir}/${name}`;
   }
@@ -123,7 +123,11 @@ export class RunLog {
     }
   }
 
-  /** Writes a failed call's reply file: the line `ERROR`, then the error. */
+  /**
+   * Writes a failed call's reply file: the line `ERROR`, then the error.
+   *
+   * @throws {CodeCommitError} naming the file when it cannot be written (as {@link RunLog.write}).
+   */
   writeError(name: string, message: string): Promise<void> {
     return this.write(name, `ERROR\n${message}\n`);
   }

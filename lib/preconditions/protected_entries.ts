@@ -34,6 +34,7 @@ type EntryState = string;
 
 /** The protected entries before a build, by path relative to the root. */
 export interface ProtectedSnapshot {
+  /** Each protected entry's state, by its path relative to the root. */
   readonly entries: ReadonlyMap<string, EntryState>;
 }
 

@@ -20,7 +20,7 @@ import repairQuery from "./system/repair-query.txt" with { type: "text" };
 /** Where the protected-path list goes in the code-modification instructions. */
 const PROTECTED_PATHS_PLACEHOLDER = "{{PROTECTED_PATHS}}";
 
-/** The code-modification instructions, with the guard's protected paths filled in. */
+/** The code-modification instructions, with the guard's protected paths filled in. Never throws. */
 export function codeModificationInstructions(): string {
   const list = describeProtectedPaths().map((line) => `- ${line}`).join("\n");
   return codeModificationTemplate.replace(PROTECTED_PATHS_PLACEHOLDER, list);

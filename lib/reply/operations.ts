@@ -7,6 +7,7 @@
 
 /** Replace (or create) the file at `path` with `content`. */
 export interface WriteOperation {
+  /** Tells a write from a delete. */
   readonly kind: "write";
   /** The path exactly as the reply wrote it, relative to the project root. */
   readonly path: string;
@@ -16,6 +17,7 @@ export interface WriteOperation {
 
 /** Remove the file at `path`. */
 export interface DeleteOperation {
+  /** Tells a delete from a write. */
   readonly kind: "delete";
   /** The path exactly as the reply wrote it, relative to the project root. */
   readonly path: string;

@@ -206,6 +206,7 @@ export function bubblewrapArgs(
 
 /** A `bwrap` command line: its arguments, and the bytes for its stdin. */
 export interface BubblewrapCommand {
+  /** The arguments `bwrap` is started with. */
   readonly args: readonly string[];
   /** The sandbox's arguments, NUL-separated, read by bwrap from its stdin (`--args 0`). */
   readonly stdin: Uint8Array;

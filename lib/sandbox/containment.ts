@@ -95,7 +95,9 @@ export async function runProbe(program: string, args: readonly string[]): Promis
 
 /** What the run asked for, and where it runs. */
 export interface ContainmentRequest {
+  /** `--sandbox`: `auto`, `on` or `off`. */
   readonly mode: SandboxMode;
+  /** `--build-network`: whether the contained build may reach the network. */
   readonly network: BuildNetwork;
   /** `Deno.build.os` unless a test says otherwise. */
   readonly os?: string;
@@ -107,6 +109,7 @@ export interface ContainmentRequest {
 
 /** The outcome: the containment, and the warning to print once when `auto` found none. */
 export interface ContainmentDecision {
+  /** How each build is contained (or that it is not). */
   readonly containment: Containment;
   /** One line for the user, or undefined. */
   readonly warning?: string;

@@ -64,7 +64,7 @@ const MAX_HARD_LINKED_FILES = 100;
 /** At most this many entries are looked at in `agent-config/` (links followed). */
 const MAX_HIDDEN_ENTRIES = 10_000;
 
-/** Whether `path` is `parent` or inside it (both absolute, resolved). */
+/** Whether `path` is `parent` or inside it (both absolute, resolved). Never throws. */
 export function isInside(path: string, parent: string): boolean {
   return path === parent || relativeUnder(parent, path) !== undefined;
 }

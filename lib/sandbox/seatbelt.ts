@@ -141,7 +141,11 @@ export function seatbeltArgs(profile: SeatbeltProfile): string[] {
   ];
 }
 
-/** The arguments of the probe run before the first build: an empty policy around `/usr/bin/true`. */
+/**
+ * The arguments of the probe run before the first build: an empty policy around `/usr/bin/true`.
+ *
+ * Never throws.
+ */
 export function seatbeltProbeArgs(): string[] {
   return ["-p", "(version 1)\n(allow default)\n", "/usr/bin/true"];
 }

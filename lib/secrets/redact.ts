@@ -75,7 +75,7 @@ function maskEchoes(text: string, echoes: readonly Echo[]): string {
  * key alone and of the key file's content with its line end (what
  * `base64 agent-config/gemini-key.txt` prints), and hex. A build runs code
  * the model wrote; it can read the key file and print it in any form, and
- * these are the ones a debugging line most likely uses.
+ * these are the ones a debugging line most likely uses. Never throws.
  */
 export function encodedForms(key: string): string[] {
   const forms: string[] = [];
@@ -113,7 +113,7 @@ function base64(bytes: Uint8Array): string {
  * URL-safe alphabet. At offset 1 the first two characters also hold bits of
  * the byte before the key, at offset 2 the first three; the last character
  * holds bits of the byte after the key unless the key ends a 3-byte group:
- * those are left out.
+ * those are left out. Never throws.
  */
 export function unalignedBase64Forms(key: string): string[] {
   const bytes = new TextEncoder().encode(key);
@@ -287,6 +287,7 @@ class KeyRuns {
  * each of its encoded forms, every run of {@link KEY_RUN_LENGTH} or more
  * characters of one (a key's first characters quoted in an API error, say),
  * base64 of a key at any byte offset, and an API's masked echo of a key.
+ * Neither it nor any of its methods throws.
  */
 export class Redactor {
   readonly #given: readonly string[];
@@ -305,7 +306,7 @@ export class Redactor {
   /** The last text found to hold no key (a prompt is logged, then checked before it is sent). */
   #lastClean: string | undefined;
 
-  /** Makes a redactor for these keys (empty strings are ignored). */
+  /** Makes a redactor for these keys (empty strings are ignored). Never throws. */
   constructor(keys: readonly string[] = []) {
     this.#given = [...new Set(keys.filter((key) => key.length > 0))];
     const real = this.#given.filter((key) => key.length >= 8);
@@ -340,7 +341,7 @@ export class Redactor {
     return true;
   }
 
-  /** Returns a redactor that also knows `keys`. */
+  /** Returns a redactor that also knows `keys`. Never throws. */
   with(keys: readonly string[]): Redactor {
     return new Redactor([...this.#given, ...keys]);
   }
@@ -349,7 +350,7 @@ export class Redactor {
    * Returns `text` with every key in it masked (see {@link Redactor}): a
    * whole key or encoded form becomes `********` and its last two
    * characters, a part of one `********` alone. Occurrences are found in the
-   * original text first, so overlapping keys are masked whole, together.
+   * original text first, so overlapping keys are masked whole, together. Never throws.
    */
   redact(text: string): string {
     if (this.#clean(text)) return this.#maskEchoes(text);
@@ -392,7 +393,7 @@ export class Redactor {
    * Tells whether `text` holds a key in any form {@link redact} masks,
    * except an API's masked echo (which shows no more than the last four
    * characters): a whole key, an encoded form, a run of
-   * {@link KEY_RUN_LENGTH} characters of one.
+   * {@link KEY_RUN_LENGTH} characters of one. Never throws.
    */
   containsKey(text: string): boolean {
     return !this.#clean(text);

@@ -55,7 +55,7 @@ export type TaskOutcome =
     readonly logDir: string;
   };
 
-/** `src/llm (src/llm/UserSpecification.md), stage implemented`. */
+/** `src/llm (src/llm/UserSpecification.md), stage implemented`. Never throws. */
 export function describeTask(task: Task): string {
   return `${describeModule(task.state.module.path)}, stage ${task.stage.name}`;
 }

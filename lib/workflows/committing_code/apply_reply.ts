@@ -169,7 +169,7 @@ const NAMED_CHANGES = 20;
 
 /**
  * `created src/a.ts, replaced src/b.ts, deleted src/c.ts`; past twenty,
- * `2,000 files (1,990 created, 10 replaced): created a, …, and 1,980 more`.
+ * `2,000 files (1,990 created, 10 replaced): created a, …, and 1,980 more`. Never throws.
  */
 export function describeChanges(changes: readonly AppliedChange[]): string {
   if (changes.length === 0) return "no file changed";

@@ -12,7 +12,7 @@ import { codeModificationInstructions, SYSTEM_PROMPTS } from "../../prompts/syst
 
 /**
  * The initial prompt. Without `codebase` (the context builder's input) the
- * codebase section is left out.
+ * codebase section is left out. Never throws.
  */
 export function initialPrompt(query: string, codebase?: string): string {
   return joinPrompt([
@@ -24,7 +24,11 @@ export function initialPrompt(query: string, codebase?: string): string {
   ]);
 }
 
-/** A repair prompt. `buildOutput` is the build as the prompt shows it, or why the last reply was not applied. */
+/**
+ * A repair prompt. `buildOutput` is the build as the prompt shows it, or why the last reply was not applied.
+ *
+ * Never throws.
+ */
 export function repairPrompt(
   buildOutput: string,
   query: string,

@@ -11,24 +11,24 @@ import type { FileOperation } from "../../reply/operations.ts";
 export class ReplacementLedger {
   readonly #latest = new Map<string, FileOperation>();
 
-  /** Records an applied operation; it replaces any earlier one of the same path. */
+  /** Records an applied operation; it replaces any earlier one of the same path. Never throws. */
   record(operation: FileOperation): void {
     this.#latest.set(operation.path, operation);
   }
 
-  /** How many files the run has changed. */
+  /** How many files the run has changed. Never throws. */
   get size(): number {
     return this.#latest.size;
   }
 
-  /** The changed paths, sorted by code point (the same on every machine). */
+  /** The changed paths, sorted by code point (the same on every machine). Never throws. */
   paths(): string[] {
     return [...this.#latest.keys()].sort(compareCodePoints);
   }
 
   /**
    * The `--- FILE REPLACEMENT p ---` / `--- FILE REMOVED p ---` listing of
-   * seed 000, or a line saying there is none yet.
+   * seed 000, or a line saying there is none yet. Never throws.
    */
   format(): string {
     if (this.#latest.size === 0) return "(none: no reply has been applied yet)\n";
