@@ -91,9 +91,44 @@ export function buildPassed(result: BuildResult): boolean {
 export async function runBuild(root: string, options: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
   const launch = options.launch;
-  let child: Deno.ChildProcess;
+  const child = spawnBuild(root, launch);
+  if (launch?.stdin !== undefined) void feed(child.stdin, launch.stdin);
+
+  const sink = new OutputSink(
+    options.keepHeadBytes ?? 128 * 2 ** 20,
+    options.keepTailBytes ?? 64 * 2 ** 20,
+  );
+  const readers = [pump(child.stdout, sink), pump(child.stderr, sink)];
+  const kill: Kill = (signal, groupOnly = false) => signalGroup(child, root, signal, groupOnly);
+  const { exit, timedOut, interrupted } = await awaitExit(child.status, kill, options);
+  await collectOutput(readers, sink, kill);
+
+  const redactor = options.redactor ?? new Redactor();
+  const output = redactor.redact(sink.text());
+  const exitCode = exit.signal ? null : exit.code;
+  if (!timedOut && !interrupted) checkLaunchStarted(launch, output, exitCode);
+  return {
+    exitCode,
+    signal: exit.signal,
+    timedOut,
+    interrupted,
+    output,
+    droppedBytes: sink.droppedBytes,
+    elapsedMs: performance.now() - started,
+    timeoutMs: options.timeoutMs,
+    ...(launch === undefined ? {} : { containment: launch.description }),
+  };
+}
+
+/**
+ * Starts `./build.sh` in `root`, through `launch` when given, in its own
+ * session and process group, its output piped.
+ *
+ * @throws {CodeCommitError} when it cannot be started (see {@link runBuild}).
+ */
+function spawnBuild(root: string, launch: BuildLaunch | undefined): Deno.ChildProcess {
   try {
-    child = new Deno.Command(launch?.program ?? BUILD_SCRIPT, {
+    return new Deno.Command(launch?.program ?? BUILD_SCRIPT, {
       args: [...launch?.args ?? []],
       cwd: root,
       stdin: launch?.stdin === undefined ? "null" : "piped",
@@ -115,18 +150,25 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
       : "; check that build.sh exists in the project root and is executable (chmod +x build.sh)";
     throw new CodeCommitError(`cannot run ${BUILD_SCRIPT}: ${message}${fix}`);
   }
+}
 
-  if (launch?.stdin !== undefined) void feed(child.stdin, launch.stdin);
+/** How the build's process ended, and whether code-commit stopped it. */
+interface BuildExit {
+  readonly exit: Deno.CommandStatus;
+  readonly timedOut: boolean;
+  readonly interrupted: boolean;
+}
 
-  const sink = new OutputSink(
-    options.keepHeadBytes ?? 128 * 2 ** 20,
-    options.keepTailBytes ?? 64 * 2 ** 20,
-  );
-  const readers = [pump(child.stdout, sink), pump(child.stderr, sink)];
-  const kill = (signal: Deno.Signal, groupOnly = false) =>
-    signalGroup(child, root, signal, groupOnly);
-
-  const status = child.status;
+/**
+ * Waits for the build's process to end (`status`), stopping its tree with
+ * `kill` when `options.timeoutMs` runs out or `options.signal` aborts.
+ * Never throws.
+ */
+async function awaitExit(
+  status: Promise<Deno.CommandStatus>,
+  kill: Kill,
+  options: BuildOptions,
+): Promise<BuildExit> {
   let timedOut = false;
   let interrupted = false;
   const stop = (why: "timeout" | "interrupt") => {
@@ -141,15 +183,19 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
   const onAbort = () => stop("interrupt");
   if (options.signal?.aborted) onAbort();
   options.signal?.addEventListener("abort", onAbort, { once: true });
-
-  let exit: Deno.CommandStatus;
   try {
-    exit = await status;
+    return { exit: await status, timedOut, interrupted };
   } finally {
     timer.cancel();
     options.signal?.removeEventListener("abort", onAbort);
   }
+}
 
+/**
+ * Reads what is left of the build's output once it has exited, then stops
+ * whatever it left running in its process group. Never throws.
+ */
+async function collectOutput(readers: Pump[], sink: OutputSink, kill: Kill): Promise<void> {
   // A process the build left running may hold the pipes open: wait a little, then stop reading.
   const drainTimer = startTimer(2_000);
   const drained = await Promise.race([
@@ -170,28 +216,26 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
   // Whatever the build left running in its process group (a background job that closed its
   // output, say) is stopped too: nothing it started may go on changing files after it ended.
   if (drained) await kill("SIGKILL", true);
+}
 
-  const redactor = options.redactor ?? new Redactor();
-  const output = redactor.redact(sink.text());
-  const exitCode = exit.signal ? null : exit.code;
-  const failure = timedOut || interrupted ? undefined : launch?.startFailure?.(output, exitCode);
+/**
+ * Checks with the launch (when it has a `startFailure` check) that the
+ * build itself started inside it, from its redacted `output` and `exitCode`.
+ *
+ * @throws {CodeCommitError} when the launch says the build could not be started.
+ */
+function checkLaunchStarted(
+  launch: BuildLaunch | undefined,
+  output: string,
+  exitCode: number | null,
+): void {
+  const failure = launch?.startFailure?.(output, exitCode);
   if (failure !== undefined) {
     throw new CodeCommitError(
       `cannot run ${BUILD_SCRIPT} (${launch!.description}): ${failure}; check that build.sh ` +
         `starts with a #! line and is executable, or run with --sandbox off`,
     );
   }
-  return {
-    exitCode,
-    signal: exit.signal,
-    timedOut,
-    interrupted,
-    output,
-    droppedBytes: sink.droppedBytes,
-    elapsedMs: performance.now() - started,
-    timeoutMs: options.timeoutMs,
-    ...(launch === undefined ? {} : { containment: launch.description }),
-  };
 }
 
 /** Writes `bytes` to `stream` and closes it; a program that exits without reading them is fine. */
