@@ -83,94 +83,134 @@ export async function runCommitLoop<T = never>(
   codebase: string,
   options: CommitLoopOptions<T> = {},
 ): Promise<CommitLoopResult<T>> {
-  const { console, client, root, signal } = session;
   const ledger = new ReplacementLedger();
   let feedback = "";
-  let lastReply: LlmReply | undefined;
-  let lastNames: CallLogNames = INITIAL_QUERY;
-  let lastReplyApplied = false;
+  let last: { reply: LlmReply; names: CallLogNames; applied: boolean } | undefined;
+  const result = (
+    passed: boolean,
+    stopped: ReplyStop<T> | undefined,
+    attempts: number,
+  ): CommitLoopResult<T> => ({
+    passed,
+    stopped,
+    attempts,
+    lastReply: last!.reply,
+    lastNames: last!.names,
+    lastReplyApplied: last!.applied,
+    changedPaths: ledger.paths(),
+  });
 
   for (let attempt = 0; attempt <= MAX_REPAIRS; attempt++) {
     const names = attempt === 0 ? INITIAL_QUERY : repairQuery(attempt);
     const prompt = attempt === 0
       ? initialPrompt(query, codebase)
       : repairPrompt(feedback, query, codebase, ledger.format());
-    console.info(
-      attempt === 0
-        ? `initial query: asking ${client.model}`
-        : `repair ${attempt} of ${MAX_REPAIRS}: asking ${client.model}`,
-    );
-    const reply = await askModel(session, log, names, prompt);
-    lastReply = reply;
-    lastNames = names;
+    const reply = await askAttempt(session, log, attempt, names, prompt);
+    last = { reply, names, applied: false };
 
     const stop = options.inspect?.(reply);
     if (stop !== undefined) {
       await log.write(names.build, `build.sh was not run: ${stop.reason}\n`);
-      return {
-        passed: false,
-        stopped: stop,
-        attempts: attempt + 1,
-        lastReply,
-        lastNames,
-        lastReplyApplied: false,
-        changedPaths: ledger.paths(),
-      };
+      return result(false, stop, attempt + 1);
     }
-    showProse(console, client.model, reply.text, log.path(names.replyText));
+    showProse(session.console, session.client.model, reply.text, log.path(names.replyText));
 
-    session.journal.logDir = log.dir;
-    const outcome = await applyReply(root, reply, session.redactor, session.journal);
-    if (!outcome.ok) {
-      lastReplyApplied = false;
-      console.warn(`the reply was not applied, nothing from it was written: ${outcome.reason}`);
-      await log.write(
-        names.build,
-        `build.sh was not run: the reply was not applied, and nothing from it was written.\n${outcome.reason}\n`,
-      );
-      feedback =
-        `code-commit could not apply the previous reply, so nothing from it was written and build.sh did not run:\n${outcome.reason}\n`;
-      if (signal.aborted) throw interruption(signal);
+    const refusal = await applyAttempt(session, log, names, reply, ledger);
+    if (refusal !== undefined) {
+      feedback = refusal;
       continue;
     }
+    last.applied = true;
 
-    lastReplyApplied = true;
-    const changed = new Set(outcome.changes.map((change) => change.path));
-    for (const operation of outcome.operations) {
-      if (changed.has(operation.path)) ledger.record(operation);
-    }
-    for (const warning of outcome.warnings) console.warn(warning);
-    console.info(`applied: ${describeChanges(outcome.changes)}`);
-    if (signal.aborted) throw interruption(signal);
-
-    const build = await runProjectBuild(session, log, names.build);
-    if (build.interrupted) throw interruption(signal);
-    if (buildPassed(build)) {
-      console.info(`build passed (${describeBuildEnd(build)})`);
-      return {
-        passed: true,
-        stopped: undefined,
-        attempts: attempt + 1,
-        lastReply,
-        lastNames,
-        lastReplyApplied,
-        changedPaths: ledger.paths(),
-      };
-    }
-    console.warn(`build failed (${describeBuildEnd(build)}); see ${log.path(names.build)}`);
-    showBuildTail(console, build.output);
-    feedback = formatBuildForPrompt(build, log.path(names.build));
+    const failure = await buildAttempt(session, log, names);
+    if (failure === undefined) return result(true, undefined, attempt + 1);
+    feedback = failure;
   }
+  return result(false, undefined, MAX_REPAIRS + 1);
+}
 
-  return {
-    passed: false,
-    stopped: undefined,
-    attempts: MAX_REPAIRS + 1,
-    lastReply: lastReply!,
-    lastNames,
-    lastReplyApplied,
-    changedPaths: ledger.paths(),
-  };
+/**
+ * Says which call this is, then sends `prompt` (logged under `names`).
+ *
+ * @throws {LlmError} when the call fails; {@link CodeCommitError} when the prompt holds a key.
+ */
+function askAttempt(
+  session: Session,
+  log: RunLog,
+  attempt: number,
+  names: CallLogNames,
+  prompt: string,
+): Promise<LlmReply> {
+  const model = session.client.model;
+  session.console.info(
+    attempt === 0
+      ? `initial query: asking ${model}`
+      : `repair ${attempt} of ${MAX_REPAIRS}: asking ${model}`,
+  );
+  return askModel(session, log, names, prompt);
+}
+
+/**
+ * Applies `reply` (journaled into the call's log folder) and records the
+ * files it changed in `ledger`. Undefined when it was applied; otherwise
+ * nothing from it was written, and the result is the feedback for the
+ * repair prompt (the refusal is logged as the call's build log).
+ *
+ * @throws {InterruptedError} on Ctrl-C, once the apply is complete or refused.
+ * @throws {CodeCommitError} when the log cannot be written.
+ */
+async function applyAttempt(
+  session: Session,
+  log: RunLog,
+  names: CallLogNames,
+  reply: LlmReply,
+  ledger: ReplacementLedger,
+): Promise<string | undefined> {
+  const { console, root, signal } = session;
+  session.journal.logDir = log.dir;
+  const outcome = await applyReply(root, reply, session.redactor, session.journal);
+  if (!outcome.ok) {
+    console.warn(`the reply was not applied, nothing from it was written: ${outcome.reason}`);
+    await log.write(
+      names.build,
+      `build.sh was not run: the reply was not applied, and nothing from it was written.\n${outcome.reason}\n`,
+    );
+    if (signal.aborted) throw interruption(signal);
+    return `code-commit could not apply the previous reply, so nothing from it was written and build.sh did not run:\n${outcome.reason}\n`;
+  }
+  const changed = new Set(outcome.changes.map((change) => change.path));
+  for (const operation of outcome.operations) {
+    if (changed.has(operation.path)) ledger.record(operation);
+  }
+  for (const warning of outcome.warnings) console.warn(warning);
+  console.info(`applied: ${describeChanges(outcome.changes)}`);
+  if (signal.aborted) throw interruption(signal);
+  return undefined;
+}
+
+/**
+ * Runs the build after an applied reply and says how it ended. Undefined
+ * when it passed; otherwise the build as the repair prompt shows it.
+ *
+ * @throws {InterruptedError} when Ctrl-C stopped the build.
+ * @throws {CodeCommitError} when the build cannot be started or tampered with
+ * `build.sh` or `.gitignore`.
+ */
+async function buildAttempt(
+  session: Session,
+  log: RunLog,
+  names: CallLogNames,
+): Promise<string | undefined> {
+  const { console, signal } = session;
+  const build = await runProjectBuild(session, log, names.build);
+  if (build.interrupted) throw interruption(signal);
+  if (buildPassed(build)) {
+    console.info(`build passed (${describeBuildEnd(build)})`);
+    return undefined;
+  }
+  console.warn(`build failed (${describeBuildEnd(build)}); see ${log.path(names.build)}`);
+  showBuildTail(console, build.output);
+  return formatBuildForPrompt(build, log.path(names.build));
 }
 
 /** Prints what the model said outside its file blocks, indented under one line naming it. */
