@@ -14,7 +14,7 @@ import type { RunOptions, Workflow } from "../cli/args.ts";
 import { CodeCommitError, InterruptedError } from "../errors/errors.ts";
 import { createClient } from "../llm/client.ts";
 import { loopbackKeyWarning, resolveBaseUrl, resolveLocalBaseUrl } from "../llm/endpoint.ts";
-import { KEY_FILES, modelTarget } from "../llm/models.ts";
+import { KEY_FILES, type ModelTarget, modelTarget } from "../llm/models.ts";
 import { ask, TokenTally } from "../llm/ask.ts";
 import type { LlmClient, LlmReply } from "../llm/types.ts";
 import type { CallLogNames } from "../logger/log_names.ts";
@@ -28,7 +28,11 @@ import {
 import { checkRepositoryRoot } from "../preconditions/repository.ts";
 import { readApiKey, readKnownKeys } from "../secrets/keys.ts";
 import { Redactor } from "../secrets/redact.ts";
-import { type Containment, decideContainment } from "../sandbox/containment.ts";
+import {
+  type Containment,
+  type ContainmentDecision,
+  decideContainment,
+} from "../sandbox/containment.ts";
 import { planSandbox } from "../sandbox/plan.ts";
 import { type BuildScriptSnapshot, snapshotBuildScript } from "../preconditions/build_integrity.ts";
 
@@ -135,6 +139,43 @@ export async function openSession(
   // First thing in the project, before any other check or call: an apply a
   // killed run left unfinished is rolled back.
   await recoverFirst(root, (line) => console.warn(line));
+  const key = await checkSetUp(root, workflow, options, target);
+  // Every key file that exists is masked, the chosen model's or not, local model or not.
+  const known = await readKnownKeys(root, KEY_FILES);
+  const redactor = new Redactor(key === undefined ? known : [key, ...known]);
+  console.useRedactor(redactor);
+  const client = connectModel(options, target, key, localBaseUrl, console);
+  const { containment, buildScript } = containing === undefined
+    ? NO_BUILD
+    : await settleContainment(root, containing, console);
+  return {
+    root,
+    options,
+    console,
+    redactor,
+    client,
+    signal,
+    tally: new TokenTally(),
+    containment,
+    buildScript,
+    journal: new RunJournal(root, { workflow: "code-commit" }),
+  };
+}
+
+/**
+ * Checks the set-up the workflow needs (agent-config/ ignored, the key, the
+ * query, the rollup, `build.sh`), all of them, and returns the key (none for
+ * a local model).
+ *
+ * @throws {CodeCommitError} listing every problem found (one line for one).
+ * @throws {InterruptedError} on Ctrl-C.
+ */
+async function checkSetUp(
+  root: string,
+  workflow: Workflow,
+  options: RunOptions,
+  target: ModelTarget,
+): Promise<string | undefined> {
   const problems: string[] = [];
   const check = async <T>(step: () => Promise<T>): Promise<T | undefined> => {
     try {
@@ -161,10 +202,24 @@ export async function openSession(
         problems.map((problem) => `  - ${problem}`).join("\n"),
     );
   }
-  // Every key file that exists is masked, the chosen model's or not, local model or not.
-  const known = await readKnownKeys(root, KEY_FILES);
-  const redactor = new Redactor(key === undefined ? known : [key, ...known]);
-  console.useRedactor(redactor);
+  return key;
+}
+
+/**
+ * The client of the chosen model at its base URL (`localBaseUrl` for a
+ * local model, resolved before), with the warning when a key would go to a
+ * loopback address.
+ *
+ * @throws {CodeCommitError} naming the variable when the base URL in the
+ * environment is not one code-commit sends a key to (see `resolveBaseUrl`).
+ */
+function connectModel(
+  options: RunOptions,
+  target: ModelTarget,
+  key: string | undefined,
+  localBaseUrl: string | undefined,
+  console: Console,
+): LlmClient {
   const baseUrl = target.local
     ? localBaseUrl as string
     : resolveBaseUrl(target.baseUrlEnv, Deno.env.get(target.baseUrlEnv), target.defaultBaseUrl);
@@ -172,29 +227,41 @@ export async function openSession(
     const warning = loopbackKeyWarning(target.provider, target.baseUrlEnv, baseUrl);
     if (warning !== undefined) console.warn(warning);
   }
-  const client = createClient(options.model, key, baseUrl, { timeoutMs: options.llmTimeoutMs });
-  let containment: Containment = { kind: "none", why: "this workflow runs no build" };
-  let buildScript: BuildScriptSnapshot = { kind: "missing" };
-  if (containing !== undefined) {
-    buildScript = await snapshotBuildScript(root);
-    const realRoot = await Deno.realPath(root);
-    const decision = await containing;
-    if (decision.warning !== undefined) console.warn(decision.warning);
-    containment = decision.containment;
-    if (containment.kind !== "none") await planSandbox(realRoot);
-  }
-  return {
-    root,
-    options,
-    console,
-    redactor,
-    client,
-    signal,
-    tally: new TokenTally(),
-    containment,
-    buildScript,
-    journal: new RunJournal(root, { workflow: "code-commit" }),
-  };
+  return createClient(options.model, key, baseUrl, { timeoutMs: options.llmTimeoutMs });
+}
+
+/** How builds are contained, and `build.sh` as it was first seen. */
+interface BuildSetUp {
+  readonly containment: Containment;
+  readonly buildScript: BuildScriptSnapshot;
+}
+
+/** The build set-up of a workflow that runs no build. */
+const NO_BUILD: BuildSetUp = {
+  containment: { kind: "none", why: "this workflow runs no build" },
+  buildScript: { kind: "missing" },
+};
+
+/**
+ * Takes `build.sh`'s first snapshot and the sandbox probe's verdict
+ * (`containing`, started earlier), warns when `auto` found no sandbox, and
+ * plans the sandbox once for a contained build.
+ *
+ * @throws {CodeCommitError} as `snapshotBuildScript` (a `build.sh` that
+ * cannot be read as a script), `decideContainment` (`--sandbox on` and no
+ * sandbox) and `planSandbox` do.
+ */
+async function settleContainment(
+  root: string,
+  containing: Promise<ContainmentDecision>,
+  console: Console,
+): Promise<BuildSetUp> {
+  const buildScript = await snapshotBuildScript(root);
+  const realRoot = await Deno.realPath(root);
+  const decision = await containing;
+  if (decision.warning !== undefined) console.warn(decision.warning);
+  if (decision.containment.kind !== "none") await planSandbox(realRoot);
+  return { containment: decision.containment, buildScript };
 }
 
 /**
