@@ -8,21 +8,15 @@ import {
 } from "../../lib/build/run_build.ts";
 import { CodeCommitError } from "../../lib/errors/errors.ts";
 import { Redactor } from "../../lib/secrets/redact.ts";
+import { withProject } from "../support/project.ts";
 
-/** A temp folder holding `build.sh` with `script` as its body. */
-async function withBuild(
+/** A temporary project holding an executable `build.sh` with `script` as its body. */
+function withBuild(
   script: string,
   test: (root: string) => Promise<void>,
   shebang = "#!/bin/sh\n",
 ): Promise<void> {
-  const root = await Deno.makeTempDir({ prefix: "code-commit-build-" });
-  try {
-    await Deno.writeTextFile(join(root, "build.sh"), shebang + script);
-    await Deno.chmod(join(root, "build.sh"), 0o755);
-    await test(root);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
+  return withProject({ "build.sh": { content: shebang + script, mode: 0o755 } }, test);
 }
 
 /** Whether a process is alive, polled until it is gone or `ms` have passed. */
@@ -206,8 +200,7 @@ Deno.test("the build runs in the project root with no input", async () => {
 });
 
 Deno.test("a missing build script cannot start, and the error says what to do", async () => {
-  const root = await Deno.makeTempDir({ prefix: "code-commit-build-" });
-  try {
+  await withProject({}, async (root) => {
     await assert.rejects(
       () => runBuild(root, { timeoutMs: LONG }),
       (error: unknown) => {
@@ -216,9 +209,7 @@ Deno.test("a missing build script cannot start, and the error says what to do", 
         return true;
       },
     );
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
+  });
 });
 
 Deno.test("a launch starts the build through its program, and the log says how it was contained", async () => {

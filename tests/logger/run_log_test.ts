@@ -10,13 +10,7 @@ import { join } from "node:path";
 import { CodeCommitError } from "../../lib/errors/errors.ts";
 import { RunLog } from "../../lib/logger/run_log.ts";
 import { Redactor } from "../../lib/secrets/redact.ts";
-import { GEMINI_KEY, OPENAI_KEY } from "../support/project.ts";
-
-/** A temporary project root, removed at the end of the scope. */
-async function tempRoot(prefix = "code-commit-runlog-") {
-  const root = await Deno.realPath(await Deno.makeTempDir({ prefix }));
-  return { root, [Symbol.asyncDispose]: () => Deno.remove(root, { recursive: true }) };
-}
+import { GEMINI_KEY, OPENAI_KEY, tempProject } from "../support/project.ts";
 
 async function entries(path: string): Promise<string[]> {
   const names: string[] = [];
@@ -41,7 +35,7 @@ const STAMPS: [number[], string][] = [
 
 for (const [[y, mo, d, h, mi, s], expected] of STAMPS) {
   Deno.test(`the run folder of ${expected} (local time, minutes included)`, async () => {
-    await using project = await tempRoot();
+    await using project = await tempProject();
     const log = await RunLog.create(project.root, "x", REDACTOR, new Date(y, mo, d, h, mi, s, 999));
     assert.equal(log.dir, `logs/${expected}-x`);
   });
@@ -52,7 +46,7 @@ Deno.test("the run folder's time is local, not UTC", async () => {
   const instant = Date.UTC(2026, 0, 1, 0, 0, 0);
   const module = new URL("../../lib/logger/run_log.ts", import.meta.url).href;
   const redact = new URL("../../lib/secrets/redact.ts", import.meta.url).href;
-  await using project = await tempRoot();
+  await using project = await tempProject();
   const stamp = async (tz: string) => {
     const code = `import { RunLog } from ${JSON.stringify(module)};` +
       `import { Redactor } from ${JSON.stringify(redact)};` +
@@ -74,7 +68,7 @@ Deno.test("the run folder's time is local, not UTC", async () => {
 });
 
 Deno.test("create: logs/ made if needed, the run folder named from the date and slug", async () => {
-  await using project = await tempRoot();
+  await using project = await tempProject();
   const log = await RunLog.create(project.root, "committing-code", REDACTOR, WHEN);
   assert.equal(log.dir, "logs/2026-11-22-09-30-05-committing-code");
   assert.ok((await Deno.lstat(join(project.root, log.dir))).isDirectory);
@@ -86,14 +80,14 @@ Deno.test("create: logs/ made if needed, the run folder named from the date and 
 });
 
 Deno.test("create: an auto-workflow slug with + and . is used as it is", async () => {
-  await using project = await tempRoot();
+  await using project = await tempProject();
   const slug = "auto-workflow-src+llm+UserSpecification.md-implemented";
   const log = await RunLog.create(project.root, slug, REDACTOR, WHEN);
   assert.equal(log.dir, `logs/2026-11-22-09-30-05-${slug}`);
 });
 
 Deno.test("create: an existing logs/ with other runs is kept", async () => {
-  await using project = await tempRoot();
+  await using project = await tempProject();
   await Deno.mkdir(join(project.root, "logs/2020-01-01-00-00-00-committing-code"), {
     recursive: true,
   });
@@ -105,7 +99,7 @@ Deno.test("create: an existing logs/ with other runs is kept", async () => {
 });
 
 Deno.test("create without a date uses now", async () => {
-  await using project = await tempRoot();
+  await using project = await tempProject();
   const two = (n: number) => String(n).padStart(2, "0");
   const local = (d: Date) =>
     `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}-${two(d.getHours())}-` +
@@ -122,7 +116,7 @@ Deno.test("create without a date uses now", async () => {
 // Collisions
 
 Deno.test("the same second again: -2, then -3", async () => {
-  await using project = await tempRoot();
+  await using project = await tempProject();
   const dirs = [];
   for (let i = 0; i < 4; i++) {
     dirs.push((await RunLog.create(project.root, "committing-code", REDACTOR, WHEN)).dir);
@@ -136,7 +130,7 @@ Deno.test("the same second again: -2, then -3", async () => {
 });
 
 Deno.test("a free -2 after a taken -2: the first free number is used", async () => {
-  await using project = await tempRoot();
+  await using project = await tempProject();
   const base = "2026-11-22-09-30-05-committing-code";
   for (const name of [base, `${base}-2`, `${base}-4`]) {
     await Deno.mkdir(join(project.root, "logs", name), { recursive: true });
@@ -146,7 +140,7 @@ Deno.test("a free -2 after a taken -2: the first free number is used", async () 
 });
 
 Deno.test("a file or link already named like the folder counts as taken", async () => {
-  await using project = await tempRoot();
+  await using project = await tempProject();
   const base = "2026-11-22-09-30-05-committing-code";
   await Deno.mkdir(join(project.root, "logs"));
   await Deno.writeTextFile(join(project.root, "logs", base), "not a folder");
@@ -157,7 +151,7 @@ Deno.test("a file or link already named like the folder counts as taken", async 
 });
 
 Deno.test("runs started together each get their own folder", async () => {
-  await using project = await tempRoot();
+  await using project = await tempProject();
   const logs = await Promise.all(
     Array.from({ length: 8 }, () => RunLog.create(project.root, "committing-code", REDACTOR, WHEN)),
   );
@@ -167,7 +161,7 @@ Deno.test("runs started together each get their own folder", async () => {
 });
 
 Deno.test("a different slug in the same second does not collide", async () => {
-  await using project = await tempRoot();
+  await using project = await tempProject();
   await RunLog.create(project.root, "committing-code", REDACTOR, WHEN);
   const other = await RunLog.create(project.root, "consistency-report", REDACTOR, WHEN);
   assert.equal(other.dir, "logs/2026-11-22-09-30-05-consistency-report");
@@ -177,8 +171,8 @@ Deno.test("a different slug in the same second does not collide", async () => {
 // A logs/ that is not a real folder
 
 Deno.test("logs as a symbolic link to a folder is refused, and nothing is written there", async () => {
-  await using project = await tempRoot();
-  await using elsewhere = await tempRoot("code-commit-runlog-elsewhere-");
+  await using project = await tempProject();
+  await using elsewhere = await tempProject();
   await Deno.symlink(elsewhere.root, join(project.root, "logs"));
   await assert.rejects(
     RunLog.create(project.root, "committing-code", REDACTOR, WHEN),
@@ -193,7 +187,7 @@ Deno.test("logs as a symbolic link to a folder is refused, and nothing is writte
 });
 
 Deno.test("logs as a dangling symbolic link is refused, and nothing is created", async () => {
-  await using project = await tempRoot();
+  await using project = await tempProject();
   const target = join(project.root, "nowhere");
   await Deno.symlink(target, join(project.root, "logs"));
   await assert.rejects(
@@ -204,7 +198,7 @@ Deno.test("logs as a dangling symbolic link is refused, and nothing is created",
 });
 
 Deno.test("logs as a symbolic link to a file is refused", async () => {
-  await using project = await tempRoot();
+  await using project = await tempProject();
   await Deno.writeTextFile(join(project.root, "target.txt"), "x");
   await Deno.symlink(join(project.root, "target.txt"), join(project.root, "logs"));
   await assert.rejects(
@@ -214,7 +208,7 @@ Deno.test("logs as a symbolic link to a file is refused", async () => {
 });
 
 Deno.test("logs as a file is refused, the file left as it is", async () => {
-  await using project = await tempRoot();
+  await using project = await tempProject();
   await Deno.writeTextFile(join(project.root, "logs"), "my notes");
   await assert.rejects(
     RunLog.create(project.root, "committing-code", REDACTOR, WHEN),
@@ -231,7 +225,7 @@ Deno.test("logs as a file is refused, the file left as it is", async () => {
 });
 
 Deno.test("a project root that does not exist: an error naming logs/", async () => {
-  await using project = await tempRoot();
+  await using project = await tempProject();
   await assert.rejects(
     RunLog.create(join(project.root, "missing"), "committing-code", REDACTOR, WHEN),
     (error: unknown) => {
@@ -246,7 +240,7 @@ Deno.test("a project root that does not exist: an error naming logs/", async () 
 // Writing
 
 Deno.test("write: the text, every key in it masked", async () => {
-  await using project = await tempRoot();
+  await using project = await tempProject();
   const log = await RunLog.create(project.root, "committing-code", REDACTOR, WHEN);
   const text = `query with ${GEMINI_KEY} and ${OPENAI_KEY}\nand ${GEMINI_KEY} again\n` +
     `echo: sk-proj-*****${OPENAI_KEY.slice(-4)}.\n`;
@@ -259,7 +253,7 @@ Deno.test("write: the text, every key in it masked", async () => {
 });
 
 Deno.test("write: text without keys is written byte for byte, and a rewrite replaces it", async () => {
-  await using project = await tempRoot();
+  await using project = await tempProject();
   const log = await RunLog.create(project.root, "committing-code", REDACTOR, WHEN);
   const text = "über ✓ \r\n\u0000 `${x}` $& ***\n".repeat(1000);
   await log.write("query.txt", text);
@@ -271,7 +265,7 @@ Deno.test("write: text without keys is written byte for byte, and a rewrite repl
 });
 
 Deno.test("writeError: the line ERROR, then the message, redacted", async () => {
-  await using project = await tempRoot();
+  await using project = await tempProject();
   const log = await RunLog.create(project.root, "committing-code", REDACTOR, WHEN);
   await log.writeError("1-initial-query-response.txt", `gpt-5: HTTP 401 bad key ${OPENAI_KEY}`);
   const written = await Deno.readTextFile(
@@ -282,7 +276,7 @@ Deno.test("writeError: the line ERROR, then the message, redacted", async () => 
 });
 
 Deno.test("a write that fails names the log file", async () => {
-  await using project = await tempRoot();
+  await using project = await tempProject();
   const log = await RunLog.create(project.root, "committing-code", REDACTOR, WHEN);
   await assert.rejects(
     log.write("no-such-folder/x.txt", "text"),
@@ -298,7 +292,7 @@ Deno.test("a write that fails names the log file", async () => {
 });
 
 Deno.test("two runs log side by side without mixing", async () => {
-  await using project = await tempRoot();
+  await using project = await tempProject();
   const first = await RunLog.create(project.root, "committing-code", REDACTOR, WHEN);
   const second = await RunLog.create(project.root, "committing-code", REDACTOR, WHEN);
   await first.write("query.txt", "one");

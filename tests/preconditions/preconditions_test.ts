@@ -8,16 +8,7 @@ import {
   readCodeRollup,
   readQuery,
 } from "../../lib/preconditions/preconditions.ts";
-import { git } from "../support/project.ts";
-
-async function inTemp(test: (root: string) => Promise<void>): Promise<void> {
-  const root = await Deno.makeTempDir({ prefix: "code-commit-pre-" });
-  try {
-    await test(root);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
-}
+import { git, withProject } from "../support/project.ts";
 
 async function rejectsWith(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
   await assert.rejects(promise, (error: unknown) => {
@@ -105,7 +96,7 @@ Deno.test(".gitignore must ignore everything in agent-config/ by its meaning, as
       ...EXPOSING.map((rules) => [rules, false] as const),
     ]
   ) {
-    await inTemp(async (root) => {
+    await withProject({}, async (root) => {
       await Deno.writeTextFile(join(root, ".gitignore"), rules);
       assert.equal(
         await gitProtects(root),
@@ -136,7 +127,7 @@ const WITH_NESTED: readonly [string, string, boolean][] = [
 
 Deno.test("agent-config/.gitignore, which outranks the root one, can re-include unless the folder is ignored", async () => {
   for (const [rules, nested, expected] of WITH_NESTED) {
-    await inTemp(async (root) => {
+    await withProject({}, async (root) => {
       await Deno.writeTextFile(join(root, ".gitignore"), rules);
       await Deno.mkdir(join(root, "agent-config"));
       await Deno.writeTextFile(join(root, "agent-config/.gitignore"), nested);
@@ -154,7 +145,7 @@ Deno.test("agent-config/.gitignore, which outranks the root one, can re-include 
 });
 
 Deno.test("the error names the files the tool uses that are not ignored, and the rule to add", async () => {
-  await inTemp(async (root) => {
+  await withProject({}, async (root) => {
     await Deno.writeTextFile(
       join(root, ".gitignore"),
       "/agent-config/*-key.txt\n/agent-config/query.txt\n",
@@ -187,7 +178,7 @@ Deno.test("the error names the files the tool uses that are not ignored, and the
 Deno.test("only .gitignore counts: agent-config/ ignored in .git/info/exclude alone is refused", async () => {
   // git would commit nothing here, but .git/info/exclude is this clone's alone: the committed
   // .gitignore must protect every clone (SPEC.md decision 10).
-  await inTemp(async (root) => {
+  await withProject({}, async (root) => {
     await Deno.writeTextFile(join(root, ".gitignore"), "/logs\n");
     assert.equal(await gitProtects(root), false);
     await Deno.writeTextFile(join(root, ".git/info/exclude"), "/agent-config\n");
@@ -240,7 +231,7 @@ Deno.test("random .gitignore texts: whatever the check accepts, git commits noth
     const lines = Array.from({ length: 1 + Math.floor(next() * 4) }, () => pick(RULE_POOL));
     const rules = lines.map((line) => `${line}\n`).join("");
     const nested = pick(NESTED_POOL);
-    await inTemp(async (root) => {
+    await withProject({}, async (root) => {
       await Deno.writeTextFile(join(root, ".gitignore"), rules);
       if (nested !== undefined) {
         await Deno.mkdir(join(root, "agent-config"));
@@ -262,7 +253,7 @@ Deno.test("random .gitignore texts: whatever the check accepts, git commits noth
 });
 
 Deno.test("a symbolic link as .gitignore does not count: git does not read it", async () => {
-  await inTemp(async (root) => {
+  await withProject({}, async (root) => {
     await Deno.mkdir(join(root, "docs"));
     await Deno.writeTextFile(join(root, "docs/rules.txt"), "/agent-config\n");
     await Deno.symlink("docs/rules.txt", join(root, ".gitignore"));
@@ -274,7 +265,7 @@ Deno.test("a symbolic link as .gitignore does not count: git does not read it", 
 });
 
 Deno.test("a nested .gitignore that re-includes a key fails, as git would commit it", async () => {
-  await inTemp(async (root) => {
+  await withProject({}, async (root) => {
     await git(root, "init", "-q");
     await Deno.writeTextFile(
       join(root, ".gitignore"),
@@ -293,7 +284,7 @@ Deno.test("a nested .gitignore that re-includes a key fails, as git would commit
 });
 
 Deno.test("a key git already tracks fails, whatever the ignore rules say", async () => {
-  await inTemp(async (root) => {
+  await withProject({}, async (root) => {
     await git(root, "init", "-q");
     await Deno.writeTextFile(join(root, ".gitignore"), "/agent-config\n");
     await Deno.mkdir(join(root, "agent-config"));
@@ -308,16 +299,15 @@ Deno.test("a key git already tracks fails, whatever the ignore rules say", async
 });
 
 Deno.test("a missing .gitignore is an error that says what to write", async () => {
-  await inTemp((root) =>
+  await withProject({}, (root) =>
     rejectsWith(
       checkAgentConfigIgnored(root),
       /^\.gitignore not found in the project root: create it with the line \/agent-config/,
-    )
-  );
+    ));
 });
 
 Deno.test("the query and the rollup must exist, and the errors say how to make them", async () => {
-  await inTemp(async (root) => {
+  await withProject({}, async (root) => {
     await rejectsWith(
       readQuery(root),
       /^agent-config\/query\.txt not found: write what you want done in it$/,
@@ -335,7 +325,7 @@ Deno.test("the query and the rollup must exist, and the errors say how to make t
 });
 
 Deno.test("build.sh must exist, be a file and be executable", async () => {
-  await inTemp(async (root) => {
+  await withProject({}, async (root) => {
     await rejectsWith(checkBuildScript(root), /^build\.sh not found in the project root/);
     await Deno.mkdir(join(root, "build.sh"));
     await rejectsWith(checkBuildScript(root), /^build\.sh is not a file/);
@@ -352,7 +342,7 @@ Deno.test("build.sh must exist, be a file and be executable", async () => {
 });
 
 Deno.test("the query and the rollup are read only as regular files: a fifo or a device is refused at once", async () => {
-  await inTemp(async (root) => {
+  await withProject({}, async (root) => {
     await Deno.mkdir(join(root, "agent-config"));
     const made = await new Deno.Command("mkfifo", { args: [join(root, "agent-config/query.txt")] })
       .output();
@@ -370,7 +360,7 @@ Deno.test("the query and the rollup are read only as regular files: a fifo or a 
 });
 
 Deno.test("the query is read through a link, as before", async () => {
-  await inTemp(async (root) => {
+  await withProject({}, async (root) => {
     await Deno.mkdir(join(root, "agent-config"));
     await Deno.writeTextFile(join(root, "request.md"), "do it\n");
     await Deno.symlink("../request.md", join(root, "agent-config/query.txt"));
@@ -379,7 +369,7 @@ Deno.test("the query is read through a link, as before", async () => {
 });
 
 Deno.test("an empty query, and --init's placeholder build.sh, are set-up problems", async () => {
-  await inTemp(async (root) => {
+  await withProject({}, async (root) => {
     await Deno.mkdir(join(root, "agent-config"));
     await Deno.writeTextFile(join(root, "agent-config/query.txt"), " \n\t\n");
     await rejectsWith(

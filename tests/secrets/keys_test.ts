@@ -9,24 +9,13 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { CodeCommitError } from "../../lib/errors/errors.ts";
 import { readApiKey, readKnownKeys } from "../../lib/secrets/keys.ts";
-import { GEMINI_KEY, OPENAI_KEY } from "../support/project.ts";
+import { GEMINI_KEY, OPENAI_KEY, tempProject } from "../support/project.ts";
 
 const GEMINI_FILE = "agent-config/gemini-key.txt";
 const OPENAI_FILE = "agent-config/openai-key.txt";
 
-/** A temporary project root with these files. */
-async function tempRoot(files: Record<string, string | Uint8Array> = {}) {
-  const root = await Deno.makeTempDir({ prefix: "code-commit-keys-" });
-  await Deno.mkdir(join(root, "agent-config"));
-  for (const [path, content] of Object.entries(files)) {
-    if (typeof content === "string") await Deno.writeTextFile(join(root, path), content);
-    else await Deno.writeFile(join(root, path), content);
-  }
-  return {
-    root,
-    [Symbol.asyncDispose]: () => Deno.remove(root, { recursive: true }),
-  };
-}
+/** A temporary project has an `agent-config/` folder, with or without key files in it. */
+const WITH_AGENT_CONFIG = { folders: ["agent-config"] };
 
 // ---------------------------------------------------------------------------
 // readApiKey
@@ -43,7 +32,7 @@ const GOOD: [string, string, string][] = [
 
 for (const [name, content, expected] of GOOD) {
   Deno.test(`readApiKey: ${name}`, async () => {
-    await using project = await tempRoot({ [GEMINI_FILE]: content });
+    await using project = await tempProject({ [GEMINI_FILE]: content }, WITH_AGENT_CONFIG);
     assert.equal(await readApiKey(project.root, GEMINI_FILE, "Gemini"), expected);
   });
 }
@@ -76,7 +65,10 @@ const BAD: [string, string | undefined, RegExp][] = [
 
 for (const [name, content, pattern] of BAD) {
   Deno.test(`readApiKey refuses ${name}, naming the file`, async () => {
-    await using project = await tempRoot(content === undefined ? {} : { [GEMINI_FILE]: content });
+    await using project = await tempProject(
+      content === undefined ? {} : { [GEMINI_FILE]: content },
+      WITH_AGENT_CONFIG,
+    );
     await assert.rejects(
       readApiKey(project.root, GEMINI_FILE, "Gemini"),
       (error: unknown) => {
@@ -95,7 +87,7 @@ for (const [name, content, pattern] of BAD) {
 }
 
 Deno.test("readApiKey names the OpenAI file and vendor for gpt-5", async () => {
-  await using project = await tempRoot();
+  await using project = await tempProject({}, WITH_AGENT_CONFIG);
   await assert.rejects(
     readApiKey(project.root, OPENAI_FILE, "OpenAI"),
     {
@@ -106,7 +98,7 @@ Deno.test("readApiKey names the OpenAI file and vendor for gpt-5", async () => {
 });
 
 Deno.test("readApiKey: a key file that cannot be read (a folder) is named", async () => {
-  await using project = await tempRoot();
+  await using project = await tempProject({}, WITH_AGENT_CONFIG);
   await Deno.mkdir(join(project.root, GEMINI_FILE));
   await assert.rejects(
     readApiKey(project.root, GEMINI_FILE, "Gemini"),
@@ -119,7 +111,7 @@ Deno.test("readApiKey: a key file that cannot be read (a folder) is named", asyn
 });
 
 Deno.test("readApiKey: the shortest key accepted has 8 characters", async () => {
-  await using project = await tempRoot({ [GEMINI_FILE]: "abcd1234\n" });
+  await using project = await tempProject({ [GEMINI_FILE]: "abcd1234\n" }, WITH_AGENT_CONFIG);
   assert.equal(await readApiKey(project.root, GEMINI_FILE, "Gemini"), "abcd1234");
 });
 
@@ -135,7 +127,7 @@ Deno.test({
       new Uint8Array([0x41, 0x49, 0x7a, 0x61, 0xff, 0xfe, 0x53, 0x79, 0x31, 0x32]), // not UTF-8
     ];
     for (const content of contents) {
-      await using project = await tempRoot({ [GEMINI_FILE]: content });
+      await using project = await tempProject({ [GEMINI_FILE]: content }, WITH_AGENT_CONFIG);
       await assert.rejects(
         readApiKey(project.root, GEMINI_FILE, "Gemini"),
         (error: unknown) => {
@@ -153,10 +145,10 @@ Deno.test({
 // readKnownKeys
 
 Deno.test("readKnownKeys reads both key files", async () => {
-  await using project = await tempRoot({
+  await using project = await tempProject({
     [GEMINI_FILE]: `${GEMINI_KEY}\n`,
     [OPENAI_FILE]: `  ${OPENAI_KEY}\r\n`,
-  });
+  }, WITH_AGENT_CONFIG);
   const keys = await readKnownKeys(project.root, [GEMINI_FILE, OPENAI_FILE]);
   assert.ok(keys.includes(GEMINI_KEY));
   assert.ok(keys.includes(OPENAI_KEY));
@@ -164,7 +156,7 @@ Deno.test("readKnownKeys reads both key files", async () => {
 });
 
 Deno.test("readKnownKeys skips missing and unreadable files", async () => {
-  await using project = await tempRoot({ [OPENAI_FILE]: OPENAI_KEY });
+  await using project = await tempProject({ [OPENAI_FILE]: OPENAI_KEY }, WITH_AGENT_CONFIG);
   assert.deepEqual(
     [...new Set(await readKnownKeys(project.root, [GEMINI_FILE, OPENAI_FILE]))],
     [OPENAI_KEY],
@@ -178,9 +170,9 @@ Deno.test("readKnownKeys skips missing and unreadable files", async () => {
 });
 
 Deno.test("readKnownKeys picks every token of 8 or more characters, and the whole text", async () => {
-  await using project = await tempRoot({
+  await using project = await tempProject({
     [GEMINI_FILE]: `# my key:\n${GEMINI_KEY}   (work)\nold: ${OPENAI_KEY}\n`,
-  });
+  }, WITH_AGENT_CONFIG);
   const keys = await readKnownKeys(project.root, [GEMINI_FILE]);
   assert.ok(keys.includes(GEMINI_KEY), "the key among notes");
   assert.ok(keys.includes(OPENAI_KEY), "another key in the same file");
@@ -192,7 +184,10 @@ Deno.test("readKnownKeys picks every token of 8 or more characters, and the whol
 });
 
 Deno.test("readKnownKeys ignores files with nothing long enough", async () => {
-  await using project = await tempRoot({ [GEMINI_FILE]: "\n  \n", [OPENAI_FILE]: "abc 1234567" });
+  await using project = await tempProject(
+    { [GEMINI_FILE]: "\n  \n", [OPENAI_FILE]: "abc 1234567" },
+    WITH_AGENT_CONFIG,
+  );
   assert.deepEqual(await readKnownKeys(project.root, [GEMINI_FILE, OPENAI_FILE]), [
     "abc 1234567",
   ]);
@@ -202,7 +197,7 @@ Deno.test("readApiKey refuses an assignment or a quoted key: the file holds the 
   for (
     const content of [`GEMINI_API_KEY=${GEMINI_KEY}\n`, `"${GEMINI_KEY}"\n`, `'${GEMINI_KEY}'`]
   ) {
-    await using project = await tempRoot({ [GEMINI_FILE]: content });
+    await using project = await tempProject({ [GEMINI_FILE]: content }, WITH_AGENT_CONFIG);
     await assert.rejects(readApiKey(project.root, GEMINI_FILE, "Gemini"), (error: unknown) => {
       assert.ok(error instanceof CodeCommitError);
       assert.match(
@@ -216,9 +211,9 @@ Deno.test("readApiKey refuses an assignment or a quoted key: the file holds the 
 });
 
 Deno.test("readKnownKeys takes key-shaped tokens, not the words of a note", async () => {
-  await using project = await tempRoot({
+  await using project = await tempProject({
     [GEMINI_FILE]: `# from the password-manager, rotated monthly\nGEMINI_API_KEY="${GEMINI_KEY}"\n`,
-  });
+  }, WITH_AGENT_CONFIG);
   const keys = await readKnownKeys(project.root, [GEMINI_FILE]);
   assert.ok(keys.includes(GEMINI_KEY), "the value of the assignment, unquoted");
   assert.ok(!keys.includes("password-manager,"), "an ordinary word is no key");
@@ -233,7 +228,7 @@ async function mkfifo(path: string): Promise<void> {
 }
 
 Deno.test("readApiKey: a fifo or a link to a device is refused at once, naming the file", async () => {
-  await using project = await tempRoot();
+  await using project = await tempProject({}, WITH_AGENT_CONFIG);
   await mkfifo(join(project.root, GEMINI_FILE));
   await assert.rejects(readApiKey(project.root, GEMINI_FILE, "Gemini"), {
     message:
@@ -247,7 +242,10 @@ Deno.test("readApiKey: a fifo or a link to a device is refused at once, naming t
 });
 
 Deno.test("readApiKey: a key file larger than 64 KiB is refused unread", async () => {
-  await using project = await tempRoot({ [GEMINI_FILE]: "k".repeat(64 * 1024 + 1) });
+  await using project = await tempProject(
+    { [GEMINI_FILE]: "k".repeat(64 * 1024 + 1) },
+    WITH_AGENT_CONFIG,
+  );
   await assert.rejects(
     readApiKey(project.root, GEMINI_FILE, "Gemini"),
     /agent-config\/gemini-key\.txt is 64\.0 KiB, more than the 64 KiB code-commit reads from an API key file/,
@@ -255,13 +253,16 @@ Deno.test("readApiKey: a key file larger than 64 KiB is refused unread", async (
 });
 
 Deno.test("readApiKey: a key file reached through a link is read", async () => {
-  await using project = await tempRoot({ "agent-config/real.txt": `${GEMINI_KEY}\n` });
+  await using project = await tempProject(
+    { "agent-config/real.txt": `${GEMINI_KEY}\n` },
+    WITH_AGENT_CONFIG,
+  );
   await Deno.symlink("real.txt", join(project.root, GEMINI_FILE));
   assert.equal(await readApiKey(project.root, GEMINI_FILE, "Gemini"), GEMINI_KEY);
 });
 
 Deno.test("readKnownKeys: skips a fifo or a device, but refuses a key file too large to know", async () => {
-  await using project = await tempRoot({ [GEMINI_FILE]: `${GEMINI_KEY}\n` });
+  await using project = await tempProject({ [GEMINI_FILE]: `${GEMINI_KEY}\n` }, WITH_AGENT_CONFIG);
   await mkfifo(join(project.root, OPENAI_FILE));
   // The whole content and its one key-shaped token: the same key twice.
   const gemini = [GEMINI_KEY, GEMINI_KEY];
@@ -278,7 +279,7 @@ Deno.test("readKnownKeys: skips a fifo or a device, but refuses a key file too l
 });
 
 Deno.test("readApiKey and readKnownKeys refuse a key file with a second hard link, naming it", async () => {
-  await using project = await tempRoot({ [GEMINI_FILE]: `${GEMINI_KEY}\n` });
+  await using project = await tempProject({ [GEMINI_FILE]: `${GEMINI_KEY}\n` }, WITH_AGENT_CONFIG);
   await Deno.mkdir(join(project.root, "src"));
   await Deno.link(join(project.root, GEMINI_FILE), join(project.root, "src/notes.txt"));
   const message = new RegExp(
