@@ -34,7 +34,7 @@ import {
   type ScriptStep,
   startFakeLlmServer,
 } from "../support/fake_llm_server.ts";
-import { GEMINI_KEY, listFiles, OPENAI_KEY } from "../support/project.ts";
+import { GEMINI_KEY, listFiles, OPENAI_KEY, tempProject } from "../support/project.ts";
 
 // ---------------------------------------------------------------------------
 // Harness
@@ -72,7 +72,7 @@ async function world(
   options: { terminal?: boolean; timeoutMs?: number } = {},
 ): Promise<World> {
   const server = await startFakeLlmServer(script);
-  const root = await Deno.makeTempDir({ prefix: "code-commit-ask-" });
+  const { root } = await tempProject(); // removed when the world is closed
   const redactor = new Redactor([GEMINI_KEY, OPENAI_KEY]);
   const log = await RunLog.create(root, "committing-code", redactor);
   const streams = memoryStreams({ terminal: options.terminal });

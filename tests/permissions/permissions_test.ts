@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import config from "../../deno.json" with { type: "json" };
 import { PERMISSION_FLAGS } from "../../lib/permissions/permissions.ts";
 import { MODEL_NAMES, MODELS } from "../../lib/llm/models.ts";
+import { tempProject } from "../support/project.ts";
 
 const TOOL_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -48,19 +49,16 @@ Deno.test("permissions.ts run as a script prints exactly the permission flags", 
 });
 
 Deno.test("deno task code-commit runs the tool in the folder the task was started from", async () => {
-  const folder = await Deno.makeTempDir({ prefix: "code-commit-task-" });
-  try {
-    const task = ["task", "--config", `${TOOL_ROOT}deno.json`, "code-commit"];
-    const version = await deno([...task, "--version"], folder);
-    assert.equal(version.code, 0, version.out);
-    assert.match(version.out, new RegExp(`^code-commit ${config.version}$`, "m"));
-    // Started in a folder that is no repository, the tool says so about that folder.
-    const init = await deno([...task, "--init"], folder);
-    assert.equal(init.code, 1, init.out);
-    assert(init.out.includes(`${await Deno.realPath(folder)} is not a git repository`), init.out);
-  } finally {
-    await Deno.remove(folder, { recursive: true });
-  }
+  await using project = await tempProject();
+  const folder = project.root;
+  const task = ["task", "--config", `${TOOL_ROOT}deno.json`, "code-commit"];
+  const version = await deno([...task, "--version"], folder);
+  assert.equal(version.code, 0, version.out);
+  assert.match(version.out, new RegExp(`^code-commit ${config.version}$`, "m"));
+  // Started in a folder that is no repository, the tool says so about that folder.
+  const init = await deno([...task, "--init"], folder);
+  assert.equal(init.code, 1, init.out);
+  assert(init.out.includes(`${await Deno.realPath(folder)} is not a git repository`), init.out);
 });
 
 Deno.test("deno.json holds the test and bench permissions; a bare deno test says to add -P", async () => {

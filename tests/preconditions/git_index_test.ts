@@ -2,11 +2,12 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { trackedPaths } from "../../lib/preconditions/git_index.ts";
 import { CodeCommitError } from "../../lib/errors/errors.ts";
-import { git } from "../support/project.ts";
+import { git, tempProject } from "../support/project.ts";
 
 /** A repository with files that stress the index format: nesting, Unicode, a long name. */
 async function repository(init: string[] = []): Promise<{ root: string; files: string[] }> {
-  const root = await Deno.makeTempDir({ prefix: "code-commit-index-" });
+  // Removed by each test.
+  const { root } = await tempProject();
   await git(root, "init", "-q", ...init);
   const files = [
     "README.md",
@@ -56,17 +57,14 @@ Deno.test("a SHA-256 repository's index is read too", async () => {
 });
 
 Deno.test("no repository, no index, or a .git file: nothing is tracked", async () => {
-  const root = await Deno.makeTempDir({ prefix: "code-commit-index-" });
-  try {
-    assert.deepEqual(await trackedPaths(root), []);
-    await git(root, "init", "-q");
-    assert.deepEqual(await trackedPaths(root), []);
-    await Deno.remove(join(root, ".git"), { recursive: true });
-    await Deno.writeTextFile(join(root, ".git"), "gitdir: /elsewhere\n");
-    assert.deepEqual(await trackedPaths(root), []);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
+  await using project = await tempProject();
+  const root = project.root;
+  assert.deepEqual(await trackedPaths(root), []);
+  await git(root, "init", "-q");
+  assert.deepEqual(await trackedPaths(root), []);
+  await Deno.remove(join(root, ".git"), { recursive: true });
+  await Deno.writeTextFile(join(root, ".git"), "gitdir: /elsewhere\n");
+  assert.deepEqual(await trackedPaths(root), []);
 });
 
 Deno.test("a damaged index is an error that says how to repair it", async () => {

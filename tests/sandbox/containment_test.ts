@@ -15,6 +15,7 @@ import {
 } from "../../lib/sandbox/containment.ts";
 import type { HostView } from "../../lib/sandbox/bubblewrap.ts";
 import { scanProject } from "../../lib/sandbox/project_scan.ts";
+import { tempProject } from "../support/project.ts";
 
 /** A probe that found nothing to hide. */
 const NO_HOST: HostView = { hidden: [], boundBack: [], varRunIsFolder: false };
@@ -212,69 +213,63 @@ Deno.test("buildLaunch describes the containment as the progress line and the lo
     [{ kind: "seatbelt", network: "off" }, "contained by sandbox-exec, no network"],
     [{ kind: "none", why: "--sandbox off" }, "not contained (--sandbox off)"],
   ];
-  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "code-commit-launch-" }));
-  try {
-    for (const [containment, text] of cases) {
-      assert.equal((await buildLaunch(containment, await scanProject(root))).description, text);
-    }
-  } finally {
-    await Deno.remove(root, { recursive: true });
+  await using project = await tempProject();
+  const root = project.root;
+  for (const [containment, text] of cases) {
+    assert.equal((await buildLaunch(containment, await scanProject(root))).description, text);
   }
 });
 
 Deno.test("buildLaunch: ./build.sh itself unconfined, bwrap around it when contained", async () => {
-  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "code-commit-launch-" }));
-  try {
-    await Deno.writeTextFile(join(root, "build.sh"), "#!/bin/sh\n");
-    await Deno.mkdir(join(root, "agent-config"));
-    const scan = await scanProject(root, { hardLinks: true });
-    const none = await buildLaunch({ kind: "none", why: "--sandbox off" }, scan);
-    assert.deepEqual({ ...none }, {
-      program: "./build.sh",
-      args: [],
-      description: "not contained (--sandbox off)",
-    });
-    const bwrap = await buildLaunch(
-      { kind: "bubblewrap", network: "on", program: "/bin/bwrap", host: NO_HOST },
-      scan,
-    );
-    assert.equal(bwrap.program, "/bin/bwrap");
-    // The sandbox's arguments come on stdin; the command line runs the shell that starts the build.
-    assert.deepEqual(bwrap.args.slice(0, 6), ["--args", "0", "--", "/bin/sh", "-c", bwrap.args[5]]);
-    assert.match(bwrap.args[5], /exec \.\/build\.sh$/);
-    const stdin = new TextDecoder().decode(bwrap.stdin).split("\0");
-    assert(stdin.includes(join(root, "build.sh")), "build.sh read-only");
-    assert(stdin.includes(join(root, "agent-config")), "agent-config hidden");
-    for (
-      const [output, code, expected] of [
-        [
-          "bwrap: Can't mount tmpfs on /x: No such file\n",
-          1,
-          "bwrap: Can't mount tmpfs on /x: No such file",
-        ],
-        [
-          "sh: 1: exec: ./build.sh: Permission denied\n",
-          126,
-          "sh: 1: exec: ./build.sh: Permission denied",
-        ],
-        ["sh: 1: exec: ./build.sh: not found\n", 127, "sh: 1: exec: ./build.sh: not found"],
-        [
-          "code-commit: cannot close the file descriptors 12 before ./build.sh\n",
-          126,
-          "cannot close the file descriptors 12 before ./build.sh: start code-commit from a shell that leaves no file descriptors open above 2",
-        ],
-        ["bwrap: said the build\nthen failed\n", 1, undefined],
-        ["bwrap: x\n", 2, undefined],
-        ["./build.sh: my own message\n", 1, undefined],
-      ] as const
-    ) {
-      assert.equal(bwrap.startFailure?.(output, code), expected, output);
-    }
-    const seatbelt = await buildLaunch({ kind: "seatbelt", network: "off" }, scan);
-    assert.equal(seatbelt.program, "/usr/bin/sandbox-exec");
-    assert.deepEqual(seatbelt.args.slice(-4, -2), ["/bin/sh", "-c"]);
-    assert.match(seatbelt.args.at(-2)!, /exec \.\/build\.sh$/);
-  } finally {
-    await Deno.remove(root, { recursive: true });
+  await using project = await tempProject();
+  const root = project.root;
+  await Deno.writeTextFile(join(root, "build.sh"), "#!/bin/sh\n");
+  await Deno.mkdir(join(root, "agent-config"));
+  const scan = await scanProject(root, { hardLinks: true });
+  const none = await buildLaunch({ kind: "none", why: "--sandbox off" }, scan);
+  assert.deepEqual({ ...none }, {
+    program: "./build.sh",
+    args: [],
+    description: "not contained (--sandbox off)",
+  });
+  const bwrap = await buildLaunch(
+    { kind: "bubblewrap", network: "on", program: "/bin/bwrap", host: NO_HOST },
+    scan,
+  );
+  assert.equal(bwrap.program, "/bin/bwrap");
+  // The sandbox's arguments come on stdin; the command line runs the shell that starts the build.
+  assert.deepEqual(bwrap.args.slice(0, 6), ["--args", "0", "--", "/bin/sh", "-c", bwrap.args[5]]);
+  assert.match(bwrap.args[5], /exec \.\/build\.sh$/);
+  const stdin = new TextDecoder().decode(bwrap.stdin).split("\0");
+  assert(stdin.includes(join(root, "build.sh")), "build.sh read-only");
+  assert(stdin.includes(join(root, "agent-config")), "agent-config hidden");
+  for (
+    const [output, code, expected] of [
+      [
+        "bwrap: Can't mount tmpfs on /x: No such file\n",
+        1,
+        "bwrap: Can't mount tmpfs on /x: No such file",
+      ],
+      [
+        "sh: 1: exec: ./build.sh: Permission denied\n",
+        126,
+        "sh: 1: exec: ./build.sh: Permission denied",
+      ],
+      ["sh: 1: exec: ./build.sh: not found\n", 127, "sh: 1: exec: ./build.sh: not found"],
+      [
+        "code-commit: cannot close the file descriptors 12 before ./build.sh\n",
+        126,
+        "cannot close the file descriptors 12 before ./build.sh: start code-commit from a shell that leaves no file descriptors open above 2",
+      ],
+      ["bwrap: said the build\nthen failed\n", 1, undefined],
+      ["bwrap: x\n", 2, undefined],
+      ["./build.sh: my own message\n", 1, undefined],
+    ] as const
+  ) {
+    assert.equal(bwrap.startFailure?.(output, code), expected, output);
   }
+  const seatbelt = await buildLaunch({ kind: "seatbelt", network: "off" }, scan);
+  assert.equal(seatbelt.program, "/usr/bin/sandbox-exec");
+  assert.deepEqual(seatbelt.args.slice(-4, -2), ["/bin/sh", "-c"]);
+  assert.match(seatbelt.args.at(-2)!, /exec \.\/build\.sh$/);
 });

@@ -4,11 +4,12 @@
  * sees the project, and links out of agent-config/ are followed.
  */
 import assert from "node:assert/strict";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PROTECTED_PATHS } from "../../lib/guard/protected_paths.ts";
 import { PERMISSION_FLAGS } from "../../lib/permissions/permissions.ts";
 import { isInside, planSandbox, type SandboxPlan } from "../../lib/sandbox/plan.ts";
+import { tempProject } from "../support/project.ts";
 
 const TOOL_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -42,14 +43,11 @@ async function outsideFolder(): Promise<string> {
   );
 }
 
-async function tempProject(files: Record<string, string>): Promise<string> {
-  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "code-commit-plan-" }));
-  for (const [path, content] of Object.entries(files)) {
-    await Deno.mkdir(dirname(join(root, path)), { recursive: true });
-    if (path.endsWith("/")) await Deno.mkdir(join(root, path), { recursive: true });
-    else await Deno.writeTextFile(join(root, path), content);
-  }
-  return root;
+/** A temporary project holding `files` (a path ending in `/` is an empty folder), removed by the test. */
+async function planProject(files: Record<string, string>): Promise<string> {
+  const folders = Object.keys(files).filter((path) => path.endsWith("/"));
+  const written = Object.entries(files).filter(([path]) => !path.endsWith("/"));
+  return (await tempProject(Object.fromEntries(written), { folders })).root;
 }
 
 Deno.test("the build column: hidden, read-only and writable entries as the issue lists them", () => {
@@ -71,7 +69,7 @@ Deno.test("the build column: hidden, read-only and writable entries as the issue
 });
 
 Deno.test("planSandbox: every protected entry that exists, at the root and at any depth", async () => {
-  const root = await tempProject({
+  const root = await planProject({
     ".gitignore": "/agent-config\n/logs\nnode_modules/\n*.log\n",
     "build.sh": "#!/bin/sh\n",
     "codeRollup.sh": "",
@@ -123,7 +121,7 @@ Deno.test("planSandbox: every protected entry that exists, at the root and at an
 });
 
 Deno.test("planSandbox: a key file that is a link out of the project is hidden where it leads", async () => {
-  const root = await tempProject({ ".gitignore": "/agent-config\n", "agent-config/": "" });
+  const root = await planProject({ ".gitignore": "/agent-config\n", "agent-config/": "" });
   const outside = await Deno.realPath(await Deno.makeTempDir({ prefix: "code-commit-keys-" }));
   try {
     await Deno.writeTextFile(join(outside, "gemini"), "AIza-key\n");
@@ -147,7 +145,7 @@ Deno.test("planSandbox: a key file that is a link out of the project is hidden w
 });
 
 Deno.test("planSandbox: agent-config/ itself a link: hidden where it leads", async () => {
-  const root = await tempProject({ ".gitignore": "/agent-config\n" });
+  const root = await planProject({ ".gitignore": "/agent-config\n" });
   const outside = await Deno.realPath(await Deno.makeTempDir({ prefix: "code-commit-config-" }));
   try {
     await Deno.symlink(outside, join(root, "agent-config"));
@@ -160,7 +158,7 @@ Deno.test("planSandbox: agent-config/ itself a link: hidden where it leads", asy
 });
 
 Deno.test("planSandbox: a read-only entry that is a link is followed inside the project only", async () => {
-  const root = await tempProject({
+  const root = await planProject({
     ".gitignore": "/agent-config\n",
     "scripts/build.sh": "#!/bin/sh\n",
   });
@@ -184,7 +182,7 @@ Deno.test("isInside: the folder itself and what is under it, not a sibling with 
 });
 
 Deno.test("planSandbox under the tool's own permissions: links out of agent-config/ followed", async () => {
-  const root = await tempProject({ ".gitignore": "/agent-config\n", "agent-config/": "" });
+  const root = await planProject({ ".gitignore": "/agent-config\n", "agent-config/": "" });
   const outside = await outsideFolder();
   try {
     await Deno.writeTextFile(join(outside, "gemini"), "AIza-key\n");
@@ -220,7 +218,7 @@ Deno.test("planSandbox under the tool's own permissions: links out of agent-conf
 });
 
 Deno.test("planSandbox fails closed: what must be hidden and cannot be, no plan at all", async () => {
-  const root = await tempProject({ ".gitignore": "/agent-config\n", "agent-config/": "" });
+  const root = await planProject({ ".gitignore": "/agent-config\n", "agent-config/": "" });
   try {
     await Deno.symlink("loop", join(root, "agent-config/loop"));
     const looped = await planAsTool(root);
@@ -245,7 +243,7 @@ Deno.test("planSandbox fails closed: what must be hidden and cannot be, no plan 
 });
 
 Deno.test("planSandbox: files with hard links out of the project read-only; more than the limit refused", async () => {
-  const root = await tempProject({
+  const root = await planProject({
     ".gitignore": "/agent-config\n.venv/\n",
     "agent-config/": "",
     ".venv/lib/": "",
@@ -281,7 +279,7 @@ Deno.test("planSandbox: files with hard links out of the project read-only; more
 });
 
 Deno.test("planSandbox: every folder git reads, odd names and case-folded ignores included; a fifo too", async () => {
-  const root = await tempProject({
+  const root = await planProject({
     ".gitignore": "/agent-config\nsub/\n",
     "v~1/.gitignore": "secret\n",
     "v~1/UserSpecification.md": "spec\n",
@@ -312,7 +310,7 @@ Deno.test("planSandbox: every folder git reads, odd names and case-folded ignore
 });
 
 Deno.test("planSandbox: no mount point inside a read-only entry (a link can lead into .git/)", async () => {
-  const root = await tempProject({ ".gitignore": "/agent-config\n", ".git/info/x": "" });
+  const root = await planProject({ ".gitignore": "/agent-config\n", ".git/info/x": "" });
   try {
     await Deno.symlink(".git/info/x", join(root, "codeRollup.sh"));
     const plan = await planSandbox(root);

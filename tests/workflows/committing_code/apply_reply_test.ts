@@ -4,7 +4,7 @@ import { applyReply, describeChanges } from "../../../lib/workflows/committing_c
 import { memoryJournal } from "../../../lib/apply/journal.ts";
 import type { LlmReply } from "../../../lib/llm/types.ts";
 import { Redactor } from "../../../lib/secrets/redact.ts";
-import { GEMINI_KEY, OPENAI_KEY } from "../../support/project.ts";
+import { GEMINI_KEY, OPENAI_KEY, withProject } from "../../support/project.ts";
 
 const REDACTOR = new Redactor([GEMINI_KEY, OPENAI_KEY]);
 
@@ -20,20 +20,11 @@ function reply(text: string, truncated = false): LlmReply {
   };
 }
 
-async function inProject(test: (root: string) => Promise<void>): Promise<void> {
-  const root = await Deno.makeTempDir({ prefix: "code-commit-apply-reply-" });
-  try {
-    await Deno.writeTextFile(join(root, ".gitignore"), "/agent-config\n*.secret\n");
-    await Deno.mkdir(join(root, "src"));
-    await Deno.writeTextFile(join(root, "src/a.ts"), "old\n");
-    await test(root);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
-}
+/** The project every test here starts from. */
+const PROJECT = { ".gitignore": "/agent-config\n*.secret\n", "src/a.ts": "old\n" };
 
 Deno.test("a good reply is parsed, guarded and applied", async () => {
-  await inProject(async (root) => {
+  await withProject(PROJECT, async (root) => {
     const outcome = await applyReply(
       root,
       reply("^^^./src/a.ts\nnew\n^^^end\n^^^src/b.ts\nb\n^^^end\n"),
@@ -61,7 +52,7 @@ Deno.test("truncated, unparsable, refused: nothing written, and the reason says 
     [reply("^^^src/a.ts\nnew\n^^^end\n^^^../x\ns\n^^^end\n"), /\.\./],
   ];
   for (const [bad, reason] of cases) {
-    await inProject(async (root) => {
+    await withProject(PROJECT, async (root) => {
       const outcome = await applyReply(root, bad, REDACTOR, memoryJournal());
       assert(!outcome.ok);
       assert.match(outcome.reason, reason);
@@ -71,7 +62,7 @@ Deno.test("truncated, unparsable, refused: nothing written, and the reason says 
 });
 
 Deno.test("a path given twice applies the last block and warns", async () => {
-  await inProject(async (root) => {
+  await withProject(PROJECT, async (root) => {
     const outcome = await applyReply(
       root,
       reply("^^^src/a.ts\none\n^^^end\n^^^src/a.ts\ntwo\n^^^end\n"),
@@ -93,7 +84,7 @@ Deno.test("a file whose content holds a key, in any form, is refused: nothing wr
     ["base64 at an offset", `const auth = "${encoded}";\n`],
   ];
   for (const [name, content] of forms) {
-    await inProject(async (root) => {
+    await withProject(PROJECT, async (root) => {
       const outcome = await applyReply(
         root,
         reply(`^^^src/a.ts\nnew\n^^^end\n^^^src/leak.ts\n${content}^^^end\n`),
@@ -114,7 +105,7 @@ Deno.test("a key found only once CRLF line ends are read as the parser reads the
   // A key file's whole text, white space inside, is a key too (no run of it is looked for): in a
   // CRLF reply it appears only once the line ends are made line feeds, as the blocks are read.
   const redactor = new Redactor([GEMINI_KEY, "first-line\nsecond"]);
-  await inProject(async (root) => {
+  await withProject(PROJECT, async (root) => {
     const outcome = await applyReply(
       root,
       reply("^^^src/a.ts\r\nnew\r\n^^^end\r\n^^^src/leak.ts\r\nfirst-line\r\nsecond\r\n^^^end\r\n"),
@@ -128,7 +119,7 @@ Deno.test("a key found only once CRLF line ends are read as the parser reads the
 });
 
 Deno.test("a key and a refused path: both listed once, in reply order", async () => {
-  await inProject(async (root) => {
+  await withProject(PROJECT, async (root) => {
     const outcome = await applyReply(
       root,
       reply(
@@ -148,7 +139,7 @@ Deno.test("a key and a refused path: both listed once, in reply order", async ()
 });
 
 Deno.test("a deleted file or content without a key is not refused for keys", async () => {
-  await inProject(async (root) => {
+  await withProject(PROJECT, async (root) => {
     const outcome = await applyReply(
       root,
       reply(`^^^src/a.ts\n^^^delete\n^^^src/b.ts\n${GEMINI_KEY.slice(0, 11)}\n^^^end\n`),
@@ -167,7 +158,7 @@ Deno.test("a write or delete whose path holds a key is refused, and the reason s
     ["base64 of it as a folder", `^^^${btoa(GEMINI_KEY)}/a.ts\nx\n^^^end\n`],
   ];
   for (const [name, block] of paths) {
-    await inProject(async (root) => {
+    await withProject(PROJECT, async (root) => {
       const outcome = await applyReply(
         root,
         reply(`^^^src/a.ts\nnew\n^^^end\n${block}`),
@@ -185,7 +176,7 @@ Deno.test("a write or delete whose path holds a key is refused, and the reason s
 });
 
 Deno.test("a reply that cannot be parsed gives a reason with every key masked", async () => {
-  await inProject(async (root) => {
+  await withProject(PROJECT, async (root) => {
     const outcome = await applyReply(
       root,
       reply(`^^^src/${GEMINI_KEY}.txt\nno end\n`),

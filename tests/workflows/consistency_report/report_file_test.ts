@@ -6,16 +6,10 @@ import {
   writeReport,
 } from "../../../lib/workflows/consistency_report/report_file.ts";
 import { CodeCommitError } from "../../../lib/errors/errors.ts";
+import { withProject } from "../../support/project.ts";
 
-async function withProject(body: (root: string) => Promise<void>): Promise<void> {
-  const root = await Deno.makeTempDir({ prefix: "code-commit-report-" });
-  try {
-    await Deno.mkdir(join(root, "agent-config"));
-    await body(root);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
-}
+/** Every project here has an `agent-config/` folder. */
+const WITH_AGENT_CONFIG = { folders: ["agent-config"] };
 
 async function names(folder: string): Promise<string[]> {
   const found: string[] = [];
@@ -24,23 +18,23 @@ async function names(folder: string): Promise<string[]> {
 }
 
 Deno.test("writeReport creates the report, then replaces it, leaving no temporary file", async () => {
-  await withProject(async (root) => {
+  await withProject({}, async (root) => {
     await writeReport(root, "first\n");
     assert.equal(await Deno.readTextFile(join(root, REPORT_FILE)), "first\n");
     await writeReport(root, "second\n");
     assert.equal(await Deno.readTextFile(join(root, REPORT_FILE)), "second\n");
     assert.deepEqual(await names(join(root, "agent-config")), ["consistency-report.txt"]);
-  });
+  }, WITH_AGENT_CONFIG);
 });
 
 Deno.test("writeReport replaces the report by renaming: a reader holding the old file keeps it whole", async () => {
-  await withProject(async (root) => {
+  await withProject({}, async (root) => {
     await writeReport(root, "old report\n");
     const before = await Deno.stat(join(root, REPORT_FILE));
     await writeReport(root, "new report\n");
     const after = await Deno.stat(join(root, REPORT_FILE));
     assert.notEqual(after.ino, before.ino, "a new file was renamed into place");
-  });
+  }, WITH_AGENT_CONFIG);
 });
 
 const UNSAFE: {
@@ -80,7 +74,7 @@ const UNSAFE: {
 
 for (const { name, make, message } of UNSAFE) {
   Deno.test(`writeReport refuses when ${name}, and writes nothing`, async () => {
-    await withProject(async (root) => {
+    await withProject({}, async (root) => {
       const outside = await Deno.makeTempDir({ prefix: "code-commit-outside-" });
       try {
         await Deno.writeTextFile(join(outside, "target.txt"), "untouched\n");
@@ -92,6 +86,6 @@ for (const { name, make, message } of UNSAFE) {
       } finally {
         await Deno.remove(outside, { recursive: true });
       }
-    });
+    }, WITH_AGENT_CONFIG);
   });
 }
