@@ -98,103 +98,20 @@ const OPTIONS = {
  * bad value, an unknown model, a positional argument, or two workflow flags.
  */
 export function parseCommandLine(args: readonly string[]): Command {
-  let parsed;
-  try {
-    // node:util's parseArgs with strict: true, read in code of our own (see strict_args.ts).
-    parsed = parseStrictArgs(args, OPTIONS);
-  } catch (error) {
-    throw new UsageError(describeParseError(error, args));
-  }
-
-  const seen = new Set<string>();
-  for (const token of parsed.tokens ?? []) {
-    if (token.kind !== "option") continue;
-    if (seen.has(token.name)) {
-      throw new UsageError(`--${token.name} is given twice; give it once`);
-    }
-    seen.add(token.name);
-  }
-
-  const values = parsed.values as Record<string, string | boolean | undefined>;
+  const values = readFlags(args);
   if (values.help) return { kind: "help" };
   if (values.version) return { kind: "version" };
-
-  const workflowFlags = Object.keys(WORKFLOW_FLAGS).filter((flag) => values[flag] === true);
-  if (workflowFlags.length > 1) {
-    const named = workflowFlags.map((flag) => `--${flag}`).join(" and ");
-    throw new UsageError(`${named} are two workflow flags; choose one workflow per run`);
-  }
-  const workflow = workflowFlags.length === 1 ? WORKFLOW_FLAGS[workflowFlags[0]] : "commit";
-
-  const modelText = values.model as string | undefined ?? DEFAULT_MODEL;
-  const model = parseModelId(modelText);
-  if (model === undefined) {
-    throw new UsageError(
-      `--model ${JSON.stringify(modelText)} is not a supported model; use ${
-        MODEL_NAMES.join(", ")
-      }, or local:NAME for a model on a local OpenAI-compatible server`,
-    );
-  }
-
-  const buildContext = values["build-context"] === true;
-  if (buildContext && workflow === "auto") {
-    throw new UsageError(
-      "--build-context applies to committing code and the consistency report, not to --auto-workflow (which assembles its own codebase)",
-    );
-  }
-  if (buildContext && (workflow === "init" || workflow === "rollup" || workflow === "undo")) {
-    throw new UsageError(
-      `--build-context applies to committing code and the consistency report, not to --${workflow}`,
-    );
-  }
-  const force = values.force === true;
-  if (force && workflow !== "commit" && workflow !== "auto" && workflow !== "undo") {
-    throw new UsageError(
-      `--force applies to committing code, --auto-workflow and --undo, not to ${
-        workflow === "consistency"
-          ? "the consistency report, which changes no file"
-          : `--${workflow}`
-      }`,
-    );
-  }
-  const dryRun = values["dry-run"] === true;
-  if (dryRun && workflow !== "commit") {
-    throw new UsageError(
-      "--dry-run applies only to committing code (with or without --build-context)",
-    );
-  }
+  const workflow = chooseWorkflow(values);
+  const model = chooseModel(values);
+  checkFlagsApply(values, workflow);
+  const containment = chooseContainment(values);
   const maxPhaseText = values["max-phase"] as string | undefined;
-  if (maxPhaseText !== undefined && workflow !== "auto") {
-    throw new UsageError("--max-phase applies only to --auto-workflow");
-  }
-
-  for (const flag of ["sandbox", "build-network"]) {
-    if (values[flag] !== undefined && !runsBuilds(workflow)) {
-      throw new UsageError(
-        `--${flag} applies to committing code and --auto-workflow, which run ./build.sh, not to ${
-          workflow === "consistency" ? "the consistency report" : `--${workflow}`
-        }, which runs no build`,
-      );
-    }
-  }
-  const sandbox = choice("--sandbox", values.sandbox as string | undefined, SANDBOX_MODES);
-  const buildNetwork = choice(
-    "--build-network",
-    values["build-network"] as string | undefined,
-    BUILD_NETWORKS,
-  );
-  if (sandbox === "off" && buildNetwork === "off") {
-    throw new UsageError(
-      "--build-network off needs the sandbox, and --sandbox off turns it off; drop one of them",
-    );
-  }
-
   return {
     kind: "run",
     workflow,
     options: {
       model,
-      buildContext,
+      buildContext: values["build-context"] === true,
       buildTimeoutMs: seconds(
         "--build-timeout",
         values["build-timeout"] as string | undefined,
@@ -206,12 +123,134 @@ export function parseCommandLine(args: readonly string[]): Command {
         DEFAULT_LLM_TIMEOUT_SECONDS,
       ),
       maxPhase: maxPhaseText === undefined ? 1 : phase(maxPhaseText),
-      sandbox,
-      buildNetwork,
-      force,
-      dryRun,
+      ...containment,
+      force: values.force === true,
+      dryRun: values["dry-run"] === true,
     },
   };
+}
+
+/** The flags given, by name (`true` for a flag without a value). */
+type FlagValues = Record<string, string | boolean | undefined>;
+
+/**
+ * Reads the flags of `args`, each at most once.
+ *
+ * @throws {UsageError} for an unknown flag, a missing or bad value, a
+ * positional argument, or a flag given twice.
+ */
+function readFlags(args: readonly string[]): FlagValues {
+  let parsed;
+  try {
+    // node:util's parseArgs with strict: true, read in code of our own (see strict_args.ts).
+    parsed = parseStrictArgs(args, OPTIONS);
+  } catch (error) {
+    throw new UsageError(describeParseError(error, args));
+  }
+  const seen = new Set<string>();
+  for (const token of parsed.tokens ?? []) {
+    if (token.kind !== "option") continue;
+    if (seen.has(token.name)) {
+      throw new UsageError(`--${token.name} is given twice; give it once`);
+    }
+    seen.add(token.name);
+  }
+  return parsed.values as FlagValues;
+}
+
+/** The workflow the flags ask for (committing code when none). @throws {UsageError} for two. */
+function chooseWorkflow(values: FlagValues): Workflow {
+  const workflowFlags = Object.keys(WORKFLOW_FLAGS).filter((flag) => values[flag] === true);
+  if (workflowFlags.length > 1) {
+    const named = workflowFlags.map((flag) => `--${flag}`).join(" and ");
+    throw new UsageError(`${named} are two workflow flags; choose one workflow per run`);
+  }
+  return workflowFlags.length === 1 ? WORKFLOW_FLAGS[workflowFlags[0]] : "commit";
+}
+
+/** The `--model` given, or the default. @throws {UsageError} for a model not supported. */
+function chooseModel(values: FlagValues): ModelId {
+  const modelText = values.model as string | undefined ?? DEFAULT_MODEL;
+  const model = parseModelId(modelText);
+  if (model === undefined) {
+    throw new UsageError(
+      `--model ${JSON.stringify(modelText)} is not a supported model; use ${
+        MODEL_NAMES.join(", ")
+      }, or local:NAME for a model on a local OpenAI-compatible server`,
+    );
+  }
+  return model;
+}
+
+/**
+ * Checks that every flag given applies to `workflow` (`--build-context`,
+ * `--force`, `--dry-run`, `--max-phase`, `--sandbox`, `--build-network`).
+ *
+ * @throws {UsageError} naming the flag and what it applies to.
+ */
+function checkFlagsApply(values: FlagValues, workflow: Workflow): void {
+  const buildContext = values["build-context"] === true;
+  if (buildContext && workflow === "auto") {
+    throw new UsageError(
+      "--build-context applies to committing code and the consistency report, not to --auto-workflow (which assembles its own codebase)",
+    );
+  }
+  if (buildContext && (workflow === "init" || workflow === "rollup" || workflow === "undo")) {
+    throw new UsageError(
+      `--build-context applies to committing code and the consistency report, not to --${workflow}`,
+    );
+  }
+  if (
+    values.force === true && workflow !== "commit" && workflow !== "auto" && workflow !== "undo"
+  ) {
+    throw new UsageError(
+      `--force applies to committing code, --auto-workflow and --undo, not to ${
+        workflow === "consistency"
+          ? "the consistency report, which changes no file"
+          : `--${workflow}`
+      }`,
+    );
+  }
+  if (values["dry-run"] === true && workflow !== "commit") {
+    throw new UsageError(
+      "--dry-run applies only to committing code (with or without --build-context)",
+    );
+  }
+  if (values["max-phase"] !== undefined && workflow !== "auto") {
+    throw new UsageError("--max-phase applies only to --auto-workflow");
+  }
+  for (const flag of ["sandbox", "build-network"]) {
+    if (values[flag] !== undefined && !runsBuilds(workflow)) {
+      throw new UsageError(
+        `--${flag} applies to committing code and --auto-workflow, which run ./build.sh, not to ${
+          workflow === "consistency" ? "the consistency report" : `--${workflow}`
+        }, which runs no build`,
+      );
+    }
+  }
+}
+
+/**
+ * `--sandbox` and `--build-network`, or their defaults.
+ *
+ * @throws {UsageError} for a value not among the choices, or `--build-network
+ * off` with `--sandbox off`.
+ */
+function chooseContainment(
+  values: FlagValues,
+): { sandbox: SandboxMode; buildNetwork: BuildNetwork } {
+  const sandbox = choice("--sandbox", values.sandbox as string | undefined, SANDBOX_MODES);
+  const buildNetwork = choice(
+    "--build-network",
+    values["build-network"] as string | undefined,
+    BUILD_NETWORKS,
+  );
+  if (sandbox === "off" && buildNetwork === "off") {
+    throw new UsageError(
+      "--build-network off needs the sandbox, and --sandbox off turns it off; drop one of them",
+    );
+  }
+  return { sandbox, buildNetwork };
 }
 
 /** Reads a duration in seconds (decimals allowed) and returns milliseconds. */
