@@ -16,7 +16,9 @@
  *    a temporary sibling, created exclusively, several at a time. Right
  *    after each is created, before a byte is written to it, its folder is
  *    checked again: the real path must still be the folder checked, inside
- *    the project, and the new file must be the one at its name.
+ *    the project, and the new file (its device and inode, from its open
+ *    descriptor) must be the one at its name, with the folder checked
+ *    right before and right after that look.
  * 4. **Renames and deletes**, in the reply's order, each right after its
  *    folder, its temporary file and its destination are checked again. Every
  *    temporary file exists before the first rename.
@@ -28,6 +30,21 @@
  * is undone from the journal's pre-images, in reverse order, the folders
  * made are removed, and an {@link ApplyError} says which path failed and
  * whether the undo was complete.
+ *
+ * After a folder was found swapped, nothing is decided by absence: a file
+ * this apply made (a temporary file, or a new file renamed into place)
+ * counts as removed only once a removal of it succeeded, by its unique
+ * name or once the file at its path is that very file (device and inode).
+ * A name not found only means that the look went elsewhere (the folder was
+ * a link, or moved aside, at that moment); the cleanup keeps trying.
+ *
+ * What remains a race: Deno has no `openat`, so every call goes through
+ * the folder's name again, and looks before and after a call narrow the
+ * window without closing it. A process that swaps a folder for a link
+ * and back between two looks (twice within microseconds, unless this
+ * process is descheduled there) can still make a check pass for a file
+ * that landed outside, a rename or removal after its check go through the
+ * link, or a replaced file be restored through it.
  *
  * All file system calls go through {@link ApplyFileSystem}, so tests can make
  * any single call fail.
@@ -824,6 +841,10 @@ class Apply {
       try {
         const before = await recorder.preImage(path);
         if (before === undefined) throw new FileStepError(`no copy of "${path}" was kept`);
+        if (before === null && this.#swapped && step.created !== undefined) {
+          await this.#removeCreated(path, step.created);
+          continue;
+        }
         await this.#persist(async () => {
           await this.#restore(path, before);
           await this.#confirm(parentFolder(path), async () => await this.#holds(path, before));
@@ -890,6 +911,38 @@ class Apply {
     const held = await holds();
     await this.#checkFolder(folder);
     if (!held) throw new FileStepError(`"${folder}" keeps changing; trying again`);
+  }
+
+  /**
+   * After a folder was found swapped, removes the file `created` that a
+   * step put at `path` where nothing was before: through whatever `path`
+   * leads to now (a link too), once the file there is that very file
+   * (device and inode), and only a removal that succeeded counts: not found
+   * is not removed (the folder may be swapped for a link, or moved aside,
+   * for a moment, the file elsewhere). Keeps trying for
+   * {@link STRAY_WAIT_MS}.
+   *
+   * @throws {FileStepError} when it was not found there in that time.
+   */
+  async #removeCreated(path: string, created: FileIdentity): Promise<void> {
+    const deadline = Date.now() + STRAY_WAIT_MS;
+    for (let round = 0;; round++) {
+      const info = await this.#lstat(path).catch(() => null);
+      if (info !== null && info.isFile && sameFile(info, created)) {
+        try {
+          return await this.#fs.remove(under(this.#root, path));
+        } catch (error) {
+          if (!isMissing(error)) throw error;
+        }
+      }
+      if (Date.now() >= deadline) {
+        throw new FileStepError(
+          `the file this reply created there was not found since a folder on its way was ` +
+            `swapped for a symbolic link or moved away: look for it where the link led`,
+        );
+      }
+      await pause(round < 50 ? 1 : 10);
+    }
   }
 
   /** Whether `path` holds exactly `before` (its bytes and mode, or nothing). */

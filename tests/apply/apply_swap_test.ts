@@ -189,3 +189,51 @@ Deno.test("applyOperations: a temporary file made through the link, seen through
     assert.equal(await Deno.readTextFile(`${root}/a.txt`), "a\n");
   });
 });
+
+Deno.test("applyOperations: a file renamed into place, not found through a folder flipped to a link and back, is not taken for removed: the rollback removes that very file", async () => {
+  await using outsideProject = await tempProject({ "theirs.txt": "not yours\n" });
+  const outside = outsideProject.root;
+  await withProject({ "a.txt": "a\n", "dir/b.txt": "b\n" }, async (root) => {
+    let renamed = false;
+    let swapSeen = false;
+    let hidden = 0;
+    const flipping = flippingFs(root, "dir", outside, ({ method, relative }) => {
+      // Once dir/one.txt is renamed into place, the folder is a link for one
+      // look at it (the swap is noticed before dir/two.txt)...
+      if (renamed && !swapSeen && method === "realPath" && relative === "dir") {
+        swapSeen = true;
+        return "link";
+      }
+      // ...and the rollback's first looks for dir/one.txt, and its first
+      // removal, go through the link while every look at the folder finds it in place.
+      if (swapSeen && relative === "dir/one.txt" && hidden < 3) {
+        hidden++;
+        return "link";
+      }
+      return "in";
+    });
+    const fs: ApplyFileSystem = {
+      ...flipping,
+      rename: async (from, to) => {
+        await flipping.rename(from, to);
+        if (to === `${root}/dir/one.txt`) renamed = true;
+      },
+    };
+    const error = await applyError(
+      applyOperations(root, [
+        write("a.txt", "changed\n"),
+        write("dir/one.txt", "1\n"),
+        write("dir/two.txt", "2\n"),
+      ], { fs }),
+    );
+    // Not left in the project while the rollback says it is complete.
+    assert.deepEqual((await listFiles(root)).sort(), ["a.txt", "dir/b.txt"]);
+    assert.equal(hidden, 3, "the rollback looked for the file through the link, then found it");
+    assert.equal(error.path, "dir/two.txt");
+    assert.match(error.message, /"dir" was swapped for a symbolic link/);
+    assert.match(error.message, /Every change already made by this reply was rolled back/);
+    assert.deepEqual(error.notRestored, []);
+    assert.equal(await Deno.readTextFile(`${root}/a.txt`), "a\n");
+    assert.deepEqual(await listFiles(outside), ["theirs.txt"]);
+  });
+});
