@@ -16,7 +16,9 @@
  *    a temporary sibling, created exclusively, several at a time. Right
  *    after each is created, before a byte is written to it, its folder is
  *    checked again: the real path must still be the folder checked, inside
- *    the project, and the new file must be the one at its name.
+ *    the project, and the new file (its device and inode, from its open
+ *    descriptor) must be the one at its name, with the folder checked
+ *    right before and right after that look.
  * 4. **Renames and deletes**, in the reply's order, each right after its
  *    folder, its temporary file and its destination are checked again. Every
  *    temporary file exists before the first rename.
@@ -28,6 +30,21 @@
  * is undone from the journal's pre-images, in reverse order, the folders
  * made are removed, and an {@link ApplyError} says which path failed and
  * whether the undo was complete.
+ *
+ * After a folder was found swapped, nothing is decided by absence: a file
+ * this apply made (a temporary file, or a new file renamed into place)
+ * counts as removed only once a removal of it succeeded, by its unique
+ * name or once the file at its path is that very file (device and inode).
+ * A name not found only means that the look went elsewhere (the folder was
+ * a link, or moved aside, at that moment); the cleanup keeps trying.
+ *
+ * What remains a race: Deno has no `openat`, so every call goes through
+ * the folder's name again, and looks before and after a call narrow the
+ * window without closing it. A process that swaps a folder for a link
+ * and back between two looks (twice within microseconds, unless this
+ * process is descheduled there) can still make a check pass for a file
+ * that landed outside, a rename or removal after its check go through the
+ * link, or a replaced file be restored through it.
  *
  * All file system calls go through {@link ApplyFileSystem}, so tests can make
  * any single call fail.
@@ -347,11 +364,13 @@ class Apply {
   readonly #toCreate: string[] = [];
   /** Folders this apply made (relative), in the order made. */
   readonly #created: string[] = [];
-  /** Temporary files that may exist (relative). */
+  /** Temporary files made and not yet renamed or removed (relative; see `WriteOptions.temporaries`). */
   readonly #temporaries = new Set<string>();
+  /** The identity of each temporary file made, where Deno could tell it (`fstat` of its descriptor). */
+  readonly #identities = new Map<string, FileIdentity>();
   /** The buffer a text is encoded into to hash it as the apply is planned. */
   #scratch = new Uint8Array(64 * 1024);
-  /** Files and folders this apply made that landed elsewhere than checked (a swapped folder). */
+  /** Folders this apply made that landed elsewhere than checked (a swapped folder). */
   readonly #strays = new Set<string>();
   /** Steps whose change was made, in order. */
   readonly #done: Step[] = [];
@@ -651,29 +670,32 @@ class Apply {
   /**
    * Checks a temporary file right after it was created, before anything is
    * written to it: Deno could `fstat` it (so it is inside the folders it may
-   * read), its folder's real path is still the one checked, and the file at
-   * its name is the one just made.
+   * read), and the file at its name is the one just made (device and inode)
+   * with its folder the one checked (its real path and identity) right
+   * before and right after that look.
    *
-   * @throws {SwapError} otherwise; the file is then a stray, removed
-   * through whatever path reaches it.
+   * Not a proof: Deno cannot look up a name in a folder it holds open
+   * (`openat`), so each look goes through the folder's name again, and a
+   * process that swaps the folder for a link and back between two looks
+   * (twice, within microseconds, unless this process is descheduled there)
+   * can show the file in place when it is not. The cleanup does not rely on
+   * it: it removes every file made by its exact name, wherever it is.
+   *
+   * @throws {SwapError} otherwise.
    */
   async #checkCreated(step: Step, identity: FileIdentity | undefined): Promise<void> {
     const temporary = step.temporary!;
     if (identity === undefined) {
-      this.#strays.add(temporary);
       throw await this.#swapError(step.folder, "was swapped for a symbolic link");
     }
+    this.#identities.set(temporary, identity);
     step.created = identity;
-    try {
-      await this.#checkFolder(step.folder, false); // the file's own identity is checked next
-      const info = await this.#lstat(temporary);
-      if (info === null || !info.isFile || !sameFile(info, identity)) {
-        throw await this.#swapError(step.folder, "was swapped for another folder");
-      }
-    } catch (error) {
-      this.#strays.add(temporary);
-      throw error;
+    await this.#checkFolder(step.folder);
+    const info = await this.#lstat(temporary);
+    if (info === null || !info.isFile || !sameFile(info, identity)) {
+      throw await this.#swapError(step.folder, "was swapped for another folder");
     }
+    await this.#checkFolder(step.folder);
   }
 
   /**
@@ -819,6 +841,10 @@ class Apply {
       try {
         const before = await recorder.preImage(path);
         if (before === undefined) throw new FileStepError(`no copy of "${path}" was kept`);
+        if (before === null && this.#swapped && step.created !== undefined) {
+          await this.#removeCreated(path, step.created);
+          continue;
+        }
         await this.#persist(async () => {
           await this.#restore(path, before);
           await this.#confirm(parentFolder(path), async () => await this.#holds(path, before));
@@ -832,7 +858,7 @@ class Apply {
     for (const folder of [...this.#created].reverse()) {
       try {
         if (this.#strays.has(folder)) {
-          if (!await this.#removeStray(folder, true)) throw new Error("out of reach");
+          if (!await this.#removeStray(folder)) throw new Error("out of reach");
         } else {
           await this.#persist(async () => {
             await removeIfPresent(this.#fs, this.#root, folder);
@@ -887,6 +913,38 @@ class Apply {
     if (!held) throw new FileStepError(`"${folder}" keeps changing; trying again`);
   }
 
+  /**
+   * After a folder was found swapped, removes the file `created` that a
+   * step put at `path` where nothing was before: through whatever `path`
+   * leads to now (a link too), once the file there is that very file
+   * (device and inode), and only a removal that succeeded counts: not found
+   * is not removed (the folder may be swapped for a link, or moved aside,
+   * for a moment, the file elsewhere). Keeps trying for
+   * {@link STRAY_WAIT_MS}.
+   *
+   * @throws {FileStepError} when it was not found there in that time.
+   */
+  async #removeCreated(path: string, created: FileIdentity): Promise<void> {
+    const deadline = Date.now() + STRAY_WAIT_MS;
+    for (let round = 0;; round++) {
+      const info = await this.#lstat(path).catch(() => null);
+      if (info !== null && info.isFile && sameFile(info, created)) {
+        try {
+          return await this.#fs.remove(under(this.#root, path));
+        } catch (error) {
+          if (!isMissing(error)) throw error;
+        }
+      }
+      if (Date.now() >= deadline) {
+        throw new FileStepError(
+          `the file this reply created there was not found since a folder on its way was ` +
+            `swapped for a symbolic link or moved away: look for it where the link led`,
+        );
+      }
+      await pause(round < 50 ? 1 : 10);
+    }
+  }
+
   /** Whether `path` holds exactly `before` (its bytes and mode, or nothing). */
   async #holds(path: string, before: PreImage): Promise<boolean> {
     const info = await this.#lstat(path);
@@ -916,94 +974,85 @@ class Apply {
   }
 
   /**
-   * Removes every temporary file that may exist; returns those that could
-   * not be removed. After a folder was found swapped, a file may have
-   * landed outside the project, or sit in a folder moved aside for a
-   * while: the cleanup then keeps trying for {@link STRAY_WAIT_MS}, and
-   * removes a stray through whatever path reaches it (a link too), by the
-   * exact name it was made with.
+   * Removes every temporary file this apply made and did not rename;
+   * returns those that could not be removed. Each is removed by the exact
+   * name it was made with, through whatever path reaches it now (a folder
+   * swapped for a link too: no one else made that name), and only a removal
+   * that succeeded counts: a name not found is never taken for removed (the
+   * folder may be swapped for a link, or moved aside, for a moment, the
+   * file elsewhere). While some are left, the cleanup keeps trying, until
+   * {@link STRAY_WAIT_MS} pass without one removed.
    */
   async #removeTemporaries(): Promise<RollbackFailure[]> {
-    const failures: RollbackFailure[] = [];
-    if (!this.#swapped) {
-      for (const temporary of this.#temporaries) {
-        try {
-          await removeIfPresent(this.#fs, this.#root, temporary);
-          this.#temporaries.delete(temporary);
-        } catch (error) {
-          failures.push({ path: temporary, reason: messageOf(error) });
-        }
-      }
-      return failures;
-    }
-    // The wait ends STRAY_WAIT_MS after the last file removed: as long as the
-    // swaps come and go, files keep coming back within reach.
+    const reasons = new Map<string, string>();
     let deadline = Date.now() + STRAY_WAIT_MS;
     let pending = [...this.#temporaries];
     for (let round = 0; pending.length > 0; round++) {
       const left: string[] = [];
       for (const temporary of pending) {
-        const gone = this.#strays.has(temporary)
-          ? await this.#removeStray(temporary, false).catch(() => false)
-          : await this.#removeInPlace(temporary).catch(() => false);
-        if (gone) this.#temporaries.delete(temporary);
-        else left.push(temporary);
+        try {
+          if (await this.#removeMade(temporary)) {
+            this.#temporaries.delete(temporary);
+            continue;
+          }
+        } catch (error) {
+          reasons.set(temporary, messageOf(error));
+        }
+        left.push(temporary);
       }
       if (left.length < pending.length) deadline = Date.now() + STRAY_WAIT_MS;
       pending = left;
       if (pending.length === 0 || Date.now() >= deadline) break;
       await pause(round < 50 ? 1 : 10);
     }
-    for (const temporary of pending) {
-      failures.push({
-        path: temporary,
-        reason: "it was made through a folder swapped for a symbolic link, and is out of " +
-          "reach since: look for it where the link led",
-      });
-    }
-    return failures;
+    return pending.map((temporary) => ({
+      path: temporary,
+      reason: reasons.get(temporary) ??
+        "it was made, and was not found since (a folder on its way was swapped for a " +
+          "symbolic link or moved away): it is out of reach, look for it where the link led",
+    }));
   }
 
   /**
-   * Removes the temporary file `temporary`, made in a folder that was
-   * checked, once that folder is in place again; true when it is gone.
+   * Removes the temporary file `temporary` this apply made, through
+   * whatever its path leads to now, when a file is there that is the one
+   * made (its identity, where known); true once a removal succeeded, false
+   * while it is not found.
    */
-  async #removeInPlace(temporary: string): Promise<boolean> {
-    const folder = parentFolder(temporary);
-    await this.#checkFolder(folder);
+  async #removeMade(temporary: string): Promise<boolean> {
     const info = await this.#lstat(temporary);
-    if (info !== null && info.isFile) {
-      try {
-        await this.#fs.remove(under(this.#root, temporary));
-      } catch (error) {
-        if (!(error instanceof Deno.errors.NotFound)) throw error;
-      }
+    if (info === null || !info.isFile) return false;
+    const identity = this.#identities.get(temporary);
+    if (identity !== undefined && !sameFile(info, identity)) return false;
+    try {
+      await this.#fs.remove(under(this.#root, temporary));
+    } catch (error) {
+      if (isMissing(error)) return false;
+      throw error;
     }
-    // Gone once the name is free with the folder in place, before and after the look.
-    const left = await this.#lstat(temporary);
-    await this.#checkFolder(folder);
-    return left === null || !left.isFile;
+    this.#identities.delete(temporary);
+    return true;
   }
 
   /**
-   * Removes a file (or, with `folder`, an empty folder) this apply made that
-   * landed elsewhere than checked, through whatever its path leads to now
-   * (a link too): only this apply made that exact name. True once removed;
-   * false while nothing is there (it may be behind a link that comes back).
+   * Removes an empty folder this apply made that landed elsewhere than
+   * checked, through whatever its path leads to now (a link too): only this
+   * apply made that exact name. True once removed; false when nothing was
+   * found there for {@link STRAY_WAIT_MS} (it may be behind a link that
+   * comes back).
    */
-  async #removeStray(path: string, folder: boolean): Promise<boolean> {
-    const deadline = Date.now() + (folder ? STRAY_WAIT_MS : 0);
+  async #removeStray(folder: string): Promise<boolean> {
+    const deadline = Date.now() + STRAY_WAIT_MS;
     for (let round = 0;; round++) {
-      const info = await this.#lstat(path).catch(() => null);
-      if (info !== null && (folder ? info.isDirectory : info.isFile)) {
+      const info = await this.#lstat(folder).catch(() => null);
+      if (info !== null && info.isDirectory) {
         try {
-          await this.#fs.remove(under(this.#root, path));
+          await this.#fs.remove(under(this.#root, folder));
+          this.#strays.delete(folder);
+          return true;
         } catch (error) {
-          if (!(error instanceof Deno.errors.NotFound)) throw error;
-          continue;
+          if (!isMissing(error)) throw error;
         }
-        this.#strays.delete(path);
-        return true;
       }
       if (Date.now() >= deadline) return false;
       await pause(round < 50 ? 1 : 10);

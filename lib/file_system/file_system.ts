@@ -6,6 +6,7 @@
  * @module
  */
 
+import { closeSync, constants, fchmodSync, fstatSync, openSync } from "node:fs";
 import { readBounded } from "./bounded_read.ts";
 import { READ_LIMITS } from "./read_limits.ts";
 
@@ -41,9 +42,12 @@ export interface FileIdentity {
 /**
  * Called once a new file exists, before any byte is written to it, with its
  * identity; `undefined` when Deno refuses to `fstat` it, which it does for a
- * file outside the folders it may read (created through a symbolic link that
- * leads out of the project). If it throws, nothing is written and the empty
- * file stays for the caller to remove.
+ * file it finds outside the folders it may read (created through a symbolic
+ * link that leads out of the project: Deno looks up where by the name, so
+ * a folder swapped back and forth can hide it), or when `fstat` fails. It is
+ * called for every file made, so the caller knows exactly which it made. If
+ * it throws, nothing is written and the empty file stays for the caller to
+ * remove.
  */
 export type OnCreated = (identity: FileIdentity | undefined) => void | Promise<void>;
 
@@ -128,6 +132,15 @@ function settle<T>(call: () => T): Promise<T> {
 /**
  * Creates `path` exclusively, hands its identity to `onCreated` before
  * writing, sets `mode` exactly (the open applies the umask), then writes.
+ *
+ * Once the open succeeded `onCreated` is always called (with `undefined`
+ * when the identity cannot be had), so a caller knows which files it made.
+ * The mode is set through a descriptor, never by the name: the name may
+ * lead elsewhere by then (a folder swapped for a link, or a link put in the
+ * file's place), and `chmod` by name follows links. Deno's `FsFile` has no
+ * `chmod` (2.9.6), so the file is opened a second time with `node:fs`
+ * (`O_NOFOLLOW`), and that descriptor is used only when `fstat` shows it is
+ * the very file just made.
  */
 async function writeNewFileChecked(
   path: string,
@@ -141,19 +154,38 @@ async function writeNewFileChecked(
     try {
       const info = file.statSync();
       identity = { dev: info.dev, ino: info.ino, mode: info.mode };
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotCapable)) throw error;
+    } catch {
+      // NotCapable (Deno found the new file outside the folders it may read), or
+      // fstat failed: the identity is unknown, and onCreated is told so.
     }
     await onCreated(identity);
     const made = identity?.mode;
     if (mode !== undefined && typeof made === "number" && (made & 0o7777) !== mode) {
-      // Checked by onCreated a moment ago: the path is the file just made.
-      Deno.chmodSync(path, mode);
+      chmodMadeFile(path, identity!, mode);
     }
     let rest = data;
     while (rest.length > 0) rest = rest.subarray(await file.write(rest));
   } finally {
     file.close();
+  }
+}
+
+/**
+ * Sets the permission bits of the file just made at `path`, through a
+ * descriptor that `fstat` shows is that file (`identity`).
+ *
+ * @throws {Error} when the name leads to another file now; the file system's error.
+ */
+function chmodMadeFile(path: string, identity: FileIdentity, mode: number): void {
+  const fd = openSync(path, constants.O_WRONLY | (constants.O_NOFOLLOW ?? 0));
+  try {
+    const info = fstatSync(fd);
+    if (info.dev !== identity.dev || (identity.ino !== null && info.ino !== identity.ino)) {
+      throw new Error(`"${path}" leads to another file than the one just made`);
+    }
+    fchmodSync(fd, mode);
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -34,10 +34,12 @@ export interface WriteOptions {
   /** The permission bits of the new file; by default the file system's (0o666 less the umask). */
   readonly mode?: number;
   /**
-   * Temporary files that may exist, relative to the root: each is added
-   * before it is created and deleted once it is renamed or removed. What is
-   * left in it after a failure could not be removed (the caller may try again
-   * or report it).
+   * The temporary files made and not yet renamed or removed, relative to the
+   * root: each is added the moment it is created (before a byte is written
+   * to it) and deleted only once a rename or removal of it succeeded, never
+   * because it was not found (a folder on its way may be swapped for a link,
+   * or moved aside, for a moment). What is left in it after a failure could
+   * not be removed (the caller may try again or report it).
    */
   readonly temporaries?: Set<string>;
   /**
@@ -99,9 +101,9 @@ export function temporaryName(name: string): string {
  * `/`-separated), created exclusively (a name already taken is someone
  * else's file: never touched, another name is drawn, unless `name` was
  * given). Returns the sibling's path, relative to `root`. On failure the
- * sibling is removed (see {@link removeIfPresent}), except when `onCreated`
- * threw: then it stays in `temporaries` for the caller, who knows where it
- * may have landed.
+ * sibling, if it was made, is removed through real folders (else it stays
+ * in `temporaries`), except when `onCreated` threw: then it stays in
+ * `temporaries` for the caller, who knows where it may have landed.
  *
  * @throws {FileStepError} `writing the temporary file "<path>" failed: …`;
  * what `onCreated` throws, as it is.
@@ -119,12 +121,14 @@ export async function writeTemporary(
   for (let attempt = 1;; attempt++) {
     const drawn = options.name ?? temporaryName(name);
     const temporary = folder === "" ? drawn : `${folder}/${drawn}`;
-    temporaries.add(temporary);
     const refusal: { error?: unknown } = {};
+    let made = false;
     const check = options.onCreated;
-    const onCreated: OnCreated | undefined = check === undefined ? undefined : async (identity) => {
+    const onCreated: OnCreated = async (identity) => {
+      made = true;
+      temporaries.add(temporary);
       try {
-        await check(identity);
+        await check?.(identity);
       } catch (error) {
         refusal.error = error;
         throw error;
@@ -132,15 +136,22 @@ export async function writeTemporary(
     };
     try {
       await fs.writeNewFile(under(root, temporary), data, options.mode, onCreated);
+      if (!made) temporaries.add(temporary); // a file system that does not report the creation
       if (options.sync) await syncPath(under(root, temporary));
       return temporary;
     } catch (error) {
       if ("error" in refusal) throw refusal.error; // the caller removes it, wherever it landed
-      if (error instanceof Deno.errors.AlreadyExists) {
-        temporaries.delete(temporary); // someone else's file: never touch it
-        if (attempt < NAME_ATTEMPTS && options.name === undefined) continue;
-      } else {
+      if (made) {
         await removeQuietly(fs, root, temporary, temporaries);
+      } else if (!(error instanceof Deno.errors.AlreadyExists)) {
+        // Not reported as made (a file system that does not say): removed if
+        // it is there, and never tracked (it may never have been made).
+        await removeQuietly(fs, root, temporary, new Set([temporary]));
+      } else if (
+        error instanceof Deno.errors.AlreadyExists && attempt < NAME_ATTEMPTS &&
+        options.name === undefined
+      ) {
+        continue; // someone else's file: never touched, another name drawn
       }
       throw new FileStepError(`writing the temporary file "${temporary}"`, error);
     }
@@ -303,7 +314,13 @@ export async function removeIfPresent(
   }
 }
 
-/** {@link removeIfPresent}, forgetting the file once gone; a failure leaves it in `temporaries`. */
+/**
+ * Removes the temporary file `temporary`, made by this write, through real
+ * folders only, and forgets it once the removal succeeded. Not found is not
+ * removed: a folder on its way may have been swapped for a link, or moved
+ * aside, for a moment, and the file be elsewhere. Whatever is not removed
+ * stays in `temporaries` for the caller to try again or report. Never throws.
+ */
 async function removeQuietly(
   fs: WriteFileSystem,
   root: string,
@@ -311,7 +328,9 @@ async function removeQuietly(
   temporaries: Set<string>,
 ): Promise<void> {
   try {
-    await removeIfPresent(fs, root, temporary);
+    const folders = await checkRealFolder(fs, root, parentFolder(temporary));
+    if (!folders.ok) return;
+    await fs.remove(under(root, temporary));
     temporaries.delete(temporary);
   } catch {
     // Left in `temporaries` for the caller to try again or report.

@@ -358,13 +358,21 @@ Deno.test("no module of the tool reads a file but through the one bounded read",
       "streams the apply journal's copies to their temporary file",
     ],
   ]);
+  // What a writer may take from node:fs: a descriptor's identity and mode, never a read
+  // (file_system.ts sets a new file's mode through a descriptor: Deno's FsFile has no chmod).
+  const nodeNames = new Set(["closeSync", "constants", "fchmodSync", "fstatSync", "openSync"]);
+  const harmlessImport = (line: string) => {
+    const names = /^import \{([^}]*)\} from "node:fs";$/.exec(line.trim())?.[1];
+    return names !== undefined && names.split(",").every((name) => nodeNames.has(name.trim()));
+  };
   const found: string[] = [];
   for (const module of modules) {
     if (module === "lib/file_system/bounded_read.ts") continue;
     const pattern = writers.has(module) ? reads : direct;
     const source = await Deno.readTextFile(join(REPOSITORY, module));
     source.split("\n").forEach((line, index) => {
-      if (pattern.test(line)) found.push(`${module}:${index + 1}: ${line.trim()}`);
+      if (!pattern.test(line) || (writers.has(module) && harmlessImport(line))) return;
+      found.push(`${module}:${index + 1}: ${line.trim()}`);
     });
   }
   assert.deepEqual(found, [], `\n${found.join("\n")}`);
