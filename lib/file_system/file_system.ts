@@ -6,7 +6,6 @@
  * @module
  */
 
-import { closeSync, constants, fchmodSync, fstatSync, openSync } from "node:fs";
 import { readBounded } from "./bounded_read.ts";
 import { READ_LIMITS } from "./read_limits.ts";
 
@@ -161,7 +160,7 @@ async function writeNewFileChecked(
     await onCreated(identity);
     const made = identity?.mode;
     if (mode !== undefined && typeof made === "number" && (made & 0o7777) !== mode) {
-      chmodMadeFile(path, identity!, mode);
+      await chmodMadeFile(path, identity!, mode);
     }
     let rest = data;
     while (rest.length > 0) rest = rest.subarray(await file.write(rest));
@@ -172,11 +171,14 @@ async function writeNewFileChecked(
 
 /**
  * Sets the permission bits of the file just made at `path`, through a
- * descriptor that `fstat` shows is that file (`identity`).
+ * descriptor that `fstat` shows is that file (`identity`). `node:fs` is
+ * loaded only here, when the umask changed a mode: it starts Deno's Node
+ * layer, which no ordinary run pays for.
  *
  * @throws {Error} when the name leads to another file now; the file system's error.
  */
-function chmodMadeFile(path: string, identity: FileIdentity, mode: number): void {
+async function chmodMadeFile(path: string, identity: FileIdentity, mode: number): Promise<void> {
+  const { closeSync, constants, fchmodSync, fstatSync, openSync } = await import("node:fs");
   const fd = openSync(path, constants.O_WRONLY | (constants.O_NOFOLLOW ?? 0));
   try {
     const info = fstatSync(fd);

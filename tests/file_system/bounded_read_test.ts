@@ -343,8 +343,9 @@ Deno.test("no module of the tool reads a file but through the one bounded read",
   assert(modules.length > 50, `only ${modules.length} modules found`);
   // Any call that opens or reads a file by name (writes go through write_atomically.ts).
   const direct =
-    /\bDeno\.(?:readFile|readTextFile|open)(?:Sync)?\s*\(|\bfrom\s+"node:fs(?:\/promises)?"/;
-  const reads = /\bDeno\.(?:readFile|readTextFile)(?:Sync)?\s*\(|\bfrom\s+"node:fs(?:\/promises)?"/;
+    /\bDeno\.(?:readFile|readTextFile|open)(?:Sync)?\s*\(|\b(?:from\s+|import\(\s*)"node:fs(?:\/promises)?"/;
+  const reads =
+    /\bDeno\.(?:readFile|readTextFile)(?:Sync)?\s*\(|\b(?:from\s+|import\(\s*)"node:fs(?:\/promises)?"/;
   /** Modules that open files to write or sync them (never to read one), and why. */
   const writers = new Map([
     [
@@ -359,10 +360,13 @@ Deno.test("no module of the tool reads a file but through the one bounded read",
     ],
   ]);
   // What a writer may take from node:fs: a descriptor's identity and mode, never a read
-  // (file_system.ts sets a new file's mode through a descriptor: Deno's FsFile has no chmod).
+  // (file_system.ts sets a new file's mode through a descriptor: Deno's FsFile has no chmod; it
+  // loads node:fs only then, so no ordinary run starts Deno's Node layer).
   const nodeNames = new Set(["closeSync", "constants", "fchmodSync", "fstatSync", "openSync"]);
   const harmlessImport = (line: string) => {
-    const names = /^import \{([^}]*)\} from "node:fs";$/.exec(line.trim())?.[1];
+    const names =
+      /^(?:import \{([^}]*)\} from "node:fs"|const \{([^}]*)\} = await import\("node:fs"\));$/
+        .exec(line.trim())?.slice(1).find((group) => group !== undefined);
     return names !== undefined && names.split(",").every((name) => nodeNames.has(name.trim()));
   };
   const found: string[] = [];
