@@ -22,7 +22,7 @@
 import { denoFileSystem, under } from "../file_system/file_system.ts";
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
 import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
-import { lstatOrUndefined } from "../file_system/lstat.ts";
+import { describeEntry, lstatOrUndefined } from "../file_system/lstat.ts";
 import { READ_LIMITS } from "../file_system/read_limits.ts";
 import { writeAtomically } from "../file_system/write_atomically.ts";
 import type { ProjectScan } from "../sandbox/project_scan.ts";
@@ -263,14 +263,15 @@ async function restoreGitignore(root: string, copy: GitignoreCopy): Promise<stri
     return `.gitignore cannot be looked at (${messageOf(error)}); ${RESTORE_BY_HAND}`;
   }
   if (copy === undefined) {
-    return now === undefined || !now.isFile
-      ? `.gitignore is not a regular file; ${RESTORE_BY_HAND}`
-      : undefined;
+    if (now !== undefined && now.isFile) return undefined;
+    return `there is ${
+      now === undefined ? "no .gitignore" : `.gitignore, ${describeEntry(now)},`
+    } and none to put back from before the build; ${RESTORE_BY_HAND}`;
   }
   if (now !== undefined && !now.isFile) {
-    const what = now.isSymlink ? "a symbolic link" : now.isDirectory ? "a folder" : "not a file";
-    return `the build left .gitignore ${what}, which code-commit does not replace; ` +
-      RESTORE_BY_HAND;
+    return `the build left .gitignore ${
+      describeEntry(now)
+    }, which code-commit does not replace; ${RESTORE_BY_HAND}`;
   }
   if (now !== undefined && now.mode === copy.mode) {
     const current = await copyGitignore(root);
