@@ -450,6 +450,8 @@ export class RunJournal implements ApplyJournal {
   #next = 1;
   /** Paths changed by a completed apply of this run: a later apply records them as `again`. */
   readonly #touched = new Set<string>();
+  /** This run's completed applies, as this process recorded them (oldest first). */
+  readonly #completed: CompletedApply[] = [];
   /** The log folder the next applies belong to. */
   logDir: string | undefined;
 
@@ -472,24 +474,25 @@ export class RunJournal implements ApplyJournal {
   /**
    * Each path a completed apply of this run changed: what it held before
    * the run's first apply of it, and the state the run's last apply of it
-   * left it in; read from the journal at once.
+   * left it in. The records come from this process's own memory of what it
+   * wrote (never read back and parsed again); the pre-images are read from
+   * the journal's packs.
    *
-   * @throws {JournalError} when the journal cannot be read.
+   * @throws {JournalError} when a pack cannot be read.
    */
   async runChanges(): Promise<Map<string, { before: PreImage; after: FileState }>> {
     const changes = new Map<string, { before: PreImage; after: FileState }>();
     if (this.#header === undefined || this.#touched.size === 0) return changes;
-    const stored = await readJournal(this.#root);
+    const dir = journalDir(this.#root);
     const packs = new Map<string, Uint8Array>();
-    for (const apply of stored.applies) {
-      if (apply.done === undefined) continue;
-      for (const entry of apply.record.entries) {
-        if (this.#touched.has(entry.path) && !changes.has(entry.path)) {
-          const before = await readPreImage(stored.dir, apply.n, entry.before, packs);
+    for (const apply of this.#completed) {
+      for (const entry of apply.entries) {
+        if (!changes.has(entry.path)) {
+          const before = await readPreImage(dir, apply.n, entry.before, packs);
           changes.set(entry.path, { before, after: null });
         }
       }
-      for (const state of apply.done.post) {
+      for (const state of apply.post) {
         const change = changes.get(state.path);
         if (change !== undefined) change.after = state.after;
       }
@@ -513,27 +516,25 @@ export class RunJournal implements ApplyJournal {
       );
     }
     const n = this.#next++;
-    return new DiskRecorder(dir, this.#header!, n, this.logDir, this.#touched, "reply");
+    return new DiskRecorder(dir, this.#header!, n, this.logDir, "reply", {
+      touched: this.#touched,
+      completed: this.#completed,
+    });
   }
 
   /** Removes the previous run's files and writes this run's header. */
   async #startRun(dir: string): Promise<void> {
     await makeJournalDir(this.#root);
-    let stored: StoredJournal | undefined;
-    try {
-      stored = await readJournal(this.#root);
-    } catch {
-      stored = undefined; // unreadable: removed whole below
-    }
     const header: RunHeader = {
       version: 1,
       id: crypto.randomUUID(),
       workflow: this.workflow,
       startedAt: new Date().toISOString(),
     };
-    // The old header goes first: files without a header belong to no run.
+    // The old header goes first: files without a header belong to no run. Every other file
+    // goes too (nothing is kept for no run), so the old records need not be read.
     removeQuietly(`${dir}/${RUN_FILE}`);
-    tidyJournal(stored ?? { dir, run: undefined, applies: [] }, undefined);
+    tidyJournal({ dir, run: undefined, applies: [] }, undefined);
     await writeJson(dir, RUN_FILE, header);
     this.#header = header;
   }
@@ -546,7 +547,10 @@ export class RunJournal implements ApplyJournal {
  */
 export function undoRecorder(stored: StoredJournal, run: RunHeader): ApplyRecorder {
   const last = stored.applies.at(-1)?.n ?? 0;
-  return new DiskRecorder(stored.dir, run, last + 1, undefined, new Set(), "undo");
+  return new DiskRecorder(stored.dir, run, last + 1, undefined, "undo", {
+    touched: new Set(),
+    completed: [],
+  });
 }
 
 /** Creates `agent-config/journal/` (and `agent-config/`) as real folders where missing. */
@@ -615,13 +619,28 @@ class PackWriter {
   }
 }
 
+/** A completed apply of the run, as the process that made it recorded it. */
+interface CompletedApply {
+  readonly n: number;
+  readonly entries: ApplyRecord["entries"];
+  readonly post: readonly PostState[];
+}
+
+/** What a run's recorders add to once their apply completes. */
+interface RunMemory {
+  /** The paths changed (a later apply records them as `again`). */
+  readonly touched: Set<string>;
+  /** The completed applies, oldest first. */
+  readonly completed: CompletedApply[];
+}
+
 /** Records one apply in the journal folder. */
 class DiskRecorder implements ApplyRecorder {
   readonly #dir: string;
   readonly #run: RunHeader;
   readonly #n: number;
   readonly #logDir: string | undefined;
-  readonly #touched: Set<string>;
+  readonly #memory: RunMemory;
   readonly #kind: "reply" | "undo";
   readonly #first: PackWriter;
   readonly #again: PackWriter;
@@ -635,14 +654,14 @@ class DiskRecorder implements ApplyRecorder {
     run: RunHeader,
     n: number,
     logDir: string | undefined,
-    touched: Set<string>,
     kind: "reply" | "undo",
+    memory: RunMemory,
   ) {
     this.#dir = dir;
     this.#run = run;
     this.#n = n;
     this.#logDir = logDir;
-    this.#touched = touched;
+    this.#memory = memory;
     this.#kind = kind;
     const files = applyFiles(n);
     this.#first = new PackWriter(dir, files.first);
@@ -656,7 +675,7 @@ class DiskRecorder implements ApplyRecorder {
       this.#entries.push({ path, before: null });
       return Promise.resolve();
     }
-    const again = this.#kind === "undo" || this.#touched.has(path);
+    const again = this.#kind === "undo" || this.#memory.touched.has(path);
     const pack = again ? this.#again : this.#first;
     try {
       const offset = pack.append(before.data);
@@ -723,7 +742,8 @@ class DiskRecorder implements ApplyRecorder {
       throw this.#failure("mark the apply complete in the journal", error);
     }
     removeQuietly(`${this.#dir}/${applyFiles(this.#n).again}`);
-    for (const entry of this.#entries) this.#touched.add(entry.path);
+    for (const entry of this.#entries) this.#memory.touched.add(entry.path);
+    this.#memory.completed.push({ n: this.#n, entries: this.#entries, post: done.post });
   }
 
   discard(): Promise<void> {

@@ -97,7 +97,9 @@ async function recoverInterruptedApply(
     forgetApply(stored.dir, apply.n);
   }
   if (stored.run !== undefined || stored.applies.length > 0) {
-    tidyJournal(await readJournal(root), stored.run);
+    // The journal now holds the completed applies alone (the others were forgotten above).
+    const completed = stored.applies.filter((apply) => apply.done !== undefined);
+    tidyJournal({ ...stored, applies: completed }, stored.run);
   }
   if (incomplete.length === 0) return { line: undefined };
   const forced = overwritten.length === 0
