@@ -4,10 +4,11 @@
  * table first (then runs the `*_bench.ts` micro-benchmarks). Issue 12's
  * goals are printed beside each ratio, with whether it holds.
  *
- * - start-up: `code-commit --version`, `--help` and a usage error (run as
- *   `./code-commit`'s launcher runs it: `deno run` with the tool's
- *   permissions) against a hello-world Deno process, and `codex --version`
- *   where Codex is installed;
+ * - start-up: `code-commit --version`, `--help` and a usage error (every
+ *   run of the tool here goes through the launcher `build.sh` makes when it
+ *   cannot compile, made in a temporary folder: `deno run` of the bundle,
+ *   with the tool's permissions) against a hello-world Deno process, and
+ *   `codex --version` where Codex is installed;
  * - a one-shot run (a 1-file reply from a loopback model that answers at
  *   once, a trivial `./build.sh`), `--sandbox off` and `--sandbox auto`,
  *   time and peak memory;
@@ -25,7 +26,6 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { guardOperations } from "../../lib/guard/guard.ts";
 import { IgnoreRules } from "../../lib/guard/ignore_rules.ts";
-import { PERMISSION_FLAGS } from "../../lib/permissions/permissions.ts";
 import { walkTree } from "../../lib/project_files/walk.ts";
 import { parseReply } from "../../lib/reply/parse.ts";
 import { formatCount } from "../../lib/text/numbers.ts";
@@ -106,18 +106,26 @@ async function peakMiB(
   }
 }
 
-/** `deno run` as `./code-commit`'s launcher runs the tool. */
-function toolArgs(args: readonly string[]): string[] {
-  return [
-    "run",
-    "--quiet",
-    "--cached-only",
-    "--config",
-    join(TOOL, "deno.json"),
-    ...PERMISSION_FLAGS,
-    join(TOOL, "main.ts"),
-    ...args,
-  ];
+/**
+ * `./code-commit` as the build makes it when it cannot compile: the launcher
+ * of `scripts/make_launcher.sh`, running the bundle (made here, in `folder`).
+ *
+ * @throws {Error} when the launcher cannot be made.
+ */
+async function makeLauncher(folder: string): Promise<{ launcher: string; entry: string }> {
+  const launcher = join(folder, "code-commit");
+  const bundle = join(folder, "bundle");
+  const made = await run(join(TOOL, "scripts/make_launcher.sh"), [
+    Deno.execPath(),
+    launcher,
+    bundle,
+  ]);
+  if (made.code !== 0) throw new Error(`make_launcher.sh failed: ${made.stderr}`);
+  const text = await Deno.readTextFile(launcher);
+  const entry = text.includes(join(bundle, "main.js"))
+    ? join(bundle, "main.js")
+    : join(TOOL, "main.ts");
+  return { launcher, entry };
 }
 
 const ms = (value: number) =>
@@ -127,12 +135,16 @@ const holds = (ok: boolean) => (ok ? "holds" : "MISSED");
 
 const base = await Deno.makeTempDir({ prefix: "code-commit-yardsticks-" });
 globalThis.addEventListener("unload", () => Deno.removeSync(base, { recursive: true }));
+const { launcher: tool, entry } = await makeLauncher(await Deno.makeTempDir({ dir: base }));
 const load =
   (await run("cat", ["/proc/loadavg"]).catch(() => ({ stdout: "?" }))).stdout.split(" ")[0];
 console.log(
   `code-commit yardsticks: ${Deno.build.os} ${Deno.build.arch}, ${navigator.hardwareConcurrency} ` +
     `cores, Deno ${Deno.version.deno}, ${(await run("git", ["--version"])).stdout.trim()}; ` +
-    `load average ${load} at the start; medians of ${RUNS} runs`,
+    `load average ${load} at the start; medians of ${RUNS} runs; the tool run as ./code-commit's ` +
+    `launcher runs it (${
+      entry.endsWith("main.js") ? "the bundle" : "main.ts: deno bundle failed"
+    })`,
 );
 
 // --- start-up ---------------------------------------------------------------------------
@@ -141,9 +153,9 @@ const hello = join(base, "hello.ts");
 await Deno.writeTextFile(hello, 'console.log("hello");\n');
 const deno = Deno.execPath();
 const helloMs = await timed(() => run(deno, ["run", hello]));
-const versionMs = await timed(() => run(deno, toolArgs(["--version"]), { cwd: base }));
-const helpMs = await timed(() => run(deno, toolArgs(["--help"]), { cwd: base }));
-const usageMs = await timed(() => run(deno, toolArgs(["--no-such-flag"]), { cwd: base }));
+const versionMs = await timed(() => run(tool, ["--version"], { cwd: base }));
+const helpMs = await timed(() => run(tool, ["--help"], { cwd: base }));
+const usageMs = await timed(() => run(tool, ["--no-such-flag"], { cwd: base }));
 let codexMs: number | undefined;
 try {
   if ((await run("codex", ["--version"])).code === 0) {
@@ -152,7 +164,7 @@ try {
 } catch {
   codexMs = undefined; // not installed
 }
-const versionMiB = await peakMiB(deno, toolArgs(["--version"]), { cwd: base });
+const versionMiB = await peakMiB(tool, ["--version"], { cwd: base });
 const helloMiB = await peakMiB(deno, ["run", hello]);
 rows.push({
   what: "`code-commit --version`",
@@ -191,19 +203,19 @@ try {
   });
   const env = { NO_COLOR: "1", ...server.env };
   for (const sandbox of ["off", "auto"]) {
-    const args = toolArgs(["--sandbox", sandbox]);
+    const args = ["--sandbox", sandbox];
     // Each run starts from the committed file (restored between runs, not timed).
     const samples: number[] = [];
     for (let index = 0; index <= RUNS; index++) {
       await run("git", ["checkout", "-q", "--", "src/a.txt"], { cwd: project.root });
       const started = performance.now();
-      const result = await run(deno, args, { cwd: project.root, env });
+      const result = await run(tool, args, { cwd: project.root, env });
       if (result.code !== 0) throw new Error(`one-shot run failed: ${result.stderr}`);
       if (index > 0) samples.push(performance.now() - started); // the first warms the caches
     }
     const oneShotMs = median(samples);
     await run("git", ["checkout", "-q", "--", "src/a.txt"], { cwd: project.root });
-    const oneShotMiB = await peakMiB(deno, args, { cwd: project.root, env });
+    const oneShotMiB = await peakMiB(tool, args, { cwd: project.root, env });
     rows.push({
       what: `one-shot run, \`--sandbox ${sandbox}\` (1-file reply, instant loopback model, ` +
         "trivial build)",
@@ -266,7 +278,7 @@ const catAllMs = await timed(
 );
 // The command as a user runs it: its own process, the tool's permissions, the file written.
 const rollupCommandMs = await timed(async () => {
-  const result = await run(deno, toolArgs(["--rollup"]), { cwd: tree });
+  const result = await run(tool, ["--rollup"], { cwd: tree });
   if (result.code !== 0) throw new Error(`--rollup failed: ${result.stderr}`);
 }, rollupRuns);
 // The same command with every permission: Deno then checks no path at all (with any --allow-read,
@@ -278,7 +290,7 @@ const broad = [
   "--config",
   join(TOOL, "deno.json"),
   "--allow-all",
-  join(TOOL, "main.ts"),
+  entry,
   "--rollup",
 ];
 const rollupMs = await timed(async () => {

@@ -7,7 +7,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import config from "../../deno.json" with { type: "json" };
 import { PERMISSION_FLAGS } from "../../lib/permissions/permissions.ts";
-import { makeProject } from "../support/project.ts";
+import { geminiReply, startFakeLlmServer } from "../support/fake_llm_server.ts";
+import { makeProject, STATUS_BUILD } from "../support/project.ts";
+import { runTool } from "../support/run_tool.ts";
 
 const TOOL_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -40,9 +42,11 @@ Deno.test("the launcher works with another HOME: it pins the DENO_DIR the build 
     const made = await run(join(TOOL_ROOT, "scripts/make_launcher.sh"), [
       Deno.execPath(),
       launcher,
+      join(folder, "bundle"),
     ]);
     assert.equal(made.code, 0, made.stderr);
     const text = await Deno.readTextFile(launcher);
+    assert(text.includes(`'${join(folder, "bundle", "main.js")}' "$@"`), text);
     assert.match(text, /^DENO_DIR='[^']+'; export DENO_DIR$/m);
     for (const flag of PERMISSION_FLAGS) assert(text.includes(`'${flag}'`), flag);
     assert.match(text, / run --quiet --cached-only /);
@@ -79,12 +83,61 @@ Deno.test("the launcher works with another HOME: it pins the DENO_DIR the build 
   }
 });
 
+Deno.test("the launcher runs the bundle as main.ts runs: the same output, files and prompts", async () => {
+  const folder = await Deno.makeTempDir({ prefix: "code-commit-launcher-" });
+  try {
+    const launcher = join(folder, "code-commit");
+    const made = await run(join(TOOL_ROOT, "scripts/make_launcher.sh"), [
+      Deno.execPath(),
+      launcher,
+      join(folder, "bundle"),
+    ]);
+    assert.equal(made.code, 0, made.stderr);
+    // A failed build, then a repair: the reply parser, the guard, the applier, the journal,
+    // the build runner and the repair prompt all run, in the bundle and in main.ts.
+    const replies = () => [
+      geminiReply("^^^src/status.txt\nnot yet\n^^^end\n"),
+      geminiReply("^^^src/status.txt\nok\n^^^end\n"),
+    ];
+    const runs = [];
+    for (const via of ["launcher", "main.ts"] as const) {
+      await using project = await makeProject({ buildScript: STATUS_BUILD });
+      const server = await startFakeLlmServer(replies());
+      try {
+        const result = via === "launcher"
+          ? await run(launcher, ["--sandbox", "off"], {
+            cwd: project.root,
+            env: { PATH: "/usr/bin:/bin", HOME: folder, NO_COLOR: "1", ...server.env },
+          })
+          : await runTool(project.root, ["--sandbox", "off"], { server });
+        assert.equal(result.code, 0, result.stderr);
+        const neutral = (text: string) =>
+          text.replaceAll(project.root, "/P").replace(/\b\d+(\.\d+)? ?s\b/g, "N s")
+            .replace(/logs\/[0-9T:.Z_-]+/g, "logs/T");
+        runs.push({
+          stdout: neutral(result.stdout),
+          stderr: neutral(result.stderr),
+          status: await project.read("src/status.txt"),
+          prompts: server.requests.map((request) => neutral(request.bodyText)),
+        });
+      } finally {
+        await server.close();
+      }
+    }
+    assert.equal(runs[0].status, "ok\n");
+    assert.deepEqual(runs[0], runs[1]);
+  } finally {
+    await Deno.remove(folder, { recursive: true });
+  }
+});
+
 Deno.test("the launcher may be named without a folder, as build.sh names code-commit.tmp", async () => {
   const folder = await Deno.makeTempDir({ prefix: "code-commit-launcher-" });
   try {
     const made = await run(join(TOOL_ROOT, "scripts/make_launcher.sh"), [
       Deno.execPath(),
       "code-commit.tmp",
+      join(folder, "bundle"),
     ], { cwd: folder });
     assert.equal(made.code, 0, made.stderr);
     assert.equal(
