@@ -238,6 +238,51 @@ const DoneSchema = z.object({
 /** One completed apply's mark: the state it left each path in. */
 export type DoneRecord = z.infer<typeof DoneSchema>;
 
+/** What says which run and apply a record belongs to, and what it was (its entries unchecked). */
+const RecordHeaderSchema = RecordSchema.pick({
+  version: true,
+  run: true,
+  apply: true,
+  kind: true,
+  logDir: true,
+}).passthrough();
+
+/** What says which run and apply a mark belongs to (its post states unchecked). */
+const DoneHeaderSchema = DoneSchema.pick({ version: true, run: true, apply: true }).passthrough();
+
+/** A record's header alone, as an {@link ApplyRecord} with no entries, folders or temporaries. */
+function recordHeader(header: z.infer<typeof RecordHeaderSchema>): ApplyRecord {
+  const { version, run, apply, kind, logDir } = header;
+  return {
+    version,
+    run,
+    apply,
+    kind,
+    ...(logDir === undefined ? {} : { logDir }),
+    entries: [],
+    folders: [],
+    temporaries: [],
+  };
+}
+
+/** A mark's header alone, as a {@link DoneRecord} with no post states. */
+function doneHeader(header: z.infer<typeof DoneHeaderSchema>): DoneRecord {
+  return { version: header.version, run: header.run, apply: header.apply, post: [] };
+}
+
+/** How much of the journal {@link readJournal} reads. */
+export interface ReadJournalOptions {
+  /**
+   * `"marks"`: of a completed apply, only what says which run and apply it
+   * belongs to (the header of its record and of its mark): its `record`
+   * then has no entries, folders or temporaries, and its `done` no post
+   * states. For recovery, which acts on no completed apply: checking a
+   * 2,000-path record in full took 0.1 s at every start after a big run.
+   * Default `"whole"`.
+   */
+  readonly completed?: "whole" | "marks";
+}
+
 /**
  * A path the journal may name: relative, `/`-separated, no `.`/`..` or empty
  * segment, accepted by the guard's syntax check, and not protected (a
@@ -316,7 +361,10 @@ function journalDir(root: string): string {
  * @throws {JournalError} when `journal` is not a real folder, or a record
  * cannot be read or is not what code-commit writes (edited by hand?).
  */
-export async function readJournal(root: string): Promise<StoredJournal> {
+export async function readJournal(
+  root: string,
+  options: ReadJournalOptions = {},
+): Promise<StoredJournal> {
   const dir = journalDir(root);
   const info = inspect(dir);
   if (info === undefined) return { dir, run: undefined, applies: [] };
@@ -336,12 +384,21 @@ export async function readJournal(root: string): Promise<StoredJournal> {
       .filter((match) => match !== null).map((match) => Number(match![1])).sort((a, b) => a - b);
     for (const n of numbers) {
       const files = applyFiles(n);
-      const record = await parseJson(dir, files.record, RecordSchema) as ApplyRecord;
+      const marks = options.completed === "marks" && names.has(files.done);
+      let record = marks
+        ? recordHeader(await parseJson(dir, files.record, RecordHeaderSchema))
+        : await parseJson(dir, files.record, RecordSchema) as ApplyRecord;
       if (record.run !== run.id || record.apply !== n) continue;
       let done: DoneRecord | undefined;
       if (names.has(files.done)) {
-        done = await parseJson(dir, files.done, DoneSchema) as DoneRecord;
+        done = marks
+          ? doneHeader(await parseJson(dir, files.done, DoneHeaderSchema))
+          : await parseJson(dir, files.done, DoneSchema) as DoneRecord;
         if (done.run !== run.id || done.apply !== n) done = undefined;
+      }
+      // Not completed after all (its mark is another run's): its record is read whole.
+      if (marks && done === undefined) {
+        record = await parseJson(dir, files.record, RecordSchema) as ApplyRecord;
       }
       applies.push({ n, record, done });
     }

@@ -86,7 +86,8 @@ async function recoverInterruptedApply(
   force: boolean,
   fs: FileSystem = denoFileSystem,
 ): Promise<Recovery> {
-  const stored = await readJournal(root);
+  // Completed applies are only kept (tidied), never acted on: their marks suffice.
+  const stored = await readJournal(root, { completed: "marks" });
   const incomplete = stored.applies.filter((apply) => apply.done === undefined).reverse();
   let restored = 0;
   const overwritten: ChangedSince[] = [];

@@ -149,6 +149,41 @@ Deno.test("a journal record naming a protected path, or edited into something el
   });
 });
 
+Deno.test("with marks only, a completed apply is read by its headers; an apply whose mark is another run's is read whole", async () => {
+  await withProject({ "a.txt": "a\n" }, async (root) => {
+    const journal = new RunJournal(root, { workflow: "committing code" });
+    await applyOperations(root, [write("a.txt", "changed\n")], { journal });
+    const whole = await readJournal(root);
+    const marks = await readJournal(root, { completed: "marks" });
+    assert.equal(whole.applies[0].record.entries.length, 1);
+    assert.deepEqual(marks.applies.map((apply) => [apply.n, apply.done !== undefined]), [[
+      1,
+      true,
+    ]]);
+    assert.deepEqual(marks.applies[0].record.entries, []);
+    assert.equal(marks.applies[0].record.kind, "reply");
+
+    // The entries are not looked at (recovery acts on no completed apply; --undo reads whole).
+    const record = join(root, JOURNAL, "apply-1.record");
+    const text = await Deno.readTextFile(record);
+    await Deno.writeTextFile(record, text.replace('"a.txt"', JSON.stringify("build.sh")));
+    await assert.rejects(() => readJournal(root), JournalError);
+    assert.equal((await readJournal(root, { completed: "marks" })).applies.length, 1);
+    // A header that is not the run's still is.
+    await Deno.writeTextFile(record, text.replace('"version":1', '"version":2'));
+    await assert.rejects(() => readJournal(root, { completed: "marks" }), JournalError);
+
+    // A mark of another run: the apply did not complete, and its record is read whole.
+    await Deno.writeTextFile(record, text);
+    const done = join(root, JOURNAL, "apply-1.done");
+    const mark = await Deno.readTextFile(done);
+    await Deno.writeTextFile(done, mark.replace(/"run":"[^"]+"/, '"run":"another"'));
+    const incomplete = await readJournal(root, { completed: "marks" });
+    assert.equal(incomplete.applies[0].done, undefined);
+    assert.deepEqual(incomplete.applies[0].record, whole.applies[0].record);
+  });
+});
+
 Deno.test("the journal folder must be a real folder; agent-config itself may be a link kept elsewhere", async () => {
   await withProject({ "a.txt": "a\n" }, async (root) => {
     await withProject({}, async (elsewhere) => {
