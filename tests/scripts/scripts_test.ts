@@ -83,7 +83,7 @@ Deno.test("the launcher works with another HOME: it pins the DENO_DIR the build 
   }
 });
 
-Deno.test("the launcher runs the bundle as main.ts runs: the same output, files and prompts", async () => {
+Deno.test("the launcher runs the bundle as main.ts runs: the same output, files and prompts, then --undo", async () => {
   const folder = await Deno.makeTempDir({ prefix: "code-commit-launcher-" });
   try {
     const launcher = join(folder, "code-commit");
@@ -104,20 +104,28 @@ Deno.test("the launcher runs the bundle as main.ts runs: the same output, files 
       await using project = await makeProject({ buildScript: STATUS_BUILD });
       const server = await startFakeLlmServer(replies());
       try {
-        const result = via === "launcher"
-          ? await run(launcher, ["--sandbox", "off"], {
-            cwd: project.root,
-            env: { PATH: "/usr/bin:/bin", HOME: folder, NO_COLOR: "1", ...server.env },
-          })
-          : await runTool(project.root, ["--sandbox", "off"], { server });
+        const tool = (args: string[]) =>
+          via === "launcher"
+            ? run(launcher, args, {
+              cwd: project.root,
+              env: { PATH: "/usr/bin:/bin", HOME: folder, NO_COLOR: "1", ...server.env },
+            })
+            : runTool(project.root, args, { server });
+        const result = await tool(["--sandbox", "off"]);
         assert.equal(result.code, 0, result.stderr);
+        const status = await project.read("src/status.txt");
+        // Then the run is taken back (the journal, read by another process and workflow).
+        const undo = await tool(["--undo"]);
+        assert.equal(undo.code, 0, undo.stderr);
         const neutral = (text: string) =>
           text.replaceAll(project.root, "/P").replace(/\b\d+(\.\d+)? ?s\b/g, "N s")
-            .replace(/logs\/[0-9T:.Z_-]+/g, "logs/T");
+            .replace(/logs\/[0-9T:.Z_-]+/g, "logs/T")
+            .replace(/\d{4}-\d\d-\d\dT[0-9:.]+Z/g, "DATE");
         runs.push({
-          stdout: neutral(result.stdout),
-          stderr: neutral(result.stderr),
-          status: await project.read("src/status.txt"),
+          stdout: neutral(result.stdout + undo.stdout),
+          stderr: neutral(result.stderr + undo.stderr),
+          status,
+          undone: await project.exists("src/status.txt"),
           prompts: server.requests.map((request) => neutral(request.bodyText)),
         });
       } finally {
@@ -125,6 +133,7 @@ Deno.test("the launcher runs the bundle as main.ts runs: the same output, files 
       }
     }
     assert.equal(runs[0].status, "ok\n");
+    assert.equal(runs[0].undone, false);
     assert.deepEqual(runs[0], runs[1]);
   } finally {
     await Deno.remove(folder, { recursive: true });
