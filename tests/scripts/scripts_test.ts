@@ -35,16 +35,22 @@ async function run(
   };
 }
 
+/** Makes `folder/code-commit` with make_launcher.sh, its bundle in `folder/bundle`; returns its path. */
+async function makeLauncher(folder: string): Promise<string> {
+  const launcher = join(folder, "code-commit");
+  const made = await run(join(TOOL_ROOT, "scripts/make_launcher.sh"), [
+    Deno.execPath(),
+    launcher,
+    join(folder, "bundle"),
+  ]);
+  assert.equal(made.code, 0, made.stderr);
+  return launcher;
+}
+
 Deno.test("the launcher works with another HOME: it pins the DENO_DIR the build filled", async () => {
   const folder = await Deno.makeTempDir({ prefix: "code-commit-launcher-" });
   try {
-    const launcher = join(folder, "code-commit");
-    const made = await run(join(TOOL_ROOT, "scripts/make_launcher.sh"), [
-      Deno.execPath(),
-      launcher,
-      join(folder, "bundle"),
-    ]);
-    assert.equal(made.code, 0, made.stderr);
+    const launcher = await makeLauncher(folder);
     const text = await Deno.readTextFile(launcher);
     assert(text.includes(`'${join(folder, "bundle", "main.js")}' "$@"`), text);
     assert.match(text, /^DENO_DIR='[^']+'; export DENO_DIR$/m);
@@ -86,13 +92,7 @@ Deno.test("the launcher works with another HOME: it pins the DENO_DIR the build 
 Deno.test("the launcher runs the bundle as main.ts runs: the same output, files and prompts, then --undo", async () => {
   const folder = await Deno.makeTempDir({ prefix: "code-commit-launcher-" });
   try {
-    const launcher = join(folder, "code-commit");
-    const made = await run(join(TOOL_ROOT, "scripts/make_launcher.sh"), [
-      Deno.execPath(),
-      launcher,
-      join(folder, "bundle"),
-    ]);
-    assert.equal(made.code, 0, made.stderr);
+    const launcher = await makeLauncher(folder);
     // A failed build, then a repair: the reply parser, the guard, the applier, the journal,
     // the build runner and the repair prompt all run, in the bundle and in main.ts.
     const replies = () => [
