@@ -140,6 +140,35 @@ Deno.test("the launcher runs the bundle as main.ts runs: the same output, files 
   }
 });
 
+Deno.test("when deno bundle fails, the launcher runs main.ts and make_launcher.sh says so", async () => {
+  const folder = await Deno.makeTempDir({ prefix: "code-commit-launcher-" });
+  try {
+    // A Deno whose bundle subcommand fails (as when esbuild cannot be fetched), the rest real.
+    const deno = join(folder, "deno");
+    await Deno.writeTextFile(
+      deno,
+      `#!/bin/sh\n[ "$1" = bundle ] && { echo "error: no esbuild" >&2; exit 1; }\n` +
+        `exec '${Deno.execPath()}' "$@"\n`,
+    );
+    await Deno.chmod(deno, 0o755);
+    const launcher = join(folder, "code-commit");
+    const made = await run(join(TOOL_ROOT, "scripts/make_launcher.sh"), [
+      deno,
+      launcher,
+      join(folder, "bundle"),
+    ]);
+    assert.equal(made.code, 0, made.stderr);
+    assert.match(made.stderr, /deno bundle failed, so the launcher runs main\.ts/);
+    assert.match(made.stderr, /error: no esbuild/);
+    const text = await Deno.readTextFile(launcher);
+    assert(text.includes(`'${join(TOOL_ROOT, "main.ts")}' "$@"`), text);
+    assert.equal(await Deno.lstat(join(folder, "bundle")).then(() => true, () => false), false);
+    assert.equal((await run(launcher, ["--version"])).stdout, `code-commit ${config.version}\n`);
+  } finally {
+    await Deno.remove(folder, { recursive: true });
+  }
+});
+
 Deno.test("the launcher may be named without a folder, as build.sh names code-commit.tmp", async () => {
   const folder = await Deno.makeTempDir({ prefix: "code-commit-launcher-" });
   try {
