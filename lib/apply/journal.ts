@@ -359,7 +359,9 @@ function journalDir(root: string): string {
  * keys may be kept elsewhere), but `journal/` in it must be a real folder.
  *
  * @throws {JournalError} when `journal` is not a real folder, or a record
- * cannot be read or is not what code-commit writes (edited by hand?).
+ * cannot be read or is not what code-commit writes (edited by hand?; with
+ * `completed: "marks"`, only the header of a completed apply's record and
+ * mark is checked).
  */
 export async function readJournal(
   root: string,
@@ -533,16 +535,20 @@ export class RunJournal implements ApplyJournal {
    * the run's first apply of it, and the state the run's last apply of it
    * left it in. The records come from this process's own memory of what it
    * wrote (never read back and parsed again); the pre-images are read from
-   * the journal's packs.
+   * the journal's packs. Only the applies the journal on disk still holds
+   * for this run count: it may have changed under the run (an `--undo` from
+   * another terminal, a build that removed `agent-config/`, another run).
    *
-   * @throws {JournalError} when a pack cannot be read.
+   * @throws {JournalError} when the run's header or a pack cannot be read.
    */
   async runChanges(): Promise<Map<string, { before: PreImage; after: FileState }>> {
     const changes = new Map<string, { before: PreImage; after: FileState }>();
     if (this.#header === undefined || this.#touched.size === 0) return changes;
     const dir = journalDir(this.#root);
+    const kept = await this.#stillRecorded(dir, this.#header);
     const packs = new Map<string, Uint8Array>();
     for (const apply of this.#completed) {
+      if (!kept.has(apply.n)) continue;
       for (const entry of apply.entries) {
         if (!changes.has(entry.path)) {
           const before = await readPreImage(dir, apply.n, entry.before, packs);
@@ -555,6 +561,27 @@ export class RunJournal implements ApplyJournal {
       }
     }
     return changes;
+  }
+
+  /**
+   * The numbers of this run's completed applies whose record and mark the
+   * journal folder `dir` still holds, while its header is still `header`'s
+   * run; none otherwise.
+   *
+   * @throws {JournalError} when the header cannot be read.
+   */
+  async #stillRecorded(dir: string, header: RunHeader): Promise<Set<number>> {
+    const kept = new Set<number>();
+    if (inspect(dir)?.isDirectory !== true) return kept;
+    const names = new Set(listNamesQuietly(dir));
+    if (!names.has(RUN_FILE)) return kept;
+    const run = await parseJson(dir, RUN_FILE, RunSchema) as RunHeader;
+    if (run.id !== header.id) return kept;
+    for (const { n } of this.#completed) {
+      const files = applyFiles(n);
+      if (names.has(files.record) && names.has(files.done)) kept.add(n);
+    }
+    return kept;
   }
 
   /** {@inheritDoc ApplyJournal.begin} */
@@ -767,6 +794,11 @@ class DiskRecorder implements ApplyRecorder {
       temporaries: [...plan.temporaries],
     };
     try {
+      // A mark left by an apply of the same number that was forgotten but not wholly removed
+      // would make this one look complete: it goes first, and must be gone.
+      const done = `${this.#dir}/${applyFiles(this.#n).done}`;
+      removeQuietly(done);
+      if (inspect(done) !== undefined) throw new Error(`cannot remove the old ${done}`);
       this.#first.seal();
       this.#again.seal();
       // Synced, and the folder after it: the packs' renames and the record survive a power cut.

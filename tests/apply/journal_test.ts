@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type ApplyFileSystem, applyOperations, denoFileSystem } from "../../lib/apply/apply.ts";
-import { JournalError, readJournal, RunJournal } from "../../lib/apply/journal.ts";
+import { JournalError, markUndone, readJournal, RunJournal } from "../../lib/apply/journal.ts";
 import { withProject } from "../support/project.ts";
 
 /** Where the journal lives, as the README says. */
@@ -146,6 +146,52 @@ Deno.test("a journal record naming a protected path, or edited into something el
     }
     await Deno.writeTextFile(record, "{ not json");
     await assert.rejects(() => readJournal(root), /is not a journal file code-commit wrote/);
+  });
+});
+
+Deno.test("the run's changes count only the applies the journal still holds for the run: an --undo or a removal meanwhile is no error", async () => {
+  await withProject({ "a.txt": "a\n", "b.txt": "b\n" }, async (root) => {
+    const journal = new RunJournal(root, { workflow: "committing code" });
+    await applyOperations(root, [write("a.txt", "changed\n")], { journal });
+    // --undo from another terminal takes the run's first apply back, then the run goes on.
+    const stored = await readJournal(root);
+    await markUndone(stored, stored.run!, new Date());
+    await applyOperations(root, [write("b.txt", "changed\n")], { journal });
+    assert.deepEqual([...(await journal.runChanges()).keys()], ["b.txt"]);
+    // A build that removed agent-config/: nothing is known of the run's changes any more.
+    await Deno.remove(join(root, JOURNAL), { recursive: true });
+    assert.deepEqual([...(await journal.runChanges()).keys()], []);
+  });
+  await withProject({ "a.txt": "a\n" }, async (root) => {
+    const journal = new RunJournal(root, { workflow: "committing code" });
+    await applyOperations(root, [write("a.txt", "changed\n")], { journal });
+    // Another run started meanwhile: its packs are not this run's.
+    const other = new RunJournal(root, { workflow: "committing code" });
+    await applyOperations(root, [write("a.txt", "again\n")], { journal: other });
+    assert.deepEqual([...(await journal.runChanges()).keys()], []);
+    assert.deepEqual([...(await other.runChanges()).keys()], ["a.txt"]);
+  });
+});
+
+Deno.test("an apply numbered as a stale mark left behind does not look complete: the mark goes before the record is written", async () => {
+  await withProject({ "a.txt": "a\n" }, async (root) => {
+    const journal = new RunJournal(root, { workflow: "committing code" });
+    await applyOperations(root, [write("a.txt", "changed\n")], { journal });
+    // A mark of apply 2 that a forgotten apply left behind.
+    const done = await Deno.readTextFile(join(root, JOURNAL, "apply-1.done"));
+    await Deno.writeTextFile(
+      join(root, JOURNAL, "apply-2.done"),
+      done.replace('"apply":1', '"apply":2'),
+    );
+    const recorder = await journal.begin();
+    await recorder.add("a.txt", { data: new TextEncoder().encode("changed\n"), mode: 0o644 });
+    await recorder.commit({ folders: [], temporaries: [], intended: new Map() });
+    const applies = (await readJournal(root)).applies;
+    assert.deepEqual(applies.map((apply) => [apply.n, apply.done !== undefined]), [[1, true], [
+      2,
+      false,
+    ]]);
+    await recorder.discard();
   });
 });
 
