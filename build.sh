@@ -73,7 +73,8 @@ if [ "$made" = "binary" ]; then
   echo "made ./code-commit: a compiled binary (deno compile) with permissions ${FLAGS[*]}"
 else
   entry="main.ts"
-  if grep -qF "$ROOT/dist/main.js" code-commit; then entry="the bundle in dist/ (deno bundle of main.ts)"; fi
+  # make_launcher.sh leaves dist/ only when the launcher runs it.
+  if [ -f dist/main.js ]; then entry="the bundle in dist/ (deno bundle of main.ts)"; fi
   echo "made ./code-commit: a launcher script running $DENO on $entry with permissions ${FLAGS[*]}"
   echo "  (deno compile needs a denort runtime it could not get${reason:+: $reason};"
   echo "   set DENORT_BIN to a denort binary of Deno $DENO_VERSION to make a compiled binary)"

@@ -34,18 +34,47 @@ if [ -z "$CACHE" ] || [ ! -d "$CACHE" ]; then
   exit 1
 fi
 # The bundle, made aside and put in place whole; main.ts itself when it cannot be made.
+# Only a folder holding a bundle is ever replaced or removed.
+if [ -e "$BUNDLE" ] && [ ! -f "$BUNDLE/main.js" ]; then
+  echo "make_launcher.sh: $BUNDLE exists and holds no bundle (no main.js); move it away or name another folder" >&2
+  exit 1
+fi
+# Every chunk a file of the bundle in $1 imports is there (a partial bundle would fail only when a
+# run first loads the missing chunk).
+complete_bundle() {
+  [ -f "$1/main.js" ] || return 1
+  local chunk
+  for chunk in $(grep -ho '"\./[A-Za-z0-9_.-]*\.js"' "$1"/*.js | tr -d '"' | sort -u); do
+    [ -f "$1/${chunk#./}" ] || return 1
+  done
+}
 ENTRY="$ROOT/main.ts"
 bundle_log=$(mktemp)
-rm -rf "$BUNDLE.tmp"
+made=$(mktemp -d "$BUNDLE.new.XXXXXX")
 if "$DENO" bundle --quiet --config "$ROOT/deno.json" --platform deno --code-splitting \
-  --outdir "$BUNDLE.tmp" "$ROOT/main.ts" >"$bundle_log" 2>&1 && [ -f "$BUNDLE.tmp/main.js" ]; then
-  rm -rf "$BUNDLE"
-  mv "$BUNDLE.tmp" "$BUNDLE"
+  --outdir "$made" "$ROOT/main.ts" >"$bundle_log" 2>&1 && complete_bundle "$made"; then
+  chmod 755 "$made"
+  old=""
+  if [ -e "$BUNDLE" ]; then
+    old=$(mktemp -d "$BUNDLE.old.XXXXXX")
+    mv "$BUNDLE" "$old/bundle"
+  fi
+  mv "$made" "$BUNDLE"
+  [ -z "$old" ] || rm -rf "$old"
   ENTRY="$BUNDLE/main.js"
 else
-  rm -rf "$BUNDLE.tmp"
+  rm -rf "$made"
+  # No bundle is left behind that could be taken for the code of this build.
+  if [ -f "$BUNDLE/main.js" ]; then rm -rf "$BUNDLE"; fi
   echo "make_launcher.sh: deno bundle failed, so the launcher runs main.ts (about 40 ms slower to start):" >&2
-  sed -n '1,5p' "$bundle_log" >&2
+  if [ "$(wc -l <"$bundle_log")" -le 12 ]; then
+    cat "$bundle_log" >&2
+  else
+    head -n 6 "$bundle_log" >&2
+    echo "  ..." >&2
+    tail -n 6 "$bundle_log" >&2
+  fi
+  [ -s "$bundle_log" ] || echo "  (it printed nothing, but left no complete bundle)" >&2
 fi
 rm -f "$bundle_log"
 {
@@ -60,7 +89,9 @@ rm -f "$bundle_log"
   printf ' %s "$@"\n' "$(quote "$ENTRY")"
 } >"$OUTPUT"
 chmod +x "$OUTPUT"
-VERSION_LINE="code-commit $("$DENO" eval "import c from $(quote "file://$ROOT/deno.json") with { type: 'json' }; console.log(c.version)")"
+# The configuration's URL goes through the environment: a quote in the path stays out of the code.
+VERSION_LINE="code-commit $(CODE_COMMIT_CONFIG="file://$ROOT/deno.json" "$DENO" eval \
+  'const c = await import(Deno.env.get("CODE_COMMIT_CONFIG"), { with: { type: "json" } }); console.log(c.default.version)')"
 if [ "$("$OUTPUT" --version </dev/null)" != "$VERSION_LINE" ]; then
   echo "make_launcher.sh: the launcher $OUTPUT does not answer --version with $VERSION_LINE" >&2
   exit 1

@@ -140,30 +140,78 @@ Deno.test("the launcher runs the bundle as main.ts runs: the same output, files 
   }
 });
 
-Deno.test("when deno bundle fails, the launcher runs main.ts and make_launcher.sh says so", async () => {
+/**
+ * A Deno whose `bundle` subcommand runs `onBundle` (a shell snippet; `$real` is the real Deno),
+ * the rest the real one.
+ */
+async function denoWithBundle(folder: string, onBundle: string): Promise<string> {
+  const deno = join(folder, "deno");
+  await Deno.writeTextFile(
+    deno,
+    `#!/bin/sh\nreal='${Deno.execPath()}'\nif [ "$1" = bundle ]; then ${onBundle}; fi\n` +
+      `exec "$real" "$@"\n`,
+  );
+  await Deno.chmod(deno, 0o755);
+  return deno;
+}
+
+for (
+  const [what, onBundle, said] of [
+    [
+      "deno bundle fails (as when esbuild cannot be fetched)",
+      'echo "error: no esbuild" >&2; exit 1',
+      /error: no esbuild/,
+    ],
+    [
+      "the bundle lacks a chunk a run would load later",
+      '"$real" "$@" || exit 1; ' +
+      'for a; do [ "$prev" = --outdir ] && d=$a; prev=$a; done; rm -f "$d"/workflow-*.js; exit 0',
+      /printed nothing, but left no complete bundle/,
+    ],
+  ] as const
+) {
+  Deno.test(`when ${what}, the launcher runs main.ts, the old bundle goes, and make_launcher.sh says so`, async () => {
+    const folder = await Deno.makeTempDir({ prefix: "code-commit-launcher-" });
+    try {
+      const deno = await denoWithBundle(folder, onBundle);
+      // A bundle of an earlier build: it must not stay to be taken for this one's.
+      await Deno.mkdir(join(folder, "bundle"));
+      await Deno.writeTextFile(join(folder, "bundle", "main.js"), "// old\n");
+      const launcher = join(folder, "code-commit");
+      const made = await run(join(TOOL_ROOT, "scripts/make_launcher.sh"), [
+        deno,
+        launcher,
+        join(folder, "bundle"),
+      ]);
+      assert.equal(made.code, 0, made.stderr);
+      assert.match(made.stderr, /deno bundle failed, so the launcher runs main\.ts/);
+      assert.match(made.stderr, said);
+      const text = await Deno.readTextFile(launcher);
+      assert(text.includes(`'${join(TOOL_ROOT, "main.ts")}' "$@"`), text);
+      assert.deepEqual([...Deno.readDirSync(folder)].map((entry) => entry.name).sort(), [
+        "code-commit",
+        "deno",
+      ]);
+      assert.equal((await run(launcher, ["--version"])).stdout, `code-commit ${config.version}\n`);
+    } finally {
+      await Deno.remove(folder, { recursive: true });
+    }
+  });
+}
+
+Deno.test("make_launcher.sh never replaces a folder that holds no bundle", async () => {
   const folder = await Deno.makeTempDir({ prefix: "code-commit-launcher-" });
   try {
-    // A Deno whose bundle subcommand fails (as when esbuild cannot be fetched), the rest real.
-    const deno = join(folder, "deno");
-    await Deno.writeTextFile(
-      deno,
-      `#!/bin/sh\n[ "$1" = bundle ] && { echo "error: no esbuild" >&2; exit 1; }\n` +
-        `exec '${Deno.execPath()}' "$@"\n`,
-    );
-    await Deno.chmod(deno, 0o755);
-    const launcher = join(folder, "code-commit");
+    await Deno.mkdir(join(folder, "mine"));
+    await Deno.writeTextFile(join(folder, "mine", "notes.txt"), "keep\n");
     const made = await run(join(TOOL_ROOT, "scripts/make_launcher.sh"), [
-      deno,
-      launcher,
-      join(folder, "bundle"),
+      Deno.execPath(),
+      join(folder, "code-commit"),
+      join(folder, "mine"),
     ]);
-    assert.equal(made.code, 0, made.stderr);
-    assert.match(made.stderr, /deno bundle failed, so the launcher runs main\.ts/);
-    assert.match(made.stderr, /error: no esbuild/);
-    const text = await Deno.readTextFile(launcher);
-    assert(text.includes(`'${join(TOOL_ROOT, "main.ts")}' "$@"`), text);
-    assert.equal(await Deno.lstat(join(folder, "bundle")).then(() => true, () => false), false);
-    assert.equal((await run(launcher, ["--version"])).stdout, `code-commit ${config.version}\n`);
+    assert.notEqual(made.code, 0);
+    assert.match(made.stderr, /mine exists and holds no bundle \(no main\.js\); move it away/);
+    assert.equal(await Deno.readTextFile(join(folder, "mine", "notes.txt")), "keep\n");
   } finally {
     await Deno.remove(folder, { recursive: true });
   }
