@@ -8,6 +8,7 @@ import {
   writeAtomically,
 } from "../../lib/file_system/write_atomically.ts";
 import { recordingFs } from "./helpers.ts";
+import { IN_CI } from "../support/ci.ts";
 import { withProject } from "../support/project.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -255,4 +256,69 @@ Deno.test("AtomicFileWriter: a link at the destination is replaced, never writte
     assert.equal(await Deno.readTextFile(join(root, "pack")), "ours");
     assert.equal(await Deno.readTextFile(join(root, "target.txt")), "theirs");
   });
+});
+
+/** Where `strace` is, or undefined: the flush test needs it (`.ci/run` installs it). */
+const STRACE = ["/usr/bin/strace", "/bin/strace"].find((path) => {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+});
+
+Deno.test({
+  name:
+    "[strace] a synced write is flushed before its rename and its folder after it; a streamed one before its rename",
+  ignore: STRACE === undefined && !IN_CI,
+  async fn() {
+    if (STRACE === undefined) throw new Error("strace is not installed (.ci/run installs it)");
+    await withProject({}, async (root) => {
+      const log = join(root, "strace.txt");
+      const child = await new Deno.Command(STRACE, {
+        args: [
+          "-f",
+          "-qq",
+          "-o",
+          log,
+          "-e",
+          "trace=openat,fsync,fdatasync,rename,renameat,renameat2,close",
+          Deno.execPath(),
+          "run",
+          `--allow-read=${root}`,
+          `--allow-write=${root}`,
+          new URL("./sync_in_child.ts", import.meta.url).pathname,
+          root,
+          "made.ts",
+          "streamed.bin",
+        ],
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assert.equal(child.code, 0, new TextDecoder().decode(child.stderr));
+      // Each call in order, with the path it acted on (an fsync names the path its descriptor was
+      // opened with, as the trace of the open said).
+      const opened = new Map<string, string>();
+      const calls: string[] = [];
+      for (const line of (await Deno.readTextFile(log)).split("\n")) {
+        const open = /^(\d+)\s+openat\(AT_FDCWD, "([^"]+)".*\) = (\d+)$/.exec(line);
+        if (open) opened.set(`${open[1]}:${open[3]}`, open[2]);
+        const sync = /^(\d+)\s+f(?:data)?sync\((\d+)\)\s+= 0$/.exec(line);
+        if (sync) calls.push(`fsync ${opened.get(`${sync[1]}:${sync[2]}`)}`);
+        const rename = /^\d+\s+rename(?:at2?)?\((?:AT_FDCWD, )?"([^"]+)", (?:AT_FDCWD, )?"([^"]+)"/
+          .exec(line);
+        if (rename) calls.push(`rename ${rename[1]} ${rename[2]}`);
+      }
+      const inRoot = calls.filter((call) => call.includes(root)).map((call) =>
+        call.replaceAll(root, "ROOT").replace(/\.code-commit-[0-9a-f]{16}\.tmp/g, ".TMP")
+      );
+      assert.deepEqual(inRoot, [
+        "fsync ROOT/.made.ts.TMP",
+        "rename ROOT/.made.ts.TMP ROOT/made.ts",
+        "fsync ROOT",
+        "fsync ROOT/.streamed.bin.TMP",
+        "rename ROOT/.streamed.bin.TMP ROOT/streamed.bin",
+      ]);
+    });
+  },
 });

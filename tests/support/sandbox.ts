@@ -9,6 +9,9 @@
 import { runProbe } from "../../lib/sandbox/containment.ts";
 import { bubblewrapProbeArgs } from "../../lib/sandbox/bubblewrap.ts";
 import { systemProgramCandidates } from "../../lib/permissions/system_programs.ts";
+import { IN_CI } from "./ci.ts";
+
+export { IN_CI };
 
 /** Where bubblewrap is on this machine (the first system path that holds it), if anywhere. */
 export const BWRAP: string | undefined = await (async () => {
@@ -27,9 +30,6 @@ export const BWRAP_MISSING: string | undefined = await (async () => {
   if (result.code !== 0) return `${BWRAP} cannot make a sandbox here: ${result.stderr.trim()}`;
   return undefined;
 })();
-
-/** Whether the tests run in CI (the `CI` environment variable is set). */
-export const IN_CI = Deno.env.get("CI") !== undefined && Deno.env.get("CI") !== "";
 
 /**
  * Registers a test that needs bubblewrap: ignored when it is missing
