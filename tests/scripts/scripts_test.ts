@@ -125,7 +125,7 @@ Deno.test("the launcher runs the bundle as main.ts runs: the same output, files 
           stdout: neutral(result.stdout + undo.stdout),
           stderr: neutral(result.stderr + undo.stderr),
           status,
-          undone: await project.exists("src/status.txt"),
+          existsAfterUndo: await project.exists("src/status.txt"),
           prompts: server.requests.map((request) => neutral(request.bodyText)),
         });
       } finally {
@@ -133,7 +133,7 @@ Deno.test("the launcher runs the bundle as main.ts runs: the same output, files 
       }
     }
     assert.equal(runs[0].status, "ok\n");
-    assert.equal(runs[0].undone, false);
+    assert.equal(runs[0].existsAfterUndo, false);
     assert.deepEqual(runs[0], runs[1]);
   } finally {
     await Deno.remove(folder, { recursive: true });
