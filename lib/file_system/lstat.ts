@@ -52,8 +52,8 @@ export function isMissing(error: unknown): boolean {
 /**
  * Names what is at a path for a message, from its `lstat` info: "a regular
  * file", "a symbolic link", "a folder", or the kind of special file (see
- * {@link describeSpecial}). The one wording of an entry's kind where a
- * message says what is there instead of what was wanted. Never throws.
+ * {@link describeSpecial}), for a message that says what is there instead
+ * of what was wanted. Never throws.
  */
 export function describeEntry(info: Deno.FileInfo): string {
   if (info.isSymlink) return "a symbolic link";

@@ -263,7 +263,16 @@ async function restoreGitignore(root: string, copy: GitignoreCopy): Promise<stri
     return `.gitignore cannot be looked at (${messageOf(error)}); ${RESTORE_BY_HAND}`;
   }
   if (copy === undefined) {
-    if (now !== undefined && now.isFile) return undefined;
+    if (now !== undefined && now.isFile) {
+      // Nothing to put back: the advice only when the keys are not protected now.
+      try {
+        await checkAgentConfigIgnored(root);
+        return undefined;
+      } catch (error) {
+        return `there is no copy of .gitignore from before the build to put back, and it does ` +
+          `not protect the keys (${messageOf(error)}); ${RESTORE_BY_HAND}`;
+      }
+    }
     return `there is ${
       now === undefined ? "no .gitignore" : `.gitignore, ${describeEntry(now)},`
     } and none to put back from before the build; ${RESTORE_BY_HAND}`;

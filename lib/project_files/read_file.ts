@@ -107,9 +107,11 @@ export type ProjectFileProblem =
 
 /**
  * Reads the project file `path` (relative to `root`, normalized, already
- * allowed by the caller) with the bounded read every project file the tool
- * sends anywhere goes through: never through a symbolic link, only with one
- * name, at most {@link MAX_FILE_BYTES}. Its bytes, or the
+ * allowed by the caller, whose check must also have found every folder on
+ * the way a real folder: this read refuses a link only as the last part of
+ * the path) with the bounded read the prompts and the rollup use: never
+ * through a final symbolic link, only with one name, at most
+ * {@link MAX_FILE_BYTES}. Its bytes, or the
  * {@link ProjectFileProblem} that kept them out (a file holding a NUL byte
  * is `binary`). Never throws.
  */

@@ -190,6 +190,31 @@ Deno.test("build.sh replaced by a fifo or a link to /dev/zero: stopped at once, 
 const PUT_BACK =
   /; code-commit put \.gitignore back as it was before the build \(what the build wrote there is gone\), so agent-config\/ stays ignored$/;
 
+Deno.test("with no copy of .gitignore from before the build, a stop says to restore it only when it no longer protects the keys", async () => {
+  for (const [text, advice] of [["", true], ["/agent-config\n", false]] as const) {
+    await project(async (root) => {
+      const buildScript = await snapshotBuildScript(root);
+      const before = await snapshotBeforeBuild(root, await scanProject(root));
+      await Deno.writeTextFile(join(root, ".gitignore"), text);
+      await Deno.writeTextFile(join(root, "build.sh"), "#!/bin/sh\nexit 1\n");
+      await assert.rejects(
+        () => checkAfterBuild(root, buildScript, { ...before, gitignore: undefined }),
+        (error) => {
+          assert(error instanceof CodeCommitError);
+          assert.equal(
+            /no copy of \.gitignore from before the build to put back, and it does not protect the keys .*; restore \.gitignore before any git add/
+              .test(error.message),
+            advice,
+            error.message,
+          );
+          return true;
+        },
+      );
+      assert.equal(await Deno.readTextFile(join(root, ".gitignore")), text);
+    });
+  }
+});
+
 Deno.test("a tamper stop puts .gitignore back as it was before the build: emptied, rewritten, removed, or emptied along with build.sh", async () => {
   const changes: [string, (root: string) => Promise<void>, RegExp][] = [
     [
