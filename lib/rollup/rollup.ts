@@ -45,7 +45,6 @@ import { trackedPaths } from "../preconditions/git_index.ts";
 import { CODE_ROLLUP_FILE, readCodeRollup } from "../preconditions/preconditions.ts";
 import { fileBlock } from "../project_files/file_block.ts";
 import { compareCodePoints } from "../project_files/order.ts";
-import { readProjectBytes } from "../project_files/read_file.ts";
 import { READ_LIMITS } from "../file_system/read_limits.ts";
 import { formatBytes } from "../text/sizes.ts";
 import { writeFileAtomically } from "../project_files/safe_write.ts";
@@ -53,22 +52,11 @@ import { walkTree } from "../project_files/walk.ts";
 import { formatCount } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
 import { under } from "../file_system/file_system.ts";
+import type { LeftOutKind } from "./rollup_file.ts";
+import { readRollupFiles } from "./parallel_reads.ts";
 
 /** How the first line of a rollup made by code-commit begins. */
 const ROLLUP_MARK = "code-commit --rollup:";
-
-/** Why a file git would list is not in the rollup. */
-export type LeftOutKind =
-  | "binary"
-  | "not-utf8"
-  | "too-large"
-  | "symbolic-link"
-  | "hard-link"
-  | "special"
-  | "protected"
-  | "refused-name"
-  | "ignored-by-case"
-  | "unreadable";
 
 /** A file (or folder) left out of the rollup. */
 export interface LeftOut {
@@ -129,23 +117,19 @@ export async function makeRollup(root: string): Promise<Rollup> {
   const files: string[] = [];
   const starts: number[] = [];
   let offset = 0;
-  // A few reads in flight at once: each open waits on a thread, the reads themselves do not.
-  for (let start = 0; start < candidates.length; start += READ_CONCURRENCY) {
-    const batch = candidates.slice(start, start + READ_CONCURRENCY);
-    const outcomes = await Promise.all(batch.map((path) => readRollupFile(root, path)));
-    outcomes.forEach((outcome, index) => {
-      const path = batch[index];
-      if (typeof outcome === "string") {
-        const block = fileBlock(path, outcome);
-        blocks.push(block);
-        files.push(path);
-        starts.push(offset);
-        offset += block.length;
-      } else if (outcome.kind !== "missing") {
-        leftOut.push({ path, kind: outcome.kind });
-      }
-    });
-  }
+  const outcomes = await readRollupFiles(root, candidates);
+  outcomes.forEach((outcome, index) => {
+    const path = candidates[index];
+    if (typeof outcome === "string") {
+      const block = fileBlock(path, outcome);
+      blocks.push(block);
+      files.push(path);
+      starts.push(offset);
+      offset += block.length;
+    } else if (outcome.kind !== "missing") {
+      leftOut.push({ path, kind: outcome.kind });
+    }
+  });
   leftOut.sort((a, b) => compareCodePoints(a.path, b.path));
   const mark = `${ROLLUP_MARK} ${plural(files.length, "file")} git tracks or would track; ` +
     `code-commit remakes this file before each run while this line comes first\n`;
@@ -193,44 +177,8 @@ async function trackedFileProblem(
   return undefined;
 }
 
-/**
- * Reads one file for the rollup as every project file is read
- * (`readProjectBytes`: the bounded read, only a regular file with one name,
- * never through a link, at most `MAX_FILE_BYTES`, an open bounded in time,
- * the opened file checked to be the one inspected, and the one
- * classification of what kept it out): its text, or why it is left out.
- * Never throws.
- */
-async function readRollupFile(
-  root: string,
-  path: string,
-): Promise<string | { kind: LeftOutKind | "missing" }> {
-  const read = await readProjectBytes(root, path);
-  if (!read.ok) {
-    switch (read.problem.kind) {
-      case "folder":
-        return { kind: "missing" }; // git lists it as no file
-      case "changed":
-      case "open-timeout":
-        return { kind: "unreadable" };
-      default:
-        return { kind: read.problem.kind };
-    }
-  }
-  try {
-    return decoder.decode(read.bytes);
-  } catch {
-    return { kind: "not-utf8" };
-  }
-}
-
-const decoder = new TextDecoder("utf-8", { fatal: true });
-
 /** The largest file a rollup holds: the context builder's limit for a file in a prompt (1 MiB). */
 const MAX_FILE_BYTES: number = READ_LIMITS.projectFile.bytes;
-
-/** How many files are read at once. */
-const READ_CONCURRENCY = 16;
 
 /** How each kind of left-out entry is named in the summary. */
 const LEFT_OUT_NAMES: Record<LeftOutKind, [string, string]> = {

@@ -171,3 +171,29 @@ Deno.test("--rollup leaves out a hard link to a file outside the project, and sa
   assert.match(run.stdout, /left out: 1 file with more than one hard link \(notes\.txt\)\n$/);
   assert(!(await project.read("agent-config/codeRollup.txt")).includes("hunter2"));
 });
+
+Deno.test("--rollup of 2,100 files (read on two threads, with the tool's permissions) holds each file once, in order", async () => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 2_100; i++) files[`src/m${i % 21}/f${i}.ts`] = `export const v${i} = ${i};\n`;
+  files["src/m3/nul.bin"] = "a\0b";
+  await using project = await makeProject({ rollup: null, files });
+  await Deno.symlink("f3.ts", join(project.root, "src/m3/link.ts"));
+  const run = await runTool(project.root, ["--rollup"]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stderr, "", "nothing from the worker on standard error");
+  assert.match(
+    run.stdout,
+    /: 2,102 files, .*; left out: 1 binary file \(src\/m3\/nul\.bin\), 1 symbolic link \(src\/m3\/link\.ts\)\n$/,
+  );
+  const text = await project.read("agent-config/codeRollup.txt");
+  const blocks = text.slice(text.indexOf("\n") + 1).split(/^--- (.+) ---\n/m).slice(1);
+  const paths = blocks.filter((_, index) => index % 2 === 0);
+  assert.equal(paths.length, 2_102);
+  assert.deepEqual(paths, [...paths].sort(), "in code-point order");
+  for (let index = 0; index < blocks.length; index += 2) {
+    const path = blocks[index];
+    if (path.startsWith("src/")) assert.equal(blocks[index + 1], files[path], path);
+  }
+  const expected = Object.keys(files).filter((path) => path.endsWith(".ts"));
+  assert.deepEqual(paths.filter((path) => path.startsWith("src/")).sort(), expected.sort());
+});

@@ -1,0 +1,79 @@
+/**
+ * The one read of a file for the rollup, the same on the main thread and on
+ * the rollup's second thread (`read_worker.ts`, which is built from this
+ * module): the project file's bytes as every project file for a model is
+ * read (`readProjectBytes`), decoded as strict UTF-8. It imports nothing but
+ * that read, so the worker's code stays small.
+ *
+ * @module
+ */
+
+import { readProjectBytes } from "../project_files/project_bytes.ts";
+
+/** Why a file git would list is not in the rollup. */
+export type LeftOutKind =
+  | "binary"
+  | "not-utf8"
+  | "too-large"
+  | "symbolic-link"
+  | "hard-link"
+  | "special"
+  | "protected"
+  | "refused-name"
+  | "ignored-by-case"
+  | "unreadable";
+
+/**
+ * What reading one file for the rollup gave: its text, or why it is left
+ * out (`missing`: nothing to say, as git shows it deleted or as no file).
+ * Plain data, so that it crosses from the second thread unchanged.
+ */
+export type RollupFileOutcome = string | { readonly kind: LeftOutKind | "missing" };
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Reads one file for the rollup as every project file is read
+ * (`readProjectBytes`: the bounded read, only a regular file with one name,
+ * never through a link, at most 1 MiB, an open bounded in time, the opened
+ * file checked to be the one inspected, and the one classification of what
+ * kept it out): its text, or why it is left out. Never throws.
+ */
+export async function readRollupFile(root: string, path: string): Promise<RollupFileOutcome> {
+  const read = await readProjectBytes(root, path);
+  if (!read.ok) {
+    switch (read.problem.kind) {
+      case "folder":
+        return { kind: "missing" }; // git lists it as no file
+      case "changed":
+      case "open-timeout":
+        return { kind: "unreadable" };
+      default:
+        return { kind: read.problem.kind };
+    }
+  }
+  try {
+    return decoder.decode(read.bytes);
+  } catch {
+    return { kind: "not-utf8" };
+  }
+}
+
+/** How many files one thread reads at once: each open waits on a thread, the reads themselves do not. */
+const READ_CONCURRENCY = 16;
+
+/**
+ * Reads `paths` (relative to `root`) for the rollup on this thread, a few at
+ * a time, and returns their outcomes in the order of `paths`. Never throws.
+ */
+export async function readRollupFilesHere(
+  root: string,
+  paths: readonly string[],
+): Promise<RollupFileOutcome[]> {
+  const outcomes: RollupFileOutcome[] = [];
+  for (let start = 0; start < paths.length; start += READ_CONCURRENCY) {
+    const batch = paths.slice(start, start + READ_CONCURRENCY);
+    outcomes.push(...await Promise.all(batch.map((path) => readRollupFile(root, path))));
+  }
+  return outcomes;
+}

@@ -1,0 +1,217 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { readRollupFiles } from "../../lib/rollup/parallel_reads.ts";
+import { readRollupFilesHere } from "../../lib/rollup/rollup_file.ts";
+import { READ_WORKER_SOURCE } from "../../lib/rollup/read_worker_source.ts";
+import { mkfifo } from "../file_system/helpers.ts";
+import { withProject } from "../support/project.ts";
+
+const TOOL_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/**
+ * A project with every outcome a rollup read has, among 1,300 plain files:
+ * more than two chunks, so both threads read some of each kind.
+ */
+async function withEveryKind(
+  fn: (root: string, paths: string[]) => Promise<void>,
+): Promise<void> {
+  const files: Record<string, string | Uint8Array> = {};
+  for (let i = 0; i < 1_300; i++) files[`src/m${i % 13}/f${i}.ts`] = `export const v${i} = ${i};\n`;
+  files["odd/binary.bin"] = new Uint8Array([0x61, 0x00, 0x62]);
+  files["odd/latin1.txt"] = new Uint8Array([0x63, 0x61, 0x66, 0xe9]);
+  files["odd/big.txt"] = "x".repeat(1024 * 1024 + 1);
+  files["odd/twin-a.txt"] = "twin\n";
+  await withProject(files, async (root) => {
+    await Deno.symlink("twin-a.txt", join(root, "odd/link.txt"));
+    await Deno.link(join(root, "odd/twin-a.txt"), join(root, "odd/twin-b.txt"));
+    await Deno.mkdir(join(root, "odd/folder"));
+    await mkfifo(join(root, "odd/pipe"));
+    const odd = [
+      "odd/binary.bin",
+      "odd/latin1.txt",
+      "odd/big.txt",
+      "odd/link.txt",
+      "odd/twin-a.txt",
+      "odd/folder",
+      "odd/pipe",
+      "odd/gone.txt",
+    ];
+    // The odd ones spread over the chunks (one every 180 paths).
+    const paths = Object.keys(files).filter((path) => path.startsWith("src/"));
+    odd.forEach((path, index) => paths.splice(index * 180, 0, path));
+    await fn(root, paths);
+  });
+}
+
+/** The bundled reader, as the tool starts it, with `wrap` to break it. */
+function bundledWorker(wrap: (source: string) => string = (source) => source): () => Worker {
+  return () =>
+    new Worker(`data:text/javascript;base64,${btoa(wrap(READ_WORKER_SOURCE))}`, {
+      type: "module",
+    });
+}
+
+/** How the worker fails, and what the read must still give: every outcome, in order. */
+const BROKEN_WORKERS: ReadonlyArray<{ name: string; start: () => Worker }> = [
+  {
+    name: "a worker that cannot be started",
+    start: () => {
+      throw new Error("no worker here");
+    },
+  },
+  {
+    name: "a worker whose script throws at once",
+    start: bundledWorker(() => "throw new Error('broken reader');"),
+  },
+  {
+    name: "a worker that throws on its second chunk",
+    start: bundledWorker((source) =>
+      `let asked = 0;
+       const real = (event) => { if (++asked === 2) throw new Error("second chunk"); };
+       ${source}
+       const theirs = self.onmessage;
+       self.onmessage = (event) => { real(event); theirs(event); };`
+    ),
+  },
+  {
+    name: "a worker that answers with one outcome too few",
+    start: bundledWorker((source) =>
+      `const post = self.postMessage.bind(self);
+       self.postMessage = (answer) => post({ ...answer, outcomes: answer.outcomes.slice(1) });
+       ${source}`
+    ),
+  },
+  {
+    name: "a worker that never answers",
+    start: bundledWorker(() => "self.onmessage = () => {};"),
+  },
+];
+
+Deno.test("two threads read every kind of file exactly as one thread does, in path order", async () => {
+  await withEveryKind(async (root, paths) => {
+    const alone = await readRollupFilesHere(root, paths);
+    const kinds = new Set(
+      alone.map((outcome) => typeof outcome === "string" ? "text" : outcome.kind),
+    );
+    assert.deepEqual(
+      [...kinds].sort(),
+      [
+        "binary",
+        "hard-link",
+        "missing",
+        "not-utf8",
+        "special",
+        "symbolic-link",
+        "text",
+        "too-large",
+      ],
+    );
+    assert.deepEqual(
+      await readRollupFiles(root, paths, { parallel: true, startWorker: bundledWorker() }),
+      alone,
+    );
+    assert.deepEqual(await readRollupFiles(root, paths, { parallel: false }), alone);
+  });
+});
+
+for (const { name, start } of BROKEN_WORKERS) {
+  Deno.test(`${name}: the main thread reads its chunks, and nothing is lost`, async () => {
+    await withEveryKind(async (root, paths) => {
+      const alone = await readRollupFilesHere(root, paths);
+      assert.deepEqual(
+        await readRollupFiles(root, paths, { parallel: true, startWorker: start, patienceMs: 300 }),
+        alone,
+      );
+    });
+  });
+}
+
+Deno.test("the worker is asked for chunks, and both threads read some", async () => {
+  await withEveryKind(async (root, paths) => {
+    let asked = 0;
+    const start = () => {
+      const worker = bundledWorker()();
+      const post = worker.postMessage.bind(worker);
+      worker.postMessage = (message: unknown) => {
+        asked++;
+        post(message);
+      };
+      return worker;
+    };
+    await readRollupFiles(root, paths, { parallel: true, startWorker: start });
+    assert.ok(asked >= 1, "the worker read nothing");
+  });
+});
+
+Deno.test("the bundled reader answers a request it cannot read with its id alone, and prints nothing", async () => {
+  const worker = bundledWorker()();
+  try {
+    const answer = await new Promise((resolve) => {
+      worker.onmessage = (event) => resolve(event.data);
+      worker.postMessage({ id: 7, root: "/", paths: null });
+    });
+    assert.deepEqual(answer, { id: 7 });
+  } finally {
+    worker.terminate();
+  }
+});
+
+Deno.test("the bundled reader is what scripts/bundle_read_worker.ts makes of the code today", async () => {
+  const checked = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-read",
+      "--allow-write",
+      "--allow-run",
+      `${TOOL_ROOT}scripts/bundle_read_worker.ts`,
+      "--check",
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(checked.code, 0, new TextDecoder().decode(checked.stderr));
+  assert.doesNotMatch(READ_WORKER_SOURCE, /^\s*import\b|\bimport\s*\(/m, "it imports nothing");
+});
+
+Deno.test("the worker has the run's permissions: with --allow-read=. it reads the project, and nothing outside", async () => {
+  await withProject({ "in.txt": "inside\n" }, async (root) => {
+    const outside = await Deno.makeTempDir({ prefix: "code-commit-outside-" });
+    try {
+      await Deno.writeTextFile(join(outside, "secret.txt"), "outside\n");
+      // A child with the tool's read permission, started in the project, asks the bundled
+      // reader for a file inside and one outside.
+      const script = `
+        import { READ_WORKER_SOURCE } from ${
+        JSON.stringify(`${TOOL_ROOT}lib/rollup/read_worker_source.ts`)
+      };
+        const worker = new Worker("data:text/javascript;base64," + btoa(READ_WORKER_SOURCE), { type: "module" });
+        const answers = [];
+        worker.onmessage = (event) => {
+          answers.push(event.data.outcomes);
+          if (answers.length === 2) { console.log(JSON.stringify(answers)); worker.terminate(); }
+        };
+        worker.postMessage({ id: 0, root: Deno.cwd(), paths: ["in.txt"] });
+        worker.postMessage({ id: 1, root: ${JSON.stringify(outside)}, paths: ["secret.txt"] });
+      `;
+      const child = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "--no-prompt", "--allow-read=.", "-"],
+        cwd: root,
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      const writer = child.stdin.getWriter();
+      await writer.write(new TextEncoder().encode(script));
+      await writer.close();
+      const output = await child.output();
+      assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+      assert.deepEqual(JSON.parse(new TextDecoder().decode(output.stdout)), [
+        ["inside\n"],
+        [{ kind: "unreadable" }],
+      ]);
+    } finally {
+      await Deno.remove(outside, { recursive: true });
+    }
+  });
+});
