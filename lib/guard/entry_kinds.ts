@@ -58,11 +58,18 @@ const MAX_LISTED_NAMES = 1024;
 // deno-lint-ignore no-control-regex -- the whole ASCII range, controls included
 const ASCII = /^[\x00-\x7f]*$/;
 
-/** A cache of `lstat` results for paths relative to one project root. */
+/**
+ * A cache of `lstat` results for paths relative to one project root.
+ * Synchronous: a reply of thousands of paths would otherwise wait a thread
+ * hop, or at least a promise, for each.
+ */
 export class EntryKinds {
   /** The project root the relative paths are resolved against. */
   readonly root: string;
-  readonly #infos = new Map<string, Promise<Deno.FileInfo | undefined>>();
+  /** What each path looked at holds: its info, or undefined when nothing is there. */
+  readonly #infos = new Map<string, Deno.FileInfo | undefined>();
+  /** The error each path that could not be looked at gave (thrown again at each ask). */
+  readonly #failures = new Map<string, unknown>();
   /** The sizes of the folders found, for the choice to list one. */
   readonly #folderSizes = new Map<string, number>();
   /** How many entries of each folder turned out missing. */
@@ -73,7 +80,7 @@ export class EntryKinds {
    */
   readonly #listings = new Map<string, Set<string> | null>();
   readonly #kinds = new Map<string, EntryKind>();
-  readonly #realFolders = new Map<string, Promise<boolean>>();
+  readonly #realFolders = new Map<string, boolean>();
 
   /** Makes an empty cache for the project at `root`. Never throws. */
   constructor(root: string) {
@@ -82,33 +89,33 @@ export class EntryKinds {
 
   /**
    * The `lstat` info of `relativePath` (`""` is the root), or `undefined` when
-   * nothing is there. Rejects with a `CodeCommitError` as `lstatSyncOrUndefined` throws.
+   * nothing is there. Throws a `CodeCommitError` as `lstatSyncOrUndefined`
+   * does, the same error at each ask.
    */
-  info(relativePath: string): Promise<Deno.FileInfo | undefined> {
-    let info = this.#infos.get(relativePath);
-    if (info === undefined) {
-      const slash = relativePath.lastIndexOf("/");
-      const folder = slash < 0 ? "" : relativePath.slice(0, slash);
-      // Synchronous: a reply of thousands of paths would otherwise wait a thread hop for each.
-      try {
-        if (relativePath !== "" && this.#listedAbsent(folder, relativePath.slice(slash + 1))) {
-          info = Promise.resolve(undefined);
-        } else {
-          const found = lstatSyncOrUndefined(under(this.root, relativePath));
-          if (found === undefined) {
-            if (relativePath !== "") this.#missed(folder);
-          } else if (found.isDirectory) {
-            this.#folderSizes.set(relativePath, found.size);
-          }
-          info = Promise.resolve(found);
+  info(relativePath: string): Deno.FileInfo | undefined {
+    const known = this.#infos.get(relativePath);
+    if (known !== undefined || this.#infos.has(relativePath)) return known;
+    if (this.#failures.has(relativePath)) throw this.#failures.get(relativePath);
+    const slash = relativePath.lastIndexOf("/");
+    const folder = slash < 0 ? "" : relativePath.slice(0, slash);
+    let found: Deno.FileInfo | undefined;
+    try {
+      if (relativePath !== "" && this.#listedAbsent(folder, relativePath.slice(slash + 1))) {
+        found = undefined;
+      } else {
+        found = lstatSyncOrUndefined(under(this.root, relativePath));
+        if (found === undefined) {
+          if (relativePath !== "") this.#missed(folder);
+        } else if (found.isDirectory) {
+          this.#folderSizes.set(relativePath, found.size);
         }
-      } catch (error) {
-        info = Promise.reject(error);
-        info.catch(() => {}); // the caller that asked handles it; a cached copy must not go unhandled
       }
-      this.#infos.set(relativePath, info);
+    } catch (error) {
+      this.#failures.set(relativePath, error);
+      throw error;
     }
-    return info;
+    this.#infos.set(relativePath, found);
+    return found;
   }
 
   /** Whether the listing of `folder`, if it was listed, shows that it holds no entry `name`. */
@@ -135,11 +142,11 @@ export class EntryKinds {
     this.#listings.set(folder, listNames(under(this.root, folder)));
   }
 
-  /** The kind of entry at `relativePath`. Rejects as `info` does. */
-  async kind(relativePath: string): Promise<EntryKind> {
+  /** The kind of entry at `relativePath`. Throws as `info` does. */
+  kind(relativePath: string): EntryKind {
     const known = this.#kinds.get(relativePath);
     if (known !== undefined) return known;
-    const info = await this.info(relativePath);
+    const info = this.info(relativePath);
     return info === undefined ? "missing" : kindOf(info);
   }
 
@@ -151,31 +158,26 @@ export class EntryKinds {
    * Never throws.
    */
   noteListed(relativeFolder: string, name: string, kind: EntryKind): void {
-    if (!this.#realFolders.has(relativeFolder)) {
-      this.#realFolders.set(relativeFolder, Promise.resolve(true));
-    }
+    if (!this.#realFolders.has(relativeFolder)) this.#realFolders.set(relativeFolder, true);
     const path = relativeFolder === "" ? name : `${relativeFolder}/${name}`;
     if (!this.#kinds.has(path) && !this.#infos.has(path)) this.#kinds.set(path, kind);
   }
 
   /**
    * Whether `relativeFolder` (`""` is the root, which is trusted) and every
-   * folder above it are real folders, none of them a symbolic link. Rejects
+   * folder above it are real folders, none of them a symbolic link. Throws
    * as `info` does.
    */
-  isRealFolder(relativeFolder: string): Promise<boolean> {
-    let result = this.#realFolders.get(relativeFolder);
-    if (result === undefined) {
-      result = (async () => {
-        if (relativeFolder === "") return true;
-        const slash = relativeFolder.lastIndexOf("/");
-        const parent = slash < 0 ? "" : relativeFolder.slice(0, slash);
-        if (!(await this.isRealFolder(parent))) return false;
-        return (await this.kind(relativeFolder)) === "folder";
-      })();
-      this.#realFolders.set(relativeFolder, result);
+  isRealFolder(relativeFolder: string): boolean {
+    if (relativeFolder === "") return true;
+    let real = this.#realFolders.get(relativeFolder);
+    if (real === undefined) {
+      const slash = relativeFolder.lastIndexOf("/");
+      real = this.isRealFolder(slash < 0 ? "" : relativeFolder.slice(0, slash)) &&
+        this.kind(relativeFolder) === "folder";
+      this.#realFolders.set(relativeFolder, real);
     }
-    return result;
+    return real;
   }
 }
 

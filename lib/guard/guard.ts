@@ -81,7 +81,9 @@ class GuardContext {
   /** Each folder's protected-path entries (a path's are its folder's, then its name's). */
   readonly #protected = new Map<string, readonly ProtectedPath[]>();
   /** What lies along each folder's path, on disk. */
-  readonly #along = new Map<string, Promise<AlongFolder>>();
+  readonly #along = new Map<string, AlongFolder>();
+  /** Each folder's verdicts, once read (most paths then need no promise). */
+  readonly #settled = new Map<string, FolderIgnores>();
 
   constructor(rules: IgnoreRules, linked: readonly LinkedTarget[] = []) {
     // One lstat per entry for the whole check: the ignore rules look at the same folders.
@@ -122,28 +124,23 @@ class GuardContext {
    * something else than a folder on the way), {@link MISSING} when a folder
    * on the way does not exist (nothing further down can be looked at), or
    * undefined when every folder on the way is a real folder. The first
-   * problem from the top decides. Rejects as `EntryKinds.kind` does.
+   * problem from the top decides. Throws as `EntryKinds.kind` does.
    */
-  along(folder: string): Promise<AlongFolder> {
-    if (folder === "") return Promise.resolve(undefined);
-    let along = this.#along.get(folder);
+  along(folder: string): AlongFolder {
+    if (folder === "") return undefined;
+    const known = this.#along.get(folder);
+    if (known !== undefined || this.#along.has(folder)) return known;
+    const slash = folder.lastIndexOf("/");
+    let along = this.along(slash < 0 ? "" : folder.slice(0, slash));
     if (along === undefined) {
-      along = (async () => {
-        const slash = folder.lastIndexOf("/");
-        const above = await this.along(slash < 0 ? "" : folder.slice(0, slash));
-        if (above !== undefined) return above;
-        const kind = await this.entries.kind(folder);
-        if (kind === "missing") return MISSING;
-        if (kind === "symlink") {
-          return `passes through \`${folder}\`, a symbolic link (a link could lead outside the ` +
-            "project or to a protected file)";
-        }
-        if (kind !== "folder") return `passes through \`${folder}\`, which is not a folder`;
-        return undefined;
-      })();
-      along.catch(() => {}); // each path that asks handles it
-      this.#along.set(folder, along);
+      const kind = this.entries.kind(folder);
+      if (kind === "missing") along = MISSING;
+      else if (kind === "symlink") {
+        along = `passes through \`${folder}\`, a symbolic link (a link could lead outside the ` +
+          "project or to a protected file)";
+      } else if (kind !== "folder") along = `passes through \`${folder}\`, which is not a folder`;
     }
+    this.#along.set(folder, along);
     return along;
   }
 
@@ -152,10 +149,19 @@ class GuardContext {
     let ignores = this.#folders.get(folder);
     if (ignores === undefined) {
       ignores = this.exact.inFolderEitherCase(folder);
-      ignores.catch(() => {}); // the caller that asked handles it
+      // The caller that asked handles a rejection; a cached copy must not go unhandled.
+      ignores.then((found) => this.#settled.set(folder, found), () => {});
       this.#folders.set(folder, ignores);
     }
     return ignores;
+  }
+
+  /**
+   * What {@link GuardContext.inFolder} resolved to for `folder`, once it
+   * has; undefined before, or when it rejected. Never throws.
+   */
+  inFolderRead(folder: string): FolderIgnores | undefined {
+    return this.#settled.get(folder);
   }
 }
 
@@ -176,26 +182,28 @@ export async function guardOperations(
   root: string,
   ops: readonly FileOperation[],
 ): Promise<GuardResult> {
-  const linked = linkedProtectedTargets(root);
-  const context = new GuardContext(await IgnoreRules.load(root), linked);
+  const rules = await IgnoreRules.load(root);
+  const context = new GuardContext(rules, linkedProtectedTargets(root, rules.entries));
   // Each path's syntax first: only a path that passes it is handed to the file system.
   const reasons = ops.map((op) => checkPathSyntax(op.path));
   const paths = ops.map((op) => normalizeProjectPath(op.path));
-  const folders = new Set<string>();
-  paths.forEach((path, index) => {
-    if (reasons[index] === undefined) folders.add(folderOf(path));
-  });
-  await context.readRulesFor(folders);
+  // Each path's folder, one string each: the caches keyed by folder find it without hashing it again.
+  const folders = paths.map(folderOf);
+  await context.readRulesFor(new Set(folders.filter((_, index) => reasons[index] === undefined)));
   for (let index = 0; index < ops.length; index++) {
-    reasons[index] ??= await checkPath(context, paths[index], ops[index].kind);
+    if (reasons[index] !== undefined) continue;
+    const reason = checkPath(context, paths[index], folders[index], ops[index].kind);
+    reasons[index] = reason instanceof Promise ? await reason : reason;
   }
 
-  // The (folded) paths this reply may write as files: no other path of the
-  // same reply can pass through one of them as a folder.
+  // The (folded) paths this reply may write as files that another of its
+  // paths passes through as a folder.
+  const passed = foldersOnTheWay(folders.filter((_, index) => reasons[index] === undefined));
   const writtenFiles = new Map<string, string>();
   ops.forEach((op, index) => {
     if (op.kind === "write" && reasons[index] === undefined) {
-      writtenFiles.set(foldCase(paths[index]), paths[index]);
+      const folded = foldCase(paths[index]);
+      if (passed.has(folded)) writtenFiles.set(folded, paths[index]);
     }
   });
   const conflicts = new ReplyConflicts(writtenFiles);
@@ -204,7 +212,7 @@ export async function guardOperations(
   const operations: FileOperation[] = [];
   ops.forEach((op, index) => {
     const path = paths[index];
-    const reason = reasons[index] ?? conflicts.of(folderOf(path));
+    const reason = reasons[index] ?? conflicts.of(folders[index]);
     if (reason !== undefined) {
       refusals.push({ path: op.path, reason });
     } else {
@@ -235,7 +243,8 @@ export async function guardRead(
   const syntax = checkPathSyntax(path);
   if (syntax !== undefined) return syntax;
   const context = new GuardContext(rules ?? await IgnoreRules.load(root));
-  return await checkPath(context, normalizeProjectPath(path), "read");
+  const normalized = normalizeProjectPath(path);
+  return await checkPath(context, normalized, folderOf(normalized), "read");
 }
 
 /** The folder `path` (normalized) lies in: `""` for the root. Never throws. */
@@ -245,20 +254,23 @@ function folderOf(path: string): string {
 }
 
 /**
- * The reason `path` (normalized, its syntax checked) may not be accessed,
- * or undefined. Never throws.
+ * The reason `path` (normalized, its syntax checked), in `folder` (its
+ * {@link folderOf}), may not be accessed, or undefined: at once, or a
+ * promise of it when the folder's ignore rules are still to be read, or
+ * the path is ignored (which rule ignores it is read then). Never throws;
+ * the promise never rejects.
  */
-async function checkPath(
+function checkPath(
   context: GuardContext,
   path: string,
+  folder: string,
   access: Access,
-): Promise<string | undefined> {
-  const slash = path.lastIndexOf("/");
-  const folder = slash < 0 ? "" : path.slice(0, slash);
+): string | undefined | Promise<string | undefined> {
+  const name = folder === "" ? path : path.slice(folder.length + 1);
 
   // A write is refused by any covering entry; a read by any unreadable one, even an inner one
   // (`target/` is readable, `target/.git/config` is not).
-  const rules = context.protectedRules(folder, path.slice(slash + 1));
+  const rules = context.protectedRules(folder, name);
   const rule = access === "read" ? rules.find((entry) => !entry.readable) : rules[0];
   if (rule !== undefined) {
     return `${access === "read" ? "may not be read" : "is protected"}: ${
@@ -272,28 +284,36 @@ async function checkPath(
   }
 
   try {
-    const onDisk = await checkOnDisk(context, folder, path, access);
+    const onDisk = checkOnDisk(context, folder, path, access);
     if (onDisk !== undefined) return onDisk;
-    return await checkIgnored(context, path);
+    // The folder's verdicts, once read, answer at once for a path that is not ignored.
+    const ignores = context.inFolderRead(folder);
+    if (ignores !== undefined && !ignores.ignores(name, false)) return undefined;
   } catch (error) {
-    return `could not be checked, so it is refused: ${messageOf(error)}`;
+    return uncheckable(error);
   }
+  return checkIgnored(context, path, folder, name);
+}
+
+/** The reason for a path that could not be checked because of `error`. Never throws. */
+function uncheckable(error: unknown): string {
+  return `could not be checked, so it is refused: ${messageOf(error)}`;
 }
 
 /**
  * Checks what is on disk along `path`, in `folder`: no symbolic link, no
- * special file, no folder.
+ * special file, no folder. Throws as `EntryKinds.info` does.
  */
-async function checkOnDisk(
+function checkOnDisk(
   context: GuardContext,
   folder: string,
   path: string,
   access: Access,
-): Promise<string | undefined> {
-  const along = await context.along(folder);
+): string | undefined {
+  const along = context.along(folder);
   if (along === MISSING) return access === "read" ? "does not exist" : undefined;
   if (along !== undefined) return along;
-  const info = await context.entries.info(path);
+  const info = context.entries.info(path);
   if (info === undefined) return access === "read" ? "does not exist" : undefined;
   if (info.isSymlink) {
     return "is a symbolic link (a link could lead outside the project or to a protected file)";
@@ -303,20 +323,49 @@ async function checkOnDisk(
   return undefined;
 }
 
-/** Checks git's ignore rules, exact and case-folded. */
-async function checkIgnored(context: GuardContext, path: string): Promise<string | undefined> {
-  // The folder's verdicts answer at once; only a path that is ignored asks which rule.
-  const slash = path.lastIndexOf("/");
-  const ignores = await context.inFolder(slash < 0 ? "" : path.slice(0, slash));
-  if (!ignores.ignores(path.slice(slash + 1), false)) return undefined;
-  const exact = await context.exact.explain(path, false);
-  const match = exact ?? await context.folded.explain(path, false);
-  if (match === undefined) return undefined;
-  const what = match.path === path ? "" : ` matches the folder \`${match.path}\``;
-  const how = exact === undefined
-    ? " (comparing names without regard to case, as macOS and Windows do)"
-    : "";
-  return `is ignored by .gitignore: the rule \`${match.pattern}\` in ${match.source}${what}${how}`;
+/**
+ * Checks git's ignore rules, exact and case-folded, on `path`, the entry
+ * `name` of `folder`, and says which rule ignores it. Never rejects: what
+ * cannot be read refuses the path.
+ */
+async function checkIgnored(
+  context: GuardContext,
+  path: string,
+  folder: string,
+  name: string,
+): Promise<string | undefined> {
+  try {
+    // The folder's verdicts answer at once; only a path that is ignored asks which rule.
+    const ignores = context.inFolderRead(folder) ?? await context.inFolder(folder);
+    if (!ignores.ignores(name, false)) return undefined;
+    const exact = await context.exact.explain(path, false);
+    const match = exact ?? await context.folded.explain(path, false);
+    if (match === undefined) return undefined;
+    const what = match.path === path ? "" : ` matches the folder \`${match.path}\``;
+    const how = exact === undefined
+      ? " (comparing names without regard to case, as macOS and Windows do)"
+      : "";
+    return `is ignored by .gitignore: the rule \`${match.pattern}\` in ${match.source}${what}${how}`;
+  } catch (error) {
+    return uncheckable(error);
+  }
+}
+
+/**
+ * Each of `folders` and every folder above it (the root aside), folded:
+ * the folders paths in them pass through. Never throws.
+ */
+function foldersOnTheWay(folders: readonly string[]): Set<string> {
+  const seen = new Set<string>();
+  const folded = new Set<string>();
+  for (let folder of folders) {
+    while (folder !== "" && !seen.has(folder)) {
+      seen.add(folder);
+      folded.add(foldCase(folder));
+      folder = folderOf(folder);
+    }
+  }
+  return folded;
 }
 
 /** The paths a reply writes as files, and the folders of its paths that pass through one. */
@@ -324,7 +373,10 @@ class ReplyConflicts {
   readonly #writtenFiles: ReadonlyMap<string, string>;
   readonly #folders = new Map<string, string | undefined>();
 
-  /** `writtenFiles`: each written path, folded, to the path as the reply spells it. */
+  /**
+   * `writtenFiles`: each written path, folded, to the path as the reply
+   * spells it (those no folder of the reply folds onto may be left out).
+   */
   constructor(writtenFiles: ReadonlyMap<string, string>) {
     this.#writtenFiles = writtenFiles;
   }

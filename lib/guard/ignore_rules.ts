@@ -87,9 +87,9 @@ class SourceFiles {
    */
   gitignore(folder: string): Promise<string | undefined> {
     return this.#cached(folder, async () => {
-      if (!(await this.entries.isRealFolder(folder))) return undefined;
+      if (!this.entries.isRealFolder(folder)) return undefined;
       const file = folder === "" ? ".gitignore" : `${folder}/.gitignore`;
-      if ((await this.entries.kind(file)) !== "file") return undefined; // git ≥ 2.32 does not follow symlinks
+      if (this.entries.kind(file) !== "file") return undefined; // git ≥ 2.32 does not follow symlinks
       return await this.#read(file, false);
     });
   }
@@ -101,8 +101,8 @@ class SourceFiles {
    */
   exclude(): Promise<string | undefined> {
     return this.#cached(EXCLUDE_KEY, async () => {
-      if (!(await this.entries.isRealFolder(".git/info"))) return undefined;
-      const kind = await this.entries.kind(".git/info/exclude");
+      if (!this.entries.isRealFolder(".git/info")) return undefined;
+      const kind = this.entries.kind(".git/info/exclude");
       // git follows a symbolic link here (it is not an in-tree file): so do we.
       if (kind !== "file" && kind !== "symlink") return undefined;
       return await this.#read(".git/info/exclude", true);
@@ -250,6 +250,8 @@ export class IgnoreRules {
   readonly #loaded = new Map<string, Source | undefined>();
   /** The verdicts on folders, once known (a walk asks 100,000 times). */
   readonly #folders = new Map<string, IgnoreMatch | undefined>();
+  /** {@link IgnoreRules.inFolder} of each folder asked about without a listing. */
+  readonly #unlistedFolders = new Map<string, Promise<FolderIgnores>>();
   #sibling: IgnoreRules | undefined;
 
   private constructor(files: SourceFiles, ignoreCase: boolean) {
@@ -347,16 +349,43 @@ export class IgnoreRules {
    */
   async inFolder(folder: string, listed?: ListedFolder): Promise<FolderIgnores> {
     const segments = folder === "" ? [] : splitPath(folder);
-    if (listed?.visible === true) {
-      this.#files.entries.noteListed(folder, ".gitignore", listed.gitignore);
+    if (listed?.visible !== true) {
+      return await this.#unlisted(normalizeProjectPath(folder), segments);
     }
-    if (
-      listed?.visible !== true && segments.length > 0 &&
-      (await this.explain(folder, true)) !== undefined
-    ) {
-      return IGNORES_ALL;
+    this.#files.entries.noteListed(folder, ".gitignore", listed.gitignore);
+    return await this.#levels(folder, segments);
+  }
+
+  /**
+   * {@link IgnoreRules.inFolder} of `folder` (normalized; `segments` its
+   * segments, when known), not known to be visible: {@link IGNORES_ALL}
+   * when its parent's verdicts ignore it as a folder (they say what
+   * `isIgnored` says of it, a folder above included), otherwise its own
+   * levels. Remembered by folder: the guard asks about many folders side
+   * by side, each parent once. Rejects as `isIgnored` does.
+   */
+  #unlisted(folder: string, segments?: readonly string[]): Promise<FolderIgnores> {
+    let ignores = this.#unlistedFolders.get(folder);
+    if (ignores === undefined) {
+      ignores = (async () => {
+        if (folder !== "") {
+          const slash = folder.lastIndexOf("/");
+          const parent = await this.#unlisted(slash < 0 ? "" : folder.slice(0, slash));
+          if (parent.ignores(folder.slice(slash + 1), true)) return IGNORES_ALL;
+        }
+        return await this.#levels(folder, segments ?? (folder === "" ? [] : folder.split("/")));
+      })();
+      this.#unlistedFolders.set(folder, ignores);
     }
-    // Neither the folder nor one above it is ignored: every rule file on the way may be read.
+    return ignores;
+  }
+
+  /**
+   * The verdicts on the entries of `folder` (its segments `segments`), known
+   * to be neither ignored nor in an ignored folder: every rule file on the
+   * way may be read, and is. Rejects as `isIgnored` does.
+   */
+  async #levels(folder: string, segments: readonly string[]): Promise<LevelIgnores> {
     const keys = [EXCLUDE_KEY, ""];
     for (let depth = 1; depth <= segments.length; depth++) {
       keys.push(depth === 1 ? segments[0] : `${keys[depth]}/${segments[depth - 1]}`);

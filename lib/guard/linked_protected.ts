@@ -29,6 +29,7 @@
 import { under } from "../file_system/file_system.ts";
 import { folderOf, linkTarget, relativeUnder } from "../file_system/paths.ts";
 import { foldCase } from "./case_fold.ts";
+import { EntryKinds } from "./entry_kinds.ts";
 import { PROTECTED_PATHS, type ProtectedPath } from "./protected_paths.ts";
 
 /** A path inside the project that a protected entry, a symbolic link, leads to. */
@@ -48,11 +49,16 @@ const MAX_HOPS = 40;
  * Every path inside the project at `root` that a protected root entry,
  * being a symbolic link, leads to (see the module doc), each once per
  * entry. Synchronous: a dozen `lstat`s (0.2 to 0.4 ms measured, on a busy
- * machine), where a thread hop each would cost more than the calls. Never
- * throws: what cannot be inspected or resolved leads nowhere a reply could
- * write.
+ * machine), where a thread hop each would cost more than the calls. The
+ * root entries are looked at through `entries` (the guard's, for the same
+ * root: shared with its other checks, and a small root is listed once
+ * rather than each missing name looked at). Never throws: what cannot be
+ * inspected or resolved leads nowhere a reply could write.
  */
-export function linkedProtectedTargets(root: string): LinkedTarget[] {
+export function linkedProtectedTargets(
+  root: string,
+  entries: EntryKinds = new EntryKinds(root),
+): LinkedTarget[] {
   let realRoot: string;
   try {
     realRoot = Deno.realPathSync(root);
@@ -60,8 +66,23 @@ export function linkedProtectedTargets(root: string): LinkedTarget[] {
     return [];
   }
   return PROTECTED_PATHS.flatMap((rule) =>
-    targetsOf(realRoot, rule.name).map((path): LinkedTarget => ({ path, entry: rule.name, rule }))
+    isLink(entries, rule.name)
+      ? targetsOf(realRoot, rule.name).map((path): LinkedTarget => ({
+        path,
+        entry: rule.name,
+        rule,
+      }))
+      : []
   );
+}
+
+/** Whether the root entry `name` is a symbolic link; false when it cannot be looked at. */
+function isLink(entries: EntryKinds, name: string): boolean {
+  try {
+    return entries.kind(name) === "symlink";
+  } catch {
+    return false;
+  }
 }
 
 /**

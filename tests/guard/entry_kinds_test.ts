@@ -12,14 +12,14 @@ Deno.test("EntryKinds tells files, folders, links, special files and missing pat
     const mkfifo = await new Deno.Command("mkfifo", { args: [join(root, "pipe")] }).output();
     assert.ok(mkfifo.success);
     const entries = new EntryKinds(root);
-    assert.equal(await entries.kind("src"), "folder");
-    assert.equal(await entries.kind("src/a.ts"), "file");
-    assert.equal(await entries.kind("link"), "symlink");
-    assert.equal(await entries.kind("dangling"), "symlink");
-    assert.equal(await entries.kind("pipe"), "special");
-    assert.equal(await entries.kind("missing"), "missing");
-    assert.equal(await entries.kind("src/a.ts/x"), "missing"); // NotADirectory
-    assert.equal(describeSpecial((await entries.info("pipe"))!), "a fifo (named pipe)");
+    assert.equal(entries.kind("src"), "folder");
+    assert.equal(entries.kind("src/a.ts"), "file");
+    assert.equal(entries.kind("link"), "symlink");
+    assert.equal(entries.kind("dangling"), "symlink");
+    assert.equal(entries.kind("pipe"), "special");
+    assert.equal(entries.kind("missing"), "missing");
+    assert.equal(entries.kind("src/a.ts/x"), "missing"); // NotADirectory
+    assert.equal(describeSpecial(entries.info("pipe")!), "a fifo (named pipe)");
   });
 });
 
@@ -28,12 +28,12 @@ Deno.test("EntryKinds.isRealFolder refuses folders reached through a link", asyn
     await writeFiles(root, { "real/deep/x": "" });
     await Deno.symlink("real", join(root, "link"));
     const entries = new EntryKinds(root);
-    assert.equal(await entries.isRealFolder(""), true);
-    assert.equal(await entries.isRealFolder("real/deep"), true);
-    assert.equal(await entries.isRealFolder("link"), false);
-    assert.equal(await entries.isRealFolder("link/deep"), false);
-    assert.equal(await entries.isRealFolder("real/deep/x"), false);
-    assert.equal(await entries.isRealFolder("nowhere"), false);
+    assert.equal(entries.isRealFolder(""), true);
+    assert.equal(entries.isRealFolder("real/deep"), true);
+    assert.equal(entries.isRealFolder("link"), false);
+    assert.equal(entries.isRealFolder("link/deep"), false);
+    assert.equal(entries.isRealFolder("real/deep/x"), false);
+    assert.equal(entries.isRealFolder("nowhere"), false);
   });
 });
 
@@ -41,10 +41,10 @@ Deno.test("EntryKinds caches: one lstat per path per instance", async () => {
   await withProject({}, async (root) => {
     await writeFiles(root, { "a": "" });
     const entries = new EntryKinds(root);
-    assert.equal(await entries.kind("a"), "file");
+    assert.equal(entries.kind("a"), "file");
     await Deno.remove(join(root, "a"));
-    assert.equal(await entries.kind("a"), "file");
-    assert.equal(await new EntryKinds(root).kind("a"), "missing");
+    assert.equal(entries.kind("a"), "file");
+    assert.equal(new EntryKinds(root).kind("a"), "missing");
   });
 });
 
@@ -53,19 +53,19 @@ Deno.test("EntryKinds knows a name missing from the listing of a small folder, w
     await writeFiles(root, { "plain/a": "", "cased/Part0/x": "", "accented/é/x": "" });
     const entries = new EntryKinds(root);
     for (const folder of ["plain", "cased", "accented"]) {
-      assert.equal(await entries.kind(folder), "folder");
+      assert.equal(entries.kind(folder), "folder");
       // The first missing entry of a small folder has the folder listed.
-      assert.equal(await entries.kind(`${folder}/new0`), "missing");
+      assert.equal(entries.kind(`${folder}/new0`), "missing");
     }
     await writeFiles(root, { "plain/new1/x": "", "cased/part0/x": "", "accented/new1/x": "" });
     // Made after the listing: a name the listing lacks is known missing without a look (a
     // snapshot, as an lstat is; the applier checks again as it writes) ...
-    assert.equal(await entries.kind("plain/new1"), "missing");
+    assert.equal(entries.kind("plain/new1"), "missing");
     // ... but not when a listed name equals it without regard to case (a case-insensitive file
     // system would find `Part0` for `part0`): the lstat answers, and finds the new folder here.
-    assert.equal(await entries.kind("cased/part0"), "folder");
+    assert.equal(entries.kind("cased/part0"), "folder");
     // Nor in a folder holding a non-ASCII name (it could fold or normalize onto an ASCII one).
-    assert.equal(await entries.kind("accented/new1"), "folder");
+    assert.equal(entries.kind("accented/new1"), "folder");
   });
 });
 
@@ -76,10 +76,25 @@ Deno.test("EntryKinds does not list a large folder", async () => {
     );
     await writeFiles(root, names);
     const entries = new EntryKinds(root);
-    assert.ok(((await entries.info("big"))?.size ?? 0) > 16 * 1024);
-    assert.equal(await entries.kind("big/new0"), "missing");
-    assert.equal(await entries.kind("big/new1"), "missing");
+    assert.ok((entries.info("big")?.size ?? 0) > 16 * 1024);
+    assert.equal(entries.kind("big/new0"), "missing");
+    assert.equal(entries.kind("big/new1"), "missing");
     await writeFiles(root, { "big/new2": "" });
-    assert.equal(await entries.kind("big/new2"), "file");
+    assert.equal(entries.kind("big/new2"), "file");
+  });
+});
+
+Deno.test("EntryKinds throws the same error at each ask for a path it cannot inspect", async () => {
+  await withProject({}, async (root) => {
+    await Deno.symlink("loop", join(root, "loop"));
+    const entries = new EntryKinds(root);
+    assert.equal(entries.kind("loop"), "symlink");
+    // `lstat` of `loop/x` resolves the link `loop`, which leads to itself: an error, not a missing entry.
+    let first: unknown;
+    assert.throws(() => entries.info("loop/x"), (error) => (first = error) instanceof Error);
+    assert.throws(() => entries.kind("loop/x"), (error) => error === first);
+    // Not looked at for this question: the folder above is a link.
+    assert.equal(entries.isRealFolder("loop/x"), false);
+    assert.match(String(first), /cannot inspect/);
   });
 });

@@ -86,6 +86,33 @@ Deno.test("guardOperations refuses paths through a file the same reply writes", 
   });
 });
 
+Deno.test("guardOperations names the topmost file a path passes through, folded, and only files it writes", async () => {
+  await withProject({}, async (root) => {
+    const result = await guardOperations(root, [
+      write("x/Y"),
+      write("x/y/z"),
+      write("x/y/z/w.ts"),
+      del("q"),
+      write("q/r.ts"),
+      write("./m/n.ts"),
+      write("M/N.TS/o.ts"),
+    ]);
+    assert.equal(result.ok, false);
+    if (result.ok) return;
+    assert.deepEqual(result.refusals, [
+      { path: "x/y/z", reason: "passes through `x/y`, which this reply writes as a file (`x/Y`)" },
+      {
+        path: "x/y/z/w.ts",
+        reason: "passes through `x/y`, which this reply writes as a file (`x/Y`)",
+      },
+      {
+        path: "M/N.TS/o.ts",
+        reason: "passes through `M/N.TS`, which this reply writes as a file (`m/n.ts`)",
+      },
+    ]);
+  });
+});
+
 Deno.test("guardOperations refuses a path it cannot inspect, and goes on", async () => {
   await withProject({}, async (root) => {
     await Deno.symlink("loop", join(root, "loop"));

@@ -4,7 +4,12 @@ import { IgnoreRules } from "../../lib/guard/ignore_rules.ts";
 import { gitCheckIgnore } from "./helpers.ts";
 import { withProject, writeFiles } from "../support/project.ts";
 
-/** Asserts IgnoreRules and `git check-ignore` agree on every path (folders end with `/`). */
+/**
+ * Asserts IgnoreRules and `git check-ignore` agree on every path (folders end
+ * with `/`): `isIgnored`, and the verdicts of `inFolder` on each folder asked
+ * about without a listing (as the guard asks; its own rules, the deepest
+ * paths first, so that no folder above was asked before).
+ */
 async function assertAgreesWithGit(
   root: string,
   entries: readonly string[],
@@ -24,6 +29,18 @@ async function assertAgreesWithGit(
     const ours = await rules.isIgnored(path, isDir);
     if (ours !== answers.get(path)) {
       disagreements.push(`${entry}: git says ${answers.get(path)}, IgnoreRules says ${ours}`);
+    }
+  }
+  const byFolder = await IgnoreRules.load(root, { ignoreCase });
+  const deepestFirst = [...entries].sort((a, b) => b.split("/").length - a.split("/").length);
+  for (const entry of deepestFirst) {
+    const isDir = entry.endsWith("/");
+    const path = entry.replace(/\/$/, "");
+    const slash = path.lastIndexOf("/");
+    const folder = await byFolder.inFolder(slash < 0 ? "" : path.slice(0, slash));
+    const ours = folder.ignores(path.slice(slash + 1), isDir);
+    if (ours !== answers.get(path)) {
+      disagreements.push(`${entry}: git says ${answers.get(path)}, inFolder says ${ours}`);
     }
   }
   assert.deepEqual(disagreements, [], "IgnoreRules disagrees with git check-ignore");
