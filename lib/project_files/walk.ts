@@ -197,10 +197,13 @@ async function list(
     ? read
     : await Array.fromAsync(read);
   for (const entry of entries) {
+    // Each property read of a Deno.DirEntry is a dictionary lookup: most entries are files, so
+    // `isFile` is read first and `isDirectory` only for the others.
     const name = entry.name;
-    const isDirectory = entry.isDirectory;
+    const isFile = entry.isFile;
+    const isDirectory = !isFile && entry.isDirectory;
     // A symbolic link is neither a file nor a folder here (the entry is not followed).
-    const listable = isDirectory || entry.isFile;
+    const listable = isFile || isDirectory;
     const other = listable ? undefined : kindOf(entry);
     if (name === ".gitignore") gitignore = isDirectory ? "folder" : other ?? "file";
     if (!listable && !reportAll) continue;

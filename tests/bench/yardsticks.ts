@@ -16,7 +16,10 @@
  *   guarding its 2,000 paths, against `git check-ignore` of them;
  * - the project walk of a 100,000-file tree with nested `.gitignore` files,
  *   against `git ls-files -co --exclude-standard`, and `--rollup` of it
- *   against `git ls-files -z -co --exclude-standard | xargs -0 cat`.
+ *   against `git ls-files -z -co --exclude-standard | xargs -0 cat`;
+ * - a whole run whose reply writes those 2,000 files, against `tar -x` of
+ *   them (`big_reply.ts`), and its extra peak memory against the reply's
+ *   size.
  *
  * `BENCH_RUNS` sets how many times each is measured (default 11).
  *
@@ -32,6 +35,7 @@ import { formatCount } from "../../lib/text/numbers.ts";
 import { BENCH_TREE, countFiles, generateTree } from "../project_files/generated_tree.ts";
 import { geminiReply, startFakeLlmServer } from "../support/fake_llm_server.ts";
 import { makeProject } from "../support/project.ts";
+import { BIG_REPLY, BIG_REPLY_FILES, measureBigReply } from "./big_reply.ts";
 
 const TOOL = fileURLToPath(new URL("../../", import.meta.url));
 const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? 11);
@@ -314,13 +318,8 @@ rows.push({
 
 // --- a 2,000-file, 20 MB reply ---------------------------------------------------------------
 
-const FILES = 2_000;
-const line = "export const value = 'abcdefghijklmnopqrstuvwxyz0123456789';\n";
-const content = line.repeat(Math.ceil(10_000 / line.length)).slice(0, 9_999) + "\n";
-const reply = Array.from(
-  { length: FILES },
-  (_, i) => `^^^src/module${i % 40}/part${i % 7}/file${i}.ts\n${content}^^^end\n`,
-).join("");
+const FILES = BIG_REPLY_FILES;
+const reply = BIG_REPLY;
 const replyFile = join(base, "reply.txt");
 await Deno.writeTextFile(replyFile, reply);
 const megabytes = reply.length / 1e6;
@@ -372,13 +371,31 @@ rows.push({
   ratio: times(guardMs / checkIgnoreMs),
   goal: `≤ 20 ms: ${holds(guardMs <= 20)}`,
 });
+
+// --- the whole run with that reply ------------------------------------------------------------
+
+const big = await measureBigReply(tool, base, Math.max(3, Math.ceil(RUNS / 3)));
 rows.push({
-  what: "parse + guard + apply it",
-  figure: "the journal helper's bench (`tests/workflows/committing_code/apply_reply_bench.ts`)",
-  yardstick: "`tar -x` of the same files",
-  ratio: "—",
-  goal: "≤ 2× `tar -x` (issue 12, item 3)",
+  what: `a run whose reply writes those ${formatCount(FILES)} files (${
+    megabytes.toFixed(0)
+  } MB): extra time over a 1-file run`,
+  figure: `${ms(big.bigMs - big.smallMs)} (${ms(big.bigMs)} against ${ms(big.smallMs)})`,
+  yardstick: `\`tar -x\` of the same files ${ms(big.tarMs)}`,
+  ratio: `${times(big.ratio)} (rounds: ${big.ratios.map((ratio) => ratio.toFixed(1)).join(", ")})`,
+  goal: `≤ 2× \`tar -x\`: ${holds(big.ratio <= 2)}`,
 });
+if (big.bigMiB !== undefined && big.smallMiB !== undefined) {
+  const extra = big.bigMiB - big.smallMiB;
+  rows.push({
+    what: "the same run: extra peak memory over a 1-file run",
+    figure: `${extra.toFixed(0)} MiB (${big.bigMiB.toFixed(0)} against ${
+      big.smallMiB.toFixed(0)
+    } MiB)`,
+    yardstick: `the reply's size, ${big.replyMiB.toFixed(0)} MiB`,
+    ratio: times(extra / big.replyMiB),
+    goal: `≤ 3× the reply: ${holds(extra <= 3 * big.replyMiB)}`,
+  });
+}
 
 // --- the table ---------------------------------------------------------------------------------
 
