@@ -13,6 +13,7 @@ import { READ_LIMITS } from "../file_system/read_limits.ts";
 import { under } from "../file_system/file_system.ts";
 
 const decoder = new TextDecoder();
+const encoder = new TextEncoder();
 
 /**
  * Returns the paths git tracks in the project at `root` (from `.git/index`),
@@ -54,7 +55,8 @@ function parseIndex(bytes: Uint8Array, hashLength: number): string[] | undefined
   const count = view.getUint32(8);
   const paths: string[] = [];
   let offset = 12;
-  let previous = "";
+  /** The previous path, as UTF-8 (a version 4 path is told by its difference to it). */
+  let previous: Uint8Array = new Uint8Array(0);
   for (let entry = 0; entry < count; entry++) {
     const start = offset;
     offset += 40 + hashLength; // ctime, mtime, dev, ino, mode, uid, gid, size; object id
@@ -65,7 +67,7 @@ function parseIndex(bytes: Uint8Array, hashLength: number): string[] | undefined
       if (version < 3) return undefined;
       offset += 2; // extended flags
     }
-    let path: string;
+    let raw: Uint8Array;
     if (version === 4) {
       // The path is the previous one, less `strip` bytes, plus a NUL-terminated suffix.
       let strip = 0;
@@ -78,23 +80,54 @@ function parseIndex(bytes: Uint8Array, hashLength: number): string[] | undefined
       } while (byte & 0x80);
       const end = bytes.indexOf(0, offset);
       if (end === -1) return undefined;
-      const previousBytes = new TextEncoder().encode(previous);
-      if (strip > previousBytes.length) return undefined;
-      path = decoder.decode(previousBytes.subarray(0, previousBytes.length - strip)) +
-        decoder.decode(bytes.subarray(offset, end));
+      if (strip > previous.length) return undefined;
+      const kept = previous.length - strip;
+      raw = new Uint8Array(kept + end - offset);
+      raw.set(previous.subarray(0, kept));
+      raw.set(bytes.subarray(offset, end), kept);
       offset = end + 1;
     } else {
       const end = bytes.indexOf(0, offset);
       if (end === -1) return undefined;
-      path = decoder.decode(bytes.subarray(offset, end));
+      raw = bytes.subarray(offset, end);
       // Entries are padded with 1 to 8 NUL bytes to a multiple of 8.
       offset = start + ((end - start + 8) & ~7);
     }
+    const { path, encoded } = decodePath(raw);
     const nameLength = flags & 0xfff;
-    const encodedLength = new TextEncoder().encode(path).length;
-    if (nameLength !== Math.min(encodedLength, 0xfff)) return undefined;
+    if (nameLength !== Math.min(encoded.length, 0xfff)) return undefined;
     paths.push(path);
-    previous = path;
+    previous = encoded;
   }
   return paths;
+}
+
+/**
+ * The path an index entry's bytes name, and the path again as UTF-8 (what
+ * its length field counts, and what a version 4 entry after it starts
+ * from): invalid UTF-8 is decoded with U+FFFD, so its UTF-8 differs from the
+ * bytes. An ASCII path (most are) is its bytes: no decoder is called.
+ */
+function decodePath(raw: Uint8Array): { path: string; encoded: Uint8Array } {
+  let ascii = true;
+  for (let index = 0; index < raw.length; index++) {
+    if (raw[index] >= 0x80) {
+      ascii = false;
+      break;
+    }
+  }
+  if (ascii) {
+    let path = "";
+    // In pieces: a function takes only so many arguments.
+    for (let start = 0; start < raw.length; start += 4096) {
+      // apply takes the bytes as they are (a spread would walk them with an iterator).
+      path += String.fromCharCode.apply(
+        null,
+        raw.subarray(start, start + 4096) as unknown as number[],
+      );
+    }
+    return { path, encoded: raw };
+  }
+  const path = decoder.decode(raw);
+  return { path, encoded: encoder.encode(path) };
 }

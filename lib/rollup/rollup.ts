@@ -100,18 +100,28 @@ export async function makeRollup(root: string): Promise<Rollup> {
       kind: entry.kind === "unreadable-folder" ? "unreadable" : entry.kind,
     });
   }
-  const listed = new Set(walk.folders.flatMap((folder) => folder.files));
+  // What the walk listed, and what git tracks, both in code-point order: one pass over the two
+  // finds the tracked paths the walk did not list (a path in conflict is in the index up to
+  // three times: it is looked at once).
+  const listed: string[] = [];
+  for (const folder of walk.folders) for (const file of folder.files) listed.push(file);
+  listed.sort(compareCodePoints);
+  const tracked = (await trackedPaths(root)).sort(compareCodePoints);
   const skippedPaths = new Set(walk.skipped.map((entry) => entry.path));
   const candidates = [...listed];
   const folders = new Map<string, Promise<boolean>>();
-  for (const path of await trackedPaths(root)) {
-    if (listed.has(path) || skippedPaths.has(path)) continue;
+  let next = 0; // the first listed path not before the tracked path at hand
+  for (let index = 0; index < tracked.length; index++) {
+    const path = tracked[index];
+    if (index > 0 && path === tracked[index - 1]) continue;
+    while (next < listed.length && listed[next] < path) next++;
+    if (listed[next] === path || skippedPaths.has(path)) continue;
     const kind = await trackedFileProblem(root, path, folders);
     if (kind === "missing") continue;
     if (kind !== undefined) leftOut.push({ path, kind });
     else candidates.push(path);
   }
-  candidates.sort(compareCodePoints);
+  if (candidates.length > listed.length) candidates.sort(compareCodePoints);
 
   const blocks: string[] = [];
   const files: string[] = [];

@@ -16,6 +16,7 @@ async function repository(init: string[] = []): Promise<{ root: string; files: s
     "src/ab.ts",
     "src/abc/deep/x.ts",
     "src/über/ünïcødé.txt",
+    "src/über/ünïcødé2.txt", // in index version 4: told by a suffix after a non-ASCII prefix
     `src/${"long-name-".repeat(20)}.txt`, // a 204-byte name
     // A path of about 3,800 bytes: long paths are stored whole (the name length field caps at 0xfff).
     `src/${Array.from("abcdefghijklmnopqr", (c) => c.repeat(200)).join("/")}/z.txt`,

@@ -310,3 +310,26 @@ Deno.test("a file with more than one hard link and a fifo are left out, and the 
     });
   });
 });
+
+Deno.test("a tracked file git ignores, in conflict (three index entries), is in the rollup once", async () => {
+  await withProject({ ".gitignore": "conflict.txt\n", "conflict.txt": "base\n" }, async (root) => {
+    const git = async (...args: string[]) => {
+      const result = await runGit(root, args);
+      assert.equal(result.code === 0 || args[0] === "merge", true, result.stderr);
+    };
+    await git("init", "-q");
+    await git("add", "-f", ".gitignore", "conflict.txt");
+    await git("commit", "-qm", "base");
+    await git("checkout", "-qb", "other");
+    await Deno.writeTextFile(join(root, "conflict.txt"), "other\n");
+    await git("commit", "-qam", "other");
+    await git("checkout", "-q", "-");
+    await Deno.writeTextFile(join(root, "conflict.txt"), "mine\n");
+    await git("commit", "-qam", "mine");
+    await git("merge", "-q", "other");
+    const stages = (await runGit(root, ["ls-files", "--stage", "conflict.txt"])).stdout;
+    assert.equal(stages.trim().split("\n").length, 3, stages);
+    const rollup = await makeRollup(root);
+    assert.deepEqual(rollup.files.filter((path) => path === "conflict.txt"), ["conflict.txt"]);
+  });
+});
