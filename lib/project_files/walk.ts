@@ -106,6 +106,12 @@ export interface WalkOptions {
    * left out silently).
    */
   readonly reportAll?: boolean;
+  /**
+   * Called with each folder's listing as soon as it is made, in the order
+   * folders are listed (not tree order): the rollup starts reading files
+   * while the walk goes on. It must not throw.
+   */
+  readonly onListing?: (listing: FolderListing) => void;
 }
 
 const DEFAULT_CONCURRENCY = 32;
@@ -305,6 +311,7 @@ export async function walkTree(
   const concurrency = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
   const enter = options.enter;
   const first = await listFolder(root, start, rules, options);
+  options.onListing?.(first.listing);
   const folders: FolderListing[] = [first.listing];
   const skipped: SkippedEntry[] = [...first.skipped];
   let level = enter === undefined
@@ -333,6 +340,7 @@ export async function walkTree(
           continue;
         }
         folders.push(result.listing);
+        options.onListing?.(result.listing);
         skipped.push(...result.skipped);
         if (enter === undefined) next.push(...result.listing.folders);
         else for (const folder of result.listing.folders) if (enter(folder)) next.push(folder);

@@ -36,7 +36,7 @@ const CHUNK = 500;
  */
 const WORKER_PATIENCE_MS = 2 * OPEN_TIMEOUT_MS;
 
-/** Options of {@link readRollupFiles}. */
+/** Options of {@link RollupReads}. */
 export interface ParallelReadOptions {
   /**
    * Whether a second thread may be used (default: when the machine has more
@@ -52,81 +52,157 @@ export interface ParallelReadOptions {
   readonly patienceMs?: number;
 }
 
+/** A chunk of the paths added: from `start` up to, not including, `end`. */
+interface Chunk {
+  readonly start: number;
+  readonly end: number;
+}
+
 /**
- * Reads `paths` (relative to `root`) for the rollup, on two threads when
- * there are many (see the module doc), and returns each path's outcome in
- * the order of `paths`. Never throws: a failing worker only hands its work
- * back to the main thread.
+ * The rollup's reads, queued as the paths become known: while the walk
+ * lists the project, the worker (started once 2,000 paths are queued)
+ * reads whole chunks of what was listed so far; {@link finish} then reads
+ * the rest on both threads. Call {@link close} in any case (it stops the
+ * worker, which would otherwise keep waiting for paths).
  */
-export async function readRollupFiles(
-  root: string,
-  paths: readonly string[],
-  options: ParallelReadOptions = {},
-): Promise<RollupFileOutcome[]> {
-  const parallel = options.parallel ??
-    (paths.length >= PARALLEL_FROM && navigator.hardwareConcurrency > 1);
-  if (!parallel) return await readRollupFilesHere(root, paths);
+export class RollupReads {
+  readonly #root: string;
+  readonly #options: ParallelReadOptions;
+  /** Every path added, in order; `#outcomes[i]` is the outcome of `#paths[i]`. */
+  readonly #paths: string[] = [];
+  readonly #outcomes: RollupFileOutcome[] = [];
+  /** The first path no thread has taken yet. */
+  #next = 0;
+  /** No more paths come: a chunk may be shorter than `CHUNK`. */
+  #finishing = false;
+  /** Chunks a failed worker held, for the main thread to read. */
+  readonly #handedBack: Chunk[] = [];
+  /** Whether the worker was started (it may have failed to). */
+  #started = false;
+  #reader: SecondThread | undefined;
+  /** How many chunks the worker holds. */
+  #asked = 0;
+  /** Settled once the worker holds nothing and will be asked nothing more. */
+  readonly #secondDone = Promise.withResolvers<void>();
 
-  const outcomes: RollupFileOutcome[] = new Array(paths.length);
-  let next = 0;
-  /** The next chunk's first index, or undefined when every chunk is taken. */
-  const take = () => {
-    if (next >= paths.length) return undefined;
-    const start = next;
-    next += CHUNK;
-    return start;
-  };
-  const readHere = async (start: number) => {
-    const chunk = paths.slice(start, start + CHUNK);
-    place(outcomes, start, await readRollupFilesHere(root, chunk));
-  };
+  /** Reads for the project at `root`; see {@link ParallelReadOptions}. Never throws. */
+  constructor(root: string, options: ParallelReadOptions = {}) {
+    this.#root = root;
+    this.#options = options;
+  }
 
-  const mainThread = async () => {
-    for (let start = take(); start !== undefined; start = take()) await readHere(start);
-  };
-  const reader = SecondThread.start(options.startWorker ?? startBundledReader);
-  const secondThread = async () => {
-    if (reader === undefined) return await mainThread();
-    try {
-      // Two chunks asked for at a time: the worker finds the next one waiting when it is done.
-      const ask = () => {
-        const start = take();
-        return start === undefined
-          ? undefined
-          : { start, answer: reader.read(root, paths.slice(start, start + CHUNK)) };
-      };
-      for (let asked = [ask(), ask()]; asked[0] !== undefined; asked = [asked[1], ask()]) {
-        const { start, answer } = asked[0];
-        const read = await answer;
-        if (read === undefined) {
-          // The worker failed: the chunks it held, and whatever is left, are read here.
-          await readHere(start);
-          if (asked[1] !== undefined) await readHere(asked[1].start);
-          return await mainThread();
-        }
-        place(outcomes, start, read);
+  /** Every path added so far, in the order added (the order of {@link finish}'s outcomes). */
+  get paths(): readonly string[] {
+    return this.#paths;
+  }
+
+  /**
+   * Queues `paths` to be read (a path added twice is read twice); the worker
+   * may start on them at once. Never throws.
+   */
+  add(paths: readonly string[]): void {
+    for (const path of paths) this.#paths.push(path);
+    this.#startSecondThread();
+    this.#askSecondThread();
+  }
+
+  /**
+   * Reads every path added that is not read yet, on this thread and the
+   * worker, and returns the outcome of each path added, in the order added.
+   * Never throws: what a failing worker held is read here.
+   */
+  async finish(): Promise<RollupFileOutcome[]> {
+    this.#finishing = true;
+    this.#startSecondThread();
+    this.#askSecondThread();
+    const readHere = async () => {
+      for (let chunk = this.#takeChunk(); chunk !== undefined; chunk = this.#takeChunk()) {
+        const paths = this.#paths.slice(chunk.start, chunk.end);
+        this.#place(chunk, await readRollupFilesHere(this.#root, paths));
       }
-    } finally {
-      reader.close();
+    };
+    await readHere();
+    // Nothing is left to take: the worker must now answer in time (a worker that hangs is
+    // stopped, and the chunks it held are read here).
+    this.#reader?.answerWithin(this.#options.patienceMs ?? WORKER_PATIENCE_MS);
+    if (this.#reader !== undefined) await this.#secondDone.promise;
+    await readHere();
+    return this.#outcomes;
+  }
+
+  /** Stops the worker, if it runs. Never throws. */
+  close(): void {
+    this.#reader?.close();
+  }
+
+  /** Starts the worker once it is worth it (see {@link ParallelReadOptions.parallel}). */
+  #startSecondThread(): void {
+    if (this.#started || this.#options.parallel === false) return;
+    const worthIt = this.#options.parallel === true ||
+      (this.#paths.length >= PARALLEL_FROM && navigator.hardwareConcurrency > 1);
+    if (!worthIt) return;
+    this.#started = true;
+    this.#reader = SecondThread.start(this.#options.startWorker ?? startBundledReader);
+  }
+
+  /** The worker holds nothing and will be asked nothing more. */
+  #settleSecondThread(): void {
+    this.#secondDone.resolve();
+  }
+
+  /**
+   * The next chunk to read: a chunk handed back by a failed worker first,
+   * then the next `CHUNK` paths (fewer only once no more paths come);
+   * undefined when there is none.
+   */
+  #takeChunk(): Chunk | undefined {
+    const handedBack = this.#handedBack.shift();
+    if (handedBack !== undefined) return handedBack;
+    const available = this.#paths.length - this.#next;
+    if (available <= 0 || (!this.#finishing && available < CHUNK)) return undefined;
+    const start = this.#next;
+    this.#next = Math.min(start + CHUNK, this.#paths.length);
+    return { start, end: this.#next };
+  }
+
+  /** Takes `outcomes` as the outcomes of `chunk`. */
+  #place(chunk: Chunk, outcomes: readonly RollupFileOutcome[]): void {
+    for (let index = 0; index < outcomes.length; index++) {
+      this.#outcomes[chunk.start + index] = outcomes[index];
     }
-  };
-  // Once the main thread has nothing left to take, the worker must answer in time: a worker
-  // that hangs is stopped, and the chunks it held are read here.
-  const mainThenWatch = mainThread().then(() =>
-    reader?.answerWithin(options.patienceMs ?? WORKER_PATIENCE_MS)
-  );
-  await Promise.all([mainThenWatch, secondThread()]);
-  return outcomes;
+  }
+
+  /**
+   * Asks the worker for chunks, as many as it may hold: while paths are
+   * still added, up to `CHUNKS_AHEAD_WHILE_ADDING` (the walk keeps the main
+   * thread busy, and does not turn to the worker's answers until it is
+   * done), then two (the worker finds the next one waiting when it is done
+   * with one, and the main thread takes the rest).
+   */
+  #askSecondThread(): void {
+    const reader = this.#reader;
+    if (reader === undefined) return;
+    const ahead = this.#finishing ? 2 : CHUNKS_AHEAD_WHILE_ADDING;
+    while (this.#asked < ahead && !reader.failed) {
+      const chunk = this.#takeChunk();
+      if (chunk === undefined) break;
+      this.#asked++;
+      reader.read(this.#root, this.#paths.slice(chunk.start, chunk.end)).then((outcomes) => {
+        this.#asked--;
+        if (outcomes === undefined) this.#handedBack.push(chunk);
+        else this.#place(chunk, outcomes);
+        this.#askSecondThread();
+      });
+    }
+    if (this.#asked === 0 && (this.#finishing || reader.failed)) this.#settleSecondThread();
+  }
 }
 
-/** Copies `chunk` into `outcomes` from `start` on. */
-function place(
-  outcomes: RollupFileOutcome[],
-  start: number,
-  chunk: readonly RollupFileOutcome[],
-): void {
-  for (let index = 0; index < chunk.length; index++) outcomes[start + index] = chunk[index];
-}
+/**
+ * How many chunks the worker may hold while the walk still adds paths:
+ * about what it reads while a large project is walked.
+ */
+const CHUNKS_AHEAD_WHILE_ADDING = 8;
 
 /** The bundled reader (`read_worker.ts`), started from a `data:` URL: it needs no file read. */
 function startBundledReader(): Worker {
@@ -223,10 +299,14 @@ class SecondThread {
     this.#watchdog = { ms, timer: setTimeout(() => this.#fail(), ms) };
   }
 
-  /** Stops the worker. Never throws. */
+  /** Whether the worker failed (or was stopped): it is asked nothing more. */
+  get failed(): boolean {
+    return this.#failed;
+  }
+
+  /** Stops the worker; a chunk still waiting is answered with undefined. Never throws. */
   close(): void {
-    if (this.#watchdog !== undefined) clearTimeout(this.#watchdog.timer);
-    this.#worker.terminate();
+    this.#fail();
   }
 
   /** Gives the worker its full patience again (after an answer). */

@@ -52,8 +52,8 @@ import { walkTree } from "../project_files/walk.ts";
 import { formatCount } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
 import { under } from "../file_system/file_system.ts";
-import type { LeftOutKind } from "./rollup_file.ts";
-import { readRollupFiles } from "./parallel_reads.ts";
+import type { LeftOutKind, RollupFileOutcome } from "./rollup_file.ts";
+import { RollupReads } from "./parallel_reads.ts";
 
 /** How the first line of a rollup made by code-commit begins. */
 const ROLLUP_MARK = "code-commit --rollup:";
@@ -86,50 +86,71 @@ export interface Rollup {
  */
 export async function makeRollup(root: string): Promise<Rollup> {
   const rules = await IgnoreRules.load(root);
-  let walk;
+  // The files are read as the walk lists them (on a second thread, for a large project).
+  const reads = new RollupReads(root);
   try {
-    walk = await walkTree(root, "", rules, { reportAll: true });
-  } catch (error) {
-    if (error instanceof CodeCommitError) throw error;
-    throw new CodeCommitError(`cannot list the project for the rollup: ${messageOf(error)}`);
+    let walk;
+    try {
+      walk = await walkTree(root, "", rules, {
+        reportAll: true,
+        onListing: (listing) => reads.add(listing.files),
+      });
+    } catch (error) {
+      if (error instanceof CodeCommitError) throw error;
+      throw new CodeCommitError(`cannot list the project for the rollup: ${messageOf(error)}`);
+    }
+    const leftOut: LeftOut[] = [];
+    for (const entry of walk.skipped) {
+      leftOut.push({
+        path: entry.path,
+        kind: entry.kind === "unreadable-folder" ? "unreadable" : entry.kind,
+      });
+    }
+    // What the walk listed, and what git tracks, both in code-point order: one pass over the
+    // two finds the tracked paths the walk did not list (a path in conflict is in the index up
+    // to three times: it is looked at once).
+    const listed = [...reads.paths].sort(compareCodePoints);
+    const tracked = (await trackedPaths(root)).sort(compareCodePoints);
+    const skippedPaths = new Set(walk.skipped.map((entry) => entry.path));
+    const folders = new Map<string, Promise<boolean>>();
+    const more: string[] = [];
+    let next = 0; // the first listed path not before the tracked path at hand
+    for (let index = 0; index < tracked.length; index++) {
+      const path = tracked[index];
+      if (index > 0 && path === tracked[index - 1]) continue;
+      while (next < listed.length && listed[next] < path) next++;
+      if (listed[next] === path || skippedPaths.has(path)) continue;
+      const kind = await trackedFileProblem(root, path, folders);
+      if (kind === "missing") continue;
+      if (kind !== undefined) leftOut.push({ path, kind });
+      else more.push(path);
+    }
+    reads.add(more);
+    const outcomes = await reads.finish();
+    return assemble(reads.paths, outcomes, leftOut);
+  } finally {
+    reads.close();
   }
-  const leftOut: LeftOut[] = [];
-  for (const entry of walk.skipped) {
-    leftOut.push({
-      path: entry.path,
-      kind: entry.kind === "unreadable-folder" ? "unreadable" : entry.kind,
-    });
-  }
-  // What the walk listed, and what git tracks, both in code-point order: one pass over the two
-  // finds the tracked paths the walk did not list (a path in conflict is in the index up to
-  // three times: it is looked at once).
-  const listed: string[] = [];
-  for (const folder of walk.folders) for (const file of folder.files) listed.push(file);
-  listed.sort(compareCodePoints);
-  const tracked = (await trackedPaths(root)).sort(compareCodePoints);
-  const skippedPaths = new Set(walk.skipped.map((entry) => entry.path));
-  const candidates = [...listed];
-  const folders = new Map<string, Promise<boolean>>();
-  let next = 0; // the first listed path not before the tracked path at hand
-  for (let index = 0; index < tracked.length; index++) {
-    const path = tracked[index];
-    if (index > 0 && path === tracked[index - 1]) continue;
-    while (next < listed.length && listed[next] < path) next++;
-    if (listed[next] === path || skippedPaths.has(path)) continue;
-    const kind = await trackedFileProblem(root, path, folders);
-    if (kind === "missing") continue;
-    if (kind !== undefined) leftOut.push({ path, kind });
-    else candidates.push(path);
-  }
-  if (candidates.length > listed.length) candidates.sort(compareCodePoints);
+}
 
+/**
+ * The rollup of the files read (`paths`, each with its outcome), in
+ * code-point order, and of what was left out (`leftOut`, to which the files
+ * that could not be used are added). Never throws.
+ */
+function assemble(
+  paths: readonly string[],
+  outcomes: readonly RollupFileOutcome[],
+  leftOut: LeftOut[],
+): Rollup {
+  const order = Array.from(paths.keys()).sort((a, b) => compareCodePoints(paths[a], paths[b]));
   const blocks: string[] = [];
   const files: string[] = [];
   const starts: number[] = [];
   let offset = 0;
-  const outcomes = await readRollupFiles(root, candidates);
-  outcomes.forEach((outcome, index) => {
-    const path = candidates[index];
+  for (const index of order) {
+    const path = paths[index];
+    const outcome = outcomes[index];
     if (typeof outcome === "string") {
       const block = fileBlock(path, outcome);
       blocks.push(block);
@@ -139,7 +160,7 @@ export async function makeRollup(root: string): Promise<Rollup> {
     } else if (outcome.kind !== "missing") {
       leftOut.push({ path, kind: outcome.kind });
     }
-  });
+  }
   leftOut.sort((a, b) => compareCodePoints(a.path, b.path));
   const mark = `${ROLLUP_MARK} ${plural(files.length, "file")} git tracks or would track; ` +
     `code-commit remakes this file before each run while this line comes first\n`;

@@ -1,13 +1,34 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { readRollupFiles } from "../../lib/rollup/parallel_reads.ts";
-import { readRollupFilesHere } from "../../lib/rollup/rollup_file.ts";
+import { type ParallelReadOptions, RollupReads } from "../../lib/rollup/parallel_reads.ts";
+import { readRollupFilesHere, type RollupFileOutcome } from "../../lib/rollup/rollup_file.ts";
 import { READ_WORKER_SOURCE } from "../../lib/rollup/read_worker_source.ts";
 import { mkfifo } from "../file_system/helpers.ts";
 import { withProject } from "../support/project.ts";
 
 const TOOL_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** Reads `paths` with a `RollupReads`, added `piece` paths at a time (all at once by default). */
+async function readRollupFiles(
+  root: string,
+  paths: readonly string[],
+  options: ParallelReadOptions,
+  piece = paths.length,
+): Promise<RollupFileOutcome[]> {
+  const reads = new RollupReads(root, options);
+  try {
+    for (let start = 0; start < paths.length; start += piece) {
+      reads.add(paths.slice(start, start + piece));
+      // As the walk does between its listings: the worker's answers come in meanwhile.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    assert.deepEqual(reads.paths, paths);
+    return await reads.finish();
+  } finally {
+    reads.close();
+  }
+}
 
 /**
  * A project with every outcome a rollup read has, among 1,300 plain files:
@@ -112,6 +133,46 @@ Deno.test("two threads read every kind of file exactly as one thread does, in pa
       alone,
     );
     assert.deepEqual(await readRollupFiles(root, paths, { parallel: false }), alone);
+  });
+});
+
+Deno.test("paths added a few at a time, as the walk lists them, are read as when added at once", async () => {
+  await withEveryKind(async (root, paths) => {
+    const alone = await readRollupFilesHere(root, paths);
+    for (const piece of [7, 37, 499, 501]) {
+      const options = { parallel: true, startWorker: bundledWorker() };
+      assert.deepEqual(await readRollupFiles(root, paths, options, piece), alone, `by ${piece}`);
+    }
+    // A worker that fails while paths are still being added hands its chunks back.
+    const broken = BROKEN_WORKERS.find(({ name }) => name.includes("second chunk"))!;
+    assert.deepEqual(
+      await readRollupFiles(
+        root,
+        paths,
+        { parallel: true, startWorker: broken.start, patienceMs: 300 },
+        300,
+      ),
+      alone,
+    );
+  });
+});
+
+Deno.test("a RollupReads closed before it finished stops its worker, and the process can end", async () => {
+  await withEveryKind(async (root, paths) => {
+    let terminated = false;
+    const start = () => {
+      const worker = bundledWorker()();
+      const terminate = worker.terminate.bind(worker);
+      worker.terminate = () => {
+        terminated = true;
+        terminate();
+      };
+      return worker;
+    };
+    const reads = new RollupReads(root, { parallel: true, startWorker: start });
+    reads.add(paths.slice(0, 1_000)); // the walk failed here: finish is never called
+    reads.close();
+    assert.ok(terminated, "the worker was stopped");
   });
 });
 
