@@ -12,8 +12,8 @@ import { lstatOrUndefined } from "../file_system/lstat.ts";
 import { READ_LIMITS } from "../file_system/read_limits.ts";
 import { under } from "../file_system/file_system.ts";
 
-const decoder = new TextDecoder();
-const encoder = new TextEncoder();
+// A name may begin with U+FEFF: it is part of the name, not a byte-order mark.
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /**
  * Returns the paths git tracks in the project at `root` (from `.git/index`),
@@ -55,7 +55,7 @@ function parseIndex(bytes: Uint8Array, hashLength: number): string[] | undefined
   const count = view.getUint32(8);
   const paths: string[] = [];
   let offset = 12;
-  /** The previous path, as UTF-8 (a version 4 path is told by its difference to it). */
+  /** The previous path's bytes (a version 4 path is told by its difference to them). */
   let previous: Uint8Array = new Uint8Array(0);
   for (let entry = 0; entry < count; entry++) {
     const start = offset;
@@ -93,41 +93,33 @@ function parseIndex(bytes: Uint8Array, hashLength: number): string[] | undefined
       // Entries are padded with 1 to 8 NUL bytes to a multiple of 8.
       offset = start + ((end - start + 8) & ~7);
     }
-    const { path, encoded } = decodePath(raw);
+    // git counts a name's bytes, whatever they are (a name need not be UTF-8).
     const nameLength = flags & 0xfff;
-    if (nameLength !== Math.min(encoded.length, 0xfff)) return undefined;
-    paths.push(path);
-    previous = encoded;
+    if (nameLength !== Math.min(raw.length, 0xfff)) return undefined;
+    paths.push(decodePath(raw));
+    previous = raw;
   }
   return paths;
 }
 
 /**
- * The path an index entry's bytes name, and the path again as UTF-8 (what
- * its length field counts, and what a version 4 entry after it starts
- * from): invalid UTF-8 is decoded with U+FFFD, so its UTF-8 differs from the
- * bytes. An ASCII path (most are) is its bytes: no decoder is called.
+ * The path an index entry's bytes name: a name that is not UTF-8 is decoded
+ * with U+FFFD where it is not (no file of that name is found, so it is left
+ * out as a missing file). An ASCII name (most are) is its bytes: no decoder
+ * is called. Never throws.
  */
-function decodePath(raw: Uint8Array): { path: string; encoded: Uint8Array } {
-  let ascii = true;
+function decodePath(raw: Uint8Array): string {
   for (let index = 0; index < raw.length; index++) {
-    if (raw[index] >= 0x80) {
-      ascii = false;
-      break;
-    }
+    if (raw[index] >= 0x80) return decoder.decode(raw);
   }
-  if (ascii) {
-    let path = "";
-    // In pieces: a function takes only so many arguments.
-    for (let start = 0; start < raw.length; start += 4096) {
-      // apply takes the bytes as they are (a spread would walk them with an iterator).
-      path += String.fromCharCode.apply(
-        null,
-        raw.subarray(start, start + 4096) as unknown as number[],
-      );
-    }
-    return { path, encoded: raw };
+  let path = "";
+  // In pieces: a function takes only so many arguments; apply takes the bytes as they are (a
+  // spread would walk them with an iterator).
+  for (let start = 0; start < raw.length; start += 4096) {
+    path += String.fromCharCode.apply(
+      null,
+      raw.subarray(start, start + 4096) as unknown as number[],
+    );
   }
-  const path = decoder.decode(raw);
-  return { path, encoded: encoder.encode(path) };
+  return path;
 }

@@ -21,6 +21,7 @@
 
 import { OPEN_TIMEOUT_MS } from "../file_system/read_limits.ts";
 import { READ_WORKER_SOURCE } from "./read_worker_source.ts";
+import { readerWorkerUrl } from "./reader_loader.ts";
 import { readRollupFilesHere, type RollupFileOutcome } from "./rollup_file.ts";
 
 /** How many files a project needs before the second thread is worth starting. */
@@ -28,6 +29,12 @@ const PARALLEL_FROM = 2_000;
 
 /** How many files a thread takes at a time. */
 const CHUNK = 500;
+
+/**
+ * How many chunks the worker may hold while the walk still adds paths:
+ * about what it reads while a large project is walked.
+ */
+const CHUNKS_AHEAD_WHILE_ADDING = 8;
 
 /**
  * How long the worker may go without answering once the main thread has
@@ -75,6 +82,8 @@ export class RollupReads {
   #next = 0;
   /** No more paths come: a chunk may be shorter than `CHUNK`. */
   #finishing = false;
+  /** Finished or closed: no worker is started any more. */
+  #closed = false;
   /** Chunks a failed worker held, for the main thread to read. */
   readonly #handedBack: Chunk[] = [];
   /** Whether the worker was started (it may have failed to). */
@@ -82,6 +91,8 @@ export class RollupReads {
   #reader: SecondThread | undefined;
   /** How many chunks the worker holds. */
   #asked = 0;
+  /** How many chunks the worker answered. */
+  #workerChunks = 0;
   /** Settled once the worker holds nothing and will be asked nothing more. */
   readonly #secondDone = Promise.withResolvers<void>();
 
@@ -98,9 +109,13 @@ export class RollupReads {
 
   /**
    * Queues `paths` to be read (a path added twice is read twice); the worker
-   * may start on them at once. Never throws.
+   * may start on them at once.
+   *
+   * @throws {RangeError} once {@link finish} was called (a programming
+   * error: its outcomes would not hold these paths).
    */
   add(paths: readonly string[]): void {
+    if (this.#finishing) throw new RangeError("RollupReads.add: the reads are finished already");
     for (const path of paths) this.#paths.push(path);
     this.#startSecondThread();
     this.#askSecondThread();
@@ -108,10 +123,14 @@ export class RollupReads {
 
   /**
    * Reads every path added that is not read yet, on this thread and the
-   * worker, and returns the outcome of each path added, in the order added.
-   * Never throws: what a failing worker held is read here.
+   * worker, stops the worker, and returns the outcome of each path added,
+   * in the order added. Call it once.
+   *
+   * @throws {RangeError} when called a second time (a programming error).
+   * Otherwise never: what a failing worker held is read here.
    */
   async finish(): Promise<RollupFileOutcome[]> {
+    if (this.#finishing) throw new RangeError("RollupReads.finish: called a second time");
     this.#finishing = true;
     this.#startSecondThread();
     this.#askSecondThread();
@@ -126,18 +145,28 @@ export class RollupReads {
     // stopped, and the chunks it held are read here).
     this.#reader?.answerWithin(this.#options.patienceMs ?? WORKER_PATIENCE_MS);
     if (this.#reader !== undefined) await this.#secondDone.promise;
+    this.close(); // it holds nothing, and is asked nothing more
     await readHere();
     return this.#outcomes;
   }
 
-  /** Stops the worker, if it runs. Never throws. */
+  /** Stops the worker, if it runs, and starts none after. Never throws. */
   close(): void {
+    this.#closed = true;
     this.#reader?.close();
+  }
+
+  /**
+   * How many chunks the worker answered and this object took (0 when it was
+   * not started, or failed at once): whether the second thread took part.
+   */
+  get workerChunks(): number {
+    return this.#workerChunks;
   }
 
   /** Starts the worker once it is worth it (see {@link ParallelReadOptions.parallel}). */
   #startSecondThread(): void {
-    if (this.#started || this.#options.parallel === false) return;
+    if (this.#started || this.#closed || this.#options.parallel === false) return;
     const worthIt = this.#options.parallel === true ||
       (this.#paths.length >= PARALLEL_FROM && navigator.hardwareConcurrency > 1);
     if (!worthIt) return;
@@ -189,8 +218,12 @@ export class RollupReads {
       this.#asked++;
       reader.read(this.#root, this.#paths.slice(chunk.start, chunk.end)).then((outcomes) => {
         this.#asked--;
-        if (outcomes === undefined) this.#handedBack.push(chunk);
-        else this.#place(chunk, outcomes);
+        if (outcomes === undefined) {
+          this.#handedBack.push(chunk);
+        } else {
+          this.#place(chunk, outcomes);
+          this.#workerChunks++;
+        }
         this.#askSecondThread();
       });
     }
@@ -198,26 +231,12 @@ export class RollupReads {
   }
 }
 
-/**
- * How many chunks the worker may hold while the walk still adds paths:
- * about what it reads while a large project is walked.
- */
-const CHUNKS_AHEAD_WHILE_ADDING = 8;
-
 /** The bundled reader (`read_worker.ts`), started from a `data:` URL: it needs no file read. */
 function startBundledReader(): Worker {
-  const url = `data:text/javascript;base64,${base64(READ_WORKER_SOURCE)}`;
-  return new Worker(url, { type: "module", name: "code-commit rollup reader" });
-}
-
-/** `text` as UTF-8, in base64. */
-function base64(text: string): string {
-  const bytes = new TextEncoder().encode(text);
-  let binary = "";
-  for (let start = 0; start < bytes.length; start += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(start, start + 0x8000));
-  }
-  return btoa(binary);
+  return new Worker(readerWorkerUrl(READ_WORKER_SOURCE), {
+    type: "module",
+    name: "code-commit rollup reader",
+  });
 }
 
 /** An answer of the worker: one chunk's outcomes. */
@@ -291,8 +310,9 @@ class SecondThread {
 
   /**
    * From now on, each answer must come within `ms` of the one before (or of
-   * this call): otherwise the worker is stopped, and every chunk it holds is
-   * answered with undefined. Never throws.
+   * this call): otherwise the worker is stopped (even one that holds
+   * nothing), and every chunk it holds is answered with undefined. Never
+   * throws.
    */
   answerWithin(ms: number): void {
     if (this.#failed || this.#watchdog !== undefined) return;

@@ -118,7 +118,7 @@ export async function makeRollup(root: string): Promise<Rollup> {
     for (let index = 0; index < tracked.length; index++) {
       const path = tracked[index];
       if (index > 0 && path === tracked[index - 1]) continue;
-      while (next < listed.length && listed[next] < path) next++;
+      while (next < listed.length && compareCodePoints(listed[next], path) < 0) next++;
       if (listed[next] === path || skippedPaths.has(path)) continue;
       const kind = await trackedFileProblem(root, path, folders);
       if (kind === "missing") continue;

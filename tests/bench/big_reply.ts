@@ -39,12 +39,16 @@ export interface BigReplyFigures {
   readonly smallMs: number;
   /** The big run, in milliseconds. */
   readonly bigMs: number;
-  /** The big run's extra time over the 1-file run, as a multiple of `tar -x`, round by round. */
+  /**
+   * The big run's extra time over the 1-file run, as a multiple of `tar -x`
+   * measured in the same round: the median of the rounds'.
+   */
   readonly ratio: number;
   /** Each round's ratio, in order. */
   readonly ratios: readonly number[];
-  /** The big run's and the 1-file run's peak memory, in MiB (undefined without /usr/bin/time). */
+  /** The big run's peak memory, in MiB (undefined without /usr/bin/time). */
   readonly bigMiB?: number;
+  /** The 1-file run's peak memory, in MiB (undefined without /usr/bin/time). */
   readonly smallMiB?: number;
   /** The reply's size, in MiB. */
   readonly replyMiB: number;

@@ -127,3 +127,34 @@ Deno.test(".git/index reached through a link to a regular index is read, as git 
     await Deno.remove(root, { recursive: true });
   }
 });
+
+for (const version of [2, 4]) {
+  Deno.test(`index version ${version}: a name beginning with U+FEFF, names sharing part of a character, a name not in UTF-8`, async () => {
+    const { root } = await tempProject();
+    try {
+      await git(root, "init", "-q");
+      // è and é share their first byte: a version 4 entry keeps half a character of the last.
+      for (const file of ["\uFEFFbom.txt", "a/è.txt", "a/é.txt", "z.txt"]) {
+        await Deno.mkdir(join(root, file, ".."), { recursive: true });
+        await Deno.writeTextFile(join(root, file), `${file}\n`);
+      }
+      // A Latin-1 name (caf\xe9.txt): not UTF-8, so only a shell can name it.
+      const made = await new Deno.Command("sh", {
+        args: ["-c", "printf 'x\\n' > \"$(printf 'caf\\351.txt')\""],
+        cwd: root,
+      }).output();
+      assert.ok(made.success);
+      await git(root, "add", "-A");
+      await git(root, "update-index", "--index-version", String(version));
+      assert.deepEqual(sorted(await trackedPaths(root)), [
+        "a/è.txt",
+        "a/é.txt",
+        "caf\uFFFD.txt",
+        "z.txt",
+        "\uFEFFbom.txt",
+      ]);
+    } finally {
+      await Deno.remove(root, { recursive: true });
+    }
+  });
+}

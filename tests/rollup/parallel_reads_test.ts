@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type ParallelReadOptions, RollupReads } from "../../lib/rollup/parallel_reads.ts";
+import { readerWorkerUrl } from "../../lib/rollup/reader_loader.ts";
 import { readRollupFilesHere, type RollupFileOutcome } from "../../lib/rollup/rollup_file.ts";
 import { READ_WORKER_SOURCE } from "../../lib/rollup/read_worker_source.ts";
 import { mkfifo } from "../file_system/helpers.ts";
@@ -65,12 +66,9 @@ async function withEveryKind(
   });
 }
 
-/** The bundled reader, as the tool starts it, with `wrap` to break it. */
+/** The bundled reader, as the tool starts it (through its loader), with `wrap` to break it. */
 function bundledWorker(wrap: (source: string) => string = (source) => source): () => Worker {
-  return () =>
-    new Worker(`data:text/javascript;base64,${btoa(wrap(READ_WORKER_SOURCE))}`, {
-      type: "module",
-    });
+  return () => new Worker(readerWorkerUrl(wrap(READ_WORKER_SOURCE)), { type: "module" });
 }
 
 /** How the worker fails, and what the read must still give: every outcome, in order. */
@@ -82,11 +80,15 @@ const BROKEN_WORKERS: ReadonlyArray<{ name: string; start: () => Worker }> = [
     },
   },
   {
-    name: "a worker whose script throws at once",
+    name: "a worker whose script throws as it loads",
     start: bundledWorker(() => "throw new Error('broken reader');"),
   },
   {
-    name: "a worker that throws on its second chunk",
+    name: "a worker whose script does not parse",
+    start: bundledWorker(() => "this is ((( not a script"),
+  },
+  {
+    name: "a worker that throws on its second chunk (unheard of: it is stopped when it is late)",
     start: bundledWorker((source) =>
       `let asked = 0;
        const real = (event) => { if (++asked === 2) throw new Error("second chunk"); };
@@ -128,10 +130,14 @@ Deno.test("two threads read every kind of file exactly as one thread does, in pa
         "too-large",
       ],
     );
-    assert.deepEqual(
-      await readRollupFiles(root, paths, { parallel: true, startWorker: bundledWorker() }),
-      alone,
-    );
+    const reads = new RollupReads(root, { parallel: true, startWorker: bundledWorker() });
+    try {
+      reads.add(paths);
+      assert.deepEqual(await reads.finish(), alone);
+      assert.ok(reads.workerChunks >= 1, "the worker answered no chunk the reads took");
+    } finally {
+      reads.close();
+    }
     assert.deepEqual(await readRollupFiles(root, paths, { parallel: false }), alone);
   });
 });
@@ -188,20 +194,34 @@ for (const { name, start } of BROKEN_WORKERS) {
   });
 }
 
-Deno.test("the worker is asked for chunks, and both threads read some", async () => {
+Deno.test("RollupReads: no path after finish, one finish, and no worker started once closed", async () => {
   await withEveryKind(async (root, paths) => {
-    let asked = 0;
+    let started = 0;
+    let stopped = 0;
     const start = () => {
+      started++;
       const worker = bundledWorker()();
-      const post = worker.postMessage.bind(worker);
-      worker.postMessage = (message: unknown) => {
-        asked++;
-        post(message);
+      const terminate = worker.terminate.bind(worker);
+      worker.terminate = () => {
+        stopped++;
+        terminate();
       };
       return worker;
     };
-    await readRollupFiles(root, paths, { parallel: true, startWorker: start });
-    assert.ok(asked >= 1, "the worker read nothing");
+    const reads = new RollupReads(root, { parallel: true, startWorker: start });
+    reads.add(paths);
+    await reads.finish();
+    assert.ok(stopped >= 1, "finish stops the worker: nothing keeps the process alive");
+    assert.throws(() => reads.add(["a.ts"]), RangeError);
+    await assert.rejects(() => reads.finish(), RangeError);
+    reads.close();
+
+    const closed = new RollupReads(root, { startWorker: start });
+    closed.add(paths.slice(0, 1_000)); // not yet worth a worker
+    closed.close();
+    closed.add(paths.slice(1_000)); // would be, but the reads are closed
+    assert.equal(started, 1, "no worker is started after close");
+    assert.deepEqual(await closed.finish(), await readRollupFilesHere(root, paths));
   });
 });
 
