@@ -179,6 +179,8 @@ Deno.test("a RollupReads closed before it finished stops its worker, and the pro
     reads.add(paths.slice(0, 1_000)); // the walk failed here: finish is never called
     reads.close();
     assert.ok(terminated, "the worker was stopped");
+    await new Promise((resolve) => setTimeout(resolve, 200)); // an answer on its way, if any
+    assert.equal(reads.workerChunks, 0, "no answer is taken after close");
   });
 });
 
