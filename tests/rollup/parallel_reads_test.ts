@@ -6,6 +6,7 @@ import { readerWorkerUrl } from "../../lib/rollup/reader_loader.ts";
 import { readRollupFilesHere, type RollupFileOutcome } from "../../lib/rollup/rollup_file.ts";
 import { READ_WORKER_SOURCE } from "../../lib/rollup/read_worker_source.ts";
 import { mkfifo } from "../file_system/helpers.ts";
+import { runDenoScript } from "../support/child.ts";
 import { withProject } from "../support/project.ts";
 
 const TOOL_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -277,19 +278,9 @@ Deno.test("the worker has the run's permissions: with --allow-read=. it reads th
         worker.postMessage({ id: 0, root: Deno.cwd(), paths: ["in.txt"] });
         worker.postMessage({ id: 1, root: ${JSON.stringify(outside)}, paths: ["secret.txt"] });
       `;
-      const child = await new Deno.Command(Deno.execPath(), {
-        args: ["run", "--no-prompt", "--allow-read=.", "-"],
-        cwd: root,
-        stdin: "piped",
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
-      const writer = child.stdin.getWriter();
-      await writer.write(new TextEncoder().encode(script));
-      await writer.close();
-      const output = await child.output();
-      assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
-      assert.deepEqual(JSON.parse(new TextDecoder().decode(output.stdout)), [
+      const output = await runDenoScript(root, ["--no-prompt", "--allow-read=."], script);
+      assert.equal(output.code, 0, output.stderr);
+      assert.deepEqual(JSON.parse(output.stdout), [
         ["inside\n"],
         [{ kind: "unreadable" }],
       ]);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
+import { runDenoScript } from "../support/child.ts";
 import { withProject } from "../support/project.ts";
 
 const TOOL_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -33,21 +34,11 @@ Deno.test("a worker that throws, as it loads or on a request, prints nothing: wi
       }
       console.log(JSON.stringify(answers));
     `;
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "--no-prompt", "--allow-read=.", "-"],
-      cwd: root,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(script));
-    await writer.close();
-    const output = await child.output();
-    const stderr = new TextDecoder().decode(output.stderr);
+    const output = await runDenoScript(root, ["--no-prompt", "--allow-read=."], script);
+    const stderr = output.stderr;
     assert.equal(output.code, 0, stderr);
     assert.equal(stderr, "", "nothing on standard error");
-    assert.deepEqual(JSON.parse(new TextDecoder().decode(output.stdout)), [
+    assert.deepEqual(JSON.parse(output.stdout), [
       { failed: true },
       { failed: true },
       { failed: true }, // no onmessage: no reader

@@ -9,6 +9,7 @@
  * @module
  */
 import { dirname, join } from "node:path";
+import { type ChildRun, runChild } from "./child.ts";
 
 /** The fake Gemini key every test project holds. */
 export const GEMINI_KEY = "AIzaSyTEST-gemini-0123456789abcdefghijkXY";
@@ -201,14 +202,7 @@ export async function listFiles(root: string, prefix = ""): Promise<string[]> {
 }
 
 /** What one `git` run printed and how it ended. */
-export interface GitResult {
-  /** The exit status. */
-  readonly code: number;
-  /** Standard output, decoded. */
-  readonly stdout: string;
-  /** Standard error, decoded. */
-  readonly stderr: string;
-}
+export type GitResult = ChildRun;
 
 /** A home folder that does not exist: git finds no user configuration and no global excludes there. */
 const NO_HOME = "/nonexistent/code-commit-test-home";
@@ -223,35 +217,23 @@ export async function runGit(
   args: readonly string[],
   stdin?: string,
 ): Promise<GitResult> {
-  const child = new Deno.Command("git", {
-    args: ["-c", "user.name=test", "-c", "user.email=test@example.com", ...args],
-    cwd: root,
-    clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      HOME: NO_HOME,
-      XDG_CONFIG_HOME: NO_HOME,
-      GIT_CONFIG_NOSYSTEM: "1",
-      GIT_CONFIG_GLOBAL: "/dev/null",
-      LANG: "C",
-      LC_ALL: "C",
+  return await runChild(
+    "git",
+    ["-c", "user.name=test", "-c", "user.email=test@example.com", ...args],
+    {
+      cwd: root,
+      env: {
+        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+        HOME: NO_HOME,
+        XDG_CONFIG_HOME: NO_HOME,
+        GIT_CONFIG_NOSYSTEM: "1",
+        GIT_CONFIG_GLOBAL: "/dev/null",
+        LANG: "C",
+        LC_ALL: "C",
+      },
+      stdin,
     },
-    stdin: stdin === undefined ? "null" : "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  if (stdin !== undefined) {
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(stdin));
-    await writer.close();
-  }
-  const output = await child.output();
-  const decoder = new TextDecoder();
-  return {
-    code: output.code,
-    stdout: decoder.decode(output.stdout),
-    stderr: decoder.decode(output.stderr),
-  };
+  );
 }
 
 /** Runs git in `root` as {@link runGit} does; returns its stdout, throws with its stderr when it fails. */
