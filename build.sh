@@ -70,12 +70,12 @@ fi
 rm -f "$compile_log"
 mv -f code-commit.tmp code-commit
 if [ "$made" = "binary" ]; then
-  echo "made ./code-commit: a compiled binary (deno compile) with permissions ${FLAGS[*]}"
+  echo "made ./code-commit: a compiled binary (deno compile) with the flags ${FLAGS[*]}"
 else
   entry="main.ts"
   # make_launcher.sh leaves dist/ only when the launcher runs it.
   if [ -f dist/main.js ]; then entry="the bundle in dist/ (deno bundle of main.ts)"; fi
-  echo "made ./code-commit: a launcher script running $DENO on $entry with permissions ${FLAGS[*]}"
+  echo "made ./code-commit: a launcher script running $DENO on $entry with the flags ${FLAGS[*]}"
   echo "  (deno compile needs a denort runtime it could not get${reason:+: $reason};"
   echo "   set DENORT_BIN to a denort binary of Deno $DENO_VERSION to make a compiled binary)"
 fi

@@ -15,6 +15,10 @@ const FOR_TESTS_TOO: ReadonlyMap<string, string> = new Map([
     "build.sh runs this module as a script to print the flags; the e2e runner uses the same list",
   ],
   [
+    "lib/permissions/permissions.ts#RUN_FLAGS",
+    "build.sh runs this module as a script to print the flags; the e2e runner uses the same list",
+  ],
+  [
     "lib/apply/apply.ts#denoFileSystem",
     "the default of ApplyOptions.fs: the fault-injection tests wrap it to fail one call at a time",
   ],

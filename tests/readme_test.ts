@@ -1,7 +1,7 @@
 /** The README states rules that live in code; these tests keep the two in step. */
 import assert from "node:assert/strict";
 import { PROTECTED_PATHS } from "../lib/guard/protected_paths.ts";
-import { PERMISSION_FLAGS } from "../lib/permissions/permissions.ts";
+import { RUN_FLAGS } from "../lib/permissions/permissions.ts";
 import { MODEL_NAMES, MODELS } from "../lib/llm/models.ts";
 import { PRICES, PRICES_DATE } from "../lib/llm/prices.ts";
 import { LAYERS } from "./support/layers.ts";
@@ -32,9 +32,9 @@ Deno.test("the README's protected-path table is the guard's, row for row", () =>
   assert.ok(sandbox.includes("](#protected-paths)"), "the sandbox section points to the table");
 });
 
-Deno.test("the README shows the exact permission flags", () => {
+Deno.test("the README shows the exact flags the tool runs with", () => {
   const flat = readme.replace(/\s+/g, " ");
-  for (const flag of PERMISSION_FLAGS) assert(flat.includes(flag), flag);
+  for (const flag of RUN_FLAGS) assert(flat.includes(flag), flag);
 });
 
 Deno.test("the README names every model, key file and endpoint variable", () => {

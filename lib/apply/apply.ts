@@ -353,6 +353,31 @@ const STRAY_WAIT_MS = 2_000;
 
 const encoder = new TextEncoder();
 
+/** Texts up to this many characters are encoded into an {@link EncodeBuffer}'s reused buffer. */
+const REUSED_UP_TO = 256 * 1024;
+
+/**
+ * A buffer texts are encoded into, reused from one text to the next: the
+ * bytes {@link EncodeBuffer.bytes} returns are valid until its next call.
+ * Many small buffers made and dropped stay with the allocator (a 20 MB
+ * reply of 10 kB files raised the peak by as much); a large text gets a
+ * buffer of its own, which goes straight back to the system.
+ */
+class EncodeBuffer {
+  #buffer = new Uint8Array(64 * 1024);
+
+  /** `content`'s bytes: itself when bytes, else its UTF-8 encoding, in this buffer when small. Never throws. */
+  bytes(content: string | Uint8Array): Uint8Array {
+    if (typeof content !== "string") return content;
+    if (content.length > REUSED_UP_TO) return encoder.encode(content);
+    for (;;) {
+      const { read, written } = encoder.encodeInto(content, this.#buffer);
+      if (read === content.length) return this.#buffer.subarray(0, written);
+      this.#buffer = new Uint8Array(Math.max(2 * this.#buffer.length, 3 * content.length));
+    }
+  }
+}
+
 /** One apply, through its phases. */
 class Apply {
   readonly #root: string;
@@ -369,7 +394,7 @@ class Apply {
   /** The identity of each temporary file made, where Deno could tell it (`fstat` of its descriptor). */
   readonly #identities = new Map<string, FileIdentity>();
   /** The buffer a text is encoded into to hash it as the apply is planned. */
-  #scratch = new Uint8Array(64 * 1024);
+  readonly #scratch = new EncodeBuffer();
   /** Folders this apply made that landed elsewhere than checked (a swapped folder). */
   readonly #strays = new Set<string>();
   /** Steps whose change was made, in order. */
@@ -493,7 +518,7 @@ class Apply {
     const mode = operation.mode ?? planned.mode;
     state.set(path, { expected: { kind: "ours" }, mode });
     const kind = expected.kind === "missing" ? "created" : "replaced";
-    const data = this.#scratchBytes(operation.content);
+    const data = this.#scratch.bytes(operation.content);
     return {
       operation,
       folder,
@@ -504,19 +529,6 @@ class Apply {
       size: data.length,
       hash: contentHash(data),
     };
-  }
-
-  /**
-   * `content`'s bytes: itself when bytes, else its UTF-8 encoding in a
-   * buffer reused from one call to the next (valid until the next call).
-   */
-  #scratchBytes(content: string | Uint8Array): Uint8Array {
-    if (typeof content !== "string") return content;
-    for (;;) {
-      const { read, written } = encoder.encodeInto(content, this.#scratch);
-      if (read === content.length) return this.#scratch.subarray(0, written);
-      this.#scratch = new Uint8Array(Math.max(2 * this.#scratch.length, 3 * content.length));
-    }
   }
 
   /**
@@ -629,10 +641,13 @@ class Apply {
     let next = 0;
     let failure: { error: unknown } | undefined;
     const worker = async () => {
+      // Each worker encodes into a buffer of its own, reused file after file: a 20 MB reply
+      // is not 20 MB of buffers made and dropped (which the allocator keeps).
+      const buffer = new EncodeBuffer();
       while (failure === undefined && next < writes.length) {
         const step = writes[next++];
         try {
-          await this.#writeTemporary(step);
+          await this.#writeTemporary(step, buffer);
         } catch (error) {
           if (failure === undefined) {
             failure = { error };
@@ -647,10 +662,10 @@ class Apply {
     if (failure !== undefined) throw failure.error;
   }
 
-  /** Writes one step's temporary file, checked right after it is created. */
-  async #writeTemporary(step: Step): Promise<void> {
+  /** Writes one step's temporary file (its text encoded into `buffer`), checked right after it is created. */
+  async #writeTemporary(step: Step, buffer: EncodeBuffer): Promise<void> {
     const { content } = step.operation as { content: string | Uint8Array };
-    const data = typeof content === "string" ? encoder.encode(content) : content;
+    const data = buffer.bytes(content);
     const name = step.temporary!.slice(step.folder === "" ? 0 : step.folder.length + 1);
     try {
       await writeTemporary(this.#fs, this.#root, step.operation.path, data, {

@@ -291,6 +291,16 @@ export function outlineBlocks(
   while (start < text.length) {
     const newline = text.indexOf("\n", start);
     const end = newline < 0 ? text.length : newline + 1;
+    // Only a line that starts with `^` can open or close a block: the others of a block are
+    // counted without making a string of each (a 20 MB reply has 300,000 of them).
+    if (inside && text.charCodeAt(start) !== 0x5e /* ^ */) {
+      lines++;
+      characters += end - start;
+      first = false;
+      if (newline < 0) break;
+      start = end;
+      continue;
+    }
     const line = text.slice(start, newline < 0 ? text.length : newline);
     if (!inside) {
       out.push(text.slice(start, end));

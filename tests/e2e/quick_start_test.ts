@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { PERMISSION_FLAGS } from "../../lib/permissions/permissions.ts";
+import { RUN_FLAGS } from "../../lib/permissions/permissions.ts";
 import { geminiReply, geminiText, startFakeLlmServer } from "../support/fake_llm_server.ts";
 import { assertNoKeyLeak } from "../support/leaks.ts";
 import { GEMINI_KEY, git, makeProject } from "../support/project.ts";
@@ -104,7 +104,7 @@ Deno.test({
     const steps = blockAfter("## First run on your project", "sh");
     assert.match(steps, /~\/code-commit\/code-commit --init/);
     const tool = [Deno.execPath(), "run", "--cached-only", "--config", `${TOOL_ROOT}deno.json`]
-      .concat(PERMISSION_FLAGS, [`${TOOL_ROOT}main.ts`])
+      .concat(RUN_FLAGS, [`${TOOL_ROOT}main.ts`])
       .map((word) => `'${word}'`).join(" ");
     const script = [
       "set -eu",

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import config from "../../deno.json" with { type: "json" };
-import { PERMISSION_FLAGS } from "../../lib/permissions/permissions.ts";
+import { PERMISSION_FLAGS, RUN_FLAGS } from "../../lib/permissions/permissions.ts";
 import { MODEL_NAMES, MODELS } from "../../lib/llm/models.ts";
 import { tempProject } from "../support/project.ts";
 
@@ -42,10 +42,26 @@ Deno.test("the code-commit task of deno.json takes its flags from permissions.ts
   assert.match(outside, /deno run --quiet --config/, "Deno's own notes stay out of the output");
 });
 
-Deno.test("permissions.ts run as a script prints exactly the permission flags", async () => {
+Deno.test("permissions.ts run as a script prints exactly the flags the tool runs with", async () => {
   const run = await deno(["run", "--no-prompt", "lib/permissions/permissions.ts"], TOOL_ROOT);
   assert.equal(run.code, 0);
-  assert.equal(run.out, PERMISSION_FLAGS.join("\n") + "\n");
+  assert.equal(run.out, RUN_FLAGS.join("\n") + "\n");
+});
+
+Deno.test("the tool runs with its permissions and one V8 flag, which exposes the collector", () => {
+  assert.deepEqual(RUN_FLAGS.slice(0, PERMISSION_FLAGS.length), PERMISSION_FLAGS);
+  const v8 = RUN_FLAGS.slice(PERMISSION_FLAGS.length);
+  assert.equal(v8.length, 1);
+  assert.match(
+    v8[0],
+    /^--v8-flags=(.*,)?--expose-gc(,|$)/,
+    "lib/memory/collect_garbage.ts needs it",
+  );
+  // No flag that widens what the tool may do rides along with the V8 flags.
+  assert(
+    !RUN_FLAGS.some((flag) => /^(-A|--allow-all|--allow-[a-z]+$)/.test(flag)),
+    RUN_FLAGS.join(" "),
+  );
 });
 
 Deno.test("deno task code-commit runs the tool in the folder the task was started from", async () => {

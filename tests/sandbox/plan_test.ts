@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PROTECTED_PATHS } from "../../lib/guard/protected_paths.ts";
-import { PERMISSION_FLAGS } from "../../lib/permissions/permissions.ts";
+import { RUN_FLAGS } from "../../lib/permissions/permissions.ts";
 import { isInside, planSandbox, type SandboxPlan } from "../../lib/sandbox/plan.ts";
 import { tempProject } from "../support/project.ts";
 
@@ -25,7 +25,7 @@ async function planAsTool(root: string): Promise<SandboxPlan | { error: string }
       "--cached-only",
       "--config",
       `${TOOL_ROOT}deno.json`,
-      ...PERMISSION_FLAGS,
+      ...RUN_FLAGS,
       `${TOOL_ROOT}tests/support/plan_as_tool.ts`,
     ],
     cwd: root,

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import config from "../../deno.json" with { type: "json" };
-import { PERMISSION_FLAGS } from "../../lib/permissions/permissions.ts";
+import { RUN_FLAGS } from "../../lib/permissions/permissions.ts";
 import { geminiReply, startFakeLlmServer } from "../support/fake_llm_server.ts";
 import { makeProject, STATUS_BUILD } from "../support/project.ts";
 import { runTool } from "../support/run_tool.ts";
@@ -54,7 +54,7 @@ Deno.test("the launcher works with another HOME: it pins the DENO_DIR the build 
     const text = await Deno.readTextFile(launcher);
     assert(text.includes(`'${join(folder, "bundle", "main.js")}' "$@"`), text);
     assert.match(text, /^DENO_DIR='[^']+'; export DENO_DIR$/m);
-    for (const flag of PERMISSION_FLAGS) assert(text.includes(`'${flag}'`), flag);
+    for (const flag of RUN_FLAGS) assert(text.includes(`'${flag}'`), flag);
     assert.match(text, / run --quiet --cached-only /);
 
     const home = join(folder, "another-home");

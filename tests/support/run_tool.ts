@@ -5,7 +5,7 @@
  * @module
  */
 import { fileURLToPath } from "node:url";
-import { PERMISSION_FLAGS } from "../../lib/permissions/permissions.ts";
+import { RUN_FLAGS } from "../../lib/permissions/permissions.ts";
 import type { FakeLlmServer } from "./fake_llm_server.ts";
 
 const TOOL_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -61,7 +61,7 @@ export async function runTool(
     "--cached-only",
     "--config",
     `${TOOL_ROOT}deno.json`,
-    ...PERMISSION_FLAGS,
+    ...RUN_FLAGS,
     `${TOOL_ROOT}main.ts`,
     ...args,
   ];
