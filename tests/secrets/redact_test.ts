@@ -341,6 +341,36 @@ Deno.test("containsKey: a run of 12 characters of a key, or base64 at an offset,
   assert.equal(redactor.containsKey("ordinary code, nothing secret".repeat(100)), false);
 });
 
+Deno.test("a run is found at every place in long text: ASCII, not ASCII, and where one meets the other", () => {
+  const redactor = new Redactor([G, O]);
+  const run = O.slice(9, 21); // 12 characters of a key: the shortest run that is masked
+  const ascii = "const value = compute(input); // plain ASCII code\n".repeat(1500); // 75,000
+  // The scan reads ASCII text a chunk at a time and other text a character at a time: each
+  // filler puts chunk edges and changes of kind at other places relative to the run.
+  const fillers = {
+    ascii,
+    "not ASCII": ascii.replaceAll("plain", "plaîn"),
+    "ASCII, then not": ascii.slice(0, 30_000) + ascii.slice(30_000).replaceAll("code", "cøde"),
+    "not, then ASCII": ascii.slice(0, 30_000).replaceAll("code", "c—de") + ascii.slice(30_000),
+    "one em dash": ascii.slice(0, 9_000) + "—" + ascii.slice(9_001),
+  };
+  for (const [name, filler] of Object.entries(fillers)) {
+    assert.equal(redactor.containsKey(filler), false, name);
+    for (let edge = 8192; edge <= 65_536; edge += 8192) {
+      for (let at = edge - 14; at <= edge + 2; at++) {
+        const text = filler.slice(0, at) + run + filler.slice(at + run.length);
+        const where = `${name}, at ${at}`;
+        assert.equal(redactor.containsKey(text), true, where);
+        assert.equal(
+          redactor.redact(text),
+          filler.slice(0, at) + "********" + filler.slice(at + run.length),
+          where,
+        );
+      }
+    }
+  }
+});
+
 Deno.test("keys no run scan finds are looked for whole: short keys, and key files' text with white space", () => {
   const note = "my key\nfor the build"; // a key file's whole text: no run of it is looked for
   const redactor = new Redactor([note, "short7x", G]);
