@@ -71,7 +71,9 @@ export interface FileSystem {
    * `AlreadyExists` otherwise), writes `data` to it and, when `mode` is
    * given, sets exactly those permission bits. With `onCreated`, the new
    * file's identity is handed to it before anything is written (see
-   * {@link OnCreated}); what it throws, the call rejects with.
+   * {@link OnCreated}); what it throws, the call rejects with. `data` is
+   * the caller's again once the call settles (an apply reuses the buffer
+   * for its next file): keep no view of it.
    */
   writeNewFile(
     path: string,

@@ -186,13 +186,18 @@ function pieceBit(piece: number): number {
 
 /**
  * Characters of ASCII text encoded at a time by {@link KeyRuns.scan}, whose
- * pieces it then reads a 32-bit word each (a multiple of {@link STRIDE}, so
- * every piece of a chunk starts on a word).
+ * pieces it then reads a 32-bit word each (a chunk starts at a piece, so
+ * each of its pieces starts a multiple of {@link STRIDE} bytes in).
  */
 const CHUNK = 16 * 1024;
 
-/** Whether a Uint32Array reads bytes little-endian (else the scan reads characters). */
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+/**
+ * Whether the scan may read a chunk's pieces as words: a Uint32Array reads
+ * bytes little-endian, as {@link packPiece} packs them, and every piece of
+ * a chunk starts on a word ({@link STRIDE} a multiple of 4). Otherwise it
+ * reads characters throughout.
+ */
+const WORDS = STRIDE % 4 === 0 && new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 const chunkEncoder = new TextEncoder();
 
@@ -313,7 +318,7 @@ class KeyRuns {
     const bytes = this.#bytes;
     const words = this.#words;
     let misses = 0;
-    let untried = LITTLE_ENDIAN ? 0 : Infinity;
+    let untried = WORDS ? 0 : Infinity;
     for (let at = from; at + PIECE <= to;) {
       const limit = Math.min(to - PIECE + 1, at + CHUNK); // the chunk's pieces start before it
       const characters = limit + PIECE - 1 - at;
