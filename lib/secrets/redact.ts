@@ -278,38 +278,6 @@ class KeyRuns {
     // (text that shares pieces with a key hits look after look), and are rolled to from there.
     let hashed = -1;
     let hash = 0;
-    /** Checks the windows that hold the piece at `at` whole; true when `found` says stop. */
-    const look = (at: number): boolean => {
-      // They start in [at + PIECE - length, at].
-      const first = Math.max(nextStart, at + PIECE - length);
-      const last = Math.min(at, to - length);
-      if (first > last) return false;
-      if (hashed !== -1 && first - hashed <= length) {
-        for (let start = hashed; start < first; start++) {
-          hash = (Math.imul(hash - Math.imul(text.charCodeAt(start), HASH_TOP), HASH_BASE) +
-            text.charCodeAt(start + length)) | 0;
-        }
-      } else {
-        hash = windowHash(text, first);
-      }
-      for (let start = first;; start++) {
-        if (has(windows, windowBit(hash)) && runs.has(text.slice(start, start + length))) {
-          if (start < runEnd) {
-            runEnd = start + length;
-          } else {
-            if (runEnd !== -1 && found(runStart, runEnd) === true) return true;
-            runStart = start;
-            runEnd = start + length;
-          }
-        }
-        if (start === last) break;
-        hash = (Math.imul(hash - Math.imul(text.charCodeAt(start), HASH_TOP), HASH_BASE) +
-          text.charCodeAt(start + length)) | 0;
-      }
-      hashed = last;
-      nextStart = last + 1;
-      return false;
-    };
     // The pieces at from, from + STRIDE, ...: a chunk of them at a time. Where the chunk is
     // ASCII, its bytes are its characters, and each piece is read as one word of them (this runs
     // for every 8 characters of everything redacted: a 20 MB reply is 2.5 million pieces).
@@ -331,16 +299,37 @@ class KeyRuns {
         misses = ascii ? 0 : Math.min(misses + 1, 5);
         untried = ascii ? 0 : 2 ** misses - 1;
       }
-      if (ascii) {
-        for (let offset = 0; at + offset < limit; offset += STRIDE) {
-          const bit = pieceBit(words[offset >>> 2]);
-          if ((pieces[bit >>> 5] & (1 << (bit & 31))) !== 0 && look(at + offset)) return;
+      for (let piece = at; piece < limit; piece += STRIDE) {
+        const bit = pieceBit(ascii ? words[(piece - at) >>> 2] : packPiece(text, piece));
+        if ((pieces[bit >>> 5] & (1 << (bit & 31))) === 0) continue;
+        // The windows that hold the piece whole start in [piece + PIECE - length, piece].
+        const first = Math.max(nextStart, piece + PIECE - length);
+        const last = Math.min(piece, to - length);
+        if (first > last) continue;
+        if (hashed !== -1 && first - hashed <= length) {
+          for (let start = hashed; start < first; start++) {
+            hash = (Math.imul(hash - Math.imul(text.charCodeAt(start), HASH_TOP), HASH_BASE) +
+              text.charCodeAt(start + length)) | 0;
+          }
+        } else {
+          hash = windowHash(text, first);
         }
-      } else {
-        for (let piece = at; piece < limit; piece += STRIDE) {
-          const bit = pieceBit(packPiece(text, piece));
-          if ((pieces[bit >>> 5] & (1 << (bit & 31))) !== 0 && look(piece)) return;
+        for (let start = first;; start++) {
+          if (has(windows, windowBit(hash)) && runs.has(text.slice(start, start + length))) {
+            if (start < runEnd) {
+              runEnd = start + length;
+            } else {
+              if (runEnd !== -1 && found(runStart, runEnd) === true) return;
+              runStart = start;
+              runEnd = start + length;
+            }
+          }
+          if (start === last) break;
+          hash = (Math.imul(hash - Math.imul(text.charCodeAt(start), HASH_TOP), HASH_BASE) +
+            text.charCodeAt(start + length)) | 0;
         }
+        hashed = last;
+        nextStart = last + 1;
       }
       at += Math.ceil((limit - at) / STRIDE) * STRIDE;
     }
