@@ -340,7 +340,8 @@ async function checkIgnored(
     if (!ignores.ignores(name, false)) return undefined;
     const exact = await context.exact.explain(path, false);
     const match = exact ?? await context.folded.explain(path, false);
-    if (match === undefined) return undefined;
+    // The two checks should agree; where they do not, the path is refused, not written.
+    if (match === undefined) return "is ignored by .gitignore (no one rule could be named)";
     const what = match.path === path ? "" : ` matches the folder \`${match.path}\``;
     const how = exact === undefined
       ? " (comparing names without regard to case, as macOS and Windows do)"

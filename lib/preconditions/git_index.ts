@@ -14,26 +14,44 @@ import { under } from "../file_system/file_system.ts";
 
 // A name may begin with U+FEFF: it is part of the name, not a byte-order mark.
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+const strictDecoder = new TextDecoder("utf-8", { ignoreBOM: true, fatal: true });
+
+/** The paths git tracks, as code-commit names them. */
+export interface TrackedPaths {
+  /**
+   * Every path in the index, in index order (a path in conflict up to three
+   * times); a name that is not UTF-8 is decoded with U+FFFD where it is not.
+   */
+  readonly paths: string[];
+  /**
+   * The paths of `paths` decoded from a name that is not UTF-8. Such a path
+   * names no file code-commit can open as git means it (another file may
+   * have that very name, U+FFFD and all, an ignored one too): nothing may be
+   * read by it.
+   */
+  readonly notUtf8: ReadonlySet<string>;
+}
 
 /**
  * Returns the paths git tracks in the project at `root` (from `.git/index`),
- * or an empty list when there is no `.git` folder or no index yet (a
- * worktree's `.git` file points outside the project: not read).
+ * or none when there is no `.git` folder or no index yet (a worktree's
+ * `.git` file points outside the project: not read).
  *
  * @throws {CodeCommitError} when `.git/index` exists but cannot be read
  * (a `FileReadError` when it is not a regular file, even through a symbolic
  * link, or is larger than `READ_LIMITS.gitIndex`), or is not an index this
  * reader understands.
  */
-export async function trackedPaths(root: string): Promise<string[]> {
+export async function trackedPaths(root: string): Promise<TrackedPaths> {
+  const none: TrackedPaths = { paths: [], notUtf8: new Set() };
   const git = await lstatOrUndefined(under(root, ".git"));
-  if (git === undefined || !git.isDirectory) return [];
+  if (git === undefined || !git.isDirectory) return none;
   const bytes = await readBounded(under(root, ".git/index"), {
     limit: READ_LIMITS.gitIndex,
     followSymlink: true,
     name: ".git/index",
   });
-  if (bytes === undefined) return [];
+  if (bytes === undefined) return none;
   const paths = parseIndex(bytes, 20) ?? parseIndex(bytes, 32);
   if (paths === undefined) {
     throw new CodeCommitError(
@@ -47,13 +65,14 @@ export async function trackedPaths(root: string): Promise<string[]> {
  * Parses the entries of an index whose object ids are `hashLength` bytes;
  * undefined when the bytes do not parse that way.
  */
-function parseIndex(bytes: Uint8Array, hashLength: number): string[] | undefined {
+function parseIndex(bytes: Uint8Array, hashLength: number): TrackedPaths | undefined {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (bytes.length < 12 || decoder.decode(bytes.subarray(0, 4)) !== "DIRC") return undefined;
   const version = view.getUint32(4);
   if (version < 2 || version > 4) return undefined;
   const count = view.getUint32(8);
   const paths: string[] = [];
+  const notUtf8 = new Set<string>();
   let offset = 12;
   /** The previous path's bytes (a version 4 path is told by its difference to them). */
   let previous: Uint8Array = new Uint8Array(0);
@@ -70,17 +89,19 @@ function parseIndex(bytes: Uint8Array, hashLength: number): string[] | undefined
     let raw: Uint8Array;
     if (version === 4) {
       // The path is the previous one, less `strip` bytes, plus a NUL-terminated suffix.
+      // `strip` only grows as its bytes are read: once past the previous path's length it is
+      // refused, so it never grows past a safe integer (nor wraps, as a 32-bit shift would).
       let strip = 0;
       let byte: number;
       do {
         if (offset >= bytes.length) return undefined;
         byte = bytes[offset++];
-        strip = (strip << 7) | (byte & 0x7f);
+        strip = strip * 128 + (byte & 0x7f);
         if (byte & 0x80) strip++;
+        if (strip > previous.length) return undefined;
       } while (byte & 0x80);
       const end = bytes.indexOf(0, offset);
       if (end === -1) return undefined;
-      if (strip > previous.length) return undefined;
       const kept = previous.length - strip;
       raw = new Uint8Array(kept + end - offset);
       raw.set(previous.subarray(0, kept));
@@ -96,30 +117,36 @@ function parseIndex(bytes: Uint8Array, hashLength: number): string[] | undefined
     // git counts a name's bytes, whatever they are (a name need not be UTF-8).
     const nameLength = flags & 0xfff;
     if (nameLength !== Math.min(raw.length, 0xfff)) return undefined;
-    paths.push(decodePath(raw));
+    const path = decodePath(raw);
+    paths.push(path.text);
+    if (!path.utf8) notUtf8.add(path.text);
     previous = raw;
   }
-  return paths;
+  return { paths, notUtf8 };
 }
 
 /**
- * The path an index entry's bytes name: a name that is not UTF-8 is decoded
- * with U+FFFD where it is not (no file of that name is found, so it is left
- * out as a missing file). An ASCII name (most are) is its bytes: no decoder
- * is called. Never throws.
+ * The path an index entry's bytes name, and whether they are UTF-8: a name
+ * that is not is decoded with U+FFFD where it is not. An ASCII name (most
+ * are) is its bytes: no decoder is called. Never throws.
  */
-function decodePath(raw: Uint8Array): string {
+function decodePath(raw: Uint8Array): { text: string; utf8: boolean } {
   for (let index = 0; index < raw.length; index++) {
-    if (raw[index] >= 0x80) return decoder.decode(raw);
+    if (raw[index] < 0x80) continue;
+    try {
+      return { text: strictDecoder.decode(raw), utf8: true };
+    } catch {
+      return { text: decoder.decode(raw), utf8: false };
+    }
   }
-  let path = "";
+  let text = "";
   // In pieces: a function takes only so many arguments; apply takes the bytes as they are (a
   // spread would walk them with an iterator).
   for (let start = 0; start < raw.length; start += 4096) {
-    path += String.fromCharCode.apply(
+    text += String.fromCharCode.apply(
       null,
       raw.subarray(start, start + 4096) as unknown as number[],
     );
   }
-  return path;
+  return { text, utf8: true };
 }

@@ -11,6 +11,7 @@ import { IgnoreRules } from "../guard/ignore_rules.ts";
 import { parseIgnorePatterns } from "../guard/ignore_patterns.ts";
 import { KEY_FILES } from "../llm/models.ts";
 import { trackedPaths } from "./git_index.ts";
+import { displayPath } from "../text/characters.ts";
 import { type FolderCoverage, folderCoverage } from "./ignored_folder.ts";
 import { under } from "../file_system/file_system.ts";
 import { describeEntry, lstatOrUndefined } from "../file_system/lstat.ts";
@@ -95,12 +96,14 @@ export async function checkAgentConfigIgnored(root: string): Promise<void> {
         "never committed",
     );
   }
-  const tracked = (await trackedPaths(root)).filter((path) =>
+  const tracked = (await trackedPaths(root)).paths.filter((path) =>
     path.startsWith(`${AGENT_CONFIG_DIR}/`)
   );
   if (tracked.length > 0) {
     throw new CodeCommitError(
-      `git already tracks ${tracked.join(", ")}, so ignore rules do not protect it: run ` +
+      `git already tracks ${
+        tracked.map(displayPath).join(", ")
+      }, so ignore rules do not protect it: run ` +
         `git rm --cached -r ${AGENT_CONFIG_DIR} (and change any key that was committed)`,
     );
   }

@@ -110,7 +110,8 @@ export async function makeRollup(root: string): Promise<Rollup> {
     // two finds the tracked paths the walk did not list (a path in conflict is in the index up
     // to three times: it is looked at once).
     const listed = [...reads.paths].sort(compareCodePoints);
-    const tracked = (await trackedPaths(root)).sort(compareCodePoints);
+    const inIndex = await trackedPaths(root);
+    const tracked = inIndex.paths.sort(compareCodePoints);
     const skippedPaths = new Set(walk.skipped.map((entry) => entry.path));
     const folders = new Map<string, Promise<boolean>>();
     const more: string[] = [];
@@ -120,7 +121,10 @@ export async function makeRollup(root: string): Promise<Rollup> {
       if (index > 0 && path === tracked[index - 1]) continue;
       while (next < listed.length && compareCodePoints(listed[next], path) < 0) next++;
       if (listed[next] === path || skippedPaths.has(path)) continue;
-      const kind = await trackedFileProblem(root, path, folders);
+      // A name that is not UTF-8 is never read by its decoded path (another file's name).
+      const kind = inIndex.notUtf8.has(path)
+        ? "refused-name"
+        : await trackedFileProblem(root, path, folders);
       if (kind === "missing") continue;
       if (kind !== undefined) leftOut.push({ path, kind });
       else more.push(path);
@@ -309,13 +313,15 @@ function isToolMade(text: string): boolean {
 
 /**
  * The tracked files (from `.git/index`) changed after `since`, in
- * code-point order; the protected folders no prompt reads are not looked at.
+ * code-point order; the protected folders no prompt reads, and names that are not UTF-8, are not looked at.
  *
  * @throws {CodeCommitError} when `.git/index` cannot be read.
  */
 async function trackedFilesNewerThan(root: string, since: Date): Promise<string[]> {
-  const paths = (await trackedPaths(root)).filter((path) =>
-    checkPathSyntax(path) === undefined && !protectedRulesFor(path).some((rule) => !rule.readable)
+  const { paths: all, notUtf8 } = await trackedPaths(root);
+  const paths = all.filter((path) =>
+    !notUtf8.has(path) && checkPathSyntax(path) === undefined &&
+    !protectedRulesFor(path).some((rule) => !rule.readable)
   );
   const newer: string[] = [];
   for (const path of paths) {

@@ -156,6 +156,41 @@ Deno.test("applyOperations: creates nested parent folders one by one", async () 
   });
 });
 
+Deno.test("applyOperations: every file's bytes are its text's, whatever the sizes around it", async () => {
+  // One writer encodes each file into a buffer it reuses, grown for a larger text; a text over
+  // 256 Ki characters gets its own. Sizes in turn: small, grown past 64 KiB by characters of
+  // 2-4 bytes, small again, over the reuse limit, in between, empty.
+  const texts = [
+    "small\n",
+    "é中\u{1F600}x".repeat(40_000), // 200,000 characters, 400,000 bytes
+    "small again\n",
+    "ünï".repeat(100_000), // 300,000 characters: a buffer of its own
+    "ab—".repeat(30_000),
+    "",
+  ];
+  for (const parallelism of [1, 3]) {
+    await withProject({}, async (root) => {
+      await applyOperations(
+        root,
+        texts.map((text, index) => write(`f${index}.txt`, text)),
+        { parallelism },
+      );
+      for (const [index, text] of texts.entries()) {
+        const written = await Deno.readFile(`${root}/f${index}.txt`);
+        const expected = new TextEncoder().encode(text);
+        // Compared here: a failing deepEqual of 400,000 bytes would print them all.
+        const same = written.length === expected.length &&
+          written.every((byte, at) => byte === expected[at]);
+        assert.ok(
+          same,
+          `f${index}.txt, ${parallelism} at a time: ${written.length} bytes written, ` +
+            `${expected.length} expected`,
+        );
+      }
+    });
+  }
+});
+
 Deno.test("applyOperations: writes go to an exclusive temporary sibling, then a rename", async () => {
   await withProject({ "dir/a.txt": { content: "a\n" } }, async (root) => {
     const { fs, calls } = spyingFs();

@@ -86,6 +86,17 @@ Deno.test("guardOperations refuses paths through a file the same reply writes", 
   });
 });
 
+Deno.test("guardOperations refuses a path whose grandparent the same reply writes as a file", async () => {
+  await withProject({}, async (root) => {
+    const result = await guardOperations(root, [write("a"), write("a/b/c.ts"), write("d/e/f.ts")]);
+    assert.equal(result.ok, false);
+    if (result.ok) return;
+    assert.deepEqual(result.refusals, [
+      { path: "a/b/c.ts", reason: "passes through `a`, which this reply writes as a file (`a`)" },
+    ]);
+  });
+});
+
 Deno.test("guardOperations names the topmost file a path passes through, folded, and only files it writes", async () => {
   await withProject({}, async (root) => {
     const result = await guardOperations(root, [

@@ -41,7 +41,7 @@ for (const version of [2, 3, 4]) {
       if (version === 3) await git(root, "update-index", "--skip-worktree", "src/a.ts"); // extended flags
       const listed = (await git(root, "ls-files", "-z")).split("\0").filter(Boolean);
       assert.deepEqual(sorted(listed), files);
-      assert.deepEqual(sorted(await trackedPaths(root)), files);
+      assert.deepEqual(sorted((await trackedPaths(root)).paths), files);
     } finally {
       await Deno.remove(root, { recursive: true });
     }
@@ -51,7 +51,7 @@ for (const version of [2, 3, 4]) {
 Deno.test("a SHA-256 repository's index is read too", async () => {
   const { root, files } = await repository(["--object-format=sha256"]);
   try {
-    assert.deepEqual(sorted(await trackedPaths(root)), files);
+    assert.deepEqual(sorted((await trackedPaths(root)).paths), files);
   } finally {
     await Deno.remove(root, { recursive: true });
   }
@@ -60,12 +60,12 @@ Deno.test("a SHA-256 repository's index is read too", async () => {
 Deno.test("no repository, no index, or a .git file: nothing is tracked", async () => {
   await using project = await tempProject();
   const root = project.root;
-  assert.deepEqual(await trackedPaths(root), []);
+  assert.deepEqual(await trackedPaths(root), { paths: [], notUtf8: new Set() });
   await git(root, "init", "-q");
-  assert.deepEqual(await trackedPaths(root), []);
+  assert.deepEqual(await trackedPaths(root), { paths: [], notUtf8: new Set() });
   await Deno.remove(join(root, ".git"), { recursive: true });
   await Deno.writeTextFile(join(root, ".git"), "gitdir: /elsewhere\n");
-  assert.deepEqual(await trackedPaths(root), []);
+  assert.deepEqual(await trackedPaths(root), { paths: [], notUtf8: new Set() });
 });
 
 Deno.test("a damaged index is an error that says how to repair it", async () => {
@@ -80,6 +80,55 @@ Deno.test("a damaged index is an error that says how to repair it", async () => 
     });
   } finally {
     await Deno.remove(root, { recursive: true });
+  }
+});
+
+/**
+ * A version 4 index of SHA-1 entries, made by hand: `a.txt`, then an entry
+ * whose path strips `strip` (its bytes as written) from it and adds
+ * `suffix`, its name length field `length` (0xfff: 4,095 bytes or more).
+ */
+function version4Index(strip: number[], suffix: string, length = 5): Uint8Array {
+  const encoder = new TextEncoder();
+  const entry = (stripBytes: number[], name: string, length: number) => {
+    // Stat data and object id of ones: read as a SHA-256 index, no entry parses.
+    const fixed = new Uint8Array(40 + 20 + 2).fill(1); // stat data, object id, flags
+    new DataView(fixed.buffer).setUint16(60, length);
+    return [...fixed, ...stripBytes, ...encoder.encode(name), 0];
+  };
+  const header = new Uint8Array(12);
+  header.set(encoder.encode("DIRC"));
+  new DataView(header.buffer).setUint32(4, 4);
+  new DataView(header.buffer).setUint32(8, 2);
+  return new Uint8Array([
+    ...header,
+    ...entry([0], "a.txt", 5),
+    ...entry(strip, suffix, length),
+    ...new Uint8Array(20), // the checksum
+  ]);
+}
+
+Deno.test("index version 4: a strip count past the previous path is refused, however it is written", async () => {
+  await using project = await tempProject();
+  const root = project.root;
+  await Deno.mkdir(join(root, ".git"));
+  // The hand-made index is well formed: with a fitting count it is read.
+  await Deno.writeFile(join(root, ".git/index"), version4Index([0x05], "b.txt"));
+  assert.deepEqual((await trackedPaths(root)).paths, ["a.txt", "b.txt"]);
+  await Deno.writeFile(join(root, ".git/index"), version4Index([0x03], "xyz"));
+  assert.deepEqual((await trackedPaths(root)).paths, ["a.txt", "a.xyz"]);
+  for (
+    const strip of [
+      [0x06], // one past "a.txt"
+      [0x80, 0x00], // 128: a continuation byte adds one, as git counts
+      [0x86, 0xff, 0x80, 0x80, 0x00], // past 2^31: wrapped to a negative count in 32 bits
+      [0x8e, 0xfe, 0xfd, 0xff, 0x00], // wrapped to -16384 in 32 bits
+      [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f], // past 2^64
+    ]
+  ) {
+    // The length field of a long name: a path made longer by a bad count would match it.
+    await Deno.writeFile(join(root, ".git/index"), version4Index(strip, "b.txt", 0xfff));
+    await assert.rejects(trackedPaths(root), /\.git\/index is not a git index/, `${strip}`);
   }
 });
 
@@ -122,7 +171,7 @@ Deno.test(".git/index reached through a link to a regular index is read, as git 
   try {
     await Deno.rename(join(root, ".git/index"), join(root, ".git/index.real"));
     await Deno.symlink("index.real", join(root, ".git/index"));
-    assert.deepEqual(sorted(await trackedPaths(root)), files);
+    assert.deepEqual(sorted((await trackedPaths(root)).paths), files);
   } finally {
     await Deno.remove(root, { recursive: true });
   }
@@ -146,13 +195,15 @@ for (const version of [2, 4]) {
       assert.ok(made.success);
       await git(root, "add", "-A");
       await git(root, "update-index", "--index-version", String(version));
-      assert.deepEqual(sorted(await trackedPaths(root)), [
+      assert.deepEqual(sorted((await trackedPaths(root)).paths), [
         "a/è.txt",
         "a/é.txt",
         "caf\uFFFD.txt",
         "z.txt",
         "\uFEFFbom.txt",
       ]);
+      // Only the name that is not UTF-8 is marked so: nothing is read by its decoded path.
+      assert.deepEqual((await trackedPaths(root)).notUtf8, new Set(["caf\uFFFD.txt"]));
     } finally {
       await Deno.remove(root, { recursive: true });
     }

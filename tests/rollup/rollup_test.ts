@@ -333,3 +333,23 @@ Deno.test("a tracked file git ignores, in conflict (three index entries), is in 
     assert.deepEqual(rollup.files.filter((path) => path === "conflict.txt"), ["conflict.txt"]);
   });
 });
+
+Deno.test("a tracked name that is not UTF-8 is never read by its decoded path, which may name an ignored file", async () => {
+  await withProject({ ".gitignore": "caf*\n", "ok.txt": "ok\n" }, async (root) => {
+    await runGit(root, ["init", "-q"]);
+    // caf\xe9.txt (Latin-1, so only a shell can name it), tracked, then gone from the tree.
+    const shell = (script: string) =>
+      new Deno.Command("sh", { args: ["-c", script], cwd: root }).output();
+    assert.ok((await shell("printf 'x\\n' > \"$(printf 'caf\\351.txt')\"")).success);
+    assert.equal((await runGit(root, ["add", "-f", "-A"])).code, 0);
+    assert.ok((await shell("rm \"$(printf 'caf\\351.txt')\"")).success);
+    // The name the index's bytes decode to, an ignored file of its own.
+    await Deno.writeTextFile(join(root, "caf\uFFFD.txt"), "TOP-SECRET=hunter2\n");
+    const rollup = await makeRollup(root);
+    assert.doesNotMatch(rollup.text, /TOP-SECRET/);
+    assert.deepEqual([...rollup.files], [".gitignore", "ok.txt"]);
+    assert.deepEqual(rollup.leftOut.map((entry) => `${entry.kind} ${entry.path}`), [
+      "refused-name caf\uFFFD.txt",
+    ]);
+  });
+});

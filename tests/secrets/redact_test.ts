@@ -371,6 +371,28 @@ Deno.test("a run is found at every place in long text: ASCII, not ASCII, and whe
   }
 });
 
+Deno.test("a run is found after characters that take more than one byte, in short text and in a full chunk", () => {
+  const redactor = new Redactor([G, O]);
+  const run = O.slice(9, 21);
+  // A character of 2, 3 or 4 bytes in UTF-8 (é, 中, an emoji of two UTF-16 units) puts every
+  // later byte off its character: the chunk must not be read as bytes then, even where its
+  // bytes still fit the buffer (short text, or a full chunk with one such character).
+  for (const wide of ["é", "中", "\u{1F600}"]) {
+    for (const before of ["", "x".repeat(16_000)]) {
+      for (let filler = 0; filler <= 16; filler++) {
+        const text = `${before}${wide}${"x".repeat(filler)}${run} and after`;
+        const where = `${JSON.stringify(wide)} after ${before.length}, filler ${filler}`;
+        assert.equal(redactor.containsKey(text), true, where);
+        assert.equal(
+          redactor.redact(text),
+          `${before}${wide}${"x".repeat(filler)}******** and after`,
+          where,
+        );
+      }
+    }
+  }
+});
+
 Deno.test("keys no run scan finds are looked for whole: short keys, and key files' text with white space", () => {
   const note = "my key\nfor the build"; // a key file's whole text: no run of it is looked for
   const redactor = new Redactor([note, "short7x", G]);
