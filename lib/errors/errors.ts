@@ -6,17 +6,35 @@
  * @module
  */
 
-/** Exit statuses of the interface contract (SPEC.md). */
+/**
+ * Exit statuses by class, the same for every workflow. A script can tell
+ * what happened from the status alone; `--help` and the README list them.
+ */
 export const EXIT = {
-  /** The workflow did what was asked. */
+  /** Done: the build passed, the report was written, the set-up step was made. */
   ok: 0,
-  /** The workflow failed: build still failing, LLM error, refused reply, missing file. */
+  /** The build still fails after the last repair. */
   failed: 1,
-  /** The command line was wrong. */
+  /** The command line was wrong: a flag, a value, a model name. */
   usage: 2,
+  /** Set-up missing or wrong, found before any call: keys, query, rollup, `.gitignore`, budget. */
+  setup: 3,
+  /** The model or its API failed: HTTP errors after retries, refusals, unusable replies. */
+  model: 4,
+  /** Stopped for safety: the tamper check, a key in a reply. */
+  safety: 5,
+  /** Another code-commit holds this project. */
+  locked: 6,
+  /** The auto workflow stopped on a task that needs the user. */
+  needsUser: 7,
   /** The user interrupted the run (Ctrl-C); shells report 128 + SIGINT. */
   interrupted: 130,
 } as const;
+
+/** The name of each exit status, as `--json` reports it. */
+export const EXIT_CLASS: Readonly<Record<number, string>> = Object.freeze(
+  Object.fromEntries(Object.entries(EXIT).map(([name, status]) => [status, name])),
+);
 
 /** An error meant for the user: one line, with the exit status it ends the run with. */
 export class CodeCommitError extends Error {
