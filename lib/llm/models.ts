@@ -44,6 +44,10 @@ export interface ModelInfo {
   readonly vendor: string;
   /** What this model's request adds to its API's plain request. */
   readonly request: RequestShape;
+  /** The most tokens a prompt may take (the context window less what is kept for the answer). */
+  readonly inputLimit: number;
+  /** The most tokens the model writes in one answer, thinking included. */
+  readonly outputLimit: number;
 }
 
 const GEMINI = {
@@ -64,10 +68,20 @@ const OPENAI = {
 
 /** The supported models, by the name `--model` takes (and the API is sent). */
 export const MODELS = {
-  "gemini-2.5-pro": { ...GEMINI, request: {} },
-  "gpt-5": { ...OPENAI, request: {} },
-  "gemini-3-pro-preview": { ...GEMINI, request: { thinkingLevel: "high" } },
-  "gpt-5.2": { ...OPENAI, request: { reasoningEffort: "high" } },
+  "gemini-2.5-pro": { ...GEMINI, request: {}, inputLimit: 1_048_576, outputLimit: 65_536 },
+  "gpt-5": { ...OPENAI, request: {}, inputLimit: 272_000, outputLimit: 128_000 },
+  "gemini-3-pro-preview": {
+    ...GEMINI,
+    request: { thinkingLevel: "high" },
+    inputLimit: 1_048_576,
+    outputLimit: 65_536,
+  },
+  "gpt-5.2": {
+    ...OPENAI,
+    request: { reasoningEffort: "high" },
+    inputLimit: 272_000,
+    outputLimit: 128_000,
+  },
 } as const satisfies Record<string, ModelInfo>;
 
 /** A model name of the table. */
@@ -135,6 +149,10 @@ interface TargetBase {
   readonly baseUrlEnv: string;
   /** The provider's name for people. */
   readonly vendor: string;
+  /** The most tokens a prompt may take. */
+  readonly inputLimit: number;
+  /** The most tokens the model writes in one answer, thinking included. */
+  readonly outputLimit: number;
 }
 
 /** Everything a client needs to call one model: a model of the table, or a local one. */
@@ -155,7 +173,15 @@ export type ModelTarget =
   };
 
 /**
- * The target of `id`: from the table, or the OpenAI-compatible API for `local:NAME`.
+ * A local model's context window when nothing says otherwise: prompt and
+ * answer together, in tokens.
+ */
+export const LOCAL_CONTEXT_WINDOW = 131_072;
+
+/**
+ * The target of `id`: from the table, or the OpenAI-compatible API for
+ * `local:NAME` (whose window of {@link LOCAL_CONTEXT_WINDOW} tokens is
+ * split: a quarter kept for the answer, the rest for the prompt).
  *
  * Never throws.
  */
@@ -169,6 +195,8 @@ export function modelTarget(id: ModelId): ModelTarget {
       request: {},
       baseUrlEnv: OPENAI.baseUrlEnv,
       vendor: "local",
+      inputLimit: LOCAL_CONTEXT_WINDOW - LOCAL_CONTEXT_WINDOW / 4,
+      outputLimit: LOCAL_CONTEXT_WINDOW / 4,
     };
   }
   const info: ModelInfo = MODELS[id];
@@ -182,5 +210,7 @@ export function modelTarget(id: ModelId): ModelTarget {
     baseUrlEnv: info.baseUrlEnv,
     defaultBaseUrl: info.defaultBaseUrl,
     vendor: info.vendor,
+    inputLimit: info.inputLimit,
+    outputLimit: info.outputLimit,
   };
 }

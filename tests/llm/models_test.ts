@@ -40,6 +40,8 @@ Deno.test("each model names its API, key file, variable and default endpoint", (
       defaultBaseUrl: "https://generativelanguage.googleapis.com/v1beta",
       vendor: "Gemini",
       request: {},
+      inputLimit: 1_048_576,
+      outputLimit: 65_536,
     },
     "gpt-5": {
       provider: "openai",
@@ -48,6 +50,8 @@ Deno.test("each model names its API, key file, variable and default endpoint", (
       defaultBaseUrl: "https://api.openai.com/v1",
       vendor: "OpenAI",
       request: {},
+      inputLimit: 272_000,
+      outputLimit: 128_000,
     },
     "gemini-3-pro-preview": {
       provider: "gemini",
@@ -56,6 +60,8 @@ Deno.test("each model names its API, key file, variable and default endpoint", (
       defaultBaseUrl: "https://generativelanguage.googleapis.com/v1beta",
       vendor: "Gemini",
       request: { thinkingLevel: "high" },
+      inputLimit: 1_048_576,
+      outputLimit: 65_536,
     },
     "gpt-5.2": {
       provider: "openai",
@@ -64,6 +70,8 @@ Deno.test("each model names its API, key file, variable and default endpoint", (
       defaultBaseUrl: "https://api.openai.com/v1",
       vendor: "OpenAI",
       request: { reasoningEffort: "high" },
+      inputLimit: 272_000,
+      outputLimit: 128_000,
     },
   };
   assert.deepEqual(MODELS, expected);
@@ -143,6 +151,8 @@ Deno.test("modelTarget: a table model is sent under its own name, behind its key
     baseUrlEnv: "CODE_COMMIT_OPENAI_BASE_URL",
     defaultBaseUrl: "https://api.openai.com/v1",
     vendor: "OpenAI",
+    inputLimit: 272_000,
+    outputLimit: 128_000,
   });
 });
 
@@ -155,5 +165,7 @@ Deno.test("modelTarget: local:NAME sends NAME to the OpenAI-compatible API, with
     request: {},
     baseUrlEnv: "CODE_COMMIT_OPENAI_BASE_URL",
     vendor: "local",
+    inputLimit: 98_304,
+    outputLimit: 32_768,
   });
 });
