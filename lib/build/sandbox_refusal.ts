@@ -2,7 +2,8 @@
  * A contained build that failed because the sandbox refused it something
  * outside the project: a write to a read-only file system (`EROFS`,
  * `Read-only file system`) or a permission denied (`EACCES`, `Permission
- * denied`) on an absolute path outside the project, named in its output.
+ * denied`, `EPERM`, `Operation not permitted`) on an absolute path outside
+ * the project, named in its output.
  * No change to the code can fix that, so no repair is asked for. A refused
  * path inside the project (`build.sh`, `.git`, a protected file the sandbox
  * made read-only) is not one of these: a build that writes there is a
@@ -13,8 +14,13 @@
 import { posix } from "node:path";
 import { stripAnsi } from "../text/ansi.ts";
 
-/** A line that reports a refusal by the file system. */
-const REFUSAL = /\bEROFS\b|read-only file system|\bEACCES\b|permission denied/i;
+/**
+ * A line that reports a refusal by the file system: bubblewrap's read-only
+ * mounts give `EROFS`, a path a build may not reach `EACCES`, and macOS's
+ * sandbox-exec `EPERM` (`Operation not permitted`).
+ */
+const REFUSAL =
+  /\bEROFS\b|read-only file system|\bEACCES\b|permission denied|\bEPERM\b|operation not permitted/i;
 
 /** Absolute paths on a line: quoted (`'/root/.npm'`) or bare (`/root/x: Permission denied`). */
 const QUOTED_PATH = /['"‘`](\/[^'"’`\n]*)['"’`]/g;

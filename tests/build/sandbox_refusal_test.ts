@@ -11,6 +11,8 @@ Deno.test("findOutsideRefusal: a read-only file system or permission denied outs
     ["OSError: [Errno 30] Read-only file system: '/usr/lib/python3/x'", "/usr/lib/python3/x"],
     ["PermissionError: [Errno 13] Permission denied: '/etc/app.conf'", "/etc/app.conf"],
     ["./build.sh: line 3: /var/log/app.log: Permission denied", "/var/log/app.log"],
+    // macOS's sandbox-exec refuses with EPERM.
+    ["touch: /Users/me/.cache/x: Operation not permitted", "/Users/me/.cache/x"],
     ["\x1b[31mnpm ERR!\x1b[0m EROFS: read-only file system, open '/root/.npmrc'", "/root/.npmrc"],
     // A path beside the project whose name starts like it is outside it.
     ["EROFS: read-only file system, mkdir '/home/me/project-cache'", "/home/me/project-cache"],

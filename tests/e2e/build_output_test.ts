@@ -9,7 +9,15 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { geminiReply, geminiText, startFakeLlmServer } from "../support/fake_llm_server.ts";
+import {
+  geminiReply,
+  geminiText,
+  openaiReply,
+  openaiText,
+  startFakeLlmServer,
+} from "../support/fake_llm_server.ts";
+import { modelTarget } from "../../lib/llm/models.ts";
+import { estimateTokens } from "../../lib/text/tokens.ts";
 import { makeProject } from "../support/project.ts";
 import { runTool } from "../support/run_tool.ts";
 import { bwrapTest } from "../support/sandbox.ts";
@@ -71,6 +79,36 @@ Deno.test("the whole 520 KB output of a failing build reaches the repair prompt,
       join(project.root, "logs", runDir, "1-initial-query-build.txt"),
     );
     assert(log.includes("\x1b[31mTAP version 13\x1b[0m"));
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a 1 MB output is cut to a local model's window, and its failing line still reaches the prompt", async () => {
+  const build = LONG_TAP_BUILD.replace("7690", "12000").replace("3845", "6000").replace(
+    "not ok 3845",
+    "not ok 6000",
+  );
+  await using project = await makeProject({
+    buildScript: build,
+    files: { "src/status.txt": "broken\n" },
+  });
+  const server = await startFakeLlmServer([openaiReply(BREAK), openaiReply(FIX)]);
+  try {
+    const run = await runTool(project.root, ["--sandbox", "off", "--model", "local:coder"], {
+      server,
+    });
+    assert.equal(run.code, 0, run.stderr);
+    const repair = openaiText(server.requests[1]);
+    assert.match(repair, /\nnot ok 6000 - Cannot read properties of null/);
+    assert.match(
+      repair,
+      /\[code-commit: the build printed 12,005 lines, more than the prompt has room for; [\d,]+ lines left out\./,
+    );
+    assert.match(repair, /\n# failed 1 of 43 tests\n/);
+    const limit = modelTarget("local:coder").inputLimit;
+    assert(estimateTokens(repair) <= limit, `${estimateTokens(repair)} tokens, limit ${limit}`);
+    assert(estimateTokens(repair) > limit * 0.9, "the room is used");
   } finally {
     await server.close();
   }
