@@ -18,7 +18,7 @@ import {
 } from "../support/fake_llm_server.ts";
 import { modelTarget } from "../../lib/llm/models.ts";
 import { estimateTokens } from "../../lib/text/tokens.ts";
-import { makeProject } from "../support/project.ts";
+import { GEMINI_KEY, makeProject } from "../support/project.ts";
 import { runTool } from "../support/run_tool.ts";
 import { bwrapTest } from "../support/sandbox.ts";
 
@@ -109,6 +109,29 @@ Deno.test("a 1 MB output is cut to a local model's window, and its failing line 
     const limit = modelTarget("local:coder").inputLimit;
     assert(estimateTokens(repair) <= limit, `${estimateTokens(repair)} tokens, limit ${limit}`);
     assert(estimateTokens(repair) > limit * 0.9, "the room is used");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a key printed with an escape sequence inside it is still masked once the escape is removed", async () => {
+  const split = `${GEMINI_KEY.slice(0, 10)}\\033[1m${GEMINI_KEY.slice(10)}`;
+  await using project = await makeProject({
+    buildScript: `#!/bin/sh
+if [ "$(cat src/status.txt)" = "ok" ]; then echo "build ok"; exit 0; fi
+printf 'Error: bad key ${split}\\n'
+exit 1
+`,
+    files: { "src/status.txt": "broken\n" },
+  });
+  const server = await startFakeLlmServer([geminiReply(BREAK), geminiReply(FIX)]);
+  try {
+    const run = await runTool(project.root, ["--sandbox", "off"], { server });
+    assert.equal(run.code, 0, run.stderr);
+    const repair = geminiText(server.requests[1]);
+    assert.match(repair, /\nError: bad key [^\n]*\*{8}/);
+    assert(!repair.includes(GEMINI_KEY), "the key, whole once the escape is gone, is masked");
+    assert(!repair.includes(GEMINI_KEY.slice(10)), "and so is its part after the escape");
   } finally {
     await server.close();
   }

@@ -153,7 +153,7 @@ const OUTPUT_FRAME_TOKENS = 200;
  * The repair prompt with `feedback`: a failed build's output whole when the
  * whole prompt fits the model's input limit (estimated as `estimateTokens`
  * does), and otherwise cut to the room the rest of the prompt leaves (see
- * `fitOutput`). Never throws.
+ * `fitOutput`); keys masked. Never throws.
  */
 function repairPromptFor(
   session: Session,
@@ -168,7 +168,10 @@ function repairPromptFor(
     MIN_OUTPUT_TOKENS,
     modelTarget(session.client.model).inputLimit - rest - OUTPUT_FRAME_TOKENS,
   );
-  const output = formatBuildForPrompt(feedback.build, feedback.logPath, room);
+  // Masked again once escape sequences are gone: a key printed with colours inside it is whole now.
+  const output = session.redactor.redact(
+    formatBuildForPrompt(feedback.build, feedback.logPath, room),
+  );
   return repairPrompt(output, query, codebase, replacements);
 }
 
