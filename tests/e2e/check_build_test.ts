@@ -66,6 +66,16 @@ Deno.test("--check-build: the set-up a build needs is checked, every problem lis
   assert.deepEqual(await project.logRuns(), []);
 });
 
+Deno.test("--check-build: run from a subfolder of the repository, it says where to run it (exit 3)", async () => {
+  await using project = await makeProject({ files: { "src/a.txt": "a\n" }, keys: NO_KEYS });
+  const run = await runTool(join(project.root, "src"), ["--check-build", "--sandbox", "off"]);
+  assert.equal(run.code, 3, run.stderr);
+  assert.match(
+    run.stderr,
+    /is inside the git repository .*, not at its root: run code-commit from /,
+  );
+});
+
 Deno.test("--check-build: the build's time limit is the run's (--build-timeout)", async () => {
   await using project = await makeProject({ buildScript: "#!/bin/sh\nsleep 30\n", keys: NO_KEYS });
   const run = await runTool(project.root, [

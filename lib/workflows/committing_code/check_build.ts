@@ -44,7 +44,7 @@ export async function runCheckBuild(
   console: Console,
   signal: AbortSignal,
 ): Promise<number> {
-  await checkRepositoryRoot(root, false);
+  await asSetUp(() => checkRepositoryRoot(root, false));
   const containing = Deno.realPath(root).then((realRoot) =>
     decideContainment({ mode: options.sandbox, network: options.buildNetwork, root: realRoot })
   );
@@ -95,5 +95,21 @@ async function checkBuildSetUp(root: string): Promise<void> {
         problems.map((problem) => `  - ${problem}`).join("\n"),
       EXIT.setup,
     );
+  }
+}
+
+/**
+ * Runs `check`; a set-up problem it reports (a `CodeCommitError` with the
+ * default status) ends the run with exit 3, as every set-up problem of
+ * `--check-build` does.
+ *
+ * @throws {CodeCommitError} exit 3 for such a problem; any other error as it is.
+ */
+async function asSetUp(check: () => Promise<void>): Promise<void> {
+  try {
+    await check();
+  } catch (error) {
+    if (!(error instanceof CodeCommitError) || error.exitCode !== EXIT.failed) throw error;
+    throw new CodeCommitError(error.message, EXIT.setup, { cause: error });
   }
 }
