@@ -28,9 +28,9 @@ const WORKFLOWS: Record<SessionWorkflow, () => Promise<(session: Session) => Pro
 };
 
 /** The workflows that only set up the project (and `--undo`): no key, no LLM call. */
-type LocalWorkflow = "init" | "rollup" | "undo";
+type LocalWorkflow = "init" | "rollup" | "undo" | "check-build";
 const LOCAL_WORKFLOWS: Record<
-  Exclude<LocalWorkflow, "undo">,
+  Exclude<LocalWorkflow, "undo" | "check-build">,
   () => Promise<(root: string, console: Console) => Promise<number>>
 > = {
   init: async () => (await import("./lib/workflows/init/workflow.ts")).runInit,
@@ -71,6 +71,11 @@ export async function main(args: readonly string[]): Promise<number> {
         // --undo needs no key and no model; the trap keeps a signal from stopping it halfway.
         const { runUndoWorkflow } = await import("./lib/workflows/undo/workflow.ts");
         return await runUndoWorkflow(Deno.cwd(), command.options, console);
+      }
+      if (workflow === "check-build") {
+        // --check-build runs ./build.sh as a run would, and calls no model: no key needed.
+        const { runCheckBuild } = await import("./lib/workflows/committing_code/check_build.ts");
+        return await runCheckBuild(Deno.cwd(), command.options, console, trap.signal);
       }
       const [{ openSession }, run] = await Promise.all([
         import("./lib/session/session.ts"),

@@ -27,6 +27,10 @@ const FOR_TESTS_TOO: ReadonlyMap<string, string> = new Map([
     "the README test holds the README's price table to it; the price test states it literally",
   ],
   [
+    "lib/build/failure_lines.ts#FAILURE_PATTERNS",
+    "the docs test holds docs/build-output.md's table of failure lines to it",
+  ],
+  [
     "lib/sandbox/containment.ts#runProbe",
     "the default probe of decideContainment: the test support asks the machine with it whether bubblewrap works",
   ],

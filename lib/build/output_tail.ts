@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { isFailureLine } from "./failure_lines.ts";
 
 /** The last lines of an output, and how many came before them. */
 export interface OutputTail {
@@ -18,13 +19,50 @@ export interface OutputTail {
  * (a progress bar) is shown as its last version, as a terminal shows it;
  * a final line break does not make an empty last line. Never throws.
  */
-export function outputTail(output: string, count: number): OutputTail {
+function outputTail(output: string, count: number): OutputTail {
   const all = output.split("\n");
   if (all.at(-1) === "") all.pop();
   const start = Math.max(0, all.length - count);
-  const lines = all.slice(start).map((line) => {
-    const visible = line.replace(/\r+$/, "");
-    return visible.slice(visible.lastIndexOf("\r") + 1);
-  });
+  const lines = all.slice(start).map(lastVersion);
   return { lines, omitted: start };
+}
+
+/** A line as a terminal shows it: its last version after carriage returns. */
+function lastVersion(line: string): string {
+  const visible = line.replace(/\r+$/, "");
+  return visible.slice(visible.lastIndexOf("\r") + 1);
+}
+
+/** What the terminal shows of a failing build: failure lines from above the tail, then the tail. */
+export interface FailingTail {
+  /** Lines above the tail that report a failure (see `failure_lines.ts`), the first ones, as shown. */
+  readonly failures: readonly string[];
+  /** How many more such lines there are above the tail. */
+  readonly failuresOmitted: number;
+  /** The last lines (see {@link outputTail}). */
+  readonly tail: OutputTail;
+}
+
+/**
+ * The last `count` lines of `output` (see {@link outputTail}), and the first
+ * `maxFailures` lines above them that report a failure: a test runner's
+ * summary (`# failed 1 of 43 tests`, a coverage table) often fills the last
+ * lines while the failure itself is far above. `output` should have its
+ * escape sequences removed. Never throws.
+ */
+export function failingTail(output: string, count: number, maxFailures = 10): FailingTail {
+  const tail = outputTail(output, count);
+  const failures: string[] = [];
+  let found = 0;
+  let start = 0;
+  for (let index = 0; index < tail.omitted; index++) {
+    const newline = output.indexOf("\n", start);
+    const end = newline < 0 ? output.length : newline;
+    const line = output.slice(start, end);
+    start = end + 1;
+    if (!isFailureLine(line)) continue;
+    found++;
+    if (failures.length < maxFailures) failures.push(lastVersion(line));
+  }
+  return { failures, failuresOmitted: found - failures.length, tail };
 }

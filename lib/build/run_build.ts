@@ -12,6 +12,8 @@ import { plural } from "../text/plural.ts";
 import { Redactor } from "../secrets/redact.ts";
 import { runSystemProgram } from "../permissions/system_programs.ts";
 import { startTimer } from "../timers/timer.ts";
+import { stripAnsi } from "../text/ansi.ts";
+import { fitOutput } from "./output_cut.ts";
 
 /** The build script, relative to the project root. */
 export const BUILD_SCRIPT = "./build.sh";
@@ -416,29 +418,20 @@ export function formatBuildLog(result: BuildResult): string {
   }]\n`;
 }
 
-/** Characters of build output kept from the start and from the end in a prompt. */
-export const PROMPT_OUTPUT_HEAD = 40_000;
-/** See {@link PROMPT_OUTPUT_HEAD}. */
-export const PROMPT_OUTPUT_TAIL = 60_000;
-
 /**
- * The build as a repair prompt shows it: like the log, but output longer
- * than head + tail characters is cut in the middle, and the cut says how
- * much is left out and where the whole output is. Never throws.
+ * The build as a repair prompt shows it: like the log, but without terminal
+ * escape sequences, and, when the output's estimated tokens are more than
+ * `maxTokens`, cut as `fitOutput` cuts it (the beginning, every failure line
+ * with the lines around it, the end, each gap counted in lines, the whole
+ * output named as in `logPath`). Without `maxTokens` the output is whole.
+ * Never throws.
  */
 export function formatBuildForPrompt(
   result: BuildResult,
   logPath: string,
-  head = PROMPT_OUTPUT_HEAD,
-  tail = PROMPT_OUTPUT_TAIL,
+  maxTokens = Infinity,
 ): string {
-  let output = result.output;
-  if (output.length > head + tail) {
-    const omitted = output.length - head - tail;
-    output = `${output.slice(0, head)}\n[… ${
-      plural(omitted, "character")
-    } of build output omitted here; the whole output is in ${logPath} …]\n${output.slice(-tail)}`;
-  }
+  const output = fitOutput(stripAnsi(result.output), maxTokens, logPath);
   return `$ ${BUILD_SCRIPT}\n${withNewline(output)}[${describeBuildEnd(result)}]\n`;
 }
 

@@ -16,7 +16,14 @@ import {
 } from "../sandbox/modes.ts";
 
 /** The workflows code-commit runs. */
-export type Workflow = "commit" | "consistency" | "auto" | "init" | "rollup" | "undo";
+export type Workflow =
+  | "commit"
+  | "consistency"
+  | "auto"
+  | "init"
+  | "rollup"
+  | "undo"
+  | "check-build";
 
 /** What the command line asked for. */
 export type Command =
@@ -55,12 +62,12 @@ export const DEFAULT_BUILD_TIMEOUT_SECONDS = 1800;
 export const DEFAULT_LLM_TIMEOUT_SECONDS = 900;
 
 /**
- * Whether `workflow` runs `./build.sh` (committing code and the auto
- * workflow): only these take `--sandbox` and `--build-network`, and only
- * their session decides how builds are contained. Never throws.
+ * Whether `workflow` runs `./build.sh` (committing code, the auto
+ * workflow, `--check-build`): only these take `--sandbox` and
+ * `--build-network`, and only they decide how builds are contained. Never throws.
  */
 export function runsBuilds(workflow: Workflow): boolean {
-  return workflow === "commit" || workflow === "auto";
+  return workflow === "commit" || workflow === "auto" || workflow === "check-build";
 }
 
 /** Each workflow flag and the workflow it selects. */
@@ -74,6 +81,7 @@ const WORKFLOW_FLAGS: Readonly<Record<string, Workflow>> = {
   "init": "init",
   "rollup": "rollup",
   "undo": "undo",
+  "check-build": "check-build",
 };
 
 const OPTIONS = {
@@ -195,7 +203,11 @@ function checkFlagsApply(values: FlagValues, workflow: Workflow): void {
       "--build-context applies to committing code and the consistency report, not to --auto-workflow (which assembles its own codebase)",
     );
   }
-  if (buildContext && (workflow === "init" || workflow === "rollup" || workflow === "undo")) {
+  if (
+    buildContext &&
+    (workflow === "init" || workflow === "rollup" || workflow === "undo" ||
+      workflow === "check-build")
+  ) {
     throw new UsageError(
       `--build-context applies to committing code and the consistency report, not to --${workflow}`,
     );
@@ -222,7 +234,7 @@ function checkFlagsApply(values: FlagValues, workflow: Workflow): void {
   for (const flag of ["sandbox", "build-network"]) {
     if (values[flag] !== undefined && !runsBuilds(workflow)) {
       throw new UsageError(
-        `--${flag} applies to committing code and --auto-workflow, which run ./build.sh, not to ${
+        `--${flag} applies to committing code, --auto-workflow and --check-build, which run ./build.sh, not to ${
           workflow === "consistency" ? "the consistency report" : `--${workflow}`
         }, which runs no build`,
       );

@@ -43,6 +43,9 @@ Workflows (one at most):
                            track (remade before each run from then on); no key, no LLM call
   --undo                   take back the most recent run that changed files, as a whole (all its
                            attempts, or all its auto-workflow tasks); no LLM call, no key needed
+  --check-build            run ./build.sh once exactly as a run would (same sandbox, network and
+                           time limit), show how it ended; no key, no LLM call; exit 0 if it
+                           passes, 1 if it fails
 
 Models (--model NAME):
 ${models}
@@ -63,14 +66,14 @@ Options:
                            change (the whole diff goes to the log), change nothing, run no build
   --force                  committing code, auto workflow: run even though git shows uncommitted
                            changes; --undo: restore even paths edited since the run
-  --sandbox auto|on|off    committing code, auto workflow: run ./build.sh in a sandbox: the
-                           project writable, agent-config/ hidden, .git/ and the protected files
-                           read-only, the rest of the system read-only, its processes ended with
-                           it (bubblewrap on Linux, sandbox-exec on macOS). auto (default): where
-                           available, else warn; on: refuse to start without it; off: run it
-                           with your rights
-  --build-network on|off   committing code, auto workflow: off: a contained build gets no
-                           network at all, not even loopback (default on)
+  --sandbox auto|on|off    committing code, auto workflow, --check-build: run ./build.sh in a
+                           sandbox: the project writable, agent-config/ hidden, .git/ and the
+                           protected files read-only, the rest of the system read-only, its
+                           processes ended with it (bubblewrap on Linux, sandbox-exec on macOS).
+                           auto (default): where available, else warn; on: refuse to start
+                           without it; off: run it with your rights
+  --build-network on|off   committing code, auto workflow, --check-build: off: a contained build
+                           gets no network at all, not even loopback (default on)
   -h, --help               print this help
   --version                print the version
 

@@ -13,7 +13,11 @@ export const SLUGS = {
   committingCode: "committing-code",
   consistencyReport: "consistency-report",
   undo: "undo",
+  checkBuild: "check-build",
 } as const;
+
+/** `--check-build`'s one build, in its run folder. */
+export const CHECK_BUILD_LOG = "build.txt";
 
 /**
  * The slug of one auto-workflow task:

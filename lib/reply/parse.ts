@@ -33,6 +33,10 @@
  * - A header whose path is wrapped the way models write paths in prose — in
  *   backticks, quotes or `**` (`` ^^^`src/a.ts` ``, `^^^**src/a.ts**`) —
  *   means the bare path, with a warning; the guard then checks the bare path.
+ * - A block whose content opens with a markdown fence line (```` ``` ````,
+ *   ```` ```js ````, `~~~`) and whose first closing fence is its last line
+ *   (the way models wrap a whole file) has both fence lines dropped, with a
+ *   warning naming the file; a fence anywhere else is content.
  * - A block cut off by the end of the reply is an error: the reply was
  *   probably truncated and none of it may be applied.
  *
@@ -107,15 +111,69 @@ export function parseReply(text: string): ParseResult {
           `nothing from this reply can be applied — ask the model for the complete reply again`,
       };
     }
+    let content = item.content;
+    const fence = item.deletes ? undefined : fencedContent(content);
+    if (fence !== undefined) {
+      content = fence.inner;
+      warnings.push(
+        `line ${line}: the content of "${path}" was wrapped in a markdown fence ` +
+          `(${JSON.stringify(fence.open)} … ${JSON.stringify(fence.close)}); ` +
+          `the two fence lines were dropped, they are not part of the file`,
+      );
+    }
     blocks.push({
-      operation: item.deletes
-        ? { kind: "delete", path }
-        : { kind: "write", path, content: item.content },
+      operation: item.deletes ? { kind: "delete", path } : { kind: "write", path, content },
       line,
     });
   }
 
   return { ok: true, operations: lastBlockPerPath(blocks, warnings), warnings };
+}
+
+/** A markdown fence's opening line: three or more backticks or tildes, then an info string. */
+const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})([^\n]*)$/;
+
+/** A block's content without the markdown fence around all of it, and the two fence lines. */
+export interface FencedContent {
+  /** The content between the fences (each line still ending with a newline). */
+  readonly inner: string;
+  /** The opening fence line, e.g. "```javascript". */
+  readonly open: string;
+  /** The closing fence line. */
+  readonly close: string;
+}
+
+/**
+ * When `content` (lines each ending with a newline) is one markdown fenced
+ * code block from its first line to its last (the opening fence first, its
+ * closing fence last and nowhere before), that block's inside and the two
+ * fence lines; otherwise `undefined`. A closing fence is the opening one's
+ * character, at least as many times, and nothing else but white space (a
+ * backtick fence's info string has no backtick). Never throws.
+ */
+export function fencedContent(content: string): FencedContent | undefined {
+  const firstEnd = content.indexOf("\n");
+  if (firstEnd < 0) return undefined;
+  const open = content.slice(0, firstEnd);
+  const match = FENCE_OPEN.exec(open);
+  if (match === null) return undefined;
+  const [, marks, info] = match;
+  if (marks[0] === "`" && info.includes("`")) return undefined;
+  const closing = new RegExp(`^ {0,3}${marks[0] === "`" ? "`" : "~"}{${marks.length},}[ \\t]*$`);
+  let start = firstEnd + 1;
+  while (start < content.length) {
+    const end = content.indexOf("\n", start);
+    const line = content.slice(start, end < 0 ? content.length : end);
+    if (closing.test(line)) {
+      // The first closing fence ends the block: it must be the content's last line.
+      const next = end < 0 ? content.length : end + 1;
+      if (next !== content.length) return undefined;
+      return { inner: content.slice(firstEnd + 1, start), open, close: line };
+    }
+    if (end < 0) break;
+    start = end + 1;
+  }
+  return undefined;
 }
 
 /** Marks a model wraps a path in, each opening and closing it: longest first. */

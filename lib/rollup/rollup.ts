@@ -51,6 +51,7 @@ import { writeFileAtomically } from "../project_files/safe_write.ts";
 import { walkTree } from "../project_files/walk.ts";
 import { formatCount } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
+import { tokensOfBytes } from "../text/tokens.ts";
 import { under } from "../file_system/file_system.ts";
 import type { LeftOutKind, RollupFileOutcome } from "./rollup_file.ts";
 import { RollupReads } from "./parallel_reads.ts";
@@ -238,11 +239,6 @@ const LEFT_OUT_NAMES: Record<LeftOutKind, [string, string]> = {
 /** At most this many paths are named for each kind left out. */
 const NAMED_PER_KIND = 3;
 
-/** Estimated tokens of `bytes` of text: about one per 4 bytes, the usual rule of thumb for code. Never throws. */
-function estimateTokens(bytes: number): number {
-  return Math.round(bytes / 4);
-}
-
 /**
  * The one line that sums a rollup up: `agent-config/codeRollup.txt: 42
  * files, 123,456 bytes, about 30,864 tokens; left out: 2 binary files
@@ -251,7 +247,7 @@ function estimateTokens(bytes: number): number {
 export function describeRollup(rollup: Rollup): string {
   const bytes = new TextEncoder().encode(rollup.text).length;
   const head = `${CODE_ROLLUP_FILE}: ${plural(rollup.files.length, "file")}, ` +
-    `${formatCount(bytes)} bytes, about ${formatCount(estimateTokens(bytes))} tokens`;
+    `${formatCount(bytes)} bytes, about ${formatCount(tokensOfBytes(bytes))} tokens`;
   if (rollup.leftOut.length === 0) return `${head}; nothing left out`;
   const parts: string[] = [];
   for (const kind of Object.keys(LEFT_OUT_NAMES) as LeftOutKind[]) {

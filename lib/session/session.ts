@@ -231,7 +231,7 @@ function connectModel(
 }
 
 /** How builds are contained, and `build.sh` as it was first seen. */
-interface BuildSetUp {
+export interface BuildSetUp {
   readonly containment: Containment;
   readonly buildScript: BuildScriptSnapshot;
 }
@@ -251,7 +251,7 @@ const NO_BUILD: BuildSetUp = {
  * cannot be read as a script), `decideContainment` (`--sandbox on` and no
  * sandbox) and `planSandbox` do.
  */
-async function settleContainment(
+export async function settleContainment(
   root: string,
   containing: Promise<ContainmentDecision>,
   console: Console,

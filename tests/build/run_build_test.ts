@@ -171,22 +171,23 @@ Deno.test("endless output keeps a bounded head and tail and says what it dropped
   });
 });
 
-Deno.test("the prompt shows a long build's head and tail and where the rest is", async () => {
+Deno.test("the prompt shows a long build's head, failure and tail, and where the rest is", async () => {
   await withBuild(
-    'i=0\nwhile [ $i -lt 500 ]; do echo "line $i"; i=$((i+1)); done\nexit 2\n',
+    'i=0\nwhile [ $i -lt 5000 ]; do echo "line $i"; [ $i = 2500 ] && echo "Error: in the middle"; i=$((i+1)); done\nexit 2\n',
     async (root) => {
       const result = await runBuild(root, { timeoutMs: LONG });
-      const prompt = formatBuildForPrompt(result, "logs/run/1-initial-query-build.txt", 100, 200);
-      assert.match(prompt, /^\$ \.\/build\.sh\nline 0\n/);
+      const prompt = formatBuildForPrompt(result, "logs/run/1-initial-query-build.txt", 2_000);
+      assert.match(prompt, /^\$ \.\/build\.sh\n\[code-commit: the build printed 5,001 lines/);
       assert.match(
         prompt,
-        /characters of build output omitted here; the whole output is in logs\/run\/1-initial-query-build\.txt/,
+        /The whole output is in logs\/run\/1-initial-query-build\.txt\]\nline 0\n/,
       );
-      assert.match(prompt, /line 499\n\[exit code 2, after/);
-      assert(prompt.length < 700);
+      assert.match(prompt, /\nError: in the middle\n/);
+      assert.match(prompt, /line 4999\n\[exit code 2, after/);
+      assert(prompt.length < 10_000);
       // The log keeps everything.
       assert.match(formatBuildLog(result), /line 250\n/);
-      // Short output is not cut.
+      // Output that fits is not cut.
       assert.equal(formatBuildForPrompt(result, "x"), formatBuildLog(result));
     },
   );

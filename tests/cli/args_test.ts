@@ -40,6 +40,7 @@ Deno.test("every workflow flag selects its workflow", () => {
     ["--init", "init"],
     ["--rollup", "rollup"],
     ["--undo", "undo"],
+    ["--check-build", "check-build"],
   ];
   for (const [flag, workflow] of cases) assert.equal(run([flag]).workflow, workflow, flag);
 });
@@ -71,6 +72,11 @@ Deno.test("--sandbox and --build-network take their values, for the workflows th
   assert.equal(run(["--sandbox", "off", "--build-network", "on"]).options.sandbox, "off");
   assert.equal(run(["--commit", "--build-network=on"]).options.buildNetwork, "on");
   assert.equal(run(["--dry-run", "--sandbox", "on"]).options.sandbox, "on");
+  const check = run(["--check-build", "--sandbox", "on", "--build-network", "off"]);
+  assert.equal(check.workflow, "check-build");
+  assert.equal(check.options.sandbox, "on");
+  assert.equal(check.options.buildNetwork, "off");
+  assert.equal(run(["--check-build", "--build-timeout", "60"]).options.buildTimeoutMs, 60_000);
 });
 
 Deno.test("--force (committing code, the auto workflow, --undo) and --dry-run (committing code) are read", () => {
@@ -137,14 +143,18 @@ const USAGE_ERRORS: [string[], string][] = [
   [["--force", "--force"], "--force is given twice"],
   [
     ["--cc", "--sandbox", "on"],
-    "--sandbox applies to committing code and --auto-workflow, which run ./build.sh, not to the consistency report, which runs no build",
+    "--sandbox applies to committing code, --auto-workflow and --check-build, which run ./build.sh, not to the consistency report, which runs no build",
   ],
   [["--consistency", "--build-network", "off"], "--build-network applies to committing code"],
-  [["--init", "--sandbox=off"], "--sandbox applies to committing code and --auto-workflow"],
+  [["--init", "--sandbox=off"], "--sandbox applies to committing code, --auto-workflow and"],
   [["--rollup", "--build-network", "on"], "not to --rollup, which runs no build"],
   [["--undo", "--sandbox", "auto"], "not to --undo, which runs no build"],
   [["--undo", "--build-network", "off"], "--build-network applies to committing code"],
   [["--dry-run=yes"], "--dry-run takes no value"],
+  [["--check-build", "--build-context"], "not to --check-build"],
+  [["--check-build", "--force"], "not to --check-build"],
+  [["--check-build", "--dry-run"], "--dry-run applies only to committing code"],
+  [["--check-build", "--cc"], "are two workflow flags"],
   [
     ["--init", "--force"],
     "--force applies to committing code, --auto-workflow and --undo, not to --init",

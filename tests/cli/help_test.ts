@@ -19,6 +19,7 @@ Deno.test("--help names every workflow flag, model, key file and exit status", (
       "--aw",
       "--init",
       "--rollup",
+      "--check-build",
       "--model",
       "--build-context",
       "--build-timeout",

@@ -2,11 +2,17 @@
  * Runs the project's `./build.sh` once, the one way every workflow does:
  * contained as the session decided (`--sandbox`, `--build-network`), with
  * the session's time limit, Ctrl-C and redaction, logged, and between the
- * tamper checks.
+ * tamper checks; what the terminal shows of a failing build; and the stop
+ * when the sandbox refused a build a path outside the project.
  *
  * @module
  */
 import { type BuildResult, formatBuildLog, runBuild } from "../../build/run_build.ts";
+import { findOutsideRefusal } from "../../build/sandbox_refusal.ts";
+import { failingTail } from "../../build/output_tail.ts";
+import type { Console } from "../../console/console.ts";
+import { stripAnsi } from "../../text/ansi.ts";
+import { CodeCommitError, EXIT } from "../../errors/errors.ts";
 import type { RunLog } from "../../logger/run_log.ts";
 import {
   checkAfterBuild,
@@ -17,9 +23,16 @@ import { buildLaunch } from "../../sandbox/containment.ts";
 import { scanProject } from "../../sandbox/project_scan.ts";
 import type { Session } from "../../session/session.ts";
 
+/** What a build needs of a run: the project, how builds are contained, the time limit, Ctrl-C, keys. */
+export type BuildSession = Pick<
+  Session,
+  "root" | "console" | "buildScript" | "containment" | "options" | "signal" | "redactor"
+>;
+
 /**
  * Runs one build of the session's project and writes it to `log` as
- * `logName`; the progress line and the log say how it was contained.
+ * `logName`, after `notes` (the apply's warnings, one a line, when there
+ * are any); the progress line and the log say how it was contained.
  * Every build follows an applied reply, so `build.sh` is compared with the
  * session's first look at it here, before the build (a reply written where
  * a `build.sh` link leads), and again after it.
@@ -31,9 +44,10 @@ import type { Session } from "../../session/session.ts";
  * keys.
  */
 export async function runProjectBuild(
-  session: Session,
+  session: BuildSession,
   log: RunLog,
   logName: string,
+  notes: readonly string[] = [],
 ): Promise<BuildResult> {
   const { root, console } = session;
   await checkBuildScriptUnchanged(root, session.buildScript, "since the run started");
@@ -49,7 +63,69 @@ export async function runProjectBuild(
     redactor: session.redactor,
     launch,
   });
-  await log.write(logName, formatBuildLog(build));
+  const noted = notes.map((note) => `[code-commit warning: ${note}]\n`).join("");
+  await log.write(logName, noted + formatBuildLog(build));
   await checkAfterBuild(root, session.buildScript, before);
   return build;
+}
+
+/**
+ * When a contained build failed because the sandbox refused it a path
+ * outside the project (see `findOutsideRefusal`), the error that stops the
+ * run before any repair is asked for (exit 3, set-up: the fix is in how the
+ * build is run, not in the code); otherwise undefined. `logPath` is where
+ * the build is logged, `afterReply` says a reply's changes were applied.
+ * Never throws.
+ */
+export async function outsideRefusalStop(
+  session: BuildSession,
+  build: BuildResult,
+  logPath: string,
+  afterReply: boolean,
+): Promise<CodeCommitError | undefined> {
+  if (session.containment.kind === "none" || build.timedOut || build.interrupted) return undefined;
+  const roots = [session.root];
+  try {
+    roots.push(await Deno.realPath(session.root));
+  } catch {
+    // The root as given is enough to compare with.
+  }
+  const refusal = findOutsideRefusal(build.output, roots);
+  if (refusal === undefined) return undefined;
+  const applied = afterReply
+    ? " The reply's changes stay applied (code-commit --undo takes them back)."
+    : "";
+  const stop = afterReply
+    ? "so no repair was asked for"
+    : "so a run stops there instead of asking for repairs";
+  return new CodeCommitError(
+    `./build.sh failed because the sandbox refused it ${refusal.path}, which is outside the ` +
+      `project (${JSON.stringify(refusal.line)}); no change to the code can fix that, ${stop}. ` +
+      `Make the tool write inside the project instead (a cache or home folder under the ` +
+      `project, set in build.sh), or run once with --sandbox off (the build then runs with ` +
+      `your rights). The build's output is in ${logPath}.${applied}`,
+    EXIT.setup,
+  );
+}
+
+/** The last lines of a failing build shown on the terminal. */
+const BUILD_LINES_SHOWN = 20;
+
+/**
+ * Prints what a failing build's output shows of its failure: the lines
+ * above its last lines that report a failure, then its last lines, escape
+ * sequences removed. Never throws.
+ */
+export function showBuildTail(console: Console, output: string): void {
+  const { failures, failuresOmitted, tail } = failingTail(stripAnsi(output), BUILD_LINES_SHOWN);
+  if (failures.length > 0) {
+    console.info("lines of its output that report a failure:");
+    for (const line of failures) console.info(`  | ${line}`);
+    if (failuresOmitted > 0) console.info(`  … and ${failuresOmitted} more in the log`);
+  }
+  if (tail.lines.length === 0) return;
+  console.info(
+    tail.omitted > 0 ? `the last ${tail.lines.length} lines of its output:` : "its output:",
+  );
+  for (const line of tail.lines) console.info(line === "" ? "  |" : `  | ${line}`);
 }

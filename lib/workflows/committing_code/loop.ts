@@ -11,12 +11,18 @@ import type { LlmReply } from "../../llm/types.ts";
 import { type CallLogNames, INITIAL_QUERY, repairQuery } from "../../logger/log_names.ts";
 import type { RunLog } from "../../logger/run_log.ts";
 import { askModel, type Session } from "../../session/session.ts";
-import { buildPassed, describeBuildEnd, formatBuildForPrompt } from "../../build/run_build.ts";
-import { outputTail } from "../../build/output_tail.ts";
+import {
+  buildPassed,
+  type BuildResult,
+  describeBuildEnd,
+  formatBuildForPrompt,
+} from "../../build/run_build.ts";
+import { modelTarget } from "../../llm/models.ts";
+import { estimateTokens } from "../../text/tokens.ts";
 import { replyProse } from "../../reply/prose.ts";
 import type { Console } from "../../console/console.ts";
 import { applyReply, describeChanges } from "./apply_reply.ts";
-import { runProjectBuild } from "./build_step.ts";
+import { outsideRefusalStop, runProjectBuild, showBuildTail } from "./build_step.ts";
 import { initialPrompt, repairPrompt } from "./prompt_layout.ts";
 import { ReplacementLedger } from "./replacements.ts";
 
@@ -46,8 +52,6 @@ export interface CommitLoopOptions<T> {
 
 /** At most this many lines of a reply's prose are shown; the log has the rest. */
 export const PROSE_LINES_SHOWN = 20;
-/** The last lines of a failing build shown on the terminal. */
-export const BUILD_LINES_SHOWN = 20;
 
 /** How the loop ended. */
 export interface CommitLoopResult<T = never> {
@@ -84,7 +88,7 @@ export async function runCommitLoop<T = never>(
   options: CommitLoopOptions<T> = {},
 ): Promise<CommitLoopResult<T>> {
   const ledger = new ReplacementLedger();
-  let feedback = "";
+  let feedback: Feedback = "";
   let last: { reply: LlmReply; names: CallLogNames; applied: boolean } | undefined;
   const result = (
     passed: boolean,
@@ -104,7 +108,7 @@ export async function runCommitLoop<T = never>(
     const names = attempt === 0 ? INITIAL_QUERY : repairQuery(attempt);
     const prompt = attempt === 0
       ? initialPrompt(query, codebase)
-      : repairPrompt(feedback, query, codebase, ledger.format());
+      : repairPromptFor(session, feedback, query, codebase, ledger.format());
     const reply = await askAttempt(session, log, attempt, names, prompt);
     last = { reply, names, applied: false };
 
@@ -115,18 +119,60 @@ export async function runCommitLoop<T = never>(
     }
     showProse(session.console, session.client.model, reply.text, log.path(names.replyText));
 
-    const refusal = await applyAttempt(session, log, names, reply, ledger);
-    if (refusal !== undefined) {
-      feedback = refusal;
+    const applied = await applyAttempt(session, log, names, reply, ledger);
+    if (typeof applied === "string") {
+      feedback = applied;
       continue;
     }
     last.applied = true;
 
-    const failure = await buildAttempt(session, log, names);
+    const failure = await buildAttempt(session, log, names, applied.warnings);
     if (failure === undefined) return result(true, undefined, attempt + 1);
     feedback = failure;
   }
   return result(false, undefined, MAX_REPAIRS + 1);
+}
+
+/**
+ * What the next repair prompt is told: why the last reply was not applied,
+ * or the build that failed (formatted when the prompt is made, to fit it).
+ */
+type Feedback = string | { readonly build: BuildResult; readonly logPath: string };
+
+/**
+ * Tokens a repair prompt keeps free for the build's output when it must be
+ * cut: at least this many, even when the rest of the prompt already fills
+ * the model's window (the prompt-size check then refuses the call).
+ */
+const MIN_OUTPUT_TOKENS = 8_000;
+
+/** Tokens of the prompt's own lines around the output (`$ ./build.sh`, the end line, a cut's notes). */
+const OUTPUT_FRAME_TOKENS = 200;
+
+/**
+ * The repair prompt with `feedback`: a failed build's output whole when the
+ * whole prompt fits the model's input limit (estimated as `estimateTokens`
+ * does), and otherwise cut to the room the rest of the prompt leaves (see
+ * `fitOutput`); keys masked. Never throws.
+ */
+function repairPromptFor(
+  session: Session,
+  feedback: Feedback,
+  query: string,
+  codebase: string,
+  replacements: string,
+): string {
+  if (typeof feedback === "string") return repairPrompt(feedback, query, codebase, replacements);
+  const rest = estimateTokens(repairPrompt("", query, codebase, replacements));
+  const room = Math.max(
+    MIN_OUTPUT_TOKENS,
+    modelTarget(session.client.model).inputLimit - rest - OUTPUT_FRAME_TOKENS,
+  );
+  // Masked again once escape sequences are gone: a key printed with colours inside it is whole now.
+  const output = session.redactor.redact(
+    formatBuildForPrompt(feedback.build, feedback.logPath, room),
+  );
+  return repairPrompt(output, query, codebase, replacements);
 }
 
 /**
@@ -152,9 +198,10 @@ function askAttempt(
 
 /**
  * Applies `reply` (journaled into the call's log folder) and records the
- * files it changed in `ledger`. Undefined when it was applied; otherwise
- * nothing from it was written, and the result is the feedback for the
- * repair prompt (the refusal is logged as the call's build log).
+ * files it changed in `ledger`. When it was applied, its warnings (printed
+ * here, logged with the build); otherwise nothing from it was written, and
+ * the result is the feedback for the repair prompt (the refusal is logged
+ * as the call's build log).
  *
  * @throws {InterruptedError} on Ctrl-C, once the apply is complete or refused.
  * @throws {CodeCommitError} when the log cannot be written.
@@ -165,7 +212,7 @@ async function applyAttempt(
   names: CallLogNames,
   reply: LlmReply,
   ledger: ReplacementLedger,
-): Promise<string | undefined> {
+): Promise<string | { readonly warnings: readonly string[] }> {
   const { console, root, signal } = session;
   session.journal.logDir = log.dir;
   const outcome = await applyReply(root, reply, session.redactor, session.journal);
@@ -185,32 +232,38 @@ async function applyAttempt(
   for (const warning of outcome.warnings) console.warn(warning);
   console.info(`applied: ${describeChanges(outcome.changes)}`);
   if (signal.aborted) throw interruption(signal);
-  return undefined;
+  return { warnings: outcome.warnings };
 }
 
 /**
- * Runs the build after an applied reply and says how it ended. Undefined
- * when it passed; otherwise the build as the repair prompt shows it.
+ * Runs the build after an applied reply (logged after the apply's
+ * `warnings`) and says how it ended. Undefined when it passed; otherwise
+ * the failed build, for the repair prompt.
  *
  * @throws {InterruptedError} when Ctrl-C stopped the build.
  * @throws {CodeCommitError} when the build cannot be started or tampered with
- * `build.sh` or `.gitignore`.
+ * `build.sh` or `.gitignore`; exit 3 when the sandbox refused the build a
+ * path outside the project, which no repair can fix (see `outsideRefusalStop`).
  */
 async function buildAttempt(
   session: Session,
   log: RunLog,
   names: CallLogNames,
-): Promise<string | undefined> {
+  warnings: readonly string[],
+): Promise<Feedback | undefined> {
   const { console, signal } = session;
-  const build = await runProjectBuild(session, log, names.build);
+  const build = await runProjectBuild(session, log, names.build, warnings);
   if (build.interrupted) throw interruption(signal);
   if (buildPassed(build)) {
     console.info(`build passed (${describeBuildEnd(build)})`);
     return undefined;
   }
-  console.warn(`build failed (${describeBuildEnd(build)}); see ${log.path(names.build)}`);
+  const logPath = log.path(names.build);
+  console.warn(`build failed (${describeBuildEnd(build)}); see ${logPath}`);
   showBuildTail(console, build.output);
-  return formatBuildForPrompt(build, log.path(names.build));
+  const stop = await outsideRefusalStop(session, build, logPath, true);
+  if (stop !== undefined) throw stop;
+  return { build, logPath };
 }
 
 /** Prints what the model said outside its file blocks, indented under one line naming it. */
@@ -222,14 +275,4 @@ function showProse(console: Console, model: string, text: string, logPath: strin
   if (prose.length > PROSE_LINES_SHOWN) {
     console.info(`  … ${prose.length - PROSE_LINES_SHOWN} more lines in ${logPath}`);
   }
-}
-
-/** Prints the last lines of a failing build's output. */
-function showBuildTail(console: Console, output: string): void {
-  const tail = outputTail(output, BUILD_LINES_SHOWN);
-  if (tail.lines.length === 0) return;
-  console.info(
-    tail.omitted > 0 ? `the last ${tail.lines.length} lines of its output:` : "its output:",
-  );
-  for (const line of tail.lines) console.info(line === "" ? "  |" : `  | ${line}`);
 }

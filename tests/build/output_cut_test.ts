@@ -1,0 +1,184 @@
+/**
+ * What a repair prompt shows of a build's output: whole when it fits, and
+ * when it must be cut, the failing line still reaches the prompt, for the
+ * output of every kind of test runner and compiler the failure-line table
+ * knows, at 100 KB to 1 MB with the failure in the middle.
+ */
+import assert from "node:assert/strict";
+import { type BuildResult, formatBuildForPrompt } from "../../lib/build/run_build.ts";
+import { fitOutput } from "../../lib/build/output_cut.ts";
+import { estimateTokens } from "../../lib/text/tokens.ts";
+
+const LOG = "logs/2026-11-27-08-00-00-committing-code/1-initial-query-build.txt";
+
+/** A failed build with `output`. */
+function failed(output: string): BuildResult {
+  return {
+    exitCode: 1,
+    signal: null,
+    timedOut: false,
+    interrupted: false,
+    output,
+    droppedBytes: 0,
+    elapsedMs: 1200,
+    timeoutMs: 1_800_000,
+  };
+}
+
+/** One runner's output: a passing line `n`, the failure (its lines), and the summary at the end. */
+interface Runner {
+  readonly passing: (n: number) => string;
+  readonly failure: readonly string[];
+  /** The line that must reach the prompt, as the model should read it (escapes removed). */
+  readonly failingLine: string;
+  readonly summary: string;
+}
+
+const ESC = "\x1b";
+const RUNNERS: Record<string, Runner> = {
+  tap: {
+    passing: (n) => `ok ${n} - parses range ${n}\n  ---\n  duration_ms: 0.${n % 97}\n  ...`,
+    failure: [
+      "not ok 3845 - Cannot read properties of null (reading 'version')",
+      "  ---",
+      "  stack: TypeError: Cannot read properties of null",
+      "  ...",
+    ],
+    failingLine: "not ok 3845 - Cannot read properties of null (reading 'version')",
+    summary: "# tests 7690\n# pass 7689\n# fail 1\n# failed 1 of 43 tests",
+  },
+  mocha: {
+    passing: (n) => `    ✓ handles case ${n} (${n % 7}ms)`,
+    failure: [
+      "    1) rejects an empty name",
+      "  AssertionError [ERR_ASSERTION]: Expected values to be strictly equal: 1 !== 2",
+    ],
+    failingLine: "  AssertionError [ERR_ASSERTION]: Expected values to be strictly equal: 1 !== 2",
+    summary: "  7689 passing (3s)\n  1 failing",
+  },
+  jest: {
+    passing: (n) => `${ESC}[1m${ESC}[42m PASS ${ESC}[49m${ESC}[22m src/case${n}.test.js`,
+    failure: [
+      `${ESC}[1m${ESC}[41m FAIL ${ESC}[49m${ESC}[22m src/money.test.js`,
+      "  ● money › adds cents",
+      "    expect(received).toBe(expected) // Object.is equality",
+    ],
+    failingLine: " FAIL  src/money.test.js",
+    summary: "Tests:       1 failed, 7689 passed, 7690 total",
+  },
+  pytest: {
+    passing: (n) => `tests/test_cases.py::test_case_${n} PASSED`,
+    failure: [
+      "tests/test_money.py::test_adds_cents FAILED",
+      "E       assert 101 == 100",
+    ],
+    failingLine: "E       assert 101 == 100",
+    summary: "=========== 1 failed, 7689 passed in 12.31s ===========",
+  },
+  cargo: {
+    passing: (n) => `test tests::case_${n} ... ok`,
+    failure: [
+      "test tests::adds_cents ... FAILED",
+      "thread 'tests::adds_cents' panicked at src/lib.rs:10:5:",
+      "assertion `left == right` failed",
+    ],
+    failingLine: "thread 'tests::adds_cents' panicked at src/lib.rs:10:5:",
+    summary: "test result: FAILED. 7689 passed; 1 failed; 0 ignored",
+  },
+  "go test": {
+    passing: (n) => `=== RUN   TestCase${n}\n--- PASS: TestCase${n} (0.00s)`,
+    failure: ["--- FAIL: TestAddsCents (0.00s)", "    money_test.go:12: got 101, want 100"],
+    failingLine: "--- FAIL: TestAddsCents (0.00s)",
+    summary: "FAIL\tgithub.com/x/money\t0.412s",
+  },
+  tsc: {
+    passing: (n) => `asset chunk-${n}.js ${n % 900} bytes [emitted] (name: chunk-${n})`,
+    failure: [
+      `${ESC}[96msrc/money.ts${ESC}[0m:${ESC}[93m3${ESC}[0m:${ESC}[93m5${ESC}[0m - ${ESC}[91merror${ESC}[0m${ESC}[90m TS2322: ${ESC}[0mType 'string' is not assignable to type 'number'.`,
+    ],
+    failingLine:
+      "src/money.ts:3:5 - error TS2322: Type 'string' is not assignable to type 'number'.",
+    summary: "Found 1 error in src/money.ts:3",
+  },
+};
+
+/** About `bytes` of `runner`'s output, the failure in the middle. */
+function outputOf(runner: Runner, bytes: number): string {
+  const before: string[] = [];
+  const after: string[] = [];
+  let size = 0;
+  for (let n = 1; size < bytes; n++) {
+    const line = runner.passing(n);
+    (size < bytes / 2 ? before : after).push(line);
+    size += line.length + 1;
+  }
+  return [...before, ...runner.failure, ...after, runner.summary, ""].join("\n");
+}
+
+const BUDGET = 10_000; // tokens: about 40 KB, well under every output below
+
+for (const [name, runner] of Object.entries(RUNNERS)) {
+  Deno.test(`a cut ${name} output of 100 KB to 1 MB keeps the failing line from its middle`, () => {
+    for (const bytes of [100_000, 400_000, 1_000_000]) {
+      const output = outputOf(runner, bytes);
+      assert(estimateTokens(output) > BUDGET * 2, "the output must be cut");
+      const prompt = formatBuildForPrompt(failed(output), LOG, BUDGET);
+      const size = `${name}, ${bytes} bytes`;
+      assert(prompt.includes(runner.failingLine), `${size}: the failing line is missing`);
+      assert(prompt.includes(runner.summary.split("\n").at(-1)!), `${size}: the end is missing`);
+      assert(!prompt.includes(ESC), `${size}: an escape sequence reached the prompt`);
+      assert(estimateTokens(prompt) <= BUDGET * 1.05, `${size}: ${estimateTokens(prompt)} tokens`);
+      assert.match(prompt, /^\$ \.\/build\.sh\n\[code-commit: the build printed [\d,]+ lines/);
+      assert(prompt.includes(`The whole output is in ${LOG}]`), size);
+      assert.match(prompt, /\[… [\d,]+ lines left out here …\]/);
+      assert.match(prompt, /\[exit code 1, after 1\.2s\]\n$/);
+    }
+  });
+}
+
+Deno.test("the whole output is kept when it fits, escape sequences removed", () => {
+  const output = outputOf(RUNNERS.jest, 600_000);
+  const prompt = formatBuildForPrompt(failed(output), LOG);
+  assert(!prompt.includes("left out"));
+  assert.equal(
+    prompt,
+    `$ ./build.sh\n${output.replaceAll(/\x1b\[\d+m/g, "")}[exit code 1, after 1.2s]\n`,
+  );
+  assert.equal(fitOutput("a\nb\n", 2, LOG), "a\nb\n");
+});
+
+Deno.test("a cut keeps the beginning, the lines around a failure and the end, and counts the gaps", () => {
+  const lines = Array.from({ length: 2000 }, (_, n) => `line ${n}`);
+  lines[1000] = "Error: the real failure";
+  const cut = fitOutput(`${lines.join("\n")}\n`, 1_000, LOG);
+  assert.match(
+    cut,
+    /^\[code-commit: the build printed 2,000 lines, more than the prompt has room for; [\d,]+ lines left out\. Kept: the beginning, every line that reports a failure \(1\) with the lines around it, and the end\./,
+  );
+  for (const kept of ["line 0", "line 997", "Error: the real failure", "line 1008", "line 1999"]) {
+    assert(cut.includes(`\n${kept}\n`), kept);
+  }
+  assert(!cut.includes("\nline 996\n") && !cut.includes("\nline 1009\n"));
+  // Every line is either shown or counted in a gap.
+  const shown = cut.split("\n").filter((line) => /^line \d+$|^Error/.test(line)).length;
+  const counted = [...cut.matchAll(/\[… ([\d,]+) lines? left out here …\]/g)]
+    .reduce((sum, match) => sum + Number(match[1].replaceAll(",", "")), 0);
+  assert.equal(shown + counted, 2000);
+});
+
+Deno.test("when failure lines alone overflow their share, the first ones are kept and the note says so", () => {
+  const lines = Array.from({ length: 20_000 }, (_, n) => `not ok ${n} - case ${n} broke`);
+  const cut = fitOutput(`${lines.join("\n")}\n`, 2_000, LOG);
+  assert.match(
+    cut,
+    /Kept: the beginning, the first [\d,]+ of the 20,000 lines that report a failure/,
+  );
+  assert(estimateTokens(cut) <= 2_100);
+});
+
+Deno.test("a line longer than a tenth of the room is shortened, saying by how much", () => {
+  const cut = fitOutput(`${"x".repeat(500_000)}\nError: boom\n`, 5_000, LOG);
+  assert.match(cut, /x\[… [\d,]+ characters of this line left out\]/);
+  assert(cut.includes("Error: boom"));
+  assert(estimateTokens(cut) <= 5_250);
+});
