@@ -277,8 +277,16 @@ function checkPath(
       describeProtectedPath(rule)
     }`;
   }
-  const behind = access === "read" ? undefined : linkedTargetOf(context.linked, path);
-  if (behind !== undefined) {
+  const behind = linkedTargetOf(context.linked, path);
+  if (behind !== undefined && behind.how === "gitdir") {
+    // The repository's data kept elsewhere in the project: no more readable than `.git`.
+    if (access !== "read" || !behind.rule.readable) {
+      return `${access === "read" ? "may not be read" : "is protected"}: \`${behind.entry}\` ` +
+        `is a file that names \`${behind.path}\` as git's repository data: ${
+          describeProtectedPath(behind.rule)
+        }`;
+    }
+  } else if (behind !== undefined && access !== "read") {
     return `is protected: \`${behind.entry}\` is a symbolic link that leads to \`${behind.path}\`, ` +
       `so writing or deleting here changes it: ${describeProtectedPath(behind.rule)}`;
   }
