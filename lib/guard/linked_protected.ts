@@ -86,6 +86,25 @@ export function linkedProtectedTargets(
   return [...linked, ...gitdirTargets(realRoot, entries)];
 }
 
+/**
+ * The places inside the project at `root` that its root `.git` names, when
+ * that is a `gitdir:` file (see the module doc): what the guard refuses to
+ * read as well as to write. The root entry is looked at through `entries`
+ * (shared with the guard's other checks). Never throws.
+ */
+export function gitdirProtectedTargets(
+  root: string,
+  entries: EntryKinds = new EntryKinds(root),
+): LinkedTarget[] {
+  let realRoot: string;
+  try {
+    realRoot = Deno.realPathSync(root);
+  } catch {
+    return [];
+  }
+  return gitdirTargets(realRoot, entries);
+}
+
 /** The places inside `realRoot` the root `.git` names, when it is a `gitdir:` file. */
 function gitdirTargets(realRoot: string, entries: EntryKinds): LinkedTarget[] {
   let kind;
