@@ -18,7 +18,7 @@
  * @module
  */
 
-import { CodeCommitError } from "../errors/errors.ts";
+import { CodeCommitError, EXIT } from "../errors/errors.ts";
 import { lstatOrUndefined } from "../file_system/lstat.ts";
 import { displayPath } from "../text/characters.ts";
 import { runGit } from "../permissions/git.ts";
@@ -38,8 +38,10 @@ export type FindRepository = (folder: string) => Promise<string | undefined>;
 
 /**
  * Says whether `folder` is the root of a git repository, inside one (and
- * where its root is), or in none. Never throws: when git cannot be run, the
- * folder counts as in none.
+ * where its root is), or in none: when git cannot be run, the folder
+ * counts as in none.
+ *
+ * @throws what `findRepository` throws.
  */
 async function repositoryPlace(
   folder: string,
@@ -66,7 +68,8 @@ async function sameFolder(a: string, b: string): Promise<boolean> {
  *
  * @throws {CodeCommitError} saying "run from <root>" when `folder` is inside
  * a repository but not its root, and, with `required`, saying that git is
- * needed when it is in none.
+ * needed when it is in none; (setup) when git refuses the repository as
+ * another user's.
  */
 export async function checkRepositoryRoot(
   folder: string,
@@ -95,7 +98,11 @@ export async function checkRepositoryRoot(
  * none or git cannot be run. When `folder` holds a `.git` git cannot read
  * (a file that is not `gitdir: <path>`), git stops there: it is asked
  * again from the folder above (`git -C ..`), where a plain subfolder's
- * search would have led. Never throws.
+ * search would have led.
+ *
+ * @throws {CodeCommitError} (setup) when git refuses the repository it
+ * found because another user owns it (`safe.directory`): it is a
+ * repository, but git will not say where its root is.
  */
 async function gitTopLevel(folder: string): Promise<string | undefined> {
   let projectRoot: string;
@@ -105,19 +112,33 @@ async function gitTopLevel(folder: string): Promise<string | undefined> {
     return undefined;
   }
   const ask = async (chdir?: string): Promise<string | undefined> => {
+    let output: Deno.CommandOutput;
     try {
-      const { output } = await runGit(["rev-parse", "--show-toplevel"], {
+      ({ output } = await runGit(["rev-parse", "--show-toplevel"], {
         cwd: folder,
         chdir,
         projectRoot,
-        stderr: "null",
-      });
-      if (!output.success) return undefined;
-      const top = new TextDecoder().decode(output.stdout).replace(/\n$/, "");
-      return top === "" ? undefined : top;
+      }));
     } catch {
       return undefined;
     }
+    if (!output.success) {
+      const stderr = new TextDecoder().decode(output.stderr);
+      const dubious = /dubious ownership in repository at '([^\n]*)'/.exec(stderr);
+      if (dubious !== null) {
+        throw new CodeCommitError(
+          `git refuses the repository at ${
+            displayPath(dubious[1])
+          } because another user owns it, so ` +
+            "code-commit cannot tell where its root is: run code-commit as its owner, or, if " +
+            `you trust it, git config --global --add safe.directory ${displayPath(dubious[1])}`,
+          EXIT.setup,
+        );
+      }
+      return undefined;
+    }
+    const top = new TextDecoder().decode(output.stdout).replace(/\n$/, "");
+    return top === "" ? undefined : top;
   };
   const top = await ask();
   if (top !== undefined) return top;

@@ -126,3 +126,32 @@ bwrapTest(
     assert.match(output, /config: refused[^]*hook: refused[^]*folder: refused/);
   },
 );
+
+Deno.test("a subfolder whose .git is an empty folder is no root: committing code and --cc say where to run", async () => {
+  await using project = await makeProject({
+    gitignore: "/agent-config\n/logs\n*.pem\n",
+  });
+  await Deno.mkdir(join(project.root, "sub/.git"), { recursive: true });
+  await project.write("sub/agent-config/gemini-key.txt", `${GEMINI_KEY}\n`);
+  await project.write("sub/agent-config/query.txt", "Write the key file.\n");
+  await project.write("sub/build.sh", "#!/bin/sh\nexit 0\n");
+  await Deno.chmod(join(project.root, "sub/build.sh"), 0o755);
+  for (const args of [[], ["--cc"]]) {
+    const server = await startFakeLlmServer([geminiReply("^^^key.pem\nsecret\n^^^end\n")]);
+    try {
+      const run = await runTool(join(project.root, "sub"), args, { server });
+      assert.equal(run.code, 1, run.stderr);
+      assert.equal(server.requests.length, 0, "no LLM call");
+      assert.match(
+        run.stderr,
+        new RegExp(
+          `sub is inside the git repository ${project.root}, not at its root: ` +
+            `run code-commit from ${project.root}\\n$`,
+        ),
+      );
+    } finally {
+      await server.close();
+    }
+  }
+  assert.equal(await project.exists("sub/key.pem"), false);
+});

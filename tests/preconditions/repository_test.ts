@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { CodeCommitError, EXIT } from "../../lib/errors/errors.ts";
 import { checkRepositoryRoot } from "../../lib/preconditions/repository.ts";
+import { withEnv } from "../support/env.ts";
 import { runGit, withProject } from "../support/project.ts";
 
 Deno.test("checkRepositoryRoot: a root (a .git folder, or a worktree's .git file) passes", async () => {
@@ -79,4 +81,35 @@ Deno.test("checkRepositoryRoot: in no repository, git is needed only when requir
       /missing is not a git repository/,
     );
   });
+});
+
+Deno.test({
+  name:
+    "checkRepositoryRoot: a repository git refuses as another user's says so (setup), not 'no repository'",
+  async fn() {
+    await withProject({}, async (root) => {
+      await runGit(root, ["init", "-q"]);
+      try {
+        await Deno.chown(root, 12345, 12345);
+      } catch (error) {
+        if (!(error instanceof Deno.errors.PermissionDenied)) throw error;
+        console.log("skipped: giving the repository to another user needs root");
+        return;
+      }
+      const error = await withEnv(
+        { GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
+        () => checkRepositoryRoot(root, true).then(() => undefined, (error) => error),
+      );
+      assert.ok(error instanceof CodeCommitError, String(error));
+      assert.equal(error.exitCode, EXIT.setup);
+      assert.match(
+        error.message,
+        new RegExp(
+          `^git refuses the repository at ${root} because another user owns it.*` +
+            `safe\\.directory ${root}$`,
+        ),
+      );
+      await Deno.chown(root, 0, 0);
+    });
+  },
 });
