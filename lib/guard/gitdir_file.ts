@@ -24,7 +24,7 @@ const PREFIX = "gitdir: ";
  * Synchronous: a file of a few bytes, read once per guard run and per
  * sandbox plan. Never throws.
  */
-export function gitdirOf(path: string): string | undefined {
+function gitdirOf(path: string): string | undefined {
   let text: string;
   try {
     const info = Deno.lstatSync(path);

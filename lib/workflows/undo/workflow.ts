@@ -24,10 +24,10 @@ import { plural } from "../../text/plural.ts";
 /**
  * Runs `--undo` in the project at `root`: refuses a subfolder of a
  * repository as every workflow does (the journal is in the root), rolls
- * back an interrupted apply first (as every workflow does; with `--force`, even over paths changed
- * since it), then restores every path the most recent run changed. Returns
- * 0 when it did, or when the interrupted apply was all there was to take
- * back.
+ * back an interrupted apply first (as every workflow does; with `--force`,
+ * even over paths changed since it), then restores every path the most
+ * recent run changed. Returns 0 when it did, or when the interrupted apply
+ * was all there was to take back.
  *
  * @throws {CodeCommitError} run from a subfolder of a repository (naming
  * its root); when there is nothing to undo (the journal holds
