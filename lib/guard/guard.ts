@@ -40,7 +40,12 @@ import {
   protectedRuleOfSegment,
   protectedRulesFor,
 } from "./protected_paths.ts";
-import { linkedProtectedTargets, type LinkedTarget, linkedTargetOf } from "./linked_protected.ts";
+import {
+  gitdirProtectedTargets,
+  linkedProtectedTargets,
+  type LinkedTarget,
+  linkedTargetOf,
+} from "./linked_protected.ts";
 
 /** One refused path of a reply. */
 export interface Refusal {
@@ -242,7 +247,9 @@ export async function guardRead(
   }
   const syntax = checkPathSyntax(path);
   if (syntax !== undefined) return syntax;
-  const context = new GuardContext(rules ?? await IgnoreRules.load(root));
+  const loaded = rules ?? await IgnoreRules.load(root);
+  // Where a `.git` file keeps git's data inside the project is no more readable than `.git`.
+  const context = new GuardContext(loaded, gitdirProtectedTargets(root, loaded.entries));
   const normalized = normalizeProjectPath(path);
   return await checkPath(context, normalized, folderOf(normalized), "read");
 }
@@ -277,8 +284,16 @@ function checkPath(
       describeProtectedPath(rule)
     }`;
   }
-  const behind = access === "read" ? undefined : linkedTargetOf(context.linked, path);
-  if (behind !== undefined) {
+  const behind = linkedTargetOf(context.linked, path);
+  if (behind !== undefined && behind.how === "gitdir") {
+    // The repository's data kept elsewhere in the project: no more readable than `.git`.
+    if (access !== "read" || !behind.rule.readable) {
+      return `${access === "read" ? "may not be read" : "is protected"}: \`${behind.entry}\` ` +
+        `is a file that names \`${behind.path}\` as git's repository data: ${
+          describeProtectedPath(behind.rule)
+        }`;
+    }
+  } else if (behind !== undefined && access !== "read") {
     return `is protected: \`${behind.entry}\` is a symbolic link that leads to \`${behind.path}\`, ` +
       `so writing or deleting here changes it: ${describeProtectedPath(behind.rule)}`;
   }

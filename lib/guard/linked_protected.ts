@@ -23,6 +23,11 @@
  * counts too: a reply could create it. A target outside the project is
  * nothing to protect here: no reply can write there.
  *
+ * A root `.git` that is a file (`gitdir: .repo`) leads where it names, as a
+ * link would (`gitdir_file.ts`): `.repo/` is git's data, its hooks run at
+ * the user's next `git commit`; so is the common folder a worktree's
+ * gitdir names.
+ *
  * @module
  */
 
@@ -30,6 +35,7 @@ import { under } from "../file_system/file_system.ts";
 import { folderOf, linkTarget, relativeUnder } from "../file_system/paths.ts";
 import { foldCase } from "./case_fold.ts";
 import { EntryKinds } from "./entry_kinds.ts";
+import { gitdirPlaces } from "./gitdir_file.ts";
 import { PROTECTED_PATHS, type ProtectedPath } from "./protected_paths.ts";
 
 /** A path inside the project that a protected entry, a symbolic link, leads to. */
@@ -40,6 +46,8 @@ export interface LinkedTarget {
   readonly entry: string;
   /** The entry's rule in the protected-path table. */
   readonly rule: ProtectedPath;
+  /** How the entry leads there: a symbolic link, or a `.git` file's `gitdir:` line. */
+  readonly how: "link" | "gitdir";
 }
 
 /** More hops than this is a loop (the kernel gives up at 40 too). */
@@ -65,15 +73,62 @@ export function linkedProtectedTargets(
   } catch {
     return [];
   }
-  return PROTECTED_PATHS.flatMap((rule) =>
+  const linked = PROTECTED_PATHS.flatMap((rule) =>
     isLink(entries, rule.name)
       ? targetsOf(realRoot, rule.name).map((path): LinkedTarget => ({
         path,
         entry: rule.name,
         rule,
+        how: "link",
       }))
       : []
   );
+  return [...linked, ...gitdirTargets(realRoot, entries)];
+}
+
+/**
+ * The places inside the project at `root` that its root `.git` names, when
+ * that is a `gitdir:` file (see the module doc): what the guard refuses to
+ * read as well as to write. The root entry is looked at through `entries`
+ * (shared with the guard's other checks). Never throws.
+ */
+export function gitdirProtectedTargets(
+  root: string,
+  entries: EntryKinds = new EntryKinds(root),
+): LinkedTarget[] {
+  let realRoot: string;
+  try {
+    realRoot = Deno.realPathSync(root);
+  } catch {
+    return [];
+  }
+  return gitdirTargets(realRoot, entries);
+}
+
+/** The places inside `realRoot` the root `.git` names, when it is a `gitdir:` file. */
+function gitdirTargets(realRoot: string, entries: EntryKinds): LinkedTarget[] {
+  let kind;
+  try {
+    kind = entries.kind(".git");
+  } catch {
+    return [];
+  }
+  const rule = PROTECTED_PATHS.find((entry) => entry.name === ".git");
+  if (kind !== "file" || rule === undefined) return [];
+  const places = new Set<string>();
+  for (const place of gitdirPlaces(under(realRoot, ".git"))) {
+    for (const candidate of [place, realFolders(place)]) {
+      const inside = candidate === undefined ? undefined : insideRoot(realRoot, candidate);
+      if (inside !== undefined) places.add(inside);
+    }
+    try {
+      const end = insideRoot(realRoot, Deno.realPathSync(place));
+      if (end !== undefined) places.add(end);
+    } catch {
+      // Not there yet, or outside: the names above are what a reply could write.
+    }
+  }
+  return [...places].map((path) => ({ path, entry: ".git", rule, how: "gitdir" }));
 }
 
 /** Whether the root entry `name` is a symbolic link; false when it cannot be looked at. */

@@ -88,6 +88,22 @@ export const PROTECTED_PATHS: readonly ProtectedPath[] = Object.freeze([
     build: "read-only",
   },
   {
+    name: ".gitattributes",
+    scope: "any-depth-name",
+    description: "git's attributes; a .gitattributes written by the LLM, nested ones " +
+      "included, could name a filter or diff program for git to run, or change how git " +
+      "reads files",
+    readable: true,
+    build: "read-only",
+  },
+  {
+    name: ".codecommitignore",
+    scope: "root-file",
+    description: "the user's list of files code-commit leaves out of what it sends",
+    readable: true,
+    build: "read-only",
+  },
+  {
     name: "UserSpecification.md",
     scope: "any-depth-name",
     description: "the user's specification of a module, which only the user edits",

@@ -47,11 +47,11 @@ const SYSTEM_PROGRAM_FOLDERS = ["/usr/bin", "/bin"] as const;
  *   every process it started (Deno's own `Deno.kill` of a process group
  *   needs unrestricted `--allow-run`, measured with Deno 2.9.6);
  * - `bwrap` (bubblewrap), the sandbox builds run in on Linux (`lib/sandbox/`);
- * - `git`, run when the current folder holds no `.git`, to find the
- *   repository it is inside (`git rev-parse --show-toplevel`: the tool may
- *   not read above the folder it is started in), and for the dirty-tree
- *   check before a run that changes files (`git status`, which knows git's
- *   own rules exactly).
+ * - `git`, to find the repository the current folder belongs to (`git
+ *   rev-parse --show-toplevel`: the tool may not read above the folder it
+ *   is started in), and for the dirty-tree check before a run that changes
+ *   files (`git status`, which knows git's own rules exactly); always
+ *   through `git.ts`, which lets git start no program of the project's.
  */
 const SYSTEM_PROGRAMS = ["kill", "bwrap", "git"] as const;
 

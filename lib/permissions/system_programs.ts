@@ -3,7 +3,8 @@
  * absolute system paths (`permissions.ts`), never from `PATH`: a build can
  * change what `PATH` finds (an activated virtualenv puts `.venv/bin` of the
  * project first) and would then run its own `kill` or `bwrap` outside any
- * sandbox.
+ * sandbox. git is run through `git.ts`, which also keeps git itself from
+ * starting anything the project could plant or name.
  *
  * @module
  */

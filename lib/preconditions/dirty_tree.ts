@@ -5,19 +5,24 @@
  * rules exactly — the index, renames, what is ignored, nested ignore
  * files, `core.excludesFile` — rather than reading git's files as the
  * `.gitignore` check must (that one runs before git is trusted with
- * anything). git runs with `core.fsmonitor` off and no optional locks: it
- * starts no program the repository names, and writes nothing.
+ * anything). git runs as code-commit's helper (`permissions/git.ts`): it
+ * starts no program the project could plant or name (no filter, no
+ * fsmonitor, no hook), and writes nothing. Submodules are compared by the
+ * commit they are at, not by what is changed inside them: git would look
+ * inside them with a second git, under configuration not listed here.
  *
  * Only paths a reply could write count: protected paths (`agent-config/`,
  * `logs/`, `agent-state/`, `build.sh`, …) never do, and git does not list
  * ignored ones. Outside a git repository there is nothing to compare with:
- * a warning, and the run goes on.
+ * a warning, and the run goes on. A `git status` that fails in a
+ * repository (a damaged index, a file it cannot read) refuses the run:
+ * what it would have listed is unknown.
  *
  * @module
  */
-import { CodeCommitError, messageOf } from "../errors/errors.ts";
+import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { protectedRulesFor } from "../guard/protected_paths.ts";
-import { runSystemProgram } from "../permissions/system_programs.ts";
+import { runGit } from "../permissions/git.ts";
 import { startTimer } from "../timers/timer.ts";
 import { displayPath } from "../text/characters.ts";
 import { plural } from "../text/plural.ts";
@@ -40,14 +45,18 @@ interface UncommittedPath {
 type TreeState =
   | { readonly kind: "clean" }
   | { readonly kind: "dirty"; readonly paths: readonly UncommittedPath[] }
-  | { readonly kind: "no-repository"; readonly why: string };
+  | { readonly kind: "no-repository"; readonly why: string }
+  | { readonly kind: "failed"; readonly firstLine: string };
 
 /**
  * What git reports uncommitted in the project at `root`, less the paths no
  * reply may write.
  *
- * Never throws: a folder that is not a repository, or a git that cannot be
- * run, is `no-repository` with the reason.
+ * A folder that is not a repository, or a git that cannot be run, is
+ * `no-repository` with the reason; a `git status` that fails otherwise is
+ * `failed`, with the first line it wrote to standard error.
+ *
+ * @throws {CodeCommitError} when git does not answer in time.
  */
 async function inspectTree(root: string): Promise<TreeState> {
   let result;
@@ -62,16 +71,15 @@ async function inspectTree(root: string): Promise<TreeState> {
         "cannot tell whether you have uncommitted changes (a fifo named .gitignore, or a " +
         "file system that hangs, in the project?); fix that, or run with --force to skip " +
         "this check",
+      EXIT.setup,
     );
   }
   if (result.code !== 0) {
+    if (/not a git repository/i.test(result.stderr)) {
+      return { kind: "no-repository", why: "it is not a git repository" };
+    }
     const first = result.stderr.split("\n").find((line) => line.trim() !== "") ?? "";
-    return {
-      kind: "no-repository",
-      why: /not a git repository/i.test(result.stderr)
-        ? "it is not a git repository"
-        : `git status failed (${first.replace(/^fatal:\s*/, "")})`,
-    };
+    return { kind: "failed", firstLine: first.trim() };
   }
   const paths = parseStatus(result.stdout).filter((entry) =>
     protectedRulesFor(entry.path).length === 0
@@ -84,9 +92,10 @@ async function inspectTree(root: string): Promise<TreeState> {
  * (see {@link inspectTree}); outside a repository, warns through `warn`
  * and returns.
  *
- * @throws {CodeCommitError} naming up to ten paths and `--force`; or when
- * `git status` does not answer in time (it would wait forever on a fifo
- * named `.gitignore`).
+ * @throws {CodeCommitError} naming up to ten paths and `--force`; with
+ * `EXIT.setup` when `git status` fails in a repository (naming the command
+ * and the first line of its error) or does not answer in time (it would
+ * wait forever on a fifo named `.gitignore`).
  */
 export async function checkCleanTree(
   root: string,
@@ -94,6 +103,15 @@ export async function checkCleanTree(
 ): Promise<void> {
   const state = await inspectTree(root);
   if (state.kind === "clean") return;
+  if (state.kind === "failed") {
+    throw new CodeCommitError(
+      `git status failed in ${displayPath(root)} (${state.firstLine || "no message"}), so ` +
+        "code-commit cannot tell whether you have uncommitted changes a run could overwrite; " +
+        "run git status yourself and fix what it reports (a damaged .git/index: remove " +
+        "it, then git reset), or run with --force to skip this check",
+      EXIT.setup,
+    );
+  }
   if (state.kind === "no-repository") {
     warn(
       `cannot check for uncommitted changes: ${state.why}; going on (git status, git diff and ` +
@@ -116,7 +134,7 @@ export async function checkCleanTree(
 
 /**
  * `git status --porcelain -z` of the repository at `root`, untracked files
- * one by one; git is started from its system path, never looked up on `PATH`.
+ * one by one, run as code-commit's helper (`permissions/git.ts`).
  */
 async function gitStatus(
   root: string,
@@ -125,23 +143,15 @@ async function gitStatus(
   const stop = new AbortController();
   const timer = startTimer(GIT_STATUS_TIMEOUT_MS);
   timer.done.then((expired) => expired && stop.abort());
-  const { output } = await runSystemProgram("git", {
-    args: [
-      "--no-optional-locks",
-      "-c",
-      "core.fsmonitor=false",
-      "status",
-      "--porcelain=v1",
-      "-z",
-      "--untracked-files=all",
-      "--no-renames",
-    ],
-    cwd: root,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    signal: stop.signal,
-  }, await Deno.realPath(root)).finally(() => timer.cancel());
+  const { output } = await runGit([
+    "status",
+    "--porcelain=v1",
+    "-z",
+    "--untracked-files=all",
+    "--no-renames",
+    "--ignore-submodules=dirty",
+  ], { cwd: root, signal: stop.signal, projectRoot: await Deno.realPath(root) })
+    .finally(() => timer.cancel());
   return {
     code: output.code,
     signal: output.signal,

@@ -16,6 +16,7 @@
 import { under } from "../file_system/file_system.ts";
 import { folderOf, relativeUnder } from "../file_system/paths.ts";
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
+import { gitdirPlaces } from "../guard/gitdir_file.ts";
 import { type ProjectScan, scanProject } from "./project_scan.ts";
 
 /** A path to hide: a folder gets an empty read-only folder in its place, a file an empty file. */
@@ -171,6 +172,22 @@ async function hiddenPaths(root: string, name: string): Promise<HiddenPath[]> {
 }
 
 /**
+ * The places inside `root` (not `root` itself) that the `.git` file at
+ * `path` (links resolved) names as git's data, links resolved; none when
+ * it is not a `gitdir:` file or names a place that is not there. Never throws.
+ */
+function gitdirsInside(root: string, path: string): string[] {
+  return gitdirPlaces(path).flatMap((place) => {
+    try {
+      const target = Deno.realPathSync(place);
+      return isInside(target, root) && target !== root ? [target] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/**
  * Turns a scan of the project at `root` into a plan (see {@link SandboxPlan}).
  *
  * @throws {CodeCommitError} when something that must be hidden cannot be
@@ -206,6 +223,8 @@ export async function planFromScan(scan: ProjectScan): Promise<SandboxPlan> {
     }
     // Outside the project everything is read-only already.
     if (isInside(target, root) && target !== root) readOnly.push(target);
+    // A `.git` file's `gitdir:` inside the project is git's data too (its hooks, its config).
+    if (entry.rule.name === ".git") readOnly.push(...gitdirsInside(root, target));
   }
 
   const sortedReadOnly = parentsFirst(readOnly);

@@ -63,6 +63,31 @@ Deno.test("--rollup from a subfolder says where to run, and writes nothing", asy
   assert.equal(await project.exists("src/agent-config"), false);
 });
 
+Deno.test("--rollup from a subfolder whose .git is no repository (empty folder, broken file) says where to run", async () => {
+  for (const broken of ["folder", "file"]) {
+    await using project = await makeProject({
+      rollup: null,
+      files: { ".gitignore": "/agent-config\n/logs\n*.pem\n.env\n" },
+    });
+    await project.write("sub/secret.pem", "-----BEGIN PRIVATE KEY-----\n");
+    await project.write("sub/.env", "TOKEN=parent-ignores-me\n");
+    await project.write("sub/agent-config/.keep", "");
+    if (broken === "folder") await Deno.mkdir(join(project.root, "sub/.git"));
+    else await project.write("sub/.git", "not a gitdir line\n");
+    const run = await runTool(join(project.root, "sub"), ["--rollup"]);
+    assert.equal(run.code, 1, broken);
+    assert.match(
+      run.stderr,
+      new RegExp(
+        `sub is inside the git repository ${project.root}, not at its root: ` +
+          `run code-commit from ${project.root}\\n$`,
+      ),
+      broken,
+    );
+    assert.equal(await project.exists("sub/agent-config/codeRollup.txt"), false, broken);
+  }
+});
+
 Deno.test("a stale rollup made by --rollup is remade before the run: the model sees the newest code", async () => {
   await using project = await makeProject({
     rollup: null,

@@ -142,6 +142,29 @@ Deno.test("--undo restores nothing when a path the run changed was edited by han
   assert.deepEqual(await tree(project.root), before);
 });
 
+Deno.test("--undo from a subfolder says where to run and restores nothing; from the root it undoes", async () => {
+  const { project, before } = await afterRun();
+  await using _project = project;
+  const after = await tree(project.root);
+  for (const sub of ["src", "src/new/deep"]) {
+    const run = await runTool(join(project.root, sub), ["--undo"]);
+    assert.equal(run.code, 1, sub);
+    assert.match(
+      run.stderr,
+      new RegExp(
+        `^code-commit: ${project.root}/${sub} is inside the git repository ` +
+          `${project.root}, not at its root: run code-commit from ${project.root}$`,
+        "m",
+      ),
+      sub,
+    );
+    assert.deepEqual(await tree(project.root), after, sub);
+  }
+  const undone = await undo(project);
+  assert.equal(undone.code, 0, undone.stderr);
+  assert.deepEqual(await tree(project.root), before);
+});
+
 Deno.test("--undo with no run recorded says there is nothing to undo (exit 1)", async () => {
   await using project = await makeProject();
   const run = await undo(project);

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { guardOperations } from "../../lib/guard/guard.ts";
+import { guardOperations, guardRead } from "../../lib/guard/guard.ts";
 import { linkedProtectedTargets } from "../../lib/guard/linked_protected.ts";
 import type { FileOperation } from "../../lib/reply/operations.ts";
 import { withProject, writeFiles } from "../support/project.ts";
@@ -122,5 +122,62 @@ Deno.test("with no protected entry a link, the guard is as before", async () => 
   await withProject({ "build.sh": "#!/bin/sh\n", "ci/build.sh": "" }, async (root) => {
     assert.deepEqual(linkedProtectedTargets(root), []);
     assert.deepEqual(await refusalsOf(root, [write("ci/build.sh")]), {});
+  });
+});
+
+Deno.test("a root .git file's gitdir inside the project: the guard refuses writes and reads there", async () => {
+  await withProject({}, async (root) => {
+    await writeFiles(root, {
+      ".git": "gitdir: .repo\n",
+      ".repo/HEAD": "ref: refs/heads/main\n",
+      ".repo/config": "[core]\n",
+      ".repo/worktrees/wt/commondir": "../..\n",
+      ".gitignore": "/agent-config\n",
+      "src/a.ts": "",
+    });
+    assert.deepEqual(
+      linkedProtectedTargets(root).map((t) => `${t.entry} ${t.how} -> ${t.path}`),
+      [".git gitdir -> .repo"],
+    );
+    const refusals = await refusalsOf(root, [
+      write(".repo/config"),
+      write(".repo/hooks/pre-commit"),
+      write(".REPO/hooks/x"),
+      del(".repo/HEAD"),
+      write("src/a.ts"),
+      write(".repository/x"),
+    ]);
+    assert.deepEqual(Object.keys(refusals).sort(), [
+      ".REPO/hooks/x",
+      ".repo/HEAD",
+      ".repo/config",
+      ".repo/hooks/pre-commit",
+    ]);
+    assert.match(
+      refusals[".repo/config"],
+      /^is protected: `\.git` is a file that names `\.repo` as git's repository data: `\.git` in any folder/,
+    );
+    assert.match(
+      await guardRead(root, ".repo/config") ?? "read",
+      /^may not be read: `\.git` is a file that names `\.repo` as git's repository data/,
+    );
+    assert.equal(await guardRead(root, "src/a.ts"), undefined);
+  });
+});
+
+Deno.test("a worktree's .git file: its gitdir and the common folder it names are both protected", async () => {
+  await withProject({}, async (root) => {
+    await writeFiles(root, {
+      ".git": "gitdir: repo/worktrees/main\n",
+      "repo/worktrees/main/commondir": "../..\n",
+      "repo/config": "",
+      ".gitignore": "/agent-config\n",
+    });
+    assert.deepEqual(
+      linkedProtectedTargets(root).map((t) => t.path).sort(),
+      ["repo", "repo/worktrees/main"],
+    );
+    const refusals = await refusalsOf(root, [write("repo/config"), write("repo/hooks/x")]);
+    assert.deepEqual(Object.keys(refusals).sort(), ["repo/config", "repo/hooks/x"]);
   });
 });

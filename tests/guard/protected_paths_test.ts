@@ -11,7 +11,9 @@ const outermost = (path: string) => protectedRulesFor(path)[0];
 Deno.test("the table holds SPEC decision 6's entries, with scope and readability", () => {
   const summary = PROTECTED_PATHS.map((e) => `${e.name} ${e.scope} ${e.readable}`);
   assert.deepEqual(summary.sort(), [
+    ".codecommitignore root-file true",
     ".git any-depth-name false",
+    ".gitattributes any-depth-name true",
     ".gitignore any-depth-name true",
     "Cargo.lock root-file true",
     "LLMInstructions.md root-file true",
@@ -48,7 +50,12 @@ Deno.test("protectedRulesFor finds any-depth names at any depth", () => {
     assert.equal(outermost(path)?.name, ".git", path);
   }
   assert.equal(outermost(".github/x"), undefined);
-  assert.equal(outermost(".gitattributes"), undefined);
+  for (const path of [".gitattributes", "src/.gitattributes", "a/b/.GitAttributes"]) {
+    assert.equal(outermost(path)?.name, ".gitattributes", path);
+  }
+  assert.equal(outermost(".gitattributes.bak"), undefined);
+  assert.equal(outermost(".codecommitignore")?.name, ".codecommitignore");
+  assert.equal(outermost("src/.codecommitignore"), undefined);
 });
 
 Deno.test("protectedRulesFor finds root folders and what is inside them, only at the root", () => {

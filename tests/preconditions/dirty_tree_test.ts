@@ -1,13 +1,16 @@
 /**
  * The dirty-tree check against real git repositories: what git reports
  * uncommitted, less what no reply may write; outside a repository, a
- * warning. The end-to-end cases (before any LLM call, `--force`) are in
+ * warning; a `git status` that fails in a repository, a refusal; no
+ * filter runs. The end-to-end cases (before any LLM call, `--force`) are in
  * `tests/e2e/dirty_tree_test.ts`.
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { checkCleanTree } from "../../lib/preconditions/dirty_tree.ts";
-import { CodeCommitError } from "../../lib/errors/errors.ts";
+import { CodeCommitError, EXIT } from "../../lib/errors/errors.ts";
 import { git, tempProject } from "../support/project.ts";
+import { withEnv } from "../support/env.ts";
 
 /** The refusal's message, or the warnings when there was none. */
 async function check(root: string): Promise<{ error?: string; warnings: string[] }> {
@@ -69,4 +72,52 @@ Deno.test("outside a git repository: a warning, no refusal", async () => {
     warnings[0],
     /^cannot check for uncommitted changes: it is not a git repository; going on/,
   );
+});
+
+Deno.test("a git status that fails in a repository refuses the run (setup), naming it and --force", async () => {
+  await using project = await tempProject({ "src/mine.txt": "mine\n" }, { git: true });
+  await git(project.root, "add", "-A");
+  await git(project.root, "commit", "-q", "-m", "start");
+  await project.write(".git/index", "not an index at all, longer than a header\n");
+  const warnings: string[] = [];
+  const error = await checkCleanTree(project.root, (line) => warnings.push(line)).then(
+    () => undefined,
+    (error) => error,
+  );
+  assert.deepEqual(warnings, [], "no 'going on' warning");
+  assert.ok(error instanceof CodeCommitError, String(error));
+  assert.equal(error.exitCode, EXIT.setup);
+  assert.match(
+    error.message,
+    /^git status failed in .* \(error: bad signature 0x[0-9a-f]+\), so code-commit cannot tell whether you have uncommitted changes.*run git status yourself.*--force/,
+  );
+  assert.ok(!error.message.includes("\n"), "one line");
+});
+
+Deno.test("the check runs no filter: git-lfs planted in .venv/bin, first on PATH, never runs", async () => {
+  await using project = await tempProject({ "src/a.txt": "a\n" }, { git: true });
+  await project.write(".gitattributes", "*.txt filter=lfs\n");
+  await git(project.root, "add", "-A");
+  await git(project.root, "commit", "-q", "-m", "start");
+  const marker = join(project.root, "leaked.txt");
+  await project.write(".venv/bin/git-lfs", `#!/bin/sh\necho key > '${marker}'\ncat\n`);
+  await Deno.chmod(join(project.root, ".venv/bin/git-lfs"), 0o755);
+  await project.write(".gitignore", "/.venv\n/home\n");
+  await git(project.root, "add", ".gitignore");
+  await git(project.root, "commit", "-q", "-m", "ignore");
+  await project.write(
+    "home/.gitconfig",
+    '[filter "lfs"]\n\tclean = git-lfs clean -- %f\n\tprocess = git-lfs filter-process\n' +
+      "\trequired = true\n",
+  );
+  const later = new Date(Date.now() + 5_000);
+  await Deno.utime(join(project.root, "src/a.txt"), later, later); // git reads it (and filters it)
+  const result = await withEnv({
+    HOME: join(project.root, "home"),
+    XDG_CONFIG_HOME: undefined,
+    GIT_CONFIG_GLOBAL: undefined,
+    PATH: `${join(project.root, ".venv/bin")}:${Deno.env.get("PATH")}`,
+  }, () => check(project.root));
+  assert.equal(await project.exists("leaked.txt"), false, "the planted git-lfs ran");
+  assert.deepEqual(result, { warnings: [] });
 });

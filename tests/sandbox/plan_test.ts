@@ -58,6 +58,8 @@ Deno.test("the build column: hidden, read-only and writable entries as the issue
     "codeRollup.sh": "read-only",
     "LLMInstructions.md": "read-only",
     ".gitignore": "read-only",
+    ".gitattributes": "read-only",
+    ".codecommitignore": "read-only",
     "UserSpecification.md": "read-only",
     ".git": "read-only",
     "agent-config": "hidden",
@@ -167,6 +169,32 @@ Deno.test("planSandbox: a read-only entry that is a link is followed inside the 
     await Deno.symlink("/etc/hostname", join(root, "codeRollup.sh"));
     const plan = await planSandbox(root);
     assert.deepEqual(plan.readOnly, [join(root, ".gitignore"), join(root, "scripts/build.sh")]);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("planSandbox: where a .git file's gitdir leads inside the project is read-only, at any depth", async () => {
+  const root = await planProject({
+    ".gitignore": "/agent-config\n/.repo\n",
+    ".git": "gitdir: .repo\n",
+    ".repo/config": "[core]\n",
+    ".repo/hooks/": "",
+    "sub/.git": `gitdir: ${"/"}nowhere/outside\n`,
+    "mod/.git": "gitdir: ../.repo/modules/mod\n",
+    ".repo/modules/mod/config": "",
+    "wt/.git": "gitdir: ../.repo/worktrees/wt\n",
+    ".repo/worktrees/wt/commondir": "../..\n",
+    "plain/.git/HEAD": "ref: refs/heads/main\n",
+    "broken/.git": "no pointer\n",
+  });
+  try {
+    const plan = await planSandbox(root);
+    for (const path of [".repo", ".repo/modules/mod", ".repo/worktrees/wt"]) {
+      assert.ok(plan.readOnly.includes(join(root, path)), `${path}: ${plan.readOnly}`);
+    }
+    assert.ok(!plan.readOnly.some((path) => path.startsWith("/nowhere")));
+    assert.ok(!plan.readOnly.includes(root), "never the project itself");
   } finally {
     await Deno.remove(root, { recursive: true });
   }

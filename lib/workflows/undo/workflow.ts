@@ -14,6 +14,7 @@ import type { Console } from "../../console/console.ts";
 import { CodeCommitError, EXIT } from "../../errors/errors.ts";
 import { SLUGS, UNDO_LIST } from "../../logger/log_names.ts";
 import { RunLog } from "../../logger/run_log.ts";
+import { checkRepositoryRoot } from "../../preconditions/repository.ts";
 import { compareCodePoints } from "../../project_files/order.ts";
 import { Redactor } from "../../secrets/redact.ts";
 import { cutList } from "../../text/change_list.ts";
@@ -21,13 +22,15 @@ import { formatCount } from "../../text/numbers.ts";
 import { plural } from "../../text/plural.ts";
 
 /**
- * Runs `--undo` in the project at `root`: rolls back an interrupted apply
- * first (as every workflow does; with `--force`, even over paths changed
- * since it), then restores every path the most recent run changed. Returns
- * 0 when it did, or when the interrupted apply was all there was to take
- * back.
+ * Runs `--undo` in the project at `root`: refuses a subfolder of a
+ * repository as every workflow does (the journal is in the root), rolls
+ * back an interrupted apply first (as every workflow does; with `--force`,
+ * even over paths changed since it), then restores every path the most
+ * recent run changed. Returns 0 when it did, or when the interrupted apply
+ * was all there was to take back.
  *
- * @throws {CodeCommitError} when there is nothing to undo (the journal holds
+ * @throws {CodeCommitError} run from a subfolder of a repository (naming
+ * its root); when there is nothing to undo (the journal holds
  * no run, or the run was undone already), or when paths changed since the
  * run and `options.force` is not set (nothing restored); an `ApplyError`
  * when the restore itself failed (rolled back).
@@ -37,6 +40,7 @@ export async function runUndoWorkflow(
   options: RunOptions,
   console: Console,
 ): Promise<number> {
+  await checkRepositoryRoot(root, false);
   // With --force, an interrupted apply is rolled back even over paths changed since.
   const recovered = await recoverFirst(root, (line) => console.warn(line), {
     force: options.force,
