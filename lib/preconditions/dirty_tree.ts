@@ -18,7 +18,6 @@
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
 import { protectedRulesFor } from "../guard/protected_paths.ts";
 import { runSystemProgram } from "../permissions/system_programs.ts";
-import { startTimer } from "../timers/timer.ts";
 import { displayPath } from "../text/characters.ts";
 import { plural } from "../text/plural.ts";
 
@@ -122,9 +121,6 @@ async function gitStatus(
   root: string,
 ): Promise<{ code: number; signal: Deno.Signal | null; stdout: Uint8Array; stderr: string }> {
   // git opens every .gitignore it meets: a fifo there would keep it waiting forever.
-  const stop = new AbortController();
-  const timer = startTimer(GIT_STATUS_TIMEOUT_MS);
-  timer.done.then((expired) => expired && stop.abort());
   const { output } = await runSystemProgram("git", {
     args: [
       "--no-optional-locks",
@@ -140,8 +136,8 @@ async function gitStatus(
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
-    signal: stop.signal,
-  }, await Deno.realPath(root)).finally(() => timer.cancel());
+    signal: AbortSignal.timeout(GIT_STATUS_TIMEOUT_MS),
+  }, await Deno.realPath(root));
   return {
     code: output.code,
     signal: output.signal,
