@@ -36,7 +36,7 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
  * file checked to be the one inspected, and the one classification of what
  * kept it out): its text, or why it is left out. Never throws.
  */
-export async function readRollupFile(root: string, path: string): Promise<RollupFileOutcome> {
+async function readRollupFile(root: string, path: string): Promise<RollupFileOutcome> {
   const read = await readProjectBytes(root, path);
   if (!read.ok) {
     switch (read.problem.kind) {
