@@ -11,7 +11,6 @@ import { formatSeconds } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
 import { Redactor } from "../secrets/redact.ts";
 import { runSystemProgram } from "../permissions/system_programs.ts";
-import { startTimer } from "../timers/timer.ts";
 import { stripAnsi } from "../text/ansi.ts";
 import { fitOutput } from "./output_cut.ts";
 
@@ -179,16 +178,14 @@ async function awaitExit(
     else interrupted = true;
     void stopTree(kill, options.killGraceMs ?? 5_000, status);
   };
-  // The child keeps the process alive; the timers need not (and start no Node timers).
-  const timer = startTimer(options.timeoutMs);
-  timer.done.then((expired) => expired && stop("timeout"));
+  const timer = setTimeout(() => stop("timeout"), options.timeoutMs);
   const onAbort = () => stop("interrupt");
   if (options.signal?.aborted) onAbort();
   options.signal?.addEventListener("abort", onAbort, { once: true });
   try {
     return { exit: await status, timedOut, interrupted };
   } finally {
-    timer.cancel();
+    clearTimeout(timer);
     options.signal?.removeEventListener("abort", onAbort);
   }
 }
@@ -199,12 +196,12 @@ async function awaitExit(
  */
 async function collectOutput(readers: Pump[], sink: OutputSink, kill: Kill): Promise<void> {
   // A process the build left running may hold the pipes open: wait a little, then stop reading.
-  const drainTimer = startTimer(2_000);
+  let drainTimer: ReturnType<typeof setTimeout> | undefined;
   const drained = await Promise.race([
     Promise.all(readers.map((reader) => reader.done)).then(() => true),
-    drainTimer.done.then(() => false),
+    new Promise<boolean>((resolve) => drainTimer = setTimeout(() => resolve(false), 2_000)),
   ]);
-  drainTimer.cancel();
+  clearTimeout(drainTimer);
   if (!drained) {
     // Left-over processes of the build: stop them too, and stop reading.
     await kill("SIGKILL", true);
@@ -262,12 +259,14 @@ async function stopTree(
 ): Promise<void> {
   await kill("SIGTERM");
   let exited = false;
-  const timer = startTimer(graceMs);
-  status.finally(() => {
-    exited = true;
-    timer.cancel();
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, graceMs);
+    status.finally(() => {
+      exited = true;
+      clearTimeout(timer);
+      resolve();
+    });
   });
-  await timer.done;
   // Kill the group even if the script itself exited: its children may live on.
   await kill("SIGKILL", exited);
 }

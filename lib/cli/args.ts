@@ -6,7 +6,6 @@
  * @module
  */
 import { UsageError } from "../errors/errors.ts";
-import { parseStrictArgs } from "./strict_args.ts";
 import { DEFAULT_MODEL, MODEL_NAMES, type ModelId, parseModelId } from "../llm/models.ts";
 import {
   BUILD_NETWORKS,
@@ -84,7 +83,8 @@ const WORKFLOW_FLAGS: Readonly<Record<string, Workflow>> = {
   "check-build": "check-build",
 };
 
-const OPTIONS = {
+/** Every flag: a boolean one, or one that takes a value (`string`); `short` is its one-letter form. */
+const OPTIONS: Readonly<Record<string, { type: "boolean" | "string"; short?: string }>> = {
   "help": { type: "boolean", short: "h" },
   "version": { type: "boolean" },
   "model": { type: "string" },
@@ -97,7 +97,7 @@ const OPTIONS = {
   "force": { type: "boolean" },
   "dry-run": { type: "boolean" },
   ...Object.fromEntries(Object.keys(WORKFLOW_FLAGS).map((flag) => [flag, { type: "boolean" }])),
-} as const;
+};
 
 /**
  * Parses the arguments after the program name.
@@ -142,28 +142,57 @@ export function parseCommandLine(args: readonly string[]): Command {
 type FlagValues = Record<string, string | boolean | undefined>;
 
 /**
- * Reads the flags of `args`, each at most once.
+ * Reads the flags of `args`, each at most once: `--name`, `--name VALUE`,
+ * `--name=VALUE`, a one-letter form (`-h`); `--` ends the flags.
  *
- * @throws {UsageError} for an unknown flag, a missing or bad value, a
- * positional argument, or a flag given twice.
+ * @throws {UsageError} for an unknown flag, a missing value (a flag that
+ * takes one, last or followed by another flag), a value given to a flag
+ * that takes none, a positional argument, or a flag given twice.
  */
 function readFlags(args: readonly string[]): FlagValues {
-  let parsed;
-  try {
-    // node:util's parseArgs with strict: true, read in code of our own (see strict_args.ts).
-    parsed = parseStrictArgs(args, OPTIONS);
-  } catch (error) {
-    throw new UsageError(describeParseError(error, args));
-  }
-  const seen = new Set<string>();
-  for (const token of parsed.tokens ?? []) {
-    if (token.kind !== "option") continue;
-    if (seen.has(token.name)) {
-      throw new UsageError(`--${token.name} is given twice; give it once`);
+  const values: FlagValues = {};
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index];
+    if (arg === "--") {
+      if (index + 1 < args.length) throw unexpected(args[index + 1]);
+      break;
     }
-    seen.add(token.name);
+    if (!arg.startsWith("-") || arg === "-") throw unexpected(arg);
+    const equals = arg.startsWith("--") ? arg.indexOf("=", 3) : -1;
+    const given = equals === -1 ? arg : arg.slice(0, equals);
+    const name = given.startsWith("--")
+      ? given.slice(2)
+      : Object.keys(OPTIONS).find((option) => `-${OPTIONS[option].short}` === given);
+    if (name === undefined || !Object.hasOwn(OPTIONS, name)) {
+      throw new UsageError(`unknown flag ${given}; run code-commit --help for the flags`);
+    }
+    if (Object.hasOwn(values, name)) throw new UsageError(`--${name} is given twice; give it once`);
+    if (OPTIONS[name].type === "boolean") {
+      if (equals !== -1) throw new UsageError(`${given} takes no value`);
+      values[name] = true;
+    } else if (equals !== -1) {
+      values[name] = arg.slice(equals + 1);
+    } else {
+      // The next argument is the value, unless it is missing or a flag (a value that starts
+      // with a dash is given as --name=-value).
+      const value = args[index + 1];
+      if (value === undefined || (value.startsWith("-") && value !== "-")) {
+        throw new UsageError(`${given} needs a value, for example ${exampleFor(given)}`);
+      }
+      values[name] = value;
+      index++;
+    }
   }
-  return parsed.values as FlagValues;
+  return values;
+}
+
+/** The usage error for a positional argument `arg`. Never throws. */
+function unexpected(arg: string): UsageError {
+  return new UsageError(
+    `unexpected argument ${
+      JSON.stringify(arg)
+    }; code-commit reads its query from agent-config/query.txt`,
+  );
 }
 
 /** The workflow the flags ask for (committing code when none). @throws {UsageError} for two. */
@@ -295,31 +324,8 @@ function phase(text: string): number {
   return Number(text);
 }
 
-/** Turns the parser's errors (parseArgs' own) into one line that names the flag. */
-function describeParseError(error: unknown, args: readonly string[]): string {
-  const code = (error as { code?: string }).code;
-  const message = error instanceof Error ? error.message : String(error);
-  const flag = /'(-{1,2}[^' ]+)/.exec(message)?.[1];
-  switch (code) {
-    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
-      return `unknown flag ${flag ?? message}; run code-commit --help for the flags`;
-    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
-      if (flag && OPTIONS[flag.replace(/^-+/, "") as keyof typeof OPTIONS]?.type === "boolean") {
-        return `${flag} takes no value`;
-      }
-      return `${flag ?? "a flag"} needs a value, for example ${exampleFor(flag)}`;
-    case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL": {
-      const positional = args.find((arg) => !arg.startsWith("-")) ?? message;
-      return `unexpected argument ${
-        JSON.stringify(positional)
-      }; code-commit reads its query from agent-config/query.txt`;
-    }
-    default:
-      return message;
-  }
-}
-
-function exampleFor(flag: string | undefined): string {
+/** An example of `flag` with a value, for the message that says it needs one. Never throws. */
+function exampleFor(flag: string): string {
   switch (flag) {
     case "--model":
       return `--model ${MODEL_NAMES[1]}`;
@@ -330,6 +336,6 @@ function exampleFor(flag: string | undefined): string {
     case "--build-network":
       return "--build-network off";
     default:
-      return `${flag ?? "--flag"} 600`;
+      return `${flag} 600`;
   }
 }

@@ -7,7 +7,6 @@
  */
 import { Redactor } from "../secrets/redact.ts";
 import { printable } from "../text/characters.ts";
-import { every } from "../timers/timer.ts";
 import { streamWriter } from "./stream_writer.ts";
 
 /** Where the console writes; the default writes to the process's streams. */
@@ -88,9 +87,10 @@ export class Console {
     };
     this.#live = live;
     live.draw();
-    const stop = every(1000, live.draw);
+    const timer = setInterval(live.draw, 1000);
+    Deno.unrefTimer(timer); // the line never keeps the process alive: what it waits for does
     return () => {
-      stop();
+      clearInterval(timer);
       if (this.#live !== live) return;
       this.#live = undefined;
       this.#streams.stderr("\r\x1b[2K");

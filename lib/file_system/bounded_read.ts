@@ -38,7 +38,6 @@ import { CodeCommitError, messageOf } from "../errors/errors.ts";
 import { formatBytes } from "../text/sizes.ts";
 import { describeSpecial, isMissing } from "./lstat.ts";
 import { OPEN_TIMEOUT_MS, type ReadLimit } from "./read_limits.ts";
-import { within } from "../timers/timer.ts";
 
 /** Why a bounded read refused a file. */
 export type ReadProblem =
@@ -311,6 +310,24 @@ async function openWithin(
     if (error instanceof FileReadError) throw error;
     if (isMissing(error)) return undefined;
     throw fail("unreadable", `cannot be read: ${messageOf(error)}`, { cause: error });
+  }
+}
+
+/**
+ * `promise`, or the rejection with `timeout()` once `ms` milliseconds have
+ * passed first. A later failure of `promise` is then ignored (no one is
+ * left to tell).
+ */
+async function within<T>(promise: Promise<T>, ms: number, timeout: () => Error): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  promise.catch(() => {});
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => timer = setTimeout(() => reject(timeout()), ms)),
+    ]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -10,7 +10,6 @@ import type { Console } from "../console/console.ts";
 import { CodeCommitError, InterruptedError, messageOf } from "../errors/errors.ts";
 import type { CallLogNames } from "../logger/log_names.ts";
 import type { RunLog } from "../logger/run_log.ts";
-import { collectGarbage, LARGE_STRING } from "../memory/collect_garbage.ts";
 import type { Redactor } from "../secrets/redact.ts";
 import { outlineBlocks } from "../reply/blocks.ts";
 import { formatCount, formatSeconds } from "../text/numbers.ts";
@@ -127,12 +126,8 @@ export async function ask(
       (reply.attempts > 1 ? ` (${reply.attempts} attempts)` : "") +
       (reply.truncated ? `; the reply was cut off at the model's output limit` : ""),
   );
-  // The body is in the log now; the run goes on without a second copy of the reply, and a large
-  // body is given back before the reply is applied, not at V8's next full collection.
-  const large = reply.body.length > LARGE_STRING;
-  reply = { ...reply, body: "" };
-  if (large) collectGarbage();
-  return reply;
+  // The body is in the log now; the run goes on without a second copy of the reply.
+  return { ...reply, body: "" };
 }
 
 /**

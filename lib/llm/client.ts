@@ -23,7 +23,6 @@ import {
   type RetryPolicy,
 } from "./retry.ts";
 import { formatSeconds } from "../text/numbers.ts";
-import { startTimer } from "../timers/timer.ts";
 import { type CompleteOptions, type LlmClient, LlmError, type LlmReply } from "./types.ts";
 
 /** Each provider's adapter, loaded when a client of it is made (each loads its zod schemas). */
@@ -405,13 +404,10 @@ async function send(
 ): Promise<Answer> {
   const controller = new AbortController();
   let timedOut = false;
-  // The request keeps the process alive; the timer need not (and starts no Node timers).
-  const timer = startTimer(timeoutMs);
-  timer.done.then((expired) => {
-    if (!expired) return;
+  const timer = setTimeout(() => {
     timedOut = true;
     controller.abort();
-  });
+  }, timeoutMs);
   const onAbort = () => controller.abort();
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
@@ -430,7 +426,7 @@ async function send(
     if (error instanceof TypeError && /redirect/i.test(error.message)) throw new RedirectError();
     throw error;
   } finally {
-    timer.cancel();
+    clearTimeout(timer);
     signal?.removeEventListener("abort", onAbort);
   }
 }

@@ -1,7 +1,7 @@
 /**
- * The flags code-commit runs with, its Deno permissions and its V8 flags:
- * the one list ({@link RUN_FLAGS}) that `build.sh` bakes into
- * `./code-commit` (compiled binary or launcher script), that the
+ * The flags code-commit runs with, its Deno permissions: the one list
+ * ({@link RUN_FLAGS}) that `build.sh` bakes into `./code-commit` (compiled
+ * binary or launcher script), that the
  * end-to-end tests run the tool with, and that the `code-commit` task of
  * `deno.json` takes from here.
  *
@@ -84,23 +84,8 @@ export const PERMISSION_FLAGS: readonly string[] = [
   `--allow-env=${ENV_VARS.join(",")}`,
 ];
 
-/**
- * The V8 flags, as one Deno flag; they change how much memory a run takes,
- * never what it does:
- * - `--expose-gc` lets a run give a large reply body back as soon as it is
- *   logged (`lib/memory/collect_garbage.ts`): a 20 MB reply's run peaked
- *   about 10 MiB lower;
- * - `--no-concurrent-recompilation` has V8 optimize hot code on the main
- *   thread, not on a thread of its own whose working memory came on top of
- *   the peak in about half the runs (a one-shot run peaked at 53 or 56-58
- *   MiB; at 53-54 MiB with the flag, in the same time).
- */
-const V8_FLAGS: readonly string[] = [
-  "--v8-flags=--expose-gc,--no-concurrent-recompilation",
-];
-
-/** Every flag `./code-commit` runs `main.ts` with: the permissions, then the V8 flags. */
-export const RUN_FLAGS: readonly string[] = [...PERMISSION_FLAGS, ...V8_FLAGS];
+/** Every flag `./code-commit` runs `main.ts` with: its permissions, and nothing else. */
+export const RUN_FLAGS: readonly string[] = PERMISSION_FLAGS;
 
 if (import.meta.main) {
   console.log(RUN_FLAGS.join("\n"));

@@ -23,7 +23,6 @@
 import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { protectedRulesFor } from "../guard/protected_paths.ts";
 import { runGit } from "../permissions/git.ts";
-import { startTimer } from "../timers/timer.ts";
 import { displayPath } from "../text/characters.ts";
 import { plural } from "../text/plural.ts";
 
@@ -140,9 +139,6 @@ async function gitStatus(
   root: string,
 ): Promise<{ code: number; signal: Deno.Signal | null; stdout: Uint8Array; stderr: string }> {
   // git opens every .gitignore it meets: a fifo there would keep it waiting forever.
-  const stop = new AbortController();
-  const timer = startTimer(GIT_STATUS_TIMEOUT_MS);
-  timer.done.then((expired) => expired && stop.abort());
   const { output } = await runGit([
     "status",
     "--porcelain=v1",
@@ -150,8 +146,11 @@ async function gitStatus(
     "--untracked-files=all",
     "--no-renames",
     "--ignore-submodules=dirty",
-  ], { cwd: root, signal: stop.signal, projectRoot: await Deno.realPath(root) })
-    .finally(() => timer.cancel());
+  ], {
+    cwd: root,
+    signal: AbortSignal.timeout(GIT_STATUS_TIMEOUT_MS),
+    projectRoot: await Deno.realPath(root),
+  });
   return {
     code: output.code,
     signal: output.signal,

@@ -4,9 +4,7 @@
  * auto-workflow task's codebase, the rollup): with the bounded read, never
  * through a final symbolic link, only with one name, at most 1 MiB, never
  * a binary file; and the one classification of what kept a file out, which
- * the prompts and the rollup each put in their own words. It imports
- * nothing of the path guard: the rollup's second thread
- * (`lib/rollup/read_worker.ts`) is built from it.
+ * the prompts and the rollup each put in their own words.
  *
  * @module
  */

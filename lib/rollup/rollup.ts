@@ -53,8 +53,7 @@ import { formatCount } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
 import { tokensOfBytes } from "../text/tokens.ts";
 import { under } from "../file_system/file_system.ts";
-import type { LeftOutKind, RollupFileOutcome } from "./rollup_file.ts";
-import { RollupReads } from "./parallel_reads.ts";
+import { type LeftOutKind, readRollupFiles, type RollupFileOutcome } from "./rollup_file.ts";
 
 /** How the first line of a rollup made by code-commit begins. */
 const ROLLUP_MARK = "code-commit --rollup:";
@@ -87,55 +86,50 @@ export interface Rollup {
  */
 export async function makeRollup(root: string): Promise<Rollup> {
   const rules = await IgnoreRules.load(root);
-  // The files are read as the walk lists them (on a second thread, for a large project).
-  const reads = new RollupReads(root);
+  const paths: string[] = [];
+  let walk;
   try {
-    let walk;
-    try {
-      walk = await walkTree(root, "", rules, {
-        reportAll: true,
-        onListing: (listing) => reads.add(listing.files),
-      });
-    } catch (error) {
-      if (error instanceof CodeCommitError) throw error;
-      throw new CodeCommitError(`cannot list the project for the rollup: ${messageOf(error)}`);
-    }
-    const leftOut: LeftOut[] = [];
-    for (const entry of walk.skipped) {
-      leftOut.push({
-        path: entry.path,
-        kind: entry.kind === "unreadable-folder" ? "unreadable" : entry.kind,
-      });
-    }
-    // What the walk listed, and what git tracks, both in code-point order: one pass over the
-    // two finds the tracked paths the walk did not list (a path in conflict is in the index up
-    // to three times: it is looked at once).
-    const listed = [...reads.paths].sort(compareCodePoints);
-    const inIndex = await trackedPaths(root);
-    const tracked = inIndex.paths.sort(compareCodePoints);
-    const skippedPaths = new Set(walk.skipped.map((entry) => entry.path));
-    const folders = new Map<string, Promise<boolean>>();
-    const more: string[] = [];
-    let next = 0; // the first listed path not before the tracked path at hand
-    for (let index = 0; index < tracked.length; index++) {
-      const path = tracked[index];
-      if (index > 0 && path === tracked[index - 1]) continue;
-      while (next < listed.length && compareCodePoints(listed[next], path) < 0) next++;
-      if (listed[next] === path || skippedPaths.has(path)) continue;
-      // A name that is not UTF-8 is never read by its decoded path (another file's name).
-      const kind = inIndex.notUtf8.has(path)
-        ? "refused-name"
-        : await trackedFileProblem(root, path, folders);
-      if (kind === "missing") continue;
-      if (kind !== undefined) leftOut.push({ path, kind });
-      else more.push(path);
-    }
-    reads.add(more);
-    const outcomes = await reads.finish();
-    return assemble(reads.paths, outcomes, leftOut);
-  } finally {
-    reads.close();
+    walk = await walkTree(root, "", rules, {
+      reportAll: true,
+      onListing: (listing) => {
+        for (const file of listing.files) paths.push(file);
+      },
+    });
+  } catch (error) {
+    if (error instanceof CodeCommitError) throw error;
+    throw new CodeCommitError(`cannot list the project for the rollup: ${messageOf(error)}`);
   }
+  const leftOut: LeftOut[] = [];
+  for (const entry of walk.skipped) {
+    leftOut.push({
+      path: entry.path,
+      kind: entry.kind === "unreadable-folder" ? "unreadable" : entry.kind,
+    });
+  }
+  // What the walk listed, and what git tracks, both in code-point order: one pass over the
+  // two finds the tracked paths the walk did not list (a path in conflict is in the index up
+  // to three times: it is looked at once).
+  const listed = [...paths].sort(compareCodePoints);
+  const inIndex = await trackedPaths(root);
+  const tracked = inIndex.paths.sort(compareCodePoints);
+  const skippedPaths = new Set(walk.skipped.map((entry) => entry.path));
+  const folders = new Map<string, Promise<boolean>>();
+  let next = 0; // the first listed path not before the tracked path at hand
+  for (let index = 0; index < tracked.length; index++) {
+    const path = tracked[index];
+    if (index > 0 && path === tracked[index - 1]) continue;
+    while (next < listed.length && compareCodePoints(listed[next], path) < 0) next++;
+    if (listed[next] === path || skippedPaths.has(path)) continue;
+    // A name that is not UTF-8 is never read by its decoded path (another file's name).
+    const kind = inIndex.notUtf8.has(path)
+      ? "refused-name"
+      : await trackedFileProblem(root, path, folders);
+    if (kind === "missing") continue;
+    if (kind !== undefined) leftOut.push({ path, kind });
+    else paths.push(path);
+  }
+  const outcomes = await readRollupFiles(root, paths);
+  return assemble(paths, outcomes, leftOut);
 }
 
 /**

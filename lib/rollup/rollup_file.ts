@@ -1,9 +1,7 @@
 /**
- * The one read of a file for the rollup, the same on the main thread and on
- * the rollup's second thread (`read_worker.ts`, which is built from this
- * module): the project file's bytes as every project file for a model is
- * read (`readProjectBytes`), decoded as strict UTF-8. It imports nothing but
- * that read, so the worker's code stays small.
+ * The one read of a file for the rollup: the project file's bytes as every
+ * project file for a model is read (`readProjectBytes`), decoded as strict
+ * UTF-8.
  *
  * @module
  */
@@ -26,7 +24,6 @@ export type LeftOutKind =
 /**
  * What reading one file for the rollup gave: its text, or why it is left
  * out (`missing`: nothing to say, as git shows it deleted or as no file).
- * Plain data, so that it crosses from the second thread unchanged.
  */
 export type RollupFileOutcome = string | { readonly kind: LeftOutKind | "missing" };
 
@@ -39,7 +36,7 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
  * file checked to be the one inspected, and the one classification of what
  * kept it out): its text, or why it is left out. Never throws.
  */
-export async function readRollupFile(root: string, path: string): Promise<RollupFileOutcome> {
+async function readRollupFile(root: string, path: string): Promise<RollupFileOutcome> {
   const read = await readProjectBytes(root, path);
   if (!read.ok) {
     switch (read.problem.kind) {
@@ -59,14 +56,14 @@ export async function readRollupFile(root: string, path: string): Promise<Rollup
   }
 }
 
-/** How many files one thread reads at once: each open waits on a thread, the reads themselves do not. */
+/** How many files are read at once: each open waits on a thread, the reads themselves do not. */
 const READ_CONCURRENCY = 16;
 
 /**
- * Reads `paths` (relative to `root`) for the rollup on this thread, a few at
- * a time, and returns their outcomes in the order of `paths`. Never throws.
+ * Reads `paths` (relative to `root`) for the rollup, a few at a time, and
+ * returns their outcomes in the order of `paths`. Never throws.
  */
-export async function readRollupFilesHere(
+export async function readRollupFiles(
   root: string,
   paths: readonly string[],
 ): Promise<RollupFileOutcome[]> {

@@ -95,6 +95,11 @@ Deno.test("--help and --version win over everything else given with them", () =>
   assert.deepEqual(parseCommandLine(["--version"]), { kind: "version" });
 });
 
+Deno.test("-- ends the flags", () => {
+  assert.equal(run(["--cc", "--"]).workflow, "consistency");
+  assert.equal(run(["--"]).workflow, "commit");
+});
+
 /** Each bad command line, and a fragment its one-line message must contain. */
 const USAGE_ERRORS: [string[], string][] = [
   [["--frobnicate"], "unknown flag --frobnicate"],
@@ -155,6 +160,14 @@ const USAGE_ERRORS: [string[], string][] = [
   [["--check-build", "--force"], "not to --check-build"],
   [["--check-build", "--dry-run"], "--dry-run applies only to committing code"],
   [["--check-build", "--cc"], "are two workflow flags"],
+  [["--frobnicate=1"], "unknown flag --frobnicate;"],
+  [["-hv"], "unknown flag -hv;"],
+  [["--model", "--cc"], "--model needs a value, for example --model gpt-5"],
+  [["--llm-timeout=-5"], '--llm-timeout "-5" is not a duration'],
+  [["--model=-x"], '--model "-x" is not a supported model'],
+  [["--", "query.txt"], 'unexpected argument "query.txt"'],
+  [["--cc", "-"], 'unexpected argument "-"'],
+  [["-h", "--help"], "--help is given twice"],
   [
     ["--init", "--force"],
     "--force applies to committing code, --auto-workflow and --undo, not to --init",

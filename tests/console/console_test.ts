@@ -227,3 +227,22 @@ Deno.test("control characters from outside are shown, never obeyed", () => {
   );
   assert.equal(streams.err.join(""), "warning: path src/a.ts\\u001b]0;title\\u0007 \\u202eevil\n");
 });
+
+Deno.test("the waiting line never keeps the process alive by itself", async () => {
+  // A process that shows the line and ends without stopping it: it must end at once.
+  const module = new URL("../../lib/console/console.ts", import.meta.url).href;
+  const script = `
+    import { Console } from ${JSON.stringify(module)};
+    const streams = { stdout() {}, stderr() {}, stderrIsTerminal: true, color: false };
+    new Console(streams).waiting("waiting for gpt-5…");
+    console.log("shown");
+  `;
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", script],
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(20_000),
+  }).output();
+  assert.equal(output.code, 0, "the process was stopped after 20 s: the line kept it alive");
+  assert.equal(new TextDecoder().decode(output.stdout), "shown\n");
+});

@@ -197,7 +197,7 @@ Deno.test("--rollup leaves out a hard link to a file outside the project, and sa
   assert(!(await project.read("agent-config/codeRollup.txt")).includes("hunter2"));
 });
 
-Deno.test("--rollup of 2,100 files (read on two threads, with the tool's permissions) holds each file once, in order", async () => {
+Deno.test("--rollup of 2,100 files (with the tool's permissions) holds each file once, in order", async () => {
   const files: Record<string, string> = {};
   for (let i = 0; i < 2_100; i++) files[`src/m${i % 21}/f${i}.ts`] = `export const v${i} = ${i};\n`;
   files["src/m3/nul.bin"] = "a\0b";
@@ -205,7 +205,7 @@ Deno.test("--rollup of 2,100 files (read on two threads, with the tool's permiss
   await Deno.symlink("f3.ts", join(project.root, "src/m3/link.ts"));
   const run = await runTool(project.root, ["--rollup"]);
   assert.equal(run.code, 0, run.stderr);
-  assert.equal(run.stderr, "", "nothing from the worker on standard error");
+  assert.equal(run.stderr, "", "nothing on standard error");
   assert.match(
     run.stdout,
     /: 2,102 files, .*; left out: 1 binary file \(src\/m3\/nul\.bin\), 1 symbolic link \(src\/m3\/link\.ts\)\n$/,

@@ -369,12 +369,9 @@ Deno.test("no module of the tool reads a file but through the one bounded read",
         .exec(line.trim())?.slice(1).find((group) => group !== undefined);
     return names !== undefined && names.split(",").every((name) => nodeNames.has(name.trim()));
   };
-  // The rollup's worker, as a string: the bundle of modules this test reads one by one, and a
-  // test (tests/rollup/parallel_reads_test.ts) holds it to a fresh bundle of them.
-  const bundles = new Set(["lib/rollup/read_worker_source.ts"]);
   const found: string[] = [];
   for (const module of modules) {
-    if (module === "lib/file_system/bounded_read.ts" || bundles.has(module)) continue;
+    if (module === "lib/file_system/bounded_read.ts") continue;
     const pattern = writers.has(module) ? reads : direct;
     const source = await Deno.readTextFile(join(REPOSITORY, module));
     source.split("\n").forEach((line, index) => {

@@ -48,42 +48,6 @@ Deno.test("EntryKinds caches: one lstat per path per instance", async () => {
   });
 });
 
-Deno.test("EntryKinds knows a name missing from the listing of a small folder, where the listing cannot be wrong", async () => {
-  await withProject({}, async (root) => {
-    await writeFiles(root, { "plain/a": "", "cased/Part0/x": "", "accented/é/x": "" });
-    const entries = new EntryKinds(root);
-    for (const folder of ["plain", "cased", "accented"]) {
-      assert.equal(entries.kind(folder), "folder");
-      // The first missing entry of a small folder has the folder listed.
-      assert.equal(entries.kind(`${folder}/new0`), "missing");
-    }
-    await writeFiles(root, { "plain/new1/x": "", "cased/part0/x": "", "accented/new1/x": "" });
-    // Made after the listing: a name the listing lacks is known missing without a look (a
-    // snapshot, as an lstat is; the applier checks again as it writes) ...
-    assert.equal(entries.kind("plain/new1"), "missing");
-    // ... but not when a listed name equals it without regard to case (a case-insensitive file
-    // system would find `Part0` for `part0`): the lstat answers, and finds the new folder here.
-    assert.equal(entries.kind("cased/part0"), "folder");
-    // Nor in a folder holding a non-ASCII name (it could fold or normalize onto an ASCII one).
-    assert.equal(entries.kind("accented/new1"), "folder");
-  });
-});
-
-Deno.test("EntryKinds does not list a large folder", async () => {
-  await withProject({}, async (root) => {
-    const names = Object.fromEntries(
-      Array.from({ length: 1500 }, (_, i) => [`big/entry-with-a-long-name-${i}`, ""]),
-    );
-    await writeFiles(root, names);
-    const entries = new EntryKinds(root);
-    assert.ok((entries.info("big")?.size ?? 0) > 16 * 1024);
-    assert.equal(entries.kind("big/new0"), "missing");
-    assert.equal(entries.kind("big/new1"), "missing");
-    await writeFiles(root, { "big/new2": "" });
-    assert.equal(entries.kind("big/new2"), "file");
-  });
-});
-
 Deno.test("EntryKinds throws the same error at each ask for a path it cannot inspect", async () => {
   await withProject({}, async (root) => {
     await Deno.symlink("loop", join(root, "loop"));

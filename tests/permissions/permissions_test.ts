@@ -48,16 +48,9 @@ Deno.test("permissions.ts run as a script prints exactly the flags the tool runs
   assert.equal(run.out, RUN_FLAGS.join("\n") + "\n");
 });
 
-Deno.test("the tool runs with its permissions and one V8 flag, which exposes the collector", () => {
-  assert.deepEqual(RUN_FLAGS.slice(0, PERMISSION_FLAGS.length), PERMISSION_FLAGS);
-  const v8 = RUN_FLAGS.slice(PERMISSION_FLAGS.length);
-  assert.equal(v8.length, 1);
-  assert.match(
-    v8[0],
-    /^--v8-flags=(.*,)?--expose-gc(,|$)/,
-    "lib/memory/collect_garbage.ts needs it",
-  );
-  // No flag that widens what the tool may do rides along with the V8 flags.
+Deno.test("the tool runs with its permissions alone, none of them unscoped", () => {
+  assert.deepEqual(RUN_FLAGS, PERMISSION_FLAGS);
+  // No flag that widens what the tool may do to everything.
   assert(
     !RUN_FLAGS.some((flag) => /^(-A|--allow-all|--allow-[a-z]+$)/.test(flag)),
     RUN_FLAGS.join(" "),

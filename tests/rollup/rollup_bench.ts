@@ -1,17 +1,15 @@
 /**
- * How fast `--rollup` is on a large tree, next to git listing the same files
- * and `cat` reading them (`git ls-files -z -co --exclude-standard | xargs -0
- * cat`), the yardstick of issue 12: `deno task bench` (or `deno bench -P
- * tests/rollup/rollup_bench.ts`).
- *
- * The tree is the walk benchmark's (`generated_tree.ts`): 100,000 files,
- * 76,162 of them listed by git, every one tracked (the usual state of a
- * project). Both make the same set of files (checked before the benches run).
+ * How fast the rollup is made for the largest project a model takes (2,000
+ * files, 4 MB: about 1M tokens), next to git listing the same files and
+ * `cat` reading them (`git ls-files -z -co --exclude-standard | xargs -0
+ * cat`): `deno task bench` (or `deno bench -P tests/rollup/rollup_bench.ts`).
+ * Every file is tracked (the usual state of a project). Both make the same
+ * set of files (checked before the benches run).
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { makeRollup } from "../../lib/rollup/rollup.ts";
-import { BENCH_TREE, generateTree } from "../project_files/generated_tree.ts";
+import { writeFiles } from "../support/project.ts";
 
 const base = await Deno.makeTempDir({ prefix: "code-commit-rollup-bench-" });
 const root = join(base, "project");
@@ -19,7 +17,17 @@ const home = join(base, "home");
 await Deno.mkdir(root);
 await Deno.mkdir(home);
 globalThis.addEventListener("unload", () => Deno.removeSync(base, { recursive: true }));
-await generateTree(root, BENCH_TREE);
+const line = "export const value = 'abcdefghijklmnopqrstuvwxyz0123456789';\n"; // 62 bytes
+const content = line.repeat(33).slice(0, 1_999) + "\n"; // 2,000 bytes
+await writeFiles(
+  root,
+  Object.fromEntries(
+    Array.from(
+      { length: 2_000 },
+      (_, i) => [`src/module${i % 40}/part${i % 7}/file${i}.ts`, content],
+    ),
+  ),
+);
 
 const env = {
   PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
@@ -45,7 +53,7 @@ await sh("git init -q && git add -A");
 const listed = (await sh("git ls-files -z -co --exclude-standard")).split("\0").filter((p) => p);
 assert.deepEqual([...(await makeRollup(root)).files].sort(), listed.sort());
 
-const options = { group: "rollup of a 100,000-file tree (76,162 files listed)", n: 5, warmup: 1 };
+const options = { group: "rollup of a 2,000-file, 4 MB project", n: 20, warmup: 2 };
 
 Deno.bench({
   ...options,

@@ -20,7 +20,7 @@ export interface Layer {
 
 /** The layers, lowest first. */
 export const LAYERS: readonly Layer[] = [
-  { name: "vocabulary", folders: ["lib/errors", "lib/memory", "lib/text", "lib/timers"] },
+  { name: "vocabulary", folders: ["lib/errors", "lib/text"] },
   { name: "file system", folders: ["lib/file_system"] },
   { name: "leaves", folders: ["lib/permissions", "lib/reply", "lib/secrets"] },
   { name: "output", folders: ["lib/console", "lib/logger"] },
