@@ -11,6 +11,7 @@ const outermost = (path: string) => protectedRulesFor(path)[0];
 Deno.test("the table holds SPEC decision 6's entries, with scope and readability", () => {
   const summary = PROTECTED_PATHS.map((e) => `${e.name} ${e.scope} ${e.readable}`);
   assert.deepEqual(summary.sort(), [
+    ".codecommitignore root-file true",
     ".git any-depth-name false",
     ".gitignore any-depth-name true",
     "Cargo.lock root-file true",

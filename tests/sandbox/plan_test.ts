@@ -57,6 +57,7 @@ Deno.test("the build column: hidden, read-only and writable entries as the issue
     "build.sh": "read-only",
     "codeRollup.sh": "read-only",
     "LLMInstructions.md": "read-only",
+    ".codecommitignore": "read-only",
     ".gitignore": "read-only",
     "UserSpecification.md": "read-only",
     ".git": "read-only",

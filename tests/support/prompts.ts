@@ -29,6 +29,8 @@ export const PROTECTED_PATH_LINES: readonly string[] = [
   "- `codeRollup.sh` in the project root — the script that rolls the codebase up into " +
   "agent-config/codeRollup.txt",
   "- `LLMInstructions.md` in the project root — the user's standing instructions to the LLM",
+  "- `.codecommitignore` in the project root — the user's list of files code-commit leaves out " +
+  "of every prompt",
   "- `.gitignore` in any folder — git's ignore rules; a .gitignore written by the LLM, nested " +
   "ones included, could hide its own changes from `git status` or re-include an ignored file",
   "- `UserSpecification.md` in any folder — the user's specification of a module, which only " +
