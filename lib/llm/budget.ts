@@ -62,15 +62,18 @@ export interface CodebaseShares {
   readonly files: readonly TokenShare[];
 }
 
+/** The block header of a codebase summary's list of file names. */
+const FILENAMES = "FILENAMES";
 /** Block headers of a codebase summary that name no file. */
-const NOT_FILES = new Set(["FILENAMES", "END FILENAMES"]);
+const NOT_FILES = new Set([FILENAMES, "END FILENAMES"]);
 
 /**
  * The files of the `--- path ---` blocks in `text` (a rollup, a codebase, a
  * whole prompt holding one) and their top-level folders, each with its
  * estimated tokens and its share of all the blocks' tokens, largest first;
  * at most `count` of each. A block runs from its header line to the next
- * header line. Never throws.
+ * header line; in a codebase summary's `--- FILENAMES ---` list, each name
+ * counts for its file. Never throws.
  */
 export function codebaseShares(text: string, count = 5): CodebaseShares {
   const sizes = new Map<string, number>();
@@ -85,6 +88,13 @@ export function codebaseShares(text: string, count = 5): CodebaseShares {
     const line = text.slice(start, lineEnd < 0 || lineEnd > end ? end : lineEnd);
     if (!line.endsWith(" ---") || line.length <= 8) continue;
     const path = line.slice(4, -4);
+    if (path === FILENAMES) {
+      // A summary's list of names: each name counts for its file (and so for its folder).
+      for (const name of text.slice(lineEnd + 1, end).split("\n")) {
+        if (name !== "") sizes.set(name, (sizes.get(name) ?? 0) + utf8Length(name) + 1);
+      }
+      continue;
+    }
     if (NOT_FILES.has(path)) continue;
     sizes.set(path, (sizes.get(path) ?? 0) + utf8Length(text.slice(start, end)));
   }
@@ -137,12 +147,19 @@ export function describeLargest(text: string): string {
   return parts.join("; ");
 }
 
-/** What to do about a codebase too large, the same advice wherever it is given. */
-export const SHRINK_ADVICE =
-  "leave what the model does not need out with a .codecommitignore at the project root " +
-  "(gitignore syntax, e.g. `node_modules/` or `package-lock.json`; what it matches stays out " +
-  "of every prompt though git tracks it), or untrack it and add it to .gitignore, or use " +
-  "--build-context so that only the files the model chooses are sent";
+/**
+ * What to do about a codebase too large, the same advice wherever it is
+ * given; `--build-context` is suggested unless the run already uses it.
+ * Never throws.
+ */
+export function shrinkAdvice(buildContext = false): string {
+  return "leave what the model does not need out with a .codecommitignore at the project root " +
+    "(gitignore syntax, e.g. `node_modules/` or `package-lock.json`; what it matches stays out " +
+    "of every prompt though git tracks it), or untrack it and add it to .gitignore" +
+    (buildContext
+      ? ""
+      : ", or use --build-context so that only the files the model chooses are sent");
+}
 
 /** The budget of one model's prompt. */
 export interface PromptBudget {
@@ -152,6 +169,8 @@ export interface PromptBudget {
   readonly inputLimit: number;
   /** A local model, whose window `--context-window` sets. */
   readonly local: boolean;
+  /** The run uses `--build-context` already (the advice does not suggest it). */
+  readonly buildContext?: boolean;
 }
 
 /**
@@ -169,7 +188,7 @@ export function checkPromptBudget(prompt: string, budget: PromptBudget): void {
   throw new CodeCommitError(
     `the prompt for ${budget.model} is about ${formatCount(tokens)} tokens, more than the ` +
       `${formatCount(budget.inputLimit)} the model takes, so it was not sent` +
-      (largest === "" ? "" : `; ${largest}`) + `: ${SHRINK_ADVICE}` +
+      (largest === "" ? "" : `; ${largest}`) + `: ${shrinkAdvice(budget.buildContext)}` +
       (budget.local
         ? "; if the local server's window is larger, say so with --context-window TOKENS"
         : ""),

@@ -55,7 +55,7 @@ import {
   describeLargest,
   describeShares,
   estimateTokens,
-  SHRINK_ADVICE,
+  shrinkAdvice,
   utf8Length,
 } from "../llm/budget.ts";
 import { writeFileAtomically } from "../project_files/safe_write.ts";
@@ -342,7 +342,7 @@ async function rollupTooLarge(root: string, error: FileReadError): Promise<CodeC
   const largest = await makeRollup(root).then((rollup) => describeLargest(rollup.text), () => "");
   return new CodeCommitError(
     `${error.message.replace(/: make it smaller, or check that it is the file you meant$/, "")}` +
-      (largest === "" ? "" : `; ${largest}`) + `: ${SHRINK_ADVICE}, then run code-commit --rollup`,
+      (largest === "" ? "" : `; ${largest}`) + `: ${shrinkAdvice()}, then run code-commit --rollup`,
     EXIT.setup,
   );
 }

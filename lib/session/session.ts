@@ -284,7 +284,12 @@ export function askModel(
 ): Promise<LlmReply> {
   const target = modelTarget(session.options.model, session.options.contextWindow);
   return ask(session.client, prompt, {
-    budget: { model: target.id, inputLimit: target.inputLimit, local: target.local },
+    budget: {
+      model: target.id,
+      inputLimit: target.inputLimit,
+      local: target.local,
+      buildContext: session.options.buildContext,
+    },
     console: session.console,
     log,
     names,

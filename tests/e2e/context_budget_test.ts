@@ -80,3 +80,27 @@ Deno.test("--context-window is refused with a model of the table", async () => {
   assert.equal(run.code, 2);
   assert.match(run.stderr, /--context-window applies only to a local:NAME model/);
 });
+
+Deno.test("--build-context: a summary past the window is not sent, and names the folder whose names fill it", async () => {
+  const files: Record<string, string> = { "index.js": "module.exports = 1;\n" };
+  for (let i = 0; i < 1_500; i++) files[`node_modules/package-${i}/lib/index.js`] = "";
+  await using project = await makeProject({
+    query: "Review.\n",
+    gitignore: "/agent-config\n/logs\n",
+    files,
+  });
+  const server = await startFakeLlmServer([]);
+  try {
+    const run = await runTool(
+      project.root,
+      ["--model", "local:tiny", "--context-window", "8192", "--cc", "--build-context"],
+      { server },
+    );
+    assert.equal(run.code, 3, run.stderr);
+    assert.equal(server.requests.length, 0);
+    assert.match(run.stderr, /the largest folders of the codebase: node_modules\/ 100 %/);
+    assert.doesNotMatch(run.stderr, /use --build-context/, "the run uses it already");
+  } finally {
+    await server.close();
+  }
+});

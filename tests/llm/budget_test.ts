@@ -22,7 +22,7 @@ Deno.test("codebaseShares: files and top-level folders, largest first, with thei
     "--- node_modules/b/index.js ---\n" + "b".repeat(2_000) + "\n" +
     "--- src/main.ts ---\n" + "c".repeat(1_000) + "\n" +
     "--- package-lock.json ---\n" + "d".repeat(1_000) + "\n" +
-    "--- FILENAMES ---\nsrc/main.ts\n--- END FILENAMES ---\n";
+    "--- FILENAMES ---\nsrc/x.ts\n--- END FILENAMES ---\n";
   const shares = codebaseShares(text, 3);
   assert.deepEqual(shares.folders.map((s) => s.path), ["node_modules/", "src/"]);
   assert.deepEqual(shares.files.map((s) => s.path), [
@@ -36,6 +36,13 @@ Deno.test("codebaseShares: files and top-level folders, largest first, with thei
     /^the largest folders of the codebase: node_modules\/ 80 %, src\/ 10 %; the largest files: node_modules\/a\/index\.js 60 %/,
   );
   assert.equal(describeLargest("no blocks at all"), "");
+  const summary = "=== Project Root ===\n--- FILENAMES ---\nindex.js\n" +
+    Array.from({ length: 50 }, (_, i) => `node_modules/p${i}/index.js\n`).join("") +
+    "--- END FILENAMES ---\n\n=== lib ===\n--- FILENAMES ---\nlib/a.js\n--- END FILENAMES ---\n";
+  assert.match(
+    describeLargest(summary),
+    /^the largest folders of the codebase: node_modules\/ 99 %, lib\/ 1 %;/,
+  );
 });
 
 Deno.test("checkPromptBudget: within the limit passes; past it, exit 3 naming the largest parts", () => {

@@ -11,7 +11,7 @@ import type { Console } from "../../console/console.ts";
 import { EXIT } from "../../errors/errors.ts";
 import { READ_LIMITS } from "../../file_system/read_limits.ts";
 import { KEY_FILES } from "../../llm/models.ts";
-import { describeLargest, SHRINK_ADVICE, utf8Length } from "../../llm/budget.ts";
+import { describeLargest, shrinkAdvice, utf8Length } from "../../llm/budget.ts";
 import { CODE_ROLLUP_FILE } from "../../preconditions/preconditions.ts";
 import { formatBytes } from "../../text/sizes.ts";
 import { checkRepositoryRoot, type FindRepository } from "../../preconditions/repository.ts";
@@ -55,7 +55,7 @@ export async function runRollup(
     console.warn(
       `${CODE_ROLLUP_FILE} is ${formatBytes(bytes)}, more than the ${
         formatBytes(READ_LIMITS.codeRollup.bytes)
-      } a run reads from it; ${describeLargest(rollup.text)}: ${SHRINK_ADVICE}`,
+      } a run reads from it; ${describeLargest(rollup.text)}: ${shrinkAdvice()}`,
     );
   }
   console.result(describeRollup(rollup));
