@@ -38,7 +38,8 @@ Workflows (one at most):
                            disagrees with itself or with the code; changes no file
   --auto-workflow, --aw    take every module (a folder with UserSpecification.md) through the
                            phases, one task at a time, until a task needs you
-  --init                   set the project up: /agent-config and /logs in .gitignore, an empty
+  --init                   set the project up: /agent-config, /logs and the dependency folders
+                           in .gitignore, the lock files in .codecommitignore, an empty
                            agent-config/query.txt, a starter build script; no key, no LLM call
   --rollup                 write agent-config/codeRollup.txt from every file git tracks or would
                            track (remade before each run from then on); no key, no LLM call

@@ -372,3 +372,19 @@ Deno.test("--init's Python starter runs the tests of a src-layout project", asyn
     );
   });
 });
+
+Deno.test("--init with node_modules/ committed already says how to untrack it", async () => {
+  await using project = await makeProject({
+    ...BARE,
+    files: { "package.json": '{"name":"x"}\n', "node_modules/dep/index.js": "1;\n" },
+  });
+  const run = await runTool(project.root, ["--init"]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(
+    run.stdout,
+    /^\.gitignore: added node_modules\/ \(installed npm packages\), which git would otherwise track; git tracks files in node_modules\/ already: untrack them with git rm -r --cached node_modules, then commit$/m,
+  );
+  await git(project.root, "rm", "-rq", "--cached", "node_modules");
+  const status = await git(project.root, "status", "--porcelain", "--untracked-files=all");
+  assert.doesNotMatch(status, /^\?\? node_modules/m, "ignored once untracked");
+});

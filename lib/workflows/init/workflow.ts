@@ -36,6 +36,7 @@ import {
   QUERY_FILE,
 } from "../../preconditions/preconditions.ts";
 import { checkRepositoryRoot, type FindRepository } from "../../preconditions/repository.ts";
+import { trackedPaths } from "../../preconditions/git_index.ts";
 import {
   ensureRealFolder,
   writeFileAtomically,
@@ -172,9 +173,15 @@ export async function runInit(
     } else {
       lines.push(`.gitignore: added ${plan.added.join(" and ")}; your lines are kept`);
     }
+    const tracked = folders.length === 0 ? [] : (await trackedPaths(root)).paths;
     for (const folder of folders) {
+      const inGit = tracked.some((path) => path.startsWith(`${folder.folder}/`));
       lines.push(
-        `.gitignore: added ${folder.line} (${folder.what}), which git would otherwise track`,
+        `.gitignore: added ${folder.line} (${folder.what}), which git would otherwise track` +
+          (inGit
+            ? `; git tracks files in ${folder.folder}/ already: untrack them with ` +
+              `git rm -r --cached ${folder.folder}, then commit`
+            : ""),
       );
     }
     for (const { line, why } of negations) lines.push(`.gitignore: added ${line} (${why})`);
