@@ -6,7 +6,13 @@
  * @module
  */
 import { UsageError } from "../errors/errors.ts";
-import { DEFAULT_MODEL, MODEL_NAMES, type ModelId, parseModelId } from "../llm/models.ts";
+import {
+  DEFAULT_MODEL,
+  isLocalModel,
+  MODEL_NAMES,
+  type ModelId,
+  parseModelId,
+} from "../llm/models.ts";
 import {
   BUILD_NETWORKS,
   type BuildNetwork,
@@ -53,6 +59,12 @@ export interface RunOptions {
   readonly force: boolean;
   /** `--dry-run` (committing code): show what the first reply would change, and change nothing. */
   readonly dryRun: boolean;
+  /**
+   * A local model's context window in tokens (`--context-window`), prompt
+   * and answer together; undefined for the default (`LOCAL_CONTEXT_WINDOW`).
+   * Only a `local:NAME` model reads it.
+   */
+  readonly contextWindow?: number;
 }
 
 /** Default time one `./build.sh` may run: 30 minutes. */
@@ -96,6 +108,7 @@ const OPTIONS: Readonly<Record<string, { type: "boolean" | "string"; short?: str
   "build-network": { type: "string" },
   "force": { type: "boolean" },
   "dry-run": { type: "boolean" },
+  "context-window": { type: "string" },
   ...Object.fromEntries(Object.keys(WORKFLOW_FLAGS).map((flag) => [flag, { type: "boolean" }])),
 };
 
@@ -114,6 +127,7 @@ export function parseCommandLine(args: readonly string[]): Command {
   checkFlagsApply(values, workflow);
   const containment = chooseContainment(values);
   const maxPhaseText = values["max-phase"] as string | undefined;
+  const contextWindow = chooseContextWindow(values, model);
   return {
     kind: "run",
     workflow,
@@ -134,8 +148,40 @@ export function parseCommandLine(args: readonly string[]): Command {
       ...containment,
       force: values.force === true,
       dryRun: values["dry-run"] === true,
+      ...(contextWindow === undefined ? {} : { contextWindow }),
     },
   };
+}
+
+/** The fewest and the most tokens `--context-window` takes. */
+const CONTEXT_WINDOW_RANGE = { min: 1024, max: 16_777_216 } as const;
+
+/**
+ * `--context-window TOKENS`: a local model's window, prompt and answer
+ * together; undefined when not given.
+ *
+ * @throws {UsageError} for a value that is not a whole number of tokens in
+ * range, or the flag with a model of the table (whose window is known).
+ */
+function chooseContextWindow(values: FlagValues, model: ModelId): number | undefined {
+  const text = values["context-window"] as string | undefined;
+  if (text === undefined) return undefined;
+  if (!isLocalModel(model)) {
+    throw new UsageError(
+      `--context-window applies only to a local:NAME model; the window of ${model} is known`,
+    );
+  }
+  const value = Number(text);
+  if (
+    !/^\d+$/.test(text) || value < CONTEXT_WINDOW_RANGE.min || value > CONTEXT_WINDOW_RANGE.max
+  ) {
+    throw new UsageError(
+      `--context-window ${
+        JSON.stringify(text)
+      } is not a number of tokens from ${CONTEXT_WINDOW_RANGE.min} to ${CONTEXT_WINDOW_RANGE.max}; give the server's window, for example --context-window 32768`,
+    );
+  }
+  return value;
 }
 
 /** The flags given, by name (`true` for a flag without a value). */
@@ -335,6 +381,8 @@ function exampleFor(flag: string): string {
       return "--sandbox on";
     case "--build-network":
       return "--build-network off";
+    case "--context-window":
+      return "--context-window 32768";
     default:
       return `${flag} 600`;
   }

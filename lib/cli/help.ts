@@ -5,7 +5,8 @@
  */
 import config from "../../deno.json" with { type: "json" };
 import { DEFAULT_BUILD_TIMEOUT_SECONDS, DEFAULT_LLM_TIMEOUT_SECONDS } from "./args.ts";
-import { DEFAULT_MODEL, MODEL_NAMES, MODELS } from "../llm/models.ts";
+import { DEFAULT_MODEL, LOCAL_CONTEXT_WINDOW, MODEL_NAMES, MODELS } from "../llm/models.ts";
+import { formatCount } from "../text/numbers.ts";
 import { PRICES_DATE } from "../llm/prices.ts";
 
 /** The version of code-commit, from deno.json. */
@@ -37,7 +38,8 @@ Workflows (one at most):
                            disagrees with itself or with the code; changes no file
   --auto-workflow, --aw    take every module (a folder with UserSpecification.md) through the
                            phases, one task at a time, until a task needs you
-  --init                   set the project up: /agent-config and /logs in .gitignore, an empty
+  --init                   set the project up: /agent-config, /logs and the dependency folders
+                           in .gitignore, the lock files in .codecommitignore, an empty
                            agent-config/query.txt, a starter build script; no key, no LLM call
   --rollup                 write agent-config/codeRollup.txt from every file git tracks or would
                            track (remade before each run from then on); no key, no LLM call
@@ -60,6 +62,10 @@ Options:
                            reading agent-config/codeRollup.txt (committing code, consistency)
   --build-timeout SECONDS  stop ./build.sh after this long (default ${DEFAULT_BUILD_TIMEOUT_SECONDS})
   --llm-timeout SECONDS    give up on one LLM request after this long (default ${DEFAULT_LLM_TIMEOUT_SECONDS})
+  --context-window TOKENS  a local:NAME model's context window, prompt and answer together
+                           (default ${
+    formatCount(LOCAL_CONTEXT_WINDOW)
+  }); a prompt that cannot fit is not sent
   --max-phase N            auto workflow: go up to phase N (default 1; phases 2-4
                            use code-commit's own prompts)
   --dry-run                committing code: make the first call, show what its reply would

@@ -6,7 +6,9 @@
  * @module
  */
 
+import { CODECOMMIT_IGNORE_FILE, CodeCommitIgnore } from "../guard/codecommit_ignore.ts";
 import type { IgnoreRules } from "../guard/ignore_rules.ts";
+import { normalizeProjectPath } from "../guard/path_syntax.ts";
 import { blockOf } from "../project_files/file_block.ts";
 import { readProjectFile } from "../project_files/read_file.ts";
 
@@ -35,7 +37,8 @@ export interface ChosenFiles {
  * ...) lands in `dropped` and is never named in the text. A binary or
  * oversized file lands in `dropped` too, and its block holds a one-line note
  * instead of its content. A path that names a file already included (`./a`
- * after `a`) is included once.
+ * after `a`) is included once. A path `exclude` (the project's
+ * `.codecommitignore`) matches is dropped without being read.
  *
  * @throws {CodeCommitError} only when the ignore rules cannot be read.
  */
@@ -43,12 +46,17 @@ export async function assembleChosenFiles(
   root: string,
   paths: readonly string[],
   rules: IgnoreRules,
+  exclude: CodeCommitIgnore = CodeCommitIgnore.NONE,
 ): Promise<ChosenFiles> {
   const blocks: string[] = [];
   const included: string[] = [];
   const dropped: DroppedPath[] = [];
   const shown = new Set<string>();
   for (const path of paths) {
+    if (exclude.excludes(normalizeProjectPath(path))) {
+      dropped.push({ path, reason: `${CODECOMMIT_IGNORE_FILE} leaves it out of every prompt` });
+      continue;
+    }
     const outcome = await readProjectFile(root, path, rules);
     if (shown.has(outcome.path)) continue;
     if (outcome.ok) included.push(outcome.path);

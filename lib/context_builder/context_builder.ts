@@ -16,6 +16,7 @@ import { CodeCommitError } from "../errors/errors.ts";
 import { displayPath } from "../text/characters.ts";
 import { plural } from "../text/plural.ts";
 import { IgnoreRules } from "../guard/ignore_rules.ts";
+import { CodeCommitIgnore } from "../guard/codecommit_ignore.ts";
 import { CONTEXT_CODEBASE, CONTEXT_QUERY } from "../logger/log_names.ts";
 import type { RunLog } from "../logger/run_log.ts";
 import { SYSTEM_PROMPTS } from "../prompts/system_prompts.ts";
@@ -101,11 +102,12 @@ async function buildContext(session: Session, request: ContextRequest): Promise<
     import("./summary.ts"),
   ]);
   const rules = await IgnoreRules.load(root);
-  const summary = await buildSummary(root, rules);
+  const exclude = await CodeCommitIgnore.load(root);
+  const summary = await buildSummary(root, rules, { exclude });
   warnAll(session, summary.warnings);
   console.info(
     `context builder: asking ${client.model} to choose the files (the summary lists ` +
-      `${plural(summary.files, "file")} and ${plural(summary.modules, "folder")} under src/)`,
+      `${plural(summary.files, "file")} and ${plural(summary.modules, "folder")} ${summary.where})`,
   );
   const reply = await askModel(
     session,
@@ -123,7 +125,7 @@ async function buildContext(session: Session, request: ContextRequest): Promise<
     );
   }
 
-  const codebase = await assembleChosenFiles(root, list.paths, rules);
+  const codebase = await assembleChosenFiles(root, list.paths, rules, exclude);
   for (const drop of codebase.dropped) {
     console.warn(`context builder: ${displayPath(drop.path)} was not provided: ${drop.reason}`);
   }

@@ -23,11 +23,14 @@
  * "Project Root" holds the top-level files of {@link SUMMARY_FILES} in full,
  * the root module's dependency and API documents (found directly in `src/`
  * or at the top level) in full, and the names of every top-level file and of
- * every file directly in `src/`. Then every folder under `src/`, at any depth,
- * even an empty one or one without documents, has its section: its
+ * every file directly in `src/`. Then every folder under `src/` — or, in a
+ * project without `src/`, every folder of the project — at any depth, even an
+ * empty one or one without documents, has its section: its
  * {@link MODULE_DOCS} in full where present, and the names of all its files.
- * Nothing git ignores, nothing in a protected folder the context builder may
+ * Nothing git ignores, nothing `.codecommitignore` matches (given as the
+ * walk's `exclude`), nothing in a protected folder the context builder may
  * not read, and no symbolic link appears (see `lib/project_files/walk.ts`).
+ * The summary goes to the model as any prompt does, within its budget.
  *
  * @module
  */
@@ -35,6 +38,7 @@
 import { CodeCommitError } from "../errors/errors.ts";
 import { displayPath } from "../text/characters.ts";
 import type { IgnoreRules } from "../guard/ignore_rules.ts";
+import { negationLine } from "../guard/ignore_patterns.ts";
 import { fileBlock } from "../project_files/file_block.ts";
 import {
   API_FILE,
@@ -90,6 +94,8 @@ export interface CodebaseSummary {
   readonly modules: number;
   /** How many file names the summary lists. */
   readonly files: number;
+  /** Where its folders are: `under src/`, or `in the project` when there is no `src/`. */
+  readonly where: string;
 }
 
 /**
@@ -111,11 +117,18 @@ export async function buildSummary(
   const skipped: SkippedEntry[] = [...top.skipped];
   let modules: FolderListing[] = [];
   let sourceFiles: readonly string[] = [];
-  if (top.listing.folders.includes(SOURCE_DIR)) {
+  const hasSource = top.listing.folders.includes(SOURCE_DIR);
+  if (hasSource) {
     const walk = await walkTree(root, SOURCE_DIR, rules, options);
     sourceFiles = walk.folders[0].files;
     modules = walk.folders.slice(1);
     skipped.push(...walk.skipped);
+  } else {
+    // No src/: every folder of the project, as git sees it, at any depth.
+    const walk = await walkTree(root, "", rules, options);
+    modules = walk.folders.slice(1);
+    const seen = new Set(top.skipped.map((entry) => entry.path));
+    skipped.push(...walk.skipped.filter((entry) => !seen.has(entry.path)));
   }
   for (const entry of skipped) warnings.push(describeSkipped(entry, "the summary"));
 
@@ -152,7 +165,13 @@ export async function buildSummary(
   }
   const files = top.listing.files.length + sourceFiles.length +
     modules.reduce((sum, module) => sum + module.files.length, 0);
-  return { text: sections.join("\n"), warnings, modules: modules.length, files };
+  return {
+    text: sections.join("\n"),
+    warnings,
+    modules: modules.length,
+    files,
+    where: hasSource ? `under ${SOURCE_DIR}/` : "in the project",
+  };
 }
 
 /** One `=== name ===` section: the files of `full` in full, then the names of `names`. */
@@ -197,7 +216,9 @@ async function checkSummaryFileNotIgnored(
   const how = exact === undefined ? ", once names are compared without regard to case" : "";
   throw new CodeCommitError(
     `${name} is ignored by git (the rule \`${match.pattern}\` in ${match.source}${how}), but the ` +
-      `context builder must show it in full: remove that rule from ${match.source}, or run without --build-context`,
+      `context builder must show it in full: add the line ${
+        negationLine(name)
+      } at the end of .gitignore (it re-includes the file), or run without --build-context`,
   );
 }
 

@@ -318,3 +318,14 @@ function compile(
     globStart: how === GLOB ? toByteString(literal).length : 0,
   };
 }
+
+/**
+ * The ignore-file line that re-includes the root file `name` after a rule
+ * that ignores it (`/*`, `*.sh`): `!/build.sh`, with the characters a
+ * pattern gives a meaning (`* ? [ \\`) escaped. Written last in the root
+ * `.gitignore`, it wins over every rule before it there and over
+ * `.git/info/exclude`. Never throws.
+ */
+export function negationLine(name: string): string {
+  return `!/${name.replace(/[*?[\\]/g, (c) => `\\${c}`)}`;
+}

@@ -80,6 +80,13 @@ export const PROTECTED_PATHS: readonly ProtectedPath[] = Object.freeze([
     build: "read-only",
   },
   {
+    name: ".codecommitignore",
+    scope: "root-file",
+    description: "the user's list of files code-commit leaves out of every prompt",
+    readable: true,
+    build: "read-only",
+  },
+  {
     name: ".gitignore",
     scope: "any-depth-name",
     description: "git's ignore rules; a .gitignore written by the LLM, nested ones included, " +
@@ -93,13 +100,6 @@ export const PROTECTED_PATHS: readonly ProtectedPath[] = Object.freeze([
     description: "git's attributes; a .gitattributes written by the LLM, nested ones " +
       "included, could name a filter or diff program for git to run, or change how git " +
       "reads files",
-    readable: true,
-    build: "read-only",
-  },
-  {
-    name: ".codecommitignore",
-    scope: "root-file",
-    description: "the user's list of files code-commit leaves out of what it sends",
     readable: true,
     build: "read-only",
   },

@@ -14,6 +14,7 @@ import type { Redactor } from "../secrets/redact.ts";
 import { outlineBlocks } from "../reply/blocks.ts";
 import { formatCount, formatSeconds } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
+import { checkPromptBudget, type PromptBudget } from "./budget.ts";
 import { addCosts, type Cost, describeCost, estimateCost, NO_COST } from "./prices.ts";
 import { type LlmClient, LlmError, type LlmReply, type TokenUsage } from "./types.ts";
 
@@ -62,12 +63,16 @@ export interface AskContext {
   readonly signal?: AbortSignal;
   /** Adds this call's usage to the run's totals. */
   readonly tally?: TokenTally;
+  /** The model's prompt budget: a prompt that cannot fit is not sent. */
+  readonly budget?: PromptBudget;
 }
 
 /**
  * Sends `prompt` to `client` with logging, progress and redaction.
  *
- * @throws {CodeCommitError} when the prompt contains an API key (it is not sent).
+ * @throws {CodeCommitError} when the prompt contains an API key (it is not
+ * sent); when it cannot fit `context.budget` (exit `EXIT.setup`, nothing
+ * sent or logged: see `checkPromptBudget`).
  * @throws {LlmError} when the call fails; the reply file then starts with `ERROR`.
  * @throws {InterruptedError} on Ctrl-C.
  *
@@ -79,6 +84,7 @@ export async function ask(
   context: AskContext,
 ): Promise<LlmReply> {
   const { console, log, names, redactor } = context;
+  if (context.budget !== undefined) checkPromptBudget(prompt, context.budget);
   await log.write(names.query, prompt);
   if (redactor.containsKey(prompt)) {
     const message = `the prompt for ${client.model} contains an API key, so it was not sent: ` +

@@ -180,13 +180,19 @@ export const LOCAL_CONTEXT_WINDOW = 131_072;
 
 /**
  * The target of `id`: from the table, or the OpenAI-compatible API for
- * `local:NAME` (whose window of {@link LOCAL_CONTEXT_WINDOW} tokens is
- * split: a quarter kept for the answer, the rest for the prompt).
+ * `local:NAME`, whose window of `contextWindow` tokens (by default
+ * {@link LOCAL_CONTEXT_WINDOW}; `--context-window` sets it) is split: a
+ * quarter kept for the answer, the rest for the prompt. `contextWindow` is
+ * not read for a model of the table.
  *
  * Never throws.
  */
-export function modelTarget(id: ModelId): ModelTarget {
+export function modelTarget(
+  id: ModelId,
+  contextWindow: number = LOCAL_CONTEXT_WINDOW,
+): ModelTarget {
   if (isLocalModel(id)) {
+    const output = Math.floor(contextWindow / 4);
     return {
       id,
       local: true,
@@ -195,8 +201,8 @@ export function modelTarget(id: ModelId): ModelTarget {
       request: {},
       baseUrlEnv: OPENAI.baseUrlEnv,
       vendor: "local",
-      inputLimit: LOCAL_CONTEXT_WINDOW - LOCAL_CONTEXT_WINDOW / 4,
-      outputLimit: LOCAL_CONTEXT_WINDOW / 4,
+      inputLimit: contextWindow - output,
+      outputLimit: output,
     };
   }
   const info: ModelInfo = MODELS[id];

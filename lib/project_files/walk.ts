@@ -112,6 +112,11 @@ export interface WalkOptions {
    * while the walk goes on. It must not throw.
    */
   readonly onListing?: (listing: FolderListing) => void;
+  /**
+   * Entries left out of every listing, silently, as if they were not there
+   * (a folder left out is never entered): the project's `.codecommitignore`.
+   */
+  readonly exclude?: { excludes(path: string, isFolder: boolean): boolean };
 }
 
 const DEFAULT_CONCURRENCY = 32;
@@ -234,8 +239,13 @@ async function list(
   // The folder was just read: what its `.gitignore` is needs no lstat of its own.
   const ignored = await rules.inFolderEitherCase(folder, { gitignore, visible });
   const report = reportAll ? skipped : undefined;
-  const files = shown(fileNames, false, prefix, ignored, report);
-  const folders = shown(folderNames, true, prefix, ignored, report);
+  let files = shown(fileNames, false, prefix, ignored, report);
+  let folders = shown(folderNames, true, prefix, ignored, report);
+  const exclude = options.exclude;
+  if (exclude !== undefined) {
+    files = files.filter((path) => !exclude.excludes(path, false));
+    folders = folders.filter((path) => !exclude.excludes(path, true));
+  }
   for (const path of shown(linkNames, false, prefix, ignored, report)) {
     skipped.push({
       path,

@@ -23,7 +23,8 @@
  * - names the path guard refuses (a newline, a control character, ...),
  *   which could forge a block;
  * - untracked files git would ignore once names are compared without regard
- *   to case, as the path guard refuses them.
+ *   to case, as the path guard refuses them;
+ * - what the project's `.codecommitignore` matches (counted on its own).
  * Each is counted in what the one-line summary says was left out.
  *
  * A rollup made here starts with a line beginning {@link ROLLUP_MARK}: a
@@ -35,10 +36,11 @@
  */
 
 import type { Console } from "../console/console.ts";
-import { CodeCommitError, messageOf } from "../errors/errors.ts";
+import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { lstatOrUndefined } from "../file_system/lstat.ts";
 import { displayPath } from "../text/characters.ts";
 import { IgnoreRules } from "../guard/ignore_rules.ts";
+import { CODECOMMIT_IGNORE_FILE, CodeCommitIgnore } from "../guard/codecommit_ignore.ts";
 import { checkPathSyntax } from "../guard/path_syntax.ts";
 import { protectedRulesFor } from "../guard/protected_paths.ts";
 import { trackedPaths } from "../preconditions/git_index.ts";
@@ -47,11 +49,13 @@ import { fileBlock } from "../project_files/file_block.ts";
 import { compareCodePoints } from "../project_files/order.ts";
 import { READ_LIMITS } from "../file_system/read_limits.ts";
 import { formatBytes } from "../text/sizes.ts";
+import { FileReadError } from "../file_system/bounded_read.ts";
+import { codebaseShares, describeLargest, describeShares, shrinkAdvice } from "../llm/budget.ts";
 import { writeFileAtomically } from "../project_files/safe_write.ts";
 import { walkTree } from "../project_files/walk.ts";
 import { formatCount } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
-import { tokensOfBytes } from "../text/tokens.ts";
+import { tokensOfBytes, utf8Length } from "../text/tokens.ts";
 import { under } from "../file_system/file_system.ts";
 import { type LeftOutKind, readRollupFiles, type RollupFileOutcome } from "./rollup_file.ts";
 
@@ -76,6 +80,8 @@ export interface Rollup {
   readonly starts: readonly number[];
   /** What was left out, in path order. */
   readonly leftOut: readonly LeftOut[];
+  /** How many tracked files `.codecommitignore` left out (none when not given). */
+  readonly excluded?: number;
 }
 
 /**
@@ -86,11 +92,13 @@ export interface Rollup {
  */
 export async function makeRollup(root: string): Promise<Rollup> {
   const rules = await IgnoreRules.load(root);
+  const exclude = await CodeCommitIgnore.load(root);
   const paths: string[] = [];
   let walk;
   try {
     walk = await walkTree(root, "", rules, {
       reportAll: true,
+      exclude,
       onListing: (listing) => {
         for (const file of listing.files) paths.push(file);
       },
@@ -114,10 +122,15 @@ export async function makeRollup(root: string): Promise<Rollup> {
   const tracked = inIndex.paths.sort(compareCodePoints);
   const skippedPaths = new Set(walk.skipped.map((entry) => entry.path));
   const folders = new Map<string, Promise<boolean>>();
+  let excluded = 0;
   let next = 0; // the first listed path not before the tracked path at hand
   for (let index = 0; index < tracked.length; index++) {
     const path = tracked[index];
     if (index > 0 && path === tracked[index - 1]) continue;
+    if (exclude.excludes(path)) {
+      excluded++;
+      continue;
+    }
     while (next < listed.length && compareCodePoints(listed[next], path) < 0) next++;
     if (listed[next] === path || skippedPaths.has(path)) continue;
     // A name that is not UTF-8 is never read by its decoded path (another file's name).
@@ -129,18 +142,20 @@ export async function makeRollup(root: string): Promise<Rollup> {
     else paths.push(path);
   }
   const outcomes = await readRollupFiles(root, paths);
-  return assemble(paths, outcomes, leftOut);
+  return assemble(paths, outcomes, leftOut, excluded);
 }
 
 /**
  * The rollup of the files read (`paths`, each with its outcome), in
  * code-point order, and of what was left out (`leftOut`, to which the files
- * that could not be used are added). Never throws.
+ * that could not be used are added); `excluded` tracked files matched
+ * `.codecommitignore`. Never throws.
  */
 function assemble(
   paths: readonly string[],
   outcomes: readonly RollupFileOutcome[],
   leftOut: LeftOut[],
+  excluded: number,
 ): Rollup {
   const order = Array.from(paths.keys()).sort((a, b) => compareCodePoints(paths[a], paths[b]));
   const blocks: string[] = [];
@@ -168,6 +183,7 @@ function assemble(
     files,
     starts: starts.map((start) => start + mark.length),
     leftOut,
+    excluded,
   };
 }
 
@@ -233,15 +249,24 @@ const LEFT_OUT_NAMES: Record<LeftOutKind, [string, string]> = {
 /** At most this many paths are named for each kind left out. */
 const NAMED_PER_KIND = 3;
 
+/** How many of the largest files the summary line names. */
+const LARGEST_NAMED = 3;
+
 /**
  * The one line that sums a rollup up: `agent-config/codeRollup.txt: 42
- * files, 123,456 bytes, about 30,864 tokens; left out: 2 binary files
- * (logo.png, font.woff), 1 symbolic link (link.txt)`. Never throws.
+ * files, 123,456 bytes, about 30,864 tokens (largest: package-lock.json
+ * 81 %, index.js 6 %, README.md 3 %); left out: 2 binary files (logo.png,
+ * font.woff), 1 symbolic link (link.txt)`. Never throws.
  */
 export function describeRollup(rollup: Rollup): string {
-  const bytes = new TextEncoder().encode(rollup.text).length;
+  const bytes = utf8Length(rollup.text);
+  const largest = codebaseShares(rollup.text, LARGEST_NAMED).files;
   const head = `${CODE_ROLLUP_FILE}: ${plural(rollup.files.length, "file")}, ` +
-    `${formatCount(bytes)} bytes, about ${formatCount(tokensOfBytes(bytes))} tokens`;
+    `${formatCount(bytes)} bytes, about ${formatCount(tokensOfBytes(bytes))} tokens` +
+    (largest.length === 0 ? "" : ` (largest: ${describeShares(largest)})`) +
+    (!rollup.excluded
+      ? ""
+      : `; ${plural(rollup.excluded, "tracked file")} left out by ${CODECOMMIT_IGNORE_FILE}`);
   if (rollup.leftOut.length === 0) return `${head}; nothing left out`;
   const parts: string[] = [];
   for (const kind of Object.keys(LEFT_OUT_NAMES) as LeftOutKind[]) {
@@ -296,6 +321,20 @@ export function filesHolding(rollup: Rollup, secrets: readonly string[]): string
   return [...found].sort((a, b) => a - b).map((index) => rollup.files[index]);
 }
 
+/**
+ * The error for a rollup larger than a run reads: the read's own message,
+ * then the largest folders and files of the codebase as a rollup made now
+ * would hold them, and what to do. Never throws.
+ */
+async function rollupTooLarge(root: string, error: FileReadError): Promise<CodeCommitError> {
+  const largest = await makeRollup(root).then((rollup) => describeLargest(rollup.text), () => "");
+  return new CodeCommitError(
+    `${error.message.replace(/: make it smaller, or check that it is the file you meant$/, "")}` +
+      (largest === "" ? "" : `; ${largest}`) + `: ${shrinkAdvice()}, then run code-commit --rollup`,
+    EXIT.setup,
+  );
+}
+
 /** Whether the rollup `text` was made by code-commit (its first line begins with {@link ROLLUP_MARK}). Never throws. */
 function isToolMade(text: string): boolean {
   return text.startsWith(ROLLUP_MARK);
@@ -344,14 +383,21 @@ export interface LoadRollupOptions {
  * with a warning that names the tracked files changed since it was written.
  *
  * @throws {CodeCommitError} when the rollup is missing, or cannot be made
- * again or written.
+ * again or written; when it is larger than a run reads (exit `EXIT.setup`,
+ * naming the largest folders and files of the codebase and what to do).
  */
 export async function loadRollup(
   root: string,
   console: Console,
   options: LoadRollupOptions = {},
 ): Promise<string> {
-  const text = await readCodeRollup(root);
+  let text: string;
+  try {
+    text = await readCodeRollup(root);
+  } catch (error) {
+    if (!(error instanceof FileReadError) || error.problem !== "too-large") throw error;
+    throw await rollupTooLarge(root, error);
+  }
   if (isToolMade(text)) {
     const rollup = await makeRollup(root);
     if (options.write === false) {

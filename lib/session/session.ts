@@ -268,9 +268,11 @@ export async function settleContainment(
  * Sends `prompt` to the session's model as every workflow does (see
  * {@link ask}): logged in `log` under `names`, shown on the session's
  * console, refused if it holds a key, interrupted by Ctrl-C, its tokens
- * added to the session's totals.
+ * added to the session's totals, and not sent when it cannot fit the
+ * model's input limit (`--context-window` for a local model).
  *
- * @throws {CodeCommitError} when the prompt contains an API key (not sent).
+ * @throws {CodeCommitError} when the prompt contains an API key (not sent),
+ * or cannot fit the model's input limit (exit `EXIT.setup`).
  * @throws {LlmError} when the call fails.
  * @throws {InterruptedError} on Ctrl-C.
  */
@@ -280,7 +282,14 @@ export function askModel(
   names: CallLogNames,
   prompt: string,
 ): Promise<LlmReply> {
+  const target = modelTarget(session.options.model, session.options.contextWindow);
   return ask(session.client, prompt, {
+    budget: {
+      model: target.id,
+      inputLimit: target.inputLimit,
+      local: target.local,
+      buildContext: session.options.buildContext,
+    },
     console: session.console,
     log,
     names,

@@ -1,5 +1,5 @@
 /**
- * THE token estimate of code-commit: how many tokens a text will take in a
+ * The token estimate of code-commit: how many tokens a text will take in a
  * model's window, without the model's tokenizer. One rule for every
  * estimate the tool makes (the rollup's summary line, whether a build's
  * whole output fits a repair prompt): about one token per 4 bytes of UTF-8,
@@ -18,8 +18,8 @@ export function estimateTokens(text: string): number {
   return tokensOfBytes(utf8Length(text));
 }
 
-/** The UTF-8 length of `text` in bytes, counted without encoding it (as TextEncoder would: a lone surrogate is 3). */
-function utf8Length(text: string): number {
+/** The UTF-8 length of `text` in bytes, counted without encoding it (as TextEncoder would: a lone surrogate is 3). Never throws. */
+export function utf8Length(text: string): number {
   let bytes = text.length;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);

@@ -191,3 +191,22 @@ Deno.test("every bad command line is a usage error (exit 2) naming the flag", ()
     );
   }
 });
+
+Deno.test("--context-window: a local model's window in tokens; refused with a model of the table", () => {
+  const command = parseCommandLine(["--model", "local:qwen", "--context-window", "32768"]);
+  assert(command.kind === "run");
+  assert.equal(command.options.contextWindow, 32_768);
+  const plain = parseCommandLine(["--model", "local:qwen"]);
+  assert(plain.kind === "run" && plain.options.contextWindow === undefined);
+  assert.throws(
+    () => parseCommandLine(["--context-window", "32768"]),
+    /--context-window applies only to a local:NAME model/,
+  );
+  for (const bad of ["0", "12.5", "1k", "99999999999"]) {
+    assert.throws(
+      () => parseCommandLine(["--model", "local:q", "--context-window", bad]),
+      /is not a number of tokens from 1024 to 16777216/,
+      bad,
+    );
+  }
+});

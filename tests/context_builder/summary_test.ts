@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { buildSummary } from "../../lib/context_builder/summary.ts";
 import { CodeCommitError } from "../../lib/errors/errors.ts";
 import { IgnoreRules } from "../../lib/guard/ignore_rules.ts";
-import { withProject, writeFiles } from "../support/project.ts";
+import { CodeCommitIgnore } from "../../lib/guard/codecommit_ignore.ts";
+import { runGit, withProject, writeFiles } from "../support/project.ts";
 
 const GITIGNORE = "/agent-config\n/logs\nnode_modules/\n/target/\n*.tmp\n";
 
@@ -139,13 +140,53 @@ Deno.test("buildSummary lays the project out as seed 004 does, every folder unde
   );
 });
 
-Deno.test("buildSummary without src/ has the Project Root section only", async () => {
+Deno.test("buildSummary without src/ and without folders has the Project Root section only", async () => {
   await withProject({ ".gitignore": "/agent-config\n", "a.txt": "" }, async (root) => {
     const summary = await buildSummary(root, await IgnoreRules.load(root));
     assert.equal(
       summary.text,
       "=== Project Root ===\n--- .gitignore ---\n/agent-config\n--- FILENAMES ---\n.gitignore\na.txt\n--- END FILENAMES ---\n",
     );
+  });
+});
+
+Deno.test("buildSummary without src/ covers every folder of the project as git sees it", async () => {
+  await withProject({
+    ".gitignore": "/agent-config\nnode_modules/\n",
+    "package.json": "{}",
+    "functions/parse.js": "",
+    "lib/util.js": "",
+    "lib/deep/ModuleDependencies.md": "lib/util.js\n",
+    "test/a.js": "",
+    "node_modules/x/index.js": "",
+  }, async (root) => {
+    const summary = await buildSummary(root, await IgnoreRules.load(root));
+    assert.equal(summary.modules, 4);
+    assert.equal(summary.where, "in the project");
+    assert.match(summary.text, /\n=== functions ===\n--- FILENAMES ---\nfunctions\/parse\.js\n/);
+    assert.match(
+      summary.text,
+      /\n=== lib\/deep ===\n--- lib\/deep\/ModuleDependencies\.md ---\nlib\/util\.js\n/,
+    );
+    assert.match(summary.text, /\n=== test ===\n/);
+    assert(!summary.text.includes("node_modules/x"), "git ignores node_modules/");
+  });
+});
+
+Deno.test("buildSummary leaves out what .codecommitignore matches (given as exclude)", async () => {
+  await withProject({
+    ".gitignore": "/agent-config\n",
+    "package-lock.json": "{}",
+    "vendor/x.js": "",
+    "src/a.ts": "",
+    "src/gen/big.ts": "",
+  }, async (root) => {
+    const exclude = CodeCommitIgnore.parse("package-lock.json\nvendor/\n/src/gen/\n");
+    const summary = await buildSummary(root, await IgnoreRules.load(root), { exclude });
+    assert(!summary.text.includes("package-lock.json"), summary.text);
+    assert(!summary.text.includes("vendor"), summary.text);
+    assert(!summary.text.includes("src/gen"), summary.text);
+    assert.match(summary.text, /src\/a\.ts/);
   });
 });
 
@@ -174,6 +215,14 @@ for (const name of SUMMARY_FILES) {
         error.message,
         new RegExp(`^${escaped} is ignored by git \\(the rule \`/?${escaped}\` in \\.gitignore\\)`),
       );
+      // The line the message gives re-includes the file: git and the summary agree.
+      const line = /add the line (\S+) at the end of \.gitignore/.exec(error.message)?.[1];
+      assert.equal(line, `!/${name}`);
+      await Deno.writeTextFile(join(root, ".gitignore"), `${files[".gitignore"]}${line}\n`);
+      await runGit(root, ["init", "-q"]);
+      const check = await runGit(root, ["check-ignore", "-q", "--no-index", name]);
+      assert.equal(check.code, 1, `${name}: git no longer ignores it`);
+      await buildSummary(root, await IgnoreRules.load(root));
     });
   });
 }

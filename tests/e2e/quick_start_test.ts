@@ -136,7 +136,7 @@ Deno.test({
 
     // 1: --init; 2: --rollup; 3: the run, which passed after one repair.
     assert.match(runs[0].stdout, /agent-config\/starter-build\.sh \(it runs npm test\)/);
-    assert.match(runs[1].stdout, /^agent-config\/codeRollup\.txt: 5 files, /);
+    assert.match(runs[1].stdout, /^agent-config\/codeRollup\.txt: 6 files, /);
     assert.equal(server.requests.length, 2);
     assert.match(
       geminiText(server.requests[0]),

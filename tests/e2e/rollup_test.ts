@@ -26,7 +26,7 @@ Deno.test("--rollup writes agent-config/codeRollup.txt and prints one line; no k
     run.stdout,
     `agent-config/codeRollup.txt: 4 files, ${bytes} bytes, about ${
       Math.round(bytes / 4)
-    } tokens; left out: 1 binary file (logo.png)\n`,
+    } tokens (largest: .gitignore 30 %, build.sh 29 %, index.js 21 %); left out: 1 binary file (logo.png)\n`,
   );
   assert.match(text, /^code-commit --rollup: 4 files /);
   assert.equal(
@@ -174,7 +174,7 @@ Deno.test("the consistency report remakes a rollup made by --rollup too", async 
   }
 });
 
-Deno.test("--rollup warns when the rollup is larger than a run reads", async () => {
+Deno.test("--rollup warns when the rollup is larger than a run reads; a run then names the largest folders", async () => {
   const files: Record<string, string> = {};
   const line = "x".repeat(99) + "\n";
   for (let n = 0; n < 35; n++) files[`data/part-${n}.txt`] = line.repeat(10_000); // 1,000,000 bytes each
@@ -183,8 +183,20 @@ Deno.test("--rollup warns when the rollup is larger than a run reads", async () 
   assert.equal(run.code, 0, run.stderr);
   assert.match(
     run.stderr,
-    /^warning: agent-config\/codeRollup\.txt is 33\.\d MiB, more than the 32 MiB a run reads from it: use --build-context/,
+    /^warning: agent-config\/codeRollup\.txt is 33\.\d MiB, more than the 32 MiB a run reads from it; the largest folders of the codebase: data\/ 100 %; the largest files: data\/part-\d+\.txt 3 %.*\.codecommitignore.*--build-context/,
   );
+  const server = await startFakeLlmServer([]);
+  try {
+    const next = await runTool(project.root, [], { server });
+    assert.equal(next.code, 3, next.stderr);
+    assert.equal(server.requests.length, 0);
+    assert.match(
+      next.stderr,
+      /agent-config\/codeRollup\.txt is 33\.\d MiB, more than the 32 MiB code-commit reads from the code rollup; the largest folders of the codebase: data\/ 100 %.*\.codecommitignore.*then run code-commit --rollup/,
+    );
+  } finally {
+    await server.close();
+  }
 });
 
 Deno.test("--rollup leaves out a hard link to a file outside the project, and says so", async () => {

@@ -169,3 +169,11 @@ Deno.test("modelTarget: local:NAME sends NAME to the OpenAI-compatible API, with
     outputLimit: 32_768,
   });
 });
+
+Deno.test("modelTarget: a local model's window is split, a quarter for the answer; the table's is fixed", () => {
+  const local = modelTarget("local:x", 32_768);
+  assert.equal(local.inputLimit, 24_576);
+  assert.equal(local.outputLimit, 8_192);
+  assert.equal(modelTarget("local:x").inputLimit, 98_304);
+  assert.equal(modelTarget("gpt-5", 32_768).inputLimit, 272_000);
+});

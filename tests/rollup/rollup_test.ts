@@ -147,10 +147,11 @@ Deno.test("describeRollup: files, bytes, estimated tokens and what was left out,
       line.startsWith(
         `agent-config/codeRollup.txt: ${rollup.files.length} files, ${bytes} bytes, about ${
           Math.round(bytes / 4)
-        } tokens; left out: `,
+        } tokens (largest: `,
       ),
       line,
     );
+    assert.match(line, /\(largest: [^ ]+ \d+ %, [^ ]+ \d+ %, [^ ]+ \d+ %\); left out: /);
     assert.match(line, /1 binary file \(src\/logo\.png\)/);
     assert.match(line, /1 file not in UTF-8 \(src\/latin1\.txt\)/);
     assert.match(line, /3 symbolic links \(docs\/src-link, etc-link, src\/link-to-a\.ts\)/);

@@ -29,13 +29,13 @@ export const PROTECTED_PATH_LINES: readonly string[] = [
   "- `codeRollup.sh` in the project root — the script that rolls the codebase up into " +
   "agent-config/codeRollup.txt",
   "- `LLMInstructions.md` in the project root — the user's standing instructions to the LLM",
+  "- `.codecommitignore` in the project root — the user's list of files code-commit leaves out " +
+  "of every prompt",
   "- `.gitignore` in any folder — git's ignore rules; a .gitignore written by the LLM, nested " +
   "ones included, could hide its own changes from `git status` or re-include an ignored file",
   "- `.gitattributes` in any folder — git's attributes; a .gitattributes written by the LLM, " +
   "nested ones included, could name a filter or diff program for git to run, or change how git " +
   "reads files",
-  "- `.codecommitignore` in the project root — the user's list of files code-commit leaves out " +
-  "of what it sends",
   "- `UserSpecification.md` in any folder — the user's specification of a module, which only " +
   "the user edits",
   "- `.git` in any folder — git's repository data (a file or a folder), with everything inside it",

@@ -14,6 +14,8 @@
  * - anything git ignores, exactly or once names are compared without regard
  *   to case, and the protected entries no prompt may read (`.git` at any
  *   depth, `agent-config/`, `agent-state/`, `app-data/`, `logs/`);
+ * - what the project's `.codecommitignore` matches (the module's own files
+ *   and a dependency's documents alike);
  * - symbolic links, which are never followed, and special files;
  * - names the guard's syntax check refuses (a newline, a control
  *   character, ...), each reported as a warning.
@@ -30,6 +32,7 @@
 import { CodeCommitError, messageOf } from "../../errors/errors.ts";
 import { lstatOrUndefined } from "../../file_system/lstat.ts";
 import { IgnoreRules } from "../../guard/ignore_rules.ts";
+import { CodeCommitIgnore } from "../../guard/codecommit_ignore.ts";
 import { blockOf } from "../../project_files/file_block.ts";
 import { compareCodePoints } from "../../project_files/order.ts";
 import { readProjectFile } from "../../project_files/read_file.ts";
@@ -67,11 +70,13 @@ async function moduleFiles(
   module: ModuleInfo,
   modulePaths: ReadonlySet<string>,
   rules: IgnoreRules,
+  exclude: CodeCommitIgnore,
 ): Promise<ModuleFiles> {
   let walk: WalkResult;
   try {
     walk = await walkTree(root, module.path, rules, {
       enter: (folder) => !modulePaths.has(folder),
+      exclude,
     });
   } catch (error) {
     if (error instanceof CodeCommitError) throw error;
@@ -113,10 +118,11 @@ async function codebasePaths(
   modules: readonly Module[],
   kind: CodebaseKind,
   rules: IgnoreRules,
+  exclude: CodeCommitIgnore,
 ): Promise<CodebasePaths> {
   const modulePaths = new Set(modules.map((m) => m.path).filter((path) => path !== ROOT_MODULE));
   modulePaths.delete(module.path);
-  const own = await moduleFiles(root, module, modulePaths, rules);
+  const own = await moduleFiles(root, module, modulePaths, rules, exclude);
   if (kind === "module") return { paths: own.files, skipped: own.skipped };
   const paths = [SPEC_FILE, ...own.files];
   for (const dependencyPath of module.dependencies) {
@@ -124,7 +130,10 @@ async function codebasePaths(
     if (dependency === undefined) continue;
     paths.push(dependency.specPath, dependency.apiFile);
   }
-  return { paths: [...new Set(paths)], skipped: own.skipped };
+  return {
+    paths: [...new Set(paths)].filter((path) => !exclude.excludes(path)),
+    skipped: own.skipped,
+  };
 }
 
 /** A task's codebase, and what the user should hear about it. */
@@ -152,7 +161,8 @@ export async function assembleTaskCodebase(
   kind: CodebaseKind,
 ): Promise<TaskCodebase> {
   const rules = await IgnoreRules.load(root);
-  const { paths, skipped } = await codebasePaths(root, module, modules, kind, rules);
+  const exclude = await CodeCommitIgnore.load(root);
+  const { paths, skipped } = await codebasePaths(root, module, modules, kind, rules, exclude);
   const warnings = skipped.map((entry) => describeSkipped(entry, "the codebase"));
   const blocks: string[] = [];
   for (const path of paths) {

@@ -62,6 +62,26 @@ export function hasNpmTestScript(packageJson: string): boolean {
   return typeof test === "string" && test.trim() !== "" && !NPM_PLACEHOLDER.test(test);
 }
 
+/** What the project's layout changes in the starter. */
+export interface StarterLayout {
+  /**
+   * A Python project in the src layout (`src/<package>/__init__.py`): its
+   * package is importable only once installed, so the tests run with `src`
+   * on `PYTHONPATH`.
+   */
+  readonly pythonSrcLayout?: boolean;
+}
+
+/** The PYTHONPATH assignment of a src-layout project: `src`, before whatever the user set. */
+const PYTHONPATH_SRC = 'PYTHONPATH="src${PYTHONPATH:+:$PYTHONPATH}"';
+
+/** The commands of `kind`, fitted to `layout`. */
+function commandsOf(kind: ProjectKindName, layout: StarterLayout): readonly string[] {
+  const commands = PROJECT_KINDS[kind].commands;
+  if (kind !== "python" || layout.pythonSrcLayout !== true) return commands;
+  return commands.map((command) => `${PYTHONPATH_SRC} ${command}`);
+}
+
 const HEADER = `#!/bin/sh
 # The build code-commit runs after every change it applies: the change stands
 # when this script exits 0; otherwise its output goes back to the model for a
@@ -75,7 +95,10 @@ cd "$(dirname "$0")"
  * With none, the script explains what to put in it and exits 1, so that no
  * change passes an empty build. Never throws.
  */
-export function starterBuildScript(kinds: readonly ProjectKindName[]): string {
+export function starterBuildScript(
+  kinds: readonly ProjectKindName[],
+  layout: StarterLayout = {},
+): string {
   const found = (Object.keys(PROJECT_KINDS) as ProjectKindName[]).filter((kind) =>
     kinds.includes(kind)
   );
@@ -92,16 +115,19 @@ exit 1
 `;
   }
   const blocks = found.map((kind) =>
-    `\n# ${PROJECT_KINDS[kind].name}\n${PROJECT_KINDS[kind].commands.join("\n")}\n`
+    `\n# ${PROJECT_KINDS[kind].name}\n${commandsOf(kind, layout).join("\n")}\n`
   );
   return `${HEADER}${blocks.join("")}`;
 }
 
 /** What the starter script runs, for the user: `it runs cargo build, then cargo test`. Never throws. */
-export function describeStarter(kinds: readonly ProjectKindName[]): string {
+export function describeStarter(
+  kinds: readonly ProjectKindName[],
+  layout: StarterLayout = {},
+): string {
   const commands = (Object.keys(PROJECT_KINDS) as ProjectKindName[])
     .filter((kind) => kinds.includes(kind))
-    .flatMap((kind) => PROJECT_KINDS[kind].commands);
+    .flatMap((kind) => commandsOf(kind, layout));
   if (commands.length === 0) {
     return "a placeholder that fails until you put your build and test commands in it";
   }

@@ -9,6 +9,7 @@
  * @module
  */
 
+import { parseIgnorePatterns } from "../../guard/ignore_patterns.ts";
 import { folderCoverage } from "../../preconditions/ignored_folder.ts";
 
 /** One rule `--init` makes sure of. */
@@ -51,10 +52,35 @@ export function planGitignore(
     .filter((rule) => !folderCoverage(rule.folder, rootText, folderRules[rule.folder]).ignored)
     .map((rule) => rule.line);
   if (added.length === 0) return { text: undefined, added };
+  return { text: appendLines(existing, INIT_COMMENT, added), added };
+}
+
+/**
+ * `existing` (the text of an ignore file, undefined for none) with `lines`
+ * appended after a `comment` line: a missing final line break is added
+ * first, and a blank line before the comment; CRLF files get CRLF lines.
+ * Every line already there is kept as it is. Never throws.
+ */
+export function appendLines(
+  existing: string | undefined,
+  comment: string,
+  lines: readonly string[],
+): string {
   const before = existing ?? "";
+  if (lines.length === 0) return before;
   const newline = before.includes("\r\n") ? "\r\n" : "\n";
   const separator = before === "" || before.endsWith("\n") ? "" : newline;
   const gap = before === "" || /\n\r?\n$/.test(before) ? "" : newline;
-  const lines = [INIT_COMMENT, ...added].map((line) => `${line}${newline}`).join("");
-  return { text: `${before}${separator}${gap}${lines}`, added };
+  const text = [comment, ...lines].map((line) => `${line}${newline}`).join("");
+  return `${before}${separator}${gap}${text}`;
+}
+
+/**
+ * Whether the root ignore file `text` decides about the root file `name`:
+ * `ignored` (its last matching rule ignores it), `shown` (a `!` rule
+ * re-includes it), or undefined when no rule matches it. Never throws.
+ */
+export function rootFileVerdict(text: string, name: string): "ignored" | "shown" | undefined {
+  const match = parseIgnorePatterns(text.replace(/^\uFEFF/, "")).lastMatch(name, false);
+  return match === undefined ? undefined : match.negated ? "shown" : "ignored";
 }

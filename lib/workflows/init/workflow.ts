@@ -3,6 +3,12 @@
  * code-commit, without any LLM call or key. It
  * - adds `/agent-config` and `/logs` to the root `.gitignore` (made if
  *   needed) unless its rules already ignore them (`gitignore.ts`);
+ * - adds the dependency and build folders of the project's kinds
+ *   (`node_modules/`, `/target/`, … see `ecosystems.ts`) that no rule
+ *   ignores yet, and a negation (`!/build.sh`) for `build.sh` and
+ *   `.codecommitignore` when a rule (`/*`) would hide them from git;
+ * - writes a `.codecommitignore` leaving the kinds' lock files out of every
+ *   prompt, unless there is one;
  * - makes `agent-config/` and an empty `agent-config/query.txt`;
  * - when there is no `build.sh`, writes a starter fitted to the project
  *   (`build_script.ts`) to `agent-config/starter-build.sh`, for the user to
@@ -30,6 +36,7 @@ import {
   QUERY_FILE,
 } from "../../preconditions/preconditions.ts";
 import { checkRepositoryRoot, type FindRepository } from "../../preconditions/repository.ts";
+import { trackedPaths } from "../../preconditions/git_index.ts";
 import {
   ensureRealFolder,
   writeFileAtomically,
@@ -42,7 +49,16 @@ import {
   type ProjectKindName,
   starterBuildScript,
 } from "./build_script.ts";
-import { type InitRule, planGitignore } from "./gitignore.ts";
+import { appendLines, type InitRule, planGitignore, rootFileVerdict } from "./gitignore.ts";
+import {
+  codecommitIgnoreText,
+  type Ecosystem,
+  ECOSYSTEMS,
+  type IgnoredFolder,
+} from "./ecosystems.ts";
+import { CODECOMMIT_IGNORE_FILE } from "../../guard/codecommit_ignore.ts";
+import { IgnoreRules } from "../../guard/ignore_rules.ts";
+import { negationLine } from "../../guard/ignore_patterns.ts";
 import { under } from "../../file_system/file_system.ts";
 
 /**
@@ -57,6 +73,26 @@ const INIT_RULES: readonly InitRule[] = [
   { line: `/${AGENT_CONFIG_DIR}`, folder: AGENT_CONFIG_DIR },
   { line: `/${LOGS_DIR}`, folder: LOGS_DIR },
 ];
+
+/** The comment above the dependency and build folders `--init` adds to `.gitignore`. */
+const FOLDERS_COMMENT = "# code-commit --init: dependencies and build output";
+/** The comment above the negations that keep `build.sh` and `.codecommitignore` in git's view. */
+const NEGATIONS_COMMENT = "# code-commit --init: files git must see";
+
+/** The kinds of project whose marker file is in the root (see `ecosystems.ts`). */
+async function foundEcosystems(root: string): Promise<Ecosystem[]> {
+  const found: Ecosystem[] = [];
+  for (const ecosystem of ECOSYSTEMS) {
+    for (const marker of ecosystem.markers) {
+      const info = await lstatOrUndefined(under(root, marker));
+      if (info?.isFile) {
+        found.push(ecosystem);
+        break;
+      }
+    }
+  }
+  return found;
+}
 
 /** Options for tests. */
 export interface InitOptions {
@@ -93,18 +129,76 @@ export async function runInit(
     }
   }
   const plan = planGitignore(gitignore, INIT_RULES, folderRules);
-  if (plan.text === undefined) {
+  const ecosystems = await foundEcosystems(root);
+  const rules = await IgnoreRules.load(root);
+  // The dependency and build folders of the project's kinds that no rule ignores yet.
+  const folders: IgnoredFolder[] = [];
+  for (const folder of ecosystems.flatMap((ecosystem) => ecosystem.folders)) {
+    if (await rules.explain(folder.folder, true) === undefined) folders.push(folder);
+  }
+  let text = appendLines(plan.text ?? gitignore, FOLDERS_COMMENT, folders.map((f) => f.line));
+  // The root files --init puts there (or the user moves there) that git must see.
+  const negations: { line: string; why: string }[] = [];
+  for (const name of ["build.sh", CODECOMMIT_IGNORE_FILE]) {
+    const verdict = rootFileVerdict(text, name);
+    const match = await rules.explain(name, false);
+    if (verdict === "ignored" || (verdict === undefined && match !== undefined)) {
+      negations.push({
+        line: negationLine(name),
+        why: `${
+          match === undefined
+            ? "a rule in .gitignore"
+            : `the rule \`${match.pattern}\` in ${match.source}`
+        } would hide ${name} from git`,
+      });
+    }
+  }
+  text = appendLines(text, NEGATIONS_COMMENT, negations.map((n) => n.line));
+  if (text === (gitignore ?? "") && gitignore !== undefined) {
     lines.push(
       `.gitignore: kept (it already ignores ${INIT_RULES.map((r) => r.line).join(" and ")})`,
     );
-  } else if (gitignore === undefined) {
-    if (!await writeNewFile(root, ".gitignore", plan.text)) {
-      throw new CodeCommitError(".gitignore appeared while code-commit --init ran: run it again");
-    }
-    lines.push(`.gitignore: made, with ${plan.added.join(" and ")}`);
   } else {
-    await writeFileAtomically(root, ".gitignore", plan.text);
-    lines.push(`.gitignore: added ${plan.added.join(" and ")}; your lines are kept`);
+    if (gitignore === undefined) {
+      if (!await writeNewFile(root, ".gitignore", text)) {
+        throw new CodeCommitError(".gitignore appeared while code-commit --init ran: run it again");
+      }
+    } else {
+      await writeFileAtomically(root, ".gitignore", text);
+    }
+    if (plan.added.length === 0) {
+      lines.push(`.gitignore: it already ignores ${INIT_RULES.map((r) => r.line).join(" and ")}`);
+    } else if (gitignore === undefined) {
+      lines.push(`.gitignore: made, with ${plan.added.join(" and ")}`);
+    } else {
+      lines.push(`.gitignore: added ${plan.added.join(" and ")}; your lines are kept`);
+    }
+    const tracked = folders.length === 0 ? [] : (await trackedPaths(root)).paths;
+    for (const folder of folders) {
+      const inGit = tracked.some((path) => path.startsWith(`${folder.folder}/`));
+      lines.push(
+        `.gitignore: added ${folder.line} (${folder.what}), which git would otherwise track` +
+          (inGit
+            ? `; git tracks files in ${folder.folder}/ already: untrack them with ` +
+              `git rm -r --cached ${folder.folder}, then commit`
+            : ""),
+      );
+    }
+    for (const { line, why } of negations) lines.push(`.gitignore: added ${line} (${why})`);
+  }
+
+  const ignoreFile = await lstatOrUndefined(under(root, CODECOMMIT_IGNORE_FILE));
+  if (ignoreFile !== undefined) {
+    lines.push(`${CODECOMMIT_IGNORE_FILE}: kept`);
+  } else {
+    await writeNewFile(root, CODECOMMIT_IGNORE_FILE, codecommitIgnoreText(ecosystems));
+    const locks = ecosystems.flatMap((ecosystem) => ecosystem.lockFiles);
+    lines.push(
+      `${CODECOMMIT_IGNORE_FILE}: made; ` +
+        (locks.length === 0
+          ? "add what the model need not see (gitignore syntax): it stays out of every prompt"
+          : `it leaves ${locks.join(", ")} out of every prompt (git still tracks them)`),
+    );
   }
 
   const madeFolder = await ensureRealFolder(root, AGENT_CONFIG_DIR);
@@ -116,14 +210,15 @@ export async function runInit(
   let moveStarter = false;
   if (buildScript === undefined) {
     const kinds = await projectKinds(root);
-    const made = await writeNewFile(root, STARTER_BUILD_FILE, starterBuildScript(kinds), {
+    const layout = { pythonSrcLayout: kinds.includes("python") && await hasSrcPackage(root) };
+    const made = await writeNewFile(root, STARTER_BUILD_FILE, starterBuildScript(kinds, layout), {
       mode: 0o755,
     });
     moveStarter = true;
     lines.push(
       made
         ? `build.sh: missing; a starter is in ${STARTER_BUILD_FILE} (${
-          describeStarter(kinds)
+          describeStarter(kinds, layout)
         }): read it, then make it your build.sh with: mv ${STARTER_BUILD_FILE} build.sh`
         : `build.sh: missing; ${STARTER_BUILD_FILE} is kept: read it, then make it your ` +
           `build.sh with: mv ${STARTER_BUILD_FILE} build.sh`,
@@ -181,6 +276,22 @@ async function hasContent(root: string, path: string, limit: ReadLimit): Promise
   } catch {
     return false;
   }
+}
+
+/** Whether `src/` holds a Python package (`src/<name>/__init__.py`): the src layout. */
+async function hasSrcPackage(root: string): Promise<boolean> {
+  const src = await lstatOrUndefined(under(root, "src"));
+  if (!src?.isDirectory) return false;
+  try {
+    for (const entry of Deno.readDirSync(under(root, "src"))) {
+      if (!entry.isDirectory) continue;
+      const init = await lstatOrUndefined(under(root, `src/${entry.name}/__init__.py`));
+      if (init?.isFile) return true;
+    }
+  } catch {
+    return false;
+  }
+  return false;
 }
 
 /** The kinds of project the root's files show. */

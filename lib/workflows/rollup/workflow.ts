@@ -11,6 +11,8 @@ import type { Console } from "../../console/console.ts";
 import { EXIT } from "../../errors/errors.ts";
 import { READ_LIMITS } from "../../file_system/read_limits.ts";
 import { KEY_FILES } from "../../llm/models.ts";
+import { describeLargest, shrinkAdvice } from "../../llm/budget.ts";
+import { utf8Length } from "../../text/tokens.ts";
 import { CODE_ROLLUP_FILE } from "../../preconditions/preconditions.ts";
 import { formatBytes } from "../../text/sizes.ts";
 import { checkRepositoryRoot, type FindRepository } from "../../preconditions/repository.ts";
@@ -49,12 +51,12 @@ export async function runRollup(
         `holds a key, so remove the key from ${path} (and change it, if it was ever committed)`,
     );
   }
-  const bytes = new TextEncoder().encode(rollup.text).length;
+  const bytes = utf8Length(rollup.text);
   if (bytes > READ_LIMITS.codeRollup.bytes) {
     console.warn(
       `${CODE_ROLLUP_FILE} is ${formatBytes(bytes)}, more than the ${
         formatBytes(READ_LIMITS.codeRollup.bytes)
-      } a run reads from it: use --build-context, which sends only the files the model chooses`,
+      } a run reads from it; ${describeLargest(rollup.text)}: ${shrinkAdvice()}`,
     );
   }
   console.result(describeRollup(rollup));

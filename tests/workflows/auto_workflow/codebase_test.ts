@@ -289,3 +289,23 @@ Deno.test("assembleTaskCodebase: a module file with a second name (a hard link) 
     ]);
   });
 });
+
+Deno.test("a module's codebase leaves out what .codecommitignore matches, though git tracks it", async () => {
+  await withProject({
+    ".gitignore": "/agent-config\n",
+    ".codecommitignore": "*.lock\n/src/a/gen/\n",
+    "UserSpecification.md": "root\n",
+    "src/ModuleDependencies.md": dependencies("src/a"),
+    "src/a/UserSpecification.md": "a\n",
+    "src/a/ModuleDependencies.md": dependencies(),
+    "src/a/code.ts": "code\n",
+    "src/a/deps.lock": "lock\n",
+    "src/a/gen/out.ts": "generated\n",
+  }, async (root) => {
+    assert.deepEqual(await filesOf(root, "src/a", [""]), [
+      "src/a/ModuleDependencies.md",
+      "src/a/UserSpecification.md",
+      "src/a/code.ts",
+    ]);
+  });
+});

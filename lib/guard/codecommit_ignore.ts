@@ -1,0 +1,74 @@
+/**
+ * `.codecommitignore`: a file at the project root, in gitignore syntax,
+ * whose matches stay out of every prompt — the rollup, the context
+ * builder's summary and the files it provides, an auto-workflow task's
+ * codebase — though git tracks them (a lock file, a vendored folder). One
+ * file, matched as git matches one ignore file (`ignore_patterns.ts`, the
+ * project's one matcher): the last rule that matches decides, `!`
+ * re-includes, a folder it matches hides everything below it.
+ *
+ * @module
+ */
+
+import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
+import { READ_LIMITS } from "../file_system/read_limits.ts";
+import { CodeCommitError, EXIT } from "../errors/errors.ts";
+import { type IgnorePatterns, parseIgnorePatterns } from "./ignore_patterns.ts";
+
+/** The file's name, at the project root. */
+export const CODECOMMIT_IGNORE_FILE = ".codecommitignore";
+
+/** The rules of a project's `.codecommitignore` (none when it has none). */
+export class CodeCommitIgnore {
+  readonly #patterns: IgnorePatterns | undefined;
+
+  /** Wraps the parsed rules; use {@link CodeCommitIgnore.load} or {@link CodeCommitIgnore.parse}. */
+  private constructor(patterns: IgnorePatterns | undefined) {
+    this.#patterns = patterns;
+  }
+
+  /** The rules of `text`, read as a `.gitignore` at the project root. Never throws. */
+  static parse(text: string): CodeCommitIgnore {
+    return new CodeCommitIgnore(parseIgnorePatterns(text));
+  }
+
+  /** No rules: nothing is left out. */
+  static readonly NONE: CodeCommitIgnore = new CodeCommitIgnore(undefined);
+
+  /**
+   * Reads `.codecommitignore` at `root` (none when it is missing), never
+   * through a symbolic link, at most the size of an ignore-rules file.
+   *
+   * @throws {CodeCommitError} (exit `EXIT.setup`) when it is a link, a
+   * folder or a special file, too large, or cannot be read.
+   */
+  static async load(root: string): Promise<CodeCommitIgnore> {
+    let bytes: Uint8Array | undefined;
+    try {
+      bytes = await readBounded(`${root}/${CODECOMMIT_IGNORE_FILE}`, {
+        limit: READ_LIMITS.ignoreRules,
+        followSymlink: false,
+        name: CODECOMMIT_IGNORE_FILE,
+      });
+    } catch (error) {
+      if (error instanceof FileReadError) throw new CodeCommitError(error.message, EXIT.setup);
+      throw error;
+    }
+    if (bytes === undefined) return CodeCommitIgnore.NONE;
+    return CodeCommitIgnore.parse(new TextDecoder().decode(bytes));
+  }
+
+  /** Whether the file has any rule. Never throws. */
+  get empty(): boolean {
+    return this.#patterns === undefined;
+  }
+
+  /**
+   * Whether `path` (relative to the project root, `/`-separated) stays out
+   * of prompts: a rule matches it (tested as a folder when `isFolder`), or
+   * a folder above it. Never throws.
+   */
+  excludes(path: string, isFolder = false): boolean {
+    return this.#patterns !== undefined && this.#patterns.ignores(path, isFolder);
+  }
+}

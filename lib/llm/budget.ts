@@ -1,0 +1,167 @@
+/**
+ * The context budget: how many tokens a text is estimated to take, which
+ * folders and files of a codebase take the most of them, and the check
+ * every call goes through before it is paid for — a prompt the chosen
+ * model cannot take stops the run with a message that names what is large
+ * and what to do. Tokens are estimated by `lib/text/tokens.ts`. Pure: no I/O.
+ *
+ * @module
+ */
+
+import { CodeCommitError, EXIT } from "../errors/errors.ts";
+import { formatCount } from "../text/numbers.ts";
+import { estimateTokens as estimateTextTokens, tokensOfBytes, utf8Length } from "../text/tokens.ts";
+
+/** A folder or file of a codebase and its part of the codebase's tokens. */
+export interface TokenShare {
+  /** The file's path, or the top-level folder's with a trailing `/`. */
+  readonly path: string;
+  /** Its estimated tokens. */
+  readonly tokens: number;
+  /** Its part of the whole codebase's tokens, from 0 to 1. */
+  readonly share: number;
+}
+
+/** The largest parts of a codebase, by estimated tokens. */
+export interface CodebaseShares {
+  /** Estimated tokens of all the file blocks together. */
+  readonly tokens: number;
+  /** The top-level folders, largest first. */
+  readonly folders: readonly TokenShare[];
+  /** The files, largest first. */
+  readonly files: readonly TokenShare[];
+}
+
+/** The block header of a codebase summary's list of file names. */
+const FILENAMES = "FILENAMES";
+/** Block headers of a codebase summary that name no file. */
+const NOT_FILES = new Set([FILENAMES, "END FILENAMES"]);
+
+/**
+ * The files of the `--- path ---` blocks in `text` (a rollup, a codebase, a
+ * whole prompt holding one) and their top-level folders, each with its
+ * estimated tokens and its share of all the blocks' tokens, largest first;
+ * at most `count` of each. A block runs from its header line to the next
+ * header line; in a codebase summary's `--- FILENAMES ---` list, each name
+ * counts for its file. Never throws.
+ */
+export function codebaseShares(text: string, count = 5): CodebaseShares {
+  const sizes = new Map<string, number>();
+  const headers: number[] = text.startsWith("--- ") ? [0] : [];
+  for (let at = text.indexOf("\n--- "); at >= 0; at = text.indexOf("\n--- ", at + 1)) {
+    headers.push(at + 1);
+  }
+  for (let index = 0; index < headers.length; index++) {
+    const start = headers[index];
+    const end = index + 1 < headers.length ? headers[index + 1] : text.length;
+    const lineEnd = text.indexOf("\n", start);
+    const line = text.slice(start, lineEnd < 0 || lineEnd > end ? end : lineEnd);
+    if (!line.endsWith(" ---") || line.length <= 8) continue;
+    const path = line.slice(4, -4);
+    if (path === FILENAMES) {
+      // A summary's list of names: each name counts for its file (and so for its folder).
+      for (const name of text.slice(lineEnd + 1, end).split("\n")) {
+        if (name !== "") sizes.set(name, (sizes.get(name) ?? 0) + utf8Length(name) + 1);
+      }
+      continue;
+    }
+    if (NOT_FILES.has(path)) continue;
+    sizes.set(path, (sizes.get(path) ?? 0) + utf8Length(text.slice(start, end)));
+  }
+  const folders = new Map<string, number>();
+  let total = 0;
+  for (const [path, bytes] of sizes) {
+    total += bytes;
+    const slash = path.indexOf("/");
+    if (slash > 0) {
+      const folder = path.slice(0, slash + 1);
+      folders.set(folder, (folders.get(folder) ?? 0) + bytes);
+    }
+  }
+  const largest = (entries: Map<string, number>): TokenShare[] =>
+    [...entries].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, count)
+      .map(([path, bytes]) => ({
+        path,
+        tokens: tokensOfBytes(bytes),
+        share: total === 0 ? 0 : bytes / total,
+      }));
+  return { tokens: tokensOfBytes(total), folders: largest(folders), files: largest(sizes) };
+}
+
+/** `node_modules/ 97 %, lib/ 2 %`: each share named with its percentage. Never throws. */
+export function describeShares(shares: readonly TokenShare[]): string {
+  return shares.map((share) => `${share.path} ${formatPercent(share.share)}`).join(", ");
+}
+
+/** `97 %`, or `<1 %` for a share under one per cent. */
+function formatPercent(share: number): string {
+  const percent = Math.round(share * 100);
+  return percent === 0 ? "<1 %" : `${percent} %`;
+}
+
+/**
+ * What a codebase's largest parts are and what to do to leave them out, as
+ * one clause: `the largest folders: node_modules/ 97 %, …; the largest
+ * files: package-lock.json 12 %, …; leave them out with .codecommitignore
+ * …`. Empty when `text` holds no file block. Never throws.
+ */
+export function describeLargest(text: string): string {
+  const shares = codebaseShares(text);
+  const parts: string[] = [];
+  if (shares.folders.length > 0) {
+    parts.push(`the largest folders of the codebase: ${describeShares(shares.folders)}`);
+  }
+  if (shares.files.length > 0) {
+    parts.push(`the largest files: ${describeShares(shares.files)}`);
+  }
+  return parts.join("; ");
+}
+
+/**
+ * What to do about a codebase too large, the same advice wherever it is
+ * given; `--build-context` is suggested unless the run already uses it.
+ * Never throws.
+ */
+export function shrinkAdvice(buildContext = false): string {
+  return "leave what the model does not need out with a .codecommitignore at the project root " +
+    "(gitignore syntax, e.g. `node_modules/` or `package-lock.json`; what it matches stays out " +
+    "of every prompt though git tracks it), or untrack it and add it to .gitignore" +
+    (buildContext
+      ? ""
+      : ", or use --build-context so that only the files the model chooses are sent");
+}
+
+/** The budget of one model's prompt. */
+export interface PromptBudget {
+  /** The model, as the user named it. */
+  readonly model: string;
+  /** The most tokens a prompt may take. */
+  readonly inputLimit: number;
+  /** A local model, whose window `--context-window` sets. */
+  readonly local: boolean;
+  /** The run uses `--build-context` already (the advice does not suggest it). */
+  readonly buildContext?: boolean;
+}
+
+/**
+ * Checks that `prompt` fits `budget`: when its estimated tokens are more
+ * than the model's input limit, nothing is sent.
+ *
+ * @throws {CodeCommitError} (exit {@link EXIT.setup}) when the prompt cannot
+ * fit, naming its size, the limit, the largest folders and files of the
+ * codebase it holds with their shares, and what to do.
+ */
+export function checkPromptBudget(prompt: string, budget: PromptBudget): void {
+  const tokens = estimateTextTokens(prompt);
+  if (tokens <= budget.inputLimit) return;
+  const largest = describeLargest(prompt);
+  throw new CodeCommitError(
+    `the prompt for ${budget.model} is about ${formatCount(tokens)} tokens, more than the ` +
+      `${formatCount(budget.inputLimit)} the model takes, so it was not sent` +
+      (largest === "" ? "" : `; ${largest}`) + `: ${shrinkAdvice(budget.buildContext)}` +
+      (budget.local
+        ? "; if the local server's window is larger, say so with --context-window TOKENS"
+        : ""),
+    EXIT.setup,
+  );
+}
