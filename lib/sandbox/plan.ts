@@ -2,7 +2,7 @@
  * What a contained build may do in the project, found on disk right before
  * each build from the protected-path table (`lib/guard/protected_paths.ts`,
  * its `build` column): the project read-write, the `hidden` entries
- * (`agent-config/`) replaced by an empty read-only folder, the `read-only`
+ * (`agent-config/`, `logs/`) replaced by an empty read-only folder, the `read-only`
  * ones (`.git`, `build.sh`, every `.gitignore`, ...) read-only, and so are
  * the files whose hard links lead out of the project. The plan is plain
  * data; `bubblewrap.ts` and `seatbelt.ts` turn it into a sandbox.
@@ -46,9 +46,10 @@ export interface SandboxPlan {
    */
   readonly readOnly: readonly string[];
   /**
-   * Paths nothing can be read from: `agent-config/` and, when a link inside
-   * it leads elsewhere, where the link leads (so a key file that is a link
-   * to `~/.keys/gemini` is hidden too). Sorted, parents first.
+   * Paths nothing can be read from: the hidden entries (`agent-config/`,
+   * `logs/`) and, when a link inside one leads elsewhere, where the link
+   * leads (so a key file that is a link to `~/.keys/gemini` is hidden too).
+   * Sorted, parents first.
    */
   readonly hidden: readonly HiddenPath[];
 }
@@ -61,7 +62,11 @@ export interface SandboxPlan {
  */
 const MAX_HARD_LINKED_FILES = 100;
 
-/** At most this many entries are looked at in `agent-config/` (links followed). */
+/**
+ * At most this many folders and links are looked at in a hidden entry
+ * (links followed); plain files are not counted (`logs/` holds a folder of
+ * a few files for every run).
+ */
 const MAX_HIDDEN_ENTRIES = 10_000;
 
 /** Whether `path` is `parent` or inside it (both absolute, resolved). Never throws. */
@@ -104,7 +109,7 @@ async function whereItLeads(
 }
 
 /**
- * Everything to hide for the hidden entry `name` in `root` (`agent-config`):
+ * Everything to hide for the hidden entry `name` in `root` (`agent-config`, `logs`):
  * where it leads, and where every link inside it leads when that is not
  * inside it already, followed through folders outside (reached by their
  * in-project names).
@@ -144,10 +149,11 @@ async function hiddenPaths(root: string, name: string): Promise<HiddenPath[]> {
       );
     }
     for (const entry of entries) {
-      if (++seen > MAX_HIDDEN_ENTRIES) {
+      if ((entry.isDirectory || entry.isSymlink) && ++seen > MAX_HIDDEN_ENTRIES) {
         throw new CodeCommitError(
-          `${name}/ holds more than ${MAX_HIDDEN_ENTRIES} entries (links followed): ` +
-            `keep only code-commit's files there, or run with --sandbox off`,
+          `${name}/ holds more than ${MAX_HIDDEN_ENTRIES} folders and links (links followed): ` +
+            `keep only code-commit's files there (remove old runs from logs/), ` +
+            `or run with --sandbox off`,
         );
       }
       const child = under(path, entry.name);

@@ -106,7 +106,7 @@ export function seatbeltProfile(plan: SandboxPlan, network: BuildNetwork): Seatb
   }
   if (hidden.length > 0) {
     lines.push(
-      "; agent-config/ and what its links lead to: nothing of it can be read",
+      "; agent-config/, logs/ and what their links lead to: nothing of them can be read",
       `(deny file-read* file-write*\n  ${hidden.join("\n  ")})`,
     );
   }

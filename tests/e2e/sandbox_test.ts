@@ -259,13 +259,15 @@ bwrapTest(
 );
 
 bwrapTest(
-  "inside the sandbox: protected files read-only, Cargo.lock and the project writable",
+  "inside the sandbox: protected files read-only, agent-config/ and logs/ hidden, the rest writable",
   async () => {
     const build = `#!/bin/sh
 for f in build.sh .gitignore src/.gitignore src/UserSpecification.md codeRollup.sh LLMInstructions.md .git/config logs/x agent-state/x Cargo.lock src/main.rs target/out; do
   if (echo changed >> "$f") 2>/dev/null; then echo "$f writable"; else echo "$f read-only"; fi
 done
 ls -A agent-config | wc -l | sed 's/^ */agent-config entries: /'
+ls -A logs | wc -l | sed 's/^ */logs entries: /'
+cat logs/x logs/*/* 2>/dev/null | grep -c . | sed 's/^/logs lines read: /'
 exit 0
 `;
     await using project = await makeProject({
@@ -276,6 +278,7 @@ exit 0
         "codeRollup.sh": "#!/bin/sh\n",
         "LLMInstructions.md": "be kind\n",
         "agent-state/x": "state\n",
+        "logs/x": "an earlier run's reply\n",
         "Cargo.lock": "",
         "src/main.rs": "fn main() {}\n",
         "target/out": "",
@@ -306,6 +309,10 @@ exit 0
         assert.match(log, new RegExp(`^${path.replaceAll(".", "\\.")} writable$`, "m"), path);
       }
       assert.match(log, /^agent-config entries: 0$/m);
+      // The run's own logs are there outside (this log among them), not inside.
+      assert.match(log, /^logs entries: 0$/m);
+      assert.match(log, /^logs lines read: 0$/m);
+      assert.equal(await project.read("logs/x"), "an earlier run's reply\n");
       assert.equal(await project.read("Cargo.lock"), "changed\n");
       assert.equal(await project.read("src/.gitignore"), "*.tmp\n");
       assert.equal(await project.read("LLMInstructions.md"), "be kind\n");

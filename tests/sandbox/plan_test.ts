@@ -63,7 +63,7 @@ Deno.test("the build column: hidden, read-only and writable entries as the issue
     "agent-config": "hidden",
     "agent-state": "read-only",
     "app-data": "writable",
-    "logs": "read-only",
+    "logs": "hidden",
     "target": "writable",
   });
 });
@@ -102,14 +102,16 @@ Deno.test("planSandbox: every protected entry that exists, at the root and at an
         "agent-state",
         "build.sh",
         "codeRollup.sh",
-        "logs",
         "src/.gitignore",
         "src/core/.git",
         "src/core/UserSpecification.md",
         "vendor/lib/.git",
       ].map((path) => join(root, path)),
     );
-    assert.deepEqual(plan.hidden, [{ path: join(root, "agent-config"), isDirectory: true }]);
+    assert.deepEqual(plan.hidden, [
+      { path: join(root, "agent-config"), isDirectory: true },
+      { path: join(root, "logs"), isDirectory: true },
+    ]);
     // Every folder between the root and a nested read-only entry: no rename can move it away.
     assert.deepEqual(
       plan.mountPoints,
