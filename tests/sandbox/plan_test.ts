@@ -323,3 +323,39 @@ Deno.test("planSandbox: no mount point inside a read-only entry (a link can lead
     await Deno.remove(root, { recursive: true });
   }
 });
+
+/** Makes `folder/<0xff 0xfe>/name`, a name that is not UTF-8 (python3: Deno has no byte paths). */
+async function rawFolder(folder: string, name: string): Promise<void> {
+  const made = await new Deno.Command("python3", {
+    args: [
+      "-c",
+      "import os, sys\nd = os.fsencode(sys.argv[1]) + b'/\\xff\\xfe'\nos.makedirs(d)\n" +
+      "open(d + b'/' + os.fsencode(sys.argv[2]), 'w').close()",
+      folder,
+      name,
+    ],
+  }).output();
+  assert(made.success);
+}
+
+Deno.test("planSandbox: a folder holding a name that is not UTF-8 is read-only whole", async () => {
+  const root = await planProject({ ".gitignore": "/agent-config\nnode_modules/\n", "src/a": "" });
+  try {
+    await rawFolder(join(root, "src/deep"), "x");
+    await rawFolder(join(root, "node_modules/pkg"), "y");
+    // A name that really holds U+FFFD can be reached: nothing to do for it.
+    await Deno.writeTextFile(join(root, "src/\uFFFD.txt"), "");
+    const plan = await planSandbox(root);
+    assert.deepEqual(
+      plan.readOnly,
+      [".gitignore", "node_modules/pkg", "src/deep"].map((path) => join(root, path)),
+    );
+    await rawFolder(root, "z");
+    await assert.rejects(
+      () => planSandbox(root),
+      /^CodeCommitError: the project root holds a file or folder whose name is not UTF-8: .*--sandbox off$/,
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});

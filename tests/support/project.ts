@@ -201,6 +201,8 @@ export async function listFiles(root: string, prefix = ""): Promise<string[]> {
   const paths: string[] = [];
   for await (const entry of Deno.readDir(join(root, prefix))) {
     const path = prefix ? `${prefix}/${entry.name}` : entry.name;
+    // A name that is not UTF-8 comes decoded lossily (U+FFFD), and cannot be opened by it.
+    if (entry.name.includes("\uFFFD")) continue;
     if (entry.isDirectory) paths.push(...await listFiles(root, path));
     else if (entry.isFile) paths.push(path);
   }
