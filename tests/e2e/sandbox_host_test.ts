@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { geminiReply, startFakeLlmServer } from "../support/fake_llm_server.ts";
 import { assertNoKeyLeak } from "../support/leaks.ts";
+import { stopChild } from "../support/child.ts";
 import { makeProject, type Project } from "../support/project.ts";
 import { runTool, type RunToolOptions, type ToolRun } from "../support/run_tool.ts";
 import { bwrapTest } from "../support/sandbox.ts";
@@ -65,7 +66,7 @@ async function unixListener(
   return {
     connections: () => Deno.readTextFile(counter).then((text) => text.length, () => 0),
     async [Symbol.asyncDispose]() {
-      child.kill("SIGKILL");
+      stopChild(child);
       await child.status;
       await reader.cancel().catch(() => {});
       await Deno.remove(path).catch(() => {});
