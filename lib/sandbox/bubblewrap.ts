@@ -46,7 +46,7 @@ const HOME_SOCKET_FOLDERS: readonly string[] = [".docker"];
  * bubblewrap's setup time grows with them); with more, the home folder
  * stays as it is, read-only.
  */
-const MAX_HOME_ENTRIES = 500;
+const MAX_HOME_ENTRIES = 200;
 
 /**
  * What of `/run` a build gets back in its empty `/run`: NixOS keeps the
@@ -400,7 +400,9 @@ export function parseProbeOutput(output: string): HostView {
     else if (kind === "h") home ??= path;
     else if (kind === "e") homeEntries.push(path);
     else if (kind === "D" || kind === "F") {
-      if (path !== "/" && !secrets.some((entry) => entry.path === path)) {
+      // Never the whole machine, nor what every build needs (a store that is a link to `/dev`).
+      const system = path === "/" || /^\/(dev|proc)(\/|$)/.test(path);
+      if (!system && !secrets.some((entry) => entry.path === path)) {
         secrets.push({ path, isDirectory: kind === "D" });
       }
     } else if (!hidden.some((entry) => entry.path === path)) {

@@ -263,6 +263,8 @@ Deno.test("parseProbeOutput: what to hide, to bind back, and where resolv.conf l
       "F /home/u/.docker/config.json",
       "F /home/u/.ssh/id_ed25519", // inside a hidden store already
       "D /", // never the whole machine
+      "D /dev", // nor what every build needs
+      "F /dev/null",
       "",
     ].join("\n"),
   );
