@@ -496,3 +496,28 @@ bwrapTest(
     );
   },
 );
+
+bwrapTest("the real probe: HOME=/ gives no home folder; HOME unset, the account's", async () => {
+  const probe = async (env: Record<string, string>) => {
+    const output = await new Deno.Command(BWRAP!, {
+      args: bubblewrapProbeArgs("on"),
+      env: { PATH: "/usr/bin:/bin", ...env },
+      clearEnv: true,
+      stdout: "piped",
+    }).output();
+    assert(output.success);
+    return parseProbeOutput(new TextDecoder().decode(output.stdout));
+  };
+  const root = await probe({ HOME: "/" });
+  assert.equal(root.home, undefined);
+  assert.deepEqual(bubblewrapArgs(PLAN, "on", root).filter((arg) => arg.includes("overlay")), []);
+  const account = await new Deno.Command("sh", {
+    args: ["-c", 'getent passwd "$(id -u)" | cut -d: -f6'],
+    stdout: "piped",
+  }).output();
+  const home = new TextDecoder().decode(account.stdout).trim();
+  const unset = await probe({});
+  if (home !== "" && home !== "/") {
+    assert.equal(unset.home, await Deno.realPath(home));
+  } else assert.equal(unset.home, undefined);
+});
