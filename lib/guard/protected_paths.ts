@@ -28,7 +28,8 @@ export type ProtectedScope = "root-file" | "any-depth-name" | "root-folder";
 
 /**
  * What a contained build (`lib/sandbox/`) sees of a protected path:
- * - `hidden`: an empty, read-only folder in its place: nothing of it can be read;
+ * - `hidden`: an empty, read-only folder in its place: nothing of it can be read
+ *   (`agent-config/` with the keys, `logs/` with every run's prompts and replies);
  * - `read-only`: there, but not writable;
  * - `writable`: like the rest of the project (cargo updates `Cargo.lock`,
  *   builds write `target/`).
@@ -143,7 +144,9 @@ export const PROTECTED_PATHS: readonly ProtectedPath[] = Object.freeze([
     scope: "root-folder",
     description: "code-commit's run logs",
     readable: false,
-    build: "read-only",
+    // Hidden: the logs hold the replies and prompts of every run; code-commit
+    // writes the build's own log from outside the sandbox.
+    build: "hidden",
   },
   {
     name: "target",

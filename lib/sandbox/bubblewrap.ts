@@ -14,6 +14,7 @@
  */
 import { BUILD_SCRIPT } from "../build/run_build.ts";
 import type { BuildNetwork } from "./modes.ts";
+import { HOME_SECRETS } from "./home_secrets.ts";
 import { type HiddenPath, isInside, type SandboxPlan } from "./plan.ts";
 
 export type { BuildNetwork } from "./modes.ts";
@@ -32,13 +33,20 @@ const HOST_SERVICE_PATHS: readonly string[] = [
 
 /**
  * Folders of the home folder where programs keep sockets a build must not
- * reach: ssh's ControlMaster connections (already logged in to other
- * machines), gpg-agent (signs and decrypts with your keys), Docker
- * Desktop's socket. When one holds a socket, it gets an empty folder, and
- * what in it is not a socket (nor a folder holding one) is bound back,
- * read-only, so that `~/.ssh/config` and `known_hosts` are still there.
+ * reach: Docker Desktop's socket. When one holds a socket, it gets an empty
+ * folder, and what in it is not a socket (nor a folder holding one) is
+ * bound back, read-only. (`~/.ssh` and `~/.gnupg`, with ssh's and
+ * gpg-agent's sockets, are hidden whole: see `home_secrets.ts`.)
  */
-const HOME_SOCKET_FOLDERS: readonly string[] = [".ssh", ".gnupg", ".docker"];
+const HOME_SOCKET_FOLDERS: readonly string[] = [".docker"];
+
+/**
+ * At most this many entries of the home folder are bound back into a fresh
+ * one when bubblewrap cannot lay an overlay over it (each is a mount, and
+ * bubblewrap's setup time grows with them); with more, the home folder
+ * stays as it is, read-only.
+ */
+const MAX_HOME_ENTRIES = 200;
 
 /**
  * What of `/run` a build gets back in its empty `/run`: NixOS keeps the
@@ -63,6 +71,21 @@ export interface HostView {
   readonly resolvConf?: string;
   /** Whether `/var/run` is a folder of its own rather than a link to `/run`. */
   readonly varRunIsFolder: boolean;
+  /**
+   * The credential stores of the home folder that exist (`home_secrets.ts`),
+   * where they lead: hidden after every other mount.
+   */
+  readonly secrets?: readonly HiddenPath[];
+  /** The home folder, links resolved, when `HOME` names one other than `/`. */
+  readonly home?: string;
+  /**
+   * Its entries (absolute paths), to bind back read-only into a fresh home
+   * folder when bubblewrap has no overlay; undefined when there are more
+   * than {@link MAX_HOME_ENTRIES}.
+   */
+  readonly homeEntries?: readonly string[];
+  /** Whether bubblewrap can lay a throwaway overlay over the home folder (0.9 and later). */
+  readonly homeOverlay?: boolean;
 }
 
 /** A host view with nothing found (no probe ran, or nothing there). */
@@ -109,12 +132,15 @@ function hideArgs(paths: readonly HiddenPath[]): string[] {
 
 /**
  * Hides what the probe found (`host`): empty folders and files, what is
- * bound back into them, then the folders made read-only. A folder that
+ * bound back into them, then the folders made read-only; last the home
+ * folder's credential stores, over anything bound before (a store inside
+ * the project too, when the project is the home folder). A folder that
  * holds the project is left alone (the project could not be bound into it).
  */
 function hostArgs(host: HostView, root: string): string[] {
   const hidden = host.hidden.filter((entry) => !isInside(root, entry.path));
   const folders = hidden.filter((entry) => entry.isDirectory).map((entry) => entry.path);
+  const secrets = (host.secrets ?? []).filter((entry) => !isInside(root, entry.path));
   return [
     ...hidden.flatMap((entry) =>
       entry.isDirectory ? ["--tmpfs", entry.path] : ["--ro-bind", "/dev/null", entry.path]
@@ -122,6 +148,28 @@ function hostArgs(host: HostView, root: string): string[] {
     ...host.boundBack.filter((path) => folders.some((folder) => path.startsWith(`${folder}/`)))
       .flatMap((path) => ["--ro-bind-try", path, path]),
     ...folders.flatMap((folder) => ["--remount-ro", folder]),
+    ...hideArgs(secrets),
+  ];
+}
+
+/**
+ * The home folder as a build sees it: the user's own seen through a
+ * throwaway overlay (writes land in memory and vanish when the build ends)
+ * where bubblewrap can make one; else a fresh, writable folder with every
+ * entry of the user's bound back read-only (new files and folders can be
+ * written, and vanish; the existing ones cannot); with too many entries, or
+ * no home folder (`HOME` unset, or `/`), nothing: it stays read-only like
+ * the rest of the machine. The project, which may live in the home folder,
+ * is bound over it afterwards.
+ */
+function homeArgs(host: HostView): string[] {
+  if (host.home === undefined) return [];
+  if (host.homeOverlay) return ["--overlay-src", host.home, "--tmp-overlay", host.home];
+  if (host.homeEntries === undefined) return [];
+  return [
+    "--tmpfs",
+    host.home,
+    ...host.homeEntries.flatMap((path) => ["--ro-bind-try", path, path]),
   ];
 }
 
@@ -170,10 +218,14 @@ export const BUILD_WRAPPER = [
  *   a private `/tmp`, an empty `/run` (and `/var/run`) with only what DNS
  *   and NixOS need bound back, and the machine's sockets the probe found
  *   (`host`) hidden;
+ * - the home folder throwaway (see `homeArgs`), before the project, which
+ *   may live in it;
  * - the project root read-write at its own path; the folders above its
  *   read-only entries made mount points (so none can be renamed away);
  *   then its read-only entries bound read-only over themselves, then its
  *   hidden ones hidden;
+ * - then the machine's sockets and the home folder's credential stores
+ *   (`home_secrets.ts`) hidden, over everything before them;
  * - its own PID, IPC, UTS and (where possible) cgroup namespaces: when
  *   `./build.sh` ends, every process it started ends with it, daemons
  *   included; ended when code-commit ends (`--die-with-parent`); no
@@ -192,13 +244,14 @@ export function bubblewrapArgs(
   return [
     ...baseArgs(network),
     ...runArgs(host, network),
-    ...hostArgs(host, plan.root),
+    ...homeArgs(host),
     "--bind",
     plan.root,
     plan.root,
     ...plan.mountPoints.flatMap((path) => ["--bind", path, path]),
     ...plan.readOnly.flatMap((path) => ["--ro-bind", path, path]),
     ...hideArgs(plan.hidden),
+    ...hostArgs(host, plan.root),
     "--chdir",
     plan.root,
   ];
@@ -228,8 +281,12 @@ export function bubblewrapCommand(args: readonly string[]): BubblewrapCommand {
 /**
  * What the probe reports, one line each: `d PATH` or `f PATH` to hide a
  * folder or anything else, `b PATH` to bind back, `r PATH` where
- * `/etc/resolv.conf` leads, `v` when `/var/run` is a folder of its own.
- * Its arguments: the service paths, then `--`, then the home folders.
+ * `/etc/resolv.conf` leads, `v` when `/var/run` is a folder of its own,
+ * `D PATH` or `F PATH` for a credential store of the home folder (where it
+ * leads), `h PATH` for the home folder (links resolved; none for `/`),
+ * `e PATH` for each of its entries, and `E` when they are too many.
+ * Its arguments: the service paths, `--`, the home's socket folders, `--`,
+ * the credential stores. Without `HOME`, the home folder is the account's.
  */
 const PROBE_SCRIPT = `
 for p do
@@ -240,9 +297,14 @@ done
 r=$(readlink -f /etc/resolv.conf 2>/dev/null) && case $r in /run/*|/var/run/*) echo "r $r" ;; esac
 [ -d /var/run ] && [ ! -L /var/run ] && echo v
 sockets() { [ -n "$(find "$1" -maxdepth 3 -type s 2>/dev/null | head -n 1)" ]; }
-case $HOME in /?*) ;; *) exit 0 ;; esac
+[ -n "$HOME" ] || HOME=$(getent passwd "$(id -u)" 2>/dev/null | cut -d: -f6)
+case $HOME in /*) ;; *) exit 0 ;; esac
+H=\${HOME%/}
 for h do
-  h=$HOME/$h
+  shift
+  [ "$h" = -- ] && break
+  [ -n "$H" ] || continue
+  h=$H/$h
   [ -d "$h" ] && [ ! -L "$h" ] && sockets "$h" || continue
   echo "d $h"
   for e in "$h"/* "$h"/.[!.]* "$h"/..?*; do
@@ -252,6 +314,20 @@ for h do
     echo "b $e"
   done
 done
+for c do
+  p=$(readlink -f -- "$H/$c" 2>/dev/null) || continue
+  if [ -d "$p" ]; then echo "D $p"; elif [ -e "$p" ]; then echo "F $p"; fi
+done
+if [ -n "$H" ] && home=$(readlink -f -- "$H" 2>/dev/null) && [ "$home" != / ] && [ -d "$home" ]; then
+  echo "h $home"
+  n=0
+  for e in "$home"/* "$home"/.[!.]* "$home"/..?*; do
+    [ -e "$e" ] || [ -L "$e" ] || continue
+    n=$((n + 1))
+    if [ $n -gt ${MAX_HOME_ENTRIES} ]; then echo E; break; fi
+    echo "e $e"
+  done
+fi
 s=$SSH_AUTH_SOCK
 if [ -S "$s" ]; then
   case $s in "$HOME"/*/*) echo "d \${s%/*}" ;; "$HOME"/*) echo "f $s" ;; esac
@@ -275,6 +351,26 @@ export function bubblewrapProbeArgs(network: BuildNetwork): string[] {
     ...HOST_SERVICE_PATHS,
     "--",
     ...HOME_SOCKET_FOLDERS,
+    "--",
+    ...HOME_SECRETS.map((secret) => secret.path),
+  ];
+}
+
+/**
+ * The arguments of `bwrap` that try, once after the probe, whether it can
+ * lay a throwaway overlay over the home folder `home` (bubblewrap 0.9 and
+ * later, on a kernel that allows it): the build's namespaces, running
+ * `/bin/true`. Never throws.
+ */
+export function bubblewrapOverlayProbeArgs(network: BuildNetwork, home: string): string[] {
+  return [
+    ...baseArgs(network),
+    "--overlay-src",
+    home,
+    "--tmp-overlay",
+    home,
+    "--",
+    "/bin/true",
   ];
 }
 
@@ -287,16 +383,29 @@ export function bubblewrapProbeArgs(network: BuildNetwork): string[] {
 export function parseProbeOutput(output: string): HostView {
   const hidden: HiddenPath[] = [];
   const boundBack: string[] = [];
+  const secrets: HiddenPath[] = [];
+  const homeEntries: string[] = [];
   let resolvConf: string | undefined;
   let varRunIsFolder = false;
+  let home: string | undefined;
+  let tooManyEntries = false;
   for (const line of output.split("\n")) {
     if (line === "v") varRunIsFolder = true;
-    const match = /^([dfbr]) (\/.*)$/.exec(line);
+    if (line === "E") tooManyEntries = true;
+    const match = /^([dfbrDFhe]) (\/.*)$/.exec(line);
     if (match === null || match[2].split("/").includes("..")) continue;
     const [, kind, path] = match;
     if (kind === "r") resolvConf = path;
     else if (kind === "b") boundBack.push(path);
-    else if (!hidden.some((entry) => entry.path === path)) {
+    else if (kind === "h") home ??= path;
+    else if (kind === "e") homeEntries.push(path);
+    else if (kind === "D" || kind === "F") {
+      // Never the whole machine, nor what every build needs (a store that is a link to `/dev`).
+      const system = path === "/" || /^\/(dev|proc)(\/|$)/.test(path);
+      if (!system && !secrets.some((entry) => entry.path === path)) {
+        secrets.push({ path, isDirectory: kind === "D" });
+      }
+    } else if (!hidden.some((entry) => entry.path === path)) {
       hidden.push({ path, isDirectory: kind === "d" });
     }
   }
@@ -311,5 +420,15 @@ export function parseProbeOutput(output: string): HostView {
     ),
     ...(resolvConf === undefined ? {} : { resolvConf }),
     varRunIsFolder,
+    // None inside another: a folder hidden read-only has no room for a mount point.
+    secrets: secrets.filter((entry) => !secrets.some((other) => inside(entry.path, other))),
+    ...(home === undefined || home === "/" ? {} : {
+      home,
+      ...(tooManyEntries ? {} : {
+        homeEntries: homeEntries.filter((path) =>
+          path.startsWith(`${home}/`) && !path.slice(home.length + 1).includes("/")
+        ),
+      }),
+    }),
   };
 }

@@ -19,6 +19,7 @@ import { systemProgramCandidates } from "../permissions/system_programs.ts";
 import {
   bubblewrapArgs,
   bubblewrapCommand,
+  bubblewrapOverlayProbeArgs,
   bubblewrapProbeArgs,
   type HostView,
   parseProbeOutput,
@@ -144,7 +145,11 @@ async function available(
           })`,
         };
       }
-      return { kind: "bubblewrap", network, program, host: parseProbeOutput(result.stdout) };
+      const host = parseProbeOutput(result.stdout);
+      // A throwaway overlay over the home folder where this bubblewrap can make one.
+      const homeOverlay = host.home !== undefined &&
+        (await probe(program, bubblewrapOverlayProbeArgs(network, host.home))).code === 0;
+      return { kind: "bubblewrap", network, program, host: { ...host, homeOverlay } };
     }
     return {
       missing: candidates.length === 0

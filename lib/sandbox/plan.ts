@@ -2,14 +2,17 @@
  * What a contained build may do in the project, found on disk right before
  * each build from the protected-path table (`lib/guard/protected_paths.ts`,
  * its `build` column): the project read-write, the `hidden` entries
- * (`agent-config/`) replaced by an empty read-only folder, the `read-only`
+ * (`agent-config/`, `logs/`) replaced by an empty read-only folder, the `read-only`
  * ones (`.git`, `build.sh`, every `.gitignore`, ...) read-only, and so are
- * the files whose hard links lead out of the project. The plan is plain
- * data; `bubblewrap.ts` and `seatbelt.ts` turn it into a sandbox.
+ * the files whose hard links lead out of the project, and every folder
+ * holding a name the scan could not reach (not UTF-8: a hard link behind
+ * it could not be looked at). The plan is plain data; `bubblewrap.ts` and
+ * `seatbelt.ts` turn it into a sandbox.
  *
  * It fails closed: what must be hidden and cannot be found where it leads,
- * or more hard-linked files than the sandbox can make read-only, means no
- * contained build at all (a one-line error saying what to do).
+ * more hard-linked files than the sandbox can make read-only, or a name
+ * that is not UTF-8 in the project root itself, means no contained build
+ * at all (a one-line error saying what to do).
  *
  * @module
  */
@@ -42,14 +45,15 @@ export interface SandboxPlan {
   /**
    * Paths inside the project that stay readable but not writable: the
    * table's read-only entries (where a link among them leads, when that is
-   * in the project) and the files with hard links out of the project.
-   * Sorted, parents first.
+   * in the project), the files with hard links out of the project, and the
+   * folders holding a name that is not UTF-8. Sorted, parents first.
    */
   readonly readOnly: readonly string[];
   /**
-   * Paths nothing can be read from: `agent-config/` and, when a link inside
-   * it leads elsewhere, where the link leads (so a key file that is a link
-   * to `~/.keys/gemini` is hidden too). Sorted, parents first.
+   * Paths nothing can be read from: the hidden entries (`agent-config/`,
+   * `logs/`) and, when a link inside one leads elsewhere, where the link
+   * leads (so a key file that is a link to `~/.keys/gemini` is hidden too).
+   * Sorted, parents first.
    */
   readonly hidden: readonly HiddenPath[];
 }
@@ -62,7 +66,11 @@ export interface SandboxPlan {
  */
 const MAX_HARD_LINKED_FILES = 100;
 
-/** At most this many entries are looked at in `agent-config/` (links followed). */
+/**
+ * At most this many folders and links are looked at in a hidden entry
+ * (links followed); plain files are not counted (`logs/` holds a folder of
+ * a few files for every run).
+ */
 const MAX_HIDDEN_ENTRIES = 10_000;
 
 /** Whether `path` is `parent` or inside it (both absolute, resolved). Never throws. */
@@ -105,7 +113,7 @@ async function whereItLeads(
 }
 
 /**
- * Everything to hide for the hidden entry `name` in `root` (`agent-config`):
+ * Everything to hide for the hidden entry `name` in `root` (`agent-config`, `logs`):
  * where it leads, and where every link inside it leads when that is not
  * inside it already, followed through folders outside (reached by their
  * in-project names).
@@ -145,10 +153,11 @@ async function hiddenPaths(root: string, name: string): Promise<HiddenPath[]> {
       );
     }
     for (const entry of entries) {
-      if (++seen > MAX_HIDDEN_ENTRIES) {
+      if ((entry.isDirectory || entry.isSymlink) && ++seen > MAX_HIDDEN_ENTRIES) {
         throw new CodeCommitError(
-          `${name}/ holds more than ${MAX_HIDDEN_ENTRIES} entries (links followed): ` +
-            `keep only code-commit's files there, or run with --sandbox off`,
+          `${name}/ holds more than ${MAX_HIDDEN_ENTRIES} folders and links (links followed): ` +
+            `keep only code-commit's files there (remove old runs from logs/), ` +
+            `or run with --sandbox off`,
         );
       }
       const child = under(path, entry.name);
@@ -191,11 +200,20 @@ function gitdirsInside(root: string, path: string): string[] {
  * Turns a scan of the project at `root` into a plan (see {@link SandboxPlan}).
  *
  * @throws {CodeCommitError} when something that must be hidden cannot be
- * (see {@link planSandbox}), or more than {@link MAX_HARD_LINKED_FILES}
- * files have hard links out of the project.
+ * (see {@link planSandbox}), more than {@link MAX_HARD_LINKED_FILES}
+ * files have hard links out of the project, or the project root holds a
+ * name that is not UTF-8.
  */
 export async function planFromScan(scan: ProjectScan): Promise<SandboxPlan> {
   const root = scan.root;
+  if (scan.unreachable.includes("")) {
+    throw new CodeCommitError(
+      `the project root holds a file or folder whose name is not UTF-8: code-commit cannot ` +
+        `look behind it for hard links out of the project, through which a contained build ` +
+        `could write outside it, and cannot make the root read-only; rename it ` +
+        `(ls -b shows it), or run with --sandbox off`,
+    );
+  }
   if (scan.hardLinked.length > MAX_HARD_LINKED_FILES) {
     throw new CodeCommitError(
       `${scan.hardLinked.length} files in the project (${scan.hardLinked[0]}, ...) have hard ` +
@@ -208,6 +226,8 @@ export async function planFromScan(scan: ProjectScan): Promise<SandboxPlan> {
   }
 
   const readOnly: string[] = scan.hardLinked.map((path) => under(root, path));
+  // A folder holding a name not looked behind: read-only whole (fail closed).
+  readOnly.push(...scan.unreachable.map((path) => under(root, path)));
   const hidden: HiddenPath[] = [];
   for (const entry of scan.entries) {
     const absolute = under(root, entry.path);
@@ -260,8 +280,9 @@ export async function planFromScan(scan: ProjectScan): Promise<SandboxPlan> {
  *
  * @throws {CodeCommitError} when an ignore file cannot be read; when an
  * entry that must be hidden cannot be resolved or listed under the tool's
- * permissions, or leads to a folder holding the project; or when more than
- * {@link MAX_HARD_LINKED_FILES} files have hard links out of the project.
+ * permissions, or leads to a folder holding the project; when more than
+ * {@link MAX_HARD_LINKED_FILES} files have hard links out of the project;
+ * or when the root holds a name that is not UTF-8.
  * @throws {Deno.errors.NotFound} and other file system errors when `root` cannot be read.
  */
 export async function planSandbox(root: string): Promise<SandboxPlan> {

@@ -14,7 +14,10 @@
  *
  * The hard-link scan also opens the ignored folders (`node_modules/`,
  * `.venv/`): a package manager that links files from its cache (uv, pnpm)
- * puts them there. It reads with the synchronous calls, which are 4 to 10
+ * puts them there. A name that is not UTF-8 cannot be reached through
+ * Deno (it decodes names lossily, to U+FFFD): the scan cannot look at such
+ * a file's links or into such a folder, so it reports the folder that
+ * holds the name, for the plan to make read-only whole (fail closed). It reads with the synchronous calls, which are 4 to 10
  * times faster than the asynchronous ones for 100,000 files (measured).
  *
  * @module
@@ -47,6 +50,13 @@ export interface ProjectScan {
    * paths, sorted. Empty unless the scan was asked for them.
    */
   readonly hardLinked: readonly string[];
+  /**
+   * Folders (relative paths, `""` for the root) holding an entry whose name
+   * the scan could not reach (not UTF-8, decoded to U+FFFD): what is in or
+   * behind that entry was not looked at. Sorted; empty unless the scan was
+   * asked for hard links.
+   */
+  readonly unreachable: readonly string[];
   /** How many folders were read (for measurements). */
   readonly folders: number;
 }
@@ -82,6 +92,21 @@ function listFolder(folder: string): Deno.DirEntry[] {
     }
     if (error instanceof Deno.errors.NotADirectory) return [];
     throw error;
+  }
+}
+
+/**
+ * Whether the entry `name` of the folder `absolute` cannot be reached by
+ * its name: Deno decoded a name that is not UTF-8 to U+FFFD, and no entry
+ * of the decoded name is there (a name that really holds U+FFFD is). Never throws.
+ */
+function unreachableName(absolute: string, name: string): boolean {
+  if (!name.includes("\uFFFD")) return false;
+  try {
+    Deno.lstatSync(`${absolute}/${name}`);
+    return false;
+  } catch {
+    return true;
   }
 }
 
@@ -126,11 +151,21 @@ export async function scanProject(root: string, options: ScanOptions = {}): Prom
   const rules = await IgnoreRules.load(root);
   const entries: FoundEntry[] = [];
   const links = options.hardLinks ? new LinkCounter() : undefined;
+  const unreachable = new Set<string>();
   let folders = 0;
+
+  /** Whether `name` in the folder `path` cannot be reached, noting the folder when so. */
+  const cannotReach = (path: string, absolute: string, name: string): boolean => {
+    if (links === undefined || !unreachableName(absolute, name)) return false;
+    unreachable.add(path);
+    return true;
+  };
 
   const ignoredFolder = (path: string): void => {
     folders++;
-    for (const entry of listFolder(`${root}/${path}`)) {
+    const absolute = `${root}/${path}`;
+    for (const entry of listFolder(absolute)) {
+      if (cannotReach(path, absolute, entry.name)) continue;
       const child = `${path}/${entry.name}`;
       if (entry.isDirectory) ignoredFolder(child);
       else if (entry.isFile) links!.add(child, `${root}/${child}`);
@@ -141,6 +176,7 @@ export async function scanProject(root: string, options: ScanOptions = {}): Prom
     folders++;
     const absolute = path === "" ? root : `${root}/${path}`;
     for (const entry of listFolder(absolute)) {
+      if (cannotReach(path, absolute, entry.name)) continue;
       const child = path === "" ? entry.name : `${path}/${entry.name}`;
       const folded = foldCase(entry.name);
       const rule = (path === "" ? ROOT_NAMES.get(folded) : undefined) ??
@@ -161,5 +197,11 @@ export async function scanProject(root: string, options: ScanOptions = {}): Prom
 
   await gitFolder("");
   entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { root, entries, hardLinked: links?.leadingOut() ?? [], folders };
+  return {
+    root,
+    entries,
+    hardLinked: links?.leadingOut() ?? [],
+    unreachable: [...unreachable].sort(),
+    folders,
+  };
 }

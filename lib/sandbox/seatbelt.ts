@@ -6,7 +6,8 @@
  *
  * The profile allows everything by default and then denies: writes outside
  * the project (and the temporary folders builds need), writes to the
- * read-only entries, reads and writes of the hidden ones, the ways out of
+ * read-only entries, reads and writes of the hidden ones and of the home
+ * folders' credential stores (`home_secrets.ts`), the ways out of
  * the sandbox through the system's own services (Apple Events, which could
  * tell Terminal to run a command; LaunchServices, which `open x.command`
  * asks to start one; `launchctl`, which submits a job to launchd), and
@@ -17,12 +18,14 @@
  * spliced into the profile text, so no file name can change the profile.
  *
  * What Seatbelt cannot do that bubblewrap does: give the build a private
- * `/tmp` (it shares the user's temporary folders) or its own PID namespace
- * (a daemon that leaves the build's process group outlives it).
+ * `/tmp` (it shares the user's temporary folders), a throwaway home folder
+ * (the home folder stays read-only) or its own PID namespace (a daemon
+ * that leaves the build's process group outlives it).
  *
  * @module
  */
 import { BUILD_WRAPPER, type BuildNetwork } from "./bubblewrap.ts";
+import { HOME_SECRETS } from "./home_secrets.ts";
 import type { SandboxPlan } from "./plan.ts";
 
 /** Where macOS keeps `sandbox-exec` (an absolute path: the permission list names it so). */
@@ -59,6 +62,18 @@ export const SEATBELT_NO_ESCAPE = {
   ],
   programs: ["/bin/launchctl", "/usr/bin/open", "/usr/bin/osascript"],
 } as const;
+
+/**
+ * The home folders whose credential stores (`home_secrets.ts`) a build may
+ * not read, as a regular expression: every account's (`/Users/<name>`) and
+ * root's. code-commit does not read `HOME`; macOS keeps homes there.
+ */
+const SEATBELT_HOMES = "^(/Users/[^/]+|/var/root|/private/var/root)/";
+
+/** `path` with the characters a regular expression gives a meaning escaped. */
+function escapeRegex(path: string): string {
+  return path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
 
 /** A Seatbelt profile and the parameters it reads. */
 export interface SeatbeltProfile {
@@ -106,11 +121,17 @@ export function seatbeltProfile(plan: SandboxPlan, network: BuildNetwork): Seatb
   }
   if (hidden.length > 0) {
     lines.push(
-      "; agent-config/ and what its links lead to: nothing of it can be read",
+      "; agent-config/, logs/ and what their links lead to: nothing of them can be read",
       `(deny file-read* file-write*\n  ${hidden.join("\n  ")})`,
     );
   }
   lines.push(
+    "; the home folders' credential stores: nothing of them can be read",
+    `(deny file-read* file-write*\n  ${
+      HOME_SECRETS.map((secret) =>
+        `(regex ${literal(`${SEATBELT_HOMES}${escapeRegex(secret.path)}(/|$)`)})`
+      ).join("\n  ")
+    })`,
     "; no process started outside the sandbox through the system's services",
     "(deny appleevent-send)",
     `(deny mach-lookup\n  ${

@@ -188,6 +188,79 @@ exit 0
   },
 );
 
+/**
+ * Makes the folder `folder/<0xff 0xfe>` (a name that is not UTF-8) and, in
+ * it, `name` as a hard link to `target` (python3: Deno has no byte paths).
+ */
+async function linkInRawFolder(folder: string, name: string, target: string): Promise<void> {
+  const made = await new Deno.Command("python3", {
+    args: [
+      "-c",
+      "import os, sys\n" +
+      "d = os.fsencode(sys.argv[1]) + b'/\\xff\\xfe'\n" +
+      "os.makedirs(d, exist_ok=True)\n" +
+      "os.link(sys.argv[3], d + b'/' + os.fsencode(sys.argv[2]))",
+      folder,
+      name,
+      target,
+    ],
+    stderr: "piped",
+  }).output();
+  assert(made.success, new TextDecoder().decode(made.stderr));
+}
+
+bwrapTest(
+  "a hard link out of the project in a folder whose name is not UTF-8 is read-only",
+  async () => {
+    await using outside = await outsideFolder();
+    const cached = join(outside.path, "__init__.py");
+    await Deno.writeTextFile(cached, "# pristine package code\n");
+    const tracked = join(outside.path, "shared.txt");
+    await Deno.writeTextFile(tracked, "pristine\n");
+    await using project = await makeProject({
+      gitignore: "/agent-config\n/logs\n.venv/\n",
+      buildScript: `#!/bin/sh
+for f in .venv/lib/*/__init__.py src/*/shared.txt; do
+  if (echo 'planted' >> "$f") 2>/dev/null; then echo "$f appended"; else echo "$f read-only"; fi
+done
+echo built > .venv/new.py && echo "the rest writable"
+exit 0
+`,
+      files: { "src/main.txt": "main\n" },
+    });
+    // One in an ignored folder, one in a folder git reads.
+    await linkInRawFolder(join(project.root, ".venv/lib"), "__init__.py", cached);
+    await linkInRawFolder(join(project.root, "src"), "shared.txt", tracked);
+    await git(project.root, "add", "-A");
+    await git(project.root, "commit", "-q", "-m", "a folder whose name is not UTF-8");
+    const { run, buildLog } = await runOnce(project, ["--sandbox", "on"]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.doesNotMatch(buildLog, /appended/);
+    assert.equal((buildLog.match(/ read-only$/gm) ?? []).length, 2, buildLog);
+    assert.match(buildLog, /^the rest writable$/m);
+    assert.equal(await Deno.readTextFile(cached), "# pristine package code\n");
+    assert.equal(await Deno.readTextFile(tracked), "pristine\n");
+  },
+);
+
+bwrapTest(
+  "a name that is not UTF-8 in the project root: no contained build, naming the fix",
+  async () => {
+    await using outside = await outsideFolder();
+    const target = join(outside.path, "shared.txt");
+    await Deno.writeTextFile(target, "pristine\n");
+    await using project = await makeProject({
+      buildScript: "#!/bin/sh\necho planted >> */shared.txt\nexit 0\n",
+    });
+    await linkInRawFolder(project.root, "shared.txt", target);
+    const { run } = await runOnce(project, ["--sandbox", "on"]);
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stderr, /the project root holds a file or folder whose name is not UTF-8/);
+    assert.match(run.stderr, /--sandbox off/);
+    assert.equal(await Deno.readTextFile(target), "pristine\n");
+  },
+);
+
 bwrapTest(
   "more hard links out of the project than the sandbox can bind: refused, naming the fix",
   async () => {

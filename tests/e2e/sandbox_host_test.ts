@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { geminiReply, startFakeLlmServer } from "../support/fake_llm_server.ts";
 import { assertNoKeyLeak } from "../support/leaks.ts";
+import { stopChild } from "../support/child.ts";
 import { makeProject, type Project } from "../support/project.ts";
 import { runTool, type RunToolOptions, type ToolRun } from "../support/run_tool.ts";
 import { bwrapTest } from "../support/sandbox.ts";
@@ -65,7 +66,7 @@ async function unixListener(
   return {
     connections: () => Deno.readTextFile(counter).then((text) => text.length, () => 0),
     async [Symbol.asyncDispose]() {
-      child.kill("SIGKILL");
+      stopChild(child);
       await child.status;
       await reader.cancel().catch(() => {});
       await Deno.remove(path).catch(() => {});
@@ -78,7 +79,8 @@ async function unixListener(
 const CONNECT_BUILD = `#!/bin/sh
 if python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).connect(sys.argv[1])' "$SOCKET" 2>/dev/null
 then echo "socket: open"; else echo "socket: closed"; fi
-if [ -n "$SSH_CONFIG" ]; then cat "$SSH_CONFIG" 2>/dev/null || echo "ssh config: hidden"; fi
+if [ -n "$SSH_CONFIG" ]; then grep . "$SSH_CONFIG" 2>/dev/null || echo "ssh config: hidden"; fi
+if [ -n "$KEPT" ]; then cat "$KEPT" 2>/dev/null || echo "kept: hidden"; fi
 exit 0
 `;
 
@@ -101,13 +103,15 @@ bwrapTest("a Unix socket under /run is out of reach, even with the network off",
 });
 
 bwrapTest(
-  "sockets in ~/.ssh (ssh ControlMaster) are hidden; the rest of ~/.ssh stays",
+  "sockets in ~/.docker are hidden, the rest of it stays; ~/.ssh is hidden whole",
   async () => {
     const home = await Deno.makeTempDir({ dir: "/var/tmp", prefix: "code-commit-home-" });
     try {
-      await Deno.mkdir(join(home, ".ssh/cm"), { recursive: true });
+      await Deno.mkdir(join(home, ".docker/run"), { recursive: true });
+      await Deno.mkdir(join(home, ".ssh"), { recursive: true });
       await Deno.writeTextFile(join(home, ".ssh/config"), "Host example\n");
-      const socket = join(home, ".ssh/cm/git@example:22");
+      await Deno.writeTextFile(join(home, ".docker/daemon.json"), "daemon settings\n");
+      const socket = join(home, ".docker/run/docker.sock");
       await using listener = await unixListener(socket);
       await using project = await makeProject({ buildScript: CONNECT_BUILD });
       // Deno keeps its cache under HOME: point it where it is.
@@ -122,13 +126,16 @@ bwrapTest(
         DENO_DIR: denoDir,
         SOCKET: socket,
         SSH_CONFIG: join(home, ".ssh/config"),
+        KEPT: join(home, ".docker/daemon.json"),
       };
       const off = await runOnce(project, ["--sandbox", "off"], { env });
       assert.match(off.buildLog, /^socket: open$/m, "the probe works");
       const on = await runOnce(project, ["--build-network", "off"], { env });
       assert.equal(on.run.code, 0, on.run.stderr);
       assert.match(on.buildLog, /^socket: closed$/m);
-      assert.match(on.buildLog, /^Host example$/m, "~/.ssh/config is still there");
+      assert.match(off.buildLog, /^Host example$/m);
+      assert.match(on.buildLog, /^ssh config: hidden$/m, "~/.ssh is hidden whole");
+      assert.match(on.buildLog, /^daemon settings$/m, "the rest of ~/.docker is still there");
       assert.equal(await listener.connections(), 1);
     } finally {
       await Deno.remove(home, { recursive: true });

@@ -11,9 +11,10 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { geminiReply, geminiText, startFakeLlmServer } from "../support/fake_llm_server.ts";
 import { assertNoKeyLeak } from "../support/leaks.ts";
+import { stopChild, stopPid } from "../support/child.ts";
 import { git, listFiles, makeProject, type Project, STATUS_BUILD } from "../support/project.ts";
 import { runTool, type ToolRun } from "../support/run_tool.ts";
-import { bwrapTest, withSwappedProgram } from "../support/sandbox.ts";
+import { bwrapTest, noBwrapTest, withSwappedProgram } from "../support/sandbox.ts";
 import { fixtureFiles } from "../workflows/auto_workflow/helpers.ts";
 
 /** The probes, each reporting `NAME open` or `NAME blocked` in probe-result.txt. */
@@ -161,7 +162,7 @@ async function probe(args: string[], check: (result: ProbeRun) => void): Promise
     });
     assert((await assertNoKeyLeak(project.root, [run], server)) > 0);
   } finally {
-    for (const pid of await sleepers(marker)) Deno.kill(pid, "SIGKILL");
+    for (const pid of await sleepers(marker)) stopPid(pid);
     await server.close();
     await Deno.remove(outside, { recursive: true });
     await Deno.remove(tmpFile).catch(() => {});
@@ -259,13 +260,15 @@ bwrapTest(
 );
 
 bwrapTest(
-  "inside the sandbox: protected files read-only, Cargo.lock and the project writable",
+  "inside the sandbox: protected files read-only, agent-config/ and logs/ hidden, the rest writable",
   async () => {
     const build = `#!/bin/sh
 for f in build.sh .gitignore src/.gitignore src/UserSpecification.md codeRollup.sh LLMInstructions.md .git/config logs/x agent-state/x Cargo.lock src/main.rs target/out; do
   if (echo changed >> "$f") 2>/dev/null; then echo "$f writable"; else echo "$f read-only"; fi
 done
 ls -A agent-config | wc -l | sed 's/^ */agent-config entries: /'
+ls -A logs | wc -l | sed 's/^ */logs entries: /'
+cat logs/x logs/*/* 2>/dev/null | grep -c . | sed 's/^/logs lines read: /'
 exit 0
 `;
     await using project = await makeProject({
@@ -276,6 +279,7 @@ exit 0
         "codeRollup.sh": "#!/bin/sh\n",
         "LLMInstructions.md": "be kind\n",
         "agent-state/x": "state\n",
+        "logs/x": "an earlier run's reply\n",
         "Cargo.lock": "",
         "src/main.rs": "fn main() {}\n",
         "target/out": "",
@@ -306,6 +310,10 @@ exit 0
         assert.match(log, new RegExp(`^${path.replaceAll(".", "\\.")} writable$`, "m"), path);
       }
       assert.match(log, /^agent-config entries: 0$/m);
+      // The run's own logs are there outside (this log among them), not inside.
+      assert.match(log, /^logs entries: 0$/m);
+      assert.match(log, /^logs lines read: 0$/m);
+      assert.equal(await project.read("logs/x"), "an earlier run's reply\n");
       assert.equal(await project.read("Cargo.lock"), "changed\n");
       assert.equal(await project.read("src/.gitignore"), "*.tmp\n");
       assert.equal(await project.read("LLMInstructions.md"), "be kind\n");
@@ -330,7 +338,7 @@ bwrapTest("a build stopped at --build-timeout takes its setsid daemon with it", 
     assert.match(run.stderr, /stopped at the time limit of 1s/);
     assert(await allGone(marker), "the daemon outlived the build");
   } finally {
-    for (const pid of await sleepers(marker)) Deno.kill(pid, "SIGKILL");
+    for (const pid of await sleepers(marker)) stopPid(pid);
     await server.close();
   }
 });
@@ -347,7 +355,7 @@ bwrapTest("Ctrl-C during a contained build takes its setsid daemon with it", asy
         const timer = setInterval(async () => {
           if ((await sleepers(marker)).length > 0) {
             clearInterval(timer);
-            child.kill("SIGINT");
+            stopChild(child, "SIGINT"); // It may have ended meanwhile.
           }
         }, 50);
         child.status.finally(() => clearInterval(timer));
@@ -356,7 +364,7 @@ bwrapTest("Ctrl-C during a contained build takes its setsid daemon with it", asy
     assert.equal(run.code, 130, run.stderr);
     assert(await allGone(marker), "the daemon outlived the interrupted build");
   } finally {
-    for (const pid of await sleepers(marker)) Deno.kill(pid, "SIGKILL");
+    for (const pid of await sleepers(marker)) stopPid(pid);
     await server.close();
   }
 });
@@ -417,7 +425,7 @@ Deno.test("--sandbox off: a build that empties .gitignore is stopped, and .gitig
   }
 });
 
-Deno.test("without bubblewrap: --sandbox on refuses before any LLM call, naming it", async () => {
+noBwrapTest("without bubblewrap: --sandbox on refuses before any LLM call, naming it", async () => {
   await using noBwrap = await withSwappedProgram("bwrap");
   await using project = await makeProject();
   const server = await startFakeLlmServer([geminiReply("Nothing to change.")]);
@@ -439,36 +447,39 @@ Deno.test("without bubblewrap: --sandbox on refuses before any LLM call, naming 
   }
 });
 
-Deno.test("without bubblewrap: --sandbox auto warns once per run and builds unconfined", async () => {
-  await using noBwrap = await withSwappedProgram("bwrap");
-  await using project = await makeProject({
-    buildScript: STATUS_BUILD,
-    files: { "src/status.txt": "broken\n" },
-  });
-  const server = await startFakeLlmServer([
-    geminiReply("^^^src/status.txt\nstill broken\n^^^end\n"),
-    geminiReply("^^^src/status.txt\nok\n^^^end\n"),
-  ]);
-  try {
-    const run = await runTool(project.root, [], { server, wrapper: noBwrap.wrapper });
-    assert.equal(run.code, 0, run.stderr);
-    const warnings = run.stderr.split("\n").filter((line) =>
-      /bubblewrap/.test(line) && /warn/i.test(line)
-    );
-    assert.equal(warnings.length, 1, run.stderr);
-    assert.match(
-      warnings[0],
-      /runs without a sandbox.*bubblewrap is not installed.*apt-get install bubblewrap/,
-    );
-    assert.match(
-      run.stderr,
-      /running \.\/build\.sh \(not contained \(bubblewrap is not installed \(no /,
-    );
-    assert.doesNotMatch(run.stderr, /Failed to resolve/, "Deno's own note stays out");
-  } finally {
-    await server.close();
-  }
-});
+noBwrapTest(
+  "without bubblewrap: --sandbox auto warns once per run and builds unconfined",
+  async () => {
+    await using noBwrap = await withSwappedProgram("bwrap");
+    await using project = await makeProject({
+      buildScript: STATUS_BUILD,
+      files: { "src/status.txt": "broken\n" },
+    });
+    const server = await startFakeLlmServer([
+      geminiReply("^^^src/status.txt\nstill broken\n^^^end\n"),
+      geminiReply("^^^src/status.txt\nok\n^^^end\n"),
+    ]);
+    try {
+      const run = await runTool(project.root, [], { server, wrapper: noBwrap.wrapper });
+      assert.equal(run.code, 0, run.stderr);
+      const warnings = run.stderr.split("\n").filter((line) =>
+        /bubblewrap/.test(line) && /warn/i.test(line)
+      );
+      assert.equal(warnings.length, 1, run.stderr);
+      assert.match(
+        warnings[0],
+        /runs without a sandbox.*bubblewrap is not installed.*apt-get install bubblewrap/,
+      );
+      assert.match(
+        run.stderr,
+        /running \.\/build\.sh \(not contained \(bubblewrap is not installed \(no /,
+      );
+      assert.doesNotMatch(run.stderr, /Failed to resolve/, "Deno's own note stays out");
+    } finally {
+      await server.close();
+    }
+  },
+);
 
 bwrapTest(
   "a bubblewrap that cannot make namespaces counts as none: --sandbox on names why",

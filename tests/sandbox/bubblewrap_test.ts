@@ -8,16 +8,18 @@ import { join } from "node:path";
 import {
   bubblewrapArgs,
   bubblewrapCommand,
+  bubblewrapOverlayProbeArgs,
   bubblewrapProbeArgs,
   BUILD_WRAPPER,
   type HostView,
   parseProbeOutput,
 } from "../../lib/sandbox/bubblewrap.ts";
+import { HOME_SECRETS } from "../../lib/sandbox/home_secrets.ts";
 import { planSandbox, type SandboxPlan } from "../../lib/sandbox/plan.ts";
 import { BWRAP, BWRAP_MISSING, bwrapTest } from "../support/sandbox.ts";
 
 /** A probe that found nothing to hide. */
-const NO_HOST: HostView = { hidden: [], boundBack: [], varRunIsFolder: false };
+const NO_HOST: HostView = { hidden: [], boundBack: [], varRunIsFolder: false, secrets: [] };
 
 const PLAN: SandboxPlan = {
   root: "/tmp/project",
@@ -93,7 +95,11 @@ Deno.test("bubblewrapArgs: the project read-write after /tmp, mount points, read
   const root = indexOf(args, "--bind", "/tmp/project", "/tmp/project");
   // A project under /tmp must be bound after the private /tmp, or it would vanish under it.
   assert(indexOf(args, "--tmpfs", "/tmp") < root);
-  assert(indexOf(args, "--tmpfs", "/home/u/.ssh") < root);
+  // The machine's hidden paths come last, over the project when it holds one (a project at ~).
+  assert(
+    indexOf(args, "--tmpfs", "/home/u/.ssh") >
+      indexOf(args, "--tmpfs", "/tmp/project/agent-config"),
+  );
   const mount = indexOf(args, "--bind", "/tmp/project/src", "/tmp/project/src");
   assert(mount > root);
   for (const path of PLAN.readOnly) {
@@ -157,8 +163,65 @@ Deno.test("the probe runs in the same namespaces as a build, and asks what exist
       "/bin/sh",
       "-c",
     ]);
-    assert.deepEqual(probe.slice(-4), ["--", ".ssh", ".gnupg", ".docker"]);
+    const secrets = HOME_SECRETS.map((secret) => secret.path);
+    assert.deepEqual(probe.slice(-(secrets.length + 3)), ["--", ".docker", "--", ...secrets]);
+    const overlay = bubblewrapOverlayProbeArgs(network, "/home/u");
+    assert.deepEqual(overlay.slice(0, base.length), base, network);
+    assert.deepEqual(overlay.slice(base.length), [
+      "--overlay-src",
+      "/home/u",
+      "--tmp-overlay",
+      "/home/u",
+      "--",
+      "/bin/true",
+    ]);
   }
+});
+
+const HOME_PLAN: SandboxPlan = {
+  root: "/home/u/src/project",
+  mountPoints: [],
+  readOnly: ["/home/u/src/project/.git"],
+  hidden: [{ path: "/home/u/src/project/agent-config", isDirectory: true }],
+};
+
+Deno.test("bubblewrapArgs: the home folder throwaway before the project in it, credentials hidden last", () => {
+  const host: HostView = {
+    ...NO_HOST,
+    home: "/home/u",
+    homeEntries: ["/home/u/.cache", "/home/u/src", "/home/u/.aws"],
+    secrets: [
+      { path: "/home/u/.aws", isDirectory: true },
+      { path: "/home/u/.netrc", isDirectory: false },
+      { path: "/home/u/src/project/.ssh", isDirectory: true }, // the project holds a store
+      { path: "/home/u/src", isDirectory: true }, // a store that holds the project: left alone
+    ],
+  };
+  for (const overlay of [true, false]) {
+    const args = bubblewrapArgs(HOME_PLAN, "on", { ...host, homeOverlay: overlay });
+    const home = overlay
+      ? indexOf(args, "--overlay-src", "/home/u", "--tmp-overlay", "/home/u")
+      : indexOf(args, "--tmpfs", "/home/u");
+    assert(home > indexOf(args, "--tmpfs", "/tmp"), `${overlay}`);
+    if (!overlay) {
+      assert(indexOf(args, "--ro-bind-try", "/home/u/.cache", "/home/u/.cache") > home);
+      assert(indexOf(args, "--ro-bind-try", "/home/u/src", "/home/u/src") > home);
+    } else assert.equal(indexOf(args, "--ro-bind-try", "/home/u/.cache", "/home/u/.cache"), -1);
+    const root = indexOf(args, "--bind", HOME_PLAN.root, HOME_PLAN.root);
+    assert(root > home && root > indexOf(args, "--ro-bind-try", "/home/u/src", "/home/u/src"));
+    const hidden = indexOf(args, "--tmpfs", "/home/u/src/project/agent-config");
+    const aws = indexOf(args, "--tmpfs", "/home/u/.aws", "--remount-ro", "/home/u/.aws");
+    assert(aws > hidden, args.join(" "));
+    assert(indexOf(args, "--ro-bind", "/dev/null", "/home/u/.netrc") > hidden);
+    assert(indexOf(args, "--tmpfs", "/home/u/src/project/.ssh") > hidden);
+    assert.equal(indexOf(args, "--tmpfs", "/home/u/src"), -1);
+  }
+  // Too many entries and no overlay: the home folder as it is (read-only), stores still hidden.
+  const plain = bubblewrapArgs(HOME_PLAN, "on", { ...host, homeEntries: undefined });
+  assert.equal(indexOf(plain, "--tmpfs", "/home/u"), -1);
+  assert(indexOf(plain, "--tmpfs", "/home/u/.aws") > 0);
+  // No home folder: nothing of it.
+  assert.equal(indexOf(bubblewrapArgs(HOME_PLAN, "on", NO_HOST), "--tmpfs", "/home/u"), -1);
 });
 
 Deno.test("parseProbeOutput: what to hide, to bind back, and where resolv.conf leads", () => {
@@ -186,9 +249,33 @@ Deno.test("parseProbeOutput: what to hide, to bind back, and where resolv.conf l
       boundBack: ["/home/u/.ssh/config"],
       resolvConf: "/run/systemd/resolve/stub-resolv.conf",
       varRunIsFolder: true,
+      secrets: [],
     },
   );
   assert.deepEqual(parseProbeOutput(""), NO_HOST);
+  const home = parseProbeOutput(
+    [
+      "h /home/u",
+      "e /home/u/.cache",
+      "e /home/u/a/b", // not directly in the home folder
+      "e /etc", // not in it at all
+      "D /home/u/.ssh",
+      "F /home/u/.docker/config.json",
+      "F /home/u/.ssh/id_ed25519", // inside a hidden store already
+      "D /", // never the whole machine
+      "D /dev", // nor what every build needs
+      "F /dev/null",
+      "",
+    ].join("\n"),
+  );
+  assert.equal(home.home, "/home/u");
+  assert.deepEqual(home.homeEntries, ["/home/u/.cache"]);
+  assert.deepEqual(home.secrets, [
+    { path: "/home/u/.ssh", isDirectory: true },
+    { path: "/home/u/.docker/config.json", isDirectory: false },
+  ]);
+  assert.equal(parseProbeOutput("h /home/u\ne /home/u/x\nE\n").homeEntries, undefined);
+  assert.equal(parseProbeOutput("h /\n").home, undefined);
 });
 
 /** Leaves a Unix socket at each path (the file stays when the program that made it ends). */
@@ -203,33 +290,60 @@ export async function makeSockets(...paths: string[]): Promise<void> {
   assert(made.success, new TextDecoder().decode(made.stderr));
 }
 
-bwrapTest("the real probe: resolv.conf, sockets in ~/.ssh hidden with the rest kept", async () => {
-  // Not under /tmp: the probe, like a build, has a /tmp of its own.
-  const home = await Deno.makeTempDir({ dir: "/var/tmp", prefix: "code-commit-home-" });
-  try {
-    await Deno.mkdir(join(home, ".ssh/cm"), { recursive: true });
-    await Deno.mkdir(join(home, ".ssh/keys"), { recursive: true });
-    await Deno.writeTextFile(join(home, ".ssh/config"), "Host x\n");
-    await makeSockets(join(home, ".ssh/master-x"), join(home, ".ssh/cm/y"));
-    const output = await new Deno.Command(BWRAP!, {
-      args: bubblewrapProbeArgs("on"),
-      env: { HOME: home, PATH: "/usr/bin:/bin" },
-      clearEnv: true,
-      stdout: "piped",
-    }).output();
-    assert(output.success);
-    const view = parseProbeOutput(new TextDecoder().decode(output.stdout));
-    assert.deepEqual(view.hidden.filter((entry) => entry.path.startsWith(home)), [
-      { path: join(home, ".ssh"), isDirectory: true },
-    ]);
-    assert.deepEqual([...view.boundBack].sort(), [
-      join(home, ".ssh/config"),
-      join(home, ".ssh/keys"),
-    ]);
-  } finally {
-    await Deno.remove(home, { recursive: true });
-  }
-});
+bwrapTest(
+  "the real probe: sockets in ~/.docker hidden with the rest kept, ~/.ssh hidden whole",
+  async () => {
+    // Not under /tmp: the probe, like a build, has a /tmp of its own.
+    const home = await Deno.realPath(
+      await Deno.makeTempDir({ dir: "/var/tmp", prefix: "code-commit-home-" }),
+    );
+    try {
+      await Deno.mkdir(join(home, ".docker/cm"), { recursive: true });
+      await Deno.mkdir(join(home, ".docker/keys"), { recursive: true });
+      await Deno.writeTextFile(join(home, ".docker/daemon.json"), "{}\n");
+      await makeSockets(join(home, ".docker/master-x"), join(home, ".docker/cm/y"));
+      await Deno.mkdir(join(home, ".ssh"));
+      await Deno.writeTextFile(join(home, ".ssh/id_ed25519"), "KEY\n");
+      await Deno.mkdir(join(home, "dotfiles/aws"), { recursive: true });
+      await Deno.symlink(join(home, "dotfiles/aws"), join(home, ".aws"));
+      await Deno.writeTextFile(join(home, ".netrc"), "machine x\n");
+      const output = await new Deno.Command(BWRAP!, {
+        args: bubblewrapProbeArgs("on"),
+        env: { HOME: home, PATH: "/usr/bin:/bin" },
+        clearEnv: true,
+        stdout: "piped",
+      }).output();
+      assert(output.success);
+      const view = parseProbeOutput(new TextDecoder().decode(output.stdout));
+      assert.deepEqual(view.hidden.filter((entry) => entry.path.startsWith(home)), [
+        { path: join(home, ".docker"), isDirectory: true },
+      ]);
+      assert.deepEqual([...view.boundBack].sort(), [
+        join(home, ".docker/daemon.json"),
+        join(home, ".docker/keys"),
+      ]);
+      // The credential stores where they lead (`.aws` is a link), each that exists.
+      assert.deepEqual(view.secrets, [
+        { path: join(home, ".ssh"), isDirectory: true },
+        { path: join(home, "dotfiles/aws"), isDirectory: true },
+        { path: join(home, ".netrc"), isDirectory: false },
+      ]);
+      assert.equal(view.home, home);
+      assert.deepEqual(
+        [...view.homeEntries!].sort(),
+        [
+          ".aws",
+          ".docker",
+          ".netrc",
+          ".ssh",
+          "dotfiles",
+        ].map((name) => join(home, name)),
+      );
+    } finally {
+      await Deno.remove(home, { recursive: true });
+    }
+  },
+);
 
 // Most users are not root: bubblewrap then makes an unprivileged user namespace. Run the real
 // arguments as `nobody` (this needs root to switch to it, which CI has).
@@ -382,3 +496,28 @@ bwrapTest(
     );
   },
 );
+
+bwrapTest("the real probe: HOME=/ gives no home folder; HOME unset, the account's", async () => {
+  const probe = async (env: Record<string, string>) => {
+    const output = await new Deno.Command(BWRAP!, {
+      args: bubblewrapProbeArgs("on"),
+      env: { PATH: "/usr/bin:/bin", ...env },
+      clearEnv: true,
+      stdout: "piped",
+    }).output();
+    assert(output.success);
+    return parseProbeOutput(new TextDecoder().decode(output.stdout));
+  };
+  const root = await probe({ HOME: "/" });
+  assert.equal(root.home, undefined);
+  assert.deepEqual(bubblewrapArgs(PLAN, "on", root).filter((arg) => arg.includes("overlay")), []);
+  const account = await new Deno.Command("sh", {
+    args: ["-c", 'getent passwd "$(id -u)" | cut -d: -f6'],
+    stdout: "piped",
+  }).output();
+  const home = new TextDecoder().decode(account.stdout).trim();
+  const unset = await probe({});
+  if (home !== "" && home !== "/") {
+    assert.equal(unset.home, await Deno.realPath(home));
+  } else assert.equal(unset.home, undefined);
+});

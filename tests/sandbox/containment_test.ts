@@ -53,10 +53,47 @@ Deno.test("Linux with bubblewrap: contained by /usr/bin/bwrap, with what the pro
           boundBack: [],
           resolvConf: "/run/resolvconf/resolv.conf",
           varRunIsFolder: false,
+          secrets: [],
+          homeOverlay: false,
         },
       },
     });
     assert.deepEqual(probe.calls, ["/usr/bin/bwrap"]);
+  }
+});
+
+Deno.test("Linux with bubblewrap: an overlay over the home folder when a second probe makes one", async () => {
+  for (const overlay of [true, false]) {
+    const calls: string[][] = [];
+    const probe: Prober = (program, args) => {
+      calls.push([program, ...args]);
+      const overlayProbe = args.includes("--tmp-overlay");
+      return Promise.resolve({
+        started: true,
+        code: overlayProbe && !overlay ? 1 : 0,
+        stdout: overlayProbe ? "" : "h /home/u\ne /home/u/.cache\nD /home/u/.ssh\n",
+        stderr: overlayProbe && !overlay ? "bwrap: Unknown option --overlay-src" : "",
+      });
+    };
+    const decision = await decideContainment({ mode: "on", network: "on", os: "linux", probe });
+    assert.equal(decision.containment.kind, "bubblewrap");
+    if (decision.containment.kind !== "bubblewrap") continue;
+    assert.equal(decision.containment.host.homeOverlay, overlay);
+    assert.equal(decision.containment.host.home, "/home/u");
+    assert.deepEqual(decision.containment.host.homeEntries, ["/home/u/.cache"]);
+    assert.deepEqual(decision.containment.host.secrets, [{
+      path: "/home/u/.ssh",
+      isDirectory: true,
+    }]);
+    assert.equal(calls.length, 2);
+    assert.deepEqual(calls[1].slice(-6), [
+      "--overlay-src",
+      "/home/u",
+      "--tmp-overlay",
+      "/home/u",
+      "--",
+      "/bin/true",
+    ]);
   }
 });
 

@@ -65,7 +65,7 @@ Deno.test("the build column: hidden, read-only and writable entries as the issue
     "agent-config": "hidden",
     "agent-state": "read-only",
     "app-data": "writable",
-    "logs": "read-only",
+    "logs": "hidden",
     "target": "writable",
   });
 });
@@ -104,14 +104,16 @@ Deno.test("planSandbox: every protected entry that exists, at the root and at an
         "agent-state",
         "build.sh",
         "codeRollup.sh",
-        "logs",
         "src/.gitignore",
         "src/core/.git",
         "src/core/UserSpecification.md",
         "vendor/lib/.git",
       ].map((path) => join(root, path)),
     );
-    assert.deepEqual(plan.hidden, [{ path: join(root, "agent-config"), isDirectory: true }]);
+    assert.deepEqual(plan.hidden, [
+      { path: join(root, "agent-config"), isDirectory: true },
+      { path: join(root, "logs"), isDirectory: true },
+    ]);
     // Every folder between the root and a nested read-only entry: no rename can move it away.
     assert.deepEqual(
       plan.mountPoints,
@@ -345,6 +347,42 @@ Deno.test("planSandbox: no mount point inside a read-only entry (a link can lead
     assert(plan.readOnly.includes(join(root, ".git")));
     assert(plan.readOnly.includes(join(root, ".git/info/x")));
     assert.deepEqual(plan.mountPoints, []);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+/** Makes `folder/<0xff 0xfe>/name`, a name that is not UTF-8 (python3: Deno has no byte paths). */
+async function rawFolder(folder: string, name: string): Promise<void> {
+  const made = await new Deno.Command("python3", {
+    args: [
+      "-c",
+      "import os, sys\nd = os.fsencode(sys.argv[1]) + b'/\\xff\\xfe'\nos.makedirs(d)\n" +
+      "open(d + b'/' + os.fsencode(sys.argv[2]), 'w').close()",
+      folder,
+      name,
+    ],
+  }).output();
+  assert(made.success);
+}
+
+Deno.test("planSandbox: a folder holding a name that is not UTF-8 is read-only whole", async () => {
+  const root = await planProject({ ".gitignore": "/agent-config\nnode_modules/\n", "src/a": "" });
+  try {
+    await rawFolder(join(root, "src/deep"), "x");
+    await rawFolder(join(root, "node_modules/pkg"), "y");
+    // A name that really holds U+FFFD can be reached: nothing to do for it.
+    await Deno.writeTextFile(join(root, "src/\uFFFD.txt"), "");
+    const plan = await planSandbox(root);
+    assert.deepEqual(
+      plan.readOnly,
+      [".gitignore", "node_modules/pkg", "src/deep"].map((path) => join(root, path)),
+    );
+    await rawFolder(root, "z");
+    await assert.rejects(
+      () => planSandbox(root),
+      /^CodeCommitError: the project root holds a file or folder whose name is not UTF-8: .*--sandbox off$/,
+    );
   } finally {
     await Deno.remove(root, { recursive: true });
   }

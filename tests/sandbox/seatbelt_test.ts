@@ -12,6 +12,7 @@ import {
 } from "../../lib/sandbox/seatbelt.ts";
 import { PERMISSION_FLAGS } from "../../lib/permissions/permissions.ts";
 import { BUILD_WRAPPER } from "../../lib/sandbox/bubblewrap.ts";
+import { HOME_SECRETS } from "../../lib/sandbox/home_secrets.ts";
 
 const PLAN: SandboxPlan = {
   root: "/Users/u/project",
@@ -123,4 +124,30 @@ Deno.test("sandbox-exec arguments: the profile, each parameter with -D, then ./b
 Deno.test("sandbox-exec is named by its absolute path in the permission list", () => {
   const run = PERMISSION_FLAGS.find((flag) => flag.startsWith("--allow-run="))!;
   assert(run.slice("--allow-run=".length).split(",").includes(SANDBOX_EXEC));
+});
+
+/** The home folders the profile names: every account's, and root's. */
+const SEATBELT_HOMES = "^(/Users/[^/]+|/var/root|/private/var/root)/";
+
+Deno.test("seatbeltProfile: every home folder's credential stores denied, by a pattern each", () => {
+  const profile = seatbeltProfile(
+    { root: "/Users/u/project", mountPoints: [], readOnly: [], hidden: [] },
+    "on",
+  );
+  for (const secret of HOME_SECRETS) {
+    const escaped = secret.path.replaceAll(".", "\\\\.");
+    assert(
+      profile.text.includes(`(regex "${SEATBELT_HOMES}${escaped}(/|$)")`),
+      secret.path,
+    );
+  }
+  const rule = profile.text.slice(profile.text.indexOf("(deny file-read* file-write*\n  (regex"));
+  assert(rule.startsWith("(deny file-read* file-write*"), profile.text);
+  // The patterns match what they name, and nothing beside it.
+  const pattern = (path: string) =>
+    new RegExp(`${SEATBELT_HOMES}${path.replaceAll(".", "\\.")}(/|$)`);
+  assert(pattern(".ssh").test("/Users/u/.ssh/id_ed25519"));
+  assert(pattern(".ssh").test("/var/root/.ssh"));
+  assert(!pattern(".ssh").test("/Users/u/.sshx"));
+  assert(!pattern(".ssh").test("/Users/u/project/.ssh"));
 });

@@ -73,3 +73,42 @@ export function runDenoScript(
 ): Promise<ChildRun> {
   return runChild(Deno.execPath(), ["run", ...flags, "-"], { cwd, stdin: script });
 }
+
+/**
+ * Whether `error` says the process to signal had ended already: Deno's
+ * `TypeError` for a child that has terminated, or `ESRCH` (`NotFound`) for
+ * a process id that is gone.
+ */
+function alreadyEnded(error: unknown): boolean {
+  return error instanceof Deno.errors.NotFound ||
+    (error instanceof TypeError && /terminated|exited/i.test(error.message));
+}
+
+/**
+ * Sends `signal` to `child`, which may have ended already (then there is
+ * nothing to stop, and nothing is thrown: a test under load must not fail,
+ * nor take its whole file down from a timer, because the child was quicker).
+ *
+ * @throws any other error of `kill`.
+ */
+export function stopChild(child: Deno.ChildProcess, signal: Deno.Signal = "SIGKILL"): void {
+  try {
+    child.kill(signal);
+  } catch (error) {
+    if (!alreadyEnded(error)) throw error;
+  }
+}
+
+/**
+ * Sends `signal` to the process `pid`, which may have ended since it was
+ * found (see {@link stopChild}).
+ *
+ * @throws any other error of `Deno.kill`.
+ */
+export function stopPid(pid: number, signal: Deno.Signal = "SIGKILL"): void {
+  try {
+    Deno.kill(pid, signal);
+  } catch (error) {
+    if (!alreadyEnded(error)) throw error;
+  }
+}

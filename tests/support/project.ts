@@ -61,6 +61,8 @@ export interface TempProjectOptions {
   readonly folders?: readonly string[];
   /** Make it a git repository (`git init`, before the files are written; default false). */
   readonly git?: boolean;
+  /** The folder to make it in (default: the system's temporary folder). */
+  readonly dir?: string;
 }
 
 /** A temporary project: a real folder, removed when disposed. */
@@ -82,7 +84,9 @@ export async function tempProject(
   files: Files = {},
   options: TempProjectOptions = {},
 ): Promise<TempProject> {
-  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "code-commit-project-" }));
+  const root = await Deno.realPath(
+    await Deno.makeTempDir({ prefix: "code-commit-project-", dir: options.dir }),
+  );
   if (options.git) await git(root, "init", "-q");
   for (const folder of options.folders ?? []) {
     await Deno.mkdir(join(root, folder), { recursive: true });
@@ -126,6 +130,8 @@ export async function withProject<T>(
 
 /** How to make a project; everything has a default. */
 export interface ProjectOptions {
+  /** The folder to make it in (default: the system's temporary folder). */
+  readonly dir?: string;
   /** Files to write, path → content (folders are created). */
   readonly files?: Record<string, string>;
   /** The root `.gitignore` (default ignores /agent-config, /logs and node_modules/). */
@@ -150,7 +156,7 @@ export interface Project extends TempProject {
 
 /** Makes an end-to-end project (a {@link tempProject} with the files a run needs). */
 export async function makeProject(options: ProjectOptions = {}): Promise<Project> {
-  const project = await tempProject();
+  const project = await tempProject({}, { dir: options.dir });
   const { root, write } = project;
   const gitignore = options.gitignore === undefined
     ? "/agent-config\n/logs\nnode_modules/\n"
@@ -195,6 +201,8 @@ export async function listFiles(root: string, prefix = ""): Promise<string[]> {
   const paths: string[] = [];
   for await (const entry of Deno.readDir(join(root, prefix))) {
     const path = prefix ? `${prefix}/${entry.name}` : entry.name;
+    // A name that is not UTF-8 comes decoded lossily (U+FFFD), and cannot be opened by it.
+    if (entry.name.includes("\uFFFD")) continue;
     if (entry.isDirectory) paths.push(...await listFiles(root, path));
     else if (entry.isFile) paths.push(path);
   }

@@ -31,20 +31,56 @@ export const BWRAP_MISSING: string | undefined = await (async () => {
   return undefined;
 })();
 
+let toldWhy = false;
+
+/** Says once, in one line, why the bubblewrap tests are skipped. */
+function tellWhySkipped(): void {
+  if (toldWhy) return;
+  toldWhy = true;
+  console.log(`skipping the tests that need bubblewrap (CI is unset): ${BWRAP_MISSING}`);
+}
+
 /**
  * Registers a test that needs bubblewrap: ignored when it is missing
- * outside CI, failed with the reason when it is missing in CI.
+ * outside CI (saying why once), failed with the reason when it is missing
+ * in CI.
  */
 export function bwrapTest(name: string, fn: () => Promise<void>): void {
+  const ignore = BWRAP_MISSING !== undefined && !IN_CI;
+  if (ignore) tellWhySkipped();
   Deno.test({
     name: `[bubblewrap] ${name}`,
-    ignore: BWRAP_MISSING !== undefined && !IN_CI,
+    ignore,
     sanitizeOps: false,
     sanitizeResources: false,
     async fn() {
       if (BWRAP_MISSING !== undefined) {
         throw new Error(
           `this test needs bubblewrap and CI is set, but ${BWRAP_MISSING}: install it (apt-get install -y bubblewrap)`,
+        );
+      }
+      await fn();
+    },
+  });
+}
+
+/**
+ * Registers a test that runs the tool as if bubblewrap were not installed
+ * ({@link withSwappedProgram}): it runs where bubblewrap works (the swap is
+ * made with it) or where there is none at all (nothing to swap); where
+ * bubblewrap is there but cannot make a sandbox, the swap cannot be made:
+ * ignored outside CI (saying why once), failed in CI.
+ */
+export function noBwrapTest(name: string, fn: () => Promise<void>): void {
+  const cannotSwap = BWRAP !== undefined && BWRAP_MISSING !== undefined;
+  if (cannotSwap && !IN_CI) tellWhySkipped();
+  Deno.test({
+    name,
+    ignore: cannotSwap && !IN_CI,
+    async fn() {
+      if (cannotSwap) {
+        throw new Error(
+          `this test hides bubblewrap with bubblewrap and CI is set, but ${BWRAP_MISSING}`,
         );
       }
       await fn();

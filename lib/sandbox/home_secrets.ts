@@ -1,0 +1,54 @@
+/**
+ * THE table of the home folder's credential stores a contained build never
+ * sees: bubblewrap hides each one that exists (an empty folder over a
+ * folder, an empty file over a file, where its links lead), Seatbelt denies
+ * reading it, and docs/sandbox.md prints it. A build needs none of them: it
+ * gets no ssh key, cloud login, registry token, password store or browser
+ * profile of the user's, even when the home folder is otherwise visible.
+ *
+ * @module
+ */
+
+/** One credential store, relative to the home folder. */
+export interface HomeSecret {
+  /** The path under the home folder, `/`-separated, e.g. `.aws`. */
+  readonly path: string;
+  /** What it holds, for people. */
+  readonly what: string;
+}
+
+/** Every credential store hidden from a contained build, by path under the home folder. */
+export const HOME_SECRETS: readonly HomeSecret[] = Object.freeze([
+  { path: ".ssh", what: "ssh keys, agent and ControlMaster sockets, known hosts" },
+  { path: ".gnupg", what: "GnuPG keys and gpg-agent's sockets" },
+  { path: ".aws", what: "AWS credentials" },
+  { path: ".azure", what: "Azure CLI logins" },
+  { path: ".config/gcloud", what: "Google Cloud logins" },
+  { path: ".config/gh", what: "GitHub CLI tokens" },
+  { path: ".config/hub", what: "hub's GitHub token" },
+  { path: ".config/git/credentials", what: "git's stored credentials" },
+  { path: ".git-credentials", what: "git's stored credentials" },
+  { path: ".netrc", what: "logins for curl, git and ftp" },
+  { path: ".docker/config.json", what: "Docker registry logins" },
+  { path: ".kube", what: "Kubernetes cluster credentials" },
+  { path: ".npmrc", what: "npm registry tokens" },
+  { path: ".pypirc", what: "PyPI upload tokens" },
+  { path: ".cargo/credentials", what: "crates.io tokens" },
+  { path: ".cargo/credentials.toml", what: "crates.io tokens" },
+  { path: ".gem/credentials", what: "RubyGems tokens" },
+  { path: ".vault-token", what: "HashiCorp Vault token" },
+  { path: ".terraform.d/credentials.tfrc.json", what: "Terraform Cloud tokens" },
+  { path: ".password-store", what: "pass's password store" },
+  { path: ".local/share/keyrings", what: "GNOME keyrings" },
+  { path: ".mozilla", what: "Firefox profiles (cookies, saved passwords)" },
+  { path: ".thunderbird", what: "Thunderbird profiles" },
+  { path: ".config/google-chrome", what: "Chrome profiles" },
+  { path: ".config/chromium", what: "Chromium profiles" },
+  { path: ".config/BraveSoftware", what: "Brave profiles" },
+  { path: ".config/microsoft-edge", what: "Edge profiles" },
+  { path: "snap/firefox", what: "Firefox (snap) profiles" },
+  { path: "Library/Keychains", what: "macOS keychains" },
+  { path: "Library/Cookies", what: "macOS cookies" },
+  { path: "Library/Application Support/Google/Chrome", what: "Chrome profiles (macOS)" },
+  { path: "Library/Application Support/Firefox", what: "Firefox profiles (macOS)" },
+].map((entry) => Object.freeze(entry)));
