@@ -58,6 +58,55 @@ export function mayHoldKeyEscapes(text: string, characters: ReadonlySet<string>)
 }
 
 /**
+ * The longest escaped text of one character, three levels deep: `\u0041`
+ * in a JSON string is `\\u0041`, and again `\\\\u0041`.
+ */
+const LONGEST_ESCAPE = 8;
+
+/**
+ * The stretches of `text` around each escape that may stand for one of
+ * `characters` (as {@link mayHoldKeyEscapes} tells them), far enough to
+ * either side to hold any key of up to `longest` characters written
+ * through that escape with the longest escapes, widened so as not to cut
+ * a run of `characters` (a key written plainly is in one whole or not at
+ * all), overlapping ones joined, in order. Empty when there is no such
+ * escape. Never throws.
+ */
+export function keyEscapeWindows(
+  text: string,
+  characters: ReadonlySet<string>,
+  longest: number,
+): [number, number][] {
+  const found: number[] = [];
+  if (Object.values(SIMPLE).some((short) => short !== "/" && characters.has(short))) {
+    for (let at = text.indexOf("\\"); at !== -1; at = text.indexOf("\\", at + 1)) found.push(at);
+  } else {
+    for (let at = text.indexOf("\\u"); at !== -1; at = text.indexOf("\\u", at + 2)) {
+      const hex = text.slice(at + 2, at + 6);
+      if (HEX4.test(hex) && characters.has(String.fromCharCode(parseInt(hex, 16)))) found.push(at);
+    }
+    if (characters.has("/")) {
+      for (let at = text.indexOf("\\/"); at !== -1; at = text.indexOf("\\/", at + 2)) {
+        found.push(at);
+      }
+    }
+    found.sort((a, b) => a - b);
+  }
+  const reach = LONGEST_ESCAPE * (longest + 2);
+  const windows: [number, number][] = [];
+  for (const at of found) {
+    let start = Math.max(0, at - reach);
+    for (let i = 0; i < longest && start > 0 && characters.has(text[start - 1]); i++) start--;
+    let end = Math.min(text.length, at + reach);
+    for (let i = 0; i < longest && end < text.length && characters.has(text[end]); i++) end++;
+    const last = windows.at(-1);
+    if (last !== undefined && start <= last[1]) last[1] = Math.max(last[1], end);
+    else windows.push([start, end]);
+  }
+  return windows;
+}
+
+/**
  * Decodes every JSON string escape in `text` (`\"`, `\\`, `\/`, `\b`,
  * `\f`, `\n`, `\r`, `\t`, `\uXXXX` in either case), inside strings or not;
  * a backslash that starts none (a cut `\u00`, a `\x`) is kept as it is.

@@ -8,6 +8,7 @@ import {
   type DecodedText,
   decodeJsonEscapes,
   escapeJsonString,
+  keyEscapeWindows,
   mayHoldKeyEscapes,
 } from "./json_escapes.ts";
 
@@ -403,6 +404,8 @@ export class Redactor {
   readonly #runs: KeyRuns;
   /** The characters of the keys and their forms (and of an echo's asterisks), bar white space. */
   readonly #characters: ReadonlySet<string>;
+  /** The length of the longest key or form. */
+  readonly #longest: number;
   /** The last text found to hold no key (a prompt is logged, then checked before it is sent). */
   #lastClean: string | undefined;
 
@@ -423,6 +426,7 @@ export class Redactor {
       ...unalignedBase64Forms(key),
     ]);
     this.#runs = new KeyRuns(sources);
+    this.#longest = Math.max(0, ...[...this.#keys, ...sources].map((key) => key.length));
     this.#characters = new Set(
       [...this.#keys, ...sources, this.#echoes.length > 0 ? "*" : ""].join("").replace(/\s/g, ""),
     );
@@ -460,10 +464,25 @@ export class Redactor {
   }
 
   /**
+   * The stretches of `text` around the escapes that may write a key's
+   * character (see {@link keyEscapeWindows}): only they are decoded.
+   */
+  #windows(text: string): [number, number][] {
+    return this.#characters.size === 0
+      ? []
+      : keyEscapeWindows(text, this.#characters, this.#longest);
+  }
+
+  /**
    * Whether `text` holds a key once its JSON escapes are decoded, once or
    * up to {@link ESCAPE_LEVELS} times in turn.
    */
   #escapedKey(text: string): boolean {
+    return this.#windows(text).some(([start, end]) => this.#escapedKeyIn(text.slice(start, end)));
+  }
+
+  /** As {@link #escapedKey}, in one window. */
+  #escapedKeyIn(text: string): boolean {
     let below = text;
     for (let level = 1; level <= ESCAPE_LEVELS && this.#mayEscape(below); level++) {
       const decoded = decodeJsonEscapes(below).text;
@@ -475,13 +494,30 @@ export class Redactor {
   }
 
   /**
-   * `text` with every key written with JSON escapes masked: the escapes
+   * `text` with every key written with JSON escapes masked (see {@link
+   * #maskEscapedIn}), window by window. The same string when there is none.
+   */
+  #maskEscaped(text: string): string {
+    let out = "";
+    let cursor = 0;
+    for (const [start, end] of this.#windows(text)) {
+      const window = text.slice(start, end);
+      const masked = this.#maskEscapedIn(window);
+      if (masked === window) continue;
+      out += text.slice(cursor, start) + masked;
+      cursor = end;
+    }
+    return cursor === 0 ? text : out + text.slice(cursor);
+  }
+
+  /**
+   * `text` (a window) with every key written with JSON escapes masked: the escapes
    * are decoded (once, then in turn up to {@link ESCAPE_LEVELS} times), the
    * keys and echoes found in the decoded text, and each stretch of `text`
    * that decodes to one replaced by its mask, escaped as the level needs
    * (so a JSON body stays JSON). The same string when there is none.
    */
-  #maskEscaped(text: string): string {
+  #maskEscapedIn(text: string): string {
     let current = text;
     // The decodings of `current`, level by level: chain[i] decodes chain[i - 1].text.
     let chain: DecodedText[] = [];

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import {
   decodeJsonEscapes,
   escapeJsonString,
+  keyEscapeWindows,
   mayHoldKeyEscapes,
 } from "../../lib/secrets/json_escapes.ts";
 
@@ -66,4 +67,17 @@ Deno.test("mayHoldKeyEscapes: only an escape of a key's character can hide one",
   assert.equal(mayHoldKeyEscapes("a\\/b", new Set("AIza")), false, "no slash in any form");
   assert.equal(mayHoldKeyEscapes("\\\\u0041", characters), true, "JSON in a JSON string");
   assert.equal(mayHoldKeyEscapes("a \\n b", new Set('ab"')), true, "a key holding a quote");
+});
+
+Deno.test("keyEscapeWindows: around each escape of a key's character, joined, never cutting a run of them", () => {
+  const characters = new Set("ABCabc0123");
+  assert.deepEqual(keyEscapeWindows("caf\\u00e9 \\n \\/", characters, 4), []);
+  const far = `${"x".repeat(100)}\\u0041${"x".repeat(200)}\\u0062${"x".repeat(100)}`;
+  // Reach: 8 × (4 + 2) = 48 characters to either side.
+  assert.deepEqual(keyEscapeWindows(far, characters, 4), [[52, 148], [258, 354]]);
+  const near = `\\u0041${"x".repeat(50)}\\u0061`;
+  assert.deepEqual(keyEscapeWindows(near, characters, 4), [[0, near.length]]);
+  // A run of the characters at an edge is taken in, up to the longest key.
+  const run = `${"x".repeat(10)}abcabc${" ".repeat(48)}\\u0041${" ".repeat(42)}0123xxxx`;
+  assert.deepEqual(keyEscapeWindows(run, characters, 4), [[12, 116]]);
 });

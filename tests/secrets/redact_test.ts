@@ -562,3 +562,20 @@ Deno.test("escapes with no key behind them are left alone, and the text is not c
   const spread = uEscape(G).split("\\").join(" \\");
   assert.equal(redactor.containsKey(spread), false);
 });
+
+Deno.test("only the text around escapes that may write a key is decoded, and no key is cut at its edge", () => {
+  const redactor = new Redactor([G, O]);
+  // A plain key at every distance from an escape of a key's character: wherever the decoded
+  // stretch ends, the key is masked whole.
+  for (let gap = 0; gap < 1_600; gap++) {
+    const text = `\\u0041${" ".repeat(gap)}${G} end`;
+    assert.equal(redactor.redact(text), `\\u0041${" ".repeat(gap)}${GM} end`, `gap ${gap}`);
+  }
+  // Escaped keys far apart in a long text, among escapes that cannot write one.
+  const filler = "caf\\u00e9 \\n ".repeat(20_000);
+  const text = `{"a":"${filler}${uEscape(G)}${filler}${uEscape(O, (i) => i % 2 === 0)}${filler}"}`;
+  const redacted = redactor.redact(text);
+  assert.equal(JSON.parse(redacted).a, JSON.parse(`"${filler}${GM}${filler}${OM}${filler}"`));
+  assert.equal(redactor.containsKey(text), true);
+  assert.equal(redactor.containsKey(`{"a":"${filler}\\u0041${filler}"}`), false);
+});
