@@ -15,7 +15,7 @@ import { CodeCommitError } from "../errors/errors.ts";
 import { denoFileSystem, type FileSystem, under } from "../file_system/file_system.ts";
 import { removeIfPresent } from "../file_system/write_atomically.ts";
 import { type ChangedFile } from "../text/change_list.ts";
-import { countLineChanges } from "../text/diff.ts";
+import { countFileLineChanges } from "../text/diff.ts";
 import { plural } from "../text/plural.ts";
 import { type ApplyOperation, applyOperations } from "./apply.ts";
 import {
@@ -185,11 +185,13 @@ export async function runUndo(
   );
   const restored: ChangedFile[] = [];
   for (const entry of plan.paths) {
-    const now = await readText(fs, root, entry.path);
-    const then = entry.before === null ? null : new TextDecoder().decode(entry.before.data);
-    const counts = countLineChanges(now ?? "", then ?? "");
+    // Counted from the bytes, never decoded whole; a count that fails leaves the restore alone.
+    const counts = countFileLineChanges(
+      await readBytes(fs, root, entry.path),
+      entry.before?.data ?? null,
+    );
     const kind = entry.before === null ? "created" : entry.after === null ? "deleted" : "replaced";
-    restored.push({ path: entry.path, kind, ...counts });
+    restored.push({ path: entry.path, kind, added: counts?.added, removed: counts?.removed });
   }
   await applyOperations(root, operations, { fs, recorder: undoRecorder(plan.stored, plan.run) });
   const foldersKept: string[] = [];
@@ -239,12 +241,12 @@ async function changeSince(
   return undefined;
 }
 
-/** The text of the file at `path`, or null when none is there. */
-async function readText(fs: FileSystem, root: string, path: string): Promise<string | null> {
+/** The bytes of the file at `path`, or null when none is there (or it cannot be read). */
+async function readBytes(fs: FileSystem, root: string, path: string): Promise<Uint8Array | null> {
   try {
     const info = await fs.lstat(under(root, path));
     if (!info.isFile) return null;
-    return new TextDecoder().decode(await fs.readFile(under(root, path)));
+    return await fs.readFile(under(root, path));
   } catch {
     return null;
   }

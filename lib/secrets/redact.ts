@@ -4,6 +4,13 @@
  *
  * @module
  */
+import {
+  type DecodedText,
+  decodeJsonEscapes,
+  escapeJsonString,
+  keyEscapeWindows,
+  mayHoldKeyEscapes,
+} from "./json_escapes.ts";
 
 /** How a key looks after redaction: eight asterisks and its last two characters. */
 function maskKey(key: string): string {
@@ -32,20 +39,27 @@ const ECHO_MIDDLE = 16;
 const isWord = (c: string | undefined) => c !== undefined && /[\w-]/.test(c);
 const isMiddle = (c: string | undefined) => c !== undefined && /[\w.-]/.test(c);
 
+/** A stretch of a text to mask, and what it becomes. */
+interface Span {
+  readonly start: number;
+  readonly end: number;
+  readonly mask: string;
+}
+
 /**
- * Masks every echo in `text`. A hand-written scan rather than a regular
+ * Every echo in `text`, in order. A hand-written scan rather than a regular
  * expression: it visits each run of asterisks once and looks at a bounded
  * window around it, so it stays linear on any input (a backtracking pattern
  * took minutes on long runs of word characters or asterisks, freezing the
  * tool and Ctrl-C with it).
  */
-function maskEchoes(text: string, echoes: readonly Echo[]): string {
-  let out = "";
+function findEchoes(text: string, echoes: readonly Echo[]): Span[] {
+  const found: Span[] = [];
   let cursor = 0;
   for (let stars = text.indexOf("***"); stars !== -1; stars = text.indexOf("***", cursor)) {
     let end = stars;
     while (text[end] === "*") end++;
-    let match: { start: number; end: number; mask: string } | undefined;
+    let match: Span | undefined;
     for (let middle = 0; middle <= ECHO_MIDDLE && match === undefined; middle++) {
       if (middle > 0 && !isMiddle(text[end + middle - 1])) break;
       for (const echo of echoes) {
@@ -58,16 +72,44 @@ function maskEchoes(text: string, echoes: readonly Echo[]): string {
         }
       }
     }
-    if (match === undefined) {
-      out += text.slice(cursor, end);
-    } else {
-      out += text.slice(cursor, match.start) + match.mask;
+    if (match !== undefined) {
+      found.push(match);
       end = match.end;
     }
     cursor = end;
   }
+  return found;
+}
+
+/** `text` with each of `spans` (in order, apart) replaced by its mask, as `escape` writes it. */
+function applySpans(
+  text: string,
+  spans: readonly Span[],
+  where: (at: number) => number = (at) => at,
+  escape: (mask: string) => string = (mask) => mask,
+): string {
+  if (spans.length === 0) return text;
+  let out = "";
+  let cursor = 0;
+  for (const span of spans) {
+    const start = where(span.start);
+    out += text.slice(cursor, start) + escape(span.mask);
+    cursor = where(span.end);
+  }
   return out + text.slice(cursor);
 }
+
+/** Masks every echo in `text` (see {@link findEchoes}). */
+function maskEchoes(text: string, echoes: readonly Echo[]): string {
+  return applySpans(text, findEchoes(text, echoes));
+}
+
+/**
+ * How many times JSON escapes are decoded in turn when looking for a key:
+ * a key escaped in a JSON string, in a JSON text quoted in a JSON string
+ * (an API error that quotes another's body), and once more.
+ */
+const ESCAPE_LEVELS = 3;
 
 /**
  * The forms a key takes when a program prints it encoded: base64 (standard
@@ -341,8 +383,10 @@ class KeyRuns {
  * Replaces every occurrence of the known keys in text: each whole key and
  * each of its encoded forms, every run of {@link KEY_RUN_LENGTH} or more
  * characters of one (a key's first characters quoted in an API error, say),
- * base64 of a key at any byte offset, and an API's masked echo of a key.
- * Neither it nor any of its methods throws.
+ * base64 of a key at any byte offset, and an API's masked echo of a key;
+ * each as it stands and written with JSON escapes (`\u0041`, `\/`), whole
+ * or in part, escaped once or JSON in JSON. Neither it nor any of its
+ * methods throws.
  */
 export class Redactor {
   readonly #given: readonly string[];
@@ -358,6 +402,10 @@ export class Redactor {
   readonly #unscanned: readonly string[];
   readonly #echoes: readonly Echo[];
   readonly #runs: KeyRuns;
+  /** The characters of the keys and their forms (and of an echo's asterisks), bar white space. */
+  readonly #characters: ReadonlySet<string>;
+  /** The length of the longest key or form. */
+  readonly #longest: number;
   /** The last text found to hold no key (a prompt is logged, then checked before it is sent). */
   #lastClean: string | undefined;
 
@@ -378,22 +426,172 @@ export class Redactor {
       ...unalignedBase64Forms(key),
     ]);
     this.#runs = new KeyRuns(sources);
+    this.#longest = Math.max(0, ...[...this.#keys, ...sources].map((key) => key.length));
+    this.#characters = new Set(
+      [...this.#keys, ...sources, this.#echoes.length > 0 ? "*" : ""].join("").replace(/\s/g, ""),
+    );
     const scanned = new Set(sources.filter((source) => source.length >= KEY_RUN_LENGTH));
     this.#unscanned = this.#keys.filter((key) => !scanned.has(key));
   }
 
   /**
-   * Whether `text` holds no key in any form {@link containsKey} looks for:
-   * one scan for runs, and an `indexOf` for each key the scan does not find
-   * by itself. Remembers the last text it cleared.
+   * Whether `text` holds no key in any form {@link containsKey} looks for,
+   * as it stands and with its JSON escapes decoded. Remembers the last text
+   * it cleared.
    */
   #clean(text: string): boolean {
     if (text === this.#lastClean) return true;
-    let found = false;
-    this.#runs.scan(text, () => (found = true));
-    if (found || this.#unscanned.some((key) => text.includes(key))) return false;
+    if (!this.#plainClean(text) || this.#escapedKey(text)) return false;
     this.#lastClean = text;
     return true;
+  }
+
+  /**
+   * Whether `text`, as it stands, holds no key in any form {@link
+   * containsKey} looks for: one scan for runs, and an `indexOf` for each
+   * key the scan does not find by itself.
+   */
+  #plainClean(text: string): boolean {
+    if (text === this.#lastClean) return true;
+    let found = false;
+    this.#runs.scan(text, () => (found = true));
+    return !found && !this.#unscanned.some((key) => text.includes(key));
+  }
+
+  /** Whether `text` may hold a JSON escape that stands for a character of a key (or an echo). */
+  #mayEscape(text: string): boolean {
+    return this.#characters.size > 0 && mayHoldKeyEscapes(text, this.#characters);
+  }
+
+  /**
+   * The stretches of `text` around the escapes that may write a key's
+   * character (see {@link keyEscapeWindows}): only they are decoded.
+   */
+  #windows(text: string): [number, number][] {
+    return this.#characters.size === 0
+      ? []
+      : keyEscapeWindows(text, this.#characters, this.#longest);
+  }
+
+  /**
+   * Whether `text` holds a key once its JSON escapes are decoded, once or
+   * up to {@link ESCAPE_LEVELS} times in turn.
+   */
+  #escapedKey(text: string): boolean {
+    return this.#windows(text).some(([start, end]) => this.#escapedKeyIn(text.slice(start, end)));
+  }
+
+  /** As {@link #escapedKey}, in one window. */
+  #escapedKeyIn(text: string): boolean {
+    let below = text;
+    for (let level = 1; level <= ESCAPE_LEVELS && this.#mayEscape(below); level++) {
+      const decoded = decodeJsonEscapes(below).text;
+      if (decoded === below) return false;
+      if (!this.#plainClean(decoded)) return true;
+      below = decoded;
+    }
+    return false;
+  }
+
+  /**
+   * `text` with every key written with JSON escapes masked (see {@link
+   * #maskEscapedIn}), window by window. The same string when there is none.
+   */
+  #maskEscaped(text: string): string {
+    let out = "";
+    let cursor = 0;
+    for (const [start, end] of this.#windows(text)) {
+      const window = text.slice(start, end);
+      const masked = this.#maskEscapedIn(window);
+      if (masked === window) continue;
+      out += text.slice(cursor, start) + masked;
+      cursor = end;
+    }
+    return cursor === 0 ? text : out + text.slice(cursor);
+  }
+
+  /**
+   * `text` (a window) with every key written with JSON escapes masked: the escapes
+   * are decoded (once, then in turn up to {@link ESCAPE_LEVELS} times), the
+   * keys and echoes found in the decoded text, and each stretch of `text`
+   * that decodes to one replaced by its mask, escaped as the level needs
+   * (so a JSON body stays JSON). The same string when there is none.
+   */
+  #maskEscapedIn(text: string): string {
+    let current = text;
+    // The decodings of `current`, level by level: chain[i] decodes chain[i - 1].text.
+    let chain: DecodedText[] = [];
+    for (let level = 1; level <= ESCAPE_LEVELS; level++) {
+      const below = chain.length === 0 ? current : chain[chain.length - 1].text;
+      if (!this.#mayEscape(below)) break;
+      const decoded = decodeJsonEscapes(below);
+      if (decoded.text === below) break;
+      chain.push(decoded);
+      const spans = this.#spans(decoded.text);
+      if (spans.length === 0) continue;
+      const levels = chain;
+      current = applySpans(
+        current,
+        spans,
+        (at) => levels.reduceRight((position, step) => step.source(position), at),
+        (mask) => {
+          for (let i = 0; i < level; i++) mask = escapeJsonString(mask);
+          return mask;
+        },
+      );
+      chain = [];
+      for (let i = 0; i < level; i++) {
+        chain.push(decodeJsonEscapes(i === 0 ? current : chain[i - 1].text));
+      }
+    }
+    return current;
+  }
+
+  /**
+   * The stretches of `text` to mask, in order and apart: whole keys and
+   * encoded forms, runs of keys between them, and echoes elsewhere.
+   */
+  #spans(text: string): Span[] {
+    const spans = this.#plainClean(text) ? [] : this.#keySpans(text);
+    if (this.#echoes.length === 0 || !text.includes("***")) return spans;
+    const echoes = findEchoes(text, this.#echoes)
+      .filter((echo) => !spans.some((span) => span.start < echo.end && echo.start < span.end));
+    return echoes.length === 0 ? spans : [...spans, ...echoes].sort((a, b) => a.start - b.start);
+  }
+
+  /**
+   * The whole keys and encoded forms in `text`, found first (so that
+   * overlapping keys are masked whole, together), and the runs of keys in
+   * the text between them, in order and apart.
+   */
+  #keySpans(text: string): Span[] {
+    const wholes: { start: number; end: number; key: string }[] = [];
+    for (const key of this.#keys) {
+      for (let at = text.indexOf(key); at !== -1; at = text.indexOf(key, at + 1)) {
+        wholes.push({ start: at, end: at + key.length, key });
+      }
+    }
+    wholes.sort((a, b) => a.start - b.start || b.end - a.end);
+    const spans: Span[] = [];
+    // Parts of keys are looked for in the text between whole keys (a whole key holds no part
+    // to look for): each becomes the part mask.
+    const part = (start: number, end: number) => {
+      spans.push({ start, end, mask: PART_MASK });
+    };
+    let cursor = 0;
+    for (let i = 0; i < wholes.length;) {
+      let { end, key } = wholes[i];
+      const { start } = wholes[i];
+      // Whole keys that overlap are merged: the mask shows the tail of the one ending last.
+      for (i++; i < wholes.length && wholes[i].start < end; i++) {
+        if (wholes[i].end > end) ({ end, key } = wholes[i]);
+      }
+      this.#runs.scan(text, part, cursor, start);
+      spans.push({ start, end, mask: maskKey(key) });
+      cursor = end;
+    }
+    this.#runs.scan(text, part, cursor, text.length);
+    return spans;
   }
 
   /** Returns a redactor that also knows `keys`. Never throws. */
@@ -404,39 +602,19 @@ export class Redactor {
   /**
    * Returns `text` with every key in it masked (see {@link Redactor}): a
    * whole key or encoded form becomes `********` and its last two
-   * characters, a part of one `********` alone. Occurrences are found in the
-   * original text first, so overlapping keys are masked whole, together. Never throws.
+   * characters, a part of one `********` alone, as it stands and where it
+   * is written with JSON escapes (`\u0073k-…`, `\/`). Occurrences are found
+   * in the original text first, so overlapping keys are masked whole,
+   * together. Never throws.
    */
   redact(text: string): string {
-    if (this.#clean(text)) return this.#maskEchoes(text);
-    const wholes: { start: number; end: number; key: string }[] = [];
-    for (const key of this.#keys) {
-      for (let at = text.indexOf(key); at !== -1; at = text.indexOf(key, at + 1)) {
-        wholes.push({ start: at, end: at + key.length, key });
-      }
+    const unescaped = this.#maskEscaped(text);
+    if (this.#plainClean(unescaped)) {
+      // Nothing escaped was found either: the text holds no key in any form.
+      if (unescaped === text) this.#lastClean = text;
+      return this.#maskEchoes(unescaped);
     }
-    wholes.sort((a, b) => a.start - b.start || b.end - a.end);
-    let out = "";
-    let cursor = 0;
-    // Parts of keys are looked for in the text between whole keys (a whole key holds no part
-    // to look for): each becomes the part mask.
-    const part = (start: number, end: number) => {
-      out += text.slice(cursor, start) + PART_MASK;
-      cursor = end;
-    };
-    for (let i = 0; i < wholes.length;) {
-      let { end, key } = wholes[i];
-      const { start } = wholes[i];
-      // Whole keys that overlap are merged: the mask shows the tail of the one ending last.
-      for (i++; i < wholes.length && wholes[i].start < end; i++) {
-        if (wholes[i].end > end) ({ end, key } = wholes[i]);
-      }
-      this.#runs.scan(text, part, cursor, start);
-      out += text.slice(cursor, start) + maskKey(key);
-      cursor = end;
-    }
-    this.#runs.scan(text, part, cursor, text.length);
-    return this.#maskEchoes(cursor === 0 ? text : out + text.slice(cursor));
+    return this.#maskEchoes(applySpans(unescaped, this.#keySpans(unescaped)));
   }
 
   /** `text` with every API's masked echo of a key masked (see {@link maskEchoes}). */
@@ -448,7 +626,8 @@ export class Redactor {
    * Tells whether `text` holds a key in any form {@link redact} masks,
    * except an API's masked echo (which shows no more than the last four
    * characters): a whole key, an encoded form, a run of
-   * {@link KEY_RUN_LENGTH} characters of one. Never throws.
+   * {@link KEY_RUN_LENGTH} characters of one, as it stands or written with
+   * JSON escapes. Never throws.
    */
   containsKey(text: string): boolean {
     return !this.#clean(text);

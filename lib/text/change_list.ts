@@ -13,10 +13,16 @@ export interface ChangedFile {
   readonly path: string;
   /** `created`: nothing was there; `replaced`: a file was, and changed; `deleted`: it is gone. */
   readonly kind: "created" | "replaced" | "deleted";
-  /** Lines added. */
-  readonly added: number;
-  /** Lines removed. */
-  readonly removed: number;
+  /** Lines added; undefined when they could not be counted. */
+  readonly added: number | undefined;
+  /** Lines removed; undefined when they could not be counted. */
+  readonly removed: number | undefined;
+}
+
+/** `+12 -0`, or `(lines not counted)` when the counts are unknown. Never throws. */
+export function formatLineCounts(change: Pick<ChangedFile, "added" | "removed">): string {
+  if (change.added === undefined || change.removed === undefined) return "(lines not counted)";
+  return `+${formatCount(change.added)} -${formatCount(change.removed)}`;
 }
 
 /** How many lines of a list the terminal shows; the log has them all. */
@@ -25,9 +31,7 @@ export const LINES_SHOWN = 20;
 /** `  created   src/a.ts  +12 -0`, one line per file, the kinds aligned. Never throws. */
 export function formatChangedFiles(changes: readonly ChangedFile[]): string[] {
   return changes.map((change) =>
-    `  ${change.kind.padEnd(8)}  ${change.path}  +${formatCount(change.added)} -${
-      formatCount(change.removed)
-    }`
+    `  ${change.kind.padEnd(8)}  ${change.path}  ${formatLineCounts(change)}`
   );
 }
 

@@ -1,9 +1,14 @@
 /**
  * Line diffs: how many lines a change adds and removes, and the unified
- * diff (`diff -u`, as `git apply` and `patch` read it) of one file. Myers'
- * algorithm on the lines between the common head and tail; past
- * {@link MAX_EDIT_DISTANCE} edits the rest counts as removed and added
- * whole, so a file rewritten from end to end costs linear time. Pure.
+ * diff (`diff -u`, as `git apply` and `patch` read it) of one file.
+ *
+ * The lines the two texts share at their head and tail are set aside first
+ * (a one-line change in a file of a million lines costs one pass), the
+ * algorithm finds a shortest edit script between the lines left. Its cost is
+ * bounded: past {@link MAX_EDIT_DISTANCE} edits or {@link MAX_WORK} steps,
+ * the lines between count as removed and added whole. Nothing recurses and
+ * no array is spread into a call, so any input the read limits let in is
+ * diffed in bounded time and memory. Pure.
  *
  * @module
  */
@@ -19,11 +24,28 @@ export interface LineCounts {
 /** Past this many inserted and deleted lines, the middle of a diff is replaced whole. */
 const MAX_EDIT_DISTANCE = 2_000;
 
+/**
+ * Past this many steps of Myers' search (a diagonal tried or a line pair
+ * compared), the middle of a diff is replaced whole: a few tenths of a
+ * second at most, whatever the texts.
+ */
+const MAX_WORK = 50_000_000;
+
+/**
+ * Past this many characters (or bytes) between the common head and tail of
+ * two texts, the line counts take the lines between as replaced whole
+ * rather than split them for a diff.
+ */
+const MAX_DIFF_UNITS = 64 * 1024 * 1024;
+
 /** Lines of the unified diff's context around each change. */
 const CONTEXT = 3;
 
 /** Marks a last line that has no line end, so that it differs from the same line with one. */
 const NO_LINE_END = "\u0000\u0001no line end";
+
+/** The line feed byte. */
+const LF = 10;
 
 /**
  * The lines of `text`, each without its `\n`; a final line end ends the
@@ -38,14 +60,22 @@ function splitLines(text: string): string[] {
   return lines;
 }
 
-/** One run of the edit script: lines kept, removed or added. */
-type Edit = { readonly op: " " | "-" | "+"; readonly line: string };
+/** A run of lines replaced: old lines `[a, aEnd)` become new lines `[b, bEnd)` (either may be empty). */
+interface Change {
+  a: number;
+  aEnd: number;
+  b: number;
+  bEnd: number;
+}
 
 /**
- * The edit script from `a` to `b`: every line of both, in order, marked
- * kept, removed or added. Never throws.
+ * The runs of lines replaced going from `a` to `b`, in order, with kept
+ * lines between them: a shortest edit script's, or past the search's
+ * bounds one run holding every line between the common head and tail.
+ * `script` false leaves out the runs' places, and gives one run holding
+ * only the counts (cheaper: no trace is kept). Never throws.
  */
-function editScript(a: readonly string[], b: readonly string[]): Edit[] {
+function changes(a: readonly string[], b: readonly string[], script: boolean): Change[] {
   let head = 0;
   while (head < a.length && head < b.length && a[head] === b[head]) head++;
   let tail = 0;
@@ -53,52 +83,105 @@ function editScript(a: readonly string[], b: readonly string[]): Edit[] {
     tail < a.length - head && tail < b.length - head &&
     a[a.length - 1 - tail] === b[b.length - 1 - tail]
   ) tail++;
-  const middleA = a.slice(head, a.length - tail);
-  const middleB = b.slice(head, b.length - tail);
-  const edits: Edit[] = a.slice(0, head).map((line) => ({ op: " ", line }));
-  edits.push(...myers(middleA, middleB));
-  edits.push(...a.slice(a.length - tail).map((line): Edit => ({ op: " ", line })));
-  return edits;
+  const n = a.length - head - tail;
+  const m = b.length - head - tail;
+  if (n === 0 && m === 0) return [];
+  const whole: Change = { a: head, aEnd: head + n, b: head, bEnd: head + m };
+  if (n === 0 || m === 0 || Math.abs(n - m) > MAX_EDIT_DISTANCE) return [whole];
+  const x = a.slice(head, head + n);
+  const y = b.slice(head, head + m);
+  if (!script) {
+    const d = editDistance(x, y);
+    if (d < 0) return [whole];
+    // d = added + removed, and m - n = added - removed.
+    const added = (d + m - n) / 2;
+    const removed = (d - m + n) / 2;
+    return [{ a: head, aEnd: head + removed, b: head, bEnd: head + added }];
+  }
+  const found = editScript(x, y);
+  if (found === undefined) return [whole];
+  for (const change of found) {
+    change.a += head;
+    change.aEnd += head;
+    change.b += head;
+    change.bEnd += head;
+  }
+  return found;
 }
 
-/** Myers' O((N+M)D) diff of `a` and `b`; past the edit limit, all of `a` removed and `b` added. */
-function myers(a: readonly string[], b: readonly string[]): Edit[] {
+/**
+ * Myers' greedy search for the length of a shortest edit script from `a`
+ * to `b`, in O(D) space; -1 past {@link MAX_EDIT_DISTANCE} edits or
+ * {@link MAX_WORK} steps.
+ */
+function editDistance(a: readonly string[], b: readonly string[]): number {
   const n = a.length;
   const m = b.length;
-  if (n === 0) return b.map((line) => ({ op: "+", line }));
-  if (m === 0) return a.map((line) => ({ op: "-", line }));
+  const max = Math.min(n + m, MAX_EDIT_DISTANCE);
+  const offset = max + 1;
+  const v = new Int32Array(2 * max + 3);
+  let work = 0;
+  for (let d = 0; d <= max; d++) {
+    for (let k = -d; k <= d; k += 2) {
+      let x = k === -d || (k !== d && v[offset + k - 1] < v[offset + k + 1])
+        ? v[offset + k + 1]
+        : v[offset + k - 1] + 1;
+      let y = x - k;
+      const start = x;
+      while (x < n && y < m && a[x] === b[y]) {
+        x++;
+        y++;
+      }
+      work += 1 + x - start;
+      v[offset + k] = x;
+      if (x >= n && y >= m) return d;
+    }
+    if (work > MAX_WORK) return -1;
+  }
+  return -1;
+}
+
+/**
+ * Myers' search with its trace kept (the diagonals `-d..d` of each step,
+ * so the trace grows with D², at most {@link MAX_EDIT_DISTANCE}²), then
+ * walked back from the end into the runs of lines replaced, in order;
+ * undefined past the search's bounds.
+ */
+function editScript(a: readonly string[], b: readonly string[]): Change[] | undefined {
+  const n = a.length;
+  const m = b.length;
   const max = Math.min(n + m, MAX_EDIT_DISTANCE);
   const offset = max + 1;
   const v = new Int32Array(2 * max + 3);
   const trace: Int32Array[] = [];
   let found = -1;
+  let work = 0;
   for (let d = 0; d <= max && found < 0; d++) {
-    // Only the diagonals -d..d matter at step d: the trace grows with D², not D·(N+M).
     trace.push(v.slice(offset - d - 1, offset + d + 2));
     for (let k = -d; k <= d; k += 2) {
       let x = k === -d || (k !== d && v[offset + k - 1] < v[offset + k + 1])
         ? v[offset + k + 1]
         : v[offset + k - 1] + 1;
       let y = x - k;
+      const start = x;
       while (x < n && y < m && a[x] === b[y]) {
         x++;
         y++;
       }
+      work += 1 + x - start;
       v[offset + k] = x;
       if (x >= n && y >= m) {
         found = d;
         break;
       }
     }
+    if (found < 0 && work > MAX_WORK) return undefined;
   }
-  if (found < 0) {
-    return [
-      ...a.map((line): Edit => ({ op: "-", line })),
-      ...b.map((line): Edit => ({ op: "+", line })),
-    ];
-  }
-  // Walk the trace back from the end.
-  const edits: Edit[] = [];
+  if (found < 0) return undefined;
+  // Walked back from the end: each step is one line removed or added, after the kept lines
+  // (the snake) that follow it; a kept line closes the run being gathered.
+  const runs: Change[] = [];
+  let run: Change | undefined;
   let x = n;
   let y = m;
   for (let d = found; d > 0; d--) {
@@ -110,12 +193,19 @@ function myers(a: readonly string[], b: readonly string[]): Edit[] {
     const prevK = down ? k + 1 : k - 1;
     const prevX = at(prevK);
     const prevY = prevX - prevK;
-    while (x > prevX && y > prevY) edits.push({ op: " ", line: a[--x] }) && y--;
-    if (down) edits.push({ op: "+", line: b[--y] });
-    else edits.push({ op: "-", line: a[--x] });
+    if (x > prevX && y > prevY && run !== undefined) {
+      runs.push(run);
+      run = undefined;
+    }
+    const snake = Math.min(x - prevX, y - prevY);
+    x -= snake;
+    y -= snake;
+    if (run === undefined) run = { a: x, aEnd: x, b: y, bEnd: y };
+    if (down) run.b = --y;
+    else run.a = --x;
   }
-  while (x > 0 && y > 0) edits.push({ op: " ", line: a[--x] }) && y--;
-  return edits.reverse();
+  if (run !== undefined) runs.push(run);
+  return runs.reverse();
 }
 
 /**
@@ -124,23 +214,172 @@ function myers(a: readonly string[], b: readonly string[]): Edit[] {
  */
 export function countLines(bytes: Uint8Array): number {
   let lines = 0;
-  for (let at = bytes.indexOf(10); at !== -1; at = bytes.indexOf(10, at + 1)) lines++;
-  return bytes.length > 0 && bytes[bytes.length - 1] !== 10 ? lines + 1 : lines;
+  for (let at = bytes.indexOf(LF); at !== -1; at = bytes.indexOf(LF, at + 1)) lines++;
+  return bytes.length > 0 && bytes[bytes.length - 1] !== LF ? lines + 1 : lines;
+}
+
+/** The lines added and removed by the runs of `found`. */
+function sum(found: readonly Change[]): LineCounts {
+  let added = 0;
+  let removed = 0;
+  for (const change of found) {
+    added += change.bEnd - change.b;
+    removed += change.aEnd - change.a;
+  }
+  return { added, removed };
+}
+
+/** A text as a string, or as UTF-8 bytes. */
+type Units = string | Uint8Array;
+
+/** Where the line feed at or after `from` is in `text`; -1 when there is none. */
+function nextLineFeed(text: Units, from: number): number {
+  return typeof text === "string" ? text.indexOf("\n", from) : text.indexOf(LF, from);
+}
+
+/** Where the last line feed at or before `from` (at least 0) is in `text`; -1 when there is none. */
+function lastLineFeed(text: Units, from: number): number {
+  return typeof text === "string" ? text.lastIndexOf("\n", from) : text.lastIndexOf(LF, from);
+}
+
+/** How many units `a` and `b` share at their start. */
+function sameStart(a: Units, b: Units): number {
+  const shorter = Math.min(a.length, b.length);
+  let same = 0;
+  if (typeof a === "string") {
+    const other = b as string;
+    while (same < shorter && a.charCodeAt(same) === other.charCodeAt(same)) same++;
+  } else {
+    const other = b as Uint8Array;
+    while (same < shorter && a[same] === other[same]) same++;
+  }
+  return same;
+}
+
+/** How many units `a` and `b` share at their end, at most `room`. */
+function sameEnd(a: Units, b: Units, room: number): number {
+  let same = 0;
+  const endA = a.length - 1;
+  const endB = b.length - 1;
+  if (typeof a === "string") {
+    const other = b as string;
+    while (same < room && a.charCodeAt(endA - same) === other.charCodeAt(endB - same)) same++;
+  } else {
+    const other = b as Uint8Array;
+    while (same < room && a[endA - same] === other[endB - same]) same++;
+  }
+  return same;
+}
+
+/**
+ * The whole lines two different texts share at their start and end, found
+ * in their units without splitting them into lines, less `context` lines
+ * on each side: `head` units and `headLines` lines at the start, `tail`
+ * units at the end.
+ */
+function commonLines(
+  a: Units,
+  b: Units,
+  context: number,
+): { head: number; headLines: number; tail: number } {
+  const same = sameStart(a, b);
+  // The common head ends after the last line feed the texts share.
+  let head = same === 0 ? 0 : lastLineFeed(a, same - 1) + 1;
+  for (let i = 0; i < context && head > 0; i++) {
+    head = head < 2 ? 0 : lastLineFeed(a, head - 2) + 1;
+  }
+  const common = sameEnd(a, b, Math.min(a.length, b.length) - head);
+  // The common tail starts at a line start of both texts: where its units start if that is one
+  // in both, else after the first line feed in it (its units are the same in both).
+  let tail = 0;
+  const lineStart = (text: Units, at: number) =>
+    at === head || (typeof text === "string" ? text.charCodeAt(at - 1) : text[at - 1]) === LF;
+  if (common > 0) {
+    if (lineStart(a, a.length - common) && lineStart(b, b.length - common)) {
+      tail = common;
+    } else {
+      const end = nextLineFeed(a, a.length - common);
+      tail = end === -1 ? 0 : a.length - end - 1;
+    }
+  }
+  for (let i = 0; i < context && tail > 0; i++) {
+    const end = nextLineFeed(a, a.length - tail);
+    tail = end === -1 ? 0 : a.length - end - 1;
+  }
+  let headLines = 0;
+  for (let at = nextLineFeed(a, 0); at !== -1 && at < head; at = nextLineFeed(a, at + 1)) {
+    headLines++;
+  }
+  return { head, headLines, tail };
+}
+
+/** How many lines `text` holds, as {@link countLines} counts them. */
+function countUnits(text: Units): number {
+  if (typeof text !== "string") return countLines(text);
+  let lines = 0;
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) lines++;
+  return text.length > 0 && !text.endsWith("\n") ? lines + 1 : lines;
+}
+
+/**
+ * The lines added and removed from `a` to `b`: the common head and tail
+ * set aside in their units, and only the lines between split and diffed;
+ * past {@link MAX_DIFF_UNITS} of them they count as replaced whole.
+ */
+function countUnitChanges(a: Units, b: Units): LineCounts {
+  if (a.length === b.length && sameStart(a, b) === a.length) return { added: 0, removed: 0 };
+  const { head, tail } = commonLines(a, b, 0);
+  const middleA = a.slice(head, a.length - tail);
+  const middleB = b.slice(head, b.length - tail);
+  if (
+    middleA.length === 0 || middleB.length === 0 ||
+    middleA.length + middleB.length > MAX_DIFF_UNITS
+  ) {
+    return { added: countUnits(middleB), removed: countUnits(middleA) };
+  }
+  return sum(changes(splitLines(asText(middleA)), splitLines(asText(middleB)), false));
+}
+
+/**
+ * A string as it is; bytes decoded one character a byte, so that lines are
+ * equal exactly when their bytes are, and no bytes can fail to decode.
+ */
+function asText(units: Units): string {
+  return typeof units === "string" ? units : new TextDecoder("latin1").decode(units);
 }
 
 /** How many lines going from `before` to `after` adds and removes. Never throws. */
 export function countLineChanges(before: string, after: string): LineCounts {
-  const a = splitLines(before);
-  const b = splitLines(after);
-  if (a.length === 0) return { added: b.length, removed: 0 };
-  if (b.length === 0) return { added: 0, removed: a.length };
-  let added = 0;
-  let removed = 0;
-  for (const edit of editScript(a, b)) {
-    if (edit.op === "+") added++;
-    else if (edit.op === "-") removed++;
+  return countUnitChanges(before, after);
+}
+
+/**
+ * How many lines going from `before` to `after` (UTF-8 text) adds and
+ * removes, as {@link countLineChanges} counts them (lines compared byte
+ * for byte), without decoding either whole: for files up to the read
+ * limits, hundreds of MiB, beyond what one string holds.
+ *
+ * @throws {RangeError} only when memory runs out.
+ */
+export function countByteLineChanges(before: Uint8Array, after: Uint8Array): LineCounts {
+  return countUnitChanges(before, after);
+}
+
+/**
+ * How many lines going from the file `before` to the file `after` adds and
+ * removes (null: no file), as {@link countByteLineChanges} counts them;
+ * undefined when they cannot be counted (memory ran out). For a step that
+ * must not depend on a diff, such as taking a run back. Never throws.
+ */
+export function countFileLineChanges(
+  before: Uint8Array | null,
+  after: Uint8Array | null,
+): LineCounts | undefined {
+  try {
+    return countByteLineChanges(before ?? new Uint8Array(), after ?? new Uint8Array());
+  } catch {
+    return undefined;
   }
-  return { added, removed };
 }
 
 /**
@@ -151,48 +390,49 @@ export function countLineChanges(before: string, after: string): LineCounts {
  */
 export function unifiedDiff(path: string, before: string | null, after: string | null): string {
   if (before === after) return "";
-  const a = splitLines(before ?? "");
-  const b = splitLines(after ?? "");
-  const edits = editScript(a, b);
-  const changed: number[] = [];
-  edits.forEach((edit, index) => edit.op !== " " && changed.push(index));
-  if (changed.length === 0) return "";
-  // Where each edit stands: the lines of a and of b before it.
-  const at: { a: number; b: number }[] = [];
-  let lineA = 0;
-  let lineB = 0;
-  for (const edit of edits) {
-    at.push({ a: lineA, b: lineB });
-    if (edit.op !== "+") lineA++;
-    if (edit.op !== "-") lineB++;
-  }
-  at.push({ a: lineA, b: lineB });
-  const groups: [number, number][] = [];
-  for (const index of changed) {
-    const last = groups.at(-1);
-    if (last !== undefined && index - last[1] - 1 <= 2 * CONTEXT) last[1] = index;
-    else groups.push([index, index]);
-  }
+  const textA = before ?? "";
+  const textB = after ?? "";
+  // Only the lines between the common head and tail, with their context, are split and diffed.
+  const { head, headLines, tail } = commonLines(textA, textB, CONTEXT);
+  const a = splitLines(textA.slice(head, textA.length - tail));
+  const b = splitLines(textB.slice(head, textB.length - tail));
+  const found = changes(a, b, true);
+  if (found.length === 0) return "";
   const out = [
     `--- ${before === null ? "/dev/null" : `a/${path}`}`,
     `+++ ${after === null ? "/dev/null" : `b/${path}`}`,
   ];
-  for (const [first, last] of groups) {
-    const start = Math.max(0, first - CONTEXT);
-    const end = Math.min(edits.length, last + CONTEXT + 1);
-    const countA = at[end].a - at[start].a;
-    const countB = at[end].b - at[start].b;
-    const fromA = countA === 0 ? at[start].a : at[start].a + 1;
-    const fromB = countB === 0 ? at[start].b : at[start].b + 1;
-    out.push(`@@ -${range(fromA, countA)} +${range(fromB, countB)} @@`);
-    for (const edit of edits.slice(start, end)) {
-      if (edit.line.endsWith(NO_LINE_END)) {
-        out.push(`${edit.op}${edit.line.slice(0, -NO_LINE_END.length)}`);
-        out.push("\\ No newline at end of file");
-      } else {
-        out.push(`${edit.op}${edit.line}`);
-      }
+  const line = (op: string, text: string) => {
+    if (text.endsWith(NO_LINE_END)) {
+      out.push(`${op}${text.slice(0, -NO_LINE_END.length)}`);
+      out.push("\\ No newline at end of file");
+    } else {
+      out.push(`${op}${text}`);
     }
+  };
+  for (let first = 0; first < found.length;) {
+    // A hunk: the runs whose kept lines between are at most twice the context.
+    let last = first;
+    while (last + 1 < found.length && found[last + 1].a - found[last].aEnd <= 2 * CONTEXT) last++;
+    const startA = Math.max(0, found[first].a - CONTEXT);
+    const startB = found[first].b - (found[first].a - startA);
+    const endA = Math.min(a.length, found[last].aEnd + CONTEXT);
+    const endB = found[last].bEnd + (endA - found[last].aEnd);
+    const countA = endA - startA;
+    const countB = endB - startB;
+    const fromA = headLines + (countA === 0 ? startA : startA + 1);
+    const fromB = headLines + (countB === 0 ? startB : startB + 1);
+    out.push(`@@ -${range(fromA, countA)} +${range(fromB, countB)} @@`);
+    let kept = startA;
+    for (let i = first; i <= last; i++) {
+      const change = found[i];
+      for (; kept < change.a; kept++) line(" ", a[kept]);
+      for (let j = change.a; j < change.aEnd; j++) line("-", a[j]);
+      for (let j = change.b; j < change.bEnd; j++) line("+", b[j]);
+      kept = change.aEnd;
+    }
+    for (; kept < endA; kept++) line(" ", a[kept]);
+    first = last + 1;
   }
   return `${out.join("\n")}\n`;
 }

@@ -1,7 +1,9 @@
 /**
  * The keys the tool itself can still see, end to end: a part of a key quoted
- * in an API error, base64 of a key at any byte offset in a prompt, and a
- * reply whose file content holds a key.
+ * in an API error, base64 of a key at any byte offset in a prompt, a reply
+ * whose file content holds a key, and a key written with JSON escapes in
+ * an error body, a reply body or a cut reply (each log, the `.json` ones
+ * too, and the output are decoded and searched).
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -9,9 +11,10 @@ import {
   geminiError,
   geminiReply,
   geminiText,
+  type ScriptStep,
   startFakeLlmServer,
 } from "../support/fake_llm_server.ts";
-import { assertNoKeyLeak } from "../support/leaks.ts";
+import { assertNoKeyInLogs, assertNoKeyLeak } from "../support/leaks.ts";
 import {
   GEMINI_KEY,
   git,
@@ -192,5 +195,116 @@ Deno.test("a key file with a second hard link stops the run before any call, nam
         await server.close();
       }
     }
+  }
+});
+
+/** `text` with the characters `which` picks written as `\uXXXX` escapes (hex in `hexCase`). */
+function uEscape(
+  text: string,
+  which: (index: number) => boolean,
+  hexCase: "lower" | "upper" = "lower",
+): string {
+  return text.split("").map((unit, index) => {
+    if (!which(index)) return unit;
+    const hex = unit.charCodeAt(0).toString(16).padStart(4, "0");
+    return `\\u${hexCase === "upper" ? hex.toUpperCase() : hex}`;
+  }).join("");
+}
+
+/** The ways a JSON body can write the Gemini key. */
+const ESCAPED: [string, string][] = [
+  ["fully \\u-escaped", uEscape(GEMINI_KEY, () => true)],
+  ["fully \\u-escaped, upper-case hex", uEscape(GEMINI_KEY, () => true, "upper")],
+  ["partly \\u-escaped", uEscape(GEMINI_KEY, (i) => i % 4 === 1)],
+  ["one character \\u-escaped", uEscape(GEMINI_KEY, (i) => i === 7)],
+];
+
+/** A step answering `status` with `raw` as its body, sent exactly as written. */
+function rawStep(status: number, raw: string): ScriptStep {
+  return { kind: "response", status, headers: { "content-type": "application/json" }, body: raw };
+}
+
+/** The reply body `geminiReply(text)` sends, as JSON text, with `KEY_HERE` replaced by `written`. */
+function replyBodyWith(text: string, written: string): string {
+  const body = JSON.stringify(geminiReply(text).body as object, null, 2);
+  assert.ok(body.includes("KEY_HERE"));
+  return body.replace("KEY_HERE", written);
+}
+
+/** The log files of the only run in `root`, by name. */
+async function runLogs(root: string): Promise<Map<string, string>> {
+  const [folder] = await Array.fromAsync(Deno.readDir(join(root, "logs")));
+  const logs = new Map<string, string>();
+  for await (const entry of Deno.readDir(join(root, "logs", folder.name))) {
+    logs.set(entry.name, await Deno.readTextFile(join(root, "logs", folder.name, entry.name)));
+  }
+  return logs;
+}
+
+for (const [name, written] of ESCAPED) {
+  Deno.test(`an API error body with the key ${name}: no form of it is logged or printed`, async () => {
+    await using project = await makeProject({ buildScript: STATUS_BUILD, files: START_FILES });
+    const body =
+      `{\n  "error": {\n    "code": 400,\n    "message": "API key ${written} not valid. ` +
+      `Please pass a valid API key.",\n    "status": "INVALID_ARGUMENT"\n  }\n}\n`;
+    assert.equal(JSON.parse(body).error.message.includes(GEMINI_KEY), true);
+    const server = await startFakeLlmServer([rawStep(400, body)]);
+    try {
+      const run = await runTool(project.root, [], { server });
+      assert.notEqual(run.code, 0);
+      assert.match(run.stderr, /API key \*{8}XY not valid/);
+      const logs = await runLogs(project.root);
+      const json = logs.get("1-initial-query-response.json");
+      assert.ok(json !== undefined, [...logs.keys()].join(", "));
+      // Stored masked, and still the JSON it was.
+      assert.equal(JSON.parse(json).error.message.startsWith("API key ********XY not valid"), true);
+      const read = await assertNoKeyInLogs(project.root, [run]);
+      assert.ok(read.some((path) => path.endsWith("-response.json")));
+      await assertNoKeyLeak(project.root, [run], server);
+    } finally {
+      await server.close();
+    }
+  });
+}
+
+Deno.test("a reply body with the key \\u-escaped in its text: the run goes on, and the .json log holds no form of it", async () => {
+  for (const [name, written] of ESCAPED) {
+    await using project = await makeProject({ buildScript: STATUS_BUILD, files: START_FILES });
+    const text = `I will not repeat your key KEY_HERE here.\n${FIX}`;
+    const server = await startFakeLlmServer([rawStep(200, replyBodyWith(text, written))]);
+    try {
+      const run = await runTool(project.root, [], { server });
+      assert.equal(run.code, 0, `${name}: ${run.stderr}`);
+      assert.equal(await project.read("src/status.txt"), "ok\n", name);
+      const logs = await runLogs(project.root);
+      const json = logs.get("1-initial-query-response.json")!;
+      assert.equal(
+        JSON.parse(json).candidates[0].content.parts[0].text,
+        `I will not repeat your key ********XY here.\n${FIX}`,
+        name,
+      );
+      assert.match(logs.get("1-initial-query-response.txt")!, /your key \*{8}XY here/, name);
+      await assertNoKeyInLogs(project.root, [run]);
+      await assertNoKeyLeak(project.root, [run], server);
+    } finally {
+      await server.close();
+    }
+  }
+});
+
+Deno.test("a reply cut in the middle of a \\u-escaped key (not JSON): no form of it is logged or printed", async () => {
+  await using project = await makeProject({ buildScript: STATUS_BUILD, files: START_FILES });
+  const whole = replyBodyWith(`the key is KEY_HERE\n${FIX}`, uEscape(GEMINI_KEY, () => true));
+  const cut = whole.slice(0, whole.indexOf("\\u") + 6 * 30 + 2); // 30 characters and a cut escape
+  const server = await startFakeLlmServer([rawStep(200, cut)]);
+  try {
+    const run = await runTool(project.root, [], { server });
+    assert.notEqual(run.code, 0);
+    assert.match(run.stderr, /the reply is not JSON/);
+    const read = await assertNoKeyInLogs(project.root, [run]);
+    assert.ok(read.some((path) => path.endsWith("-response.json")), read.join(", "));
+    await assertNoKeyLeak(project.root, [run], server);
+  } finally {
+    await server.close();
   }
 });

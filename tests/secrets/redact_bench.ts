@@ -30,3 +30,18 @@ let turn = 0;
 Deno.bench("redact 2 MB made of pieces of a key (the run scan's worst case)", () => {
   redactor.redact(pieces[turn++ % 2]);
 });
+// A JSON reply body of 2 MB whose text holds `\u` escapes (non-ASCII written escaped): every
+// escape is decoded, and the decoded text scanned, on every redaction.
+const escapedBody = JSON.stringify({ text: "caf\u00e9 = 1; // ok\n".repeat(100_000) })
+  .replaceAll("\u00e9", "\\u00e9");
+const escapedKeyBody = escapedBody.replace(
+  "caf",
+  key.split("").map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join(""),
+);
+const bodies = [escapedBody, `${escapedBody} `];
+Deno.bench("redact a 2 MB JSON body holding \\u escapes, no key", () => {
+  redactor.redact(bodies[turn++ % 2]);
+});
+Deno.bench("redact a 2 MB JSON body holding \\u escapes and a key written with them", () => {
+  redactor.redact(escapedKeyBody);
+});

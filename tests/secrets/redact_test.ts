@@ -417,3 +417,165 @@ Deno.test("a text found clean once is known clean; another text is looked at aga
   assert.equal(redactor.containsKey(`${prompt}${G}`), true);
   assert.equal(redactor.containsKey(prompt), false);
 });
+
+/** `text` with the characters at the positions `which` picks written as `\uXXXX` (hex in `hexCase`). */
+function uEscape(
+  text: string,
+  which: (index: number) => boolean = () => true,
+  hexCase: "lower" | "upper" = "lower",
+): string {
+  return text.split("").map((unit, index) => {
+    if (!which(index)) return unit;
+    const hex = unit.charCodeAt(0).toString(16).padStart(4, "0");
+    return `\\u${hexCase === "upper" ? hex.toUpperCase() : hex}`;
+  }).join("");
+}
+
+/** Undoes JSON string escapes, up to three levels (JSON in JSON), for the tests' own checks. */
+function unescapeAll(text: string): string {
+  let out = text;
+  for (let level = 0; level < 3; level++) {
+    out = out.replace(
+      /\\(u[0-9a-fA-F]{4}|["\\/bfnrt])/g,
+      (_, escape: string) =>
+        escape.length === 5
+          ? String.fromCharCode(parseInt(escape.slice(1), 16))
+          : ({ b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" } as Record<string, string>)[escape] ??
+            escape,
+    );
+  }
+  return out;
+}
+
+/** Fails when `text`, as it stands or with its escapes undone, holds 12 characters of a key. */
+function assertNoKeyForm(text: string, name: string): void {
+  for (const form of [text, unescapeAll(text)]) {
+    for (const key of [G, O]) {
+      for (let at = 0; at + 12 <= key.length; at++) {
+        assert(
+          !form.includes(key.slice(at, at + 12)),
+          `${name}: ${key.slice(at, at + 12)} in ${form}`,
+        );
+      }
+    }
+  }
+}
+
+/** A JSON error body whose message carries `written` (a key as it is written in JSON). */
+const errorBody = (written: string) =>
+  `{\n  "error": {\n    "code": 400,\n    "message": "API key ${written} not valid",\n    "status": "INVALID_ARGUMENT"\n  }\n}\n`;
+
+/** Each way a JSON text can write the Gemini key. */
+const ESCAPED_FORMS: [string, string][] = [
+  ["every character \\u-escaped, lower-case hex", uEscape(G)],
+  ["every character \\u-escaped, upper-case hex", uEscape(G, () => true, "upper")],
+  ["every third character \\u-escaped", uEscape(G, (i) => i % 3 === 0)],
+  ["one character \\u-escaped", uEscape(G, (i) => i === 20)],
+  ["the first and last characters \\u-escaped", uEscape(G, (i) => i === 0 || i === G.length - 1)],
+  [
+    "hex case mixed",
+    uEscape(G, (i) => i % 2 === 0, "upper").replace(/\\u00([0-9a-f]{2})/g, "\\u00$1"),
+  ],
+];
+
+for (const [name, written] of ESCAPED_FORMS) {
+  Deno.test(`a key written in JSON with ${name} is masked, and the body stays JSON`, () => {
+    assert.notEqual(written, G);
+    const redactor = new Redactor([G, O]);
+    const body = errorBody(written);
+    assert.equal(
+      JSON.parse(body).error.message,
+      `API key ${G} not valid`,
+      "the body holds the key",
+    );
+    assert.equal(redactor.containsKey(body), true);
+    const redacted = redactor.redact(body);
+    assert.equal(JSON.parse(redacted).error.message, `API key ${GM} not valid`);
+    assertNoKeyForm(redacted, name);
+  });
+}
+
+Deno.test("a part of a key (12 characters or more) written with \\u escapes is masked", () => {
+  const redactor = new Redactor([G, O]);
+  const body = errorBody(`${uEscape(G.slice(0, 16))}...`);
+  assert.equal(redactor.containsKey(body), true);
+  const redacted = redactor.redact(body);
+  assert.equal(JSON.parse(redacted).error.message, "API key ********... not valid");
+  assertNoKeyForm(redacted, "a part");
+});
+
+Deno.test("base64 of a key with its slashes written \\/ is masked", () => {
+  // A key whose base64 holds a slash (`?` bytes): JSON may write it `\/`.
+  const key = "sk-test-???-0123456789abcdefghij";
+  const encoded = btoa(key);
+  assert.match(encoded, /\//);
+  const redactor = new Redactor([key]);
+  const body = `{"auth":"${encoded.replaceAll("/", "\\/")}"}`;
+  assert.equal(redactor.containsKey(body), true);
+  const redacted = redactor.redact(body);
+  // As the same base64 is masked written plainly: the unpadded form, its padding after.
+  assert.equal(JSON.parse(redacted).auth, redactor.redact(encoded));
+  assert.match(redactor.redact(encoded), /^\*{8}\w\w=$/);
+});
+
+Deno.test("a key in JSON quoted in a JSON string (escaped twice) is masked", () => {
+  const redactor = new Redactor([G, O]);
+  const inner = JSON.stringify({ message: `key ${G}` }).replace(G, uEscape(G));
+  const body = JSON.stringify({ error: { message: inner } });
+  assert.ok(!body.includes(G.slice(0, 12)));
+  assert.equal(redactor.containsKey(body), true);
+  const redacted = redactor.redact(body);
+  assert.equal(JSON.parse(JSON.parse(redacted).error.message).message, `key ${GM}`);
+  assertNoKeyForm(redacted, "twice");
+});
+
+Deno.test("a body that is not JSON, cut in the middle of an escaped key, shows none of it", () => {
+  const redactor = new Redactor([G, O]);
+  const written = uEscape(G);
+  // Cut mid-key (past 12 characters) and mid-escape.
+  const body = `{"candidates":[{"content":{"parts":[{"text":"the key ${
+    written.slice(0, 6 * 20 + 3)
+  }`;
+  assert.throws(() => JSON.parse(body));
+  assert.equal(redactor.containsKey(body), true);
+  const redacted = redactor.redact(body);
+  assertNoKeyForm(redacted, "cut");
+  assert.match(redacted, /the key \*{8}\\u0/);
+});
+
+Deno.test("an API's masked echo written with \\u escapes is masked", () => {
+  const redactor = new Redactor([G, O]);
+  const echo = `sk-proj-${uEscape("*********")}${uEscape(O.slice(-4))}`;
+  const body = `{"error":{"message":"Incorrect API key provided: ${echo}."}}`;
+  assert.equal(
+    JSON.parse(redactor.redact(body)).error.message,
+    `Incorrect API key provided: ${OM}.`,
+  );
+});
+
+Deno.test("escapes with no key behind them are left alone, and the text is not copied", () => {
+  const redactor = new Redactor([G, O]);
+  const text = '{"text":"caf\\u00e9 \\/ \\"quoted\\" line\\nnext \\\\u0041"}';
+  assert.equal(redactor.redact(text), text);
+  assert.equal(redactor.containsKey(text), false);
+  // A key's characters each escaped but spread apart hold no run of it.
+  const spread = uEscape(G).split("\\").join(" \\");
+  assert.equal(redactor.containsKey(spread), false);
+});
+
+Deno.test("only the text around escapes that may write a key is decoded, and no key is cut at its edge", () => {
+  const redactor = new Redactor([G, O]);
+  // A plain key at every distance from an escape of a key's character: wherever the decoded
+  // stretch ends, the key is masked whole.
+  for (let gap = 0; gap < 1_600; gap++) {
+    const text = `\\u0041${" ".repeat(gap)}${G} end`;
+    assert.equal(redactor.redact(text), `\\u0041${" ".repeat(gap)}${GM} end`, `gap ${gap}`);
+  }
+  // Escaped keys far apart in a long text, among escapes that cannot write one.
+  const filler = "caf\\u00e9 \\n ".repeat(20_000);
+  const text = `{"a":"${filler}${uEscape(G)}${filler}${uEscape(O, (i) => i % 2 === 0)}${filler}"}`;
+  const redacted = redactor.redact(text);
+  assert.equal(JSON.parse(redacted).a, JSON.parse(`"${filler}${GM}${filler}${OM}${filler}"`));
+  assert.equal(redactor.containsKey(text), true);
+  assert.equal(redactor.containsKey(`{"a":"${filler}\\u0041${filler}"}`), false);
+});

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { countKinds, cutList, formatChangedFiles } from "../../lib/text/change_list.ts";
+import {
+  countKinds,
+  cutList,
+  formatChangedFiles,
+  formatLineCounts,
+} from "../../lib/text/change_list.ts";
 
 Deno.test("formatChangedFiles: one line per file, kinds aligned, counts with separators", () => {
   assert.deepEqual(
@@ -37,4 +42,18 @@ Deno.test("countKinds: the kinds there are, in a fixed order", () => {
     "2 created, 1 deleted",
   );
   assert.equal(countKinds([]), "");
+});
+
+Deno.test("formatLineCounts: counts that could not be made are said to be unknown", () => {
+  assert.equal(formatLineCounts({ added: 1200, removed: 3 }), "+1,200 -3");
+  assert.equal(formatLineCounts({ added: undefined, removed: undefined }), "(lines not counted)");
+  assert.deepEqual(
+    formatChangedFiles([{
+      path: "big.bin",
+      kind: "replaced",
+      added: undefined,
+      removed: undefined,
+    }]),
+    ["  replaced  big.bin  (lines not counted)"],
+  );
 });

@@ -6,7 +6,12 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { countLineChanges, unifiedDiff } from "../../lib/text/diff.ts";
+import {
+  countByteLineChanges,
+  countFileLineChanges,
+  countLineChanges,
+  unifiedDiff,
+} from "../../lib/text/diff.ts";
 import { git, tempProject } from "../support/project.ts";
 
 /** A small deterministic generator. */
@@ -61,6 +66,12 @@ Deno.test("unifiedDiff: git apply turns the old text into the new one, and the c
     const numstat = (await git(project.root, "diff", "--numstat", "--", path)).trim();
     const counts = countLineChanges(before, after);
     assert.equal(numstat, `${counts.added}\t${counts.removed}\t${path}`, `round ${round}`);
+    const encoder = new TextEncoder();
+    assert.deepEqual(
+      countByteLineChanges(encoder.encode(before), encoder.encode(after)),
+      counts,
+      `round ${round}: the bytes are counted as the text`,
+    );
     await Deno.remove(join(project.root, "change.diff"));
   }
 });
@@ -88,4 +99,126 @@ Deno.test("a file rewritten from end to end costs linear time: past the edit lim
   const started = performance.now();
   assert.deepEqual(countLineChanges(before, after), { added: lines, removed: lines });
   assert.ok(performance.now() - started < 30_000);
+});
+
+Deno.test("unifiedDiff: a few lines changed in a long text, git apply turns the old text into the new one", async () => {
+  await using project = await tempProject({}, { git: true });
+  const next = random(11);
+  for (let round = 0; round < 12; round++) {
+    const before = text(next, 300 + Math.floor(next() * 300), next() > 0.3);
+    const lines = before.split("\n");
+    for (let edit = 0; edit < 1 + round; edit++) {
+      const at = Math.floor(next() * lines.length);
+      if (next() > 0.5) lines.splice(at, 1 + Math.floor(next() * 3));
+      else lines.splice(at, 0, `inserted ${edit}`);
+    }
+    const after = lines.join("\n");
+    const path = "long.txt";
+    await Deno.writeTextFile(join(project.root, path), before);
+    await git(project.root, "add", "-A");
+    await git(project.root, "commit", "-q", "--allow-empty", "-m", `round ${round}`);
+    const diff = unifiedDiff(path, before, after);
+    await Deno.writeTextFile(join(project.root, "change.diff"), diff);
+    await git(project.root, "apply", "change.diff");
+    assert.equal(await Deno.readTextFile(join(project.root, path)), after, `round ${round}`);
+    const numstat = (await git(project.root, "diff", "--numstat", "--", path)).trim();
+    const counts = countLineChanges(before, after);
+    assert.equal(numstat, `${counts.added}\t${counts.removed}\t${path}`, `round ${round}`);
+    await Deno.remove(join(project.root, "change.diff"));
+  }
+});
+
+/** `lines` numbered lines, each ending with a line end. */
+function numbered(lines: number, name = "line"): string[] {
+  return Array.from({ length: lines }, (_, i) => `${name} ${i}`);
+}
+
+Deno.test("a million lines with one changed: +1 -1 as text and as bytes, and one hunk with the right line numbers", () => {
+  const lines = numbered(1_000_000);
+  const before = `${lines.join("\n")}\n`;
+  lines[765_432] = "changed";
+  const after = `${lines.join("\n")}\n`;
+  assert.deepEqual(countLineChanges(before, after), { added: 1, removed: 1 });
+  const encoder = new TextEncoder();
+  assert.deepEqual(
+    countByteLineChanges(encoder.encode(before), encoder.encode(after)),
+    { added: 1, removed: 1 },
+  );
+  assert.equal(
+    unifiedDiff("big.txt", before, after),
+    "--- a/big.txt\n+++ b/big.txt\n@@ -765430,7 +765430,7 @@\n" +
+      " line 765429\n line 765430\n line 765431\n-line 765432\n+changed\n" +
+      " line 765433\n line 765434\n line 765435\n",
+  );
+});
+
+Deno.test("a million lines with a line added at the start and the end: counted and diffed", () => {
+  const lines = numbered(1_000_000);
+  const before = lines.join("\n"); // no line end at the end
+  const after = `first\n${before}\nlast\n`;
+  assert.deepEqual(countLineChanges(before, after), { added: 3, removed: 1 });
+  const diff = unifiedDiff("big.txt", before, after);
+  assert.ok(diff.startsWith("--- a/big.txt\n+++ b/big.txt\n@@ -1,3 +1,4 @@\n+first\n line 0\n"));
+  assert.ok(
+    diff.endsWith(
+      "@@ -999997,4 +999998,5 @@\n line 999996\n line 999997\n line 999998\n-line 999999\n" +
+        "\\ No newline at end of file\n+line 999999\n+last\n",
+    ),
+    diff.slice(-300),
+  );
+});
+
+Deno.test("past the search's bounds, the lines between the common head and tail count as replaced whole", () => {
+  // Changes every 300 lines over a million: more edits than the search follows.
+  const lines = numbered(1_000_000);
+  const before = `${lines.join("\n")}\n`;
+  for (let i = 10; i < lines.length; i += 300) lines[i] = `changed ${i}`;
+  const after = `${lines.join("\n")}\n`;
+  const whole = { added: 999_901, removed: 999_901 }; // from line 10 to line 999,910
+  assert.deepEqual(countLineChanges(before, after), whole);
+  const encoder = new TextEncoder();
+  assert.deepEqual(countByteLineChanges(encoder.encode(before), encoder.encode(after)), whole);
+  const diff = unifiedDiff("big.txt", before, after);
+  assert.equal(
+    diff.split("\n").filter((line) => line.startsWith("+") && !line.startsWith("+++")).length,
+    whole.added,
+  );
+});
+
+Deno.test("countByteLineChanges compares bytes: lines that are not UTF-8 count, and line ends at the edges", () => {
+  const bytes = (...parts: (string | number[])[]) =>
+    new Uint8Array(
+      parts.flatMap((part) =>
+        typeof part === "string" ? [...new TextEncoder().encode(part)] : part
+      ),
+    );
+  // Two different invalid bytes decode alike as text, but are different lines.
+  assert.deepEqual(
+    countByteLineChanges(bytes("a\n", [0xff], "\nz\n"), bytes("a\n", [0xfe], "\nz\n")),
+    { added: 1, removed: 1 },
+  );
+  assert.deepEqual(countByteLineChanges(bytes("a\nb"), bytes("a\nb\n")), { added: 1, removed: 1 });
+  assert.deepEqual(countByteLineChanges(bytes("x\nb"), bytes("y\nb")), { added: 1, removed: 1 });
+  assert.deepEqual(countByteLineChanges(bytes(""), bytes("a\nb")), { added: 2, removed: 0 });
+  assert.deepEqual(countByteLineChanges(bytes("a\n\n"), bytes("a\n\n\n")), {
+    added: 1,
+    removed: 0,
+  });
+  assert.deepEqual(countByteLineChanges(bytes("same\n"), bytes("same\n")), {
+    added: 0,
+    removed: 0,
+  });
+});
+
+Deno.test("countFileLineChanges never throws: a count that fails is unknown", () => {
+  assert.deepEqual(countFileLineChanges(null, new TextEncoder().encode("a\nb\n")), {
+    added: 2,
+    removed: 0,
+  });
+  const failing = new Proxy(new Uint8Array(4), {
+    get() {
+      throw new RangeError("out of memory");
+    },
+  });
+  assert.equal(countFileLineChanges(failing, new Uint8Array(2)), undefined);
 });

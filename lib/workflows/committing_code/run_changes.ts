@@ -22,10 +22,8 @@ import {
   cutList,
   formatChangedFiles,
 } from "../../text/change_list.ts";
-import { countLineChanges, countLines } from "../../text/diff.ts";
+import { countByteLineChanges, countLines } from "../../text/diff.ts";
 import { plural } from "../../text/plural.ts";
-
-const decoder = new TextDecoder();
 
 /**
  * The files the run of `journal` changed in the project at `root`, by
@@ -55,7 +53,7 @@ export async function describeRunChanges(
       (before.mode !== null && after.mode !== null && before.mode !== after.mode)
     ) {
       const now = await currentBytes(fs, root, path) ?? new Uint8Array();
-      const counts = countLineChanges(decoder.decode(before.data), decoder.decode(now));
+      const counts = countByteLineChanges(before.data, now);
       changes.push({ path, kind: "replaced", ...counts });
     }
   }

@@ -17,7 +17,7 @@ import { RunLog } from "../../logger/run_log.ts";
 import { checkRepositoryRoot } from "../../preconditions/repository.ts";
 import { compareCodePoints } from "../../project_files/order.ts";
 import { Redactor } from "../../secrets/redact.ts";
-import { cutList } from "../../text/change_list.ts";
+import { cutList, formatLineCounts } from "../../text/change_list.ts";
 import { formatCount } from "../../text/numbers.ts";
 import { plural } from "../../text/plural.ts";
 
@@ -69,7 +69,7 @@ export async function runUndoWorkflow(
   const result = await runUndo(root, plan, options.force);
 
   const lines = result.restored.map((file) => {
-    const counts = `+${formatCount(file.added)} -${formatCount(file.removed)}`;
+    const counts = formatLineCounts(file);
     switch (file.kind) {
       case "created":
         return `  removed   ${file.path}  ${counts} (the run created it)`;
