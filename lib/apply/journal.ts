@@ -34,7 +34,7 @@
  */
 
 import { z } from "zod";
-import { CodeCommitError, messageOf } from "../errors/errors.ts";
+import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { readBounded } from "../file_system/bounded_read.ts";
 import { denoFileSystem, under } from "../file_system/file_system.ts";
 import { READ_LIMITS, type ReadLimit } from "../file_system/read_limits.ts";
@@ -337,11 +337,11 @@ export interface StoredJournal {
   readonly applies: readonly StoredApply[];
 }
 
-/** The journal could not be read or written. Exit status 1. */
+/** The journal could not be read or written. Exit status 3 (`EXIT.setup`). */
 export class JournalError extends CodeCommitError {
   /** Makes the error; `message` is the whole user-facing line. */
   constructor(message: string, options?: ErrorOptions) {
-    super(message, undefined, options);
+    super(message, EXIT.setup, options);
     this.name = "JournalError";
   }
 }

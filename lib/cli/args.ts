@@ -65,6 +65,8 @@ export interface RunOptions {
    * Only a `local:NAME` model reads it.
    */
   readonly contextWindow?: number;
+  /** `--json`: stdout carries only one JSON object when the run ends (see `json_result.ts`). */
+  readonly json: boolean;
 }
 
 /** Default time one `./build.sh` may run: 30 minutes. */
@@ -109,6 +111,7 @@ const OPTIONS: Readonly<Record<string, { type: "boolean" | "string"; short?: str
   "force": { type: "boolean" },
   "dry-run": { type: "boolean" },
   "context-window": { type: "string" },
+  "json": { type: "boolean" },
   ...Object.fromEntries(Object.keys(WORKFLOW_FLAGS).map((flag) => [flag, { type: "boolean" }])),
 };
 
@@ -148,9 +151,20 @@ export function parseCommandLine(args: readonly string[]): Command {
       ...containment,
       force: values.force === true,
       dryRun: values["dry-run"] === true,
+      json: values.json === true,
       ...(contextWindow === undefined ? {} : { contextWindow }),
     },
   };
+}
+
+/**
+ * Whether `args` hold `--json` among the flags (before a `--`), read
+ * without parsing them: a run whose command line is wrong still ends with
+ * the JSON object. Never throws.
+ */
+export function wantsJson(args: readonly string[]): boolean {
+  const end = args.indexOf("--");
+  return (end === -1 ? args : args.slice(0, end)).includes("--json");
 }
 
 /** The fewest and the most tokens `--context-window` takes. */

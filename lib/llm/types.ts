@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { CodeCommitError } from "../errors/errors.ts";
+import { CodeCommitError, EXIT, type ExitStatus } from "../errors/errors.ts";
 import type { ModelId } from "./models.ts";
 
 /** Tokens one call used. */
@@ -83,9 +83,15 @@ export class LlmError extends CodeCommitError {
   /** The last body received, as received, if there was one. */
   readonly body: string | undefined;
 
-  /** Makes an LLM error. */
-  constructor(message: string, options: { status?: number; body?: string; cause?: unknown } = {}) {
-    super(message, undefined, { cause: options.cause });
+  /**
+   * Makes an LLM error: exit {@link EXIT.model}, unless `options.exitCode`
+   * says the fault is in the set-up (a key that cannot be sent).
+   */
+  constructor(
+    message: string,
+    options: { status?: number; body?: string; cause?: unknown; exitCode?: ExitStatus } = {},
+  ) {
+    super(message, options.exitCode ?? EXIT.model, { cause: options.cause });
     this.name = "LlmError";
     this.status = options.status;
     this.body = options.body;

@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { CodeCommitError, messageOf } from "../errors/errors.ts";
+import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
 import { lstatOrUndefined } from "../file_system/lstat.ts";
 import type { ReadLimit } from "../file_system/read_limits.ts";
@@ -138,7 +138,7 @@ const NAMED = 5;
  * Walks the project at `root` (links resolved) again and compares its
  * protected entries with `before`.
  *
- * @throws {CodeCommitError} (exit 1) naming what is new, removed or changed,
+ * @throws {CodeCommitError} (exit 5, `EXIT.safety`) naming what is new, removed or changed,
  * and for a new `.git`, that it must be removed before git runs there.
  */
 export async function checkProtectedAfterBuild(
@@ -162,6 +162,7 @@ export async function checkProtectedAfterBuild(
     `./build.sh changed protected entries of the project: ${named.join(", ")}${git}; if a tool ` +
       `your build runs made a new .gitignore (pytest's .pytest_cache/, say), add that folder to ` +
       `.gitignore; ${review}`,
+    EXIT.safety,
   );
 }
 

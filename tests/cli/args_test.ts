@@ -4,6 +4,7 @@ import {
   DEFAULT_BUILD_TIMEOUT_SECONDS,
   DEFAULT_LLM_TIMEOUT_SECONDS,
   parseCommandLine,
+  wantsJson,
 } from "../../lib/cli/args.ts";
 import { UsageError } from "../../lib/errors/errors.ts";
 
@@ -26,7 +27,19 @@ Deno.test("no flags: committing code with gemini-2.5-pro and the default limits"
     buildNetwork: "on",
     force: false,
     dryRun: false,
+    json: false,
   });
+});
+
+Deno.test("--json is read for every workflow, and found in a command line that does not parse", () => {
+  for (const args of [[], ["--cc"], ["--aw"], ["--init"], ["--undo"], ["--check-build"]]) {
+    assert.equal(run([...args, "--json"]).options.json, true, args.join(" "));
+  }
+  assert.equal(wantsJson(["--bogus", "--json"]), true);
+  assert.equal(wantsJson(["--json", "--cc", "--aw"]), true);
+  assert.equal(wantsJson(["--cc"]), false);
+  assert.equal(wantsJson(["--", "--json"]), false, "after --, it is no flag");
+  assert.equal(wantsJson(["--json=yes"]), false);
 });
 
 Deno.test("every workflow flag selects its workflow", () => {

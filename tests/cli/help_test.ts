@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import config from "../../deno.json" with { type: "json" };
 import { helpText, versionText } from "../../lib/cli/help.ts";
+import { EXIT } from "../../lib/errors/errors.ts";
 import { MODEL_NAMES, MODELS } from "../../lib/llm/models.ts";
 
 Deno.test("--version prints the version of deno.json", () => {
@@ -27,6 +28,7 @@ Deno.test("--help names every workflow flag, model, key file and exit status", (
       "--max-phase",
       "--sandbox auto|on|off",
       "--build-network on|off",
+      "--json",
       "--help",
       "--version",
     ]
@@ -37,6 +39,11 @@ Deno.test("--help names every workflow flag, model, key file and exit status", (
     assert(text.includes(name), name);
     assert(text.includes(MODELS[name].keyFile), MODELS[name].keyFile);
   }
-  assert.match(text, /0 success, 1 the workflow failed, 2 usage error/);
+  // One line per exit status, in the order of EXIT, under "Exit status".
+  const table = text.slice(text.indexOf("Exit status")).split("\n")
+    .map((line) => /^ {2}(\d+) /.exec(line)?.[1])
+    .filter((status) => status !== undefined)
+    .map(Number);
+  assert.deepEqual(table, Object.values(EXIT));
   for (const line of text.split("\n")) assert(line.length <= 100, `too wide: ${line}`);
 });

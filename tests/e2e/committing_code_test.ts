@@ -178,7 +178,7 @@ Deno.test("an LLM error after a reply was applied: the files it left changed and
   await commit(
     [geminiReply(BREAK), geminiError(400, "the repair call failed", "INVALID_ARGUMENT")],
     async ({ run, project, log }) => {
-      assert.equal(run.code, 1);
+      assert.equal(run.code, 4);
       assert.equal(await project.read("src/status.txt"), "still broken\n");
       assert.deepEqual(run.stdout.trimEnd().split("\n").slice(0, 2), [
         "1 file changed by this run (1 replaced):",
@@ -446,14 +446,14 @@ Deno.test("a header path in backticks is the bare path, and the guard checks the
   );
 });
 
-Deno.test("an LLM error stops the run: exit 1, ERROR logged, the API's message shown, no repair", async () => {
+Deno.test("an LLM error stops the run: exit 4, ERROR logged, the API's message shown, no repair", async () => {
   const bad = geminiError(
     400,
     "API key not valid. Please pass a valid API key.",
     "INVALID_ARGUMENT",
   );
   await commit([bad, geminiReply(FIX)], async ({ run, server, log, project }) => {
-    assert.equal(run.code, 1);
+    assert.equal(run.code, 4);
     assert.equal(server.requests.length, 1, "a 400 is not retried");
     assert.match(run.stderr, /HTTP 400 INVALID_ARGUMENT: API key not valid/);
     const response = await Deno.readTextFile(join(log, "1-initial-query-response.txt"));
@@ -515,7 +515,7 @@ Deno.test("a key in the query is never sent: the prompt is refused before any re
   const server = await startFakeLlmServer([geminiReply(FIX)]);
   try {
     const run = await runTool(project.root, [], { server });
-    assert.equal(run.code, 1);
+    assert.equal(run.code, 5);
     assert.equal(server.requests.length, 0);
     assert.match(run.stderr, /contains an API key, so it was not sent/);
     const [folder] = await project.logRuns();

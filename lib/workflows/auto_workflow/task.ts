@@ -15,7 +15,7 @@
  * @module
  */
 import { type CommitLoopResult, type ReplyStop, runCommitLoop } from "../committing_code/loop.ts";
-import { CodeCommitError } from "../../errors/errors.ts";
+import { CodeCommitError, EXIT } from "../../errors/errors.ts";
 import type { LlmReply } from "../../llm/types.ts";
 import { autoWorkflowSlug, SINGLE_QUERY } from "../../logger/log_names.ts";
 import { RunLog } from "../../logger/run_log.ts";
@@ -89,6 +89,7 @@ export async function runTask(
   );
   onLog?.(log);
   session.journal.logDir = log.dir;
+  session.record.logDir = log.dir;
   session.console.info(
     `phase ${task.stage.phase}, L${module.depth}: ${describeTask(task)}` +
       `${task.cached === undefined ? "" : " (its specification changed since it last passed)"}; ` +
@@ -125,7 +126,10 @@ function specText(path: string, bytes: Uint8Array): string {
   try {
     return decoder.decode(bytes);
   } catch {
-    throw new CodeCommitError(`${path} is not valid UTF-8 text: save it as UTF-8, then run again`);
+    throw new CodeCommitError(
+      `${path} is not valid UTF-8 text: save it as UTF-8, then run again`,
+      EXIT.setup,
+    );
   }
 }
 
@@ -142,11 +146,15 @@ async function runReview(
     throw new CodeCommitError(
       `${describeTask(task)}: the reply was cut off at the model's output limit ` +
         `(finish reason ${reply.finishReason}); see ${replyFile}, then run again`,
+      EXIT.model,
     );
   }
   const parsed = parseStatusReply(reply.text);
   if (!parsed.ok) {
-    throw new CodeCommitError(`${describeTask(task)}: ${parsed.reason}; see ${replyFile}`);
+    throw new CodeCommitError(
+      `${describeTask(task)}: ${parsed.reason}; see ${replyFile}`,
+      EXIT.model,
+    );
   }
   if (parsed.fileBlocks > 0) {
     session.console.warn(
@@ -158,6 +166,7 @@ async function runReview(
     throw new CodeCommitError(
       `${describeTask(task)}: the reply says changes-attempted, but ${task.stage.name} ` +
         `reviews only and changes no file (nothing was written); see ${replyFile}, then run again`,
+      EXIT.model,
     );
   }
   const { status, comment } = parsed;
@@ -240,6 +249,7 @@ function afterBuildPassed(
     throw new CodeCommitError(
       `${describeTask(task)}: the build passed, but ${parsed.reason}; ` +
         `see ${log.path(result.lastNames.replyText)}${left}`,
+      EXIT.model,
     );
   }
   if (parsed.status === "task-success" && changedPaths.length > 0) {

@@ -109,6 +109,7 @@ export async function runCommitLoop<T = never>(
     const prompt = attempt === 0
       ? initialPrompt(query, codebase)
       : repairPromptFor(session, feedback, query, codebase, ledger.format());
+    session.record.noteAttempt(attempt);
     const reply = await askAttempt(session, log, attempt, names, prompt);
     last = { reply, names, applied: false };
 

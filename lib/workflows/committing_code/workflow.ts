@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { CodeCommitError, EXIT } from "../../errors/errors.ts";
+import { CodeCommitError, EXIT, type ExitStatus } from "../../errors/errors.ts";
 import { plural } from "../../text/plural.ts";
 import { SLUGS } from "../../logger/log_names.ts";
 import { RunLog } from "../../logger/run_log.ts";
@@ -29,7 +29,7 @@ import { reportRunChanges, REVIEW_CHANGES } from "./run_changes.ts";
  *
  * @throws {CodeCommitError} for a missing file, uncommitted changes, an LLM error or Ctrl-C.
  */
-export async function runCommittingCode(session: Session): Promise<number> {
+export async function runCommittingCode(session: Session): Promise<ExitStatus> {
   const { root, options, console } = session;
   session.journal.workflow = "committing code";
   // git status (a process of its own) runs while the query and the codebase are read; its
@@ -44,6 +44,7 @@ export async function runCommittingCode(session: Session): Promise<number> {
   await clean;
 
   const log = await RunLog.create(root, SLUGS.committingCode, session.redactor);
+  session.record.logDir = log.dir;
   console.info(
     `committing code with ${options.model}${
       options.dryRun ? " (dry run)" : ""
