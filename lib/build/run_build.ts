@@ -75,6 +75,16 @@ export interface BuildOptions {
   readonly keepTailBytes?: number;
   /** How to start the build (default: `./build.sh` itself, not contained). */
   readonly launch?: BuildLaunch;
+  /**
+   * Told the build's first PID (its session's ID) in the same step that
+   * starts it, and when the build and what it started have ended: the
+   * project records the running build so that the next start can end a
+   * build a killed code-commit left behind.
+   */
+  readonly tracker?: {
+    started(pid: number): void;
+    ended(): void;
+  };
 }
 
 /** Tells whether the build passed: it exited 0 on its own. Never throws. */
@@ -92,6 +102,7 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
   const started = performance.now();
   const launch = options.launch;
   const child = spawnBuild(root, launch);
+  options.tracker?.started(child.pid);
   if (launch?.stdin !== undefined) void feed(child.stdin, launch.stdin);
 
   const sink = new OutputSink(
@@ -102,6 +113,7 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
   const kill: Kill = (signal, groupOnly = false) => signalGroup(child, root, signal, groupOnly);
   const { exit, timedOut, interrupted } = await awaitExit(child.status, kill, options);
   await collectOutput(readers, sink, kill);
+  options.tracker?.ended();
 
   const redactor = options.redactor ?? new Redactor();
   const output = redactor.redact(sink.text());

@@ -51,9 +51,11 @@ const SYSTEM_PROGRAM_FOLDERS = ["/usr/bin", "/bin"] as const;
  *   repository it is inside (`git rev-parse --show-toplevel`: the tool may
  *   not read above the folder it is started in), and for the dirty-tree
  *   check before a run that changes files (`git status`, which knows git's
- *   own rules exactly).
+ *   own rules exactly);
+ * - `ps`, to find the processes of a build that a killed code-commit left
+ *   running (`lib/project_lock/running_build.ts`).
  */
-const SYSTEM_PROGRAMS = ["kill", "bwrap", "git"] as const;
+const SYSTEM_PROGRAMS = ["kill", "bwrap", "git", "ps"] as const;
 
 /** The name of one of {@link SYSTEM_PROGRAMS}. */
 export type SystemProgram = typeof SYSTEM_PROGRAMS[number];

@@ -8,6 +8,7 @@
  */
 import { type BuildResult, formatBuildLog, runBuild } from "../../build/run_build.ts";
 import type { RunLog } from "../../logger/run_log.ts";
+import { trackBuilds } from "../../project_lock/running_build.ts";
 import {
   checkAfterBuild,
   checkBuildScriptUnchanged,
@@ -48,6 +49,7 @@ export async function runProjectBuild(
     signal: session.signal,
     redactor: session.redactor,
     launch,
+    tracker: trackBuilds(root),
   });
   await log.write(logName, formatBuildLog(build));
   await checkAfterBuild(root, session.buildScript, before);
