@@ -76,12 +76,15 @@ export interface BuildOptions {
   /** How to start the build (default: `./build.sh` itself, not contained). */
   readonly launch?: BuildLaunch;
   /**
-   * Told the build's first PID (its session's ID) in the same step that
-   * starts it, and when the build and what it started have ended: the
-   * project records the running build so that the next start can end a
-   * build a killed code-commit left behind.
+   * Told just before the build starts, its first PID (its session's ID)
+   * once it has, and when the build and what it started have ended; its
+   * `mark` (environment variables) is given to the build: the project
+   * records the running build so that the next start can end a build a
+   * killed code-commit left behind.
    */
   readonly tracker?: {
+    readonly mark: Readonly<Record<string, string>>;
+    starting(): void;
     started(pid: number): void;
     ended(): void;
   };
@@ -101,7 +104,14 @@ export function buildPassed(result: BuildResult): boolean {
 export async function runBuild(root: string, options: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
   const launch = options.launch;
-  const child = spawnBuild(root, launch);
+  options.tracker?.starting();
+  let child: Deno.ChildProcess;
+  try {
+    child = spawnBuild(root, launch, options.tracker?.mark);
+  } catch (error) {
+    options.tracker?.ended();
+    throw error;
+  }
   options.tracker?.started(child.pid);
   if (launch?.stdin !== undefined) void feed(child.stdin, launch.stdin);
 
@@ -134,15 +144,21 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
 
 /**
  * Starts `./build.sh` in `root`, through `launch` when given, in its own
- * session and process group, its output piped.
+ * session and process group, its output piped, with `mark` added to its
+ * environment.
  *
  * @throws {CodeCommitError} when it cannot be started (see {@link runBuild}).
  */
-function spawnBuild(root: string, launch: BuildLaunch | undefined): Deno.ChildProcess {
+function spawnBuild(
+  root: string,
+  launch: BuildLaunch | undefined,
+  mark: Readonly<Record<string, string>> | undefined,
+): Deno.ChildProcess {
   try {
     return new Deno.Command(launch?.program ?? BUILD_SCRIPT, {
       args: [...launch?.args ?? []],
       cwd: root,
+      ...(mark === undefined ? {} : { env: { ...mark } }),
       stdin: launch?.stdin === undefined ? "null" : "piped",
       stdout: "piped",
       stderr: "piped",

@@ -13,7 +13,8 @@
  *
  * It lives in `agent-config/`, which a contained build does not see at all:
  * a build can neither take the lock (to block the next run) nor delete it
- * (to let two runs in). In a folder without `agent-config/` (not set up
+ * (to let two runs in). When `agent-config/` is a link to a folder elsewhere,
+ * that folder itself is locked, and nothing is written through the link. In a folder without `agent-config/` (not set up
  * yet), the lock makes it; when the run leaves nothing else in it, the
  * folder is removed again when the lock is released. Released, the lock
  * file is removed: a run that ends leaves no trace of the lock.
@@ -64,7 +65,7 @@ export class ProjectLockedError extends CodeCommitError {
 /** The one line a second process prints. Never throws. */
 export function lockedMessage(holder: LockHolder | undefined): string {
   const who = holder === undefined
-    ? `(${LOCK_FILE} does not say which process)`
+    ? `(the lock does not say which process)`
     : `(PID ${holder.pid}, ${holder.workflow}, started ${holder.startedAt})`;
   return `another code-commit is working on this project ${who}; ` +
     `wait for it to end, then run again (the lock is ${LOCK_FILE}, released when that process ends)`;
@@ -88,6 +89,8 @@ export async function lockProject(
 ): Promise<ProjectLock> {
   const folder = `${root}/${LOCK_FOLDER}`;
   const path = `${root}/${LOCK_FILE}`;
+  const linked = await linkedFolder(folder);
+  if (linked !== undefined) return linked;
   // A file removed between opening and locking (by a run that released the lock) is not the
   // lock any more: open it again.
   for (let attempt = 0;; attempt++) {
@@ -108,6 +111,48 @@ export async function lockProject(
       throw error;
     }
   }
+}
+
+/**
+ * The lock when `agent-config/` is a link to a folder (the user keeps the
+ * keys elsewhere): the folder where it leads is locked itself, and nothing
+ * is written through the link, so the lock cannot say who holds it.
+ * Undefined when `agent-config/` is no link.
+ *
+ * @throws {CodeCommitError} (exit 3) when the link leads to no folder.
+ */
+async function linkedFolder(folder: string): Promise<ProjectLock | undefined> {
+  const info = await lstatOrUndefined(folder);
+  if (info === undefined || !info.isSymlink) return undefined;
+  const target = await Deno.stat(folder).catch(() => undefined);
+  if (target === undefined || !target.isDirectory) {
+    throw setupError(
+      `${LOCK_FOLDER} is a symbolic link that leads to no folder; make it a folder of its own`,
+    );
+  }
+  const handle = await Deno.open(folder, { read: true }).catch((error) => {
+    throw setupError(`cannot open ${LOCK_FOLDER}: ${(error as Error).message}`);
+  });
+  try {
+    if (!await handle.tryLock(true)) throw new ProjectLockedError(undefined);
+  } catch (error) {
+    handle.close();
+    throw error;
+  }
+  let released = false;
+  return {
+    path: folder,
+    madeFolder: false,
+    release() {
+      if (released) return;
+      released = true;
+      try {
+        handle.close();
+      } catch {
+        // Already closed.
+      }
+    },
+  };
 }
 
 /** `2026-11-27 07:40:00 UTC`. */

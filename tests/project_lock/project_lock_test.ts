@@ -108,14 +108,34 @@ Deno.test("releasing removes the lock file, and agent-config/ when the lock made
   await Deno.remove(root, { recursive: true });
 });
 
-Deno.test("the lock never writes through a link: agent-config or the lock file a link", async () => {
+Deno.test("the lock never writes through a link: agent-config a link, or the lock file", async () => {
   const root = await Deno.makeTempDir();
   const outside = await Deno.makeTempDir();
   try {
+    // agent-config/ a link to the user's folder elsewhere: that folder is locked, nothing written.
     await Deno.symlink(outside, join(root, "agent-config"));
-    const error = await lockProject(root, "a run").then(() => undefined, (error) => error);
-    assert.equal(error?.exitCode, EXIT.setup);
-    assert.match(error.message, /agent-config is a symbolic link/);
+    const held = await lockProject(root, "a run");
+    const other = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "eval",
+        "-q",
+        `
+        import { lockProject } from ${JSON.stringify(MODULE)};
+        await lockProject(${JSON.stringify(root)}, "a run").then(
+          () => Deno.exit(0),
+          (error) => { console.error(error.message); Deno.exit(error.exitCode); },
+        );
+      `,
+      ],
+      stdout: "null",
+    }).output().then((output) => ({
+      code: output.code,
+      stderr: new TextDecoder().decode(output.stderr),
+    }));
+    assert.equal(other.code, EXIT.locked, other.stderr);
+    assert.match(other.stderr, /another code-commit is working on this project/);
+    assert.deepEqual([...Deno.readDirSync(outside)], []);
+    held.release();
     await Deno.remove(join(root, "agent-config"));
     await Deno.mkdir(join(root, "agent-config"));
     await Deno.writeTextFile(join(outside, "target"), "untouched\n");

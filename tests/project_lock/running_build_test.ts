@@ -23,12 +23,15 @@ Deno.test("the next start ends every process of a recorded build, and says so in
   const root = await Deno.makeTempDir();
   await Deno.mkdir(join(root, "agent-config"));
   // A build in a session of its own, as runBuild starts it: sh, a background sleep and a sleep.
+  const tracker = trackBuilds(root);
+  tracker.starting();
   const child = new Deno.Command("/bin/sh", {
     args: ["-c", "sleep 120 & echo $!; sleep 121"],
     stdout: "piped",
     detached: true,
+    env: { ...tracker.mark },
   }).spawn();
-  trackBuilds(root).started(child.pid);
+  tracker.started(child.pid);
   const reader = child.stdout.getReader();
   const background = Number(new TextDecoder().decode((await reader.read()).value).trim());
   reader.releaseLock();
@@ -41,7 +44,7 @@ Deno.test("the next start ends every process of a recorded build, and says so in
   assert.equal(await alive(background), false);
   assert.equal(lines.length, 1);
   assert.match(lines[0], /^ended the build a killed code-commit \(PID \d+\) left running/);
-  assert.match(lines[0], new RegExp(`session ${child.pid}, 3 processes`));
+  assert.match(lines[0], /\(3 processes, started /);
   assert.equal(await Deno.lstat(join(root, BUILD_RECORD_FILE)).catch(() => undefined), undefined);
   await Deno.remove(root, { recursive: true });
 });
@@ -50,12 +53,14 @@ Deno.test("a recorded PID that now belongs to a process started at another time 
   const root = await Deno.makeTempDir();
   await Deno.mkdir(join(root, "agent-config"));
   const now = Date.now();
-  trackBuilds(root, () => now).started(4242);
+  const tracker = trackBuilds(root, () => now);
+  tracker.starting();
+  tracker.started(4242);
   const killed: number[] = [];
   const lines: string[] = [];
   await endLeftBuild(root, (line) => lines.push(line), {
     // PID 4242 leads its session, but started an hour before the record.
-    list: () => Promise.resolve([{ pid: 4242, sid: 4242, elapsed: 3600 }]),
+    list: () => Promise.resolve([{ pid: 4242, sid: 4242, elapsed: 3600, marked: false }]),
     kill: (pids) => {
       killed.push(...pids);
       return Promise.resolve();
@@ -67,17 +72,25 @@ Deno.test("a recorded PID that now belongs to a process started at another time 
   await Deno.remove(root, { recursive: true });
 });
 
-Deno.test("the build's processes: its session, even once its first process is gone", () => {
-  const record = { pid: 100, recordedAt: 1_000_000, runner: 7 };
+Deno.test("the build's processes: its session, sessions with its token, never a reused PID's", () => {
+  const token = "0".repeat(32);
+  const record = { token, pid: 100, recordedAt: 1_000_000, runner: 7 };
   const rows = [
-    { pid: 100, sid: 100, elapsed: 10 },
-    { pid: 101, sid: 100, elapsed: 9 },
-    { pid: 102, sid: 55, elapsed: 9 },
+    { pid: 100, sid: 100, elapsed: 10, marked: true },
+    { pid: 101, sid: 100, elapsed: 9, marked: false },
+    { pid: 102, sid: 55, elapsed: 9, marked: false },
+    { pid: 103, sid: 60, elapsed: 9, marked: true }, // made a session of its own
+    { pid: 104, sid: 60, elapsed: 8, marked: false },
   ];
-  assert.deepEqual(buildProcesses(rows, record, 1_010_000), [100, 101]);
-  assert.deepEqual(buildProcesses(rows.slice(1), record, 1_010_000), [101]);
-  // Its first process is a session leader that started long before the record: not the build.
-  assert.deepEqual(buildProcesses(rows, record, 1_100_000), []);
+  assert.deepEqual(buildProcesses(rows, record, 1_010_000), [100, 101, 103, 104]);
+  // Its first process gone: the rest of its session is still the build.
+  const unmarked = rows.map((row) => ({ ...row, marked: false }));
+  assert.deepEqual(buildProcesses(unmarked.slice(1), record, 1_010_000), [101]);
+  // Killed before its PID was recorded: found by the token alone.
+  const { pid: _, ...noPid } = record;
+  assert.deepEqual(buildProcesses(rows, noPid, 1_010_000), [100, 101, 103, 104]);
+  // The recorded PID leads a session that started long before the record: not the build.
+  assert.deepEqual(buildProcesses(unmarked, record, 1_100_000), []);
 });
 
 Deno.test("a record that says nothing usable is removed with one line, and nothing is killed", async () => {
