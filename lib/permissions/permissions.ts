@@ -51,8 +51,10 @@ const SYSTEM_PROGRAM_FOLDERS = ["/usr/bin", "/bin"] as const;
  *   is started in), and for the dirty-tree check before a run that changes
  *   files (`git status`, which knows git's own rules exactly); always
  *   through `git.ts`, which lets git start no program of the project's.
+ * - `ps`, to find the processes of a build that a killed code-commit left
+ *   running (`lib/project_lock/running_build.ts`).
  */
-const SYSTEM_PROGRAMS = ["kill", "bwrap", "git"] as const;
+const SYSTEM_PROGRAMS = ["kill", "bwrap", "git", "ps"] as const;
 
 /** The name of one of {@link SYSTEM_PROGRAMS}. */
 export type SystemProgram = typeof SYSTEM_PROGRAMS[number];
