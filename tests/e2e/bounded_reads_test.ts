@@ -236,7 +236,7 @@ Deno.test("the auto workflow leaves a hard-linked module file out of the codebas
   try {
     // --force: the hard link is an uncommitted file, on purpose.
     const run = await runOrKill(project, ["--aw", "--force"], server);
-    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.code, 7, run.stderr);
     assert.equal(server.requests.length, 2);
     assert.ok(server.requests[1].bodyText.includes("--- src/core/core.txt ---"));
     assert.ok(!server.requests[1].bodyText.includes("--- src/core/linked.txt ---"));
