@@ -24,6 +24,7 @@
  * @module
  */
 import { z } from "zod";
+import { readSmallFileSync } from "../file_system/bounded_read.ts";
 import { runSystemProgram } from "../permissions/system_programs.ts";
 import { nameSome } from "../text/change_list.ts";
 import { plural } from "../text/plural.ts";
@@ -93,17 +94,25 @@ export function trackBuilds(root: string, now: () => number = Date.now): BuildTr
   };
 }
 
-/** Writes `record` at `path`, made exclusively: never written through a link planted there. */
+/**
+ * Writes `record` at `path` whole or not at all: into a new file beside it
+ * (made exclusively, so never through a link planted there), then renamed
+ * over it. A kill at any moment leaves the previous record or this one,
+ * never an empty or half-written file the next start could not read.
+ */
 function writeRecord(path: string, record: BuildRecord): void {
+  const temporary = `${path}.${Deno.pid}.tmp`;
   try {
-    removeQuietly(path);
-    const file = Deno.openSync(path, { write: true, createNew: true, mode: 0o600 });
+    removeQuietly(temporary);
+    const file = Deno.openSync(temporary, { write: true, createNew: true, mode: 0o600 });
     try {
       file.writeSync(new TextEncoder().encode(`${JSON.stringify(record)}\n`));
     } finally {
       file.close();
     }
+    Deno.renameSync(temporary, path);
   } catch {
+    removeQuietly(temporary);
     // See trackBuilds.
   }
 }
@@ -209,15 +218,15 @@ export function buildProcesses(
 
 /** The record at `path`: `none` when there is none, `unreadable` when it says nothing usable. */
 function readRecord(path: string): z.infer<typeof RecordSchema> | "none" | "unreadable" {
-  let info: Deno.FileInfo;
   try {
-    info = Deno.lstatSync(path);
+    Deno.lstatSync(path);
   } catch {
     return "none";
   }
-  if (!info.isFile || info.size > 4096) return "unreadable";
+  const bytes = readSmallFileSync(path, 4096);
+  if (bytes === undefined) return "unreadable";
   try {
-    const parsed = RecordSchema.safeParse(JSON.parse(Deno.readTextFileSync(path)));
+    const parsed = RecordSchema.safeParse(JSON.parse(new TextDecoder().decode(bytes)));
     return parsed.success ? parsed.data : "unreadable";
   } catch {
     return "unreadable";
