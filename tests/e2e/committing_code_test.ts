@@ -289,7 +289,7 @@ for (const position of ["first", "middle", "last"] as const) {
       const server = await startFakeLlmServer([1, 2, 3, 4].map(() => geminiReply(blocks.join(""))));
       try {
         const run = await runTool(project.root, [], { server });
-        assert.equal(run.code, 1, `${bad}: ${run.stderr}`);
+        assert.equal(run.code, 4, `${bad}: ${run.stderr}`);
         assert.equal(server.requests.length, 4, bad);
         assert.match(run.stderr, new RegExp(bad.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")));
         const after = await project.snapshot();
@@ -350,7 +350,7 @@ Deno.test({
       const server = await startFakeLlmServer([1, 2, 3, 4].map(() => geminiReply(reply)));
       try {
         const run = await runTool(project.root, [], { server });
-        assert.equal(run.code, 1, run.stderr);
+        assert.equal(run.code, 3, run.stderr);
         assert.match(run.stderr, /src\/locked\/new\.txt/);
         assert.match(run.stderr, /rolled back/);
         const after = await project.snapshot();

@@ -433,7 +433,7 @@ bwrapTest(
     const server = await startFakeLlmServer(Array(4).fill(geminiReply(always)));
     try {
       const run = await runTool(project.root, ["--sandbox", "on"], { server });
-      assert.equal(run.code, 1, run.stderr);
+      assert.equal(run.code, 4, run.stderr);
       assert.doesNotMatch(run.stdout, /build passed/);
       for (const folder of await project.logRuns()) {
         for await (const entry of Deno.readDir(join(project.root, "logs", folder))) {

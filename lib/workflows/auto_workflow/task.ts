@@ -14,8 +14,13 @@
  *
  * @module
  */
-import { type CommitLoopResult, type ReplyStop, runCommitLoop } from "../committing_code/loop.ts";
-import { CodeCommitError, EXIT } from "../../errors/errors.ts";
+import {
+  type CommitLoopResult,
+  type ReplyStop,
+  runCommitLoop,
+  unpassedStatus,
+} from "../committing_code/loop.ts";
+import { CodeCommitError, EXIT, type ExitStatus } from "../../errors/errors.ts";
 import type { LlmReply } from "../../llm/types.ts";
 import { autoWorkflowSlug, SINGLE_QUERY } from "../../logger/log_names.ts";
 import { RunLog } from "../../logger/run_log.ts";
@@ -48,6 +53,8 @@ export type TaskOutcome =
   | {
     /** A code-changing stage whose build still fails after the repairs. */
     readonly kind: "build-failed";
+    /** The run's exit status: 1, or 4 when the last reply could not be used (see `unpassedStatus`). */
+    readonly status: ExitStatus;
     /** LLM calls made. */
     readonly attempts: number;
     /** Every file the task changed, sorted. */
@@ -222,7 +229,10 @@ async function runChange(
     const status = "changes-requested";
     return { kind: "status", status, comment, attempts, changedPaths, logDir: log.dir };
   }
-  if (!result.passed) return { kind: "build-failed", attempts, changedPaths, logDir: log.dir };
+  if (!result.passed) {
+    const status = unpassedStatus(result);
+    return { kind: "build-failed", status, attempts, changedPaths, logDir: log.dir };
+  }
   return afterBuildPassed(session, task, log, result);
 }
 

@@ -10,8 +10,9 @@
  * - `changes-requested`: the comment is printed and the workflow stops (exit 7);
  * - `changes-attempted`: the workflow stops so the user can review the
  *   changes with git (exit 7);
- * - a build that still fails after the repairs ends the run with exit 1, and
- *   an unusable reply with exit 4 naming its log file.
+ * - a build that still fails after the repairs ends the run with exit 1 (4
+ *   when the last reply could not be used at all), and an unusable status
+ *   reply with exit 4 naming its log file.
  *
  * @module
  */
@@ -197,7 +198,7 @@ function stop(
         outcome.changedPaths.length === 0 ? "" : `, left in place: ${REVIEW_CHANGES}`
       }); ${tail}`,
     );
-    return EXIT.failed;
+    return outcome.status;
   }
   if (outcome.status === "changes-requested") {
     const repair = outcome.attempts === 1

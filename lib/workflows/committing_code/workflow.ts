@@ -13,13 +13,14 @@ import { checkBuildScript, readQuery } from "../../preconditions/preconditions.t
 import type { Session } from "../../session/session.ts";
 import { prepareCodebase } from "../../context_builder/context_builder.ts";
 import { runDryRun } from "./dry_run.ts";
-import { runCommitLoop } from "./loop.ts";
+import { runCommitLoop, unpassedStatus } from "./loop.ts";
 import { initialPrompt } from "./prompt_layout.ts";
 import { reportRunChanges, REVIEW_CHANGES } from "./run_changes.ts";
 
 /**
  * Runs committing code in the session's project. Returns 0 when the build
- * passes, 1 when the repairs are spent. With `--dry-run`, shows what the
+ * passes; when the repairs are spent, 1, or 4 when the last reply could not
+ * be used (see `unpassedStatus`). With `--dry-run`, shows what the
  * first reply would change instead (see `dry_run.ts`).
  *
  * Before any LLM call, a tree with uncommitted changes is refused (unless
@@ -83,5 +84,5 @@ export async function runCommittingCode(session: Session): Promise<ExitStatus> {
       `${files}${changes.length > 0 ? ` (left in place: ${REVIEW_CHANGES})` : ""}; ` +
       `${tokens()}; logs in ${log.dir}`,
   );
-  return EXIT.failed;
+  return unpassedStatus(result);
 }
