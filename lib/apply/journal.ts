@@ -469,9 +469,9 @@ export async function readPreImage(
 }
 
 /**
- * Removes from the journal folder whatever no longer serves: files of
- * another run than `keep` (all of them when `keep` is undefined) and of
- * `stored.pending`, applies not in `stored.applies`, half-made files of an
+ * Removes from the journal folder whatever no longer serves: the files of
+ * every run but `keep` and `stored.pending` (all of them when both are
+ * undefined), their applies not in `stored.applies`, half-made files of an
  * interrupted record (`*.tmp`), the `again` packs of completed applies,
  * and the packs of an apply with no record. Never throws: what cannot be
  * removed stays.
