@@ -10,6 +10,7 @@
  */
 import { parseCommandLine, type RunOptions, runsBuilds, type Workflow } from "./lib/cli/args.ts";
 import { helpText, versionText } from "./lib/cli/help.ts";
+import { reportOversizeWrites } from "./lib/cli/file_size_limit.ts";
 import { type InterruptTrap, trapInterrupts } from "./lib/cli/interrupt.ts";
 import { Console } from "./lib/console/console.ts";
 import { CodeCommitError, EXIT, interruption } from "./lib/errors/errors.ts";
@@ -114,6 +115,8 @@ async function runWorkflow(
  */
 export async function main(args: readonly string[]): Promise<number> {
   const console = new Console();
+  // A write past `ulimit -f` fails with an error naming the file, instead of a silent SIGXFSZ.
+  reportOversizeWrites();
   try {
     const command = parseCommandLine(args);
     if (command.kind === "help") {
