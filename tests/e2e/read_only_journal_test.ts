@@ -31,7 +31,8 @@ Deno.test("a read-only agent-config/ is a set-up error before any call", async (
       assert.equal(run.code, EXIT.setup, run.stderr);
       assert.match(
         run.stderr,
-        /^code-commit: agent-config\/journal\/ cannot be written \(Read-only file system.*\): code-commit records every apply there before it changes a file, so no reply could be applied; .* nothing was sent to the model$/m,
+        // The project's lock, made in agent-config/ before anything else, is what finds it.
+        /^code-commit: cannot lock the project: cannot make agent-config\/code-commit\.lock \(Read-only file system.*\): code-commit keeps its lock and its apply journal in agent-config\/, so it cannot run; make agent-config\/ writable .* nothing was sent to the model$/m,
       );
       assert.equal(server.requests.length, 0);
       assert.equal(await project.read("src/a.txt"), "a\n");
