@@ -92,23 +92,3 @@ export async function within<T>(promise: Promise<T>, ms: number, timeout: () => 
     timer.cancel();
   }
 }
-
-/**
- * Calls `tick` every `ms` milliseconds until the returned function is
- * called (after which `tick` is never called again). Never throws.
- */
-export function every(ms: number, tick: () => void): () => void {
-  let stopped = false;
-  let timer: Timer | undefined;
-  void (async () => {
-    while (!stopped) {
-      timer = startTimer(ms);
-      if (!(await timer.done) || stopped) return;
-      tick();
-    }
-  })();
-  return () => {
-    stopped = true;
-    timer?.cancel();
-  };
-}

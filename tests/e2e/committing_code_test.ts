@@ -104,7 +104,10 @@ Deno.test("success on the first try: one call, the file written, the build run, 
     assert.deepEqual(order, [...order].sort((a, b) => a - b), "sections out of order");
     // The key travelled in the header only.
     assert.equal(server.requests[0].headers["x-goog-api-key"], GEMINI_KEY);
-    assert.equal(server.requests[0].path, "/v1beta/models/gemini-2.5-pro:generateContent");
+    assert.equal(
+      server.requests[0].path,
+      "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse",
+    );
   });
 });
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { every, startTimer, within } from "../../lib/timers/timer.ts";
+import { startTimer, within } from "../../lib/timers/timer.ts";
 
 /**
  * Runs `body` while a plain timer keeps the process alive: the timers under
@@ -68,20 +68,6 @@ Deno.test(
     await assert.rejects(within(Promise.reject(new Error("failed")), 1_000, () => new Error()), {
       message: "failed",
     });
-  }),
-);
-
-Deno.test(
-  "every: ticks until stopped, never after",
-  alive(async () => {
-    let ticks = 0;
-    const stop = every(10, () => ticks++);
-    await startTimer(75).done;
-    stop();
-    const seen = ticks;
-    assert.ok(seen >= 3, `${seen} ticks`);
-    await startTimer(40).done;
-    assert.equal(ticks, seen);
   }),
 );
 

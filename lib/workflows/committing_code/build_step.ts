@@ -7,6 +7,7 @@
  * @module
  */
 import { type BuildResult, formatBuildLog, runBuild } from "../../build/run_build.ts";
+import { LatestLine } from "../../console/latest_line.ts";
 import type { RunLog } from "../../logger/run_log.ts";
 import {
   checkAfterBuild,
@@ -19,7 +20,9 @@ import type { Session } from "../../session/session.ts";
 
 /**
  * Runs one build of the session's project and writes it to `log` as
- * `logName`; the progress line and the log say how it was contained.
+ * `logName`; the progress line and the log say how it was contained. On a
+ * terminal, a live line shows how long the build has run and its latest
+ * output line.
  * Every build follows an applied reply, so `build.sh` is compared with the
  * session's first look at it here, before the build (a reply written where
  * a `build.sh` link leads), and again after it.
@@ -43,12 +46,25 @@ export async function runProjectBuild(
   const before = await snapshotBeforeBuild(root, scan);
   const launch = await buildLaunch(session.containment, scan);
   console.info(`running ./build.sh (${launch.description})`);
-  const build = await runBuild(root, {
-    timeoutMs: session.options.buildTimeoutMs,
-    signal: session.signal,
-    redactor: session.redactor,
-    launch,
-  });
+  const live = console.liveLine("./build.sh");
+  const latest = new LatestLine();
+  let build: BuildResult;
+  try {
+    build = await runBuild(root, {
+      timeoutMs: session.options.buildTimeoutMs,
+      signal: session.signal,
+      redactor: session.redactor,
+      launch,
+      ...(live.shown && {
+        onOutput: (text: string) => {
+          latest.add(text);
+          live.update(latest.line());
+        },
+      }),
+    });
+  } finally {
+    live.stop();
+  }
   await log.write(logName, formatBuildLog(build));
   await checkAfterBuild(root, session.buildScript, before);
   return build;
