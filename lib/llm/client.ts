@@ -6,10 +6,10 @@
  * An attempt is three steps, each a function of its own: {@link send} the
  * request and read the whole answer (a streamed one event by event, its
  * progress reported as it arrives, then assembled into the body the same
- * request would have had unstreamed; a plain JSON one whole); classify what came back
- * ({@link classifyAnswer}, {@link classifyFailure}) as a reply, an error
- * that ends the call, or a failure worth another attempt; and
- * {@link chooseDelay}, the wait before that attempt.
+ * request would have had unstreamed; a plain JSON one whole); classify
+ * what came back ({@link classifyAnswer}, {@link classifyFailure}) as a
+ * reply, an error that ends the call, or a failure worth another
+ * attempt; and {@link chooseDelay}, the wait before that attempt.
  *
  * @module
  */
@@ -230,11 +230,11 @@ async function attemptOnce(
  */
 function classifyFailure(error: unknown, context: AttemptContext): Verdict {
   const { host } = context;
-  const final = (message: string): Verdict => ({
+  const final = (message: string, details: Details = {}): Verdict => ({
     kind: "final",
     message,
     countAttempts: false,
-    details: {},
+    details,
   });
   if (error instanceof Deno.errors.NotCapable) {
     return final(
@@ -256,7 +256,7 @@ function classifyFailure(error: unknown, context: AttemptContext): Verdict {
     );
   }
   if (error instanceof StreamFormatError) {
-    return final(error.message);
+    return final(error.message, { events: error.events });
   }
   if (error instanceof TimeoutError) {
     return final(

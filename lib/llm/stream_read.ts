@@ -21,7 +21,10 @@ export class StreamCutError extends Error {
 }
 
 /** An event that is not one of the API's (not JSON, or of the wrong shape). */
-export class StreamFormatError extends Error {}
+export class StreamFormatError extends Error {
+  /** The raw events received up to it. */
+  events = "";
+}
 
 /** A stream read to its end. */
 export type StreamOutcome =
@@ -89,7 +92,9 @@ export async function readEventStream(
         try {
           kind = assembler.add(event.data);
         } catch (error) {
-          throw new StreamFormatError((error as Error).message);
+          const format = new StreamFormatError((error as Error).message);
+          format.events = events();
+          throw format;
         }
         if (kind.kind === "error") {
           return { kind: "error", status: kind.status, body: kind.body, events: events() };

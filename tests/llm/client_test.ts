@@ -1358,6 +1358,7 @@ Deno.test("an event that is not JSON ends the call, not retried", async () => {
     failed.message,
     "gemini-2.5-pro: the reply stream holds an event that is not JSON: {not json",
   );
+  assert.equal(failed.events, "data: {not json\n\n", "what arrived, for the log");
   assert.equal(server.requests.length, 1);
 });
 
@@ -1377,5 +1378,21 @@ Deno.test("a stream larger than 64 MiB is refused like a body that large", async
   }]);
   const failed = await failure(harness("gpt-5", server).client);
   assert.match(failed.message, /^gpt-5: the reply is larger than 64 MiB/);
+  assert.equal(server.requests.length, 1);
+});
+
+Deno.test("Ctrl-C during a stream: InterruptedError at once, no retry", async () => {
+  const step = openaiStream("never finished");
+  await using server = await serve([{ ...step, chunks: step.chunks.slice(0, 2), hang: true }]);
+  const controller = new AbortController();
+  const progress: StreamProgress[] = [];
+  const call = harness("gpt-5", server).client.complete("x", {
+    signal: controller.signal,
+    onProgress: (p) => {
+      progress.push(p);
+      if (p.answerChars > 0) controller.abort();
+    },
+  });
+  await assert.rejects(call, InterruptedError);
   assert.equal(server.requests.length, 1);
 });
