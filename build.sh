@@ -38,7 +38,7 @@ else
     echo "build.sh: neither deno nor npm is on PATH; install Node.js (with npm) or Deno 2" >&2
     exit 1
   fi
-  npm install --prefix .tools --no-audit --no-fund --loglevel=error "deno@$DENO_VERSION"
+  npm install --prefix .tools --no-audit --no-fund --no-update-notifier --loglevel=error "deno@$DENO_VERSION"
   DENO="$ROOT/.tools/node_modules/deno/deno"
 fi
 if ! "$DENO" --version >/dev/null 2>&1; then
