@@ -2,7 +2,8 @@
  * docs/ci/code-commit.yml, the GitHub Actions workflow of docs/ci.md, run
  * locally: its own shell steps ("Install code-commit", "Run code-commit"),
  * as the YAML holds them, with the GITHUB_* files in a temporary folder, a
- * bare repository as origin and the fake LLM server as the model.
+ * bare repository as origin and the fake LLM server as the model. The install
+ * runs build.sh, which fetches the npm dependencies, as it does for a user.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
