@@ -54,7 +54,7 @@ export DENO_DIR="$ROOT/.tools/deno_dir"
 step "caching dependencies (deno.lock) in .tools/deno_dir"
 "$DENO" install --frozen
 
-# 3. ./code-commit, with the permissions of lib/permissions/permissions.ts.
+# 3. ./code-commit, with the flags of lib/permissions/permissions.ts (permissions, V8 flag).
 step "making ./code-commit"
 rm -f code-commit.tmp
 made=""

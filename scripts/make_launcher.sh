@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Makes ./code-commit as a launcher script: it runs main.ts with exactly the
-# permissions of lib/permissions/permissions.ts, from the folder the launcher is
-# in, found at every start through its own path with symbolic links resolved
-# (so a link to it in ~/bin works, and the folder may be moved), with the
-# dependency cache build.sh filled there (.tools/deno_dir), so that it works
-# from any account and any HOME (sudo, a CI user) without fetching anything.
+# flags of lib/permissions/permissions.ts (permissions, V8 flag), from the
+# folder the launcher is in, found at every start through its own path with
+# symbolic links resolved (so a link to it in ~/bin works, and the folder may
+# be moved), with the dependency cache build.sh filled there (.tools/deno_dir),
+# so that it works from any account and any HOME (sudo, a CI user) without
+# fetching anything.
 #
 # The Deno it runs is .tools/node_modules/deno/deno of that folder when the
 # build used that one, else the Deno the build used, by its absolute path.
@@ -36,7 +37,7 @@ case "$DENO" in
 esac
 {
   echo '#!/bin/sh'
-  echo '# Made by build.sh (scripts/make_launcher.sh). Runs code-commit with the permissions of'
+  echo '# Made by build.sh (scripts/make_launcher.sh). Runs code-commit with the flags of'
   echo '# lib/permissions/permissions.ts from the folder this file is in, found through its own'
   echo '# path with symbolic links resolved, and the dependency cache build.sh filled there.'
   echo 'self=$(readlink -f -- "$0") && HERE=$(dirname -- "$self") || {'

@@ -70,6 +70,7 @@ import {
   writeTemporary,
 } from "../file_system/write_atomically.ts";
 import { countLines } from "../text/diff.ts";
+import { nameSome } from "../text/change_list.ts";
 import { plural } from "../text/plural.ts";
 import {
   type ApplyJournal,
@@ -287,7 +288,9 @@ function applyError(
       { cause: error },
     );
   }
-  const list = failures.map((failure) => `"${failure.path}" (${failure.reason})`).join("; ");
+  const list = nameSome(failures.map((failure) => `"${failure.path}" (${failure.reason})`), {
+    separator: "; ",
+  });
   return new ApplyError(
     `${head}. Rolling back failed for ${plural(failures.length, "path")}, which may be left ` +
       `changed, missing or extra: ${list}. Every other change was rolled back. Check these ` +

@@ -31,6 +31,7 @@ import { denoFileSystem, type FileSystem, under } from "../file_system/file_syst
 import { isMissing } from "../file_system/lstat.ts";
 import { removeIfPresent } from "../file_system/write_atomically.ts";
 import { plural } from "../text/plural.ts";
+import { nameSome } from "../text/change_list.ts";
 import { type ApplyOperation, applyOperations } from "./apply.ts";
 import {
   contentHash,
@@ -67,9 +68,6 @@ interface ChangedSince {
   /** How: `edited`, `created`, `removed`, `permissions changed`, `no longer a regular file`. */
   readonly how: string;
 }
-
-/** How many changed paths a message names. */
-const NAMED = 10;
 
 /**
  * Rolls back every apply of the project at `root` that did not complete
@@ -123,11 +121,12 @@ function describeApply(stored: StoredJournal, apply: StoredApply): string {
   }${apply.record.logDir === undefined ? "" : ` (logs in ${apply.record.logDir})`}`;
 }
 
-/** Up to {@link NAMED} changes, `path (how)`, and how many more. */
+/** How many changed paths a message names. */
+const NAMED = 10;
+
+/** Up to {@link NAMED} changes, `path (how)`, and how many more (see `nameSome`). */
 function describeChanges(changes: readonly ChangedSince[]): string {
-  const shown = changes.slice(0, NAMED).map((change) => `${change.path} (${change.how})`);
-  const more = changes.length - shown.length;
-  return `${shown.join(", ")}${more > 0 ? `, and ${more} more` : ""}`;
+  return nameSome(changes.map((change) => `${change.path} (${change.how})`), { limit: NAMED });
 }
 
 /**
@@ -228,7 +227,9 @@ async function rollBack(
   if (failures.length > 0) {
     throw new JournalError(
       `an apply was interrupted (${stored.dir}), and code-commit could not finish rolling it ` +
-        `back: ${failures.join("; ")}. Restore these by hand (git status, git diff), then run ` +
+        `back: ${
+          nameSome(failures, { separator: "; " })
+        }. Restore these by hand (git status, git diff), then run ` +
         "code-commit again; it tries the rollback again first",
     );
   }

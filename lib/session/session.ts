@@ -136,8 +136,8 @@ export async function openSession(
     )
     : undefined;
   containing?.catch(() => {});
-  // First thing in the project, before any other check or call: an apply a
-  // killed run left unfinished is rolled back.
+  // First thing in the project (main.ts took its lock and trapped the signals before), before
+  // any other check or call: an apply a killed run left unfinished is rolled back.
   await recoverFirst(root, (line) => console.warn(line));
   const key = await checkSetUp(root, workflow, options, target);
   // Every key file that exists is masked, the chosen model's or not, local model or not.
