@@ -7,7 +7,7 @@
 #
 # What it runs is main.ts bundled (deno bundle, one module per workflow, loaded
 # when a run asks for it): one file to load instead of about a hundred, which
-# saves 30-50 ms and a few MiB on every start (README, "Measurements"). When
+# saves time and memory on every start. When
 # deno bundle fails, the launcher runs main.ts itself, and says so.
 #
 # Usage: scripts/make_launcher.sh DENO OUTPUT [BUNDLE]
