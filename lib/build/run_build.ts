@@ -2,7 +2,7 @@
  * Runs the project's `./build.sh`: stdout and stderr collected together in
  * the order they arrive, the exit code or signal, a time limit that stops
  * the build and every process it started, and Ctrl-C handled the same way.
- * The build passes iff it exits 0 (SPEC.md decision 1).
+ * The build passes iff it exits 0, whatever it prints.
  *
  * @module
  */

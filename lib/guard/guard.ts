@@ -1,6 +1,6 @@
 /**
  * The path guard: decides, before anything is written, whether each path of
- * an LLM reply may be written or deleted (SPEC decisions 6 and 7), and whether
+ * an LLM reply may be written or deleted, and whether
  * the context builder may read a file an LLM asks for.
  *
  * A path is refused when it

@@ -56,8 +56,8 @@ const MAX_HOPS = 40;
 /**
  * Every path inside the project at `root` that a protected root entry,
  * being a symbolic link, leads to (see the module doc), each once per
- * entry. Synchronous: a dozen `lstat`s (0.2 to 0.4 ms measured, on a busy
- * machine), where a thread hop each would cost more than the calls. The
+ * entry. Synchronous: a dozen `lstat`s, where a thread hop each would cost
+ * more than the calls. The
  * root entries are looked at through `entries` (the guard's, for the same
  * root: shared with its other checks, and a small root is listed once
  * rather than each missing name looked at). Never throws: what cannot be

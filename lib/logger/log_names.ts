@@ -1,5 +1,5 @@
 /**
- * Every log folder slug and log file name of SPEC.md decision 5, in one
+ * Every log folder slug and log file name, in one
  * place. Files carry the number of the LLM call they belong to.
  *
  * @module

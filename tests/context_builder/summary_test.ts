@@ -126,7 +126,7 @@ src/only-folders/inner/x.rs
 --- END FILENAMES ---
 `;
 
-Deno.test("buildSummary lays the project out as seed 004 does, every folder under src/ included", async () => {
+Deno.test("buildSummary lays the project out by module, every folder under src/ included", async () => {
   await withProject(
     { ...PROJECT, "src/only-folders/inner/x.rs": "" },
     async (root) => {
@@ -190,7 +190,7 @@ Deno.test("buildSummary leaves out what .codecommitignore matches (given as excl
   });
 });
 
-/** The top-level files the summary shows in full (seed 004, and the manifests of Deno and npm). */
+/** The top-level files the summary shows in full (the manifests of Deno and npm among them). */
 const SUMMARY_FILES = [
   ".gitignore",
   "build.sh",

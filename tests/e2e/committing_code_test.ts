@@ -91,13 +91,13 @@ Deno.test("success on the first try: one call, the file written, the build run, 
     // The whole JSON body received is logged.
     const body = JSON.parse(await Deno.readTextFile(join(log, "1-initial-query-response.json")));
     assert.equal(body.candidates[0].content.parts.at(-1).text, FIX);
-    // The prompt sent is the prompt logged, in the layout of seed 002.
+    // The prompt sent is the prompt logged, its parts in the initial prompt's order.
     const prompt = geminiText(server.requests[0]);
     assert.equal(await Deno.readTextFile(join(log, "1-initial-query.txt")), prompt);
     const order = [
       "This request comes from code-commit", // project structure
       "How code-commit reads your reply", // code modification instructions
-      "You are about to be provided with a query", // initial query system prompt (seed 000)
+      "You are about to be provided with a query", // initial query system prompt (the user's)
       "[query]\nMake the build pass.\n",
       "[codebase]\n--- src/status.txt ---\nbroken\n",
     ].map((marker) => prompt.indexOf(marker));
@@ -134,7 +134,7 @@ Deno.test("success after repairs: each repair sees the build output and the late
       const order = [
         "This request comes from code-commit",
         "How code-commit reads your reply",
-        "Your task today is to fix code that is broken.", // repair query system prompt (seed 000)
+        "Your task today is to fix code that is broken.", // repair query system prompt (the user's)
         "[build.sh output]\n$ ./build.sh\nchecking src/status.txt\nerror: src/status.txt is not ok\n[exit code 1",
         "[query]\n",
         "[codebase]\n",

@@ -1,7 +1,7 @@
 /**
  * Tests of `ask`, one LLM call as the workflows make it, with a real RunLog
  * in a temporary folder, a memory console and the fake LLM server: the log
- * files of SPEC.md decision 5 (an `ERROR` reply file on failure, the JSON
+ * files of each call (an `ERROR` reply file on failure, the JSON
  * body), the refusal of a prompt that holds a key (nothing sent), retries
  * and the waiting line on stderr, the time-and-tokens line, and — after
  * every test — no raw key in any file written, anything printed, or any

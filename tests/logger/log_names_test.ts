@@ -1,5 +1,5 @@
 /**
- * Tests of the log names of SPEC.md decision 5: the run folder slugs and
+ * Tests of the log names: the run folder slugs and
  * the numbered file names of every LLM call.
  */
 
@@ -16,19 +16,19 @@ import {
   SLUGS,
 } from "../../lib/logger/log_names.ts";
 
-Deno.test("logs live in logs/, slugs are those of the specification", () => {
+Deno.test("logs live in logs/, one slug per workflow", () => {
   assert.equal(LOGS_DIR, "logs");
   assert.deepEqual(SLUGS, {
     committingCode: "committing-code",
     consistencyReport: "consistency-report",
-    // --undo came after the seeds; its folder holds the list of what it restored.
+    // --undo's folder holds the list of what it restored.
     undo: "undo",
     // --check-build's folder holds its one build log.
     checkBuild: "check-build",
   });
 });
 
-/** Every call's names, as decision 5 spells them. */
+/** Every call's names, each carrying the number of its LLM call. */
 const CALLS: [string, CallLogNames, CallLogNames][] = [
   ["the initial query", INITIAL_QUERY, {
     query: "1-initial-query.txt",
@@ -86,7 +86,7 @@ for (const [name, actual, expected] of CALLS) {
   });
 }
 
-Deno.test("the exact names decision 5 lists", () => {
+Deno.test("the exact names of the initial, repair, context and single calls", () => {
   assert.equal(INITIAL_QUERY.query, "1-initial-query.txt");
   assert.equal(repairQuery(1).build, "2-repair-query-1-build.txt");
   assert.equal(repairQuery(3).replyJson, "4-repair-query-3-response.json");
