@@ -16,6 +16,7 @@ import {
   type Workflow,
 } from "./lib/cli/args.ts";
 import { helpText, versionText } from "./lib/cli/help.ts";
+import { reportOversizeWrites } from "./lib/cli/file_size_limit.ts";
 import { type InterruptTrap, trapInterrupts } from "./lib/cli/interrupt.ts";
 import { formatJsonResult, jsonResult } from "./lib/cli/json_result.ts";
 import { RunRecord } from "./lib/cli/run_record.ts";
@@ -130,6 +131,8 @@ async function runWorkflow(
  */
 export async function main(args: readonly string[]): Promise<ExitStatus> {
   const console = new Console();
+  // A write past `ulimit -f` fails with an error naming the file, instead of a silent SIGXFSZ.
+  reportOversizeWrites();
   const json = wantsJson(args);
   if (json) console.resultsToStderr();
   const record = new RunRecord();

@@ -102,7 +102,9 @@ export async function planUndo(
         "agent-config/journal/, holds none)",
     };
   }
-  const completed = stored.applies.filter((apply) => apply.done !== undefined);
+  const completed = stored.applies.filter((apply) =>
+    apply.done !== undefined && apply.record.run === run.id
+  );
   const runDescription =
     `the most recent run that changed files (${run.workflow}, started ${run.startedAt})`;
   if (run.undoneAt !== undefined || completed.some((apply) => apply.record.kind === "undo")) {

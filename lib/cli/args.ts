@@ -1,7 +1,6 @@
 /**
- * The command line of code-commit, parsed exactly as the interface contract
- * of SPEC.md says: one workflow flag at most, `--model` from the model
- * table, a few options, and nothing else.
+ * The command line of code-commit, parsed strictly: one workflow flag at
+ * most, `--model` from the model table, a few options, and nothing else.
  *
  * @module
  */

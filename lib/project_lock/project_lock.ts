@@ -210,7 +210,12 @@ async function openLockFile(
         // Made meanwhile, or its folder removed meanwhile: look again.
         if (error instanceof Deno.errors.AlreadyExists) continue;
         if (error instanceof Deno.errors.NotFound) continue;
-        throw setupError(`cannot make ${LOCK_FILE}: ${(error as Error).message}`);
+        throw setupError(
+          `cannot make ${LOCK_FILE} (${(error as Error).message}): code-commit keeps its ` +
+            `lock and its apply journal in ${LOCK_FOLDER}/, so it cannot run; make ` +
+            `${LOCK_FOLDER}/ writable (a read-only mount? a full disk?) and run code-commit ` +
+            "again; nothing was sent to the model",
+        );
       }
     }
     if (!info.isFile) {

@@ -8,6 +8,7 @@
  * @module
  */
 import { RunJournal } from "../apply/journal.ts";
+import { checkJournalWritable } from "../apply/journal_writable.ts";
 import { recoverFirst } from "../apply/recovery.ts";
 import { Console } from "../console/console.ts";
 import type { RunOptions, Workflow } from "../cli/args.ts";
@@ -134,7 +135,7 @@ export async function openSession(
     : undefined;
   await checkRepositoryRoot(root, false);
   // The sandbox probe (bubblewrap, once) runs while the set-up is checked; its verdict is
-  // taken below, where it always was: a run that stops before then has no use for it.
+  // taken below: a run that stops before then has no use for it.
   const containing = runsBuilds
     ? Deno.realPath(root).then((realRoot) =>
       decideContainment({ mode: options.sandbox, network: options.buildNetwork, root: realRoot })
@@ -144,6 +145,10 @@ export async function openSession(
   // First thing in the project (main.ts took its lock and trapped the signals before), before
   // any other check or call: an apply a killed run left unfinished is rolled back.
   await recoverFirst(root, (line) => console.warn(line));
+  // A run that applies replies needs a journal that takes writes, before any call.
+  if ((workflow === "commit" || workflow === "auto") && !options.dryRun) {
+    await checkJournalWritable(root);
+  }
   const key = await checkSetUp(root, workflow, options, target);
   // Every key file that exists is masked, the chosen model's or not, local model or not.
   const known = await readKnownKeys(root, KEY_FILES);
