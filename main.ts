@@ -5,18 +5,20 @@
  * `--completion` and a usage error need nothing else. The workflow a run
  * asks for (and, for one that talks to a model, the session) is loaded when
  * it starts, so no run pays for the modules of another. What each workflow
- * takes and needs is the table of `lib/cli/workflows.ts`; how each is
- * loaded and started is {@link START} below.
+ * takes and needs, whether it holds the lock and who rolls back first, is
+ * the table of `lib/cli/workflows.ts`; how each is loaded and started is
+ * {@link START} below.
  *
  * @module
  */
 import { readCommandLine, resolveOptions, type RunOptions, type Workflow } from "./lib/cli/args.ts";
 import { completionScript } from "./lib/cli/completion.ts";
 import { helpText, versionText } from "./lib/cli/help.ts";
-import { trapInterrupts } from "./lib/cli/interrupt.ts";
+import { reportOversizeWrites } from "./lib/cli/file_size_limit.ts";
+import { type InterruptTrap, trapInterrupts } from "./lib/cli/interrupt.ts";
 import { workflowSpec } from "./lib/cli/workflows.ts";
 import { Console } from "./lib/console/console.ts";
-import { CodeCommitError, EXIT } from "./lib/errors/errors.ts";
+import { CodeCommitError, EXIT, interruption } from "./lib/errors/errors.ts";
 import type { Session } from "./lib/session/session.ts";
 
 /** What a workflow is started with. */
@@ -29,6 +31,8 @@ interface Run {
   readonly console: Console;
   /** Aborts on Ctrl-C (never, for a workflow trapped only while it recovers). */
   readonly signal: AbortSignal;
+  /** Whether taking the project lock made `agent-config/` (`--init` reports it as made). */
+  readonly madeConfigFolder: boolean;
   /** Opens the session of a workflow that talks to a model (keys, client, set-up checks). */
   readonly session: () => Promise<Session>;
 }
@@ -51,64 +55,64 @@ const START: Record<Workflow, () => Promise<(run: Run) => Promise<number>>> = {
   },
   init: async () => {
     const { runInit } = await import("./lib/workflows/init/workflow.ts");
-    return (run) => runInit(run.root, run.console);
+    return (run) => runInit(run.root, run.console, { madeConfigFolder: run.madeConfigFolder });
   },
   rollup: async () => {
     const { runRollup } = await import("./lib/workflows/rollup/workflow.ts");
     return (run) => runRollup(run.root, run.console);
   },
   undo: async () => {
-    // --undo needs no key and no model; the trap keeps a signal from stopping it halfway.
+    // --undo needs no key and no model; it rolls back an unfinished apply itself.
     const { runUndoWorkflow } = await import("./lib/workflows/undo/workflow.ts");
     return (run) => runUndoWorkflow(run.root, run.options, run.console);
   },
   "check-build": async () => {
-    // --check-build runs ./build.sh as a run would, and calls no model: no key needed.
+    // --check-build runs ./build.sh as a run would (it rolls back an unfinished apply first),
+    // and calls no model: no key needed.
     const { runCheckBuild } = await import("./lib/workflows/committing_code/check_build.ts");
     return (run) => runCheckBuild(run.root, run.options, run.console, run.signal);
   },
 };
 
 /**
- * Runs `workflow` with `options` in `root` as its table entry says: an
- * apply a killed run left unfinished is rolled back first (here, or by the
- * workflow itself), Ctrl-C trapped for the whole run or not at all, the
- * session opened for a workflow that talks to a model.
+ * Runs `workflow` in `root` as its table entry says, the project's lock
+ * held (`madeConfigFolder`: taking it made `agent-config/`) and the
+ * interrupt `trap` installed. Each workflow first rolls back an apply a
+ * killed run left unfinished, under the trap: here (`recovers: "main"`,
+ * `--init` and `--rollup`, which then run without the trap: they write
+ * each file atomically, and a long rollup stops on Ctrl-C) or itself (the
+ * session, `--undo`, `--check-build`).
  */
 async function runWorkflow(
   root: string,
   workflow: Workflow,
   options: RunOptions,
   console: Console,
+  trap: InterruptTrap,
+  madeConfigFolder: boolean,
 ): Promise<number> {
   const spec = workflowSpec(workflow);
   const sessionModule = spec.callsModel ? import("./lib/session/session.ts") : undefined;
   sessionModule?.catch(() => {});
+  const session = async () => {
+    const { openSession } = await (sessionModule ?? import("./lib/session/session.ts"));
+    return await openSession(root, workflow, options, console, trap.signal, spec.runsBuilds);
+  };
+  const run: Run = { root, options, console, signal: trap.signal, madeConfigFolder, session };
   if (spec.recovers === "main") {
     const [{ recoverFirst }, start] = await Promise.all([
       import("./lib/apply/recovery.ts"),
       START[workflow](),
     ]);
     await recoverFirst(root, (line) => console.warn(line));
-    const never = new AbortController().signal;
-    return await start({ root, options, console, signal: never, session: noSession });
+    if (spec.trapped === "recovery") {
+      trap.dispose();
+      if (trap.signal.aborted) throw interruption(trap.signal);
+      return await start({ ...run, signal: new AbortController().signal });
+    }
+    return await start(run);
   }
-  const trap = trapInterrupts(console);
-  try {
-    const start = await START[workflow]();
-    const session = async () => {
-      const { openSession } = await (sessionModule ?? import("./lib/session/session.ts"));
-      return await openSession(root, workflow, options, console, trap.signal, spec.runsBuilds);
-    };
-    return await start({ root, options, console, signal: trap.signal, session });
-  } finally {
-    trap.dispose();
-  }
-}
-
-/** The session of a workflow that has none. @throws {Error} always: a table mistake. */
-function noSession(): Promise<Session> {
-  return Promise.reject(new Error("this workflow talks to no model and opens no session"));
+  return await (await START[workflow]())(run);
 }
 
 /**
@@ -119,6 +123,8 @@ function noSession(): Promise<Session> {
  */
 export async function main(args: readonly string[]): Promise<number> {
   const console = new Console();
+  // A write past `ulimit -f` fails with an error naming the file, instead of a silent SIGXFSZ.
+  reportOversizeWrites();
   try {
     const command = readCommandLine(args);
     if (command.kind === "help") {
@@ -133,11 +139,41 @@ export async function main(args: readonly string[]): Promise<number> {
       console.result(completionScript(command.shell).trimEnd());
       return EXIT.ok;
     }
+    const workflow = command.workflow;
+    const spec = workflowSpec(workflow);
     const root = Deno.cwd();
+    // The settings file completes the command line: read before anything else happens.
     const { readsSettings, readSettings } = await import("./lib/cli/settings.ts");
-    const settings = readsSettings(command.workflow) ? await readSettings(root) : {};
-    const options = resolveOptions(command.workflow, command.given, settings);
-    return await runWorkflow(root, command.workflow, options, console);
+    const settings = readsSettings(workflow) ? await readSettings(root) : {};
+    const options = resolveOptions(workflow, command.given, settings);
+    const [{ lockProject }, { endLeftBuild }] = await Promise.all([
+      import("./lib/project_lock/project_lock.ts"),
+      import("./lib/project_lock/running_build.ts"),
+    ]);
+    // Before anything else in the project: one code-commit at a time (exit 6 for a second
+    // one), then a build a killed run left running is ended, then the trap, so that no signal
+    // stops the rollback of an unfinished apply halfway; each workflow rolls that back first.
+    const lock = spec.takesLock
+      ? await lockProject(root, `${spec.holder}${options.dryRun ? " with --dry-run" : ""}`)
+      : undefined;
+    try {
+      await endLeftBuild(root, (line) => console.warn(line));
+      const trap = trapInterrupts(console);
+      try {
+        return await runWorkflow(
+          root,
+          workflow,
+          options,
+          console,
+          trap,
+          lock?.madeFolder === true,
+        );
+      } finally {
+        trap.dispose();
+      }
+    } finally {
+      lock?.release();
+    }
   } catch (error) {
     if (error instanceof CodeCommitError) {
       console.error(error.message);

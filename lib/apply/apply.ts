@@ -70,6 +70,7 @@ import {
   writeTemporary,
 } from "../file_system/write_atomically.ts";
 import { countLines } from "../text/diff.ts";
+import { nameSome } from "../text/change_list.ts";
 import { plural } from "../text/plural.ts";
 import {
   type ApplyJournal,
@@ -81,6 +82,7 @@ import {
   type PostState,
   type PreImage,
 } from "./journal.ts";
+import { rollbackTemporary } from "./rollback_names.ts";
 
 /** What `lstat` reports about a path, as far as the applier needs it. */
 export type ApplyFileInfo = EntryInfo;
@@ -142,6 +144,11 @@ export interface ApplyOptions {
   readonly parallelism?: number;
   /** A recorder already begun (by `--undo`, which records its own apply); `journal` is then unused. */
   readonly recorder?: ApplyRecorder;
+  /**
+   * The temporary file (relative) each write goes through; by default a
+   * fresh name. Recovery passes names the next recovery can find again.
+   */
+  readonly temporaryName?: (path: string) => string;
 }
 
 /**
@@ -231,6 +238,7 @@ export async function applyOperations(
     root,
     options.fs ?? denoFileSystem,
     Math.max(1, options.parallelism ?? WRITES_IN_FLIGHT),
+    options.temporaryName,
   );
   return await apply.run(operations, options.recorder ?? await beginRecord(options.journal));
 }
@@ -287,12 +295,17 @@ function applyError(
       { cause: error },
     );
   }
-  const list = failures.map((failure) => `"${failure.path}" (${failure.reason})`).join("; ");
+  const list = nameSome(failures.map((failure) => `"${failure.path}" (${failure.reason})`), {
+    separator: "; ",
+  });
   return new ApplyError(
     `${head}. Rolling back failed for ${plural(failures.length, "path")}, which may be left ` +
-      `changed, missing or extra: ${list}. Every other change was rolled back. Check these ` +
-      `paths (git status, git diff) and restore them by hand` +
-      (kept ? "; the next run of code-commit tries the rollback again first" : "") + ".",
+      `changed, missing or extra: ${list}. Every other change was rolled back. ` +
+      (kept
+        ? "The journal keeps what they held: the next start of code-commit (any command, " +
+          "once the disk takes writes again) restores them first; or check them (git " +
+          "status, git diff) and restore them by hand."
+        : "Check these paths (git status, git diff) and restore them by hand."),
     operation.path,
     failures.map((failure) => failure.path),
     { cause: error },
@@ -406,10 +419,20 @@ class Apply {
   /** Set once a folder was found swapped: the cleanup then reaches for files through links too. */
   #swapped = false;
 
-  constructor(root: string, fs: ApplyFileSystem, parallelism: number) {
+  readonly #temporaryName: ((path: string) => string) | undefined;
+  /** The run and number of the apply on disk, for the rollback's temporary names. */
+  #identity: ApplyRecorder["identity"];
+
+  constructor(
+    root: string,
+    fs: ApplyFileSystem,
+    parallelism: number,
+    temporaryName?: (path: string) => string,
+  ) {
     this.#root = root;
     this.#fs = fs;
     this.#parallelism = parallelism;
+    this.#temporaryName = temporaryName;
   }
 
   async run(
@@ -417,6 +440,7 @@ class Apply {
     recorder: ApplyRecorder,
   ): Promise<ApplyResult> {
     const steps: Step[] = [];
+    this.#identity = recorder.identity;
     try {
       await this.#plan(operations, steps, recorder);
     } catch (error) {
@@ -453,7 +477,7 @@ class Apply {
       const failures = await this.#rollback(recorder);
       if (failures.length === 0) await recorder.discard();
       const operation = this.#culprit?.operation ?? operations[0];
-      throw applyError(operation, error, failures, failures.length > 0);
+      throw applyError(operation, error, failures, recorder.identity !== undefined);
     }
     const warnings = steps.filter((step) => step.kind === "none").map((step) =>
       `"${step.operation.path}" was to be deleted but does not exist; nothing to delete`
@@ -514,7 +538,8 @@ class Apply {
       };
     }
     const name = path.slice(folder === "" ? 0 : folder.length + 1);
-    const temporary = folder === "" ? temporaryName(name) : `${folder}/${temporaryName(name)}`;
+    const temporary = this.#temporaryName?.(path) ??
+      (folder === "" ? temporaryName(name) : `${folder}/${temporaryName(name)}`);
     const mode = operation.mode ?? planned.mode;
     state.set(path, { expected: { kind: "ours" }, mode });
     const kind = expected.kind === "missing" ? "created" : "replaced";
@@ -847,7 +872,8 @@ class Apply {
   async #rollback(recorder: ApplyRecorder): Promise<RollbackFailure[]> {
     // Temporaries first: one left in a folder this reply created would keep
     // that folder from being removed.
-    const failures = await this.#removeTemporaries();
+    const strays = await this.#removeTemporaries();
+    const failures: RollbackFailure[] = [];
     const restored = new Set<string>();
     for (const step of this.#done.reverse()) {
       const { path } = step.operation;
@@ -865,11 +891,19 @@ class Apply {
           await this.#confirm(parentFolder(path), async () => await this.#holds(path, before));
         });
       } catch (error) {
+        // One pass: a path that cannot be restored now (a disk full or turned read-only) is
+        // named, and the next one tried; the temporary files left go once, below.
         failures.push({ path, reason: messageOf(error) });
-        failures.push(...await this.#removeTemporaries());
       }
     }
     this.#done.length = 0;
+    // The paths first, then the temporary files left: those that resisted the first removal
+    // (tried again only after a swap, which may be undone by now), and those a restore left.
+    failures.push(...strays);
+    const known = new Set(this.#swapped ? [] : strays.map((stray) => stray.path));
+    if ([...this.#temporaries].some((temporary) => !known.has(temporary))) {
+      failures.push(...await this.#removeTemporaries(known));
+    }
     for (const folder of [...this.#created].reverse()) {
       try {
         if (this.#strays.has(folder)) {
@@ -978,7 +1012,15 @@ class Apply {
       await removeIfPresent(this.#fs, this.#root, path);
       return;
     }
+    // A name the next start's recovery knows, should this process be killed before the rename.
+    const temporary = this.#identity === undefined
+      ? undefined
+      : rollbackTemporary(this.#identity.run, this.#identity.n, path);
+    if (temporary !== undefined && await this.#lstat(temporary).catch(() => null) !== null) {
+      await removeIfPresent(this.#fs, this.#root, temporary); // left by a rollback stopped before
+    }
     await writeAtomically(this.#fs, this.#root, path, before.data, {
+      name: temporary?.slice(temporary.lastIndexOf("/") + 1),
       mode: before.mode ?? undefined,
       temporaries: this.#temporaries,
       beforeRename: async () => {
@@ -989,19 +1031,23 @@ class Apply {
   }
 
   /**
-   * Removes every temporary file this apply made and did not rename;
+   * Removes every temporary file this apply made and did not rename (but
+   * those in `skip`);
    * returns those that could not be removed. Each is removed by the exact
    * name it was made with, through whatever path reaches it now (a folder
    * swapped for a link too: no one else made that name), and only a removal
    * that succeeded counts: a name not found is never taken for removed (the
    * folder may be swapped for a link, or moved aside, for a moment, the
-   * file elsewhere). While some are left, the cleanup keeps trying, until
-   * {@link STRAY_WAIT_MS} pass without one removed.
+   * file elsewhere). After a folder was found swapped, while some are left,
+   * the cleanup keeps trying, until {@link STRAY_WAIT_MS} pass without one
+   * removed; otherwise it makes one pass (a disk that refuses a removal
+   * now will refuse it in a moment too).
    */
-  async #removeTemporaries(): Promise<RollbackFailure[]> {
+  async #removeTemporaries(skip: ReadonlySet<string> = new Set()): Promise<RollbackFailure[]> {
     const reasons = new Map<string, string>();
-    let deadline = Date.now() + STRAY_WAIT_MS;
-    let pending = [...this.#temporaries];
+    const wait = this.#swapped ? STRAY_WAIT_MS : 0;
+    let deadline = Date.now() + wait;
+    let pending = [...this.#temporaries].filter((temporary) => !skip.has(temporary));
     for (let round = 0; pending.length > 0; round++) {
       const left: string[] = [];
       for (const temporary of pending) {
@@ -1015,7 +1061,7 @@ class Apply {
         }
         left.push(temporary);
       }
-      if (left.length < pending.length) deadline = Date.now() + STRAY_WAIT_MS;
+      if (left.length < pending.length) deadline = Date.now() + wait;
       pending = left;
       if (pending.length === 0 || Date.now() >= deadline) break;
       await pause(round < 50 ? 1 : 10);

@@ -10,8 +10,11 @@
  * (the run's pre-images) for the whole run, however many attempts it takes,
  * so `--undo` can take the run back as a whole (`undo.ts`); the pre-images
  * of a path an earlier apply of the same run touched already are kept only
- * while that apply is under way. The next run that applies a reply removes
- * the previous run's files.
+ * while that apply is under way. A new run replaces the previous run's
+ * files only once its own first apply is complete: until then it is
+ * recorded beside them as the pending run (`next-run.json`, its applies
+ * numbered after the previous run's), so a run that changes no file (its
+ * apply failed, or it was killed) leaves the previous run undoable.
  *
  * It lives in `agent-config/journal/` (ignored by git, never writable by a
  * reply, hidden from a contained build), one set of files per apply `n`:
@@ -25,7 +28,9 @@
  * - `apply-<n>.done`: the apply completed, with the state it left each
  *   path in (mode, size, 64-bit hash: {@link contentHash}), which `--undo`
  *   compares against;
- * - `run.json`: which run the applies belong to.
+ * - `run.json`: which run the applies belong to;
+ * - `next-run.json`: a new run whose first apply has not completed yet;
+ *   renamed over `run.json` once it has.
  *
  * It holds copies of project files only: the paths a reply may write,
  * never `agent-config/` (so never a key).
@@ -39,7 +44,11 @@ import { readBounded } from "../file_system/bounded_read.ts";
 import { denoFileSystem, under } from "../file_system/file_system.ts";
 import { READ_LIMITS, type ReadLimit } from "../file_system/read_limits.ts";
 import { lstatSyncOrUndefined } from "../file_system/lstat.ts";
-import { AtomicFileWriter, writeAtomically } from "../file_system/write_atomically.ts";
+import {
+  AtomicFileWriter,
+  syncPathSync,
+  writeAtomically,
+} from "../file_system/write_atomically.ts";
 import { checkPathSyntax } from "../guard/path_syntax.ts";
 import { protectedRulesFor } from "../guard/protected_paths.ts";
 
@@ -102,6 +111,11 @@ export interface ApplyPlanRecord {
  * {@link discard}.
  */
 export interface ApplyRecorder {
+  /**
+   * The run and number of the apply, when it is recorded on disk: the
+   * rollback's temporary names are drawn from them (`rollback_names.ts`).
+   */
+  readonly identity?: { readonly run: string; readonly n: number };
   /** Keeps what `path` holds now (`null`: nothing). Each path once. */
   add(path: string, before: PreImage): Promise<void>;
   /**
@@ -156,6 +170,8 @@ export function memoryJournal(): ApplyJournal {
 // The files on disk
 
 const RUN_FILE = "run.json";
+/** The header of a run whose first apply has not completed: it becomes `run.json` once one has. */
+const NEXT_RUN_FILE = "next-run.json";
 
 /** A run's header. */
 const RunSchema = z.object({
@@ -333,7 +349,15 @@ export interface StoredJournal {
   readonly dir: string;
   /** The run the applies belong to; undefined when there is none. */
   readonly run: RunHeader | undefined;
-  /** Its applies, oldest first. */
+  /** A newer run none of whose applies has completed; undefined when none. */
+  readonly pending?: RunHeader | undefined;
+  /**
+   * The run's header is still `next-run.json`: its first apply completed
+   * but the process stopped before the header was renamed ({@link
+   * promotePending} finishes that).
+   */
+  readonly unrenamed?: boolean;
+  /** The applies of both runs (each record names its run), oldest first. */
   readonly applies: readonly StoredApply[];
 }
 
@@ -380,8 +404,12 @@ export async function readJournal(
   const run = names.has(RUN_FILE)
     ? await parseJson(dir, RUN_FILE, RunSchema) as RunHeader | undefined
     : undefined;
+  const pending = names.has(NEXT_RUN_FILE)
+    ? await parseJson(dir, NEXT_RUN_FILE, RunSchema) as RunHeader | undefined
+    : undefined;
+  const ids = new Set([run?.id, pending?.id].filter((id) => id !== undefined));
   const applies: StoredApply[] = [];
-  if (run !== undefined) {
+  if (ids.size > 0) {
     const numbers = [...names].map((name) => /^apply-([1-9][0-9]{0,8})\.record$/.exec(name))
       .filter((match) => match !== null).map((match) => Number(match![1])).sort((a, b) => a - b);
     for (const n of numbers) {
@@ -390,13 +418,13 @@ export async function readJournal(
       let record = marks
         ? recordHeader(await parseJson(dir, files.record, RecordHeaderSchema))
         : await parseJson(dir, files.record, RecordSchema) as ApplyRecord;
-      if (record.run !== run.id || record.apply !== n) continue;
+      if (!ids.has(record.run) || record.apply !== n) continue;
       let done: DoneRecord | undefined;
       if (names.has(files.done)) {
         done = marks
           ? doneHeader(await parseJson(dir, files.done, DoneHeaderSchema))
           : await parseJson(dir, files.done, DoneSchema) as DoneRecord;
-        if (done.run !== run.id || done.apply !== n) done = undefined;
+        if (done.run !== record.run || done.apply !== n) done = undefined;
       }
       // Not completed after all (its mark is another run's): its record is read whole.
       if (marks && done === undefined) {
@@ -405,7 +433,12 @@ export async function readJournal(
       applies.push({ n, record, done });
     }
   }
-  return { dir, run, applies };
+  // A pending run with a completed apply replaced the previous run (killed before its header
+  // was renamed): it is the run.
+  if (pending !== undefined && applies.some((a) => a.record.run === pending.id && a.done)) {
+    return { dir, run: pending, applies, unrenamed: true };
+  }
+  return { dir, run, pending, applies };
 }
 
 /**
@@ -436,24 +469,32 @@ export async function readPreImage(
 }
 
 /**
- * Removes from the journal folder whatever no longer serves: files of
- * another run than `keep` (all of them when `keep` is undefined), half-made
- * files of an interrupted record (`*.tmp`), the `again` packs of completed
- * applies, and the packs of an apply with no record. Never throws: what
- * cannot be removed stays.
+ * Removes from the journal folder whatever no longer serves: the files of
+ * every run but `keep` and `stored.pending` (all of them when both are
+ * undefined), their applies not in `stored.applies`, half-made files of an
+ * interrupted record (`*.tmp`), the `again` packs of completed applies,
+ * and the packs of an apply with no record. Never throws: what cannot be
+ * removed stays.
  */
 export function tidyJournal(stored: StoredJournal, keep: RunHeader | undefined): void {
   const names = listNamesQuietly(stored.dir);
   const kept = new Set<string>();
+  const runs = new Set<string>();
   if (keep !== undefined && stored.run?.id === keep.id) {
-    kept.add(RUN_FILE);
-    for (const apply of stored.applies) {
-      const files = applyFiles(apply.n);
-      kept.add(files.record);
-      kept.add(files.first);
-      if (apply.done === undefined) kept.add(files.again);
-      else kept.add(files.done);
-    }
+    kept.add(stored.unrenamed === true ? NEXT_RUN_FILE : RUN_FILE);
+    runs.add(keep.id);
+  }
+  if (stored.pending !== undefined) {
+    kept.add(NEXT_RUN_FILE);
+    runs.add(stored.pending.id);
+  }
+  for (const apply of stored.applies) {
+    if (!runs.has(apply.record.run)) continue;
+    const files = applyFiles(apply.n);
+    kept.add(files.record);
+    kept.add(files.first);
+    if (apply.done === undefined) kept.add(files.again);
+    else kept.add(files.done);
   }
   for (const name of names) {
     if (!kept.has(name)) removeQuietly(`${stored.dir}/${name}`);
@@ -484,7 +525,26 @@ export async function markUndone(stored: StoredJournal, run: RunHeader, at: Date
       { cause: error },
     );
   }
-  for (const apply of stored.applies) forgetApply(stored.dir, apply.n);
+  for (const apply of stored.applies) {
+    if (apply.record.run === run.id) forgetApply(stored.dir, apply.n);
+  }
+}
+
+/**
+ * Makes the pending run of the journal at `dir` its run: renames
+ * `next-run.json` over `run.json` and syncs the folder. The previous run's
+ * files then belong to no run ({@link tidyJournal} removes them).
+ *
+ * @throws the file system's error.
+ */
+export function promotePending(dir: string): void {
+  Deno.renameSync(`${dir}/${NEXT_RUN_FILE}`, `${dir}/${RUN_FILE}`);
+  syncPathSync(dir);
+}
+
+/** Removes the pending run's header (its applies go with the next tidy). Never throws. */
+export function dropPending(dir: string): void {
+  removeQuietly(`${dir}/${NEXT_RUN_FILE}`);
 }
 
 // ---------------------------------------------------------------------------
@@ -507,6 +567,10 @@ export class RunJournal implements ApplyJournal {
   workflow: string;
   #header: RunHeader | undefined;
   #next = 1;
+  /** The number of this run's first apply. */
+  #first = 1;
+  /** Whether this run's header is the pending one (no apply of it complete yet). */
+  #pending = false;
   /** Paths changed by a completed apply of this run: a later apply records them as `again`. */
   readonly #touched = new Set<string>();
   /** This run's completed applies, as this process recorded them (oldest first). */
@@ -603,10 +667,19 @@ export class RunJournal implements ApplyJournal {
     return new DiskRecorder(dir, this.#header!, n, this.logDir, "reply", {
       touched: this.#touched,
       completed: this.#completed,
+      pending: () => this.#pending,
+      onComplete: () => this.#promote(dir),
     });
   }
 
-  /** Removes the previous run's files and writes this run's header. */
+  /**
+   * Writes this run's header. When the journal holds a previous run that
+   * can still be undone, the header is the pending run's: the previous
+   * run's files stay until this run's first apply completes ({@link
+   * #promote}), and this run's applies are numbered after them. Otherwise
+   * every old file goes, the old header first (files without a header
+   * belong to no run).
+   */
   async #startRun(dir: string): Promise<void> {
     await makeJournalDir(this.#root);
     const header: RunHeader = {
@@ -615,13 +688,54 @@ export class RunJournal implements ApplyJournal {
       workflow: this.workflow,
       startedAt: new Date().toISOString(),
     };
-    // The old header goes first: files without a header belong to no run. Every other file
-    // goes too (nothing is kept for no run), so the old records need not be read.
-    removeQuietly(`${dir}/${RUN_FILE}`);
-    tidyJournal({ dir, run: undefined, applies: [] }, undefined);
-    await writeJson(dir, RUN_FILE, header);
+    let stored = await readJournal(this.#root, { completed: "marks" });
+    if (stored.unrenamed === true) {
+      // The previous run's header was never renamed (recovery does it; done here too).
+      promotePending(dir);
+      stored = { ...stored, unrenamed: false };
+    }
+    const previous = stored.run;
+    const undoable = previous !== undefined && previous.undoneAt === undefined &&
+      stored.applies.some((apply) => apply.done !== undefined && apply.record.run === previous.id);
+    if (undoable) {
+      const kept = stored.applies.filter((apply) =>
+        apply.done !== undefined && apply.record.run === previous.id
+      );
+      tidyJournal({ ...stored, pending: undefined, applies: kept }, previous);
+      this.#next = Math.max(0, ...[...listNames(dir)].map(applyNumber)) + 1;
+      this.#first = this.#next;
+      await writeJson(dir, NEXT_RUN_FILE, header, true);
+      this.#pending = true;
+    } else {
+      removeQuietly(`${dir}/${RUN_FILE}`);
+      tidyJournal({ dir, run: undefined, applies: [] }, undefined);
+      await writeJson(dir, RUN_FILE, header);
+    }
     this.#header = header;
   }
+
+  /**
+   * Once this run's first apply is complete (its mark on disk), this run
+   * replaces the previous one: its header becomes `run.json`, and the
+   * previous run's files go.
+   *
+   * @throws the file system's error when the header cannot be renamed.
+   */
+  #promote(dir: string): void {
+    if (!this.#pending) return;
+    promotePending(dir);
+    this.#pending = false;
+    for (const name of listNamesQuietly(dir)) {
+      const n = applyNumber(name);
+      if (n > 0 && n < this.#first) removeQuietly(`${dir}/${name}`);
+    }
+  }
+}
+
+/** The apply number in a journal file's name (`apply-<n>.…`), 0 when it has none. */
+function applyNumber(name: string): number {
+  const match = /^apply-([1-9][0-9]{0,8})\./.exec(name);
+  return match === null ? 0 : Number(match[1]);
 }
 
 /**
@@ -716,6 +830,10 @@ interface RunMemory {
   readonly touched: Set<string>;
   /** The completed applies, oldest first. */
   readonly completed: CompletedApply[];
+  /** Whether the run is still pending (its first apply's mark must be synced before promotion). */
+  readonly pending?: () => boolean;
+  /** Called once an apply's mark is on disk (a pending run's header is then promoted); may throw. */
+  readonly onComplete?: () => void;
 }
 
 /** Records one apply in the journal folder. */
@@ -732,6 +850,7 @@ class DiskRecorder implements ApplyRecorder {
   readonly #recorded = new Set<string>();
   readonly #packs = new Map<string, Uint8Array>();
   #committed = false;
+  readonly identity: { readonly run: string; readonly n: number };
 
   constructor(
     dir: string,
@@ -747,6 +866,7 @@ class DiskRecorder implements ApplyRecorder {
     this.#logDir = logDir;
     this.#memory = memory;
     this.#kind = kind;
+    this.identity = { run: run.id, n };
     const files = applyFiles(n);
     this.#first = new PackWriter(dir, files.first);
     this.#again = new PackWriter(dir, files.again);
@@ -774,7 +894,16 @@ class DiskRecorder implements ApplyRecorder {
       });
     } catch (error) {
       if (error instanceof JournalError) return Promise.reject(error);
-      return Promise.reject(this.#failure("record what the reply's paths hold", error));
+      // Named by its pack: a write past the file size limit fails there (File too large).
+      const name = applyFiles(this.#n)[again ? "again" : "first"];
+      return Promise.reject(
+        new JournalError(
+          `cannot record what the reply's paths hold in ${JOURNAL_DIR}/${name}: ${
+            messageOf(error)
+          }`,
+          { cause: error },
+        ),
+      );
     }
     return Promise.resolve();
   }
@@ -826,7 +955,8 @@ class DiskRecorder implements ApplyRecorder {
       post: post.map((state) => ({ path: state.path, after: state.after })),
     };
     try {
-      await writeJson(this.#dir, applyFiles(this.#n).done, done);
+      await writeJson(this.#dir, applyFiles(this.#n).done, done, this.#memory.pending?.() === true);
+      this.#memory.onComplete?.();
     } catch (error) {
       throw this.#failure("mark the apply complete in the journal", error);
     }

@@ -31,14 +31,19 @@ import { denoFileSystem, type FileSystem, under } from "../file_system/file_syst
 import { isMissing } from "../file_system/lstat.ts";
 import { removeIfPresent } from "../file_system/write_atomically.ts";
 import { plural } from "../text/plural.ts";
-import { type ApplyOperation, applyOperations } from "./apply.ts";
+import { nameSome } from "../text/change_list.ts";
+import { ApplyError, type ApplyOperation, applyOperations } from "./apply.ts";
+import { rollbackTemporary } from "./rollback_names.ts";
 import {
   contentHash,
+  dropPending,
   forgetApply,
   type IntendedState,
   JournalError,
+  markUndone,
   memoryJournal,
   type PreImage,
+  promotePending,
   readJournal,
   readPreImage,
   type StoredApply,
@@ -68,9 +73,6 @@ interface ChangedSince {
   readonly how: string;
 }
 
-/** How many changed paths a message names. */
-const NAMED = 10;
-
 /**
  * Rolls back every apply of the project at `root` that did not complete
  * (newest first), and tidies the journal. Returns the line to show when it
@@ -97,37 +99,115 @@ async function recoverInterruptedApply(
     overwritten.push(...done.overwritten);
     forgetApply(stored.dir, apply.n);
   }
-  if (stored.run !== undefined || stored.applies.length > 0) {
-    // The journal now holds the completed applies alone (the others were forgotten above).
-    const completed = stored.applies.filter((apply) => apply.done !== undefined);
-    tidyJournal({ ...stored, applies: completed }, stored.run);
+  const settled = settleRuns(stored);
+  const finished = await finishUndo(root, settled, fs);
+  if (settled.run !== undefined || stored.pending !== undefined || stored.applies.length > 0) {
+    // The journal now holds the completed applies alone (the others were forgotten above),
+    // of its run only (a pending run with none completed is dropped), none once undone.
+    const run = settled.run;
+    const kept = run === undefined || run.undoneAt !== undefined ? [] : settled.applies.filter(
+      (apply) => apply.done !== undefined && apply.record.run === run.id,
+    );
+    tidyJournal({ ...settled, pending: undefined, applies: kept }, run);
   }
-  if (incomplete.length === 0) return { line: undefined };
-  const forced = overwritten.length === 0
-    ? ""
-    : `, ${overwritten.length} of them over changes made since (--force): ${
-      describeChanges(overwritten)
-    }`;
-  return {
-    line: `recovered from an interrupted ${describeApply(stored, incomplete[0])}: rolled back ${
-      plural(restored, "path")
-    } it had changed${forced}, so the project is exactly as it was before that apply`,
-  };
+  const lines: string[] = [];
+  if (incomplete.length > 0) {
+    const forced = overwritten.length === 0
+      ? ""
+      : `, ${overwritten.length} of them over changes made since (--force): ${
+        describeChanges(overwritten)
+      }`;
+    lines.push(
+      `recovered from an interrupted ${describeApply(stored, incomplete[0])}: rolled back ${
+        plural(restored, "path")
+      } it had changed${forced}, so the project is exactly as it was before that apply`,
+    );
+  }
+  if (finished !== undefined) lines.push(finished);
+  return { line: lines.length === 0 ? undefined : lines.join("\n") };
+}
+
+/**
+ * Settles which run the journal holds once no apply is left incomplete:
+ * a pending run whose first apply completed (the process stopped before
+ * its header was renamed) becomes the run; a pending run with no completed
+ * apply is dropped, the previous run staying. Returns the journal as
+ * settled.
+ *
+ * @throws {JournalError} when the header cannot be renamed.
+ */
+function settleRuns(stored: StoredJournal): StoredJournal {
+  if (stored.unrenamed === true) {
+    try {
+      promotePending(stored.dir);
+    } catch (error) {
+      throw new JournalError(
+        `cannot finish recording the last run in agent-config/journal/: ${messageOf(error)}; ` +
+          "make the disk writable, then run code-commit again",
+        { cause: error },
+      );
+    }
+    return { ...stored, unrenamed: false };
+  }
+  if (stored.pending !== undefined) dropPending(stored.dir);
+  return { ...stored, pending: undefined };
+}
+
+/**
+ * Finishes a `--undo` that was stopped after it restored the run's files
+ * (its apply is complete) but before it removed the folders the run made
+ * and marked the run undone: removes those folders that are empty and
+ * marks the run undone. Returns the line saying so; undefined when there
+ * was no such undo.
+ *
+ * @throws {JournalError} when the journal cannot be read or the mark written.
+ */
+async function finishUndo(
+  root: string,
+  stored: StoredJournal,
+  fs: FileSystem,
+): Promise<string | undefined> {
+  const run = stored.run;
+  if (run === undefined || run.undoneAt !== undefined) return undefined;
+  const ofRun = stored.applies.filter((apply) => apply.record.run === run.id && apply.done);
+  if (!ofRun.some((apply) => apply.record.kind === "undo")) return undefined;
+  // The folders are in the records of the run's replies, read whole now.
+  const whole = await readJournal(root);
+  const folders: string[] = [];
+  for (const apply of whole.applies) {
+    if (apply.record.run !== run.id || apply.done === undefined) continue;
+    if (apply.record.kind !== "reply") continue;
+    for (const folder of apply.record.folders) if (!folders.includes(folder)) folders.push(folder);
+  }
+  let removed = 0;
+  for (const folder of folders.reverse()) {
+    try {
+      if (await removeEmptyFolder(fs, root, folder)) removed++;
+    } catch {
+      // Left in place, as --undo leaves a folder it cannot remove.
+    }
+  }
+  await markUndone(whole, run, new Date());
+  return `finished an interrupted code-commit --undo of the ${run.workflow} run started ${run.startedAt}: its files were restored already; ${
+    plural(removed, "empty folder")
+  } it had made removed, and the run is marked undone`;
 }
 
 /** The apply, as messages name it: `apply of the committing code run started … (logs in …)`. */
 function describeApply(stored: StoredJournal, apply: StoredApply): string {
   if (apply.record.kind === "undo") return "code-commit --undo";
-  return `apply of the ${stored.run?.workflow ?? "code-commit"} run started ${
-    stored.run?.startedAt ?? "earlier"
+  const run = stored.pending?.id === apply.record.run ? stored.pending : stored.run;
+  return `apply of the ${run?.workflow ?? "code-commit"} run started ${
+    run?.startedAt ?? "earlier"
   }${apply.record.logDir === undefined ? "" : ` (logs in ${apply.record.logDir})`}`;
 }
 
-/** Up to {@link NAMED} changes, `path (how)`, and how many more. */
+/** How many changed paths a message names. */
+const NAMED = 10;
+
+/** Up to {@link NAMED} changes, `path (how)`, and how many more (see `nameSome`). */
 function describeChanges(changes: readonly ChangedSince[]): string {
-  const shown = changes.slice(0, NAMED).map((change) => `${change.path} (${change.how})`);
-  const more = changes.length - shown.length;
-  return `${shown.join(", ")}${more > 0 ? `, and ${more} more` : ""}`;
+  return nameSome(changes.map((change) => `${change.path} (${change.how})`), { limit: NAMED });
 }
 
 /**
@@ -143,7 +223,7 @@ export async function recoverFirst(
   options: RecoveryOptions = {},
 ): Promise<boolean> {
   const recovery = await recoverInterruptedApply(root, options.force === true);
-  if (recovery.line !== undefined) say(recovery.line);
+  for (const line of recovery.line?.split("\n") ?? []) say(line);
   return recovery.line !== undefined;
 }
 
@@ -204,20 +284,36 @@ async function rollBack(
   }
 
   const failures: string[] = [];
-  for (const temporary of apply.record.temporaries) {
+  // The apply's temporary files, and those of a rollback of it that was stopped halfway.
+  const rollbackName = (path: string) => rollbackTemporary(apply.record.run, apply.n, path);
+  const temporaries = [
+    ...apply.record.temporaries,
+    ...apply.record.entries.map((entry) => rollbackName(entry.path)),
+  ];
+  for (const temporary of temporaries) {
     try {
+      // Looked at first: a read-only disk refuses even the removal of a name that is not there.
+      if (await fs.lstat(under(root, temporary)).then(() => false, isMissing)) continue;
       await removeIfPresent(fs, root, temporary);
     } catch (error) {
       failures.push(`${temporary} (${messageOf(error)})`);
     }
   }
-  if (failures.length === 0 && operations.length > 0) {
+  // The restore is all or nothing: when it cannot be made, every path is still to restore.
+  let unrestored: string | undefined;
+  if (failures.length > 0) unrestored = "its temporary files could not be removed first";
+  else if (operations.length > 0) {
     try {
-      await applyOperations(root, operations, { fs, journal: memoryJournal() });
+      await applyOperations(root, operations, {
+        fs,
+        journal: memoryJournal(),
+        temporaryName: rollbackName,
+      });
     } catch (error) {
-      failures.push(messageOf(error));
+      unrestored = messageOf(error instanceof ApplyError ? error.cause ?? error : error);
     }
   }
+  const paths = unrestored === undefined ? [] : operations.map((operation) => operation.path);
   for (const folder of [...apply.record.folders].reverse()) {
     try {
       await removeEmptyFolder(fs, root, folder);
@@ -225,11 +321,17 @@ async function rollBack(
       failures.push(`${folder}/ (${messageOf(error)})`);
     }
   }
-  if (failures.length > 0) {
+  if (paths.length > 0 || failures.length > 0) {
     throw new JournalError(
       `an apply was interrupted (${stored.dir}), and code-commit could not finish rolling it ` +
-        `back: ${failures.join("; ")}. Restore these by hand (git status, git diff), then run ` +
-        "code-commit again; it tries the rollback again first",
+        `back: ${
+          paths.length === 0
+            ? ""
+            : `${plural(paths.length, "path")} not restored (${unrestored}): ${nameSome(paths)}; `
+        }${failures.length === 0 ? "" : `left: ${nameSome(failures)}; `}the journal keeps ` +
+        "what every path held: once the disk takes writes again, run code-commit again (any " +
+        "command); it tries the rollback again first. Or restore these by hand (git status, " +
+        "git diff)",
     );
   }
   return { restored: operations.length, overwritten: changed };
@@ -329,15 +431,21 @@ function sameContent(
   return true;
 }
 
-/** Removes the folder `folder` if it is there and empty; a folder holding anything stays. */
-async function removeEmptyFolder(fs: FileSystem, root: string, folder: string): Promise<void> {
+/**
+ * Removes the folder `folder` if it is there and empty; a folder holding
+ * anything stays. Returns whether it was there and removed.
+ */
+async function removeEmptyFolder(fs: FileSystem, root: string, folder: string): Promise<boolean> {
   try {
+    const info = await fs.lstat(under(root, folder)).catch(() => undefined);
+    if (info === undefined || !info.isDirectory) return false;
     await removeIfPresent(fs, root, folder);
+    return true;
   } catch (error) {
     // Not empty: something else lives there now; leave it.
-    if (error instanceof Deno.errors.NotFound) return;
+    if (error instanceof Deno.errors.NotFound) return false;
     const code = (error as { code?: string }).code;
-    if (code === "ENOTEMPTY" || /not empty/i.test(messageOf(error))) return;
+    if (code === "ENOTEMPTY" || /not empty/i.test(messageOf(error))) return false;
     throw error;
   }
 }

@@ -14,7 +14,7 @@
 import { CodeCommitError } from "../errors/errors.ts";
 import { denoFileSystem, type FileSystem, under } from "../file_system/file_system.ts";
 import { removeIfPresent } from "../file_system/write_atomically.ts";
-import { type ChangedFile } from "../text/change_list.ts";
+import { type ChangedFile, nameSome } from "../text/change_list.ts";
 import { countFileLineChanges } from "../text/diff.ts";
 import { plural } from "../text/plural.ts";
 import { type ApplyOperation, applyOperations } from "./apply.ts";
@@ -102,7 +102,9 @@ export async function planUndo(
         "agent-config/journal/, holds none)",
     };
   }
-  const completed = stored.applies.filter((apply) => apply.done !== undefined);
+  const completed = stored.applies.filter((apply) =>
+    apply.done !== undefined && apply.record.run === run.id
+  );
   const runDescription =
     `the most recent run that changed files (${run.workflow}, started ${run.startedAt})`;
   if (run.undoneAt !== undefined || completed.some((apply) => apply.record.kind === "undo")) {
@@ -166,12 +168,15 @@ export async function runUndo(
   fs: FileSystem = denoFileSystem,
 ): Promise<UndoResult> {
   if (plan.changedSince.length > 0 && !force) {
-    const shown = plan.changedSince.slice(0, 10).map((change) => `${change.path} (${change.how})`);
-    const more = plan.changedSince.length - shown.length;
+    const shown = nameSome(
+      plan.changedSince.map((change) => `${change.path} (${change.how})`),
+      { limit: 10 },
+    );
     throw new CodeCommitError(
       `nothing was restored: ${plural(plan.changedSince.length, "path")} the run changed ` +
-        `${plan.changedSince.length === 1 ? "has" : "have"} changed since: ${shown.join(", ")}` +
-        `${more > 0 ? `, and ${more} more` : ""}. Save what you want to keep, then run ` +
+        `${
+          plan.changedSince.length === 1 ? "has" : "have"
+        } changed since: ${shown}. Save what you want to keep, then run ` +
         "code-commit --undo --force to restore them anyway (what changed since is lost)",
     );
   }

@@ -76,6 +76,19 @@ export interface BuildOptions {
   readonly keepTailBytes?: number;
   /** How to start the build (default: `./build.sh` itself, not contained). */
   readonly launch?: BuildLaunch;
+  /**
+   * Told just before the build starts, its first PID (its session's ID)
+   * once it has, and when the build and what it started have ended; its
+   * `mark` (environment variables) is given to the build: the project
+   * records the running build so that the next start can end a build a
+   * killed code-commit left behind.
+   */
+  readonly tracker?: {
+    readonly mark: Readonly<Record<string, string>>;
+    starting(): void;
+    started(pid: number): void;
+    ended(): void;
+  };
 }
 
 /** Tells whether the build passed: it exited 0 on its own. Never throws. */
@@ -92,7 +105,15 @@ export function buildPassed(result: BuildResult): boolean {
 export async function runBuild(root: string, options: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
   const launch = options.launch;
-  const child = spawnBuild(root, launch);
+  options.tracker?.starting();
+  let child: Deno.ChildProcess;
+  try {
+    child = spawnBuild(root, launch, options.tracker?.mark);
+  } catch (error) {
+    options.tracker?.ended();
+    throw error;
+  }
+  options.tracker?.started(child.pid);
   if (launch?.stdin !== undefined) void feed(child.stdin, launch.stdin);
 
   const sink = new OutputSink(
@@ -103,6 +124,7 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
   const kill: Kill = (signal, groupOnly = false) => signalGroup(child, root, signal, groupOnly);
   const { exit, timedOut, interrupted } = await awaitExit(child.status, kill, options);
   await collectOutput(readers, sink, kill);
+  options.tracker?.ended();
 
   const redactor = options.redactor ?? new Redactor();
   const output = redactor.redact(sink.text());
@@ -123,15 +145,21 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
 
 /**
  * Starts `./build.sh` in `root`, through `launch` when given, in its own
- * session and process group, its output piped.
+ * session and process group, its output piped, with `mark` added to its
+ * environment.
  *
  * @throws {CodeCommitError} when it cannot be started (see {@link runBuild}).
  */
-function spawnBuild(root: string, launch: BuildLaunch | undefined): Deno.ChildProcess {
+function spawnBuild(
+  root: string,
+  launch: BuildLaunch | undefined,
+  mark: Readonly<Record<string, string>> | undefined,
+): Deno.ChildProcess {
   try {
     return new Deno.Command(launch?.program ?? BUILD_SCRIPT, {
       args: [...launch?.args ?? []],
       cwd: root,
+      ...(mark === undefined ? {} : { env: { ...mark } }),
       stdin: launch?.stdin === undefined ? "null" : "piped",
       stdout: "piped",
       stderr: "piped",

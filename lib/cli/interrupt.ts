@@ -15,7 +15,7 @@ import { InterruptedError } from "../errors/errors.ts";
 export interface InterruptTrap {
   /** Aborts when the user interrupts. */
   readonly signal: AbortSignal;
-  /** Removes the trap. */
+  /** Removes the trap; again, does nothing. */
   dispose(): void;
 }
 
@@ -46,7 +46,9 @@ export function trapInterrupts(console: Console): InterruptTrap {
   return {
     signal: controller.signal,
     dispose() {
-      for (const [signal, handler] of handlers) Deno.removeSignalListener(signal, handler);
+      for (const [signal, handler] of handlers.splice(0)) {
+        Deno.removeSignalListener(signal, handler);
+      }
     },
   };
 }

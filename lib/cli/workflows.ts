@@ -472,6 +472,8 @@ export interface WorkflowSpec {
   readonly callsModel: boolean;
   /** It holds the project lock while it runs. */
   readonly takesLock: boolean;
+  /** How a second code-commit, refused by the lock, names it (`--cc`; `a run` for the default). */
+  readonly holder: string;
   /**
    * Who rolls back an apply a killed run left unfinished before it starts:
    * `main` before loading it, `itself` (the session, `--undo`, `--check-build`).
@@ -516,6 +518,7 @@ export const WORKFLOWS: readonly WorkflowSpec[] = [
     runsBuilds: true,
     callsModel: true,
     takesLock: true,
+    holder: "a run",
     recovers: "itself",
     trapped: "run",
   },
@@ -533,6 +536,7 @@ export const WORKFLOWS: readonly WorkflowSpec[] = [
     runsBuilds: false,
     callsModel: true,
     takesLock: true,
+    holder: "--cc",
     recovers: "itself",
     trapped: "run",
   },
@@ -561,6 +565,7 @@ export const WORKFLOWS: readonly WorkflowSpec[] = [
     runsBuilds: true,
     callsModel: true,
     takesLock: true,
+    holder: "--aw",
     recovers: "itself",
     trapped: "run",
   },
@@ -579,6 +584,7 @@ export const WORKFLOWS: readonly WorkflowSpec[] = [
     runsBuilds: false,
     callsModel: false,
     takesLock: true,
+    holder: "--init",
     recovers: "main",
     trapped: "recovery",
   },
@@ -596,6 +602,7 @@ export const WORKFLOWS: readonly WorkflowSpec[] = [
     runsBuilds: false,
     callsModel: false,
     takesLock: true,
+    holder: "--rollup",
     recovers: "main",
     trapped: "recovery",
   },
@@ -613,6 +620,7 @@ export const WORKFLOWS: readonly WorkflowSpec[] = [
     runsBuilds: false,
     callsModel: false,
     takesLock: true,
+    holder: "--undo",
     recovers: "itself",
     trapped: "run",
   },
@@ -631,6 +639,7 @@ export const WORKFLOWS: readonly WorkflowSpec[] = [
     runsBuilds: true,
     callsModel: false,
     takesLock: true,
+    holder: "--check-build",
     recovers: "itself",
     trapped: "run",
   },

@@ -362,3 +362,35 @@ async function readAtMost(
   }
   return buffer.subarray(0, total);
 }
+
+/**
+ * Reads a small regular file synchronously, for the few places that must
+ * stay synchronous (the guard reads a `.git` file's `gitdir:` pointer):
+ * `lstat` first (a link, a folder, a fifo or anything larger than
+ * `maxBytes` is not read), then the open, then `fstat` (the same device and
+ * inode as checked, or nothing is read), then at most `maxBytes` bytes.
+ * Without a timer on the open: only for files a contained build cannot
+ * write (git's data is read-only to it). Returns undefined for anything it
+ * will not read or cannot read. Never throws.
+ */
+export function readSmallFileSync(path: string, maxBytes: number): Uint8Array | undefined {
+  try {
+    const checked = Deno.lstatSync(path);
+    if (!checked.isFile || checked.size > maxBytes) return undefined;
+    using file = Deno.openSync(path, { read: true });
+    const opened = file.statSync();
+    if (!opened.isFile || opened.dev !== checked.dev || opened.ino !== checked.ino) {
+      return undefined;
+    }
+    const bytes = new Uint8Array(Math.min(opened.size, maxBytes));
+    let read = 0;
+    while (read < bytes.length) {
+      const got = file.readSync(bytes.subarray(read));
+      if (got === null || got === 0) break;
+      read += got;
+    }
+    return bytes.subarray(0, read);
+  } catch {
+    return undefined;
+  }
+}

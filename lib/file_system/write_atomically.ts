@@ -64,6 +64,8 @@ export interface WriteTemporaryOptions extends WriteOptions {
 
 /** Options of {@link writeAtomically}. */
 export interface WriteAtomicallyOptions extends WriteOptions {
+  /** The temporary file's name (see {@link WriteTemporaryOptions.name}); by default a fresh one. */
+  readonly name?: string;
   /**
    * Runs once the temporary file is written, right before the rename (the
    * applier checks the destination again there); if it throws, the
@@ -83,10 +85,11 @@ const NAME_ATTEMPTS = 3;
 /**
  * A fresh temporary name for a sibling of the file `name` (the last segment
  * of a path): `.<name>.code-commit-<16 hex digits>.tmp`, shortened to at
- * most 255 bytes. Never throws.
+ * most 255 bytes; the digits are random, or `hex` when given (16 hex
+ * digits: a name a later process can find again). Never throws.
  */
-export function temporaryName(name: string): string {
-  const random = Array.from(crypto.getRandomValues(new Uint8Array(8)))
+export function temporaryName(name: string, hex?: string): string {
+  const random = hex ?? Array.from(crypto.getRandomValues(new Uint8Array(8)))
     .map((byte) => byte.toString(16).padStart(2, "0"))
     .join("");
   const suffix = `.code-commit-${random}.tmp`;
@@ -200,15 +203,24 @@ export async function writeAtomically(
  */
 function syncPath(path: string): Promise<void> {
   try {
-    const file = Deno.openSync(path, { read: true });
-    try {
-      file.syncSync();
-    } finally {
-      file.close();
-    }
+    syncPathSync(path);
     return Promise.resolve();
   } catch (error) {
     return Promise.reject(error);
+  }
+}
+
+/**
+ * {@link syncPath}, synchronous: flushes the file or folder at `path` to disk.
+ *
+ * @throws the file system's error.
+ */
+export function syncPathSync(path: string): void {
+  const file = Deno.openSync(path, { read: true });
+  try {
+    file.syncSync();
+  } finally {
+    file.close();
   }
 }
 

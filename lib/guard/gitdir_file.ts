@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { readSmallFileSync } from "../file_system/bounded_read.ts";
 import { folderOf, linkTarget } from "../file_system/paths.ts";
 
 /** A `.git` file larger than this is not a pointer git would read either. */
@@ -25,24 +26,8 @@ const PREFIX = "gitdir: ";
  * sandbox plan. Never throws.
  */
 function gitdirOf(path: string): string | undefined {
-  let text: string;
-  try {
-    const info = Deno.lstatSync(path);
-    if (!info.isFile || info.size > MAX_GITDIR_FILE) return undefined;
-    // Opened only once it is known to be a regular file: a fifo would never answer.
-    using file = Deno.openSync(path, { read: true });
-    const bytes = new Uint8Array(info.size);
-    let read = 0;
-    while (read < bytes.length) {
-      const got = file.readSync(bytes.subarray(read));
-      if (got === null || got === 0) break;
-      read += got;
-    }
-    text = new TextDecoder().decode(bytes.subarray(0, read));
-  } catch {
-    return undefined;
-  }
-  if (!text.startsWith(PREFIX)) return undefined;
+  const text = readText(path);
+  if (text === undefined || !text.startsWith(PREFIX)) return undefined;
   // git takes the first line and drops trailing white space.
   const target = text.slice(PREFIX.length).split("\n")[0].replace(/\s+$/, "");
   if (target === "") return undefined;
@@ -59,15 +44,14 @@ export function gitdirPlaces(path: string): string[] {
   const gitdir = gitdirOf(path);
   if (gitdir === undefined) return [];
   const places = [gitdir];
-  try {
-    const common = `${gitdir}/commondir`;
-    const info = Deno.lstatSync(common);
-    if (info.isFile && info.size <= MAX_GITDIR_FILE) {
-      const line = Deno.readTextFileSync(common).split("\n")[0].replace(/\s+$/, "");
-      if (line !== "") places.push(linkTarget(gitdir, line));
-    }
-  } catch {
-    // No commondir (or one outside what may be read): the gitdir is all.
-  }
+  // No commondir (or one that cannot be read): the gitdir is all.
+  const line = readText(`${gitdir}/commondir`)?.split("\n")[0].replace(/\s+$/, "");
+  if (line) places.push(linkTarget(gitdir, line));
   return places;
+}
+
+/** The text of the small regular file at `path`, or undefined. Never throws. */
+function readText(path: string): string | undefined {
+  const bytes = readSmallFileSync(path, MAX_GITDIR_FILE);
+  return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
 }

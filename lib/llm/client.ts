@@ -23,6 +23,8 @@ import {
   type RetryPolicy,
 } from "./retry.ts";
 import { formatSeconds } from "../text/numbers.ts";
+import { decodeStrictly, firstInvalidUtf8 } from "../text/utf8.ts";
+import { invalidUtf8Message } from "./invalid_utf8.ts";
 import { type CompleteOptions, type LlmClient, LlmError, type LlmReply } from "./types.ts";
 
 /** Each provider's adapter, loaded when a client of it is made (each loads its zod schemas). */
@@ -264,6 +266,15 @@ function classifyAnswer(answer: Answer, context: AttemptContext): Verdict {
   }
 
   if (response.ok) {
+    // Never written with its bad bytes replaced by U+FFFD: refused, saying where.
+    if (answer.invalid !== undefined) {
+      return {
+        kind: "final",
+        message: answer.invalid,
+        countAttempts: false,
+        details,
+      };
+    }
     if (json === undefined) {
       return {
         kind: "final",
@@ -341,7 +352,10 @@ function chooseDelay(
 /** An HTTP answer, its body read whole. */
 interface Answer {
   readonly response: Response;
+  /** The body as text (where it is not valid UTF-8, with U+FFFD in place of the bad bytes). */
   readonly text: string;
+  /** Why the body is refused when it is not valid UTF-8 (see `invalid_utf8.ts`); undefined when it is. */
+  readonly invalid?: string;
 }
 
 class TimeoutError extends Error {}
@@ -359,8 +373,8 @@ export const MAX_BODY_BYTES = 64 * 2 ** 20;
  * MAX_BODY_BYTES}, into one buffer: of the length the answer says, grown
  * in place when it says none (a chunked or compressed answer) or too little.
  */
-async function readBody(response: Response): Promise<string> {
-  if (response.body === null) return "";
+async function readBody(response: Response): Promise<{ text: string; invalid?: string }> {
+  if (response.body === null) return { text: "" };
   const declared = Number(response.headers.get("content-length") ?? NaN);
   const whole = new ArrayBuffer(
     Number.isInteger(declared) && declared >= 0 && declared <= MAX_BODY_BYTES ? declared : 0,
@@ -389,11 +403,15 @@ async function readBody(response: Response): Promise<string> {
     total += value.byteLength;
     chunk = new Uint8Array(value.buffer);
   }
-  const text = new TextDecoder().decode(bytes.subarray(0, total));
+  const body = bytes.subarray(0, total);
+  const strict = decodeStrictly(body);
+  const invalidAt = strict === undefined ? firstInvalidUtf8(body) : undefined;
+  const invalid = invalidAt === undefined ? undefined : invalidUtf8Message(body, invalidAt);
+  const text = strict ?? new TextDecoder().decode(body);
   // The bytes are given back now, not at the next garbage collection: a 20 MB body would
   // otherwise still be held while the text is parsed (three copies at once instead of two).
   whole.transfer(0);
-  return text;
+  return invalid === undefined ? { text } : { text, invalid };
 }
 
 /** Sends one request and reads its whole body, within `timeoutMs`. */
@@ -419,8 +437,7 @@ async function send(
       // A redirect would re-send the key (in its header) and the prompt somewhere else: refuse.
       redirect: "error",
     });
-    const text = await readBody(response);
-    return { response, text };
+    return { response, ...await readBody(response) };
   } catch (error) {
     if (timedOut) throw new TimeoutError();
     if (error instanceof TypeError && /redirect/i.test(error.message)) throw new RedirectError();

@@ -71,5 +71,8 @@ export const SINGLE_QUERY: CallLogNames = callNames("query");
 /** The files a run changed, each with the lines added and removed (the terminal shows the first ones). */
 export const CHANGES_LIST = "changes.txt";
 
+/** Why a dry run's reply could not be applied, every refused path (the terminal shows the first ones). */
+export const REFUSED_LIST = "refused.txt";
+
 /** What `--undo` restored. */
 export const UNDO_LIST = "undo.txt";

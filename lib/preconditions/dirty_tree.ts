@@ -24,6 +24,7 @@ import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { protectedRulesFor } from "../guard/protected_paths.ts";
 import { runGit } from "../permissions/git.ts";
 import { displayPath } from "../text/characters.ts";
+import { nameSome } from "../text/change_list.ts";
 import { plural } from "../text/plural.ts";
 
 /** How long `git status` may take before the check gives up (and refuses the run). */
@@ -118,14 +119,14 @@ export async function checkCleanTree(
     );
     return;
   }
-  const named = state.paths.slice(0, NAMED).map((entry) =>
-    `${displayPath(entry.path)} (${entry.how})`
+  const named = nameSome(
+    state.paths.map((entry) => `${displayPath(entry.path)} (${entry.how})`),
+    { limit: NAMED },
   );
-  const more = state.paths.length - named.length;
   throw new CodeCommitError(
     `the project has uncommitted changes in ${
       plural(state.paths.length, "path")
-    } a reply could write: ${named.join(", ")}${more > 0 ? `, and ${more} more` : ""}. ` +
+    } a reply could write: ${named}. ` +
       "Commit or stash them first (git status lists them), so this run's changes stay apart " +
       "from yours, or run with --force to go on anyway",
   );

@@ -12,6 +12,7 @@ import { parseIgnorePatterns } from "../guard/ignore_patterns.ts";
 import { KEY_FILES } from "../llm/models.ts";
 import { trackedPaths } from "./git_index.ts";
 import { displayPath } from "../text/characters.ts";
+import { nameSome } from "../text/change_list.ts";
 import { type FolderCoverage, folderCoverage } from "./ignored_folder.ts";
 import { under } from "../file_system/file_system.ts";
 import { describeEntry, lstatOrUndefined } from "../file_system/lstat.ts";
@@ -102,7 +103,7 @@ export async function checkAgentConfigIgnored(root: string): Promise<void> {
   if (tracked.length > 0) {
     throw new CodeCommitError(
       `git already tracks ${
-        tracked.map(displayPath).join(", ")
+        nameSome(tracked.map(displayPath))
       }, so ignore rules do not protect it: run ` +
         `git rm --cached -r ${AGENT_CONFIG_DIR} (and change any key that was committed)`,
     );

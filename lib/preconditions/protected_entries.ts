@@ -20,6 +20,7 @@
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
 import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
 import { lstatOrUndefined } from "../file_system/lstat.ts";
+import { nameSome } from "../text/change_list.ts";
 import type { ReadLimit } from "../file_system/read_limits.ts";
 import { type ProjectScan, scanProject } from "../sandbox/project_scan.ts";
 
@@ -149,8 +150,9 @@ export async function checkProtectedAfterBuild(
   const after = await snapshotProtected(await scanProject(root));
   const changes = compareProtected(before, after);
   if (changes.length === 0) return;
-  const named = changes.slice(0, NAMED).map((change) => `${change.path} (${change.change})`);
-  if (changes.length > NAMED) named.push(`and ${changes.length - NAMED} more`);
+  const named = nameSome(changes.map((change) => `${change.path} (${change.change})`), {
+    limit: NAMED,
+  });
   const newGit = changes.find((change) =>
     change.change === "new" && /(^|\/)\.git$/i.test(change.path)
   );
@@ -159,7 +161,7 @@ export async function checkProtectedAfterBuild(
     : `; remove ${newGit.path} before you run any git command in its folder (git would run ` +
       `what its configuration names)`;
   throw new CodeCommitError(
-    `./build.sh changed protected entries of the project: ${named.join(", ")}${git}; if a tool ` +
+    `./build.sh changed protected entries of the project: ${named}${git}; if a tool ` +
       `your build runs made a new .gitignore (pytest's .pytest_cache/, say), add that folder to ` +
       `.gitignore; ${review}`,
   );

@@ -8,6 +8,7 @@
  * @module
  */
 import { RunJournal } from "../apply/journal.ts";
+import { checkJournalWritable } from "../apply/journal_writable.ts";
 import { recoverFirst } from "../apply/recovery.ts";
 import { Console } from "../console/console.ts";
 import type { RunOptions, Workflow } from "../cli/args.ts";
@@ -134,9 +135,13 @@ export async function openSession(
     )
     : undefined;
   containing?.catch(() => {});
-  // First thing in the project, before any other check or call: an apply a
-  // killed run left unfinished is rolled back.
+  // First thing in the project (main.ts took its lock and trapped the signals before), before
+  // any other check or call: an apply a killed run left unfinished is rolled back.
   await recoverFirst(root, (line) => console.warn(line));
+  // A run that applies replies needs a journal that takes writes, before any call.
+  if ((workflow === "commit" || workflow === "auto") && !options.dryRun) {
+    await checkJournalWritable(root);
+  }
   const key = await checkSetUp(root, workflow, options, target);
   // Every key file that exists is masked, the chosen model's or not, local model or not.
   const known = await readKnownKeys(root, KEY_FILES);

@@ -35,6 +35,35 @@ export function formatChangedFiles(changes: readonly ChangedFile[]): string[] {
   );
 }
 
+/** How many paths (or other items) one message names at most; the rest are counted. */
+export const NAMED_AT_MOST = 20;
+
+/** Options of {@link nameSome}. */
+export interface NameSomeOptions {
+  /** Between two items (default `, `). */
+  readonly separator?: string;
+  /** Where the whole list is (a run's log file), when somewhere. */
+  readonly where?: string;
+  /** How many to name (default {@link NAMED_AT_MOST}). */
+  readonly limit?: number;
+}
+
+/**
+ * Every message that lists paths names them with this: `items` joined by
+ * the separator, at most `limit` of them (20), the rest as a count:
+ * `a, b, and 1,602 more; all in logs/…/NAME` (without `; all in` when
+ * `where` is not given). Never throws.
+ */
+export function nameSome(items: readonly string[], options: NameSomeOptions = {}): string {
+  const limit = options.limit ?? NAMED_AT_MOST;
+  const separator = options.separator ?? ", ";
+  if (items.length <= limit) return items.join(separator);
+  const where = options.where === undefined ? "" : `; all in ${options.where}`;
+  return `${items.slice(0, limit).join(separator)}${separator}and ${
+    formatCount(items.length - limit)
+  } more${where}`;
+}
+
 /**
  * The first `limit` of `lines`, then, when there are more, a line `  … and
  * N more` and `where` (where the whole list is). Never throws.

@@ -110,7 +110,11 @@ Deno.test("the first apply of a new run drops the previous run's files", async (
     const stored = await readJournal(root);
     assert.notEqual(stored.run?.id, firstId);
     assert.equal(stored.run?.workflow, "auto workflow");
-    assert.deepEqual(stored.applies.map((apply) => apply.n), [1]);
+    assert.deepEqual(
+      stored.applies.map((apply) => apply.n),
+      [2],
+      "numbered after the previous run's",
+    );
     assert.equal(
       new TextDecoder().decode((await second.runChanges()).get("a.txt")!.before!.data),
       "1\n",

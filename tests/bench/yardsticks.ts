@@ -7,13 +7,17 @@
  * `docs/benchmarks.md` (then runs the `*_bench.ts` micro-benchmarks).
  *
  * - start-up: `code-commit --version` against a hello-world Deno process,
- *   and `codex --version` / `gemini --version` where they are installed;
+ *   and `codex --version` / `gemini --version` where they are on `PATH`;
  * - a one-shot run: a 1-file reply, a 1-file rollup, a trivial `./build.sh`;
  * - `--rollup` of a 2,000-file, 4 MB project (about 1M tokens, the largest
  *   prompt a model takes), against `git ls-files -z | xargs -0 cat`;
  * - a one-shot run on that project (its rollup remade first, as every run
  *   does) whose reply writes 52 files, 512 KB (about 128k tokens, the
- *   longest reply a model gives).
+ *   longest reply a model gives);
+ * - where Codex and Gemini CLI are on `PATH`, a one-shot `codex exec` and
+ *   `gemini -p` against a loopback stand-in of their APIs (streamed: the
+ *   fake LLM server answers only the requests code-commit makes) that
+ *   answers one word at once, each with a fresh `HOME`.
  *
  * `BENCH_RUNS` sets how many times each is measured (default 7).
  *
@@ -137,7 +141,9 @@ const memory = (s: Sample) => `${s.mib.toFixed(0)} MiB`;
 const base = await Deno.makeTempDir({ prefix: "code-commit-yardsticks-" });
 globalThis.addEventListener("unload", () => Deno.removeSync(base, { recursive: true }));
 const { launcher: tool, entry } = await makeLauncher(await Deno.makeTempDir({ dir: base }));
-const load = (await Deno.readTextFile("/proc/loadavg").catch(() => "?")).split(" ")[0];
+// Read with cat: Deno asks for every permission to read /proc.
+const load =
+  (await run("cat", ["/proc/loadavg"]).catch(() => ({ stdout: "?" }))).stdout.split(" ")[0];
 console.log(
   `${Deno.build.os} ${Deno.build.arch}, ${navigator.hardwareConcurrency} cores, Deno ` +
     `${Deno.version.deno}, load average ${load} at the start; medians of ${RUNS} runs; the tool ` +
@@ -236,6 +242,114 @@ const env = (server: { env: Record<string, string> }) => ({ NO_COLOR: "1", ...se
   } finally {
     await server.close();
     await Deno.remove(cwd, { recursive: true });
+  }
+}
+
+// --- other CLIs, one-shot ---------------------------------------------------------------------
+
+/**
+ * A loopback stand-in for the streamed APIs Codex (OpenAI Responses) and
+ * Gemini CLI (`streamGenerateContent`) call: one word, at once.
+ */
+function startStandIn(): { url: string; close: () => Promise<void> } {
+  const gemini = {
+    candidates: [{ content: { parts: [{ text: "hello" }], role: "model" }, finishReason: "STOP" }],
+    usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 1, totalTokenCount: 11 },
+  };
+  const responses = [
+    { type: "response.created", response: { id: "resp_1" } },
+    {
+      type: "response.output_item.done",
+      output_index: 0,
+      item: {
+        type: "message",
+        role: "assistant",
+        id: "msg_1",
+        content: [{ type: "output_text", text: "hello", annotations: [] }],
+      },
+    },
+    {
+      type: "response.completed",
+      response: {
+        id: "resp_1",
+        usage: {
+          input_tokens: 10,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens: 1,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: 11,
+        },
+      },
+    },
+  ];
+  const sse = { "content-type": "text/event-stream" };
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    await request.text();
+    const path = new URL(request.url).pathname;
+    if (path.endsWith("/responses")) {
+      const events = responses.map((event) =>
+        `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
+      );
+      return new Response(events.join(""), { headers: sse });
+    }
+    if (path.includes(":streamGenerateContent")) {
+      return new Response(`data: ${JSON.stringify(gemini)}\r\n\r\n`, { headers: sse });
+    }
+    return Response.json({ error: { code: 404, message: "not here" } }, { status: 404 });
+  });
+  return { url: `http://127.0.0.1:${server.addr.port}`, close: () => server.shutdown() };
+}
+
+if (rows.some((row) => row[0].startsWith("`codex") || row[0].startsWith("`gemini"))) {
+  const standIn = startStandIn();
+  try {
+    const home = await Deno.makeTempDir({ dir: base, prefix: "home-" });
+    const project = await Deno.makeTempDir({ dir: base, prefix: "cli-project-" });
+    await run("git", ["init", "-q"], { cwd: project });
+    await Deno.mkdir(join(home, ".codex"));
+    await Deno.writeTextFile(
+      join(home, ".codex/config.toml"),
+      `model = "gpt-5"\nmodel_provider = "local"\n\n[model_providers.local]\nname = "local"\n` +
+        `base_url = "${standIn.url}/v1"\nwire_api = "responses"\nenv_key = "LOCAL_KEY"\n`,
+    );
+    await Deno.mkdir(join(home, ".gemini"));
+    await Deno.writeTextFile(
+      join(home, ".gemini/settings.json"),
+      JSON.stringify({
+        security: { auth: { selectedType: "gemini-api-key" } },
+        general: { disableAutoUpdate: true, disableUpdateNag: true },
+        privacy: { usageStatisticsEnabled: false },
+        telemetry: { enabled: false },
+      }),
+    );
+    const env = {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      HOME: home,
+      CODEX_HOME: join(home, ".codex"),
+      LOCAL_KEY: "fake",
+      GEMINI_API_KEY: "fake",
+      GOOGLE_GEMINI_BASE_URL: standIn.url,
+      GEMINI_CLI_TRUST_WORKSPACE: "true",
+    };
+    const clis: [string, string, string[]][] = [
+      ["codex", "`codex exec --skip-git-repo-check 'say hello'`", [
+        "exec",
+        "--skip-git-repo-check",
+        "say hello",
+      ]],
+      ["gemini", "`gemini -p 'say hello'`", ["-p", "say hello", "-m", "gemini-2.5-pro"]],
+    ];
+    for (const [cli, what, args] of clis) {
+      if (!rows.some((row) => row[0] === `\`${cli} --version\``)) continue;
+      try {
+        const sample = await measure(cli, args, { cwd: project, env });
+        rows.push([`${what} (one word from a loopback stand-in)`, show(sample), memory(sample)]);
+      } catch (error) {
+        rows.push([`${what}: failed (${String(error).split("\n")[0].slice(0, 80)})`, "—", "—"]);
+      }
+    }
+  } finally {
+    await standIn.close();
   }
 }
 

@@ -5,6 +5,7 @@
  * knows, at 100 KB to 1 MB with the failure in the middle.
  */
 import assert from "node:assert/strict";
+import { stripAnsi } from "../../lib/text/ansi.ts";
 import { type BuildResult, formatBuildForPrompt } from "../../lib/build/run_build.ts";
 import { fitOutput } from "../../lib/build/output_cut.ts";
 import { estimateTokens } from "../../lib/text/tokens.ts";
@@ -142,7 +143,7 @@ Deno.test("the whole output is kept when it fits, escape sequences removed", () 
   assert(!prompt.includes("left out"));
   assert.equal(
     prompt,
-    `$ ./build.sh\n${output.replaceAll(/\x1b\[\d+m/g, "")}[exit code 1, after 1.2s]\n`,
+    `$ ./build.sh\n${stripAnsi(output)}[exit code 1, after 1.2s]\n`,
   );
   assert.equal(fitOutput("a\nb\n", 2, LOG), "a\nb\n");
 });

@@ -49,13 +49,15 @@ function replyText(): string {
   return parts.join("");
 }
 
-/** Every file and folder of the project but `.git/`, `logs/` and the journal: path → content (or "/" for a folder). */
+/** Every file and folder of the project but `.git/`, `logs/`, the journal and the lock: path → content (or "/" for a folder). */
 async function tree(root: string): Promise<Map<string, string>> {
   const result = new Map<string, string>();
   const visit = async (folder: string) => {
     for await (const entry of Deno.readDir(join(root, folder))) {
       const path = folder === "" ? entry.name : `${folder}/${entry.name}`;
       if (path === ".git" || path === "logs" || path === "agent-config/journal") continue;
+      // The project lock a killed run left (each run takes it and removes it as it ends).
+      if (path === "agent-config/code-commit.lock") continue;
       if (entry.isDirectory) {
         result.set(path, "/");
         await visit(path);

@@ -354,6 +354,17 @@ Deno.test("no module of the tool reads a file but through the one bounded read",
       "where it landed before writing to it",
     ],
     [
+      "lib/project_lock/project_lock.ts",
+      "the project lock opens its lock file to hold the system's lock on it (flock needs an " +
+      "open file) and reads who holds it through that same handle, in agent-config/, which no " +
+      "build can see",
+    ],
+    [
+      "lib/project_lock/running_build.ts",
+      "the record of a running build is written to a new file and renamed into place (it is " +
+      "read through the bounded read)",
+    ],
+    [
       "lib/file_system/write_atomically.ts",
       "the atomic write flushes a file and its folder when asked (fsync needs one open), and " +
       "streams the apply journal's copies to their temporary file",

@@ -23,6 +23,8 @@ Deno.test("logs live in logs/, slugs are those of the specification", () => {
     consistencyReport: "consistency-report",
     // --undo came after the seeds; its folder holds the list of what it restored.
     undo: "undo",
+    // --check-build's folder holds its one build log.
+    checkBuild: "check-build",
   });
 });
 

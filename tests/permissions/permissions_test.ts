@@ -48,9 +48,12 @@ Deno.test("permissions.ts run as a script prints exactly the flags the tool runs
   assert.equal(run.out, RUN_FLAGS.join("\n") + "\n");
 });
 
-Deno.test("the tool runs with its permissions alone, none of them unscoped", () => {
-  assert.deepEqual(RUN_FLAGS, PERMISSION_FLAGS);
-  // No flag that widens what the tool may do to everything.
+Deno.test("the tool runs with its permissions and one V8 flag, none of them unscoped", () => {
+  assert.deepEqual(RUN_FLAGS.slice(0, PERMISSION_FLAGS.length), PERMISSION_FLAGS);
+  assert.deepEqual(RUN_FLAGS.slice(PERMISSION_FLAGS.length), [
+    "--v8-flags=--no-concurrent-recompilation",
+  ]);
+  // No flag that widens what the tool may do rides along with the V8 flag.
   assert(
     !RUN_FLAGS.some((flag) => /^(-A|--allow-all|--allow-[a-z]+$)/.test(flag)),
     RUN_FLAGS.join(" "),

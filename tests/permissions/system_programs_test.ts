@@ -10,7 +10,7 @@ import {
   systemProgramCandidates,
 } from "../../lib/permissions/system_programs.ts";
 
-Deno.test("the permission list runs kill, bwrap and git by absolute system paths only", () => {
+Deno.test("the permission list runs kill, bwrap, git and ps by absolute system paths only", () => {
   const run = PERMISSION_FLAGS.find((flag) => flag.startsWith("--allow-run="))!;
   const programs = run.slice("--allow-run=".length).split(",");
   assert.deepEqual(programs, [
@@ -21,9 +21,11 @@ Deno.test("the permission list runs kill, bwrap and git by absolute system paths
     "/bin/bwrap",
     "/usr/bin/git",
     "/bin/git",
+    "/usr/bin/ps",
+    "/bin/ps",
     "/usr/bin/sandbox-exec",
   ]);
-  for (const program of ["kill", "bwrap", "git"]) {
+  for (const program of ["kill", "bwrap", "git", "ps"]) {
     assert(!programs.includes(program), `${program} would be looked up on PATH`);
   }
   assert.deepEqual(systemProgramPaths("bwrap"), ["/usr/bin/bwrap", "/bin/bwrap"]);

@@ -27,7 +27,14 @@ export const LAYERS: readonly Layer[] = [
   { name: "path guard", folders: ["lib/guard"] },
   {
     name: "capabilities",
-    folders: ["lib/apply", "lib/build", "lib/llm", "lib/project_files", "lib/prompts"],
+    folders: [
+      "lib/apply",
+      "lib/build",
+      "lib/llm",
+      "lib/project_files",
+      "lib/project_lock",
+      "lib/prompts",
+    ],
   },
   { name: "build sandbox", folders: ["lib/sandbox"] },
   { name: "run set-up", folders: ["lib/cli", "lib/preconditions"] },

@@ -4,6 +4,7 @@ import {
   cutList,
   formatChangedFiles,
   formatLineCounts,
+  nameSome,
 } from "../../lib/text/change_list.ts";
 
 Deno.test("formatChangedFiles: one line per file, kinds aligned, counts with separators", () => {
@@ -56,4 +57,18 @@ Deno.test("formatLineCounts: counts that could not be made are said to be unknow
     }]),
     ["  replaced  big.bin  (lines not counted)"],
   );
+});
+
+Deno.test("nameSome: at most twenty names, the rest a count, and where the whole list is", () => {
+  const paths = Array.from({ length: 1_622 }, (_, i) => `src/f${i}.ts`);
+  const named = nameSome(paths, { where: "logs/run/changes.txt" });
+  assert.equal(named.split(", ").length, 21);
+  assert.ok(named.startsWith("src/f0.ts, src/f1.ts, "));
+  assert.ok(named.endsWith(", src/f19.ts, and 1,602 more; all in logs/run/changes.txt"));
+  assert.equal(nameSome(paths.slice(0, 20)), paths.slice(0, 20).join(", "));
+  assert.equal(
+    nameSome(paths.slice(0, 3), { separator: "; ", limit: 2 }),
+    "src/f0.ts; src/f1.ts; and 1 more",
+  );
+  assert.equal(nameSome([]), "");
 });

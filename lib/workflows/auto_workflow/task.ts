@@ -21,6 +21,7 @@ import { autoWorkflowSlug, SINGLE_QUERY } from "../../logger/log_names.ts";
 import { RunLog } from "../../logger/run_log.ts";
 import { askModel, type Session } from "../../session/session.ts";
 import { plural } from "../../text/plural.ts";
+import { nameSome } from "../../text/change_list.ts";
 import { assembleTaskCodebase } from "./codebase.ts";
 import type { Module } from "./graph.ts";
 import { describeModule, ROOT_MODULE } from "./module_paths.ts";
@@ -244,8 +245,7 @@ function afterBuildPassed(
   }
   if (parsed.status === "task-success" && changedPaths.length > 0) {
     // SPEC decision 13: the tag decides; the user is told what to review.
-    const named = changedPaths.slice(0, 20).join(", ") +
-      (changedPaths.length > 20 ? `, and ${changedPaths.length - 20} more` : "");
+    const named = nameSome(changedPaths);
     session.console.warn(
       `${describeTask(task)} changed ${named} and its reply says task-success: the stage is ` +
         "recorded as passed; review the changes with git status and git diff",

@@ -14,8 +14,7 @@ import type { FileOperation } from "../../reply/operations.ts";
 import { withLineFeeds } from "../../reply/blocks.ts";
 import { parseReply } from "../../reply/parse.ts";
 import type { Redactor } from "../../secrets/redact.ts";
-import { countKinds } from "../../text/change_list.ts";
-import { formatCount } from "../../text/numbers.ts";
+import { countKinds, NAMED_AT_MOST, nameSome } from "../../text/change_list.ts";
 import { plural } from "../../text/plural.ts";
 
 /** What applying a reply did. */
@@ -164,20 +163,14 @@ export async function applyReply(
   }
 }
 
-/** How many changes {@link describeChanges} names before it counts the rest. */
-const NAMED_CHANGES = 20;
-
 /**
  * `created src/a.ts, replaced src/b.ts, deleted src/c.ts`; past twenty,
  * `2,000 files (1,990 created, 10 replaced): created a, …, and 1,980 more`. Never throws.
  */
 export function describeChanges(changes: readonly AppliedChange[]): string {
   if (changes.length === 0) return "no file changed";
-  const named = changes.slice(0, NAMED_CHANGES).map((change) => `${change.kind} ${change.path}`)
-    .join(", ");
-  if (changes.length <= NAMED_CHANGES) return named;
+  const named = nameSome(changes.map((change) => `${change.kind} ${change.path}`));
+  if (changes.length <= NAMED_AT_MOST) return named;
   const kinds = countKinds(changes.map((change) => ({ ...change, added: 0, removed: 0 })));
-  return `${plural(changes.length, "file")} (${kinds}): ${named}, and ${
-    formatCount(changes.length - NAMED_CHANGES)
-  } more`;
+  return `${plural(changes.length, "file")} (${kinds}): ${named}`;
 }

@@ -14,6 +14,7 @@ import type { Console } from "../../console/console.ts";
 import { stripAnsi } from "../../text/ansi.ts";
 import { CodeCommitError, EXIT } from "../../errors/errors.ts";
 import type { RunLog } from "../../logger/run_log.ts";
+import { trackBuilds } from "../../project_lock/running_build.ts";
 import {
   checkAfterBuild,
   checkBuildScriptUnchanged,
@@ -62,6 +63,7 @@ export async function runProjectBuild(
     signal: session.signal,
     redactor: session.redactor,
     launch,
+    tracker: trackBuilds(root),
   });
   const noted = notes.map((note) => `[code-commit warning: ${note}]\n`).join("");
   await log.write(logName, noted + formatBuildLog(build));

@@ -10,7 +10,7 @@
  */
 import { EXIT } from "../../errors/errors.ts";
 import { denoFileSystem, under } from "../../file_system/file_system.ts";
-import { INITIAL_QUERY } from "../../logger/log_names.ts";
+import { INITIAL_QUERY, REFUSED_LIST } from "../../logger/log_names.ts";
 import type { RunLog } from "../../logger/run_log.ts";
 import type { FileOperation } from "../../reply/operations.ts";
 import { askModel, type Session } from "../../session/session.ts";
@@ -19,6 +19,7 @@ import {
   countKinds,
   cutList,
   formatChangedFiles,
+  NAMED_AT_MOST,
 } from "../../text/change_list.ts";
 import { countLineChanges, unifiedDiff } from "../../text/diff.ts";
 import { plural } from "../../text/plural.ts";
@@ -47,7 +48,10 @@ export async function runDryRun(
   const tokens = `${plural(session.tally.calls, "LLM call")}, ${session.tally.describe()}`;
   const checked = await checkReply(root, reply, session.redactor);
   if (!checked.ok) {
-    console.error(`the reply could not be applied: ${checked.reason}`);
+    // The refusals, one a line: the terminal shows twenty, the log has them all.
+    await log.write(REFUSED_LIST, `${checked.reason}\n`);
+    const shown = cutList(checked.reason.split("\n"), log.path(REFUSED_LIST), NAMED_AT_MOST + 1);
+    console.error(`the reply could not be applied: ${shown.join("\n")}`);
     console.result(
       `committing code (dry run): the reply could not be applied (see above); nothing was ` +
         `written; ${tokens}; logs in ${log.dir}`,

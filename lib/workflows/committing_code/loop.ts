@@ -25,6 +25,7 @@ import { applyReply, describeChanges } from "./apply_reply.ts";
 import { outsideRefusalStop, runProjectBuild, showBuildTail } from "./build_step.ts";
 import { initialPrompt, repairPrompt } from "./prompt_layout.ts";
 import { ReplacementLedger } from "./replacements.ts";
+import { cutList, NAMED_AT_MOST } from "../../text/change_list.ts";
 
 /** Repairs after the initial attempt (seed 000: one initial attempt and three repairs). */
 export const MAX_REPAIRS = 3;
@@ -217,7 +218,9 @@ async function applyAttempt(
   session.journal.logDir = log.dir;
   const outcome = await applyReply(root, reply, session.redactor, session.journal);
   if (!outcome.ok) {
-    console.warn(`the reply was not applied, nothing from it was written: ${outcome.reason}`);
+    // The refusals, one a line: the terminal shows twenty, the build's log has them all.
+    const shown = cutList(outcome.reason.split("\n"), log.path(names.build), NAMED_AT_MOST + 1);
+    console.warn(`the reply was not applied, nothing from it was written: ${shown.join("\n")}`);
     await log.write(
       names.build,
       `build.sh was not run: the reply was not applied, and nothing from it was written.\n${outcome.reason}\n`,

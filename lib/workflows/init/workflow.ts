@@ -98,6 +98,8 @@ async function foundEcosystems(root: string): Promise<Ecosystem[]> {
 export interface InitOptions {
   /** How the enclosing repository is found (default: git). */
   readonly findRepository?: FindRepository;
+  /** `agent-config/` was made by this run already, when it took the project's lock there. */
+  readonly madeConfigFolder?: boolean;
 }
 
 /**
@@ -201,7 +203,8 @@ export async function runInit(
     );
   }
 
-  const madeFolder = await ensureRealFolder(root, AGENT_CONFIG_DIR);
+  const madeFolder = await ensureRealFolder(root, AGENT_CONFIG_DIR) ||
+    options.madeConfigFolder === true;
   lines.push(`${AGENT_CONFIG_DIR}/: ${madeFolder ? "made" : "kept"}`);
   const madeQuery = await writeNewFile(root, QUERY_FILE, "");
   lines.push(`${QUERY_FILE}: ${madeQuery ? "made (empty)" : "kept"}`);

@@ -1,0 +1,284 @@
+/**
+ * The build a run has going, recorded next to the project's lock, so that
+ * no build outlives its run: when code-commit is killed (SIGKILL, a crash)
+ * while `./build.sh` runs, the next start in the project, once it holds the
+ * lock, finds the record and ends every process of that build that is
+ * still there.
+ *
+ * The record is written before the build starts: a random token, which
+ * every process of the build carries in its environment
+ * (`CODE_COMMIT_BUILD`), so a build started in the instant before a kill is
+ * found too; once started, the PID of its first process (`bwrap`, or
+ * `build.sh` itself), which is also the ID of the session the build runs
+ * in. The next start ends every process of every session a process with
+ * the token is in, and of the recorded session: a process that cleared its
+ * environment is still found by its session. A process with the recorded
+ * PID that started at another time than the record is someone else's (the
+ * PID was reused), and its session is left alone unless a process with the
+ * token is in it. A contained build's processes all die with the first
+ * process of its PID namespace, which is in the session.
+ *
+ * What can escape: a process of an uncontained build (`--sandbox off`)
+ * that both cleared its environment and made a session of its own.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { readSmallFileSync } from "../file_system/bounded_read.ts";
+import { runSystemProgram } from "../permissions/system_programs.ts";
+import { nameSome } from "../text/change_list.ts";
+import { plural } from "../text/plural.ts";
+import { LOCK_FOLDER } from "./project_lock.ts";
+
+/** The record of the running build, relative to the project root. */
+export const BUILD_RECORD_FILE = `${LOCK_FOLDER}/code-commit.build`;
+
+/** The environment variable that marks every process of a build with the build's token. */
+export const BUILD_MARK = "CODE_COMMIT_BUILD";
+
+const RecordSchema = z.object({
+  /** The random token in every build process's environment ({@link BUILD_MARK}). */
+  token: z.string().regex(/^[0-9a-f]{32}$/),
+  /** The PID of the process code-commit started (its session's ID), once started. */
+  pid: z.number().int().positive().optional(),
+  /** When the record was written (milliseconds since the epoch), just before the start. */
+  recordedAt: z.number().int().nonnegative(),
+  /** The code-commit that started it. */
+  runner: z.number().int().positive(),
+});
+
+/** A build's record. */
+type BuildRecord = z.infer<typeof RecordSchema>;
+
+/** What a build's start and end are told to. */
+export interface BuildTracker {
+  /** Environment variables to start the build with: they mark each of its processes. */
+  readonly mark: Readonly<Record<string, string>>;
+  /** The build is about to start. Never throws. */
+  starting(): void;
+  /** The build's first process `pid` started (in a session of its own). Never throws. */
+  started(pid: number): void;
+  /** The build and everything it started have ended. Never throws. */
+  ended(): void;
+}
+
+/** How far a process's start may lie from its record's time (ps gives whole seconds). */
+const START_SLACK_MS = 3_000;
+
+/**
+ * The tracker that records each build of the project at `root` in
+ * {@link BUILD_RECORD_FILE}: before it starts (its token), and once it has
+ * (its PID), each synchronously. Never throws: a record that cannot be
+ * written is a build the next start cannot end, not a reason to stop this one.
+ */
+export function trackBuilds(root: string, now: () => number = Date.now): BuildTracker {
+  const path = `${root}/${BUILD_RECORD_FILE}`;
+  const token = Array.from(
+    crypto.getRandomValues(new Uint8Array(16)),
+    (byte) => byte.toString(16).padStart(2, "0"),
+  ).join("");
+  let record: BuildRecord = { token, recordedAt: now(), runner: Deno.pid };
+  return {
+    mark: { [BUILD_MARK]: token },
+    starting() {
+      record = { token, recordedAt: now(), runner: Deno.pid };
+      writeRecord(path, record);
+    },
+    started(pid) {
+      record = { ...record, pid };
+      writeRecord(path, record);
+    },
+    ended() {
+      removeQuietly(path);
+    },
+  };
+}
+
+/**
+ * Writes `record` at `path` whole or not at all: into a new file beside it
+ * (made exclusively, so never through a link planted there), then renamed
+ * over it. A kill at any moment leaves the previous record or this one,
+ * never an empty or half-written file the next start could not read.
+ */
+function writeRecord(path: string, record: BuildRecord): void {
+  const temporary = `${path}.${Deno.pid}.tmp`;
+  try {
+    removeQuietly(temporary);
+    const file = Deno.openSync(temporary, { write: true, createNew: true, mode: 0o600 });
+    try {
+      file.writeSync(new TextEncoder().encode(`${JSON.stringify(record)}\n`));
+    } finally {
+      file.close();
+    }
+    Deno.renameSync(temporary, path);
+  } catch {
+    removeQuietly(temporary);
+    // See trackBuilds.
+  }
+}
+
+/** One process as `ps` lists it. */
+export interface ProcessRow {
+  readonly pid: number;
+  readonly sid: number;
+  /** Seconds since it started. */
+  readonly elapsed: number;
+  /** Whether its environment holds the build's token. */
+  readonly marked: boolean;
+}
+
+/** Lists every live process, telling which carry `token` in {@link BUILD_MARK}. */
+export type ListProcesses = (token: string) => Promise<ProcessRow[]>;
+
+/** Sends SIGKILL to `pids`. */
+export type KillProcesses = (pids: readonly number[]) => Promise<void>;
+
+/**
+ * Ends the build a killed code-commit left running in the project at
+ * `root`, if its record is there: every process of its session and of any
+ * session a process carrying its token is in (see the module's comment),
+ * and tells `warn` in one line. Call it holding the project's lock.
+ * Removes the record. Never throws (a process that cannot be ended is
+ * said so).
+ */
+export async function endLeftBuild(
+  root: string,
+  warn: (line: string) => void,
+  system: { list: ListProcesses; kill: KillProcesses } = { list: listProcesses, kill: killAll },
+  now: () => number = Date.now,
+): Promise<void> {
+  const path = `${root}/${BUILD_RECORD_FILE}`;
+  const record = readRecord(path);
+  if (record === "none") return;
+  if (record === "unreadable") {
+    warn(`ignored ${BUILD_RECORD_FILE}: it does not say which build it records`);
+    removeQuietly(path);
+    return;
+  }
+  try {
+    const ended = new Set<number>();
+    for (let round = 0; round < 5; round++) {
+      const left = buildProcesses(await system.list(record.token), record, now());
+      if (left.length === 0) break;
+      await system.kill(left);
+      for (const pid of left) ended.add(pid);
+      await new Promise((resolve) => setTimeout(resolve, 100 * (round + 1)));
+    }
+    const still = buildProcesses(await system.list(record.token), record, now());
+    if (still.length > 0) {
+      warn(
+        `could not end the build a killed code-commit (PID ${record.runner}) left running: ` +
+          `processes ${nameSome(still.map(String))} are still there`,
+      );
+      return;
+    }
+    if (ended.size > 0) {
+      warn(
+        `ended the build a killed code-commit (PID ${record.runner}) left running (${
+          plural(ended.size, "process", "processes")
+        }, started ${
+          new Date(record.recordedAt).toISOString().slice(0, 19).replace("T", " ")
+        } UTC)`,
+      );
+    }
+    removeQuietly(path);
+  } catch (error) {
+    warn(
+      `could not look for the build a killed code-commit (PID ${record.runner}) left running: ` +
+        (error as Error).message,
+    );
+  }
+}
+
+/**
+ * The PIDs of `rows` that belong to the recorded build: every process of
+ * a session that a process carrying the build's token is in, and of the
+ * recorded PID's session, unless the process with that PID is alive and
+ * started at another time than the record says (then the PID was given to
+ * another process). Never the caller's own session. Never throws.
+ */
+export function buildProcesses(
+  rows: readonly ProcessRow[],
+  record: BuildRecord,
+  nowMs: number,
+): number[] {
+  const sessions = new Set(rows.filter((row) => row.marked).map((row) => row.sid));
+  if (record.pid !== undefined) {
+    const leader = rows.find((row) => row.pid === record.pid);
+    const startedMs = leader === undefined ? undefined : nowMs - leader.elapsed * 1000;
+    const reused = startedMs !== undefined && (leader!.sid !== record.pid ||
+      startedMs < record.recordedAt - START_SLACK_MS - 1000 ||
+      startedMs > record.recordedAt + START_SLACK_MS);
+    if (!reused) sessions.add(record.pid);
+  }
+  const own = rows.find((row) => row.pid === Deno.pid)?.sid;
+  if (own !== undefined) sessions.delete(own);
+  return rows.filter((row) => sessions.has(row.sid) && row.pid !== Deno.pid).map((row) => row.pid);
+}
+
+/** The record at `path`: `none` when there is none, `unreadable` when it says nothing usable. */
+function readRecord(path: string): z.infer<typeof RecordSchema> | "none" | "unreadable" {
+  try {
+    Deno.lstatSync(path);
+  } catch {
+    return "none";
+  }
+  const bytes = readSmallFileSync(path, 4096);
+  if (bytes === undefined) return "unreadable";
+  try {
+    const parsed = RecordSchema.safeParse(JSON.parse(new TextDecoder().decode(bytes)));
+    return parsed.success ? parsed.data : "unreadable";
+  } catch {
+    return "unreadable";
+  }
+}
+
+/**
+ * Every live process (not a zombie), from the system's `ps` (never one
+ * found on `PATH`), with its environment (`e`) to find the build's token.
+ */
+async function listProcesses(token: string): Promise<ProcessRow[]> {
+  const { output } = await runSystemProgram("ps", {
+    args: ["-e", "ww", "e", "-o", "pid=,sid=,etimes=,stat=,args="],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    env: { LC_ALL: "C" },
+  });
+  if (!output.success) {
+    throw new Error(`ps failed: ${new TextDecoder().decode(output.stderr).trim()}`);
+  }
+  const mark = `${BUILD_MARK}=${token}`;
+  const rows: ProcessRow[] = [];
+  for (const line of new TextDecoder().decode(output.stdout).split("\n")) {
+    const match = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)(.*)$/s.exec(line);
+    // A zombie has ended already; it only waits for a parent to collect it.
+    if (match === null || match[4].startsWith("Z")) continue;
+    const environment = ` ${match[5]} `;
+    rows.push({
+      pid: Number(match[1]),
+      sid: Number(match[2]),
+      elapsed: Number(match[3]),
+      marked: environment.includes(` ${mark} `),
+    });
+  }
+  return rows;
+}
+
+/** SIGKILL to each of `pids` with the system's `kill`; one already gone is fine. */
+async function killAll(pids: readonly number[]): Promise<void> {
+  await runSystemProgram("kill", {
+    args: ["-s", "KILL", "--", ...pids.map(String)],
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  });
+}
+
+function removeQuietly(path: string): void {
+  try {
+    Deno.removeSync(path);
+  } catch {
+    // Not there.
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The undo record's lifetime on real folders: a new run replaces the
+ * previous run's record only once its first apply is complete. Until then
+ * it is the pending run; a pending run with no completed apply is dropped
+ * by the next start, the previous run still undoable; one whose first apply
+ * completed but whose header was not renamed yet becomes the run.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { applyOperations } from "../../lib/apply/apply.ts";
+import { readJournal, RunJournal } from "../../lib/apply/journal.ts";
+import { recoverFirst } from "../../lib/apply/recovery.ts";
+import { planUndo } from "../../lib/apply/undo.ts";
+import { withProject } from "../support/project.ts";
+
+const JOURNAL = "agent-config/journal";
+
+const write = (path: string, content: string) => ({ kind: "write" as const, path, content });
+
+function journalNames(root: string): string[] {
+  return [...Deno.readDirSync(join(root, JOURNAL))].map((entry) => entry.name).sort();
+}
+
+/** The paths `--undo` would restore, and what each held before. */
+async function undoable(root: string): Promise<Record<string, string | null>> {
+  const plan = await planUndo(root);
+  if (plan.kind !== "ready") return {};
+  return Object.fromEntries(
+    plan.paths.map((
+      entry,
+    ) => [entry.path, entry.before === null ? null : new TextDecoder().decode(entry.before.data)]),
+  );
+}
+
+Deno.test("a new run whose every apply fails leaves the previous run undoable; the next start drops the pending run", async () => {
+  await withProject({ "notes.txt": "mine\n", "folder/x": "x\n" }, async (root) => {
+    const first = new RunJournal(root, { workflow: "committing code" });
+    await applyOperations(root, [write("notes.txt", "the model's\n")], { journal: first });
+    const firstId = (await readJournal(root)).run?.id;
+
+    const second = new RunJournal(root, { workflow: "committing code" });
+    for (let attempt = 0; attempt < 2; attempt++) {
+      await assert.rejects(
+        applyOperations(root, [write("new.txt", "n\n"), write("folder", "not a file\n")], {
+          journal: second,
+        }),
+      );
+    }
+    assert.deepEqual(journalNames(root), [
+      "apply-1.done",
+      "apply-1.first",
+      "apply-1.record",
+      "next-run.json",
+      "run.json",
+    ]);
+    assert.equal((await readJournal(root)).run?.id, firstId);
+    assert.deepEqual(await undoable(root), { "notes.txt": "mine\n" });
+
+    assert.equal(await recoverFirst(root, () => {}), false);
+    assert.deepEqual(journalNames(root), [
+      "apply-1.done",
+      "apply-1.first",
+      "apply-1.record",
+      "run.json",
+    ]);
+    assert.deepEqual(await undoable(root), { "notes.txt": "mine\n" });
+  });
+});
+
+Deno.test("a new run's first completed apply replaces the previous run: numbered after it, the old files go", async () => {
+  await withProject({ "notes.txt": "mine\n" }, async (root) => {
+    const first = new RunJournal(root, { workflow: "committing code" });
+    await applyOperations(root, [write("notes.txt", "first\n")], { journal: first });
+    const second = new RunJournal(root, { workflow: "auto workflow" });
+    await applyOperations(root, [write("notes.txt", "second\n")], { journal: second });
+    assert.deepEqual(journalNames(root), [
+      "apply-2.done",
+      "apply-2.first",
+      "apply-2.record",
+      "run.json",
+    ]);
+    assert.equal((await readJournal(root)).run?.workflow, "auto workflow");
+    assert.deepEqual(await undoable(root), { "notes.txt": "first\n" });
+  });
+});
+
+Deno.test("a run stopped between its first completion mark and its header's rename is the run at the next start", async () => {
+  await withProject({ "notes.txt": "mine\n" }, async (root) => {
+    const first = new RunJournal(root, { workflow: "committing code" });
+    await applyOperations(root, [write("notes.txt", "first\n")], { journal: first });
+    const saved = new Map(
+      journalNames(root).map((name) => [name, Deno.readFileSync(join(root, JOURNAL, name))]),
+    );
+    const second = new RunJournal(root, { workflow: "auto workflow" });
+    await applyOperations(root, [write("notes.txt", "second\n")], { journal: second });
+    // As if stopped right before the rename: the new header still pending, the old files there.
+    Deno.renameSync(join(root, JOURNAL, "run.json"), join(root, JOURNAL, "next-run.json"));
+    for (const [name, data] of saved) Deno.writeFileSync(join(root, JOURNAL, name), data);
+
+    assert.deepEqual(await undoable(root), { "notes.txt": "first\n" }, "read as the run already");
+    assert.equal(await recoverFirst(root, () => {}), false);
+    assert.deepEqual(journalNames(root), [
+      "apply-2.done",
+      "apply-2.first",
+      "apply-2.record",
+      "run.json",
+    ]);
+    assert.equal((await readJournal(root)).run?.workflow, "auto workflow");
+    assert.deepEqual(await undoable(root), { "notes.txt": "first\n" });
+  });
+});
