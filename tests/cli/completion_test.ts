@@ -106,13 +106,36 @@ Deno.test({
 });
 
 Deno.test({
-  name: "[zsh] the script parses (zsh -n)",
+  name: "[zsh] the script parses (zsh -n), and its function offers the flags and --model's values",
   ignore: !HAS.zsh && !IN_CI,
   async fn() {
     await withProject({ "_code-commit": completionScript("zsh") }, async (root) => {
-      const run = await runChild("zsh", ["-n", join(root, "_code-commit")], { cwd: root });
+      const file = join(root, "_code-commit");
+      const run = await runChild("zsh", ["-n", file], { cwd: root });
       assert.equal(run.code, 0, run.stderr);
       assert.equal(run.stderr, "");
+      // The function itself, in a real zsh, with the completion system's builtins stubbed to
+      // print what they are given.
+      const ask = async (words: string[]) => {
+        const called = await runChild("zsh", [
+          "-f",
+          "-c",
+          `compdef() { :; }
+compadd() { [[ $1 == -- ]] && shift; print -l -- "$@"; }
+_describe() { local name=\${@[-1]}; print -l -- \${(P)name}; }
+_message() { print -- "message: $*"; }
+source ${file}
+words=(code-commit ${words.map((word) => `'${word}'`).join(" ")}); CURRENT=${words.length + 1}
+_code_commit`,
+        ], { cwd: root });
+        assert.equal(called.code, 0, called.stderr);
+        return called.stdout.split("\n").filter((line) => line !== "");
+      };
+      assert.deepEqual(await ask(["--model", ""]), [...MODEL_NAMES, "local:"]);
+      assert.deepEqual(await ask(["--build-network", ""]), ["on", "off"]);
+      const flags = await ask(["--cons"]);
+      assert(flags.includes("--consistency-check:the consistency report"), flags.join("\n"));
+      assert(flags.includes("-V:print the version"), flags.join("\n"));
     });
   },
 });
