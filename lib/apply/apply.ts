@@ -1,7 +1,7 @@
 /**
  * The transactional applier: carries out the file operations of a reply
  * (already parsed, and their paths already checked by the path guard) all or
- * nothing (SPEC.md decision 8), in phases:
+ * nothing (every operation is made or none is), in phases:
  *
  * 1. **Plan** (reads only): each parent folder is checked once per apply
  *    (real folders, never a link; the missing ones are to be made), and
@@ -372,8 +372,8 @@ const REUSED_UP_TO = 256 * 1024;
 /**
  * A buffer texts are encoded into, reused from one text to the next: the
  * bytes {@link EncodeBuffer.bytes} returns are valid until its next call.
- * Many small buffers made and dropped stay with the allocator (a 20 MB
- * reply of 10 kB files raised the peak by as much); a large text gets a
+ * Many small buffers made and dropped stay with the allocator, raising the
+ * peak by as much as the reply; a large text gets a
  * buffer of its own, which goes straight back to the system.
  */
 class EncodeBuffer {

@@ -293,7 +293,7 @@ export interface ReadJournalOptions {
    * belongs to (the header of its record and of its mark): its `record`
    * then has no entries, folders or temporaries, and its `done` no post
    * states. For recovery, which acts on no completed apply: checking a
-   * 2,000-path record in full took 0.1 s at every start after a big run.
+   * big record in full would slow every start after a big run.
    * Default `"whole"`.
    */
   readonly completed?: "whole" | "marks";
@@ -984,8 +984,8 @@ class DiskRecorder implements ApplyRecorder {
  * A 64-bit hash of `data` (two 32-bit lanes over its 4-byte words, mixed
  * as MurmurHash3 mixes), in 16 hex digits: how the journal tells whether a
  * file changed since a run left it. Not a cryptographic hash: it tells a
- * hand edit from no edit, at about 1 GB/s (SHA-256 through SubtleCrypto
- * cost a 2,000-file apply a quarter of a second). Never throws.
+ * hand edit from no edit, at little cost to a large apply, where SHA-256
+ * through SubtleCrypto would slow it. Never throws.
  */
 export function contentHash(data: Uint8Array): string {
   let h1 = 0x9747b28c ^ data.length;

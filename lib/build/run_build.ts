@@ -2,7 +2,7 @@
  * Runs the project's `./build.sh`: stdout and stderr collected together in
  * the order they arrive, the exit code or signal, a time limit that stops
  * the build and every process it started, and Ctrl-C handled the same way.
- * The build passes iff it exits 0 (SPEC.md decision 1).
+ * The build passes iff it exits 0, whatever it prints.
  *
  * @module
  */
@@ -89,6 +89,11 @@ export interface BuildOptions {
     started(pid: number): void;
     ended(): void;
   };
+  /**
+   * Told each piece of output as it arrives, decoded but not redacted (for
+   * a live line, which redacts what it shows).
+   */
+  readonly onOutput?: (text: string) => void;
 }
 
 /** Tells whether the build passed: it exited 0 on its own. Never throws. */
@@ -120,7 +125,10 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
     options.keepHeadBytes ?? 128 * 2 ** 20,
     options.keepTailBytes ?? 64 * 2 ** 20,
   );
-  const readers = [pump(child.stdout, sink), pump(child.stderr, sink)];
+  const readers = [
+    pump(child.stdout, sink, options.onOutput),
+    pump(child.stderr, sink, options.onOutput),
+  ];
   const kill: Kill = (signal, groupOnly = false) => signalGroup(child, root, signal, groupOnly);
   const { exit, timedOut, interrupted } = await awaitExit(child.status, kill, options);
   await collectOutput(readers, sink, kill);
@@ -336,8 +344,12 @@ interface Pump {
   cancel(): Promise<void>;
 }
 
-/** Reads a stream into the sink until it ends or is cancelled. */
-function pump(stream: ReadableStream<Uint8Array>, sink: OutputSink): Pump {
+/** Reads a stream into the sink (and tells `onOutput`) until it ends or is cancelled. */
+function pump(
+  stream: ReadableStream<Uint8Array>,
+  sink: OutputSink,
+  onOutput?: (text: string) => void,
+): Pump {
   const reader = stream.getReader();
   const decoder = new TextDecoder();
   const done = (async () => {
@@ -345,7 +357,9 @@ function pump(stream: ReadableStream<Uint8Array>, sink: OutputSink): Pump {
       while (true) {
         const { value, done } = await reader.read();
         if (done) break;
-        sink.add(decoder.decode(value, { stream: true }), value.byteLength);
+        const text = decoder.decode(value, { stream: true });
+        sink.add(text, value.byteLength);
+        onOutput?.(text);
       }
     } catch {
       // Cancelled after the build exited; what arrived is kept.

@@ -1,7 +1,7 @@
 /**
  * The codebase the context builder hands to the next agent: the files the
  * preprocessing LLM asked for, each read only if the path guard allows it,
- * as `--- path ---` blocks (seed 004).
+ * as `--- path ---` blocks.
  *
  * @module
  */

@@ -1,12 +1,12 @@
 /**
- * The context builder (seed 004): a preprocessing LLM call that reads a
+ * The context builder: a preprocessing LLM call that reads a
  * summary of the project and the next agent's full prompt, and names the
  * files that agent needs; those files, each read only if the path guard
  * allows it, become the next agent's codebase.
  *
  * One entry point, {@link prepareCodebase}: a run's codebase, from the
  * rollup or, with `--build-context`, from the builder. The builder logs in
- * the caller's run folder (SPEC.md decision 5): `0-context-query.txt`,
+ * the caller's run folder: `0-context-query.txt`,
  * `0-context-query-response.{txt,json}` and `0-codebase.txt`.
  *
  * @module
@@ -56,7 +56,7 @@ function contextQueryPrompt(nextAgentPrompt: string, summary: string): string {
 }
 
 /**
- * Where a run's codebase comes from (SPEC.md decision 12), for the workflows
+ * Where a run's codebase comes from, for the workflows
  * that send one: `agent-config/codeRollup.txt`, read now (and made again
  * first when `--rollup` made it, see `loadRollup`; under `--dry-run` in
  * memory only, the file left as it is), so that a missing rollup

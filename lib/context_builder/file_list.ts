@@ -1,6 +1,6 @@
 /**
  * The preprocessing LLM's reply: one list of paths between a line
- * `%%%files` and a line `%%%end` (seed 004). Prose around the list is
+ * `%%%files` and a line `%%%end`. Prose around the list is
  * tolerated (models often say a word before or after); anything that makes
  * the list ambiguous is not.
  *

@@ -1,6 +1,6 @@
 /**
- * The codebase summary the preprocessing LLM chooses files from, laid out as
- * seed 004 lays it out:
+ * The codebase summary the preprocessing LLM chooses files from, laid out
+ * as follows:
  *
  * ```
  * === Project Root ===
@@ -58,7 +58,7 @@ import {
 import { under } from "../file_system/file_system.ts";
 import { lstatOrUndefined } from "../file_system/lstat.ts";
 
-/** The top-level files shown in full, where present (seed 004, with the manifests of Deno and npm projects). */
+/** The top-level files shown in full, where present. */
 const SUMMARY_FILES: readonly string[] = Object.freeze([
   ".gitignore",
   "build.sh",
@@ -71,8 +71,8 @@ const SUMMARY_FILES: readonly string[] = Object.freeze([
 
 /**
  * A module's dependency and API documents, shown in full where present:
- * the names of the auto workflow (seed 003) and those of seed 004 (SPEC.md
- * decision 12).
+ * the auto workflow's names, and `InternalDependencies.md` / `PublicAPI.md`
+ * where a project names them so.
  */
 export const MODULE_DOCS: readonly string[] = Object.freeze([
   DEPENDENCIES_FILE,
@@ -201,7 +201,7 @@ export function filenameList(paths: readonly string[]): string {
 /**
  * Throws when the top-level file `name` exists and git ignores it (or
  * ignores it once names are compared without regard to case, as the guard
- * does): seed 004 calls that an error.
+ * does): the summary must show it in full, so that is an error, not a gap.
  */
 async function checkSummaryFileNotIgnored(
   root: string,

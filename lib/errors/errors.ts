@@ -1,6 +1,6 @@
 /**
  * The errors code-commit reports to its user. Each carries the exit status
- * of the interface contract and a message that names the file, flag or path
+ * of its class (`EXIT`) and a message that names the file, flag or path
  * at fault and says what to do; `main.ts` prints it as one line.
  *
  * @module

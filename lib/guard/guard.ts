@@ -1,6 +1,6 @@
 /**
  * The path guard: decides, before anything is written, whether each path of
- * an LLM reply may be written or deleted (SPEC decisions 6 and 7), and whether
+ * an LLM reply may be written or deleted, and whether
  * the context builder may read a file an LLM asks for.
  *
  * A path is refused when it
@@ -17,6 +17,10 @@
  * - (in a reply) is, or lies under, the place a protected root entry that
  *   is a symbolic link leads to (`linked_protected.ts`): `ci/build.sh` when
  *   `build.sh` is a link to it.
+ * - is, or lies under, a place a `.git` file names as git's data (`.git`
+ *   holding `gitdir: .repo`, or `sub/.git` holding `gitdir: ../.subrepo`;
+ *   `gitdir_file.ts` finds them in every folder git reads): no more
+ *   writable or readable than `.git`.
  * - (in a reply) passes through a path that the same reply writes as a file.
  *
  * The guard only reads; what it checked can change before the applier writes,
@@ -41,11 +45,12 @@ import {
   protectedRulesFor,
 } from "./protected_paths.ts";
 import {
-  gitdirProtectedTargets,
+  gitDataTargets,
   linkedProtectedTargets,
   type LinkedTarget,
   linkedTargetOf,
 } from "./linked_protected.ts";
+import { findGitFiles } from "./gitdir_file.ts";
 
 /** One refused path of a reply. */
 export interface Refusal {
@@ -179,16 +184,22 @@ class GuardContext {
  * (an lstat or ignore-file read error) is refused with the error, never let
  * through; so is a path that passes through a file another write of the same
  * reply creates (`a` and `a/b.ts`), and a path a protected root entry that
- * is a symbolic link leads to (`build.sh` → `ci/build.sh`), resolved once
- * per call. Throws only when the ignore rules cannot be loaded at all
- * (`IgnoreRules.load`).
+ * is a symbolic link leads to (`build.sh` → `ci/build.sh`), or where a
+ * `.git` file in any folder git reads keeps git's data (`sub/.git` naming
+ * `../.subrepo`), resolved once per call. Throws only when the ignore rules
+ * cannot be loaded at all (`IgnoreRules.load`).
  */
 export async function guardOperations(
   root: string,
   ops: readonly FileOperation[],
 ): Promise<GuardResult> {
   const rules = await IgnoreRules.load(root);
-  const context = new GuardContext(rules, linkedProtectedTargets(root, rules.entries));
+  const linked = [
+    ...linkedProtectedTargets(root, rules.entries),
+    // The root `.git` file is among the entries above; a nested one names git's data as well.
+    ...gitDataTargets(await findGitFiles(rules), true),
+  ];
+  const context = new GuardContext(rules, linked);
   // Each path's syntax first: only a path that passes it is handed to the file system.
   const reasons = ops.map((op) => checkPathSyntax(op.path));
   const paths = ops.map((op) => normalizeProjectPath(op.path));
@@ -231,8 +242,8 @@ export async function guardOperations(
  * Checks whether the context builder may read `path` (a path an LLM asked
  * for) in the project at `root`: the same syntax, symbolic-link and ignore
  * checks as for a write, the protected entries that are not readable
- * (`.git`, `agent-config/`, ...), and the path must name an existing regular
- * file. Returns the reason it is refused, or `undefined` when it may be read.
+ * (`.git`, `agent-config/`, ..., and where a `.git` file keeps git's data),
+ * and the path must name an existing regular file. Returns the reason it is refused, or `undefined` when it may be read.
  * Pass `rules` (loaded for the same root) to share one set of ignore rules
  * across many reads. Throws only when the ignore rules cannot be loaded, or
  * when `rules` belong to another root (a programming error).
@@ -248,8 +259,9 @@ export async function guardRead(
   const syntax = checkPathSyntax(path);
   if (syntax !== undefined) return syntax;
   const loaded = rules ?? await IgnoreRules.load(root);
-  // Where a `.git` file keeps git's data inside the project is no more readable than `.git`.
-  const context = new GuardContext(loaded, gitdirProtectedTargets(root, loaded.entries));
+  // Where a `.git` file keeps git's data inside the project is no more readable than `.git`
+  // (found once per set of rules: the reads of one batch share them).
+  const context = new GuardContext(loaded, gitDataTargets(await findGitFiles(loaded)));
   const normalized = normalizeProjectPath(path);
   return await checkPath(context, normalized, folderOf(normalized), "read");
 }

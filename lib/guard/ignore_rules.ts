@@ -1,7 +1,6 @@
 /**
  * git's ignore rules over a project, with git's own semantics (`dir.c`), so
- * that the path guard refuses exactly what `git status` would not show
- * (SPEC decision 6).
+ * that the path guard refuses exactly what `git status` would not show.
  *
  * Sources, from the highest precedence to the lowest:
  * - the `.gitignore` of every folder, the deepest first (a pattern is relative

@@ -26,7 +26,9 @@
  * A root `.git` that is a file (`gitdir: .repo`) leads where it names, as a
  * link would (`gitdir_file.ts`): `.repo/` is git's data, its hooks run at
  * the user's next `git commit`; so is the common folder a worktree's
- * gitdir names.
+ * gitdir names. So does a `.git` file in any folder git reads (`sub/.git`
+ * naming `../.subrepo`): those are found by `findGitFiles`, once per set of
+ * ignore rules, and turned into targets by {@link gitDataTargets}.
  *
  * @module
  */
@@ -35,7 +37,7 @@ import { under } from "../file_system/file_system.ts";
 import { folderOf, linkTarget, relativeUnder } from "../file_system/paths.ts";
 import { foldCase } from "./case_fold.ts";
 import { EntryKinds } from "./entry_kinds.ts";
-import { gitdirPlaces } from "./gitdir_file.ts";
+import { type GitData, gitdirPlacesInside, realFolders } from "./gitdir_file.ts";
 import { PROTECTED_PATHS, type ProtectedPath } from "./protected_paths.ts";
 
 /** A path inside the project that a protected entry, a symbolic link, leads to. */
@@ -56,8 +58,8 @@ const MAX_HOPS = 40;
 /**
  * Every path inside the project at `root` that a protected root entry,
  * being a symbolic link, leads to (see the module doc), each once per
- * entry. Synchronous: a dozen `lstat`s (0.2 to 0.4 ms measured, on a busy
- * machine), where a thread hop each would cost more than the calls. The
+ * entry. Synchronous: a dozen `lstat`s, where a thread hop each would cost
+ * more than the calls. The
  * root entries are looked at through `entries` (the guard's, for the same
  * root: shared with its other checks, and a small root is listed once
  * rather than each missing name looked at). Never throws: what cannot be
@@ -87,22 +89,18 @@ export function linkedProtectedTargets(
 }
 
 /**
- * The places inside the project at `root` that its root `.git` names, when
- * that is a `gitdir:` file (see the module doc): what the guard refuses to
- * read as well as to write. The root entry is looked at through `entries`
- * (shared with the guard's other checks). Never throws.
+ * The places inside the project that the `.git` files of `data` (every one
+ * in the folders git reads, `findGitFiles`) name as git's data, each naming
+ * its `.git` file: what the guard refuses to read as well as to write. The
+ * root `.git` is left out when `nested`: {@link linkedProtectedTargets}
+ * holds it already. Never throws.
  */
-export function gitdirProtectedTargets(
-  root: string,
-  entries: EntryKinds = new EntryKinds(root),
-): LinkedTarget[] {
-  let realRoot: string;
-  try {
-    realRoot = Deno.realPathSync(root);
-  } catch {
-    return [];
-  }
-  return gitdirTargets(realRoot, entries);
+export function gitDataTargets(data: GitData, nested = false): LinkedTarget[] {
+  const rule = PROTECTED_PATHS.find((entry) => entry.name === ".git");
+  if (rule === undefined) return [];
+  return data.files.filter((found) => !nested || found.file.includes("/")).flatMap((found) =>
+    found.places.map((path): LinkedTarget => ({ path, entry: found.file, rule, how: "gitdir" }))
+  );
 }
 
 /** The places inside `realRoot` the root `.git` names, when it is a `gitdir:` file. */
@@ -115,20 +113,12 @@ function gitdirTargets(realRoot: string, entries: EntryKinds): LinkedTarget[] {
   }
   const rule = PROTECTED_PATHS.find((entry) => entry.name === ".git");
   if (kind !== "file" || rule === undefined) return [];
-  const places = new Set<string>();
-  for (const place of gitdirPlaces(under(realRoot, ".git"))) {
-    for (const candidate of [place, realFolders(place)]) {
-      const inside = candidate === undefined ? undefined : insideRoot(realRoot, candidate);
-      if (inside !== undefined) places.add(inside);
-    }
-    try {
-      const end = insideRoot(realRoot, Deno.realPathSync(place));
-      if (end !== undefined) places.add(end);
-    } catch {
-      // Not there yet, or outside: the names above are what a reply could write.
-    }
-  }
-  return [...places].map((path) => ({ path, entry: ".git", rule, how: "gitdir" }));
+  return gitdirPlacesInside(realRoot, under(realRoot, ".git")).map((path) => ({
+    path,
+    entry: ".git",
+    rule,
+    how: "gitdir",
+  }));
 }
 
 /** Whether the root entry `name` is a symbolic link; false when it cannot be looked at. */
@@ -187,27 +177,6 @@ function targetsOf(realRoot: string, name: string): string[] {
     }
   }
   return [...places];
-}
-
-/**
- * `path` with the links among its folders resolved: the real path of the
- * deepest folder on it that exists, followed by the rest. Undefined when
- * no folder on it can be resolved (outside what may be read).
- */
-function realFolders(path: string): string | undefined {
-  const rest: string[] = [];
-  let name = path;
-  for (;;) {
-    const folder = folderOf(name);
-    rest.unshift(name.slice(folder === "/" ? 1 : folder.length + 1));
-    if (folder === name) return undefined;
-    try {
-      return under(Deno.realPathSync(folder), rest.join("/"));
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) return undefined;
-      name = folder;
-    }
-  }
 }
 
 /** `path` relative to `realRoot`, `/`-separated, when it lies inside it (not the root itself). */

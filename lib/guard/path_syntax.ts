@@ -1,5 +1,5 @@
 /**
- * The syntax check of a path in an LLM reply (SPEC decision 7), done before
+ * The syntax check of a path in an LLM reply, done before
  * the path is ever handed to the file system: the path must be relative,
  * `/`-separated, stay inside the project whatever operating system the tool
  * runs on, and name one file in exactly one way.

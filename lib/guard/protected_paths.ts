@@ -1,5 +1,5 @@
 /**
- * THE protected-path table (SPEC decision 6): the paths an LLM reply may never
+ * THE protected-path table: the paths an LLM reply may never
  * write, and the ones the context builder may not even read. The path guard
  * and the prompt text that tells the LLM about them are both generated from
  * this one table, so they cannot drift apart.

@@ -5,6 +5,7 @@
  * @module
  */
 import type { RequestShape } from "./models.ts";
+import type { StreamProgress } from "./progress.ts";
 import type { TokenUsage } from "./types.ts";
 
 /** One HTTP request to send. */
@@ -55,8 +56,43 @@ export interface ParsedError {
   readonly diagnosis?: Diagnosis;
 }
 
+/** What one event of a stream was. */
+export type StreamEventKind =
+  | { readonly kind: "data" }
+  /** An API error sent inside the stream: read like an HTTP error answer of `status`. */
+  | { readonly kind: "error"; readonly status: number; readonly body: string };
+
+/**
+ * Builds, from the events of one streamed reply, the body the same request
+ * would have had unstreamed, so that it is read (and logged) the same way.
+ */
+export interface StreamAssembler {
+  /**
+   * Reads the data of one event.
+   *
+   * @throws {Error} when the data is not an event of this API (not JSON, or
+   * of the wrong shape); the message says what is wrong.
+   */
+  add(data: string): StreamEventKind;
+  /** What has arrived so far. */
+  progress(): StreamProgress;
+  /**
+   * What the stream lacks to be whole (`no finish reason`, `no [DONE]`), or
+   * undefined once it has said that it ended.
+   */
+  missing(): string | undefined;
+  /** The body, in the shape of an unstreamed reply. */
+  body(): unknown;
+}
+
 /** One API. */
 export interface ApiAdapter {
+  /**
+   * Where to ask again, unstreamed, when a server answers the streaming
+   * request with 404 (a server that knows only the plain method); undefined
+   * when the API has no other URL.
+   */
+  unstreamedUrl?(url: string): string | undefined;
   /**
    * Builds the request that sends `prompt` to `model` at `baseUrl`, with
    * what `shape` adds, authorised by `key` (no key: no authorisation header,
@@ -78,6 +114,34 @@ export interface ApiAdapter {
   parseReply(body: unknown): ParsedReply;
   /** Reads an error body (any shape; falls back to the raw text). */
   parseError(body: unknown, rawText: string): ParsedError;
+  /** Starts reading the events of one streamed reply. */
+  assembler(): StreamAssembler;
+}
+
+/**
+ * The HTTP status an error sent inside a stream stands for: its numeric
+ * `code` when it has one in the range of statuses, else the one its status
+ * word or type names (`statuses`), else 500. Never throws.
+ */
+export function streamErrorStatus(
+  code: unknown,
+  words: readonly unknown[],
+  statuses: Readonly<Record<string, number>>,
+): number {
+  if (typeof code === "number" && Number.isInteger(code) && code >= 400 && code <= 599) return code;
+  for (const word of words) {
+    if (typeof word === "string" && Object.hasOwn(statuses, word)) return statuses[word];
+  }
+  return 500;
+}
+
+/** Parses the data of one event as JSON. @throws {Error} saying the event is not JSON. */
+export function eventJson(data: string): unknown {
+  try {
+    return JSON.parse(data);
+  } catch {
+    throw new Error(`the reply stream holds an event that is not JSON: ${excerpt(data)}`);
+  }
 }
 
 /** Puts an API's message on one line: every run of white space becomes one space. Never throws. */

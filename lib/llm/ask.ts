@@ -1,8 +1,9 @@
 /**
  * One LLM call as every workflow makes it: refused if the prompt holds a
- * key, the prompt logged, a live wait on the terminal, retries reported,
- * the reply (or `ERROR`) and its JSON body logged, and a line with the
- * time, the tokens and the estimated cost printed.
+ * key, the prompt logged, a live line on the terminal (the time waited and
+ * the tokens streamed so far), retries reported, the reply (or `ERROR`),
+ * its JSON body and the raw events of a streamed reply logged, and a line
+ * with the time, the tokens and the estimated cost printed.
  *
  * @module
  */
@@ -16,6 +17,7 @@ import { formatCount, formatSeconds } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
 import { checkPromptBudget, type PromptBudget } from "./budget.ts";
 import { addCosts, type Cost, describeCost, estimateCost, NO_COST } from "./prices.ts";
+import { describeProgress } from "./progress.ts";
 import { type LlmClient, LlmError, type LlmReply, type TokenUsage } from "./types.ts";
 
 /** Token and cost totals of a run, across its calls. */
@@ -94,11 +96,13 @@ export async function ask(
     throw new CodeCommitError(message);
   }
 
-  const stopWaiting = console.waiting(`waiting for ${client.model}…`);
+  const live = console.liveLine(`waiting for ${client.model}…`);
+  const stopWaiting = () => live.stop();
   let reply: LlmReply;
   try {
     reply = await client.complete(prompt, {
       signal: context.signal,
+      ...(live.shown && { onProgress: (progress) => live.update(describeProgress(progress)) }),
       onRetry: (notice) =>
         console.warn(
           `${client.model}: ${notice.reason}; retrying in ${formatSeconds(notice.delayMs)}` +
@@ -116,6 +120,9 @@ export async function ask(
       if (error instanceof LlmError && error.body !== undefined) {
         await log.write(names.replyJson, error.body);
       }
+      if (error instanceof LlmError && error.events !== undefined) {
+        await log.write(names.replyEvents, eventsForLog(error.events, redactor, names.replyJson));
+      }
     }
     throw error;
   }
@@ -123,6 +130,9 @@ export async function ask(
 
   await log.write(names.replyText, replyTextForLog(reply.text, names.replyJson));
   await log.write(names.replyJson, reply.body);
+  if (reply.events !== undefined) {
+    await log.write(names.replyEvents, eventsForLog(reply.events, redactor, names.replyJson));
+  }
   const cost = estimateCost(client.model, reply.usage);
   context.tally?.add(reply.usage, cost);
   console.info(
@@ -133,7 +143,8 @@ export async function ask(
       (reply.truncated ? `; the reply was cut off at the model's output limit` : ""),
   );
   // The body is in the log now; the run goes on without a second copy of the reply.
-  return { ...reply, body: "" };
+  const { events: _events, ...rest } = reply;
+  return { ...rest, body: "" };
 }
 
 /**
@@ -160,6 +171,31 @@ function replyTextForLog(text: string, jsonName: string): string {
           formatCount(characters)
         } characters) left out; see ${jsonName}]`,
     );
+}
+
+/** The text fields of stream events (`"text"`, `"content"`, `"reasoning_content"`, …), as JSON strings. */
+const STREAMED_TEXT =
+  /"(?:text|content|refusal|reasoning_content|reasoning)"\s*:\s*"((?:[^"\\]|\\.)*)"/g;
+
+/**
+ * What a reply's raw events log holds: the events, unless the text they
+ * stream, joined, holds a key. A key the model wrote can arrive cut across
+ * two events, in pieces no masking finds; then a line saying so instead,
+ * and where the masked reply is (`jsonName`).
+ */
+function eventsForLog(events: string, redactor: Redactor, jsonName: string): string {
+  let streamed = "";
+  for (const match of events.matchAll(STREAMED_TEXT)) {
+    try {
+      streamed += JSON.parse(`"${match[1]}"`);
+    } catch {
+      streamed += match[1];
+    }
+  }
+  if (!redactor.containsKey(streamed)) return events;
+  return `[code-commit: the streamed reply holds an API key, which its raw events may hold cut ` +
+    `in pieces that masking cannot find; they are not logged. ${jsonName} holds the reply, ` +
+    `masked.]\n`;
 }
 
 /**

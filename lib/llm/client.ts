@@ -4,10 +4,12 @@
  * shows that no wait can help. The key travels only in a header.
  *
  * An attempt is three steps, each a function of its own: {@link send} the
- * request and read the whole answer; classify what came back
- * ({@link classifyAnswer}, {@link classifyFailure}) as a reply, an error
- * that ends the call, or a failure worth another attempt; and
- * {@link chooseDelay}, the wait before that attempt.
+ * request and read the whole answer (a streamed one event by event, its
+ * progress reported as it arrives, then assembled into the body the same
+ * request would have had unstreamed; a plain JSON one whole); classify
+ * what came back ({@link classifyAnswer}, {@link classifyFailure}) as a
+ * reply, an error that ends the call, or a failure worth another
+ * attempt; and {@link chooseDelay}, the wait before that attempt.
  *
  * @module
  */
@@ -25,6 +27,13 @@ import {
 import { formatSeconds } from "../text/numbers.ts";
 import { decodeStrictly, firstInvalidUtf8 } from "../text/utf8.ts";
 import { invalidUtf8Message } from "./invalid_utf8.ts";
+import type { StreamProgress } from "./progress.ts";
+import {
+  BodyTooLargeError,
+  readEventStream,
+  StreamCutError,
+  StreamFormatError,
+} from "./stream_read.ts";
 import { type CompleteOptions, type LlmClient, LlmError, type LlmReply } from "./types.ts";
 
 /** Each provider's adapter, loaded when a client of it is made (each loads its zod schemas). */
@@ -71,22 +80,33 @@ export function createClient(
   return {
     model,
     async complete(prompt: string, callOptions: CompleteOptions = {}): Promise<LlmReply> {
-      const { signal, onRetry } = callOptions;
-      const request = buildRequest(await adapter, target, baseUrl, key, prompt);
+      const { signal, onRetry, onProgress } = callOptions;
+      let request = buildRequest(await adapter, target, baseUrl, key, prompt);
       const context: AttemptContext = {
         target,
         adapter: await adapter,
         host: new URL(request.url).host,
         timeoutMs: options.timeoutMs,
+        onProgress,
       };
       const started = performance.now();
       for (let attempt = 1;; attempt++) {
         if (signal?.aborted) throw interruption(signal);
         const verdict = await attemptOnce(request, context, signal);
+        // A server that knows only the unstreamed method is asked again there, once.
+        const unstreamed = verdict.kind !== "reply" && verdict.details.status === 404
+          ? context.adapter.unstreamedUrl?.(request.url)
+          : undefined;
+        if (unstreamed !== undefined) {
+          request = { ...request, url: unstreamed };
+          attempt--;
+          continue;
+        }
         if (verdict.kind === "reply") {
           return {
             ...verdict.reply,
             body: verdict.text,
+            ...(verdict.events !== undefined && { events: verdict.events }),
             elapsedMs: performance.now() - started,
             attempts: attempt,
           };
@@ -154,6 +174,16 @@ interface AttemptContext {
   /** The host the request goes to, for messages. */
   readonly host: string;
   readonly timeoutMs: number;
+  /** Told what a streamed reply has delivered so far. */
+  readonly onProgress?: (progress: StreamProgress) => void;
+}
+
+/** What the error that ends a call carries: the last answer's status, body and raw events. */
+interface Details {
+  readonly status?: number;
+  readonly body?: string;
+  readonly events?: string;
+  readonly cause?: unknown;
 }
 
 /** What one attempt came to. */
@@ -162,8 +192,10 @@ type Verdict =
     /** A usable reply. */
     readonly kind: "reply";
     readonly reply: ParsedReply;
-    /** The whole body, as received. */
+    /** The whole body, as received (assembled from the events, when streamed). */
     readonly text: string;
+    /** The raw events, when the reply was streamed. */
+    readonly events?: string;
   }
   | {
     /** An error that ends the call now: another attempt cannot help. */
@@ -173,7 +205,7 @@ type Verdict =
     /** True when the message ends with how many attempts were made, if more than one. */
     readonly countAttempts: boolean;
     /** The status and body of the answer, if there was one. */
-    readonly details: { status?: number; body?: string };
+    readonly details: Details;
   }
   | {
     /** A failure worth another attempt. */
@@ -183,7 +215,7 @@ type Verdict =
     /** The server's wait hint, in milliseconds, if it gave one. */
     readonly hintMs?: number;
     /** What the error that ends the call carries if no attempt is left. */
-    readonly details: { status?: number; body?: string; cause?: unknown };
+    readonly details: Details;
   };
 
 /** Sends the request once and classifies what came back. */
@@ -194,7 +226,7 @@ async function attemptOnce(
 ): Promise<Verdict> {
   let answer: Answer;
   try {
-    answer = await send(request, context.timeoutMs, signal);
+    answer = await send(request, context, signal);
   } catch (error) {
     if (signal?.aborted) throw interruption(signal);
     return classifyFailure(error, context);
@@ -209,11 +241,11 @@ async function attemptOnce(
  */
 function classifyFailure(error: unknown, context: AttemptContext): Verdict {
   const { host } = context;
-  const final = (message: string): Verdict => ({
+  const final = (message: string, details: Details = {}): Verdict => ({
     kind: "final",
     message,
     countAttempts: false,
-    details: {},
+    details,
   });
   if (error instanceof Deno.errors.NotCapable) {
     return final(
@@ -234,12 +266,23 @@ function classifyFailure(error: unknown, context: AttemptContext): Verdict {
       } MiB, far more than any model's output: refused`,
     );
   }
+  if (error instanceof StreamFormatError) {
+    return final(error.message, { events: error.events });
+  }
   if (error instanceof TimeoutError) {
     return final(
       `no reply within ${
         formatSeconds(context.timeoutMs)
       }; raise --llm-timeout if the model needs longer`,
     );
+  }
+  if (error instanceof StreamCutError) {
+    // Never a partial reply: what arrived is logged, and the whole request is made again.
+    return {
+      kind: "retry",
+      reason: `${host}: ${error.message}`,
+      details: { cause: error, events: error.events },
+    };
   }
   return {
     kind: "retry",
@@ -255,9 +298,9 @@ function classifyFailure(error: unknown, context: AttemptContext): Verdict {
  * the call otherwise, naming the cause and what to do.
  */
 function classifyAnswer(answer: Answer, context: AttemptContext): Verdict {
-  const { response, text } = answer;
+  const { status, headers, text, events } = answer;
   const { target, adapter } = context;
-  const details = { status: response.status, body: text };
+  const details = { status, body: text, ...(events !== undefined && { events }) };
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -265,7 +308,7 @@ function classifyAnswer(answer: Answer, context: AttemptContext): Verdict {
     json = undefined;
   }
 
-  if (response.ok) {
+  if (status >= 200 && status <= 299) {
     // Never written with its bad bytes replaced by U+FFFD: refused, saying where.
     if (answer.invalid !== undefined) {
       return {
@@ -284,7 +327,7 @@ function classifyAnswer(answer: Answer, context: AttemptContext): Verdict {
       };
     }
     try {
-      return { kind: "reply", reply: adapter.parseReply(json), text };
+      return { kind: "reply", reply: adapter.parseReply(json), text, events };
     } catch (error) {
       return {
         kind: "final",
@@ -296,7 +339,7 @@ function classifyAnswer(answer: Answer, context: AttemptContext): Verdict {
   }
 
   const apiError = adapter.parseError(json, text);
-  const reason = `HTTP ${response.status} ${oneLine(apiError.message)}`;
+  const reason = `HTTP ${status} ${oneLine(apiError.message)}`;
   if (apiError.diagnosis !== undefined) {
     const { cause, action } = apiError.diagnosis;
     return {
@@ -306,16 +349,16 @@ function classifyAnswer(answer: Answer, context: AttemptContext): Verdict {
       details,
     };
   }
-  const retryable = isRetryableStatus(response.status) && apiError.retryable !== false &&
+  const retryable = isRetryableStatus(status) && apiError.retryable !== false &&
     apiError.keyRejected !== true;
   if (!retryable) {
-    const message = `${reason}${keyHint(response.status, apiError, target)}`;
+    const message = `${reason}${keyHint(status, apiError, target)}`;
     return { kind: "final", message, countAttempts: true, details };
   }
   return {
     kind: "retry",
     reason,
-    hintMs: retryAfterFromHeaders(response.headers) ?? apiError.retryDelayMs,
+    hintMs: retryAfterFromHeaders(headers) ?? apiError.retryDelayMs,
     details,
   };
 }
@@ -349,17 +392,20 @@ function chooseDelay(
   return hintMs > policy.maxHintMs ? undefined : { delayMs: hintMs, serverHint: true };
 }
 
-/** An HTTP answer, its body read whole. */
+/**
+ * An HTTP answer, its body read whole. For a stream: the assembled body, or
+ * the error event and the status it stands for; and the raw events.
+ */
 interface Answer {
-  readonly response: Response;
-  /** The body as text (where it is not valid UTF-8, with U+FFFD in place of the bad bytes). */
+  readonly status: number;
+  readonly headers: Headers;
   readonly text: string;
+  readonly events?: string;
   /** Why the body is refused when it is not valid UTF-8 (see `invalid_utf8.ts`); undefined when it is. */
   readonly invalid?: string;
 }
 
 class TimeoutError extends Error {}
-class BodyTooLargeError extends Error {}
 class RedirectError extends Error {}
 
 /** The size of the buffer a response body is read through. */
@@ -384,7 +430,7 @@ async function readBody(response: Response): Promise<{ text: string; invalid?: s
   let total = 0;
   // Read a chunk at a time into one small buffer (the reader takes it over and hands it back),
   // copied into one buffer that grows in place: no chunk, no outgrown buffer is left for the
-  // garbage collector (a 20 MB body peaked 30 MB higher when chunks and doubled copies were).
+  // garbage collector, which would hold them all at the peak.
   let chunk = new Uint8Array(BODY_CHUNK_BYTES);
   const reader = response.body.getReader({ mode: "byob" });
   while (true) {
@@ -414,10 +460,15 @@ async function readBody(response: Response): Promise<{ text: string; invalid?: s
   return invalid === undefined ? { text } : { text, invalid };
 }
 
-/** Sends one request and reads its whole body, within `timeoutMs`. */
+/**
+ * Sends one request and reads its whole body, within the context's time
+ * limit: an event stream (`text/event-stream`) through the adapter's
+ * assembler, anything else (an error, or a server that answers a streaming
+ * request with plain JSON) whole.
+ */
 async function send(
   request: HttpRequest,
-  timeoutMs: number,
+  context: AttemptContext,
   signal: AbortSignal | undefined,
 ): Promise<Answer> {
   const controller = new AbortController();
@@ -425,7 +476,9 @@ async function send(
   const timer = setTimeout(() => {
     timedOut = true;
     controller.abort();
-  }, timeoutMs);
+  }, context.timeoutMs);
+  // The request keeps the process alive; the timer need not.
+  Deno.unrefTimer(timer);
   const onAbort = () => controller.abort();
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
@@ -437,7 +490,22 @@ async function send(
       // A redirect would re-send the key (in its header) and the prompt somewhere else: refuse.
       redirect: "error",
     });
-    return { response, ...await readBody(response) };
+    const { status, headers } = response;
+    const type = headers.get("content-type") ?? "";
+    if (response.ok && response.body !== null && /^\s*text\/event-stream\b/i.test(type)) {
+      const assembler = context.adapter.assembler();
+      context.onProgress?.(assembler.progress()); // a retry starts from nothing
+      const outcome = await readEventStream(
+        response.body,
+        assembler,
+        MAX_BODY_BYTES,
+        context.onProgress,
+      );
+      return outcome.kind === "reply"
+        ? { status, headers, text: outcome.body, events: outcome.events }
+        : { status: outcome.status, headers, text: outcome.body, events: outcome.events };
+    }
+    return { status, headers, ...await readBody(response) };
   } catch (error) {
     if (timedOut) throw new TimeoutError();
     if (error instanceof TypeError && /redirect/i.test(error.message)) throw new RedirectError();

@@ -1,7 +1,9 @@
 /**
- * The Gemini `generateContent` API: request, reply, and error bodies —
- * including the ones no wait can cure (a daily quota, a free tier with no
- * quota for the model, an API not enabled for the key's project).
+ * The Gemini `generateContent` API, streamed (`streamGenerateContent` as
+ * server-sent events, each a `GenerateContentResponse` chunk): request,
+ * reply, the chunks assembled into one reply, and error bodies — including
+ * the ones no wait can cure (a daily quota, a free tier with no quota for
+ * the model, an API not enabled for the key's project).
  *
  * @module
  */
@@ -9,9 +11,12 @@ import { z } from "zod";
 import {
   type ApiAdapter,
   type Diagnosis,
+  eventJson,
   excerpt,
   type ParsedError,
   type ParsedReply,
+  type StreamAssembler,
+  streamErrorStatus,
 } from "./adapter.ts";
 import { parseGoogleDuration } from "./retry.ts";
 
@@ -79,6 +84,11 @@ const NORMAL_FINISH = new Set(["STOP", "FINISH_REASON_UNSPECIFIED"]);
 
 /** The Gemini API adapter. */
 export const geminiAdapter: ApiAdapter = {
+  unstreamedUrl(url) {
+    return url.endsWith(":streamGenerateContent?alt=sse")
+      ? url.replace(/:streamGenerateContent\?alt=sse$/, ":generateContent")
+      : undefined;
+  },
   request(baseUrl, model, key, prompt, shape = {}) {
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (key !== undefined) headers["x-goog-api-key"] = key;
@@ -89,7 +99,7 @@ export const geminiAdapter: ApiAdapter = {
       body.generationConfig = { thinkingConfig: { thinkingLevel: shape.thinkingLevel } };
     }
     return {
-      url: `${baseUrl}/models/${model}:generateContent`,
+      url: `${baseUrl}/models/${model}:streamGenerateContent?alt=sse`,
       headers,
       body: JSON.stringify(body),
     };
@@ -155,7 +165,107 @@ export const geminiAdapter: ApiAdapter = {
       ...(diagnosis && { diagnosis }),
     };
   },
+
+  assembler: geminiAssembler,
 };
+
+/** The HTTP status each google.rpc status word stands for. */
+const RPC_STATUS: Readonly<Record<string, number>> = {
+  INVALID_ARGUMENT: 400,
+  FAILED_PRECONDITION: 400,
+  UNAUTHENTICATED: 401,
+  PERMISSION_DENIED: 403,
+  NOT_FOUND: 404,
+  RESOURCE_EXHAUSTED: 429,
+  CANCELLED: 499,
+  INTERNAL: 500,
+  UNAVAILABLE: 503,
+  DEADLINE_EXCEEDED: 504,
+};
+
+type Part = z.infer<typeof PartSchema>;
+
+/**
+ * Assembles a Gemini stream: each chunk is a `GenerateContentResponse`
+ * holding the next parts of the one candidate. Consecutive text parts of
+ * the same kind (thought or answer) are joined into one part; the last
+ * finish reason, usage and prompt feedback win. The stream is whole once a
+ * chunk gave a finish reason (or said the prompt was blocked).
+ */
+function geminiAssembler(): StreamAssembler {
+  const parts: Part[] = [];
+  let role: string | undefined;
+  let candidate: Record<string, unknown> | undefined;
+  let usage: z.infer<typeof ResponseSchema>["usageMetadata"];
+  let feedback: z.infer<typeof ResponseSchema>["promptFeedback"];
+  const rest: Record<string, unknown> = {};
+  let thinkingChars = 0;
+  let answerChars = 0;
+  return {
+    add(data) {
+      const json = eventJson(data);
+      const unwrapped = Array.isArray(json) && json.length === 1 ? json[0] : json;
+      const error = ErrorSchema.safeParse(unwrapped);
+      if (error.success) {
+        const { code, status } = error.data.error;
+        return { kind: "error", status: streamErrorStatus(code, [status], RPC_STATUS), body: data };
+      }
+      const parsed = ResponseSchema.safeParse(json);
+      if (!parsed.success) {
+        throw new Error(
+          `the reply stream holds a chunk that is not a generateContent response: ${
+            parsed.error.issues[0]?.message
+          }`,
+        );
+      }
+      const { candidates, usageMetadata, promptFeedback, ...others } = parsed.data;
+      Object.assign(rest, others);
+      if (usageMetadata !== undefined) usage = usageMetadata;
+      if (promptFeedback !== undefined) feedback = promptFeedback;
+      const first = candidates?.[0];
+      if (first === undefined) return { kind: "data" };
+      const { content, ...fields } = first;
+      candidate = { ...candidate, ...fields };
+      role = content?.role ?? role;
+      for (const part of content?.parts ?? []) {
+        const last = parts.at(-1);
+        if (typeof part.text === "string") {
+          if (part.thought === true) thinkingChars += part.text.length;
+          else answerChars += part.text.length;
+        }
+        if (
+          last !== undefined && typeof last.text === "string" && typeof part.text === "string" &&
+          (last.thought === true) === (part.thought === true)
+        ) {
+          const { text, ...more } = part;
+          Object.assign(last, more, { text: last.text + text });
+        } else {
+          parts.push({ ...part });
+        }
+      }
+      return { kind: "data" };
+    },
+    progress: () => ({
+      thinkingChars,
+      answerChars,
+      thinkingTokens: usage?.thoughtsTokenCount,
+      answerTokens: usage?.candidatesTokenCount,
+    }),
+    missing: () =>
+      candidate?.finishReason !== undefined || feedback?.blockReason !== undefined
+        ? undefined
+        : "no finish reason",
+    body: () => {
+      const content = parts.length > 0 ? { parts, role } : { role };
+      return {
+        ...(candidate !== undefined && { candidates: [{ content, ...candidate }] }),
+        ...(feedback !== undefined && { promptFeedback: feedback }),
+        ...(usage !== undefined && { usageMetadata: usage }),
+        ...rest,
+      };
+    },
+  };
+}
 
 /** The first detail of `error` of the google.rpc type `name`, e.g. `RetryInfo`. */
 function detail(error: GeminiError, name: string): Record<string, unknown> | undefined {

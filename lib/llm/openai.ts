@@ -1,6 +1,8 @@
 /**
  * The OpenAI chat completions API (and the OpenAI-compatible servers that
- * run local models): request, reply, and error bodies. GPT-5 models take
+ * run local models), streamed (`stream: true`, the usage in a last chunk
+ * with no choice, then `data: [DONE]`): request, reply, the chunks
+ * assembled into one reply, and error bodies. GPT-5 models take
  * no `temperature` and no `max_tokens`, so neither is ever sent; nor is
  * `max_completion_tokens`, so the model's own output limit applies.
  *
@@ -11,12 +13,41 @@ import { formatCount } from "../text/numbers.ts";
 import {
   type ApiAdapter,
   type Diagnosis,
+  eventJson,
   excerpt,
   type ParsedError,
   type ParsedReply,
+  type StreamAssembler,
+  streamErrorStatus,
 } from "./adapter.ts";
 
 const count = z.number().int().nonnegative().optional();
+
+const UsageSchema = z.object({
+  prompt_tokens: count,
+  prompt_tokens_details: z.object({ cached_tokens: count }).passthrough().nullable().optional(),
+  completion_tokens: count,
+  completion_tokens_details: z.object({ reasoning_tokens: count }).passthrough().nullable()
+    .optional(),
+}).passthrough();
+
+const text = z.string().nullable().optional();
+
+const ChunkSchema = z.object({
+  choices: z.array(
+    z.object({
+      delta: z.object({
+        content: text,
+        refusal: text,
+        // What local servers call the reasoning they stream.
+        reasoning_content: text,
+        reasoning: text,
+      }).passthrough().nullable().optional(),
+      finish_reason: z.string().nullable().optional(),
+    }).passthrough(),
+  ).optional(),
+  usage: UsageSchema.nullable().optional(),
+}).passthrough();
 
 const ResponseSchema = z.object({
   choices: z.array(
@@ -28,13 +59,7 @@ const ResponseSchema = z.object({
       finish_reason: z.string().nullable().optional(),
     }).passthrough(),
   ),
-  usage: z.object({
-    prompt_tokens: count,
-    prompt_tokens_details: z.object({ cached_tokens: count }).passthrough().nullable().optional(),
-    completion_tokens: count,
-    completion_tokens_details: z.object({ reasoning_tokens: count }).passthrough().nullable()
-      .optional(),
-  }).passthrough().nullable().optional(),
+  usage: UsageSchema.nullable().optional(),
 }).passthrough();
 
 const ErrorSchema = z.object({
@@ -55,6 +80,8 @@ export const openaiAdapter: ApiAdapter = {
       messages: [{ role: "user", content: prompt }],
     };
     if (shape.reasoningEffort !== undefined) body.reasoning_effort = shape.reasoningEffort;
+    body.stream = true;
+    body.stream_options = { include_usage: true };
     return { url: `${baseUrl}/chat/completions`, headers, body: JSON.stringify(body) };
   },
 
@@ -109,7 +136,113 @@ export const openaiAdapter: ApiAdapter = {
       ...(diagnosis && { diagnosis }),
     };
   },
+
+  assembler: openaiAssembler,
 };
+
+/** The HTTP status each OpenAI error type or code stands for. */
+const ERROR_STATUS: Readonly<Record<string, number>> = {
+  invalid_request_error: 400,
+  invalid_api_key: 401,
+  authentication_error: 401,
+  permission_error: 403,
+  not_found_error: 404,
+  rate_limit_exceeded: 429,
+  rate_limit_error: 429,
+  insufficient_quota: 429,
+  server_error: 500,
+  overloaded_error: 503,
+};
+
+/**
+ * Assembles a chat completion stream: each chunk holds the next piece of
+ * the one choice's message (`delta`); its finish reason comes in the last
+ * chunk with a choice, the usage in a chunk after it, then `[DONE]`. The
+ * stream is whole once both the finish reason and `[DONE]` have arrived.
+ */
+function openaiAssembler(): StreamAssembler {
+  const content: string[] = [];
+  const refusal: string[] = [];
+  const reasoning: string[] = [];
+  let answerChars = 0;
+  let thinkingChars = 0;
+  let finishReason: string | undefined;
+  let usage: z.infer<typeof UsageSchema> | undefined;
+  let done = false;
+  const rest: Record<string, unknown> = {};
+  return {
+    add(data) {
+      if (data.trim() === "[DONE]") {
+        done = true;
+        return { kind: "data" };
+      }
+      const json = eventJson(data);
+      const error = ErrorSchema.safeParse(json);
+      if (error.success) {
+        const { code, type } = error.data.error;
+        const status = (json as { status?: unknown }).status ?? code;
+        return {
+          kind: "error",
+          status: streamErrorStatus(status, [code, type], ERROR_STATUS),
+          body: data,
+        };
+      }
+      const parsed = ChunkSchema.safeParse(json);
+      if (!parsed.success) {
+        throw new Error(
+          `the reply stream holds a chunk that is not a chat completion chunk: ${
+            parsed.error.issues[0]?.message
+          }`,
+        );
+      }
+      const { choices, usage: chunkUsage, object: _object, ...others } = parsed.data;
+      Object.assign(rest, others);
+      if (chunkUsage) usage = chunkUsage;
+      const choice = choices?.[0];
+      const delta = choice?.delta;
+      if (delta?.content) {
+        content.push(delta.content);
+        answerChars += delta.content.length;
+      }
+      if (delta?.refusal) {
+        refusal.push(delta.refusal);
+        answerChars += delta.refusal.length;
+      }
+      const thought = delta?.reasoning_content ?? delta?.reasoning;
+      if (thought) {
+        reasoning.push(thought);
+        thinkingChars += thought.length;
+      }
+      if (choice?.finish_reason) finishReason = choice.finish_reason;
+      return { kind: "data" };
+    },
+    progress: () => {
+      const thinking = usage?.completion_tokens_details?.reasoning_tokens ?? undefined;
+      const completion = usage?.completion_tokens;
+      return {
+        thinkingChars,
+        answerChars,
+        thinkingTokens: thinking,
+        answerTokens: completion === undefined ? undefined : completion - (thinking ?? 0),
+      };
+    },
+    missing: () => finishReason === undefined ? "no finish reason" : done ? undefined : "no [DONE]",
+    body: () => {
+      const message: Record<string, unknown> = {
+        role: "assistant",
+        content: content.join(""),
+        refusal: refusal.length > 0 ? refusal.join("") : null,
+      };
+      if (reasoning.length > 0) message.reasoning_content = reasoning.join("");
+      return {
+        ...rest,
+        object: "chat.completion",
+        choices: [{ index: 0, message, finish_reason: finishReason ?? null }],
+        ...(usage !== undefined && { usage }),
+      };
+    },
+  };
+}
 
 /**
  * Names a rate-limit answer for a request that alone is over the limit

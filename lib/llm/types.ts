@@ -6,6 +6,7 @@
  */
 import { CodeCommitError } from "../errors/errors.ts";
 import type { ModelId } from "./models.ts";
+import type { StreamProgress } from "./progress.ts";
 
 /** Tokens one call used. */
 export interface TokenUsage {
@@ -28,6 +29,11 @@ export interface LlmReply {
    * returns, which logs it first (a body is as large as the reply).
    */
   readonly body: string;
+  /**
+   * The raw events, as received, when the reply was streamed (the body is
+   * then assembled from them); absent in the reply `ask` returns, which logs them.
+   */
+  readonly events?: string;
   /** Tokens used. */
   readonly usage: TokenUsage;
   /** True when the model stopped at its output limit: the text is cut off. */
@@ -46,6 +52,8 @@ export interface CompleteOptions {
   readonly signal?: AbortSignal;
   /** Told about each retry before its wait begins. */
   readonly onRetry?: (notice: RetryNotice) => void;
+  /** Told what a streamed reply has delivered so far, after each event (and at each attempt's start). */
+  readonly onProgress?: (progress: StreamProgress) => void;
 }
 
 /** What the client tells its caller before it waits to retry. */
@@ -82,12 +90,18 @@ export class LlmError extends CodeCommitError {
   readonly status: number | undefined;
   /** The last body received, as received, if there was one. */
   readonly body: string | undefined;
+  /** The raw events of the last answer, if it was streamed. */
+  readonly events: string | undefined;
 
   /** Makes an LLM error. */
-  constructor(message: string, options: { status?: number; body?: string; cause?: unknown } = {}) {
+  constructor(
+    message: string,
+    options: { status?: number; body?: string; events?: string; cause?: unknown } = {},
+  ) {
     super(message, undefined, { cause: options.cause });
     this.name = "LlmError";
     this.status = options.status;
     this.body = options.body;
+    this.events = options.events;
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Every log folder slug and log file name of SPEC.md decision 5, in one
+ * Every log folder slug and log file name, in one
  * place. Files carry the number of the LLM call they belong to.
  *
  * @module
@@ -33,8 +33,10 @@ export interface CallLogNames {
   readonly query: string;
   /** The reply text, or `ERROR` and the error. */
   readonly replyText: string;
-  /** The whole JSON body received. */
+  /** The whole JSON body received (assembled from the events, when the reply was streamed). */
   readonly replyJson: string;
+  /** The raw events of a streamed reply, as received. */
+  readonly replyEvents: string;
   /** The build that followed the call (committing code only). */
   readonly build: string;
   /** With `--dry-run`: what the reply would change, and the whole unified diff. */
@@ -46,6 +48,7 @@ function callNames(stem: string): CallLogNames {
     query: `${stem}.txt`,
     replyText: `${stem}-response.txt`,
     replyJson: `${stem}-response.json`,
+    replyEvents: `${stem}-response-events.txt`,
     build: `${stem}-build.txt`,
     dryRun: `${stem}-dry-run.diff`,
   };

@@ -44,7 +44,7 @@ const SYSTEM_PROGRAM_FOLDERS = ["/usr/bin", "/bin"] as const;
  * {@link SYSTEM_PROGRAM_FOLDERS} only:
  * - `kill`, used only to stop a timed-out or interrupted build together with
  *   every process it started (Deno's own `Deno.kill` of a process group
- *   needs unrestricted `--allow-run`, measured with Deno 2.9.6);
+ *   needs unrestricted `--allow-run`, in Deno 2.9.6);
  * - `bwrap` (bubblewrap), the sandbox builds run in on Linux (`lib/sandbox/`);
  * - `git`, to find the repository the current folder belongs to (`git
  *   rev-parse --show-toplevel`: the tool may not read above the folder it

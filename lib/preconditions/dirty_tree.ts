@@ -12,8 +12,9 @@
  * inside them with a second git, under configuration not listed here.
  *
  * Only paths a reply could write count: protected paths (`agent-config/`,
- * `logs/`, `agent-state/`, `build.sh`, …) never do, and git does not list
- * ignored ones. Outside a git repository there is nothing to compare with:
+ * `logs/`, `agent-state/`, `build.sh`, …) never do, nor do the places a
+ * `.git` file names as git's data (`.git` holding `gitdir: .repo`: git
+ * lists `.repo/` as untracked), and git does not list ignored ones. Outside a git repository there is nothing to compare with:
  * a warning, and the run goes on. A `git status` that fails in a
  * repository (a damaged index, a file it cannot read) refuses the run:
  * what it would have listed is unknown.
@@ -22,6 +23,8 @@
  */
 import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { protectedRulesFor } from "../guard/protected_paths.ts";
+import { findGitFiles, isGitData } from "../guard/gitdir_file.ts";
+import { IgnoreRules } from "../guard/ignore_rules.ts";
 import { runGit } from "../permissions/git.ts";
 import { displayPath } from "../text/characters.ts";
 import { nameSome } from "../text/change_list.ts";
@@ -56,7 +59,8 @@ type TreeState =
  * `no-repository` with the reason; a `git status` that fails otherwise is
  * `failed`, with the first line it wrote to standard error.
  *
- * @throws {CodeCommitError} when git does not answer in time.
+ * @throws {CodeCommitError} when git does not answer in time, or an ignore
+ * file cannot be read.
  */
 async function inspectTree(root: string): Promise<TreeState> {
   let result;
@@ -81,9 +85,15 @@ async function inspectTree(root: string): Promise<TreeState> {
     const first = result.stderr.split("\n").find((line) => line.trim() !== "") ?? "";
     return { kind: "failed", firstLine: first.trim() };
   }
-  const paths = parseStatus(result.stdout).filter((entry) =>
+  let paths = parseStatus(result.stdout).filter((entry) =>
     protectedRulesFor(entry.path).length === 0
   );
+  if (paths.length > 0) {
+    // git's data behind a `.git` file: no reply may write there, as in `.git` (looked for only
+    // when something is listed).
+    const gitData = await findGitFiles(await IgnoreRules.load(root));
+    paths = paths.filter((entry) => !isGitData(gitData, entry.path));
+  }
   return paths.length === 0 ? { kind: "clean" } : { kind: "dirty", paths };
 }
 

@@ -1,8 +1,8 @@
 /**
  * Whether git's ignore rules ignore everything in a top-level folder — every
  * name, now and later — decided from the rules themselves, not from the
- * files there today: the check behind SPEC.md decision 10 for
- * `agent-config/`. Pure: no I/O.
+ * files there today: the check that `.gitignore` keeps all of
+ * `agent-config/` out of git. Pure: no I/O.
  *
  * git ignores every path in the folder in exactly two ways:
  * 1. The folder itself is ignored (`/agent-config`, `agent-config/`, `*`,

@@ -44,8 +44,8 @@ export const BUILD_PLACEHOLDER_LINE =
   `echo "build.sh: put your project's build and test commands in build.sh" >&2`;
 
 /**
- * Checks that git will never commit anything in `agent-config/` — the keys,
- * the query, the codebase rollup, the report (SPEC.md decision 10): the root
+ * Checks that git will never commit anything in `agent-config/` (the keys,
+ * the query, the codebase rollup, the report): the root
  * `.gitignore` is a regular file (git does not read a symbolic link); by the
  * meaning of its rules (and of `agent-config/.gitignore`, which can
  * re-include), every path in `agent-config/`, whatever its name, is ignored:

@@ -1,7 +1,7 @@
 /**
- * The names a project's modules go by (seeds 003 and 004, SPEC.md decision
- * 12), for the context builder's summary and the auto workflow alike: where
- * the modules are, the file that makes a folder one, and its documents.
+ * The names a project's modules go by, for the context builder's summary
+ * and the auto workflow alike: where the modules are, the file that makes a
+ * folder one, and its documents.
  * Pure.
  *
  * @module
@@ -13,8 +13,8 @@ export const SOURCE_DIR = "src";
 /** The file that makes a folder a module: its specification. */
 export const SPEC_FILE = "UserSpecification.md";
 
-/** The file that lists the modules a module depends on (seed 003's name). */
+/** The file that lists the modules a module depends on. */
 export const DEPENDENCIES_FILE = "ModuleDependencies.md";
 
-/** The file that describes a module's public interface (seed 003's name). */
+/** The file that describes a module's public interface. */
 export const API_FILE = "APISignatures.md";

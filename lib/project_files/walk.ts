@@ -5,7 +5,9 @@
  * Ignore rules are applied while walking, so an ignored folder
  * (`node_modules/`, `target/`, ...) is never opened; the protected entries
  * no prompt may read (`.git` at any depth, `agent-config/`, ... as
- * `protected_paths.ts` marks them unreadable) are never opened either;
+ * `protected_paths.ts` marks them unreadable) are never opened either, nor
+ * is a place a `.git` file names as git's data (`.git` holding `gitdir:
+ * .repo`, `sub/.git` holding `gitdir: ../.subrepo`: `gitdir_file.ts`);
  * symbolic links are never followed (they are left out, as the guard would
  * refuse to read them); special files (fifos, sockets, devices) are left out.
  *
@@ -26,6 +28,7 @@ import { foldCase } from "../guard/case_fold.ts";
 import { checkPathSyntax } from "../guard/path_syntax.ts";
 import { displayPath } from "../text/characters.ts";
 import { PROTECTED_PATHS } from "../guard/protected_paths.ts";
+import { findGitFiles, type GitData } from "../guard/gitdir_file.ts";
 import { comparePaths } from "./order.ts";
 
 /** One folder as the walk saw it. Paths are relative to the project root, `/`-separated. */
@@ -140,12 +143,22 @@ const UNREADABLE_IN_ROOT = new Set(
 );
 
 /**
- * Whether the entry `name` of `folder` is a protected entry no prompt may
- * read (the protected table's unreadable entries). Its parent folders were checked on the way down, so
- * only the name itself is looked up: an unreadable entry is never masked by
- * a readable one above it (`target/.git` is still `.git`). Never throws.
+ * Whether the entry `name` of `folder` (whose path with a trailing `/` is
+ * `prefix`) is a protected entry no prompt may read: the protected table's
+ * unreadable entries, and the places `.git` files name as git's data
+ * (`gitData`, the project's). Its parent folders were checked on the way
+ * down, so only the entry itself is looked up: an unreadable entry is
+ * never masked by a readable one above it (`target/.git` is still `.git`),
+ * and what lies in git's data is never reached. Never throws.
  */
-function isUnreadableEntry(folder: string, name: string, plain: boolean): boolean {
+function isUnreadableEntry(
+  folder: string,
+  prefix: string,
+  name: string,
+  plain: boolean,
+  gitData: GitData,
+): boolean {
+  if (gitData.folded.size > 0 && gitData.folded.has(foldCase(prefix + name))) return true;
   const names = folder === "" ? UNREADABLE_IN_ROOT : UNREADABLE_ANYWHERE;
   // A plain name folds to one of its own length: most names have none of theirs.
   if (plain && !LENGTHS.get(names)!.has(name.length)) return false;
@@ -192,6 +205,8 @@ async function list(
   options: WalkOptions,
   visible: boolean,
 ): Promise<{ listing: FolderListing; skipped: SkippedEntry[] }> {
+  // The `.git` files of the project, found once for these rules: what they name is git's data.
+  const gitData = await findGitFiles(rules);
   const read = (options.readDir ?? Deno.readDirSync)(folder === "" ? root : `${root}/${folder}`);
   const reportAll = options.reportAll ?? false;
   // One pass over the entries (each property read of a Deno.DirEntry costs): the files,
@@ -226,7 +241,7 @@ async function list(
         continue;
       }
     }
-    if (isUnreadableEntry(folder, name, plain)) continue;
+    if (isUnreadableEntry(folder, prefix, name, plain, gitData)) continue;
     (other === "symlink"
       ? linkNames
       : other === "special"

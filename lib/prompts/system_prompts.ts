@@ -1,7 +1,7 @@
 /**
  * The system prompts, one text file each in `system/`. The initial-query,
- * repair-query and consistency-report prompts are the user's own words
- * (seed 000), kept verbatim; the others are code-commit's. The
+ * repair-query and consistency-report prompts are the user's own words,
+ * kept verbatim; the others are code-commit's. The
  * code-modification instructions list the protected paths from the path
  * guard's own table, so the model is told exactly what the guard enforces.
  *
@@ -30,11 +30,11 @@ export function codeModificationInstructions(): string {
 export const SYSTEM_PROMPTS = {
   /** How a code-commit project is laid out (code-commit's words). */
   projectStructure,
-  /** The initial query system prompt (seed 000, verbatim). */
+  /** The initial query system prompt (the user's words, verbatim). */
   initialQuery,
-  /** The repair query system prompt (seed 000, verbatim). */
+  /** The repair query system prompt (the user's words, verbatim). */
   repairQuery,
-  /** The consistency report system prompt (seed 000, verbatim). */
+  /** The consistency report system prompt (the user's words, verbatim). */
   consistencyReport,
   /** The context builder's preprocessing prompt (code-commit's words). */
   contextQuery,

@@ -3,7 +3,7 @@
  * operations it asks for, or into the reason it cannot be applied. It does no
  * I/O and checks no path (the path guard does that afterwards).
  *
- * The syntax (seeds 000 and 002, SPEC.md decision 2):
+ * The syntax:
  *
  * ```text
  * ^^^src/main.rs        a header: "^^^" then the path on the same line
@@ -17,7 +17,7 @@
  * ^^^end                right after a header: create or truncate an empty file
  * ```
  *
- * Rules beyond the seeds:
+ * Further rules:
  * - CRLF line ends are normalised to LF before anything else.
  * - Trailing white space is trimmed from a header's path and allowed after
  *   `^^^end` and `^^^delete`; leading white space is kept (the guard refuses it).

@@ -11,7 +11,9 @@
  * negations, `.git/info/exclude`) — what `git ls-files -co
  * --exclude-standard` lists — less what a prompt may not hold:
  * - `agent-config/`, `logs/`, `agent-state/`, `app-data/` and `.git` (the
- *   protected entries no prompt may read);
+ *   protected entries no prompt may read), and the places a `.git` file
+ *   names as git's data (`.git` holding `gitdir: .repo`: `.repo/`), tracked
+ *   or not;
  * - symbolic links (never followed), and files reached through one;
  * - files with more than one hard link (another name of the same file may
  *   be outside the project), as the context builder and the auto workflow
@@ -40,6 +42,7 @@ import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { lstatOrUndefined } from "../file_system/lstat.ts";
 import { displayPath } from "../text/characters.ts";
 import { IgnoreRules } from "../guard/ignore_rules.ts";
+import { findGitFiles, type GitData, isGitData } from "../guard/gitdir_file.ts";
 import { CODECOMMIT_IGNORE_FILE, CodeCommitIgnore } from "../guard/codecommit_ignore.ts";
 import { checkPathSyntax } from "../guard/path_syntax.ts";
 import { protectedRulesFor } from "../guard/protected_paths.ts";
@@ -121,6 +124,8 @@ export async function makeRollup(root: string): Promise<Rollup> {
   const inIndex = await trackedPaths(root);
   const tracked = inIndex.paths.sort(compareCodePoints);
   const skippedPaths = new Set(walk.skipped.map((entry) => entry.path));
+  // Found by the walk already (the same rules): git's data, tracked or not, stays out.
+  const gitData = await findGitFiles(rules);
   const folders = new Map<string, Promise<boolean>>();
   let excluded = 0;
   let next = 0; // the first listed path not before the tracked path at hand
@@ -136,7 +141,7 @@ export async function makeRollup(root: string): Promise<Rollup> {
     // A name that is not UTF-8 is never read by its decoded path (another file's name).
     const kind = inIndex.notUtf8.has(path)
       ? "refused-name"
-      : await trackedFileProblem(root, path, folders);
+      : await trackedFileProblem(root, path, folders, gitData);
     if (kind === "missing") continue;
     if (kind !== undefined) leftOut.push({ path, kind });
     else paths.push(path);
@@ -191,14 +196,16 @@ function assemble(
  * Why a tracked path the walk did not list cannot go into the rollup, or
  * undefined when it can (a tracked file git's rules would ignore); `missing`
  * when it is no longer there (nothing to say: git shows it as deleted).
+ * `gitData`: where the project's `.git` files keep git's data.
  */
 async function trackedFileProblem(
   root: string,
   path: string,
   folders: Map<string, Promise<boolean>>,
+  gitData: GitData,
 ): Promise<LeftOutKind | "missing" | undefined> {
   if (checkPathSyntax(path) !== undefined) return "refused-name";
-  if (protectedRulesFor(path).some((rule) => !rule.readable)) return "protected";
+  if (isUnreadable(path, gitData)) return "protected";
   const segments = path.split("/");
   for (let depth = 1; depth < segments.length; depth++) {
     const folder = segments.slice(0, depth).join("/");
@@ -341,16 +348,28 @@ function isToolMade(text: string): boolean {
 }
 
 /**
+ * Whether no prompt may hold the tracked `path`: it lies in a protected
+ * entry no prompt reads (`.git`, `agent-config/`, ...), or in a place a
+ * `.git` file names as git's data (`gitData`), as the walk leaves both out.
+ * Never throws.
+ */
+function isUnreadable(path: string, gitData: GitData): boolean {
+  return protectedRulesFor(path).some((rule) => !rule.readable) || isGitData(gitData, path);
+}
+
+/**
  * The tracked files (from `.git/index`) changed after `since`, in
- * code-point order; the protected folders no prompt reads, and names that are not UTF-8, are not looked at.
+ * code-point order; the protected folders no prompt reads (git's data
+ * behind a `.git` file too), and names that are not UTF-8, are not looked at.
  *
- * @throws {CodeCommitError} when `.git/index` cannot be read.
+ * @throws {CodeCommitError} when `.git/index` or an ignore file cannot be read.
  */
 async function trackedFilesNewerThan(root: string, since: Date): Promise<string[]> {
   const { paths: all, notUtf8 } = await trackedPaths(root);
+  const gitData = all.length === 0 ? undefined : await findGitFiles(await IgnoreRules.load(root));
   const paths = all.filter((path) =>
     !notUtf8.has(path) && checkPathSyntax(path) === undefined &&
-    !protectedRulesFor(path).some((rule) => !rule.readable)
+    (gitData === undefined || !isUnreadable(path, gitData))
   );
   const newer: string[] = [];
   for (const path of paths) {

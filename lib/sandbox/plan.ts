@@ -61,8 +61,8 @@ export interface SandboxPlan {
 /**
  * At most this many files with hard links out of the project are made
  * read-only one by one: bubblewrap's time to set up a mount grows with the
- * mounts already there (measured: 100 read-only files 0.09 s, 300 0.6 s,
- * 1,000 7.5 s), and it takes at most 9,000 arguments.
+ * mounts already there (the whole set-up, with about the square of their
+ * number), and it takes at most 9,000 arguments.
  */
 const MAX_HARD_LINKED_FILES = 100;
 

@@ -17,8 +17,9 @@
  * puts them there. A name that is not UTF-8 cannot be reached through
  * Deno (it decodes names lossily, to U+FFFD): the scan cannot look at such
  * a file's links or into such a folder, so it reports the folder that
- * holds the name, for the plan to make read-only whole (fail closed). It reads with the synchronous calls, which are 4 to 10
- * times faster than the asynchronous ones for 100,000 files (measured).
+ * holds the name, for the plan to make read-only whole (fail closed). It
+ * reads with the synchronous calls, several times faster than the
+ * asynchronous ones over many files.
  *
  * @module
  */

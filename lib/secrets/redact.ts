@@ -1,6 +1,7 @@
 /**
  * Key redaction: everything code-commit writes to a log, prints, or would
- * send passes through here (SPEC.md decision 11).
+ * send passes through here: every occurrence of a key becomes `********`
+ * and its last two characters.
  *
  * @module
  */
@@ -50,7 +51,7 @@ interface Span {
  * Every echo in `text`, in order. A hand-written scan rather than a regular
  * expression: it visits each run of asterisks once and looks at a bounded
  * window around it, so it stays linear on any input (a backtracking pattern
- * took minutes on long runs of word characters or asterisks, freezing the
+ * can take minutes on long runs of word characters or asterisks, freezing the
  * tool and Ctrl-C with it).
  */
 function findEchoes(text: string, echoes: readonly Echo[]): Span[] {
@@ -257,8 +258,8 @@ function has(filter: Uint32Array, bit: number): boolean {
  * number of times, so the scan is linear in the text whatever it holds:
  * ordinary text costs a look every 8 characters, and text made of pieces of
  * keys a rolling hash per character. ASCII text is read a chunk at a time,
- * each look one 32-bit word of its bytes (a 20 MB reply: 11 ms where four
- * `charCodeAt` calls per look took 31–37 ms).
+ * each look one 32-bit word of its bytes (a few times faster than four
+ * `charCodeAt` calls per look).
  */
 class KeyRuns {
   readonly #runs: Set<string>;
@@ -396,8 +397,8 @@ export class Redactor {
    * those shorter than a run, or not among its sources (a key file's whole
    * text with white space in it, a key under 8 characters). Every other
    * entry holds a run wherever it occurs, so text in which the scan finds
-   * no run and which holds none of these holds no key at all (measured: 18
-   * `indexOf` passes over a 20 MB reply took 0.2–0.3 s; the scan, 11–13 ms once compiled).
+   * no run and which holds none of these holds no key at all (an `indexOf`
+   * pass per key and form would cost many times the one scan over a long reply).
    */
   readonly #unscanned: readonly string[];
   readonly #echoes: readonly Echo[];

@@ -128,7 +128,7 @@ export async function openSession(
   const localBaseUrl = target.local ? localServer(target, options) : undefined;
   await checkRepositoryRoot(root, false);
   // The sandbox probe (bubblewrap, once) runs while the set-up is checked; its verdict is
-  // taken below, where it always was: a run that stops before then has no use for it.
+  // taken below: a run that stops before then has no use for it.
   const containing = runsBuilds
     ? Deno.realPath(root).then((realRoot) =>
       decideContainment({ mode: options.sandbox, network: options.buildNetwork, root: realRoot })

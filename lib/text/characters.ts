@@ -36,7 +36,7 @@ const UNPRINTABLE = new RegExp(`(?![\\t\\n])[${CONTROL_CLASS}]|[${BIDI_CLASS}]`,
 /**
  * The patterns with Unicode property classes, made when first needed: V8
  * builds their character sets from ICU's data, which a run whose text is
- * plain ASCII never needs (≈ 1.5 MiB of it once used).
+ * plain ASCII never needs.
  */
 const unicode = (() => {
   let made: { invisible: RegExp; unsafeInPath: RegExp; escapedInPath: RegExp } | undefined;

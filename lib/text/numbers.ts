@@ -1,6 +1,6 @@
 /**
  * Numbers as people read them, without ICU: `toLocaleString` and `Intl`
- * load Deno's ICU data on first use (≈ 28 ms and 5.5 MiB), so every count,
+ * load Deno's ICU data on first use (costly in time and memory), so every count,
  * duration and amount the tool prints is formatted here. Pure.
  *
  * @module

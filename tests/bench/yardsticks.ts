@@ -1,8 +1,8 @@
 /**
  * code-commit's time and peak memory at the sizes a model can take and
  * give, each the median of several runs of the real tool (as the launcher
- * `build.sh` makes when it cannot compile runs it: `deno run` of the
- * bundle, with the tool's flags) against the fake LLM server on loopback,
+ * `build.sh` makes runs it: `deno run` of main.ts, with the tool's flags)
+ * against the fake LLM server on loopback,
  * which answers at once: `deno task bench` prints the table of
  * `docs/benchmarks.md` (then runs the `*_bench.ts` micro-benchmarks).
  *
@@ -27,6 +27,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { geminiReply, startFakeLlmServer } from "../support/fake_llm_server.ts";
 import { makeProject } from "../support/project.ts";
+import { RUN_FLAGS } from "../../lib/permissions/permissions.ts";
 
 const TOOL = fileURLToPath(new URL("../../", import.meta.url));
 const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? 7);
@@ -109,19 +110,27 @@ async function measure(
   return { ms: median(samples.map((s) => s.ms)), mib: median(samples.map((s) => s.mib)) };
 }
 
-/** `./code-commit` as `scripts/make_launcher.sh` makes it, in `folder`. @throws {Error} when it cannot. */
-async function makeLauncher(folder: string): Promise<{ launcher: string; entry: string }> {
+/**
+ * A script in `folder` that runs the tool as `./code-commit`'s launcher runs it (`deno run` of
+ * main.ts with the tool's flags), from the dependency cache this process uses; returns its path.
+ */
+async function makeLauncher(folder: string): Promise<string> {
   const launcher = join(folder, "code-commit");
-  const bundle = join(folder, "bundle");
-  const made = await run(join(TOOL, "scripts/make_launcher.sh"), [
+  const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
+  const command = [
     Deno.execPath(),
-    launcher,
-    bundle,
-  ]);
-  if (made.code !== 0) throw new Error(`make_launcher.sh failed: ${made.stderr}`);
-  const script = await Deno.readTextFile(launcher);
-  const entry = script.includes(join(bundle, "main.js")) ? "the bundle" : "main.ts";
-  return { launcher, entry };
+    "run",
+    "--quiet",
+    "--cached-only",
+    "--frozen",
+    "--config",
+    join(TOOL, "deno.json"),
+    ...RUN_FLAGS,
+    join(TOOL, "main.ts"),
+  ];
+  await Deno.writeTextFile(launcher, `#!/bin/sh\nexec ${command.map(quote).join(" ")} "$@"\n`);
+  await Deno.chmod(launcher, 0o755);
+  return launcher;
 }
 
 /** A CLI's `--version`, when the CLI is installed (on PATH); undefined otherwise. */
@@ -140,14 +149,14 @@ const memory = (s: Sample) => `${s.mib.toFixed(0)} MiB`;
 
 const base = await Deno.makeTempDir({ prefix: "code-commit-yardsticks-" });
 globalThis.addEventListener("unload", () => Deno.removeSync(base, { recursive: true }));
-const { launcher: tool, entry } = await makeLauncher(await Deno.makeTempDir({ dir: base }));
+const tool = await makeLauncher(await Deno.makeTempDir({ dir: base }));
 // Read with cat: Deno asks for every permission to read /proc.
 const load =
   (await run("cat", ["/proc/loadavg"]).catch(() => ({ stdout: "?" }))).stdout.split(" ")[0];
 console.log(
   `${Deno.build.os} ${Deno.build.arch}, ${navigator.hardwareConcurrency} cores, Deno ` +
     `${Deno.version.deno}, load average ${load} at the start; medians of ${RUNS} runs; the tool ` +
-    `run as ./code-commit's launcher runs it (${entry})\n`,
+    `run as ./code-commit's launcher runs it (main.ts)\n`,
 );
 
 // --- start-up ---------------------------------------------------------------------------------

@@ -277,3 +277,17 @@ Deno.test("output printed in one write larger than the tail is still bounded", a
     assert(result.output.length < 400, `kept ${result.output.length} characters`);
   });
 });
+
+Deno.test("onOutput is told the output as it arrives, before the build ends", async () => {
+  await withBuild("echo first\nsleep 0.3\necho second >&2\n", async (root) => {
+    const seen: { text: string; at: number }[] = [];
+    const started = performance.now();
+    const result = await runBuild(root, {
+      timeoutMs: LONG,
+      onOutput: (text) => seen.push({ text, at: performance.now() - started }),
+    });
+    assert.equal(seen.map((s) => s.text).join(""), "first\nsecond\n");
+    assert.equal(seen[0].text, "first\n");
+    assert.ok(seen[0].at < result.elapsedMs - 200, "the first line came before the end");
+  });
+});

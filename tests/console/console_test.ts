@@ -246,3 +246,47 @@ Deno.test("the waiting line never keeps the process alive by itself", async () =
   assert.equal(output.code, 0, "the process was stopped after 20 s: the line kept it alive");
   assert.equal(new TextDecoder().decode(output.stdout), "shown\n");
 });
+
+// ---------------------------------------------------------------------------
+// The live line's detail and width
+
+Deno.test("liveLine: the detail follows the time, redacted and escaped; redrawn at most every 200 ms", () => {
+  const { streams, console } = make(true);
+  let now = 0;
+  const line = console.liveLine("./build.sh", () => now);
+  assert.equal(line.shown, true);
+  now = 1_500;
+  line.update(`compiling ${GEMINI_KEY}\x1b]0;t\x07`);
+  now = 1_600;
+  line.update("too soon: not drawn yet");
+  line.stop();
+  assert.deepEqual(streams.err, [
+    `${CLEAR}./build.sh 0s`,
+    `${CLEAR}./build.sh 1s · compiling ********XY\\u001b]0;t\\u0007`,
+    CLEAR,
+  ]);
+});
+
+Deno.test("liveLine: cut to the terminal's width, one column spare; 80 when unknown", () => {
+  for (const [columns, width] of [[40, 39], [undefined, 79], [0, 79]] as const) {
+    const streams = memoryStreams({ terminal: true });
+    const console = new Console({ ...streams, columns: () => columns as number }, REDACTOR);
+    let now = 0;
+    const line = console.liveLine("waiting", () => now);
+    now = 500;
+    line.update(`a\tb ${"x".repeat(200)}`);
+    line.stop();
+    const drawn = streams.err[1].slice(CLEAR.length);
+    assert.equal(Array.from(drawn).length, width, drawn);
+    assert.ok(drawn.startsWith("waiting 0s · a b xxx") && drawn.endsWith("x…"), drawn);
+  }
+});
+
+Deno.test("liveLine: nothing at all when stderr is not a terminal", () => {
+  const { streams, console } = make(false);
+  const line = console.liveLine("./build.sh");
+  assert.equal(line.shown, false);
+  line.update("output");
+  line.stop();
+  assert.deepEqual(streams.err, []);
+});

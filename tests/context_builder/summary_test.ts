@@ -4,7 +4,7 @@ import { buildSummary } from "../../lib/context_builder/summary.ts";
 import { CodeCommitError } from "../../lib/errors/errors.ts";
 import { IgnoreRules } from "../../lib/guard/ignore_rules.ts";
 import { CodeCommitIgnore } from "../../lib/guard/codecommit_ignore.ts";
-import { runGit, withProject, writeFiles } from "../support/project.ts";
+import { git, runGit, withProject, writeFiles } from "../support/project.ts";
 
 const GITIGNORE = "/agent-config\n/logs\nnode_modules/\n/target/\n*.tmp\n";
 
@@ -126,7 +126,7 @@ src/only-folders/inner/x.rs
 --- END FILENAMES ---
 `;
 
-Deno.test("buildSummary lays the project out as seed 004 does, every folder under src/ included", async () => {
+Deno.test("buildSummary lays the project out by module, every folder under src/ included", async () => {
   await withProject(
     { ...PROJECT, "src/only-folders/inner/x.rs": "" },
     async (root) => {
@@ -190,7 +190,7 @@ Deno.test("buildSummary leaves out what .codecommitignore matches (given as excl
   });
 });
 
-/** The top-level files the summary shows in full (seed 004, and the manifests of Deno and npm). */
+/** The top-level files the summary shows in full (the manifests of Deno and npm among them). */
 const SUMMARY_FILES = [
   ".gitignore",
   "build.sh",
@@ -267,4 +267,17 @@ Deno.test("buildSummary warns about a top-level file or document it cannot show,
       ]);
     },
   );
+});
+
+Deno.test("the summary leaves out git's data behind a .git file, at the root and nested", async () => {
+  await withProject({}, async (root) => {
+    await git(root, "init", "-q", "--separate-git-dir", ".repo", ".");
+    await writeFiles(root, { ".gitignore": GITIGNORE, "lib/a.rs": "", "sub/b.rs": "" });
+    await git(join(root, "sub"), "init", "-q", "--separate-git-dir", ".subrepo", ".");
+    const summary = await buildSummary(root, await IgnoreRules.load(root));
+    assert.doesNotMatch(summary.text, /\.repo|\.subrepo/);
+    assert.match(summary.text, /^lib\/a\.rs$/m);
+    assert.match(summary.text, /^sub\/b\.rs$/m);
+    assert.deepEqual(summary.warnings, []);
+  });
 });

@@ -104,7 +104,7 @@ function fiveModules(
 function slugs(folders: readonly string[]): string[] {
   return folders.map((name) => {
     const match = /^\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d-(.+?)(-\d+)?$/.exec(name);
-    assert.ok(match, `log folder ${name} is not named by decision 5`);
+    assert.ok(match, `log folder ${name} is not named YYYY-MM-DD-hh-mm-ss-<slug>`);
     return match[1];
   }).sort();
 }

@@ -2,9 +2,9 @@
  * End-to-end tests of the bounded read and of the hard-link rule, through
  * the real tool with its production permissions: a fifo as the key file, as
  * `.git/index`, or behind a `.git/info/exclude` link ends the run at once
- * with exit 1 and one line naming the file (it used to wait forever); a link
- * to `/dev/zero` there is refused before anything is read (it used to grow
- * the tool past 1.5 GB); a project file with a second name (a hard link) is
+ * with exit 1 and one line naming the file (a plain read would wait
+ * forever); a link to `/dev/zero` there is refused before anything is read
+ * (a plain read would grow the tool without end); a project file with a second name (a hard link) is
  * never sent to the model, and a warning names it.
  */
 import assert from "node:assert/strict";

@@ -78,7 +78,7 @@ const PRECONDITIONS: [string, ProjectOptions, string[], RegExp, (root: string) =
       noop,
     ],
     ...[[], ["--cc"], ["--aw"]].map((args): (typeof PRECONDITIONS)[number] => [
-      `only the keys and the query ignored (issue 13), ${args.join(" ") || "committing code"}`,
+      `only the keys and the query ignored, not the rollup, ${args.join(" ") || "committing code"}`,
       {
         gitignore: "/agent-config/*-key.txt\n/agent-config/query.txt\n/logs\n",
         files: {

@@ -8,6 +8,7 @@ import {
   type FakeLlmServer,
   geminiError,
   geminiReply,
+  geminiStream,
   geminiText,
   openaiReply,
   openaiText,
@@ -90,13 +91,13 @@ Deno.test("success on the first try: one call, the file written, the build run, 
     // The whole JSON body received is logged.
     const body = JSON.parse(await Deno.readTextFile(join(log, "1-initial-query-response.json")));
     assert.equal(body.candidates[0].content.parts.at(-1).text, FIX);
-    // The prompt sent is the prompt logged, in the layout of seed 002.
+    // The prompt sent is the prompt logged, its parts in the initial prompt's order.
     const prompt = geminiText(server.requests[0]);
     assert.equal(await Deno.readTextFile(join(log, "1-initial-query.txt")), prompt);
     const order = [
       "This request comes from code-commit", // project structure
       "How code-commit reads your reply", // code modification instructions
-      "You are about to be provided with a query", // initial query system prompt (seed 000)
+      "You are about to be provided with a query", // initial query system prompt (the user's)
       "[query]\nMake the build pass.\n",
       "[codebase]\n--- src/status.txt ---\nbroken\n",
     ].map((marker) => prompt.indexOf(marker));
@@ -104,7 +105,10 @@ Deno.test("success on the first try: one call, the file written, the build run, 
     assert.deepEqual(order, [...order].sort((a, b) => a - b), "sections out of order");
     // The key travelled in the header only.
     assert.equal(server.requests[0].headers["x-goog-api-key"], GEMINI_KEY);
-    assert.equal(server.requests[0].path, "/v1beta/models/gemini-2.5-pro:generateContent");
+    assert.equal(
+      server.requests[0].path,
+      "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse",
+    );
   });
 });
 
@@ -130,7 +134,7 @@ Deno.test("success after repairs: each repair sees the build output and the late
       const order = [
         "This request comes from code-commit",
         "How code-commit reads your reply",
-        "Your task today is to fix code that is broken.", // repair query system prompt (seed 000)
+        "Your task today is to fix code that is broken.", // repair query system prompt (the user's)
         "[build.sh output]\n$ ./build.sh\nchecking src/status.txt\nerror: src/status.txt is not ok\n[exit code 1",
         "[query]\n",
         "[codebase]\n",
@@ -661,4 +665,33 @@ Deno.test("a reply writing where a protected link leads (build.sh → ci/build.s
       await server.close();
     }
   }
+});
+
+Deno.test("streamed replies end to end: applied once whole, a cut stream retried, events logged", async () => {
+  const cut = geminiStream(FIX, { piece: 7 });
+  await commit(
+    [{ ...cut, chunks: cut.chunks.slice(0, 2), reset: true }, geminiStream(FIX, { piece: 7 })],
+    async ({ run, project, server, log }) => {
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(server.requests.length, 2);
+      assert.match(
+        run.stderr,
+        /gemini-2\.5-pro: 127\.0\.0\.1:\d+: the connection broke during the reply/,
+      );
+      assert.match(run.stderr, /\(2 attempts\)/);
+      assert.equal(await project.read("src/status.txt"), "ok\n");
+      assert.deepEqual((await logFiles(log)).filter((name) => name.startsWith("1-")), [
+        "1-initial-query-build.txt",
+        "1-initial-query-response-events.txt",
+        "1-initial-query-response.json",
+        "1-initial-query-response.txt",
+        "1-initial-query.txt",
+      ]);
+      const body = JSON.parse(await Deno.readTextFile(join(log, "1-initial-query-response.json")));
+      assert.deepEqual(body.candidates[0].content.parts, [{ text: FIX }]);
+      const events = await Deno.readTextFile(join(log, "1-initial-query-response-events.txt"));
+      assert.match(events, /^data: \{"candidates"/);
+      assert.match(events, /"finishReason":"STOP"/);
+    },
+  );
 });

@@ -90,7 +90,7 @@ Deno.test("--cc writes the report with its five headings, prints its path last, 
     );
     assert.doesNotMatch(run.stderr, /section headings/);
 
-    // The prompt: the seed's system prompt verbatim, then the query, then the codebase.
+    // The prompt: the user's system prompt verbatim, then the query, then the codebase.
     assert.equal(server.requests.length, 1);
     const prompt = geminiText(server.requests[0]);
     assert.equal(prompt, consistencyPrompt(QUERY, ROLLUP));
@@ -121,7 +121,7 @@ Deno.test("--cc writes the report with its five headings, prints its path last, 
     assert.deepEqual(after, before);
     assert.equal(await project.exists("build-ran"), false);
 
-    // Logs (decisions 5 and 14): query.txt, query-response.txt and .json, nothing else.
+    // Logs: query.txt, query-response.txt and .json, nothing else.
     const runs = await project.logRuns();
     assert.match(runs[0], /^\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d-consistency-report$/);
     const logs = await logFiles(project);

@@ -68,7 +68,7 @@ Deno.test("--model gemini-3-pro-preview: its own path and thinkingLevel high; th
   ]);
   assert.equal(result.code, 0, result.stderr);
   const [request] = result.requests;
-  assert.equal(request.path, "/v1beta/models/gemini-3-pro-preview:generateContent");
+  assert.equal(request.path, "/v1beta/models/gemini-3-pro-preview:streamGenerateContent?alt=sse");
   assert.deepEqual((request.body as Json).generationConfig, {
     thinkingConfig: { thinkingLevel: "high" },
   });
@@ -131,7 +131,12 @@ Deno.test("--model local:NAME: NAME sent to the loopback endpoint, no key file n
   const [request] = result.requests;
   assert.equal(request.path, "/v1/chat/completions");
   assert.equal(request.model, "qwen2.5-coder:7b");
-  assert.deepEqual(Object.keys(request.body as Json).sort(), ["messages", "model"]);
+  assert.deepEqual(Object.keys(request.body as Json).sort(), [
+    "messages",
+    "model",
+    "stream",
+    "stream_options",
+  ]);
   assert.equal(request.headers.authorization, undefined);
   assert.match(result.stderr, /^committing code with local:qwen2\.5-coder:7b; logs in /m);
   assert.match(

@@ -234,3 +234,21 @@ Deno.test("--rollup of 2,100 files (with the tool's permissions) holds each file
   const expected = Object.keys(files).filter((path) => path.endsWith(".ts"));
   assert.deepEqual(paths.filter((path) => path.startsWith("src/")).sort(), expected.sort());
 });
+
+Deno.test("--rollup leaves out git's data kept under another name (.repo/, a nested ../.subrepo/)", async () => {
+  await using project = await makeProject({ rollup: null, files: { "index.js": "1;\n" } });
+  // git moves the repository it reinitializes to `.repo/` and leaves `.git` a `gitdir:` file.
+  await git(project.root, "init", "-q", "--separate-git-dir", ".repo", ".");
+  await Deno.mkdir(join(project.root, "sub"));
+  await git(join(project.root, "sub"), "init", "-q", "--separate-git-dir", "../.subrepo", ".");
+  await project.write("sub/lib.js", "2;\n");
+  assert.match(await project.read(".git"), /^gitdir: /);
+  const run = await runTool(project.root, ["--rollup"]);
+  assert.equal(run.code, 0, run.stderr);
+  const text = await project.read("agent-config/codeRollup.txt");
+  assert.deepEqual(
+    [...text.matchAll(/^--- (.*) ---$/gm)].map((match) => match[1]),
+    [".gitignore", "build.sh", "index.js", "sub/lib.js"],
+  );
+  assert.match(run.stdout, /: 4 files, .*; nothing left out\n$/);
+});

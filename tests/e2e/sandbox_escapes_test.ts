@@ -1,12 +1,12 @@
 /**
- * The ways out of a contained build that a security review found, each
- * shown closed with the real tool, its production permissions and a real
- * `build.sh` in a real project: keys reached through links, helper
- * programs planted on `PATH`, files hard-linked out of the project, new or
- * renamed protected entries, a `build.sh` that is a link, Unix sockets of
- * the machine, its IPC namespace, inherited file descriptors, and folders
- * the plan used to skip. Where the probe could prove nothing by itself, it
- * is also seen open with `--sandbox off`.
+ * Ways out of a contained build, each shown closed with the real tool, its
+ * production permissions and a real `build.sh` in a real project: keys
+ * reached through links, helper programs planted on `PATH`, files
+ * hard-linked out of the project (in folders whose names are not UTF-8
+ * too), new or renamed protected entries, and a `build.sh` that is a link.
+ * What of the machine a build can reach (sockets, IPC, file descriptors) is
+ * tested in `sandbox_host_test.ts`. Where the probe could prove nothing by
+ * itself, it is also seen open with `--sandbox off`.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -299,7 +299,7 @@ bwrapTest(
   },
 );
 
-// 4 and 5. Protected entries created, renamed away or changed.
+// 4. Protected entries created, renamed away or changed.
 
 for (const sandbox of ["on", "off"] as const) {
   const register = sandbox === "on" ? bwrapTest : Deno.test;
@@ -398,7 +398,7 @@ exit 0
   );
 });
 
-// 6. build.sh that is a link, or made one.
+// 5. build.sh that is a link, or made one.
 
 Deno.test("--sandbox off: a build that swaps build.sh for a link to an identical copy stops the run", async () => {
   await using project = await makeProject({

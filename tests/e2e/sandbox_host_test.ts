@@ -2,7 +2,7 @@
  * What of the machine a contained build can still reach, probed with the
  * real tool and a real `build.sh`: Unix sockets under `/run` and in
  * `~/.ssh`, the host's System V IPC, file descriptors code-commit was
- * started with, and protected entries in folders the plan used to skip.
+ * started with, and protected entries in folders with odd names.
  * Each probe is seen open with `--sandbox off`, so it proves something.
  */
 import assert from "node:assert/strict";

@@ -8,7 +8,7 @@ import {
 /** The outermost rule that covers `path`. */
 const outermost = (path: string) => protectedRulesFor(path)[0];
 
-Deno.test("the table holds SPEC decision 6's entries, with scope and readability", () => {
+Deno.test("the table holds every protected entry, with scope and readability", () => {
   const summary = PROTECTED_PATHS.map((e) => `${e.name} ${e.scope} ${e.readable}`);
   assert.deepEqual(summary.sort(), [
     ".codecommitignore root-file true",

@@ -1,7 +1,7 @@
 /**
  * Tests of `ask`, one LLM call as the workflows make it, with a real RunLog
  * in a temporary folder, a memory console and the fake LLM server: the log
- * files of SPEC.md decision 5 (an `ERROR` reply file on failure, the JSON
+ * files of each call (an `ERROR` reply file on failure, the JSON
  * body), the refusal of a prompt that holds a key (nothing sent), retries
  * and the waiting line on stderr, the time-and-tokens line, and — after
  * every test — no raw key in any file written, anything printed, or any
@@ -29,8 +29,10 @@ import {
   type FakeLlmServer,
   geminiError,
   geminiReply,
+  geminiStream,
   loadLlmFixture,
   openaiReply,
+  openaiStream,
   type ScriptStep,
   startFakeLlmServer,
 } from "../support/fake_llm_server.ts";
@@ -505,4 +507,70 @@ Deno.test("two calls of a run add up in the tally", async () => {
     "2-repair-query-1-response.txt",
     "2-repair-query-1.txt",
   ]);
+});
+
+// ---------------------------------------------------------------------------
+// Streamed replies
+
+Deno.test("a streamed reply: the .json holds the assembled body, the raw events their own log, both masked", async () => {
+  // The model echoes a key: every log of the reply must mask it.
+  const text = `^^^a.txt\nkey ${GEMINI_KEY} here\n^^^end\n`;
+  await using w = await world("gemini-2.5-pro", [geminiStream(text, { piece: 6 })]);
+  const reply = await askOk(w, PROMPT, INITIAL_QUERY);
+  assert.equal(reply.text, text);
+  assert.equal(reply.events, undefined, "not kept once logged");
+  assert.deepEqual(await w.files(), [
+    "1-initial-query-response-events.txt",
+    "1-initial-query-response.json",
+    "1-initial-query-response.txt",
+    "1-initial-query.txt",
+  ]);
+  const json = JSON.parse(await w.read("1-initial-query-response.json"));
+  assert.equal(json.candidates[0].content.parts[0].text, text.replace(GEMINI_KEY, "********XY"));
+  // The key arrived cut across events: the raw events are not logged, a line says why.
+  assert.match(
+    await w.read("1-initial-query-response-events.txt"),
+    /^\[code-commit: the streamed reply holds an API key, .* 1-initial-query-response\.json holds the reply, masked\.\]\n$/,
+  );
+});
+
+Deno.test("a streamed reply without a key: its raw events logged as received", async () => {
+  const step = openaiStream("^^^a.txt\nplain\n^^^end\n");
+  await using w = await world("gpt-5", [step]);
+  await askOk(w, PROMPT, INITIAL_QUERY);
+  assert.equal(await w.read("1-initial-query-response-events.txt"), step.chunks.join(""));
+});
+
+Deno.test("a stream cut on every attempt: ERROR, and the last attempt's events logged", async () => {
+  const cut = () => {
+    const step = openaiStream("a reply that never ends");
+    return { ...step, chunks: step.chunks.slice(0, -1) };
+  };
+  await using w = await world("gpt-5", [cut(), cut(), cut()]);
+  await assert.rejects(
+    askOk(w, PROMPT, SINGLE_QUERY),
+    (error: unknown) => error instanceof LlmError && /no \[DONE\]/.test(error.message),
+  );
+  assert.match(await w.read("query-response.txt"), /^ERROR\n.*no \[DONE\]/);
+  assert.match(await w.read("query-response-events.txt"), /^data: \{"id":"chatcmpl-/);
+});
+
+Deno.test("a terminal: the live line shows the tokens streamed so far", async () => {
+  const step = geminiStream("^^^a.txt\nsome answer text\n^^^end\n", {
+    thoughts: "thinking hard",
+    usage: { prompt: 100, candidates: 1234, thoughts: 5678 },
+    intervalMs: 210,
+    piece: 100,
+  });
+  await using w = await world("gemini-2.5-pro", [step], { terminal: true });
+  await askOk(w, PROMPT, INITIAL_QUERY);
+  assert.ok(
+    w.streams.err.some((line) =>
+      line.startsWith("\r\x1b[2K") &&
+      /^waiting for gemini-2\.5-pro… \d+s · thinking 5,678 · answer 1,234 tokens$/.test(
+        line.slice(5),
+      )
+    ),
+    JSON.stringify(w.streams.err),
+  );
 });

@@ -11,6 +11,7 @@
 
 import assert from "node:assert/strict";
 import { createClient } from "../../lib/llm/client.ts";
+import type { StreamProgress } from "../../lib/llm/progress.ts";
 import { resolveBaseUrl } from "../../lib/llm/endpoint.ts";
 import { type ModelName, MODELS } from "../../lib/llm/models.ts";
 import type { RetryPolicy } from "../../lib/llm/retry.ts";
@@ -20,12 +21,16 @@ import {
   type FakeLlmServer,
   geminiError,
   geminiReply,
+  geminiStream,
   loadLlmFixture,
   openaiError,
   openaiReply,
+  openaiStream,
   type ResponseStep,
   type ScriptStep,
+  sseEvents,
   startFakeLlmServer,
+  type StreamStep,
 } from "../support/fake_llm_server.ts";
 import { GEMINI_KEY, OPENAI_KEY } from "../support/project.ts";
 
@@ -176,7 +181,7 @@ const OVERLOADED = () => geminiError(503, "The model is overloaded.", "UNAVAILAB
 // ---------------------------------------------------------------------------
 // Requests and replies
 
-Deno.test("Gemini: POST <base>/models/gemini-2.5-pro:generateContent, key in x-goog-api-key", async () => {
+Deno.test("Gemini: POST <base>/models/gemini-2.5-pro:streamGenerateContent?alt=sse, key in x-goog-api-key", async () => {
   await using server = await serve([{ kind: "fixture", file: "gemini/ok.json" }]);
   const { client } = harness("gemini-2.5-pro", server);
   const prompt = 'Rename the helper.\n--- src/a.ts ---\nconst é = "✓";\n';
@@ -185,7 +190,7 @@ Deno.test("Gemini: POST <base>/models/gemini-2.5-pro:generateContent, key in x-g
   assert.equal(server.requests.length, 1);
   const [request] = server.requests;
   assert.equal(request.method, "POST");
-  assert.equal(request.path, "/v1beta/models/gemini-2.5-pro:generateContent");
+  assert.equal(request.path, "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse");
   assert.equal(request.api, "gemini");
   assert.equal(request.model, "gemini-2.5-pro");
   assert.equal(request.headers["x-goog-api-key"], GEMINI_KEY);
@@ -220,7 +225,8 @@ Deno.test("OpenAI: POST <base>/chat/completions, Bearer key, gpt-5, no temperatu
   for (const name of ["temperature", "max_tokens", "max_completion_tokens"]) {
     assert.equal(name in body, false, `${name} must not be sent to gpt-5`);
   }
-  assert.deepEqual(Object.keys(body).sort(), ["messages", "model"]);
+  assert.deepEqual(Object.keys(body).sort(), ["messages", "model", "stream", "stream_options"]);
+  assert.deepEqual(body.stream_options, { include_usage: true });
   assertKeyOnlyInHeader(server);
 
   assert.equal(reply.body, await fixtureText("openai/ok.json"));
@@ -781,7 +787,7 @@ Deno.test("gemini-3-pro-preview: its own path, and thinkingLevel high instead of
   await using server = await serve([{ kind: "fixture", file: "gemini/ok.json" }]);
   await harness("gemini-3-pro-preview", server).client.complete("the prompt");
   const [request] = server.requests;
-  assert.equal(request.path, "/v1beta/models/gemini-3-pro-preview:generateContent");
+  assert.equal(request.path, "/v1beta/models/gemini-3-pro-preview:streamGenerateContent?alt=sse");
   assert.equal(request.model, "gemini-3-pro-preview");
   assert.deepEqual(request.body, {
     contents: [{ role: "user", parts: [{ text: "the prompt" }] }],
@@ -807,6 +813,8 @@ Deno.test("gpt-5.2: model gpt-5.2 with reasoning_effort high (it reasons at none
     model: "gpt-5.2",
     messages: [{ role: "user", content: "the prompt" }],
     reasoning_effort: "high",
+    stream: true,
+    stream_options: { include_usage: true },
   });
   assertKeyOnlyInHeader(server);
 });
@@ -854,6 +862,8 @@ Deno.test("local:NAME sends NAME, and no key at all, to the OpenAI-compatible en
   assert.deepEqual(request.body, {
     model: "qwen2.5-coder:32b",
     messages: [{ role: "user", content: "the prompt" }],
+    stream: true,
+    stream_options: { include_usage: true },
   });
   assert.equal(request.headers.authorization, undefined);
   assert.equal(request.headers["x-goog-api-key"], undefined);
@@ -1125,4 +1135,290 @@ Deno.test("a reply body larger than 64 MiB is refused, not read into memory whol
   const { client } = harness("gemini-2.5-pro", server);
   const error = await failure(client);
   assert.match(error.message, /the reply is larger than 64 MiB/);
+});
+
+// ---------------------------------------------------------------------------
+// Streamed replies (server-sent events)
+
+/** Calls with progress recorded. */
+async function streamed(client: LlmClient, progress: StreamProgress[] = []) {
+  return await client.complete("the prompt", { onProgress: (p) => progress.push(p) });
+}
+
+Deno.test("Gemini stream: the answer parts joined, thoughts apart, usage and body as unstreamed", async () => {
+  const step = geminiStream("^^^a.txt\nhello streamed world\n^^^end\n", {
+    thoughts: "Let me think.",
+    usage: { prompt: 1200, candidates: 30, thoughts: 400 },
+    piece: 5,
+  });
+  await using server = await serve([step]);
+  const progress: StreamProgress[] = [];
+  const reply = await streamed(harness("gemini-2.5-pro", server).client, progress);
+  assert.equal(reply.text, "^^^a.txt\nhello streamed world\n^^^end\n");
+  assert.deepEqual(reply.usage, { input: 1200, cached: 0, output: 30, thinking: 400 });
+  assert.equal(reply.finishReason, "STOP");
+  assert.equal(reply.events, step.chunks.join(""), "the raw events, as received");
+  const body = JSON.parse(reply.body);
+  assert.deepEqual(body.candidates[0].content, {
+    parts: [
+      { text: "Let me think.", thought: true },
+      { text: "^^^a.txt\nhello streamed world\n^^^end\n" },
+    ],
+    role: "model",
+  });
+  assert.equal(body.candidates[0].finishReason, "STOP");
+  assert.equal(body.usageMetadata.thoughtsTokenCount, 400);
+  assert.equal(typeof body.responseId, "string");
+  // Progress: from nothing, thinking first, then the answer as the API counts it.
+  assert.equal(progress[0].thinkingChars + progress[0].answerChars, 0, "nothing yet");
+  assert.equal(progress[1].thinkingChars, "Let me think.".length);
+  assert.equal(progress[1].thinkingTokens, 400);
+  assert.equal(progress.at(-1)!.answerChars, reply.text.length);
+  assert.equal(progress.at(-1)!.answerTokens, 30);
+  assert.ok(progress.length > 5, `${progress.length} progress reports`);
+  assertKeyOnlyInHeader(server);
+});
+
+Deno.test("OpenAI stream: deltas joined, usage from the last chunk, [DONE], body as unstreamed", async () => {
+  const step = openaiStream("the whole answer, in pieces", {
+    usage: { prompt: 900, completion: 300, reasoning: 256 },
+  });
+  await using server = await serve([step]);
+  const progress: StreamProgress[] = [];
+  const reply = await streamed(harness("gpt-5", server).client, progress);
+  assert.equal(reply.text, "the whole answer, in pieces");
+  assert.deepEqual(reply.usage, { input: 900, cached: 0, output: 44, thinking: 256 });
+  assert.equal(reply.finishReason, "stop");
+  assert.equal(reply.events, step.chunks.join(""));
+  const body = JSON.parse(reply.body);
+  assert.equal(body.object, "chat.completion");
+  assert.deepEqual(body.choices, [{
+    index: 0,
+    message: { role: "assistant", content: "the whole answer, in pieces", refusal: null },
+    finish_reason: "stop",
+  }]);
+  assert.equal(body.usage.completion_tokens_details.reasoning_tokens, 256);
+  // Before the usage arrives, only characters are known; then the tokens.
+  const before = progress.at(-3)!; // then the usage chunk, then [DONE]
+  assert.equal(before.answerChars, reply.text.length);
+  assert.equal(before.answerTokens, undefined);
+  assert.deepEqual(progress.at(-1), {
+    thinkingChars: 0,
+    answerChars: reply.text.length,
+    thinkingTokens: 256,
+    answerTokens: 44,
+  });
+});
+
+Deno.test("OpenAI-compatible stream with reasoning_content: thinking counted apart, kept in the body", async () => {
+  const chunk = (delta: unknown, finish: string | null = null) => ({
+    id: "x",
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
+  await using server = await serve([{
+    kind: "stream",
+    chunks: sseEvents([
+      chunk({ role: "assistant", reasoning_content: "hmm, " }),
+      chunk({ reasoning_content: "yes" }),
+      chunk({ content: "answer" }),
+      chunk({}, "stop"),
+      "[DONE]",
+    ]),
+  }]);
+  const progress: StreamProgress[] = [];
+  const reply = await streamed(harness("gpt-5", server).client, progress);
+  assert.equal(reply.text, "answer");
+  assert.deepEqual(reply.usage, { input: 0, cached: 0, output: 0, thinking: 0 });
+  assert.equal(JSON.parse(reply.body).choices[0].message.reasoning_content, "hmm, yes");
+  assert.deepEqual(progress.at(-1), {
+    thinkingChars: 8,
+    answerChars: 6,
+    thinkingTokens: undefined,
+    answerTokens: undefined,
+  });
+});
+
+Deno.test("a server that answers a streaming request with plain JSON is read as before, no events", async () => {
+  await using server = await serve([{ kind: "fixture", file: "openai/ok.json" }]);
+  const progress: StreamProgress[] = [];
+  const reply = await streamed(harness("gpt-5", server).client, progress);
+  assert.equal(reply.body, await fixtureText("openai/ok.json"));
+  assert.equal(reply.events, undefined);
+  assert.deepEqual(progress, []);
+});
+
+Deno.test("a stream cut by a connection reset is retried, never a partial reply", async () => {
+  const whole = geminiStream("^^^a.txt\nthe full reply\n^^^end\n", { piece: 4 });
+  await using server = await serve([
+    { ...whole, chunks: whole.chunks.slice(0, 3), reset: true },
+    whole,
+  ]);
+  const { client, notices } = harness("gemini-2.5-pro", server);
+  const reply = await client.complete("x");
+  assert.equal(reply.text, "^^^a.txt\nthe full reply\n^^^end\n");
+  assert.equal(reply.attempts, 2);
+  assert.equal(notices.length, 1);
+  assert.match(
+    notices[0].reason,
+    /^127\.0\.0\.1:\d+: the (connection broke during the reply|reply stream ended before its end)/,
+  );
+});
+
+/** Cuts for each API: the stream, and what the retry reason names as missing. */
+const CUTS: [string, ModelName, () => StreamStep, RegExp][] = [
+  ["Gemini, no finishReason", "gemini-2.5-pro", () => {
+    const step = geminiStream("^^^a.txt\nhi there\n^^^end\n", { piece: 4 });
+    return { ...step, chunks: step.chunks.slice(0, -1) };
+  }, /ended before its end \(no finish reason\)/],
+  ["OpenAI, no [DONE]", "gpt-5", () => {
+    const step = openaiStream("hi there");
+    return { ...step, chunks: step.chunks.slice(0, -1) };
+  }, /ended before its end \(no \[DONE\]\)/],
+  ["OpenAI, no finish_reason", "gpt-5", () => {
+    const step = openaiStream("hi there");
+    return { ...step, chunks: step.chunks.slice(0, 2) };
+  }, /ended before its end \(no finish reason\)/],
+  ["OpenAI, the last event unfinished", "gpt-5", () => {
+    const step = openaiStream("hi there");
+    return { ...step, chunks: [...step.chunks.slice(0, -1), "data: [DONE]"] };
+  }, /ended before its end \(no \[DONE\], an unfinished event\)/],
+];
+
+for (const [name, model, cut, reason] of CUTS) {
+  Deno.test(`a stream that ends early is retried, then fails with its events: ${name}`, async () => {
+    const steps = [cut(), cut(), cut()];
+    await using server = await serve(steps);
+    const error = await failure(harness(model, server).client);
+    assert.match(error.message, reason);
+    assert.match(error.message, /\(after 3 attempts\)$/);
+    assert.equal(server.requests.length, 3);
+    assert.equal(error.events, steps[2].chunks.join(""), "the last attempt's raw events");
+  });
+}
+
+Deno.test("an error event in a stream is read like the same HTTP error: Gemini 503 retried", async () => {
+  const whole = geminiStream("^^^a.txt\nok\n^^^end\n");
+  const error = {
+    error: { code: 503, message: "The model is overloaded.", status: "UNAVAILABLE" },
+  };
+  await using server = await serve([
+    { kind: "stream", chunks: [whole.chunks[0], ...sseEvents([error])] },
+    whole,
+  ]);
+  const { client, notices, waits } = harness("gemini-2.5-pro", server);
+  const reply = await client.complete("x");
+  assert.equal(reply.attempts, 2);
+  assert.equal(notices[0].reason, "HTTP 503 UNAVAILABLE: The model is overloaded.");
+  assert.deepEqual(waits, [750], "the backoff, as for an HTTP 503");
+});
+
+Deno.test("an error event in a stream is read like the same HTTP error: OpenAI 400 not retried", async () => {
+  const error = {
+    error: {
+      message: "This model's maximum context length is 400000 tokens.",
+      type: "invalid_request_error",
+      param: "messages",
+      code: "context_length_exceeded",
+    },
+  };
+  await using server = await serve([{ kind: "stream", chunks: sseEvents([error]) }]);
+  const failed = await failure(harness("gpt-5", server).client);
+  assert.equal(
+    failed.message,
+    "gpt-5: HTTP 400 context_length_exceeded: This model's maximum context length is 400000 tokens.",
+  );
+  assert.equal(failed.status, 400);
+  assert.equal(JSON.parse(failed.body!).error.code, "context_length_exceeded");
+  assert.equal(server.requests.length, 1);
+});
+
+Deno.test("an OpenAI rate-limit error event is retried; a wrong key in a stream is not", async () => {
+  const limit = {
+    error: { message: "Rate limit reached", type: "tokens", code: "rate_limit_exceeded" },
+  };
+  const key = {
+    error: { message: "Incorrect API key", type: "invalid_request_error", code: "invalid_api_key" },
+  };
+  await using server = await serve([
+    { kind: "stream", chunks: sseEvents([limit]) },
+    { kind: "stream", chunks: sseEvents([key]) },
+  ]);
+  const failed = await failure(harness("gpt-5", server).client);
+  assert.match(
+    failed.message,
+    /^gpt-5: HTTP 401 invalid_api_key: Incorrect API key \(check the key in /,
+  );
+  assert.equal(server.requests.length, 2);
+});
+
+Deno.test("an event that is not JSON ends the call, not retried", async () => {
+  await using server = await serve([{ kind: "stream", chunks: ["data: {not json\n\n"] }]);
+  const failed = await failure(harness("gemini-2.5-pro", server).client);
+  assert.equal(
+    failed.message,
+    "gemini-2.5-pro: the reply stream holds an event that is not JSON: {not json",
+  );
+  assert.equal(failed.events, "data: {not json\n\n", "what arrived, for the log");
+  assert.equal(server.requests.length, 1);
+});
+
+Deno.test("a stream that stalls ends at the per-request time limit, as a whole answer does", async () => {
+  const step = openaiStream("never finished");
+  await using server = await serve([{ ...step, chunks: step.chunks.slice(0, 2), hang: true }]);
+  const failed = await failure(harness("gpt-5", server, { timeoutMs: 300 }).client);
+  assert.match(failed.message, /^gpt-5: no reply within 0\.3s; raise --llm-timeout/);
+  assert.equal(server.requests.length, 1);
+});
+
+Deno.test("a stream larger than 64 MiB is refused like a body that large", async () => {
+  const mib = `: ${"x".repeat(2 ** 20 - 3)}\n`; // a comment line of 1 MiB
+  await using server = await serve([{
+    kind: "stream",
+    chunks: Array.from({ length: 65 }, () => mib),
+  }]);
+  const failed = await failure(harness("gpt-5", server).client);
+  assert.match(failed.message, /^gpt-5: the reply is larger than 64 MiB/);
+  assert.equal(server.requests.length, 1);
+});
+
+Deno.test("Ctrl-C during a stream: InterruptedError at once, no retry", async () => {
+  const step = openaiStream("never finished");
+  await using server = await serve([{ ...step, chunks: step.chunks.slice(0, 2), hang: true }]);
+  const controller = new AbortController();
+  const progress: StreamProgress[] = [];
+  const call = harness("gpt-5", server).client.complete("x", {
+    signal: controller.signal,
+    onProgress: (p) => {
+      progress.push(p);
+      if (p.answerChars > 0) controller.abort();
+    },
+  });
+  await assert.rejects(call, InterruptedError);
+  assert.equal(server.requests.length, 1);
+});
+
+Deno.test("a Gemini server that knows only generateContent (404 to the stream) is asked there", async () => {
+  const fixture = new URL("../fixtures/llm/gemini/ok.json", import.meta.url);
+  const ok = JSON.stringify(JSON.parse(await Deno.readTextFile(fixture)).body);
+  const paths: string[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+    const url = new URL(request.url);
+    paths.push(url.pathname + url.search);
+    return url.pathname.endsWith(":generateContent")
+      ? new Response(ok, { headers: { "content-type": "application/json" } })
+      : new Response('{"error":{"code":404,"message":"not found"}}', { status: 404 });
+  });
+  try {
+    const baseUrl = `http://127.0.0.1:${server.addr.port}/v1beta`;
+    const client = createClient("gemini-2.5-pro", GEMINI_KEY, baseUrl, { timeoutMs: 10_000 });
+    const reply = await client.complete("hello");
+    assert.equal(reply.attempts, 1);
+    assert.ok(reply.text.length > 0);
+    assert.deepEqual(paths, [
+      "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse",
+      "/v1beta/models/gemini-2.5-pro:generateContent",
+    ]);
+  } finally {
+    await server.shutdown();
+  }
 });

@@ -37,10 +37,10 @@ function reply(candidate: Json, extra: Json = {}): Json {
 // ---------------------------------------------------------------------------
 // Request
 
-Deno.test("request: generateContent URL, key in x-goog-api-key only, prompt in contents", () => {
+Deno.test("request: streamGenerateContent URL (server-sent events), key in x-goog-api-key only, prompt in contents", () => {
   const prompt = 'Rename fullName.\n\n--- src/a.ts ---\nconst s = "é ✓ \\u0000";\n';
   const request = geminiAdapter.request(BASE, "gemini-2.5-pro", GEMINI_KEY, prompt);
-  assert.equal(request.url, `${BASE}/models/gemini-2.5-pro:generateContent`);
+  assert.equal(request.url, `${BASE}/models/gemini-2.5-pro:streamGenerateContent?alt=sse`);
   assert.deepEqual(request.headers, {
     "content-type": "application/json",
     "x-goog-api-key": GEMINI_KEY,

@@ -1,7 +1,7 @@
 /**
- * Tests of the model table: the four models of SPEC.md decision 4, their key
- * files (decision 11), their endpoints and variables (interface contract),
- * what each request adds, and `local:NAME`.
+ * Tests of the model table: its four models, their key files, their
+ * endpoints and the variables that override them, what each request adds,
+ * and `local:NAME`.
  */
 
 import assert from "node:assert/strict";
@@ -15,7 +15,7 @@ import {
   parseModelId,
 } from "../../lib/llm/models.ts";
 
-Deno.test("the table holds exactly the four models of the specification", () => {
+Deno.test("the table holds exactly four models, gemini-2.5-pro the default", () => {
   assert.deepEqual(Object.keys(MODELS).sort(), [
     "gemini-2.5-pro",
     "gemini-3-pro-preview",

@@ -49,14 +49,19 @@ Deno.test("request: chat/completions, Bearer key in the header only, model and m
     authorization: `Bearer ${OPENAI_KEY}`,
   });
   const body = JSON.parse(request.body);
-  assert.deepEqual(body, { model: "gpt-5", messages: [{ role: "user", content: prompt }] });
+  assert.deepEqual(body, {
+    model: "gpt-5",
+    messages: [{ role: "user", content: prompt }],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
   assert.ok(!request.url.includes(OPENAI_KEY));
   assert.ok(!request.body.includes(OPENAI_KEY));
 });
 
 Deno.test("request: gpt-5 never gets temperature, max_tokens or max_completion_tokens", () => {
   const body = JSON.parse(openaiAdapter.request(BASE, "gpt-5", OPENAI_KEY, "hi").body);
-  assert.deepEqual(Object.keys(body).sort(), ["messages", "model"]);
+  assert.deepEqual(Object.keys(body).sort(), ["messages", "model", "stream", "stream_options"]);
   for (const name of ["temperature", "max_tokens", "max_completion_tokens", "top_p"]) {
     assert.equal(name in body, false, name);
   }

@@ -1,5 +1,5 @@
 /**
- * Tests of the log names of SPEC.md decision 5: the run folder slugs and
+ * Tests of the log names: the run folder slugs and
  * the numbered file names of every LLM call.
  */
 
@@ -16,24 +16,25 @@ import {
   SLUGS,
 } from "../../lib/logger/log_names.ts";
 
-Deno.test("logs live in logs/, slugs are those of the specification", () => {
+Deno.test("logs live in logs/, one slug per workflow", () => {
   assert.equal(LOGS_DIR, "logs");
   assert.deepEqual(SLUGS, {
     committingCode: "committing-code",
     consistencyReport: "consistency-report",
-    // --undo came after the seeds; its folder holds the list of what it restored.
+    // --undo's folder holds the list of what it restored.
     undo: "undo",
     // --check-build's folder holds its one build log.
     checkBuild: "check-build",
   });
 });
 
-/** Every call's names, as decision 5 spells them. */
+/** Every call's names, each carrying the number of its LLM call. */
 const CALLS: [string, CallLogNames, CallLogNames][] = [
   ["the initial query", INITIAL_QUERY, {
     query: "1-initial-query.txt",
     replyText: "1-initial-query-response.txt",
     replyJson: "1-initial-query-response.json",
+    replyEvents: "1-initial-query-response-events.txt",
     build: "1-initial-query-build.txt",
     dryRun: "1-initial-query-dry-run.diff",
   }],
@@ -41,6 +42,7 @@ const CALLS: [string, CallLogNames, CallLogNames][] = [
     query: "2-repair-query-1.txt",
     replyText: "2-repair-query-1-response.txt",
     replyJson: "2-repair-query-1-response.json",
+    replyEvents: "2-repair-query-1-response-events.txt",
     build: "2-repair-query-1-build.txt",
     dryRun: "2-repair-query-1-dry-run.diff",
   }],
@@ -48,6 +50,7 @@ const CALLS: [string, CallLogNames, CallLogNames][] = [
     query: "3-repair-query-2.txt",
     replyText: "3-repair-query-2-response.txt",
     replyJson: "3-repair-query-2-response.json",
+    replyEvents: "3-repair-query-2-response-events.txt",
     build: "3-repair-query-2-build.txt",
     dryRun: "3-repair-query-2-dry-run.diff",
   }],
@@ -55,6 +58,7 @@ const CALLS: [string, CallLogNames, CallLogNames][] = [
     query: "4-repair-query-3.txt",
     replyText: "4-repair-query-3-response.txt",
     replyJson: "4-repair-query-3-response.json",
+    replyEvents: "4-repair-query-3-response-events.txt",
     build: "4-repair-query-3-build.txt",
     dryRun: "4-repair-query-3-dry-run.diff",
   }],
@@ -62,6 +66,7 @@ const CALLS: [string, CallLogNames, CallLogNames][] = [
     query: "0-context-query.txt",
     replyText: "0-context-query-response.txt",
     replyJson: "0-context-query-response.json",
+    replyEvents: "0-context-query-response-events.txt",
     build: "0-context-query-build.txt",
     dryRun: "0-context-query-dry-run.diff",
   }],
@@ -69,6 +74,7 @@ const CALLS: [string, CallLogNames, CallLogNames][] = [
     query: "query.txt",
     replyText: "query-response.txt",
     replyJson: "query-response.json",
+    replyEvents: "query-response-events.txt",
     build: "query-build.txt",
     dryRun: "query-dry-run.diff",
   }],
@@ -80,7 +86,7 @@ for (const [name, actual, expected] of CALLS) {
   });
 }
 
-Deno.test("the exact names decision 5 lists", () => {
+Deno.test("the exact names of the initial, repair, context and single calls", () => {
   assert.equal(INITIAL_QUERY.query, "1-initial-query.txt");
   assert.equal(repairQuery(1).build, "2-repair-query-1-build.txt");
   assert.equal(repairQuery(3).replyJson, "4-repair-query-3-response.json");

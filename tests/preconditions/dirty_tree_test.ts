@@ -121,3 +121,33 @@ Deno.test("the check runs no filter: git-lfs planted in .venv/bin, first on PATH
   assert.equal(await project.exists("leaked.txt"), false, "the planted git-lfs ran");
   assert.deepEqual(result, { warnings: [] });
 });
+
+Deno.test("git's data behind a .git file, which git lists as untracked, is not uncommitted work", async () => {
+  await using project = await tempProject();
+  const root = project.root;
+  await Deno.remove(join(root, ".git"), { recursive: true }).catch(() => {});
+  await git(root, "init", "-q", "--separate-git-dir", ".repo", ".");
+  await project.write(".gitignore", "/agent-config\n");
+  await project.write("src/a.ts", "a\n");
+  await Deno.mkdir(join(root, "sub"));
+  // A nested repository kept in `../.subrepo`, recorded in the outer one as a submodule is.
+  await git(join(root, "sub"), "init", "-q", "--separate-git-dir", "../.subrepo", ".");
+  await project.write("sub/c.ts", "c\n");
+  await git(join(root, "sub"), "add", "c.ts");
+  await git(join(root, "sub"), "commit", "-q", "-m", "sub");
+  await git(root, "add", ".gitignore", "src", "sub");
+  await git(root, "commit", "-q", "-m", "start");
+  // git itself lists them: `.repo/HEAD`, `.subrepo/config`, ...
+  assert.match(
+    await git(root, "status", "--porcelain", "--untracked-files=all"),
+    /\?\? \.repo\/HEAD/,
+  );
+  assert.deepEqual(await check(root), { warnings: [] });
+  // Work of the user's next to it still counts.
+  await project.write("src/b.ts", "b\n");
+  const { error } = await check(root);
+  assert.match(
+    error ?? "",
+    /uncommitted changes in 1 path a reply could write: src\/b\.ts \(untracked\)/,
+  );
+});

@@ -79,7 +79,7 @@ const EXPOSING = [
   "/Agent-Config\n",
   "\\/agent-config\n",
   "/agent-config\n!/agent-config\n",
-  // Issue 13: the keys and the query, but not the rollup (the whole codebase) nor the report.
+  // The keys and the query, but not the rollup (the whole codebase) nor the report.
   "/agent-config/*-key.txt\n/agent-config/query.txt\n",
   "/agent-config/*.txt\n",
   "/agent-config/*/\n",
@@ -177,7 +177,7 @@ Deno.test("the error names the files the tool uses that are not ignored, and the
 
 Deno.test("only .gitignore counts: agent-config/ ignored in .git/info/exclude alone is refused", async () => {
   // git would commit nothing here, but .git/info/exclude is this clone's alone: the committed
-  // .gitignore must protect every clone (SPEC.md decision 10).
+  // .gitignore must protect every clone.
   await withProject({}, async (root) => {
     await Deno.writeTextFile(join(root, ".gitignore"), "/logs\n");
     assert.equal(await gitProtects(root), false);

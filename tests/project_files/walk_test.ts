@@ -350,3 +350,46 @@ Deno.test("listFolder refuses exactly the names the guard's syntax check refuses
     }
   });
 });
+
+Deno.test("walkTree leaves out git's data behind a .git file, at the root and nested, as it leaves out .git", async () => {
+  await withProject({}, async (root) => {
+    // The repository kept in `.repo/`; a nested one kept in `../.subrepo`; a hand-written
+    // pointer naming a folder beside it; a linked worktree (whose gitdir is in `.repo/`).
+    await git(root, "init", "-q", "--separate-git-dir", ".repo", ".");
+    await writeFiles(root, { ".gitignore": "/agent-config\n", "src/a.ts": "a\n" });
+    await git(root, "add", ".gitignore", "src/a.ts");
+    await git(root, "commit", "-q", "-m", "start");
+    await Deno.mkdir(join(root, "sub"));
+    await git(join(root, "sub"), "init", "-q", "--separate-git-dir", "../.subrepo", ".");
+    await writeFiles(root, {
+      "sub/lib.ts": "",
+      "inner/.git": "gitdir: .inner\n",
+      "inner/.inner/HEAD": "ref: refs/heads/main\n",
+      "inner/.inner/hooks/pre-commit": "#!/bin/sh\n",
+      "inner/main.ts": "",
+    });
+    await git(root, "worktree", "add", "-q", "wt");
+    // git itself lists its data kept under another name as untracked files.
+    const untracked = await git(root, "ls-files", "--others", "--exclude-standard");
+    assert.match(untracked, /^\.repo\/config$/m);
+    assert.match(untracked, /^\.subrepo\/HEAD$/m);
+    const files = await allFiles(root);
+    assert.deepEqual(
+      files.filter((path) => /(^|\/)\.(repo|subrepo|inner)\//.test(path)),
+      [],
+      "git's data was listed",
+    );
+    assert.deepEqual(files, [
+      ".gitignore",
+      "inner/main.ts",
+      "src/a.ts",
+      "sub/lib.ts",
+      "wt/.gitignore",
+      "wt/src/a.ts",
+    ]);
+    // A walk started below the root leaves it out too.
+    const rules = await IgnoreRules.load(root);
+    const inner = await walkTree(root, "inner", rules);
+    assert.deepEqual(inner.folders.flatMap((folder) => folder.files), ["inner/main.ts"]);
+  });
+});

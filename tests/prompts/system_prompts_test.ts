@@ -5,9 +5,9 @@ import { codeModificationInstructions, SYSTEM_PROMPTS } from "../../lib/prompts/
 import { codeModificationInstructions as expectedInstructions } from "../support/prompts.ts";
 
 /**
- * The user's own prompts (seed 000, "hardcoded into binary"), pinned by
- * SHA-256 of the text extracted verbatim from the seed: any edit, even of
- * white space, fails here.
+ * The user's own prompts, to be kept word for word, pinned by SHA-256 of
+ * the text exactly as the user wrote it: any edit, even of white space,
+ * fails here.
  */
 const VERBATIM = {
   initialQuery: "67d8a45542a4cef883fbf886e291f4f1447960ca2122b806435b3f2e96e70fb9",
@@ -15,7 +15,7 @@ const VERBATIM = {
   consistencyReport: "3482804354e98f3bfafcee38401ee068a4fa37b44c2693d2f9381df2aa70ccaa",
 } as const;
 
-Deno.test("the seed's prompts are kept verbatim", () => {
+Deno.test("the user's prompts are kept verbatim", () => {
   for (const [name, sha] of Object.entries(VERBATIM)) {
     const text = SYSTEM_PROMPTS[name as keyof typeof VERBATIM];
     assert.equal(createHash("sha256").update(text).digest("hex"), sha, name);

@@ -14,7 +14,7 @@ import {
 const ROLLUP_MARK = "code-commit --rollup:";
 import { fileBlock } from "../../lib/project_files/file_block.ts";
 import { compareCodePoints } from "../../lib/project_files/order.ts";
-import { runGit, withProject, writeFiles } from "../support/project.ts";
+import { git, runGit, withProject, writeFiles } from "../support/project.ts";
 
 /** A tree with every kind of ignore rule git has, links, binary and non-UTF-8 files. */
 const TREE: Record<string, string> = {
@@ -352,5 +352,45 @@ Deno.test("a tracked name that is not UTF-8 is never read by its decoded path, w
     assert.deepEqual(rollup.leftOut.map((entry) => `${entry.kind} ${entry.path}`), [
       "refused-name caf\uFFFD.txt",
     ]);
+  });
+});
+
+Deno.test("git's data behind a .git file stays out of the rollup, untracked or tracked, root or nested", async () => {
+  await withProject({}, async (root) => {
+    // The repository kept in `.repo/`: git lists `.repo/config`, `.repo/hooks/*.sample`, ...
+    // as untracked files.
+    await git(root, "init", "-q", "--separate-git-dir", ".repo", ".");
+    await writeFiles(root, { ".gitignore": "/agent-config\n", "src/a.ts": "a\n" });
+    const rollup = await makeRollup(root);
+    assert.deepEqual([...rollup.files], [".gitignore", "src/a.ts"]);
+    assert.deepEqual(rollup.leftOut, []);
+    assert(!rollup.text.includes(".repo/"));
+  });
+  await withProject({}, async (root) => {
+    // A nested repository kept in `../.subrepo`, whose data the outer repository tracks.
+    await git(root, "init", "-q");
+    await writeFiles(root, {
+      ".gitignore": "/agent-config\n",
+      "src/a.ts": "a\n",
+      "sub/b.ts": "b\n",
+    });
+    await git(join(root, "sub"), "init", "-q", "--separate-git-dir", "../.subrepo", ".");
+    await git(root, "add", ".gitignore", "src", ".subrepo");
+    await git(root, "commit", "-q", "-m", "start");
+    assert.match(await git(root, "ls-files"), /^\.subrepo\/config$/m);
+    const rollup = await makeRollup(root);
+    assert.deepEqual([...rollup.files], [".gitignore", "src/a.ts", "sub/b.ts"]);
+    assert(!rollup.text.includes(".subrepo/"));
+    assert(rollup.leftOut.length > 0);
+    assert.deepEqual(
+      rollup.leftOut.filter((entry) =>
+        entry.kind !== "protected" || !entry.path.startsWith(".subrepo/")
+      ),
+      [],
+    );
+    assert.match(
+      describeRollup(rollup),
+      /tracked files? in (a folder|folders) no prompt may read \(\.subrepo\//,
+    );
   });
 });

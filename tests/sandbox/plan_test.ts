@@ -50,7 +50,7 @@ async function planProject(files: Record<string, string>): Promise<string> {
   return (await tempProject(Object.fromEntries(written), { folders })).root;
 }
 
-Deno.test("the build column: hidden, read-only and writable entries as the issue lists them", () => {
+Deno.test("the build column: which protected entries the build cannot see, may read, may write", () => {
   const access = Object.fromEntries(PROTECTED_PATHS.map((entry) => [entry.name, entry.build]));
   assert.deepEqual(access, {
     "Cargo.lock": "writable",

@@ -1,5 +1,5 @@
 /**
- * Tests of reading API keys (SPEC.md decision 11): `readApiKey` trims the
+ * Tests of reading API keys: `readApiKey` trims the
  * file and refuses a missing, empty, too short or multi-token key with a
  * message naming the file; `readKnownKeys` collects every key it can find
  * for redaction, skipping missing files.

@@ -1,5 +1,5 @@
 /**
- * Tests of key redaction (SPEC.md decision 11): every occurrence of every
+ * Tests of key redaction: every occurrence of every
  * key becomes `********` and its last two characters, keys inside other
  * text and other keys included, and an API's own masked echo of a key
  * (OpenAI's `sk-proj-****…abcd`) is masked the same way.
@@ -218,8 +218,8 @@ Deno.test("redacting twice changes nothing more", () => {
   assert.equal(redactor.redact(once), once);
 });
 
-// The echo pattern once had unbounded quantifiers: on a long run of word characters (or of
-// asterisks) next to a mask it took minutes, freezing the tool. These inputs took ~40 s each then.
+// An echo pattern with unbounded quantifiers backtracks: on a long run of word characters (or of
+// asterisks) next to a mask it takes minutes, freezing the tool. These inputs would show it.
 Deno.test("redaction stays linear on long runs of word characters and asterisks", () => {
   const redactor = new Redactor([G, O]);
   const words = `${"ab12".repeat(50_000)} *** ${G} ${"x".repeat(100_000)}`;

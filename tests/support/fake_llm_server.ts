@@ -1,7 +1,9 @@
 /**
  * A fake LLM server for tests: it speaks the two HTTP APIs code-commit calls
- * (Gemini `generateContent` and OpenAI chat completions) on 127.0.0.1 and
- * answers from a script, one step per request, in order. It records every
+ * (Gemini `generateContent` and `streamGenerateContent`, OpenAI chat
+ * completions) on 127.0.0.1 and answers from a script, one step per
+ * request, in order: with a whole body, or streamed as server-sent events
+ * (a `stream` step, built by {@link geminiStream} or {@link openaiStream}). It records every
  * request so that tests can assert on what the tool sent.
  *
  * It is built on `node:http` rather than `Deno.serve`: `Deno.serve` always
@@ -83,8 +85,30 @@ export interface FixtureStep extends StepBase {
   readonly replace?: Record<string, string>;
 }
 
+/**
+ * A streamed answer: `chunks` written one at a time as they are (cut
+ * anywhere: the client must join them), `intervalMs` apart, content type
+ * `text/event-stream` unless `headers` says otherwise.
+ */
+export interface StreamStep extends StepBase {
+  /** Selects this kind of step. */
+  readonly kind: "stream";
+  /** The HTTP status; default 200. */
+  readonly status?: number;
+  /** Response headers (as {@link ResponseStep.headers}). */
+  readonly headers?: Record<string, string>;
+  /** The pieces of the body, written in order. */
+  readonly chunks: readonly string[];
+  /** Milliseconds between two pieces; default 0. */
+  readonly intervalMs?: number;
+  /** Drops the connection after the last piece instead of ending the body (a stream cut). */
+  readonly reset?: boolean;
+  /** Never ends the body after the last piece (a stream that stalls). */
+  readonly hang?: boolean;
+}
+
 /** One scripted answer; each incoming request consumes the next one. */
-export type ScriptStep = ResponseStep | HangStep | ResetStep | FixtureStep;
+export type ScriptStep = ResponseStep | HangStep | ResetStep | FixtureStep | StreamStep;
 
 /** One request the fake server received. */
 export interface RecordedRequest {
@@ -143,7 +167,7 @@ export interface LlmFixture {
 /** The folder that holds the LLM fixtures (`tests/fixtures/llm/`). */
 export const LLM_FIXTURE_DIR: URL = new URL("../fixtures/llm/", import.meta.url);
 
-const GEMINI_ROUTE = /^\/v1beta\/models\/([^/:]+):generateContent$/;
+const GEMINI_ROUTE = /^\/v1beta\/models\/([^/:]+):(?:generateContent|streamGenerateContent)$/;
 const OPENAI_ROUTE = "/v1/chat/completions";
 const GEMINI_CONTENT_TYPE = "application/json; charset=UTF-8";
 const OPENAI_CONTENT_TYPE = "application/json";
@@ -221,6 +245,14 @@ type Prepared =
     readonly body: string;
     readonly delayMs: number;
   }
+  | {
+    readonly kind: "stream";
+    readonly status: number;
+    readonly headers: Record<string, string>;
+    readonly chunks: readonly string[];
+    readonly intervalMs: number;
+    readonly end: "end" | "reset" | "hang";
+  }
   | { readonly kind: "hang" }
   | { readonly kind: "reset" };
 
@@ -264,6 +296,18 @@ async function prepare(step: ScriptStep, index: number): Promise<Prepared> {
         body = body.replaceAll(from, to);
       }
       return { kind: "send", status: fixture.status, headers, body, delayMs: step.delayMs ?? 0 };
+    }
+    case "stream": {
+      const headers = cleanHeaders(step.headers);
+      headers["content-type"] ??= "text/event-stream";
+      return {
+        kind: "stream",
+        status: step.status ?? 200,
+        headers,
+        chunks: step.chunks,
+        intervalMs: step.intervalMs ?? 0,
+        end: step.reset ? "reset" : step.hang ? "hang" : "end",
+      };
     }
     case "hang":
     case "reset":
@@ -416,12 +460,44 @@ export async function startFakeLlmServer(script: ScriptStep[]): Promise<FakeLlmS
       case "send":
         send(res, answer.status, { ...answer.headers }, answer.body, answer.delayMs);
         return;
+      case "stream":
+        stream(res, answer);
+        return;
       case "hang":
         return;
       case "reset":
         req.socket.destroy();
         return;
     }
+  }
+
+  function stream(res: http.ServerResponse, answer: Prepared & { kind: "stream" }): void {
+    res.writeHead(answer.status, { ...answer.headers });
+    let next = 0;
+    let pending: ReturnType<typeof setTimeout> | undefined;
+    const write = () => {
+      if (closing || res.destroyed) return;
+      if (next < answer.chunks.length) {
+        res.write(answer.chunks[next++]);
+        if (answer.intervalMs <= 0) return write();
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          write();
+        }, answer.intervalMs);
+        timers.add(timer);
+        pending = timer;
+        return;
+      }
+      if (answer.end === "end") res.end();
+      // Dropped once what was written has left: the client reads it, then the cut.
+      else if (answer.end === "reset") res.write("", () => res.socket?.destroy());
+    };
+    res.once("close", () => {
+      if (pending === undefined) return;
+      clearTimeout(pending);
+      timers.delete(pending);
+    });
+    write();
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -640,6 +716,131 @@ export function openaiError(
     status,
     headers: { "content-type": OPENAI_CONTENT_TYPE },
     body: { error: { message, type, param, code } },
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Streamed replies
+
+/** The events of `data`, each `data: <JSON>` and a blank line, as the real APIs send them. */
+export function sseEvents(data: readonly unknown[]): string[] {
+  return data.map((item) =>
+    `data: ${typeof item === "string" ? item : JSON.stringify(item)}\r\n\r\n`
+  );
+}
+
+/** Options of {@link geminiStream}. */
+export interface GeminiStreamOptions extends GeminiReplyOptions {
+  /** Characters of the answer per chunk; default 8. */
+  readonly piece?: number;
+  /** Milliseconds between chunks. */
+  readonly intervalMs?: number;
+}
+
+/**
+ * Builds a 200 `stream` step as `streamGenerateContent?alt=sse` sends the
+ * reply {@link geminiReply} would send whole: the thoughts in one chunk
+ * (parts with `thought: true`), the answer cut into chunks of `piece`
+ * characters, each chunk with `usageMetadata` counting the tokens so far,
+ * and the finish reason on the last chunk.
+ */
+export function geminiStream(text: string, opts: GeminiStreamOptions = {}): StreamStep {
+  const whole = geminiReply(text, opts).body as {
+    candidates: { content: { parts?: { text: string; thought?: true }[]; role: string } }[];
+    usageMetadata: Record<string, number>;
+    modelVersion: string;
+    responseId: string;
+  };
+  const usage = whole.usageMetadata;
+  const piece = opts.piece ?? 8;
+  const chunks: unknown[] = [];
+  const chunk = (parts: unknown[], last: boolean, answered: number) => ({
+    candidates: [{
+      content: { parts, role: "model" },
+      ...(last && { finishReason: opts.finishReason ?? "STOP" }),
+      index: 0,
+    }],
+    usageMetadata: {
+      promptTokenCount: usage.promptTokenCount,
+      ...(answered > 0 && { candidatesTokenCount: answered }),
+      totalTokenCount: usage.promptTokenCount + answered + (usage.thoughtsTokenCount ?? 0),
+      ...(usage.thoughtsTokenCount !== undefined &&
+        { thoughtsTokenCount: usage.thoughtsTokenCount }),
+    },
+    modelVersion: whole.modelVersion,
+    responseId: whole.responseId,
+  });
+  const answer = usage.candidatesTokenCount ?? 0;
+  if (opts.thoughts !== undefined) {
+    chunks.push(chunk([{ text: opts.thoughts, thought: true }], text === "", 0));
+  }
+  for (let at = 0; at < text.length; at += piece) {
+    const end = Math.min(text.length, at + piece);
+    chunks.push(
+      chunk(
+        [{ text: text.slice(at, end) }],
+        end === text.length,
+        Math.ceil(answer * end / text.length),
+      ),
+    );
+  }
+  if (chunks.length === 0) chunks.push(chunk([], true, 0));
+  return {
+    kind: "stream",
+    headers: { "content-type": "text/event-stream" },
+    chunks: sseEvents(chunks),
+    ...(opts.intervalMs !== undefined && { intervalMs: opts.intervalMs }),
+  };
+}
+
+/** Options of {@link openaiStream}. */
+export interface OpenaiStreamOptions extends OpenaiReplyOptions {
+  /** Characters of the answer per chunk; default 8. */
+  readonly piece?: number;
+  /** Milliseconds between chunks. */
+  readonly intervalMs?: number;
+}
+
+/**
+ * Builds a 200 `stream` step as chat completions with `stream: true` and
+ * `stream_options.include_usage` send the reply {@link openaiReply} would
+ * send whole: a first chunk with the role, the answer in chunks of `piece`
+ * characters (`delta.content`), a chunk with the finish reason, a last
+ * chunk with `choices: []` and the usage, then `data: [DONE]`.
+ */
+export function openaiStream(text: string, opts: OpenaiStreamOptions = {}): StreamStep {
+  const whole = openaiReply(text, opts).body as {
+    id: string;
+    created: number;
+    model: string;
+    usage: unknown;
+  };
+  const base = {
+    id: whole.id,
+    object: "chat.completion.chunk",
+    created: whole.created,
+    model: whole.model,
+    service_tier: "default",
+    system_fingerprint: null,
+  };
+  const choice = (delta: unknown, finish: string | null = null) => ({
+    ...base,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    usage: null,
+  });
+  const chunks: unknown[] = [choice({ role: "assistant", content: "", refusal: null })];
+  const piece = opts.piece ?? 8;
+  for (let at = 0; at < text.length; at += piece) {
+    chunks.push(choice({ content: text.slice(at, at + piece) }));
+  }
+  chunks.push(choice({}, opts.finishReason ?? "stop"));
+  chunks.push({ ...base, choices: [], usage: whole.usage });
+  chunks.push("[DONE]");
+  return {
+    kind: "stream",
+    headers: { "content-type": "text/event-stream; charset=utf-8" },
+    chunks: sseEvents(chunks),
+    ...(opts.intervalMs !== undefined && { intervalMs: opts.intervalMs }),
   };
 }
 

@@ -10,12 +10,14 @@ import {
   type FakeLlmServer,
   geminiError,
   geminiReply,
+  geminiStream,
   geminiText,
   jsonStringContent,
   listLlmFixtures,
   loadLlmFixture,
   openaiError,
   openaiReply,
+  openaiStream,
   openaiText,
   type ScriptStep,
   startFakeLlmServer,
@@ -510,4 +512,64 @@ Deno.test("every fixture is served byte for byte", async () => {
       assert.equal(server.remaining(), 0);
     },
   );
+});
+
+Deno.test("a stream step: the streaming Gemini route, text/event-stream, its pieces in order", async () => {
+  await withServer([geminiStream("hello world", { piece: 4 })], async (server) => {
+    const url = `${server.geminiBaseUrl}/models/gemini-2.5-pro:streamGenerateContent?alt=sse`;
+    const response = await fetch(url, { method: "POST", body: "{}" });
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get("content-type"), "text/event-stream");
+    const text = await response.text();
+    const events = text.split("\r\n\r\n").filter((e) => e !== "").map((e) =>
+      JSON.parse(e.replace(/^data: /, ""))
+    );
+    assert.deepEqual(events.map((e: Json) => e.candidates[0].content.parts[0].text), [
+      "hell",
+      "o wo",
+      "rld",
+    ]);
+    assert.equal(events.at(-1).candidates[0].finishReason, "STOP");
+    assert.equal(server.requests[0].api, "gemini");
+    assert.equal(
+      server.requests[0].path,
+      "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse",
+    );
+  });
+});
+
+Deno.test("openaiStream: role, content pieces, the finish reason, usage with no choice, [DONE]", async () => {
+  await withServer([openaiStream("abcdefghij", { piece: 5 })], async (server) => {
+    const text = await (await postOpenai(server)).text();
+    const data = text.split("\r\n\r\n").filter((e) => e !== "").map((e) => e.slice(6));
+    assert.equal(data.at(-1), "[DONE]");
+    const chunks = data.slice(0, -1).map((d) => JSON.parse(d));
+    assert.deepEqual(chunks.map((c: Json) => c.choices[0]?.delta.content ?? null), [
+      "",
+      "abcde",
+      "fghij",
+      null,
+      null,
+    ]);
+    assert.equal(chunks[3].choices[0].finish_reason, "stop");
+    assert.deepEqual(chunks[4].choices, []);
+    assert.equal(typeof chunks[4].usage.completion_tokens, "number");
+  });
+});
+
+Deno.test("a stream step with reset: the pieces arrive, then the connection drops", async () => {
+  const step = openaiStream("abc");
+  await withServer([{ ...step, chunks: step.chunks.slice(0, 2), reset: true }], async (server) => {
+    const response = await postOpenai(server);
+    const reader = response.body!.getReader();
+    let received = "";
+    await assert.rejects(async () => {
+      while (true) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        received += new TextDecoder().decode(value);
+      }
+    });
+    assert.equal(received, step.chunks.slice(0, 2).join(""));
+  });
 });

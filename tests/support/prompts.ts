@@ -1,9 +1,9 @@
 /**
  * The prompts the tool must send, stated independently of the code that
  * builds them: the system prompt texts as the files in `lib/prompts/system/`
- * hold them, the protected-path list written out, and each layout of SPEC.md
- * decision 3 (and of seeds 000 and 004) spelled with its own labels and
- * marker lines. Tests compare what the tool sends with these.
+ * hold them, the protected-path list written out, and each prompt layout
+ * (committing code, consistency report, context builder) spelled with its
+ * own labels and marker lines. Tests compare what the tool sends with these.
  *
  * @module
  */
@@ -22,7 +22,7 @@ export function systemPromptFile(name: SystemPromptFile): string {
   return Deno.readTextFileSync(new URL(`../../lib/prompts/system/${name}.txt`, import.meta.url));
 }
 
-/** The protected paths of SPEC.md decision 6, as the code-modification instructions list them. */
+/** The protected paths, as the code-modification instructions list them. */
 export const PROTECTED_PATH_LINES: readonly string[] = [
   "- `Cargo.lock` in the project root — Cargo's lock file, which cargo itself maintains",
   "- `build.sh` in the project root — the project's build script",
@@ -65,7 +65,7 @@ function parts(...texts: string[]): string {
   return texts.map((text) => text.endsWith("\n") ? text : `${text}\n`).join("\n");
 }
 
-/** Committing code's initial prompt (seed 002); without `codebase`, the context builder's input. */
+/** Committing code's initial prompt; without `codebase`, the context builder's input. */
 export function initialPrompt(query: string, codebase?: string): string {
   return parts(
     systemPromptFile("project-structure"),
@@ -76,7 +76,7 @@ export function initialPrompt(query: string, codebase?: string): string {
   );
 }
 
-/** Committing code's repair prompt (seed 002). */
+/** Committing code's repair prompt. */
 export function repairPrompt(
   buildOutput: string,
   query: string,
@@ -94,7 +94,7 @@ export function repairPrompt(
   );
 }
 
-/** The consistency report's prompt (seed 000); without `codebase`, the context builder's input. */
+/** The consistency report's prompt; without `codebase`, the context builder's input. */
 export function consistencyPrompt(query: string, codebase?: string): string {
   return parts(
     systemPromptFile("consistency-report"),
@@ -103,7 +103,7 @@ export function consistencyPrompt(query: string, codebase?: string): string {
   );
 }
 
-/** The context builder's preprocessing prompt (seed 004). */
+/** The context builder's preprocessing prompt. */
 export function contextQueryPrompt(nextAgentPrompt: string, summary: string): string {
   const line = (text: string) => text.endsWith("\n") ? text : `${text}\n`;
   return `${line(systemPromptFile("context-query"))}\n=== Next Agent Full Prompt ===\n` +

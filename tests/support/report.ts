@@ -1,5 +1,5 @@
 /**
- * A consistency report read back the way SPEC.md decision 14 promises a
+ * A consistency report read back the way code-commit promises a
  * program can: split at the lines that are exactly one of the five section
  * headings of the prompt. Nothing else is recognised, so a report that only
  * this reader can split is one any script can split.

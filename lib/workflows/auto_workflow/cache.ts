@@ -1,5 +1,5 @@
 /**
- * The specification cache (seed 003): when a module passes a stage, its
+ * The specification cache: when a module passes a stage, its
  * `UserSpecification.md` is copied to
  * `agent-state/specifications/<module path>/<stage>` (the root module's
  * directly under `agent-state/specifications/`). A stage is done while its

@@ -1,5 +1,5 @@
 /**
- * The codebase of an auto-workflow task, assembled mechanically (seed 003):
+ * The codebase of an auto-workflow task, assembled mechanically:
  * no LLM chooses the files. Each file is a `--- path ---` block
  * (`lib/project_files/file_block.ts`), the block format of the code rollup
  * and of the context builder's codebase.

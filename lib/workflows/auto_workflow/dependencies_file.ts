@@ -1,5 +1,5 @@
 /**
- * The `ModuleDependencies.md` format of seed 003, parsed strictly so that the
+ * The `ModuleDependencies.md` format, parsed strictly so that the
  * file stays machine-readable:
  *
  * ```text

@@ -1,5 +1,5 @@
 /**
- * Module discovery (seed 003's preprocessing phase, before any LLM call):
+ * Module discovery (the auto workflow's preprocessing, before any LLM call):
  * which folders of a project are modules.
  *
  * A module is a folder holding a regular file `UserSpecification.md`: the
@@ -11,7 +11,7 @@
  * ignores makes no module. A `src/UserSpecification.md` is a problem: `src/`
  * holds the root module's documents. The root module's
  * `ModuleDependencies.md` and `APISignatures.md` are read from `src/`, or
- * from the project root where `src/` has none (SPEC.md decision 13); a root
+ * from the project root where `src/` has none; a root
  * copy beside one in `src/` is ignored, with a warning. Two modules whose
  * specification caches collide (`src/a` and `src/a/implemented`: see
  * {@link cacheCollisions}) are a problem.

@@ -1,5 +1,5 @@
 /**
- * The module dependency graph (seed 003): every dependency must name a
+ * The module dependency graph: every dependency must name a
  * module, no module may depend on itself, directly or through others, and
  * each module gets its depth — L0 has no dependencies, any other module is
  * one deeper than its deepest dependency. Pure: no I/O.

@@ -1,5 +1,5 @@
 /**
- * The module graph of a project (seed 003's preprocessing phase), done
+ * The module graph of a project (the auto workflow's preprocessing), done
  * before any LLM call: the modules discovery finds (`discovery.ts`), each
  * one's `ModuleDependencies.md`, and the graph they make.
  *

@@ -1,5 +1,5 @@
 /**
- * Which task comes next (seed 003, "Processing Order"): phases in order across
+ * Which task comes next: phases in order across
  * all modules; within a phase, modules by depth, then by path in code-point
  * order; within a module, the stages of the phase in order. The next task is
  * the first stage whose cached specification is not, byte for byte, the

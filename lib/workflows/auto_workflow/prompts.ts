@@ -1,5 +1,5 @@
 /**
- * The auto workflow's prompts (seed 003), text and assembly in one place.
+ * The auto workflow's prompts, text and assembly in one place.
  *
  * The texts are one file each in `prompts/`, all in code-commit's own words:
  * two response-format instructions (a review stage that changes no file, and
@@ -7,7 +7,7 @@
  * prompt, and one prompt per stage (two for `implemented`: without and with a
  * cached specification). Templates hold `{{PLACEHOLDER}}`s filled per module.
  *
- * They are laid out as seed 003 says. A review stage (self-consistent) is one
+ * They are laid out in labelled sections. A review stage (self-consistent) is one
  * prompt: `[response format instructions][self consistent prompt]
  * [top level UserSpecification.md][target user specification]`, the last
  * section left out for the root module (it is the top-level one).
@@ -67,7 +67,7 @@ type Placeholder = typeof PLACEHOLDERS[number];
 
 /** A stage's prompt: its `[label]` and its template. */
 interface StagePromptText {
-  /** The section label, as in seed 003 (`self consistent prompt`, `documented prompt`). */
+  /** The section label (`self consistent prompt`, `documented prompt`). */
   readonly label: string;
   /** The template. */
   readonly text: string;
@@ -152,7 +152,7 @@ export interface PromptInputs {
   readonly cached: string | undefined;
 }
 
-/** Section labels of seed 003. */
+/** The section labels, each written `[label]` on a line of its own. */
 const LABELS = {
   replyFormat: "response format instructions",
   topSpec: "top level UserSpecification.md",

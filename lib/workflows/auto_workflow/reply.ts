@@ -1,5 +1,5 @@
 /**
- * The status of an auto-workflow reply (seed 003): exactly one of the tags
+ * The status of an auto-workflow reply: exactly one of the tags
  * `@@@@task-success@@@@`, `@@@@changes-requested@@@@`,
  * `@@@@changes-attempted@@@@`, and at most one comment,
  * `%%%%comment%%%%` … `%%%%end%%%%`.

@@ -1,5 +1,5 @@
 /**
- * The phases and stages of the auto workflow (seed 003): four phases, fourteen
+ * The phases and stages of the auto workflow: four phases, fourteen
  * stages, each with what it asks of the model and which codebase it gets.
  * The order here is the order tasks run in. The stage names are written
  * once, in the table; the type of a stage name is derived from it.
@@ -33,7 +33,7 @@ function stage<const Name extends string>(
 }
 
 /**
- * THE table of seed 003: the four phases in order (phase n is the n-th
+ * THE stage table: the four phases in order (phase n is the n-th
  * row), each with its stages in the order they run. Every stage name, and
  * the {@link StageName} type, comes from here.
  */
@@ -64,7 +64,7 @@ export interface Stage {
   readonly codebase: CodebaseKind;
   /**
    * Whether its prompt shows the specification this stage last passed with
-   * (the `[cached target user specification]` section of seed 003), when there is one.
+   * (the `[cached target user specification]` section), when there is one.
    */
   readonly showsCachedSpec: boolean;
 }
@@ -77,7 +77,7 @@ export interface Phase {
   readonly stages: readonly Stage[];
 }
 
-/** The four phases of seed 003, in order, each stage knowing its phase. */
+/** The four phases, in order, each stage knowing its phase. */
 export const PHASES: readonly Phase[] = Object.freeze(
   TABLE.map((stages, index) =>
     Object.freeze({

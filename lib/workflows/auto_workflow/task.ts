@@ -244,7 +244,7 @@ function afterBuildPassed(
     );
   }
   if (parsed.status === "task-success" && changedPaths.length > 0) {
-    // SPEC decision 13: the tag decides; the user is told what to review.
+    // The tag decides, even when the reply changed files; the user is told what to review.
     const named = nameSome(changedPaths);
     session.console.warn(
       `${describeTask(task)} changed ${named} and its reply says task-success: the stage is ` +

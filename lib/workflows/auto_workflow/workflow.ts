@@ -1,9 +1,8 @@
 /**
- * The auto workflow (`--auto-workflow`, `--aw`; seed 003, SPEC.md decision
- * 13): discover the modules and check their dependency graph before any LLM
- * call, then run one task after another — the first stage, in processing
- * order, whose cached specification is not the current one — until a task
- * needs the user or nothing is left.
+ * The auto workflow (`--auto-workflow`, `--aw`): discover the modules and
+ * check their dependency graph before any LLM call, then run one task after
+ * another — the first stage, in processing order, whose cached specification
+ * is not the current one — until a task needs the user or nothing is left.
  *
  * - `task-success`: the specification is cached for that stage and the
  *   workflow goes on with the next task, in the same run;

@@ -2,7 +2,7 @@
  * One reply, applied all or nothing: refused when it was cut off, parsed,
  * every path checked by the guard, then written transactionally. Any
  * failure writes nothing and gives the reason, which the next repair query
- * receives (SPEC.md decisions 8 and 9).
+ * receives in place of the build output (it counts as a failed attempt).
  *
  * @module
  */
@@ -53,8 +53,8 @@ export const KEY_IN_PATH_REASON =
  * `replyText`, the text the operations were parsed from, is looked at first,
  * in one pass (with its line ends as the parser reads them,
  * `withLineFeeds`): every path and content is a part of it, so when it holds no
- * key, none of them does, and they are not looked at one by one (2,000
- * files were 2,000 scans and, before, 18 `indexOf` passes each). Never throws.
+ * key, none of them does, and they are not looked at one by one (one scan
+ * for the reply, not one per file). Never throws.
  */
 export function keyRefusals(
   operations: readonly FileOperation[],

@@ -13,6 +13,7 @@ import { failingTail } from "../../build/output_tail.ts";
 import type { Console } from "../../console/console.ts";
 import { stripAnsi } from "../../text/ansi.ts";
 import { CodeCommitError, EXIT } from "../../errors/errors.ts";
+import { LatestLine } from "../../console/latest_line.ts";
 import type { RunLog } from "../../logger/run_log.ts";
 import { trackBuilds } from "../../project_lock/running_build.ts";
 import {
@@ -33,7 +34,9 @@ export type BuildSession = Pick<
 /**
  * Runs one build of the session's project and writes it to `log` as
  * `logName`, after `notes` (the apply's warnings, one a line, when there
- * are any); the progress line and the log say how it was contained.
+ * are any); the progress line and the log say how it was contained. On a
+ * terminal, a live line shows how long the build has run and its latest
+ * output line.
  * Every build follows an applied reply, so `build.sh` is compared with the
  * session's first look at it here, before the build (a reply written where
  * a `build.sh` link leads), and again after it.
@@ -58,13 +61,26 @@ export async function runProjectBuild(
   const before = await snapshotBeforeBuild(root, scan);
   const launch = await buildLaunch(session.containment, scan);
   console.info(`running ./build.sh (${launch.description})`);
-  const build = await runBuild(root, {
-    timeoutMs: session.options.buildTimeoutMs,
-    signal: session.signal,
-    redactor: session.redactor,
-    launch,
-    tracker: trackBuilds(root),
-  });
+  const live = console.liveLine("./build.sh");
+  const latest = new LatestLine();
+  let build: BuildResult;
+  try {
+    build = await runBuild(root, {
+      timeoutMs: session.options.buildTimeoutMs,
+      signal: session.signal,
+      redactor: session.redactor,
+      launch,
+      tracker: trackBuilds(root),
+      ...(live.shown && {
+        onOutput: (text: string) => {
+          latest.add(text);
+          live.update(latest.line());
+        },
+      }),
+    });
+  } finally {
+    live.stop();
+  }
   const noted = notes.map((note) => `[code-commit warning: ${note}]\n`).join("");
   await log.write(logName, noted + formatBuildLog(build));
   await checkAfterBuild(root, session.buildScript, before);

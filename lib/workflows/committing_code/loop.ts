@@ -1,5 +1,5 @@
 /**
- * The committing-code loop (seeds 000 and 002): the initial query, then up
+ * The committing-code loop: the initial query, then up
  * to three repairs while the build fails or a reply cannot be applied.
  * The auto workflow runs its code-changing stages through this same loop,
  * with an inspector that may end it on a reply before that reply is applied.
@@ -27,7 +27,7 @@ import { initialPrompt, repairPrompt } from "./prompt_layout.ts";
 import { ReplacementLedger } from "./replacements.ts";
 import { cutList, NAMED_AT_MOST } from "../../text/change_list.ts";
 
-/** Repairs after the initial attempt (seed 000: one initial attempt and three repairs). */
+/** Repairs after the initial attempt: one initial attempt, then at most three repairs. */
 export const MAX_REPAIRS = 3;
 
 /** An inspector's decision to end the loop on a reply, before it is applied. */

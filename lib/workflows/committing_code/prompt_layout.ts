@@ -1,5 +1,5 @@
 /**
- * The prompt layouts of committing code (SPEC.md decision 3, seed 002):
+ * The prompt layouts of committing code:
  * initial = [project structure][code modification instructions]
  * [initial query][query][codebase]; repair = the same three system prompts
  * with the repair prompt, then [build.sh output][query][codebase]

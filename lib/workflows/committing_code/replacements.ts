@@ -27,8 +27,8 @@ export class ReplacementLedger {
   }
 
   /**
-   * The `--- FILE REPLACEMENT p ---` / `--- FILE REMOVED p ---` listing of
-   * seed 000, or a line saying there is none yet. Never throws.
+   * The `--- FILE REPLACEMENT p ---` / `--- FILE REMOVED p ---` listing the
+   * repair prompt shows, or a line saying there is none yet. Never throws.
    */
   format(): string {
     if (this.#latest.size === 0) return "(none: no reply has been applied yet)\n";

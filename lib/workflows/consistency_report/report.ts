@@ -1,8 +1,8 @@
 /**
- * The consistency report's text, readable by a person and by a program
- * (seed 000, SPEC.md decision 14): the five section headings of the system
- * prompt, each alone on its line in the exact spelling of the prompt, and
- * prose wrapped to 80 columns.
+ * The consistency report's text, readable by a person and by a program: the
+ * five section headings of the system prompt, each alone on its line in the
+ * exact spelling of the prompt (so a program can split it), and prose
+ * wrapped to 80 columns.
  *
  * {@link formatReport} turns a model's reply into that form, recognising a
  * heading however the model decorated it:

@@ -1,7 +1,7 @@
 /**
- * Where the consistency report goes, `agent-config/consistency-report.txt`
- * (seed 000), and how it gets there: atomically (a temporary sibling,
- * then a rename), and never through a symbolic link.
+ * Where the consistency report goes, `agent-config/consistency-report.txt`,
+ * and how it gets there: atomically (a temporary sibling, then a rename),
+ * and never through a symbolic link.
  *
  * @module
  */

@@ -1,12 +1,12 @@
 /**
- * The consistency report (seed 000, "Checking Consistency"): one LLM call
+ * The consistency report: one LLM call
  * with the system prompt, the query and the codebase; the reply, formatted
  * so that its five headings stand on their own lines and its prose is
  * wrapped to 80 columns, becomes `agent-config/consistency-report.txt`.
  *
  * It never changes a project file and never runs the build, whatever the
  * reply holds (`^^^` blocks are report text like any other). Logged as
- * `query.txt` and `query-response.{txt,json}` (SPEC.md decisions 5 and 14).
+ * `query.txt` and `query-response.{txt,json}`.
  *
  * @module
  */
@@ -25,7 +25,7 @@ import { formatReport, REPORT_HEADINGS } from "./report.ts";
 import { checkReportDestination, REPORT_FILE, writeReport } from "./report_file.ts";
 
 /**
- * The consistency prompt: the system prompt (seed 000, verbatim), `[query]`,
+ * The consistency prompt: the system prompt (the user's words, verbatim), `[query]`,
  * and `[codebase]`. Without `codebase` (the context builder's input) the
  * codebase section is left out. Never throws.
  */

@@ -28,7 +28,7 @@ const CASES: readonly Case[] = [
     problems: [],
   },
   {
-    name: "the seed's example",
+    name: "a header and two modules",
     text: `${H}src/llm\nsrc/logger\n`,
     dependencies: ["src/llm", "src/logger"],
     problems: [],

@@ -88,7 +88,7 @@ Deno.test("nextTask: a module behind on an earlier phase goes first, whatever it
   ]);
 });
 
-Deno.test("nextTask: all four phases, 14 stages per module, in the seed's order", () => {
+Deno.test("nextTask: all four phases, 14 stages per module, in the stage table's order", () => {
   const order = schedule([state("", 0, [])], 4);
   assert.deepEqual(order, STAGES.map((stage) => `<root>:${stage.name}`));
   assert.equal(order.length, 14);

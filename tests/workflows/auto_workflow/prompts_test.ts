@@ -1,5 +1,5 @@
 /**
- * Tests of the auto-workflow prompts: the `[label]` layout of seed 003 for
+ * Tests of the auto-workflow prompts: the `[label]` layout for
  * every phase-1 step, the cached and uncached variants, the placeholders,
  * and what the response-format instructions must tell the model.
  */

@@ -1,11 +1,11 @@
 /**
- * Tests of the stage table against seed 003: fourteen stages in four phases,
+ * Tests of the stage table: fourteen stages in four phases,
  * in order; which ones review and which change code, and their codebases.
  */
 import assert from "node:assert/strict";
 import { PHASES, type StageName, STAGES } from "../../../lib/workflows/auto_workflow/stages.ts";
 
-Deno.test("PHASES: the seed's fourteen stages, phase by phase, in order", () => {
+Deno.test("PHASES: fourteen stages, phase by phase, in order", () => {
   assert.deepEqual(
     PHASES.map((phase) => [phase.number, phase.stages.map((stage) => stage.name)]),
     [

@@ -5,7 +5,7 @@ import {
 } from "../../../lib/workflows/committing_code/prompt_layout.ts";
 import { codeModificationInstructions, systemPromptFile } from "../../support/prompts.ts";
 
-Deno.test("the initial prompt is the layout of seed 002, exactly", () => {
+Deno.test("the initial prompt: three system prompts, [query], [codebase], exactly", () => {
   assert.equal(
     initialPrompt("Q\n", "C\n"),
     [
@@ -30,7 +30,7 @@ Deno.test("without a codebase (the context builder's input) the codebase section
   );
 });
 
-Deno.test("the repair prompt is the layout of seed 002, exactly", () => {
+Deno.test("the repair prompt: three system prompts, build output, query, codebase, replacements", () => {
   assert.equal(
     repairPrompt("B\n", "Q\n", "C\n", "R\n"),
     [

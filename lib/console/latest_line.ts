@@ -1,0 +1,50 @@
+/**
+ * The latest line of a program's output, for a live line: output in, in
+ * pieces cut anywhere; out, the last line that holds something (the one
+ * being written, when it does), without ANSI escape sequences (colours,
+ * cursor moves). A carriage return ends a line too, as a progress bar
+ * redraws its line. Pure.
+ *
+ * @module
+ */
+import { stripAnsi } from "../text/ansi.ts";
+
+/** Characters of one line kept: far more than any terminal shows. */
+const KEPT = 4096;
+
+/** Follows a program's output and knows its latest line. */
+export class LatestLine {
+  /** The last line ended that held something, cut to {@link KEPT} characters. */
+  #last = "";
+  /** The line being written, cut to {@link KEPT} characters. */
+  #current = "";
+
+  /** Reads the next piece of output. Never throws. */
+  add(text: string): void {
+    let start = 0;
+    for (let at = 0; at < text.length; at++) {
+      const c = text.charCodeAt(at);
+      if (c !== 10 && c !== 13) continue;
+      this.#append(text.slice(start, at));
+      if (visible(this.#current)) this.#last = this.#current;
+      this.#current = "";
+      start = at + 1;
+    }
+    this.#append(text.slice(start));
+  }
+
+  /** The latest line that holds something, escape sequences removed; "" before any. Never throws. */
+  line(): string {
+    const line = visible(this.#current) ? this.#current : this.#last;
+    return stripAnsi(line).trim();
+  }
+
+  #append(piece: string): void {
+    if (this.#current.length < KEPT) this.#current += piece.slice(0, KEPT - this.#current.length);
+  }
+}
+
+/** True when `line` shows something once its escape sequences are removed. */
+function visible(line: string): boolean {
+  return stripAnsi(line).trim() !== "";
+}
