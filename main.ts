@@ -1,67 +1,87 @@
 /**
  * code-commit: the command line, wired to a workflow.
  *
- * Only the command line is loaded up front: `--version`, `--help` and a
- * usage error need nothing else. The workflow a run asks for (and, for one
- * that talks to a model, the session) is loaded when it starts, so no run
- * pays for the modules of another.
+ * Only the command line is loaded up front: `--version`, `--help`,
+ * `--completion` and a usage error need nothing else. The workflow a run
+ * asks for (and, for one that talks to a model, the session) is loaded when
+ * it starts, so no run pays for the modules of another. What each workflow
+ * takes and needs, whether it holds the lock and who rolls back first, is
+ * the table of `lib/cli/workflows.ts`; how each is loaded and started is
+ * {@link START} below.
  *
  * @module
  */
-import { parseCommandLine, type RunOptions, runsBuilds, type Workflow } from "./lib/cli/args.ts";
+import { readCommandLine, resolveOptions, type RunOptions, type Workflow } from "./lib/cli/args.ts";
+import { completionScript } from "./lib/cli/completion.ts";
 import { helpText, versionText } from "./lib/cli/help.ts";
 import { reportOversizeWrites } from "./lib/cli/file_size_limit.ts";
 import { type InterruptTrap, trapInterrupts } from "./lib/cli/interrupt.ts";
+import { workflowSpec } from "./lib/cli/workflows.ts";
 import { Console } from "./lib/console/console.ts";
 import { CodeCommitError, EXIT, interruption } from "./lib/errors/errors.ts";
-import type { ProjectLock } from "./lib/project_lock/project_lock.ts";
 import type { Session } from "./lib/session/session.ts";
 
-/** The workflows that talk to a model: they run in a session (keys, client, Ctrl-C). */
-type SessionWorkflow = Exclude<Workflow, LocalWorkflow>;
+/** What a workflow is started with. */
+interface Run {
+  /** The project root (the current directory). */
+  readonly root: string;
+  /** The options of the run (flag, else settings file, else default). */
+  readonly options: RunOptions;
+  /** Where the user is told what happens. */
+  readonly console: Console;
+  /** Aborts on Ctrl-C (never, for a workflow trapped only while it recovers). */
+  readonly signal: AbortSignal;
+  /** Whether taking the project lock made `agent-config/` (`--init` reports it as made). */
+  readonly madeConfigFolder: boolean;
+  /** Opens the session of a workflow that talks to a model (keys, client, set-up checks). */
+  readonly session: () => Promise<Session>;
+}
 
-/** Each workflow that talks to a model, loaded when a run asks for it. */
-const WORKFLOWS: Record<SessionWorkflow, () => Promise<(session: Session) => Promise<number>>> = {
-  commit: async () =>
-    (await import("./lib/workflows/committing_code/workflow.ts")).runCommittingCode,
-  consistency: async () =>
-    (await import("./lib/workflows/consistency_report/workflow.ts")).runConsistencyReport,
-  auto: async () => (await import("./lib/workflows/auto_workflow/workflow.ts")).runAutoWorkflow,
-};
-
-/** The workflows that only set up the project (and `--undo`): no key, no LLM call. */
-type LocalWorkflow = "init" | "rollup" | "undo" | "check-build";
-const LOCAL_WORKFLOWS: Record<
-  Exclude<LocalWorkflow, "undo" | "check-build">,
-  () => Promise<(root: string, console: Console, lock: ProjectLock) => Promise<number>>
-> = {
+/** Each workflow, loaded when a run asks for it, and started. */
+const START: Record<Workflow, () => Promise<(run: Run) => Promise<number>>> = {
+  commit: async () => {
+    const { runCommittingCode } = await import("./lib/workflows/committing_code/workflow.ts");
+    return async (run) => runCommittingCode(await run.session());
+  },
+  consistency: async () => {
+    const { runConsistencyReport } = await import(
+      "./lib/workflows/consistency_report/workflow.ts"
+    );
+    return async (run) => runConsistencyReport(await run.session());
+  },
+  auto: async () => {
+    const { runAutoWorkflow } = await import("./lib/workflows/auto_workflow/workflow.ts");
+    return async (run) => runAutoWorkflow(await run.session());
+  },
   init: async () => {
     const { runInit } = await import("./lib/workflows/init/workflow.ts");
-    return (root, console, lock) => runInit(root, console, { madeConfigFolder: lock.madeFolder });
+    return (run) => runInit(run.root, run.console, { madeConfigFolder: run.madeConfigFolder });
   },
   rollup: async () => {
     const { runRollup } = await import("./lib/workflows/rollup/workflow.ts");
-    return (root, console) => runRollup(root, console);
+    return (run) => runRollup(run.root, run.console);
+  },
+  undo: async () => {
+    // --undo needs no key and no model; it rolls back an unfinished apply itself.
+    const { runUndoWorkflow } = await import("./lib/workflows/undo/workflow.ts");
+    return (run) => runUndoWorkflow(run.root, run.options, run.console);
+  },
+  "check-build": async () => {
+    // --check-build runs ./build.sh as a run would (it rolls back an unfinished apply first),
+    // and calls no model: no key needed.
+    const { runCheckBuild } = await import("./lib/workflows/committing_code/check_build.ts");
+    return (run) => runCheckBuild(run.root, run.options, run.console, run.signal);
   },
 };
 
-/** How a second process names the workflow that holds the project. */
-const WORKFLOW_NAMES: Record<Workflow, (dryRun: boolean) => string> = {
-  commit: (dryRun) => dryRun ? "a run with --dry-run" : "a run",
-  consistency: () => "--cc",
-  auto: () => "--aw",
-  init: () => "--init",
-  rollup: () => "--rollup",
-  undo: () => "--undo",
-  "check-build": () => "--check-build",
-};
-
 /**
- * Runs `workflow` in `root`, the project's lock held and the interrupt
- * `trap` installed (`lock` tells `--init` whether it made `agent-config/`). Each workflow first rolls back an apply a killed run
- * left unfinished, under the trap; `--init` and `--rollup` then run
- * without it (they write each file atomically, and a long rollup stops on
- * Ctrl-C).
+ * Runs `workflow` in `root` as its table entry says, the project's lock
+ * held (`madeConfigFolder`: taking it made `agent-config/`) and the
+ * interrupt `trap` installed. Each workflow first rolls back an apply a
+ * killed run left unfinished, under the trap: here (`recovers: "main"`,
+ * `--init` and `--rollup`, which then run without the trap: they write
+ * each file atomically, and a long rollup stops on Ctrl-C) or itself (the
+ * session, `--undo`, `--check-build`).
  */
 async function runWorkflow(
   root: string,
@@ -69,42 +89,30 @@ async function runWorkflow(
   options: RunOptions,
   console: Console,
   trap: InterruptTrap,
-  lock: ProjectLock,
+  madeConfigFolder: boolean,
 ): Promise<number> {
-  if (workflow === "init" || workflow === "rollup") {
-    const [{ recoverFirst }, run] = await Promise.all([
+  const spec = workflowSpec(workflow);
+  const sessionModule = spec.callsModel ? import("./lib/session/session.ts") : undefined;
+  sessionModule?.catch(() => {});
+  const session = async () => {
+    const { openSession } = await (sessionModule ?? import("./lib/session/session.ts"));
+    return await openSession(root, workflow, options, console, trap.signal, spec.runsBuilds);
+  };
+  const run: Run = { root, options, console, signal: trap.signal, madeConfigFolder, session };
+  if (spec.recovers === "main") {
+    const [{ recoverFirst }, start] = await Promise.all([
       import("./lib/apply/recovery.ts"),
-      LOCAL_WORKFLOWS[workflow](),
+      START[workflow](),
     ]);
     await recoverFirst(root, (line) => console.warn(line));
-    trap.dispose();
-    if (trap.signal.aborted) throw interruption(trap.signal);
-    return await run(root, console, lock);
+    if (spec.trapped === "recovery") {
+      trap.dispose();
+      if (trap.signal.aborted) throw interruption(trap.signal);
+      return await start({ ...run, signal: new AbortController().signal });
+    }
+    return await start(run);
   }
-  if (workflow === "undo") {
-    // --undo needs no key and no model; it rolls back an unfinished apply itself.
-    const { runUndoWorkflow } = await import("./lib/workflows/undo/workflow.ts");
-    return await runUndoWorkflow(root, options, console);
-  }
-  if (workflow === "check-build") {
-    // --check-build runs ./build.sh as a run would (it rolls back an unfinished apply first),
-    // and calls no model: no key needed.
-    const { runCheckBuild } = await import("./lib/workflows/committing_code/check_build.ts");
-    return await runCheckBuild(root, options, console, trap.signal);
-  }
-  const [{ openSession }, run] = await Promise.all([
-    import("./lib/session/session.ts"),
-    WORKFLOWS[workflow](),
-  ]);
-  const session = await openSession(
-    root,
-    workflow,
-    options,
-    console,
-    trap.signal,
-    runsBuilds(workflow),
-  );
-  return await run(session);
+  return await (await START[workflow]())(run);
 }
 
 /**
@@ -118,7 +126,7 @@ export async function main(args: readonly string[]): Promise<number> {
   // A write past `ulimit -f` fails with an error naming the file, instead of a silent SIGXFSZ.
   reportOversizeWrites();
   try {
-    const command = parseCommandLine(args);
+    const command = readCommandLine(args);
     if (command.kind === "help") {
       console.result(helpText());
       return EXIT.ok;
@@ -127,26 +135,44 @@ export async function main(args: readonly string[]): Promise<number> {
       console.result(versionText());
       return EXIT.ok;
     }
+    if (command.kind === "completion") {
+      console.result(completionScript(command.shell).trimEnd());
+      return EXIT.ok;
+    }
     const workflow = command.workflow;
+    const spec = workflowSpec(workflow);
     const root = Deno.cwd();
+    // The settings file completes the command line: read before anything else happens.
+    const { readsSettings, readSettings } = await import("./lib/cli/settings.ts");
+    const settings = readsSettings(workflow) ? await readSettings(root) : {};
+    const options = resolveOptions(workflow, command.given, settings);
     const [{ lockProject }, { endLeftBuild }] = await Promise.all([
       import("./lib/project_lock/project_lock.ts"),
       import("./lib/project_lock/running_build.ts"),
     ]);
-    // Before anything else: one code-commit at a time in a project (exit 6 for a second one),
-    // then a build a killed run left running is ended, then the trap, so that no signal stops
-    // the rollback of an unfinished apply halfway; each workflow rolls that back first.
-    const lock = await lockProject(root, WORKFLOW_NAMES[workflow](command.options.dryRun));
+    // Before anything else in the project: one code-commit at a time (exit 6 for a second
+    // one), then a build a killed run left running is ended, then the trap, so that no signal
+    // stops the rollback of an unfinished apply halfway; each workflow rolls that back first.
+    const lock = spec.takesLock
+      ? await lockProject(root, `${spec.holder}${options.dryRun ? " with --dry-run" : ""}`)
+      : undefined;
     try {
       await endLeftBuild(root, (line) => console.warn(line));
       const trap = trapInterrupts(console);
       try {
-        return await runWorkflow(root, workflow, command.options, console, trap, lock);
+        return await runWorkflow(
+          root,
+          workflow,
+          options,
+          console,
+          trap,
+          lock?.madeFolder === true,
+        );
       } finally {
         trap.dispose();
       }
     } finally {
-      lock.release();
+      lock?.release();
     }
   } catch (error) {
     if (error instanceof CodeCommitError) {

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { parseCommandLine } from "../../lib/cli/args.ts";
+import { parseCommandLine } from "../support/command_line.ts";
 import { Console } from "../../lib/console/console.ts";
 import { memoryStreams } from "../support/console.ts";
 import { type ContextRequest, prepareCodebase } from "../../lib/context_builder/context_builder.ts";
