@@ -608,6 +608,43 @@ Deno.test("maxAttempts 1 never retries", async () => {
   assert.match(error.message, /^gpt-5: HTTP 500 server_error: The server had an error/);
 });
 
+/** Error bodies that repeat the status, and the message naming it once. */
+const STATUS_ECHOES: [string, ModelName, unknown, string][] = [
+  [
+    "an OpenAI-compatible server's numeric code",
+    "gpt-5",
+    { error: { code: 500, message: "model failed to load", type: "server_error" } },
+    "gpt-5: HTTP 500 server_error: model failed to load",
+  ],
+  [
+    "a numeric code and no type",
+    "gpt-5",
+    { error: { code: 500, message: "model failed to load" } },
+    "gpt-5: HTTP 500 model failed to load",
+  ],
+  [
+    "a proxy's plain-text body",
+    "gemini-2.5-pro",
+    "500 Internal Server Error\n",
+    "gemini-2.5-pro: HTTP 500 Internal Server Error",
+  ],
+  [
+    "a proxy's bare status",
+    "gemini-2.5-pro",
+    "500",
+    "gemini-2.5-pro: HTTP 500",
+  ],
+];
+
+for (const [name, model, body, expected] of STATUS_ECHOES) {
+  Deno.test(`an error answer with ${name} names its status once`, async () => {
+    await using server = await serve([{ kind: "response", status: 500, body }]);
+    const { client } = harness(model, server, { retry: { ...POLICY, maxAttempts: 1 } });
+    const error = await failure(client);
+    assert.equal(error.message, expected);
+  });
+}
+
 Deno.test("the last attempt's rate limit ends the call even with a hint", async () => {
   const limited: ScriptStep = { kind: "fixture", file: "openai/429-rate-limit.json" };
   await using server = await serve([limited, limited, limited]);

@@ -266,8 +266,13 @@ async function buildAttempt(
   return { build, logPath };
 }
 
-/** Prints what the model said outside its file blocks, indented under one line naming it. */
-function showProse(console: Console, model: string, text: string, logPath: string): void {
+/**
+ * Prints what the model said outside its file blocks, indented under one
+ * line naming it (`<model> says:`), at most {@link PROSE_LINES_SHOWN} lines
+ * and then where the rest is; prints nothing when the reply is all blocks.
+ * Never throws.
+ */
+export function showProse(console: Console, model: string, text: string, logPath: string): void {
   const prose = replyProse(text);
   if (prose.length === 0) return;
   console.info(`${model} says:`);
