@@ -304,7 +304,7 @@ for (const position of ["first", "middle", "last"] as const) {
         );
         assert.match(
           lastLine(run.stdout),
-          /build still failing after 4 attempts \(3 repairs\); 0 files changed;/,
+          /build still failing after 4 attempts \(3 repairs\); no file changed;/,
         );
         await assertNoKeyLeak(project.root, [run], server);
       } finally {
@@ -388,6 +388,24 @@ Deno.test("a reply with no blocks is not an error: the build runs as usual", asy
         /error: src\/status\.txt is not ok/,
       );
     },
+  );
+});
+
+Deno.test("a reply that writes a file's content as it is: the file is unchanged, and the run says so", async () => {
+  await commit(
+    [geminiReply(FIX)],
+    async ({ run, project }) => {
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(await project.read("src/status.txt"), "ok\n");
+      assert.match(run.stderr, /^applied: src\/status\.txt unchanged \(same content\)$/m);
+      assert.doesNotMatch(run.stderr, /replaced/);
+      assert.match(
+        lastLine(run.stdout),
+        /^committing code: build passed after 1 attempt \(0 repairs\); no file changed; /,
+      );
+      assert.doesNotMatch(run.stdout, /0 files/);
+    },
+    { files: { "src/status.txt": "ok\n" } },
   );
 });
 
@@ -597,6 +615,12 @@ for (const [stop, how] of STOP_SIGNALS) {
         new RegExp(`interrupted \\(${how}\\); no file was left half-written`),
       );
       assert.equal(await project.read("src/status.txt"), "ok\n", "the applied reply stays whole");
+      // An interruption is not an error: the final line says so.
+      assert.match(
+        lastLine(run.stdout),
+        /^committing code: interrupted; 1 file changed, left in place/,
+      );
+      assert.doesNotMatch(run.stdout, /error below/);
       const [folder] = await project.logRuns();
       const build = await project.read(`logs/${folder}/1-initial-query-build.txt`);
       assert.match(build, /stopped because code-commit was interrupted/);

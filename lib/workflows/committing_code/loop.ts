@@ -230,7 +230,7 @@ async function applyAttempt(
     if (changed.has(operation.path)) ledger.record(operation);
   }
   for (const warning of outcome.warnings) console.warn(warning);
-  console.info(`applied: ${describeChanges(outcome.changes)}`);
+  console.info(`applied: ${describeChanges(outcome.changes, outcome.unchanged)}`);
   if (signal.aborted) throw interruption(signal);
   return { warnings: outcome.warnings };
 }
