@@ -290,7 +290,7 @@ function classifyAnswer(answer: Answer, context: AttemptContext): Verdict {
     const { cause, action } = apiError.diagnosis;
     return {
       kind: "final",
-      message: `${cause}; ${action} (not retried; ${reason})`,
+      message: `${cause}; ${action}; not retried: ${reason}`,
       countAttempts: true,
       details,
     };

@@ -177,7 +177,7 @@ Deno.test("auto workflow: a full phase-1 run, a re-run after one spec edit, then
   );
   assert.match(
     first.run.stderr,
-    /5 modules \(L0: src\/core, src\/util; L1: src\/llm\/gemini; L2: src\/llm; L3: the root module \(UserSpecification\.md\)\)/,
+    /^auto workflow with gemini-2\.5-pro: 5 modules, phases 1 to 1; L0: src\/core, src\/util; L1: src\/llm\/gemini; L2: src\/llm; L3: the root module \(UserSpecification\.md\)$/m,
   );
   assert.deepEqual(await cacheFiles(project), await expectedCache(project, phase1Of(...ORDER)));
 

@@ -680,7 +680,7 @@ const INCURABLE: [string, ModelName, ScriptStep, string, string][] = [
     { kind: "fixture", file: "gemini/429-per-day-quota.json" },
     "gemini-2.5-pro: daily quota used up (GenerateContentInputTokensPerModelPerDay-FreeTier); " +
     "it resets at midnight Pacific time: run again then, or raise the quota with billing on " +
-    "the key's Google Cloud project (not retried; ",
+    "the key's Google Cloud project; not retried: ",
     "HTTP 429 RESOURCE_EXHAUSTED: You exceeded your current quota",
   ],
   [
@@ -689,8 +689,8 @@ const INCURABLE: [string, ModelName, ScriptStep, string, string][] = [
     { kind: "fixture", file: "gemini/429-free-tier-limit-zero.json" },
     "gemini-2.5-pro: free-tier limit: the free tier allows this model no requests (limit 0); " +
     "enable billing for the key's Google Cloud project (Google AI Studio, Billing), or choose " +
-    "another model with --model (not retried; ",
-    "limit: 0, model: gemini-2.5-pro Please retry in 35.593370567s.)",
+    "another model with --model; not retried: ",
+    "limit: 0, model: gemini-2.5-pro Please retry in 35.593370567s.",
   ],
   [
     "OpenAI 429 request too large",
@@ -698,7 +698,7 @@ const INCURABLE: [string, ModelName, ScriptStep, string, string][] = [
     { kind: "fixture", file: "openai/429-request-too-large.json" },
     "gpt-5: request larger than the limit (30,601 tokens requested, 30,000 allowed per minute); " +
     "make the prompt smaller (a smaller agent-config/codeRollup.txt, or --build-context), or " +
-    "raise the organization's limit (a higher usage tier) (not retried; ",
+    "raise the organization's limit (a higher usage tier); not retried: ",
     "HTTP 429 rate_limit_exceeded: Request too large for gpt-5 in organization",
   ],
   [
@@ -708,7 +708,7 @@ const INCURABLE: [string, ModelName, ScriptStep, string, string][] = [
     "gemini-2.5-pro: API not enabled: Generative Language API is not enabled for the key's " +
     "Google Cloud project; enable it at https://console.developers.google.com/apis/api/" +
     "generativelanguage.googleapis.com/overview?project=123456789012, wait a few minutes, and " +
-    "run again (not retried; ",
+    "run again; not retried: ",
     "HTTP 403 PERMISSION_DENIED: Generative Language API has not been used in project",
   ],
 ];
@@ -724,7 +724,7 @@ for (const [name, model, step, start, apiWords] of INCURABLE) {
     assert.deepEqual(notices, []);
     assert.ok(error.message.startsWith(start), error.message);
     assert.ok(error.message.includes(apiWords), error.message);
-    assert.ok(error.message.endsWith(")"), error.message);
+    assert.doesNotMatch(error.message, /\(not retried/, "the API's words are not put in brackets");
     assert.doesNotMatch(error.message, /check the key/);
     assert.doesNotMatch(error.message, /[\r\n]/);
     assert.equal(error.status, (await loadLlmFixture((step as { file: string }).file)).status);
@@ -743,7 +743,7 @@ Deno.test("a per-day quota after a transient error ends the call and counts the 
   assert.equal(server.requests.length, 2);
   assert.deepEqual(waits, [750]);
   assert.match(error.message, /^gemini-2\.5-pro: daily quota used up /);
-  assert.match(error.message, /\) \(after 2 attempts\)$/);
+  assert.match(error.message, /; not retried: HTTP 429 [^()]* \(after 2 attempts\)$/);
 });
 
 Deno.test("a quota counted per minute is still retried, as the server's RetryInfo says", async () => {

@@ -104,8 +104,8 @@ export async function runAutoWorkflow(session: Session): Promise<number> {
   let states = await loadStates(root, modules, maxPhase);
   let task = nextTask(states, maxPhase);
   console.info(
-    `auto workflow with ${options.model}: ${plural(modules.length, "module")} ` +
-      `(${describeLevels(modules)}); phases 1 to ${maxPhase}`,
+    `auto workflow with ${options.model}: ${plural(modules.length, "module")}, ` +
+      `phases 1 to ${maxPhase}; ${describeLevels(modules)}`,
   );
   if (task !== undefined) {
     await checkBuildScript(root);
