@@ -14,6 +14,8 @@ import type { FileOperation } from "../../reply/operations.ts";
 import { withLineFeeds } from "../../reply/blocks.ts";
 import { parseReply } from "../../reply/parse.ts";
 import { readProjectBytes } from "../../project_files/project_bytes.ts";
+import { under } from "../../file_system/file_system.ts";
+import { lstatOrUndefined } from "../../file_system/lstat.ts";
 import type { Redactor } from "../../secrets/redact.ts";
 import { countKinds } from "../../text/change_list.ts";
 import { formatCount } from "../../text/numbers.ts";
@@ -183,9 +185,15 @@ export async function applyReply(
  */
 async function holdsAlready(root: string, operation: FileOperation): Promise<boolean> {
   if (operation.kind !== "write") return false;
+  const wanted = encoder.encode(operation.content);
+  // A file of another size differs: most replaced files are not read at all.
+  const size = await lstatOrUndefined(under(root, operation.path)).then(
+    (info) => info?.isFile ? info.size : undefined,
+    () => undefined,
+  );
+  if (size !== wanted.length) return false;
   const now = await readProjectBytes(root, operation.path);
   if (!now.ok) return false;
-  const wanted = encoder.encode(operation.content);
   return now.bytes.length === wanted.length &&
     now.bytes.every((byte, index) => byte === wanted[index]);
 }
