@@ -255,7 +255,7 @@ Deno.test("planSandbox fails closed: what must be hidden and cannot be, no plan 
     assert("error" in looped);
     assert.match(
       looped.error,
-      /^agent-config\/loop must be hidden from the build, but code-commit cannot find where it leads \(.*\): keep the keys and what agent-config\/ links to inside the project, or run with --sandbox off$/,
+      /^agent-config\/loop must be hidden from the build, but code-commit cannot find where it leads: .*; keep the keys and what agent-config\/ links to inside the project, or run with --sandbox off$/,
     );
     await Deno.remove(join(root, "agent-config/loop"));
     // A link to a folder that holds the project: hiding it would hide the project.

@@ -27,7 +27,7 @@ import type { Module } from "./graph.ts";
 import { describeModule, ROOT_MODULE } from "./module_paths.ts";
 import type { ModuleState, Task } from "./plan.ts";
 import { changeQuery, type PromptInputs, reviewPrompt } from "./prompts.ts";
-import { parseStatusReply, type Status } from "./reply.ts";
+import { parseStatusReply, proseWithoutStatus, type Status } from "./reply.ts";
 
 /** How a task ended. */
 export type TaskOutcome =
@@ -200,6 +200,7 @@ async function runChange(
   }
   const result = await runCommitLoop(session, log, changeQuery(inputs), codebase.text, {
     inspect: changesRequested,
+    prose: proseWithoutStatus,
   });
   const { attempts, changedPaths } = result;
   if (result.stopped !== undefined) {

@@ -29,7 +29,12 @@ import { runnablePhase } from "./prompts.ts";
 import { PHASES } from "./stages.ts";
 import { loadStates } from "./states.ts";
 import { describeTask, runTask, type TaskOutcome } from "./task.ts";
-import { reportRunChanges, REVIEW_CHANGES } from "../committing_code/run_changes.ts";
+import {
+  describeLeftChanges,
+  reportRunChanges,
+  REVIEW_CHANGES,
+  stoppedBy,
+} from "../committing_code/run_changes.ts";
 
 /** `L0: src/core, src/util; L1: src/llm; L2: the root module (UserSpecification.md)`. */
 function describeLevels(modules: readonly Module[]): string {
@@ -98,8 +103,8 @@ export async function runAutoWorkflow(session: Session): Promise<number> {
   let states = await loadStates(root, modules, maxPhase);
   let task = nextTask(states, maxPhase);
   console.info(
-    `auto workflow with ${options.model}: ${plural(modules.length, "module")} ` +
-      `(${describeLevels(modules)}); phases 1 to ${maxPhase}`,
+    `auto workflow with ${options.model}: ${plural(modules.length, "module")}, ` +
+      `phases 1 to ${maxPhase}; ${describeLevels(modules)}`,
   );
   if (task !== undefined) {
     await checkBuildScript(root);
@@ -139,9 +144,9 @@ export async function runAutoWorkflow(session: Session): Promise<number> {
     ) {
       const changes = await reportRunChanges(session, lastLog);
       console.result(
-        `auto workflow: stopped by the error below; ${plural(passed, "task")} passed before it; ` +
-          `${plural(changes.length, "file")} changed by this run, left in place ` +
-          `(${REVIEW_CHANGES})${tokens(session)}; logs in ${lastLog.dir}`,
+        `auto workflow: ${stoppedBy(error)}; ${plural(passed, "task")} passed before it; ` +
+          `${describeLeftChanges(changes.length, " by this run")}${tokens(session)}; ` +
+          `logs in ${lastLog.dir}`,
       );
     }
     throw error;
