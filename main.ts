@@ -40,7 +40,7 @@ const LOCAL_WORKFLOWS: Record<
     return (root, console, lock) => runInit(root, console, { madeConfigFolder: lock.madeFolder });
   },
   rollup: async () => {
-    const { runRollup } = await import("./lib/workflows/rollup/workflow.ts");
+    const { runRollup } = await import("./lib/workflows/writing_rollup/workflow.ts");
     return (root, console) => runRollup(root, console);
   },
 };

@@ -62,7 +62,7 @@ import {
 } from "../file_system/file_system.ts";
 import { isMissing } from "../file_system/lstat.ts";
 import { lstatStep, parentFolder } from "../file_system/real_folders.ts";
-import { FileStepError, step } from "../file_system/step.ts";
+import { FileStepError, step } from "../file_system/file_step_error.ts";
 import {
   removeIfPresent,
   temporaryName,
