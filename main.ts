@@ -58,7 +58,7 @@ const START: Record<Workflow, () => Promise<(run: Run) => Promise<number>>> = {
     return (run) => runInit(run.root, run.console, { madeConfigFolder: run.madeConfigFolder });
   },
   rollup: async () => {
-    const { runRollup } = await import("./lib/workflows/rollup/workflow.ts");
+    const { runRollup } = await import("./lib/workflows/writing_rollup/workflow.ts");
     return (run) => runRollup(run.root, run.console);
   },
   undo: async () => {

@@ -8,7 +8,7 @@
  */
 
 import { under } from "../file_system/file_system.ts";
-import { FileStepError, step } from "../file_system/step.ts";
+import { FileStepError, step } from "../file_system/file_step_error.ts";
 import {
   type ApplyRun,
   isKnown,

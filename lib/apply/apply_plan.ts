@@ -11,7 +11,7 @@
 
 import { under } from "../file_system/file_system.ts";
 import { parentFolder } from "../file_system/real_folders.ts";
-import { FileStepError, step } from "../file_system/step.ts";
+import { FileStepError, step } from "../file_system/file_step_error.ts";
 import { temporaryName } from "../file_system/temporary_name.ts";
 import type { ApplyOperation } from "./apply.ts";
 import { type ApplyRun, type Expected, type PlannedChange, refuseNonFile } from "./apply_state.ts";

@@ -19,7 +19,7 @@ import { messageOf } from "../errors/errors.ts";
 import { type FileIdentity, under } from "../file_system/file_system.ts";
 import { isMissing } from "../file_system/lstat.ts";
 import { parentFolder } from "../file_system/real_folders.ts";
-import { FileStepError } from "../file_system/step.ts";
+import { FileStepError } from "../file_system/file_step_error.ts";
 import { removeIfPresent, writeAtomically } from "../file_system/write_atomically.ts";
 import { type ApplyRun, refuseNonFile, sameFile } from "./apply_state.ts";
 import type { ApplyRecorder } from "./journal_recorder.ts";

@@ -13,7 +13,7 @@
 
 import { type FileIdentity, under } from "../file_system/file_system.ts";
 import { parentFolder } from "../file_system/real_folders.ts";
-import { FileStepError } from "../file_system/step.ts";
+import { FileStepError } from "../file_system/file_step_error.ts";
 import { writeTemporary } from "../file_system/write_atomically.ts";
 import { countLines } from "../text/diff.ts";
 import { type ApplyRun, EncodeBuffer, type PlannedChange, sameFile } from "./apply_state.ts";

@@ -12,7 +12,7 @@ import type { EntryInfo, FileIdentity, FileSystem } from "../file_system/file_sy
 import { under } from "../file_system/file_system.ts";
 import { isMissing } from "../file_system/lstat.ts";
 import { lstatStep } from "../file_system/real_folders.ts";
-import { FileStepError, step } from "../file_system/step.ts";
+import { FileStepError, step } from "../file_system/file_step_error.ts";
 import type { AppliedChange, ApplyOperation } from "./apply.ts";
 import type { FileState } from "./journal_schema.ts";
 import type { ApplyRecorder } from "./journal_recorder.ts";

@@ -21,7 +21,7 @@
 
 import { type FileSystem, type OnCreated, under } from "./file_system.ts";
 import { checkRealFolder, parentFolder } from "./real_folders.ts";
-import { FileStepError, step } from "./step.ts";
+import { FileStepError, step } from "./file_step_error.ts";
 import { temporaryName } from "./temporary_name.ts";
 
 /** The calls the atomic write makes. */

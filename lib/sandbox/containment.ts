@@ -25,7 +25,7 @@ import {
   parseProbeOutput,
 } from "./bubblewrap.ts";
 import type { BuildNetwork, SandboxMode } from "./modes.ts";
-import { planFromScan, type SandboxPlan } from "./plan.ts";
+import { planFromScan, type SandboxPlan } from "./sandbox_plan.ts";
 import type { ProjectScan } from "./project_scan.ts";
 import { SANDBOX_EXEC, seatbeltArgs, seatbeltProbeArgs, seatbeltProfile } from "./seatbelt.ts";
 

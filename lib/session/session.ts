@@ -35,8 +35,8 @@ import {
   type ContainmentDecision,
   decideContainment,
 } from "../sandbox/containment.ts";
-import { planSandbox } from "../sandbox/plan.ts";
-import { type BuildScriptSnapshot, snapshotBuildScript } from "../preconditions/build_integrity.ts";
+import { planSandbox } from "../sandbox/sandbox_plan.ts";
+import { type BuildScriptSnapshot, snapshotBuildScript } from "../preconditions/tamper_check.ts";
 
 /** One run of code-commit. */
 export interface Session {

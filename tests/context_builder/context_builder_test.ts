@@ -16,7 +16,7 @@ import { RunLog } from "../../lib/logger/run_log.ts";
 import { Redactor } from "../../lib/secrets/redact.ts";
 import type { Session } from "../../lib/session/session.ts";
 import { withProject, writeFiles } from "../support/project.ts";
-import { systemPromptFile } from "../support/prompts.ts";
+import { systemPromptFile } from "../support/expected_prompts.ts";
 
 /** A model that answers from a list, recording the prompts. */
 function scriptedClient(replies: Partial<LlmReply>[]): LlmClient & { prompts: string[] } {

@@ -17,7 +17,7 @@ import {
   startFakeLlmServer,
 } from "../support/fake_llm_server.ts";
 import { assertNoKeyLeak } from "../support/leaks.ts";
-import { consistencyPrompt } from "../support/prompts.ts";
+import { consistencyPrompt } from "../support/expected_prompts.ts";
 import { makeProject, type Project } from "../support/project.ts";
 import { runTool, type ToolRun } from "../support/run_tool.ts";
 

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PROTECTED_PATHS } from "../../lib/guard/protected_paths.ts";
 import { RUN_FLAGS } from "../../lib/permissions/permissions.ts";
-import { isInside, planSandbox, type SandboxPlan } from "../../lib/sandbox/plan.ts";
+import { isInside, planSandbox, type SandboxPlan } from "../../lib/sandbox/sandbox_plan.ts";
 import { tempProject } from "../support/project.ts";
 
 const TOOL_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -26,7 +26,7 @@ async function planAsTool(root: string): Promise<SandboxPlan | { error: string }
       "--config",
       `${TOOL_ROOT}deno.json`,
       ...RUN_FLAGS,
-      `${TOOL_ROOT}tests/support/plan_as_tool.ts`,
+      `${TOOL_ROOT}tests/support/sandbox_plan_as_tool.ts`,
     ],
     cwd: root,
     stdout: "piped",
