@@ -1,78 +1,97 @@
 /**
  * code-commit: the command line, wired to a workflow.
  *
- * Only the command line is loaded up front: `--version`, `--help` and a
- * usage error need nothing else. The workflow a run asks for (and, for one
- * that talks to a model, the session) is loaded when it starts, so no run
- * pays for the modules of another.
+ * Only the command line is loaded up front: `--version`, `--help`,
+ * `--completion` and a usage error need nothing else. The workflow a run
+ * asks for (and, for one that talks to a model, the session) is loaded when
+ * it starts, so no run pays for the modules of another. What each workflow
+ * takes and needs, whether it holds the lock and who rolls back first, is
+ * the table of `lib/cli/workflows.ts`; how each is loaded and started is
+ * {@link START} below.
  *
  * @module
  */
 import {
-  parseCommandLine,
+  readCommandLine,
+  resolveOptions,
   type RunOptions,
-  runsBuilds,
   wantsJson,
   type Workflow,
 } from "./lib/cli/args.ts";
+import { completionScript } from "./lib/cli/completion.ts";
 import { helpText, versionText } from "./lib/cli/help.ts";
 import { reportOversizeWrites } from "./lib/cli/file_size_limit.ts";
 import { type InterruptTrap, trapInterrupts } from "./lib/cli/interrupt.ts";
 import { formatJsonResult, jsonResult } from "./lib/cli/json_result.ts";
 import { RunRecord } from "./lib/cli/run_record.ts";
+import { workflowSpec } from "./lib/cli/workflows.ts";
 import { Console } from "./lib/console/console.ts";
 import { CodeCommitError, EXIT, type ExitStatus, interruption } from "./lib/errors/errors.ts";
-import type { ProjectLock } from "./lib/project_lock/project_lock.ts";
 import type { Session } from "./lib/session/session.ts";
 
-/** The workflows that talk to a model: they run in a session (keys, client, Ctrl-C). */
-type SessionWorkflow = Exclude<Workflow, LocalWorkflow>;
+/** What a workflow is started with. */
+interface Run {
+  /** The project root (the current directory). */
+  readonly root: string;
+  /** The options of the run (flag, else settings file, else default). */
+  readonly options: RunOptions;
+  /** Where the user is told what happens. */
+  readonly console: Console;
+  /** Aborts on Ctrl-C (never, for a workflow trapped only while it recovers). */
+  readonly signal: AbortSignal;
+  /** Whether taking the project lock made `agent-config/` (`--init` reports it as made). */
+  readonly madeConfigFolder: boolean;
+  /** Opens the session of a workflow that talks to a model (keys, client, set-up checks). */
+  readonly session: () => Promise<Session>;
+  /** What the run did, for the `--json` object. */
+  readonly record: RunRecord;
+}
 
-/** Each workflow that talks to a model, loaded when a run asks for it. */
-const WORKFLOWS: Record<
-  SessionWorkflow,
-  () => Promise<(session: Session) => Promise<ExitStatus>>
-> = {
-  commit: async () =>
-    (await import("./lib/workflows/committing_code/workflow.ts")).runCommittingCode,
-  consistency: async () =>
-    (await import("./lib/workflows/consistency_report/workflow.ts")).runConsistencyReport,
-  auto: async () => (await import("./lib/workflows/auto_workflow/workflow.ts")).runAutoWorkflow,
-};
-
-/** The workflows that only set up the project (and `--undo`): no key, no LLM call. */
-type LocalWorkflow = "init" | "rollup" | "undo" | "check-build";
-const LOCAL_WORKFLOWS: Record<
-  Exclude<LocalWorkflow, "undo" | "check-build">,
-  () => Promise<(root: string, console: Console, lock: ProjectLock) => Promise<ExitStatus>>
-> = {
+/** Each workflow, loaded when a run asks for it, and started. */
+const START: Record<Workflow, () => Promise<(run: Run) => Promise<ExitStatus>>> = {
+  commit: async () => {
+    const { runCommittingCode } = await import("./lib/workflows/committing_code/workflow.ts");
+    return async (run) => runCommittingCode(await run.session());
+  },
+  consistency: async () => {
+    const { runConsistencyReport } = await import(
+      "./lib/workflows/consistency_report/workflow.ts"
+    );
+    return async (run) => runConsistencyReport(await run.session());
+  },
+  auto: async () => {
+    const { runAutoWorkflow } = await import("./lib/workflows/auto_workflow/workflow.ts");
+    return async (run) => runAutoWorkflow(await run.session());
+  },
   init: async () => {
     const { runInit } = await import("./lib/workflows/init/workflow.ts");
-    return (root, console, lock) => runInit(root, console, { madeConfigFolder: lock.madeFolder });
+    return (run) => runInit(run.root, run.console, { madeConfigFolder: run.madeConfigFolder });
   },
   rollup: async () => {
-    const { runRollup } = await import("./lib/workflows/rollup/workflow.ts");
-    return (root, console) => runRollup(root, console);
+    const { runRollup } = await import("./lib/workflows/writing_rollup/workflow.ts");
+    return (run) => runRollup(run.root, run.console);
   },
-};
-
-/** How a second process names the workflow that holds the project. */
-const WORKFLOW_NAMES: Record<Workflow, (dryRun: boolean) => string> = {
-  commit: (dryRun) => dryRun ? "a run with --dry-run" : "a run",
-  consistency: () => "--cc",
-  auto: () => "--aw",
-  init: () => "--init",
-  rollup: () => "--rollup",
-  undo: () => "--undo",
-  "check-build": () => "--check-build",
+  undo: async () => {
+    // --undo needs no key and no model; it rolls back an unfinished apply itself.
+    const { runUndoWorkflow } = await import("./lib/workflows/undo/workflow.ts");
+    return (run) => runUndoWorkflow(run.root, run.options, run.console, run.record);
+  },
+  "check-build": async () => {
+    // --check-build runs ./build.sh as a run would (it rolls back an unfinished apply first),
+    // and calls no model: no key needed.
+    const { runCheckBuild } = await import("./lib/workflows/committing_code/check_build.ts");
+    return (run) => runCheckBuild(run.root, run.options, run.console, run.signal, run.record);
+  },
 };
 
 /**
- * Runs `workflow` in `root`, the project's lock held and the interrupt
- * `trap` installed (`lock` tells `--init` whether it made `agent-config/`). Each workflow first rolls back an apply a killed run
- * left unfinished, under the trap; `--init` and `--rollup` then run
- * without it (they write each file atomically, and a long rollup stops on
- * Ctrl-C).
+ * Runs `workflow` in `root` as its table entry says, the project's lock
+ * held (`madeConfigFolder`: taking it made `agent-config/`) and the
+ * interrupt `trap` installed. Each workflow first rolls back an apply a
+ * killed run left unfinished, under the trap: here (`recovers: "main"`,
+ * `--init` and `--rollup`, which then run without the trap: they write
+ * each file atomically, and a long rollup stops on Ctrl-C) or itself (the
+ * session, `--undo`, `--check-build`).
  */
 async function runWorkflow(
   root: string,
@@ -80,45 +99,48 @@ async function runWorkflow(
   options: RunOptions,
   console: Console,
   trap: InterruptTrap,
-  lock: ProjectLock,
+  madeConfigFolder: boolean,
   record: RunRecord,
 ): Promise<ExitStatus> {
-  if (workflow === "init" || workflow === "rollup") {
-    const [{ recoverFirst }, run] = await Promise.all([
-      import("./lib/apply/recovery.ts"),
-      LOCAL_WORKFLOWS[workflow](),
-    ]);
-    await recoverFirst(root, (line) => console.warn(line));
-    trap.dispose();
-    if (trap.signal.aborted) throw interruption(trap.signal);
-    return await run(root, console, lock);
-  }
-  if (workflow === "undo") {
-    // --undo needs no key and no model; it rolls back an unfinished apply itself.
-    const { runUndoWorkflow } = await import("./lib/workflows/undo/workflow.ts");
-    return await runUndoWorkflow(root, options, console, record);
-  }
-  if (workflow === "check-build") {
-    // --check-build runs ./build.sh as a run would (it rolls back an unfinished apply first),
-    // and calls no model: no key needed.
-    const { runCheckBuild } = await import("./lib/workflows/committing_code/check_build.ts");
-    return await runCheckBuild(root, options, console, trap.signal, record);
-  }
-  record.model = options.model;
-  const [{ openSession }, run] = await Promise.all([
-    import("./lib/session/session.ts"),
-    WORKFLOWS[workflow](),
-  ]);
-  const session = await openSession(
+  const spec = workflowSpec(workflow);
+  const sessionModule = spec.callsModel ? import("./lib/session/session.ts") : undefined;
+  sessionModule?.catch(() => {});
+  const session = async () => {
+    const { openSession } = await (sessionModule ?? import("./lib/session/session.ts"));
+    record.model = options.model;
+    return await openSession(
+      root,
+      workflow,
+      options,
+      console,
+      trap.signal,
+      spec.runsBuilds,
+      record,
+    );
+  };
+  const run: Run = {
     root,
-    workflow,
     options,
     console,
-    trap.signal,
-    runsBuilds(workflow),
+    signal: trap.signal,
+    madeConfigFolder,
+    session,
     record,
-  );
-  return await run(session);
+  };
+  if (spec.recovers === "main") {
+    const [{ recoverFirst }, start] = await Promise.all([
+      import("./lib/apply/recovery.ts"),
+      START[workflow](),
+    ]);
+    await recoverFirst(root, (line) => console.warn(line));
+    if (spec.trapped === "recovery") {
+      trap.dispose();
+      if (trap.signal.aborted) throw interruption(trap.signal);
+      return await start({ ...run, signal: new AbortController().signal });
+    }
+    return await start(run);
+  }
+  return await (await START[workflow]())(run);
 }
 
 /**
@@ -157,41 +179,62 @@ export async function main(args: readonly string[]): Promise<ExitStatus> {
 /**
  * Runs what `args` ask for, noting in `record` what the `--json` object needs.
  *
- * @throws {CodeCommitError} for a wrong command line, a project another
- * code-commit holds, and whatever the workflow throws.
+ * @throws {CodeCommitError} for a wrong command line or settings file, a
+ * project another code-commit holds, and whatever the workflow throws.
  */
 async function run(
   args: readonly string[],
   console: Console,
   record: RunRecord,
 ): Promise<ExitStatus> {
-  const command = parseCommandLine(args);
-  if (command.kind === "help" || command.kind === "version") {
+  const command = readCommandLine(args);
+  if (command.kind === "help" || command.kind === "version" || command.kind === "completion") {
     record.workflow = command.kind;
-    console.result(command.kind === "help" ? helpText() : versionText());
+    console.result(
+      command.kind === "help"
+        ? helpText()
+        : command.kind === "version"
+        ? versionText()
+        : completionScript(command.shell).trimEnd(),
+    );
     return EXIT.ok;
   }
   const workflow = command.workflow;
   record.workflow = workflow;
+  const spec = workflowSpec(workflow);
   const root = Deno.cwd();
+  // The settings file completes the command line: read before anything else happens.
+  const { readsSettings, readSettings } = await import("./lib/cli/settings.ts");
+  const settings = readsSettings(workflow) ? await readSettings(root) : {};
+  const options = resolveOptions(workflow, command.given, settings);
   const [{ lockProject }, { endLeftBuild }] = await Promise.all([
     import("./lib/project_lock/project_lock.ts"),
     import("./lib/project_lock/running_build.ts"),
   ]);
-  // Before anything else: one code-commit at a time in a project (exit 6 for a second one),
-  // then a build a killed run left running is ended, then the trap, so that no signal stops
-  // the rollback of an unfinished apply halfway; each workflow rolls that back first.
-  const lock = await lockProject(root, WORKFLOW_NAMES[workflow](command.options.dryRun));
+  // Before anything else in the project: one code-commit at a time (exit 6 for a second
+  // one), then a build a killed run left running is ended, then the trap, so that no signal
+  // stops the rollback of an unfinished apply halfway; each workflow rolls that back first.
+  const lock = spec.takesLock
+    ? await lockProject(root, `${spec.holder}${options.dryRun ? " with --dry-run" : ""}`)
+    : undefined;
   try {
     await endLeftBuild(root, (line) => console.warn(line));
     const trap = trapInterrupts(console);
     try {
-      return await runWorkflow(root, workflow, command.options, console, trap, lock, record);
+      return await runWorkflow(
+        root,
+        workflow,
+        options,
+        console,
+        trap,
+        lock?.madeFolder === true,
+        record,
+      );
     } finally {
       trap.dispose();
     }
   } finally {
-    lock.release();
+    lock?.release();
   }
 }
 

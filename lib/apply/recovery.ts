@@ -34,22 +34,20 @@ import { plural } from "../text/plural.ts";
 import { nameSome } from "../text/change_list.ts";
 import { ApplyError, type ApplyOperation, applyOperations } from "./apply.ts";
 import { rollbackTemporary } from "./rollback_names.ts";
+import { contentHash } from "./content_hash.ts";
+import { memoryJournal } from "./journal_recorder.ts";
+import { type IntendedState, JournalError, type PreImage } from "./journal_schema.ts";
 import {
-  contentHash,
   dropPending,
   forgetApply,
-  type IntendedState,
-  JournalError,
   markUndone,
-  memoryJournal,
-  type PreImage,
   promotePending,
   readJournal,
   readPreImage,
   type StoredApply,
   type StoredJournal,
   tidyJournal,
-} from "./journal.ts";
+} from "./journal_store.ts";
 
 /** What a recovery did. */
 interface Recovery {

@@ -9,8 +9,8 @@
  */
 
 import { parentFolder } from "../file_system/real_folders.ts";
-import { temporaryName } from "../file_system/write_atomically.ts";
-import { contentHash } from "./journal.ts";
+import { temporaryName } from "../file_system/temporary_name.ts";
+import { contentHash } from "./content_hash.ts";
 
 const encoder = new TextEncoder();
 

@@ -18,17 +18,10 @@ import { type ChangedFile, nameSome } from "../text/change_list.ts";
 import { countFileLineChanges } from "../text/diff.ts";
 import { plural } from "../text/plural.ts";
 import { type ApplyOperation, applyOperations } from "./apply.ts";
-import {
-  contentHash,
-  type FileState,
-  markUndone,
-  type PreImage,
-  readJournal,
-  readPreImage,
-  type RunHeader,
-  type StoredJournal,
-  undoRecorder,
-} from "./journal.ts";
+import { contentHash } from "./content_hash.ts";
+import { undoRecorder } from "./journal_recorder.ts";
+import { type FileState, type PreImage, type RunHeader } from "./journal_schema.ts";
+import { markUndone, readJournal, readPreImage, type StoredJournal } from "./journal_store.ts";
 
 /** One path the run changed, as the undo will restore it. */
 interface UndoPath {

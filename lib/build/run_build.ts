@@ -441,9 +441,9 @@ class OutputSink {
 export function describeBuildEnd(result: BuildResult): string {
   const took = formatSeconds(result.elapsedMs);
   if (result.timedOut) {
-    return `stopped at the time limit of ${
+    return `stopped at the --build-timeout limit of ${
       formatSeconds(result.timeoutMs)
-    } (--build-timeout), after ${took}`;
+    }, after ${took}`;
   }
   if (result.interrupted) return `stopped because code-commit was interrupted, after ${took}`;
   if (result.signal) return `killed by ${result.signal} after ${took}`;

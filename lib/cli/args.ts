@@ -1,160 +1,67 @@
 /**
- * The command line of code-commit, parsed strictly: one workflow flag at
- * most, `--model` from the model table, a few options, and nothing else.
+ * The command line of code-commit, read from the tables of `workflows.ts`:
+ * one workflow flag at most, the options that workflow takes, each at most
+ * once, and nothing else. Reading is two steps, so that the settings file
+ * is read only for a command line that is right: {@link readCommandLine}
+ * (the flags alone), then {@link resolveOptions} (flag, else settings
+ * file, else default).
  *
  * @module
  */
-import { UsageError } from "../errors/errors.ts";
+import { CodeCommitError, EXIT, UsageError } from "../errors/errors.ts";
+import { isLocalModel, type ModelId } from "../llm/models.ts";
 import {
-  DEFAULT_MODEL,
-  isLocalModel,
-  MODEL_NAMES,
-  type ModelId,
-  parseModelId,
-} from "../llm/models.ts";
-import {
-  BUILD_NETWORKS,
-  type BuildNetwork,
-  SANDBOX_MODES,
-  type SandboxMode,
-} from "../sandbox/modes.ts";
+  COMMANDS,
+  OPTIONS,
+  type OptionSpec,
+  type RunOptions,
+  SETTINGS,
+  type Workflow,
+  WORKFLOWS,
+  workflowSpec,
+  workflowsTaking,
+} from "./workflows.ts";
 
-/** The workflows code-commit runs. */
-export type Workflow =
-  | "commit"
-  | "consistency"
-  | "auto"
-  | "init"
-  | "rollup"
-  | "undo"
-  | "check-build";
+export type { RunOptions, Workflow } from "./workflows.ts";
 
-/** What the command line asked for. */
-export type Command =
+/** The shells `--completion` writes a script for. */
+export type Shell = (typeof COMMANDS)[2]["choices"][number];
+
+/** Values of {@link RunOptions} given by flags or by the settings file, by field. */
+export type GivenOptions = Readonly<Partial<Record<keyof RunOptions, unknown>>>;
+
+/** What the command line asked for, before the settings file is read. */
+export type CommandLine =
   | { readonly kind: "help" }
   | { readonly kind: "version" }
+  | { readonly kind: "completion"; readonly shell: Shell }
+  | { readonly kind: "run"; readonly workflow: Workflow; readonly given: GivenOptions };
+
+/** What the command line asked for, with the options of a run resolved. */
+export type Command =
+  | Exclude<CommandLine, { kind: "run" }>
   | { readonly kind: "run"; readonly workflow: Workflow; readonly options: RunOptions };
 
-/** Options of a run, with their defaults filled in. */
-export interface RunOptions {
-  /** The model every LLM call of the run uses: one of the table, or `local:NAME`. */
-  readonly model: ModelId;
-  /** Build the codebase with the context builder instead of reading agent-config/codeRollup.txt. */
-  readonly buildContext: boolean;
-  /** How long one `./build.sh` may run, in milliseconds. */
-  readonly buildTimeoutMs: number;
-  /** How long one LLM request may take, in milliseconds. */
-  readonly llmTimeoutMs: number;
-  /** The auto workflow runs phases up to this one (1 unless `--max-phase` says more). */
-  readonly maxPhase: number;
-  /** Whether `./build.sh` runs in a sandbox: where available (`auto`), always (`on`), never (`off`). */
-  readonly sandbox: SandboxMode;
-  /** Whether a contained build reaches the network. */
-  readonly buildNetwork: BuildNetwork;
-  /**
-   * `--force`: committing code and the auto workflow run on a tree with
-   * uncommitted changes; `--undo` restores paths changed since the run.
-   */
-  readonly force: boolean;
-  /** `--dry-run` (committing code): show what the first reply would change, and change nothing. */
-  readonly dryRun: boolean;
-  /**
-   * A local model's context window in tokens (`--context-window`), prompt
-   * and answer together; undefined for the default (`LOCAL_CONTEXT_WINDOW`).
-   * Only a `local:NAME` model reads it.
-   */
-  readonly contextWindow?: number;
-  /** `--json`: stdout carries only one JSON object when the run ends (see `json_result.ts`). */
-  readonly json: boolean;
-}
+/** How messages name the settings file. */
+export const SETTINGS_FILE = "agent-config/settings.json";
 
-/** Default time one `./build.sh` may run: 30 minutes. */
-export const DEFAULT_BUILD_TIMEOUT_SECONDS = 1800;
-/** Default time one LLM request may take: 15 minutes, for a thinking model on a large prompt. */
-export const DEFAULT_LLM_TIMEOUT_SECONDS = 900;
+/** Each workflow flag (without dashes) and the workflow it selects. */
+const WORKFLOW_FLAGS: ReadonlyMap<string, Workflow> = new Map(
+  WORKFLOWS.flatMap((spec) => spec.flags.map((flag) => [flag, spec.id] as const)),
+);
 
-/**
- * Whether `workflow` runs `./build.sh` (committing code, the auto
- * workflow, `--check-build`): only these take `--sandbox` and
- * `--build-network`, and only they decide how builds are contained. Never throws.
- */
-export function runsBuilds(workflow: Workflow): boolean {
-  return workflow === "commit" || workflow === "auto" || workflow === "check-build";
-}
-
-/** Each workflow flag and the workflow it selects. */
-const WORKFLOW_FLAGS: Readonly<Record<string, Workflow>> = {
-  "commit": "commit",
-  "consistency-check": "consistency",
-  "consistency": "consistency",
-  "cc": "consistency",
-  "auto-workflow": "auto",
-  "aw": "auto",
-  "init": "init",
-  "rollup": "rollup",
-  "undo": "undo",
-  "check-build": "check-build",
-};
-
-/** Every flag: a boolean one, or one that takes a value (`string`); `short` is its one-letter form. */
-const OPTIONS: Readonly<Record<string, { type: "boolean" | "string"; short?: string }>> = {
-  "help": { type: "boolean", short: "h" },
-  "version": { type: "boolean" },
-  "model": { type: "string" },
-  "build-context": { type: "boolean" },
-  "build-timeout": { type: "string" },
-  "llm-timeout": { type: "string" },
-  "max-phase": { type: "string" },
-  "sandbox": { type: "string" },
-  "build-network": { type: "string" },
-  "force": { type: "boolean" },
-  "dry-run": { type: "boolean" },
-  "context-window": { type: "string" },
-  "json": { type: "boolean" },
-  ...Object.fromEntries(Object.keys(WORKFLOW_FLAGS).map((flag) => [flag, { type: "boolean" }])),
-};
-
-/**
- * Parses the arguments after the program name.
- *
- * @throws {UsageError} for an unknown flag, a flag given twice, a missing or
- * bad value, an unknown model, a positional argument, or two workflow flags.
- */
-export function parseCommandLine(args: readonly string[]): Command {
-  const values = readFlags(args);
-  if (values.help) return { kind: "help" };
-  if (values.version) return { kind: "version" };
-  const workflow = chooseWorkflow(values);
-  const model = chooseModel(values);
-  checkFlagsApply(values, workflow);
-  const containment = chooseContainment(values);
-  const maxPhaseText = values["max-phase"] as string | undefined;
-  const contextWindow = chooseContextWindow(values, model);
-  return {
-    kind: "run",
-    workflow,
-    options: {
-      model,
-      buildContext: values["build-context"] === true,
-      buildTimeoutMs: seconds(
-        "--build-timeout",
-        values["build-timeout"] as string | undefined,
-        DEFAULT_BUILD_TIMEOUT_SECONDS,
-      ),
-      llmTimeoutMs: seconds(
-        "--llm-timeout",
-        values["llm-timeout"] as string | undefined,
-        DEFAULT_LLM_TIMEOUT_SECONDS,
-      ),
-      maxPhase: maxPhaseText === undefined ? 1 : phase(maxPhaseText),
-      ...containment,
-      force: values.force === true,
-      dryRun: values["dry-run"] === true,
-      json: values.json === true,
-      ...(contextWindow === undefined ? {} : { contextWindow }),
-    },
-  };
-}
+/** Every flag (without dashes): whether it takes a value, and its one-letter form. */
+const FLAGS: ReadonlyMap<string, { readonly takesValue: boolean; readonly short?: string }> =
+  new Map([
+    ...COMMANDS.map((command) =>
+      [command.flag, {
+        takesValue: "placeholder" in command,
+        short: "short" in command ? command.short : undefined,
+      }] as const
+    ),
+    ...OPTIONS.map((option) => [option.flag, { takesValue: option.value !== undefined }] as const),
+    ...[...WORKFLOW_FLAGS.keys()].map((flag) => [flag, { takesValue: false }] as const),
+  ]);
 
 /**
  * Whether `args` hold `--json` among the flags (before a `--`), read
@@ -166,35 +73,102 @@ export function wantsJson(args: readonly string[]): boolean {
   return (end === -1 ? args : args.slice(0, end)).includes("--json");
 }
 
-/** The fewest and the most tokens `--context-window` takes. */
-const CONTEXT_WINDOW_RANGE = { min: 1024, max: 16_777_216 } as const;
+/**
+ * Reads the arguments after the program name: the flags, which workflow,
+ * and each option's value (checked on its own).
+ *
+ * @throws {UsageError} for an unknown flag, a flag given twice, a missing or
+ * bad value, an unknown model, a positional argument, two workflow flags,
+ * or an option the workflow does not take.
+ */
+export function readCommandLine(args: readonly string[]): CommandLine {
+  const values = readFlags(args);
+  if (values.help) return { kind: "help" };
+  if (values.version) return { kind: "version" };
+  if (values.completion !== undefined) return { kind: "completion", shell: shell(values) };
+  const workflow = chooseWorkflow(values);
+  const spec = workflowSpec(workflow);
+  const given: Partial<Record<keyof RunOptions, unknown>> = {};
+  for (const option of OPTIONS) {
+    const value = values[option.flag];
+    if (value === undefined) continue;
+    if (!spec.options.includes(option.flag)) throw notTaken(option, workflow);
+    given[option.field] = option.value === undefined ? true : option.value.parse(value as string);
+  }
+  return { kind: "run", workflow, given };
+}
 
 /**
- * `--context-window TOKENS`: a local model's window, prompt and answer
- * together; undefined when not given.
+ * The options of a run of `workflow`: each from its flag (`given`), else
+ * from the settings file (`settings`, where the workflow takes the option;
+ * a setting for another workflow is left aside), else its default.
  *
- * @throws {UsageError} for a value that is not a whole number of tokens in
- * range, or the flag with a model of the table (whose window is known).
+ * @throws {UsageError} for `--context-window` with a model of the table, or
+ * `--sandbox off --build-network off`, both flags.
+ * @throws {CodeCommitError} (exit `EXIT.setup`) for `sandbox` off and
+ * `buildNetwork` off where one comes from the settings file.
  */
-function chooseContextWindow(values: FlagValues, model: ModelId): number | undefined {
-  const text = values["context-window"] as string | undefined;
-  if (text === undefined) return undefined;
-  if (!isLocalModel(model)) {
-    throw new UsageError(
-      `--context-window applies only to a local:NAME model; the window of ${model} is known`,
-    );
+export function resolveOptions(
+  workflow: Workflow,
+  given: GivenOptions,
+  settings: GivenOptions = {},
+): RunOptions {
+  const spec = workflowSpec(workflow);
+  const values: Record<string, unknown> = {};
+  const fromFile = new Set<string>();
+  for (const option of OPTIONS) {
+    const field = option.field;
+    if (given[field] !== undefined) {
+      values[field] = given[field];
+    } else if (spec.options.includes(option.flag) && settings[field] !== undefined) {
+      values[field] = settings[field];
+      fromFile.add(field);
+    } else if (option.fallback !== undefined) {
+      values[field] = option.fallback;
+    }
   }
-  const value = Number(text);
-  if (
-    !/^\d+$/.test(text) || value < CONTEXT_WINDOW_RANGE.min || value > CONTEXT_WINDOW_RANGE.max
-  ) {
-    throw new UsageError(
-      `--context-window ${
-        JSON.stringify(text)
-      } is not a number of tokens from ${CONTEXT_WINDOW_RANGE.min} to ${CONTEXT_WINDOW_RANGE.max}; give the server's window, for example --context-window 32768`,
-    );
+  for (const setting of SETTINGS) {
+    // A key without a flag of its own (localBaseUrl) is read where its option is taken.
+    if (values[setting.field] !== undefined || settings[setting.field] === undefined) continue;
+    if (spec.options.includes(setting.with)) values[setting.field] = settings[setting.field];
   }
-  return value;
+  if (!isLocalModel(values.model as ModelId)) {
+    // The window of a model of the table is known: a flag asking for another is a mistake,
+    // a setting kept for a local model is simply not used this run.
+    if (given.contextWindow !== undefined) {
+      throw new UsageError(
+        `--context-window applies only to a local:NAME model; the window of ${values.model} is known`,
+      );
+    }
+    delete values.contextWindow;
+    delete values.localBaseUrl;
+  }
+  if (values.sandbox === "off" && values.buildNetwork === "off") {
+    const name = (flag: string, field: string) =>
+      fromFile.has(field) ? `"${field}": "off" in ${SETTINGS_FILE}` : `--${flag} off`;
+    const message = `${name("build-network", "buildNetwork")} needs the sandbox, and ${
+      name("sandbox", "sandbox")
+    } turns it off; drop one of them`;
+    if (fromFile.size > 0 && (fromFile.has("sandbox") || fromFile.has("buildNetwork"))) {
+      throw new CodeCommitError(message, EXIT.setup);
+    }
+    throw new UsageError(message);
+  }
+  return values as unknown as RunOptions;
+}
+
+/** The usage error for `option` given to a `workflow` that does not take it. Never throws. */
+function notTaken(option: OptionSpec, workflow: Workflow): UsageError {
+  const takers = workflowsTaking(option.flag).map((spec) => spec.title);
+  const to = takers.length === 1
+    ? `only to ${takers[0]}`
+    : `to ${takers.slice(0, -1).join(", ")} and ${takers[takers.length - 1]}`;
+  const because = option.because;
+  return new UsageError(
+    `--${option.flag} applies ${to}${because ? `, ${because.takes}` : ""}, not to ${
+      workflowSpec(workflow).title
+    }${because ? `, ${because.refuses}` : ""}`,
+  );
 }
 
 /** The flags given, by name (`true` for a flag without a value). */
@@ -202,7 +176,7 @@ type FlagValues = Record<string, string | boolean | undefined>;
 
 /**
  * Reads the flags of `args`, each at most once: `--name`, `--name VALUE`,
- * `--name=VALUE`, a one-letter form (`-h`); `--` ends the flags.
+ * `--name=VALUE`, a one-letter form (`-h`, `-V`); `--` ends the flags.
  *
  * @throws {UsageError} for an unknown flag, a missing value (a flag that
  * takes one, last or followed by another flag), a value given to a flag
@@ -221,12 +195,13 @@ function readFlags(args: readonly string[]): FlagValues {
     const given = equals === -1 ? arg : arg.slice(0, equals);
     const name = given.startsWith("--")
       ? given.slice(2)
-      : Object.keys(OPTIONS).find((option) => `-${OPTIONS[option].short}` === given);
-    if (name === undefined || !Object.hasOwn(OPTIONS, name)) {
+      : [...FLAGS].find(([, flag]) => flag.short !== undefined && `-${flag.short}` === given)?.[0];
+    const flag = name === undefined ? undefined : FLAGS.get(name);
+    if (name === undefined || flag === undefined) {
       throw new UsageError(`unknown flag ${given}; run code-commit --help for the flags`);
     }
     if (Object.hasOwn(values, name)) throw new UsageError(`--${name} is given twice; give it once`);
-    if (OPTIONS[name].type === "boolean") {
+    if (!flag.takesValue) {
       if (equals !== -1) throw new UsageError(`${given} takes no value`);
       values[name] = true;
     } else if (equals !== -1) {
@@ -236,7 +211,7 @@ function readFlags(args: readonly string[]): FlagValues {
       // with a dash is given as --name=-value).
       const value = args[index + 1];
       if (value === undefined || (value.startsWith("-") && value !== "-")) {
-        throw new UsageError(`${given} needs a value, for example ${exampleFor(given)}`);
+        throw new UsageError(`${given} needs a value, for example --${name} ${exampleFor(name)}`);
       }
       values[name] = value;
       index++;
@@ -254,149 +229,32 @@ function unexpected(arg: string): UsageError {
   );
 }
 
-/** The workflow the flags ask for (committing code when none). @throws {UsageError} for two. */
+/** The workflow the flags ask for (the first of the table when none). @throws {UsageError} for two. */
 function chooseWorkflow(values: FlagValues): Workflow {
-  const workflowFlags = Object.keys(WORKFLOW_FLAGS).filter((flag) => values[flag] === true);
+  const workflowFlags = [...WORKFLOW_FLAGS.keys()].filter((flag) => values[flag] === true);
   if (workflowFlags.length > 1) {
     const named = workflowFlags.map((flag) => `--${flag}`).join(" and ");
     throw new UsageError(`${named} are two workflow flags; choose one workflow per run`);
   }
-  return workflowFlags.length === 1 ? WORKFLOW_FLAGS[workflowFlags[0]] : "commit";
+  return workflowFlags.length === 1
+    ? WORKFLOW_FLAGS.get(workflowFlags[0]) as Workflow
+    : WORKFLOWS[0].id;
 }
 
-/** The `--model` given, or the default. @throws {UsageError} for a model not supported. */
-function chooseModel(values: FlagValues): ModelId {
-  const modelText = values.model as string | undefined ?? DEFAULT_MODEL;
-  const model = parseModelId(modelText);
-  if (model === undefined) {
+/** The shell `--completion` names. @throws {UsageError} for another. */
+function shell(values: FlagValues): Shell {
+  const choices: readonly string[] = COMMANDS[2].choices;
+  const text = values.completion as string;
+  if (!choices.includes(text)) {
     throw new UsageError(
-      `--model ${JSON.stringify(modelText)} is not a supported model; use ${
-        MODEL_NAMES.join(", ")
-      }, or local:NAME for a model on a local OpenAI-compatible server`,
+      `--completion ${JSON.stringify(text)} is not one of ${choices.join(", ")}`,
     );
   }
-  return model;
+  return text as Shell;
 }
 
-/**
- * Checks that every flag given applies to `workflow` (`--build-context`,
- * `--force`, `--dry-run`, `--max-phase`, `--sandbox`, `--build-network`).
- *
- * @throws {UsageError} naming the flag and what it applies to.
- */
-function checkFlagsApply(values: FlagValues, workflow: Workflow): void {
-  const buildContext = values["build-context"] === true;
-  if (buildContext && workflow === "auto") {
-    throw new UsageError(
-      "--build-context applies to committing code and the consistency report, not to --auto-workflow (which assembles its own codebase)",
-    );
-  }
-  if (
-    buildContext &&
-    (workflow === "init" || workflow === "rollup" || workflow === "undo" ||
-      workflow === "check-build")
-  ) {
-    throw new UsageError(
-      `--build-context applies to committing code and the consistency report, not to --${workflow}`,
-    );
-  }
-  if (
-    values.force === true && workflow !== "commit" && workflow !== "auto" && workflow !== "undo"
-  ) {
-    throw new UsageError(
-      `--force applies to committing code, --auto-workflow and --undo, not to ${
-        workflow === "consistency"
-          ? "the consistency report, which changes no file"
-          : `--${workflow}`
-      }`,
-    );
-  }
-  if (values["dry-run"] === true && workflow !== "commit") {
-    throw new UsageError(
-      "--dry-run applies only to committing code (with or without --build-context)",
-    );
-  }
-  if (values["max-phase"] !== undefined && workflow !== "auto") {
-    throw new UsageError("--max-phase applies only to --auto-workflow");
-  }
-  for (const flag of ["sandbox", "build-network"]) {
-    if (values[flag] !== undefined && !runsBuilds(workflow)) {
-      throw new UsageError(
-        `--${flag} applies to committing code, --auto-workflow and --check-build, which run ./build.sh, not to ${
-          workflow === "consistency" ? "the consistency report" : `--${workflow}`
-        }, which runs no build`,
-      );
-    }
-  }
-}
-
-/**
- * `--sandbox` and `--build-network`, or their defaults.
- *
- * @throws {UsageError} for a value not among the choices, or `--build-network
- * off` with `--sandbox off`.
- */
-function chooseContainment(
-  values: FlagValues,
-): { sandbox: SandboxMode; buildNetwork: BuildNetwork } {
-  const sandbox = choice("--sandbox", values.sandbox as string | undefined, SANDBOX_MODES);
-  const buildNetwork = choice(
-    "--build-network",
-    values["build-network"] as string | undefined,
-    BUILD_NETWORKS,
-  );
-  if (sandbox === "off" && buildNetwork === "off") {
-    throw new UsageError(
-      "--build-network off needs the sandbox, and --sandbox off turns it off; drop one of them",
-    );
-  }
-  return { sandbox, buildNetwork };
-}
-
-/** Reads a duration in seconds (decimals allowed) and returns milliseconds. */
-function seconds(flag: string, text: string | undefined, fallback: number): number {
-  if (text === undefined) return fallback * 1000;
-  const value = Number(text);
-  if (!/^\d+(\.\d+)?$/.test(text) || !(value > 0) || value > 7 * 24 * 3600) {
-    throw new UsageError(
-      `${flag} ${JSON.stringify(text)} is not a duration; give seconds, for example ${flag} 600`,
-    );
-  }
-  return Math.round(value * 1000);
-}
-
-/** Reads a flag that takes one of `values` (the first is the default). */
-function choice<T extends string>(flag: string, text: string | undefined, values: readonly T[]): T {
-  if (text === undefined) return values[0];
-  const found = values.find((value) => value === text);
-  if (found === undefined) {
-    throw new UsageError(`${flag} ${JSON.stringify(text)} is not one of ${values.join(", ")}`);
-  }
-  return found;
-}
-
-/** Reads `--max-phase`: 1 to 4. */
-function phase(text: string): number {
-  if (!/^[1-4]$/.test(text)) {
-    throw new UsageError(`--max-phase ${JSON.stringify(text)} is not a phase; give 1, 2, 3 or 4`);
-  }
-  return Number(text);
-}
-
-/** An example of `flag` with a value, for the message that says it needs one. Never throws. */
-function exampleFor(flag: string): string {
-  switch (flag) {
-    case "--model":
-      return `--model ${MODEL_NAMES[1]}`;
-    case "--max-phase":
-      return "--max-phase 2";
-    case "--sandbox":
-      return "--sandbox on";
-    case "--build-network":
-      return "--build-network off";
-    case "--context-window":
-      return "--context-window 32768";
-    default:
-      return `${flag} 600`;
-  }
+/** An example value of the flag `name`, for the message that says it needs one. Never throws. */
+function exampleFor(name: string): string {
+  if (name === "completion") return "bash";
+  return OPTIONS.find((option) => option.flag === name)?.value?.example ?? "600";
 }

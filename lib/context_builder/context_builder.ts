@@ -97,7 +97,7 @@ async function buildContext(session: Session, request: ContextRequest): Promise<
   const { log } = request;
   // Loaded only with --build-context: a run from the rollup needs none of it.
   const [{ assembleChosenFiles }, { parseFileList }, { buildSummary }] = await Promise.all([
-    import("./codebase.ts"),
+    import("./chosen_files.ts"),
     import("./file_list.ts"),
     import("./summary.ts"),
   ]);

@@ -25,6 +25,7 @@ const MiB = 1024 * KiB;
  * - `apiKey`: `agent-config/*-key.txt` (a key is under 200 bytes);
  * - `query`: `agent-config/query.txt` (a model's whole context is ≈ 4 MiB of text);
  * - `codeRollup`: `agent-config/codeRollup.txt` (the whole codebase, sent as it is);
+ * - `settings`: `agent-config/settings.json` (a dozen keys take a few hundred bytes);
  * - `ignoreRules`: every `.gitignore` and `.git/info/exclude`;
  * - `gitIndex`: `.git/index` (≈ 100 bytes per tracked file: 2.5 million files);
  * - `specification`: a `UserSpecification.md`, and its copies in the specification cache;
@@ -41,6 +42,7 @@ export const READ_LIMITS = {
   apiKey: { bytes: 64 * KiB, what: "an API key file" },
   query: { bytes: 4 * MiB, what: "the query" },
   codeRollup: { bytes: 32 * MiB, what: "the code rollup" },
+  settings: { bytes: 64 * KiB, what: "the settings" },
   ignoreRules: { bytes: 4 * MiB, what: "an ignore-rules file" },
   gitIndex: { bytes: 256 * MiB, what: "the git index" },
   specification: { bytes: 4 * MiB, what: "a specification" },

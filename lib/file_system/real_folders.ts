@@ -12,7 +12,7 @@
 
 import { type EntryInfo, type FileSystem, under } from "./file_system.ts";
 import { isMissing } from "./lstat.ts";
-import { FileStepError } from "./step.ts";
+import { FileStepError } from "./file_step_error.ts";
 
 /** The calls the folder check makes. */
 export type FolderFileSystem = Pick<FileSystem, "lstat" | "mkdir">;

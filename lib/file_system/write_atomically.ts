@@ -21,7 +21,8 @@
 
 import { type FileSystem, type OnCreated, under } from "./file_system.ts";
 import { checkRealFolder, parentFolder } from "./real_folders.ts";
-import { FileStepError, step } from "./step.ts";
+import { FileStepError, step } from "./file_step_error.ts";
+import { temporaryName } from "./temporary_name.ts";
 
 /** The calls the atomic write makes. */
 export type WriteFileSystem = Pick<
@@ -74,30 +75,8 @@ export interface WriteAtomicallyOptions extends WriteOptions {
   readonly beforeRename?: () => Promise<void>;
 }
 
-const encoder = new TextEncoder();
-
-/** File names longer than this many bytes are refused by common file systems. */
-const NAME_MAX_BYTES = 255;
-
 /** How many times a temporary name is drawn when one is taken already. */
 const NAME_ATTEMPTS = 3;
-
-/**
- * A fresh temporary name for a sibling of the file `name` (the last segment
- * of a path): `.<name>.code-commit-<16 hex digits>.tmp`, shortened to at
- * most 255 bytes; the digits are random, or `hex` when given (16 hex
- * digits: a name a later process can find again). Never throws.
- */
-export function temporaryName(name: string, hex?: string): string {
-  const random = hex ?? Array.from(crypto.getRandomValues(new Uint8Array(8)))
-    .map((byte) => byte.toString(16).padStart(2, "0"))
-    .join("");
-  const suffix = `.code-commit-${random}.tmp`;
-  const budget = NAME_MAX_BYTES - 1 - suffix.length;
-  let base = name;
-  while (encoder.encode(base).length > budget) base = Array.from(base).slice(0, -1).join("");
-  return `.${base}${suffix}`;
-}
 
 /**
  * Writes `data` to a new temporary sibling of `path` (relative to `root`,

@@ -38,6 +38,16 @@ function utf8Length(text: string): number {
   return ASCII.test(text) ? text.length : encoder.encode(text).length;
 }
 
+/** Options of {@link checkPathSyntax}. */
+export interface PathSyntaxOptions {
+  /**
+   * Whether a segment over 255 bytes or a path over 4096 bytes of UTF-8 is
+   * refused (default true). The applier leaves them to the file system,
+   * whose error it reports as it rolls back.
+   */
+  readonly lengths?: boolean;
+}
+
 /**
  * Checks the syntax of a path from an LLM reply and returns why it is refused,
  * or `undefined` when it is acceptable. Refused: an empty path; an absolute one
@@ -51,9 +61,14 @@ function utf8Length(text: string): number {
  * segment that looks like a Windows 8.3 short name (`~` then a digit:
  * `BUILD~1.SH` can be `build.sh`); a segment over 255 bytes or a path over
  * 4096 bytes of UTF-8. Reasons never repeat a control character: they name it
- * by code point. Never throws.
+ * by code point. With `lengths: false`, the two length limits are left to the
+ * file system. Never throws.
  */
-export function checkPathSyntax(path: string): string | undefined {
+export function checkPathSyntax(
+  path: string,
+  options: PathSyntaxOptions = {},
+): string | undefined {
+  const lengths = options.lengths !== false;
   if (path === "") return "is empty";
   // Printable ASCII without spaces (almost every path) holds none of the characters the
   // next checks and the white space check look for: they are skipped for it.
@@ -74,7 +89,7 @@ export function checkPathSyntax(path: string): string | undefined {
     return "contains `:`, which on Windows makes a drive letter or an NTFS data stream";
   }
   if (path.startsWith("/")) return "is absolute; paths must be relative to the project root";
-  if ((plain ? path.length : utf8Length(path)) > MAX_PATH_BYTES) {
+  if (lengths && (plain ? path.length : utf8Length(path)) > MAX_PATH_BYTES) {
     return `is longer than ${MAX_PATH_BYTES} bytes`;
   }
   const relative = normalizeProjectPath(path);
@@ -82,7 +97,9 @@ export function checkPathSyntax(path: string): string | undefined {
   if (relative.endsWith("/")) return "ends with `/`, which names a folder, not a file";
   if (relative.startsWith("~")) return "starts with `~`, which a shell reads as a home folder";
   // A plain path no segment of which could be refused below (almost every path) skips the loops.
-  if (plain && relative.length <= MAX_SEGMENT_BYTES && !SEGMENT_SUSPECT.test(relative)) {
+  if (
+    plain && (!lengths || relative.length <= MAX_SEGMENT_BYTES) && !SEGMENT_SUSPECT.test(relative)
+  ) {
     return undefined;
   }
   const segments = relative.split("/");
@@ -94,7 +111,7 @@ export function checkPathSyntax(path: string): string | undefined {
     }
   }
   for (const segment of segments) {
-    if ((plain ? segment.length : utf8Length(segment)) > MAX_SEGMENT_BYTES) {
+    if (lengths && (plain ? segment.length : utf8Length(segment)) > MAX_SEGMENT_BYTES) {
       return `has a name longer than ${MAX_SEGMENT_BYTES} bytes`;
     }
     if (!plain && /^\s|\s$/u.test(segment)) {

@@ -149,6 +149,19 @@ export function oneLine(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
+/**
+ * The reason an error answer gives, for a one-line message: `HTTP <status>`
+ * then the API's message with the status named once — a message that
+ * starts by repeating the number (`500: …`, `500 Internal Server Error`,
+ * an error body's numeric `code`) loses that repetition. Never throws.
+ */
+export function httpReason(status: number, message: string): string {
+  const flat = oneLine(message);
+  const echo = new RegExp(`^${status}(?![\\w.])[:\\s]*`);
+  const rest = flat.replace(echo, "");
+  return rest === "" ? `HTTP ${status}` : `HTTP ${status} ${rest}`;
+}
+
 /** Shortens a raw body for a one-line message. Never throws. */
 export function excerpt(text: string, max = 300): string {
   const flat = text.replace(/\s+/g, " ").trim();

@@ -15,7 +15,7 @@
  */
 import { EXIT, interruption } from "../errors/errors.ts";
 import type { ApiAdapter, HttpRequest, ParsedError, ParsedReply } from "./adapter.ts";
-import { excerpt, oneLine } from "./adapter.ts";
+import { excerpt, httpReason, oneLine } from "./adapter.ts";
 import { type ModelId, type ModelTarget, modelTarget, type Provider } from "./models.ts";
 import {
   backoffDelayMs,
@@ -340,12 +340,12 @@ function classifyAnswer(answer: Answer, context: AttemptContext): Verdict {
   }
 
   const apiError = adapter.parseError(json, text);
-  const reason = `HTTP ${status} ${oneLine(apiError.message)}`;
+  const reason = httpReason(status, apiError.message);
   if (apiError.diagnosis !== undefined) {
     const { cause, action } = apiError.diagnosis;
     return {
       kind: "final",
-      message: `${cause}; ${action} (not retried; ${reason})`,
+      message: `${cause}; ${action}; not retried: ${reason}`,
       countAttempts: true,
       details,
     };

@@ -122,7 +122,9 @@ export const openaiAdapter: ApiAdapter = {
     const parsed = ErrorSchema.safeParse(body);
     if (!parsed.success) return { message: excerpt(rawText) || "(empty body)" };
     const error = parsed.data.error;
-    const kind = error.code ?? error.type;
+    // A numeric code (as OpenAI-compatible local servers send) only repeats the HTTP status.
+    const kind = (typeof error.code === "string" ? error.code : undefined) ?? error.type ??
+      error.code;
     const message = [kind, error.message].filter((part) => part !== undefined && part !== null)
       .join(": ");
     const diagnosis = diagnoseTooLarge(error.message ?? "");

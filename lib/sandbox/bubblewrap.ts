@@ -15,7 +15,7 @@
 import { BUILD_SCRIPT } from "../build/run_build.ts";
 import type { BuildNetwork } from "./modes.ts";
 import { HOME_SECRETS } from "./home_secrets.ts";
-import { type HiddenPath, isInside, type SandboxPlan } from "./plan.ts";
+import { type HiddenPath, isInside, type SandboxPlan } from "./sandbox_plan.ts";
 
 export type { BuildNetwork } from "./modes.ts";
 

@@ -25,7 +25,7 @@ import {
   parseProbeOutput,
 } from "./bubblewrap.ts";
 import type { BuildNetwork, SandboxMode } from "./modes.ts";
-import { planFromScan, type SandboxPlan } from "./plan.ts";
+import { planFromScan, type SandboxPlan } from "./sandbox_plan.ts";
 import type { ProjectScan } from "./project_scan.ts";
 import { SANDBOX_EXEC, seatbeltArgs, seatbeltProbeArgs, seatbeltProfile } from "./seatbelt.ts";
 
@@ -135,14 +135,14 @@ async function available(
       if (result.missing) continue;
       if (!result.started) {
         return {
-          missing: `bubblewrap (${program}) cannot be started (${firstLine(result.stderr)})`,
+          missing: `bubblewrap at ${program} cannot be started: ${firstLine(result.stderr)}`,
         };
       }
       if (result.code !== 0) {
         return {
-          missing: `bubblewrap (${program}) cannot make a sandbox here (${
+          missing: `bubblewrap at ${program} cannot make a sandbox here: ${
             firstLine(result.stderr) || `exit code ${result.code}`
-          })`,
+          }`,
         };
       }
       const host = parseProbeOutput(result.stdout);
@@ -156,7 +156,7 @@ async function available(
         ? `bubblewrap cannot be used: the project holds ${
           systemProgramPaths("bwrap").join(" and ")
         }`
-        : `bubblewrap is not installed (no ${candidates.join(" or ")})`,
+        : `bubblewrap is not installed: there is no ${candidates.join(" or ")}`,
     };
   }
   if (os === "darwin") {
@@ -164,16 +164,17 @@ async function available(
     if (!result.started) return { missing: `${SANDBOX_EXEC} is not there` };
     if (result.code !== 0) {
       return {
-        missing: `sandbox-exec cannot make a sandbox here (${
+        missing: `sandbox-exec cannot make a sandbox here: ${
           firstLine(result.stderr) || `exit code ${result.code}`
-        })`,
+        }`,
       };
     }
     return { kind: "seatbelt", network };
   }
   return {
     missing:
-      `code-commit contains builds on Linux (bubblewrap) and macOS (sandbox-exec), not on ${os}`,
+      `code-commit contains builds on Linux with bubblewrap and on macOS with sandbox-exec, ` +
+      `not on ${os}`,
   };
 }
 
@@ -209,11 +210,12 @@ export async function decideContainment(request: ContainmentRequest): Promise<Co
 
 /**
  * How a build is contained, for the progress line and the build log:
- * `contained by bubblewrap, network on`, `not contained (--sandbox off)`.
+ * `contained by bubblewrap, network on`, `not contained: --sandbox off`
+ * (the progress line puts it in parentheses: no more are nested in it).
  * Never throws.
  */
 function describeContainment(containment: Containment): string {
-  if (containment.kind === "none") return `not contained (${containment.why})`;
+  if (containment.kind === "none") return `not contained: ${containment.why}`;
   const by = containment.kind === "bubblewrap" ? "bubblewrap" : "sandbox-exec";
   return `contained by ${by}, ${containment.network === "on" ? "network on" : "no network"}`;
 }

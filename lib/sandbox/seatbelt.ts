@@ -26,7 +26,7 @@
  */
 import { BUILD_WRAPPER, type BuildNetwork } from "./bubblewrap.ts";
 import { HOME_SECRETS } from "./home_secrets.ts";
-import type { SandboxPlan } from "./plan.ts";
+import type { SandboxPlan } from "./sandbox_plan.ts";
 
 /** Where macOS keeps `sandbox-exec` (an absolute path: the permission list names it so). */
 export const SANDBOX_EXEC = "/usr/bin/sandbox-exec";

@@ -13,6 +13,7 @@ import { recoverFirst } from "../apply/recovery.ts";
 import { Console } from "../console/console.ts";
 import type { RunOptions, Workflow } from "../cli/args.ts";
 import { RunRecord } from "../cli/run_record.ts";
+import { workflowSpec } from "../cli/workflows.ts";
 import { CodeCommitError, EXIT, InterruptedError } from "../errors/errors.ts";
 import { createClient } from "../llm/client.ts";
 import { loopbackKeyWarning, resolveBaseUrl, resolveLocalBaseUrl } from "../llm/endpoint.ts";
@@ -36,8 +37,8 @@ import {
   type ContainmentDecision,
   decideContainment,
 } from "../sandbox/containment.ts";
-import { planSandbox } from "../sandbox/plan.ts";
-import { type BuildScriptSnapshot, snapshotBuildScript } from "../preconditions/build_integrity.ts";
+import { planSandbox } from "../sandbox/sandbox_plan.ts";
+import { type BuildScriptSnapshot, snapshotBuildScript } from "../preconditions/tamper_check.ts";
 
 /** One run of code-commit. */
 export interface Session {
@@ -80,18 +81,17 @@ export interface SetupNeeds {
 }
 
 /**
- * What `workflow` needs before its first call: committing code needs the
- * query, the rollup (unless `--build-context`) and `build.sh`; the
- * consistency report the query and the rollup (unless `--build-context`);
- * the auto workflow checks `build.sh` itself, once it has a task that builds.
+ * What `workflow` needs before its first call, from the workflow table
+ * (`lib/cli/workflows.ts`): the rollup only without `--build-context`. The
+ * auto workflow checks `build.sh` itself, once it has a task that builds.
  * Never throws.
  */
 export function setupNeeds(workflow: Workflow, options: RunOptions): SetupNeeds {
-  const codebase = (workflow === "commit" || workflow === "consistency") && !options.buildContext;
+  const needs = workflowSpec(workflow).needs;
   return {
-    query: workflow === "commit" || workflow === "consistency",
-    rollup: codebase,
-    buildScript: workflow === "commit",
+    query: needs.query,
+    rollup: needs.rollup && !options.buildContext,
+    buildScript: needs.buildScript,
   };
 }
 
@@ -130,9 +130,7 @@ export async function openSession(
   const target = modelTarget(options.model);
   // Whether a local model has a server here depends on the command line and
   // the environment alone: told before anything else.
-  const localBaseUrl = target.local
-    ? resolveLocalBaseUrl(target.baseUrlEnv, Deno.env.get(target.baseUrlEnv), target.id)
-    : undefined;
+  const localBaseUrl = target.local ? localServer(target, options) : undefined;
   await checkRepositoryRoot(root, false);
   // The sandbox probe (bubblewrap, once) runs while the set-up is checked; its verdict is
   // taken below: a run that stops before then has no use for it.
@@ -197,9 +195,9 @@ async function checkSetUp(
       return undefined;
     }
   };
-  const needs = setupNeeds(workflow, options);
+  const needs = { ...setupNeeds(workflow, options), key: workflowSpec(workflow).needs.key };
   await check(() => checkAgentConfigIgnored(root));
-  const key = target.local
+  const key = target.local || !needs.key
     ? undefined
     : await check(() => readApiKey(root, target.keyFile, target.vendor));
   if (needs.query) await check(() => readQuery(root));
@@ -215,6 +213,23 @@ async function checkSetUp(
     );
   }
   return key;
+}
+
+/**
+ * The base URL of a local model's server: `CODE_COMMIT_OPENAI_BASE_URL`
+ * when set (the environment of one run wins over the project's standing
+ * choice), else `localBaseUrl` from `agent-config/settings.json` (checked
+ * when the file was read).
+ *
+ * @throws {UsageError} as `resolveLocalBaseUrl`, when neither names a
+ * server on this machine.
+ */
+function localServer(target: ModelTarget, options: RunOptions): string {
+  const fromEnvironment = Deno.env.get(target.baseUrlEnv);
+  if ((fromEnvironment === undefined || fromEnvironment === "") && options.localBaseUrl) {
+    return options.localBaseUrl;
+  }
+  return resolveLocalBaseUrl(target.baseUrlEnv, fromEnvironment, target.id);
 }
 
 /**

@@ -230,6 +230,30 @@ Deno.test("applyOperations: refuses paths that are not plain relative paths", as
   });
 });
 
+Deno.test("applyOperations: refuses what the path guard's syntax check refuses, in its words", async () => {
+  await withProject({ "a.txt": { content: "a\n" } }, async (root) => {
+    const before = await snapshot(root);
+    for (
+      const [path, reason] of [
+        ["a:b", /contains `:`/],
+        ["src\\a.ts", /contains a backslash/],
+        ["x/BUILD~1.SH", /Windows short \(8\.3\) name/],
+        ["build.sh.", /ends with `\.`/],
+        ["~/a", /home folder/],
+        ["./a", /starts with `\.\/`/],
+      ] as const
+    ) {
+      const error = await rejectsWithApplyError(
+        applyOperations(root, [write("a.txt", "changed\n"), write(path, "x\n")]),
+      );
+      assert.equal(error.path, path);
+      assert.match(error.message, /^refusing to apply the reply: the path /);
+      assert.match(error.message, reason, path);
+      assert.deepEqual(await snapshot(root), before);
+    }
+  });
+});
+
 Deno.test("applyOperations: a folder in the way fails and rolls back", async () => {
   await withProject({ "a.txt": { content: "a\n" }, "plain": { content: "p\n" } }, async (root) => {
     await Deno.mkdir(`${root}/folder`);

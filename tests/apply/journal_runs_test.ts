@@ -8,7 +8,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { applyOperations } from "../../lib/apply/apply.ts";
-import { readJournal, RunJournal } from "../../lib/apply/journal.ts";
+import { RunJournal } from "../../lib/apply/journal.ts";
+import { readJournal } from "../../lib/apply/journal_store.ts";
 import { recoverFirst } from "../../lib/apply/recovery.ts";
 import { planUndo } from "../../lib/apply/undo.ts";
 import { withProject } from "../support/project.ts";

@@ -1,11 +1,7 @@
 import assert from "node:assert/strict";
-import {
-  type Command,
-  DEFAULT_BUILD_TIMEOUT_SECONDS,
-  DEFAULT_LLM_TIMEOUT_SECONDS,
-  parseCommandLine,
-  wantsJson,
-} from "../../lib/cli/args.ts";
+import { type Command, wantsJson } from "../../lib/cli/args.ts";
+import { parseCommandLine } from "../support/command_line.ts";
+import { OPTIONS, WORKFLOWS } from "../../lib/cli/workflows.ts";
 import { UsageError } from "../../lib/errors/errors.ts";
 
 function run(args: string[]): Extract<Command, { kind: "run" }> {
@@ -20,8 +16,8 @@ Deno.test("no flags: committing code with gemini-2.5-pro and the default limits"
   assert.deepEqual({ ...command.options }, {
     model: "gemini-2.5-pro",
     buildContext: false,
-    buildTimeoutMs: DEFAULT_BUILD_TIMEOUT_SECONDS * 1000,
-    llmTimeoutMs: DEFAULT_LLM_TIMEOUT_SECONDS * 1000,
+    buildTimeoutMs: 1800 * 1000,
+    llmTimeoutMs: 900 * 1000,
     maxPhase: 1,
     sandbox: "auto",
     buildNetwork: "on",
@@ -29,17 +25,6 @@ Deno.test("no flags: committing code with gemini-2.5-pro and the default limits"
     dryRun: false,
     json: false,
   });
-});
-
-Deno.test("--json is read for every workflow, and found in a command line that does not parse", () => {
-  for (const args of [[], ["--cc"], ["--aw"], ["--init"], ["--undo"], ["--check-build"]]) {
-    assert.equal(run([...args, "--json"]).options.json, true, args.join(" "));
-  }
-  assert.equal(wantsJson(["--bogus", "--json"]), true);
-  assert.equal(wantsJson(["--json", "--cc", "--aw"]), true);
-  assert.equal(wantsJson(["--cc"]), false);
-  assert.equal(wantsJson(["--", "--json"]), false, "after --, it is no flag");
-  assert.equal(wantsJson(["--json=yes"]), false);
 });
 
 Deno.test("every workflow flag selects its workflow", () => {
@@ -106,6 +91,13 @@ Deno.test("--help and --version win over everything else given with them", () =>
   assert.deepEqual(parseCommandLine(["-h"]), { kind: "help" });
   assert.deepEqual(parseCommandLine(["--cc", "--help"]), { kind: "help" });
   assert.deepEqual(parseCommandLine(["--version"]), { kind: "version" });
+  assert.deepEqual(parseCommandLine(["-V"]), { kind: "version" });
+  assert.deepEqual(parseCommandLine(["--aw", "-V"]), { kind: "version" });
+  assert.deepEqual(parseCommandLine(["--completion", "zsh"]), { kind: "completion", shell: "zsh" });
+  assert.deepEqual(parseCommandLine(["--completion=fish", "--cc"]), {
+    kind: "completion",
+    shell: "fish",
+  });
 });
 
 Deno.test("-- ends the flags", () => {
@@ -222,4 +214,76 @@ Deno.test("--context-window: a local model's window in tokens; refused with a mo
       bad,
     );
   }
+});
+
+/** A value each option that takes one accepts with a local model. */
+const SAMPLE: Record<string, string> = {
+  model: "local:qwen",
+  "build-timeout": "60",
+  "llm-timeout": "60",
+  "context-window": "32768",
+  "max-phase": "2",
+  sandbox: "on",
+  "build-network": "off",
+};
+
+Deno.test("each workflow takes exactly the options of its row of the table; another is a usage error naming it", () => {
+  for (const spec of WORKFLOWS) {
+    for (const option of OPTIONS) {
+      const args = [`--${spec.flags[0]}`, `--${option.flag}`];
+      if (option.value) args.push(SAMPLE[option.flag]);
+      if (option.flag === "context-window" && spec.options.includes("model")) {
+        args.push("--model", "local:qwen");
+      }
+      if (spec.options.includes(option.flag)) {
+        const command = parseCommandLine(args);
+        assert(command.kind === "run", args.join(" "));
+        assert.equal(command.workflow, spec.id);
+        assert.notDeepEqual(command.options[option.field], option.fallback, args.join(" "));
+      } else {
+        assert.throws(
+          () => parseCommandLine(args),
+          (error: unknown) =>
+            error instanceof UsageError &&
+            error.message.startsWith(`--${option.flag} applies `) &&
+            error.message.includes(`not to ${spec.title}`) && !error.message.includes("\n"),
+          args.join(" "),
+        );
+      }
+    }
+  }
+});
+
+Deno.test("--json is taken by every workflow and read as json: true", () => {
+  for (const spec of WORKFLOWS) {
+    for (const flag of spec.flags) {
+      const command = run([`--${flag}`, "--json"]);
+      assert.equal(command.options.json, true, flag);
+      assert.equal(run([`--${flag}`]).options.json, false, flag);
+    }
+  }
+});
+
+Deno.test("--json is found in a command line that does not parse, and not after --", () => {
+  assert.equal(wantsJson(["--bogus", "--json"]), true);
+  assert.equal(wantsJson(["--json", "--cc", "--aw"]), true);
+  assert.equal(wantsJson(["--cc"]), false);
+  assert.equal(wantsJson(["--", "--json"]), false, "after --, it is no flag");
+  assert.equal(wantsJson(["--json=yes"]), false);
+});
+
+Deno.test("the options of a workflow that talks to no model are refused with it: --model, --llm-timeout", () => {
+  assert.throws(
+    () => parseCommandLine(["--init", "--model", "gpt-5"]),
+    /^UsageError: --model applies to committing code, the consistency report and --auto-workflow, which call a model, not to --init, which calls no model$/,
+  );
+  assert.throws(() => parseCommandLine(["--undo", "--llm-timeout", "5"]), /not to --undo/);
+  assert.throws(
+    () => parseCommandLine(["--completion", "tcsh"]),
+    /--completion "tcsh" is not one of bash, zsh, fish/,
+  );
+  assert.throws(
+    () => parseCommandLine(["--completion"]),
+    /--completion needs a value, for example --completion bash/,
+  );
 });

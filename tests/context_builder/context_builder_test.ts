@@ -5,7 +5,7 @@
 import { RunRecord } from "../../lib/cli/run_record.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { parseCommandLine } from "../../lib/cli/args.ts";
+import { parseCommandLine } from "../support/command_line.ts";
 import { Console } from "../../lib/console/console.ts";
 import { memoryStreams } from "../support/console.ts";
 import { type ContextRequest, prepareCodebase } from "../../lib/context_builder/context_builder.ts";
@@ -16,7 +16,7 @@ import { RunLog } from "../../lib/logger/run_log.ts";
 import { Redactor } from "../../lib/secrets/redact.ts";
 import type { Session } from "../../lib/session/session.ts";
 import { withProject, writeFiles } from "../support/project.ts";
-import { systemPromptFile } from "../support/prompts.ts";
+import { systemPromptFile } from "../support/expected_prompts.ts";
 
 /** A model that answers from a list, recording the prompts. */
 function scriptedClient(replies: Partial<LlmReply>[]): LlmClient & { prompts: string[] } {

@@ -177,7 +177,7 @@ Deno.test("auto workflow: a full phase-1 run, a re-run after one spec edit, then
   );
   assert.match(
     first.run.stderr,
-    /5 modules \(L0: src\/core, src\/util; L1: src\/llm\/gemini; L2: src\/llm; L3: the root module \(UserSpecification\.md\)\)/,
+    /^auto workflow with gemini-2\.5-pro: 5 modules, phases 1 to 1; L0: src\/core, src\/util; L1: src\/llm\/gemini; L2: src\/llm; L3: the root module \(UserSpecification\.md\)$/m,
   );
   assert.deepEqual(await cacheFiles(project), await expectedCache(project, phase1Of(...ORDER)));
 
@@ -365,6 +365,9 @@ Deno.test("auto workflow: changes-attempted applies the files, stops for review 
     first.run.stdout,
     /^comment on src\/core \(src\/core\/UserSpecification\.md\), stage implemented:\nWrote greet\.\n1 file changed by this run \(1 created\):\n {2}created {3}src\/core\/core\.ts {2}\+3 -0\nauto workflow: stopped at src\/core \(src\/core\/UserSpecification\.md\), stage implemented \(phase 1\): changes attempted \(1 file changed by the task\); review them with git status and git diff \(or take the run back with code-commit --undo\), then run code-commit --aw again; 1 task passed before it; /,
   );
+  // The comment is printed once, on stdout; the status tag is not shown as the model's words.
+  assert.equal(`${first.run.stdout}${first.run.stderr}`.split("Wrote greet.").length, 2);
+  assert.doesNotMatch(first.run.stderr, /@@@@|%%%%|says:/);
   assert.deepEqual(
     await cacheFiles(project),
     await expectedCache(project, ["src/core self-consistent"]),

@@ -17,7 +17,11 @@ import {
   startFakeLlmServer,
 } from "../support/fake_llm_server.ts";
 import { assertNoKeyLeak } from "../support/leaks.ts";
-import { consistencyPrompt, contextQueryPrompt, initialPrompt } from "../support/prompts.ts";
+import {
+  consistencyPrompt,
+  contextQueryPrompt,
+  initialPrompt,
+} from "../support/expected_prompts.ts";
 import { GEMINI_KEY, git, makeProject, type Project, STATUS_BUILD } from "../support/project.ts";
 import { runTool } from "../support/run_tool.ts";
 

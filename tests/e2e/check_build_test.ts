@@ -88,7 +88,7 @@ Deno.test("--check-build: the build's time limit is the run's (--build-timeout)"
   assert.equal(run.code, 1, run.stderr);
   assert.match(
     run.stdout,
-    /^build failed \(stopped at the time limit of 0\.5s \(--build-timeout\)/,
+    /^build failed \(stopped at the --build-timeout limit of 0\.5s, after /,
   );
 });
 

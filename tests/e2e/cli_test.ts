@@ -20,6 +20,11 @@ Deno.test("--help and --version print and exit 0", async () => {
   assert.equal(help.stderr, "");
   const version = await runTool(project.root, ["--version"]);
   assert.deepEqual(version, { code: 0, stdout: `code-commit ${config.version}\n`, stderr: "" });
+  assert.deepEqual(await runTool(project.root, ["-V"]), version, "-V is --version");
+  const completion = await runTool(project.root, ["--completion", "bash"]);
+  assert.equal(completion.code, 0, completion.stderr);
+  assert.match(completion.stdout, /^# bash completion for code-commit/);
+  assert.match(completion.stdout, /complete -F _code_commit code-commit\n$/);
   assert.deepEqual(await project.logRuns(), [], "no log folder for --help");
 });
 
@@ -32,6 +37,8 @@ Deno.test("usage errors exit 2 with one line on stderr naming the flag", async (
       /^code-commit: --model "claude" is not a supported model; use gemini-2\.5-pro, gpt-5, gemini-3-pro-preview, gpt-5\.2, or local:NAME for a model on a local OpenAI-compatible server\n$/,
     ],
     [["--model"], /^code-commit: --model needs a value/],
+    [["--init", "--sandbox", "on"], /^code-commit: --sandbox applies to committing code, /],
+    [["--completion", "csh"], /^code-commit: --completion "csh" is not one of bash, zsh, fish\n$/],
     [
       ["--cc", "--aw"],
       /^code-commit: --cc and --aw are two workflow flags; choose one workflow per run\n$/,

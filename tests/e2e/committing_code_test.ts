@@ -308,7 +308,7 @@ for (const position of ["first", "middle", "last"] as const) {
         );
         assert.match(
           lastLine(run.stdout),
-          /build still failing after 4 attempts \(3 repairs\); 0 files changed;/,
+          /build still failing after 4 attempts \(3 repairs\); no file changed;/,
         );
         await assertNoKeyLeak(project.root, [run], server);
       } finally {
@@ -392,6 +392,24 @@ Deno.test("a reply with no blocks is not an error: the build runs as usual", asy
         /error: src\/status\.txt is not ok/,
       );
     },
+  );
+});
+
+Deno.test("a reply that writes a file's content as it is: the file is unchanged, and the run says so", async () => {
+  await commit(
+    [geminiReply(FIX)],
+    async ({ run, project }) => {
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(await project.read("src/status.txt"), "ok\n");
+      assert.match(run.stderr, /^applied: src\/status\.txt unchanged \(same content\)$/m);
+      assert.doesNotMatch(run.stderr, /replaced/);
+      assert.match(
+        lastLine(run.stdout),
+        /^committing code: build passed after 1 attempt \(0 repairs\); no file changed; /,
+      );
+      assert.doesNotMatch(run.stdout, /0 files/);
+    },
+    { files: { "src/status.txt": "ok\n" } },
   );
 });
 
@@ -558,9 +576,9 @@ Deno.test("a build that outlives --build-timeout is stopped and counts as failin
     assert.equal(run.code, 0, run.stderr);
     assert.match(
       run.stderr,
-      /build failed \(stopped at the time limit of 0\.5s \(--build-timeout\)/,
+      /build failed \(stopped at the --build-timeout limit of 0\.5s, after [\d.]+s\)/,
     );
-    assert.match(geminiText(server.requests[1]), /stopped at the time limit of 0\.5s/);
+    assert.match(geminiText(server.requests[1]), /stopped at the --build-timeout limit of 0\.5s/);
   } finally {
     await server.close();
   }
@@ -601,6 +619,12 @@ for (const [stop, how] of STOP_SIGNALS) {
         new RegExp(`interrupted \\(${how}\\); no file was left half-written`),
       );
       assert.equal(await project.read("src/status.txt"), "ok\n", "the applied reply stays whole");
+      // An interruption is not an error: the final line says so.
+      assert.match(
+        lastLine(run.stdout),
+        /^committing code: interrupted; 1 file changed, left in place/,
+      );
+      assert.doesNotMatch(run.stdout, /error below/);
       const [folder] = await project.logRuns();
       const build = await project.read(`logs/${folder}/1-initial-query-build.txt`);
       assert.match(build, /stopped because code-commit was interrupted/);

@@ -17,7 +17,7 @@ import {
   startFakeLlmServer,
 } from "../support/fake_llm_server.ts";
 import { assertNoKeyLeak } from "../support/leaks.ts";
-import { consistencyPrompt } from "../support/prompts.ts";
+import { consistencyPrompt } from "../support/expected_prompts.ts";
 import { makeProject, type Project } from "../support/project.ts";
 import { runTool, type ToolRun } from "../support/run_tool.ts";
 
@@ -173,6 +173,41 @@ Deno.test("--cc keeps a report that lacks a heading and names the heading on std
     const split = splitReport(await project.read(REPORT));
     assert.deepEqual(split.missing, ["Errors and Mistakes within the Implementation"]);
     assert.equal(split.sections.length, 4);
+    await assertNoKeyLeak(project.root, [run], server);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("--cc keeps the last good report when the reply has none of the five headings, and exits 4", async () => {
+  await using project = await makeProject({
+    query: QUERY,
+    rollup: ROLLUP,
+    files: { [REPORT]: "the previous report\n" },
+  });
+  const server = await startFakeLlmServer([
+    geminiReply("I cannot review this codebase: the query asks for something else.\n"),
+  ]);
+  try {
+    const run = await runTool(project.root, ["--cc"], { server });
+    assert.equal(run.code, 4, run.stderr);
+    assert.equal(run.stdout, "");
+    assert.equal(await project.read(REPORT), "the previous report\n");
+    const [folder] = await project.logRuns();
+    assert.match(
+      run.stderr,
+      new RegExp(
+        `^code-commit: the reply of gemini-2\\.5-pro has none of the 5 section headings, so it is ` +
+          `no consistency report and was not written: agent-config/consistency-report\\.txt is ` +
+          `unchanged; see logs/${folder}/query-response\\.txt, then run again$`,
+        "m",
+      ),
+    );
+    assert.match(
+      await project.read(`logs/${folder}/query-response.txt`),
+      /I cannot review this codebase/,
+      "the reply is kept in the log",
+    );
     await assertNoKeyLeak(project.root, [run], server);
   } finally {
     await server.close();

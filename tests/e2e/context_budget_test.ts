@@ -50,7 +50,9 @@ Deno.test("--context-window sets a local model's budget: a prompt past it is not
     files: { "src/app.js": "x\n".repeat(20_000) }, // about 10,000 tokens
   });
   assert.equal((await runTool(project.root, ["--rollup"])).code, 0);
-  const server = await startFakeLlmServer([openaiReply("No change is needed.\n")]);
+  const server = await startFakeLlmServer([
+    openaiReply("User Specification Self-Consistency\nNo change is needed.\n"),
+  ]);
   try {
     const small = await runTool(
       project.root,

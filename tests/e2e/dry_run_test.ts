@@ -50,6 +50,8 @@ Deno.test("--dry-run prints the plan, logs the whole diff, writes nothing else a
   const { run, calls } = await dryRun(project, [REPLY]);
   assert.equal(run.code, 0, run.stderr);
   assert.equal(calls, 1);
+  // The model's words outside its file blocks are shown, as a run that applies shows them.
+  assert.match(run.stderr, /^gemini-2\.5-pro says:\n {2}Here is the change\.\n/m);
   const lines = run.stdout.trimEnd().split("\n");
   assert.deepEqual(lines.slice(0, -1), [
     "the reply would change 3 files (1 created, 1 replaced, 1 deleted):",

@@ -132,6 +132,10 @@ Deno.test("--init in a repository of each kind: .gitignore, agent-config/, an em
     assert.match(run.stdout, new RegExp(`mv ${STARTER_BUILD_FILE} build\\.sh`));
     // The next steps name where the keys and the query go, and --rollup or --build-context.
     assert.match(run.stdout, /^Next steps:$/m);
+    assert.match(
+      run.stdout,
+      /^Optional: agent-config\/settings\.json can hold the model, .*--init does not create it\.$/m,
+    );
     assert.match(run.stdout, /agent-config\/gemini-key\.txt/);
     assert.match(run.stdout, /agent-config\/openai-key\.txt/);
     assert.match(run.stdout, /code-commit --rollup/);

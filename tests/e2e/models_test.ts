@@ -254,7 +254,7 @@ for (const [name, args, step, message] of INCURABLE) {
     assert.doesNotMatch(result.stderr, /retrying in/);
     assert.match(
       result.log["1-initial-query-response.txt"],
-      /^ERROR\n.*\(not retried; HTTP (429|403) /,
+      /^ERROR\n.*; not retried: HTTP (429|403) /,
     );
     const json = result.log["1-initial-query-response.json"];
     assert.ok(JSON.parse(json).error, "the body received is logged");

@@ -180,8 +180,8 @@ Deno.test("--sandbox off: every probe is open (the probes work), and a setsid da
       daemonAlive: true,
       loopbackConnections: 1,
     });
-    assert.match(run.stderr, /running \.\/build\.sh \(not contained \(--sandbox off\)\)/);
-    assert.match(buildLog, /^\$ \.\/build\.sh\n\[not contained \(--sandbox off\)\]\n/);
+    assert.match(run.stderr, /running \.\/build\.sh \(not contained: --sandbox off\)/);
+    assert.match(buildLog, /^\$ \.\/build\.sh\n\[not contained: --sandbox off\]\n/);
   });
 });
 
@@ -335,7 +335,7 @@ bwrapTest("a build stopped at --build-timeout takes its setsid daemon with it", 
   try {
     const run = await runTool(project.root, ["--build-timeout", "1"], { server });
     assert.equal(run.code, 1, run.stderr);
-    assert.match(run.stderr, /stopped at the time limit of 1s/);
+    assert.match(run.stderr, /stopped at the --build-timeout limit of 1s/);
     assert(await allGone(marker), "the daemon outlived the build");
   } finally {
     for (const pid of await sleepers(marker)) stopPid(pid);
@@ -436,7 +436,7 @@ noBwrapTest("without bubblewrap: --sandbox on refuses before any LLM call, namin
       assert.match(run.stderr, new RegExp(`${args.join(" ")} needs a sandbox`));
       assert.match(
         run.stderr,
-        /bubblewrap is not installed \(no \/usr\/bin\/bwrap or \/bin\/bwrap/,
+        /bubblewrap is not installed: there is no \/usr\/bin\/bwrap or \/bin\/bwrap/,
       );
       assert.match(run.stderr, /apt-get install bubblewrap/);
       assert.equal(run.stderr.trim().split("\n").length, 1, run.stderr);
@@ -472,7 +472,7 @@ noBwrapTest(
       );
       assert.match(
         run.stderr,
-        /running \.\/build\.sh \(not contained \(bubblewrap is not installed \(no /,
+        /running \.\/build\.sh \(not contained: bubblewrap is not installed: there is no /,
       );
       assert.doesNotMatch(run.stderr, /Failed to resolve/, "Deno's own note stays out");
     } finally {
@@ -502,7 +502,7 @@ bwrapTest(
         assert.equal(run.code, 3, run.stderr);
         assert.match(
           run.stderr,
-          /bubblewrap \(\/usr\/bin\/bwrap\) cannot make a sandbox here \(bwrap: No permissions to create new namespace\)/,
+          /bubblewrap at \/usr\/bin\/bwrap cannot make a sandbox here: bwrap: No permissions to create new namespace/,
         );
         assert.equal(server.requests.length, 0);
       } finally {

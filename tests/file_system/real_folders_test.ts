@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { CodeCommitError } from "../../lib/errors/errors.ts";
 import { denoFileSystem, type FileSystem, under } from "../../lib/file_system/file_system.ts";
 import { checkRealFolder, lstatStep, parentFolder } from "../../lib/file_system/real_folders.ts";
-import { FileStepError } from "../../lib/file_system/step.ts";
+import { FileStepError } from "../../lib/file_system/file_step_error.ts";
 import { recordingFs } from "./helpers.ts";
 import { withProject } from "../support/project.ts";
 

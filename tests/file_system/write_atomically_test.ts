@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { denoFileSystem, type FileSystem } from "../../lib/file_system/file_system.ts";
-import { FileStepError } from "../../lib/file_system/step.ts";
+import { FileStepError } from "../../lib/file_system/file_step_error.ts";
 import {
   AtomicFileWriter,
   removeIfPresent,

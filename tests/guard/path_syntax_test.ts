@@ -93,3 +93,17 @@ Deno.test("normalizeProjectPath strips exactly one leading ./", () => {
   assert.equal(normalizeProjectPath(".gitignore"), ".gitignore");
   assert.equal(normalizeProjectPath("./"), "");
 });
+
+Deno.test("checkPathSyntax with lengths: false leaves long names and paths to the file system", () => {
+  const longName = "x".repeat(256);
+  const longPath = Array.from({ length: 20 }, () => "y".repeat(250)).join("/");
+  assert.match(checkPathSyntax(longName)!, /longer than 255 bytes/);
+  assert.match(checkPathSyntax(longPath)!, /longer than 4096 bytes/);
+  assert.equal(checkPathSyntax(longName, { lengths: false }), undefined);
+  assert.equal(checkPathSyntax(longPath, { lengths: false }), undefined);
+  assert.equal(checkPathSyntax(`é${longName}`, { lengths: false }), undefined);
+  // Every other refusal stands.
+  assert.match(checkPathSyntax(`${longName}/a:b`, { lengths: false })!, /contains `:`/);
+  assert.match(checkPathSyntax(`${longName}//b`, { lengths: false })!, /empty segment/);
+  assert.match(checkPathSyntax(`${longName}/BUILD~1.SH`, { lengths: false })!, /short/);
+});

@@ -1,11 +1,12 @@
 /**
  * Tests of the shared adapter helpers: `oneLine`, which puts an API's
  * message on one line, and `excerpt`, which turns a raw body into one short
- * line for a message.
+ * line for a message, and `httpReason`, which names an error answer's
+ * status once.
  */
 
 import assert from "node:assert/strict";
-import { excerpt, oneLine } from "../../lib/llm/adapter.ts";
+import { excerpt, httpReason, oneLine } from "../../lib/llm/adapter.ts";
 
 Deno.test("excerpt flattens white space to single blanks and trims", () => {
   assert.equal(
@@ -34,4 +35,18 @@ Deno.test("oneLine turns every run of white space into one blank, whatever its l
   assert.equal(oneLine(long), long.trim(), "never shortened");
   assert.equal(oneLine("\u2028a\u00a0b\n"), "a b", "Unicode line and no-break spaces too");
   assert.equal(oneLine(""), "");
+});
+
+Deno.test("httpReason names the status once, dropping the message's own repetition of it", () => {
+  assert.equal(httpReason(500, "500: model failed"), "HTTP 500 model failed");
+  assert.equal(httpReason(500, "500 Internal Server Error"), "HTTP 500 Internal Server Error");
+  assert.equal(httpReason(500, " 500 "), "HTTP 500");
+  assert.equal(
+    httpReason(503, "UNAVAILABLE: The model\nis overloaded."),
+    "HTTP 503 UNAVAILABLE: The model is overloaded.",
+  );
+  // Only the status itself at the start: another number stays.
+  assert.equal(httpReason(500, "5000 tokens is too many"), "HTTP 500 5000 tokens is too many");
+  assert.equal(httpReason(500, "500.5 is odd"), "HTTP 500 500.5 is odd");
+  assert.equal(httpReason(429, "500: wrong status"), "HTTP 429 500: wrong status");
 });

@@ -378,11 +378,20 @@ const NOT_RETRIED: [string, ModelName, ScriptStep, string, boolean][] = [
 ];
 
 for (const [name, model, step, expected, keyHint] of NOT_RETRIED) {
+  // A Gemini 404 to the streaming method is asked once more at the plain one (a server that
+  // knows only generateContent); a 404 there too is the end.
+  const plainToo = name === "Gemini 404";
   Deno.test(`${name}: exactly one request, the API's own message`, async () => {
-    await using server = await serve([step, geminiReply("never sent"), openaiReply("never")]);
+    await using server = await serve([
+      step,
+      plainToo ? step : geminiReply("never sent"),
+      geminiReply("never sent"),
+      openaiReply("never"),
+    ]);
     const { client, waits, notices } = harness(model, server);
     const error = await failure(client);
-    assert.equal(server.requests.length, 1, "not retried");
+    assert.equal(server.requests.length, plainToo ? 2 : 1, "not retried");
+    if (plainToo) assert.match(server.requests[1].path, /:generateContent$/);
     assert.deepEqual(waits, []);
     assert.deepEqual(notices, []);
     assert.ok(error.message.startsWith(`${model}: `), error.message);
@@ -614,6 +623,43 @@ Deno.test("maxAttempts 1 never retries", async () => {
   assert.match(error.message, /^gpt-5: HTTP 500 server_error: The server had an error/);
 });
 
+/** Error bodies that repeat the status, and the message naming it once. */
+const STATUS_ECHOES: [string, ModelName, unknown, string][] = [
+  [
+    "an OpenAI-compatible server's numeric code",
+    "gpt-5",
+    { error: { code: 500, message: "model failed to load", type: "server_error" } },
+    "gpt-5: HTTP 500 server_error: model failed to load",
+  ],
+  [
+    "a numeric code and no type",
+    "gpt-5",
+    { error: { code: 500, message: "model failed to load" } },
+    "gpt-5: HTTP 500 model failed to load",
+  ],
+  [
+    "a proxy's plain-text body",
+    "gemini-2.5-pro",
+    "500 Internal Server Error\n",
+    "gemini-2.5-pro: HTTP 500 Internal Server Error",
+  ],
+  [
+    "a proxy's bare status",
+    "gemini-2.5-pro",
+    "500",
+    "gemini-2.5-pro: HTTP 500",
+  ],
+];
+
+for (const [name, model, body, expected] of STATUS_ECHOES) {
+  Deno.test(`an error answer with ${name} names its status once`, async () => {
+    await using server = await serve([{ kind: "response", status: 500, body }]);
+    const { client } = harness(model, server, { retry: { ...POLICY, maxAttempts: 1 } });
+    const error = await failure(client);
+    assert.equal(error.message, expected);
+  });
+}
+
 Deno.test("the last attempt's rate limit ends the call even with a hint", async () => {
   const limited: ScriptStep = { kind: "fixture", file: "openai/429-rate-limit.json" };
   await using server = await serve([limited, limited, limited]);
@@ -649,7 +695,7 @@ const INCURABLE: [string, ModelName, ScriptStep, string, string][] = [
     { kind: "fixture", file: "gemini/429-per-day-quota.json" },
     "gemini-2.5-pro: daily quota used up (GenerateContentInputTokensPerModelPerDay-FreeTier); " +
     "it resets at midnight Pacific time: run again then, or raise the quota with billing on " +
-    "the key's Google Cloud project (not retried; ",
+    "the key's Google Cloud project; not retried: ",
     "HTTP 429 RESOURCE_EXHAUSTED: You exceeded your current quota",
   ],
   [
@@ -658,8 +704,8 @@ const INCURABLE: [string, ModelName, ScriptStep, string, string][] = [
     { kind: "fixture", file: "gemini/429-free-tier-limit-zero.json" },
     "gemini-2.5-pro: free-tier limit: the free tier allows this model no requests (limit 0); " +
     "enable billing for the key's Google Cloud project (Google AI Studio, Billing), or choose " +
-    "another model with --model (not retried; ",
-    "limit: 0, model: gemini-2.5-pro Please retry in 35.593370567s.)",
+    "another model with --model; not retried: ",
+    "limit: 0, model: gemini-2.5-pro Please retry in 35.593370567s.",
   ],
   [
     "OpenAI 429 request too large",
@@ -667,7 +713,7 @@ const INCURABLE: [string, ModelName, ScriptStep, string, string][] = [
     { kind: "fixture", file: "openai/429-request-too-large.json" },
     "gpt-5: request larger than the limit (30,601 tokens requested, 30,000 allowed per minute); " +
     "make the prompt smaller (a smaller agent-config/codeRollup.txt, or --build-context), or " +
-    "raise the organization's limit (a higher usage tier) (not retried; ",
+    "raise the organization's limit (a higher usage tier); not retried: ",
     "HTTP 429 rate_limit_exceeded: Request too large for gpt-5 in organization",
   ],
   [
@@ -677,7 +723,7 @@ const INCURABLE: [string, ModelName, ScriptStep, string, string][] = [
     "gemini-2.5-pro: API not enabled: Generative Language API is not enabled for the key's " +
     "Google Cloud project; enable it at https://console.developers.google.com/apis/api/" +
     "generativelanguage.googleapis.com/overview?project=123456789012, wait a few minutes, and " +
-    "run again (not retried; ",
+    "run again; not retried: ",
     "HTTP 403 PERMISSION_DENIED: Generative Language API has not been used in project",
   ],
 ];
@@ -693,7 +739,7 @@ for (const [name, model, step, start, apiWords] of INCURABLE) {
     assert.deepEqual(notices, []);
     assert.ok(error.message.startsWith(start), error.message);
     assert.ok(error.message.includes(apiWords), error.message);
-    assert.ok(error.message.endsWith(")"), error.message);
+    assert.doesNotMatch(error.message, /\(not retried/, "the API's words are not put in brackets");
     assert.doesNotMatch(error.message, /check the key/);
     assert.doesNotMatch(error.message, /[\r\n]/);
     assert.equal(error.status, (await loadLlmFixture((step as { file: string }).file)).status);
@@ -712,7 +758,7 @@ Deno.test("a per-day quota after a transient error ends the call and counts the 
   assert.equal(server.requests.length, 2);
   assert.deepEqual(waits, [750]);
   assert.match(error.message, /^gemini-2\.5-pro: daily quota used up /);
-  assert.match(error.message, /\) \(after 2 attempts\)$/);
+  assert.match(error.message, /; not retried: HTTP 429 [^()]* \(after 2 attempts\)$/);
 });
 
 Deno.test("a quota counted per minute is still retried, as the server's RetryInfo says", async () => {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { describeProtectedPaths, PROTECTED_PATHS } from "../../lib/guard/protected_paths.ts";
 import { codeModificationInstructions, SYSTEM_PROMPTS } from "../../lib/prompts/system_prompts.ts";
-import { codeModificationInstructions as expectedInstructions } from "../support/prompts.ts";
+import { codeModificationInstructions as expectedInstructions } from "../support/expected_prompts.ts";
 
 /**
  * The user's own prompts, to be kept word for word, pinned by SHA-256 of

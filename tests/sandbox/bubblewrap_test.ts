@@ -15,7 +15,7 @@ import {
   parseProbeOutput,
 } from "../../lib/sandbox/bubblewrap.ts";
 import { HOME_SECRETS } from "../../lib/sandbox/home_secrets.ts";
-import { planSandbox, type SandboxPlan } from "../../lib/sandbox/plan.ts";
+import { planSandbox, type SandboxPlan } from "../../lib/sandbox/sandbox_plan.ts";
 import { BWRAP, BWRAP_MISSING, bwrapTest } from "../support/sandbox.ts";
 
 /** A probe that found nothing to hide. */

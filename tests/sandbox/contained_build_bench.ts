@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { HostView } from "../../lib/sandbox/bubblewrap.ts";
 import { runBuild } from "../../lib/build/run_build.ts";
 import { buildLaunch, type Containment } from "../../lib/sandbox/containment.ts";
-import { planSandbox } from "../../lib/sandbox/plan.ts";
+import { planSandbox } from "../../lib/sandbox/sandbox_plan.ts";
 import { scanProject } from "../../lib/sandbox/project_scan.ts";
 import { BWRAP, BWRAP_MISSING } from "../support/sandbox.ts";
 

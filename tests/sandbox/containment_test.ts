@@ -146,7 +146,7 @@ Deno.test("a bubblewrap that cannot be started (permission denied) says so", asy
   });
   assert.deepEqual(decision.containment, {
     kind: "none",
-    why: "bubblewrap (/usr/bin/bwrap) cannot be started (Permission denied (os error 13))",
+    why: "bubblewrap at /usr/bin/bwrap cannot be started: Permission denied (os error 13)",
   });
 });
 
@@ -159,12 +159,12 @@ Deno.test("Linux without bubblewrap, auto: one warning naming bubblewrap and how
   });
   assert.deepEqual(decision.containment, {
     kind: "none",
-    why: "bubblewrap is not installed (no /usr/bin/bwrap or /bin/bwrap)",
+    why: "bubblewrap is not installed: there is no /usr/bin/bwrap or /bin/bwrap",
   });
   assert.match(decision.warning!, /^\.\/build\.sh runs without a sandbox, with your rights: /);
   assert.match(
     decision.warning!,
-    /bubblewrap is not installed \(no \/usr\/bin\/bwrap or \/bin\/bwrap\); install it with sudo apt-get install bubblewrap/,
+    /bubblewrap is not installed: there is no \/usr\/bin\/bwrap or \/bin\/bwrap; install it with sudo apt-get install bubblewrap/,
   );
   assert(!decision.warning!.includes("\n"));
 });
@@ -185,7 +185,7 @@ Deno.test("Linux without bubblewrap: --sandbox on and --build-network off refuse
         assert.match(
           error.message,
           new RegExp(
-            `^${flag} needs a sandbox for \\./build\\.sh, and bubblewrap is not installed \\(no /usr/bin/bwrap or /bin/bwrap\\); install it with sudo apt-get install bubblewrap`,
+            `^${flag} needs a sandbox for \\./build\\.sh, and bubblewrap is not installed: there is no /usr/bin/bwrap or /bin/bwrap; install it with sudo apt-get install bubblewrap`,
           ),
         );
         assert(!error.message.includes("\n"));
@@ -204,7 +204,7 @@ Deno.test("a bubblewrap that fails its probe counts as none, with its own first 
   assert.deepEqual(decision.containment, {
     kind: "none",
     why:
-      "bubblewrap (/usr/bin/bwrap) cannot make a sandbox here (bwrap: No permissions to create new namespace)",
+      "bubblewrap at /usr/bin/bwrap cannot make a sandbox here: bwrap: No permissions to create new namespace",
   });
 });
 
@@ -232,7 +232,7 @@ Deno.test("elsewhere: auto warns and runs unconfined, naming where builds are co
   assert.equal(decision.containment.kind, "none");
   assert.match(
     decision.warning!,
-    /contains builds on Linux \(bubblewrap\) and macOS \(sandbox-exec\), not on windows/,
+    /contains builds on Linux with bubblewrap and on macOS with sandbox-exec, not on windows/,
   );
   assert.deepEqual(probe.calls, []);
 });
@@ -248,7 +248,7 @@ Deno.test("buildLaunch describes the containment as the progress line and the lo
       "contained by bubblewrap, no network",
     ],
     [{ kind: "seatbelt", network: "off" }, "contained by sandbox-exec, no network"],
-    [{ kind: "none", why: "--sandbox off" }, "not contained (--sandbox off)"],
+    [{ kind: "none", why: "--sandbox off" }, "not contained: --sandbox off"],
   ];
   await using project = await tempProject();
   const root = project.root;
@@ -267,7 +267,7 @@ Deno.test("buildLaunch: ./build.sh itself unconfined, bwrap around it when conta
   assert.deepEqual({ ...none }, {
     program: "./build.sh",
     args: [],
-    description: "not contained (--sandbox off)",
+    description: "not contained: --sandbox off",
   });
   const bwrap = await buildLaunch(
     { kind: "bubblewrap", network: "on", program: "/bin/bwrap", host: NO_HOST },

@@ -8,7 +8,7 @@ import {
   checkProtectedAfterBuild,
   snapshotProtected,
 } from "../../lib/preconditions/protected_entries.ts";
-import { planSandbox } from "../../lib/sandbox/plan.ts";
+import { planSandbox } from "../../lib/sandbox/sandbox_plan.ts";
 import { scanProject } from "../../lib/sandbox/project_scan.ts";
 
 /** A project of 100,000 small files: 2,000 folders of 50, under `folder`. */

@@ -3,7 +3,7 @@
  * machines code-commit is built and tested on (the README says so).
  */
 import assert from "node:assert/strict";
-import type { SandboxPlan } from "../../lib/sandbox/plan.ts";
+import type { SandboxPlan } from "../../lib/sandbox/sandbox_plan.ts";
 import {
   SANDBOX_EXEC,
   seatbeltArgs,

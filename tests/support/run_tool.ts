@@ -44,8 +44,47 @@ export interface RunToolOptions {
   readonly onStderr?: (soFar: string, child: Deno.ChildProcess) => void;
 }
 
-/** Runs `code-commit <args>` in `root` and waits for it. */
+/**
+ * The lines of `text` that nest parentheses, `x (y (z))`: code-commit's
+ * messages put at most one pair inside another, so they read in one pass.
+ * Indented lines are left out: they quote what others wrote (the model's
+ * words, build output). Never throws.
+ */
+export function nestedParentheses(text: string): string[] {
+  return text.split("\n").filter((line) => {
+    if (/^\s/.test(line)) return false;
+    let depth = 0;
+    for (const char of line) {
+      if (char === "(" && ++depth >= 2) return true;
+      if (char === ")") depth = Math.max(0, depth - 1);
+    }
+    return false;
+  });
+}
+
+/**
+ * Runs `code-commit <args>` in `root` and waits for it.
+ *
+ * @throws {Error} when a line it printed nests parentheses (see {@link nestedParentheses}).
+ */
 export async function runTool(
+  root: string,
+  args: readonly string[],
+  options: RunToolOptions = {},
+): Promise<ToolRun> {
+  const run = await runToolOnce(root, args, options);
+  const nested = nestedParentheses(`${run.stdout}\n${run.stderr}`);
+  if (nested.length > 0) {
+    throw new Error(
+      `code-commit ${args.join(" ")} printed a message that nests parentheses; reword it:\n` +
+        nested.join("\n"),
+    );
+  }
+  return run;
+}
+
+/** Runs `code-commit <args>` in `root` and waits for it, whatever it prints. */
+async function runToolOnce(
   root: string,
   args: readonly string[],
   options: RunToolOptions = {},

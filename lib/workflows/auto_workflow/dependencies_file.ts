@@ -23,6 +23,7 @@
  * @module
  */
 
+import { checkPathSyntax } from "../../guard/path_syntax.ts";
 import { findControlCharacter } from "../../text/characters.ts";
 
 /** The first line of every `ModuleDependencies.md`. */
@@ -51,9 +52,14 @@ function show(text: string): string {
 
 /**
  * Why `path` (one line of the file, trailing white space already removed) is
- * not a well-formed module path, or `undefined` when it is. Never throws.
+ * not a well-formed module path, or `undefined` when it is. The path guard's
+ * syntax check decides (`checkPathSyntax`; a module path also has no leading
+ * `./`); the message then says, for the common mistakes, how to write the
+ * path instead. Never throws.
  */
 function checkDependencyPath(path: string): string | undefined {
+  const problem = path.startsWith("./") ? "has a leading `./`" : checkPathSyntax(path);
+  if (problem === undefined) return undefined;
   if (findControlCharacter(path) !== undefined) return `${show(path)} contains a control character`;
   if (/^\s/u.test(path)) return `${show(path)} starts with white space: write the path alone`;
   if (path.includes("\\")) {
@@ -78,7 +84,7 @@ function checkDependencyPath(path: string): string | undefined {
     } is not written as a module path: no \`./\`, no \`//\` and no trailing /, ` +
       "as in src/llm";
   }
-  return undefined;
+  return `${show(path)} ${problem}`;
 }
 
 /**

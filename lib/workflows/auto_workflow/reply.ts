@@ -14,6 +14,7 @@
  */
 
 import { scanBlocks } from "../../reply/blocks.ts";
+import { replyProse } from "../../reply/prose.ts";
 
 /** The three statuses a reply can give. */
 export const STATUSES = ["task-success", "changes-requested", "changes-attempted"] as const;
@@ -126,4 +127,26 @@ export function parseStatusReply(reply: string): StatusReply {
     comment = withoutBlankEdges(text.slice(start + COMMENT_OPEN.length, end));
   }
   return { ok: true, status: found[0], comment, fileBlocks };
+}
+
+/**
+ * The model's words in a reply outside its file blocks (as `replyProse`
+ * gives them) without its status tags and its comment section: the auto
+ * workflow tells the status in its own words and prints the comment once,
+ * when the task ends. Blank-line runs are squeezed again and blank edges
+ * dropped. Never throws.
+ */
+export function proseWithoutStatus(reply: string): string[] {
+  let text = replyProse(reply).join("\n");
+  const start = text.indexOf(COMMENT_OPEN);
+  const end = start < 0 ? -1 : text.indexOf(COMMENT_CLOSE, start + COMMENT_OPEN.length);
+  if (end >= 0) text = text.slice(0, start) + text.slice(end + COMMENT_CLOSE.length);
+  for (const status of STATUSES) text = text.replaceAll(statusTag(status), "");
+  const lines: string[] = [];
+  for (const line of text.split("\n").map((line) => line.trimEnd())) {
+    if (line === "" && (lines.length === 0 || lines.at(-1) === "")) continue;
+    lines.push(line);
+  }
+  while (lines.at(-1) === "") lines.pop();
+  return lines;
 }

@@ -9,7 +9,7 @@ import { readBounded } from "../../file_system/bounded_read.ts";
 import { READ_LIMITS } from "../../file_system/read_limits.ts";
 import { readCache } from "./cache.ts";
 import type { Module } from "./graph.ts";
-import type { ModuleState } from "./plan.ts";
+import type { ModuleState } from "./next_task.ts";
 import { PHASES, type StageName } from "./stages.ts";
 import { under } from "../../file_system/file_system.ts";
 

@@ -27,12 +27,12 @@ import { RunLog } from "../../logger/run_log.ts";
 import { askModel, type Session } from "../../session/session.ts";
 import { plural } from "../../text/plural.ts";
 import { nameSome } from "../../text/change_list.ts";
-import { assembleTaskCodebase } from "./codebase.ts";
+import { assembleTaskCodebase } from "./task_codebase.ts";
 import type { Module } from "./graph.ts";
 import { describeModule, ROOT_MODULE } from "./module_paths.ts";
-import type { ModuleState, Task } from "./plan.ts";
-import { changeQuery, type PromptInputs, reviewPrompt } from "./prompts.ts";
-import { parseStatusReply, type Status } from "./reply.ts";
+import type { ModuleState, Task } from "./next_task.ts";
+import { changeQuery, type PromptInputs, reviewPrompt } from "./stage_prompts.ts";
+import { parseStatusReply, proseWithoutStatus, type Status } from "./reply.ts";
 
 /** How a task ended. */
 export type TaskOutcome =
@@ -216,6 +216,7 @@ async function runChange(
   }
   const result = await runCommitLoop(session, log, changeQuery(inputs), codebase.text, {
     inspect: changesRequested,
+    prose: proseWithoutStatus,
   });
   const { attempts, changedPaths } = result;
   if (result.stopped !== undefined) {

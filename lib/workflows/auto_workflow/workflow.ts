@@ -25,12 +25,17 @@ import { writeCache } from "./cache.ts";
 import type { Module } from "./graph.ts";
 import { describeModule, ROOT_MODULE } from "./module_paths.ts";
 import { loadModules, StructureError } from "./modules.ts";
-import { type ModuleState, nextTask, phasesComplete, type Task } from "./plan.ts";
-import { runnablePhase } from "./prompts.ts";
+import { type ModuleState, nextTask, phasesComplete, type Task } from "./next_task.ts";
+import { runnablePhase } from "./stage_prompts.ts";
 import { PHASES } from "./stages.ts";
 import { loadStates } from "./states.ts";
 import { describeTask, runTask, type TaskOutcome } from "./task.ts";
-import { reportRunChanges, REVIEW_CHANGES } from "../committing_code/run_changes.ts";
+import {
+  describeLeftChanges,
+  reportRunChanges,
+  REVIEW_CHANGES,
+  stoppedBy,
+} from "../committing_code/run_changes.ts";
 
 /** `L0: src/core, src/util; L1: src/llm; L2: the root module (UserSpecification.md)`. */
 function describeLevels(modules: readonly Module[]): string {
@@ -99,8 +104,8 @@ export async function runAutoWorkflow(session: Session): Promise<ExitStatus> {
   let states = await loadStates(root, modules, maxPhase);
   let task = nextTask(states, maxPhase);
   console.info(
-    `auto workflow with ${options.model}: ${plural(modules.length, "module")} ` +
-      `(${describeLevels(modules)}); phases 1 to ${maxPhase}`,
+    `auto workflow with ${options.model}: ${plural(modules.length, "module")}, ` +
+      `phases 1 to ${maxPhase}; ${describeLevels(modules)}`,
   );
   if (task !== undefined) {
     await checkBuildScript(root);
@@ -140,9 +145,9 @@ export async function runAutoWorkflow(session: Session): Promise<ExitStatus> {
     ) {
       const changes = await reportRunChanges(session, lastLog);
       console.result(
-        `auto workflow: stopped by the error below; ${plural(passed, "task")} passed before it; ` +
-          `${plural(changes.length, "file")} changed by this run, left in place ` +
-          `(${REVIEW_CHANGES})${tokens(session)}; logs in ${lastLog.dir}`,
+        `auto workflow: ${stoppedBy(error)}; ${plural(passed, "task")} passed before it; ` +
+          `${describeLeftChanges(changes.length, " by this run")}${tokens(session)}; ` +
+          `logs in ${lastLog.dir}`,
       );
     }
     throw error;

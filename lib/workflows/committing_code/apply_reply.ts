@@ -7,12 +7,15 @@
  * @module
  */
 import { type AppliedChange, ApplyError, applyOperations } from "../../apply/apply.ts";
-import type { ApplyJournal } from "../../apply/journal.ts";
+import type { ApplyJournal } from "../../apply/journal_recorder.ts";
 import { formatRefusals, guardOperations, type Refusal } from "../../guard/guard.ts";
 import type { LlmReply } from "../../llm/types.ts";
 import type { FileOperation } from "../../reply/operations.ts";
 import { withLineFeeds } from "../../reply/blocks.ts";
 import { parseReply } from "../../reply/parse.ts";
+import { readProjectBytes } from "../../project_files/project_bytes.ts";
+import { under } from "../../file_system/file_system.ts";
+import { lstatOrUndefined } from "../../file_system/lstat.ts";
 import type { Redactor } from "../../secrets/redact.ts";
 import { countKinds, NAMED_AT_MOST, nameSome } from "../../text/change_list.ts";
 import { plural } from "../../text/plural.ts";
@@ -25,6 +28,8 @@ export type ReplyOutcome =
     readonly operations: readonly FileOperation[];
     /** What changed on disk. */
     readonly changes: readonly AppliedChange[];
+    /** Paths whose file already held exactly the reply's content: not written, not changed. */
+    readonly unchanged: readonly string[];
     /** Things worth telling the user (a path given twice, a delete of a missing file). */
     readonly warnings: readonly string[];
   }
@@ -152,12 +157,21 @@ export async function applyReply(
 ): Promise<ReplyOutcome> {
   const checked = await checkReply(root, reply, redactor);
   if (!checked.ok) return checked;
+  // A file that already holds the reply's content is left alone: writing it would change
+  // nothing, and the user is told it was unchanged rather than replaced.
+  const unchanged: string[] = [];
+  const writes: FileOperation[] = [];
+  for (const operation of checked.operations) {
+    if (await holdsAlready(root, operation)) unchanged.push(operation.path);
+    else writes.push(operation);
+  }
   try {
-    const applied = await applyOperations(root, checked.operations, { journal });
+    const applied = await applyOperations(root, writes, { journal });
     return {
       ok: true,
       operations: checked.operations,
       changes: applied.changes,
+      unchanged,
       warnings: [...checked.warnings, ...applied.warnings],
     };
   } catch (error) {
@@ -169,11 +183,45 @@ export async function applyReply(
 }
 
 /**
- * `created src/a.ts, replaced src/b.ts, deleted src/c.ts`; past twenty,
- * `2,000 files (1,990 created, 10 replaced): created a, …, and 1,980 more`. Never throws.
+ * Whether `operation` is a write of exactly the bytes the regular file at
+ * its path holds now, read as every project file is (bounded, at most
+ * 1 MiB, never through a link): a file that cannot be read so is written.
  */
-export function describeChanges(changes: readonly AppliedChange[]): string {
-  if (changes.length === 0) return "no file changed";
+async function holdsAlready(root: string, operation: FileOperation): Promise<boolean> {
+  if (operation.kind !== "write") return false;
+  const wanted = encoder.encode(operation.content);
+  // A file of another size differs: most replaced files are not read at all.
+  const size = await lstatOrUndefined(under(root, operation.path)).then(
+    (info) => info?.isFile ? info.size : undefined,
+    () => undefined,
+  );
+  if (size !== wanted.length) return false;
+  const now = await readProjectBytes(root, operation.path);
+  if (!now.ok) return false;
+  return now.bytes.length === wanted.length &&
+    now.bytes.every((byte, index) => byte === wanted[index]);
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * `created src/a.ts, replaced src/b.ts, deleted src/c.ts`; past twenty,
+ * `2,000 files (1,990 created, 10 replaced): created a, …, and 1,980 more`;
+ * then the files the reply left as they were, `src/d.ts unchanged (same
+ * content)`; `no file changed` when there is neither. Never throws.
+ */
+export function describeChanges(
+  changes: readonly AppliedChange[],
+  unchanged: readonly string[] = [],
+): string {
+  const parts: string[] = [];
+  if (changes.length > 0) parts.push(describeChanged(changes));
+  if (unchanged.length > 0) parts.push(`${nameSome(unchanged)} unchanged (same content)`);
+  return parts.length === 0 ? "no file changed" : parts.join("; ");
+}
+
+/** The changed files, named (the first twenty, then a count). */
+function describeChanged(changes: readonly AppliedChange[]): string {
   const named = nameSome(changes.map((change) => `${change.kind} ${change.path}`));
   if (changes.length <= NAMED_AT_MOST) return named;
   const kinds = countKinds(changes.map((change) => ({ ...change, added: 0, removed: 0 })));

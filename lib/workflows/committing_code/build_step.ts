@@ -20,7 +20,7 @@ import {
   checkAfterBuild,
   checkBuildScriptUnchanged,
   snapshotBeforeBuild,
-} from "../../preconditions/build_integrity.ts";
+} from "../../preconditions/tamper_check.ts";
 import { buildLaunch } from "../../sandbox/containment.ts";
 import { scanProject } from "../../sandbox/project_scan.ts";
 import type { Session } from "../../session/session.ts";

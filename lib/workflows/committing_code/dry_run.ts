@@ -1,10 +1,11 @@
 /**
  * `--dry-run` (committing code): the initial call as usual, then the reply
- * parsed, guarded and checked for keys exactly as before an apply, and
- * shown instead of applied — one line per path (created, replaced, deleted,
- * with the lines added and removed), the whole unified diff written to the
- * run's log folder (`1-initial-query-dry-run.diff`). Nothing else is
- * written, no build runs.
+ * parsed, guarded and checked for keys exactly as before an apply, the
+ * model's words outside its file blocks printed as a run prints them, and
+ * the reply shown instead of applied — one line per path (created,
+ * replaced, deleted, with the lines added and removed), the whole unified
+ * diff written to the run's log folder (`1-initial-query-dry-run.diff`).
+ * Nothing else is written, no build runs.
  *
  * @module
  */
@@ -24,6 +25,7 @@ import {
 import { countLineChanges, unifiedDiff } from "../../text/diff.ts";
 import { plural } from "../../text/plural.ts";
 import { checkReply } from "./apply_reply.ts";
+import { showProse } from "./loop.ts";
 import { initialPrompt } from "./prompt_layout.ts";
 
 const decoder = new TextDecoder();
@@ -48,6 +50,8 @@ export async function runDryRun(
   session.record.noteAttempt(0);
   session.record.dryRun = true;
   const reply = await askModel(session, log, names, initialPrompt(query, codebase));
+  // The model's words outside its file blocks, shown as a run that applies shows them.
+  showProse(console, client.model, reply.text, log.path(names.replyText));
   const tokens = `${plural(session.tally.calls, "LLM call")}, ${session.tally.describe()}`;
   const checked = await checkReply(root, reply, session.redactor);
   if (!checked.ok) {

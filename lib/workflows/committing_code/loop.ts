@@ -49,6 +49,12 @@ export type ReplyInspector<T> = (reply: LlmReply) => ReplyStop<T> | undefined;
 export interface CommitLoopOptions<T> {
   /** Called with each reply before it is applied (committing code has none). */
   readonly inspect?: ReplyInspector<T>;
+  /**
+   * The lines of a reply shown as the model's words (by default, all of its
+   * text outside file blocks): the auto workflow leaves out its status tag
+   * and comment, which it prints itself once the task ends. Must not throw.
+   */
+  readonly prose?: (text: string) => string[];
 }
 
 /** At most this many lines of a reply's prose are shown; the log has the rest. */
@@ -136,7 +142,13 @@ export async function runCommitLoop<T = never>(
       await log.write(names.build, `build.sh was not run: ${stop.reason}\n`);
       return result(false, stop, attempt + 1);
     }
-    showProse(session.console, session.client.model, reply.text, log.path(names.replyText));
+    showProse(
+      session.console,
+      session.client.model,
+      reply.text,
+      log.path(names.replyText),
+      options.prose,
+    );
 
     const applied = await applyAttempt(session, log, names, reply, ledger);
     if ("refused" in applied) {
@@ -260,7 +272,7 @@ async function applyAttempt(
     if (changed.has(operation.path)) ledger.record(operation);
   }
   for (const warning of outcome.warnings) console.warn(warning);
-  console.info(`applied: ${describeChanges(outcome.changes)}`);
+  console.info(`applied: ${describeChanges(outcome.changes, outcome.unchanged)}`);
   if (signal.aborted) throw interruption(signal);
   return { warnings: outcome.warnings };
 }
@@ -296,9 +308,21 @@ async function buildAttempt(
   return { build, logPath };
 }
 
-/** Prints what the model said outside its file blocks, indented under one line naming it. */
-function showProse(console: Console, model: string, text: string, logPath: string): void {
-  const prose = replyProse(text);
+/**
+ * Prints what the model said outside its file blocks, indented under one
+ * line naming it (`<model> says:`), at most {@link PROSE_LINES_SHOWN} lines
+ * and then where the rest is; prints nothing when the reply is all blocks.
+ * `proseOf` picks the lines (all of them outside file blocks by default).
+ * Never throws.
+ */
+export function showProse(
+  console: Console,
+  model: string,
+  text: string,
+  logPath: string,
+  proseOf: (text: string) => string[] = replyProse,
+): void {
+  const prose = proseOf(text);
   if (prose.length === 0) return;
   console.info(`${model} says:`);
   for (const line of prose.slice(0, PROSE_LINES_SHOWN)) console.info(`  ${line}`);

@@ -10,7 +10,10 @@
  * @module
  */
 
-import { contentHash, type RunJournal, STATE_DIR } from "../../apply/journal.ts";
+import { contentHash } from "../../apply/content_hash.ts";
+import { type RunJournal } from "../../apply/journal.ts";
+import { STATE_DIR } from "../../apply/journal_schema.ts";
+import { InterruptedError } from "../../errors/errors.ts";
 import { denoFileSystem, type FileSystem, under } from "../../file_system/file_system.ts";
 import { CHANGES_LIST } from "../../logger/log_names.ts";
 import type { RunLog } from "../../logger/run_log.ts";
@@ -102,3 +105,23 @@ export async function reportRunChanges(session: Session, log: RunLog): Promise<C
 /** What to do with files a run left changed: the words every stop message uses. */
 export const REVIEW_CHANGES =
   "see them with git status and git diff, or take the whole run back with code-commit --undo";
+
+/**
+ * How the final line of a run that `error` ended begins, after the
+ * workflow's name: `interrupted` for Ctrl-C or a stop signal (that is not
+ * an error), `stopped by the error below` otherwise. Never throws.
+ */
+export function stoppedBy(error: unknown): string {
+  return error instanceof InterruptedError ? "interrupted" : "stopped by the error below";
+}
+
+/**
+ * What a run that stopped early left behind, for its final line:
+ * `no file changed`, or `2 files changed<what>, left in place (<how to
+ * review them>)`. Never throws.
+ */
+export function describeLeftChanges(count: number, what = ""): string {
+  return count === 0
+    ? "no file changed"
+    : `${plural(count, "file")} changed${what}, left in place (${REVIEW_CHANGES})`;
+}

@@ -15,7 +15,7 @@ import { prepareCodebase } from "../../context_builder/context_builder.ts";
 import { runDryRun } from "./dry_run.ts";
 import { runCommitLoop, unpassedStatus } from "./loop.ts";
 import { initialPrompt } from "./prompt_layout.ts";
-import { reportRunChanges, REVIEW_CHANGES } from "./run_changes.ts";
+import { describeLeftChanges, reportRunChanges, REVIEW_CHANGES, stoppedBy } from "./run_changes.ts";
 
 /**
  * Runs committing code in the session's project. Returns 0 when the build
@@ -62,8 +62,7 @@ export async function runCommittingCode(session: Session): Promise<ExitStatus> {
     if (error instanceof CodeCommitError && session.journal.touched().size > 0) {
       const changes = await reportRunChanges(session, log);
       console.result(
-        `committing code: stopped by the error below; ${plural(changes.length, "file")} ` +
-          `changed, left in place (${REVIEW_CHANGES}); ` +
+        `committing code: ${stoppedBy(error)}; ${describeLeftChanges(changes.length)}; ` +
           `${tokens()}; logs in ${log.dir}`,
       );
     }
@@ -71,7 +70,9 @@ export async function runCommittingCode(session: Session): Promise<ExitStatus> {
   }
   const changes = await reportRunChanges(session, log);
   const repairs = result.attempts - 1;
-  const files = `${plural(changes.length, "file")} changed`;
+  const files = changes.length === 0
+    ? "no file changed"
+    : `${plural(changes.length, "file")} changed`;
   const tries = `${plural(result.attempts, "attempt")} (${plural(repairs, "repair")})`;
   if (result.passed) {
     console.result(

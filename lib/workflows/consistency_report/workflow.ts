@@ -40,12 +40,13 @@ function consistencyPrompt(query: string, codebase?: string): string {
 /**
  * Runs the consistency report in the session's project. Prints a summary
  * line, then the report's path as the last line of stdout. Returns 0 when
- * the report is written, even when the reply lacks a heading (each missing
- * heading is named in a warning).
+ * the report is written, even when the reply lacks some headings (each
+ * missing heading is named in a warning).
  *
  * @throws {CodeCommitError} for a missing query or rollup, an unsafe report
  * destination (a symbolic link), an empty reply, or a report that cannot be
- * written.
+ * written; exit 4 for a reply with none of the five headings (the report
+ * on disk is left as it is).
  * @throws {LlmError} when the call fails (exit 4; no report is written).
  * @throws {InterruptedError} on Ctrl-C.
  */
@@ -68,6 +69,15 @@ export async function runConsistencyReport(session: Session): Promise<ExitStatus
     throw new CodeCommitError(
       `the reply of ${client.model} is empty, so no report was written (${REPORT_FILE} is unchanged); ` +
         `see ${log.path(SINGLE_QUERY.replyJson)}`,
+      EXIT.model,
+    );
+  }
+  if (report.missing.length === REPORT_HEADINGS.length) {
+    // Not a report at all (a refusal, an answer to another question): the last good report stays.
+    throw new CodeCommitError(
+      `the reply of ${client.model} has none of the ${REPORT_HEADINGS.length} section headings, ` +
+        `so it is no consistency report and was not written: ${REPORT_FILE} is unchanged; ` +
+        `see ${log.path(SINGLE_QUERY.replyText)}, then run again`,
       EXIT.model,
     );
   }

@@ -23,6 +23,7 @@
  * @module
  */
 
+import { SETTINGS_FILE } from "../../cli/args.ts";
 import type { Console } from "../../console/console.ts";
 import { CodeCommitError, EXIT, type ExitStatus, messageOf } from "../../errors/errors.ts";
 import { FileReadError, readBounded } from "../../file_system/bounded_read.ts";
@@ -264,7 +265,13 @@ async function nextSteps(root: string, moveStarter: boolean): Promise<string[]> 
     "code-commit --undo takes the run back.",
   ];
   if (moveStarter) steps.unshift(`Make your build script: mv ${STARTER_BUILD_FILE} build.sh`);
-  return ["Next steps:", ...steps.map((step, index) => `  ${index + 1}. ${step}`)];
+  return [
+    "Next steps:",
+    ...steps.map((step, index) => `  ${index + 1}. ${step}`),
+    // The settings file is optional and personal: --init names it and makes none.
+    `Optional: ${SETTINGS_FILE} can hold the model, the timeouts, the sandbox and more for ` +
+    "every run (a flag beats it); see docs/cli.md. --init does not create it.",
+  ];
 }
 
 /** The first model of the table served by `provider`. */

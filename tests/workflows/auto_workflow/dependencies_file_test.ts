@@ -192,6 +192,21 @@ Deno.test("parseDependencyList: each dependency carries its 1-based line", () =>
   assert.deepEqual(result.dependencies, [{ path: "src/a", line: 3 }, { path: "src/b", line: 4 }]);
 });
 
+Deno.test("parseDependencyList: refuses what the path guard's syntax check refuses", () => {
+  for (
+    const [bad, reason] of [
+      ["src:llm", /^line 3: "src:llm" contains `:`/],
+      ["src/BUILD~1", /^line 3: "src\/BUILD~1" has the name `BUILD~1`/],
+      ["src/llm.", /^line 3: "src\/llm\." has the name `llm\.`, which ends with `\.`/],
+    ] as const
+  ) {
+    const parsed = parseDependencyList(`${H}${bad}\n`);
+    assert.deepEqual(parsed.dependencies, [], bad);
+    assert.equal(parsed.problems.length, 1, bad);
+    assert.match(parsed.problems[0], reason, bad);
+  }
+});
+
 Deno.test("parseDependencyList: accepts nested module paths and refuses what could escape", () => {
   assert.deepEqual(parseDependencyList(`${H}src/llm/gemini\nsrc/a-b_c.d\n`), {
     dependencies: [{ path: "src/llm/gemini", line: 3 }, { path: "src/a-b_c.d", line: 4 }],

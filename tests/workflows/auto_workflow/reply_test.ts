@@ -1,8 +1,13 @@
 /**
- * Tests of the status parser: one table of replies and what each says.
+ * Tests of the status parser: one table of replies and what each says; and
+ * of the words shown from a reply, without its status tag and comment.
  */
 import assert from "node:assert/strict";
-import { parseStatusReply, type Status } from "../../../lib/workflows/auto_workflow/reply.ts";
+import {
+  parseStatusReply,
+  proseWithoutStatus,
+  type Status,
+} from "../../../lib/workflows/auto_workflow/reply.ts";
 
 type Expected =
   | { status: Status; comment?: string; fileBlocks?: number }
@@ -136,4 +141,21 @@ Deno.test("parseStatusReply: a block inside the comment is blanked line for line
     comment: "before\n\n\n\nafter",
     fileBlocks: 1,
   });
+});
+
+Deno.test("proseWithoutStatus leaves out the status tag and the comment, which are printed apart", () => {
+  assert.deepEqual(
+    proseWithoutStatus(
+      "I rewrote it.\n\n^^^src/a.ts\n@@@@task-success@@@@\n^^^end\n\n@@@@changes-attempted@@@@\n" +
+        "%%%%comment%%%%\nWrote greet.\n%%%%end%%%%\n\nBye.\n",
+    ),
+    ["I rewrote it.", "", "Bye."],
+  );
+  assert.deepEqual(
+    proseWithoutStatus("@@@@changes-attempted@@@@\n%%%%comment%%%%\nWrote greet.\n%%%%end%%%%\n"),
+    [],
+  );
+  assert.deepEqual(proseWithoutStatus("Done: @@@@task-success@@@@."), ["Done: ."]);
+  // A comment never closed is not a comment: its words stay.
+  assert.deepEqual(proseWithoutStatus("%%%%comment%%%%\nhalf"), ["%%%%comment%%%%", "half"]);
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { applyReply, describeChanges } from "../../../lib/workflows/committing_code/apply_reply.ts";
-import { memoryJournal } from "../../../lib/apply/journal.ts";
+import { memoryJournal } from "../../../lib/apply/journal_recorder.ts";
 import type { LlmReply } from "../../../lib/llm/types.ts";
 import { Redactor } from "../../../lib/secrets/redact.ts";
 import { GEMINI_KEY, OPENAI_KEY, withProject } from "../../support/project.ts";
@@ -39,6 +39,39 @@ Deno.test("a good reply is parsed, guarded and applied", async () => {
     assert.equal(describeChanges(outcome.changes), "replaced src/a.ts, created src/b.ts");
     assert.equal(await Deno.readTextFile(join(root, "src/a.ts")), "new\n");
   });
+});
+
+Deno.test("a file that already holds the reply's content is not written and is named unchanged", async () => {
+  await withProject(PROJECT, async (root) => {
+    const before = await Deno.lstat(join(root, "src/a.ts"));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const outcome = await applyReply(
+      root,
+      reply("^^^src/a.ts\nold\n^^^end\n^^^src/b.ts\nb\n^^^end\n"),
+      REDACTOR,
+      memoryJournal(),
+    );
+    assert(outcome.ok);
+    assert.deepEqual(outcome.changes, [{ path: "src/b.ts", kind: "created" }]);
+    assert.deepEqual(outcome.unchanged, ["src/a.ts"]);
+    assert.equal(
+      describeChanges(outcome.changes, outcome.unchanged),
+      "created src/b.ts; src/a.ts unchanged (same content)",
+    );
+    const after = await Deno.lstat(join(root, "src/a.ts"));
+    assert.equal(after.ino, before.ino, "not written again");
+    assert.equal(after.mtime?.getTime(), before.mtime?.getTime());
+  });
+});
+
+Deno.test("describeChanges: only unchanged files, and none at all", () => {
+  assert.equal(describeChanges([], ["index.js"]), "index.js unchanged (same content)");
+  assert.equal(describeChanges([], []), "no file changed");
+  const many = Array.from({ length: 22 }, (_, i) => `f${i}`);
+  assert.equal(
+    describeChanges([], many),
+    `${many.slice(0, 20).join(", ")} and 2 more unchanged (same content)`,
+  );
 });
 
 Deno.test("truncated, unparsable, refused: nothing written, and the reason says why", async () => {

@@ -3,7 +3,7 @@ import {
   initialPrompt,
   repairPrompt,
 } from "../../../lib/workflows/committing_code/prompt_layout.ts";
-import { codeModificationInstructions, systemPromptFile } from "../../support/prompts.ts";
+import { codeModificationInstructions, systemPromptFile } from "../../support/expected_prompts.ts";
 
 Deno.test("the initial prompt: three system prompts, [query], [codebase], exactly", () => {
   assert.equal(

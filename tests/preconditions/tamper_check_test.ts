@@ -11,11 +11,11 @@ import {
   checkBuildScriptUnchanged,
   snapshotBeforeBuild,
   snapshotBuildScript,
-} from "../../lib/preconditions/build_integrity.ts";
+} from "../../lib/preconditions/tamper_check.ts";
 import { scanProject } from "../../lib/sandbox/project_scan.ts";
 
 async function project(test: (root: string) => Promise<void>): Promise<void> {
-  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "code-commit-integrity-" }));
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "code-commit-tamper-" }));
   try {
     await Deno.writeTextFile(join(root, ".gitignore"), "/agent-config\n");
     await Deno.writeTextFile(join(root, "build.sh"), "#!/bin/sh\nexit 0\n");

@@ -8,7 +8,7 @@ import {
   type ModuleState,
   nextTask,
   phasesComplete,
-} from "../../../lib/workflows/auto_workflow/plan.ts";
+} from "../../../lib/workflows/auto_workflow/next_task.ts";
 import { PHASES, type StageName, STAGES } from "../../../lib/workflows/auto_workflow/stages.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);

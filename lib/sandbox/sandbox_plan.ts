@@ -106,8 +106,8 @@ async function whereItLeads(
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return undefined;
     throw new CodeCommitError(
-      `${shown} must be hidden from the build, but code-commit cannot find where it leads ` +
-        `(${messageOf(error)}): ${HIDE_ADVICE}`,
+      `${shown} must be hidden from the build, but code-commit cannot find where it leads: ` +
+        `${messageOf(error)}; ${HIDE_ADVICE}`,
       EXIT.setup,
     );
   }

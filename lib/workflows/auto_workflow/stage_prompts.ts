@@ -1,7 +1,7 @@
 /**
  * The auto workflow's prompts, text and assembly in one place.
  *
- * The texts are one file each in `prompts/`, all in code-commit's own words:
+ * The texts are one file each in `stage_prompts/`, all in code-commit's own words:
  * two response-format instructions (a review stage that changes no file, and
  * a code-changing stage), a module introduction that opens every stage
  * prompt, and one prompt per stage (two for `implemented`: without and with a
@@ -27,30 +27,30 @@ import { compareCodePoints } from "../../project_files/order.ts";
 import type { Module } from "./graph.ts";
 import { ROOT_MODULE } from "./module_paths.ts";
 import { PHASES, type Stage, type StageName } from "./stages.ts";
-import benchmarked from "./prompts/benchmarked.txt" with { type: "text" };
-import complete from "./prompts/complete.txt" with { type: "text" };
-import dependencyVerified from "./prompts/dependency-verified.txt" with { type: "text" };
-import documented from "./prompts/documented.txt" with { type: "text" };
-import edgeTested from "./prompts/edge-tested.txt" with { type: "text" };
-import fuzzed from "./prompts/fuzzed.txt" with { type: "text" };
-import happyPathTested from "./prompts/happy-path-tested.txt" with { type: "text" };
-import implementedNoCache from "./prompts/implemented-no-cache.txt" with { type: "text" };
-import implementedWithCache from "./prompts/implemented-with-cache.txt" with {
+import benchmarked from "./stage_prompts/benchmarked.txt" with { type: "text" };
+import complete from "./stage_prompts/complete.txt" with { type: "text" };
+import dependencyVerified from "./stage_prompts/dependency-verified.txt" with { type: "text" };
+import documented from "./stage_prompts/documented.txt" with { type: "text" };
+import edgeTested from "./stage_prompts/edge-tested.txt" with { type: "text" };
+import fuzzed from "./stage_prompts/fuzzed.txt" with { type: "text" };
+import happyPathTested from "./stage_prompts/happy-path-tested.txt" with { type: "text" };
+import implementedNoCache from "./stage_prompts/implemented-no-cache.txt" with { type: "text" };
+import implementedWithCache from "./stage_prompts/implemented-with-cache.txt" with {
   type: "text",
 };
-import integrationTested from "./prompts/integration-tested.txt" with { type: "text" };
-import logged from "./prompts/logged.txt" with { type: "text" };
-import moduleIntro from "./prompts/module-intro.txt" with { type: "text" };
-import polished from "./prompts/polished.txt" with { type: "text" };
-import replyFormatChange from "./prompts/reply-format-change.txt" with {
+import integrationTested from "./stage_prompts/integration-tested.txt" with { type: "text" };
+import logged from "./stage_prompts/logged.txt" with { type: "text" };
+import moduleIntro from "./stage_prompts/module-intro.txt" with { type: "text" };
+import polished from "./stage_prompts/polished.txt" with { type: "text" };
+import replyFormatChange from "./stage_prompts/reply-format-change.txt" with {
   type: "text",
 };
-import replyFormatReview from "./prompts/reply-format-review.txt" with {
+import replyFormatReview from "./stage_prompts/reply-format-review.txt" with {
   type: "text",
 };
-import secure from "./prompts/secure.txt" with { type: "text" };
-import selfConsistent from "./prompts/self-consistent.txt" with { type: "text" };
-import simple from "./prompts/simple.txt" with { type: "text" };
+import secure from "./stage_prompts/secure.txt" with { type: "text" };
+import selfConsistent from "./stage_prompts/self-consistent.txt" with { type: "text" };
+import simple from "./stage_prompts/simple.txt" with { type: "text" };
 
 /** The placeholders a template may hold, each filled per module. */
 const PLACEHOLDERS = [

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { planSandbox } from "../../lib/sandbox/plan.ts";
+import { planSandbox } from "../../lib/sandbox/sandbox_plan.ts";
 
 if (import.meta.main) {
   try {

@@ -11,13 +11,13 @@ import {
   type PromptInputs,
   reviewPrompt,
   runnablePhase,
-} from "../../../lib/workflows/auto_workflow/prompts.ts";
+} from "../../../lib/workflows/auto_workflow/stage_prompts.ts";
 import { type StageName, STAGES } from "../../../lib/workflows/auto_workflow/stages.ts";
 import { importsOf } from "../../support/imports.ts";
 import { stageNamed } from "./helpers.ts";
 
 const PROMPT_DIR = fileURLToPath(
-  new URL("../../../lib/workflows/auto_workflow/prompts/", import.meta.url),
+  new URL("../../../lib/workflows/auto_workflow/stage_prompts/", import.meta.url),
 );
 
 /** The text of one prompt file, as the user can read it. */
@@ -189,16 +189,16 @@ Deno.test("response-format instructions name the three tags exactly and the comm
   assert.match(promptFile("reply-format-review.txt"), /never use this tag here/);
 });
 
-Deno.test("every prompt file is loaded by prompts.ts, and none holds a tab", async () => {
+Deno.test("every prompt file is loaded by stage_prompts.ts, and none holds a tab", async () => {
   const files: string[] = [];
   for await (const entry of Deno.readDir(PROMPT_DIR)) files.push(entry.name);
   assert.equal(files.length, 18);
-  const loaded = (await importsOf(["lib/workflows/auto_workflow/prompts.ts"]))
+  const loaded = (await importsOf(["lib/workflows/auto_workflow/stage_prompts.ts"]))
     .map((i) => i.to)
     .filter((path) => path.endsWith(".txt"));
   assert.deepEqual(
     loaded.sort(),
-    files.map((file) => `lib/workflows/auto_workflow/prompts/${file}`).sort(),
+    files.map((file) => `lib/workflows/auto_workflow/stage_prompts/${file}`).sort(),
   );
   for (const file of files) assert.ok(!promptFile(file).includes("\t"), `${file} holds a tab`);
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { assembleChosenFiles } from "../../lib/context_builder/codebase.ts";
+import { assembleChosenFiles } from "../../lib/context_builder/chosen_files.ts";
 import { IgnoreRules } from "../../lib/guard/ignore_rules.ts";
 import { withProject, writeFiles } from "../support/project.ts";
 

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PROTECTED_PATHS } from "../../lib/guard/protected_paths.ts";
 import { RUN_FLAGS } from "../../lib/permissions/permissions.ts";
-import { isInside, planSandbox, type SandboxPlan } from "../../lib/sandbox/plan.ts";
+import { isInside, planSandbox, type SandboxPlan } from "../../lib/sandbox/sandbox_plan.ts";
 import { tempProject } from "../support/project.ts";
 
 const TOOL_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -26,7 +26,7 @@ async function planAsTool(root: string): Promise<SandboxPlan | { error: string }
       "--config",
       `${TOOL_ROOT}deno.json`,
       ...RUN_FLAGS,
-      `${TOOL_ROOT}tests/support/plan_as_tool.ts`,
+      `${TOOL_ROOT}tests/support/sandbox_plan_as_tool.ts`,
     ],
     cwd: root,
     stdout: "piped",
@@ -255,7 +255,7 @@ Deno.test("planSandbox fails closed: what must be hidden and cannot be, no plan 
     assert("error" in looped);
     assert.match(
       looped.error,
-      /^agent-config\/loop must be hidden from the build, but code-commit cannot find where it leads \(.*\): keep the keys and what agent-config\/ links to inside the project, or run with --sandbox off$/,
+      /^agent-config\/loop must be hidden from the build, but code-commit cannot find where it leads: .*; keep the keys and what agent-config\/ links to inside the project, or run with --sandbox off$/,
     );
     await Deno.remove(join(root, "agent-config/loop"));
     // A link to a folder that holds the project: hiding it would hide the project.

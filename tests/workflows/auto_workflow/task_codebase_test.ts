@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { withProject } from "../../support/project.ts";
 import { join } from "node:path";
-import { assembleTaskCodebase } from "../../../lib/workflows/auto_workflow/codebase.ts";
+import { assembleTaskCodebase } from "../../../lib/workflows/auto_workflow/task_codebase.ts";
 import type { Module } from "../../../lib/workflows/auto_workflow/graph.ts";
 import { loadModules } from "../../../lib/workflows/auto_workflow/modules.ts";
 import { dependencies, fixtureFiles } from "./helpers.ts";

@@ -1,0 +1,181 @@
+/**
+ * The first phase of an apply, which reads only: each parent folder is
+ * checked once per apply (real folders, never a link; the missing ones are
+ * to be made), and what each path holds is read into the journal: its
+ * bytes and mode, or that nothing is there. A temporary name is drawn for
+ * each file to write, and the state each change means to leave its path in
+ * (mode, size, hash of the bytes) is worked out for the journal.
+ *
+ * @module
+ */
+
+import { under } from "../file_system/file_system.ts";
+import { parentFolder } from "../file_system/real_folders.ts";
+import { FileStepError, step } from "../file_system/file_step_error.ts";
+import { temporaryName } from "../file_system/temporary_name.ts";
+import type { ApplyOperation } from "./apply.ts";
+import { type ApplyRun, type Expected, type PlannedChange, refuseNonFile } from "./apply_state.ts";
+import { contentHash } from "./content_hash.ts";
+import type { ApplyRecorder } from "./journal_recorder.ts";
+import type { IntendedState } from "./journal_schema.ts";
+
+/** What a path holds as the plan goes (after the operations planned so far). */
+interface Planned {
+  readonly expected: Expected;
+  /** Its permission bits, when it is a file and they are known. */
+  readonly mode: number | undefined;
+}
+
+/**
+ * Checks every path and reads what it holds into the journal, adding one
+ * change per operation to `changes`; on a failure, `changes.length` is the
+ * index of the operation that failed.
+ */
+export async function planChanges(
+  run: ApplyRun,
+  operations: readonly ApplyOperation[],
+  changes: PlannedChange[],
+  recorder: ApplyRecorder,
+): Promise<void> {
+  const state = new Map<string, Planned>();
+  for (const operation of operations) {
+    changes.push(await planOne(run, operation, state, recorder));
+  }
+}
+
+async function planOne(
+  run: ApplyRun,
+  operation: ApplyOperation,
+  state: Map<string, Planned>,
+  recorder: ApplyRecorder,
+): Promise<PlannedChange> {
+  const { path } = operation;
+  const folder = parentFolder(path);
+  if (run.folders.get(path)?.kind === "planned") {
+    throw new FileStepError(`"${path}" is a folder this reply creates; a reply writes files`);
+  }
+  const reachable = await planFolder(run, folder, operation.kind === "write");
+  // Nothing can be in a folder this reply makes: no look (and no NotFound to build) there.
+  const planned = state.get(path) ??
+    await readOriginal(
+      run,
+      path,
+      reachable && run.folders.get(folder)?.kind !== "planned",
+      recorder,
+    );
+
+  const { expected } = planned;
+  if (operation.kind === "delete") {
+    state.set(path, { expected: { kind: "missing" }, mode: undefined });
+    return {
+      operation,
+      folder,
+      kind: expected.kind === "missing" ? "none" : "deleted",
+      expected,
+    };
+  }
+  const name = path.slice(folder === "" ? 0 : folder.length + 1);
+  const temporary = run.temporaryName?.(path) ??
+    (folder === "" ? temporaryName(name) : `${folder}/${temporaryName(name)}`);
+  const mode = operation.mode ?? planned.mode;
+  state.set(path, { expected: { kind: "ours" }, mode });
+  const kind = expected.kind === "missing" ? "created" : "replaced";
+  const data = run.scratch.bytes(operation.content);
+  return {
+    operation,
+    folder,
+    kind,
+    expected,
+    temporary,
+    mode,
+    size: data.length,
+    hash: contentHash(data),
+  };
+}
+
+/**
+ * Reads what `path` holds now into the journal: its bytes and mode, or
+ * nothing (`reachable` false: a folder on the way is missing).
+ */
+async function readOriginal(
+  run: ApplyRun,
+  path: string,
+  reachable: boolean,
+  recorder: ApplyRecorder,
+): Promise<Planned> {
+  const info = reachable ? await run.lstat(path) : null;
+  if (info === null) {
+    await recorder.add(path, null);
+    return { expected: { kind: "missing" }, mode: undefined };
+  }
+  refuseNonFile(path, info);
+  const data = await step(
+    `reading "${path}" (to keep a copy for rollback)`,
+    () => run.fs.readFile(under(run.root, path)),
+  );
+  const mode = info.mode === null ? undefined : info.mode & 0o7777;
+  await recorder.add(path, { data, mode: mode ?? null });
+  return { expected: { kind: "file", ino: info.ino }, mode };
+}
+
+/**
+ * Checks `folder` and the folders above it, each once per apply: a real
+ * folder (remembered with its identity), or missing (with `create`: to be
+ * made, from the top). Returns false when a folder is missing or a file
+ * and none is to be made (nothing can be there).
+ *
+ * @throws {FileStepError} on a symbolic link, or (with `create`) a file where a folder must be.
+ */
+async function planFolder(
+  run: ApplyRun,
+  folder: string,
+  create: boolean,
+): Promise<boolean> {
+  if (run.folders.has(folder)) return true;
+  const segments = folder.split("/");
+  for (let depth = 1; depth <= segments.length; depth++) {
+    const current = segments.slice(0, depth).join("/");
+    if (run.folders.has(current)) continue;
+    const info = await run.lstat(current);
+    if (info === null) {
+      if (!create) return false;
+      for (let rest = depth; rest <= segments.length; rest++) {
+        const planned = segments.slice(0, rest).join("/");
+        run.folders.set(planned, { kind: "planned" });
+        run.toCreate.push(planned);
+      }
+      return true;
+    }
+    if (info.isSymlink) {
+      throw new FileStepError(
+        `"${current}" is a symbolic link; code-commit never writes through a link`,
+      );
+    }
+    if (!info.isDirectory) {
+      if (!create) return false;
+      throw new FileStepError(`"${current}" is a file, not a folder`);
+    }
+    run.folders.set(current, { kind: "real", dev: info.dev, ino: info.ino });
+  }
+  return true;
+}
+
+/**
+ * Every state the changes leave each path in, in order: what the journal
+ * records before the first write, so that recovery can tell a state the
+ * apply itself could have left from a change made since.
+ */
+export function intendedStates(changes: readonly PlannedChange[]): Map<string, IntendedState[]> {
+  const states = new Map<string, IntendedState[]>();
+  for (const change of changes) {
+    if (change.kind === "none") continue;
+    const { path } = change.operation;
+    const state: IntendedState = change.size === undefined
+      ? null
+      : { mode: change.mode ?? null, size: change.size, hash: change.hash! };
+    const list = states.get(path);
+    if (list === undefined) states.set(path, [state]);
+    else list.push(state);
+  }
+  return states;
+}

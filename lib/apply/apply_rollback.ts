@@ -1,0 +1,325 @@
+/**
+ * The rollback of an apply that failed: every temporary file is removed (a
+ * file that landed outside the project through a folder swapped for a link
+ * is removed through that link, by the exact name it was made with), every
+ * change made is undone from the journal's pre-images, in reverse order,
+ * and the folders made are removed.
+ *
+ * After a folder was found swapped, nothing is decided by absence: a file
+ * the apply made (a temporary file, or a new file renamed into place)
+ * counts as removed only once a removal of it succeeded, by its unique
+ * name or once the file at its path is that very file (device and inode).
+ * A name not found only means that the look went elsewhere (the folder was
+ * a link, or moved aside, at that moment); the cleanup keeps trying.
+ *
+ * @module
+ */
+
+import { messageOf } from "../errors/errors.ts";
+import { type FileIdentity, under } from "../file_system/file_system.ts";
+import { isMissing } from "../file_system/lstat.ts";
+import { parentFolder } from "../file_system/real_folders.ts";
+import { FileStepError } from "../file_system/file_step_error.ts";
+import { removeIfPresent, writeAtomically } from "../file_system/write_atomically.ts";
+import { type ApplyRun, refuseNonFile, sameFile } from "./apply_state.ts";
+import type { ApplyRecorder } from "./journal_recorder.ts";
+import type { PreImage } from "./journal_schema.ts";
+import { rollbackTemporary } from "./rollback_names.ts";
+
+/** An undo-path that could not be restored, and why. */
+export interface RollbackFailure {
+  readonly path: string;
+  readonly reason: string;
+}
+
+/** How long, after a folder was swapped, the cleanup keeps trying to reach a stray file. */
+const STRAY_WAIT_MS = 2_000;
+
+/**
+ * Removes every temporary file, puts back every path a change was made to
+ * (newest first) from the journal's pre-images, and removes the folders
+ * made. Never throws: returns the paths that could not be restored.
+ */
+export async function rollBack(
+  run: ApplyRun,
+  recorder: ApplyRecorder,
+): Promise<RollbackFailure[]> {
+  // Temporaries first: one left in a folder this reply created would keep
+  // that folder from being removed.
+  const strays = await removeTemporaries(run);
+  const failures: RollbackFailure[] = [];
+  const restored = new Set<string>();
+  for (const change of run.done.reverse()) {
+    const { path } = change.operation;
+    if (restored.has(path)) continue;
+    restored.add(path);
+    try {
+      const before = await recorder.preImage(path);
+      if (before === undefined) throw new FileStepError(`no copy of "${path}" was kept`);
+      if (before === null && run.swapped && change.created !== undefined) {
+        await removeCreated(run, path, change.created);
+        continue;
+      }
+      await persist(run, async () => {
+        await restore(run, path, before);
+        await confirm(run, parentFolder(path), async () => await holds(run, path, before));
+      });
+    } catch (error) {
+      // One pass: a path that cannot be restored now (a disk full or turned read-only) is
+      // named, and the next one tried; the temporary files left go once, below.
+      failures.push({ path, reason: messageOf(error) });
+    }
+  }
+  run.done.length = 0;
+  // The paths first, then the temporary files left: those that resisted the first removal
+  // (tried again only after a swap, which may be undone by now), and those a restore left.
+  failures.push(...strays);
+  const known = new Set(run.swapped ? [] : strays.map((stray) => stray.path));
+  if ([...run.temporaries].some((temporary) => !known.has(temporary))) {
+    failures.push(...await removeTemporaries(run, known));
+  }
+  for (const folder of [...run.created].reverse()) {
+    try {
+      if (run.strays.has(folder)) {
+        if (!await removeStray(run, folder)) throw new Error("out of reach");
+      } else {
+        await persist(run, async () => {
+          await removeIfPresent(run.fs, run.root, folder);
+          await confirm(run, parentFolder(folder), async () => await run.lstat(folder) === null);
+        });
+      }
+    } catch (error) {
+      failures.push({ path: `${folder}/`, reason: messageOf(error) });
+    }
+  }
+  // A temporary file that resisted removal twice is listed once.
+  const unique = new Map<string, RollbackFailure>();
+  for (const failure of failures) {
+    if (!unique.has(failure.path)) unique.set(failure.path, failure);
+  }
+  return [...unique.values()];
+}
+
+/**
+ * Runs `action`; after a folder was found swapped, a failure is tried
+ * again for a while (the swap may be undone: a link in the way now may be
+ * gone in a moment), and the last failure is thrown.
+ */
+async function persist(
+  run: ApplyRun,
+  action: () => Promise<void>,
+): Promise<void> {
+  const deadline = Date.now() + (run.swapped ? STRAY_WAIT_MS : 0);
+  for (let round = 0;; round++) {
+    try {
+      return await action();
+    } catch (error) {
+      if (Date.now() >= deadline) throw error;
+    }
+    await pause(round < 50 ? 1 : 10);
+  }
+}
+
+/**
+ * After a folder was found swapped, a removal or rename through a path may
+ * have hit the wrong folder (the path led elsewhere for a moment): checks
+ * that `holds()` is true with `folder` in place right before and right
+ * after the look. Does nothing when no swap was found.
+ *
+ * @throws {FileStepError} when it does not hold (yet).
+ */
+async function confirm(
+  run: ApplyRun,
+  folder: string,
+  holds: () => Promise<boolean>,
+): Promise<void> {
+  if (!run.swapped) return;
+  await run.checkFolder(folder);
+  const held = await holds();
+  await run.checkFolder(folder);
+  if (!held) throw new FileStepError(`"${folder}" keeps changing; trying again`);
+}
+
+/**
+ * After a folder was found swapped, removes the file `created` that a
+ * change put at `path` where nothing was before: through whatever `path`
+ * leads to now (a link too), once the file there is that very file
+ * (device and inode), and only a removal that succeeded counts: not found
+ * is not removed (the folder may be swapped for a link, or moved aside,
+ * for a moment, the file elsewhere). Keeps trying for
+ * {@link STRAY_WAIT_MS}.
+ *
+ * @throws {FileStepError} when it was not found there in that time.
+ */
+async function removeCreated(
+  run: ApplyRun,
+  path: string,
+  created: FileIdentity,
+): Promise<void> {
+  const deadline = Date.now() + STRAY_WAIT_MS;
+  for (let round = 0;; round++) {
+    const info = await run.lstat(path).catch(() => null);
+    if (info !== null && info.isFile && sameFile(info, created)) {
+      try {
+        return await run.fs.remove(under(run.root, path));
+      } catch (error) {
+        if (!isMissing(error)) throw error;
+      }
+    }
+    if (Date.now() >= deadline) {
+      throw new FileStepError(
+        `the file this reply created there was not found since a folder on its way was ` +
+          `swapped for a symbolic link or moved away: look for it where the link led`,
+      );
+    }
+    await pause(round < 50 ? 1 : 10);
+  }
+}
+
+/** Whether `path` holds exactly `before` (its bytes and mode, or nothing). */
+async function holds(
+  run: ApplyRun,
+  path: string,
+  before: PreImage,
+): Promise<boolean> {
+  const info = await run.lstat(path);
+  if (before === null || info === null) return before === null && info === null;
+  if (!info.isFile) return false;
+  if (before.mode !== null && info.mode !== null && (info.mode & 0o7777) !== before.mode) {
+    return false;
+  }
+  const data = await run.fs.readFile(under(run.root, path));
+  return data.length === before.data.length && data.every((byte, i) => byte === before.data[i]);
+}
+
+/** Puts `path` back to `before`: its bytes and mode, or nothing. */
+async function restore(
+  run: ApplyRun,
+  path: string,
+  before: PreImage,
+): Promise<void> {
+  if (before === null) {
+    await removeIfPresent(run.fs, run.root, path);
+    return;
+  }
+  // A name the next start's recovery knows, should this process be killed before the rename.
+  const temporary = run.identity === undefined
+    ? undefined
+    : rollbackTemporary(run.identity.run, run.identity.n, path);
+  if (temporary !== undefined && await run.lstat(temporary).catch(() => null) !== null) {
+    await removeIfPresent(run.fs, run.root, temporary); // left by a rollback stopped before
+  }
+  await writeAtomically(run.fs, run.root, path, before.data, {
+    name: temporary?.slice(temporary.lastIndexOf("/") + 1),
+    mode: before.mode ?? undefined,
+    temporaries: run.temporaries,
+    beforeRename: async () => {
+      const info = await run.lstat(path);
+      if (info !== null) refuseNonFile(path, info);
+    },
+  });
+}
+
+/**
+ * Removes every temporary file this apply made and did not rename (but
+ * those in `skip`);
+ * returns those that could not be removed. Each is removed by the exact
+ * name it was made with, through whatever path reaches it now (a folder
+ * swapped for a link too: no one else made that name), and only a removal
+ * that succeeded counts: a name not found is never taken for removed (the
+ * folder may be swapped for a link, or moved aside, for a moment, the
+ * file elsewhere). After a folder was found swapped, while some are left,
+ * the cleanup keeps trying, until {@link STRAY_WAIT_MS} pass without one
+ * removed; otherwise it makes one pass (a disk that refuses a removal
+ * now will refuse it in a moment too).
+ */
+async function removeTemporaries(
+  run: ApplyRun,
+  skip: ReadonlySet<string> = new Set(),
+): Promise<RollbackFailure[]> {
+  const reasons = new Map<string, string>();
+  const wait = run.swapped ? STRAY_WAIT_MS : 0;
+  let deadline = Date.now() + wait;
+  let pending = [...run.temporaries].filter((temporary) => !skip.has(temporary));
+  for (let round = 0; pending.length > 0; round++) {
+    const left: string[] = [];
+    for (const temporary of pending) {
+      try {
+        if (await removeMade(run, temporary)) {
+          run.temporaries.delete(temporary);
+          continue;
+        }
+      } catch (error) {
+        reasons.set(temporary, messageOf(error));
+      }
+      left.push(temporary);
+    }
+    if (left.length < pending.length) deadline = Date.now() + wait;
+    pending = left;
+    if (pending.length === 0 || Date.now() >= deadline) break;
+    await pause(round < 50 ? 1 : 10);
+  }
+  return pending.map((temporary) => ({
+    path: temporary,
+    reason: reasons.get(temporary) ??
+      "it was made, and was not found since (a folder on its way was swapped for a " +
+        "symbolic link or moved away): it is out of reach, look for it where the link led",
+  }));
+}
+
+/**
+ * Removes the temporary file `temporary` this apply made, through
+ * whatever its path leads to now, when a file is there that is the one
+ * made (its identity, where known); true once a removal succeeded, false
+ * while it is not found.
+ */
+async function removeMade(
+  run: ApplyRun,
+  temporary: string,
+): Promise<boolean> {
+  const info = await run.lstat(temporary);
+  if (info === null || !info.isFile) return false;
+  const identity = run.identities.get(temporary);
+  if (identity !== undefined && !sameFile(info, identity)) return false;
+  try {
+    await run.fs.remove(under(run.root, temporary));
+  } catch (error) {
+    if (isMissing(error)) return false;
+    throw error;
+  }
+  run.identities.delete(temporary);
+  return true;
+}
+
+/**
+ * Removes an empty folder this apply made that landed elsewhere than
+ * checked, through whatever its path leads to now (a link too): only this
+ * apply made that exact name. True once removed; false when nothing was
+ * found there for {@link STRAY_WAIT_MS} (it may be behind a link that
+ * comes back).
+ */
+async function removeStray(
+  run: ApplyRun,
+  folder: string,
+): Promise<boolean> {
+  const deadline = Date.now() + STRAY_WAIT_MS;
+  for (let round = 0;; round++) {
+    const info = await run.lstat(folder).catch(() => null);
+    if (info !== null && info.isDirectory) {
+      try {
+        await run.fs.remove(under(run.root, folder));
+        run.strays.delete(folder);
+        return true;
+      } catch (error) {
+        if (!isMissing(error)) throw error;
+      }
+    }
+    if (Date.now() >= deadline) return false;
+    await pause(round < 50 ? 1 : 10);
+  }
+}
+
+/** Waits `ms` milliseconds (only after a folder was found swapped: never on a run's ordinary path). */
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,142 @@
+/**
+ * Shell completion scripts for bash, zsh and fish (`--completion SHELL`),
+ * written from the same tables as `--help`: every flag, and the values of
+ * those that take one of a known few (`--model`, `--sandbox`, ...).
+ *
+ * @module
+ */
+import type { Shell } from "./args.ts";
+import { COMMANDS, OPTIONS, WORKFLOWS } from "./workflows.ts";
+
+/** One flag as completion offers it. */
+interface CompletedFlag {
+  /** The long form, without dashes. */
+  readonly flag: string;
+  /** The one-letter form, if any. */
+  readonly short?: string;
+  /** What it does, in a few words. */
+  readonly brief: string;
+  /** Whether a value follows it. */
+  readonly takesValue: boolean;
+  /** The values offered after it (none: the value is the user's to type). */
+  readonly choices: readonly string[];
+}
+
+/** Every flag: the workflows', the options', `--help`, `--version`, `--completion`. Never throws. */
+function completedFlags(): CompletedFlag[] {
+  return [
+    ...WORKFLOWS.flatMap((spec) =>
+      spec.flags.map((flag) => ({ flag, brief: spec.brief, takesValue: false, choices: [] }))
+    ),
+    ...OPTIONS.map((option) => ({
+      flag: option.flag,
+      brief: option.brief,
+      takesValue: option.value !== undefined,
+      choices: option.value?.choices ?? [],
+    })),
+    ...COMMANDS.map((command) => ({
+      flag: command.flag,
+      short: "short" in command ? command.short : undefined,
+      brief: command.help,
+      takesValue: "placeholder" in command,
+      choices: "choices" in command ? command.choices : [],
+    })),
+  ];
+}
+
+/** `text` in single quotes for bash or zsh. Never throws. */
+function quoted(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+/** `text` in single quotes for fish (which escapes `\` and `'` inside them). Never throws. */
+function fishQuoted(text: string): string {
+  return `'${text.replaceAll("\\", "\\\\").replaceAll("'", "\\'")}'`;
+}
+
+/** The bash script: `_code_commit` bound to `code-commit` with `complete -F`. Never throws. */
+function bashScript(flags: readonly CompletedFlag[]): string {
+  const words = flags.flatMap((flag) => [
+    `--${flag.flag}`,
+    ...(flag.short ? [`-${flag.short}`] : []),
+  ]);
+  const cases = flags.filter((flag) => flag.takesValue).map((flag) =>
+    `    --${flag.flag}) COMPREPLY=(${
+      flag.choices.length > 0 ? `$(compgen -W ${quoted(flag.choices.join(" "))} -- "$cur")` : ""
+    }); return 0 ;;`
+  );
+  return `# bash completion for code-commit (code-commit --completion bash)
+_code_commit() {
+  local cur="\${COMP_WORDS[COMP_CWORD]}" prev=""
+  if [[ \${COMP_CWORD} -gt 0 ]]; then prev="\${COMP_WORDS[COMP_CWORD-1]}"; fi
+  case "$prev" in
+${cases.join("\n")}
+  esac
+  COMPREPLY=($(compgen -W ${quoted(words.join(" "))} -- "$cur"))
+}
+complete -F _code_commit code-commit
+`;
+}
+
+/** The zsh script: a `#compdef` function, or `compdef` when sourced. Never throws. */
+function zshScript(flags: readonly CompletedFlag[]): string {
+  const described = flags.flatMap((flag) => [
+    `    ${quoted(`--${flag.flag}:${flag.brief}`)}`,
+    ...(flag.short ? [`    ${quoted(`-${flag.short}:${flag.brief}`)}`] : []),
+  ]);
+  const cases = flags.filter((flag) => flag.takesValue).map((flag) =>
+    flag.choices.length > 0
+      ? `    --${flag.flag}) compadd -- ${flag.choices.map(quoted).join(" ")}; return ;;`
+      : `    --${flag.flag}) _message ${quoted(flag.brief)}; return ;;`
+  );
+  return `#compdef code-commit
+# zsh completion for code-commit (code-commit --completion zsh)
+_code_commit() {
+  local prev="\${words[CURRENT-1]}"
+  case "$prev" in
+${cases.join("\n")}
+  esac
+  local -a flags
+  flags=(
+${described.join("\n")}
+  )
+  _describe -t flags 'code-commit flag' flags
+}
+if [[ "\${zsh_eval_context[-1]}" == loadautofunc ]]; then
+  _code_commit "$@"
+else
+  compdef _code_commit code-commit
+fi
+`;
+}
+
+/** The fish script: one `complete` line per flag. Never throws. */
+function fishScript(flags: readonly CompletedFlag[]): string {
+  const lines = flags.map((flag) =>
+    [
+      "complete -c code-commit",
+      ...(flag.short ? [`-s ${flag.short}`] : []),
+      `-l ${flag.flag}`,
+      ...(flag.takesValue ? ["-x"] : []),
+      ...(flag.choices.length > 0 ? [`-a ${fishQuoted(flag.choices.join(" "))}`] : []),
+      `-d ${fishQuoted(flag.brief)}`,
+    ].join(" ")
+  );
+  return `# fish completion for code-commit (code-commit --completion fish)
+complete -c code-commit -f
+${lines.join("\n")}
+`;
+}
+
+/** The completion script for `shell`. Never throws. */
+export function completionScript(shell: Shell): string {
+  const flags = completedFlags();
+  switch (shell) {
+    case "bash":
+      return bashScript(flags);
+    case "zsh":
+      return zshScript(flags);
+    case "fish":
+      return fishScript(flags);
+  }
+}

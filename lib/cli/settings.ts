@@ -1,0 +1,110 @@
+/**
+ * `agent-config/settings.json`: a project's standing choices (the model, a
+ * local model's server and window, the timeouts, the sandbox and network,
+ * the auto workflow's last phase), one key per option of the table in
+ * `workflows.ts`. It lies in `agent-config/`, so git ignores it and builds
+ * never see it. A flag beats the file; the file beats the defaults.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { CodeCommitError, EXIT } from "../errors/errors.ts";
+import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
+import { under } from "../file_system/file_system.ts";
+import { READ_LIMITS } from "../file_system/read_limits.ts";
+import { type GivenOptions, SETTINGS_FILE } from "./args.ts";
+import { type RunOptions, SETTINGS, type Workflow, workflowSpec } from "./workflows.ts";
+
+/** The file, as one strict object: every key optional, no other key. */
+const SCHEMA = z.object(
+  Object.fromEntries(SETTINGS.map((setting) => [setting.key, setting.schema.optional()])),
+).strict();
+
+/**
+ * Whether `workflow` reads the settings file: only a workflow that takes an
+ * option the file can set (`--init`, `--rollup` and `--undo` do not, so a
+ * broken file never stands in the way of setting a project up or taking a
+ * run back). Never throws.
+ */
+export function readsSettings(workflow: Workflow): boolean {
+  const options = workflowSpec(workflow).options;
+  return SETTINGS.some((setting) => options.includes(setting.with));
+}
+
+/**
+ * Reads `agent-config/settings.json` in `root` (nothing when it is not
+ * there) and returns its values by field of {@link RunOptions}. Read with
+ * the bounded read, never through a symbolic link: the file is taken only
+ * as a regular file in `agent-config/`.
+ *
+ * @throws {CodeCommitError} (exit `EXIT.setup`) naming the file: a link, a
+ * folder, a fifo or device, larger than `READ_LIMITS.settings`, not JSON,
+ * not one object, or a key that is unknown or has a value it does not
+ * allow (naming the key and what it allows).
+ */
+export async function readSettings(root: string): Promise<GivenOptions> {
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = await readBounded(under(root, SETTINGS_FILE), {
+      limit: READ_LIMITS.settings,
+      followSymlink: false,
+      name: SETTINGS_FILE,
+    });
+  } catch (error) {
+    if (error instanceof FileReadError) {
+      throw new CodeCommitError(error.message, EXIT.setup, { cause: error });
+    }
+    throw error;
+  }
+  if (bytes === undefined) return {};
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder().decode(bytes));
+  } catch (error) {
+    throw new CodeCommitError(
+      `${SETTINGS_FILE} is not JSON (${
+        (error as Error).message
+      }): write one object such as {"model": "gpt-5"}, or delete the file`,
+      EXIT.setup,
+    );
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    throw new CodeCommitError(
+      `${SETTINGS_FILE} must hold one JSON object such as {"model": "gpt-5"}`,
+      EXIT.setup,
+    );
+  }
+  const parsed = SCHEMA.safeParse(json);
+  if (!parsed.success) throw settingsError(parsed.error, json as Record<string, unknown>);
+  const values: Partial<Record<keyof RunOptions, unknown>> = {};
+  for (const setting of SETTINGS) {
+    const value = (parsed.data as Record<string, unknown>)[setting.key];
+    if (value !== undefined) values[setting.field] = value;
+  }
+  return values;
+}
+
+/** The set-up error for the first problem zod found in `json`. Never throws. */
+function settingsError(error: z.ZodError, json: Record<string, unknown>): CodeCommitError {
+  const keys = SETTINGS.map((setting) => setting.key).join(", ");
+  const issue = error.issues[0];
+  if (issue.code === z.ZodIssueCode.unrecognized_keys) {
+    return new CodeCommitError(
+      `${SETTINGS_FILE} has the unknown key ${
+        JSON.stringify(issue.keys[0])
+      }; the keys it may hold are ${keys}`,
+      EXIT.setup,
+    );
+  }
+  const key = String(issue.path[0]);
+  const setting = SETTINGS.find((entry) => entry.key === key);
+  if (issue.code === z.ZodIssueCode.custom && issue.message !== "Invalid input") {
+    // The key's own check said what is wrong and what to do (a local server elsewhere).
+    return new CodeCommitError(issue.message, EXIT.setup);
+  }
+  return new CodeCommitError(
+    `${SETTINGS_FILE}: ${JSON.stringify(key)} is ${JSON.stringify(json[key])}; ` +
+      `it takes ${setting?.allowed ?? "nothing"}`,
+    EXIT.setup,
+  );
+}
