@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { EXIT } from "../../lib/errors/errors.ts";
+import { REPORT_HEADINGS } from "../../lib/workflows/consistency_report/report.ts";
 import {
   geminiError,
   geminiReply,
@@ -141,7 +142,8 @@ Deno.test("--json --dry-run: exit 0, what the reply would change, nothing writte
 });
 
 Deno.test("--json --cc: exit 0, the report's call; an empty reply: exit 4", async () => {
-  for (const [reply, status] of [["The spec is consistent.\n", EXIT.ok], ["  \n", EXIT.model]]) {
+  const report = REPORT_HEADINGS.map((heading) => `${heading}\n\nNothing to report.\n`).join("\n");
+  for (const [reply, status] of [[report, EXIT.ok], ["  \n", EXIT.model]]) {
     await using project = await makeProject({ query: "Check it.\n", rollup: "the code\n" });
     const server = await startFakeLlmServer([geminiReply(reply as string)]);
     try {
