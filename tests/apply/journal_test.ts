@@ -10,7 +10,7 @@ import { type ApplyFileSystem, applyOperations, denoFileSystem } from "../../lib
 import { JournalError, markUndone, readJournal, RunJournal } from "../../lib/apply/journal.ts";
 import { withProject } from "../support/project.ts";
 
-/** Where the journal lives, as the README says. */
+/** Where the journal lives, as docs/undo-and-recovery.md says. */
 const JOURNAL = "agent-config/journal";
 
 const write = (path: string, content: string) => ({ kind: "write" as const, path, content });
