@@ -24,7 +24,7 @@ const FOR_TESTS_TOO: ReadonlyMap<string, string> = new Map([
   ],
   [
     "lib/llm/prices.ts#PRICES",
-    "the README test holds the README's price table to it; the price test states it literally",
+    "the docs test holds docs/models.md's price table to it; the price test states it literally",
   ],
   [
     "lib/cli/json_result.ts#JSON_RESULT",

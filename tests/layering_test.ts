@@ -81,7 +81,7 @@ Deno.test("the check names the importing file, the imported file and both layers
     "lib/workflows/auto_workflow/task.ts (layer 11, workflows): a folder may import another " +
     "folder of its own layer only where SIDEWAYS names it",
     "lib/journal/journal.ts is in no layer: add its folder to LAYERS in tests/support/layers.ts " +
-    "(and to the README's Layout section)",
+    "(and to the layer table of docs/architecture.md)",
     "lib/reply/parse.ts:12 (layer 3, leaves) imports tests/support/project.ts, which is outside " +
     "the tool's layers",
   ]);

@@ -1,6 +1,6 @@
 /**
  * How much code-commit reads, at most, of each kind of file it reads
- * itself: one table, shown in the README's Safety section. A file larger
+ * itself: one table, shown in docs/safety.md. A file larger
  * than its limit is refused with a one-line error naming it (a project file
  * for a prompt is withheld instead), and no read ever takes in more than
  * the limit plus one byte, whatever the file turns out to be.

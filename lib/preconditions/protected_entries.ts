@@ -170,7 +170,7 @@ export async function checkProtectedAfterBuild(
 
 /**
  * The SHA-256 of `bytes` in hex, with Web Crypto: `node:crypto` would load
- * Deno's Node layer on every run that builds (see the README's "Why `node:`").
+ * Deno's Node layer on every run that builds (see docs/architecture.md).
  */
 async function sha256(bytes: Uint8Array): Promise<string> {
   // The bounded read's bytes lie in an ArrayBuffer of their own (never a shared one).

@@ -1,8 +1,8 @@
 /**
  * The macOS counterpart of `bubblewrap.ts`: the same plan as a Seatbelt
  * profile for `sandbox-exec`. It cannot run on the machines code-commit is
- * built on, so the profile text is covered by logic tests only (the README
- * says so).
+ * built on, so the profile text is covered by logic tests only
+ * (docs/sandbox.md says so).
  *
  * The profile allows everything by default and then denies: writes outside
  * the project (and the temporary folders builds need), writes to the
@@ -53,7 +53,7 @@ export const SEATBELT_WRITABLE = {
  * Mach services of LaunchServices and Apple Events, and the programs that
  * talk to launchd, LaunchServices and other applications. A program of
  * the build's own can still talk to launchd directly: Seatbelt has no rule
- * for launchd's own port (the README says so).
+ * for launchd's own port (docs/sandbox.md says so).
  */
 export const SEATBELT_NO_ESCAPE = {
   machServices: [

@@ -12,7 +12,7 @@ import { JournalError } from "../../lib/apply/journal_schema.ts";
 import { markUndone, readJournal } from "../../lib/apply/journal_store.ts";
 import { withProject } from "../support/project.ts";
 
-/** Where the journal lives, as the README says. */
+/** Where the journal lives, as docs/undo-and-recovery.md says. */
 const JOURNAL = "agent-config/journal";
 
 const write = (path: string, content: string) => ({ kind: "write" as const, path, content });

@@ -65,7 +65,7 @@ const REPLY: ApplyOperation[] = [
   { kind: "write", path: "src/main.ts", content: "changed twice\n" },
 ];
 
-/** Where the journal lives, as the README says. */
+/** Where the journal lives, as docs/undo-and-recovery.md says. */
 const JOURNAL = "agent-config/journal";
 
 const MUTATING = new Set(["writeNewFile", "rename", "remove", "mkdir"]);

@@ -10,7 +10,7 @@ import {
   writeRollup,
 } from "../../lib/rollup/rollup.ts";
 
-/** How a rollup code-commit made begins (stated apart, as the README states it). */
+/** How a rollup code-commit made begins (stated apart, as docs/context.md states it). */
 const ROLLUP_MARK = "code-commit --rollup:";
 import { fileBlock } from "../../lib/project_files/file_block.ts";
 import { compareCodePoints } from "../../lib/project_files/order.ts";

@@ -2,7 +2,7 @@
  * The overhead of containment: a trivial `./build.sh` (`exit 0`) run by
  * the build runner as it is, and inside bubblewrap the way every contained
  * build is started (the project's protected entries found on disk, then
- * `bwrap`). The README quotes the difference.
+ * `bwrap`). docs/sandbox.md quotes the difference.
  */
 import { join } from "node:path";
 import type { HostView } from "../../lib/sandbox/bubblewrap.ts";

@@ -1,7 +1,7 @@
 /**
  * What the walks around every build cost on a large project: 100,000 files
  * in an ignored `node_modules/` (which only the hard-link scan opens), and
- * 100,000 files in folders git reads. The README quotes the figures.
+ * 100,000 files in folders git reads. docs/sandbox.md quotes the figures.
  */
 import { join } from "node:path";
 import {

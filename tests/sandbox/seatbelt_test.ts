@@ -1,6 +1,6 @@
 /**
  * The macOS Seatbelt profile, by its text: it cannot run on the Linux
- * machines code-commit is built and tested on (the README says so).
+ * machines code-commit is built and tested on (docs/sandbox.md says so).
  */
 import assert from "node:assert/strict";
 import type { SandboxPlan } from "../../lib/sandbox/sandbox_plan.ts";

@@ -3,8 +3,8 @@
  * layering test holds every import of `lib/` and `main.ts` to: a module
  * imports only from its own folder and from lower layers (never from a
  * folder of its own layer, unless {@link SIDEWAYS} names that import as a
- * real dependency). The README's Layout section shows the same table; a
- * README test keeps the two in step.
+ * real dependency). docs/architecture.md shows the same table;
+ * tests/docs_test.ts keeps the two in step.
  *
  * @module
  */
@@ -12,7 +12,7 @@ import type { Import } from "./imports.ts";
 
 /** One layer: the folders in it (or `main.ts`), and what they are. */
 export interface Layer {
-  /** The layer's name, as the README and the messages give it. */
+  /** The layer's name, as docs/architecture.md and the messages give it. */
   readonly name: string;
   /** Its folders, relative to the repository (`lib/workflows/*` is every folder under `lib/workflows/`). */
   readonly folders: readonly string[];
@@ -105,7 +105,7 @@ export function layerViolations(imports: readonly Import[]): string[] {
     if (fromFolder === undefined || fromLayer === undefined) {
       const problem =
         `${from} is in no layer: add its folder to LAYERS in tests/support/layers.ts ` +
-        "(and to the README's Layout section)";
+        "(and to the layer table of docs/architecture.md)";
       if (!problems.includes(problem)) problems.push(problem);
       continue;
     }
