@@ -211,7 +211,7 @@ async function openLockFile(
         if (error instanceof Deno.errors.AlreadyExists) continue;
         if (error instanceof Deno.errors.NotFound) continue;
         throw setupError(
-          `cannot make ${LOCK_FILE} (${(error as Error).message}): code-commit keeps its ` +
+          `cannot make ${LOCK_FILE}: ${(error as Error).message}; code-commit keeps its ` +
             `lock and its apply journal in ${LOCK_FOLDER}/, so it cannot run; make ` +
             `${LOCK_FOLDER}/ writable (a read-only mount? a full disk?) and run code-commit ` +
             "again; nothing was sent to the model",

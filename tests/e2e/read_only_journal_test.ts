@@ -32,7 +32,7 @@ Deno.test("a read-only agent-config/ is a set-up error before any call", async (
       assert.match(
         run.stderr,
         // The project's lock, made in agent-config/ before anything else, is what finds it.
-        /^code-commit: cannot lock the project: cannot make agent-config\/code-commit\.lock \(Read-only file system.*\): code-commit keeps its lock and its apply journal in agent-config\/, so it cannot run; make agent-config\/ writable .* nothing was sent to the model$/m,
+        /^code-commit: cannot lock the project: cannot make agent-config\/code-commit\.lock: Read-only file system.*; code-commit keeps its lock and its apply journal in agent-config\/, so it cannot run; make agent-config\/ writable .* nothing was sent to the model$/m,
       );
       assert.equal(server.requests.length, 0);
       assert.equal(await project.read("src/a.txt"), "a\n");

@@ -16,7 +16,8 @@ import { makeProject, type ProjectOptions } from "../support/project.ts";
 import { runTool } from "../support/run_tool.ts";
 
 const FILE = "agent-config/settings.json";
-const NO_CHANGE = "No change is needed.\n";
+/** A consistency report that finds nothing (one of its five headings, so it is written). */
+const NO_CHANGE = "User Specification Self-Consistency\nNo change is needed.\n";
 
 /**
  * Runs code-commit with `args` against `script` in a project whose settings
@@ -106,10 +107,10 @@ Deno.test("settings: buildTimeout and sandbox take effect for --check-build", as
   const result = await runTool(project.root, ["--check-build"]);
   assert.equal(result.code, 1, result.stderr);
   assert.match(result.stderr, /running \.\/build\.sh \(not contained/);
-  assert.match(result.stdout, /stopped at the time limit of 0\.5s/);
+  assert.match(result.stdout, /stopped at the --build-timeout limit of 0\.5s/);
   // The flag beats the file.
   const flag = await runTool(project.root, ["--check-build", "--build-timeout", "0.7"]);
-  assert.match(flag.stdout, /stopped at the time limit of 0\.7s/);
+  assert.match(flag.stdout, /stopped at the --build-timeout limit of 0\.7s/);
 });
 
 Deno.test("settings: an unknown key or a bad value stops the run before any call (exit 3), one line", async () => {

@@ -70,7 +70,7 @@ Deno.test("describeChanges: only unchanged files, and none at all", () => {
   const many = Array.from({ length: 22 }, (_, i) => `f${i}`);
   assert.equal(
     describeChanges([], many),
-    `${many.slice(0, 20).join(", ")} and 2 more unchanged (same content)`,
+    `${many.slice(0, 20).join(", ")}, and 2 more unchanged (same content)`,
   );
 });
 
