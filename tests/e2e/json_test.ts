@@ -219,13 +219,14 @@ Deno.test("--json, interrupted (SIGINT during the build): exit 130, the object s
     files: START_FILES,
   });
   const server = await startFakeLlmServer([geminiReply(FIX)]);
+  let sent = false;
   try {
     const run = await runToolJson(project.root, [], {
       server,
       onStderr(soFar, child) {
-        if (soFar.includes("running ./build.sh") && !soFar.includes("stopping")) {
-          setTimeout(() => child.kill("SIGINT"), 300);
-        }
+        if (sent || !soFar.includes("running ./build.sh")) return;
+        sent = true;
+        setTimeout(() => child.kill("SIGINT"), 300);
       },
     });
     assert.equal(run.code, EXIT.interrupted, run.stderr);
