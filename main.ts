@@ -11,14 +11,22 @@
  *
  * @module
  */
-import { readCommandLine, resolveOptions, type RunOptions, type Workflow } from "./lib/cli/args.ts";
+import {
+  readCommandLine,
+  resolveOptions,
+  type RunOptions,
+  wantsJson,
+  type Workflow,
+} from "./lib/cli/args.ts";
 import { completionScript } from "./lib/cli/completion.ts";
 import { helpText, versionText } from "./lib/cli/help.ts";
 import { reportOversizeWrites } from "./lib/cli/file_size_limit.ts";
 import { type InterruptTrap, trapInterrupts } from "./lib/cli/interrupt.ts";
+import { formatJsonResult, jsonResult } from "./lib/cli/json_result.ts";
+import { RunRecord } from "./lib/cli/run_record.ts";
 import { workflowSpec } from "./lib/cli/workflows.ts";
 import { Console } from "./lib/console/console.ts";
-import { CodeCommitError, EXIT, interruption } from "./lib/errors/errors.ts";
+import { CodeCommitError, EXIT, type ExitStatus, interruption } from "./lib/errors/errors.ts";
 import type { Session } from "./lib/session/session.ts";
 
 /** What a workflow is started with. */
@@ -35,10 +43,12 @@ interface Run {
   readonly madeConfigFolder: boolean;
   /** Opens the session of a workflow that talks to a model (keys, client, set-up checks). */
   readonly session: () => Promise<Session>;
+  /** What the run did, for the `--json` object. */
+  readonly record: RunRecord;
 }
 
 /** Each workflow, loaded when a run asks for it, and started. */
-const START: Record<Workflow, () => Promise<(run: Run) => Promise<number>>> = {
+const START: Record<Workflow, () => Promise<(run: Run) => Promise<ExitStatus>>> = {
   commit: async () => {
     const { runCommittingCode } = await import("./lib/workflows/committing_code/workflow.ts");
     return async (run) => runCommittingCode(await run.session());
@@ -64,13 +74,13 @@ const START: Record<Workflow, () => Promise<(run: Run) => Promise<number>>> = {
   undo: async () => {
     // --undo needs no key and no model; it rolls back an unfinished apply itself.
     const { runUndoWorkflow } = await import("./lib/workflows/undo/workflow.ts");
-    return (run) => runUndoWorkflow(run.root, run.options, run.console);
+    return (run) => runUndoWorkflow(run.root, run.options, run.console, run.record);
   },
   "check-build": async () => {
     // --check-build runs ./build.sh as a run would (it rolls back an unfinished apply first),
     // and calls no model: no key needed.
     const { runCheckBuild } = await import("./lib/workflows/committing_code/check_build.ts");
-    return (run) => runCheckBuild(run.root, run.options, run.console, run.signal);
+    return (run) => runCheckBuild(run.root, run.options, run.console, run.signal, run.record);
   },
 };
 
@@ -90,15 +100,33 @@ async function runWorkflow(
   console: Console,
   trap: InterruptTrap,
   madeConfigFolder: boolean,
-): Promise<number> {
+  record: RunRecord,
+): Promise<ExitStatus> {
   const spec = workflowSpec(workflow);
   const sessionModule = spec.callsModel ? import("./lib/session/session.ts") : undefined;
   sessionModule?.catch(() => {});
   const session = async () => {
     const { openSession } = await (sessionModule ?? import("./lib/session/session.ts"));
-    return await openSession(root, workflow, options, console, trap.signal, spec.runsBuilds);
+    record.model = options.model;
+    return await openSession(
+      root,
+      workflow,
+      options,
+      console,
+      trap.signal,
+      spec.runsBuilds,
+      record,
+    );
   };
-  const run: Run = { root, options, console, signal: trap.signal, madeConfigFolder, session };
+  const run: Run = {
+    root,
+    options,
+    console,
+    signal: trap.signal,
+    madeConfigFolder,
+    session,
+    record,
+  };
   if (spec.recovers === "main") {
     const [{ recoverFirst }, start] = await Promise.all([
       import("./lib/apply/recovery.ts"),
@@ -116,71 +144,97 @@ async function runWorkflow(
 }
 
 /**
- * Runs code-commit with `args` and returns its exit status.
+ * Runs code-commit with `args` and returns its exit status. With `--json`
+ * (found even when the command line is wrong), stdout carries one JSON
+ * object when the run ends, and nothing else (see `lib/cli/json_result.ts`).
  *
  * Never throws: a `CodeCommitError` becomes its message and exit code,
  * anything else an `internal error` line and exit 1.
  */
-export async function main(args: readonly string[]): Promise<number> {
+export async function main(args: readonly string[]): Promise<ExitStatus> {
   const console = new Console();
   // A write past `ulimit -f` fails with an error naming the file, instead of a silent SIGXFSZ.
   reportOversizeWrites();
+  const json = wantsJson(args);
+  if (json) console.resultsToStderr();
+  const record = new RunRecord();
+  let status: ExitStatus;
+  let error: string | undefined;
   try {
-    const command = readCommandLine(args);
-    if (command.kind === "help") {
-      console.result(helpText());
-      return EXIT.ok;
+    status = await run(args, console, record);
+  } catch (thrown) {
+    if (thrown instanceof CodeCommitError) {
+      error = thrown.message;
+      status = thrown.exitCode;
+    } else {
+      error = `internal error: ${(thrown as Error)?.stack ?? thrown}`;
+      status = EXIT.failed;
     }
-    if (command.kind === "version") {
-      console.result(versionText());
-      return EXIT.ok;
-    }
-    if (command.kind === "completion") {
-      console.result(completionScript(command.shell).trimEnd());
-      return EXIT.ok;
-    }
-    const workflow = command.workflow;
-    const spec = workflowSpec(workflow);
-    const root = Deno.cwd();
-    // The settings file completes the command line: read before anything else happens.
-    const { readsSettings, readSettings } = await import("./lib/cli/settings.ts");
-    const settings = readsSettings(workflow) ? await readSettings(root) : {};
-    const options = resolveOptions(workflow, command.given, settings);
-    const [{ lockProject }, { endLeftBuild }] = await Promise.all([
-      import("./lib/project_lock/project_lock.ts"),
-      import("./lib/project_lock/running_build.ts"),
-    ]);
-    // Before anything else in the project: one code-commit at a time (exit 6 for a second
-    // one), then a build a killed run left running is ended, then the trap, so that no signal
-    // stops the rollback of an unfinished apply halfway; each workflow rolls that back first.
-    const lock = spec.takesLock
-      ? await lockProject(root, `${spec.holder}${options.dryRun ? " with --dry-run" : ""}`)
-      : undefined;
+    console.error(error);
+  }
+  if (json) console.json(formatJsonResult(jsonResult(record, status, error)));
+  return status;
+}
+
+/**
+ * Runs what `args` ask for, noting in `record` what the `--json` object needs.
+ *
+ * @throws {CodeCommitError} for a wrong command line or settings file, a
+ * project another code-commit holds, and whatever the workflow throws.
+ */
+async function run(
+  args: readonly string[],
+  console: Console,
+  record: RunRecord,
+): Promise<ExitStatus> {
+  const command = readCommandLine(args);
+  if (command.kind === "help" || command.kind === "version" || command.kind === "completion") {
+    record.workflow = command.kind;
+    console.result(
+      command.kind === "help"
+        ? helpText()
+        : command.kind === "version"
+        ? versionText()
+        : completionScript(command.shell).trimEnd(),
+    );
+    return EXIT.ok;
+  }
+  const workflow = command.workflow;
+  record.workflow = workflow;
+  const spec = workflowSpec(workflow);
+  const root = Deno.cwd();
+  // The settings file completes the command line: read before anything else happens.
+  const { readsSettings, readSettings } = await import("./lib/cli/settings.ts");
+  const settings = readsSettings(workflow) ? await readSettings(root) : {};
+  const options = resolveOptions(workflow, command.given, settings);
+  const [{ lockProject }, { endLeftBuild }] = await Promise.all([
+    import("./lib/project_lock/project_lock.ts"),
+    import("./lib/project_lock/running_build.ts"),
+  ]);
+  // Before anything else in the project: one code-commit at a time (exit 6 for a second
+  // one), then a build a killed run left running is ended, then the trap, so that no signal
+  // stops the rollback of an unfinished apply halfway; each workflow rolls that back first.
+  const lock = spec.takesLock
+    ? await lockProject(root, `${spec.holder}${options.dryRun ? " with --dry-run" : ""}`)
+    : undefined;
+  try {
+    await endLeftBuild(root, (line) => console.warn(line));
+    const trap = trapInterrupts(console);
     try {
-      await endLeftBuild(root, (line) => console.warn(line));
-      const trap = trapInterrupts(console);
-      try {
-        return await runWorkflow(
-          root,
-          workflow,
-          options,
-          console,
-          trap,
-          lock?.madeFolder === true,
-        );
-      } finally {
-        trap.dispose();
-      }
+      return await runWorkflow(
+        root,
+        workflow,
+        options,
+        console,
+        trap,
+        lock?.madeFolder === true,
+        record,
+      );
     } finally {
-      lock?.release();
+      trap.dispose();
     }
-  } catch (error) {
-    if (error instanceof CodeCommitError) {
-      console.error(error.message);
-      return error.exitCode;
-    }
-    console.error(`internal error: ${(error as Error)?.stack ?? error}`);
-    return EXIT.failed;
+  } finally {
+    lock?.release();
   }
 }
 

@@ -57,7 +57,7 @@
  * @module
  */
 
-import { CodeCommitError, messageOf } from "../errors/errors.ts";
+import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { denoFileSystem, type EntryInfo, type FileSystem } from "../file_system/file_system.ts";
 import { checkPathSyntax } from "../guard/path_syntax.ts";
 import { nameSome } from "../text/change_list.ts";
@@ -146,7 +146,7 @@ const WRITES_IN_FLIGHT = 16;
 /**
  * A reply could not be applied. By the time it is thrown every change already
  * made has been undone, except the paths in {@link ApplyError.notRestored}.
- * Exit status 1.
+ * Exit status 3 (`EXIT.setup`): the project refused the write.
  */
 export class ApplyError extends CodeCommitError {
   /** The path of the operation that failed (relative, as in the reply). */
@@ -164,7 +164,7 @@ export class ApplyError extends CodeCommitError {
     notRestored: readonly string[] = [],
     options?: ErrorOptions,
   ) {
-    super(message, undefined, options);
+    super(message, EXIT.setup, options);
     this.name = "ApplyError";
     this.path = path;
     this.notRestored = notRestored;

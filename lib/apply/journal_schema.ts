@@ -43,7 +43,7 @@
  */
 
 import { z } from "zod";
-import { CodeCommitError } from "../errors/errors.ts";
+import { CodeCommitError, EXIT } from "../errors/errors.ts";
 import { isTemporaryName } from "../file_system/temporary_name.ts";
 import { checkPathSyntax } from "../guard/path_syntax.ts";
 import { protectedRulesFor } from "../guard/protected_paths.ts";
@@ -242,11 +242,11 @@ export function applyFiles(
   };
 }
 
-/** The journal could not be read or written. Exit status 1. */
+/** The journal could not be read or written. Exit status 3 (`EXIT.setup`). */
 export class JournalError extends CodeCommitError {
   /** Makes the error; `message` is the whole user-facing line. */
   constructor(message: string, options?: ErrorOptions) {
-    super(message, undefined, options);
+    super(message, EXIT.setup, options);
     this.name = "JournalError";
   }
 }

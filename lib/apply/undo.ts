@@ -11,7 +11,7 @@
  * @module
  */
 
-import { CodeCommitError } from "../errors/errors.ts";
+import { CodeCommitError, EXIT } from "../errors/errors.ts";
 import { denoFileSystem, type FileSystem, under } from "../file_system/file_system.ts";
 import { removeIfPresent } from "../file_system/write_atomically.ts";
 import { type ChangedFile, nameSome } from "../text/change_list.ts";
@@ -171,6 +171,7 @@ export async function runUndo(
           plan.changedSince.length === 1 ? "has" : "have"
         } changed since: ${shown}. Save what you want to keep, then run ` +
         "code-commit --undo --force to restore them anyway (what changed since is lost)",
+      EXIT.setup,
     );
   }
   const operations: ApplyOperation[] = plan.paths.map((entry) =>

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { CodeCommitError } from "../errors/errors.ts";
+import { CodeCommitError, EXIT } from "../errors/errors.ts";
 import { formatSeconds } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
 import { Redactor } from "../secrets/redact.ts";
@@ -180,12 +180,13 @@ function spawnBuild(
     if (launch !== undefined && launch.program !== BUILD_SCRIPT) {
       throw new CodeCommitError(
         `cannot start ${launch.program} to run ${BUILD_SCRIPT} (${launch.description}): ${message}`,
+        EXIT.setup,
       );
     }
     const fix = /exec format/i.test(message)
       ? "; does it start with a #! line such as #!/usr/bin/env bash?"
       : "; check that build.sh exists in the project root and is executable (chmod +x build.sh)";
-    throw new CodeCommitError(`cannot run ${BUILD_SCRIPT}: ${message}${fix}`);
+    throw new CodeCommitError(`cannot run ${BUILD_SCRIPT}: ${message}${fix}`, EXIT.setup);
   }
 }
 
@@ -269,6 +270,7 @@ function checkLaunchStarted(
     throw new CodeCommitError(
       `cannot run ${BUILD_SCRIPT} (${launch!.description}): ${failure}; check that build.sh ` +
         `starts with a #! line and is executable, or run with --sandbox off`,
+      EXIT.setup,
     );
   }
 }

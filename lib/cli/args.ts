@@ -64,6 +64,16 @@ const FLAGS: ReadonlyMap<string, { readonly takesValue: boolean; readonly short?
   ]);
 
 /**
+ * Whether `args` hold `--json` among the flags (before a `--`), read
+ * without parsing them: a run whose command line is wrong still ends with
+ * the JSON object. Never throws.
+ */
+export function wantsJson(args: readonly string[]): boolean {
+  const end = args.indexOf("--");
+  return (end === -1 ? args : args.slice(0, end)).includes("--json");
+}
+
+/**
  * Reads the arguments after the program name: the flags, which workflow,
  * and each option's value (checked on its own).
  *

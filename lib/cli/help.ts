@@ -89,8 +89,19 @@ ${commands}
 
 Settings: agent-config/settings.json may set the model, localBaseUrl, the context window, the
 timeouts, the sandbox, the build network and the last phase for every run; a flag beats it.
-Exit status: 0 success, 1 the workflow failed, 2 usage error, 130 interrupted (Ctrl-C, SIGTERM,
-SIGHUP or SIGQUIT).
+Exit status, the same for every workflow:
+  0 done             the build passed, the report or set-up step was made, nothing left to do
+  1 build fails      the build still fails after the last repair
+  2 usage            the command line is wrong
+  3 set-up           something to fix in the project or its set-up: keys, query, rollup,
+                     .gitignore, build.sh, a prompt too large, uncommitted changes, a file
+                     code-commit cannot read or write
+  4 model            the model or its API failed: HTTP errors, quota, a refusal, an unusable reply
+  5 safety           stopped for safety: build.sh or protected files changed by a build, a key
+                     in a prompt, a folder swapped while code-commit wrote into it
+  6 locked           another code-commit holds this project
+  7 needs you        the auto workflow stopped on a task that needs you
+  130 interrupted    Ctrl-C, SIGTERM, SIGHUP or SIGQUIT
 Logs: logs/<date>-<workflow>/ in the project. Endpoints: CODE_COMMIT_GEMINI_BASE_URL,
 CODE_COMMIT_OPENAI_BASE_URL (https://, or http:// to a loopback address).
 `;

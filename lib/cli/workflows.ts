@@ -369,7 +369,10 @@ export const OPTIONS: readonly OptionSpec[] = [
     flag: "json",
     field: "json",
     fallback: false,
-    help: ["report the run's result as JSON on stdout"],
+    help: [
+      "print one JSON object on stdout when the run ends, whatever the outcome",
+      "(docs/json.md); everything else goes to stderr",
+    ],
     brief: "report the result as JSON",
   }),
 ];

@@ -71,6 +71,7 @@ export class Console {
   #redactor: Redactor;
   readonly #streams: ConsoleStreams;
   #live: { draw(): void } | undefined;
+  #resultsOnStderr = false;
 
   /** Makes a console writing to `streams`, redacting with `redactor`. */
   constructor(streams: ConsoleStreams = processStreams(), redactor: Redactor = new Redactor()) {
@@ -98,10 +99,27 @@ export class Console {
     this.#err(`${this.#paint("31", "code-commit:")} ${this.#clean(line)}\n`);
   }
 
-  /** A result, on stdout: what a script reading the output relies on. */
+  /**
+   * From now on, results go to stderr with the progress: with `--json`,
+   * stdout carries nothing but the object {@link json} writes.
+   */
+  resultsToStderr(): void {
+    this.#resultsOnStderr = true;
+  }
+
+  /** A result, on stdout (on stderr after {@link resultsToStderr}): what a script reading the output relies on. */
   result(text: string): void {
-    const line = text.endsWith("\n") ? text : `${text}\n`;
-    this.#streams.stdout(this.#clean(line));
+    const line = this.#clean(text.endsWith("\n") ? text : `${text}\n`);
+    if (this.#resultsOnStderr) this.#err(line);
+    else this.#streams.stdout(line);
+  }
+
+  /**
+   * Writes `text` (one line of JSON, already free of control characters) and
+   * a newline to stdout, keys masked: the `--json` object.
+   */
+  json(text: string): void {
+    this.#streams.stdout(`${this.#redactor.redact(text)}\n`);
   }
 
   /**

@@ -12,7 +12,7 @@
  * @module
  */
 
-import { CodeCommitError } from "../errors/errors.ts";
+import { CodeCommitError, EXIT } from "../errors/errors.ts";
 import { displayPath } from "../text/characters.ts";
 import { plural } from "../text/plural.ts";
 import { IgnoreRules } from "../guard/ignore_rules.ts";
@@ -122,6 +122,7 @@ async function buildContext(session: Session, request: ContextRequest): Promise<
       `the context builder's reply cannot be used: ${list.reason}${
         reply.truncated ? " (the reply was cut off at the model's output limit)" : ""
       }; see ${log.path(CONTEXT_QUERY.replyText)}`,
+      EXIT.model,
     );
   }
 
@@ -138,6 +139,7 @@ async function buildContext(session: Session, request: ContextRequest): Promise<
           : `${list.paths.length} requested, none could be read`
       }), so the run stops rather than change code the model has not seen; ` +
         `see ${log.path(CONTEXT_QUERY.replyText)}`,
+      EXIT.model,
     );
   }
   console.info(

@@ -35,7 +35,7 @@
  * @module
  */
 
-import { CodeCommitError } from "../errors/errors.ts";
+import { CodeCommitError, EXIT } from "../errors/errors.ts";
 import { displayPath } from "../text/characters.ts";
 import type { IgnoreRules } from "../guard/ignore_rules.ts";
 import { negationLine } from "../guard/ignore_patterns.ts";
@@ -219,6 +219,7 @@ async function checkSummaryFileNotIgnored(
       `context builder must show it in full: add the line ${
         negationLine(name)
       } at the end of .gitignore (it re-includes the file), or run without --build-context`,
+    EXIT.setup,
   );
 }
 

@@ -31,6 +31,9 @@ export const EXIT = {
   interrupted: 130,
 } as const;
 
+/** One of the exit statuses of {@link EXIT}. */
+export type ExitStatus = typeof EXIT[keyof typeof EXIT];
+
 /** The name of each exit status, as `--json` reports it. */
 export const EXIT_CLASS: Readonly<Record<number, string>> = Object.freeze(
   Object.fromEntries(Object.entries(EXIT).map(([name, status]) => [status, name])),
@@ -39,10 +42,14 @@ export const EXIT_CLASS: Readonly<Record<number, string>> = Object.freeze(
 /** An error meant for the user: one line, with the exit status it ends the run with. */
 export class CodeCommitError extends Error {
   /** The exit status the run ends with. */
-  readonly exitCode: number;
+  readonly exitCode: ExitStatus;
 
-  /** Makes an error with a user-facing one-line message and an exit status. */
-  constructor(message: string, exitCode: number = EXIT.failed, options?: ErrorOptions) {
+  /**
+   * Makes an error with a user-facing one-line message and the exit status
+   * of its class (one of {@link EXIT}). There is no default: each throw site
+   * says which class its failure is, so a script can trust the status.
+   */
+  constructor(message: string, exitCode: ExitStatus, options?: ErrorOptions) {
     super(message, options);
     this.name = "CodeCommitError";
     this.exitCode = exitCode;

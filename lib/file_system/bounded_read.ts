@@ -34,7 +34,7 @@
  * @module
  */
 
-import { CodeCommitError, messageOf } from "../errors/errors.ts";
+import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { formatBytes } from "../text/sizes.ts";
 import { describeSpecial, isMissing } from "./lstat.ts";
 import { OPEN_TIMEOUT_MS, type ReadLimit } from "./read_limits.ts";
@@ -58,7 +58,7 @@ export type ReadProblem =
   /** The operating system refused (permission denied, ...). */
   | "unreadable";
 
-/** A file a bounded read refused; the message is one line naming the file and what to do. Exit 1. */
+/** A file a bounded read refused; the message is one line naming the file and what to do. Exit 3 (`EXIT.setup`). */
 export class FileReadError extends CodeCommitError {
   /** The file, as messages name it. */
   readonly path: string;
@@ -74,7 +74,7 @@ export class FileReadError extends CodeCommitError {
     problem: ReadProblem,
     options?: ErrorOptions & { size?: number },
   ) {
-    super(message, undefined, options);
+    super(message, EXIT.setup, options);
     this.name = "FileReadError";
     this.path = path;
     this.problem = problem;

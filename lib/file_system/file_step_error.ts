@@ -6,17 +6,20 @@
  * @module
  */
 
-import { CodeCommitError, messageOf } from "../errors/errors.ts";
+import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 
 /**
  * A step of a file-system job failed, or was refused (a symbolic link in the
  * way). Its message says what the step was and, when there is one, the
- * operating system's error, which is also its `cause`. Exit status 1.
+ * operating system's error, which is also its `cause`. Exit status 3
+ * (`EXIT.setup`): the project or the machine needs fixing, not the query.
  */
 export class FileStepError extends CodeCommitError {
   /** Makes the error of the step described by `what` (`creating the folder "src"`). */
   constructor(what: string, cause?: unknown) {
-    super(cause === undefined ? what : `${what} failed: ${messageOf(cause)}`, undefined, { cause });
+    super(cause === undefined ? what : `${what} failed: ${messageOf(cause)}`, EXIT.setup, {
+      cause,
+    });
     this.name = "FileStepError";
   }
 }

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { CodeCommitError, messageOf } from "../errors/errors.ts";
+import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 
 /**
  * `lstat`s `absolutePath` and returns its info, or `undefined` when nothing is
@@ -18,7 +18,7 @@ export async function lstatOrUndefined(absolutePath: string): Promise<Deno.FileI
     return await Deno.lstat(absolutePath);
   } catch (error) {
     if (isMissing(error)) return undefined;
-    throw new CodeCommitError(`cannot inspect ${absolutePath}: ${messageOf(error)}`, undefined, {
+    throw new CodeCommitError(`cannot inspect ${absolutePath}: ${messageOf(error)}`, EXIT.setup, {
       cause: error,
     });
   }
@@ -35,7 +35,7 @@ export function lstatSyncOrUndefined(absolutePath: string): Deno.FileInfo | unde
     return Deno.lstatSync(absolutePath);
   } catch (error) {
     if (isMissing(error)) return undefined;
-    throw new CodeCommitError(`cannot inspect ${absolutePath}: ${messageOf(error)}`, undefined, {
+    throw new CodeCommitError(`cannot inspect ${absolutePath}: ${messageOf(error)}`, EXIT.setup, {
       cause: error,
     });
   }

@@ -8,7 +8,7 @@
  * @module
  */
 import type { Console } from "../console/console.ts";
-import { CodeCommitError, InterruptedError, messageOf } from "../errors/errors.ts";
+import { CodeCommitError, EXIT, InterruptedError, messageOf } from "../errors/errors.ts";
 import type { CallLogNames } from "../logger/log_names.ts";
 import type { RunLog } from "../logger/run_log.ts";
 import type { Redactor } from "../secrets/redact.ts";
@@ -93,7 +93,7 @@ export async function ask(
       `remove the key from the files the prompt is made of (the query, the specifications, ` +
       `the codebase); ${log.path(names.query)} shows where, masked`;
     await log.writeError(names.replyText, message);
-    throw new CodeCommitError(message);
+    throw new CodeCommitError(message, EXIT.safety);
   }
 
   const live = console.liveLine(`waiting for ${client.model}…`);

@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { interruption } from "../errors/errors.ts";
+import { EXIT, interruption } from "../errors/errors.ts";
 import type { ApiAdapter, HttpRequest, ParsedError, ParsedReply } from "./adapter.ts";
 import { excerpt, httpReason, oneLine } from "./adapter.ts";
 import { type ModelId, type ModelTarget, modelTarget, type Provider } from "./models.ts";
@@ -162,6 +162,7 @@ function buildRequest(
     // Never echo the header: it holds the key.
     throw new LlmError(
       `${target.id}: the key in ${target.keyFile} cannot be sent in an HTTP header; copy the key into the file again`,
+      { exitCode: EXIT.setup },
     );
   }
   return request;

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { CodeCommitError, UsageError } from "../errors/errors.ts";
+import { CodeCommitError, EXIT, UsageError } from "../errors/errors.ts";
 import { NET_HOSTS } from "../permissions/permissions.ts";
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
@@ -34,24 +34,29 @@ export function resolveBaseUrl(
   try {
     url = new URL(value);
   } catch {
-    throw new CodeCommitError(`${envName} is not a URL: ${JSON.stringify(value)}`);
+    throw new CodeCommitError(`${envName} is not a URL: ${JSON.stringify(value)}`, EXIT.setup);
   }
   const fix = `set ${envName} to an https:// URL, or http:// to 127.0.0.1, localhost or [::1]`;
   if (url.protocol === "http:") {
     if (!LOOPBACK_HOSTS.has(url.hostname)) {
       throw new CodeCommitError(
         `${envName} is plain http:// to ${url.hostname}, which would send your API key in clear text; ${fix}`,
+        EXIT.setup,
       );
     }
   } else if (url.protocol !== "https:") {
-    throw new CodeCommitError(`${envName} uses ${url.protocol}//; ${fix}`);
+    throw new CodeCommitError(`${envName} uses ${url.protocol}//; ${fix}`, EXIT.setup);
   }
   if (url.username || url.password) {
-    throw new CodeCommitError(`${envName} must not carry a user name or password; ${fix}`);
+    throw new CodeCommitError(
+      `${envName} must not carry a user name or password; ${fix}`,
+      EXIT.setup,
+    );
   }
   if (url.search || url.hash || /[?#]/.test(value)) {
     throw new CodeCommitError(
       `${envName} must not have a query or a fragment (the part after ? or #)`,
+      EXIT.setup,
     );
   }
   if (url.protocol === "https:" && !LOOPBACK_HOSTS.has(url.hostname)) {
@@ -61,6 +66,7 @@ export function resolveBaseUrl(
         `${envName} points at ${hostPort}, but code-commit may connect only to ${
           [...PERMITTED_REMOTE].join(", ")
         } and this machine (its Deno permissions): point it at one of those`,
+        EXIT.setup,
       );
     }
   }

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { CodeCommitError } from "../errors/errors.ts";
+import { CodeCommitError, EXIT, type ExitStatus } from "../errors/errors.ts";
 import type { ModelId } from "./models.ts";
 import type { StreamProgress } from "./progress.ts";
 
@@ -93,12 +93,21 @@ export class LlmError extends CodeCommitError {
   /** The raw events of the last answer, if it was streamed. */
   readonly events: string | undefined;
 
-  /** Makes an LLM error. */
+  /**
+   * Makes an LLM error: exit {@link EXIT.model}, unless `options.exitCode`
+   * says the fault is in the set-up (a key that cannot be sent).
+   */
   constructor(
     message: string,
-    options: { status?: number; body?: string; events?: string; cause?: unknown } = {},
+    options: {
+      status?: number;
+      body?: string;
+      events?: string;
+      cause?: unknown;
+      exitCode?: ExitStatus;
+    } = {},
   ) {
-    super(message, undefined, { cause: options.cause });
+    super(message, options.exitCode ?? EXIT.model, { cause: options.cause });
     this.name = "LlmError";
     this.status = options.status;
     this.body = options.body;

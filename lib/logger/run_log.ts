@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { CodeCommitError, messageOf } from "../errors/errors.ts";
+import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { denoFileSystem, under } from "../file_system/file_system.ts";
 import { checkRealFolder, type FolderCheck } from "../file_system/real_folders.ts";
 import type { Redactor } from "../secrets/redact.ts";
@@ -71,7 +71,7 @@ export class RunLog {
     try {
       logs = await checkRealFolder(denoFileSystem, root, LOGS_DIR, { create: true });
     } catch (error) {
-      throw new CodeCommitError(`cannot create ${LOGS_DIR}/: ${messageOf(error)}`, undefined, {
+      throw new CodeCommitError(`cannot create ${LOGS_DIR}/: ${messageOf(error)}`, EXIT.setup, {
         cause: error,
       });
     }
@@ -79,6 +79,7 @@ export class RunLog {
       throw new CodeCommitError(
         `${LOGS_DIR} is ${logs.found === "symlink" ? "a symbolic link" : "not a folder"}; ` +
           `code-commit writes its logs only into a real ${LOGS_DIR}/ folder: move it away`,
+        EXIT.setup,
       );
     }
     const base = `${timestamp(now)}-${slug}`;
@@ -91,6 +92,7 @@ export class RunLog {
         if (!(error instanceof Deno.errors.AlreadyExists)) {
           throw new CodeCommitError(
             `cannot create ${LOGS_DIR}/${name}: ${(error as Error).message}`,
+            EXIT.setup,
           );
         }
       }
@@ -119,6 +121,7 @@ export class RunLog {
     } catch (error) {
       throw new CodeCommitError(
         `cannot write the log ${this.path(name)}: ${(error as Error).message}`,
+        EXIT.setup,
       );
     }
   }

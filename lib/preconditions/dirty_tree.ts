@@ -139,6 +139,7 @@ export async function checkCleanTree(
     } a reply could write: ${named}. ` +
       "Commit or stash them first (git status lists them), so this run's changes stay apart " +
       "from yours, or run with --force to go on anyway",
+    EXIT.setup,
   );
 }
 

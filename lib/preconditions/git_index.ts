@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { CodeCommitError } from "../errors/errors.ts";
+import { CodeCommitError, EXIT } from "../errors/errors.ts";
 import { readBounded } from "../file_system/bounded_read.ts";
 import { lstatOrUndefined } from "../file_system/lstat.ts";
 import { READ_LIMITS } from "../file_system/read_limits.ts";
@@ -56,6 +56,7 @@ export async function trackedPaths(root: string): Promise<TrackedPaths> {
   if (paths === undefined) {
     throw new CodeCommitError(
       ".git/index is not a git index code-commit can read (versions 2 to 4); run git status to repair it",
+      EXIT.setup,
     );
   }
   return paths;

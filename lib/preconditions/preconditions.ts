@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { CodeCommitError, messageOf } from "../errors/errors.ts";
+import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
 import { READ_LIMITS, type ReadLimit } from "../file_system/read_limits.ts";
 import { IgnoreRules } from "../guard/ignore_rules.ts";
@@ -62,12 +62,14 @@ export async function checkAgentConfigIgnored(root: string): Promise<void> {
   if (info === undefined) {
     throw new CodeCommitError(
       `.gitignore not found in the project root: create it with the line /${AGENT_CONFIG_DIR} so your API keys are never committed`,
+      EXIT.setup,
     );
   }
   if (!info.isFile) {
     throw new CodeCommitError(
       `.gitignore is ${describeEntry(info)}${info.isSymlink ? ", which git does not read" : ""}: ` +
         `make it a regular file with the line /${AGENT_CONFIG_DIR}`,
+      EXIT.setup,
     );
   }
   const rules = new TextDecoder().decode(
@@ -95,6 +97,7 @@ export async function checkAgentConfigIgnored(root: string): Promise<void> {
       }): add the line /${AGENT_CONFIG_DIR} at the end of .gitignore; it ignores the folder ` +
         "itself, so no rule can re-include anything in it, and your API keys and codebase are " +
         "never committed",
+      EXIT.setup,
     );
   }
   const tracked = (await trackedPaths(root)).paths.filter((path) =>
@@ -106,6 +109,7 @@ export async function checkAgentConfigIgnored(root: string): Promise<void> {
         nameSome(tracked.map(displayPath))
       }, so ignore rules do not protect it: run ` +
         `git rm --cached -r ${AGENT_CONFIG_DIR} (and change any key that was committed)`,
+      EXIT.setup,
     );
   }
 }
@@ -140,11 +144,11 @@ export async function checkRequiredFile(root: string, path: string, fix: string)
     info = await Deno.stat(under(root, path));
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {
-      throw new CodeCommitError(`${path} not found: ${fix}`);
+      throw new CodeCommitError(`${path} not found: ${fix}`, EXIT.setup);
     }
-    throw new CodeCommitError(`${path} cannot be read: ${messageOf(error)}`);
+    throw new CodeCommitError(`${path} cannot be read: ${messageOf(error)}`, EXIT.setup);
   }
-  if (!info.isFile) throw new CodeCommitError(`${path} is not a file: ${fix}`);
+  if (!info.isFile) throw new CodeCommitError(`${path} is not a file: ${fix}`, EXIT.setup);
 }
 
 /**
@@ -166,11 +170,11 @@ export async function readRequiredFile(
     bytes = await readBounded(under(root, path), { limit, followSymlink: true, name: path });
   } catch (error) {
     if (error instanceof FileReadError && error.problem === "folder") {
-      throw new CodeCommitError(`${path} is not a file: ${fix}`);
+      throw new CodeCommitError(`${path} is not a file: ${fix}`, EXIT.setup);
     }
     throw error;
   }
-  if (bytes === undefined) throw new CodeCommitError(`${path} not found: ${fix}`);
+  if (bytes === undefined) throw new CodeCommitError(`${path} not found: ${fix}`, EXIT.setup);
   return new TextDecoder().decode(bytes);
 }
 
@@ -183,7 +187,7 @@ export async function readRequiredFile(
 export async function readQuery(root: string): Promise<string> {
   const fix = "write what you want done in it";
   const query = await readRequiredFile(root, QUERY_FILE, fix, READ_LIMITS.query);
-  if (query.trim() === "") throw new CodeCommitError(`${QUERY_FILE} is empty: ${fix}`);
+  if (query.trim() === "") throw new CodeCommitError(`${QUERY_FILE} is empty: ${fix}`, EXIT.setup);
   return query;
 }
 
@@ -211,15 +215,16 @@ export async function checkBuildScript(root: string): Promise<void> {
       throw new CodeCommitError(
         "build.sh not found in the project root: committing code runs ./build.sh to check every change; " +
           "create it (code-commit --init writes a starter)",
+        EXIT.setup,
       );
     }
-    throw new CodeCommitError(`build.sh cannot be read: ${(error as Error).message}`);
+    throw new CodeCommitError(`build.sh cannot be read: ${(error as Error).message}`, EXIT.setup);
   }
   if (!info.isFile) {
-    throw new CodeCommitError("build.sh is not a file: it must be the build script");
+    throw new CodeCommitError("build.sh is not a file: it must be the build script", EXIT.setup);
   }
   if (info.mode !== null && (info.mode & 0o111) === 0) {
-    throw new CodeCommitError("build.sh is not executable: run chmod +x build.sh");
+    throw new CodeCommitError("build.sh is not executable: run chmod +x build.sh", EXIT.setup);
   }
   if (info.size <= 64 * 1024) {
     const bytes = await readBounded(under(root, "build.sh"), {
@@ -231,6 +236,7 @@ export async function checkBuildScript(root: string): Promise<void> {
       throw new CodeCommitError(
         "build.sh is still the placeholder code-commit --init wrote: put your project's build and " +
           "test commands in it (every change is kept only when it exits 0)",
+        EXIT.setup,
       );
     }
   }

@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { CodeCommitError, messageOf } from "../errors/errors.ts";
+import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
 import { lstatOrUndefined } from "../file_system/lstat.ts";
 import { nameSome } from "../text/change_list.ts";
@@ -139,7 +139,7 @@ const NAMED = 5;
  * Walks the project at `root` (links resolved) again and compares its
  * protected entries with `before`.
  *
- * @throws {CodeCommitError} (exit 1) naming what is new, removed or changed,
+ * @throws {CodeCommitError} (exit 5, `EXIT.safety`) naming what is new, removed or changed,
  * and for a new `.git`, that it must be removed before git runs there.
  */
 export async function checkProtectedAfterBuild(
@@ -164,6 +164,7 @@ export async function checkProtectedAfterBuild(
     `./build.sh changed protected entries of the project: ${named}${git}; if a tool ` +
       `your build runs made a new .gitignore (pytest's .pytest_cache/, say), add that folder to ` +
       `.gitignore; ${review}`,
+    EXIT.safety,
   );
 }
 

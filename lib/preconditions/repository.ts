@@ -81,6 +81,7 @@ export async function checkRepositoryRoot(
     throw new CodeCommitError(
       `${displayPath(folder)} is inside the git repository ${displayPath(place.root)}, not at ` +
         `its root: run code-commit from ${displayPath(place.root)}`,
+      EXIT.setup,
     );
   }
   if (place.kind === "none" && required) {
@@ -88,6 +89,7 @@ export async function checkRepositoryRoot(
       `${displayPath(folder)} is not a git repository: code-commit needs git, whose ignore rules ` +
         `keep your API keys out of commits and whose diff shows what a run changed; ` +
         `run git init here first (or start code-commit in your repository's root)`,
+      EXIT.setup,
     );
   }
 }

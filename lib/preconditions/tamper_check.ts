@@ -20,7 +20,7 @@
  * @module
  */
 import { denoFileSystem, under } from "../file_system/file_system.ts";
-import { CodeCommitError, messageOf } from "../errors/errors.ts";
+import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
 import { describeEntry, lstatOrUndefined } from "../file_system/lstat.ts";
 import { READ_LIMITS } from "../file_system/read_limits.ts";
@@ -73,7 +73,7 @@ export async function snapshotBuildScript(root: string): Promise<BuildScriptSnap
     if (info === undefined) return { kind: "missing" };
     if (info.isSymlink) linkTarget = await Deno.readLink(path);
   } catch (error) {
-    throw new CodeCommitError(`${BUILD_FILE} cannot be looked at: ${messageOf(error)}`);
+    throw new CodeCommitError(`${BUILD_FILE} cannot be looked at: ${messageOf(error)}`, EXIT.setup);
   }
   let bytes: Uint8Array | undefined;
   let mode: number | null;
@@ -87,6 +87,7 @@ export async function snapshotBuildScript(root: string): Promise<BuildScriptSnap
   } catch (error) {
     throw new CodeCommitError(
       `${unreadable(error)}; code-commit compares build.sh after every build and cannot here`,
+      EXIT.setup,
     );
   }
   if (bytes === undefined) {
@@ -136,7 +137,7 @@ const REVIEW =
  * `when` says when it is checked (`while ./build.sh ran`, `after the reply
  * was applied`).
  *
- * @throws {CodeCommitError} (exit 1) naming build.sh and what changed.
+ * @throws {CodeCommitError} (exit 5, `EXIT.safety`) naming build.sh and what changed.
  */
 export async function checkBuildScriptUnchanged(
   root: string,
@@ -150,6 +151,7 @@ export async function checkBuildScriptUnchanged(
     throw new CodeCommitError(
       `${BUILD_FILE} changed ${when}: it cannot be read any more (${messageOf(error)}); restore ` +
         `it with git checkout -- ${BUILD_FILE}; ${REVIEW}`,
+      EXIT.safety,
     );
   }
   const change = difference(was, now);
@@ -160,6 +162,7 @@ export async function checkBuildScriptUnchanged(
     throw new CodeCommitError(
       `${BUILD_FILE} changed ${when}: ${change} (restore it with git checkout -- ${files}); ` +
         REVIEW,
+      EXIT.safety,
     );
   }
 }
@@ -212,7 +215,7 @@ async function copyGitignore(root: string): Promise<GitignoreCopy> {
  * any of it fails, the root `.gitignore` is put back first (see
  * {@link restoreGitignore}), and the message says what became of it.
  *
- * @throws {CodeCommitError} (exit 1) naming the file that changed.
+ * @throws {CodeCommitError} (exit 5, `EXIT.safety`, or the class of the check that failed) naming the file that changed.
  */
 export async function checkAfterBuild(
   root: string,
@@ -229,6 +232,7 @@ export async function checkAfterBuild(
         `.gitignore no longer protects the keys after ./build.sh ran: ${
           messageOf(error)
         }; ${REVIEW}`,
+        EXIT.safety,
       );
     }
     await checkProtectedAfterBuild(await Deno.realPath(root), before.protected, REVIEW);

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { CodeCommitError } from "../errors/errors.ts";
+import { CodeCommitError, EXIT } from "../errors/errors.ts";
 import { denoFileSystem, under } from "../file_system/file_system.ts";
 import { describeEntry, lstatOrUndefined } from "../file_system/lstat.ts";
 import { checkRealFolder, parentFolder } from "../file_system/real_folders.ts";
@@ -75,7 +75,7 @@ export async function writeNewFile(
       beforeRename: async () => {
         if (await lstatOrUndefined(under(root, path)) === undefined) return;
         appeared = true;
-        throw new CodeCommitError(`${path} appeared while it was being written`);
+        throw new CodeCommitError(`${path} appeared while it was being written`, EXIT.safety);
       },
     });
   } catch (error) {
@@ -111,13 +111,17 @@ function folderError(
 ): CodeCommitError {
   switch (found) {
     case "missing":
-      return new CodeCommitError(`cannot write ${path}: the folder ${folder}/ does not exist`);
+      return new CodeCommitError(
+        `cannot write ${path}: the folder ${folder}/ does not exist`,
+        EXIT.setup,
+      );
     case "symlink":
       return new CodeCommitError(
         `${folder} is a symbolic link; code-commit writes only into real folders: replace it with a folder`,
+        EXIT.setup,
       );
     case "not-folder":
-      return new CodeCommitError(`${folder} is not a folder: move it away`);
+      return new CodeCommitError(`${folder} is not a folder: move it away`, EXIT.setup);
   }
 }
 
@@ -127,5 +131,6 @@ async function checkTarget(root: string, path: string): Promise<Deno.FileInfo | 
   if (info === undefined || info.isFile) return info;
   throw new CodeCommitError(
     `${path} is ${describeEntry(info)}; code-commit writes it only as a regular file: move it away`,
+    EXIT.setup,
   );
 }

@@ -108,7 +108,10 @@ export async function makeRollup(root: string): Promise<Rollup> {
     });
   } catch (error) {
     if (error instanceof CodeCommitError) throw error;
-    throw new CodeCommitError(`cannot list the project for the rollup: ${messageOf(error)}`);
+    throw new CodeCommitError(
+      `cannot list the project for the rollup: ${messageOf(error)}`,
+      EXIT.setup,
+    );
   }
   const leftOut: LeftOut[] = [];
   for (const entry of walk.skipped) {

@@ -13,7 +13,7 @@
  * @module
  */
 import { BUILD_SCRIPT, type BuildLaunch } from "../build/run_build.ts";
-import { CodeCommitError } from "../errors/errors.ts";
+import { CodeCommitError, EXIT } from "../errors/errors.ts";
 import { systemProgramPaths } from "../permissions/permissions.ts";
 import { systemProgramCandidates } from "../permissions/system_programs.ts";
 import {
@@ -181,7 +181,7 @@ async function available(
 /**
  * Decides how the run's builds are started, before any LLM call.
  *
- * @throws {CodeCommitError} (exit 1) with `--sandbox on`, or with
+ * @throws {CodeCommitError} (exit 3, `EXIT.setup`) with `--sandbox on`, or with
  * `--build-network off`, when no sandbox is available: the line names what
  * is missing (bubblewrap on Linux) and how to install it.
  */
@@ -198,6 +198,7 @@ export async function decideContainment(request: ContainmentRequest): Promise<Co
     throw new CodeCommitError(
       `${flag} needs a sandbox for ./build.sh, and ${found.missing}${install}, ` +
         `or run with --sandbox off (builds then run with your rights, network on)`,
+      EXIT.setup,
     );
   }
   return {

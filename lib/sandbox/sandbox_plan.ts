@@ -18,7 +18,7 @@
  */
 import { under } from "../file_system/file_system.ts";
 import { folderOf, relativeUnder } from "../file_system/paths.ts";
-import { CodeCommitError, messageOf } from "../errors/errors.ts";
+import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { gitdirPlaces } from "../guard/gitdir_file.ts";
 import { type ProjectScan, scanProject } from "./project_scan.ts";
 
@@ -108,6 +108,7 @@ async function whereItLeads(
     throw new CodeCommitError(
       `${shown} must be hidden from the build, but code-commit cannot find where it leads: ` +
         `${messageOf(error)}; ${HIDE_ADVICE}`,
+      EXIT.setup,
     );
   }
 }
@@ -134,6 +135,7 @@ async function hiddenPaths(root: string, name: string): Promise<HiddenPath[]> {
       throw new CodeCommitError(
         `${shown} leads to ${target}, a folder that holds the project: the sandbox cannot hide it ` +
           `from the build; ${HIDE_ADVICE}`,
+        EXIT.setup,
       );
     }
     found.push({ path: target, isDirectory });
@@ -150,6 +152,7 @@ async function hiddenPaths(root: string, name: string): Promise<HiddenPath[]> {
       throw new CodeCommitError(
         `${shown} must be hidden from the build, but code-commit cannot list it ` +
           `(${messageOf(error)}): ${HIDE_ADVICE}`,
+        EXIT.setup,
       );
     }
     for (const entry of entries) {
@@ -158,6 +161,7 @@ async function hiddenPaths(root: string, name: string): Promise<HiddenPath[]> {
           `${name}/ holds more than ${MAX_HIDDEN_ENTRIES} folders and links (links followed): ` +
             `keep only code-commit's files there (remove old runs from logs/), ` +
             `or run with --sandbox off`,
+          EXIT.setup,
         );
       }
       const child = under(path, entry.name);
@@ -212,6 +216,7 @@ export async function planFromScan(scan: ProjectScan): Promise<SandboxPlan> {
         `look behind it for hard links out of the project, through which a contained build ` +
         `could write outside it, and cannot make the root read-only; rename it ` +
         `(ls -b shows it), or run with --sandbox off`,
+      EXIT.setup,
     );
   }
   if (scan.hardLinked.length > MAX_HARD_LINKED_FILES) {
@@ -222,6 +227,7 @@ export async function planFromScan(scan: ProjectScan): Promise<SandboxPlan> {
         `package manager's cache). Have the package manager copy files instead ` +
         `(uv: UV_LINK_MODE=copy uv sync --reinstall; pnpm: package-import-method=copy in ` +
         `.npmrc, then pnpm install --force), or run with --sandbox off`,
+      EXIT.setup,
     );
   }
 

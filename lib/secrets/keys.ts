@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { CodeCommitError } from "../errors/errors.ts";
+import { CodeCommitError, EXIT } from "../errors/errors.ts";
 import { FileReadError, readBounded, type ReadProblem } from "../file_system/bounded_read.ts";
 import { READ_LIMITS } from "../file_system/read_limits.ts";
 import { codePointName, findControlCharacter } from "../text/characters.ts";
@@ -73,6 +73,7 @@ export async function readApiKey(root: string, keyFile: string, vendor: string):
     if (error instanceof FileReadError && error.problem === "folder") {
       throw new CodeCommitError(
         `${keyFile} cannot be read: it is a folder; put your ${vendor} API key in a file of that name`,
+        EXIT.setup,
       );
     }
     throw error;
@@ -80,15 +81,17 @@ export async function readApiKey(root: string, keyFile: string, vendor: string):
   if (text === undefined) {
     throw new CodeCommitError(
       `${keyFile} not found: put your ${vendor} API key in it (agent-config/ is ignored by git)`,
+      EXIT.setup,
     );
   }
   const key = text.trim();
   if (key === "") {
-    throw new CodeCommitError(`${keyFile} is empty: put your ${vendor} API key in it`);
+    throw new CodeCommitError(`${keyFile} is empty: put your ${vendor} API key in it`, EXIT.setup);
   }
   if (/\s/.test(key) || findControlCharacter(key) !== undefined) {
     throw new CodeCommitError(
       `${keyFile} has white space or control characters inside the key; the file must hold the key alone`,
+      EXIT.setup,
     );
   }
   const assignment = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(key);
@@ -97,6 +100,7 @@ export async function readApiKey(root: string, keyFile: string, vendor: string):
       `${keyFile} holds ${
         assignment ? `an assignment (${assignment[1]}=…)` : "a quoted value"
       }; the file must hold the key alone, with nothing around it`,
+      EXIT.setup,
     );
   }
   const foreign = /[^\x21-\x7e]/.exec(key);
@@ -106,6 +110,7 @@ export async function readApiKey(root: string, keyFile: string, vendor: string):
         foreign.index + 1
       }, which no API key has ` +
         `(keys are plain ASCII): copy the key into the file again`,
+      EXIT.setup,
     );
   }
   if (key.length < MIN_KEY_LENGTH) {
@@ -113,6 +118,7 @@ export async function readApiKey(root: string, keyFile: string, vendor: string):
       `${keyFile} holds only ${
         plural(key.length, "character")
       }, too short for an API key; check the file`,
+      EXIT.setup,
     );
   }
   return key;

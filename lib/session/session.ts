@@ -12,12 +12,14 @@ import { checkJournalWritable } from "../apply/journal_writable.ts";
 import { recoverFirst } from "../apply/recovery.ts";
 import { Console } from "../console/console.ts";
 import type { RunOptions, Workflow } from "../cli/args.ts";
+import { RunRecord } from "../cli/run_record.ts";
 import { workflowSpec } from "../cli/workflows.ts";
-import { CodeCommitError, InterruptedError } from "../errors/errors.ts";
+import { CodeCommitError, EXIT, InterruptedError } from "../errors/errors.ts";
 import { createClient } from "../llm/client.ts";
 import { loopbackKeyWarning, resolveBaseUrl, resolveLocalBaseUrl } from "../llm/endpoint.ts";
 import { KEY_FILES, type ModelTarget, modelTarget } from "../llm/models.ts";
-import { ask, TokenTally } from "../llm/ask.ts";
+import { ask, type TokenTally } from "../llm/ask.ts";
+import { replyProse } from "../reply/prose.ts";
 import type { LlmClient, LlmReply } from "../llm/types.ts";
 import type { CallLogNames } from "../logger/log_names.ts";
 import type { RunLog } from "../logger/run_log.ts";
@@ -52,8 +54,10 @@ export interface Session {
   readonly client: LlmClient;
   /** Aborts on Ctrl-C. */
   readonly signal: AbortSignal;
-  /** Token totals of the run. */
+  /** Token totals of the run (the record's). */
   readonly tally: TokenTally;
+  /** What the run did, for the `--json` object: workflows note their log folder, attempts and changes here. */
+  readonly record: RunRecord;
   /** How every `./build.sh` of the run is started (`--sandbox`, `--build-network`). */
   readonly containment: Containment;
   /**
@@ -121,6 +125,7 @@ export async function openSession(
   console: Console,
   signal: AbortSignal,
   runsBuilds = true,
+  record: RunRecord = new RunRecord(),
 ): Promise<Session> {
   const target = modelTarget(options.model);
   // Whether a local model has a server here depends on the command line and
@@ -158,7 +163,8 @@ export async function openSession(
     redactor,
     client,
     signal,
-    tally: new TokenTally(),
+    tally: record.tally,
+    record,
     containment,
     buildScript,
     journal: new RunJournal(root, { workflow: "code-commit" }),
@@ -197,12 +203,13 @@ async function checkSetUp(
   if (needs.query) await check(() => readQuery(root));
   if (needs.rollup) await check(() => checkCodeRollup(root));
   if (needs.buildScript) await check(() => checkBuildScript(root));
-  if (problems.length === 1) throw new CodeCommitError(problems[0]);
+  if (problems.length === 1) throw new CodeCommitError(problems[0], EXIT.setup);
   if (problems.length > 1) {
     throw new CodeCommitError(
       `${problems.length} things to set up before code-commit can run ` +
         `(code-commit --init makes the missing files it can):\n` +
         problems.map((problem) => `  - ${problem}`).join("\n"),
+      EXIT.setup,
     );
   }
   return key;
@@ -289,21 +296,23 @@ export async function settleContainment(
  * {@link ask}): logged in `log` under `names`, shown on the session's
  * console, refused if it holds a key, interrupted by Ctrl-C, its tokens
  * added to the session's totals, and not sent when it cannot fit the
- * model's input limit (`--context-window` for a local model).
+ * model's input limit (`--context-window` for a local model). The log
+ * folder and the reply's prose are noted in the session's record.
  *
  * @throws {CodeCommitError} when the prompt contains an API key (not sent),
  * or cannot fit the model's input limit (exit `EXIT.setup`).
  * @throws {LlmError} when the call fails.
  * @throws {InterruptedError} on Ctrl-C.
  */
-export function askModel(
+export async function askModel(
   session: Session,
   log: RunLog,
   names: CallLogNames,
   prompt: string,
 ): Promise<LlmReply> {
   const target = modelTarget(session.options.model, session.options.contextWindow);
-  return ask(session.client, prompt, {
+  session.record.logDir = log.dir;
+  const reply = await ask(session.client, prompt, {
     budget: {
       model: target.id,
       inputLimit: target.inputLimit,
@@ -317,4 +326,9 @@ export function askModel(
     signal: session.signal,
     tally: session.tally,
   });
+  session.record.prose.push({
+    log: log.path(names.replyText),
+    text: replyProse(reply.text).join("\n"),
+  });
+  return reply;
 }

@@ -113,7 +113,7 @@ async function rejectsWithApplyError(promise: Promise<unknown>): Promise<ApplyEr
   } catch (error) {
     assert.ok(error instanceof ApplyError, `expected an ApplyError, got ${error}`);
     assert.ok(error instanceof CodeCommitError);
-    assert.equal(error.exitCode, 1);
+    assert.equal(error.exitCode, 3);
     return error;
   }
   assert.fail("expected applyOperations to fail");

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { Command } from "../../lib/cli/args.ts";
+import { type Command, wantsJson } from "../../lib/cli/args.ts";
 import { parseCommandLine } from "../support/command_line.ts";
 import { OPTIONS, WORKFLOWS } from "../../lib/cli/workflows.ts";
 import { UsageError } from "../../lib/errors/errors.ts";
@@ -262,6 +262,14 @@ Deno.test("--json is taken by every workflow and read as json: true", () => {
       assert.equal(run([`--${flag}`]).options.json, false, flag);
     }
   }
+});
+
+Deno.test("--json is found in a command line that does not parse, and not after --", () => {
+  assert.equal(wantsJson(["--bogus", "--json"]), true);
+  assert.equal(wantsJson(["--json", "--cc", "--aw"]), true);
+  assert.equal(wantsJson(["--cc"]), false);
+  assert.equal(wantsJson(["--", "--json"]), false, "after --, it is no flag");
+  assert.equal(wantsJson(["--json=yes"]), false);
 });
 
 Deno.test("the options of a workflow that talks to no model are refused with it: --model, --llm-timeout", () => {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import config from "../../deno.json" with { type: "json" };
 import { helpText, versionText } from "../../lib/cli/help.ts";
 import { COMMANDS, OPTIONS, WORKFLOWS } from "../../lib/cli/workflows.ts";
+import { EXIT } from "../../lib/errors/errors.ts";
 import { MODEL_NAMES, MODELS } from "../../lib/llm/models.ts";
 
 Deno.test("--version prints the version of deno.json", () => {
@@ -29,7 +30,12 @@ Deno.test("--help names every flag of the tables, every model, key file and exit
     assert(text.includes(name), name);
     assert(text.includes(MODELS[name].keyFile), MODELS[name].keyFile);
   }
-  assert.match(text, /0 success, 1 the workflow failed, 2 usage error/);
+  // One line per exit status, in the order of EXIT, under "Exit status".
+  const table = text.slice(text.indexOf("Exit status")).split("\n")
+    .map((line) => /^ {2}(\d+) /.exec(line)?.[1])
+    .filter((status) => status !== undefined)
+    .map(Number);
+  assert.deepEqual(table, Object.values(EXIT));
   for (const line of text.split("\n")) assert(line.length <= 100, `too wide: ${line}`);
 });
 
@@ -40,5 +46,8 @@ Deno.test("--help says which workflows take an option that not all take, from th
     /--max-phase N {12}go up to phase N[^\n]*\n {27}\(--auto-workflow\)\n/,
   );
   assert.match(text, /\n {27}\(committing code, --auto-workflow, --undo\)\n {2}--sandbox/);
-  assert.match(text, /--json {19}report the run's result as JSON on stdout\n {2}-h, --help/);
+  assert.match(
+    text,
+    /--json {19}print one JSON object on stdout when the run ends, whatever the outcome\n {27}\(docs\/json\.md\); everything else goes to stderr\n {2}-h, --help/,
+  );
 });

@@ -290,3 +290,17 @@ Deno.test("liveLine: nothing at all when stderr is not a terminal", () => {
   line.stop();
   assert.deepEqual(streams.err, []);
 });
+
+// ---------------------------------------------------------------------------
+// --json
+
+Deno.test("after resultsToStderr, results go to stderr; json() alone writes stdout, keys masked", () => {
+  const { streams, console } = make();
+  console.resultsToStderr();
+  console.result(`report written, key ${GEMINI_KEY}`);
+  console.json(`{"prose":"the key is ${OPENAI_KEY}"}`);
+  assert.deepEqual(streams.err, ["report written, key ********XY\n"]);
+  assert.equal(streams.out.length, 1);
+  assert.ok(!streams.out[0].includes(OPENAI_KEY), streams.out[0]);
+  assert.match(streams.out[0], /^\{"prose":"the key is \*{8}ZW"\}\n$/);
+});

@@ -2,6 +2,7 @@
  * The context builder in process, with a scripted model: what the end-to-end
  * tests cannot easily reach (the exact prompt layout, the warnings).
  */
+import { RunRecord } from "../../lib/cli/run_record.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parseCommandLine } from "../support/command_line.ts";
@@ -9,7 +10,6 @@ import { Console } from "../../lib/console/console.ts";
 import { memoryStreams } from "../support/console.ts";
 import { type ContextRequest, prepareCodebase } from "../../lib/context_builder/context_builder.ts";
 import { CodeCommitError } from "../../lib/errors/errors.ts";
-import { TokenTally } from "../../lib/llm/ask.ts";
 import type { LlmClient, LlmReply } from "../../lib/llm/types.ts";
 import { RunJournal } from "../../lib/apply/journal.ts";
 import { RunLog } from "../../lib/logger/run_log.ts";
@@ -53,6 +53,7 @@ async function harness(root: string, replies: Partial<LlmReply>[], args = ["--bu
   const redactor = new Redactor(["AIzaSyTEST-not-a-real-key-0123456789"]);
   const streams = memoryStreams();
   const client = scriptedClient(replies);
+  const record = new RunRecord();
   const session: Session = {
     root,
     options: command.kind === "run" ? command.options : undefined!,
@@ -60,7 +61,8 @@ async function harness(root: string, replies: Partial<LlmReply>[], args = ["--bu
     redactor,
     client,
     signal: new AbortController().signal,
-    tally: new TokenTally(),
+    tally: record.tally,
+    record,
     containment: { kind: "none", why: "no build in these tests" },
     buildScript: { kind: "missing" },
     journal: new RunJournal(root, { workflow: "committing code" }),

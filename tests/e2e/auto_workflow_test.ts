@@ -285,7 +285,7 @@ Deno.test("auto workflow: a full phase-1 run, a re-run after one spec edit, then
   assert.equal((await project.logRuns()).length, 24);
 });
 
-Deno.test("auto workflow: changes-requested prints the comment and stops (exit 0); a comment on task-success is printed too", async () => {
+Deno.test("auto workflow: changes-requested prints the comment and stops (exit 7); a comment on task-success is printed too", async () => {
   await using project = await fiveModules();
   const { run, tasks } = await runAw(project, [
     geminiReply("@@@@task-success@@@@\n%%%%comment%%%%\nClear enough.\n%%%%end%%%%\n"),
@@ -296,7 +296,7 @@ Deno.test("auto workflow: changes-requested prints the comment and stops (exit 0
         "Say which one is meant.\n%%%%end%%%%\n",
     ),
   ]);
-  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.code, 7, run.stderr);
   assert.deepEqual(tasks, [
     "src/core self-consistent",
     "src/core implemented",
@@ -333,7 +333,7 @@ Deno.test("auto workflow: changes-requested at the first task stops before anyth
       "@@@@changes-requested@@@@\n%%%%comment%%%%\nSay what an empty name does.\n%%%%end%%%%",
     ),
   ]);
-  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.code, 7, run.stderr);
   assert.deepEqual(tasks, ["src/core self-consistent"]);
   assert.match(
     run.stdout,
@@ -342,7 +342,7 @@ Deno.test("auto workflow: changes-requested at the first task stops before anyth
   assert.deepEqual(await cacheFiles(project), {});
 });
 
-Deno.test("auto workflow: changes-attempted applies the files, stops for review (exit 0), and a re-run resumes at that stage", async () => {
+Deno.test("auto workflow: changes-attempted applies the files, stops for review (exit 7), and a re-run resumes at that stage", async () => {
   await using project = await fiveModules();
   const first = await runAw(project, [
     geminiReply(SUCCESS),
@@ -351,7 +351,7 @@ Deno.test("auto workflow: changes-attempted applies the files, stops for review 
         "^^^end\n@@@@changes-attempted@@@@\n%%%%comment%%%%\nWrote greet.\n%%%%end%%%%\n",
     ),
   ]);
-  assert.equal(first.run.code, 0, first.run.stderr);
+  assert.equal(first.run.code, 7, first.run.stderr);
   assert.deepEqual(first.tasks, ["src/core self-consistent", "src/core implemented"]);
   assert.equal(
     await project.read("src/core/core.ts"),
@@ -399,7 +399,7 @@ Deno.test("auto workflow: a task-success that changed files is cached (the tag d
     geminiReply("^^^src/core/core.txt\nnew core\n^^^end\n@@@@task-success@@@@\n"),
     geminiReply("@@@@changes-requested@@@@\n"),
   ]);
-  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.code, 7, run.stderr);
   assert.deepEqual(tasks, [
     "src/core self-consistent",
     "src/core implemented",
@@ -425,7 +425,7 @@ Deno.test("auto workflow: --undo takes back every task of the run, code and reco
     geminiReply("^^^src/core/docs/core.md\n# core\n^^^end\n@@@@task-success@@@@\n"),
     geminiReply("@@@@changes-requested@@@@\n"),
   ]);
-  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.code, 7, run.stderr);
   assert.deepEqual(tasks.slice(0, 3), [
     "src/core self-consistent",
     "src/core implemented",
@@ -464,7 +464,7 @@ Deno.test("auto workflow: self-consistent never applies file blocks", async () =
     ),
     geminiReply("@@@@changes-requested@@@@\n"),
   ]);
-  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.code, 7, run.stderr);
   assert.deepEqual(tasks, ["src/core self-consistent", "src/core implemented"]);
   assert.equal(await project.read("src/core/core.txt"), "core code\n");
   assert.equal(await project.exists("src/core/new.txt"), false);
@@ -482,7 +482,7 @@ Deno.test("auto workflow: a module file named with a newline, or ignored only on
     geminiReply(SUCCESS),
     geminiReply("@@@@changes-requested@@@@\n"),
   ]);
-  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.code, 7, run.stderr);
   assert.deepEqual(tasks, ["src/core self-consistent", "src/core implemented"]);
   assert.deepEqual(codebaseHeaders(server.requests[1]), [
     "UserSpecification.md",
@@ -523,10 +523,10 @@ const BAD_REPLIES: readonly [string, string, RegExp][] = [
 ];
 
 for (const [name, reply, message] of BAD_REPLIES) {
-  Deno.test(`auto workflow: ${name} is an error (exit 1) naming the log file`, async () => {
+  Deno.test(`auto workflow: ${name} is an error (exit 4) naming the log file`, async () => {
     await using project = await fiveModules();
     const { run, tasks } = await runAw(project, [geminiReply(reply)]);
-    assert.equal(run.code, 1, run.stderr);
+    assert.equal(run.code, 4, run.stderr);
     assert.deepEqual(tasks, ["src/core self-consistent"]);
     const [folder] = await project.logRuns();
     assert.match(run.stderr, message);
@@ -545,7 +545,7 @@ Deno.test("auto workflow: a code-changing stage whose final reply has no tag is 
     geminiReply(SUCCESS),
     geminiReply("^^^src/core/core.txt\nnew\n^^^end\nDone."),
   ]);
-  assert.equal(run.code, 1, run.stderr);
+  assert.equal(run.code, 4, run.stderr);
   assert.deepEqual(tasks, ["src/core self-consistent", "src/core implemented"]);
   const folder = (await project.logRuns()).find((name) => name.endsWith("-implemented"))!
     .replace(/[.+]/g, "\\$&");
@@ -600,7 +600,7 @@ echo "core is bad" >&2
 exit 1
 `;
 
-Deno.test("auto workflow: changes-requested while the build fails prints the comment and stops (exit 0); its files are not applied, no build runs", async () => {
+Deno.test("auto workflow: changes-requested while the build fails prints the comment and stops (exit 7); its files are not applied, no build runs", async () => {
   await using project = await fiveModules({}, COUNTING_FAILING_BUILD);
   const { run, server, tasks } = await runAw(project, [
     geminiReply(SUCCESS),
@@ -611,7 +611,7 @@ Deno.test("auto workflow: changes-requested while the build fails prints the com
         "sandbox forbids.\nSay which one wins.\n%%%%end%%%%\n",
     ),
   ]);
-  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.code, 7, run.stderr);
   assert.equal(server.requests.length, 3, "no repair after the changes-requested reply");
   assert.deepEqual(tasks, [
     "src/core self-consistent",
@@ -664,7 +664,7 @@ Deno.test("auto workflow: a first reply saying changes-requested stops before th
     geminiReply(SUCCESS),
     geminiReply("@@@@changes-requested@@@@\n%%%%comment%%%%\nWhich greeting?\n%%%%end%%%%\n"),
   ]);
-  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.code, 7, run.stderr);
   assert.equal(server.requests.length, 2);
   assert.match(
     run.stdout,
@@ -685,13 +685,13 @@ Deno.test("auto workflow: --max-phase 2 goes on to phase 2 once phase 1 is cache
     "--max-phase",
     "2",
   ]);
-  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.code, 7, run.stderr);
   assert.deepEqual(tasks, ["src/core dependency-verified"]);
   assert.match(run.stdout, /stage dependency-verified \(phase 2\): changes requested/);
   assert.deepEqual(slugs(await project.logRuns()), [slugOf("src/core", "dependency-verified")]);
 });
 
-/** Structural errors: each refused with exit 1 before any LLM call, naming the module. */
+/** Structural errors: each refused with exit 3 before any LLM call, naming the module. */
 const STRUCTURE_ERRORS: readonly [string, Record<string, string | null>, RegExp[]][] = [
   [
     "a missing ModuleDependencies.md",
@@ -777,7 +777,7 @@ for (const [name, changes, messages] of STRUCTURE_ERRORS) {
   Deno.test(`auto workflow: ${name} is refused before any LLM call`, async () => {
     await using project = await fiveModules(changes);
     const { run, server } = await runAw(project, []);
-    assert.equal(run.code, 1, run.stderr);
+    assert.equal(run.code, 3, run.stderr);
     assert.equal(server.requests.length, 0);
     for (const message of messages) assert.match(run.stderr, message);
     assert.equal(run.stdout, "");
@@ -796,7 +796,7 @@ Deno.test("auto workflow: root module documents in both src/ and the root: src/ 
     geminiReply(SUCCESS),
     geminiReply("@@@@changes-requested@@@@\n"),
   ]);
-  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.code, 7, run.stderr);
   assert.deepEqual(tasks, ["src/core self-consistent", "src/core implemented"]);
   for (const name of ["ModuleDependencies.md", "APISignatures.md"]) {
     const warning = `warning: auto workflow: ${name} in the project root is ignored: the root ` +
@@ -820,7 +820,7 @@ Deno.test("auto workflow: a stage-named nested module added after its parent pas
   await project.write("src/core/implemented/UserSpecification.md", "# Nested\n");
   await project.write("src/core/implemented/ModuleDependencies.md", "# Module Dependencies\n\n");
   const { run, server } = await runAw(project, []);
-  assert.equal(run.code, 1, run.stderr);
+  assert.equal(run.code, 3, run.stderr);
   assert.equal(server.requests.length, 0);
   assert.match(
     run.stderr,
@@ -837,7 +837,7 @@ Deno.test("auto workflow: a missing build.sh is refused before any LLM call", as
     buildScript: null,
   });
   const { run, server } = await runAw(project, []);
-  assert.equal(run.code, 1);
+  assert.equal(run.code, 3);
   assert.equal(server.requests.length, 0);
   assert.match(run.stderr, /build\.sh not found in the project root/);
 });
@@ -846,7 +846,7 @@ Deno.test("auto workflow: a symbolic link in the cache path is refused before an
   await using project = await fiveModules({ "elsewhere/.keep": "" });
   await Deno.symlink(join(project.root, "elsewhere"), join(project.root, "agent-state"));
   const { run, server } = await runAw(project, []);
-  assert.equal(run.code, 1);
+  assert.equal(run.code, 3);
   assert.equal(server.requests.length, 0);
   assert.match(run.stderr, /^code-commit: agent-state is a symbolic link: /m);
   assert.deepEqual(await listFiles(join(project.root, "elsewhere")), [".keep"]);
@@ -858,7 +858,7 @@ Deno.test("auto workflow: the modules are checked again after each passed task",
   const build = "#!/bin/sh\nprintf '# Deps\\n' > src/util/ModuleDependencies.md\n";
   await using project = await fiveModules({}, build);
   const { run, tasks } = await runAw(project, [geminiReply(SUCCESS), geminiReply(SUCCESS)]);
-  assert.equal(run.code, 1, run.stderr);
+  assert.equal(run.code, 3, run.stderr);
   assert.deepEqual(tasks, ["src/core self-consistent", "src/core implemented"]);
   assert.match(
     run.stderr,
@@ -891,7 +891,7 @@ for (const [name, path] of HARD_LINKED) {
     // Its other name lies outside the project, where a build (or anyone) may read or change it.
     await Deno.link(join(project.root, path), join(outside.root, "other-name"));
     const { run, server } = await runAw(project, []);
-    assert.equal(run.code, 1, run.stderr);
+    assert.equal(run.code, 3, run.stderr);
     assert.equal(server.requests.length, 0);
     const escaped = path.replaceAll(".", "\\.").replaceAll("/", "\\/");
     assert.match(
@@ -919,7 +919,7 @@ Deno.test("auto workflow: a dependency's APISignatures.md with a second hard lin
     geminiReply(SUCCESS), // src/util self-consistent
     geminiReply("@@@@changes-requested@@@@\n"), // src/util implemented: sees src/core's documents
   ]);
-  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.code, 7, run.stderr);
   assert.match(
     run.stderr,
     /src\/core\/APISignatures\.md: has more than one hard link .*, so it is not sent to the model; left out of the codebase/,

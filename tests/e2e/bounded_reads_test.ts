@@ -55,9 +55,9 @@ async function runOrKill(
   }
 }
 
-/** Asserts that `run` failed with exit 1 and exactly one line on stderr, matching `message`. */
+/** Asserts that `run` failed with exit 3 and exactly one line on stderr, matching `message`. */
 function assertOneLineError(run: ToolRun, message: RegExp): void {
-  assert.equal(run.code, 1, run.stderr);
+  assert.equal(run.code, 3, run.stderr);
   const lines = run.stderr.trimEnd().split("\n");
   assert.equal(lines.length, 1, run.stderr);
   assert.match(lines[0], message);
@@ -69,7 +69,7 @@ async function outsideFolder(): Promise<{ path: string } & AsyncDisposable> {
   return { path, [Symbol.asyncDispose]: () => Deno.remove(path, { recursive: true }) };
 }
 
-Deno.test("a fifo as agent-config/gemini-key.txt ends the run at once: exit 1, one line naming it", async () => {
+Deno.test("a fifo as agent-config/gemini-key.txt ends the run at once: exit 3, one line naming it", async () => {
   await using project = await makeProject({ keys: { gemini: null } });
   await mkfifo(join(project.root, "agent-config/gemini-key.txt"));
   const server = await startFakeLlmServer([]);
@@ -99,7 +99,7 @@ Deno.test("a fifo as the key of a model not used is skipped; as the other key fi
   }
 });
 
-Deno.test("a fifo as .git/index ends the run at once: exit 1, one line naming it", async () => {
+Deno.test("a fifo as .git/index ends the run at once: exit 3, one line naming it", async () => {
   await using project = await makeProject();
   await Deno.remove(join(project.root, ".git/index"));
   await mkfifo(join(project.root, ".git/index"));
@@ -113,7 +113,7 @@ Deno.test("a fifo as .git/index ends the run at once: exit 1, one line naming it
   }
 });
 
-Deno.test("a fifo behind a .git/info/exclude link ends the run at once: exit 1, one line naming it", async () => {
+Deno.test("a fifo behind a .git/info/exclude link ends the run at once: exit 3, one line naming it", async () => {
   await using project = await makeProject();
   await using outside = await outsideFolder();
   await mkfifo(join(outside.path, "exclude"));
@@ -134,7 +134,7 @@ Deno.test("a fifo behind a .git/info/exclude link ends the run at once: exit 1, 
 });
 
 for (const file of [".git/index", ".git/info/exclude"]) {
-  Deno.test(`a link to /dev/zero as ${file} is refused before anything is read: exit 1, one line`, async () => {
+  Deno.test(`a link to /dev/zero as ${file} is refused before anything is read: exit 3, one line`, async () => {
     await using project = await makeProject();
     await Deno.mkdir(join(project.root, ".git/info"), { recursive: true });
     await Deno.remove(join(project.root, file)).catch(() => {});
@@ -236,7 +236,7 @@ Deno.test("the auto workflow leaves a hard-linked module file out of the codebas
   try {
     // --force: the hard link is an uncommitted file, on purpose.
     const run = await runOrKill(project, ["--aw", "--force"], server);
-    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.code, 7, run.stderr);
     assert.equal(server.requests.length, 2);
     assert.ok(server.requests[1].bodyText.includes("--- src/core/core.txt ---"));
     assert.ok(!server.requests[1].bodyText.includes("--- src/core/linked.txt ---"));

@@ -313,7 +313,7 @@ Deno.test("a top-level file the summary shows in full that git ignores is an err
   const server = await startFakeLlmServer([]);
   try {
     const run = await runTool(project.root, ["--cc", "--build-context"], { server });
-    assert.equal(run.code, 1);
+    assert.equal(run.code, 3);
     assert.match(
       run.stderr,
       /LLMInstructions\.md is ignored by git \(the rule `LLMInstructions\.md` in \.gitignore\)/,
@@ -326,7 +326,7 @@ Deno.test("a top-level file the summary shows in full that git ignores is an err
   }
 });
 
-Deno.test("a context-builder reply without a usable %%%files list fails the run with exit 1", async () => {
+Deno.test("a context-builder reply without a usable %%%files list fails the run with exit 4", async () => {
   const replies = [
     ["no list at all, just prose", /has no %%%files line/],
     ["%%%files\nsrc/main.ts\n", /has no %%%end line; the reply may have been cut off/],
@@ -337,7 +337,7 @@ Deno.test("a context-builder reply without a usable %%%files list fails the run 
     const server = await startFakeLlmServer([geminiReply(reply)]);
     try {
       const run = await runTool(project.root, ["--build-context"], { server });
-      assert.equal(run.code, 1, run.stderr);
+      assert.equal(run.code, 4, run.stderr);
       assert.match(run.stderr, /the context builder's reply cannot be used/);
       assert.match(run.stderr, message);
       assert.equal(server.requests.length, 1);
@@ -369,7 +369,7 @@ Deno.test("a file list written as a markdown list is read; one where no file sur
     await git(project.root, "add", "-A");
     await git(project.root, "commit", "-qm", "the first run");
     const blind = await runTool(project.root, ["--build-context"], { server });
-    assert.equal(blind.code, 1, blind.stderr);
+    assert.equal(blind.code, 4, blind.stderr);
     assert.equal(server.requests.length, 3, "no edit call after an empty codebase");
     assert.match(blind.stderr, /context builder: index\.js was not provided: does not exist/);
     assert.match(

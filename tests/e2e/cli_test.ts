@@ -144,14 +144,14 @@ const PRECONDITIONS: [string, ProjectOptions, string[], RegExp, (root: string) =
 
 async function noop(): Promise<void> {}
 
-Deno.test("every precondition fails before any LLM call, exit 1, one line naming the file", async () => {
+Deno.test("every precondition fails before any LLM call, exit 3, one line naming the file", async () => {
   for (const [name, options, args, message, prepare] of PRECONDITIONS) {
     await using project = await makeProject(options);
     await prepare(project.root);
     const server = await startFakeLlmServer([geminiReply("^^^src/x.txt\nx\n^^^end\n")]);
     try {
       const run = await runTool(project.root, args, { server });
-      assert.equal(run.code, 1, `${name}: ${run.stderr}`);
+      assert.equal(run.code, 3, `${name}: ${run.stderr}`);
       assert.equal(server.requests.length, 0, `${name}: the LLM was called`);
       assert.match(run.stderr, message, name);
       assert.equal(run.stderr.trimEnd().split("\n").length, 1, `${name}: ${run.stderr}`);
@@ -174,25 +174,25 @@ Deno.test("an endpoint override that would send the key in clear text is refused
     ]
   ) {
     const run = await runTool(project.root, [], { env: { CODE_COMMIT_GEMINI_BASE_URL: url } });
-    assert.equal(run.code, 1, url);
+    assert.equal(run.code, 3, url);
     assert.match(run.stderr, /^code-commit: CODE_COMMIT_GEMINI_BASE_URL /, url);
   }
   const openai = await runTool(project.root, ["--model", "gpt-5"], {
     env: { CODE_COMMIT_OPENAI_BASE_URL: "http://10.0.0.1/v1" },
   });
-  assert.equal(openai.code, 1);
+  assert.equal(openai.code, 3);
   assert.match(
     openai.stderr,
     /CODE_COMMIT_OPENAI_BASE_URL is plain http:\/\/ to 10\.0\.0\.1, which would send your API key in clear text/,
   );
 });
 
-Deno.test("--llm-timeout gives up on a silent server in one line, exit 1, without retrying", async () => {
+Deno.test("--llm-timeout gives up on a silent server in one line, exit 4, without retrying", async () => {
   await using project = await makeProject();
   const server = await startFakeLlmServer([{ kind: "hang" }, geminiReply("never sent")]);
   try {
     const run = await runTool(project.root, ["--llm-timeout", "0.5"], { server });
-    assert.equal(run.code, 1);
+    assert.equal(run.code, 4);
     assert.equal(server.requests.length, 1);
     assert.match(
       run.stderr,
@@ -219,7 +219,7 @@ Deno.test("every missing or wrong set-up piece is reported in one run, before an
   const server = await startFakeLlmServer([geminiReply("never sent")]);
   try {
     const run = await runTool(project.root, [], { server });
-    assert.equal(run.code, 1);
+    assert.equal(run.code, 3);
     assert.equal(server.requests.length, 0);
     const lines = run.stderr.trimEnd().split("\n");
     assert.equal(
@@ -259,7 +259,7 @@ Deno.test("--init's placeholder build.sh counts as a missing build", async () =>
     join(project.root, "build.sh"),
   );
   const run = await runTool(project.root, []);
-  assert.equal(run.code, 1);
+  assert.equal(run.code, 3);
   assert.match(
     run.stderr,
     /^code-commit: build\.sh is still the placeholder code-commit --init wrote: put your project's build and test commands in it/,
@@ -271,7 +271,7 @@ Deno.test("run from a subfolder of the repository, code-commit says where to run
   await Deno.mkdir(join(project.root, "lib"));
   for (const args of [[], ["--cc"], ["--aw"]]) {
     const run = await runTool(join(project.root, "lib"), args);
-    assert.equal(run.code, 1, args.join(" "));
+    assert.equal(run.code, 3, args.join(" "));
     assert.equal(
       run.stderr,
       `code-commit: ${project.root}/lib is inside the git repository ${project.root}, not at its ` +

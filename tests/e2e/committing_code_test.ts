@@ -182,7 +182,7 @@ Deno.test("an LLM error after a reply was applied: the files it left changed and
   await commit(
     [geminiReply(BREAK), geminiError(400, "the repair call failed", "INVALID_ARGUMENT")],
     async ({ run, project, log }) => {
-      assert.equal(run.code, 1);
+      assert.equal(run.code, 4);
       assert.equal(await project.read("src/status.txt"), "still broken\n");
       assert.deepEqual(run.stdout.trimEnd().split("\n").slice(0, 2), [
         "1 file changed by this run (1 replaced):",
@@ -293,7 +293,7 @@ for (const position of ["first", "middle", "last"] as const) {
       const server = await startFakeLlmServer([1, 2, 3, 4].map(() => geminiReply(blocks.join(""))));
       try {
         const run = await runTool(project.root, [], { server });
-        assert.equal(run.code, 1, `${bad}: ${run.stderr}`);
+        assert.equal(run.code, 4, `${bad}: ${run.stderr}`);
         assert.equal(server.requests.length, 4, bad);
         assert.match(run.stderr, new RegExp(bad.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")));
         const after = await project.snapshot();
@@ -354,7 +354,7 @@ Deno.test({
       const server = await startFakeLlmServer([1, 2, 3, 4].map(() => geminiReply(reply)));
       try {
         const run = await runTool(project.root, [], { server });
-        assert.equal(run.code, 1, run.stderr);
+        assert.equal(run.code, 3, run.stderr);
         assert.match(run.stderr, /src\/locked\/new\.txt/);
         assert.match(run.stderr, /rolled back/);
         const after = await project.snapshot();
@@ -468,14 +468,14 @@ Deno.test("a header path in backticks is the bare path, and the guard checks the
   );
 });
 
-Deno.test("an LLM error stops the run: exit 1, ERROR logged, the API's message shown, no repair", async () => {
+Deno.test("an LLM error stops the run: exit 4, ERROR logged, the API's message shown, no repair", async () => {
   const bad = geminiError(
     400,
     "API key not valid. Please pass a valid API key.",
     "INVALID_ARGUMENT",
   );
   await commit([bad, geminiReply(FIX)], async ({ run, server, log, project }) => {
-    assert.equal(run.code, 1);
+    assert.equal(run.code, 4);
     assert.equal(server.requests.length, 1, "a 400 is not retried");
     assert.match(run.stderr, /HTTP 400 INVALID_ARGUMENT: API key not valid/);
     const response = await Deno.readTextFile(join(log, "1-initial-query-response.txt"));
@@ -537,7 +537,7 @@ Deno.test("a key in the query is never sent: the prompt is refused before any re
   const server = await startFakeLlmServer([geminiReply(FIX)]);
   try {
     const run = await runTool(project.root, [], { server });
-    assert.equal(run.code, 1);
+    assert.equal(run.code, 5);
     assert.equal(server.requests.length, 0);
     assert.match(run.stderr, /contains an API key, so it was not sent/);
     const [folder] = await project.logRuns();

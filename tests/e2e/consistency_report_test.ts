@@ -214,7 +214,7 @@ Deno.test("--cc keeps the last good report when the reply has none of the five h
   }
 });
 
-Deno.test("--cc exits 1 on an LLM error or an empty reply, and keeps the old report", async () => {
+Deno.test("--cc exits 4 on an LLM error or an empty reply, and keeps the old report", async () => {
   const steps = [
     geminiError(400, "API key not valid. Please pass a valid API key.", "INVALID_ARGUMENT"),
     geminiReply("   \n"),
@@ -228,7 +228,7 @@ Deno.test("--cc exits 1 on an LLM error or an empty reply, and keeps the old rep
     const server = await startFakeLlmServer([step]);
     try {
       const run = await runTool(project.root, ["--cc"], { server });
-      assert.equal(run.code, 1, run.stderr);
+      assert.equal(run.code, 4, run.stderr);
       assert.equal(run.stdout, "");
       assert.equal(await project.read(REPORT), "the previous report\n");
       const logs = await logFiles(project);
@@ -269,7 +269,7 @@ Deno.test("--cc refuses to write the report through a symbolic link, before any 
       ]);
       try {
         const run = await runTool(project.root, ["--cc"], { server });
-        assert.equal(run.code, 1, run.stderr);
+        assert.equal(run.code, 3, run.stderr);
         assert.match(
           run.stderr,
           linked === "report"
@@ -293,7 +293,7 @@ Deno.test("--cc without agent-config/codeRollup.txt and without --build-context 
   const server = await startFakeLlmServer([]);
   try {
     const run = await runTool(project.root, ["--cc"], { server });
-    assert.equal(run.code, 1);
+    assert.equal(run.code, 3);
     assert.match(run.stderr, /agent-config\/codeRollup\.txt not found/);
     assert.equal(server.requests.length, 0);
     await assertNoKeyLeak(project.root, [run], server);

@@ -283,7 +283,7 @@ Deno.test("an edit made after a crash is never replaced by recovery: every workf
       for (const args of [["--rollup"], ["--init"], ["--dry-run"], ["--undo"]]) {
         const run = await runTool(project.root, args, { server });
         runs.push(run);
-        assert.equal(run.code, 1, `${args}: ${run.stderr}`);
+        assert.equal(run.code, 3, `${args}: ${run.stderr}`);
         assert.match(run.stderr, stop, args.join(" "));
         assert.equal(run.stderr.trim().split("\n").length, 1, run.stderr);
         assert.ok(sameTree(await tree(project.root), handEdited), `${args} restored something`);

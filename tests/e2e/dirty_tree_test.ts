@@ -44,7 +44,7 @@ Deno.test("committing code refuses uncommitted changes before any LLM call, nami
   await git(p.root, "add", "src/staged.ts"); // added
   await git(p.root, "mv", "src/c.ts", "src/renamed.ts"); // renamed
   const result = await run(p);
-  assert.equal(result.code, 1);
+  assert.equal(result.code, 3);
   assert.equal(result.calls, 0, "no LLM call");
   assert.match(
     result.stderr,
@@ -70,7 +70,7 @@ Deno.test("the refusal names ten paths and counts the rest", async () => {
   await using p = await project();
   for (let i = 0; i < 13; i++) await p.write(`new/file${String(i).padStart(2, "0")}.txt`, "x\n");
   const result = await run(p);
-  assert.equal(result.code, 1);
+  assert.equal(result.code, 3);
   assert.match(
     result.stderr,
     /uncommitted changes in 13 paths .*new\/file09\.txt \(untracked\), and 3 more\. /,
@@ -129,7 +129,7 @@ Deno.test("the auto workflow refuses uncommitted changes too, before any call", 
   });
   await p.write("src/mine.ts", "mine\n");
   const result = await run(p, ["--aw"]);
-  assert.equal(result.code, 1);
+  assert.equal(result.code, 3);
   assert.equal(result.calls, 0);
   assert.match(
     result.stderr,

@@ -124,13 +124,13 @@ Deno.test("--dry-run does not write the rollup: one --rollup made is made again 
   assert.match(run.stdout, /nothing was written and no build ran/);
 });
 
-Deno.test("--dry-run of a reply that cannot be applied exits 1 naming the refused paths, and writes nothing", async () => {
+Deno.test("--dry-run of a reply that cannot be applied exits 4 naming the refused paths, and writes nothing", async () => {
   await using project = await makeProject({ buildScript: MARKING_BUILD, files: START });
   const before = await project.snapshot();
   const { run } = await dryRun(project, [
     "^^^src/main.ts\nfine\n^^^end\n^^^build.sh\nrm -rf /\n^^^end\n^^^../outside.txt\nx\n^^^end\n",
   ]);
-  assert.equal(run.code, 1);
+  assert.equal(run.code, 4);
   assert.match(
     run.stderr,
     /the reply could not be applied: refused the reply: 2 paths may not be written/,

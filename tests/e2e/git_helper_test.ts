@@ -76,7 +76,7 @@ Deno.test("a filter a build planted and named is never run by the next run's git
   await using _ = project;
   // Uncontained: the build writes .gitattributes (the tamper check stops the run) and plants git-lfs.
   const first = await runOnce(project, ["--sandbox", "off"], env);
-  assert.equal(first.code, 1, first.stderr);
+  assert.equal(first.code, 5, first.stderr);
   assert.match(first.stderr, /\.gitattributes/);
   assert.match(await project.read(".gitattributes"), /filter=lfs/);
   assert.equal(await project.exists(".venv/bin/git-lfs"), true);
@@ -140,7 +140,7 @@ Deno.test("a subfolder whose .git is an empty folder is no root: committing code
     const server = await startFakeLlmServer([geminiReply("^^^key.pem\nsecret\n^^^end\n")]);
     try {
       const run = await runTool(join(project.root, "sub"), args, { server });
-      assert.equal(run.code, 1, run.stderr);
+      assert.equal(run.code, 3, run.stderr);
       assert.equal(server.requests.length, 0, "no LLM call");
       assert.match(
         run.stderr,

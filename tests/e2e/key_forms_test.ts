@@ -46,7 +46,7 @@ Deno.test("an API error that quotes the start of the key shows none of it, print
   ]);
   try {
     const run = await runTool(project.root, [], { server });
-    assert.equal(run.code, 1);
+    assert.equal(run.code, 4);
     assert.match(run.stderr, /API key \*{8}\.\.\. is invalid/);
     assert(!run.stderr.includes(quoted.slice(0, 12)), run.stderr);
     const logs = await allText(join(project.root, "logs"));
@@ -69,7 +69,7 @@ Deno.test("base64 of a key at a byte offset in the query: the prompt is refused,
     const server = await startFakeLlmServer([geminiReply(FIX)]);
     try {
       const run = await runTool(project.root, [], { server });
-      assert.equal(run.code, 1, prefix);
+      assert.equal(run.code, 5, prefix);
       assert.equal(server.requests.length, 0, prefix);
       assert.match(run.stderr, /contains an API key, so it was not sent/);
       const logs = await allText(join(project.root, "logs"));
@@ -174,7 +174,7 @@ Deno.test("a key file with a second hard link stops the run before any call, nam
       const server = await startFakeLlmServer([geminiReply(FIX)]);
       try {
         const run = await runTool(project.root, args, { server });
-        assert.equal(run.code, 1, `${name} ${args}: ${run.stderr}`);
+        assert.equal(run.code, 3, `${name} ${args}: ${run.stderr}`);
         assert.equal(server.requests.length, 0, name);
         const lines = run.stderr.trimEnd().split("\n");
         assert.equal(lines.length, 1, `${name}: ${run.stderr}`);

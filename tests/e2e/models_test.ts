@@ -154,7 +154,7 @@ Deno.test("a local model is never sent the key files that exist, and they are st
   const result = await run(["--model", "local:llama3"], [openaiReply(FIX)], {
     project: { query: `Use the key ${OPENAI_KEY} please.\n` },
   });
-  assert.equal(result.code, 1);
+  assert.equal(result.code, 5);
   assert.equal(result.requests.length, 0);
   assert.match(
     result.stderr,
@@ -206,7 +206,7 @@ Deno.test("a loopback endpoint keeps today's rules for a model of the table: gpt
   const missing = await run(["--model", "gpt-5"], [openaiReply(FIX)], {
     project: { keys: { openai: null } },
   });
-  assert.equal(missing.code, 1);
+  assert.equal(missing.code, 3);
   assert.match(missing.stderr, /agent-config\/openai-key\.txt not found/);
   assert.equal(missing.requests.length, 0);
 
@@ -216,7 +216,7 @@ Deno.test("a loopback endpoint keeps today's rules for a model of the table: gpt
   assert.equal(sent.requests[0].headers.authorization, `Bearer ${OPENAI_KEY}`);
 });
 
-/** Real bodies no wait can cure: one request, exit 1, one line naming the cause. */
+/** Real bodies no wait can cure: one request, exit 4, one line naming the cause. */
 const INCURABLE: [string, string[], ScriptStep, RegExp][] = [
   [
     "a Gemini daily quota",
@@ -245,9 +245,9 @@ const INCURABLE: [string, string[], ScriptStep, RegExp][] = [
 ];
 
 for (const [name, args, step, message] of INCURABLE) {
-  Deno.test(`${name}: one request, exit 1, the cause and what to do`, async () => {
+  Deno.test(`${name}: one request, exit 4, the cause and what to do`, async () => {
     const result = await run(args, [step, geminiReply(FIX), openaiReply(FIX)]);
-    assert.equal(result.code, 1, result.stderr);
+    assert.equal(result.code, 4, result.stderr);
     assert.equal(result.requests.length, 1, "not retried");
     assert.equal(result.status, "broken\n");
     assert.match(lastLine(result.stderr), message);

@@ -102,7 +102,7 @@ bwrapTest(
     await Deno.symlink("loop", join(project.root, "agent-config/loop"));
     for (const args of [["--sandbox", "on"], []]) {
       const { run, requests } = await runOnce(project, args);
-      assert.equal(run.code, 1, run.stderr);
+      assert.equal(run.code, 3, run.stderr);
       assert.equal(requests, 0, "refused before any LLM call");
       const lines = run.stderr.trim().split("\n");
       assert.equal(lines.length, 1, run.stderr);
@@ -149,7 +149,7 @@ bwrapTest(
     const server = await startFakeLlmServer([]);
     try {
       const run = await runTool(join(project.root, "sub"), [], { server, env });
-      assert.equal(run.code, 1, run.stderr);
+      assert.equal(run.code, 3, run.stderr);
       assert.match(run.stderr, /is inside the git repository/);
     } finally {
       await server.close();
@@ -254,7 +254,7 @@ bwrapTest(
     });
     await linkInRawFolder(project.root, "shared.txt", target);
     const { run } = await runOnce(project, ["--sandbox", "on"]);
-    assert.equal(run.code, 1, run.stderr);
+    assert.equal(run.code, 3, run.stderr);
     assert.match(run.stderr, /the project root holds a file or folder whose name is not UTF-8/);
     assert.match(run.stderr, /--sandbox off/);
     assert.equal(await Deno.readTextFile(target), "pristine\n");
@@ -275,7 +275,7 @@ bwrapTest(
       );
     }
     const { run, requests } = await runOnce(project, ["--sandbox", "on"]);
-    assert.equal(run.code, 1, run.stderr);
+    assert.equal(run.code, 3, run.stderr);
     assert.equal(requests, 0, "refused before any LLM call");
     assert.match(
       run.stderr,
@@ -316,7 +316,7 @@ exit 1
     const { run, requests } = await runOnce(project, ["--sandbox", sandbox], {
       replies: Array(4).fill("Nothing to change."),
     });
-    assert.equal(run.code, 1, run.stderr);
+    assert.equal(run.code, 5, run.stderr);
     assert.equal(requests, 1, "stopped at once, before any further LLM call");
     assert.match(run.stderr, /changed protected entries of the project: src\/\.git \(new\)/);
     assert.match(run.stderr, /remove src\/\.git before you run any git command in its folder/);
@@ -340,7 +340,7 @@ exit 1
           buildScript: `#!/bin/sh\n${made}\necho 'import os' > tests/conftest.py\nexit 0\n`,
         });
         const { run } = await runOnce(project, ["--sandbox", sandbox]);
-        assert.equal(run.code, 1, `${entry}: ${run.stderr}`);
+        assert.equal(run.code, 5, `${entry}: ${run.stderr}`);
         assert.match(
           run.stderr,
           new RegExp(
@@ -391,7 +391,7 @@ exit 0
 `,
   });
   const { run } = await runOnce(project, ["--sandbox", "off"]);
-  assert.equal(run.code, 1, run.stderr);
+  assert.equal(run.code, 5, run.stderr);
   assert.match(
     run.stderr,
     /changed protected entries of the project: src\/\.gitignore \(changed\)/,
@@ -410,7 +410,7 @@ exit 1
   const { run, requests } = await runOnce(project, ["--sandbox", "off"], {
     replies: ["Nothing.", "^^^tools-build.sh\n#!/bin/sh\nexit 0\n^^^end\n"],
   });
-  assert.equal(run.code, 1, run.stderr);
+  assert.equal(run.code, 5, run.stderr);
   assert.equal(requests, 1);
   assert.match(
     run.stderr,
@@ -433,7 +433,7 @@ bwrapTest(
     const server = await startFakeLlmServer(Array(4).fill(geminiReply(always)));
     try {
       const run = await runTool(project.root, ["--sandbox", "on"], { server });
-      assert.equal(run.code, 1, run.stderr);
+      assert.equal(run.code, 4, run.stderr);
       assert.doesNotMatch(run.stdout, /build passed/);
       for (const folder of await project.logRuns()) {
         for await (const entry of Deno.readDir(join(project.root, "logs", folder))) {
@@ -455,7 +455,7 @@ Deno.test("a build.sh larger than 1 MiB is refused before any LLM call", async (
   });
   for (const args of [["--sandbox", "off"], ["--sandbox", "auto"]]) {
     const { run, requests } = await runOnce(project, args);
-    assert.equal(run.code, 1, run.stderr);
+    assert.equal(run.code, 3, run.stderr);
     assert.equal(requests, 0);
     assert.match(run.stderr, /build\.sh is 1\.0 MiB, more than the 1 MiB/);
   }

@@ -380,7 +380,7 @@ for (const sandbox of ["off", "on"] as const) {
       const server = await startFakeLlmServer(Array(4).fill(geminiReply("Nothing to change.")));
       try {
         const run = await runTool(project.root, ["--sandbox", sandbox], { server });
-        assert.equal(run.code, 1, run.stderr);
+        assert.equal(run.code, sandbox === "off" ? 5 : 1, run.stderr);
         if (sandbox === "off") {
           // Stopped at once, naming the file, before any further LLM call.
           assert.equal(server.requests.length, 1, file);
@@ -410,7 +410,7 @@ Deno.test("--sandbox off: a build that empties .gitignore is stopped, and .gitig
   const server = await startFakeLlmServer(Array(4).fill(geminiReply("Nothing to change.")));
   try {
     const run = await runTool(project.root, ["--sandbox", "off"], { server });
-    assert.equal(run.code, 1, run.stderr);
+    assert.equal(run.code, 5, run.stderr);
     assert.equal(server.requests.length, 1);
     assert.match(
       run.stderr,
@@ -432,7 +432,7 @@ noBwrapTest("without bubblewrap: --sandbox on refuses before any LLM call, namin
   try {
     for (const args of [["--sandbox", "on"], ["--build-network", "off"]]) {
       const run = await runTool(project.root, args, { server, wrapper: noBwrap.wrapper });
-      assert.equal(run.code, 1, run.stderr);
+      assert.equal(run.code, 3, run.stderr);
       assert.match(run.stderr, new RegExp(`${args.join(" ")} needs a sandbox`));
       assert.match(
         run.stderr,
@@ -499,7 +499,7 @@ bwrapTest(
           server,
           wrapper: fake.wrapper,
         });
-        assert.equal(run.code, 1, run.stderr);
+        assert.equal(run.code, 3, run.stderr);
         assert.match(
           run.stderr,
           /bubblewrap at \/usr\/bin\/bwrap cannot make a sandbox here: bwrap: No permissions to create new namespace/,

@@ -97,7 +97,7 @@ Deno.test("settings: the local model's context window: a prompt past it is not s
 
 Deno.test("settings: llmTimeout gives up on a silent server", async () => {
   const result = await run([], [{ kind: "hang" }], () => ({ llmTimeout: 0.5 }));
-  assert.equal(result.code, 1, result.stderr);
+  assert.equal(result.code, 4, result.stderr);
   assert.match(result.stderr, /gemini-2\.5-pro: no reply within 0\.5s/);
 });
 

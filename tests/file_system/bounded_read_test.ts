@@ -38,7 +38,7 @@ async function refuses(
   }
   assert.ok(caught instanceof FileReadError, `expected a FileReadError, got ${caught}`);
   assert.ok(caught instanceof CodeCommitError);
-  assert.equal(caught.exitCode, EXIT.failed);
+  assert.equal(caught.exitCode, EXIT.setup);
   assert.equal(caught.problem, problem, caught.message);
   assert.match(caught.message, message);
   assert.ok(!caught.message.includes("\n"), "one line");

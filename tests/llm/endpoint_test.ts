@@ -88,7 +88,7 @@ for (const [value, pattern] of REFUSED) {
         assert.ok(error instanceof CodeCommitError);
         assert.match(error.message, new RegExp(`^${ENV} `), "the message names the variable");
         assert.match(error.message, pattern);
-        assert.equal(error.exitCode, 1);
+        assert.equal(error.exitCode, 3);
         return true;
       },
     );

@@ -17,7 +17,7 @@ Deno.test("LlmError is a CodeCommitError ending the run with status 1", () => {
   assert.ok(error instanceof CodeCommitError);
   assert.ok(error instanceof Error);
   assert.equal(error.name, "LlmError");
-  assert.equal(error.exitCode, 1);
+  assert.equal(error.exitCode, 4);
   assert.equal(error.message, "gpt-5: HTTP 500 server_error");
   assert.equal(error.status, 500);
   assert.equal(error.body, '{"error":{}}');

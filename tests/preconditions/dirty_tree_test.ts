@@ -20,7 +20,7 @@ async function check(root: string): Promise<{ error?: string; warnings: string[]
     return { warnings };
   } catch (error) {
     assert.ok(error instanceof CodeCommitError);
-    assert.equal(error.exitCode, 1);
+    assert.equal(error.exitCode, 3);
     return { error: error.message, warnings };
   }
 }

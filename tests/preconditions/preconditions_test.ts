@@ -13,7 +13,7 @@ import { git, withProject } from "../support/project.ts";
 async function rejectsWith(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
   await assert.rejects(promise, (error: unknown) => {
     assert(error instanceof CodeCommitError, String(error));
-    assert.equal(error.exitCode, 1);
+    assert.equal(error.exitCode, 3);
     assert.match(error.message, pattern);
     return true;
   });

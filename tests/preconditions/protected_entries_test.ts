@@ -109,7 +109,7 @@ Deno.test("checkProtectedAfterBuild: one line, exit 1, a new .git told to be rem
     await Deno.writeTextFile(join(real, "src/.git/config"), "[core]\n\tfsmonitor = evil\n");
     await assert.rejects(checkProtectedAfterBuild(real, before, "review it"), (error: unknown) => {
       assert(error instanceof CodeCommitError);
-      assert.equal(error.exitCode, 1);
+      assert.equal(error.exitCode, 5);
       assert.match(
         error.message,
         /^\.\/build\.sh changed protected entries of the project: src\/\.git \(new\); remove src\/\.git before you run any git command in its folder/,

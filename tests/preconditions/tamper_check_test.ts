@@ -37,7 +37,7 @@ async function afterChange(root: string, change: (root: string) => Promise<void>
 function refused(pattern: RegExp): (error: unknown) => boolean {
   return (error) => {
     assert(error instanceof CodeCommitError);
-    assert.equal(error.exitCode, 1);
+    assert.equal(error.exitCode, 5);
     assert.match(error.message, pattern);
     assert.match(error.message, /before any further LLM call/);
     assert.match(error.message, /git status shows the files it made, git diff what it changed/);

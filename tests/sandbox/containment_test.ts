@@ -181,7 +181,7 @@ Deno.test("Linux without bubblewrap: --sandbox on and --build-network off refuse
       decideContainment({ mode, network, os: "linux", probe: prober(MISSING) }),
       (error: unknown) => {
         assert(error instanceof CodeCommitError);
-        assert.equal(error.exitCode, 1);
+        assert.equal(error.exitCode, 3);
         assert.match(
           error.message,
           new RegExp(

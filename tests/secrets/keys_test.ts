@@ -75,7 +75,7 @@ for (const [name, content, pattern] of BAD) {
         assert.ok(error instanceof CodeCommitError);
         assert.ok(error.message.startsWith(`${GEMINI_FILE} `), error.message);
         assert.match(error.message, pattern);
-        assert.equal(error.exitCode, 1);
+        assert.equal(error.exitCode, 3);
         // The message never repeats the file's content.
         if (content !== undefined && content.trim().length >= 4) {
           assert.ok(!error.message.includes(content.trim()), error.message);

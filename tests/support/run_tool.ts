@@ -4,7 +4,10 @@
  *
  * @module
  */
+import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
+import { JSON_RESULT, type JsonResult } from "../../lib/cli/json_result.ts";
+import { EXIT_CLASS } from "../../lib/errors/errors.ts";
 import { RUN_FLAGS } from "../../lib/permissions/permissions.ts";
 import type { FakeLlmServer } from "./fake_llm_server.ts";
 
@@ -138,4 +141,30 @@ async function runToolOnce(
     child.status,
   ]);
   return { code: status.code, stdout, stderr };
+}
+
+/** A run with `--json`: what it printed, and the one object its stdout held. */
+export interface JsonToolRun extends ToolRun {
+  /** The object, checked against the schema. */
+  readonly result: JsonResult;
+}
+
+/**
+ * Runs `code-commit <args> --json` as {@link runTool} does, and checks what
+ * `--json` promises: stdout is exactly one line, one object the schema
+ * takes, whose exit status and class are the process's.
+ */
+export async function runToolJson(
+  root: string,
+  args: readonly string[],
+  options: RunToolOptions = {},
+): Promise<JsonToolRun> {
+  const run = await runTool(root, [...args, "--json"], options);
+  assert.ok(run.stdout.endsWith("\n"), `stdout ends with a newline: ${run.stdout}${run.stderr}`);
+  const lines = run.stdout.slice(0, -1).split("\n");
+  assert.equal(lines.length, 1, `stdout holds one line, the object:\n${run.stdout}`);
+  const result = JSON_RESULT.parse(JSON.parse(lines[0]));
+  assert.equal(result.exit.status, run.code, run.stderr);
+  assert.equal(result.exit.class, EXIT_CLASS[run.code], run.stderr);
+  return { ...run, result };
 }

@@ -13,7 +13,7 @@
  */
 import { applyOperations } from "../../apply/apply.ts";
 import type { ApplyJournal } from "../../apply/journal_recorder.ts";
-import { CodeCommitError, messageOf } from "../../errors/errors.ts";
+import { CodeCommitError, EXIT, messageOf } from "../../errors/errors.ts";
 import { readBounded } from "../../file_system/bounded_read.ts";
 import { denoFileSystem, under } from "../../file_system/file_system.ts";
 import { lstatOrUndefined } from "../../file_system/lstat.ts";
@@ -93,6 +93,7 @@ function refuse(path: string, symlink: boolean, want: "folder" | "file"): CodeCo
   return new CodeCommitError(
     `${path} is ${what}: code-commit keeps its specification cache in real folders ` +
       `under ${CACHE_DIR}/ and follows no link there; move ${path} away, then run again`,
+    EXIT.setup,
   );
 }
 
@@ -105,7 +106,7 @@ async function checkFolders(root: string, file: string, create: boolean): Promis
   if (check.ok) return true;
   if (check.found === "missing") {
     if (!create) return false;
-    throw new CodeCommitError(`the folder ${check.folder} vanished as it was made`);
+    throw new CodeCommitError(`the folder ${check.folder} vanished as it was made`, EXIT.setup);
   }
   throw refuse(check.folder, check.found === "symlink", "folder");
 }
@@ -173,7 +174,7 @@ export async function writeCache(
   } catch (error) {
     throw new CodeCommitError(
       `cannot write the cached specification ${file}: ${messageOf(error)}`,
-      undefined,
+      EXIT.setup,
       { cause: error },
     );
   }

@@ -21,7 +21,7 @@
  *
  * @module
  */
-import { CodeCommitError, messageOf } from "../../errors/errors.ts";
+import { CodeCommitError, EXIT, messageOf } from "../../errors/errors.ts";
 import { describeEntry, lstatOrUndefined } from "../../file_system/lstat.ts";
 import { guardRead } from "../../guard/guard.ts";
 import { IgnoreRules } from "../../guard/ignore_rules.ts";
@@ -148,7 +148,7 @@ async function searchSource(
     if (error instanceof CodeCommitError) throw error;
     throw new CodeCommitError(
       `cannot list the folder ${SOURCE_DIR} while looking for modules: ${messageOf(error)}`,
-      undefined,
+      EXIT.setup,
       { cause: error },
     );
   }

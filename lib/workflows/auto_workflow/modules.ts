@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { CodeCommitError } from "../../errors/errors.ts";
+import { CodeCommitError, EXIT } from "../../errors/errors.ts";
 import { readBounded } from "../../file_system/bounded_read.ts";
 import { describeEntry, lstatOrUndefined } from "../../file_system/lstat.ts";
 import { READ_LIMITS } from "../../file_system/read_limits.ts";
@@ -37,6 +37,7 @@ export class StructureError extends CodeCommitError {
       problems.length === 1
         ? problems[0]
         : `the modules have ${problems.length} problems (listed above); fix them, then run again`,
+      EXIT.setup,
     );
     this.name = "StructureError";
     this.problems = problems;

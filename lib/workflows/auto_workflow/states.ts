@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { CodeCommitError } from "../../errors/errors.ts";
+import { CodeCommitError, EXIT } from "../../errors/errors.ts";
 import { readBounded } from "../../file_system/bounded_read.ts";
 import { READ_LIMITS } from "../../file_system/read_limits.ts";
 import { readCache } from "./cache.ts";
@@ -41,6 +41,7 @@ export async function loadStates(
     if (spec === undefined) {
       throw new CodeCommitError(
         `cannot read ${module.specPath}: it was removed while code-commit ran; restore it, then run again`,
+        EXIT.setup,
       );
     }
     const cache = new Map<StageName, Uint8Array>();

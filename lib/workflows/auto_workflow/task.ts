@@ -14,8 +14,13 @@
  *
  * @module
  */
-import { type CommitLoopResult, type ReplyStop, runCommitLoop } from "../committing_code/loop.ts";
-import { CodeCommitError } from "../../errors/errors.ts";
+import {
+  type CommitLoopResult,
+  type ReplyStop,
+  runCommitLoop,
+  unpassedStatus,
+} from "../committing_code/loop.ts";
+import { CodeCommitError, EXIT, type ExitStatus } from "../../errors/errors.ts";
 import type { LlmReply } from "../../llm/types.ts";
 import { autoWorkflowSlug, SINGLE_QUERY } from "../../logger/log_names.ts";
 import { RunLog } from "../../logger/run_log.ts";
@@ -48,6 +53,8 @@ export type TaskOutcome =
   | {
     /** A code-changing stage whose build still fails after the repairs. */
     readonly kind: "build-failed";
+    /** The run's exit status: 1, or 4 when the last reply could not be used (see `unpassedStatus`). */
+    readonly status: ExitStatus;
     /** LLM calls made. */
     readonly attempts: number;
     /** Every file the task changed, sorted. */
@@ -90,6 +97,7 @@ export async function runTask(
   );
   onLog?.(log);
   session.journal.logDir = log.dir;
+  session.record.logDir = log.dir;
   session.console.info(
     `phase ${task.stage.phase}, L${module.depth}: ${describeTask(task)}` +
       `${task.cached === undefined ? "" : " (its specification changed since it last passed)"}; ` +
@@ -126,7 +134,10 @@ function specText(path: string, bytes: Uint8Array): string {
   try {
     return decoder.decode(bytes);
   } catch {
-    throw new CodeCommitError(`${path} is not valid UTF-8 text: save it as UTF-8, then run again`);
+    throw new CodeCommitError(
+      `${path} is not valid UTF-8 text: save it as UTF-8, then run again`,
+      EXIT.setup,
+    );
   }
 }
 
@@ -143,11 +154,15 @@ async function runReview(
     throw new CodeCommitError(
       `${describeTask(task)}: the reply was cut off at the model's output limit ` +
         `(finish reason ${reply.finishReason}); see ${replyFile}, then run again`,
+      EXIT.model,
     );
   }
   const parsed = parseStatusReply(reply.text);
   if (!parsed.ok) {
-    throw new CodeCommitError(`${describeTask(task)}: ${parsed.reason}; see ${replyFile}`);
+    throw new CodeCommitError(
+      `${describeTask(task)}: ${parsed.reason}; see ${replyFile}`,
+      EXIT.model,
+    );
   }
   if (parsed.fileBlocks > 0) {
     session.console.warn(
@@ -159,6 +174,7 @@ async function runReview(
     throw new CodeCommitError(
       `${describeTask(task)}: the reply says changes-attempted, but ${task.stage.name} ` +
         `reviews only and changes no file (nothing was written); see ${replyFile}, then run again`,
+      EXIT.model,
     );
   }
   const { status, comment } = parsed;
@@ -214,7 +230,10 @@ async function runChange(
     const status = "changes-requested";
     return { kind: "status", status, comment, attempts, changedPaths, logDir: log.dir };
   }
-  if (!result.passed) return { kind: "build-failed", attempts, changedPaths, logDir: log.dir };
+  if (!result.passed) {
+    const status = unpassedStatus(result);
+    return { kind: "build-failed", status, attempts, changedPaths, logDir: log.dir };
+  }
   return afterBuildPassed(session, task, log, result);
 }
 
@@ -242,6 +261,7 @@ function afterBuildPassed(
     throw new CodeCommitError(
       `${describeTask(task)}: the build passed, but ${parsed.reason}; ` +
         `see ${log.path(result.lastNames.replyText)}${left}`,
+      EXIT.model,
     );
   }
   if (parsed.status === "task-success" && changedPaths.length > 0) {

@@ -29,7 +29,7 @@
  *
  * @module
  */
-import { CodeCommitError, messageOf } from "../../errors/errors.ts";
+import { CodeCommitError, EXIT, messageOf } from "../../errors/errors.ts";
 import { lstatOrUndefined } from "../../file_system/lstat.ts";
 import { IgnoreRules } from "../../guard/ignore_rules.ts";
 import { CodeCommitIgnore } from "../../guard/codecommit_ignore.ts";
@@ -84,7 +84,7 @@ async function moduleFiles(
       `cannot list the folder ${module.path === "" ? "." : module.path} for the codebase: ${
         messageOf(error)
       }`,
-      undefined,
+      EXIT.setup,
       { cause: error },
     );
   }

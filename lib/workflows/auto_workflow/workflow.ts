@@ -6,15 +6,16 @@
  *
  * - `task-success`: the specification is cached for that stage and the
  *   workflow goes on with the next task, in the same run;
- * - `changes-requested`: the comment is printed and the workflow stops (exit 0);
+ * - `changes-requested`: the comment is printed and the workflow stops (exit 7);
  * - `changes-attempted`: the workflow stops so the user can review the
- *   changes with git (exit 0);
- * - a build that still fails after the repairs ends the run with exit 1, and
- *   an unusable reply with exit 1 naming its log file.
+ *   changes with git (exit 7);
+ * - a build that still fails after the repairs ends the run with exit 1 (4
+ *   when the last reply could not be used at all), and an unusable status
+ *   reply with exit 4 naming its log file.
  *
  * @module
  */
-import { CodeCommitError, EXIT, interruption } from "../../errors/errors.ts";
+import { CodeCommitError, EXIT, type ExitStatus, interruption } from "../../errors/errors.ts";
 import type { RunLog } from "../../logger/run_log.ts";
 import { checkCleanTree } from "../../preconditions/dirty_tree.ts";
 import { checkBuildScript } from "../../preconditions/preconditions.ts";
@@ -85,7 +86,7 @@ function warnOnce(session: Session, warnings: readonly string[], warned: Set<str
 
 /**
  * Runs the auto workflow in the session's project and returns the exit
- * status: 0 when nothing is left to do or a task stopped for the user
+ * status: 0 when nothing is left to do, 7 when a task stopped for the user
  * (`changes-requested`, `changes-attempted`), 1 when a task's build still
  * fails after the repairs.
  *
@@ -94,7 +95,7 @@ function warnOnce(session: Session, warnings: readonly string[], warned: Set<str
  * cache path, an unusable reply (naming its log file), or an LLM error.
  * @throws {InterruptedError} on Ctrl-C.
  */
-export async function runAutoWorkflow(session: Session): Promise<number> {
+export async function runAutoWorkflow(session: Session): Promise<ExitStatus> {
   const { root, console, options } = session;
   session.journal.workflow = "auto workflow";
   const maxPhase = runnablePhase(options.maxPhase);
@@ -180,7 +181,12 @@ function tokens(session: Session): string {
 }
 
 /** Ends the run on a task that did not pass, with its final line. */
-function stop(session: Session, task: Task, outcome: TaskOutcome, passed: number): number {
+function stop(
+  session: Session,
+  task: Task,
+  outcome: TaskOutcome,
+  passed: number,
+): ExitStatus {
   const where = `${describeTask(task)} (phase ${task.stage.phase})`;
   const files = outcome.changedPaths.length === 0
     ? "no file changed"
@@ -196,7 +202,7 @@ function stop(session: Session, task: Task, outcome: TaskOutcome, passed: number
         outcome.changedPaths.length === 0 ? "" : `, left in place: ${REVIEW_CHANGES}`
       }); ${tail}`,
     );
-    return EXIT.failed;
+    return outcome.status;
   }
   if (outcome.status === "changes-requested") {
     const repair = outcome.attempts === 1
@@ -208,12 +214,12 @@ function stop(session: Session, task: Task, outcome: TaskOutcome, passed: number
         `${outcome.comment ? " (see the comment above)" : " (the reply gave no comment)"}; ` +
         `${files}${left}; make the changes, then run code-commit --aw again; ${tail}`,
     );
-    return EXIT.ok;
+    return EXIT.needsUser;
   }
   session.console.result(
     `auto workflow: stopped at ${where}: changes attempted (${files}); review them with ` +
       `git status and git diff (or take the run back with code-commit --undo), then run ` +
       `code-commit --aw again; ${tail}`,
   );
-  return EXIT.ok;
+  return EXIT.needsUser;
 }

@@ -37,6 +37,11 @@ export type ReplyOutcome =
     readonly ok: false;
     /** Why nothing was written, for the user and for the next repair query. */
     readonly reason: string;
+    /**
+     * True when the reply was usable but writing it failed (and was rolled
+     * back): the project's files refused, not the reply.
+     */
+    readonly writeFailed?: boolean;
   };
 
 /** Why a file holding a key is refused, for the user and the repair prompt. */
@@ -171,7 +176,7 @@ export async function applyReply(
     };
   } catch (error) {
     if (error instanceof ApplyError && error.notRestored.length === 0) {
-      return { ok: false, reason: redactor.redact(error.message) };
+      return { ok: false, reason: redactor.redact(error.message), writeFailed: true };
     }
     throw error;
   }

@@ -8,11 +8,18 @@
  *
  * @module
  */
+import { RunRecord } from "../../cli/run_record.ts";
 import type { RunOptions } from "../../cli/args.ts";
 import { recoverFirst } from "../../apply/recovery.ts";
 import type { Console } from "../../console/console.ts";
 import { buildPassed, describeBuildEnd } from "../../build/run_build.ts";
-import { CodeCommitError, EXIT, InterruptedError, interruption } from "../../errors/errors.ts";
+import {
+  CodeCommitError,
+  EXIT,
+  type ExitStatus,
+  InterruptedError,
+  interruption,
+} from "../../errors/errors.ts";
 import { KEY_FILES } from "../../llm/models.ts";
 import { CHECK_BUILD_LOG, SLUGS } from "../../logger/log_names.ts";
 import { RunLog } from "../../logger/run_log.ts";
@@ -30,7 +37,8 @@ import { outsideRefusalStop, runProjectBuild, showBuildTail } from "./build_step
  * executable), decides the containment as a run does, runs the build once,
  * and says how it ended: on a failure, the lines that report it and the
  * last lines, and when the sandbox refused it a path outside the project,
- * what to do. Returns the exit status: 0 passed, 1 failed.
+ * what to do. Returns the exit status: 0 passed, 1 failed. The log folder
+ * is noted in `record` (for `--json`).
  *
  * @throws {CodeCommitError} exit 3 for every set-up problem found (all
  * listed); as a run does when the sandbox cannot contain the project or the
@@ -43,8 +51,9 @@ export async function runCheckBuild(
   options: RunOptions,
   console: Console,
   signal: AbortSignal,
-): Promise<number> {
-  await asSetUp(() => checkRepositoryRoot(root, false));
+  record: RunRecord = new RunRecord(),
+): Promise<ExitStatus> {
+  await checkRepositoryRoot(root, false);
   const containing = Deno.realPath(root).then((realRoot) =>
     decideContainment({ mode: options.sandbox, network: options.buildNetwork, root: realRoot })
   );
@@ -58,6 +67,7 @@ export async function runCheckBuild(
   const { containment, buildScript } = await settleContainment(root, containing, console);
   const session = { root, console, buildScript, containment, options, redactor, signal };
   const log = await RunLog.create(root, SLUGS.checkBuild, redactor);
+  record.logDir = log.dir;
   const logPath = log.path(CHECK_BUILD_LOG);
   const build = await runProjectBuild(session, log, CHECK_BUILD_LOG);
   if (build.interrupted) throw interruption(signal);
@@ -95,21 +105,5 @@ async function checkBuildSetUp(root: string): Promise<void> {
         problems.map((problem) => `  - ${problem}`).join("\n"),
       EXIT.setup,
     );
-  }
-}
-
-/**
- * Runs `check`; a set-up problem it reports (a `CodeCommitError` with the
- * default status) ends the run with exit 3, as every set-up problem of
- * `--check-build` does.
- *
- * @throws {CodeCommitError} exit 3 for such a problem; any other error as it is.
- */
-async function asSetUp(check: () => Promise<void>): Promise<void> {
-  try {
-    await check();
-  } catch (error) {
-    if (!(error instanceof CodeCommitError) || error.exitCode !== EXIT.failed) throw error;
-    throw new CodeCommitError(error.message, EXIT.setup, { cause: error });
   }
 }

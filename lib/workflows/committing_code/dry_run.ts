@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { EXIT } from "../../errors/errors.ts";
+import { EXIT, type ExitStatus } from "../../errors/errors.ts";
 import { denoFileSystem, under } from "../../file_system/file_system.ts";
 import { INITIAL_QUERY, REFUSED_LIST } from "../../logger/log_names.ts";
 import type { RunLog } from "../../logger/run_log.ts";
@@ -32,8 +32,9 @@ const decoder = new TextDecoder();
 
 /**
  * Makes the initial call with `query` and `codebase`, and shows what its
- * reply would change. Returns 0 when the reply could be applied, 1 (after
- * naming every refused path) when it could not.
+ * reply would change. Returns 0 when the reply could be applied, 4
+ * (`EXIT.model`: an unusable reply, after naming every refused path) when
+ * it could not.
  *
  * @throws {LlmError} when the call fails; a `CodeCommitError` when a file cannot be read.
  */
@@ -42,10 +43,12 @@ export async function runDryRun(
   log: RunLog,
   query: string,
   codebase: string,
-): Promise<number> {
+): Promise<ExitStatus> {
   const { console, client, root } = session;
   const names = INITIAL_QUERY;
   console.info(`initial query (dry run): asking ${client.model}`);
+  session.record.noteAttempt(0);
+  session.record.dryRun = true;
   const reply = await askModel(session, log, names, initialPrompt(query, codebase));
   // The model's words outside its file blocks, shown as a run that applies shows them.
   showProse(console, client.model, reply.text, log.path(names.replyText));
@@ -60,7 +63,7 @@ export async function runDryRun(
       `committing code (dry run): the reply could not be applied (see above); nothing was ` +
         `written; ${tokens}; logs in ${log.dir}`,
     );
-    return EXIT.failed;
+    return EXIT.model;
   }
   for (const warning of checked.warnings) console.warn(warning);
 
@@ -78,6 +81,7 @@ export async function runDryRun(
     planned.push({ path: operation.path, kind, ...countLineChanges(before ?? "", after ?? "") });
     diffs.push(unifiedDiff(operation.path, before, after));
   }
+  session.record.changes = planned;
   const lines = formatChangedFiles(planned);
   const file = log.path(names.dryRun);
   await log.write(

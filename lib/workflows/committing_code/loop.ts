@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { interruption } from "../../errors/errors.ts";
+import { EXIT, type ExitStatus, interruption } from "../../errors/errors.ts";
 import type { LlmReply } from "../../llm/types.ts";
 import { type CallLogNames, INITIAL_QUERY, repairQuery } from "../../logger/log_names.ts";
 import type { RunLog } from "../../logger/run_log.ts";
@@ -74,8 +74,22 @@ export interface CommitLoopResult<T = never> {
   readonly lastNames: CallLogNames;
   /** True when the last reply was applied (false: it was refused, nothing written). */
   readonly lastReplyApplied: boolean;
+  /** True when the last reply was usable but its write failed (rolled back). */
+  readonly lastWriteFailed: boolean;
   /** Every file the run changed, sorted. */
   readonly changedPaths: readonly string[];
+}
+
+/**
+ * The exit status of a loop that ended without a passing build: 1 when the
+ * last reply was applied and the build still fails; 4 (`EXIT.model`) when
+ * the last reply could not be used (cut off, not parsed, a refused path or
+ * a key in it); 3 (`EXIT.setup`) when writing it failed and was rolled
+ * back (the project's files refused, not the reply). Never throws.
+ */
+export function unpassedStatus(result: CommitLoopResult<unknown>): ExitStatus {
+  if (result.lastReplyApplied) return EXIT.failed;
+  return result.lastWriteFailed ? EXIT.setup : EXIT.model;
 }
 
 /**
@@ -96,7 +110,9 @@ export async function runCommitLoop<T = never>(
 ): Promise<CommitLoopResult<T>> {
   const ledger = new ReplacementLedger();
   let feedback: Feedback = "";
-  let last: { reply: LlmReply; names: CallLogNames; applied: boolean } | undefined;
+  let last:
+    | { reply: LlmReply; names: CallLogNames; applied: boolean; writeFailed: boolean }
+    | undefined;
   const result = (
     passed: boolean,
     stopped: ReplyStop<T> | undefined,
@@ -108,6 +124,7 @@ export async function runCommitLoop<T = never>(
     lastReply: last!.reply,
     lastNames: last!.names,
     lastReplyApplied: last!.applied,
+    lastWriteFailed: last!.writeFailed,
     changedPaths: ledger.paths(),
   });
 
@@ -116,8 +133,9 @@ export async function runCommitLoop<T = never>(
     const prompt = attempt === 0
       ? initialPrompt(query, codebase)
       : repairPromptFor(session, feedback, query, codebase, ledger.format());
+    session.record.noteAttempt(attempt);
     const reply = await askAttempt(session, log, attempt, names, prompt);
-    last = { reply, names, applied: false };
+    last = { reply, names, applied: false, writeFailed: false };
 
     const stop = options.inspect?.(reply);
     if (stop !== undefined) {
@@ -133,8 +151,9 @@ export async function runCommitLoop<T = never>(
     );
 
     const applied = await applyAttempt(session, log, names, reply, ledger);
-    if (typeof applied === "string") {
-      feedback = applied;
+    if ("refused" in applied) {
+      feedback = applied.refused;
+      last.writeFailed = applied.writeFailed;
       continue;
     }
     last.applied = true;
@@ -214,7 +233,8 @@ function askAttempt(
  * files it changed in `ledger`. When it was applied, its warnings (printed
  * here, logged with the build); otherwise nothing from it was written, and
  * the result is the feedback for the repair prompt (the refusal is logged
- * as the call's build log).
+ * as the call's build log), and whether a write failed rather than the
+ * reply being refused.
  *
  * @throws {InterruptedError} on Ctrl-C, once the apply is complete or refused.
  * @throws {CodeCommitError} when the log cannot be written.
@@ -225,7 +245,10 @@ async function applyAttempt(
   names: CallLogNames,
   reply: LlmReply,
   ledger: ReplacementLedger,
-): Promise<string | { readonly warnings: readonly string[] }> {
+): Promise<
+  | { readonly refused: string; readonly writeFailed: boolean }
+  | { readonly warnings: readonly string[] }
+> {
   const { console, root, signal } = session;
   session.journal.logDir = log.dir;
   const outcome = await applyReply(root, reply, session.redactor, session.journal);
@@ -238,7 +261,11 @@ async function applyAttempt(
       `build.sh was not run: the reply was not applied, and nothing from it was written.\n${outcome.reason}\n`,
     );
     if (signal.aborted) throw interruption(signal);
-    return `code-commit could not apply the previous reply, so nothing from it was written and build.sh did not run:\n${outcome.reason}\n`;
+    return {
+      refused:
+        `code-commit could not apply the previous reply, so nothing from it was written and build.sh did not run:\n${outcome.reason}\n`,
+      writeFailed: outcome.writeFailed === true,
+    };
   }
   const changed = new Set(outcome.changes.map((change) => change.path));
   for (const operation of outcome.operations) {

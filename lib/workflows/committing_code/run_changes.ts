@@ -82,12 +82,14 @@ async function currentBytes(
  * Tells the user what the session's run changed, before its summary line:
  * the files with their lines added and removed on stdout (the first twenty
  * and a count), the whole list in `log` (`changes.txt`). Prints nothing when
- * the run changed nothing. Returns the changes.
+ * the run changed nothing. Returns the changes, and notes them in the
+ * session's record.
  *
  * @throws {JournalError} when the journal cannot be read; a `CodeCommitError` when the log cannot be written.
  */
 export async function reportRunChanges(session: Session, log: RunLog): Promise<ChangedFile[]> {
   const changes = await describeRunChanges(session.root, session.journal);
+  session.record.changes = changes;
   if (changes.length === 0) return changes;
   const lines = formatChangedFiles(changes);
   await log.write(CHANGES_LIST, `${lines.join("\n")}\n`);

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { CodeCommitError, EXIT } from "../../errors/errors.ts";
+import { CodeCommitError, EXIT, type ExitStatus } from "../../errors/errors.ts";
 import { plural } from "../../text/plural.ts";
 import { SLUGS } from "../../logger/log_names.ts";
 import { RunLog } from "../../logger/run_log.ts";
@@ -13,13 +13,14 @@ import { checkBuildScript, readQuery } from "../../preconditions/preconditions.t
 import type { Session } from "../../session/session.ts";
 import { prepareCodebase } from "../../context_builder/context_builder.ts";
 import { runDryRun } from "./dry_run.ts";
-import { runCommitLoop } from "./loop.ts";
+import { runCommitLoop, unpassedStatus } from "./loop.ts";
 import { initialPrompt } from "./prompt_layout.ts";
 import { describeLeftChanges, reportRunChanges, REVIEW_CHANGES, stoppedBy } from "./run_changes.ts";
 
 /**
  * Runs committing code in the session's project. Returns 0 when the build
- * passes, 1 when the repairs are spent. With `--dry-run`, shows what the
+ * passes; when the repairs are spent, 1, or 4 when the last reply could not
+ * be used (see `unpassedStatus`). With `--dry-run`, shows what the
  * first reply would change instead (see `dry_run.ts`).
  *
  * Before any LLM call, a tree with uncommitted changes is refused (unless
@@ -29,7 +30,7 @@ import { describeLeftChanges, reportRunChanges, REVIEW_CHANGES, stoppedBy } from
  *
  * @throws {CodeCommitError} for a missing file, uncommitted changes, an LLM error or Ctrl-C.
  */
-export async function runCommittingCode(session: Session): Promise<number> {
+export async function runCommittingCode(session: Session): Promise<ExitStatus> {
   const { root, options, console } = session;
   session.journal.workflow = "committing code";
   // git status (a process of its own) runs while the query and the codebase are read; its
@@ -44,6 +45,7 @@ export async function runCommittingCode(session: Session): Promise<number> {
   await clean;
 
   const log = await RunLog.create(root, SLUGS.committingCode, session.redactor);
+  session.record.logDir = log.dir;
   console.info(
     `committing code with ${options.model}${
       options.dryRun ? " (dry run)" : ""
@@ -83,5 +85,5 @@ export async function runCommittingCode(session: Session): Promise<number> {
       `${files}${changes.length > 0 ? ` (left in place: ${REVIEW_CHANGES})` : ""}; ` +
       `${tokens()}; logs in ${log.dir}`,
   );
-  return EXIT.failed;
+  return unpassedStatus(result);
 }

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { CodeCommitError, messageOf } from "../../errors/errors.ts";
+import { CodeCommitError, EXIT, messageOf } from "../../errors/errors.ts";
 import { denoFileSystem, under } from "../../file_system/file_system.ts";
 import { describeEntry, lstatOrUndefined } from "../../file_system/lstat.ts";
 import { checkRealFolder } from "../../file_system/real_folders.ts";
@@ -28,17 +28,20 @@ export async function checkReportDestination(root: string): Promise<void> {
   if (!folder.ok && folder.found === "missing") {
     throw new CodeCommitError(
       `${AGENT_CONFIG_DIR}/ not found: the consistency report is written to ${REPORT_FILE}; create the folder`,
+      EXIT.setup,
     );
   }
   if (!folder.ok && folder.found === "symlink") {
     throw new CodeCommitError(
       `${AGENT_CONFIG_DIR} is a symbolic link; the consistency report is written only into a real ` +
         `${AGENT_CONFIG_DIR}/ folder: replace the link with a folder`,
+      EXIT.setup,
     );
   }
   if (!folder.ok) {
     throw new CodeCommitError(
       `${AGENT_CONFIG_DIR} is not a folder: it must be the folder of your keys`,
+      EXIT.setup,
     );
   }
   const file = await lstatOrUndefined(under(root, REPORT_FILE));
@@ -47,6 +50,7 @@ export async function checkReportDestination(root: string): Promise<void> {
     `${REPORT_FILE} is ${
       describeEntry(file)
     }; code-commit writes the report only as a regular file: remove it`,
+    EXIT.setup,
   );
 }
 
@@ -64,7 +68,7 @@ export async function writeReport(root: string, text: string): Promise<void> {
   try {
     await writeAtomically(denoFileSystem, root, REPORT_FILE, new TextEncoder().encode(text));
   } catch (error) {
-    throw new CodeCommitError(`cannot write ${REPORT_FILE}: ${messageOf(error)}`, undefined, {
+    throw new CodeCommitError(`cannot write ${REPORT_FILE}: ${messageOf(error)}`, EXIT.setup, {
       cause: error,
     });
   }

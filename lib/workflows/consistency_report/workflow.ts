@@ -13,7 +13,7 @@
 
 import { joinPrompt, section } from "../../prompts/layout.ts";
 import { prepareCodebase } from "../../context_builder/context_builder.ts";
-import { CodeCommitError, EXIT } from "../../errors/errors.ts";
+import { CodeCommitError, EXIT, type ExitStatus } from "../../errors/errors.ts";
 import { SINGLE_QUERY, SLUGS } from "../../logger/log_names.ts";
 import { RunLog } from "../../logger/run_log.ts";
 import { readQuery } from "../../preconditions/preconditions.ts";
@@ -47,16 +47,17 @@ function consistencyPrompt(query: string, codebase?: string): string {
  * destination (a symbolic link), an empty reply, or a report that cannot be
  * written; exit 4 for a reply with none of the five headings (the report
  * on disk is left as it is).
- * @throws {LlmError} when the call fails (exit 1; no report is written).
+ * @throws {LlmError} when the call fails (exit 4; no report is written).
  * @throws {InterruptedError} on Ctrl-C.
  */
-export async function runConsistencyReport(session: Session): Promise<number> {
+export async function runConsistencyReport(session: Session): Promise<ExitStatus> {
   const { root, options, console, client } = session;
   const query = await readQuery(root);
   const codebaseFor = await prepareCodebase(session);
   await checkReportDestination(root);
 
   const log = await RunLog.create(root, SLUGS.consistencyReport, session.redactor);
+  session.record.logDir = log.dir;
   console.info(`consistency report with ${options.model}; logs in ${log.dir}`);
   const codebase = await codebaseFor({ nextAgentPrompt: consistencyPrompt(query), log });
 
@@ -68,6 +69,7 @@ export async function runConsistencyReport(session: Session): Promise<number> {
     throw new CodeCommitError(
       `the reply of ${client.model} is empty, so no report was written (${REPORT_FILE} is unchanged); ` +
         `see ${log.path(SINGLE_QUERY.replyJson)}`,
+      EXIT.model,
     );
   }
   if (report.missing.length === REPORT_HEADINGS.length) {

@@ -17,7 +17,7 @@
  *
  * It never replaces anything that exists (a key, a query, a `build.sh`, a
  * user's `.gitignore` lines), so running it twice changes nothing. Every
- * write is atomic and never goes through a symbolic link. It stops (exit 1)
+ * write is atomic and never goes through a symbolic link. It stops (exit 3)
  * in a folder that is not the root of a git repository.
  *
  * @module
@@ -25,7 +25,7 @@
 
 import { SETTINGS_FILE } from "../../cli/args.ts";
 import type { Console } from "../../console/console.ts";
-import { CodeCommitError, EXIT, messageOf } from "../../errors/errors.ts";
+import { CodeCommitError, EXIT, type ExitStatus, messageOf } from "../../errors/errors.ts";
 import { FileReadError, readBounded } from "../../file_system/bounded_read.ts";
 import { lstatOrUndefined } from "../../file_system/lstat.ts";
 import { READ_LIMITS, type ReadLimit } from "../../file_system/read_limits.ts";
@@ -115,7 +115,7 @@ export async function runInit(
   root: string,
   console: Console,
   options: InitOptions = {},
-): Promise<number> {
+): Promise<ExitStatus> {
   await checkRepositoryRoot(root, true, options.findRepository);
   const lines: string[] = [];
 
@@ -164,7 +164,10 @@ export async function runInit(
   } else {
     if (gitignore === undefined) {
       if (!await writeNewFile(root, ".gitignore", text)) {
-        throw new CodeCommitError(".gitignore appeared while code-commit --init ran: run it again");
+        throw new CodeCommitError(
+          ".gitignore appeared while code-commit --init ran: run it again",
+          EXIT.setup,
+        );
       }
     } else {
       await writeFileAtomically(root, ".gitignore", text);
@@ -347,6 +350,7 @@ async function readSmallFile(
       throw new CodeCommitError(
         `${path} is a symbolic link; code-commit neither reads nor writes through links ` +
           `(and git does not read a linked .gitignore): make it a regular file`,
+        EXIT.setup,
       );
     }
     throw error;
@@ -355,6 +359,9 @@ async function readSmallFile(
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch (error) {
-    throw new CodeCommitError(`${path} cannot be read as UTF-8 text: ${messageOf(error)}`);
+    throw new CodeCommitError(
+      `${path} cannot be read as UTF-8 text: ${messageOf(error)}`,
+      EXIT.setup,
+    );
   }
 }

@@ -7,11 +7,12 @@
  *
  * @module
  */
+import { RunRecord } from "../../cli/run_record.ts";
 import { recoverFirst } from "../../apply/recovery.ts";
 import { planUndo, runUndo } from "../../apply/undo.ts";
 import type { RunOptions } from "../../cli/args.ts";
 import type { Console } from "../../console/console.ts";
-import { CodeCommitError, EXIT } from "../../errors/errors.ts";
+import { CodeCommitError, EXIT, type ExitStatus } from "../../errors/errors.ts";
 import { SLUGS, UNDO_LIST } from "../../logger/log_names.ts";
 import { RunLog } from "../../logger/run_log.ts";
 import { checkRepositoryRoot } from "../../preconditions/repository.ts";
@@ -33,13 +34,15 @@ import { plural } from "../../text/plural.ts";
  * its root); when there is nothing to undo (the journal holds
  * no run, or the run was undone already), or when paths changed since the
  * run and `options.force` is not set (nothing restored); an `ApplyError`
- * when the restore itself failed (rolled back).
+ * when the restore itself failed (rolled back). What it changed and its log
+ * folder are noted in `record` (for `--json`).
  */
 export async function runUndoWorkflow(
   root: string,
   options: RunOptions,
   console: Console,
-): Promise<number> {
+  record: RunRecord = new RunRecord(),
+): Promise<ExitStatus> {
   await checkRepositoryRoot(root, false);
   // With --force, an interrupted apply is rolled back even over paths changed since.
   const recovered = await recoverFirst(root, (line) => console.warn(line), {
@@ -54,7 +57,7 @@ export async function runUndoWorkflow(
       );
       return EXIT.ok;
     }
-    throw new CodeCommitError(`nothing to undo: ${planned.reason}`);
+    throw new CodeCommitError(`nothing to undo: ${planned.reason}`, EXIT.setup);
   }
   // Shown by path, the same order on every machine.
   const plan = {
@@ -80,6 +83,14 @@ export async function runUndoWorkflow(
     }
   });
   const log = await RunLog.create(root, SLUGS.undo, new Redactor());
+  record.logDir = log.dir;
+  // What the undo itself changed: a file the run created is deleted now, and the other way round.
+  record.changes = result.restored.map((file) => ({
+    path: file.path,
+    kind: file.kind === "created" ? "deleted" : file.kind === "deleted" ? "created" : "replaced",
+    added: file.removed,
+    removed: file.added,
+  }));
   await log.write(UNDO_LIST, `${lines.join("\n")}\n`);
   for (const change of result.overwritten) {
     console.warn(`${change.path} was ${change.how} since the run; restored anyway (--force)`);

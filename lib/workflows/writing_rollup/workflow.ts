@@ -8,7 +8,7 @@
  */
 
 import type { Console } from "../../console/console.ts";
-import { EXIT } from "../../errors/errors.ts";
+import { EXIT, type ExitStatus } from "../../errors/errors.ts";
 import { READ_LIMITS } from "../../file_system/read_limits.ts";
 import { KEY_FILES } from "../../llm/models.ts";
 import { describeLargest, shrinkAdvice } from "../../llm/budget.ts";
@@ -39,7 +39,7 @@ export async function runRollup(
   root: string,
   console: Console,
   options: RollupOptions = {},
-): Promise<number> {
+): Promise<ExitStatus> {
   await checkRepositoryRoot(root, true, options.findRepository);
   const keys = await readKnownKeys(root, KEY_FILES);
   console.useRedactor(new Redactor(keys));

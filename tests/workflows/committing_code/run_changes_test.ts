@@ -5,7 +5,7 @@
  * tested end to end (tests/e2e/committing_code_test.ts).
  */
 import assert from "node:assert/strict";
-import { CodeCommitError, InterruptedError } from "../../../lib/errors/errors.ts";
+import { CodeCommitError, EXIT, InterruptedError } from "../../../lib/errors/errors.ts";
 import {
   describeLeftChanges,
   REVIEW_CHANGES,
@@ -15,7 +15,10 @@ import {
 Deno.test("stoppedBy: an interruption is not called an error", () => {
   assert.equal(stoppedBy(new InterruptedError()), "interrupted");
   assert.equal(stoppedBy(new InterruptedError("SIGTERM")), "interrupted");
-  assert.equal(stoppedBy(new CodeCommitError("the call failed")), "stopped by the error below");
+  assert.equal(
+    stoppedBy(new CodeCommitError("the call failed", EXIT.model)),
+    "stopped by the error below",
+  );
   assert.equal(stoppedBy(new Error("a bug")), "stopped by the error below");
 });
 

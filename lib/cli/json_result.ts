@@ -1,0 +1,92 @@
+/**
+ * The one JSON object `--json` prints on stdout when a run ends, whatever
+ * the outcome: its schema (which docs/json.md shows, field by field) and
+ * how it is made from the {@link RunRecord} of the run.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { EXIT, EXIT_CLASS, type ExitStatus } from "../errors/errors.ts";
+import type { RunRecord } from "./run_record.ts";
+
+/** The names of the exit classes (`ok`, `failed`, `usage`, ...), as {@link EXIT} has them. */
+const CLASS_NAMES = Object.keys(EXIT) as [keyof typeof EXIT, ...(keyof typeof EXIT)[]];
+
+/** A count of something: a whole number, zero or more. */
+const count = z.number().int().nonnegative();
+
+/** The schema of the `--json` object. Every field is always there (`null` when unknown). */
+export const JSON_RESULT = z.object({
+  workflow: z.string().nullable(),
+  exit: z.object({ status: z.number().int(), class: z.enum(CLASS_NAMES) }).strict(),
+  model: z.string().nullable(),
+  attempts: count,
+  repairs: count,
+  dryRun: z.boolean(),
+  changes: z.array(
+    z.object({
+      path: z.string(),
+      kind: z.enum(["created", "replaced", "deleted"]),
+      added: count.nullable(),
+      removed: count.nullable(),
+    }).strict(),
+  ),
+  calls: count,
+  tokens: z.object({ input: count, output: count, thinking: count, cached: count }).strict(),
+  costUsd: z.number().nonnegative().nullable(),
+  log: z.string().nullable(),
+  prose: z.array(z.object({ log: z.string(), text: z.string() }).strict()),
+  error: z.string().nullable(),
+}).strict();
+
+/** The `--json` object. */
+export type JsonResult = z.infer<typeof JSON_RESULT>;
+
+/**
+ * The object for a run that ended with `status` (and, when an error ended
+ * it, that error's message), from what `record` collected, checked against
+ * {@link JSON_RESULT}, so what docs/json.md shows is what a script gets.
+ *
+ * @throws {z.ZodError} only if code-commit itself filled the record wrong (a bug).
+ */
+export function jsonResult(record: RunRecord, status: ExitStatus, error?: string): JsonResult {
+  const { tally } = record;
+  return JSON_RESULT.parse({
+    workflow: record.workflow ?? null,
+    exit: { status, class: EXIT_CLASS[status] as keyof typeof EXIT },
+    model: record.model ?? null,
+    attempts: record.attempts,
+    repairs: record.repairs,
+    dryRun: record.dryRun,
+    changes: record.changes.map((change) => ({
+      path: change.path,
+      kind: change.kind,
+      added: change.added ?? null,
+      removed: change.removed ?? null,
+    })),
+    calls: tally.calls,
+    tokens: {
+      input: tally.input,
+      output: tally.output,
+      thinking: tally.thinking,
+      cached: tally.cached,
+    },
+    costUsd: tally.cost.kind === "local" ? null : tally.cost.nanoUsd / 1e9,
+    log: record.logDir ?? null,
+    prose: [...record.prose],
+    error: error ?? null,
+  });
+}
+
+/**
+ * `result` as one line of JSON: characters a terminal or a line-based
+ * reader could take for control (DEL, the C1 controls, the Unicode line and
+ * paragraph separators) escaped too, which `JSON.stringify` leaves as they
+ * are. Never throws.
+ */
+export function formatJsonResult(result: JsonResult): string {
+  return JSON.stringify(result).replace(
+    /[\u007f-\u009f\u2028\u2029]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
