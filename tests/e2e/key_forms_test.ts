@@ -308,3 +308,18 @@ Deno.test("a reply cut in the middle of a \\u-escaped key (not JSON): no form of
     await server.close();
   }
 });
+
+Deno.test("a key in every reply, up to the last repair: the run stops for safety (exit 5)", async () => {
+  await using project = await makeProject({ buildScript: STATUS_BUILD, files: START_FILES });
+  const leak = geminiReply(`^^^src/leak.txt\n${GEMINI_KEY}\n^^^end\n`);
+  const server = await startFakeLlmServer([leak, leak, leak, leak]);
+  try {
+    const run = await runTool(project.root, [], { server });
+    assert.equal(run.code, 5, run.stderr);
+    assert.equal(server.requests.length, 4);
+    assert.equal(await Deno.lstat(join(project.root, "src/leak.txt")).catch(() => null), null);
+    await assertNoKeyLeak(project.root, [run], server);
+  } finally {
+    await server.close();
+  }
+});

@@ -42,6 +42,8 @@ export type ReplyOutcome =
      * back): the project's files refused, not the reply.
      */
     readonly writeFailed?: boolean;
+    /** True when a file or path of the reply holds an API key (a stop for safety). */
+    readonly heldKey?: boolean;
   };
 
 /** Why a file holding a key is refused, for the user and the repair prompt. */
@@ -96,6 +98,8 @@ export type CheckedReply =
     readonly ok: false;
     /** Why it cannot be applied, naming every refused path, every key masked. */
     readonly reason: string;
+    /** True when a file or path of the reply holds an API key. */
+    readonly heldKey?: boolean;
   };
 
 /**
@@ -131,7 +135,11 @@ export async function checkReply(
     const all = [...refused, ...keys.filter((refusal) => !paths.has(refusal.path))]
       .sort((a, b) => (order.get(a.path) ?? 0) - (order.get(b.path) ?? 0))
       .map((refusal) => ({ ...refusal, path: redactor.redact(refusal.path) }));
-    return { ok: false, reason: redactor.redact(formatRefusals(all)) };
+    return {
+      ok: false,
+      reason: redactor.redact(formatRefusals(all)),
+      ...(keys.length > 0 && { heldKey: true }),
+    };
   }
   return { ok: true, operations: guarded.operations, warnings: parsed.warnings };
 }

@@ -76,6 +76,8 @@ export interface CommitLoopResult<T = never> {
   readonly lastReplyApplied: boolean;
   /** True when the last reply was usable but its write failed (rolled back). */
   readonly lastWriteFailed: boolean;
+  /** True when the last reply was refused because a file or path of it held an API key. */
+  readonly lastHeldKey?: boolean;
   /** Every file the run changed, sorted. */
   readonly changedPaths: readonly string[];
 }
@@ -84,11 +86,13 @@ export interface CommitLoopResult<T = never> {
  * The exit status of a loop that ended without a passing build: 1 when the
  * last reply was applied and the build still fails; 4 (`EXIT.model`) when
  * the last reply could not be used (cut off, not parsed, a refused path or
- * a key in it); 3 (`EXIT.setup`) when writing it failed and was rolled
- * back (the project's files refused, not the reply). Never throws.
+ * a refused path); 5 (`EXIT.safety`) when it was refused because it held
+ * an API key; 3 (`EXIT.setup`) when writing it failed and was rolled back
+ * (the project's files refused, not the reply). Never throws.
  */
 export function unpassedStatus(result: CommitLoopResult<unknown>): ExitStatus {
   if (result.lastReplyApplied) return EXIT.failed;
+  if (result.lastHeldKey) return EXIT.safety;
   return result.lastWriteFailed ? EXIT.setup : EXIT.model;
 }
 
@@ -111,7 +115,13 @@ export async function runCommitLoop<T = never>(
   const ledger = new ReplacementLedger();
   let feedback: Feedback = "";
   let last:
-    | { reply: LlmReply; names: CallLogNames; applied: boolean; writeFailed: boolean }
+    | {
+      reply: LlmReply;
+      names: CallLogNames;
+      applied: boolean;
+      writeFailed: boolean;
+      heldKey: boolean;
+    }
     | undefined;
   const result = (
     passed: boolean,
@@ -125,6 +135,7 @@ export async function runCommitLoop<T = never>(
     lastNames: last!.names,
     lastReplyApplied: last!.applied,
     lastWriteFailed: last!.writeFailed,
+    lastHeldKey: last!.heldKey,
     changedPaths: ledger.paths(),
   });
 
@@ -135,7 +146,7 @@ export async function runCommitLoop<T = never>(
       : repairPromptFor(session, feedback, query, codebase, ledger.format());
     session.record.noteAttempt(attempt);
     const reply = await askAttempt(session, log, attempt, names, prompt);
-    last = { reply, names, applied: false, writeFailed: false };
+    last = { reply, names, applied: false, writeFailed: false, heldKey: false };
 
     const stop = options.inspect?.(reply);
     if (stop !== undefined) {
@@ -154,6 +165,7 @@ export async function runCommitLoop<T = never>(
     if ("refused" in applied) {
       feedback = applied.refused;
       last.writeFailed = applied.writeFailed;
+      last.heldKey = applied.heldKey;
       continue;
     }
     last.applied = true;
@@ -246,7 +258,7 @@ async function applyAttempt(
   reply: LlmReply,
   ledger: ReplacementLedger,
 ): Promise<
-  | { readonly refused: string; readonly writeFailed: boolean }
+  | { readonly refused: string; readonly writeFailed: boolean; readonly heldKey: boolean }
   | { readonly warnings: readonly string[] }
 > {
   const { console, root, signal } = session;
@@ -265,6 +277,7 @@ async function applyAttempt(
       refused:
         `code-commit could not apply the previous reply, so nothing from it was written and build.sh did not run:\n${outcome.reason}\n`,
       writeFailed: outcome.writeFailed === true,
+      heldKey: outcome.heldKey === true,
     };
   }
   const changed = new Set(outcome.changes.map((change) => change.path));
