@@ -66,10 +66,10 @@ async function sameFolder(a: string, b: string): Promise<boolean> {
  * Checks that `folder` is not a subfolder of a git repository; with
  * `required`, also that it is a repository at all.
  *
- * @throws {CodeCommitError} saying "run from <root>" when `folder` is inside
- * a repository but not its root, and, with `required`, saying that git is
- * needed when it is in none; (setup) when git refuses the repository as
- * another user's.
+ * @throws {CodeCommitError} (setup) saying "run from <root>" when `folder`
+ * is inside a repository but not its root, and, with `required`, saying
+ * that git is needed when it is in none; when git refuses the repository
+ * as another user's.
  */
 export async function checkRepositoryRoot(
   folder: string,
@@ -81,6 +81,7 @@ export async function checkRepositoryRoot(
     throw new CodeCommitError(
       `${displayPath(folder)} is inside the git repository ${displayPath(place.root)}, not at ` +
         `its root: run code-commit from ${displayPath(place.root)}`,
+      EXIT.setup,
     );
   }
   if (place.kind === "none" && required) {
@@ -88,6 +89,7 @@ export async function checkRepositoryRoot(
       `${displayPath(folder)} is not a git repository: code-commit needs git, whose ignore rules ` +
         `keep your API keys out of commits and whose diff shows what a run changed; ` +
         `run git init here first (or start code-commit in your repository's root)`,
+      EXIT.setup,
     );
   }
 }

@@ -4,6 +4,7 @@
  * (fake) LLM server, with one line naming the file and what to do.
  */
 import assert from "node:assert/strict";
+import { EXIT } from "../../lib/errors/errors.ts";
 import { join } from "node:path";
 import config from "../../deno.json" with { type: "json" };
 import { geminiReply, startFakeLlmServer } from "../support/fake_llm_server.ts";
@@ -264,7 +265,7 @@ Deno.test("run from a subfolder of the repository, code-commit says where to run
   await Deno.mkdir(join(project.root, "lib"));
   for (const args of [[], ["--cc"], ["--aw"]]) {
     const run = await runTool(join(project.root, "lib"), args);
-    assert.equal(run.code, 1, args.join(" "));
+    assert.equal(run.code, EXIT.setup, args.join(" "));
     assert.equal(
       run.stderr,
       `code-commit: ${project.root}/lib is inside the git repository ${project.root}, not at its ` +

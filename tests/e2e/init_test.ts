@@ -3,6 +3,7 @@
  * production permissions, in real temporary git repositories of each kind.
  */
 import assert from "node:assert/strict";
+import { EXIT } from "../../lib/errors/errors.ts";
 import { join } from "node:path";
 /** What --init writes above its .gitignore lines, and where it puts the starter build (stated apart). */
 const INIT_COMMENT = "# code-commit: API keys, query and rollup; run logs";
@@ -218,7 +219,7 @@ Deno.test("--init writes nothing through a symbolic link", async () => {
 Deno.test("--init outside a git repository says git is needed, from a subfolder says where to run", async () => {
   await using plain = await makeProject({ ...BARE, git: false });
   const run = await runTool(plain.root, ["--init"]);
-  assert.equal(run.code, 1);
+  assert.equal(run.code, EXIT.setup);
   assert.equal(run.stdout, "");
   assert.match(run.stderr, /is not a git repository: code-commit needs git/);
   assert.match(run.stderr, /run git init here first/);
@@ -227,7 +228,7 @@ Deno.test("--init outside a git repository says git is needed, from a subfolder 
   await using project = await makeProject(BARE);
   await Deno.mkdir(join(project.root, "packages/app"), { recursive: true });
   const sub = await runTool(join(project.root, "packages/app"), ["--init"]);
-  assert.equal(sub.code, 1);
+  assert.equal(sub.code, EXIT.setup);
   assert.equal(
     sub.stderr,
     `code-commit: ${project.root}/packages/app is inside the git repository ${project.root}, ` +

@@ -9,6 +9,7 @@
  * itself, it is also seen open with `--sandbox off`.
  */
 import assert from "node:assert/strict";
+import { EXIT } from "../../lib/errors/errors.ts";
 import { join } from "node:path";
 import { geminiReply, startFakeLlmServer } from "../support/fake_llm_server.ts";
 import { assertNoKeyLeak } from "../support/leaks.ts";
@@ -149,7 +150,7 @@ bwrapTest(
     const server = await startFakeLlmServer([]);
     try {
       const run = await runTool(join(project.root, "sub"), [], { server, env });
-      assert.equal(run.code, 1, run.stderr);
+      assert.equal(run.code, EXIT.setup, run.stderr);
       assert.match(run.stderr, /is inside the git repository/);
     } finally {
       await server.close();

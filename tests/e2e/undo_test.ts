@@ -6,6 +6,7 @@
  * no key, no network.
  */
 import assert from "node:assert/strict";
+import { EXIT } from "../../lib/errors/errors.ts";
 import { join } from "node:path";
 import { geminiReply, startFakeLlmServer } from "../support/fake_llm_server.ts";
 import { assertNoKeyLeak } from "../support/leaks.ts";
@@ -148,7 +149,7 @@ Deno.test("--undo from a subfolder says where to run and restores nothing; from 
   const after = await tree(project.root);
   for (const sub of ["src", "src/new/deep"]) {
     const run = await runTool(join(project.root, sub), ["--undo"]);
-    assert.equal(run.code, 1, sub);
+    assert.equal(run.code, EXIT.setup, sub);
     assert.match(
       run.stderr,
       new RegExp(

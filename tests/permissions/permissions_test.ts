@@ -69,7 +69,7 @@ Deno.test("deno task code-commit runs the tool in the folder the task was starte
   assert.match(version.out, new RegExp(`^code-commit ${config.version}$`, "m"));
   // Started in a folder that is no repository, the tool says so about that folder.
   const init = await deno([...task, "--init"], folder);
-  assert.equal(init.code, 1, init.out);
+  assert.equal(init.code, 3, init.out);
   assert(init.out.includes(`${await Deno.realPath(folder)} is not a git repository`), init.out);
 });
 
