@@ -10,6 +10,8 @@
 import type { StreamAssembler } from "./adapter.ts";
 import type { StreamProgress } from "./progress.ts";
 import { SseParser } from "./sse.ts";
+import { invalidUtf8Message } from "./invalid_utf8.ts";
+import { firstInvalidUtf8 } from "../text/utf8.ts";
 
 /** A body larger than the limit: refused. */
 export class BodyTooLargeError extends Error {}
@@ -67,6 +69,8 @@ export async function readEventStream(
   const decoder = new TextDecoder("utf-8", { fatal: true });
   const parser = new SseParser();
   const raw: string[] = [];
+  // The bytes as received, to say where a byte that is not UTF-8 stands (bounded by maxBytes).
+  const received: Uint8Array[] = [];
   let bytes = 0;
   const events = () => raw.join("");
   try {
@@ -86,9 +90,10 @@ export async function readEventStream(
       try {
         text = chunk.done ? decoder.decode() : decoder.decode(chunk.value, { stream: true });
       } catch {
+        if (!chunk.done) received.push(chunk.value);
+        const body = joinBytes(received);
         const format = new StreamFormatError(
-          `the reply is not valid UTF-8: the bytes after byte ${bytes} of the stream are not ` +
-            "UTF-8 characters; refused (its files are never written with bytes replaced): ask again",
+          invalidUtf8Message(body, firstInvalidUtf8(body) ?? bytes),
         );
         format.events = events();
         throw format;
@@ -96,6 +101,7 @@ export async function readEventStream(
       if (!chunk.done) {
         bytes += chunk.value.byteLength;
         if (bytes > maxBytes) throw new BodyTooLargeError();
+        received.push(chunk.value);
       }
       raw.push(text);
       for (const event of parser.push(text)) {
@@ -129,4 +135,15 @@ export async function readEventStream(
     throw cut;
   }
   return { kind: "reply", body: JSON.stringify(assembler.body(), null, 2), events: events() };
+}
+
+/** The pieces of `chunks` as one array. */
+function joinBytes(chunks: readonly Uint8Array[]): Uint8Array {
+  const whole = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    whole.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return whole;
 }

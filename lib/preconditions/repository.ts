@@ -66,10 +66,10 @@ async function sameFolder(a: string, b: string): Promise<boolean> {
  * Checks that `folder` is not a subfolder of a git repository; with
  * `required`, also that it is a repository at all.
  *
- * @throws {CodeCommitError} saying "run from <root>" when `folder` is inside
- * a repository but not its root, and, with `required`, saying that git is
- * needed when it is in none; (setup) when git refuses the repository as
- * another user's.
+ * @throws {CodeCommitError} (setup) saying "run from <root>" when `folder`
+ * is inside a repository but not its root, and, with `required`, saying
+ * that git is needed when it is in none; when git refuses the repository
+ * as another user's.
  */
 export async function checkRepositoryRoot(
   folder: string,

@@ -54,21 +54,31 @@ export class ProjectLockedError extends CodeCommitError {
   /** Who holds it, when the lock file says. */
   readonly holder: LockHolder | undefined;
 
-  /** Makes the error naming `holder` (or saying the lock file does not say who). */
-  constructor(holder: LockHolder | undefined) {
-    super(lockedMessage(holder), EXIT.locked);
+  /**
+   * Makes the error naming `holder` (or saying the lock file does not say
+   * who); `linked` when the lock is on the folder `agent-config` links to.
+   */
+  constructor(holder: LockHolder | undefined, linked = false) {
+    super(lockedMessage(holder, linked), EXIT.locked);
     this.name = "ProjectLockedError";
     this.holder = holder;
   }
 }
 
-/** The one line a second process prints. Never throws. */
-export function lockedMessage(holder: LockHolder | undefined): string {
+/**
+ * The one line a second process prints; `linked` when the lock is on the
+ * folder `agent-config` links to (nothing is written there, so it cannot
+ * say who holds it). Never throws.
+ */
+export function lockedMessage(holder: LockHolder | undefined, linked = false): string {
   const who = holder === undefined
     ? `(the lock does not say which process)`
     : `(PID ${holder.pid}, ${holder.workflow}, started ${holder.startedAt})`;
+  const lock = linked
+    ? `the lock is on the folder ${LOCK_FOLDER} links to`
+    : `the lock is ${LOCK_FILE}`;
   return `another code-commit is working on this project ${who}; ` +
-    `wait for it to end, then run again (the lock is ${LOCK_FILE}, released when that process ends)`;
+    `wait for it to end, then run again (${lock}, released when that process ends)`;
 }
 
 /** How many bytes of the lock file are read back for the message. */
@@ -134,7 +144,7 @@ async function linkedFolder(folder: string): Promise<ProjectLock | undefined> {
     throw setupError(`cannot open ${LOCK_FOLDER}: ${(error as Error).message}`);
   });
   try {
-    if (!await handle.tryLock(true)) throw new ProjectLockedError(undefined);
+    if (!await handle.tryLock(true)) throw new ProjectLockedError(undefined, true);
   } catch (error) {
     handle.close();
     throw error;

@@ -283,7 +283,9 @@ export function bubblewrapCommand(args: readonly string[]): BubblewrapCommand {
  * folder or anything else, `b PATH` to bind back, `r PATH` where
  * `/etc/resolv.conf` leads, `v` when `/var/run` is a folder of its own,
  * `D PATH` or `F PATH` for a credential store of the home folder (where it
- * leads), `h PATH` for the home folder (links resolved; none for `/`),
+ * leads, and, when a link leads there, at its home path too: a home entry
+ * that is a link, bound back from where it leads, would show the store
+ * there), `h PATH` for the home folder (links resolved; none for `/`),
  * `e PATH` for each of its entries, and `E` when they are too many.
  * Its arguments: the service paths, `--`, the home's socket folders, `--`,
  * the credential stores. Without `HOME`, the home folder is the account's.
@@ -316,7 +318,9 @@ for h do
 done
 for c do
   p=$(readlink -f -- "$H/$c" 2>/dev/null) || continue
-  if [ -d "$p" ]; then echo "D $p"; elif [ -e "$p" ]; then echo "F $p"; fi
+  if [ -d "$p" ]; then k=D; elif [ -e "$p" ]; then k=F; else continue; fi
+  echo "$k $p"
+  [ "$H/$c" = "$p" ] || echo "$k $H/$c"
 done
 if [ -n "$H" ] && home=$(readlink -f -- "$H" 2>/dev/null) && [ "$home" != / ] && [ -d "$home" ]; then
   echo "h $home"

@@ -4,6 +4,7 @@
  * (fake) LLM server, with one line naming the file and what to do.
  */
 import assert from "node:assert/strict";
+import { EXIT } from "../../lib/errors/errors.ts";
 import { join } from "node:path";
 import config from "../../deno.json" with { type: "json" };
 import { geminiReply, startFakeLlmServer } from "../support/fake_llm_server.ts";
@@ -151,7 +152,7 @@ Deno.test("every precondition fails before any LLM call, exit 3, one line naming
     const server = await startFakeLlmServer([geminiReply("^^^src/x.txt\nx\n^^^end\n")]);
     try {
       const run = await runTool(project.root, args, { server });
-      assert.equal(run.code, 3, `${name}: ${run.stderr}`);
+      assert.equal(run.code, EXIT.setup, `${name}: ${run.stderr}`);
       assert.equal(server.requests.length, 0, `${name}: the LLM was called`);
       assert.match(run.stderr, message, name);
       assert.equal(run.stderr.trimEnd().split("\n").length, 1, `${name}: ${run.stderr}`);
@@ -174,13 +175,13 @@ Deno.test("an endpoint override that would send the key in clear text is refused
     ]
   ) {
     const run = await runTool(project.root, [], { env: { CODE_COMMIT_GEMINI_BASE_URL: url } });
-    assert.equal(run.code, 3, url);
+    assert.equal(run.code, EXIT.setup, url);
     assert.match(run.stderr, /^code-commit: CODE_COMMIT_GEMINI_BASE_URL /, url);
   }
   const openai = await runTool(project.root, ["--model", "gpt-5"], {
     env: { CODE_COMMIT_OPENAI_BASE_URL: "http://10.0.0.1/v1" },
   });
-  assert.equal(openai.code, 3);
+  assert.equal(openai.code, EXIT.setup);
   assert.match(
     openai.stderr,
     /CODE_COMMIT_OPENAI_BASE_URL is plain http:\/\/ to 10\.0\.0\.1, which would send your API key in clear text/,
@@ -219,7 +220,7 @@ Deno.test("every missing or wrong set-up piece is reported in one run, before an
   const server = await startFakeLlmServer([geminiReply("never sent")]);
   try {
     const run = await runTool(project.root, [], { server });
-    assert.equal(run.code, 3);
+    assert.equal(run.code, EXIT.setup);
     assert.equal(server.requests.length, 0);
     const lines = run.stderr.trimEnd().split("\n");
     assert.equal(
@@ -259,7 +260,7 @@ Deno.test("--init's placeholder build.sh counts as a missing build", async () =>
     join(project.root, "build.sh"),
   );
   const run = await runTool(project.root, []);
-  assert.equal(run.code, 3);
+  assert.equal(run.code, EXIT.setup);
   assert.match(
     run.stderr,
     /^code-commit: build\.sh is still the placeholder code-commit --init wrote: put your project's build and test commands in it/,
@@ -271,7 +272,7 @@ Deno.test("run from a subfolder of the repository, code-commit says where to run
   await Deno.mkdir(join(project.root, "lib"));
   for (const args of [[], ["--cc"], ["--aw"]]) {
     const run = await runTool(join(project.root, "lib"), args);
-    assert.equal(run.code, 3, args.join(" "));
+    assert.equal(run.code, EXIT.setup, args.join(" "));
     assert.equal(
       run.stderr,
       `code-commit: ${project.root}/lib is inside the git repository ${project.root}, not at its ` +

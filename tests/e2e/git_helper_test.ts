@@ -7,6 +7,7 @@
  * `.git` file's `gitdir:` keeps it inside the project.
  */
 import assert from "node:assert/strict";
+import { EXIT } from "../../lib/errors/errors.ts";
 import { join } from "node:path";
 import { geminiReply, startFakeLlmServer } from "../support/fake_llm_server.ts";
 import { GEMINI_KEY, git, makeProject, type Project } from "../support/project.ts";
@@ -140,7 +141,7 @@ Deno.test("a subfolder whose .git is an empty folder is no root: committing code
     const server = await startFakeLlmServer([geminiReply("^^^key.pem\nsecret\n^^^end\n")]);
     try {
       const run = await runTool(join(project.root, "sub"), args, { server });
-      assert.equal(run.code, 3, run.stderr);
+      assert.equal(run.code, EXIT.setup, run.stderr);
       assert.equal(server.requests.length, 0, "no LLM call");
       assert.match(
         run.stderr,

@@ -3,6 +3,7 @@
  * production permissions, in real temporary git repositories of each kind.
  */
 import assert from "node:assert/strict";
+import { EXIT } from "../../lib/errors/errors.ts";
 import { join } from "node:path";
 /** What --init writes above its .gitignore lines, and where it puts the starter build (stated apart). */
 const INIT_COMMENT = "# code-commit: API keys, query and rollup; run logs";
@@ -213,7 +214,7 @@ Deno.test("--init writes nothing through a symbolic link", async () => {
     await Deno.symlink(join(outside.root, target), join(project.root, link));
     const before = await state(outside.root);
     const run = await runTool(project.root, ["--init"]);
-    assert.equal(run.code, 3, what);
+    assert.equal(run.code, EXIT.setup, what);
     assert.match(run.stderr, message, what);
     assert.deepEqual(await state(outside.root), before, `${what}: nothing written outside`);
   }
@@ -222,7 +223,7 @@ Deno.test("--init writes nothing through a symbolic link", async () => {
 Deno.test("--init outside a git repository says git is needed, from a subfolder says where to run", async () => {
   await using plain = await makeProject({ ...BARE, git: false });
   const run = await runTool(plain.root, ["--init"]);
-  assert.equal(run.code, 3);
+  assert.equal(run.code, EXIT.setup);
   assert.equal(run.stdout, "");
   assert.match(run.stderr, /is not a git repository: code-commit needs git/);
   assert.match(run.stderr, /run git init here first/);
@@ -231,7 +232,7 @@ Deno.test("--init outside a git repository says git is needed, from a subfolder 
   await using project = await makeProject(BARE);
   await Deno.mkdir(join(project.root, "packages/app"), { recursive: true });
   const sub = await runTool(join(project.root, "packages/app"), ["--init"]);
-  assert.equal(sub.code, 3);
+  assert.equal(sub.code, EXIT.setup);
   assert.equal(
     sub.stderr,
     `code-commit: ${project.root}/packages/app is inside the git repository ${project.root}, ` +
@@ -280,7 +281,7 @@ Deno.test("--init refuses a fifo as .gitignore at once, naming it, and never ope
   const fifo = new Deno.Command("mkfifo", { args: [join(project.root, ".gitignore")] });
   assert.equal((await fifo.output()).code, 0);
   const run = await runTool(project.root, ["--init"]);
-  assert.equal(run.code, 3);
+  assert.equal(run.code, EXIT.setup);
   assert.match(
     run.stderr,
     /^code-commit: \.gitignore is a fifo \(named pipe\); code-commit reads /m,

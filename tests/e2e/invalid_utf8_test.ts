@@ -46,3 +46,44 @@ Deno.test("an answer with a byte that is not UTF-8 inside a file block is refuse
     await server.shutdown();
   }
 });
+
+Deno.test("a streamed answer with a byte that is not UTF-8 inside a file block is refused, naming the offset and the file; nothing is written", async () => {
+  await using project = await makeProject({ files: { "src/a.txt": "old\n" } });
+  const event = (text: string, last: boolean) =>
+    JSON.stringify({
+      candidates: [{
+        content: { parts: [{ text }], role: "model" },
+        ...(last && { finishReason: "STOP" }),
+        index: 0,
+      }],
+      usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
+      modelVersion: "gemini-2.5-pro",
+    });
+  const encoder = new TextEncoder();
+  // The block opens in one event; the bad byte comes in the next, in the same network write.
+  const stream = `data: ${event("^^^src/a.txt\nbad ", false)}\r\n\r\n` +
+    `data: ${event("@@ byte\n^^^end\n", true)}\r\n\r\n`;
+  const [head, tail] = stream.split("@@");
+  const body = new Uint8Array([...encoder.encode(head), 0xff, ...encoder.encode(tail)]);
+  const offset = encoder.encode(head).length;
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () => new Response(body, { headers: { "content-type": "text/event-stream" } }),
+  );
+  try {
+    const run = await runTool(project.root, [], {
+      env: { CODE_COMMIT_GEMINI_BASE_URL: `http://127.0.0.1:${server.addr.port}/v1beta` },
+    });
+    assert.ok(run.code === EXIT.model || run.code === EXIT.failed, run.stderr);
+    assert.match(
+      run.stderr,
+      new RegExp(
+        `the reply is not valid UTF-8: byte ${offset} of its body \\(in the block of the file ` +
+          "src/a\\.txt\\) is not part of a UTF-8 character; refused",
+      ),
+    );
+    assert.equal(await project.read("src/a.txt"), "old\n");
+  } finally {
+    await server.shutdown();
+  }
+});

@@ -4,6 +4,7 @@
  * LLM server.
  */
 import assert from "node:assert/strict";
+import { EXIT } from "../../lib/errors/errors.ts";
 import { join } from "node:path";
 import { geminiReply, geminiText, startFakeLlmServer } from "../support/fake_llm_server.ts";
 import { assertNoKeyLeak } from "../support/leaks.ts";
@@ -57,7 +58,7 @@ Deno.test("--rollup from a subfolder says where to run, and writes nothing", asy
   await using project = await makeProject({ rollup: null });
   await Deno.mkdir(join(project.root, "src"));
   const run = await runTool(join(project.root, "src"), ["--rollup"]);
-  assert.equal(run.code, 3);
+  assert.equal(run.code, EXIT.setup);
   assert.match(run.stderr, new RegExp(`run code-commit from ${project.root}\\n$`));
   assert.equal(await project.exists("agent-config/codeRollup.txt"), false);
   assert.equal(await project.exists("src/agent-config"), false);
@@ -75,7 +76,7 @@ Deno.test("--rollup from a subfolder whose .git is no repository (empty folder, 
     if (broken === "folder") await Deno.mkdir(join(project.root, "sub/.git"));
     else await project.write("sub/.git", "not a gitdir line\n");
     const run = await runTool(join(project.root, "sub"), ["--rollup"]);
-    assert.equal(run.code, 3, broken);
+    assert.equal(run.code, EXIT.setup, broken);
     assert.match(
       run.stderr,
       new RegExp(
@@ -188,7 +189,7 @@ Deno.test("--rollup warns when the rollup is larger than a run reads; a run then
   const server = await startFakeLlmServer([]);
   try {
     const next = await runTool(project.root, [], { server });
-    assert.equal(next.code, 3, next.stderr);
+    assert.equal(next.code, EXIT.setup, next.stderr);
     assert.equal(server.requests.length, 0);
     assert.match(
       next.stderr,

@@ -9,6 +9,7 @@
  * itself, it is also seen open with `--sandbox off`.
  */
 import assert from "node:assert/strict";
+import { EXIT } from "../../lib/errors/errors.ts";
 import { join } from "node:path";
 import { geminiReply, startFakeLlmServer } from "../support/fake_llm_server.ts";
 import { assertNoKeyLeak } from "../support/leaks.ts";
@@ -102,7 +103,7 @@ bwrapTest(
     await Deno.symlink("loop", join(project.root, "agent-config/loop"));
     for (const args of [["--sandbox", "on"], []]) {
       const { run, requests } = await runOnce(project, args);
-      assert.equal(run.code, 3, run.stderr);
+      assert.equal(run.code, EXIT.setup, run.stderr);
       assert.equal(requests, 0, "refused before any LLM call");
       const lines = run.stderr.trim().split("\n");
       assert.equal(lines.length, 1, run.stderr);
@@ -149,7 +150,7 @@ bwrapTest(
     const server = await startFakeLlmServer([]);
     try {
       const run = await runTool(join(project.root, "sub"), [], { server, env });
-      assert.equal(run.code, 3, run.stderr);
+      assert.equal(run.code, EXIT.setup, run.stderr);
       assert.match(run.stderr, /is inside the git repository/);
     } finally {
       await server.close();
@@ -254,7 +255,7 @@ bwrapTest(
     });
     await linkInRawFolder(project.root, "shared.txt", target);
     const { run } = await runOnce(project, ["--sandbox", "on"]);
-    assert.equal(run.code, 3, run.stderr);
+    assert.equal(run.code, EXIT.setup, run.stderr);
     assert.match(run.stderr, /the project root holds a file or folder whose name is not UTF-8/);
     assert.match(run.stderr, /--sandbox off/);
     assert.equal(await Deno.readTextFile(target), "pristine\n");
@@ -275,7 +276,7 @@ bwrapTest(
       );
     }
     const { run, requests } = await runOnce(project, ["--sandbox", "on"]);
-    assert.equal(run.code, 3, run.stderr);
+    assert.equal(run.code, EXIT.setup, run.stderr);
     assert.equal(requests, 0, "refused before any LLM call");
     assert.match(
       run.stderr,
@@ -455,7 +456,7 @@ Deno.test("a build.sh larger than 1 MiB is refused before any LLM call", async (
   });
   for (const args of [["--sandbox", "off"], ["--sandbox", "auto"]]) {
     const { run, requests } = await runOnce(project, args);
-    assert.equal(run.code, 3, run.stderr);
+    assert.equal(run.code, EXIT.setup, run.stderr);
     assert.equal(requests, 0);
     assert.match(run.stderr, /build\.sh is 1\.0 MiB, more than the 1 MiB/);
   }

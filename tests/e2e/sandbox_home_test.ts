@@ -174,3 +174,32 @@ exit 0
     }
   },
 );
+
+bwrapTest(
+  "credential stores reached through links in the home folder are hidden at both paths",
+  async () => {
+    const home = await makeHome();
+    try {
+      // The user's dotfiles: ~/.aws and ~/.config are links into ~/dotfiles.
+      await Deno.mkdir(join(home, "dotfiles"));
+      for (const name of ["aws", "config"]) {
+        await Deno.rename(join(home, `.${name}`), join(home, `dotfiles/${name}`));
+        await Deno.symlink(join(home, `dotfiles/${name}`), join(home, `.${name}`));
+      }
+      await using project = await makeProject({
+        buildScript: `#!/bin/sh
+for f in .aws/credentials dotfiles/aws/credentials .config/gh/hosts.yml dotfiles/config/gh/hosts.yml; do
+  if grep -q . "$HOME/$f" 2>/dev/null; then echo "$f: READ"; else echo "$f: hidden"; fi
+done
+exit 0
+`,
+      });
+      const { run, buildLog } = await runWithHome(project, home, ["--sandbox", "on"]);
+      assert.equal(run.code, 0, run.stderr);
+      assert.doesNotMatch(buildLog, /READ|SECRET/);
+      assert.equal((buildLog.match(/: hidden$/gm) ?? []).length, 4, buildLog);
+    } finally {
+      await Deno.remove(home, { recursive: true });
+    }
+  },
+);

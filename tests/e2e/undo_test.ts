@@ -6,6 +6,7 @@
  * no key, no network.
  */
 import assert from "node:assert/strict";
+import { EXIT } from "../../lib/errors/errors.ts";
 import { join } from "node:path";
 import { geminiReply, startFakeLlmServer } from "../support/fake_llm_server.ts";
 import { assertNoKeyLeak } from "../support/leaks.ts";
@@ -110,7 +111,7 @@ Deno.test("--undo takes a run of two attempts back as a whole: contents, modes, 
 
   // Not twice.
   const again = await undo(project);
-  assert.equal(again.code, 3);
+  assert.equal(again.code, EXIT.setup);
   assert.match(
     again.stderr,
     /^code-commit: nothing to undo: the most recent run that changed files \(committing code, started .*\) was undone already \(.*\); a run is undone once$/m,
@@ -126,7 +127,7 @@ Deno.test("--undo restores nothing when a path the run changed was edited by han
   const edited = await tree(project.root);
 
   const refused = await undo(project);
-  assert.equal(refused.code, 3);
+  assert.equal(refused.code, EXIT.setup);
   assert.match(
     refused.stderr,
     /^code-commit: nothing was restored: 2 paths the run changed have changed since: src\/also\.txt \(removed\), src\/status\.txt \(edited\)\. Save what you want to keep, then run code-commit --undo --force to restore them anyway \(what changed since is lost\)$/m,
@@ -148,7 +149,7 @@ Deno.test("--undo from a subfolder says where to run and restores nothing; from 
   const after = await tree(project.root);
   for (const sub of ["src", "src/new/deep"]) {
     const run = await runTool(join(project.root, sub), ["--undo"]);
-    assert.equal(run.code, 3, sub);
+    assert.equal(run.code, EXIT.setup, sub);
     assert.match(
       run.stderr,
       new RegExp(
@@ -168,7 +169,7 @@ Deno.test("--undo from a subfolder says where to run and restores nothing; from 
 Deno.test("--undo with no run recorded says there is nothing to undo (exit 3)", async () => {
   await using project = await makeProject();
   const run = await undo(project);
-  assert.equal(run.code, 3);
+  assert.equal(run.code, EXIT.setup);
   assert.match(
     run.stderr,
     /^code-commit: nothing to undo: no run of code-commit has changed files in this project/m,

@@ -134,6 +134,8 @@ Deno.test("the lock never writes through a link: agent-config a link, or the loc
     }));
     assert.equal(other.code, EXIT.locked, other.stderr);
     assert.match(other.stderr, /another code-commit is working on this project/);
+    // It names no lock file that is not there: the lock is on the folder the link leads to.
+    assert.match(other.stderr, /\(the lock is on the folder agent-config links to, released/);
     assert.deepEqual([...Deno.readDirSync(outside)], []);
     held.release();
     await Deno.remove(join(root, "agent-config"));

@@ -322,10 +322,12 @@ bwrapTest(
         join(home, ".docker/daemon.json"),
         join(home, ".docker/keys"),
       ]);
-      // The credential stores where they lead (`.aws` is a link), each that exists.
+      // The credential stores where they lead, each that exists; `.aws` is a link: at its home
+      // path too, where a build sees it when the home entry is bound back from its target.
       assert.deepEqual(view.secrets, [
         { path: join(home, ".ssh"), isDirectory: true },
         { path: join(home, "dotfiles/aws"), isDirectory: true },
+        { path: join(home, ".aws"), isDirectory: true },
         { path: join(home, ".netrc"), isDirectory: false },
       ]);
       assert.equal(view.home, home);
