@@ -10,19 +10,11 @@
  */
 import { CodeCommitError, EXIT, UsageError } from "../errors/errors.ts";
 import { isLocalModel, type ModelId } from "../llm/models.ts";
-import {
-  COMMANDS,
-  OPTIONS,
-  type OptionSpec,
-  type RunOptions,
-  SETTINGS,
-  type Workflow,
-  WORKFLOWS,
-  workflowSpec,
-  workflowsTaking,
-} from "./workflows.ts";
+import { COMMANDS, type Workflow, WORKFLOWS, workflowSpec, workflowsTaking } from "./workflows.ts";
+import { OPTIONS, type OptionSpec, type RunOptions, SETTINGS } from "./options.ts";
 
-export type { RunOptions, Workflow } from "./workflows.ts";
+export type { RunOptions } from "./options.ts";
+export type { Workflow } from "./workflows.ts";
 
 /** The shells `--completion` writes a script for. */
 export type Shell = (typeof COMMANDS)[2]["choices"][number];

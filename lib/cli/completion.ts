@@ -6,7 +6,8 @@
  * @module
  */
 import type { Shell } from "./args.ts";
-import { COMMANDS, OPTIONS, WORKFLOWS } from "./workflows.ts";
+import { COMMANDS, WORKFLOWS } from "./workflows.ts";
+import { OPTIONS } from "./options.ts";
 
 /** One flag as completion offers it. */
 interface CompletedFlag {

@@ -7,7 +7,8 @@
 import config from "../../deno.json" with { type: "json" };
 import { DEFAULT_MODEL, MODEL_NAMES, MODELS } from "../llm/models.ts";
 import { PRICES_DATE } from "../llm/prices.ts";
-import { COMMANDS, OPTIONS, WORKFLOWS, workflowsTaking } from "./workflows.ts";
+import { COMMANDS, WORKFLOWS, workflowsTaking } from "./workflows.ts";
+import { OPTIONS } from "./options.ts";
 
 /** The version of code-commit, from deno.json. */
 const VERSION: string = config.version;

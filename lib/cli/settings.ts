@@ -13,7 +13,8 @@ import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
 import { under } from "../file_system/file_system.ts";
 import { READ_LIMITS } from "../file_system/read_limits.ts";
 import { type GivenOptions, SETTINGS_FILE } from "./args.ts";
-import { type RunOptions, SETTINGS, type Workflow, workflowSpec } from "./workflows.ts";
+import { type Workflow, workflowSpec } from "./workflows.ts";
+import { type RunOptions, SETTINGS } from "./options.ts";
 
 /** The file, as one strict object: every key optional, no other key. */
 const SCHEMA = z.object(

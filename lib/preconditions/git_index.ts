@@ -55,7 +55,9 @@ export async function trackedPaths(root: string): Promise<TrackedPaths> {
   const paths = parseIndex(bytes, 20) ?? parseIndex(bytes, 32);
   if (paths === undefined) {
     throw new CodeCommitError(
-      ".git/index is not a git index code-commit can read (versions 2 to 4); run git status to repair it",
+      ".git/index is not a git index code-commit can read (versions 2 to 4), so it cannot " +
+        "tell which files git tracks (a tracked key file?); if git status fails too, the " +
+        "index is damaged: remove .git/index, then run git reset (your files stay as they are)",
       EXIT.setup,
     );
   }

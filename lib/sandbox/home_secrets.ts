@@ -1,5 +1,5 @@
 /**
- * THE table of the home folder's credential stores a contained build never
+ * The table of the home folder's credential stores a contained build never
  * sees: bubblewrap hides each one that exists (an empty folder over a
  * folder, an empty file over a file, where its links lead), Seatbelt denies
  * reading it, and docs/sandbox.md prints it. A build needs none of them: it
@@ -39,6 +39,19 @@ export const HOME_SECRETS: readonly HomeSecret[] = Object.freeze([
   { path: ".vault-token", what: "HashiCorp Vault token" },
   { path: ".terraform.d/credentials.tfrc.json", what: "Terraform Cloud tokens" },
   { path: ".password-store", what: "pass's password store" },
+  { path: ".pgpass", what: "PostgreSQL passwords" },
+  { path: ".my.cnf", what: "MySQL client passwords" },
+  { path: ".m2/settings.xml", what: "Maven repository credentials" },
+  { path: ".gradle/gradle.properties", what: "Gradle repository credentials" },
+  { path: ".config/containers/auth.json", what: "Podman registry logins" },
+  { path: ".s3cfg", what: "s3cmd credentials" },
+  { path: ".config/rclone", what: "rclone remotes and their tokens" },
+  { path: ".yarnrc.yml", what: "Yarn registry tokens" },
+  { path: ".bash_history", what: "shell history (pasted secrets)" },
+  { path: ".zsh_history", what: "shell history (pasted secrets)" },
+  { path: ".local/share/fish/fish_history", what: "shell history (pasted secrets)" },
+  { path: ".python_history", what: "Python history (pasted secrets)" },
+  { path: ".node_repl_history", what: "Node history (pasted secrets)" },
   { path: ".local/share/keyrings", what: "GNOME keyrings" },
   { path: ".mozilla", what: "Firefox profiles (cookies, saved passwords)" },
   { path: ".thunderbird", what: "Thunderbird profiles" },

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { type Command, wantsJson } from "../../lib/cli/args.ts";
 import { parseCommandLine } from "../support/command_line.ts";
-import { OPTIONS, WORKFLOWS } from "../../lib/cli/workflows.ts";
+import { WORKFLOWS } from "../../lib/cli/workflows.ts";
+import { OPTIONS } from "../../lib/cli/options.ts";
 import { UsageError } from "../../lib/errors/errors.ts";
 
 function run(args: string[]): Extract<Command, { kind: "run" }> {

@@ -3,7 +3,8 @@
  * the README's command-line table names every flag of them.
  */
 import assert from "node:assert/strict";
-import { COMMANDS, OPTIONS, SETTINGS, WORKFLOWS } from "../../lib/cli/workflows.ts";
+import { COMMANDS, WORKFLOWS } from "../../lib/cli/workflows.ts";
+import { OPTIONS, SETTINGS } from "../../lib/cli/options.ts";
 import { optionTable, settingsTable, unpadded, workflowTable } from "../support/cli_docs.ts";
 
 const page = await Deno.readTextFile(new URL("../../docs/cli.md", import.meta.url));

@@ -8,7 +8,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { completionScript } from "../../lib/cli/completion.ts";
-import { COMMANDS, OPTIONS, WORKFLOWS } from "../../lib/cli/workflows.ts";
+import { COMMANDS, WORKFLOWS } from "../../lib/cli/workflows.ts";
+import { OPTIONS } from "../../lib/cli/options.ts";
 import { MODEL_NAMES } from "../../lib/llm/models.ts";
 import { IN_CI } from "../support/ci.ts";
 import { runChild } from "../support/child.ts";

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import config from "../../deno.json" with { type: "json" };
 import { helpText, versionText } from "../../lib/cli/help.ts";
-import { COMMANDS, OPTIONS, WORKFLOWS } from "../../lib/cli/workflows.ts";
+import { COMMANDS, WORKFLOWS } from "../../lib/cli/workflows.ts";
+import { OPTIONS } from "../../lib/cli/options.ts";
 import { EXIT } from "../../lib/errors/errors.ts";
 import { MODEL_NAMES, MODELS } from "../../lib/llm/models.ts";
 

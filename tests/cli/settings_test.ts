@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parseCommandLine } from "../support/command_line.ts";
 import { readSettings, readsSettings } from "../../lib/cli/settings.ts";
-import { SETTINGS } from "../../lib/cli/workflows.ts";
+import { SETTINGS } from "../../lib/cli/options.ts";
 import { CodeCommitError } from "../../lib/errors/errors.ts";
 import { tempProject, withProject } from "../support/project.ts";
 

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { OPTIONS, SETTINGS, WORKFLOWS } from "../../lib/cli/workflows.ts";
+import { WORKFLOWS } from "../../lib/cli/workflows.ts";
+import { OPTIONS, SETTINGS } from "../../lib/cli/options.ts";
 
 /** Collapses the padding of markdown tables, so that a table `deno fmt` aligned compares equal. */
 export function unpadded(text: string): string {

@@ -1,0 +1,420 @@
+/**
+ * The table of options: every option (its flag, its value, its default,
+ * its line in `--help`, its key in `agent-config/settings.json`) and the
+ * keys of the settings file. With the table of workflows
+ * (`workflows.ts`, which says which workflow takes which option), it is
+ * what parsing, `--help`, shell completion and `docs/cli.md` read: an
+ * option is added here, once.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { UsageError } from "../errors/errors.ts";
+import { resolveLocalBaseUrl } from "../llm/endpoint.ts";
+import {
+  DEFAULT_MODEL,
+  LOCAL_CONTEXT_WINDOW,
+  LOCAL_PREFIX,
+  MODEL_NAMES,
+  parseModelId,
+} from "../llm/models.ts";
+import type { ModelId } from "../llm/models.ts";
+import { BUILD_NETWORKS, SANDBOX_MODES } from "../sandbox/modes.ts";
+import type { BuildNetwork, SandboxMode } from "../sandbox/modes.ts";
+import { formatCount } from "../text/numbers.ts";
+
+/** Options of a run, with their defaults filled in (flag, else settings file, else default). */
+export interface RunOptions {
+  /** The model every LLM call of the run uses: one of the table, or `local:NAME`. */
+  readonly model: ModelId;
+  /** Build the codebase with the context builder instead of reading agent-config/codeRollup.txt. */
+  readonly buildContext: boolean;
+  /** How long one `./build.sh` may run, in milliseconds. */
+  readonly buildTimeoutMs: number;
+  /** How long one LLM request may take, in milliseconds. */
+  readonly llmTimeoutMs: number;
+  /** The auto workflow runs phases up to this one (1 unless `--max-phase` says more). */
+  readonly maxPhase: number;
+  /** Whether `./build.sh` runs in a sandbox: where available (`auto`), always (`on`), never (`off`). */
+  readonly sandbox: SandboxMode;
+  /** Whether a contained build reaches the network. */
+  readonly buildNetwork: BuildNetwork;
+  /**
+   * `--force`: committing code and the auto workflow run on a tree with
+   * uncommitted changes; `--undo` restores paths changed since the run.
+   */
+  readonly force: boolean;
+  /** `--dry-run` (committing code): show what the first reply would change, and change nothing. */
+  readonly dryRun: boolean;
+  /** `--json`: the run reports its result as JSON. */
+  readonly json: boolean;
+  /**
+   * A local model's context window in tokens (`--context-window`), prompt
+   * and answer together; undefined for the default (`LOCAL_CONTEXT_WINDOW`).
+   * Only a `local:NAME` model reads it.
+   */
+  readonly contextWindow?: number;
+  /**
+   * The base URL of a local model's server from the settings file
+   * (`localBaseUrl`), already checked to name this machine; the
+   * environment's `CODE_COMMIT_OPENAI_BASE_URL` wins over it.
+   */
+  readonly localBaseUrl?: string;
+}
+
+/** Default time one `./build.sh` may run: 30 minutes. */
+const DEFAULT_BUILD_TIMEOUT_SECONDS = 1800;
+/** Default time one LLM request may take: 15 minutes, for a thinking model on a large prompt. */
+const DEFAULT_LLM_TIMEOUT_SECONDS = 900;
+/** The longest duration a timeout takes, in seconds: a week. */
+const MAX_SECONDS = 7 * 24 * 3600;
+/** The fewest and the most tokens `--context-window` takes. */
+const CONTEXT_WINDOW_RANGE = { min: 1024, max: 16_777_216 } as const;
+
+/** How an option's value is given on the command line. */
+export interface OptionValue<T> {
+  /** How `--help` names the value: `SECONDS`, `auto|on|off`. */
+  readonly placeholder: string;
+  /** A value for the message that says the flag needs one. */
+  readonly example: string;
+  /** The values shell completion offers, when they are a known few. */
+  readonly choices?: readonly string[];
+  /** Reads the flag's text. @throws {UsageError} naming the flag for a bad value. */
+  readonly parse: (text: string) => T;
+}
+
+/** How an option is given in `agent-config/settings.json`. */
+export interface OptionSetting<T> {
+  /** The key in the file. */
+  readonly key: string;
+  /** Validates the file's value (and turns it into the option's value, seconds to ms). */
+  readonly schema: z.ZodType<T, z.ZodTypeDef, unknown>;
+  /** What the key allows, for the message on a bad value and for docs/cli.md. */
+  readonly allowed: string;
+}
+
+/** One option of the command line. */
+export interface OptionSpec<T = unknown> {
+  /** The flag without its dashes. */
+  readonly flag: string;
+  /** The field of {@link RunOptions} it sets. */
+  readonly field: keyof RunOptions;
+  /** Its value, or undefined for a flag that takes none (it then sets `true`). */
+  readonly value?: OptionValue<T>;
+  /** The value when neither the flag nor the settings file gives one (undefined: none). */
+  readonly fallback: T | undefined;
+  /** Its lines in `--help` (the first beside the flag). */
+  readonly help: readonly string[];
+  /** One short line, for shell completion and docs/cli.md. */
+  readonly brief: string;
+  /** Its key in the settings file, for an option a project may set for every run. */
+  readonly setting?: OptionSetting<T>;
+  /** Why the workflows that take it do (`which run ./build.sh`), and why another does not. */
+  readonly because?: { readonly takes: string; readonly refuses: string };
+}
+
+/** Builds an option entry, keeping its value's type consistent. Never throws. */
+function option<T>(spec: OptionSpec<T>): OptionSpec {
+  return spec as OptionSpec;
+}
+
+/** Reads a duration in seconds (decimals allowed) and returns milliseconds. */
+function seconds(flag: string): (text: string) => number {
+  return (text) => {
+    const value = Number(text);
+    if (!/^\d+(\.\d+)?$/.test(text) || !(value > 0) || value > MAX_SECONDS) {
+      throw new UsageError(
+        `--${flag} ${
+          JSON.stringify(text)
+        } is not a duration; give seconds, for example --${flag} 600`,
+      );
+    }
+    return Math.round(value * 1000);
+  };
+}
+
+/** The settings-file form of a duration: seconds, turned into milliseconds. */
+const SECONDS_SETTING = z.number().positive().max(MAX_SECONDS).transform((value) =>
+  Math.round(value * 1000)
+);
+
+/** Reads a flag that takes one of `values`. */
+function oneOf<T extends string>(flag: string, values: readonly T[]): (text: string) => T {
+  return (text) => {
+    const found = values.find((value) => value === text);
+    if (found === undefined) {
+      throw new UsageError(`--${flag} ${JSON.stringify(text)} is not one of ${values.join(", ")}`);
+    }
+    return found;
+  };
+}
+
+/** The model names `--model` takes, as a message lists them. */
+const MODEL_CHOICES = `${MODEL_NAMES.join(", ")}, or local:NAME`;
+
+/** Reads `--model`. @throws {UsageError} for a model not supported. */
+function parseModel(text: string): ModelId {
+  const model = parseModelId(text);
+  if (model === undefined) {
+    throw new UsageError(
+      `--model ${JSON.stringify(text)} is not a supported model; use ${
+        MODEL_NAMES.join(", ")
+      }, or local:NAME for a model on a local OpenAI-compatible server`,
+    );
+  }
+  return model;
+}
+
+/** Reads `--context-window`. @throws {UsageError} for a value not a number of tokens in range. */
+function parseContextWindow(text: string): number {
+  const value = Number(text);
+  if (
+    !/^\d+$/.test(text) || value < CONTEXT_WINDOW_RANGE.min || value > CONTEXT_WINDOW_RANGE.max
+  ) {
+    throw new UsageError(
+      `--context-window ${
+        JSON.stringify(text)
+      } is not a number of tokens from ${CONTEXT_WINDOW_RANGE.min} to ${CONTEXT_WINDOW_RANGE.max}; give the server's window, for example --context-window 32768`,
+    );
+  }
+  return value;
+}
+
+const CALLS_A_MODEL = { takes: "which call a model", refuses: "which calls no model" } as const;
+const RUNS_BUILDS = { takes: "which run ./build.sh", refuses: "which runs no build" } as const;
+
+/** Every option, in the order `--help` shows them. */
+export const OPTIONS: readonly OptionSpec[] = [
+  option<ModelId>({
+    flag: "model",
+    field: "model",
+    value: {
+      placeholder: "NAME",
+      example: MODEL_NAMES[1],
+      choices: [...MODEL_NAMES, "local:"],
+      parse: parseModel,
+    },
+    fallback: DEFAULT_MODEL,
+    help: [`the model every call uses (default ${DEFAULT_MODEL}); see Models above`],
+    brief: "the model every call uses",
+    setting: {
+      key: "model",
+      schema: z.string().transform((text, context) => {
+        const model = parseModelId(text);
+        if (model === undefined) {
+          context.addIssue({ code: z.ZodIssueCode.custom });
+          return z.NEVER;
+        }
+        return model;
+      }),
+      allowed: MODEL_CHOICES,
+    },
+    because: CALLS_A_MODEL,
+  }),
+  option<boolean>({
+    flag: "build-context",
+    field: "buildContext",
+    fallback: false,
+    help: [
+      "build a focused codebase with a preprocessing LLM call instead of",
+      "reading agent-config/codeRollup.txt",
+    ],
+    brief: "the context builder picks the files",
+  }),
+  option<number>({
+    flag: "build-timeout",
+    field: "buildTimeoutMs",
+    value: { placeholder: "SECONDS", example: "600", parse: seconds("build-timeout") },
+    fallback: DEFAULT_BUILD_TIMEOUT_SECONDS * 1000,
+    help: [`stop ./build.sh after this long (default ${DEFAULT_BUILD_TIMEOUT_SECONDS})`],
+    brief: "stop ./build.sh after this many seconds",
+    setting: {
+      key: "buildTimeout",
+      schema: SECONDS_SETTING,
+      allowed: `seconds, more than 0, at most ${MAX_SECONDS}`,
+    },
+    because: RUNS_BUILDS,
+  }),
+  option<number>({
+    flag: "llm-timeout",
+    field: "llmTimeoutMs",
+    value: { placeholder: "SECONDS", example: "600", parse: seconds("llm-timeout") },
+    fallback: DEFAULT_LLM_TIMEOUT_SECONDS * 1000,
+    help: [`give up on one LLM request after this long (default ${DEFAULT_LLM_TIMEOUT_SECONDS})`],
+    brief: "give up on one LLM request after this many seconds",
+    setting: {
+      key: "llmTimeout",
+      schema: SECONDS_SETTING,
+      allowed: `seconds, more than 0, at most ${MAX_SECONDS}`,
+    },
+    because: CALLS_A_MODEL,
+  }),
+  option<number>({
+    flag: "context-window",
+    field: "contextWindow",
+    value: { placeholder: "TOKENS", example: "32768", parse: parseContextWindow },
+    fallback: undefined,
+    help: [
+      "a local:NAME model's context window, prompt and answer together",
+      `(default ${formatCount(LOCAL_CONTEXT_WINDOW)}); a prompt that cannot fit is not sent`,
+    ],
+    brief: "a local model's context window in tokens",
+    setting: {
+      key: "contextWindow",
+      schema: z.number().int().min(CONTEXT_WINDOW_RANGE.min).max(CONTEXT_WINDOW_RANGE.max),
+      allowed:
+        `a whole number of tokens from ${CONTEXT_WINDOW_RANGE.min} to ${CONTEXT_WINDOW_RANGE.max}`,
+    },
+    because: CALLS_A_MODEL,
+  }),
+  option<number>({
+    flag: "max-phase",
+    field: "maxPhase",
+    value: {
+      placeholder: "N",
+      example: "2",
+      choices: ["1", "2", "3", "4"],
+      parse: (text) => {
+        if (!/^[1-4]$/.test(text)) {
+          throw new UsageError(
+            `--max-phase ${JSON.stringify(text)} is not a phase; give 1, 2, 3 or 4`,
+          );
+        }
+        return Number(text);
+      },
+    },
+    fallback: 1,
+    help: ["go up to phase N (default 1; phases 2-4 use code-commit's own prompts)"],
+    brief: "the auto workflow goes up to this phase",
+    setting: { key: "maxPhase", schema: z.number().int().min(1).max(4), allowed: "1, 2, 3 or 4" },
+  }),
+  option<boolean>({
+    flag: "dry-run",
+    field: "dryRun",
+    fallback: false,
+    help: [
+      "make the first call, show what its reply would change (the whole diff",
+      "goes to the log), change nothing, run no build",
+    ],
+    brief: "show what the first reply would change, change nothing",
+  }),
+  option<boolean>({
+    flag: "force",
+    field: "force",
+    fallback: false,
+    help: [
+      "run even though git shows uncommitted changes; --undo: restore even",
+      "paths edited since the run",
+    ],
+    brief: "run on uncommitted changes; --undo: restore edited paths",
+  }),
+  option<SandboxMode>({
+    flag: "sandbox",
+    field: "sandbox",
+    value: {
+      placeholder: SANDBOX_MODES.join("|"),
+      example: "on",
+      choices: SANDBOX_MODES,
+      parse: oneOf("sandbox", SANDBOX_MODES),
+    },
+    fallback: SANDBOX_MODES[0],
+    help: [
+      "run ./build.sh in a sandbox: the project writable, agent-config/",
+      "hidden, .git/ and the protected files read-only, the rest of the system",
+      "read-only, its processes ended with it (bubblewrap on Linux,",
+      "sandbox-exec on macOS). auto (default): where available, else warn;",
+      "on: refuse to start without it; off: run it with your rights",
+    ],
+    brief: "contain ./build.sh: auto, on or off",
+    setting: {
+      key: "sandbox",
+      schema: z.enum(SANDBOX_MODES as [SandboxMode, ...SandboxMode[]]),
+      allowed: SANDBOX_MODES.join(", "),
+    },
+    because: RUNS_BUILDS,
+  }),
+  option<BuildNetwork>({
+    flag: "build-network",
+    field: "buildNetwork",
+    value: {
+      placeholder: BUILD_NETWORKS.join("|"),
+      example: "off",
+      choices: BUILD_NETWORKS,
+      parse: oneOf("build-network", BUILD_NETWORKS),
+    },
+    fallback: BUILD_NETWORKS[0],
+    help: [
+      "off: a contained build gets no network at all, not even loopback",
+      "(default on)",
+    ],
+    brief: "off: no network for a contained build",
+    setting: {
+      key: "buildNetwork",
+      schema: z.enum(BUILD_NETWORKS as [BuildNetwork, ...BuildNetwork[]]),
+      allowed: BUILD_NETWORKS.join(", "),
+    },
+    because: RUNS_BUILDS,
+  }),
+  option<boolean>({
+    flag: "json",
+    field: "json",
+    fallback: false,
+    help: [
+      "print one JSON object on stdout when the run ends, whatever the outcome",
+      "(docs/json.md); everything else goes to stderr",
+    ],
+    brief: "report the result as JSON",
+  }),
+];
+
+/** One key of the settings file. */
+export interface SettingSpec {
+  /** The key in the file. */
+  readonly key: string;
+  /** The field of {@link RunOptions} it sets. */
+  readonly field: keyof RunOptions;
+  /** The option (flag without dashes) whose workflows read it. */
+  readonly with: string;
+  /** Validates the file's value (and turns it into the option's value). */
+  readonly schema: z.ZodType<unknown, z.ZodTypeDef, unknown>;
+  /** What the key allows. */
+  readonly allowed: string;
+  /** One short line, for docs/cli.md. */
+  readonly brief: string;
+}
+
+/** The name `localBaseUrl` has in messages about it. */
+const LOCAL_BASE_URL_NAME = "localBaseUrl in agent-config/settings.json";
+
+/**
+ * Every key of `agent-config/settings.json`: the options that have a
+ * setting, and `localBaseUrl`, the server of a `local:NAME` model, checked
+ * as `CODE_COMMIT_OPENAI_BASE_URL` is (which wins over it when set).
+ */
+export const SETTINGS: readonly SettingSpec[] = [
+  ...OPTIONS.flatMap((option) =>
+    option.setting === undefined ? [] : [{
+      key: option.setting.key,
+      field: option.field,
+      with: option.flag,
+      schema: option.setting.schema,
+      allowed: option.setting.allowed,
+      brief: `as --${option.flag}: ${option.brief}`,
+    }]
+  ),
+  {
+    key: "localBaseUrl",
+    field: "localBaseUrl",
+    with: "model",
+    schema: z.string().transform((text, context) => {
+      try {
+        return resolveLocalBaseUrl(LOCAL_BASE_URL_NAME, text, `${LOCAL_PREFIX}NAME`);
+      } catch (error) {
+        context.addIssue({ code: z.ZodIssueCode.custom, message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+    allowed: "an http:// or https:// URL on this machine (127.0.0.1, localhost or [::1])",
+    brief: "the server of a local:NAME model (CODE_COMMIT_OPENAI_BASE_URL wins over it)",
+  },
+];
