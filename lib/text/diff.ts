@@ -91,7 +91,7 @@ function changes(a: readonly string[], b: readonly string[], script: boolean): C
   const x = a.slice(head, head + n);
   const y = b.slice(head, head + m);
   if (!script) {
-    const d = editDistance(x, y);
+    const d = search(x, y);
     if (d < 0) return [whole];
     // d = added + removed, and m - n = added - removed.
     const added = (d + m - n) / 2;
@@ -110,11 +110,13 @@ function changes(a: readonly string[], b: readonly string[], script: boolean): C
 }
 
 /**
- * Myers' greedy search for the length of a shortest edit script from `a`
- * to `b`, in O(D) space; -1 past {@link MAX_EDIT_DISTANCE} edits or
- * {@link MAX_WORK} steps.
+ * Myers' greedy search for the length D of a shortest edit script from `a`
+ * to `b`, in O(D) space, or O(D²) when `trace` is given: each step's
+ * diagonals `-d..d` are pushed onto it (as they were before the step), for
+ * {@link editScript} to walk back. -1 past {@link MAX_EDIT_DISTANCE} edits
+ * or {@link MAX_WORK} steps.
  */
-function editDistance(a: readonly string[], b: readonly string[]): number {
+function search(a: readonly string[], b: readonly string[], trace?: Int32Array[]): number {
   const n = a.length;
   const m = b.length;
   const max = Math.min(n + m, MAX_EDIT_DISTANCE);
@@ -122,6 +124,7 @@ function editDistance(a: readonly string[], b: readonly string[]): number {
   const v = new Int32Array(2 * max + 3);
   let work = 0;
   for (let d = 0; d <= max; d++) {
+    trace?.push(v.slice(offset - d - 1, offset + d + 2));
     for (let k = -d; k <= d; k += 2) {
       let x = k === -d || (k !== d && v[offset + k - 1] < v[offset + k + 1])
         ? v[offset + k + 1]
@@ -142,42 +145,17 @@ function editDistance(a: readonly string[], b: readonly string[]): number {
 }
 
 /**
- * Myers' search with its trace kept (the diagonals `-d..d` of each step,
- * so the trace grows with D², at most {@link MAX_EDIT_DISTANCE}²), then
- * walked back from the end into the runs of lines replaced, in order;
- * undefined past the search's bounds.
+ * A shortest edit script from `a` to `b` as the runs of lines replaced, in
+ * order: {@link search} with its trace kept (it grows with D², at most
+ * {@link MAX_EDIT_DISTANCE}²), walked back from the end; undefined past
+ * the search's bounds.
  */
 function editScript(a: readonly string[], b: readonly string[]): Change[] | undefined {
+  const trace: Int32Array[] = [];
+  const found = search(a, b, trace);
+  if (found < 0) return undefined;
   const n = a.length;
   const m = b.length;
-  const max = Math.min(n + m, MAX_EDIT_DISTANCE);
-  const offset = max + 1;
-  const v = new Int32Array(2 * max + 3);
-  const trace: Int32Array[] = [];
-  let found = -1;
-  let work = 0;
-  for (let d = 0; d <= max && found < 0; d++) {
-    trace.push(v.slice(offset - d - 1, offset + d + 2));
-    for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || (k !== d && v[offset + k - 1] < v[offset + k + 1])
-        ? v[offset + k + 1]
-        : v[offset + k - 1] + 1;
-      let y = x - k;
-      const start = x;
-      while (x < n && y < m && a[x] === b[y]) {
-        x++;
-        y++;
-      }
-      work += 1 + x - start;
-      v[offset + k] = x;
-      if (x >= n && y >= m) {
-        found = d;
-        break;
-      }
-    }
-    if (found < 0 && work > MAX_WORK) return undefined;
-  }
-  if (found < 0) return undefined;
   // Walked back from the end: each step is one line removed or added, after the kept lines
   // (the snake) that follow it; a kept line closes the run being gathered.
   const runs: Change[] = [];
