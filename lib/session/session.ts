@@ -122,7 +122,7 @@ export async function openSession(
   signal: AbortSignal,
   runsBuilds = true,
 ): Promise<Session> {
-  const target = modelTarget(options.model);
+  const target = modelTarget(options.model, options.contextWindow);
   // Whether a local model has a server here depends on the command line and
   // the environment alone: told before anything else.
   const localBaseUrl = target.local
@@ -270,6 +270,15 @@ export async function settleContainment(
 }
 
 /**
+ * The session's model with its limits: a local model's from its window
+ * (`--context-window`, or the default). Every prompt a session sends is
+ * measured against this one input limit. Never throws.
+ */
+export function sessionModel(session: Session): ModelTarget {
+  return modelTarget(session.options.model, session.options.contextWindow);
+}
+
+/**
  * Sends `prompt` to the session's model as every workflow does (see
  * {@link ask}): logged in `log` under `names`, shown on the session's
  * console, refused if it holds a key, interrupted by Ctrl-C, its tokens
@@ -287,7 +296,7 @@ export function askModel(
   names: CallLogNames,
   prompt: string,
 ): Promise<LlmReply> {
-  const target = modelTarget(session.options.model, session.options.contextWindow);
+  const target = sessionModel(session);
   return ask(session.client, prompt, {
     budget: {
       model: target.id,
