@@ -30,6 +30,10 @@ export const FAILURE_PATTERNS: readonly FailurePattern[] = [
   },
   { what: "marks of a failed test: `✗`, `✕`, `✖`, `×`", pattern: /[✗✕✖×✘]/ },
   {
+    what: "jest's details of a failed test: `● suite › test`",
+    pattern: /^\s*● (?!Console\s*$)\S/,
+  },
+  {
     what: "errors as most languages print them: `Error:`, `TypeError:`, `AssertionError`",
     pattern: /\b\w*Error:|\bAssertionError\b/,
   },
