@@ -30,6 +30,10 @@ export const FAILURE_PATTERNS: readonly FailurePattern[] = [
   },
   { what: "marks of a failed test: `✗`, `✕`, `✖`, `×`", pattern: /[✗✕✖×✘]/ },
   {
+    what: "jest's details of a failed test: `● suite › test`",
+    pattern: /^\s*● (?!Console\s*$)\S/,
+  },
+  {
     what: "errors as most languages print them: `Error:`, `TypeError:`, `AssertionError`",
     pattern: /\b\w*Error:|\bAssertionError\b/,
   },
@@ -46,8 +50,49 @@ export const FAILURE_PATTERNS: readonly FailurePattern[] = [
 ];
 
 /** Tells whether `line` (ANSI escapes removed) reports a failure. Never throws. */
-export function isFailureLine(line: string): boolean {
+function isFailureLine(line: string): boolean {
   // Very long lines (minified code, a data dump) are looked at only in their first part.
   const text = line.length > 2_000 ? line.slice(0, 2_000) : line;
   return FAILURE_PATTERNS.some(({ pattern }) => pattern.test(text));
+}
+
+/** Go's verdict on a test, printed once the test (and its subtests) ran: `--- FAIL: NAME (0.00s)`. */
+const GO_FAIL = /^\s*--- FAIL: (\S+)/;
+/** Where Go's `-v` output starts (or resumes) a test's own lines: `=== RUN   NAME`, `=== CONT  NAME`. */
+const GO_RUN = /^=== (?:RUN|CONT)\s+(\S+)\s*$/;
+/** The end of a test's own lines: the next `=== …` or `--- …` line. */
+const GO_BOUNDARY = /^\s*(?:=== |--- )/;
+/** The most message lines taken from one `=== RUN` block. */
+const GO_MESSAGE_LINES = 20;
+
+/**
+ * The indexes of the lines of `lines` (escape sequences removed) that
+ * report a failure, ascending: the lines {@link isFailureLine} tells, and
+ * the messages of each test Go's `go test -v` reports failed. Go prints a
+ * failing test's messages (`x_test.go:17: got 1, want 2`, no failure word
+ * in them) under its `=== RUN   NAME` line, and its `--- FAIL: NAME` only
+ * after the test and its subtests ran, thousands of lines further down for
+ * a table of subtests: so the lines after `=== RUN   NAME` up to the next
+ * `=== ` or `--- ` line (at most 20 of them) count too. Never throws.
+ */
+export function failureLineIndexes(lines: readonly string[]): number[] {
+  const indexes: number[] = [];
+  const failedGoTests = new Set<string>();
+  for (let index = 0; index < lines.length; index++) {
+    if (!isFailureLine(lines[index])) continue;
+    indexes.push(index);
+    const goFail = GO_FAIL.exec(lines[index]);
+    if (goFail) failedGoTests.add(goFail[1]);
+  }
+  if (failedGoTests.size === 0) return indexes;
+  const chosen = new Set(indexes);
+  for (let index = 0; index < lines.length; index++) {
+    const run = GO_RUN.exec(lines[index]);
+    if (!run || !failedGoTests.has(run[1])) continue;
+    for (let at = index + 1; at < lines.length && at <= index + GO_MESSAGE_LINES; at++) {
+      if (GO_BOUNDARY.test(lines[at])) break;
+      chosen.add(at);
+    }
+  }
+  return [...chosen].sort((a, b) => a - b);
 }

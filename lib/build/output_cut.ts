@@ -9,7 +9,7 @@
 import { formatCount } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
 import { estimateTokens } from "../text/tokens.ts";
-import { isFailureLine } from "./failure_lines.ts";
+import { failureLineIndexes } from "./failure_lines.ts";
 
 /** Lines kept before each failure line. */
 export const LINES_BEFORE_FAILURE = 3;
@@ -41,10 +41,7 @@ export function fitOutput(output: string, maxTokens: number, logPath: string): s
   const cost = (index: number) => shown[index].length + 1;
 
   const keep = new Uint8Array(lines.length);
-  const failureLines: number[] = [];
-  for (let index = 0; index < lines.length; index++) {
-    if (isFailureLine(lines[index])) failureLines.push(index);
-  }
+  const failureLines = failureLineIndexes(lines);
   // First every failure line itself, as many as fit; then the lines around each kept one.
   const failureBudget = Math.floor(room * FAILURE_SHARE);
   let failureRoom = failureBudget;

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { isFailureLine } from "./failure_lines.ts";
+import { failureLineIndexes } from "./failure_lines.ts";
 
 /** The last lines of an output, and how many came before them. */
 export interface OutputTail {
@@ -53,16 +53,9 @@ export interface FailingTail {
 export function failingTail(output: string, count: number, maxFailures = 10): FailingTail {
   const tail = outputTail(output, count);
   const failures: string[] = [];
-  let found = 0;
-  let start = 0;
-  for (let index = 0; index < tail.omitted; index++) {
-    const newline = output.indexOf("\n", start);
-    const end = newline < 0 ? output.length : newline;
-    const line = output.slice(start, end);
-    start = end + 1;
-    if (!isFailureLine(line)) continue;
-    found++;
-    if (failures.length < maxFailures) failures.push(lastVersion(line));
-  }
-  return { failures, failuresOmitted: found - failures.length, tail };
+  // The lines above the tail: the first `tail.omitted` lines of the output.
+  const above = tail.omitted === 0 ? [] : output.split("\n", tail.omitted);
+  const found = failureLineIndexes(above);
+  for (const index of found.slice(0, maxFailures)) failures.push(lastVersion(above[index]));
+  return { failures, failuresOmitted: found.length - failures.length, tail };
 }

@@ -9,6 +9,7 @@
  */
 
 import { CodeCommitError, EXIT } from "../errors/errors.ts";
+import { checkPathSyntax } from "../guard/path_syntax.ts";
 import { formatCount } from "../text/numbers.ts";
 import { estimateTokens as estimateTextTokens, tokensOfBytes, utf8Length } from "../text/tokens.ts";
 
@@ -47,17 +48,16 @@ const NOT_FILES = new Set([FILENAMES, "END FILENAMES"]);
  */
 export function codebaseShares(text: string, count = 5): CodebaseShares {
   const sizes = new Map<string, number>();
-  const headers: number[] = text.startsWith("--- ") ? [0] : [];
+  const starts: number[] = text.startsWith("--- ") ? [0] : [];
   for (let at = text.indexOf("\n--- "); at >= 0; at = text.indexOf("\n--- ", at + 1)) {
-    headers.push(at + 1);
+    starts.push(at + 1);
   }
+  const headers = starts.filter((start) => isHeader(headerPath(text, start)));
   for (let index = 0; index < headers.length; index++) {
     const start = headers[index];
     const end = index + 1 < headers.length ? headers[index + 1] : text.length;
     const lineEnd = text.indexOf("\n", start);
-    const line = text.slice(start, lineEnd < 0 || lineEnd > end ? end : lineEnd);
-    if (!line.endsWith(" ---") || line.length <= 8) continue;
-    const path = line.slice(4, -4);
+    const path = headerPath(text, start);
     if (path === FILENAMES) {
       // A summary's list of names: each name counts for its file (and so for its folder).
       for (const name of text.slice(lineEnd + 1, end).split("\n")) {
@@ -86,6 +86,23 @@ export function codebaseShares(text: string, count = 5): CodebaseShares {
         share: total === 0 ? 0 : bytes / total,
       }));
   return { tokens: tokensOfBytes(total), folders: largest(folders), files: largest(sizes) };
+}
+
+/** The text between `--- ` and ` ---` of the line at `start`, or `""` when it is not that shape. */
+function headerPath(text: string, start: number): string {
+  const newline = text.indexOf("\n", start);
+  const line = text.slice(start, newline < 0 ? text.length : newline);
+  return line.endsWith(" ---") && line.length > 8 ? line.slice(4, -4) : "";
+}
+
+/**
+ * Whether a `--- x ---` line heads a block: `x` is a summary's list header
+ * or a path a rollup could hold. A line of a file's own text such as
+ * `--- pattern: './**' ---` (a README's example) is not: it stays part of
+ * the block it is in.
+ */
+function isHeader(path: string): boolean {
+  return path !== "" && (NOT_FILES.has(path) || checkPathSyntax(path) === undefined);
 }
 
 /** `node_modules/ 97 %, lib/ 2 %`: each share named with its percentage. Never throws. */

@@ -277,7 +277,9 @@ export function describeRollup(rollup: Rollup): string {
     (!rollup.excluded
       ? ""
       : `; ${plural(rollup.excluded, "tracked file")} left out by ${CODECOMMIT_IGNORE_FILE}`);
-  if (rollup.leftOut.length === 0) return `${head}; nothing left out`;
+  if (rollup.leftOut.length === 0) {
+    return `${head}; nothing ${rollup.excluded ? "else " : ""}left out`;
+  }
   const parts: string[] = [];
   for (const kind of Object.keys(LEFT_OUT_NAMES) as LeftOutKind[]) {
     const paths = rollup.leftOut.filter((entry) => entry.kind === kind).map((entry) => entry.path);

@@ -127,7 +127,7 @@ export async function openSession(
   runsBuilds = true,
   record: RunRecord = new RunRecord(),
 ): Promise<Session> {
-  const target = modelTarget(options.model);
+  const target = modelTarget(options.model, options.contextWindow);
   // Whether a local model has a server here depends on the command line and
   // the environment alone: told before anything else.
   const localBaseUrl = target.local ? localServer(target, options) : undefined;
@@ -292,6 +292,15 @@ export async function settleContainment(
 }
 
 /**
+ * The session's model with its limits: a local model's from its window
+ * (`--context-window`, or the default). Every prompt a session sends is
+ * measured against this one input limit. Never throws.
+ */
+export function sessionModel(session: Session): ModelTarget {
+  return modelTarget(session.options.model, session.options.contextWindow);
+}
+
+/**
  * Sends `prompt` to the session's model as every workflow does (see
  * {@link ask}): logged in `log` under `names`, shown on the session's
  * console, refused if it holds a key, interrupted by Ctrl-C, its tokens
@@ -310,7 +319,7 @@ export async function askModel(
   names: CallLogNames,
   prompt: string,
 ): Promise<LlmReply> {
-  const target = modelTarget(session.options.model, session.options.contextWindow);
+  const target = sessionModel(session);
   session.record.logDir = log.dir;
   const reply = await ask(session.client, prompt, {
     budget: {

@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
-import { FAILURE_PATTERNS, isFailureLine } from "../../lib/build/failure_lines.ts";
+import { FAILURE_PATTERNS, failureLineIndexes } from "../../lib/build/failure_lines.ts";
+
+/** Whether the table counts `line`, alone, as a failure line. */
+const isFailureLine = (line: string) => failureLineIndexes([line]).length === 1;
 
 Deno.test("isFailureLine: what test runners, compilers and npm print where something failed", () => {
   for (
@@ -16,6 +19,8 @@ Deno.test("isFailureLine: what test runners, compilers and npm print where somet
       "Tests:       1 failed, 7689 passed, 7690 total",
       "  ✗ adds cents",
       "  ✕ adds cents (3 ms)",
+      "  ● money › adds cents",
+      "  ● Test suite failed to run",
       "Error: Cannot find module 'x'",
       "TypeError: x is not a function",
       "AssertionError [ERR_ASSERTION]: 1 !== 2",
@@ -46,6 +51,7 @@ Deno.test("isFailureLine: passing lines and zero counts are not failures", () =>
       "test result: ok. 3 passed; 0 failed; 0 ignored",
       "    ✓ handles case 3 (1ms)",
       " PASS  src/a.test.js",
+      "  ● Console",
       "tests/test_a.py::test_b PASSED",
       "--- PASS: TestCase1 (0.00s)",
       "Found 0 errors. Watching for file changes.",

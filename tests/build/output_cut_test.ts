@@ -183,3 +183,38 @@ Deno.test("a line longer than a tenth of the room is shortened, saying by how mu
   assert(cut.includes("Error: boom"));
   assert(estimateTokens(cut) <= 5_250);
 });
+
+/**
+ * `go test -v` of a table of 5,000 subtests, one failing: its message is
+ * printed under its `=== RUN` line in the middle, its `--- FAIL:` line only
+ * after all subtests ran, thousands of lines further down.
+ */
+function goSubtests(): string {
+  const name = (n: number) => `TestRanges/range_${n}_satisfies_its_comparator_set`;
+  const lines = ["=== RUN   TestRanges"];
+  for (let n = 1; n <= 5000; n++) {
+    lines.push(`=== RUN   ${name(n)}`);
+    if (n === 2500) {
+      lines.push(`    ranges_test.go:17: go version 2500: got "1.2.3-beta", want "ok"`);
+    }
+    if (n === 3500) lines.push(`    ranges_test.go:20: a passing test's log line`);
+  }
+  lines.push("--- FAIL: TestRanges (0.10s)");
+  for (let n = 1; n <= 5000; n++) {
+    lines.push(`    --- ${n === 2500 ? "FAIL" : "PASS"}: ${name(n)} (0.00s)`);
+  }
+  lines.push("FAIL", "FAIL\texample.com/ranges\t0.112s", "FAIL", "");
+  return lines.join("\n");
+}
+
+Deno.test("a cut go test -v output keeps a failing subtest's message from far above its --- FAIL line", () => {
+  const output = goSubtests();
+  assert(estimateTokens(output) > BUDGET * 5, "the output must be cut");
+  const prompt = formatBuildForPrompt(failed(output), LOG, BUDGET);
+  assert.match(
+    prompt,
+    /\n=== RUN {3}TestRanges\/range_2500_satisfies_its_comparator_set\n {4}ranges_test\.go:17: go version 2500: got "1\.2\.3-beta", want "ok"\n/,
+  );
+  assert(prompt.includes("\n    --- FAIL: TestRanges/range_2500_satisfies_its_comparator_set"));
+  assert(!prompt.includes("a passing test's log line"), "a passing test's log is not a failure");
+});

@@ -39,3 +39,22 @@ Deno.test("failingTail: at most ten failure lines, the rest counted; none when a
   assert.equal(shown.failuresOmitted, 90);
   assert.deepEqual(failingTail("a\nError: x\nb\n", 20).failures, []);
 });
+
+Deno.test("failingTail: a failing Go subtest's message, printed far above its --- FAIL line, comes first", () => {
+  const lines = ["=== RUN   TestRanges"];
+  for (let n = 1; n <= 100; n++) {
+    lines.push(`=== RUN   TestRanges/case_${n}`);
+    if (n === 50) lines.push("    ranges_test.go:17: got 1, want 2");
+  }
+  lines.push("--- FAIL: TestRanges (0.10s)");
+  for (let n = 1; n <= 100; n++) {
+    lines.push(`    --- ${n === 50 ? "FAIL" : "PASS"}: TestRanges/case_${n}`);
+  }
+  lines.push("FAIL");
+  const { failures } = failingTail(`${lines.join("\n")}\n`, 20);
+  assert.deepEqual(failures, [
+    "    ranges_test.go:17: got 1, want 2",
+    "--- FAIL: TestRanges (0.10s)",
+    "    --- FAIL: TestRanges/case_50",
+  ]);
+});

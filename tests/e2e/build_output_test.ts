@@ -114,6 +114,30 @@ Deno.test("a 1 MB output is cut to a local model's window, and its failing line 
   }
 });
 
+Deno.test("the output is cut to the window --context-window gives, not the default one", async () => {
+  await using project = await makeProject({
+    buildScript: LONG_TAP_BUILD,
+    files: { "src/status.txt": "broken\n" },
+  });
+  const server = await startFakeLlmServer([openaiReply(BREAK), openaiReply(FIX)]);
+  try {
+    const run = await runTool(
+      project.root,
+      ["--sandbox", "off", "--model", "local:coder", "--context-window", "32768"],
+      { server },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(server.requests.length, 2, "the repair prompt was sent");
+    const repair = openaiText(server.requests[1]);
+    assert.match(repair, /\nnot ok 3845 - Cannot read properties of null/);
+    assert.match(repair, /\[code-commit: the build printed 7,695 lines, more than the prompt/);
+    const limit = modelTarget("local:coder", 32768).inputLimit;
+    assert(estimateTokens(repair) <= limit, `${estimateTokens(repair)} tokens, limit ${limit}`);
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("a key printed with an escape sequence inside it is still masked once the escape is removed", async () => {
   const split = `${GEMINI_KEY.slice(0, 10)}\\033[1m${GEMINI_KEY.slice(10)}`;
   await using project = await makeProject({

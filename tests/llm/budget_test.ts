@@ -59,3 +59,18 @@ Deno.test("checkPromptBudget: within the limit passes; past it, exit 3 naming th
   assert.match(error.message, /\.codecommitignore/);
   assert.match(error.message, /--context-window TOKENS/);
 });
+
+Deno.test("codebaseShares: a `--- x ---` line of a file's own text, x no path, stays in that file", () => {
+  // As glob's README shows its patterns: lines no rollup header could be.
+  const readme = "# glob\n" +
+    Array.from({ length: 40 }, (_, i) => `--- pattern: './**/${i}/**/*.txt' ---\n~~~\n`).join("");
+  const text = "--- node_modules/glob/README.md ---\n" + readme +
+    "--- src/main.ts ---\n" + "c".repeat(100) + "\n";
+  const shares = codebaseShares(text);
+  assert.deepEqual(shares.folders.map((s) => s.path), ["node_modules/", "src/"]);
+  assert.deepEqual(shares.files.map((s) => s.path), ["node_modules/glob/README.md", "src/main.ts"]);
+  assert.equal(
+    shares.files[0].tokens,
+    tokensOfBytes(utf8Length(`--- node_modules/glob/README.md ---\n${readme}`)),
+  );
+});

@@ -10,14 +10,13 @@ import { EXIT, type ExitStatus, interruption } from "../../errors/errors.ts";
 import type { LlmReply } from "../../llm/types.ts";
 import { type CallLogNames, INITIAL_QUERY, repairQuery } from "../../logger/log_names.ts";
 import type { RunLog } from "../../logger/run_log.ts";
-import { askModel, type Session } from "../../session/session.ts";
+import { askModel, type Session, sessionModel } from "../../session/session.ts";
 import {
   buildPassed,
   type BuildResult,
   describeBuildEnd,
   formatBuildForPrompt,
 } from "../../build/run_build.ts";
-import { modelTarget } from "../../llm/models.ts";
 import { estimateTokens } from "../../text/tokens.ts";
 import { replyProse } from "../../reply/prose.ts";
 import type { Console } from "../../console/console.ts";
@@ -210,7 +209,7 @@ function repairPromptFor(
   const rest = estimateTokens(repairPrompt("", query, codebase, replacements));
   const room = Math.max(
     MIN_OUTPUT_TOKENS,
-    modelTarget(session.client.model).inputLimit - rest - OUTPUT_FRAME_TOKENS,
+    sessionModel(session).inputLimit - rest - OUTPUT_FRAME_TOKENS,
   );
   // Masked again once escape sequences are gone: a key printed with colours inside it is whole now.
   const output = session.redactor.redact(
