@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { applyOperations } from "../../lib/apply/apply.ts";
+import { type ApplyFileSystem, applyOperations, denoFileSystem } from "../../lib/apply/apply.ts";
 import { RunJournal } from "../../lib/apply/journal.ts";
 import { readJournal } from "../../lib/apply/journal_store.ts";
 import { recoverFirst } from "../../lib/apply/recovery.ts";
@@ -108,5 +108,60 @@ Deno.test("a run stopped between its first completion mark and its header's rena
     ]);
     assert.equal((await readJournal(root)).run?.workflow, "auto workflow");
     assert.deepEqual(await undoable(root), { "notes.txt": "first\n" });
+  });
+});
+
+/** Runs `chattr` on `path`; false when the file system does not take the attribute. */
+function chattr(flag: string, path: string): boolean {
+  const output = new Deno.Command("chattr", { args: [flag, path], stdout: "null", stderr: "null" })
+    .outputSync();
+  return output.success;
+}
+
+Deno.test("a header that cannot be renamed once the first apply's mark is on disk: the apply stands, never half rolled back", async () => {
+  await withProject({ "a.txt": "a0\n", "b.txt": "b0\n" }, async (root) => {
+    const first = new RunJournal(root, { workflow: "committing code" });
+    await applyOperations(root, [write("a.txt", "a1\n"), write("b.txt", "b1\n")], {
+      journal: first,
+    });
+    const runFile = join(root, JOURNAL, "run.json");
+    // run.json immutable: the pending header cannot be renamed over it (EPERM), while the
+    // journal folder still takes the new run's record and mark.
+    if (!chattr("+i", runFile)) {
+      console.log("skipped: chattr +i is not available here (not root, or not ext2/3/4)");
+      return;
+    }
+    try {
+      // Once both renames of the reply are made, the disk fails: the rollback restores one
+      // file (the last written), then cannot write the other.
+      let renames = 0;
+      const failing = () => Promise.reject(new Deno.errors.PermissionDenied("read-only (test)"));
+      const fs: ApplyFileSystem = {
+        ...denoFileSystem,
+        rename: (from, to) => ++renames > 3 ? failing() : denoFileSystem.rename(from, to),
+        writeNewFile: (path, data, mode, onCreated) =>
+          renames >= 3 ? failing() : denoFileSystem.writeNewFile(path, data, mode, onCreated),
+      };
+      const second = new RunJournal(root, { workflow: "auto workflow" });
+      const outcome = await applyOperations(
+        root,
+        [write("a.txt", "a2\n"), write("b.txt", "b2\n")],
+        { journal: second, fs },
+      ).then(() => "applied", (error) => `${error}`);
+      const a = Deno.readTextFileSync(join(root, "a.txt"));
+      const b = Deno.readTextFileSync(join(root, "b.txt"));
+      // The run still knows what it changed while its header waits to be renamed.
+      const changed = outcome === "applied" ? [...(await second.runChanges()).keys()].sort() : [];
+      // Whatever the outcome, the next start must find the project as the journal says.
+      chattr("-i", runFile);
+      assert.equal(await recoverFirst(root, () => {}), false, outcome);
+      assert.deepEqual([a, b], ["a2\n", "b2\n"], outcome);
+      assert.equal(outcome, "applied");
+      assert.deepEqual(changed, ["a.txt", "b.txt"]);
+      assert.equal((await readJournal(root)).run?.workflow, "auto workflow");
+      assert.deepEqual(await undoable(root), { "a.txt": "a1\n", "b.txt": "b1\n" });
+    } finally {
+      chattr("-i", runFile);
+    }
   });
 });
