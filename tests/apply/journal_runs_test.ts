@@ -12,6 +12,7 @@ import { RunJournal } from "../../lib/apply/journal.ts";
 import { readJournal } from "../../lib/apply/journal_store.ts";
 import { recoverFirst } from "../../lib/apply/recovery.ts";
 import { planUndo } from "../../lib/apply/undo.ts";
+import { IN_CI } from "../support/ci.ts";
 import { withProject } from "../support/project.ts";
 
 const JOURNAL = "agent-config/journal";
@@ -164,4 +165,84 @@ Deno.test("a header that cannot be renamed once the first apply's mark is on dis
       chattr("-i", runFile);
     }
   });
+});
+
+/** Where `strace` is, or undefined: the kills at a chosen rename need it. */
+const STRACE = ["/usr/bin/strace", "/bin/strace"].find((path) => {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+});
+
+/**
+ * Runs `second_run_in_child.ts` in `mode` on `root` under `strace`, which
+ * SIGKILLs it as it first renames the journal's pending header (strace
+ * matches a rename by its first path). Returns what it printed.
+ */
+async function killedAtPromotion(strace: string, mode: string, root: string): Promise<string> {
+  const calls = "rename,renameat,renameat2";
+  const child = await new Deno.Command(strace, {
+    args: [
+      "-f",
+      "-qq",
+      "-o",
+      "/dev/null",
+      "-P",
+      join(root, JOURNAL, "next-run.json"),
+      "-e",
+      `trace=${calls}`,
+      "-e",
+      `inject=${calls}:signal=SIGKILL:when=1`,
+      Deno.execPath(),
+      "run",
+      `--allow-read=${root}`,
+      `--allow-write=${root}`,
+      new URL("./second_run_in_child.ts", import.meta.url).pathname,
+      mode,
+      root,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  return `${decoder.decode(child.stdout)}${decoder.decode(child.stderr)}`.trim();
+}
+
+Deno.test({
+  name:
+    "[strace] a new run SIGKILLed as its header is renamed, then its recovery too: the tree and the undo record agree",
+  ignore: STRACE === undefined && !IN_CI,
+  async fn() {
+    if (STRACE === undefined) throw new Error("strace is not installed (.ci/run installs it)");
+    await withProject({ "a.txt": "a0\n", "b.txt": "b0\n" }, async (root) => {
+      const first = new RunJournal(root, { workflow: "committing code" });
+      await applyOperations(root, [write("a.txt", "a1\n"), write("b.txt", "b1\n")], {
+        journal: first,
+      });
+      assert.equal(await killedAtPromotion(STRACE, "apply", root), "", "the apply was killed");
+      assert.ok(journalNames(root).includes("next-run.json"), "killed before the rename");
+      assert.equal(await killedAtPromotion(STRACE, "recover", root), "", "recovery was killed");
+      assert.equal(await recoverFirst(root, () => {}), false);
+      assert.deepEqual(
+        [Deno.readTextFileSync(join(root, "a.txt")), Deno.readTextFileSync(join(root, "b.txt"))],
+        ["a2\n", "b2\n"],
+      );
+      assert.equal((await readJournal(root)).run?.workflow, "auto workflow");
+      assert.deepEqual(await undoable(root), { "a.txt": "a1\n", "b.txt": "b1\n" });
+      assert.deepEqual(journalNames(root), [
+        "apply-2.done",
+        "apply-2.first",
+        "apply-2.record",
+        "run.json",
+      ]);
+      assert.deepEqual(
+        [...Deno.readDirSync(root)].map((entry) => entry.name).filter((name) =>
+          name.includes(".code-commit-")
+        ),
+        [],
+      );
+    });
+  },
 });
