@@ -130,7 +130,11 @@ export class RunJournal implements ApplyJournal {
     if (inspect(dir)?.isDirectory !== true) return kept;
     const names = new Set(listNamesQuietly(dir));
     if (!names.has(RUN_FILE)) return kept;
-    const run = await parseJson(dir, RUN_FILE, RunSchema) as RunHeader;
+    let run = await parseJson(dir, RUN_FILE, RunSchema) as RunHeader;
+    // A run whose header could not be renamed yet is still `next-run.json` (the run all the same).
+    if (run.id !== header.id && this.#pending && names.has(NEXT_RUN_FILE)) {
+      run = await parseJson(dir, NEXT_RUN_FILE, RunSchema) as RunHeader;
+    }
     if (run.id !== header.id) return kept;
     for (const { n } of this.#completed) {
       const files = applyFiles(n);

@@ -134,7 +134,10 @@ export interface RunMemory {
   readonly completed: CompletedApply[];
   /** Whether the run is still pending (its first apply's mark must be synced before promotion). */
   readonly pending?: () => boolean;
-  /** Called once an apply's mark is on disk (a pending run's header is then promoted); may throw. */
+  /**
+   * Called once an apply's mark is on disk (a pending run's header is then promoted); what it
+   * throws is ignored: the apply is complete, and the next start finishes the promotion.
+   */
   readonly onComplete?: () => void;
 }
 
@@ -256,11 +259,22 @@ export class DiskRecorder implements ApplyRecorder {
       apply: this.#n,
       post: post.map((state) => ({ path: state.path, after: state.after })),
     };
+    const mark = `${this.#dir}/${applyFiles(this.#n).done}`;
     try {
       await writeJson(this.#dir, applyFiles(this.#n).done, done, this.#memory.pending?.() === true);
-      this.#memory.onComplete?.();
     } catch (error) {
-      throw this.#failure("mark the apply complete in the journal", error);
+      // A mark renamed into place whose folder could not be synced is taken back, so that the
+      // rollback that follows is recorded as incomplete; a mark that stays (the disk refused
+      // even that) makes the apply complete: the journal never says complete of an apply
+      // that was rolled back halfway.
+      removeQuietly(mark);
+      if (!present(mark)) throw this.#failure("mark the apply complete in the journal", error);
+    }
+    try {
+      this.#memory.onComplete?.();
+    } catch {
+      // The mark is on disk, so the apply is complete whatever follows: a pending run's header
+      // not renamed yet is read as the run (readJournal), and the next start renames it.
     }
     removeQuietly(`${this.#dir}/${applyFiles(this.#n).again}`);
     for (const entry of this.#entries) this.#memory.touched.add(entry.path);
@@ -279,5 +293,14 @@ export class DiskRecorder implements ApplyRecorder {
       `cannot ${what} in ${JOURNAL_DIR}/: ${messageOf(error)}`,
       { cause: error },
     );
+  }
+}
+
+/** Whether something is at `path` (a path that cannot be inspected counts as present). Never throws. */
+function present(path: string): boolean {
+  try {
+    return inspect(path) !== undefined;
+  } catch {
+    return true;
   }
 }

@@ -282,8 +282,9 @@ async function readHolder(file: Deno.FsFile): Promise<LockHolder | undefined> {
 }
 
 /**
- * The lock held through `file`. Releasing removes the lock file (and the
- * folder, when the lock made it and nothing else is in it), so a run
+ * The lock held through `file`. Releasing removes the lock file when it is
+ * still this lock's (and the folder, when the lock made it and nothing else
+ * is in it), so a run
  * leaves the project as it found it; a process that opened the file just
  * before finds, once it has the lock, that the path is no longer its file,
  * and opens the lock again.
@@ -302,7 +303,9 @@ function heldLock(
       if (released) return;
       released = true;
       try {
-        Deno.removeSync(path);
+        // Only this lock's own file: one removed by hand while held may have been made again
+        // by the next holder, whose lock must stay.
+        if (holdsPath(file, path)) Deno.removeSync(path);
         if (madeFolder && isEmpty(folder)) Deno.removeSync(folder);
       } catch {
         // The kernel releases the lock below in any case.
@@ -314,6 +317,17 @@ function heldLock(
       }
     },
   };
+}
+
+/** Whether the file at `path` (no link followed) is the open `file`. Never throws. */
+function holdsPath(file: Deno.FsFile, path: string): boolean {
+  try {
+    const open = file.statSync();
+    const there = Deno.lstatSync(path);
+    return there.isFile && there.ino === open.ino && there.dev === open.dev;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether `folder` is empty. */

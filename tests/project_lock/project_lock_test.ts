@@ -152,3 +152,22 @@ Deno.test("the lock never writes through a link: agent-config a link, or the loc
     await Deno.remove(outside, { recursive: true });
   }
 });
+
+Deno.test("a holder whose lock file was removed under it never removes the next holder's lock file", async () => {
+  const root = await Deno.makeTempDir({ prefix: "code-commit-lock-" });
+  try {
+    const first = await lockProject(root, "committing code");
+    // Removed by hand (a `git clean -fdX`) while held: a second process takes a new lock file.
+    Deno.removeSync(join(root, LOCK_FILE));
+    const second = await lockProject(root, "--undo");
+    first.release();
+    try {
+      await assert.rejects(lockProject(root, "--cc"), ProjectLockedError);
+    } finally {
+      second.release();
+    }
+    assert.throws(() => Deno.lstatSync(join(root, LOCK_FILE)), Deno.errors.NotFound);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
