@@ -24,6 +24,7 @@
  * @module
  */
 import { z } from "zod";
+import { CodeCommitError, EXIT } from "../errors/errors.ts";
 import { readSmallFileSync } from "../file_system/bounded_read.ts";
 import { runSystemProgram } from "../permissions/system_programs.ts";
 import { nameSome } from "../text/change_list.ts";
@@ -138,8 +139,12 @@ export type KillProcesses = (pids: readonly number[]) => Promise<void>;
  * `root`, if its record is there: every process of its session and of any
  * session a process carrying its token is in (see the module's comment),
  * and tells `warn` in one line. Call it holding the project's lock.
- * Removes the record. Never throws (a process that cannot be ended is
- * said so).
+ * Removes the record once nothing of the build is left.
+ *
+ * @throws {CodeCommitError} (a set-up error) when the build's processes
+ * cannot be looked for or ended: such a build could still write the
+ * project while this run recovers or applies, so nothing may go on. The
+ * record stays, for the next start to try again.
  */
 export async function endLeftBuild(
   root: string,
@@ -166,11 +171,12 @@ export async function endLeftBuild(
     }
     const still = buildProcesses(await system.list(record.token), record, now());
     if (still.length > 0) {
-      warn(
+      throw new CodeCommitError(
         `could not end the build a killed code-commit (PID ${record.runner}) left running: ` +
-          `processes ${nameSome(still.map(String))} are still there`,
+          `processes ${nameSome(still.map(String))} are still there and could still change ` +
+          "the project; end them (kill -9), then run code-commit again",
+        EXIT.setup,
       );
-      return;
     }
     if (ended.size > 0) {
       warn(
@@ -183,9 +189,14 @@ export async function endLeftBuild(
     }
     removeQuietly(path);
   } catch (error) {
-    warn(
-      `could not look for the build a killed code-commit (PID ${record.runner}) left running: ` +
-        (error as Error).message,
+    if (error instanceof CodeCommitError) throw error;
+    throw new CodeCommitError(
+      `could not look for the build a killed code-commit (PID ${record.runner}) left running ` +
+        `(${(error as Error).message}); it could still change the project: make sure no ` +
+        `build.sh of that run is still running, remove ${BUILD_RECORD_FILE}, then run ` +
+        "code-commit again",
+      EXIT.setup,
+      { cause: error },
     );
   }
 }

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { CodeCommitError, EXIT } from "../../lib/errors/errors.ts";
 import {
   BUILD_RECORD_FILE,
   buildProcesses,
@@ -104,5 +105,32 @@ Deno.test("a record that says nothing usable is removed with one line, and nothi
   });
   assert.equal(lines.length, 1);
   assert.match(lines[0], /does not say which build/);
+  await Deno.remove(root, { recursive: true });
+});
+
+Deno.test("a left build that cannot be ended, or looked for, stops the start (exit 3), record kept", async () => {
+  const root = await Deno.makeTempDir();
+  await Deno.mkdir(join(root, "agent-config"));
+  const now = Date.now();
+  const tracker = trackBuilds(root, () => now);
+  tracker.starting();
+  tracker.started(4242);
+  const stubborn = [{ pid: 4243, sid: 4242, elapsed: 1, marked: true }];
+  const cases = [
+    // kill does nothing: the build's processes are still there after every round.
+    { list: () => Promise.resolve(stubborn), kill: () => Promise.resolve() },
+    // ps cannot be run: nobody can tell whether the build still runs.
+    { list: () => Promise.reject(new Error("ps failed")), kill: () => Promise.resolve() },
+  ];
+  for (const system of cases) {
+    const error = await endLeftBuild(root, () => {}, system, () => now + 1_000).then(
+      () => assert.fail("went on"),
+      (error) => error,
+    );
+    assert.ok(error instanceof CodeCommitError, String(error));
+    assert.equal(error.exitCode, EXIT.setup);
+    assert.match(error.message, /could (not end|not look for) the build .* run code-commit again/);
+    assert.ok(await Deno.lstat(join(root, BUILD_RECORD_FILE)), "the record stays");
+  }
   await Deno.remove(root, { recursive: true });
 });
