@@ -30,6 +30,7 @@ import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
 import { denoFileSystem, type FileSystem, under } from "../file_system/file_system.ts";
 import { isMissing } from "../file_system/lstat.ts";
 import { removeIfPresent } from "../file_system/write_atomically.ts";
+import { formatUtc } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
 import { nameSome } from "../text/change_list.ts";
 import { ApplyError, type ApplyOperation, applyOperations } from "./apply.ts";
@@ -186,7 +187,9 @@ async function finishUndo(
     }
   }
   await markUndone(whole, run, new Date());
-  return `finished an interrupted code-commit --undo of the ${run.workflow} run started ${run.startedAt}: its files were restored already; ${
+  return `finished an interrupted code-commit --undo of the ${run.workflow} run started ${
+    formatUtc(run.startedAt)
+  }: its files were restored already; ${
     plural(removed, "empty folder")
   } it had made removed, and the run is marked undone`;
 }

@@ -16,6 +16,7 @@ import { denoFileSystem, type FileSystem, under } from "../file_system/file_syst
 import { removeIfPresent } from "../file_system/write_atomically.ts";
 import { type ChangedFile, nameSome } from "../text/change_list.ts";
 import { countFileLineChanges } from "../text/diff.ts";
+import { formatUtc } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
 import { type ApplyOperation, applyOperations } from "./apply.ts";
 import { contentHash } from "./content_hash.ts";
@@ -98,14 +99,15 @@ export async function planUndo(
   const completed = stored.applies.filter((apply) =>
     apply.done !== undefined && apply.record.run === run.id
   );
-  const runDescription =
-    `the most recent run that changed files (${run.workflow}, started ${run.startedAt})`;
+  const runDescription = `the most recent run that changed files (${run.workflow}, started ${
+    formatUtc(run.startedAt)
+  })`;
   if (run.undoneAt !== undefined || completed.some((apply) => apply.record.kind === "undo")) {
     if (run.undoneAt === undefined) await markUndone(stored, run, new Date());
     return {
       kind: "nothing",
       reason: `${runDescription} was undone already${
-        run.undoneAt === undefined ? "" : ` (${run.undoneAt})`
+        run.undoneAt === undefined ? "" : ` (on ${formatUtc(run.undoneAt)})`
       }; a run is undone once`,
     };
   }

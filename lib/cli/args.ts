@@ -58,11 +58,14 @@ const FLAGS: ReadonlyMap<string, { readonly takesValue: boolean; readonly short?
 /**
  * Whether `args` hold `--json` among the flags (before a `--`), read
  * without parsing them: a run whose command line is wrong still ends with
- * the JSON object. Never throws.
+ * the JSON object. `--json=VALUE` counts too: its usage error ("takes no
+ * value") reaches a script as the object it asked for. Never throws.
  */
 export function wantsJson(args: readonly string[]): boolean {
   const end = args.indexOf("--");
-  return (end === -1 ? args : args.slice(0, end)).includes("--json");
+  return (end === -1 ? args : args.slice(0, end)).some((arg) =>
+    arg === "--json" || arg.startsWith("--json=")
+  );
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { EXIT, EXIT_CLASS, type ExitStatus } from "../errors/errors.ts";
+import { isLocalModel, type ModelId } from "../llm/models.ts";
 import type { RunRecord } from "./run_record.ts";
 
 /** The names of the exit classes (`ok`, `failed`, `usage`, ...), as {@link EXIT} has them. */
@@ -71,7 +72,11 @@ export function jsonResult(record: RunRecord, status: ExitStatus, error?: string
       thinking: tally.thinking,
       cached: tally.cached,
     },
-    costUsd: tally.cost.kind === "local" ? null : tally.cost.nanoUsd / 1e9,
+    // A local model has no price, whether or not a call was made: null, not 0.
+    costUsd: tally.cost.kind === "local" ||
+        (record.model !== undefined && isLocalModel(record.model as ModelId))
+      ? null
+      : tally.cost.nanoUsd / 1e9,
     log: record.logDir ?? null,
     prose: [...record.prose],
     error: error ?? null,

@@ -63,9 +63,10 @@ export async function readSettings(root: string): Promise<GivenOptions> {
     json = JSON.parse(new TextDecoder().decode(bytes));
   } catch (error) {
     throw new CodeCommitError(
-      `${SETTINGS_FILE} is not JSON (${
+      // The parser's message may hold parentheses itself ("(line 1 column 2)").
+      `${SETTINGS_FILE} is not JSON: ${
         (error as Error).message
-      }): write one object such as {"model": "gpt-5"}, or delete the file`,
+      }; write one object such as {"model": "gpt-5"}, or delete the file`,
       EXIT.setup,
     );
   }

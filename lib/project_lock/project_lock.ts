@@ -23,6 +23,7 @@
  */
 import { z } from "zod";
 import { CodeCommitError, EXIT } from "../errors/errors.ts";
+import { formatUtc } from "../text/numbers.ts";
 
 /** The folder of the lock (hidden from contained builds). */
 export const LOCK_FOLDER = "agent-config";
@@ -112,7 +113,7 @@ export async function lockProject(
         file.close();
         continue;
       }
-      const holder: LockHolder = { pid: Deno.pid, workflow, startedAt: formatStart(now) };
+      const holder: LockHolder = { pid: Deno.pid, workflow, startedAt: formatUtc(now) };
       await file.truncate(0);
       await file.write(new TextEncoder().encode(`${JSON.stringify(holder)}\n`));
       return heldLock(file, path, folder, madeFolder);
@@ -163,11 +164,6 @@ async function linkedFolder(folder: string): Promise<ProjectLock | undefined> {
       }
     },
   };
-}
-
-/** `2026-11-27 07:40:00 UTC`. */
-function formatStart(at: Date): string {
-  return `${at.toISOString().slice(0, 19).replace("T", " ")} UTC`;
 }
 
 /** Makes `agent-config/` when it is missing; tells whether it did. */

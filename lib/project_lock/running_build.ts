@@ -28,6 +28,7 @@ import { CodeCommitError, EXIT } from "../errors/errors.ts";
 import { readSmallFileSync } from "../file_system/bounded_read.ts";
 import { runSystemProgram } from "../permissions/system_programs.ts";
 import { nameSome } from "../text/change_list.ts";
+import { formatUtc } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
 import { LOCK_FOLDER } from "./project_lock.ts";
 
@@ -182,9 +183,7 @@ export async function endLeftBuild(
       warn(
         `ended the build a killed code-commit (PID ${record.runner}) left running (${
           plural(ended.size, "process", "processes")
-        }, started ${
-          new Date(record.recordedAt).toISOString().slice(0, 19).replace("T", " ")
-        } UTC)`,
+        }, started ${formatUtc(new Date(record.recordedAt))})`,
       );
     }
     removeQuietly(path);

@@ -19,6 +19,17 @@ export function formatCount(n: number): string {
   return whole < 0 ? `-${out}` : out;
 }
 
+/**
+ * A moment as people read it in a message, to the second, in UTC:
+ * `2026-11-27 07:40:00 UTC`. An ISO string is taken too; one that is no
+ * date comes back as it is. Never throws.
+ */
+export function formatUtc(at: Date | string): string {
+  const date = typeof at === "string" ? new Date(at) : at;
+  if (Number.isNaN(date.getTime())) return String(at);
+  return `${date.toISOString().slice(0, 19).replace("T", " ")} UTC`;
+}
+
 /** Milliseconds as seconds for people: `0.3s`, `58s`, `1.25s`. Never throws. */
 export function formatSeconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(2))}s`;

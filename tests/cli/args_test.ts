@@ -270,7 +270,8 @@ Deno.test("--json is found in a command line that does not parse, and not after 
   assert.equal(wantsJson(["--json", "--cc", "--aw"]), true);
   assert.equal(wantsJson(["--cc"]), false);
   assert.equal(wantsJson(["--", "--json"]), false, "after --, it is no flag");
-  assert.equal(wantsJson(["--json=yes"]), false);
+  assert.equal(wantsJson(["--json=yes"]), true, "--json=yes is a usage error, answered in JSON");
+  assert.equal(wantsJson(["--jsonx"]), false);
 });
 
 Deno.test("the options of a workflow that talks to no model are refused with it: --model, --llm-timeout", () => {

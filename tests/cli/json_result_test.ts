@@ -84,6 +84,14 @@ Deno.test("the object carries what the record collected: attempts, changes, toke
   assert.equal(jsonResult(record, EXIT.ok).costUsd, null, "a local model has no price");
 });
 
+Deno.test("a local model's run that made no call (a prompt past its window) has costUsd null, not 0", () => {
+  const record = new RunRecord();
+  record.model = "local:llama3";
+  assert.equal(jsonResult(record, EXIT.setup).costUsd, null);
+  record.model = "gpt-5";
+  assert.equal(jsonResult(record, EXIT.setup).costUsd, 0, "a priced model with no call costs 0");
+});
+
 Deno.test("every exit status has its class name in the object", () => {
   for (const [name, status] of Object.entries(EXIT)) {
     assert.equal(jsonResult(new RunRecord(), status).exit.class, name);

@@ -11,6 +11,7 @@ import { readSettings, readsSettings } from "../../lib/cli/settings.ts";
 import { SETTINGS } from "../../lib/cli/options.ts";
 import { CodeCommitError } from "../../lib/errors/errors.ts";
 import { tempProject, withProject } from "../support/project.ts";
+import { nestedParentheses } from "../support/run_tool.ts";
 
 const FILE = "agent-config/settings.json";
 
@@ -40,6 +41,7 @@ async function assertSetupError(promise: Promise<unknown>, ...parts: string[]) {
       assert(error.message.includes(part), `${JSON.stringify(error.message)} lacks ${part}`);
     }
     assert(!error.message.includes("\n"), "one line");
+    assert.deepEqual(nestedParentheses(error.message), [], "no parentheses inside parentheses");
     return true;
   });
 }
@@ -161,6 +163,7 @@ const BAD_FILES: [string, string[]][] = [
     "localBaseUrl in agent-config/settings.json uses ftp://",
   ]],
   ['{"model": "gpt-5",}', ["is not JSON"]],
+  ["{bad", ["is not JSON: ", 'write one object such as {"model": "gpt-5"}']],
   ['["gpt-5"]', ["must hold one JSON object"]],
   ["null", ["must hold one JSON object"]],
 ];

@@ -766,9 +766,9 @@ const STRUCTURE_ERRORS: readonly [string, Record<string, string | null>, RegExp[
       "src/util/ModuleDependencies.md": "# Module Dependencies\n\nsrc/nowhere\n",
     },
     [
-      /^code-commit: src\/core \(src\/core\/UserSpecification\.md\) has no ModuleDependencies\.md/m,
-      /^code-commit: src\/util .*src\/nowhere names no module/m,
-      /^code-commit: the modules have 2 problems \(listed above\); fix them, then run again$/m,
+      /^code-commit: the modules have 2 problems; fix them, then run again:$/m,
+      /^ {2}- src\/core \(src\/core\/UserSpecification\.md\) has no ModuleDependencies\.md/m,
+      /^ {2}- src\/util .*src\/nowhere names no module/m,
     ],
   ],
 ];
@@ -862,11 +862,11 @@ Deno.test("auto workflow: the modules are checked again after each passed task",
   assert.deepEqual(tasks, ["src/core self-consistent", "src/core implemented"]);
   assert.match(
     run.stderr,
-    /^code-commit: src\/util \(src\/util\/UserSpecification\.md\): src\/util\/ModuleDependencies\.md line 1 must be exactly/m,
+    /^code-commit: after src\/core \(src\/core\/UserSpecification\.md\), stage implemented passed \(and was recorded\), the modules have 1 problem; fix them, then run again:$/m,
   );
   assert.match(
     run.stderr,
-    /^code-commit: after src\/core \(src\/core\/UserSpecification\.md\), stage implemented passed \(and was recorded\), the modules have 1 problem \(listed above\): fix them, then run again$/m,
+    /^ {2}- src\/util \(src\/util\/UserSpecification\.md\): src\/util\/ModuleDependencies\.md line 1 must be exactly/m,
   );
   assert.deepEqual(
     await cacheFiles(project),

@@ -135,7 +135,7 @@ Deno.test("--init in a repository of each kind: .gitignore, agent-config/, an em
     assert.match(run.stdout, /^Next steps:$/m);
     assert.match(
       run.stdout,
-      /^Optional: agent-config\/settings\.json can hold the model, .*--init does not create it\.$/m,
+      /^Optional: agent-config\/settings\.json can hold the model, .*see docs\/cli\.md in code-commit's own folder\. --init does not create it\.$/m,
     );
     assert.match(run.stdout, /agent-config\/gemini-key\.txt/);
     assert.match(run.stdout, /agent-config\/openai-key\.txt/);

@@ -114,7 +114,7 @@ Deno.test("--undo takes a run of two attempts back as a whole: contents, modes, 
   assert.equal(again.code, EXIT.setup);
   assert.match(
     again.stderr,
-    /^code-commit: nothing to undo: the most recent run that changed files \(committing code, started .*\) was undone already \(.*\); a run is undone once$/m,
+    /^code-commit: nothing to undo: the most recent run that changed files \(committing code, started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\) was undone already \(on \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\); a run is undone once$/m,
   );
   assert.deepEqual(await tree(project.root), before);
 });

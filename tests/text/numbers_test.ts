@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { formatCount, formatSeconds, formatUsd } from "../../lib/text/numbers.ts";
+import { formatCount, formatSeconds, formatUsd, formatUtc } from "../../lib/text/numbers.ts";
 
 for (
   const [n, expected] of [
@@ -52,3 +52,9 @@ for (const [dollars, expected] of DOLLARS) {
   Deno.test(`formatUsd(${dollars}) is ${expected}`, () =>
     assert.equal(formatUsd(dollars), expected));
 }
+
+Deno.test("formatUtc: a moment to the second in UTC, from a Date or an ISO string", () => {
+  assert.equal(formatUtc(new Date("2026-11-27T07:40:00.705Z")), "2026-11-27 07:40:00 UTC");
+  assert.equal(formatUtc("2026-11-27T09:11:37.705Z"), "2026-11-27 09:11:37 UTC");
+  assert.equal(formatUtc("not a date"), "not a date");
+});

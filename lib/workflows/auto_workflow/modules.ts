@@ -31,12 +31,17 @@ export class StructureError extends CodeCommitError {
   /** What the search for modules left out, one line each (see `Discovery` in discovery.ts); shown before the problems. */
   readonly warnings: readonly string[];
 
-  /** Makes the error; its message is the one problem, or a count when there are several. */
+  /**
+   * Makes the error; its message is the one problem, or, when there are
+   * several, a count followed by every problem on a line of its own (so the
+   * message alone, as `--json` reports it, holds them all).
+   */
   constructor(problems: readonly string[], warnings: readonly string[] = []) {
     super(
       problems.length === 1
         ? problems[0]
-        : `the modules have ${problems.length} problems (listed above); fix them, then run again`,
+        : `the modules have ${problems.length} problems; fix them, then run again:\n` +
+          problems.map((problem) => `  - ${problem}`).join("\n"),
       EXIT.setup,
     );
     this.name = "StructureError";

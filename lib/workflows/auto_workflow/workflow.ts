@@ -50,7 +50,7 @@ function describeLevels(modules: readonly Module[]): string {
 
 /**
  * Loads the modules, printing each warning of the search not in `warned` yet
- * (and adding it), and every problem before the error when there are several.
+ * (and adding it); the error thrown lists every problem.
  */
 async function loadModulesReported(
   session: Session,
@@ -64,13 +64,11 @@ async function loadModulesReported(
   } catch (error) {
     if (!(error instanceof StructureError)) throw error;
     warnOnce(session, error.warnings, warned);
-    if (error.problems.length > 1 || after !== undefined) {
-      for (const problem of error.problems) session.console.error(problem);
-    }
     if (after === undefined) throw error;
     throw new StructureError([
       `after ${describeTask(after)} passed (and was recorded), the modules have ` +
-      `${plural(error.problems.length, "problem")} (listed above): fix them, then run again`,
+      `${plural(error.problems.length, "problem")}; fix them, then run again:\n` +
+      error.problems.map((problem) => `  - ${problem}`).join("\n"),
     ]);
   }
 }

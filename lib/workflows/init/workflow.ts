@@ -270,7 +270,7 @@ async function nextSteps(root: string, moveStarter: boolean): Promise<string[]> 
     ...steps.map((step, index) => `  ${index + 1}. ${step}`),
     // The settings file is optional and personal: --init names it and makes none.
     `Optional: ${SETTINGS_FILE} can hold the model, the timeouts, the sandbox and more for ` +
-    "every run (a flag beats it); see docs/cli.md. --init does not create it.",
+    "every run (a flag beats it); see docs/cli.md in code-commit's own folder. --init does not create it.",
   ];
 }
 

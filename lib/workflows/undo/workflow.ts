@@ -19,7 +19,7 @@ import { checkRepositoryRoot } from "../../preconditions/repository.ts";
 import { compareCodePoints } from "../../project_files/order.ts";
 import { Redactor } from "../../secrets/redact.ts";
 import { cutList, formatLineCounts } from "../../text/change_list.ts";
-import { formatCount } from "../../text/numbers.ts";
+import { formatCount, formatUtc } from "../../text/numbers.ts";
 import { plural } from "../../text/plural.ts";
 
 /**
@@ -66,7 +66,9 @@ export async function runUndoWorkflow(
     changedSince: [...planned.changedSince].sort((a, b) => compareCodePoints(a.path, b.path)),
   };
   const which = `the ${plan.run.workflow} run ${
-    plan.logDirs.length > 0 ? `logged in ${plan.logDirs[0]}` : `started ${plan.run.startedAt}`
+    plan.logDirs.length > 0
+      ? `logged in ${plan.logDirs[0]}`
+      : `started ${formatUtc(plan.run.startedAt)}`
   }`;
   console.info(`undo: taking back ${which} (${plural(plan.paths.length, "file")})`);
   const result = await runUndo(root, plan, options.force);

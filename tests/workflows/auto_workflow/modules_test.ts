@@ -149,7 +149,8 @@ Deno.test("loadModules: every problem of every module is reported at once", asyn
     const error = new StructureError(problems);
     assert.equal(
       error.message,
-      "the modules have 5 problems (listed above); fix them, then run again",
+      "the modules have 5 problems; fix them, then run again:\n" +
+        problems.map((problem) => `  - ${problem}`).join("\n"),
     );
   });
 });
