@@ -136,17 +136,23 @@ function hideArgs(paths: readonly HiddenPath[]): string[] {
  * folder's credential stores, over anything bound before (a store inside
  * the project too, when the project is the home folder). A folder that
  * holds the project is left alone (the project could not be bound into it).
+ * Nothing is bound back that holds the project, or holds or lies in what
+ * the plan hides (`planHidden`): coming after them, it would lay the host's
+ * copy over them, the keys of `agent-config/` included.
  */
-function hostArgs(host: HostView, root: string): string[] {
+function hostArgs(host: HostView, root: string, planHidden: readonly HiddenPath[]): string[] {
   const hidden = host.hidden.filter((entry) => !isInside(root, entry.path));
   const folders = hidden.filter((entry) => entry.isDirectory).map((entry) => entry.path);
   const secrets = (host.secrets ?? []).filter((entry) => !isInside(root, entry.path));
+  const boundBack = host.boundBack.filter((path) =>
+    folders.some((folder) => path.startsWith(`${folder}/`)) && !isInside(root, path) &&
+    !planHidden.some((entry) => isInside(path, entry.path) || isInside(entry.path, path))
+  );
   return [
     ...hidden.flatMap((entry) =>
       entry.isDirectory ? ["--tmpfs", entry.path] : ["--ro-bind", "/dev/null", entry.path]
     ),
-    ...host.boundBack.filter((path) => folders.some((folder) => path.startsWith(`${folder}/`)))
-      .flatMap((path) => ["--ro-bind-try", path, path]),
+    ...boundBack.flatMap((path) => ["--ro-bind-try", path, path]),
     ...folders.flatMap((folder) => ["--remount-ro", folder]),
     ...hideArgs(secrets),
   ];
@@ -251,7 +257,7 @@ export function bubblewrapArgs(
     ...plan.mountPoints.flatMap((path) => ["--bind", path, path]),
     ...plan.readOnly.flatMap((path) => ["--ro-bind", path, path]),
     ...hideArgs(plan.hidden),
-    ...hostArgs(host, plan.root),
+    ...hostArgs(host, plan.root, plan.hidden),
     "--chdir",
     plan.root,
   ];

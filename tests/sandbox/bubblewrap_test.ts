@@ -571,3 +571,24 @@ bwrapTest(
     }
   },
 );
+
+Deno.test("bubblewrapArgs: nothing of the host bound back over what the plan hides", () => {
+  const host: HostView = {
+    ...NO_HOST,
+    hidden: [
+      { path: "/tmp/project/agent-config", isDirectory: true },
+      { path: "/home/u/keys", isDirectory: true },
+      { path: "/home/u/.docker", isDirectory: true },
+    ],
+    boundBack: [
+      "/tmp/project/agent-config/gemini-key.txt",
+      "/home/u/keys/gemini",
+      "/home/u/.docker/config.json",
+    ],
+  };
+  const args = bubblewrapArgs(PLAN, "on", host);
+  const bound = args.flatMap((arg, i) => arg === "--ro-bind-try" ? [args[i + 1]] : []);
+  assert.deepEqual(bound.filter((path) => !path.startsWith("/run/")), [
+    "/home/u/.docker/config.json",
+  ]);
+});
