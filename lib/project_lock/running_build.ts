@@ -103,8 +103,7 @@ export function trackBuilds(
       try {
         await endProcesses(record, system, now, false);
       } catch {
-        // `ps` failed: what is left is for the next start, which finds the record.
-        return;
+        // `ps` failed (or is missing): the next start could not look either.
       }
       removeQuietly(path);
     },
