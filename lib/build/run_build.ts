@@ -78,7 +78,8 @@ export interface BuildOptions {
   readonly launch?: BuildLaunch;
   /**
    * Told just before the build starts, its first PID (its session's ID)
-   * once it has, and when the build and what it started have ended; its
+   * once it has, and when that process has ended and its process group
+   * been stopped (it then ends what else of the build is left); its
    * `mark` (environment variables) is given to the build: the project
    * records the running build so that the next start can end a build a
    * killed code-commit left behind.
@@ -87,7 +88,7 @@ export interface BuildOptions {
     readonly mark: Readonly<Record<string, string>>;
     starting(): void;
     started(pid: number): void;
-    ended(): void;
+    ended(): Promise<void>;
   };
   /**
    * Told each piece of output as it arrives, decoded but not redacted (for
@@ -115,7 +116,7 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
   try {
     child = spawnBuild(root, launch, options.tracker?.mark);
   } catch (error) {
-    options.tracker?.ended();
+    await options.tracker?.ended();
     throw error;
   }
   options.tracker?.started(child.pid);
@@ -132,7 +133,7 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
   const kill: Kill = (signal, groupOnly = false) => signalGroup(child, root, signal, groupOnly);
   const { exit, timedOut, interrupted } = await awaitExit(child.status, kill, options);
   await collectOutput(readers, sink, kill);
-  options.tracker?.ended();
+  await options.tracker?.ended();
 
   const redactor = options.redactor ?? new Redactor();
   const output = redactor.redact(sink.text());

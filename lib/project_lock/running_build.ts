@@ -1,6 +1,8 @@
 /**
  * The build a run has going, recorded next to the project's lock, so that
- * no build outlives its run: when code-commit is killed (SIGKILL, a crash)
+ * no build outlives its run: when the build ends, every process still in
+ * its session is ended (one that left its process group included); when
+ * code-commit is killed (SIGKILL, a crash)
  * while `./build.sh` runs, the next start in the project, once it holds the
  * lock, finds the record and ends every process of that build that is
  * still there.
@@ -60,8 +62,13 @@ export interface BuildTracker {
   starting(): void;
   /** The build's first process `pid` started (in a session of its own). Never throws. */
   started(pid: number): void;
-  /** The build and everything it started have ended. Never throws. */
-  ended(): void;
+  /**
+   * The build's first process has ended and its process group has been
+   * stopped: every process still in the build's session (a job that left
+   * its process group) is ended, then the record is removed. A daemon that
+   * made a session of its own is left: only a sandbox ends it. Never throws.
+   */
+  ended(): Promise<void>;
 }
 
 /** How far a process's start may lie from its record's time (ps gives whole seconds). */
@@ -73,7 +80,11 @@ const START_SLACK_MS = 3_000;
  * (its PID), each synchronously. Never throws: a record that cannot be
  * written is a build the next start cannot end, not a reason to stop this one.
  */
-export function trackBuilds(root: string, now: () => number = Date.now): BuildTracker {
+export function trackBuilds(
+  root: string,
+  now: () => number = Date.now,
+  system: ProcessSystem = { list: listProcesses, kill: killAll },
+): BuildTracker {
   const path = `${root}/${BUILD_RECORD_FILE}`;
   const token = Array.from(
     crypto.getRandomValues(new Uint8Array(16)),
@@ -90,7 +101,12 @@ export function trackBuilds(root: string, now: () => number = Date.now): BuildTr
       record = { ...record, pid };
       writeRecord(path, record);
     },
-    ended() {
+    async ended() {
+      try {
+        await endProcesses(record, system, now, false);
+      } catch {
+        // `ps` failed (or is missing): the next start could not look either.
+      }
       removeQuietly(path);
     },
   };
@@ -135,6 +151,39 @@ export type ListProcesses = (token: string) => Promise<ProcessRow[]>;
 /** Sends SIGKILL to `pids`. */
 export type KillProcesses = (pids: readonly number[]) => Promise<void>;
 
+/** How processes are listed and ended. */
+export interface ProcessSystem {
+  readonly list: ListProcesses;
+  readonly kill: KillProcesses;
+}
+
+/**
+ * Ends every process of the build `record` records (see
+ * {@link buildProcesses}; without `byToken`, only those of its recorded
+ * session), a few rounds while any is left. Returns those it ended and
+ * those still there after the last round.
+ *
+ * @throws the error of listing the processes (`ps` failed).
+ */
+async function endProcesses(
+  record: BuildRecord,
+  system: ProcessSystem,
+  now: () => number,
+  byToken = true,
+): Promise<{ ended: Set<number>; still: number[] }> {
+  const list = async () =>
+    (await system.list(record.token)).map((row) => byToken ? row : { ...row, marked: false });
+  const ended = new Set<number>();
+  for (let round = 0; round < 5; round++) {
+    const left = buildProcesses(await list(), record, now());
+    if (left.length === 0) break;
+    await system.kill(left);
+    for (const pid of left) ended.add(pid);
+    await new Promise((resolve) => setTimeout(resolve, 100 * (round + 1)));
+  }
+  return { ended, still: buildProcesses(await list(), record, now()) };
+}
+
 /**
  * Ends the build a killed code-commit left running in the project at
  * `root`, if its record is there: every process of its session and of any
@@ -150,7 +199,7 @@ export type KillProcesses = (pids: readonly number[]) => Promise<void>;
 export async function endLeftBuild(
   root: string,
   warn: (line: string) => void,
-  system: { list: ListProcesses; kill: KillProcesses } = { list: listProcesses, kill: killAll },
+  system: ProcessSystem = { list: listProcesses, kill: killAll },
   now: () => number = Date.now,
 ): Promise<void> {
   const path = `${root}/${BUILD_RECORD_FILE}`;
@@ -162,15 +211,7 @@ export async function endLeftBuild(
     return;
   }
   try {
-    const ended = new Set<number>();
-    for (let round = 0; round < 5; round++) {
-      const left = buildProcesses(await system.list(record.token), record, now());
-      if (left.length === 0) break;
-      await system.kill(left);
-      for (const pid of left) ended.add(pid);
-      await new Promise((resolve) => setTimeout(resolve, 100 * (round + 1)));
-    }
-    const still = buildProcesses(await system.list(record.token), record, now());
+    const { ended, still } = await endProcesses(record, system, now);
     if (still.length > 0) {
       throw new CodeCommitError(
         `could not end the build a killed code-commit (PID ${record.runner}) left running: ` +

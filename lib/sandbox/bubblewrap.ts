@@ -136,17 +136,23 @@ function hideArgs(paths: readonly HiddenPath[]): string[] {
  * folder's credential stores, over anything bound before (a store inside
  * the project too, when the project is the home folder). A folder that
  * holds the project is left alone (the project could not be bound into it).
+ * Nothing is bound back that holds the project, or holds or lies in what
+ * the plan hides (`planHidden`): coming after them, it would lay the host's
+ * copy over them, the keys of `agent-config/` included.
  */
-function hostArgs(host: HostView, root: string): string[] {
+function hostArgs(host: HostView, root: string, planHidden: readonly HiddenPath[]): string[] {
   const hidden = host.hidden.filter((entry) => !isInside(root, entry.path));
   const folders = hidden.filter((entry) => entry.isDirectory).map((entry) => entry.path);
   const secrets = (host.secrets ?? []).filter((entry) => !isInside(root, entry.path));
+  const boundBack = host.boundBack.filter((path) =>
+    folders.some((folder) => path.startsWith(`${folder}/`)) && !isInside(root, path) &&
+    !planHidden.some((entry) => isInside(path, entry.path) || isInside(entry.path, path))
+  );
   return [
     ...hidden.flatMap((entry) =>
       entry.isDirectory ? ["--tmpfs", entry.path] : ["--ro-bind", "/dev/null", entry.path]
     ),
-    ...host.boundBack.filter((path) => folders.some((folder) => path.startsWith(`${folder}/`)))
-      .flatMap((path) => ["--ro-bind-try", path, path]),
+    ...boundBack.flatMap((path) => ["--ro-bind-try", path, path]),
     ...folders.flatMap((folder) => ["--remount-ro", folder]),
     ...hideArgs(secrets),
   ];
@@ -251,7 +257,7 @@ export function bubblewrapArgs(
     ...plan.mountPoints.flatMap((path) => ["--bind", path, path]),
     ...plan.readOnly.flatMap((path) => ["--ro-bind", path, path]),
     ...hideArgs(plan.hidden),
-    ...hostArgs(host, plan.root),
+    ...hostArgs(host, plan.root, plan.hidden),
     "--chdir",
     plan.root,
   ];
@@ -279,7 +285,11 @@ export function bubblewrapCommand(args: readonly string[]): BubblewrapCommand {
 }
 
 /**
- * What the probe reports, one line each: `d PATH` or `f PATH` to hide a
+ * What the probe reports, one record each, ended by a NUL byte (the one
+ * byte no path holds: a name with a new line, or with the backslash
+ * escapes dash's `echo` would turn into new lines and slashes, could
+ * otherwise add records, such as one binding a hidden key file back):
+ * `d PATH` or `f PATH` to hide a
  * folder or anything else, `b PATH` to bind back, `r PATH` where
  * `/etc/resolv.conf` leads, `v` when `/var/run` is a folder of its own,
  * `D PATH` or `F PATH` for a credential store of the home folder (where it
@@ -291,13 +301,14 @@ export function bubblewrapCommand(args: readonly string[]): BubblewrapCommand {
  * the credential stores. Without `HOME`, the home folder is the account's.
  */
 const PROBE_SCRIPT = `
+say() { printf '%s\\0' "$*"; }
 for p do
   shift
   [ "$p" = -- ] && break
-  if [ -d "$p" ]; then echo "d $p"; elif [ -e "$p" ] || [ -S "$p" ]; then echo "f $p"; fi
+  if [ -d "$p" ]; then say d "$p"; elif [ -e "$p" ] || [ -S "$p" ]; then say f "$p"; fi
 done
-r=$(readlink -f /etc/resolv.conf 2>/dev/null) && case $r in /run/*|/var/run/*) echo "r $r" ;; esac
-[ -d /var/run ] && [ ! -L /var/run ] && echo v
+r=$(readlink -f /etc/resolv.conf 2>/dev/null) && case $r in /run/*|/var/run/*) say r "$r" ;; esac
+[ -d /var/run ] && [ ! -L /var/run ] && say v
 sockets() { [ -n "$(find "$1" -maxdepth 3 -type s 2>/dev/null | head -n 1)" ]; }
 [ -n "$HOME" ] || HOME=$(getent passwd "$(id -u)" 2>/dev/null | cut -d: -f6)
 case $HOME in /*) ;; *) exit 0 ;; esac
@@ -308,33 +319,33 @@ for h do
   [ -n "$H" ] || continue
   h=$H/$h
   [ -d "$h" ] && [ ! -L "$h" ] && sockets "$h" || continue
-  echo "d $h"
+  say d "$h"
   for e in "$h"/* "$h"/.[!.]* "$h"/..?*; do
     [ -e "$e" ] || [ -L "$e" ] || continue
     [ -S "$e" ] && continue
     [ -d "$e" ] && sockets "$e" && continue
-    echo "b $e"
+    say b "$e"
   done
 done
 for c do
   p=$(readlink -f -- "$H/$c" 2>/dev/null) || continue
   if [ -d "$p" ]; then k=D; elif [ -e "$p" ]; then k=F; else continue; fi
-  echo "$k $p"
-  [ "$H/$c" = "$p" ] || echo "$k $H/$c"
+  say $k "$p"
+  [ "$H/$c" = "$p" ] || say $k "$H/$c"
 done
 if [ -n "$H" ] && home=$(readlink -f -- "$H" 2>/dev/null) && [ "$home" != / ] && [ -d "$home" ]; then
-  echo "h $home"
+  say h "$home"
   n=0
   for e in "$home"/* "$home"/.[!.]* "$home"/..?*; do
     [ -e "$e" ] || [ -L "$e" ] || continue
     n=$((n + 1))
-    if [ $n -gt ${MAX_HOME_ENTRIES} ]; then echo E; break; fi
-    echo "e $e"
+    if [ $n -gt ${MAX_HOME_ENTRIES} ]; then say E; break; fi
+    say e "$e"
   done
 fi
 s=$SSH_AUTH_SOCK
 if [ -S "$s" ]; then
-  case $s in "$HOME"/*/*) echo "d \${s%/*}" ;; "$HOME"/*) echo "f $s" ;; esac
+  case $s in "$HOME"/*/*) say d "\${s%/*}" ;; "$HOME"/*) say f "$s" ;; esac
 fi
 `;
 
@@ -379,10 +390,11 @@ export function bubblewrapOverlayProbeArgs(network: BuildNetwork, home: string):
 }
 
 /**
- * Reads the probe's output (see `PROBE_SCRIPT`): what to hide, each path
+ * Reads the probe's output (see `PROBE_SCRIPT`: NUL-ended records, a path
+ * may hold new lines): what to hide, each path
  * at most once and none inside a folder hidden already; what to bind back,
  * only inside a hidden folder; where `/etc/resolv.conf` leads under `/run`.
- * Lines that are not the probe's are ignored. Never throws.
+ * Records that are not the probe's are ignored. Never throws.
  */
 export function parseProbeOutput(output: string): HostView {
   const hidden: HiddenPath[] = [];
@@ -393,10 +405,10 @@ export function parseProbeOutput(output: string): HostView {
   let varRunIsFolder = false;
   let home: string | undefined;
   let tooManyEntries = false;
-  for (const line of output.split("\n")) {
+  for (const line of output.split("\0")) {
     if (line === "v") varRunIsFolder = true;
     if (line === "E") tooManyEntries = true;
-    const match = /^([dfbrDFhe]) (\/.*)$/.exec(line);
+    const match = /^([dfbrDFhe]) (\/[^]*)$/.exec(line);
     if (match === null || match[2].split("/").includes("..")) continue;
     const [, kind, path] = match;
     if (kind === "r") resolvConf = path;

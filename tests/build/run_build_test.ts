@@ -7,6 +7,7 @@ import {
   runBuild,
 } from "../../lib/build/run_build.ts";
 import { CodeCommitError } from "../../lib/errors/errors.ts";
+import { BUILD_RECORD_FILE, trackBuilds } from "../../lib/project_lock/running_build.ts";
 import { Redactor } from "../../lib/secrets/redact.ts";
 import { withProject } from "../support/project.ts";
 
@@ -137,6 +138,22 @@ Deno.test("a background process that closed its output is stopped when the build
     assert.equal(result.output, "done\n");
     const pid = Number(await Deno.readTextFile(join(root, "quiet.pid")));
     assert.equal(await aliveAfter(pid, 5_000), false, "the background process outlived the build");
+  });
+});
+
+Deno.test("a background job in a process group of its own is stopped when the build ends", async () => {
+  // A job in a process group of its own (as a shell's job control makes one): killing the
+  // build's group leaves it; the run's tracker ends the rest of the build's session.
+  const script = "python3 -c 'import os, time; os.setpgid(0, 0); " +
+    'open("job.pid", "w").write(str(os.getpid())); time.sleep(60)\' ' +
+    "</dev/null >/dev/null 2>&1 &\nsleep 0.5\necho done\n";
+  await withBuild(script, async (root) => {
+    await Deno.mkdir(join(root, "agent-config"));
+    const result = await runBuild(root, { timeoutMs: LONG, tracker: trackBuilds(root) });
+    assert.equal(result.exitCode, 0);
+    const pid = Number(await Deno.readTextFile(join(root, "job.pid")));
+    assert.equal(await aliveAfter(pid, 2_000), false, "the background job outlived the build");
+    assert.equal(await Deno.lstat(join(root, BUILD_RECORD_FILE)).catch(() => undefined), undefined);
   });
 });
 

@@ -239,7 +239,7 @@ Deno.test("parseProbeOutput: what to hide, to bind back, and where resolv.conf l
         "f /home/u/../etc/shadow", // no `..`
         "v",
         "",
-      ].join("\n"),
+      ].join("\0"),
     ),
     {
       hidden: [
@@ -266,7 +266,7 @@ Deno.test("parseProbeOutput: what to hide, to bind back, and where resolv.conf l
       "D /dev", // nor what every build needs
       "F /dev/null",
       "",
-    ].join("\n"),
+    ].join("\0"),
   );
   assert.equal(home.home, "/home/u");
   assert.deepEqual(home.homeEntries, ["/home/u/.cache"]);
@@ -274,8 +274,8 @@ Deno.test("parseProbeOutput: what to hide, to bind back, and where resolv.conf l
     { path: "/home/u/.ssh", isDirectory: true },
     { path: "/home/u/.docker/config.json", isDirectory: false },
   ]);
-  assert.equal(parseProbeOutput("h /home/u\ne /home/u/x\nE\n").homeEntries, undefined);
-  assert.equal(parseProbeOutput("h /\n").home, undefined);
+  assert.equal(parseProbeOutput("h /home/u\0e /home/u/x\0E\0").homeEntries, undefined);
+  assert.equal(parseProbeOutput("h /\0").home, undefined);
 });
 
 /** Leaves a Unix socket at each path (the file stays when the program that made it ends). */
@@ -522,4 +522,73 @@ bwrapTest("the real probe: HOME=/ gives no home folder; HOME unset, the account'
   if (home !== "" && home !== "/") {
     assert.equal(unset.home, await Deno.realPath(home));
   } else assert.equal(unset.home, undefined);
+});
+
+bwrapTest(
+  "the real probe: a name in the home folder cannot add lines (escapes, new lines)",
+  async () => {
+    const home = await Deno.realPath(
+      await Deno.makeTempDir({ dir: "/var/tmp", prefix: "code-commit-home-" }),
+    );
+    try {
+      // What a build would like to read: a project's key, hidden from it by the plan.
+      const victim = join(home, "project/agent-config");
+      await Deno.mkdir(victim, { recursive: true });
+      await Deno.writeTextFile(join(victim, "gemini-key.txt"), "KEY\n");
+      // A home entry whose name dash's `echo` would turn into new lines and slashes.
+      const octal = (text: string) => text.replaceAll("/", "\\057");
+      await Deno.writeTextFile(
+        join(home, `x\\nd ${octal(victim)}\\nb ${octal(`${victim}/gemini-key.txt`)}`),
+        "",
+      );
+      // A credential store leading into folders whose names hold real new lines.
+      const path = `${home}/a\nd /${victim.slice(1)}\nb /${victim.slice(1)}/gemini-key.txt`;
+      await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+      await Deno.writeTextFile(path, "");
+      await Deno.symlink(path, join(home, ".netrc"));
+      const output = await new Deno.Command(BWRAP!, {
+        args: bubblewrapProbeArgs("on"),
+        env: { HOME: home, PATH: "/usr/bin:/bin" },
+        clearEnv: true,
+        stdout: "piped",
+      }).output();
+      assert(output.success);
+      const view = parseProbeOutput(new TextDecoder().decode(output.stdout));
+      assert.deepEqual(view.boundBack, []);
+      assert.deepEqual(view.hidden.filter((entry) => entry.path.startsWith(home)), []);
+      assert.deepEqual(view.secrets, [
+        { path, isDirectory: false },
+        { path: join(home, ".netrc"), isDirectory: false },
+      ]);
+      assert.equal(view.home, home);
+      assert.equal(view.homeEntries?.length, 4);
+      assert.equal(
+        bubblewrapArgs(PLAN, "on", view).some((arg) => arg.startsWith(victim)),
+        false,
+      );
+    } finally {
+      await Deno.remove(home, { recursive: true });
+    }
+  },
+);
+
+Deno.test("bubblewrapArgs: nothing of the host bound back over what the plan hides", () => {
+  const host: HostView = {
+    ...NO_HOST,
+    hidden: [
+      { path: "/tmp/project/agent-config", isDirectory: true },
+      { path: "/home/u/keys", isDirectory: true },
+      { path: "/home/u/.docker", isDirectory: true },
+    ],
+    boundBack: [
+      "/tmp/project/agent-config/gemini-key.txt",
+      "/home/u/keys/gemini",
+      "/home/u/.docker/config.json",
+    ],
+  };
+  const args = bubblewrapArgs(PLAN, "on", host);
+  const bound = args.flatMap((arg, i) => arg === "--ro-bind-try" ? [args[i + 1]] : []);
+  assert.deepEqual(bound.filter((path) => !path.startsWith("/run/")), [
+    "/home/u/.docker/config.json",
+  ]);
 });

@@ -41,7 +41,7 @@ Deno.test("--sandbox off: never contained, nothing probed, no warning", async ()
 
 Deno.test("Linux with bubblewrap: contained by /usr/bin/bwrap, with what the probe found", async () => {
   for (const mode of ["auto", "on"] as const) {
-    const probe = prober({ stdout: "f /var/lib/lxd/unix.socket\nr /run/resolvconf/resolv.conf\n" });
+    const probe = prober({ stdout: "f /var/lib/lxd/unix.socket\0r /run/resolvconf/resolv.conf\0" });
     const decision = await decideContainment({ mode, network: "off", os: "linux", probe });
     assert.deepEqual(decision, {
       containment: {
@@ -71,7 +71,7 @@ Deno.test("Linux with bubblewrap: an overlay over the home folder when a second 
       return Promise.resolve({
         started: true,
         code: overlayProbe && !overlay ? 1 : 0,
-        stdout: overlayProbe ? "" : "h /home/u\ne /home/u/.cache\nD /home/u/.ssh\n",
+        stdout: overlayProbe ? "" : "h /home/u\0e /home/u/.cache\0D /home/u/.ssh\0",
         stderr: overlayProbe && !overlay ? "bwrap: Unknown option --overlay-src" : "",
       });
     };
