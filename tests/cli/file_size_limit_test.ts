@@ -27,8 +27,10 @@ try {
 }
 `,
     );
-    // Deno writes its own caches (a few MB) as it starts: the limit leaves them room.
+    // Deno writes its own caches as it starts: a cache folder of its own keeps them small, under
+    // the limit (a shared one may have grown past it), and the script needs nothing cached.
     const output = await new Deno.Command("sh", {
+      env: { DENO_DIR: `${folder}/deno_dir` },
       args: [
         "-c",
         `ulimit -f ${16 * 1024} && exec "$@"`,
