@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { runChild } from "../support/child.ts";
 import { PERMISSION_FLAGS, systemProgramPaths } from "../../lib/permissions/permissions.ts";
 import {
   runSystemProgram,
@@ -41,19 +42,26 @@ Deno.test("systemProgramCandidates: none inside the project", () => {
 
 Deno.test("runSystemProgram starts the system's program, whatever PATH holds", async () => {
   const fake = await Deno.makeTempDir({ prefix: "code-commit-fake-path-" });
-  const oldPath = Deno.env.get("PATH");
   try {
     await Deno.writeTextFile(join(fake, "git"), "#!/bin/sh\necho fake git\n");
     await Deno.chmod(join(fake, "git"), 0o755);
-    Deno.env.set("PATH", `${fake}:${oldPath}`);
-    const { path, output } = await runSystemProgram("git", {
-      args: ["--version"],
-      stdout: "piped",
+    // In a child of its own: tests run side by side in one process, and a PATH changed here
+    // would reach their children too.
+    const module = new URL("../../lib/permissions/system_programs.ts", import.meta.url).href;
+    const run = await runChild(Deno.execPath(), ["run", "-A", "-"], {
+      cwd: fake,
+      env: { PATH: `${fake}:/usr/bin:/bin`, HOME: fake },
+      stdin: `import { runSystemProgram } from ${JSON.stringify(module)};
+const { path, output } = await runSystemProgram("git", { args: ["--version"], stdout: "piped" });
+console.log(path);
+console.log(new TextDecoder().decode(output.stdout).trim());
+`,
     });
+    assert.equal(run.code, 0, run.stderr);
+    const [path, version] = run.stdout.trim().split("\n");
     assert(path === "/usr/bin/git" || path === "/bin/git", path);
-    assert.match(new TextDecoder().decode(output.stdout), /^git version /);
+    assert.match(version, /^git version /);
   } finally {
-    Deno.env.set("PATH", oldPath ?? "");
     await Deno.remove(fake, { recursive: true });
   }
 });

@@ -215,10 +215,13 @@ export type GitResult = ChildRun;
 /** A home folder that does not exist: git finds no user configuration and no global excludes there. */
 const NO_HOME = "/nonexistent/code-commit-test-home";
 
+/** The folders the tests' own git is found in: the system's, as on every machine here. */
+const FIXTURE_PATH = "/usr/local/bin:/usr/bin:/bin";
+
 /**
  * Runs `git args...` in `root` isolated from the machine: no system or
- * global configuration, no global excludes file, a fixed identity and the C
- * locale; `stdin` is fed to it. Returns whatever git did.
+ * global configuration, no global excludes file, a fixed identity, the C
+ * locale and a fixed `PATH`; `stdin` is fed to it. Returns whatever git did.
  */
 export async function runGit(
   root: string,
@@ -231,7 +234,9 @@ export async function runGit(
     {
       cwd: root,
       env: {
-        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+        // Never the runner's PATH: tests run side by side in one process, and one that puts a
+        // planted program first on PATH for a moment would have it run here in git's place.
+        PATH: FIXTURE_PATH,
         HOME: NO_HOME,
         XDG_CONFIG_HOME: NO_HOME,
         GIT_CONFIG_NOSYSTEM: "1",
