@@ -41,7 +41,18 @@ async function exists(path: string): Promise<boolean> {
 }
 
 /** `git status` as the dirty-tree check runs it. */
-async function status(root: string): Promise<{ code: number; stdout: string; stderr: string }> {
+/** What `git status --porcelain=v1` did. */
+type Status = { code: number; stdout: string; stderr: string };
+
+/** The body, for {@link withEnv}, that runs {@link status} in `root`. */
+function statusIn(root: string): string {
+  return `const { runGit } = await import(lib("lib/permissions/git.ts"));
+  const { output } = await runGit(["status", "--porcelain=v1"], { cwd: ${JSON.stringify(root)} });
+  const decoder = new TextDecoder();
+  return { code: output.code, stdout: decoder.decode(output.stdout), stderr: decoder.decode(output.stderr) };`;
+}
+
+async function status(root: string): Promise<Status> {
   const { output } = await runGit(["status", "--porcelain=v1"], { cwd: root });
   return {
     code: output.code,
@@ -74,13 +85,15 @@ Deno.test("runGit: what git sees: system PATH, fixed switches, each configured d
   assert.equal(await get("core.fsmonitor"), "false");
   assert.equal(await get("core.hooksPath"), "/dev/null");
   assert.equal(await get("protocol.allow"), "never");
-  const { output } = await withEnv(
+  const stdout = await withEnv<string>(
     { PATH: `${join(project.root, ".venv/bin")}:${Deno.env.get("PATH")}` },
-    () => runGit(["showpath"], { cwd: project.root }),
+    `const { runGit } = await import(lib("lib/permissions/git.ts"));
+    const { output } = await runGit(["showpath"], { cwd: ${JSON.stringify(project.root)} });
+    return new TextDecoder().decode(output.stdout);`,
   );
   // git puts its own exec folder first; then the system's, nothing else.
   assert.match(
-    new TextDecoder().decode(output.stdout),
+    stdout,
     /^(?:[^:\n]*git-core:)?\/usr\/bin:\/bin\n$/,
   );
 });
@@ -96,7 +109,7 @@ Deno.test("a filter a .gitattributes names and the user's global config defines 
   );
   await project.write(".gitattributes", "*.txt filter=ev.il\n");
   await touch(project.root);
-  const result = await withEnv({ GIT_CONFIG_GLOBAL: global }, () => status(project.root));
+  const result = await withEnv<Status>({ GIT_CONFIG_GLOBAL: global }, statusIn(project.root));
   assert.equal(await exists(marker), false, "the planted filter ran");
   assert.equal(result.code, 0, result.stderr);
   assert.match(result.stdout, /\?\? \.gitattributes/);
@@ -115,12 +128,12 @@ Deno.test("a filter found by name on PATH (git-lfs in .venv/bin, HOME's .gitconf
   await Deno.chmod(join(project.root, ".venv/bin/git-lfs"), 0o755);
   await project.write(".gitattributes", "*.txt filter=lfs diff=lfs merge=lfs -text\n");
   await touch(project.root);
-  const result = await withEnv({
+  const result = await withEnv<Status>({
     HOME: join(project.root, "home"),
     XDG_CONFIG_HOME: undefined,
     GIT_CONFIG_GLOBAL: undefined,
     PATH: `${join(project.root, ".venv/bin")}:${Deno.env.get("PATH")}`,
-  }, () => status(project.root));
+  }, statusIn(project.root));
   assert.equal(await exists(marker), false, "the planted git-lfs ran");
   assert.equal(result.code, 0, result.stderr);
 });
@@ -135,7 +148,8 @@ Deno.test("a program planted first on PATH is never what git starts by name", as
   await git(project.root, "config", "alias.planted", "!planted-tool");
   await withEnv(
     { PATH: `${join(project.root, ".venv/bin")}:${Deno.env.get("PATH")}` },
-    () => runGit(["planted"], { cwd: project.root }),
+    `const { runGit } = await import(lib("lib/permissions/git.ts"));
+    await runGit(["planted"], { cwd: ${JSON.stringify(project.root)} });`,
   );
   assert.equal(await exists(marker), false, "the program first on PATH ran");
 });

@@ -112,12 +112,22 @@ Deno.test("the check runs no filter: git-lfs planted in .venv/bin, first on PATH
   );
   const later = new Date(Date.now() + 5_000);
   await Deno.utime(join(project.root, "src/a.txt"), later, later); // git reads it (and filters it)
-  const result = await withEnv({
-    HOME: join(project.root, "home"),
-    XDG_CONFIG_HOME: undefined,
-    GIT_CONFIG_GLOBAL: undefined,
-    PATH: `${join(project.root, ".venv/bin")}:${Deno.env.get("PATH")}`,
-  }, () => check(project.root));
+  const result = await withEnv(
+    {
+      HOME: join(project.root, "home"),
+      XDG_CONFIG_HOME: undefined,
+      GIT_CONFIG_GLOBAL: undefined,
+      PATH: `${join(project.root, ".venv/bin")}:${Deno.env.get("PATH")}`,
+    },
+    `const { checkCleanTree } = await import(lib("lib/preconditions/dirty_tree.ts"));
+  const warnings: string[] = [];
+  try {
+    await checkCleanTree(${JSON.stringify(project.root)}, (line: string) => warnings.push(line));
+    return { warnings };
+  } catch (error) {
+    return { error: (error as Error).message, warnings };
+  }`,
+  );
   assert.equal(await project.exists("leaked.txt"), false, "the planted git-lfs ran");
   assert.deepEqual(result, { warnings: [] });
 });
