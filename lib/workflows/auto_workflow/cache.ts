@@ -1,13 +1,8 @@
 /**
- * The specification cache: when a module passes a stage, its
- * `UserSpecification.md` is copied to
- * `agent-state/specifications/<module path>/<stage>` (the root module's
- * directly under `agent-state/specifications/`). A stage is done while its
- * copy is byte for byte the current specification.
- *
- * The cache is read and written only through real folders: a symbolic link
- * or a non-folder anywhere on the path is refused, so a link cannot send the
- * tool's writes elsewhere. Writes are atomic (a temporary sibling, then a rename).
+ * The specification cache: a module that passes a stage gets its
+ * `UserSpecification.md` copied to `agent-state/specifications/<module>/<stage>`;
+ * the stage is done while that copy is byte for byte the current one. It is
+ * read and written only through real folders, so a link cannot redirect a write.
  *
  * @module
  */
@@ -24,20 +19,15 @@ import { foldCase } from "../../guard/case_fold.ts";
 import { ROOT_MODULE } from "./module_paths.ts";
 import { STAGES } from "./stages.ts";
 
-/** The folder of the cache, relative to the project root. */
 const CACHE_DIR = "agent-state/specifications";
 
-/** The cache file of `stage` for the module at `modulePath`, relative to the project root. Never throws. */
 function cachePath(modulePath: string, stage: string): string {
   return modulePath === ROOT_MODULE
     ? `${CACHE_DIR}/${stage}`
     : `${CACHE_DIR}/${modulePath}/${stage}`;
 }
 
-/**
- * Two modules the cache cannot hold together: a cache file of `outer` is a
- * folder on the path of `inner`'s cache files.
- */
+/** Two modules the cache cannot hold together: a cache file of `outer` is a folder on `inner`'s path. */
 export interface CacheCollision {
   /** The module whose cache file is in the way, e.g. `src/a`. */
   readonly outer: string;
@@ -52,20 +42,13 @@ export interface CacheCollision {
 }
 
 /**
- * Finds every pair of modules (paths as discovery gives them) whose cache
- * entries cannot both exist: a cache file of one module, for any stage of any
- * phase, that is also a folder on the way to another module's cache files.
- * That happens exactly when a module lies in (or is) a folder directly inside
- * another module, named like a stage: `src/a` and `src/a/implemented`, or
- * `src/a/implemented/x`. (The root module's files sit directly under
- * {@link CACHE_DIR}, where every other module's path begins with `src`, not a
- * stage name: it collides with none.) Paths are compared as a
- * case-insensitive file system compares names, so `src/a/Implemented`
- * collides too. One collision per cache file in the way, naming the first
- * module behind it in the order given. Never throws.
+ * Every pair of modules whose cache entries cannot both exist: a module in
+ * (or being) a folder directly inside another, named like a stage
+ * (`src/a/implemented`), compared case-insensitively as some file systems do.
+ * One collision per cache file in the way. Never throws.
  */
 export function cacheCollisions(modulePaths: readonly string[]): CacheCollision[] {
-  // Each folder on the way to a module's cache files (below CACHE_DIR), folded → that module.
+  // Each folder (case-folded) on the way to a module's cache files → that module.
   const folders = new Map<string, string>();
   for (const path of modulePaths) {
     const segments = cachePath(path, STAGES[0].name).split("/");
@@ -97,10 +80,7 @@ function refuse(path: string, symlink: boolean, want: "folder" | "file"): CodeCo
   );
 }
 
-/**
- * Checks the folders leading to `file` (relative to `root`); with `create`,
- * makes the missing ones. Returns false when one is missing and `create` is off.
- */
+/** Checks (with `create`, makes) the real folders leading to `file`; false when one is missing. */
 async function checkFolders(root: string, file: string, create: boolean): Promise<boolean> {
   const check = await checkRealFolder(denoFileSystem, root, parentFolder(file), { create });
   if (check.ok) return true;
@@ -112,12 +92,11 @@ async function checkFolders(root: string, file: string, create: boolean): Promis
 }
 
 /**
- * Reads the cached specification of `stage` for the module at `modulePath`,
- * or `undefined` when the stage has never passed.
+ * The cached specification of `stage` for a module, or `undefined` when it never passed.
  *
- * @throws {CodeCommitError} when a folder on the way or the file is a
- * symbolic link or of the wrong kind, the file has more than one hard link
- * (its text goes into prompts), or it cannot be read.
+ * @throws {CodeCommitError} when a folder on the way or the file is a link or
+ * of the wrong kind, the file has several hard links (its text goes into
+ * prompts), or it cannot be read.
  */
 export async function readCache(
   root: string,
@@ -138,17 +117,12 @@ export async function readCache(
 }
 
 /**
- * Records that the module at `modulePath` passed `stage` with the
- * specification `spec`: creates the folders as needed and replaces the file
- * atomically. Returns the file's path relative to the root.
+ * Records that a module passed `stage` with `spec`, atomically; returns the
+ * file's path. With the run's `journal`, the write is recorded there so
+ * `--undo` takes it back with the code the run changed.
  *
- * With `journal` (the run's), the write is an apply recorded there like a
- * reply's, so `--undo` takes the record back with the code the run changed
- * (the next run then does the stage again).
- *
- * @throws {CodeCommitError} when a folder on the way or the file is a
- * symbolic link or of the wrong kind, or the file cannot be written (the
- * old file, if any, is then left as it was).
+ * @throws {CodeCommitError} when a folder on the way or the file is a link or
+ * of the wrong kind, or the file cannot be written (the old one is kept).
  */
 export async function writeCache(
   root: string,

@@ -1,8 +1,7 @@
 /**
- * The module dependency graph: every dependency must name a
- * module, no module may depend on itself, directly or through others, and
- * each module gets its depth — L0 has no dependencies, any other module is
- * one deeper than its deepest dependency. Pure: no I/O.
+ * The module dependency graph: each dependency names another module, no
+ * cycle, and each module's depth (L0: no dependencies, else one deeper than
+ * its deepest dependency). Pure: no I/O.
  *
  * @module
  */
@@ -10,42 +9,29 @@ import { compareCodePoints } from "../../project_files/order.ts";
 import type { DeclaredDependency } from "./dependencies_file.ts";
 import { describeModule, type ModuleInfo, ROOT_MODULE } from "./module_paths.ts";
 
-/** A module with the dependencies its `ModuleDependencies.md` lists. */
+/** A module with the (well-formed) dependencies its `ModuleDependencies.md` lists. */
 export interface DeclaredModule extends ModuleInfo {
-  /** The dependencies as listed (already well-formed paths). */
   readonly dependencies: readonly DeclaredDependency[];
 }
 
-/** A module of a valid graph. */
+/** A module of a valid graph: the paths it depends on, sorted, and its depth. */
 export interface Module extends ModuleInfo {
-  /** The module paths it depends on, sorted. */
   readonly dependencies: readonly string[];
-  /** 0 for a module without dependencies, else one more than its deepest dependency. */
   readonly depth: number;
 }
 
-/** The graph, or every problem that keeps it from being one. */
+/** The modules by depth then path, or one line per problem. */
 export type GraphResult =
-  | {
-    readonly ok: true;
-    /** Every module, by depth, then by path in code-point order. */
-    readonly modules: readonly Module[];
-  }
-  | {
-    readonly ok: false;
-    /** One line per problem, naming the module and what to fix. */
-    readonly problems: readonly string[];
-  };
+  | { readonly ok: true; readonly modules: readonly Module[] }
+  | { readonly ok: false; readonly problems: readonly string[] };
 
 /** How many module paths a "names no module" message lists at most. */
 const LISTED_MODULES = 12;
 
 /**
- * Checks the declared dependencies of `declared` (module paths unique) and
- * returns the modules with their depths, or every problem: a dependency that
- * names no module or the module itself, and each cycle, written
- * `src/a → src/b → src/a` starting at its first module in code-point order.
- * Never throws.
+ * Checks the dependencies of `declared` (paths unique) and returns the modules
+ * with their depths, or every problem: a dependency on no module or on itself,
+ * and each cycle (`src/a → src/b → src/a`, from its first module). Never throws.
  */
 export function buildGraph(declared: readonly DeclaredModule[]): GraphResult {
   const byPath = new Map(declared.map((module) => [module.path, module]));
@@ -119,10 +105,8 @@ function knownModules(declared: readonly DeclaredModule[]): string {
 }
 
 /**
- * One cycle per strongly connected component of more than one module
- * (Tarjan), each the shortest cycle through the component's first module in
- * code-point order, closed by repeating that module. Self-loops are not in
- * `edges` (they are reported on their own).
+ * One cycle per strongly connected component of several modules (Tarjan): the
+ * shortest through its first module in code-point order, closed by repeating it.
  */
 function findCycles(edges: ReadonlyMap<string, readonly string[]>): string[][] {
   const index = new Map<string, number>();

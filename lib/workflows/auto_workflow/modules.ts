@@ -1,11 +1,6 @@
 /**
- * The module graph of a project (the auto workflow's preprocessing), done
- * before any LLM call: the modules discovery finds (`discovery.ts`), each
- * one's `ModuleDependencies.md`, and the graph they make.
- *
- * Every problem is collected before one {@link StructureError} reports them
- * all; what the search left out is returned as warnings, for the caller to
- * show.
+ * The module graph of a project, before any LLM call: discovery, each
+ * module's `ModuleDependencies.md`, and the graph, every problem reported at once.
  *
  * @module
  */
@@ -24,18 +19,15 @@ import { buildGraph, type DeclaredModule, type Module } from "./graph.ts";
 import { describeModule, type ModuleInfo } from "./module_paths.ts";
 import { under } from "../../file_system/file_system.ts";
 
-/** The project's module structure is wrong; `problems` lists every problem, one line each. */
+/**
+ * The project's module structure is wrong: one line per problem, and what the
+ * search left out. The message holds every problem (`--json` shows only it).
+ */
 export class StructureError extends CodeCommitError {
-  /** Every problem found, one line each, naming the module and what to fix. */
   readonly problems: readonly string[];
-  /** What the search for modules left out, one line each (see `Discovery` in discovery.ts); shown before the problems. */
   readonly warnings: readonly string[];
 
-  /**
-   * Makes the error; its message is the one problem, or, when there are
-   * several, a count followed by every problem on a line of its own (so the
-   * message alone, as `--json` reports it, holds them all).
-   */
+  /** Makes the error from every problem, and the search's warnings. */
   constructor(problems: readonly string[], warnings: readonly string[] = []) {
     super(
       problems.length === 1
@@ -50,25 +42,20 @@ export class StructureError extends CodeCommitError {
   }
 }
 
-/** The modules of a project whose structure is sound, and what the search for them left out. */
+/** The modules (by depth, then path) of a sound project, and what the search left out. */
 export interface LoadedModules {
-  /** The modules by depth, then path. */
   readonly modules: readonly Module[];
-  /** What the search left out, one line each (see `Discovery` in discovery.ts), for the caller to show. */
   readonly warnings: readonly string[];
 }
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
 /**
- * Reads the `ModuleDependencies.md` of each module. A missing file, one that
- * is a symbolic link or not valid UTF-8, and every format problem is returned
- * as a problem naming the module and the file.
+ * Reads each module's `ModuleDependencies.md`; a missing, non-regular or
+ * non-UTF-8 file and every format problem is a problem naming the file.
  *
- * @throws {CodeCommitError} when a file exists but cannot be read (a
- * `FileReadError` when it is larger than `READ_LIMITS.moduleDocument`, has
- * more than one hard link, or is swapped for something else while it is
- * opened).
+ * @throws {CodeCommitError} when a file exists but cannot be read (too
+ * large, several hard links, swapped while opened).
  */
 async function readDependencies(
   root: string,
@@ -114,13 +101,9 @@ async function readDependencies(
 }
 
 /**
- * Discovers the modules of the project at `root`, reads their dependencies
- * and builds the graph: the modules by depth, then path, with the warnings
- * of the discovery.
+ * Discovers the modules of the project at `root` and builds their graph.
  *
- * @throws {StructureError} listing every problem of the structure (missing
- * specification or `ModuleDependencies.md`, bad format, a dependency that
- * names no module or the module itself, cycles), with the warnings.
+ * @throws {StructureError} listing every problem of the structure, with the warnings.
  * @throws {CodeCommitError} when a folder or file cannot be read.
  */
 export async function loadModules(root: string): Promise<LoadedModules> {

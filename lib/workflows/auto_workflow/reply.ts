@@ -1,14 +1,7 @@
 /**
- * The status of an auto-workflow reply: exactly one of the tags
- * `@@@@task-success@@@@`, `@@@@changes-requested@@@@`,
- * `@@@@changes-attempted@@@@`, and at most one comment,
- * `%%%%comment%%%%` … `%%%%end%%%%`.
- *
- * File blocks (`^^^path` … `^^^end`, `^^^path` + `^^^delete`, read as the
- * reply parser reads them) are file content, not the reply's own words:
- * a tag or comment marker inside one is not counted, so a module whose code
- * holds these strings (code-commit's own, say) can still be written. A tag
- * anywhere else counts, the comment included. Pure: no I/O.
+ * The status of an auto-workflow reply: exactly one status tag and at most one
+ * comment. Markers inside file blocks (read as the reply parser reads them)
+ * are file content and do not count. Pure: no I/O.
  *
  * @module
  */
@@ -17,44 +10,31 @@ import { scanBlocks } from "../../reply/blocks.ts";
 import { replyProse } from "../../reply/prose.ts";
 
 /** The three statuses a reply can give. */
-export const STATUSES = ["task-success", "changes-requested", "changes-attempted"] as const;
+const STATUSES = ["task-success", "changes-requested", "changes-attempted"] as const;
 
 /** One status. */
 export type Status = typeof STATUSES[number];
 
-/** The tag of a status, e.g. `@@@@task-success@@@@`. Never throws. */
-export function statusTag(status: Status): string {
+/** The tag of a status, e.g. `@@@@task-success@@@@`. */
+function statusTag(status: Status): string {
   return `@@@@${status}@@@@`;
 }
 
-/** Opens the comment. */
-export const COMMENT_OPEN = "%%%%comment%%%%";
-/** Closes the comment. */
-export const COMMENT_CLOSE = "%%%%end%%%%";
+const COMMENT_OPEN = "%%%%comment%%%%";
+const COMMENT_CLOSE = "%%%%end%%%%";
 
 /** What a reply says, or why it says nothing usable. */
 export type StatusReply =
   | {
     readonly ok: true;
-    /** The one status tag found. */
     readonly status: Status;
-    /** The comment's text without its surrounding blank lines, when there is one. */
+    /** The comment without its surrounding blank lines, when there is one. */
     readonly comment: string | undefined;
-    /** How many file blocks the reply holds. */
     readonly fileBlocks: number;
   }
-  | {
-    readonly ok: false;
-    /** Why the reply is not usable, in one sentence. */
-    readonly reason: string;
-  };
+  | { readonly ok: false; readonly reason: string };
 
-/**
- * Splits a reply into the text outside its file blocks (block lines replaced
- * by empty lines) and the number of blocks, reading blocks exactly as the
- * reply parser does. An unterminated block runs to the end of the reply.
- * Never throws.
- */
+/** The reply with its file blocks' lines emptied (read as the reply parser does), and their count. */
 function outsideFileBlocks(text: string): { text: string; fileBlocks: number } {
   const { lines, items } = scanBlocks(text);
   const kept = [...lines];
@@ -80,10 +60,8 @@ function count(text: string, needle: string): number {
 }
 
 /**
- * Reads the status and comment of a reply. Never throws: a reply with no
- * tag, more than one tag (the same one twice included), more than one
- * comment, or a comment that is not closed (or a close without an opening)
- * gives `{ ok: false, reason }`.
+ * Reads the status and comment of a reply. Never throws: no tag, several
+ * tags, several comments or an unbalanced comment give `{ ok: false, reason }`.
  */
 export function parseStatusReply(reply: string): StatusReply {
   const { text, fileBlocks } = outsideFileBlocks(reply);
@@ -130,11 +108,8 @@ export function parseStatusReply(reply: string): StatusReply {
 }
 
 /**
- * The model's words in a reply outside its file blocks (as `replyProse`
- * gives them) without its status tags and its comment section: the auto
- * workflow tells the status in its own words and prints the comment once,
- * when the task ends. Blank-line runs are squeezed again and blank edges
- * dropped. Never throws.
+ * The reply's prose (`replyProse`) without status tags and comment, which the
+ * workflow tells in its own words when the task ends. Never throws.
  */
 export function proseWithoutStatus(reply: string): string[] {
   let text = replyProse(reply).join("\n");

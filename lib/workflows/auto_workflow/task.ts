@@ -1,16 +1,8 @@
 /**
- * One auto-workflow task: a stage run on a module, logged in its own folder
- * (`logs/<time>-auto-workflow-<spec path, / as +>-<stage>`).
- *
- * - A review stage (self-consistent) is one direct LLM call: the reply's
- *   file blocks are never applied, and `changes-attempted` is an error.
- * - A code-changing stage runs through the committing-code loop — files
- *   guarded, applied all or nothing, built and repaired exactly as there.
- *   Each reply's status tag is read before the reply is applied: a
- *   `changes-requested` reply ends the task there, whatever the build said
- *   before, with none of its file blocks applied and no build run. Any
- *   other reply goes through the loop, and the status of the last one
- *   decides once the build passes.
+ * One auto-workflow task: a stage run on a module, logged in its own folder.
+ * A review stage is one LLM call whose file blocks are never applied; a
+ * code-changing stage runs the committing-code loop, and a reply that says
+ * `changes-requested` ends it before any of its file blocks is applied.
  *
  * @module
  */
@@ -34,34 +26,28 @@ import type { ModuleState, Task } from "./next_task.ts";
 import { changeQuery, type PromptInputs, reviewPrompt } from "./stage_prompts.ts";
 import { parseStatusReply, proseWithoutStatus, type Status } from "./reply.ts";
 
-/** How a task ended. */
+/** What every task outcome tells. */
+interface Ended {
+  /** LLM calls the task made (more than 1: the reply came in a repair). */
+  readonly attempts: number;
+  /** Every file the task changed, sorted. */
+  readonly changedPaths: readonly string[];
+  /** The task's log folder, relative to the project root. */
+  readonly logDir: string;
+}
+
+/**
+ * How a task ended: a status (after a review, a passed build, or a
+ * `changes-requested` reply), or a build that still fails after the repairs
+ * (status 1, or 4 when the last reply could not be used).
+ */
 export type TaskOutcome =
-  | {
-    /** The reply gave a status: after a review, a passed build, or a `changes-requested` reply. */
+  | Ended & {
     readonly kind: "status";
-    /** The status of the reply: it decides what the workflow does. */
     readonly status: Status;
-    /** The reply's comment, if any. */
     readonly comment: string | undefined;
-    /** LLM calls the task made (more than 1: the reply came in a repair). */
-    readonly attempts: number;
-    /** Every file the task changed, sorted. */
-    readonly changedPaths: readonly string[];
-    /** The task's log folder, relative to the project root. */
-    readonly logDir: string;
   }
-  | {
-    /** A code-changing stage whose build still fails after the repairs. */
-    readonly kind: "build-failed";
-    /** The run's exit status: 1, or 4 when the last reply could not be used (see `unpassedStatus`). */
-    readonly status: ExitStatus;
-    /** LLM calls made. */
-    readonly attempts: number;
-    /** Every file the task changed, sorted. */
-    readonly changedPaths: readonly string[];
-    /** The task's log folder. */
-    readonly logDir: string;
-  };
+  | Ended & { readonly kind: "build-failed"; readonly status: ExitStatus };
 
 /** `src/llm (src/llm/UserSpecification.md), stage implemented`. Never throws. */
 export function describeTask(task: Task): string {
@@ -69,18 +55,13 @@ export function describeTask(task: Task): string {
 }
 
 /**
- * Runs `task` on the project of `session`. `states` are every module's
- * states (the root module's gives the top-level specification); `modules`
- * the whole graph.
+ * Runs `task`; `states` are every module's (the root's gives the top-level
+ * specification). `onLog` is told the task's log folder once it exists.
  *
  * @throws {CodeCommitError} naming the log file when the reply has no usable
- * status (no tag, two tags, two comments, a malformed comment), was cut off
- * (review), or says `changes-attempted` in a review; when a specification is
- * not UTF-8; when a file cannot be read.
- * @throws {LlmError} when an LLM call fails.
- * @throws {InterruptedError} on Ctrl-C.
- *
- * `onLog` is told the task's log folder as soon as it exists.
+ * status, was cut off (review), or says `changes-attempted` in a review; when
+ * a specification is not UTF-8 or a file cannot be read.
+ * @throws {LlmError} when an LLM call fails; {InterruptedError} on Ctrl-C.
  */
 export async function runTask(
   session: Session,
@@ -103,22 +84,9 @@ export async function runTask(
       `${task.cached === undefined ? "" : " (its specification changed since it last passed)"}; ` +
       `logs in ${log.dir}`,
   );
-  const inputs = promptInputs(task, states, modules);
-  return task.stage.kind === "review"
-    ? await runReview(session, task, log, inputs)
-    : await runChange(session, task, log, inputs);
-}
-
-/** What the prompts of `task` are made of. */
-function promptInputs(
-  task: Task,
-  states: readonly ModuleState[],
-  modules: readonly Module[],
-): PromptInputs {
   const rootState = states.find((state) => state.module.path === ROOT_MODULE);
   if (rootState === undefined) throw new RangeError("runTask: the root module has no state");
-  const module = task.state.module;
-  return {
+  const inputs: PromptInputs = {
     module,
     modules,
     stage: task.stage,
@@ -126,6 +94,9 @@ function promptInputs(
     topSpec: specText(rootState.module.specPath, rootState.spec),
     cached: task.cached === undefined ? undefined : new TextDecoder().decode(task.cached),
   };
+  return task.stage.kind === "review"
+    ? await runReview(session, task, log, inputs)
+    : await runChange(session, task, log, inputs);
 }
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -181,18 +152,13 @@ async function runReview(
   return { kind: "status", status, comment, attempts: 1, changedPaths: [], logDir: log.dir };
 }
 
-/** What a `changes-requested` reply carries back out of the loop. */
+/** What a `changes-requested` reply carries out of the loop (its file blocks unapplied). */
 interface ChangesRequested {
-  /** The reply's comment, if any. */
   readonly comment: string | undefined;
-  /** How many file blocks it holds (none of them applied). */
   readonly fileBlocks: number;
 }
 
-/**
- * The loop's inspector for code-changing stages: a reply whose status is
- * `changes-requested` ends the loop before it is applied. Never throws.
- */
+/** Ends the loop, before applying it, on a reply whose status is `changes-requested`. */
 function changesRequested(reply: LlmReply): ReplyStop<ChangesRequested> | undefined {
   const parsed = parseStatusReply(reply.text);
   if (!parsed.ok || parsed.status !== "changes-requested") return undefined;
@@ -238,8 +204,7 @@ async function runChange(
 }
 
 /**
- * The outcome of a code-changing stage whose build passed: the status of the
- * last reply decides.
+ * The outcome of a code-changing stage whose build passed: the last reply's status decides.
  *
  * @throws {CodeCommitError} naming the reply's log file when it has no usable status.
  */

@@ -1,17 +1,6 @@
 /**
- * The auto workflow (`--auto-workflow`, `--aw`): discover the modules and
- * check their dependency graph before any LLM call, then run one task after
- * another — the first stage, in processing order, whose cached specification
- * is not the current one — until a task needs the user or nothing is left.
- *
- * - `task-success`: the specification is cached for that stage and the
- *   workflow goes on with the next task, in the same run;
- * - `changes-requested`: the comment is printed and the workflow stops (exit 7);
- * - `changes-attempted`: the workflow stops so the user can review the
- *   changes with git (exit 7);
- * - a build that still fails after the repairs ends the run with exit 1 (4
- *   when the last reply could not be used at all), and an unusable status
- *   reply with exit 4 naming its log file.
+ * The auto workflow (`--aw`): check the modules and their graph before any LLM
+ * call, then run the next task until one needs the user or nothing is left.
  *
  * @module
  */
@@ -48,10 +37,7 @@ function describeLevels(modules: readonly Module[]): string {
   return [...levels].map(([depth, names]) => `L${depth}: ${names.join(", ")}`).join("; ");
 }
 
-/**
- * Loads the modules, printing each warning of the search not in `warned` yet
- * (and adding it); the error thrown lists every problem.
- */
+/** Loads the modules, printing each search warning once; the error thrown lists every problem. */
 async function loadModulesReported(
   session: Session,
   warned: Set<string>,
@@ -83,15 +69,12 @@ function warnOnce(session: Session, warnings: readonly string[], warned: Set<str
 }
 
 /**
- * Runs the auto workflow in the session's project and returns the exit
- * status: 0 when nothing is left to do, 7 when a task stopped for the user
- * (`changes-requested`, `changes-attempted`), 1 when a task's build still
- * fails after the repairs.
+ * Runs the auto workflow: 0 when nothing is left, 7 when a task stopped for
+ * the user, 1 (or 4) when a task's build still fails after the repairs.
  *
  * @throws {StructureError} listing every problem of the modules, before any LLM call.
- * @throws {CodeCommitError} for a missing or unusable `build.sh`, a refused
- * cache path, an unusable reply (naming its log file), or an LLM error.
- * @throws {InterruptedError} on Ctrl-C.
+ * @throws {CodeCommitError} for a bad `build.sh`, a refused cache path, an
+ * unusable reply or an LLM error; {InterruptedError} on Ctrl-C.
  */
 export async function runAutoWorkflow(session: Session): Promise<ExitStatus> {
   const { root, console, options } = session;
