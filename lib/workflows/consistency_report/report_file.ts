@@ -1,7 +1,6 @@
 /**
- * Where the consistency report goes, `agent-config/consistency-report.txt`,
- * and how it gets there: atomically (a temporary sibling, then a rename),
- * and never through a symbolic link.
+ * Writes the consistency report to `agent-config/consistency-report.txt`,
+ * atomically and never through a symbolic link.
  *
  * @module
  */
@@ -17,9 +16,7 @@ import { AGENT_CONFIG_DIR, CONSISTENCY_REPORT_FILE } from "../../preconditions/p
 export const REPORT_FILE = CONSISTENCY_REPORT_FILE;
 
 /**
- * Checks that the report can be written safely: `agent-config` is a real
- * folder (not a symbolic link), and `agent-config/consistency-report.txt`
- * is absent or a regular file (not a link, a folder or a special file).
+ * Checks that `agent-config` is a real folder and the report absent or a regular file.
  *
  * @throws {CodeCommitError} naming the path and what to do when it is not.
  */
@@ -55,11 +52,8 @@ export async function checkReportDestination(root: string): Promise<void> {
 }
 
 /**
- * Writes `text` to the report atomically: it is written to a new temporary
- * file beside the report, then renamed over it, so a reader sees the old
- * report or the new one, never half of one; a failed write leaves the old
- * report as it was and removes the temporary file. The destination is
- * checked with {@link checkReportDestination} right before.
+ * Writes `text` to the report atomically (a reader sees the old or the new
+ * one; a failed write keeps the old), checking the destination right before.
  *
  * @throws {CodeCommitError} naming the report when it cannot be written safely.
  */

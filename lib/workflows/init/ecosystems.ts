@@ -1,33 +1,23 @@
 /**
- * What `--init` knows of each kind of project besides its build: the file
- * in the root that marks it, the dependency and build folders it makes that
- * git must not track (only the unambiguous ones: `node_modules/`, not
- * `dist/`), and its lock files, which a model needs no more than git
- * needs `node_modules/` and which `--init` leaves out of every prompt with
- * `.codecommitignore`. Pure: no I/O.
+ * What `--init` knows of each kind of project besides its build: its marker
+ * files, the dependency and build folders git must not track (only the
+ * unambiguous ones), and the lock files it leaves out of every prompt. Pure: no I/O.
  *
  * @module
  */
 
-/** A folder `--init` adds to `.gitignore` for a kind of project. */
+/** A folder `--init` adds to `.gitignore`: its line, a path it ignores, and what it holds. */
 export interface IgnoredFolder {
-  /** The `.gitignore` line: `node_modules/`, `/target/`. */
   readonly line: string;
-  /** A path it ignores, to test whether the rules already do: `node_modules`. */
   readonly folder: string;
-  /** What it holds, for the user: `npm's dependencies`. */
   readonly what: string;
 }
 
-/** A kind of project, as far as ignore files go. */
+/** A kind of project, as far as ignore files go: any one of `markers` in the root marks it. */
 export interface Ecosystem {
-  /** For people: `Node.js`. */
   readonly name: string;
-  /** Files in the project root, any one of which marks the kind. */
   readonly markers: readonly string[];
-  /** Folders git must not track. */
   readonly folders: readonly IgnoredFolder[];
-  /** Lock files, left out of every prompt. */
   readonly lockFiles: readonly string[];
 }
 
@@ -71,11 +61,7 @@ export const ECOSYSTEMS: readonly Ecosystem[] = Object.freeze([
   { name: "Ruby", markers: ["Gemfile"], folders: [], lockFiles: ["Gemfile.lock"] },
 ]);
 
-/**
- * The text of the `.codecommitignore` `--init` writes for the kinds found:
- * a comment saying what the file does, then the lock files of each kind.
- * Never throws.
- */
+/** The `.codecommitignore` `--init` writes: what it does, then each kind's lock files. */
 export function codecommitIgnoreText(found: readonly Ecosystem[]): string {
   const lines = [
     "# .codecommitignore: what matches here (gitignore syntax) stays out of every prompt",

@@ -1,10 +1,7 @@
 /**
- * The lines `code-commit --init` adds to a project's root `.gitignore`:
- * `/agent-config` (the keys, the query, the rollup) and `/logs` (the run
- * logs), each only when the rules there do not already ignore everything in
- * that folder, judged by the rules' meaning as the precondition check judges
- * it (`folderCoverage`: `agent-config/`, `/agent-config/*` with no negation
- * after it, or `*` all do) rather than by the text. Pure: no I/O.
+ * The lines `--init` adds to the root `.gitignore`: `/agent-config` and
+ * `/logs`, each only when the rules do not already ignore everything in that
+ * folder, judged by their meaning (`folderCoverage`), not their text. Pure: no I/O.
  *
  * @module
  */
@@ -12,34 +9,25 @@
 import { parseIgnorePatterns } from "../../guard/ignore_patterns.ts";
 import { folderCoverage } from "../../preconditions/ignored_folder.ts";
 
-/** One rule `--init` makes sure of. */
+/** One rule `--init` makes sure of: the `line` added unless `folder` is wholly ignored. */
 export interface InitRule {
-  /** The line added when the folder is not wholly ignored yet: `/agent-config`. */
   readonly line: string;
-  /** The top-level folder everything in which must be ignored: `agent-config`. */
   readonly folder: string;
 }
 
-/** What to do with `.gitignore`. */
+/** The new text of `.gitignore` (undefined when nothing is missing), and the lines added. */
 export interface GitignorePlan {
-  /** The file's new text, or undefined when it already ignores everything. */
   readonly text: string | undefined;
-  /** The lines added, in order. */
   readonly added: readonly string[];
 }
 
-/** The comment written above the lines `--init` adds. */
 const INIT_COMMENT = "# code-commit: API keys, query and rollup; run logs";
 
 /**
- * Plans the root `.gitignore`: `existing` is its text (undefined when there is
- * none), `folderRules` the text of each folder's own `.gitignore` (which can
- * re-include). Every line already there is kept as it is; the lines of
- * `rules` whose folder is not wholly ignored yet are appended (after a
- * comment: appended last, they win over any earlier negation), and a
- * missing final line break is added first. CRLF files get CRLF lines. When
- * nothing is missing, the text is left alone (undefined), so a second
- * `--init` changes nothing. Never throws.
+ * Plans the root `.gitignore` (`existing`, undefined for none; `folderRules`,
+ * each folder's own `.gitignore`, which can re-include): the lines of `rules`
+ * whose folder is not wholly ignored yet are appended, last so that they win
+ * over any earlier negation. Nothing missing: text undefined. Never throws.
  */
 export function planGitignore(
   existing: string | undefined,
@@ -56,10 +44,8 @@ export function planGitignore(
 }
 
 /**
- * `existing` (the text of an ignore file, undefined for none) with `lines`
- * appended after a `comment` line: a missing final line break is added
- * first, and a blank line before the comment; CRLF files get CRLF lines.
- * Every line already there is kept as it is. Never throws.
+ * `existing` (undefined for none) with `lines` appended after a blank line and
+ * `comment`; every line there kept, CRLF files get CRLF lines. Never throws.
  */
 export function appendLines(
   existing: string | undefined,
@@ -75,11 +61,7 @@ export function appendLines(
   return `${before}${separator}${gap}${text}`;
 }
 
-/**
- * Whether the root ignore file `text` decides about the root file `name`:
- * `ignored` (its last matching rule ignores it), `shown` (a `!` rule
- * re-includes it), or undefined when no rule matches it. Never throws.
- */
+/** What the root ignore file `text`'s last rule matching the root file `name` says, if any. */
 export function rootFileVerdict(text: string, name: string): "ignored" | "shown" | undefined {
   const match = parseIgnorePatterns(text.replace(/^\uFEFF/, "")).lastMatch(name, false);
   return match === undefined ? undefined : match.negated ? "shown" : "ignored";

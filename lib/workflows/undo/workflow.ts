@@ -1,9 +1,6 @@
 /**
- * `code-commit --undo`: takes back the most recent run that changed files,
- * as a whole (see `lib/apply/undo.ts`): no LLM call, no key, no network.
- * Exits 0 once restored, 1 when there is nothing to undo or a path the run
- * changed was changed since (unless `--force`, which also rolls back an
- * interrupted apply whose paths changed since).
+ * `code-commit --undo`: takes back the most recent run that changed files, as
+ * a whole; no LLM call, no key, no network.
  *
  * @module
  */
@@ -23,19 +20,13 @@ import { formatCount, formatUtc } from "../../text/numbers.ts";
 import { plural } from "../../text/plural.ts";
 
 /**
- * Runs `--undo` in the project at `root`: refuses a subfolder of a
- * repository as every workflow does (the journal is in the root), rolls
- * back an interrupted apply first (as every workflow does; with `--force`,
- * even over paths changed since it), then restores every path the most
- * recent run changed. Returns 0 when it did, or when the interrupted apply
- * was all there was to take back.
+ * Runs `--undo` in `root`: rolls back an interrupted apply first (with
+ * `--force`, even over paths changed since), then restores every path the
+ * most recent run changed; returns 0. What it changed is noted in `record`.
  *
- * @throws {CodeCommitError} run from a subfolder of a repository (naming
- * its root); when there is nothing to undo (the journal holds
- * no run, or the run was undone already), or when paths changed since the
- * run and `options.force` is not set (nothing restored); an `ApplyError`
- * when the restore itself failed (rolled back). What it changed and its log
- * folder are noted in `record` (for `--json`).
+ * @throws {CodeCommitError} from a subfolder of a repository; when there is
+ * nothing to undo, or paths changed since the run without `--force` (nothing
+ * restored); an `ApplyError` when the restore failed (rolled back).
  */
 export async function runUndoWorkflow(
   root: string,
@@ -44,7 +35,6 @@ export async function runUndoWorkflow(
   record: RunRecord = new RunRecord(),
 ): Promise<ExitStatus> {
   await checkRepositoryRoot(root, false);
-  // With --force, an interrupted apply is rolled back even over paths changed since.
   const recovered = await recoverFirst(root, (line) => console.warn(line), {
     force: options.force,
   });
