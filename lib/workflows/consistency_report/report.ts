@@ -18,7 +18,7 @@ export const REPORT_HEADINGS = [
 ] as const;
 
 /** One of the five section headings. */
-type ReportHeading = typeof REPORT_HEADINGS[number];
+export type ReportHeading = typeof REPORT_HEADINGS[number];
 
 /** The column prose is wrapped to. */
 const REPORT_WIDTH = 80;
