@@ -27,17 +27,16 @@ function cachePath(modulePath: string, stage: string): string {
     : `${CACHE_DIR}/${modulePath}/${stage}`;
 }
 
-/** Two modules the cache cannot hold together: a cache file of `outer` is a folder on `inner`'s path. */
+/**
+ * Two modules the cache cannot hold together: `outer`'s cache `file` for
+ * `stage` is a folder on the way to `inner`'s; `folder` (named like the
+ * stage) is the project folder to rename.
+ */
 export interface CacheCollision {
-  /** The module whose cache file is in the way, e.g. `src/a`. */
   readonly outer: string;
-  /** The module nested in it whose cache folder cannot be made, e.g. `src/a/implemented`. */
   readonly inner: string;
-  /** The stage `outer`'s file is for, e.g. `implemented`. */
   readonly stage: string;
-  /** That file, e.g. `agent-state/specifications/src/a/implemented`. */
   readonly file: string;
-  /** The project folder named like the stage, to rename: `inner` or the folder holding it. */
   readonly folder: string;
 }
 

@@ -104,64 +104,46 @@ function knownModules(declared: readonly DeclaredModule[]): string {
     "fix or remove the line";
 }
 
-/**
- * One cycle per strongly connected component of several modules (Tarjan): the
- * shortest through its first module in code-point order, closed by repeating it.
- */
-function findCycles(edges: ReadonlyMap<string, readonly string[]>): string[][] {
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const onStack = new Set<string>();
-  const stack: string[] = [];
-  const components: string[][] = [];
-  let counter = 0;
-
-  const visit = (node: string): void => {
-    index.set(node, counter);
-    low.set(node, counter);
-    counter++;
-    stack.push(node);
-    onStack.add(node);
-    for (const next of edges.get(node) ?? []) {
-      if (!index.has(next)) {
-        visit(next);
-        low.set(node, Math.min(low.get(node)!, low.get(next)!));
-      } else if (onStack.has(next)) {
-        low.set(node, Math.min(low.get(node)!, index.get(next)!));
+/** The modules reachable from `start` through one dependency or more. */
+function reachable(edges: ReadonlyMap<string, readonly string[]>, start: string): Set<string> {
+  const seen = new Set<string>();
+  const queue = [start];
+  while (queue.length > 0) {
+    for (const next of edges.get(queue.shift()!)!) {
+      if (!seen.has(next)) {
+        seen.add(next);
+        queue.push(next);
       }
     }
-    if (low.get(node) === index.get(node)) {
-      const component: string[] = [];
-      let member: string;
-      do {
-        member = stack.pop()!;
-        onStack.delete(member);
-        component.push(member);
-      } while (member !== node);
-      if (component.length > 1) components.push(component);
-    }
-  };
-  for (const node of [...edges.keys()].sort(compareCodePoints)) {
-    if (!index.has(node)) visit(node);
   }
-
-  const cycles = components.map((component) => shortestCycle(edges, component));
-  return cycles.sort((a, b) => compareCodePoints(a[0], b[0]));
+  return seen;
 }
 
-/** The shortest cycle through the first member of `component`, by breadth-first search inside it. */
-function shortestCycle(
-  edges: ReadonlyMap<string, readonly string[]>,
-  component: readonly string[],
-): string[] {
-  const members = new Set(component);
-  const start = [...component].sort(compareCodePoints)[0];
+/**
+ * One cycle per group of modules that all depend on each other (a strongly
+ * connected component of several), in code-point order of its first module.
+ * Self-loops are not in `edges` (they are reported on their own).
+ */
+function findCycles(edges: ReadonlyMap<string, readonly string[]>): string[][] {
+  const done = new Set<string>();
+  const cycles: string[][] = [];
+  for (const start of [...edges.keys()].sort(compareCodePoints)) {
+    if (done.has(start)) continue;
+    const from = reachable(edges, start);
+    if (!from.has(start)) continue;
+    for (const other of from) if (reachable(edges, other).has(start)) done.add(other);
+    cycles.push(shortestCycle(edges, start));
+  }
+  return cycles;
+}
+
+/** The shortest cycle through `start` (on a cycle), closed by repeating it: breadth-first. */
+function shortestCycle(edges: ReadonlyMap<string, readonly string[]>, start: string): string[] {
   const previous = new Map<string, string>();
   const queue = [start];
   while (queue.length > 0) {
     const node = queue.shift()!;
-    for (const next of edges.get(node) ?? []) {
-      if (!members.has(next)) continue;
+    for (const next of edges.get(node)!) {
       if (next === start) {
         const path = [start];
         for (let at = node; at !== start; at = previous.get(at)!) path.splice(1, 0, at);
@@ -173,5 +155,5 @@ function shortestCycle(
       }
     }
   }
-  return [start, start]; // unreachable for a strongly connected component
+  return [start, start]; // unreachable: `start` is on a cycle
 }

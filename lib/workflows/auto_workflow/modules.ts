@@ -18,6 +18,7 @@ import { discoverModules } from "./discovery.ts";
 import { buildGraph, type DeclaredModule, type Module } from "./graph.ts";
 import { describeModule, type ModuleInfo } from "./module_paths.ts";
 import { under } from "../../file_system/file_system.ts";
+import { decodeStrictly } from "../../text/utf8.ts";
 
 /**
  * The project's module structure is wrong: one line per problem, and what the
@@ -48,8 +49,6 @@ export interface LoadedModules {
   readonly warnings: readonly string[];
 }
 
-const decoder = new TextDecoder("utf-8", { fatal: true });
-
 /**
  * Reads each module's `ModuleDependencies.md`; a missing, non-regular or
  * non-UTF-8 file and every format problem is a problem naming the file.
@@ -77,19 +76,17 @@ async function readDependencies(
     } else if (!info.isFile) {
       problems.push(`${label}: ${file} is ${describeEntry(info)}; it must be a regular file`);
     } else {
-      let text: string | undefined;
-      const bytes = await readBounded(under(root, file), {
-        limit: READ_LIMITS.moduleDocument,
-        followSymlink: false,
-        name: file,
-        refuseHardLinks: true,
-      }) ?? new Uint8Array();
-      try {
-        text = decoder.decode(bytes);
-      } catch {
+      const text = decodeStrictly(
+        await readBounded(under(root, file), {
+          limit: READ_LIMITS.moduleDocument,
+          followSymlink: false,
+          name: file,
+          refuseHardLinks: true,
+        }) ?? new Uint8Array(),
+      );
+      if (text === undefined) {
         problems.push(`${label}: ${file} is not valid UTF-8 text`);
-      }
-      if (text !== undefined) {
+      } else {
         const parsed = parseDependencyList(text);
         for (const problem of parsed.problems) problems.push(`${label}: ${file} ${problem}`);
         dependencies = parsed.dependencies;

@@ -12,7 +12,6 @@ import { replyProse } from "../../reply/prose.ts";
 /** The three statuses a reply can give. */
 const STATUSES = ["task-success", "changes-requested", "changes-attempted"] as const;
 
-/** One status. */
 export type Status = typeof STATUSES[number];
 
 /** The tag of a status, e.g. `@@@@task-success@@@@`. */

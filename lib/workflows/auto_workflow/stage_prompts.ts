@@ -100,7 +100,6 @@ function fillTemplate(template: string, values: Readonly<Record<Placeholder, str
 /** Everything a task's prompt is made of. */
 export interface PromptInputs {
   readonly module: Module;
-  /** Every module of the project. */
   readonly modules: readonly Module[];
   readonly stage: Stage;
   /** The module's current specification. */

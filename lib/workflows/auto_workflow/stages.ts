@@ -43,7 +43,6 @@ export type StageName = typeof TABLE[number][number]["name"];
 /** One stage of a phase; its name is also its cache file's. */
 export interface Stage {
   readonly name: StageName;
-  /** 1 to 4. */
   readonly phase: number;
   readonly kind: StageKind;
   readonly codebase: CodebaseKind;

@@ -15,9 +15,9 @@ import { under } from "../../file_system/file_system.ts";
 /**
  * Reads every module's specification and its cache for phases 1 to `maxPhase`.
  *
- * @throws {CodeCommitError} when a specification cannot be read (no longer a
- * regular file, too large, or hard-linked: its text goes into prompts and its
- * other name may be outside the project), or the cache is refused or unreadable.
+ * @throws {CodeCommitError} when a specification is no longer a regular file,
+ * too large or hard-linked (its other name may be outside the project), or
+ * the cache is refused or unreadable.
  */
 export async function loadStates(
   root: string,

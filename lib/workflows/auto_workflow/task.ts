@@ -6,14 +6,9 @@
  *
  * @module
  */
-import {
-  type CommitLoopResult,
-  type ReplyStop,
-  runCommitLoop,
-  unpassedStatus,
-} from "../committing_code/loop.ts";
+import { runCommitLoop, unpassedStatus } from "../committing_code/loop.ts";
 import { CodeCommitError, EXIT, type ExitStatus } from "../../errors/errors.ts";
-import type { LlmReply } from "../../llm/types.ts";
+import { decodeStrictly } from "../../text/utf8.ts";
 import { autoWorkflowSlug, SINGLE_QUERY } from "../../logger/log_names.ts";
 import { RunLog } from "../../logger/run_log.ts";
 import { askModel, type Session } from "../../session/session.ts";
@@ -55,12 +50,10 @@ export function describeTask(task: Task): string {
 }
 
 /**
- * Runs `task`; `states` are every module's (the root's gives the top-level
- * specification). `onLog` is told the task's log folder once it exists.
+ * Runs `task`; `onLog` is told its log folder once it exists.
  *
- * @throws {CodeCommitError} naming the log file when the reply has no usable
- * status, was cut off (review), or says `changes-attempted` in a review; when
- * a specification is not UTF-8 or a file cannot be read.
+ * @throws {CodeCommitError} naming the log file for an unusable reply; when a
+ * specification is not UTF-8 or a file cannot be read.
  * @throws {LlmError} when an LLM call fails; {InterruptedError} on Ctrl-C.
  */
 export async function runTask(
@@ -99,17 +92,13 @@ export async function runTask(
     : await runChange(session, task, log, inputs);
 }
 
-const decoder = new TextDecoder("utf-8", { fatal: true });
-
 function specText(path: string, bytes: Uint8Array): string {
-  try {
-    return decoder.decode(bytes);
-  } catch {
-    throw new CodeCommitError(
-      `${path} is not valid UTF-8 text: save it as UTF-8, then run again`,
-      EXIT.setup,
-    );
-  }
+  const text = decodeStrictly(bytes);
+  if (text !== undefined) return text;
+  throw new CodeCommitError(
+    `${path} is not valid UTF-8 text: save it as UTF-8, then run again`,
+    EXIT.setup,
+  );
 }
 
 /** A review stage: one call, no file written, and `changes-attempted` refused. */
@@ -152,23 +141,12 @@ async function runReview(
   return { kind: "status", status, comment, attempts: 1, changedPaths: [], logDir: log.dir };
 }
 
-/** What a `changes-requested` reply carries out of the loop (its file blocks unapplied). */
-interface ChangesRequested {
-  readonly comment: string | undefined;
-  readonly fileBlocks: number;
-}
-
-/** Ends the loop, before applying it, on a reply whose status is `changes-requested`. */
-function changesRequested(reply: LlmReply): ReplyStop<ChangesRequested> | undefined {
-  const parsed = parseStatusReply(reply.text);
-  if (!parsed.ok || parsed.status !== "changes-requested") return undefined;
-  return {
-    value: { comment: parsed.comment, fileBlocks: parsed.fileBlocks },
-    reason: "the reply says changes-requested, so none of it was applied",
-  };
-}
-
-/** A code-changing stage: the committing-code loop, ended early by a `changes-requested` reply. */
+/**
+ * A code-changing stage: the committing-code loop, ended before it is applied
+ * by a `changes-requested` reply; once the build passes, the last reply's status decides.
+ *
+ * @throws {CodeCommitError} naming the reply's log file when it has no usable status.
+ */
 async function runChange(
   session: Session,
   task: Task,
@@ -181,7 +159,14 @@ async function runChange(
     session.console.warn(`${describeTask(task)}: ${warning}`);
   }
   const result = await runCommitLoop(session, log, changeQuery(inputs), codebase.text, {
-    inspect: changesRequested,
+    inspect: (reply) => {
+      const parsed = parseStatusReply(reply.text);
+      if (!parsed.ok || parsed.status !== "changes-requested") return undefined;
+      return {
+        value: parsed,
+        reason: "the reply says changes-requested, so none of it was applied",
+      };
+    },
     prose: proseWithoutStatus,
   });
   const { attempts, changedPaths } = result;
@@ -200,21 +185,6 @@ async function runChange(
     const status = unpassedStatus(result);
     return { kind: "build-failed", status, attempts, changedPaths, logDir: log.dir };
   }
-  return afterBuildPassed(session, task, log, result);
-}
-
-/**
- * The outcome of a code-changing stage whose build passed: the last reply's status decides.
- *
- * @throws {CodeCommitError} naming the reply's log file when it has no usable status.
- */
-function afterBuildPassed(
-  session: Session,
-  task: Task,
-  log: RunLog,
-  result: CommitLoopResult<ChangesRequested>,
-): TaskOutcome {
-  const { attempts, changedPaths } = result;
   const parsed = parseStatusReply(result.lastReply.text);
   if (!parsed.ok) {
     const left = changedPaths.length === 0
@@ -231,9 +201,10 @@ function afterBuildPassed(
   }
   if (parsed.status === "task-success" && changedPaths.length > 0) {
     // The tag decides, even when the reply changed files; the user is told what to review.
-    const named = nameSome(changedPaths);
     session.console.warn(
-      `${describeTask(task)} changed ${named} and its reply says task-success: the stage is ` +
+      `${describeTask(task)} changed ${
+        nameSome(changedPaths)
+      } and its reply says task-success: the stage is ` +
         "recorded as passed; review the changes with git status and git diff",
     );
   }

@@ -28,12 +28,10 @@ export interface TaskCodebase {
 }
 
 /**
- * Assembles the codebase of a task on `module`. `module`: its files as the
- * shared walk lists them (what the path guard lets a prompt read: no nested
- * module, nothing git or `.codecommitignore` hides, no link). `full`: the
- * top-level specification, then the module's files, then each dependency's
- * specification and API file. Every file goes through the guarded read; a
- * missing one is left out silently, a refused one with a warning.
+ * The codebase of a task on `module`: its files as the shared walk lists them
+ * (what a prompt may read: no nested module, nothing ignored, no link); for
+ * `full`, the top-level specification first and each dependency's documents
+ * after. A missing file is left out silently, a refused one with a warning.
  *
  * @throws {CodeCommitError} when the module's folder cannot be listed, a
  * refused path cannot be inspected, or the ignore rules cannot be read.

@@ -14,7 +14,7 @@ import { writeCache } from "./cache.ts";
 import type { Module } from "./graph.ts";
 import { describeModule, ROOT_MODULE } from "./module_paths.ts";
 import { loadModules, StructureError } from "./modules.ts";
-import { type ModuleState, nextTask, phasesComplete, type Task } from "./next_task.ts";
+import { nextTask, phasesComplete, type Task } from "./next_task.ts";
 import { runnablePhase } from "./stage_prompts.ts";
 import { PHASES } from "./stages.ts";
 import { loadStates } from "./states.ts";
@@ -43,28 +43,25 @@ async function loadModulesReported(
   warned: Set<string>,
   after?: Task,
 ): Promise<readonly Module[]> {
+  const warnOnce = (warnings: readonly string[]) => {
+    for (const warning of warnings) {
+      if (!warned.has(warning)) session.console.warn(`auto workflow: ${warning}`);
+      warned.add(warning);
+    }
+  };
   try {
     const loaded = await loadModules(session.root);
-    warnOnce(session, loaded.warnings, warned);
+    warnOnce(loaded.warnings);
     return loaded.modules;
   } catch (error) {
     if (!(error instanceof StructureError)) throw error;
-    warnOnce(session, error.warnings, warned);
+    warnOnce(error.warnings);
     if (after === undefined) throw error;
     throw new StructureError([
       `after ${describeTask(after)} passed (and was recorded), the modules have ` +
       `${plural(error.problems.length, "problem")}; fix them, then run again:\n` +
       error.problems.map((problem) => `  - ${problem}`).join("\n"),
     ]);
-  }
-}
-
-/** Prints each of `warnings` not in `warned`, and adds it there. */
-function warnOnce(session: Session, warnings: readonly string[], warned: Set<string>): void {
-  for (const warning of warnings) {
-    if (warned.has(warning)) continue;
-    warned.add(warning);
-    session.console.warn(`auto workflow: ${warning}`);
   }
 }
 
@@ -135,24 +132,15 @@ export async function runAutoWorkflow(session: Session): Promise<ExitStatus> {
   }
 
   if (lastLog !== undefined) await reportRunChanges(session, lastLog);
-  console.result(nothingLeft(states, maxPhase, passed, session));
-  return EXIT.ok;
-}
-
-/** The final line of a run that has nothing left to do. */
-function nothingLeft(
-  states: readonly ModuleState[],
-  maxPhase: number,
-  passed: number,
-  session: Session,
-): string {
-  const complete = phasesComplete(states);
-  const next = complete < PHASES.length && maxPhase < PHASES.length
+  const next = phasesComplete(states) < PHASES.length && maxPhase < PHASES.length
     ? `; run with --max-phase ${maxPhase + 1} to go on to phase ${maxPhase + 1}`
     : "";
-  return `auto workflow: nothing left to do: all ${plural(states.length, "module")} ` +
-    `passed ${maxPhase === 1 ? "phase 1" : `phases 1 to ${maxPhase}`} ` +
-    `(${plural(passed, "task")} passed in this run${tokens(session)})${next}`;
+  console.result(
+    `auto workflow: nothing left to do: all ${plural(states.length, "module")} ` +
+      `passed ${maxPhase === 1 ? "phase 1" : `phases 1 to ${maxPhase}`} ` +
+      `(${plural(passed, "task")} passed in this run${tokens(session)})${next}`,
+  );
+  return EXIT.ok;
 }
 
 function tokens(session: Session): string {

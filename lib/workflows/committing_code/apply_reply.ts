@@ -135,8 +135,7 @@ export async function applyReply(
 ): Promise<ReplyOutcome> {
   const checked = await checkReply(root, reply, redactor);
   if (!checked.ok) return checked;
-  // A file that already holds the reply's content is left alone: writing it would change
-  // nothing, and the user is told it was unchanged rather than replaced.
+  // A file already holding the reply's content is left alone, and told as unchanged.
   const unchanged: string[] = [];
   const writes: FileOperation[] = [];
   for (const operation of checked.operations) {

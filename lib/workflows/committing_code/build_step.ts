@@ -29,14 +29,12 @@ export type BuildSession = Pick<
 >;
 
 /**
- * Runs one build and logs it as `logName` after `notes` (the apply's
- * warnings). `build.sh` is compared with the run's first look at it before
- * (a reply may have written where a `build.sh` link leads) and after the build.
+ * Runs one build, logged as `logName` after `notes`. `build.sh` is compared
+ * with the run's first look before (a reply may have written where a link
+ * leads) and after the build.
  *
- * @throws {CodeCommitError} when `build.sh` changed since the run started;
- * when the sandbox cannot contain the project or the build cannot start;
- * after the build, when it changed `build.sh` or a protected entry, or
- * `.gitignore` no longer protects the keys.
+ * @throws {CodeCommitError} when `build.sh` changed, the build cannot be
+ * contained or started, or it changed a protected entry or `.gitignore`.
  */
 export async function runProjectBuild(
   session: BuildSession,

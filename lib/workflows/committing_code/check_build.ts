@@ -29,8 +29,7 @@ import { settleContainment } from "../../session/session.ts";
 import { outsideRefusalStop, runProjectBuild, showBuildTail } from "./build_step.ts";
 
 /**
- * Checks what building needs, runs the build once as a run does and says how
- * it ended: 0 passed, 1 failed. The log folder is noted in `record`.
+ * Checks what building needs, runs the build once as a run does: 0 passed, 1 failed.
  *
  * @throws {CodeCommitError} exit 3 listing every set-up problem; as a run
  * does when the build cannot be contained, cannot start or tampered with `build.sh`.
@@ -48,7 +47,6 @@ export async function runCheckBuild(
     decideContainment({ mode: options.sandbox, network: options.buildNetwork, root: realRoot })
   );
   containing.catch(() => {});
-  // As every workflow does first: an apply a killed run left unfinished is rolled back.
   await recoverFirst(root, (line) => console.warn(line));
   await checkBuildSetUp(root);
   // No key is read for a call, but every key file there is masked in the output and the log.

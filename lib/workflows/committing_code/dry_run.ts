@@ -47,7 +47,6 @@ export async function runDryRun(
   const tokens = `${plural(session.tally.calls, "LLM call")}, ${session.tally.describe()}`;
   const checked = await checkReply(root, reply, session.redactor);
   if (!checked.ok) {
-    // The refusals, one a line: the terminal shows twenty, the log has them all.
     await log.write(REFUSED_LIST, `${checked.reason}\n`);
     const shown = cutList(checked.reason.split("\n"), log.path(REFUSED_LIST), NAMED_AT_MOST + 1);
     console.error(`the reply could not be applied: ${shown.join("\n")}`);

@@ -39,7 +39,7 @@ const PROSE_LINES_SHOWN = 20;
 
 /** How the loop ended. */
 export interface CommitLoopResult<T = never> {
-  /** True when `./build.sh` exited 0 after an applied reply. */
+  /** `./build.sh` exited 0 after an applied reply. */
   readonly passed: boolean;
   /** Set when the inspector ended the loop on the last reply. */
   readonly stopped: ReplyStop<T> | undefined;
@@ -69,13 +69,11 @@ export function unpassedStatus(result: CommitLoopResult<unknown>): ExitStatus {
 }
 
 /**
- * Runs the loop with `query` and `codebase`, logging into `log`. `inspect`
- * sees each reply before it is applied; `prose` picks the lines shown as the
- * model's words (by default all outside file blocks).
+ * Runs the loop. `inspect` sees each reply before it is applied; `prose`
+ * picks the lines shown as the model's words (by default all outside blocks).
  *
- * @throws {LlmError} when an LLM call fails (the run stops: no repair can follow).
- * @throws {InterruptedError} on Ctrl-C, at a safe point.
- * @throws {CodeCommitError} when the build cannot be started, a build tampered with
+ * @throws {LlmError} when a call fails; {InterruptedError} on Ctrl-C, at a safe point.
+ * @throws {CodeCommitError} when a build cannot start or tampered with
  * `build.sh` or `.gitignore`, or a prompt holds a key.
  */
 export async function runCommitLoop<T = never>(
@@ -111,7 +109,13 @@ export async function runCommitLoop<T = never>(
       ? initialPrompt(query, codebase)
       : repairPromptFor(session, feedback, query, codebase, ledger.format());
     session.record.noteAttempt(attempt);
-    const reply = await askAttempt(session, log, attempt, names, prompt);
+    const model = session.client.model;
+    session.console.info(
+      attempt === 0
+        ? `initial query: asking ${model}`
+        : `repair ${attempt} of ${MAX_REPAIRS}: asking ${model}`,
+    );
+    const reply = await askModel(session, log, names, prompt);
     last = {
       lastReply: reply,
       lastNames: names,
@@ -125,13 +129,7 @@ export async function runCommitLoop<T = never>(
       await log.write(names.build, `build.sh was not run: ${stop.reason}\n`);
       return result(false, stop, attempt + 1);
     }
-    showProse(
-      session.console,
-      session.client.model,
-      reply.text,
-      log.path(names.replyText),
-      options.prose,
-    );
+    showProse(session.console, model, reply.text, log.path(names.replyText), options.prose);
 
     const applied = await applyAttempt(session, log, names, reply, ledger);
     if ("refused" in applied) {
@@ -177,23 +175,6 @@ function repairPromptFor(
     formatBuildForPrompt(feedback.build, feedback.logPath, room),
   );
   return repairPrompt(output, query, codebase, replacements);
-}
-
-/** Says which call this is, then sends `prompt`. @throws {LlmError}, or {CodeCommitError} for a key. */
-function askAttempt(
-  session: Session,
-  log: RunLog,
-  attempt: number,
-  names: CallLogNames,
-  prompt: string,
-): Promise<LlmReply> {
-  const model = session.client.model;
-  session.console.info(
-    attempt === 0
-      ? `initial query: asking ${model}`
-      : `repair ${attempt} of ${MAX_REPAIRS}: asking ${model}`,
-  );
-  return askModel(session, log, names, prompt);
 }
 
 /**

@@ -29,12 +29,10 @@ function consistencyPrompt(query: string, codebase?: string): string {
 }
 
 /**
- * Runs the consistency report; prints a summary line, then the report's path.
- * Returns 0 once written, even when some headings are missing (each warned of).
+ * Runs the consistency report: 0 once written, even with headings missing.
  *
- * @throws {CodeCommitError} for a missing query or rollup, an unsafe report
- * destination, or a report that cannot be written; exit 4 for an empty reply
- * or one with none of the headings (the old report stays).
+ * @throws {CodeCommitError} for a missing input, an unsafe or unwritable
+ * report; exit 4 for an empty reply or one with no heading (the old report stays).
  * @throws {LlmError} when the call fails; {InterruptedError} on Ctrl-C.
  */
 export async function runConsistencyReport(session: Session): Promise<ExitStatus> {

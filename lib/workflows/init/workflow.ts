@@ -128,10 +128,9 @@ export async function runInit(
     }
   }
   text = appendLines(text, NEGATIONS_COMMENT, negations.map((n) => n.line));
+  const initLines = INIT_RULES.map((r) => r.line).join(" and ");
   if (text === (gitignore ?? "") && gitignore !== undefined) {
-    lines.push(
-      `.gitignore: kept (it already ignores ${INIT_RULES.map((r) => r.line).join(" and ")})`,
-    );
+    lines.push(`.gitignore: kept (it already ignores ${initLines})`);
   } else {
     if (gitignore === undefined) {
       if (!await writeNewFile(root, ".gitignore", text)) {
@@ -144,7 +143,7 @@ export async function runInit(
       await writeFileAtomically(root, ".gitignore", text);
     }
     if (plan.added.length === 0) {
-      lines.push(`.gitignore: it already ignores ${INIT_RULES.map((r) => r.line).join(" and ")}`);
+      lines.push(`.gitignore: it already ignores ${initLines}`);
     } else if (gitignore === undefined) {
       lines.push(`.gitignore: made, with ${plan.added.join(" and ")}`);
     } else {

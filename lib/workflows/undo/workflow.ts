@@ -20,13 +20,11 @@ import { formatCount, formatUtc } from "../../text/numbers.ts";
 import { plural } from "../../text/plural.ts";
 
 /**
- * Runs `--undo` in `root`: rolls back an interrupted apply first (with
- * `--force`, even over paths changed since), then restores every path the
- * most recent run changed; returns 0. What it changed is noted in `record`.
+ * Runs `--undo`: rolls back an interrupted apply (with `--force`, even over
+ * paths changed since), then restores every path the last run changed.
  *
- * @throws {CodeCommitError} from a subfolder of a repository; when there is
- * nothing to undo, or paths changed since the run without `--force` (nothing
- * restored); an `ApplyError` when the restore failed (rolled back).
+ * @throws {CodeCommitError} from a subfolder; with nothing to undo, or paths
+ * changed since without `--force`; an `ApplyError` when the restore failed.
  */
 export async function runUndoWorkflow(
   root: string,
@@ -41,7 +39,6 @@ export async function runUndoWorkflow(
   const planned = await planUndo(root);
   if (planned.kind === "nothing") {
     if (recovered) {
-      // The interrupted apply was all the run left to take back.
       console.result(
         `undo: took back the interrupted apply (see above); nothing else to undo: ${planned.reason}`,
       );
@@ -49,7 +46,6 @@ export async function runUndoWorkflow(
     }
     throw new CodeCommitError(`nothing to undo: ${planned.reason}`, EXIT.setup);
   }
-  // Shown by path, the same order on every machine.
   const plan = {
     ...planned,
     paths: [...planned.paths].sort((a, b) => compareCodePoints(a.path, b.path)),

@@ -19,12 +19,11 @@ import { readKnownKeys } from "../../secrets/keys.ts";
 import { Redactor } from "../../secrets/redact.ts";
 
 /**
- * Makes and writes the rollup of `root`, warns of each file holding a key (a
- * prompt holding one is refused) and prints the summary line; returns 0.
+ * Writes the rollup of `root`, warns of each file holding a key (a prompt
+ * holding one is refused) and prints the summary line; returns 0.
  *
- * @throws {CodeCommitError} when `root` is not the root of a git
- * repository, an ignore file or `.git/index` cannot be read, or the rollup
- * cannot be written safely.
+ * @throws {CodeCommitError} outside a repository's root, or when the rollup
+ * cannot be made or written safely.
  */
 export async function runRollup(root: string, console: Console): Promise<ExitStatus> {
   await checkRepositoryRoot(root, true);
