@@ -16,7 +16,7 @@ import { checkRealFolder, parentFolder } from "../../file_system/real_folders.ts
 import { READ_LIMITS } from "../../file_system/read_limits.ts";
 import { writeAtomically } from "../../file_system/write_atomically.ts";
 import { foldCase } from "../../guard/case_fold.ts";
-import { ROOT_MODULE } from "./module_paths.ts";
+import { ROOT_MODULE } from "./graph.ts";
 import { STAGES } from "./stages.ts";
 
 const CACHE_DIR = "agent-state/specifications";

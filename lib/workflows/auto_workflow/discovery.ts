@@ -20,7 +20,7 @@ import {
   SOURCE_DIR,
   SPEC_FILE,
 } from "../../project_files/module_files.ts";
-import { describeModule, type ModuleInfo, ROOT_MODULE } from "./module_paths.ts";
+import { describeModule, type ModuleInfo, ROOT_MODULE } from "./graph.ts";
 import { under } from "../../file_system/file_system.ts";
 
 /** What discovery found, one line per problem and per warning. */

@@ -1,13 +1,31 @@
 /**
- * The module dependency graph: each dependency names another module, no
- * cycle, and each module's depth (L0: no dependencies, else one deeper than
+ * Modules and their dependency graph: each dependency names another module,
+ * no cycle, and each module's depth (L0: no dependencies, else one deeper than
  * its deepest dependency). Pure: no I/O.
  *
  * @module
  */
 import { compareCodePoints } from "../../project_files/order.ts";
 import type { DeclaredDependency } from "./dependencies_file.ts";
-import { describeModule, type ModuleInfo, ROOT_MODULE } from "./module_paths.ts";
+import { SPEC_FILE } from "../../project_files/module_files.ts";
+
+/** The module path of the root module (the project root); any other is a folder under `src/`. */
+export const ROOT_MODULE = "";
+
+/** A module as discovery finds it: its path, and where its three documents are (or belong). */
+export interface ModuleInfo {
+  readonly path: string;
+  readonly specPath: string;
+  readonly dependenciesFile: string;
+  readonly apiFile: string;
+}
+
+/** `src/llm (src/llm/UserSpecification.md)` or `the root module (UserSpecification.md)`. */
+export function describeModule(modulePath: string): string {
+  return modulePath === ROOT_MODULE
+    ? `the root module (${SPEC_FILE})`
+    : `${modulePath} (${modulePath}/${SPEC_FILE})`;
+}
 
 /** A module with the (well-formed) dependencies its `ModuleDependencies.md` lists. */
 export interface DeclaredModule extends ModuleInfo {

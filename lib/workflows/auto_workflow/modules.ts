@@ -15,8 +15,13 @@ import {
   parseDependencyList,
 } from "./dependencies_file.ts";
 import { discoverModules } from "./discovery.ts";
-import { buildGraph, type DeclaredModule, type Module } from "./graph.ts";
-import { describeModule, type ModuleInfo } from "./module_paths.ts";
+import {
+  buildGraph,
+  type DeclaredModule,
+  describeModule,
+  type Module,
+  type ModuleInfo,
+} from "./graph.ts";
 import { under } from "../../file_system/file_system.ts";
 import { decodeStrictly } from "../../text/utf8.ts";
 

@@ -6,8 +6,7 @@
  */
 import { joinPrompt, section } from "../../prompts/layout.ts";
 import { compareCodePoints } from "../../project_files/order.ts";
-import type { Module } from "./graph.ts";
-import { ROOT_MODULE } from "./module_paths.ts";
+import { type Module, ROOT_MODULE } from "./graph.ts";
 import { PHASES, type Stage, type StageName } from "./stages.ts";
 import benchmarked from "./stage_prompts/benchmarked.txt" with { type: "text" };
 import complete from "./stage_prompts/complete.txt" with { type: "text" };

@@ -13,9 +13,8 @@ import { compareCodePoints } from "../../project_files/order.ts";
 import { readProjectFile } from "../../project_files/read_file.ts";
 import { displayPath } from "../../text/characters.ts";
 import { describeSkipped, type WalkResult, walkTree } from "../../project_files/walk.ts";
-import type { Module } from "./graph.ts";
+import { type Module, ROOT_MODULE } from "./graph.ts";
 import { SPEC_FILE } from "../../project_files/module_files.ts";
-import { ROOT_MODULE } from "./module_paths.ts";
 import type { CodebaseKind } from "./stages.ts";
 import { under } from "../../file_system/file_system.ts";
 

@@ -11,13 +11,12 @@ import { checkBuildScript } from "../../preconditions/preconditions.ts";
 import { plural } from "../../text/plural.ts";
 import type { Session } from "../../session/session.ts";
 import { writeCache } from "./cache.ts";
-import type { Module } from "./graph.ts";
-import { describeModule, ROOT_MODULE } from "./module_paths.ts";
+import { loadStates } from "./states.ts";
+import { describeModule, type Module, ROOT_MODULE } from "./graph.ts";
 import { loadModules, StructureError } from "./modules.ts";
 import { nextTask, phasesComplete, type Task } from "./next_task.ts";
 import { runnablePhase } from "./stage_prompts.ts";
 import { PHASES } from "./stages.ts";
-import { loadStates } from "./states.ts";
 import { describeTask, runTask, type TaskOutcome } from "./task.ts";
 import {
   describeLeftChanges,

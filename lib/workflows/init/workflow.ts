@@ -34,13 +34,16 @@ import {
   type ProjectKindName,
   starterBuildScript,
 } from "./build_script.ts";
-import { appendLines, type InitRule, planGitignore, rootFileVerdict } from "./gitignore.ts";
 import {
+  appendLines,
   codecommitIgnoreText,
   type Ecosystem,
   ECOSYSTEMS,
   type IgnoredFolder,
-} from "./ecosystems.ts";
+  type InitRule,
+  planGitignore,
+  rootFileVerdict,
+} from "./gitignore.ts";
 import { CODECOMMIT_IGNORE_FILE } from "../../guard/codecommit_ignore.ts";
 import { IgnoreRules } from "../../guard/ignore_rules.ts";
 import { negationLine } from "../../guard/ignore_patterns.ts";
@@ -264,12 +267,11 @@ async function hasSrcPackage(root: string): Promise<boolean> {
   if (!src?.isDirectory) return false;
   try {
     for (const entry of Deno.readDirSync(under(root, "src"))) {
-      if (!entry.isDirectory) continue;
-      const init = await lstatOrUndefined(under(root, `src/${entry.name}/__init__.py`));
-      if (init?.isFile) return true;
+      const init = `src/${entry.name}/__init__.py`;
+      if (entry.isDirectory && (await lstatOrUndefined(under(root, init)))?.isFile) return true;
     }
   } catch {
-    return false;
+    // An unreadable src/ is no src layout.
   }
   return false;
 }
