@@ -14,7 +14,6 @@ import { denoFileSystem, under } from "../../file_system/file_system.ts";
 import { lstatOrUndefined } from "../../file_system/lstat.ts";
 import { checkRealFolder, parentFolder } from "../../file_system/real_folders.ts";
 import { READ_LIMITS } from "../../file_system/read_limits.ts";
-import { writeAtomically } from "../../file_system/write_atomically.ts";
 import { foldCase } from "../../guard/case_fold.ts";
 import { ROOT_MODULE } from "./graph.ts";
 import { STAGES } from "./stages.ts";
@@ -79,15 +78,25 @@ function refuse(path: string, symlink: boolean, want: "folder" | "file"): CodeCo
   );
 }
 
-/** Checks (with `create`, makes) the real folders leading to `file`; false when one is missing. */
-async function checkFolders(root: string, file: string, create: boolean): Promise<boolean> {
-  const check = await checkRealFolder(denoFileSystem, root, parentFolder(file), { create });
-  if (check.ok) return true;
-  if (check.found === "missing") {
-    if (!create) return false;
-    throw new CodeCommitError(`the folder ${check.folder} vanished as it was made`, EXIT.setup);
+/**
+ * The cache file of `stage` for a module, refused unless every folder on the
+ * way is a real folder and the file, if there, a regular one.
+ */
+async function checkedCacheFile(
+  root: string,
+  modulePath: string,
+  stage: string,
+): Promise<{ file: string; exists: boolean }> {
+  const file = cachePath(modulePath, stage);
+  const check = await checkRealFolder(denoFileSystem, root, parentFolder(file));
+  if (!check.ok && check.found !== "missing") {
+    throw refuse(check.folder, check.found === "symlink", "folder");
   }
-  throw refuse(check.folder, check.found === "symlink", "folder");
+  const info = check.ok ? await lstatOrUndefined(under(root, file)) : undefined;
+  if (info !== undefined && (info.isSymlink || !info.isFile)) {
+    throw refuse(file, info.isSymlink, "file");
+  }
+  return { file, exists: info !== undefined };
 }
 
 /**
@@ -102,11 +111,8 @@ export async function readCache(
   modulePath: string,
   stage: string,
 ): Promise<Uint8Array | undefined> {
-  const file = cachePath(modulePath, stage);
-  if (!(await checkFolders(root, file, false))) return undefined;
-  const info = await lstatOrUndefined(under(root, file));
-  if (info === undefined) return undefined;
-  if (info.isSymlink || !info.isFile) throw refuse(file, info.isSymlink, "file");
+  const { file, exists } = await checkedCacheFile(root, modulePath, stage);
+  if (!exists) return undefined;
   return await readBounded(under(root, file), {
     limit: READ_LIMITS.specification,
     followSymlink: false,
@@ -130,20 +136,11 @@ export async function writeCache(
   spec: Uint8Array,
   journal?: ApplyJournal,
 ): Promise<string> {
-  const file = cachePath(modulePath, stage);
-  await checkFolders(root, file, journal === undefined);
-  const existing = await lstatOrUndefined(under(root, file));
-  if (existing !== undefined && (existing.isSymlink || !existing.isFile)) {
-    throw refuse(file, existing.isSymlink, "file");
-  }
+  const { file } = await checkedCacheFile(root, modulePath, stage);
   try {
-    if (journal === undefined) {
-      await writeAtomically(denoFileSystem, root, file, spec, { mode: 0o644 });
-    } else {
-      await applyOperations(root, [{ kind: "write", path: file, content: spec, mode: 0o644 }], {
-        journal,
-      });
-    }
+    await applyOperations(root, [{ kind: "write", path: file, content: spec, mode: 0o644 }], {
+      journal,
+    });
   } catch (error) {
     throw new CodeCommitError(
       `cannot write the cached specification ${file}: ${messageOf(error)}`,

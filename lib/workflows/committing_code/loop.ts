@@ -140,9 +140,19 @@ export async function runCommitLoop<T = never>(
     }
     last.lastReplyApplied = true;
 
-    const failure = await buildAttempt(session, log, names, applied.warnings);
-    if (failure === undefined) return result(true, undefined, attempt + 1);
-    feedback = failure;
+    const build = await runProjectBuild(session, log, names.build, applied.warnings);
+    if (build.interrupted) throw interruption(session.signal);
+    if (buildPassed(build)) {
+      session.console.info(`build passed (${describeBuildEnd(build)})`);
+      return result(true, undefined, attempt + 1);
+    }
+    const logPath = log.path(names.build);
+    session.console.warn(`build failed (${describeBuildEnd(build)}); see ${logPath}`);
+    showBuildTail(session.console, build.output);
+    // A path outside the project the sandbox refused: no repair of the code can fix it.
+    const refusal = await outsideRefusalStop(session, build, logPath, true);
+    if (refusal !== undefined) throw refusal;
+    feedback = { build, logPath };
   }
   return result(false, undefined, MAX_REPAIRS + 1);
 }
@@ -221,35 +231,6 @@ async function applyAttempt(
   console.info(`applied: ${describeChanges(outcome.changes, outcome.unchanged)}`);
   if (signal.aborted) throw interruption(signal);
   return { warnings: outcome.warnings };
-}
-
-/**
- * Runs the build after an applied reply: undefined when it passed, else the
- * failed build for the repair prompt.
- *
- * @throws {InterruptedError} when Ctrl-C stopped the build.
- * @throws {CodeCommitError} when the build cannot start, tampered with
- * `build.sh` or `.gitignore`, or was refused a path outside the project (no repair can fix it).
- */
-async function buildAttempt(
-  session: Session,
-  log: RunLog,
-  names: CallLogNames,
-  warnings: readonly string[],
-): Promise<Feedback | undefined> {
-  const { console, signal } = session;
-  const build = await runProjectBuild(session, log, names.build, warnings);
-  if (build.interrupted) throw interruption(signal);
-  if (buildPassed(build)) {
-    console.info(`build passed (${describeBuildEnd(build)})`);
-    return undefined;
-  }
-  const logPath = log.path(names.build);
-  console.warn(`build failed (${describeBuildEnd(build)}); see ${logPath}`);
-  showBuildTail(console, build.output);
-  const stop = await outsideRefusalStop(session, build, logPath, true);
-  if (stop !== undefined) throw stop;
-  return { build, logPath };
 }
 
 /**

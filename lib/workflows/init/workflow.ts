@@ -92,14 +92,10 @@ export async function runInit(
 
   const gitignore = await readSmallFile(root, ".gitignore", READ_LIMITS.ignoreRules);
   const folderRules: Record<string, string | undefined> = {};
-  for (const rule of INIT_RULES) {
-    const own = await lstatOrUndefined(under(root, `${rule.folder}/.gitignore`));
-    if (own?.isFile) {
-      folderRules[rule.folder] = await readSmallFile(
-        root,
-        `${rule.folder}/.gitignore`,
-        READ_LIMITS.ignoreRules,
-      );
+  for (const { folder } of INIT_RULES) {
+    const path = `${folder}/.gitignore`;
+    if ((await lstatOrUndefined(under(root, path)))?.isFile) {
+      folderRules[folder] = await readSmallFile(root, path, READ_LIMITS.ignoreRules);
     }
   }
   const plan = planGitignore(gitignore, INIT_RULES, folderRules);
@@ -135,15 +131,12 @@ export async function runInit(
   if (text === (gitignore ?? "") && gitignore !== undefined) {
     lines.push(`.gitignore: kept (it already ignores ${initLines})`);
   } else {
-    if (gitignore === undefined) {
-      if (!await writeNewFile(root, ".gitignore", text)) {
-        throw new CodeCommitError(
-          ".gitignore appeared while code-commit --init ran: run it again",
-          EXIT.setup,
-        );
-      }
-    } else {
-      await writeFileAtomically(root, ".gitignore", text);
+    if (gitignore !== undefined) await writeFileAtomically(root, ".gitignore", text);
+    else if (!await writeNewFile(root, ".gitignore", text)) {
+      throw new CodeCommitError(
+        ".gitignore appeared while code-commit --init ran: run it again",
+        EXIT.setup,
+      );
     }
     if (plan.added.length === 0) {
       lines.push(`.gitignore: it already ignores ${initLines}`);
