@@ -13,7 +13,7 @@ import { guardRead } from "../../guard/guard.ts";
 import { IgnoreRules } from "../../guard/ignore_rules.ts";
 import { compareCodePoints } from "../../project_files/order.ts";
 import { describeSkipped, type WalkResult, walkTree } from "../../project_files/walk.ts";
-import { type CacheCollision, cacheCollisions } from "./cache.ts";
+import { cacheCollisions } from "./cache.ts";
 import {
   API_FILE,
   DEPENDENCIES_FILE,
@@ -91,18 +91,15 @@ export async function discoverModules(root: string): Promise<Discovery> {
   });
 
   modules.sort((a, b) => compareCodePoints(a.path, b.path));
-  for (const collision of cacheCollisions(modules.map((module) => module.path))) {
-    problems.push(describeCollision(collision));
+  for (const { outer, inner, stage, file, folder } of cacheCollisions(modules.map((m) => m.path))) {
+    problems.push(
+      `${describeModule(outer)} and ${describeModule(inner)} cannot both be modules: ` +
+        `${outer}'s cached specification for the stage ${stage}, ${file}, stands where ${inner}'s ` +
+        `cache folder must go; rename the folder ${folder} (a folder directly in a module cannot ` +
+        "be named like a stage when it is or holds a module)",
+    );
   }
   return { modules, problems, warnings };
-}
-
-/** One line naming both modules, the stage, and the folder to rename. */
-function describeCollision({ outer, inner, stage, file, folder }: CacheCollision): string {
-  return `${describeModule(outer)} and ${describeModule(inner)} cannot both be modules: ` +
-    `${outer}'s cached specification for the stage ${stage}, ${file}, stands where ${inner}'s ` +
-    `cache folder must go; rename the folder ${folder} (a folder directly in a module cannot ` +
-    "be named like a stage when it is or holds a module)";
 }
 
 /**

@@ -56,7 +56,7 @@ export function buildGraph(declared: readonly DeclaredModule[]): GraphResult {
   const problems: string[] = [];
   const edges = new Map<string, string[]>();
 
-  for (const module of sorted(declared)) {
+  for (const module of [...declared].sort((a, b) => compareCodePoints(a.path, b.path))) {
     const targets: string[] = [];
     for (const dependency of module.dependencies) {
       const where = `${
@@ -103,10 +103,6 @@ export function buildGraph(declared: readonly DeclaredModule[]): GraphResult {
   }));
   modules.sort((a, b) => a.depth - b.depth || compareCodePoints(a.path, b.path));
   return { ok: true, modules };
-}
-
-function sorted(modules: readonly DeclaredModule[]): DeclaredModule[] {
-  return [...modules].sort((a, b) => compareCodePoints(a.path, b.path));
 }
 
 /** `(no folder src/x holds a UserSpecification.md; the modules are src/a, src/b)`. */

@@ -15,13 +15,7 @@ import {
   parseDependencyList,
 } from "./dependencies_file.ts";
 import { discoverModules } from "./discovery.ts";
-import {
-  buildGraph,
-  type DeclaredModule,
-  describeModule,
-  type Module,
-  type ModuleInfo,
-} from "./graph.ts";
+import { buildGraph, type DeclaredModule, describeModule, type Module } from "./graph.ts";
 import { under } from "../../file_system/file_system.ts";
 import { decodeStrictly } from "../../text/utf8.ts";
 
@@ -55,19 +49,17 @@ export interface LoadedModules {
 }
 
 /**
- * Reads each module's `ModuleDependencies.md`; a missing, non-regular or
- * non-UTF-8 file and every format problem is a problem naming the file.
+ * Discovers the modules of the project at `root`, reads their
+ * `ModuleDependencies.md` and builds their graph.
  *
- * @throws {CodeCommitError} when a file exists but cannot be read (too
- * large, several hard links, swapped while opened).
+ * @throws {StructureError} listing every problem of the structure, with the warnings.
+ * @throws {CodeCommitError} when a folder or file cannot be read.
  */
-async function readDependencies(
-  root: string,
-  modules: readonly ModuleInfo[],
-): Promise<{ declared: DeclaredModule[]; problems: string[] }> {
+export async function loadModules(root: string): Promise<LoadedModules> {
+  const discovery = await discoverModules(root);
   const declared: DeclaredModule[] = [];
   const problems: string[] = [];
-  for (const module of modules) {
+  for (const module of discovery.modules) {
     const label = describeModule(module.path);
     const file = module.dependenciesFile;
     let dependencies: readonly DeclaredDependency[] = [];
@@ -99,18 +91,6 @@ async function readDependencies(
     }
     declared.push({ ...module, dependencies });
   }
-  return { declared, problems };
-}
-
-/**
- * Discovers the modules of the project at `root` and builds their graph.
- *
- * @throws {StructureError} listing every problem of the structure, with the warnings.
- * @throws {CodeCommitError} when a folder or file cannot be read.
- */
-export async function loadModules(root: string): Promise<LoadedModules> {
-  const discovery = await discoverModules(root);
-  const { declared, problems } = await readDependencies(root, discovery.modules);
   const graph = buildGraph(declared);
   const allProblems = [...discovery.problems, ...problems, ...(graph.ok ? [] : graph.problems)];
   if (!graph.ok || allProblems.length > 0) {

@@ -86,27 +86,8 @@ export async function runTask(
     topSpec: specText(rootState.module.specPath, rootState.spec),
     cached: task.cached === undefined ? undefined : new TextDecoder().decode(task.cached),
   };
-  return task.stage.kind === "review"
-    ? await runReview(session, task, log, inputs)
-    : await runChange(session, task, log, inputs);
-}
-
-function specText(path: string, bytes: Uint8Array): string {
-  const text = decodeStrictly(bytes);
-  if (text !== undefined) return text;
-  throw new CodeCommitError(
-    `${path} is not valid UTF-8 text: save it as UTF-8, then run again`,
-    EXIT.setup,
-  );
-}
-
-/** A review stage: one call, no file written, and `changes-attempted` refused. */
-async function runReview(
-  session: Session,
-  task: Task,
-  log: RunLog,
-  inputs: PromptInputs,
-): Promise<TaskOutcome> {
+  if (task.stage.kind !== "review") return await runChange(session, task, log, inputs);
+  // A review changes no file: its file blocks are never applied.
   const reply = await askModel(session, log, SINGLE_QUERY, reviewPrompt(inputs));
   const replyFile = log.path(SINGLE_QUERY.replyText);
   if (reply.truncated) {
@@ -138,6 +119,15 @@ async function runReview(
   }
   const { status, comment } = parsed;
   return { kind: "status", status, comment, attempts: 1, changedPaths: [], logDir: log.dir };
+}
+
+function specText(path: string, bytes: Uint8Array): string {
+  const text = decodeStrictly(bytes);
+  if (text !== undefined) return text;
+  throw new CodeCommitError(
+    `${path} is not valid UTF-8 text: save it as UTF-8, then run again`,
+    EXIT.setup,
+  );
 }
 
 /**
