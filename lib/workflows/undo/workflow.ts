@@ -19,6 +19,13 @@ import { cutList, formatLineCounts } from "../../text/change_list.ts";
 import { formatCount, formatUtc } from "../../text/numbers.ts";
 import { plural } from "../../text/plural.ts";
 
+/** What the undo does to each kind of change the run made, in the order the summary names them. */
+const UNDONE = {
+  created: { verb: "removed", why: " (the run created it)", now: "deleted" },
+  replaced: { verb: "restored", why: "", now: "replaced" },
+  deleted: { verb: "put back", why: " (the run deleted it)", now: "created" },
+} as const;
+
 /**
  * Runs `--undo`: rolls back an interrupted apply (with `--force`, even over
  * paths changed since), then restores every path the last run changed.
@@ -60,22 +67,15 @@ export async function runUndoWorkflow(
   const result = await runUndo(root, plan, options.force);
 
   const lines = result.restored.map((file) => {
-    const counts = formatLineCounts(file);
-    switch (file.kind) {
-      case "created":
-        return `  removed   ${file.path}  ${counts} (the run created it)`;
-      case "deleted":
-        return `  put back  ${file.path}  ${counts} (the run deleted it)`;
-      default:
-        return `  restored  ${file.path}  ${counts}`;
-    }
+    const { verb, why } = UNDONE[file.kind];
+    return `  ${verb.padEnd(8)}  ${file.path}  ${formatLineCounts(file)}${why}`;
   });
   const log = await RunLog.create(root, SLUGS.undo, new Redactor());
   record.logDir = log.dir;
   // What the undo itself changed: a file the run created is deleted now, and the other way round.
   record.changes = result.restored.map((file) => ({
     path: file.path,
-    kind: file.kind === "created" ? "deleted" : file.kind === "deleted" ? "created" : "replaced",
+    kind: UNDONE[file.kind].now,
     added: file.removed,
     removed: file.added,
   }));
@@ -87,14 +87,10 @@ export async function runUndoWorkflow(
     console.warn(`${folder}/ was made by the run but now holds other files: left in place`);
   }
   console.result(cutList(lines, log.path(UNDO_LIST)).join("\n"));
-  const removed = result.restored.filter((file) => file.kind === "created").length;
-  const putBack = result.restored.filter((file) => file.kind === "deleted").length;
-  const restored = result.restored.length - removed - putBack;
-  const kinds = [
-    removed > 0 ? `${formatCount(removed)} removed` : "",
-    restored > 0 ? `${formatCount(restored)} restored` : "",
-    putBack > 0 ? `${formatCount(putBack)} put back` : "",
-  ].filter((part) => part !== "").join(", ");
+  const kinds = Object.entries(UNDONE).flatMap(([kind, { verb }]) => {
+    const count = result.restored.filter((file) => file.kind === kind).length;
+    return count > 0 ? [`${formatCount(count)} ${verb}`] : [];
+  }).join(", ");
   console.result(
     `undo: took back ${which}: ${plural(result.restored.length, "file")} (${kinds}); ` +
       `it cannot be undone again; list in ${log.path(UNDO_LIST)}`,
