@@ -1,8 +1,7 @@
 /**
- * The specification cache: a module that passes a stage gets its
- * `UserSpecification.md` copied to `agent-state/specifications/<module>/<stage>`;
- * the stage is done while that copy is byte for byte the current one. It is
- * read and written only through real folders, so a link cannot redirect a write.
+ * The specification cache, `agent-state/specifications/<module>/<stage>`: a
+ * stage is done while its copy is the current specification. Only real folders
+ * are used, so a link cannot redirect a write.
  *
  * @module
  */

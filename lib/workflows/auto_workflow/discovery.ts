@@ -1,9 +1,7 @@
 /**
- * Module discovery, before any LLM call: a module is a folder holding a
- * regular `UserSpecification.md`, the project root (required) or any folder
- * under `src/` as the shared walk sees it (no link, nothing git ignores). The
- * root module's `ModuleDependencies.md` and `APISignatures.md` are read from
- * `src/`, else from the root. Problems and warnings are collected, not thrown.
+ * Module discovery: a module is the project root or a folder under `src/` (as
+ * the shared walk sees it) holding a regular `UserSpecification.md`; the root
+ * module's other documents are read from `src/`, else from the root.
  *
  * @module
  */

@@ -1,8 +1,7 @@
 /**
- * One auto-workflow task: a stage run on a module, logged in its own folder.
- * A review stage is one LLM call whose file blocks are never applied; a
- * code-changing stage runs the committing-code loop, and a reply that says
- * `changes-requested` ends it before any of its file blocks is applied.
+ * One auto-workflow task: a stage run on a module, logged in its own folder;
+ * a review is one LLM call, a code-changing stage the committing-code loop,
+ * ended before it is applied by a `changes-requested` reply.
  *
  * @module
  */

@@ -1,9 +1,7 @@
 /**
- * What `--init` writes to ignore files. To the root `.gitignore`: `/agent-config`
- * and `/logs`, each only when the rules do not already ignore everything in
- * that folder, judged by their meaning (`folderCoverage`), not their text; and
- * the dependency and build folders of the project's kinds (only unambiguous
- * ones). To `.codecommitignore`: their lock files. Pure: no I/O.
+ * What `--init` writes to ignore files: `/agent-config`, `/logs` (unless the
+ * rules already ignore them, by meaning, not text) and the project kinds' build
+ * folders to `.gitignore`; their lock files to `.codecommitignore`. Pure: no I/O.
  *
  * @module
  */

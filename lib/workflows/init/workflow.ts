@@ -1,8 +1,7 @@
 /**
- * `code-commit --init`: sets the project up without any LLM call or key
- * (`.gitignore` lines, `.codecommitignore`, `agent-config/query.txt`, a
- * starter build script) and prints the next steps. It never replaces what
- * exists, so a second run changes nothing, and never writes through a link.
+ * `code-commit --init`: sets the project up without any LLM call or key, and
+ * prints the next steps. It never replaces what exists (a second run changes
+ * nothing) and never writes through a link.
  *
  * @module
  */
