@@ -46,23 +46,16 @@ const PLACEHOLDERS = [
 type Placeholder = typeof PLACEHOLDERS[number];
 
 /** A stage's prompt: its section label and its template. */
-interface StagePromptText {
-  readonly label: string;
-  readonly text: string;
-}
+type StagePrompt = { readonly label: string; readonly text: string };
 
-/** A stage's prompt, and the one used once it passed with another specification (if it differs). */
-interface StagePrompts {
-  readonly uncached: StagePromptText;
-  readonly cached?: StagePromptText;
-}
-
-function named(stage: StageName, text: string): StagePrompts {
+function named(stage: StageName, text: string) {
   return { uncached: { label: `${stage} prompt`, text } };
 }
 
-/** The prompts of every stage that has them. */
-const STAGE_PROMPTS: Readonly<Partial<Record<StageName, StagePrompts>>> = {
+/** The prompts of every stage that has them; `cached` once it passed with another specification. */
+const STAGE_PROMPTS: Readonly<
+  Partial<Record<StageName, { uncached: StagePrompt; cached?: StagePrompt }>>
+> = {
   "self-consistent": { uncached: { label: "self consistent prompt", text: selfConsistent } },
   "implemented": {
     uncached: { label: "implementation-no-cache prompt", text: implementedNoCache },

@@ -88,13 +88,7 @@ export async function runCommitLoop<T = never>(
 ): Promise<CommitLoopResult<T>> {
   const ledger = new ReplacementLedger();
   let feedback: Feedback = "";
-  let last!: {
-    lastReply: LlmReply;
-    lastNames: CallLogNames;
-    lastReplyApplied: boolean;
-    lastWriteFailed: boolean;
-    lastHeldKey: boolean;
-  };
+  let last!: Omit<CommitLoopResult<T>, "passed" | "stopped" | "attempts" | "changedPaths">;
   const result = (passed: boolean, stopped: ReplyStop<T> | undefined, attempts: number) => ({
     passed,
     stopped,
@@ -134,11 +128,10 @@ export async function runCommitLoop<T = never>(
     const applied = await applyAttempt(session, log, names, reply, ledger);
     if ("refused" in applied) {
       feedback = applied.refused;
-      last.lastWriteFailed = applied.writeFailed;
-      last.lastHeldKey = applied.heldKey;
+      last = { ...last, lastWriteFailed: applied.writeFailed, lastHeldKey: applied.heldKey };
       continue;
     }
-    last.lastReplyApplied = true;
+    last = { ...last, lastReplyApplied: true };
 
     const build = await runProjectBuild(session, log, names.build, applied.warnings);
     if (build.interrupted) throw interruption(session.signal);
