@@ -70,21 +70,13 @@ function checkDependencyPath(path: string): string | undefined {
 export function parseDependencyList(text: string): DependencyList {
   const lines = text.split("\n").map((line) => line.trimEnd());
   if (lines[0] !== DEPENDENCIES_HEADER) {
-    return {
-      dependencies: [],
-      problems: [
-        `line 1 must be exactly ${show(DEPENDENCIES_HEADER)}, not ${show(lines[0])}` +
-        (lines[0] === "" && lines.length === 1 ? " (the file is empty)" : ""),
-      ],
-    };
+    const empty = lines[0] === "" && lines.length === 1 ? " (the file is empty)" : "";
+    const problem = `line 1 must be exactly ${show(DEPENDENCIES_HEADER)}, not ${show(lines[0])}`;
+    return { dependencies: [], problems: [problem + empty] };
   }
   if (lines.length > 1 && lines[1] !== "") {
-    return {
-      dependencies: [],
-      problems: [
-        `line 2 must be blank, not ${show(lines[1])}: the module paths start on line 3`,
-      ],
-    };
+    const problem = `line 2 must be blank, not ${show(lines[1])}: the module paths start on line 3`;
+    return { dependencies: [], problems: [problem] };
   }
 
   let last = lines.length - 1;

@@ -68,38 +68,28 @@ export function parseStatusReply(reply: string): StatusReply {
   const found = STATUSES.flatMap((status) =>
     Array.from({ length: count(text, statusTag(status)) }, () => status)
   );
+  const refuse = (reason: string) => ({ ok: false, reason }) as const;
   if (found.length === 0) {
-    return {
-      ok: false,
-      reason: `the reply has no status tag: it must hold exactly one of ${
-        STATUSES.map(statusTag).join(", ")
-      }`,
-    };
+    const tags = STATUSES.map(statusTag).join(", ");
+    return refuse(`the reply has no status tag: it must hold exactly one of ${tags}`);
   }
   if (found.length > 1) {
-    return {
-      ok: false,
-      reason: `the reply has ${found.length} status tags (${
-        found.map(statusTag).join(", ")
-      }); it must hold exactly one`,
-    };
+    const tags = found.map(statusTag).join(", ");
+    return refuse(`the reply has ${found.length} status tags (${tags}); it must hold exactly one`);
   }
 
   const opens = count(text, COMMENT_OPEN);
   const closes = count(text, COMMENT_CLOSE);
-  if (opens > 1) {
-    return { ok: false, reason: `the reply has ${opens} comment sections; at most one is allowed` };
-  }
+  if (opens > 1) return refuse(`the reply has ${opens} comment sections; at most one is allowed`);
   let comment: string | undefined;
   if (opens === 1 || closes > 0) {
     const start = text.indexOf(COMMENT_OPEN);
     const end = text.indexOf(COMMENT_CLOSE, start + COMMENT_OPEN.length);
     if (start < 0 || end < 0 || closes !== 1 || text.indexOf(COMMENT_CLOSE) < start) {
-      return {
-        ok: false,
-        reason: `the reply's comment is malformed: it must be one ${COMMENT_OPEN} followed ` +
+      return refuse(
+        `the reply's comment is malformed: it must be one ${COMMENT_OPEN} followed ` +
           `later by one ${COMMENT_CLOSE}`,
-      };
+      );
     }
     comment = withoutBlankEdges(text.slice(start + COMMENT_OPEN.length, end));
   }

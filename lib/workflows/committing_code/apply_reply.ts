@@ -89,12 +89,10 @@ export async function checkReply(
   redactor: Redactor,
 ): Promise<CheckedReply> {
   if (reply.truncated) {
-    return {
-      ok: false,
-      reason:
-        `the reply was cut off at the model's output limit (finish reason ${reply.finishReason}), ` +
-        `so none of it was applied; reply with fewer or smaller files`,
-    };
+    const reason =
+      `the reply was cut off at the model's output limit (finish reason ${reply.finishReason}), ` +
+      `so none of it was applied; reply with fewer or smaller files`;
+    return { ok: false, reason };
   }
   const parsed = parseReply(reply.text);
   if (!parsed.ok) return { ok: false, reason: redactor.redact(parsed.reason) };

@@ -22,22 +22,14 @@ export const REPORT_FILE = CONSISTENCY_REPORT_FILE;
  */
 export async function checkReportDestination(root: string): Promise<void> {
   const folder = await checkRealFolder(denoFileSystem, root, AGENT_CONFIG_DIR);
-  if (!folder.ok && folder.found === "missing") {
-    throw new CodeCommitError(
-      `${AGENT_CONFIG_DIR}/ not found: the consistency report is written to ${REPORT_FILE}; create the folder`,
-      EXIT.setup,
-    );
-  }
-  if (!folder.ok && folder.found === "symlink") {
-    throw new CodeCommitError(
-      `${AGENT_CONFIG_DIR} is a symbolic link; the consistency report is written only into a real ` +
-        `${AGENT_CONFIG_DIR}/ folder: replace the link with a folder`,
-      EXIT.setup,
-    );
-  }
   if (!folder.ok) {
     throw new CodeCommitError(
-      `${AGENT_CONFIG_DIR} is not a folder: it must be the folder of your keys`,
+      folder.found === "missing"
+        ? `${AGENT_CONFIG_DIR}/ not found: the consistency report is written to ${REPORT_FILE}; create the folder`
+        : folder.found === "symlink"
+        ? `${AGENT_CONFIG_DIR} is a symbolic link; the consistency report is written only into a real ` +
+          `${AGENT_CONFIG_DIR}/ folder: replace the link with a folder`
+        : `${AGENT_CONFIG_DIR} is not a folder: it must be the folder of your keys`,
       EXIT.setup,
     );
   }
