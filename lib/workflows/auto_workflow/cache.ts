@@ -1,13 +1,7 @@
 /**
- * The specification cache: when a module passes a stage, its
- * `UserSpecification.md` is copied to
- * `agent-state/specifications/<module path>/<stage>` (the root module's
- * directly under `agent-state/specifications/`). A stage is done while its
- * copy is byte for byte the current specification.
- *
- * The cache is read and written only through real folders: a symbolic link
- * or a non-folder anywhere on the path is refused, so a link cannot send the
- * tool's writes elsewhere. Writes are atomic (a temporary sibling, then a rename).
+ * The specification cache, `agent-state/specifications/<module>/<stage>`: a
+ * stage is done while its copy is the current specification. Only real folders
+ * are used, so a link cannot redirect a write.
  *
  * @module
  */
@@ -19,15 +13,12 @@ import { denoFileSystem, under } from "../../file_system/file_system.ts";
 import { lstatOrUndefined } from "../../file_system/lstat.ts";
 import { checkRealFolder, parentFolder } from "../../file_system/real_folders.ts";
 import { READ_LIMITS } from "../../file_system/read_limits.ts";
-import { writeAtomically } from "../../file_system/write_atomically.ts";
 import { foldCase } from "../../guard/case_fold.ts";
-import { ROOT_MODULE } from "./module_paths.ts";
+import { ROOT_MODULE } from "./graph.ts";
 import { STAGES } from "./stages.ts";
 
-/** The folder of the cache, relative to the project root. */
 const CACHE_DIR = "agent-state/specifications";
 
-/** The cache file of `stage` for the module at `modulePath`, relative to the project root. Never throws. */
 function cachePath(modulePath: string, stage: string): string {
   return modulePath === ROOT_MODULE
     ? `${CACHE_DIR}/${stage}`
@@ -35,37 +26,26 @@ function cachePath(modulePath: string, stage: string): string {
 }
 
 /**
- * Two modules the cache cannot hold together: a cache file of `outer` is a
- * folder on the path of `inner`'s cache files.
+ * Two modules the cache cannot hold together: `outer`'s cache `file` for
+ * `stage` is a folder on the way to `inner`'s; `folder` (named like the
+ * stage) is the project folder to rename.
  */
 export interface CacheCollision {
-  /** The module whose cache file is in the way, e.g. `src/a`. */
   readonly outer: string;
-  /** The module nested in it whose cache folder cannot be made, e.g. `src/a/implemented`. */
   readonly inner: string;
-  /** The stage `outer`'s file is for, e.g. `implemented`. */
   readonly stage: string;
-  /** That file, e.g. `agent-state/specifications/src/a/implemented`. */
   readonly file: string;
-  /** The project folder named like the stage, to rename: `inner` or the folder holding it. */
   readonly folder: string;
 }
 
 /**
- * Finds every pair of modules (paths as discovery gives them) whose cache
- * entries cannot both exist: a cache file of one module, for any stage of any
- * phase, that is also a folder on the way to another module's cache files.
- * That happens exactly when a module lies in (or is) a folder directly inside
- * another module, named like a stage: `src/a` and `src/a/implemented`, or
- * `src/a/implemented/x`. (The root module's files sit directly under
- * {@link CACHE_DIR}, where every other module's path begins with `src`, not a
- * stage name: it collides with none.) Paths are compared as a
- * case-insensitive file system compares names, so `src/a/Implemented`
- * collides too. One collision per cache file in the way, naming the first
- * module behind it in the order given. Never throws.
+ * Every pair of modules whose cache entries cannot both exist: a module in
+ * (or being) a folder directly inside another, named like a stage
+ * (`src/a/implemented`), compared case-insensitively as some file systems do.
+ * One collision per cache file in the way. Never throws.
  */
 export function cacheCollisions(modulePaths: readonly string[]): CacheCollision[] {
-  // Each folder on the way to a module's cache files (below CACHE_DIR), folded → that module.
+  // Each folder (case-folded) on the way to a module's cache files → that module.
   const folders = new Map<string, string>();
   for (const path of modulePaths) {
     const segments = cachePath(path, STAGES[0].name).split("/");
@@ -98,37 +78,40 @@ function refuse(path: string, symlink: boolean, want: "folder" | "file"): CodeCo
 }
 
 /**
- * Checks the folders leading to `file` (relative to `root`); with `create`,
- * makes the missing ones. Returns false when one is missing and `create` is off.
+ * The cache file of `stage` for a module, refused unless every folder on the
+ * way is a real folder and the file, if there, a regular one.
  */
-async function checkFolders(root: string, file: string, create: boolean): Promise<boolean> {
-  const check = await checkRealFolder(denoFileSystem, root, parentFolder(file), { create });
-  if (check.ok) return true;
-  if (check.found === "missing") {
-    if (!create) return false;
-    throw new CodeCommitError(`the folder ${check.folder} vanished as it was made`, EXIT.setup);
+async function checkedCacheFile(
+  root: string,
+  modulePath: string,
+  stage: string,
+): Promise<{ file: string; exists: boolean }> {
+  const file = cachePath(modulePath, stage);
+  const check = await checkRealFolder(denoFileSystem, root, parentFolder(file));
+  if (!check.ok && check.found !== "missing") {
+    throw refuse(check.folder, check.found === "symlink", "folder");
   }
-  throw refuse(check.folder, check.found === "symlink", "folder");
+  const info = check.ok ? await lstatOrUndefined(under(root, file)) : undefined;
+  if (info !== undefined && (info.isSymlink || !info.isFile)) {
+    throw refuse(file, info.isSymlink, "file");
+  }
+  return { file, exists: info !== undefined };
 }
 
 /**
- * Reads the cached specification of `stage` for the module at `modulePath`,
- * or `undefined` when the stage has never passed.
+ * The cached specification of `stage` for a module, or `undefined` when it never passed.
  *
- * @throws {CodeCommitError} when a folder on the way or the file is a
- * symbolic link or of the wrong kind, the file has more than one hard link
- * (its text goes into prompts), or it cannot be read.
+ * @throws {CodeCommitError} when a folder on the way or the file is a link or
+ * of the wrong kind, the file has several hard links (its text goes into
+ * prompts), or it cannot be read.
  */
 export async function readCache(
   root: string,
   modulePath: string,
   stage: string,
 ): Promise<Uint8Array | undefined> {
-  const file = cachePath(modulePath, stage);
-  if (!(await checkFolders(root, file, false))) return undefined;
-  const info = await lstatOrUndefined(under(root, file));
-  if (info === undefined) return undefined;
-  if (info.isSymlink || !info.isFile) throw refuse(file, info.isSymlink, "file");
+  const { file, exists } = await checkedCacheFile(root, modulePath, stage);
+  if (!exists) return undefined;
   return await readBounded(under(root, file), {
     limit: READ_LIMITS.specification,
     followSymlink: false,
@@ -138,17 +121,12 @@ export async function readCache(
 }
 
 /**
- * Records that the module at `modulePath` passed `stage` with the
- * specification `spec`: creates the folders as needed and replaces the file
- * atomically. Returns the file's path relative to the root.
+ * Records that a module passed `stage` with `spec`, atomically; returns the
+ * file's path. With the run's `journal`, the write is recorded there so
+ * `--undo` takes it back with the code the run changed.
  *
- * With `journal` (the run's), the write is an apply recorded there like a
- * reply's, so `--undo` takes the record back with the code the run changed
- * (the next run then does the stage again).
- *
- * @throws {CodeCommitError} when a folder on the way or the file is a
- * symbolic link or of the wrong kind, or the file cannot be written (the
- * old file, if any, is then left as it was).
+ * @throws {CodeCommitError} when a folder on the way or the file is a link or
+ * of the wrong kind, or the file cannot be written (the old one is kept).
  */
 export async function writeCache(
   root: string,
@@ -157,20 +135,11 @@ export async function writeCache(
   spec: Uint8Array,
   journal?: ApplyJournal,
 ): Promise<string> {
-  const file = cachePath(modulePath, stage);
-  await checkFolders(root, file, journal === undefined);
-  const existing = await lstatOrUndefined(under(root, file));
-  if (existing !== undefined && (existing.isSymlink || !existing.isFile)) {
-    throw refuse(file, existing.isSymlink, "file");
-  }
+  const { file } = await checkedCacheFile(root, modulePath, stage);
   try {
-    if (journal === undefined) {
-      await writeAtomically(denoFileSystem, root, file, spec, { mode: 0o644 });
-    } else {
-      await applyOperations(root, [{ kind: "write", path: file, content: spec, mode: 0o644 }], {
-        journal,
-      });
-    }
+    await applyOperations(root, [{ kind: "write", path: file, content: spec, mode: 0o644 }], {
+      journal,
+    });
   } catch (error) {
     throw new CodeCommitError(
       `cannot write the cached specification ${file}: ${messageOf(error)}`,

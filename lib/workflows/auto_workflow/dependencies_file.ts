@@ -1,24 +1,7 @@
 /**
- * The `ModuleDependencies.md` format, parsed strictly so that the
- * file stays machine-readable:
- *
- * ```text
- * # Module Dependencies
- *
- * src/llm
- * src/logger
- * ```
- *
- * - line 1 is exactly `# Module Dependencies`;
- * - line 2 is blank (a file of the header line alone lists no dependency);
- * - every later line is one module path, relative to the project root, written
- *   as in `src/llm`: `/`-separated, no `./`, no `..`, no trailing `/`;
- * - white space at the end of a line is ignored (so CRLF line ends are fine);
- *   blank lines may end the file but not separate two paths;
- * - a path appears once.
- *
- * This module only parses: whether a path names a module, and cycles, are
- * checked by `graph.ts`. Pure: no I/O.
+ * Parses `ModuleDependencies.md` strictly: line 1 `# Module Dependencies`,
+ * line 2 blank, then one module path per line (`src/llm`), each once; trailing
+ * white space is ignored, blank lines may only end the file. Pure: no I/O.
  *
  * @module
  */
@@ -29,19 +12,15 @@ import { findControlCharacter } from "../../text/characters.ts";
 /** The first line of every `ModuleDependencies.md`. */
 export const DEPENDENCIES_HEADER = "# Module Dependencies";
 
-/** One dependency as the file lists it. */
+/** One dependency as the file lists it: the module path and its 1-based line. */
 export interface DeclaredDependency {
-  /** The module path, e.g. `src/llm`. */
   readonly path: string;
-  /** The 1-based line it is on. */
   readonly line: number;
 }
 
-/** What parsing one file found: the dependencies, and every problem (empty when the file is valid). */
+/** The dependencies of the valid lines, and one `line N: ...` sentence per problem. */
 export interface DependencyList {
-  /** The dependencies of the lines that are valid, in file order. */
   readonly dependencies: readonly DeclaredDependency[];
-  /** One sentence per problem, each starting with the line it is about (`line 3: ...`). */
   readonly problems: readonly string[];
 }
 
@@ -51,11 +30,8 @@ function show(text: string): string {
 }
 
 /**
- * Why `path` (one line of the file, trailing white space already removed) is
- * not a well-formed module path, or `undefined` when it is. The path guard's
- * syntax check decides (`checkPathSyntax`; a module path also has no leading
- * `./`); the message then says, for the common mistakes, how to write the
- * path instead. Never throws.
+ * Why `path` is not a well-formed module path (the path guard's syntax check,
+ * and no leading `./`), saying how to write it for the common mistakes.
  */
 function checkDependencyPath(path: string): string | undefined {
   const problem = path.startsWith("./") ? "has a leading `./`" : checkPathSyntax(path);
@@ -88,29 +64,19 @@ function checkDependencyPath(path: string): string | undefined {
 }
 
 /**
- * Parses the text of a `ModuleDependencies.md` (see the module doc for the
- * format). Reports every problem it finds rather than stopping at the first,
- * except that a wrong header or second line ends the parse (the rest of such
- * a file cannot be trusted to be a list). Never throws.
+ * Parses a `ModuleDependencies.md`, reporting every problem; a wrong header or
+ * second line ends the parse (the rest cannot be trusted to be a list). Never throws.
  */
 export function parseDependencyList(text: string): DependencyList {
   const lines = text.split("\n").map((line) => line.trimEnd());
   if (lines[0] !== DEPENDENCIES_HEADER) {
-    return {
-      dependencies: [],
-      problems: [
-        `line 1 must be exactly ${show(DEPENDENCIES_HEADER)}, not ${show(lines[0])}` +
-        (lines[0] === "" && lines.length === 1 ? " (the file is empty)" : ""),
-      ],
-    };
+    const empty = lines[0] === "" && lines.length === 1 ? " (the file is empty)" : "";
+    const problem = `line 1 must be exactly ${show(DEPENDENCIES_HEADER)}, not ${show(lines[0])}`;
+    return { dependencies: [], problems: [problem + empty] };
   }
   if (lines.length > 1 && lines[1] !== "") {
-    return {
-      dependencies: [],
-      problems: [
-        `line 2 must be blank, not ${show(lines[1])}: the module paths start on line 3`,
-      ],
-    };
+    const problem = `line 2 must be blank, not ${show(lines[1])}: the module paths start on line 3`;
+    return { dependencies: [], problems: [problem] };
   }
 
   let last = lines.length - 1;

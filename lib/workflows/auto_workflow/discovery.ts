@@ -1,23 +1,7 @@
 /**
- * Module discovery (the auto workflow's preprocessing, before any LLM call):
- * which folders of a project are modules.
- *
- * A module is a folder holding a regular file `UserSpecification.md`: the
- * project root (required), and any folder under `src/` at any depth. `src/`
- * is searched with the shared walk (`lib/project_files/walk.ts`), as the path
- * guard sees it: it never follows a symbolic link, never enters a folder git
- * ignores (exactly, or once case is folded) or one the tool may not read
- * (`.git`), nor one whose name the guard refuses; and a specification git
- * ignores makes no module. A `src/UserSpecification.md` is a problem: `src/`
- * holds the root module's documents. The root module's
- * `ModuleDependencies.md` and `APISignatures.md` are read from `src/`, or
- * from the project root where `src/` has none; a root
- * copy beside one in `src/` is ignored, with a warning. Two modules whose
- * specification caches collide (`src/a` and `src/a/implemented`: see
- * {@link cacheCollisions}) are a problem.
- *
- * Problems and warnings are collected, not thrown: `modules.ts` reports them
- * all at once.
+ * Module discovery: a module is the project root or a folder under `src/` (as
+ * the shared walk sees it) holding a regular `UserSpecification.md`; the root
+ * module's other documents are read from `src/`, else from the root.
  *
  * @module
  */
@@ -27,37 +11,28 @@ import { guardRead } from "../../guard/guard.ts";
 import { IgnoreRules } from "../../guard/ignore_rules.ts";
 import { compareCodePoints } from "../../project_files/order.ts";
 import { describeSkipped, type WalkResult, walkTree } from "../../project_files/walk.ts";
-import { type CacheCollision, cacheCollisions } from "./cache.ts";
+import { cacheCollisions } from "./cache.ts";
 import {
   API_FILE,
   DEPENDENCIES_FILE,
   SOURCE_DIR,
   SPEC_FILE,
 } from "../../project_files/module_files.ts";
-import { describeModule, type ModuleInfo, ROOT_MODULE } from "./module_paths.ts";
+import { describeModule, type ModuleInfo, ROOT_MODULE } from "./graph.ts";
 import { under } from "../../file_system/file_system.ts";
 
-/** What discovery found: the modules, sorted by path, the problems, and the warnings. */
+/** What discovery found, one line per problem and per warning. */
 export interface Discovery {
   /** Every module found, the root module first, then by path in code-point order. */
   readonly modules: readonly ModuleInfo[];
-  /** Problems found on the way (one line each). */
   readonly problems: readonly string[];
-  /**
-   * What the search left out that the user should hear about, one line each:
-   * a folder it could not read, a folder whose name the path guard refuses,
-   * a specification git ignores, a root-module document in the root that a
-   * copy in `src/` overrides.
-   */
+  /** What the search left out that the user should hear about (an unreadable folder, ...). */
   readonly warnings: readonly string[];
 }
 
 /**
- * Finds every module of the project at `root` (see the module doc for the
- * rules). Problems that concern one module (a specification that is a
- * symbolic link) are returned, not thrown; so are warnings about what the
- * search left out (a folder under `src/` it could not read is one, not an
- * error; a root-module document in the root beside one in `src/` is another).
+ * Finds every module of the project at `root`; problems about one module
+ * and warnings are returned, not thrown.
  *
  * @throws {CodeCommitError} when `src/` cannot be listed, an entry cannot be
  * inspected, or the ignore rules cannot be read.
@@ -114,25 +89,21 @@ export async function discoverModules(root: string): Promise<Discovery> {
   });
 
   modules.sort((a, b) => compareCodePoints(a.path, b.path));
-  for (const collision of cacheCollisions(modules.map((module) => module.path))) {
-    problems.push(describeCollision(collision));
+  for (const { outer, inner, stage, file, folder } of cacheCollisions(modules.map((m) => m.path))) {
+    problems.push(
+      `${describeModule(outer)} and ${describeModule(inner)} cannot both be modules: ` +
+        `${outer}'s cached specification for the stage ${stage}, ${file}, stands where ${inner}'s ` +
+        `cache folder must go; rename the folder ${folder} (a folder directly in a module cannot ` +
+        "be named like a stage when it is or holds a module)",
+    );
   }
   return { modules, problems, warnings };
 }
 
-/** One line naming both modules, the stage, and the folder to rename. */
-function describeCollision({ outer, inner, stage, file, folder }: CacheCollision): string {
-  return `${describeModule(outer)} and ${describeModule(inner)} cannot both be modules: ` +
-    `${outer}'s cached specification for the stage ${stage}, ${file}, stands where ${inner}'s ` +
-    `cache folder must go; rename the folder ${folder} (a folder directly in a module cannot ` +
-    "be named like a stage when it is or holds a module)";
-}
-
 /**
- * Walks `src/` (a real folder) for modules: each folder the walk lists,
- * `src/` excepted, whose listing holds `UserSpecification.md` is one. A
- * specification the walk left out is a problem when it is a link or not a
- * regular file, a warning when git ignores it.
+ * Walks `src/` for modules: each folder but `src/` whose listing holds the
+ * specification. One the walk left out is a problem when it is a link or not
+ * a regular file, a warning when git ignores it.
  */
 async function searchSource(
   root: string,

@@ -1,58 +1,62 @@
 /**
- * The module dependency graph: every dependency must name a
- * module, no module may depend on itself, directly or through others, and
- * each module gets its depth — L0 has no dependencies, any other module is
- * one deeper than its deepest dependency. Pure: no I/O.
+ * Modules and their dependency graph: each dependency names another module,
+ * no cycle, and each module's depth (L0: no dependencies, else one deeper than
+ * its deepest dependency). Pure: no I/O.
  *
  * @module
  */
 import { compareCodePoints } from "../../project_files/order.ts";
 import type { DeclaredDependency } from "./dependencies_file.ts";
-import { describeModule, type ModuleInfo, ROOT_MODULE } from "./module_paths.ts";
+import { SPEC_FILE } from "../../project_files/module_files.ts";
 
-/** A module with the dependencies its `ModuleDependencies.md` lists. */
+/** The module path of the root module (the project root); any other is a folder under `src/`. */
+export const ROOT_MODULE = "";
+
+/** A module as discovery finds it: its path, and where its three documents are (or belong). */
+export interface ModuleInfo {
+  readonly path: string;
+  readonly specPath: string;
+  readonly dependenciesFile: string;
+  readonly apiFile: string;
+}
+
+/** `src/llm (src/llm/UserSpecification.md)` or `the root module (UserSpecification.md)`. */
+export function describeModule(modulePath: string): string {
+  return modulePath === ROOT_MODULE
+    ? `the root module (${SPEC_FILE})`
+    : `${modulePath} (${modulePath}/${SPEC_FILE})`;
+}
+
+/** A module with the (well-formed) dependencies its `ModuleDependencies.md` lists. */
 export interface DeclaredModule extends ModuleInfo {
-  /** The dependencies as listed (already well-formed paths). */
   readonly dependencies: readonly DeclaredDependency[];
 }
 
-/** A module of a valid graph. */
+/** A module of a valid graph: the paths it depends on, sorted, and its depth. */
 export interface Module extends ModuleInfo {
-  /** The module paths it depends on, sorted. */
   readonly dependencies: readonly string[];
-  /** 0 for a module without dependencies, else one more than its deepest dependency. */
   readonly depth: number;
 }
 
-/** The graph, or every problem that keeps it from being one. */
+/** The modules by depth then path, or one line per problem. */
 export type GraphResult =
-  | {
-    readonly ok: true;
-    /** Every module, by depth, then by path in code-point order. */
-    readonly modules: readonly Module[];
-  }
-  | {
-    readonly ok: false;
-    /** One line per problem, naming the module and what to fix. */
-    readonly problems: readonly string[];
-  };
+  | { readonly ok: true; readonly modules: readonly Module[] }
+  | { readonly ok: false; readonly problems: readonly string[] };
 
 /** How many module paths a "names no module" message lists at most. */
 const LISTED_MODULES = 12;
 
 /**
- * Checks the declared dependencies of `declared` (module paths unique) and
- * returns the modules with their depths, or every problem: a dependency that
- * names no module or the module itself, and each cycle, written
- * `src/a → src/b → src/a` starting at its first module in code-point order.
- * Never throws.
+ * Checks the dependencies of `declared` (paths unique) and returns the modules
+ * with their depths, or every problem: a dependency on no module or on itself,
+ * and each cycle (`src/a → src/b → src/a`, from its first module). Never throws.
  */
 export function buildGraph(declared: readonly DeclaredModule[]): GraphResult {
   const byPath = new Map(declared.map((module) => [module.path, module]));
   const problems: string[] = [];
   const edges = new Map<string, string[]>();
 
-  for (const module of sorted(declared)) {
+  for (const module of [...declared].sort((a, b) => compareCodePoints(a.path, b.path))) {
     const targets: string[] = [];
     for (const dependency of module.dependencies) {
       const where = `${
@@ -101,10 +105,6 @@ export function buildGraph(declared: readonly DeclaredModule[]): GraphResult {
   return { ok: true, modules };
 }
 
-function sorted(modules: readonly DeclaredModule[]): DeclaredModule[] {
-  return [...modules].sort((a, b) => compareCodePoints(a.path, b.path));
-}
-
 /** `(no folder src/x holds a UserSpecification.md; the modules are src/a, src/b)`. */
 function knownModules(declared: readonly DeclaredModule[]): string {
   const paths = declared.map((module) => module.path).filter((path) => path !== ROOT_MODULE)
@@ -118,66 +118,46 @@ function knownModules(declared: readonly DeclaredModule[]): string {
     "fix or remove the line";
 }
 
-/**
- * One cycle per strongly connected component of more than one module
- * (Tarjan), each the shortest cycle through the component's first module in
- * code-point order, closed by repeating that module. Self-loops are not in
- * `edges` (they are reported on their own).
- */
-function findCycles(edges: ReadonlyMap<string, readonly string[]>): string[][] {
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const onStack = new Set<string>();
-  const stack: string[] = [];
-  const components: string[][] = [];
-  let counter = 0;
-
-  const visit = (node: string): void => {
-    index.set(node, counter);
-    low.set(node, counter);
-    counter++;
-    stack.push(node);
-    onStack.add(node);
-    for (const next of edges.get(node) ?? []) {
-      if (!index.has(next)) {
-        visit(next);
-        low.set(node, Math.min(low.get(node)!, low.get(next)!));
-      } else if (onStack.has(next)) {
-        low.set(node, Math.min(low.get(node)!, index.get(next)!));
+/** The modules reachable from `start` through one dependency or more. */
+function reachable(edges: ReadonlyMap<string, readonly string[]>, start: string): Set<string> {
+  const seen = new Set<string>();
+  const queue = [start];
+  while (queue.length > 0) {
+    for (const next of edges.get(queue.shift()!)!) {
+      if (!seen.has(next)) {
+        seen.add(next);
+        queue.push(next);
       }
     }
-    if (low.get(node) === index.get(node)) {
-      const component: string[] = [];
-      let member: string;
-      do {
-        member = stack.pop()!;
-        onStack.delete(member);
-        component.push(member);
-      } while (member !== node);
-      if (component.length > 1) components.push(component);
-    }
-  };
-  for (const node of [...edges.keys()].sort(compareCodePoints)) {
-    if (!index.has(node)) visit(node);
   }
-
-  const cycles = components.map((component) => shortestCycle(edges, component));
-  return cycles.sort((a, b) => compareCodePoints(a[0], b[0]));
+  return seen;
 }
 
-/** The shortest cycle through the first member of `component`, by breadth-first search inside it. */
-function shortestCycle(
-  edges: ReadonlyMap<string, readonly string[]>,
-  component: readonly string[],
-): string[] {
-  const members = new Set(component);
-  const start = [...component].sort(compareCodePoints)[0];
+/**
+ * One cycle per group of modules that all depend on each other (a strongly
+ * connected component of several), in code-point order of its first module.
+ * Self-loops are not in `edges` (they are reported on their own).
+ */
+function findCycles(edges: ReadonlyMap<string, readonly string[]>): string[][] {
+  const done = new Set<string>();
+  const cycles: string[][] = [];
+  for (const start of [...edges.keys()].sort(compareCodePoints)) {
+    if (done.has(start)) continue;
+    const from = reachable(edges, start);
+    if (!from.has(start)) continue;
+    for (const other of from) if (reachable(edges, other).has(start)) done.add(other);
+    cycles.push(shortestCycle(edges, start));
+  }
+  return cycles;
+}
+
+/** The shortest cycle through `start` (on a cycle), closed by repeating it: breadth-first. */
+function shortestCycle(edges: ReadonlyMap<string, readonly string[]>, start: string): string[] {
   const previous = new Map<string, string>();
   const queue = [start];
   while (queue.length > 0) {
     const node = queue.shift()!;
-    for (const next of edges.get(node) ?? []) {
-      if (!members.has(next)) continue;
+    for (const next of edges.get(node)!) {
       if (next === start) {
         const path = [start];
         for (let at = node; at !== start; at = previous.get(at)!) path.splice(1, 0, at);
@@ -189,5 +169,5 @@ function shortestCycle(
       }
     }
   }
-  return [start, start]; // unreachable for a strongly connected component
+  return [start, start]; // unreachable: `start` is on a cycle
 }

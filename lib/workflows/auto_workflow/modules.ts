@@ -1,11 +1,6 @@
 /**
- * The module graph of a project (the auto workflow's preprocessing), done
- * before any LLM call: the modules discovery finds (`discovery.ts`), each
- * one's `ModuleDependencies.md`, and the graph they make.
- *
- * Every problem is collected before one {@link StructureError} reports them
- * all; what the search left out is returned as warnings, for the caller to
- * show.
+ * The module graph of a project, before any LLM call: discovery, each
+ * module's `ModuleDependencies.md`, and the graph, every problem reported at once.
  *
  * @module
  */
@@ -20,22 +15,19 @@ import {
   parseDependencyList,
 } from "./dependencies_file.ts";
 import { discoverModules } from "./discovery.ts";
-import { buildGraph, type DeclaredModule, type Module } from "./graph.ts";
-import { describeModule, type ModuleInfo } from "./module_paths.ts";
+import { buildGraph, type DeclaredModule, describeModule, type Module } from "./graph.ts";
 import { under } from "../../file_system/file_system.ts";
+import { decodeStrictly } from "../../text/utf8.ts";
 
-/** The project's module structure is wrong; `problems` lists every problem, one line each. */
+/**
+ * The project's module structure is wrong: one line per problem, and what the
+ * search left out. The message holds every problem (`--json` shows only it).
+ */
 export class StructureError extends CodeCommitError {
-  /** Every problem found, one line each, naming the module and what to fix. */
   readonly problems: readonly string[];
-  /** What the search for modules left out, one line each (see `Discovery` in discovery.ts); shown before the problems. */
   readonly warnings: readonly string[];
 
-  /**
-   * Makes the error; its message is the one problem, or, when there are
-   * several, a count followed by every problem on a line of its own (so the
-   * message alone, as `--json` reports it, holds them all).
-   */
+  /** Makes the error from every problem, and the search's warnings. */
   constructor(problems: readonly string[], warnings: readonly string[] = []) {
     super(
       problems.length === 1
@@ -50,33 +42,24 @@ export class StructureError extends CodeCommitError {
   }
 }
 
-/** The modules of a project whose structure is sound, and what the search for them left out. */
+/** The modules (by depth, then path) of a sound project, and what the search left out. */
 export interface LoadedModules {
-  /** The modules by depth, then path. */
   readonly modules: readonly Module[];
-  /** What the search left out, one line each (see `Discovery` in discovery.ts), for the caller to show. */
   readonly warnings: readonly string[];
 }
 
-const decoder = new TextDecoder("utf-8", { fatal: true });
-
 /**
- * Reads the `ModuleDependencies.md` of each module. A missing file, one that
- * is a symbolic link or not valid UTF-8, and every format problem is returned
- * as a problem naming the module and the file.
+ * Discovers the modules of the project at `root`, reads their
+ * `ModuleDependencies.md` and builds their graph.
  *
- * @throws {CodeCommitError} when a file exists but cannot be read (a
- * `FileReadError` when it is larger than `READ_LIMITS.moduleDocument`, has
- * more than one hard link, or is swapped for something else while it is
- * opened).
+ * @throws {StructureError} listing every problem of the structure, with the warnings.
+ * @throws {CodeCommitError} when a folder or file cannot be read.
  */
-async function readDependencies(
-  root: string,
-  modules: readonly ModuleInfo[],
-): Promise<{ declared: DeclaredModule[]; problems: string[] }> {
+export async function loadModules(root: string): Promise<LoadedModules> {
+  const discovery = await discoverModules(root);
   const declared: DeclaredModule[] = [];
   const problems: string[] = [];
-  for (const module of modules) {
+  for (const module of discovery.modules) {
     const label = describeModule(module.path);
     const file = module.dependenciesFile;
     let dependencies: readonly DeclaredDependency[] = [];
@@ -90,19 +73,17 @@ async function readDependencies(
     } else if (!info.isFile) {
       problems.push(`${label}: ${file} is ${describeEntry(info)}; it must be a regular file`);
     } else {
-      let text: string | undefined;
-      const bytes = await readBounded(under(root, file), {
-        limit: READ_LIMITS.moduleDocument,
-        followSymlink: false,
-        name: file,
-        refuseHardLinks: true,
-      }) ?? new Uint8Array();
-      try {
-        text = decoder.decode(bytes);
-      } catch {
+      const text = decodeStrictly(
+        await readBounded(under(root, file), {
+          limit: READ_LIMITS.moduleDocument,
+          followSymlink: false,
+          name: file,
+          refuseHardLinks: true,
+        }) ?? new Uint8Array(),
+      );
+      if (text === undefined) {
         problems.push(`${label}: ${file} is not valid UTF-8 text`);
-      }
-      if (text !== undefined) {
+      } else {
         const parsed = parseDependencyList(text);
         for (const problem of parsed.problems) problems.push(`${label}: ${file} ${problem}`);
         dependencies = parsed.dependencies;
@@ -110,22 +91,6 @@ async function readDependencies(
     }
     declared.push({ ...module, dependencies });
   }
-  return { declared, problems };
-}
-
-/**
- * Discovers the modules of the project at `root`, reads their dependencies
- * and builds the graph: the modules by depth, then path, with the warnings
- * of the discovery.
- *
- * @throws {StructureError} listing every problem of the structure (missing
- * specification or `ModuleDependencies.md`, bad format, a dependency that
- * names no module or the module itself, cycles), with the warnings.
- * @throws {CodeCommitError} when a folder or file cannot be read.
- */
-export async function loadModules(root: string): Promise<LoadedModules> {
-  const discovery = await discoverModules(root);
-  const { declared, problems } = await readDependencies(root, discovery.modules);
   const graph = buildGraph(declared);
   const allProblems = [...discovery.problems, ...problems, ...(graph.ok ? [] : graph.problems)];
   if (!graph.ok || allProblems.length > 0) {

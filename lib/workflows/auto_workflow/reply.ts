@@ -1,14 +1,7 @@
 /**
- * The status of an auto-workflow reply: exactly one of the tags
- * `@@@@task-success@@@@`, `@@@@changes-requested@@@@`,
- * `@@@@changes-attempted@@@@`, and at most one comment,
- * `%%%%comment%%%%` … `%%%%end%%%%`.
- *
- * File blocks (`^^^path` … `^^^end`, `^^^path` + `^^^delete`, read as the
- * reply parser reads them) are file content, not the reply's own words:
- * a tag or comment marker inside one is not counted, so a module whose code
- * holds these strings (code-commit's own, say) can still be written. A tag
- * anywhere else counts, the comment included. Pure: no I/O.
+ * The status of an auto-workflow reply: exactly one status tag and at most one
+ * comment. Markers inside file blocks (read as the reply parser reads them)
+ * are file content and do not count. Pure: no I/O.
  *
  * @module
  */
@@ -17,44 +10,30 @@ import { scanBlocks } from "../../reply/blocks.ts";
 import { replyProse } from "../../reply/prose.ts";
 
 /** The three statuses a reply can give. */
-export const STATUSES = ["task-success", "changes-requested", "changes-attempted"] as const;
+const STATUSES = ["task-success", "changes-requested", "changes-attempted"] as const;
 
-/** One status. */
 export type Status = typeof STATUSES[number];
 
-/** The tag of a status, e.g. `@@@@task-success@@@@`. Never throws. */
-export function statusTag(status: Status): string {
+/** The tag of a status, e.g. `@@@@task-success@@@@`. */
+function statusTag(status: Status): string {
   return `@@@@${status}@@@@`;
 }
 
-/** Opens the comment. */
-export const COMMENT_OPEN = "%%%%comment%%%%";
-/** Closes the comment. */
-export const COMMENT_CLOSE = "%%%%end%%%%";
+const COMMENT_OPEN = "%%%%comment%%%%";
+const COMMENT_CLOSE = "%%%%end%%%%";
 
 /** What a reply says, or why it says nothing usable. */
 export type StatusReply =
   | {
     readonly ok: true;
-    /** The one status tag found. */
     readonly status: Status;
-    /** The comment's text without its surrounding blank lines, when there is one. */
+    /** The comment without its surrounding blank lines, when there is one. */
     readonly comment: string | undefined;
-    /** How many file blocks the reply holds. */
     readonly fileBlocks: number;
   }
-  | {
-    readonly ok: false;
-    /** Why the reply is not usable, in one sentence. */
-    readonly reason: string;
-  };
+  | { readonly ok: false; readonly reason: string };
 
-/**
- * Splits a reply into the text outside its file blocks (block lines replaced
- * by empty lines) and the number of blocks, reading blocks exactly as the
- * reply parser does. An unterminated block runs to the end of the reply.
- * Never throws.
- */
+/** The reply with its file blocks' lines emptied (read as the reply parser does), and their count. */
 function outsideFileBlocks(text: string): { text: string; fileBlocks: number } {
   const { lines, items } = scanBlocks(text);
   const kept = [...lines];
@@ -80,10 +59,8 @@ function count(text: string, needle: string): number {
 }
 
 /**
- * Reads the status and comment of a reply. Never throws: a reply with no
- * tag, more than one tag (the same one twice included), more than one
- * comment, or a comment that is not closed (or a close without an opening)
- * gives `{ ok: false, reason }`.
+ * Reads the status and comment of a reply. Never throws: no tag, several
+ * tags, several comments or an unbalanced comment give `{ ok: false, reason }`.
  */
 export function parseStatusReply(reply: string): StatusReply {
   const { text, fileBlocks } = outsideFileBlocks(reply);
@@ -91,38 +68,28 @@ export function parseStatusReply(reply: string): StatusReply {
   const found = STATUSES.flatMap((status) =>
     Array.from({ length: count(text, statusTag(status)) }, () => status)
   );
+  const refuse = (reason: string) => ({ ok: false, reason }) as const;
   if (found.length === 0) {
-    return {
-      ok: false,
-      reason: `the reply has no status tag: it must hold exactly one of ${
-        STATUSES.map(statusTag).join(", ")
-      }`,
-    };
+    const tags = STATUSES.map(statusTag).join(", ");
+    return refuse(`the reply has no status tag: it must hold exactly one of ${tags}`);
   }
   if (found.length > 1) {
-    return {
-      ok: false,
-      reason: `the reply has ${found.length} status tags (${
-        found.map(statusTag).join(", ")
-      }); it must hold exactly one`,
-    };
+    const tags = found.map(statusTag).join(", ");
+    return refuse(`the reply has ${found.length} status tags (${tags}); it must hold exactly one`);
   }
 
   const opens = count(text, COMMENT_OPEN);
   const closes = count(text, COMMENT_CLOSE);
-  if (opens > 1) {
-    return { ok: false, reason: `the reply has ${opens} comment sections; at most one is allowed` };
-  }
+  if (opens > 1) return refuse(`the reply has ${opens} comment sections; at most one is allowed`);
   let comment: string | undefined;
   if (opens === 1 || closes > 0) {
     const start = text.indexOf(COMMENT_OPEN);
     const end = text.indexOf(COMMENT_CLOSE, start + COMMENT_OPEN.length);
     if (start < 0 || end < 0 || closes !== 1 || text.indexOf(COMMENT_CLOSE) < start) {
-      return {
-        ok: false,
-        reason: `the reply's comment is malformed: it must be one ${COMMENT_OPEN} followed ` +
+      return refuse(
+        `the reply's comment is malformed: it must be one ${COMMENT_OPEN} followed ` +
           `later by one ${COMMENT_CLOSE}`,
-      };
+      );
     }
     comment = withoutBlankEdges(text.slice(start + COMMENT_OPEN.length, end));
   }
@@ -130,11 +97,8 @@ export function parseStatusReply(reply: string): StatusReply {
 }
 
 /**
- * The model's words in a reply outside its file blocks (as `replyProse`
- * gives them) without its status tags and its comment section: the auto
- * workflow tells the status in its own words and prints the comment once,
- * when the task ends. Blank-line runs are squeezed again and blank edges
- * dropped. Never throws.
+ * The reply's prose (`replyProse`) without status tags and comment, which the
+ * workflow tells in its own words when the task ends. Never throws.
  */
 export function proseWithoutStatus(reply: string): string[] {
   let text = replyProse(reply).join("\n");

@@ -1,31 +1,12 @@
 /**
- * The auto workflow's prompts, text and assembly in one place.
- *
- * The texts are one file each in `stage_prompts/`, all in code-commit's own words:
- * two response-format instructions (a review stage that changes no file, and
- * a code-changing stage), a module introduction that opens every stage
- * prompt, and one prompt per stage (two for `implemented`: without and with a
- * cached specification). Templates hold `{{PLACEHOLDER}}`s filled per module.
- *
- * They are laid out in labelled sections. A review stage (self-consistent) is one
- * prompt: `[response format instructions][self consistent prompt]
- * [top level UserSpecification.md][target user specification]`, the last
- * section left out for the root module (it is the top-level one).
- *
- * A code-changing stage gives committing code its query:
- * `[response format instructions][<stage> prompt]
- * [cached target user specification][target user specification]`, the cached
- * section only for the stages that show it and only when the stage passed
- * before; committing code adds its system prompts and the `[codebase]`.
- *
- * Pure: no I/O.
+ * The auto workflow's prompts: the texts in `stage_prompts/` (code-commit's own
+ * words, `{{PLACEHOLDER}}`s filled per module) laid out in `[label]` sections.
  *
  * @module
  */
 import { joinPrompt, section } from "../../prompts/layout.ts";
 import { compareCodePoints } from "../../project_files/order.ts";
-import type { Module } from "./graph.ts";
-import { ROOT_MODULE } from "./module_paths.ts";
+import { type Module, ROOT_MODULE } from "./graph.ts";
 import { PHASES, type Stage, type StageName } from "./stages.ts";
 import benchmarked from "./stage_prompts/benchmarked.txt" with { type: "text" };
 import complete from "./stage_prompts/complete.txt" with { type: "text" };
@@ -62,31 +43,19 @@ const PLACEHOLDERS = [
   "MODULE_PATHS",
 ] as const;
 
-/** One placeholder name. */
 type Placeholder = typeof PLACEHOLDERS[number];
 
-/** A stage's prompt: its `[label]` and its template. */
-interface StagePromptText {
-  /** The section label (`self consistent prompt`, `documented prompt`). */
-  readonly label: string;
-  /** The template. */
-  readonly text: string;
-}
+/** A stage's prompt: its section label and its template. */
+type StagePrompt = { readonly label: string; readonly text: string };
 
-/** A stage's prompts: the one used without a cached specification, and the one with (when it differs). */
-interface StagePrompts {
-  /** Used when the stage has never passed, or always when there is no `cached`. */
-  readonly uncached: StagePromptText;
-  /** Used when the stage passed before with another specification. */
-  readonly cached?: StagePromptText;
-}
-
-function named(stage: StageName, text: string): StagePrompts {
+function named(stage: StageName, text: string) {
   return { uncached: { label: `${stage} prompt`, text } };
 }
 
-/** The prompts of every stage that has them. */
-const STAGE_PROMPTS: Readonly<Partial<Record<StageName, StagePrompts>>> = {
+/** The prompts of every stage that has them; `cached` once it passed with another specification. */
+const STAGE_PROMPTS: Readonly<
+  Partial<Record<StageName, { uncached: StagePrompt; cached?: StagePrompt }>>
+> = {
   "self-consistent": { uncached: { label: "self consistent prompt", text: selfConsistent } },
   "implemented": {
     uncached: { label: "implementation-no-cache prompt", text: implementedNoCache },
@@ -106,29 +75,13 @@ const STAGE_PROMPTS: Readonly<Partial<Record<StageName, StagePrompts>>> = {
   "polished": named("polished", polished),
 };
 
-/** The other templates. */
-const AUTO_WORKFLOW_TEXTS = {
-  /** Response-format instructions of a stage that only reviews (changes no file). */
-  replyFormatReview,
-  /** Response-format instructions of a stage that changes code through committing code. */
-  replyFormatChange,
-  /** Opens every stage prompt: which module the task is about. */
-  moduleIntro,
-} as const;
-
-const PLACEHOLDER = /\{\{([A-Z_]+)\}\}/g;
-
 /**
- * Fills every `{{PLACEHOLDER}}` of `template` with its value.
+ * Fills every `{{PLACEHOLDER}}` of `template`.
  *
- * @throws {RangeError} when the template holds a placeholder that is not in
- * {@link PLACEHOLDERS} (a programming error in a prompt file).
+ * @throws {RangeError} on a placeholder not in {@link PLACEHOLDERS} (a bug in a prompt file).
  */
-function fillTemplate(
-  template: string,
-  values: Readonly<Record<Placeholder, string>>,
-): string {
-  return template.replace(PLACEHOLDER, (whole, name: string) => {
+function fillTemplate(template: string, values: Readonly<Record<Placeholder, string>>): string {
+  return template.replace(/\{\{([A-Z_]+)\}\}/g, (whole, name: string) => {
     if (!(PLACEHOLDERS as readonly string[]).includes(name)) {
       throw new RangeError(`auto-workflow prompt: unknown placeholder ${whole}`);
     }
@@ -138,11 +91,8 @@ function fillTemplate(
 
 /** Everything a task's prompt is made of. */
 export interface PromptInputs {
-  /** The module the task is about. */
   readonly module: Module;
-  /** Every module of the project. */
   readonly modules: readonly Module[];
-  /** The stage. */
   readonly stage: Stage;
   /** The module's current specification. */
   readonly spec: string;
@@ -152,19 +102,6 @@ export interface PromptInputs {
   readonly cached: string | undefined;
 }
 
-/** The section labels, each written `[label]` on a line of its own. */
-const LABELS = {
-  replyFormat: "response format instructions",
-  topSpec: "top level UserSpecification.md",
-  targetSpec: "target user specification",
-  cachedSpec: "cached target user specification",
-} as const;
-
-/** Whether `stage` has prompts, so that it can run. Never throws. */
-function hasPrompts(stage: Stage): boolean {
-  return STAGE_PROMPTS[stage.name] !== undefined;
-}
-
 /**
  * The highest phase a run may reach: `maxPhase` (`--max-phase`), lowered to
  * the last phase whose stages all have prompts. Never throws.
@@ -172,7 +109,7 @@ function hasPrompts(stage: Stage): boolean {
 export function runnablePhase(maxPhase: number): number {
   let runnable = 0;
   for (const phase of PHASES) {
-    if (phase.number > maxPhase || !phase.stages.every(hasPrompts)) break;
+    if (phase.number > maxPhase || !phase.stages.every((s) => STAGE_PROMPTS[s.name])) break;
     runnable = phase.number;
   }
   return runnable;
@@ -200,63 +137,66 @@ function placeholderValues(
   };
 }
 
-/** Whether the task's prompt shows the cached specification. */
 function showsCached(inputs: PromptInputs): boolean {
   return inputs.stage.showsCachedSpec && inputs.cached !== undefined;
 }
 
 /**
- * The stage prompt of a task (its label and filled text, the module
- * introduction first).
+ * The `[response format instructions]` and stage prompt sections of a task
+ * (the module introduction opens the stage prompt).
  *
- * @throws {RangeError} when the stage has no prompt (check {@link hasPrompts}).
+ * @throws {RangeError} when the stage is not of `kind` or has no prompt (a programming error).
  */
-function stagePrompt(inputs: PromptInputs): StagePromptText {
+function openingSections(inputs: PromptInputs, kind: "review" | "change"): string[] {
   const prompts = STAGE_PROMPTS[inputs.stage.name];
+  if (inputs.stage.kind !== kind) {
+    throw new RangeError(
+      `${inputs.stage.name} is not a ${kind === "review" ? "review" : "code-changing"} stage`,
+    );
+  }
   if (prompts === undefined) throw new RangeError(`the stage ${inputs.stage.name} has no prompt`);
   const chosen = showsCached(inputs) && prompts.cached !== undefined
     ? prompts.cached
     : prompts.uncached;
   const values = placeholderValues(inputs.module, inputs.modules);
-  const text = `${fillTemplate(AUTO_WORKFLOW_TEXTS.moduleIntro, values)}\n${
-    fillTemplate(chosen.text, values)
-  }`;
-  return { label: chosen.label, text };
+  return [
+    section(
+      "response format instructions",
+      kind === "review" ? replyFormatReview : replyFormatChange,
+    ),
+    section(
+      chosen.label,
+      `${fillTemplate(moduleIntro, values)}\n${fillTemplate(chosen.text, values)}`,
+    ),
+  ];
 }
 
 /**
- * The whole prompt of a review stage (self-consistent).
+ * The whole prompt of a review stage: format, stage prompt, top-level
+ * specification, and the module's own (but for the root module).
  *
  * @throws {RangeError} when the stage changes code or has no prompt (a programming error).
  */
 export function reviewPrompt(inputs: PromptInputs): string {
-  if (inputs.stage.kind !== "review") {
-    throw new RangeError(`${inputs.stage.name} is not a review stage`);
-  }
-  const prompt = stagePrompt(inputs);
   return joinPrompt([
-    section(LABELS.replyFormat, AUTO_WORKFLOW_TEXTS.replyFormatReview),
-    section(prompt.label, prompt.text),
-    section(LABELS.topSpec, inputs.topSpec),
-    ...(inputs.module.path === ROOT_MODULE ? [] : [section(LABELS.targetSpec, inputs.spec)]),
+    ...openingSections(inputs, "review"),
+    section("top level UserSpecification.md", inputs.topSpec),
+    ...(inputs.module.path === ROOT_MODULE
+      ? []
+      : [section("target user specification", inputs.spec)]),
   ]);
 }
 
 /**
- * The query committing code gets for a code-changing stage (without the
- * codebase, which committing code adds).
+ * The query committing code gets for a code-changing stage (it adds the
+ * codebase): format, stage prompt, cached specification (when shown), specification.
  *
  * @throws {RangeError} when the stage only reviews or has no prompt (a programming error).
  */
 export function changeQuery(inputs: PromptInputs): string {
-  if (inputs.stage.kind !== "change") {
-    throw new RangeError(`${inputs.stage.name} is not a code-changing stage`);
-  }
-  const prompt = stagePrompt(inputs);
   return joinPrompt([
-    section(LABELS.replyFormat, AUTO_WORKFLOW_TEXTS.replyFormatChange),
-    section(prompt.label, prompt.text),
-    ...(showsCached(inputs) ? [section(LABELS.cachedSpec, inputs.cached!)] : []),
-    section(LABELS.targetSpec, inputs.spec),
+    ...openingSections(inputs, "change"),
+    ...(showsCached(inputs) ? [section("cached target user specification", inputs.cached!)] : []),
+    section("target user specification", inputs.spec),
   ]);
 }

@@ -1,28 +1,20 @@
 /**
- * The phases and stages of the auto workflow: four phases, fourteen
- * stages, each with what it asks of the model and which codebase it gets.
- * The order here is the order tasks run in. The stage names are written
- * once, in the table; the type of a stage name is derived from it.
+ * The auto workflow's four phases and fourteen stages, in the order tasks run;
+ * the stage names are written once, in the table.
  *
  * @module
  */
 
-/**
- * How a stage works:
- * - `review`: one direct LLM call; the reply may not change any file;
- * - `change`: the committing-code loop (guarded, all-or-nothing, built, repaired).
- */
+/** `review`: one LLM call that may change no file; `change`: the committing-code loop. */
 export type StageKind = "review" | "change";
 
 /**
- * The codebase a code-changing stage is given:
- * - `full`: the top-level specification, every file of the module, and each
- *   dependency's specification and API signatures;
- * - `module`: every file of the module only.
+ * The codebase a code-changing stage gets: `full` (top-level specification,
+ * the module's files, its dependencies' specifications and API files) or
+ * `module` (the module's files only).
  */
 export type CodebaseKind = "full" | "module";
 
-/** A stage as the table below writes it: its name and how it works. */
 function stage<const Name extends string>(
   name: Name,
   kind: StageKind = "change",
@@ -32,11 +24,7 @@ function stage<const Name extends string>(
   return { name, kind, codebase, showsCachedSpec } as const;
 }
 
-/**
- * THE stage table: the four phases in order (phase n is the n-th
- * row), each with its stages in the order they run. Every stage name, and
- * the {@link StageName} type, comes from here.
- */
+/** The phases in order (phase n is row n), each with its stages in the order they run. */
 const TABLE = [
   [
     stage("self-consistent", "review"),
@@ -52,28 +40,19 @@ const TABLE = [
 /** One stage name: exactly the names of the table. */
 export type StageName = typeof TABLE[number][number]["name"];
 
-/** One stage of a phase. */
+/** One stage of a phase; its name is also its cache file's. */
 export interface Stage {
-  /** The stage's name, also the name of its cache file. */
   readonly name: StageName;
-  /** The phase it belongs to (1–4). */
   readonly phase: number;
-  /** Whether it reviews only or changes code. */
   readonly kind: StageKind;
-  /** The codebase it is given (code-changing stages). */
   readonly codebase: CodebaseKind;
-  /**
-   * Whether its prompt shows the specification this stage last passed with
-   * (the `[cached target user specification]` section), when there is one.
-   */
+  /** Whether its prompt shows the specification it last passed with, when there is one. */
   readonly showsCachedSpec: boolean;
 }
 
-/** One phase: its number and its stages in order. */
+/** One phase: its number (1 to 4) and its stages in order. */
 export interface Phase {
-  /** 1 to 4. */
   readonly number: number;
-  /** Its stages, in the order they run. */
   readonly stages: readonly Stage[];
 }
 

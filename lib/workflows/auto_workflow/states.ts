@@ -1,6 +1,5 @@
 /**
- * Reads what the planner needs from disk: each module's current
- * specification and its cached specification for each stage.
+ * Reads each module's specification and cached specifications, for the planner.
  *
  * @module
  */
@@ -14,15 +13,11 @@ import { PHASES, type StageName } from "./stages.ts";
 import { under } from "../../file_system/file_system.ts";
 
 /**
- * Reads the specification of every module and the cache of every stage of
- * phases 1 to `maxPhase`.
+ * Reads every module's specification and its cache for phases 1 to `maxPhase`.
  *
- * @throws {CodeCommitError} when a specification cannot be read (a
- * `FileReadError` when it is no longer a regular file, is larger than
- * `READ_LIMITS.specification`, or has more than one hard link: its text goes
- * into prompts, and its other name may be outside the project), or the
- * cache is refused (a symbolic link or non-folder on its path, a hard-linked
- * file) or unreadable.
+ * @throws {CodeCommitError} when a specification is no longer a regular file,
+ * too large or hard-linked (its other name may be outside the project), or
+ * the cache is refused or unreadable.
  */
 export async function loadStates(
   root: string,

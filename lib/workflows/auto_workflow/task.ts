@@ -1,67 +1,46 @@
 /**
- * One auto-workflow task: a stage run on a module, logged in its own folder
- * (`logs/<time>-auto-workflow-<spec path, / as +>-<stage>`).
- *
- * - A review stage (self-consistent) is one direct LLM call: the reply's
- *   file blocks are never applied, and `changes-attempted` is an error.
- * - A code-changing stage runs through the committing-code loop — files
- *   guarded, applied all or nothing, built and repaired exactly as there.
- *   Each reply's status tag is read before the reply is applied: a
- *   `changes-requested` reply ends the task there, whatever the build said
- *   before, with none of its file blocks applied and no build run. Any
- *   other reply goes through the loop, and the status of the last one
- *   decides once the build passes.
+ * One auto-workflow task: a stage run on a module, logged in its own folder;
+ * a review is one LLM call, a code-changing stage the committing-code loop,
+ * ended before it is applied by a `changes-requested` reply.
  *
  * @module
  */
-import {
-  type CommitLoopResult,
-  type ReplyStop,
-  runCommitLoop,
-  unpassedStatus,
-} from "../committing_code/loop.ts";
+import { runCommitLoop, unpassedStatus } from "../committing_code/loop.ts";
 import { CodeCommitError, EXIT, type ExitStatus } from "../../errors/errors.ts";
-import type { LlmReply } from "../../llm/types.ts";
+import { decodeStrictly } from "../../text/utf8.ts";
 import { autoWorkflowSlug, SINGLE_QUERY } from "../../logger/log_names.ts";
 import { RunLog } from "../../logger/run_log.ts";
 import { askModel, type Session } from "../../session/session.ts";
 import { plural } from "../../text/plural.ts";
 import { nameSome } from "../../text/change_list.ts";
 import { assembleTaskCodebase } from "./task_codebase.ts";
-import type { Module } from "./graph.ts";
-import { describeModule, ROOT_MODULE } from "./module_paths.ts";
+import { describeModule, type Module, ROOT_MODULE } from "./graph.ts";
 import type { ModuleState, Task } from "./next_task.ts";
 import { changeQuery, type PromptInputs, reviewPrompt } from "./stage_prompts.ts";
 import { parseStatusReply, proseWithoutStatus, type Status } from "./reply.ts";
 
-/** How a task ended. */
+/** What every task outcome tells. */
+interface Ended {
+  /** LLM calls the task made (more than 1: the reply came in a repair). */
+  readonly attempts: number;
+  /** Every file the task changed, sorted. */
+  readonly changedPaths: readonly string[];
+  /** The task's log folder, relative to the project root. */
+  readonly logDir: string;
+}
+
+/**
+ * How a task ended: a status (after a review, a passed build, or a
+ * `changes-requested` reply), or a build that still fails after the repairs
+ * (status 1, or 4 when the last reply could not be used).
+ */
 export type TaskOutcome =
-  | {
-    /** The reply gave a status: after a review, a passed build, or a `changes-requested` reply. */
+  | Ended & {
     readonly kind: "status";
-    /** The status of the reply: it decides what the workflow does. */
     readonly status: Status;
-    /** The reply's comment, if any. */
     readonly comment: string | undefined;
-    /** LLM calls the task made (more than 1: the reply came in a repair). */
-    readonly attempts: number;
-    /** Every file the task changed, sorted. */
-    readonly changedPaths: readonly string[];
-    /** The task's log folder, relative to the project root. */
-    readonly logDir: string;
   }
-  | {
-    /** A code-changing stage whose build still fails after the repairs. */
-    readonly kind: "build-failed";
-    /** The run's exit status: 1, or 4 when the last reply could not be used (see `unpassedStatus`). */
-    readonly status: ExitStatus;
-    /** LLM calls made. */
-    readonly attempts: number;
-    /** Every file the task changed, sorted. */
-    readonly changedPaths: readonly string[];
-    /** The task's log folder. */
-    readonly logDir: string;
-  };
+  | Ended & { readonly kind: "build-failed"; readonly status: ExitStatus };
 
 /** `src/llm (src/llm/UserSpecification.md), stage implemented`. Never throws. */
 export function describeTask(task: Task): string {
@@ -69,18 +48,11 @@ export function describeTask(task: Task): string {
 }
 
 /**
- * Runs `task` on the project of `session`. `states` are every module's
- * states (the root module's gives the top-level specification); `modules`
- * the whole graph.
+ * Runs `task`; `onLog` is told its log folder once it exists.
  *
- * @throws {CodeCommitError} naming the log file when the reply has no usable
- * status (no tag, two tags, two comments, a malformed comment), was cut off
- * (review), or says `changes-attempted` in a review; when a specification is
- * not UTF-8; when a file cannot be read.
- * @throws {LlmError} when an LLM call fails.
- * @throws {InterruptedError} on Ctrl-C.
- *
- * `onLog` is told the task's log folder as soon as it exists.
+ * @throws {CodeCommitError} naming the log file for an unusable reply; when a
+ * specification is not UTF-8 or a file cannot be read.
+ * @throws {LlmError} when an LLM call fails; {InterruptedError} on Ctrl-C.
  */
 export async function runTask(
   session: Session,
@@ -103,22 +75,9 @@ export async function runTask(
       `${task.cached === undefined ? "" : " (its specification changed since it last passed)"}; ` +
       `logs in ${log.dir}`,
   );
-  const inputs = promptInputs(task, states, modules);
-  return task.stage.kind === "review"
-    ? await runReview(session, task, log, inputs)
-    : await runChange(session, task, log, inputs);
-}
-
-/** What the prompts of `task` are made of. */
-function promptInputs(
-  task: Task,
-  states: readonly ModuleState[],
-  modules: readonly Module[],
-): PromptInputs {
   const rootState = states.find((state) => state.module.path === ROOT_MODULE);
   if (rootState === undefined) throw new RangeError("runTask: the root module has no state");
-  const module = task.state.module;
-  return {
+  const inputs: PromptInputs = {
     module,
     modules,
     stage: task.stage,
@@ -126,28 +85,8 @@ function promptInputs(
     topSpec: specText(rootState.module.specPath, rootState.spec),
     cached: task.cached === undefined ? undefined : new TextDecoder().decode(task.cached),
   };
-}
-
-const decoder = new TextDecoder("utf-8", { fatal: true });
-
-function specText(path: string, bytes: Uint8Array): string {
-  try {
-    return decoder.decode(bytes);
-  } catch {
-    throw new CodeCommitError(
-      `${path} is not valid UTF-8 text: save it as UTF-8, then run again`,
-      EXIT.setup,
-    );
-  }
-}
-
-/** A review stage: one call, no file written, and `changes-attempted` refused. */
-async function runReview(
-  session: Session,
-  task: Task,
-  log: RunLog,
-  inputs: PromptInputs,
-): Promise<TaskOutcome> {
+  if (task.stage.kind !== "review") return await runChange(session, task, log, inputs);
+  // A review changes no file: its file blocks are never applied.
   const reply = await askModel(session, log, SINGLE_QUERY, reviewPrompt(inputs));
   const replyFile = log.path(SINGLE_QUERY.replyText);
   if (reply.truncated) {
@@ -181,28 +120,21 @@ async function runReview(
   return { kind: "status", status, comment, attempts: 1, changedPaths: [], logDir: log.dir };
 }
 
-/** What a `changes-requested` reply carries back out of the loop. */
-interface ChangesRequested {
-  /** The reply's comment, if any. */
-  readonly comment: string | undefined;
-  /** How many file blocks it holds (none of them applied). */
-  readonly fileBlocks: number;
+function specText(path: string, bytes: Uint8Array): string {
+  const text = decodeStrictly(bytes);
+  if (text !== undefined) return text;
+  throw new CodeCommitError(
+    `${path} is not valid UTF-8 text: save it as UTF-8, then run again`,
+    EXIT.setup,
+  );
 }
 
 /**
- * The loop's inspector for code-changing stages: a reply whose status is
- * `changes-requested` ends the loop before it is applied. Never throws.
+ * A code-changing stage: the committing-code loop, ended before it is applied
+ * by a `changes-requested` reply; once the build passes, the last reply's status decides.
+ *
+ * @throws {CodeCommitError} naming the reply's log file when it has no usable status.
  */
-function changesRequested(reply: LlmReply): ReplyStop<ChangesRequested> | undefined {
-  const parsed = parseStatusReply(reply.text);
-  if (!parsed.ok || parsed.status !== "changes-requested") return undefined;
-  return {
-    value: { comment: parsed.comment, fileBlocks: parsed.fileBlocks },
-    reason: "the reply says changes-requested, so none of it was applied",
-  };
-}
-
-/** A code-changing stage: the committing-code loop, ended early by a `changes-requested` reply. */
 async function runChange(
   session: Session,
   task: Task,
@@ -215,7 +147,14 @@ async function runChange(
     session.console.warn(`${describeTask(task)}: ${warning}`);
   }
   const result = await runCommitLoop(session, log, changeQuery(inputs), codebase.text, {
-    inspect: changesRequested,
+    inspect: (reply) => {
+      const parsed = parseStatusReply(reply.text);
+      if (!parsed.ok || parsed.status !== "changes-requested") return undefined;
+      return {
+        value: parsed,
+        reason: "the reply says changes-requested, so none of it was applied",
+      };
+    },
     prose: proseWithoutStatus,
   });
   const { attempts, changedPaths } = result;
@@ -234,22 +173,6 @@ async function runChange(
     const status = unpassedStatus(result);
     return { kind: "build-failed", status, attempts, changedPaths, logDir: log.dir };
   }
-  return afterBuildPassed(session, task, log, result);
-}
-
-/**
- * The outcome of a code-changing stage whose build passed: the status of the
- * last reply decides.
- *
- * @throws {CodeCommitError} naming the reply's log file when it has no usable status.
- */
-function afterBuildPassed(
-  session: Session,
-  task: Task,
-  log: RunLog,
-  result: CommitLoopResult<ChangesRequested>,
-): TaskOutcome {
-  const { attempts, changedPaths } = result;
   const parsed = parseStatusReply(result.lastReply.text);
   if (!parsed.ok) {
     const left = changedPaths.length === 0
@@ -266,9 +189,10 @@ function afterBuildPassed(
   }
   if (parsed.status === "task-success" && changedPaths.length > 0) {
     // The tag decides, even when the reply changed files; the user is told what to review.
-    const named = nameSome(changedPaths);
     session.console.warn(
-      `${describeTask(task)} changed ${named} and its reply says task-success: the stage is ` +
+      `${describeTask(task)} changed ${
+        nameSome(changedPaths)
+      } and its reply says task-success: the stage is ` +
         "recorded as passed; review the changes with git status and git diff",
     );
   }

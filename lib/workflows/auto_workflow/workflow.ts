@@ -1,17 +1,6 @@
 /**
- * The auto workflow (`--auto-workflow`, `--aw`): discover the modules and
- * check their dependency graph before any LLM call, then run one task after
- * another — the first stage, in processing order, whose cached specification
- * is not the current one — until a task needs the user or nothing is left.
- *
- * - `task-success`: the specification is cached for that stage and the
- *   workflow goes on with the next task, in the same run;
- * - `changes-requested`: the comment is printed and the workflow stops (exit 7);
- * - `changes-attempted`: the workflow stops so the user can review the
- *   changes with git (exit 7);
- * - a build that still fails after the repairs ends the run with exit 1 (4
- *   when the last reply could not be used at all), and an unusable status
- *   reply with exit 4 naming its log file.
+ * The auto workflow (`--aw`): check the modules and their graph before any LLM
+ * call, then run the next task until one needs the user or nothing is left.
  *
  * @module
  */
@@ -22,13 +11,12 @@ import { checkBuildScript } from "../../preconditions/preconditions.ts";
 import { plural } from "../../text/plural.ts";
 import type { Session } from "../../session/session.ts";
 import { writeCache } from "./cache.ts";
-import type { Module } from "./graph.ts";
-import { describeModule, ROOT_MODULE } from "./module_paths.ts";
+import { loadStates } from "./states.ts";
+import { describeModule, type Module, ROOT_MODULE } from "./graph.ts";
 import { loadModules, StructureError } from "./modules.ts";
-import { type ModuleState, nextTask, phasesComplete, type Task } from "./next_task.ts";
+import { nextTask, phasesComplete, type Task } from "./next_task.ts";
 import { runnablePhase } from "./stage_prompts.ts";
 import { PHASES } from "./stages.ts";
-import { loadStates } from "./states.ts";
 import { describeTask, runTask, type TaskOutcome } from "./task.ts";
 import {
   describeLeftChanges,
@@ -48,22 +36,25 @@ function describeLevels(modules: readonly Module[]): string {
   return [...levels].map(([depth, names]) => `L${depth}: ${names.join(", ")}`).join("; ");
 }
 
-/**
- * Loads the modules, printing each warning of the search not in `warned` yet
- * (and adding it); the error thrown lists every problem.
- */
+/** Loads the modules, printing each search warning once; the error thrown lists every problem. */
 async function loadModulesReported(
   session: Session,
   warned: Set<string>,
   after?: Task,
 ): Promise<readonly Module[]> {
+  const warnOnce = (warnings: readonly string[]) => {
+    for (const warning of warnings) {
+      if (!warned.has(warning)) session.console.warn(`auto workflow: ${warning}`);
+      warned.add(warning);
+    }
+  };
   try {
     const loaded = await loadModules(session.root);
-    warnOnce(session, loaded.warnings, warned);
+    warnOnce(loaded.warnings);
     return loaded.modules;
   } catch (error) {
     if (!(error instanceof StructureError)) throw error;
-    warnOnce(session, error.warnings, warned);
+    warnOnce(error.warnings);
     if (after === undefined) throw error;
     throw new StructureError([
       `after ${describeTask(after)} passed (and was recorded), the modules have ` +
@@ -73,25 +64,13 @@ async function loadModulesReported(
   }
 }
 
-/** Prints each of `warnings` not in `warned`, and adds it there. */
-function warnOnce(session: Session, warnings: readonly string[], warned: Set<string>): void {
-  for (const warning of warnings) {
-    if (warned.has(warning)) continue;
-    warned.add(warning);
-    session.console.warn(`auto workflow: ${warning}`);
-  }
-}
-
 /**
- * Runs the auto workflow in the session's project and returns the exit
- * status: 0 when nothing is left to do, 7 when a task stopped for the user
- * (`changes-requested`, `changes-attempted`), 1 when a task's build still
- * fails after the repairs.
+ * Runs the auto workflow: 0 when nothing is left, 7 when a task stopped for
+ * the user, 1 (or 4) when a task's build still fails after the repairs.
  *
  * @throws {StructureError} listing every problem of the modules, before any LLM call.
- * @throws {CodeCommitError} for a missing or unusable `build.sh`, a refused
- * cache path, an unusable reply (naming its log file), or an LLM error.
- * @throws {InterruptedError} on Ctrl-C.
+ * @throws {CodeCommitError} for a bad `build.sh`, a refused cache path, an
+ * unusable reply or an LLM error; {InterruptedError} on Ctrl-C.
  */
 export async function runAutoWorkflow(session: Session): Promise<ExitStatus> {
   const { root, console, options } = session;
@@ -152,24 +131,15 @@ export async function runAutoWorkflow(session: Session): Promise<ExitStatus> {
   }
 
   if (lastLog !== undefined) await reportRunChanges(session, lastLog);
-  console.result(nothingLeft(states, maxPhase, passed, session));
-  return EXIT.ok;
-}
-
-/** The final line of a run that has nothing left to do. */
-function nothingLeft(
-  states: readonly ModuleState[],
-  maxPhase: number,
-  passed: number,
-  session: Session,
-): string {
-  const complete = phasesComplete(states);
-  const next = complete < PHASES.length && maxPhase < PHASES.length
+  const next = phasesComplete(states) < PHASES.length && maxPhase < PHASES.length
     ? `; run with --max-phase ${maxPhase + 1} to go on to phase ${maxPhase + 1}`
     : "";
-  return `auto workflow: nothing left to do: all ${plural(states.length, "module")} ` +
-    `passed ${maxPhase === 1 ? "phase 1" : `phases 1 to ${maxPhase}`} ` +
-    `(${plural(passed, "task")} passed in this run${tokens(session)})${next}`;
+  console.result(
+    `auto workflow: nothing left to do: all ${plural(states.length, "module")} ` +
+      `passed ${maxPhase === 1 ? "phase 1" : `phases 1 to ${maxPhase}`} ` +
+      `(${plural(passed, "task")} passed in this run${tokens(session)})${next}`,
+  );
+  return EXIT.ok;
 }
 
 function tokens(session: Session): string {

@@ -1,11 +1,11 @@
 /**
- * One reply, applied all or nothing: refused when it was cut off, parsed,
- * every path checked by the guard, then written transactionally. Any
- * failure writes nothing and gives the reason, which the next repair query
- * receives in place of the build output (it counts as a failed attempt).
+ * One reply, applied all or nothing: refused when cut off, parsed, every path
+ * guarded, then written transactionally. A refusal writes nothing and its
+ * reason goes to the next repair query.
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import { type AppliedChange, ApplyError, applyOperations } from "../../apply/apply.ts";
 import type { ApplyJournal } from "../../apply/journal_recorder.ts";
 import { formatRefusals, guardOperations, type Refusal } from "../../guard/guard.ts";
@@ -20,60 +20,45 @@ import type { Redactor } from "../../secrets/redact.ts";
 import { countKinds, NAMED_AT_MOST, nameSome } from "../../text/change_list.ts";
 import { plural } from "../../text/plural.ts";
 
-/** What applying a reply did. */
+/** A refused reply: why (every key masked), and whether it held a key or its write failed. */
+type Refused = {
+  readonly ok: false;
+  readonly reason: string;
+  /** The reply was usable but writing it failed and was rolled back. */
+  readonly writeFailed?: boolean;
+  readonly heldKey?: boolean;
+};
+
+/** What applying a reply did: its operations in reply order, what changed, and what it left as it was. */
 export type ReplyOutcome =
   | {
     readonly ok: true;
-    /** The operations carried out (normalized paths), in reply order. */
     readonly operations: readonly FileOperation[];
-    /** What changed on disk. */
     readonly changes: readonly AppliedChange[];
-    /** Paths whose file already held exactly the reply's content: not written, not changed. */
+    /** Paths whose file already held exactly the reply's content: not written. */
     readonly unchanged: readonly string[];
-    /** Things worth telling the user (a path given twice, a delete of a missing file). */
     readonly warnings: readonly string[];
   }
-  | {
-    readonly ok: false;
-    /** Why nothing was written, for the user and for the next repair query. */
-    readonly reason: string;
-    /**
-     * True when the reply was usable but writing it failed (and was rolled
-     * back): the project's files refused, not the reply.
-     */
-    readonly writeFailed?: boolean;
-    /** True when a file or path of the reply holds an API key (a stop for safety). */
-    readonly heldKey?: boolean;
-  };
+  | Refused;
 
-/** Why a file holding a key is refused, for the user and the repair prompt. */
-export const KEY_IN_CONTENT_REASON =
+const KEY_IN_CONTENT_REASON =
   "its content holds an API key (whole, in part, or encoded), and a key is never written to a file";
 
-/** Why a path holding a key is refused (shown masked), for the user and the repair prompt. */
-export const KEY_IN_PATH_REASON =
+const KEY_IN_PATH_REASON =
   "its path holds an API key (whole, in part, or encoded), and a key is never written to a file " +
   "name (git would commit it with the file)";
 
 /**
- * The operations of `operations` that would write a key in any form
- * `redactor` knows (see `Redactor.containsKey`), as refusals: a write or a
- * delete whose path holds one (the path is what `git add` records), a write
- * whose content holds one. Refusal paths are as the reply wrote them: mask
- * them before showing them.
- *
- * `replyText`, the text the operations were parsed from, is looked at first,
- * in one pass (with its line ends as the parser reads them,
- * `withLineFeeds`): every path and content is a part of it, so when it holds no
- * key, none of them does, and they are not looked at one by one (one scan
- * for the reply, not one per file). Never throws.
+ * The operations that would write a key `redactor` knows, in their path (what
+ * `git add` records) or content, as refusals with unmasked paths. The whole
+ * reply is scanned first, once: when it holds no key, no part of it does.
  */
-export function keyRefusals(
+function keyRefusals(
   operations: readonly FileOperation[],
   redactor: Redactor,
-  replyText?: string,
+  replyText: string,
 ): Refusal[] {
-  if (replyText !== undefined && !redactor.containsKey(withLineFeeds(replyText))) return [];
+  if (!redactor.containsKey(withLineFeeds(replyText))) return [];
   const refusals: Refusal[] = [];
   for (const operation of operations) {
     if (redactor.containsKey(operation.path)) {
@@ -85,28 +70,18 @@ export function keyRefusals(
   return refusals;
 }
 
-/** A reply parsed, its paths guarded and its contents checked for keys: what it would do. */
+/** A reply parsed, guarded and checked for keys: its operations and the parser's warnings. */
 export type CheckedReply =
   | {
     readonly ok: true;
-    /** The operations (normalized paths), in reply order. */
     readonly operations: readonly FileOperation[];
-    /** The parser's warnings (a path given twice). */
     readonly warnings: readonly string[];
   }
-  | {
-    readonly ok: false;
-    /** Why it cannot be applied, naming every refused path, every key masked. */
-    readonly reason: string;
-    /** True when a file or path of the reply holds an API key. */
-    readonly heldKey?: boolean;
-  };
+  | Refused;
 
 /**
- * Checks `reply` against the project at `root` without writing anything:
- * refused when it was cut off, parsed, every path guarded, every path and
- * content checked for a key. Never throws for a bad reply; a reason holds
- * no key (every one is masked).
+ * Checks `reply` against the project at `root` without writing anything.
+ * Never throws for a bad reply; a reason holds no key (every one is masked).
  */
 export async function checkReply(
   root: string,
@@ -114,12 +89,10 @@ export async function checkReply(
   redactor: Redactor,
 ): Promise<CheckedReply> {
   if (reply.truncated) {
-    return {
-      ok: false,
-      reason:
-        `the reply was cut off at the model's output limit (finish reason ${reply.finishReason}), ` +
-        `so none of it was applied; reply with fewer or smaller files`,
-    };
+    const reason =
+      `the reply was cut off at the model's output limit (finish reason ${reply.finishReason}), ` +
+      `so none of it was applied; reply with fewer or smaller files`;
+    return { ok: false, reason };
   }
   const parsed = parseReply(reply.text);
   if (!parsed.ok) return { ok: false, reason: redactor.redact(parsed.reason) };
@@ -145,14 +118,9 @@ export async function checkReply(
 }
 
 /**
- * Applies `reply` to the project at `root`, all or nothing, recording the
- * apply in `journal` before anything is written.
- *
- * Never throws for a bad reply: a truncated reply, a parse error, a refused
- * path, a path or a file content that holds a key (any form `redactor`
- * knows) or a failed (and rolled back) write come back as `ok: false`, with
- * a reason in which every key is masked (it goes into the next repair
- * prompt, and a prompt holding a key is never sent).
+ * Applies `reply` all or nothing, journaled before anything is written. A bad
+ * reply or a rolled-back write comes back as `ok: false`, every key masked in
+ * the reason (it goes into the next repair prompt).
  *
  * @throws {ApplyError} only when a failed write could not be rolled back
  * completely: the run must stop, and the message lists the paths to restore.
@@ -165,8 +133,7 @@ export async function applyReply(
 ): Promise<ReplyOutcome> {
   const checked = await checkReply(root, reply, redactor);
   if (!checked.ok) return checked;
-  // A file that already holds the reply's content is left alone: writing it would change
-  // nothing, and the user is told it was unchanged rather than replaced.
+  // A file already holding the reply's content is left alone, and told as unchanged.
   const unchanged: string[] = [];
   const writes: FileOperation[] = [];
   for (const operation of checked.operations) {
@@ -190,11 +157,7 @@ export async function applyReply(
   }
 }
 
-/**
- * Whether `operation` is a write of exactly the bytes the regular file at
- * its path holds now, read as every project file is (bounded, at most
- * 1 MiB, never through a link): a file that cannot be read so is written.
- */
+/** Whether `operation` writes exactly the bytes its regular file holds now (read as project files are). */
 async function holdsAlready(root: string, operation: FileOperation): Promise<boolean> {
   if (operation.kind !== "write") return false;
   const wanted = encoder.encode(operation.content);
@@ -206,32 +169,29 @@ async function holdsAlready(root: string, operation: FileOperation): Promise<boo
   if (size !== wanted.length) return false;
   const now = await readProjectBytes(root, operation.path);
   if (!now.ok) return false;
-  return now.bytes.length === wanted.length &&
-    now.bytes.every((byte, index) => byte === wanted[index]);
+  return Buffer.from(now.bytes).equals(wanted);
 }
 
 const encoder = new TextEncoder();
 
 /**
- * `created src/a.ts, replaced src/b.ts, deleted src/c.ts`; past twenty,
- * `2,000 files (1,990 created, 10 replaced): created a, …, and 1,980 more`;
- * then the files the reply left as they were, `src/d.ts unchanged (same
- * content)`; `no file changed` when there is neither. Never throws.
+ * `created src/a.ts, replaced src/b.ts; src/d.ts unchanged (same content)`,
+ * with counts past twenty files, or `no file changed`. Never throws.
  */
 export function describeChanges(
   changes: readonly AppliedChange[],
   unchanged: readonly string[] = [],
 ): string {
   const parts: string[] = [];
-  if (changes.length > 0) parts.push(describeChanged(changes));
+  if (changes.length > 0) {
+    const named = nameSome(changes.map((change) => `${change.kind} ${change.path}`));
+    const kinds = countKinds(changes.map((change) => ({ ...change, added: 0, removed: 0 })));
+    parts.push(
+      changes.length <= NAMED_AT_MOST
+        ? named
+        : `${plural(changes.length, "file")} (${kinds}): ${named}`,
+    );
+  }
   if (unchanged.length > 0) parts.push(`${nameSome(unchanged)} unchanged (same content)`);
   return parts.length === 0 ? "no file changed" : parts.join("; ");
-}
-
-/** The changed files, named (the first twenty, then a count). */
-function describeChanged(changes: readonly AppliedChange[]): string {
-  const named = nameSome(changes.map((change) => `${change.kind} ${change.path}`));
-  if (changes.length <= NAMED_AT_MOST) return named;
-  const kinds = countKinds(changes.map((change) => ({ ...change, added: 0, removed: 0 })));
-  return `${plural(changes.length, "file")} (${kinds}): ${named}`;
 }

@@ -1,9 +1,6 @@
 /**
  * Runs the project's `./build.sh` once, the one way every workflow does:
- * contained as the session decided (`--sandbox`, `--build-network`), with
- * the session's time limit, Ctrl-C and redaction, logged, and between the
- * tamper checks; what the terminal shows of a failing build; and the stop
- * when the sandbox refused a build a path outside the project.
+ * contained, timed, redacted, logged and between the tamper checks.
  *
  * @module
  */
@@ -32,20 +29,12 @@ export type BuildSession = Pick<
 >;
 
 /**
- * Runs one build of the session's project and writes it to `log` as
- * `logName`, after `notes` (the apply's warnings, one a line, when there
- * are any); the progress line and the log say how it was contained. On a
- * terminal, a live line shows how long the build has run and its latest
- * output line.
- * Every build follows an applied reply, so `build.sh` is compared with the
- * session's first look at it here, before the build (a reply written where
- * a `build.sh` link leads), and again after it.
+ * Runs one build, logged as `logName` after `notes`. `build.sh` is compared
+ * with the run's first look before (a reply may have written where a link
+ * leads) and after the build.
  *
- * @throws {CodeCommitError} when `build.sh` is not what it was when the run
- * started; when the sandbox cannot contain the project (see `planFromScan`)
- * or the build cannot be started; after the build (logged), when it changed
- * `build.sh` or a protected entry, or `.gitignore` no longer protects the
- * keys.
+ * @throws {CodeCommitError} when `build.sh` changed, the build cannot be
+ * contained or started, or it changed a protected entry or `.gitignore`.
  */
 export async function runProjectBuild(
   session: BuildSession,
@@ -88,12 +77,9 @@ export async function runProjectBuild(
 }
 
 /**
- * When a contained build failed because the sandbox refused it a path
- * outside the project (see `findOutsideRefusal`), the error that stops the
- * run before any repair is asked for (exit 3, set-up: the fix is in how the
- * build is run, not in the code); otherwise undefined. `logPath` is where
- * the build is logged, `afterReply` says a reply's changes were applied.
- * Never throws.
+ * When the sandbox refused a contained build a path outside the project, the
+ * error (exit 3) that stops the run before any repair: no code change fixes
+ * it. `afterReply`: a reply's changes were applied. Never throws.
  */
 export async function outsideRefusalStop(
   session: BuildSession,
@@ -129,11 +115,7 @@ export async function outsideRefusalStop(
 /** The last lines of a failing build shown on the terminal. */
 const BUILD_LINES_SHOWN = 20;
 
-/**
- * Prints what a failing build's output shows of its failure: the lines
- * above its last lines that report a failure, then its last lines, escape
- * sequences removed. Never throws.
- */
+/** Prints a failing build's lines that report a failure, then its last lines. Never throws. */
 export function showBuildTail(console: Console, output: string): void {
   const { failures, failuresOmitted, tail } = failingTail(stripAnsi(output), BUILD_LINES_SHOWN);
   if (failures.length > 0) {

@@ -1,10 +1,7 @@
 /**
- * `--check-build`: runs the project's `./build.sh` once exactly as a run
- * would (the same set-up checks of building, the same containment from
- * `--sandbox` and `--build-network`, the same `--build-timeout`, the same
- * tamper checks and redaction, logged in its own run folder), shows how it
- * ended, and calls no model: no key, no cost. Exit 0 when it passes, 1 when
- * it fails.
+ * `--check-build`: runs `./build.sh` once exactly as a run would (set-up
+ * checks, containment, time limit, tamper checks, redaction, its own log
+ * folder) and calls no model. Exit 0 when it passes, 1 when it fails.
  *
  * @module
  */
@@ -32,19 +29,11 @@ import { settleContainment } from "../../session/session.ts";
 import { outsideRefusalStop, runProjectBuild, showBuildTail } from "./build_step.ts";
 
 /**
- * Checks what building needs (the folder is a repository's root,
- * `.gitignore` keeps `/agent-config` out of git, `build.sh` is there and
- * executable), decides the containment as a run does, runs the build once,
- * and says how it ended: on a failure, the lines that report it and the
- * last lines, and when the sandbox refused it a path outside the project,
- * what to do. Returns the exit status: 0 passed, 1 failed. The log folder
- * is noted in `record` (for `--json`).
+ * Checks what building needs, runs the build once as a run does: 0 passed, 1 failed.
  *
- * @throws {CodeCommitError} exit 3 for every set-up problem found (all
- * listed); as a run does when the sandbox cannot contain the project or the
- * build cannot start or tampered with `build.sh`.
- * @throws {InterruptedError} when Ctrl-C (`signal`) stopped the build.
- * @throws {JournalError} when an apply a killed run left unfinished cannot be rolled back.
+ * @throws {CodeCommitError} exit 3 listing every set-up problem; as a run
+ * does when the build cannot be contained, cannot start or tampered with `build.sh`.
+ * @throws {InterruptedError} on Ctrl-C; {JournalError} when a killed run's apply cannot be rolled back.
  */
 export async function runCheckBuild(
   root: string,
@@ -58,7 +47,6 @@ export async function runCheckBuild(
     decideContainment({ mode: options.sandbox, network: options.buildNetwork, root: realRoot })
   );
   containing.catch(() => {});
-  // As every workflow does first: an apply a killed run left unfinished is rolled back.
   await recoverFirst(root, (line) => console.warn(line));
   await checkBuildSetUp(root);
   // No key is read for a call, but every key file there is masked in the output and the log.
@@ -82,11 +70,7 @@ export async function runCheckBuild(
   return EXIT.failed;
 }
 
-/**
- * The set-up checks of a run that concern building, all of them.
- *
- * @throws {CodeCommitError} exit 3, listing every problem found (one line for one).
- */
+/** The set-up checks of building, all of them. @throws {CodeCommitError} exit 3 listing every problem. */
 async function checkBuildSetUp(root: string): Promise<void> {
   const problems: string[] = [];
   for (const check of [checkAgentConfigIgnored, checkBuildScript]) {

@@ -1,11 +1,7 @@
 /**
- * `--dry-run` (committing code): the initial call as usual, then the reply
- * parsed, guarded and checked for keys exactly as before an apply, the
- * model's words outside its file blocks printed as a run prints them, and
- * the reply shown instead of applied — one line per path (created,
- * replaced, deleted, with the lines added and removed), the whole unified
- * diff written to the run's log folder (`1-initial-query-dry-run.diff`).
- * Nothing else is written, no build runs.
+ * `--dry-run`: the initial call, its reply checked exactly as before an apply
+ * and shown instead of applied (one line per path, the unified diff in the
+ * log folder). Nothing else is written, no build runs.
  *
  * @module
  */
@@ -13,7 +9,6 @@ import { EXIT, type ExitStatus } from "../../errors/errors.ts";
 import { denoFileSystem, under } from "../../file_system/file_system.ts";
 import { INITIAL_QUERY, REFUSED_LIST } from "../../logger/log_names.ts";
 import type { RunLog } from "../../logger/run_log.ts";
-import type { FileOperation } from "../../reply/operations.ts";
 import { askModel, type Session } from "../../session/session.ts";
 import {
   type ChangedFile,
@@ -31,10 +26,8 @@ import { initialPrompt } from "./prompt_layout.ts";
 const decoder = new TextDecoder();
 
 /**
- * Makes the initial call with `query` and `codebase`, and shows what its
- * reply would change. Returns 0 when the reply could be applied, 4
- * (`EXIT.model`: an unusable reply, after naming every refused path) when
- * it could not.
+ * Makes the initial call and shows what its reply would change: 0, or 4 when
+ * the reply could not be applied (every refused path named).
  *
  * @throws {LlmError} when the call fails; a `CodeCommitError` when a file cannot be read.
  */
@@ -50,12 +43,10 @@ export async function runDryRun(
   session.record.noteAttempt(0);
   session.record.dryRun = true;
   const reply = await askModel(session, log, names, initialPrompt(query, codebase));
-  // The model's words outside its file blocks, shown as a run that applies shows them.
   showProse(console, client.model, reply.text, log.path(names.replyText));
   const tokens = `${plural(session.tally.calls, "LLM call")}, ${session.tally.describe()}`;
   const checked = await checkReply(root, reply, session.redactor);
   if (!checked.ok) {
-    // The refusals, one a line: the terminal shows twenty, the log has them all.
     await log.write(REFUSED_LIST, `${checked.reason}\n`);
     const shown = cutList(checked.reason.split("\n"), log.path(REFUSED_LIST), NAMED_AT_MOST + 1);
     console.error(`the reply could not be applied: ${shown.join("\n")}`);
@@ -74,7 +65,11 @@ export async function runDryRun(
     const before = await currentText(root, operation.path);
     const after = operation.kind === "write" ? operation.content : null;
     if (before === after) {
-      unchanged.push(describeUnchanged(operation));
+      unchanged.push(
+        operation.kind === "delete"
+          ? `unchanged ${operation.path} (to be deleted, but it does not exist)`
+          : `unchanged ${operation.path} (it holds exactly this already)`,
+      );
       continue;
     }
     const kind = before === null ? "created" : after === null ? "deleted" : "replaced";
@@ -106,13 +101,6 @@ export async function runDryRun(
       `the whole diff is in ${file}; ${tokens}; logs in ${log.dir}`,
   );
   return EXIT.ok;
-}
-
-/** The line for an operation that would change nothing. */
-function describeUnchanged(operation: FileOperation): string {
-  return operation.kind === "delete"
-    ? `unchanged ${operation.path} (to be deleted, but it does not exist)`
-    : `unchanged ${operation.path} (it holds exactly this already)`;
 }
 
 /** The text of the regular file at `path` (the guard checked it), or null when none is there. */

@@ -1,8 +1,7 @@
 /**
- * The committing-code loop: the initial query, then up
- * to three repairs while the build fails or a reply cannot be applied.
- * The auto workflow runs its code-changing stages through this same loop,
- * with an inspector that may end it on a reply before that reply is applied.
+ * The committing-code loop: the initial query, then up to three repairs while
+ * the build fails or a reply cannot be applied. The auto workflow runs it with
+ * an inspector that may end it on a reply before that reply is applied.
  *
  * @module
  */
@@ -26,68 +25,42 @@ import { initialPrompt, repairPrompt } from "./prompt_layout.ts";
 import { ReplacementLedger } from "./replacements.ts";
 import { cutList, NAMED_AT_MOST } from "../../text/change_list.ts";
 
-/** Repairs after the initial attempt: one initial attempt, then at most three repairs. */
-export const MAX_REPAIRS = 3;
+/** Repairs after the initial attempt. */
+const MAX_REPAIRS = 3;
 
-/** An inspector's decision to end the loop on a reply, before it is applied. */
+/** An inspector's decision to end the loop on a reply before it is applied, and why (for the build log). */
 export interface ReplyStop<T> {
-  /** What the inspector read in the reply, handed back in {@link CommitLoopResult.stopped}. */
   readonly value: T;
-  /** Why the loop ends there, for the call's build log (`build.sh was not run: <reason>`). */
   readonly reason: string;
 }
 
-/**
- * Looks at each reply before it is applied: `undefined` lets the loop go on
- * as usual (apply, build, repair), a {@link ReplyStop} ends it there: the
- * reply is not applied and the build does not run. Must not throw.
- */
-export type ReplyInspector<T> = (reply: LlmReply) => ReplyStop<T> | undefined;
-
-/** Options of {@link runCommitLoop}. */
-export interface CommitLoopOptions<T> {
-  /** Called with each reply before it is applied (committing code has none). */
-  readonly inspect?: ReplyInspector<T>;
-  /**
-   * The lines of a reply shown as the model's words (by default, all of its
-   * text outside file blocks): the auto workflow leaves out its status tag
-   * and comment, which it prints itself once the task ends. Must not throw.
-   */
-  readonly prose?: (text: string) => string[];
-}
-
 /** At most this many lines of a reply's prose are shown; the log has the rest. */
-export const PROSE_LINES_SHOWN = 20;
+const PROSE_LINES_SHOWN = 20;
 
 /** How the loop ended. */
 export interface CommitLoopResult<T = never> {
-  /** True when `./build.sh` exited 0 after an applied reply. */
+  /** `./build.sh` exited 0 after an applied reply. */
   readonly passed: boolean;
-  /** Set when the inspector ended the loop on the last reply (then `passed` is false). */
+  /** Set when the inspector ended the loop on the last reply. */
   readonly stopped: ReplyStop<T> | undefined;
   /** LLM calls made (1 to 4). */
   readonly attempts: number;
-  /** The last reply received. */
   readonly lastReply: LlmReply;
-  /** The log file names of the last call. */
   readonly lastNames: CallLogNames;
-  /** True when the last reply was applied (false: it was refused, nothing written). */
+  /** False: the last reply was refused, nothing from it written. */
   readonly lastReplyApplied: boolean;
-  /** True when the last reply was usable but its write failed (rolled back). */
+  /** The last reply was usable but its write failed (rolled back). */
   readonly lastWriteFailed: boolean;
-  /** True when the last reply was refused because a file or path of it held an API key. */
-  readonly lastHeldKey?: boolean;
+  /** The last reply was refused because a file or path of it held an API key. */
+  readonly lastHeldKey: boolean;
   /** Every file the run changed, sorted. */
   readonly changedPaths: readonly string[];
 }
 
 /**
  * The exit status of a loop that ended without a passing build: 1 when the
- * last reply was applied and the build still fails; 4 (`EXIT.model`) when
- * the last reply could not be used (cut off, not parsed, a refused path or
- * a refused path); 5 (`EXIT.safety`) when it was refused because it held
- * an API key; 3 (`EXIT.setup`) when writing it failed and was rolled back
- * (the project's files refused, not the reply). Never throws.
+ * last reply was applied, 5 when it held a key, 3 when its write failed and
+ * was rolled back (the project's files refused it), else 4. Never throws.
  */
 export function unpassedStatus(result: CommitLoopResult<unknown>): ExitStatus {
   if (result.lastReplyApplied) return EXIT.failed;
@@ -96,12 +69,11 @@ export function unpassedStatus(result: CommitLoopResult<unknown>): ExitStatus {
 }
 
 /**
- * Runs the loop with `query` and `codebase`, logging into `log`; with
- * `options.inspect`, each reply is shown to it before it is applied.
+ * Runs the loop. `inspect` sees each reply before it is applied; `prose`
+ * picks the lines shown as the model's words (by default all outside blocks).
  *
- * @throws {LlmError} when an LLM call fails (the run stops: no repair can follow).
- * @throws {InterruptedError} on Ctrl-C, at a safe point.
- * @throws {CodeCommitError} when the build cannot be started, a build tampered with
+ * @throws {LlmError} when a call fails; {InterruptedError} on Ctrl-C, at a safe point.
+ * @throws {CodeCommitError} when a build cannot start or tampered with
  * `build.sh` or `.gitignore`, or a prompt holds a key.
  */
 export async function runCommitLoop<T = never>(
@@ -109,32 +81,19 @@ export async function runCommitLoop<T = never>(
   log: RunLog,
   query: string,
   codebase: string,
-  options: CommitLoopOptions<T> = {},
+  options: {
+    readonly inspect?: (reply: LlmReply) => ReplyStop<T> | undefined;
+    readonly prose?: (text: string) => string[];
+  } = {},
 ): Promise<CommitLoopResult<T>> {
   const ledger = new ReplacementLedger();
   let feedback: Feedback = "";
-  let last:
-    | {
-      reply: LlmReply;
-      names: CallLogNames;
-      applied: boolean;
-      writeFailed: boolean;
-      heldKey: boolean;
-    }
-    | undefined;
-  const result = (
-    passed: boolean,
-    stopped: ReplyStop<T> | undefined,
-    attempts: number,
-  ): CommitLoopResult<T> => ({
+  let last!: Omit<CommitLoopResult<T>, "passed" | "stopped" | "attempts" | "changedPaths">;
+  const result = (passed: boolean, stopped: ReplyStop<T> | undefined, attempts: number) => ({
     passed,
     stopped,
     attempts,
-    lastReply: last!.reply,
-    lastNames: last!.names,
-    lastReplyApplied: last!.applied,
-    lastWriteFailed: last!.writeFailed,
-    lastHeldKey: last!.heldKey,
+    ...last,
     changedPaths: ledger.paths(),
   });
 
@@ -144,60 +103,63 @@ export async function runCommitLoop<T = never>(
       ? initialPrompt(query, codebase)
       : repairPromptFor(session, feedback, query, codebase, ledger.format());
     session.record.noteAttempt(attempt);
-    const reply = await askAttempt(session, log, attempt, names, prompt);
-    last = { reply, names, applied: false, writeFailed: false, heldKey: false };
+    const model = session.client.model;
+    session.console.info(
+      attempt === 0
+        ? `initial query: asking ${model}`
+        : `repair ${attempt} of ${MAX_REPAIRS}: asking ${model}`,
+    );
+    const reply = await askModel(session, log, names, prompt);
+    last = {
+      lastReply: reply,
+      lastNames: names,
+      lastReplyApplied: false,
+      lastWriteFailed: false,
+      lastHeldKey: false,
+    };
 
     const stop = options.inspect?.(reply);
     if (stop !== undefined) {
       await log.write(names.build, `build.sh was not run: ${stop.reason}\n`);
       return result(false, stop, attempt + 1);
     }
-    showProse(
-      session.console,
-      session.client.model,
-      reply.text,
-      log.path(names.replyText),
-      options.prose,
-    );
+    showProse(session.console, model, reply.text, log.path(names.replyText), options.prose);
 
     const applied = await applyAttempt(session, log, names, reply, ledger);
     if ("refused" in applied) {
       feedback = applied.refused;
-      last.writeFailed = applied.writeFailed;
-      last.heldKey = applied.heldKey;
+      last = { ...last, lastWriteFailed: applied.writeFailed, lastHeldKey: applied.heldKey };
       continue;
     }
-    last.applied = true;
+    last = { ...last, lastReplyApplied: true };
 
-    const failure = await buildAttempt(session, log, names, applied.warnings);
-    if (failure === undefined) return result(true, undefined, attempt + 1);
-    feedback = failure;
+    const build = await runProjectBuild(session, log, names.build, applied.warnings);
+    if (build.interrupted) throw interruption(session.signal);
+    if (buildPassed(build)) {
+      session.console.info(`build passed (${describeBuildEnd(build)})`);
+      return result(true, undefined, attempt + 1);
+    }
+    const logPath = log.path(names.build);
+    session.console.warn(`build failed (${describeBuildEnd(build)}); see ${logPath}`);
+    showBuildTail(session.console, build.output);
+    // A path outside the project the sandbox refused: no repair of the code can fix it.
+    const refusal = await outsideRefusalStop(session, build, logPath, true);
+    if (refusal !== undefined) throw refusal;
+    feedback = { build, logPath };
   }
   return result(false, undefined, MAX_REPAIRS + 1);
 }
 
-/**
- * What the next repair prompt is told: why the last reply was not applied,
- * or the build that failed (formatted when the prompt is made, to fit it).
- */
+/** What the next repair prompt is told: why the last reply was not applied, or the failed build. */
 type Feedback = string | { readonly build: BuildResult; readonly logPath: string };
 
-/**
- * Tokens a repair prompt keeps free for the build's output when it must be
- * cut: at least this many, even when the rest of the prompt already fills
- * the model's window (the prompt-size check then refuses the call).
- */
+/** Tokens kept for the build's output even when the rest fills the window (the size check then refuses). */
 const MIN_OUTPUT_TOKENS = 8_000;
 
-/** Tokens of the prompt's own lines around the output (`$ ./build.sh`, the end line, a cut's notes). */
+/** Tokens of the prompt's own lines around the output. */
 const OUTPUT_FRAME_TOKENS = 200;
 
-/**
- * The repair prompt with `feedback`: a failed build's output whole when the
- * whole prompt fits the model's input limit (estimated as `estimateTokens`
- * does), and otherwise cut to the room the rest of the prompt leaves (see
- * `fitOutput`); keys masked. Never throws.
- */
+/** The repair prompt with `feedback`, a build's output cut to fit the model's input limit; keys masked. */
 function repairPromptFor(
   session: Session,
   feedback: Feedback,
@@ -219,33 +181,8 @@ function repairPromptFor(
 }
 
 /**
- * Says which call this is, then sends `prompt` (logged under `names`).
- *
- * @throws {LlmError} when the call fails; {@link CodeCommitError} when the prompt holds a key.
- */
-function askAttempt(
-  session: Session,
-  log: RunLog,
-  attempt: number,
-  names: CallLogNames,
-  prompt: string,
-): Promise<LlmReply> {
-  const model = session.client.model;
-  session.console.info(
-    attempt === 0
-      ? `initial query: asking ${model}`
-      : `repair ${attempt} of ${MAX_REPAIRS}: asking ${model}`,
-  );
-  return askModel(session, log, names, prompt);
-}
-
-/**
- * Applies `reply` (journaled into the call's log folder) and records the
- * files it changed in `ledger`. When it was applied, its warnings (printed
- * here, logged with the build); otherwise nothing from it was written, and
- * the result is the feedback for the repair prompt (the refusal is logged
- * as the call's build log), and whether a write failed rather than the
- * reply being refused.
+ * Applies `reply` (journaled) and records what it changed in `ledger`: its
+ * warnings, or (nothing written) the repair prompt's feedback and why.
  *
  * @throws {InterruptedError} on Ctrl-C, once the apply is complete or refused.
  * @throws {CodeCommitError} when the log cannot be written.
@@ -290,42 +227,8 @@ async function applyAttempt(
 }
 
 /**
- * Runs the build after an applied reply (logged after the apply's
- * `warnings`) and says how it ended. Undefined when it passed; otherwise
- * the failed build, for the repair prompt.
- *
- * @throws {InterruptedError} when Ctrl-C stopped the build.
- * @throws {CodeCommitError} when the build cannot be started or tampered with
- * `build.sh` or `.gitignore`; exit 3 when the sandbox refused the build a
- * path outside the project, which no repair can fix (see `outsideRefusalStop`).
- */
-async function buildAttempt(
-  session: Session,
-  log: RunLog,
-  names: CallLogNames,
-  warnings: readonly string[],
-): Promise<Feedback | undefined> {
-  const { console, signal } = session;
-  const build = await runProjectBuild(session, log, names.build, warnings);
-  if (build.interrupted) throw interruption(signal);
-  if (buildPassed(build)) {
-    console.info(`build passed (${describeBuildEnd(build)})`);
-    return undefined;
-  }
-  const logPath = log.path(names.build);
-  console.warn(`build failed (${describeBuildEnd(build)}); see ${logPath}`);
-  showBuildTail(console, build.output);
-  const stop = await outsideRefusalStop(session, build, logPath, true);
-  if (stop !== undefined) throw stop;
-  return { build, logPath };
-}
-
-/**
- * Prints what the model said outside its file blocks, indented under one
- * line naming it (`<model> says:`), at most {@link PROSE_LINES_SHOWN} lines
- * and then where the rest is; prints nothing when the reply is all blocks.
- * `proseOf` picks the lines (all of them outside file blocks by default).
- * Never throws.
+ * Prints the model's words (`proseOf`, by default all outside file blocks)
+ * under `<model> says:`, at most {@link PROSE_LINES_SHOWN} lines. Never throws.
  */
 export function showProse(
   console: Console,

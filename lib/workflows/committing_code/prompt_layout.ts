@@ -1,19 +1,13 @@
 /**
- * The prompt layouts of committing code:
- * initial = [project structure][code modification instructions]
- * [initial query][query][codebase]; repair = the same three system prompts
- * with the repair prompt, then [build.sh output][query][codebase]
- * [file replacements]. Data sections carry a `[label]` line.
+ * The prompt layouts of committing code: initial and repair, data sections
+ * under a `[label]` line.
  *
  * @module
  */
 import { joinPrompt, section } from "../../prompts/layout.ts";
 import { codeModificationInstructions, SYSTEM_PROMPTS } from "../../prompts/system_prompts.ts";
 
-/**
- * The initial prompt. Without `codebase` (the context builder's input) the
- * codebase section is left out. Never throws.
- */
+/** The initial prompt; without `codebase` (the context builder's input), no codebase section. */
 export function initialPrompt(query: string, codebase?: string): string {
   return joinPrompt([
     SYSTEM_PROMPTS.projectStructure,
@@ -24,11 +18,7 @@ export function initialPrompt(query: string, codebase?: string): string {
   ]);
 }
 
-/**
- * A repair prompt. `buildOutput` is the build as the prompt shows it, or why the last reply was not applied.
- *
- * Never throws.
- */
+/** A repair prompt; `buildOutput` is the build's output, or why the last reply was not applied. */
 export function repairPrompt(
   buildOutput: string,
   query: string,

@@ -1,6 +1,6 @@
 /**
- * The file replacements a repair prompt lists: every file the run has
- * changed so far, the latest change of each only, in path order.
+ * The file replacements a repair prompt lists: the latest change of each file
+ * the run changed, in path order.
  *
  * @module
  */
@@ -16,20 +16,12 @@ export class ReplacementLedger {
     this.#latest.set(operation.path, operation);
   }
 
-  /** How many files the run has changed. Never throws. */
-  get size(): number {
-    return this.#latest.size;
-  }
-
   /** The changed paths, sorted by code point (the same on every machine). Never throws. */
   paths(): string[] {
     return [...this.#latest.keys()].sort(compareCodePoints);
   }
 
-  /**
-   * The `--- FILE REPLACEMENT p ---` / `--- FILE REMOVED p ---` listing the
-   * repair prompt shows, or a line saying there is none yet. Never throws.
-   */
+  /** The `--- FILE REPLACEMENT p ---` / `--- FILE REMOVED p ---` listing. Never throws. */
   format(): string {
     if (this.#latest.size === 0) return "(none: no reply has been applied yet)\n";
     return this.paths().map((path) => {

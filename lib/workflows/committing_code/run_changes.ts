@@ -1,11 +1,7 @@
 /**
- * What a run changed, as it tells its user at the end: every path its
- * applies changed (but code-commit's own records in `agent-state/`), from
- * the journal — what the path held before the run against what the run
- * left there: created, replaced or deleted, with the lines added and
- * removed (a created file's lines were counted as it was written; a
- * replaced one is read back for the diff). A path the run changed and then
- * changed back is not listed.
+ * What a run changed, told at the end: every path its applies changed (but
+ * code-commit's records in `agent-state/`), from the journal, with the lines
+ * added and removed. A path changed and then changed back is not listed.
  *
  * @module
  */
@@ -14,7 +10,7 @@ import { contentHash } from "../../apply/content_hash.ts";
 import { type RunJournal } from "../../apply/journal.ts";
 import { STATE_DIR } from "../../apply/journal_schema.ts";
 import { InterruptedError } from "../../errors/errors.ts";
-import { denoFileSystem, type FileSystem, under } from "../../file_system/file_system.ts";
+import { denoFileSystem, under } from "../../file_system/file_system.ts";
 import { CHANGES_LIST } from "../../logger/log_names.ts";
 import type { RunLog } from "../../logger/run_log.ts";
 import { compareCodePoints } from "../../project_files/order.ts";
@@ -29,16 +25,11 @@ import { countByteLineChanges, countLines } from "../../text/diff.ts";
 import { plural } from "../../text/plural.ts";
 
 /**
- * The files the run of `journal` changed in the project at `root`, by
- * path, each against what it held before the run.
+ * The files the run of `journal` changed, by path, each against what it held before the run.
  *
  * @throws {JournalError} when the journal cannot be read.
  */
-export async function describeRunChanges(
-  root: string,
-  journal: RunJournal,
-  fs: FileSystem = denoFileSystem,
-): Promise<ChangedFile[]> {
+async function describeRunChanges(root: string, journal: RunJournal): Promise<ChangedFile[]> {
   const runChanges = await journal.runChanges();
   const changes: ChangedFile[] = [];
   for (const path of [...runChanges.keys()].sort(compareCodePoints)) {
@@ -55,7 +46,7 @@ export async function describeRunChanges(
       before.data.length !== after.size || contentHash(before.data) !== after.hash ||
       (before.mode !== null && after.mode !== null && before.mode !== after.mode)
     ) {
-      const now = await currentBytes(fs, root, path) ?? new Uint8Array();
+      const now = await currentBytes(root, path) ?? new Uint8Array();
       const counts = countByteLineChanges(before.data, now);
       changes.push({ path, kind: "replaced", ...counts });
     }
@@ -64,26 +55,19 @@ export async function describeRunChanges(
 }
 
 /** The bytes of the regular file at `path`; null when there is none (or something else is there). */
-async function currentBytes(
-  fs: FileSystem,
-  root: string,
-  path: string,
-): Promise<Uint8Array | null> {
+async function currentBytes(root: string, path: string): Promise<Uint8Array | null> {
   try {
-    const info = await fs.lstat(under(root, path));
+    const info = await denoFileSystem.lstat(under(root, path));
     if (!info.isFile) return null;
-    return await fs.readFile(under(root, path));
+    return await denoFileSystem.readFile(under(root, path));
   } catch {
     return null;
   }
 }
 
 /**
- * Tells the user what the session's run changed, before its summary line:
- * the files with their lines added and removed on stdout (the first twenty
- * and a count), the whole list in `log` (`changes.txt`). Prints nothing when
- * the run changed nothing. Returns the changes, and notes them in the
- * session's record.
+ * Prints what the session's run changed (the first twenty files), writes the
+ * whole list to `log`, notes it in the record and returns it.
  *
  * @throws {JournalError} when the journal cannot be read; a `CodeCommitError` when the log cannot be written.
  */
@@ -106,20 +90,12 @@ export async function reportRunChanges(session: Session, log: RunLog): Promise<C
 export const REVIEW_CHANGES =
   "see them with git status and git diff, or take the whole run back with code-commit --undo";
 
-/**
- * How the final line of a run that `error` ended begins, after the
- * workflow's name: `interrupted` for Ctrl-C or a stop signal (that is not
- * an error), `stopped by the error below` otherwise. Never throws.
- */
+/** How the final line of a run `error` ended goes on after the workflow's name. Never throws. */
 export function stoppedBy(error: unknown): string {
   return error instanceof InterruptedError ? "interrupted" : "stopped by the error below";
 }
 
-/**
- * What a run that stopped early left behind, for its final line:
- * `no file changed`, or `2 files changed<what>, left in place (<how to
- * review them>)`. Never throws.
- */
+/** What a run that stopped early left behind, for its final line. Never throws. */
 export function describeLeftChanges(count: number, what = ""): string {
   return count === 0
     ? "no file changed"

@@ -18,15 +18,9 @@ import { initialPrompt } from "./prompt_layout.ts";
 import { describeLeftChanges, reportRunChanges, REVIEW_CHANGES, stoppedBy } from "./run_changes.ts";
 
 /**
- * Runs committing code in the session's project. Returns 0 when the build
- * passes; when the repairs are spent, 1, or 4 when the last reply could not
- * be used (see `unpassedStatus`). With `--dry-run`, shows what the
- * first reply would change instead (see `dry_run.ts`).
- *
- * Before any LLM call, a tree with uncommitted changes is refused (unless
- * `--force`, or `--dry-run`, which writes nothing). At the end, and when an
- * error ends the run after it changed files, the files the run changed are
- * listed before the summary line.
+ * Runs committing code (or `--dry-run`): 0 when the build passes, else as
+ * `unpassedStatus` says. A tree with uncommitted changes is refused before
+ * any LLM call (unless `--force` or `--dry-run`).
  *
  * @throws {CodeCommitError} for a missing file, uncommitted changes, an LLM error or Ctrl-C.
  */

@@ -1,14 +1,7 @@
 /**
- * The consistency report's text, readable by a person and by a program: the
- * five section headings of the system prompt, each alone on its line in the
- * exact spelling of the prompt (so a program can split it), and prose
- * wrapped to 80 columns.
- *
- * {@link formatReport} turns a model's reply into that form, recognising a
- * heading however the model decorated it:
- * markdown `#` or `**`, numbering (`1.`, `II)`, `Section 3:`), a different
- * case, hyphens (`Self-Consistency`), a trailing colon, or text following the
- * heading on the same line after a colon or closing `**`.
+ * The consistency report's text: the five section headings alone on their
+ * lines in the prompt's exact spelling (so a program can split it), however
+ * the model decorated them, and prose wrapped to 80 columns.
  *
  * @module
  */
@@ -29,14 +22,6 @@ export type ReportHeading = typeof REPORT_HEADINGS[number];
 
 /** The column prose is wrapped to. */
 const REPORT_WIDTH = 80;
-
-/** A heading found on a line: which one, and any text after it on the same line. */
-interface HeadingMatch {
-  /** The heading, in the prompt's spelling. */
-  readonly heading: ReportHeading;
-  /** Text that followed the heading on its line (after a colon or closing emphasis), or `""`. */
-  readonly rest: string;
-}
 
 /** Decoration a heading line may start with: markdown heading marks, emphasis, numbering. */
 const LEADING_DECORATION = new RegExp(
@@ -67,11 +52,11 @@ const HEADING_WITH_TEXT =
   /^\s*(?:(?:\*\*|__)\s*:?|:\s*(?:\*\*|__)?|\s+[\u2013\u2014-]\s+|\s*\.\s*(?:\*\*|__))\s*(\S.*)$/;
 
 /**
- * Finds one of the five headings at the start of `line`, or returns
- * `undefined` when the line is not a heading line (prose that merely starts
- * with the words of a heading, without a separator, is not). Never throws.
+ * The heading `line` starts with, however decorated (`## 1. Self-Consistency:`),
+ * and any text after it on the line; prose merely starting with a heading's
+ * words, without a separator, is none.
  */
-function matchHeading(line: string): HeadingMatch | undefined {
+function matchHeading(line: string): { heading: ReportHeading; rest: string } | undefined {
   let text = line.trim();
   for (let guard = 0; guard < 8; guard++) {
     const decoration = LEADING_DECORATION.exec(text);
@@ -89,11 +74,9 @@ function matchHeading(line: string): HeadingMatch | undefined {
   return undefined;
 }
 
-/** A formatted report, and the headings the reply lacked. */
+/** A formatted report, and the headings the reply lacks, in prompt order. */
 export interface FormattedReport {
-  /** The report text: headings alone on their lines, prose wrapped, one final newline. */
   readonly text: string;
-  /** The headings the reply lacks, in prompt order (empty when all five are there). */
   readonly missing: readonly ReportHeading[];
 }
 
@@ -103,18 +86,13 @@ const RULE = /^\s*(?:[-*_]\s*){3,}$/;
 const LIST_ITEM = /^(\s*)([-+*]|\d{1,3}[.)])\s+(\S.*)$/;
 
 /**
- * Formats a model's reply as the report: line ends normalised to `\n`,
- * trailing white space removed, each of the five headings alone on its line
- * in the prompt's spelling with a blank line around it (text that followed a
- * heading on its line becomes the first paragraph of its section), prose
- * paragraphs and list items re-wrapped to {@link REPORT_WIDTH} columns (a
- * word longer than a line is cut), runs of blank lines reduced to one.
- * Left as they are: fenced code blocks, `^^^` blocks, indented lines,
- * tables, quotes, other markdown headings and rules. Formatting a formatted
- * report changes nothing. Never throws.
+ * Formats a reply as the report: each heading alone on its line between blank
+ * lines, prose paragraphs and list items re-wrapped, one blank line at most in
+ * a row. Code blocks, `^^^` blocks, indented lines, tables, quotes, other
+ * headings and rules stay as they are. Idempotent; never throws.
  */
 export function formatReport(reply: string): FormattedReport {
-  const lines = normalizeNewlines(reply).split("\n").map((line) => line.trimEnd());
+  const lines = reply.replace(/\r\n?/g, "\n").split("\n").map((line) => line.trimEnd());
   const out: string[] = [];
   const seen = new Set<ReportHeading>();
   let paragraph: string[] = [];
@@ -219,10 +197,9 @@ function misreads(line: string): boolean {
 }
 
 /**
- * Wraps `text` into lines of at most {@link REPORT_WIDTH} code points, the
- * first starting with `first`, the others with `rest`. A line other than
- * the first that would read as structure (a list item, a heading, a fence,
- * ...) takes the last word of the line above with it.
+ * Wraps `text` to {@link REPORT_WIDTH} code points, the first line starting
+ * with `first`, the others with `rest`; a line that would read as structure
+ * takes the last word of the line above with it.
  */
 function wrap(text: string, first: string, rest: string): string[] {
   const words = text.split(/\s+/).filter((word) => word !== "").flatMap((word) =>
@@ -273,11 +250,5 @@ function cut(word: string, max: number): string[] {
 }
 
 function width(text: string): number {
-  let n = 0;
-  for (const _ of text) n++;
-  return n;
-}
-
-function normalizeNewlines(text: string): string {
-  return text.replace(/\r\n?/g, "\n");
+  return [...text].length;
 }

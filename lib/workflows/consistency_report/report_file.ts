@@ -1,7 +1,6 @@
 /**
- * Where the consistency report goes, `agent-config/consistency-report.txt`,
- * and how it gets there: atomically (a temporary sibling, then a rename),
- * and never through a symbolic link.
+ * Writes the consistency report to `agent-config/consistency-report.txt`,
+ * atomically and never through a symbolic link.
  *
  * @module
  */
@@ -17,30 +16,20 @@ import { AGENT_CONFIG_DIR, CONSISTENCY_REPORT_FILE } from "../../preconditions/p
 export const REPORT_FILE = CONSISTENCY_REPORT_FILE;
 
 /**
- * Checks that the report can be written safely: `agent-config` is a real
- * folder (not a symbolic link), and `agent-config/consistency-report.txt`
- * is absent or a regular file (not a link, a folder or a special file).
+ * Checks that `agent-config` is a real folder and the report absent or a regular file.
  *
  * @throws {CodeCommitError} naming the path and what to do when it is not.
  */
 export async function checkReportDestination(root: string): Promise<void> {
   const folder = await checkRealFolder(denoFileSystem, root, AGENT_CONFIG_DIR);
-  if (!folder.ok && folder.found === "missing") {
-    throw new CodeCommitError(
-      `${AGENT_CONFIG_DIR}/ not found: the consistency report is written to ${REPORT_FILE}; create the folder`,
-      EXIT.setup,
-    );
-  }
-  if (!folder.ok && folder.found === "symlink") {
-    throw new CodeCommitError(
-      `${AGENT_CONFIG_DIR} is a symbolic link; the consistency report is written only into a real ` +
-        `${AGENT_CONFIG_DIR}/ folder: replace the link with a folder`,
-      EXIT.setup,
-    );
-  }
   if (!folder.ok) {
     throw new CodeCommitError(
-      `${AGENT_CONFIG_DIR} is not a folder: it must be the folder of your keys`,
+      folder.found === "missing"
+        ? `${AGENT_CONFIG_DIR}/ not found: the consistency report is written to ${REPORT_FILE}; create the folder`
+        : folder.found === "symlink"
+        ? `${AGENT_CONFIG_DIR} is a symbolic link; the consistency report is written only into a real ` +
+          `${AGENT_CONFIG_DIR}/ folder: replace the link with a folder`
+        : `${AGENT_CONFIG_DIR} is not a folder: it must be the folder of your keys`,
       EXIT.setup,
     );
   }
@@ -55,11 +44,8 @@ export async function checkReportDestination(root: string): Promise<void> {
 }
 
 /**
- * Writes `text` to the report atomically: it is written to a new temporary
- * file beside the report, then renamed over it, so a reader sees the old
- * report or the new one, never half of one; a failed write leaves the old
- * report as it was and removes the temporary file. The destination is
- * checked with {@link checkReportDestination} right before.
+ * Writes `text` to the report atomically (a reader sees the old or the new
+ * one; a failed write keeps the old), checking the destination right before.
  *
  * @throws {CodeCommitError} naming the report when it cannot be written safely.
  */

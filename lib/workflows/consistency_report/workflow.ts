@@ -1,12 +1,7 @@
 /**
- * The consistency report: one LLM call
- * with the system prompt, the query and the codebase; the reply, formatted
- * so that its five headings stand on their own lines and its prose is
- * wrapped to 80 columns, becomes `agent-config/consistency-report.txt`.
- *
- * It never changes a project file and never runs the build, whatever the
- * reply holds (`^^^` blocks are report text like any other). Logged as
- * `query.txt` and `query-response.{txt,json}`.
+ * The consistency report: one LLM call whose reply, formatted, becomes
+ * `agent-config/consistency-report.txt`. It never changes a project file nor
+ * runs the build, whatever the reply holds.
  *
  * @module
  */
@@ -24,11 +19,7 @@ import { askModel, type Session } from "../../session/session.ts";
 import { formatReport, REPORT_HEADINGS } from "./report.ts";
 import { checkReportDestination, REPORT_FILE, writeReport } from "./report_file.ts";
 
-/**
- * The consistency prompt: the system prompt (the user's words, verbatim), `[query]`,
- * and `[codebase]`. Without `codebase` (the context builder's input) the
- * codebase section is left out. Never throws.
- */
+/** The consistency prompt; without `codebase` (the context builder's input), no codebase section. */
 function consistencyPrompt(query: string, codebase?: string): string {
   return joinPrompt([
     SYSTEM_PROMPTS.consistencyReport,
@@ -38,17 +29,11 @@ function consistencyPrompt(query: string, codebase?: string): string {
 }
 
 /**
- * Runs the consistency report in the session's project. Prints a summary
- * line, then the report's path as the last line of stdout. Returns 0 when
- * the report is written, even when the reply lacks some headings (each
- * missing heading is named in a warning).
+ * Runs the consistency report: 0 once written, even with headings missing.
  *
- * @throws {CodeCommitError} for a missing query or rollup, an unsafe report
- * destination (a symbolic link), an empty reply, or a report that cannot be
- * written; exit 4 for a reply with none of the five headings (the report
- * on disk is left as it is).
- * @throws {LlmError} when the call fails (exit 4; no report is written).
- * @throws {InterruptedError} on Ctrl-C.
+ * @throws {CodeCommitError} for a missing input, an unsafe or unwritable
+ * report; exit 4 for an empty reply or one with no heading (the old report stays).
+ * @throws {LlmError} when the call fails; {InterruptedError} on Ctrl-C.
  */
 export async function runConsistencyReport(session: Session): Promise<ExitStatus> {
   const { root, options, console, client } = session;

@@ -1,10 +1,7 @@
 /**
- * The lines `code-commit --init` adds to a project's root `.gitignore`:
- * `/agent-config` (the keys, the query, the rollup) and `/logs` (the run
- * logs), each only when the rules there do not already ignore everything in
- * that folder, judged by the rules' meaning as the precondition check judges
- * it (`folderCoverage`: `agent-config/`, `/agent-config/*` with no negation
- * after it, or `*` all do) rather than by the text. Pure: no I/O.
+ * What `--init` writes to ignore files: `/agent-config`, `/logs` (unless the
+ * rules already ignore them, by meaning, not text) and the project kinds' build
+ * folders to `.gitignore`; their lock files to `.codecommitignore`. Pure: no I/O.
  *
  * @module
  */
@@ -12,34 +9,25 @@
 import { parseIgnorePatterns } from "../../guard/ignore_patterns.ts";
 import { folderCoverage } from "../../preconditions/ignored_folder.ts";
 
-/** One rule `--init` makes sure of. */
+/** One rule `--init` makes sure of: the `line` added unless `folder` is wholly ignored. */
 export interface InitRule {
-  /** The line added when the folder is not wholly ignored yet: `/agent-config`. */
   readonly line: string;
-  /** The top-level folder everything in which must be ignored: `agent-config`. */
   readonly folder: string;
 }
 
-/** What to do with `.gitignore`. */
+/** The new text of `.gitignore` (undefined when nothing is missing), and the lines added. */
 export interface GitignorePlan {
-  /** The file's new text, or undefined when it already ignores everything. */
   readonly text: string | undefined;
-  /** The lines added, in order. */
   readonly added: readonly string[];
 }
 
-/** The comment written above the lines `--init` adds. */
 const INIT_COMMENT = "# code-commit: API keys, query and rollup; run logs";
 
 /**
- * Plans the root `.gitignore`: `existing` is its text (undefined when there is
- * none), `folderRules` the text of each folder's own `.gitignore` (which can
- * re-include). Every line already there is kept as it is; the lines of
- * `rules` whose folder is not wholly ignored yet are appended (after a
- * comment: appended last, they win over any earlier negation), and a
- * missing final line break is added first. CRLF files get CRLF lines. When
- * nothing is missing, the text is left alone (undefined), so a second
- * `--init` changes nothing. Never throws.
+ * Plans the root `.gitignore` (`existing`, undefined for none; `folderRules`,
+ * each folder's own `.gitignore`, which can re-include): the lines of `rules`
+ * whose folder is not wholly ignored yet are appended, last so that they win
+ * over any earlier negation. Nothing missing: text undefined. Never throws.
  */
 export function planGitignore(
   existing: string | undefined,
@@ -56,10 +44,8 @@ export function planGitignore(
 }
 
 /**
- * `existing` (the text of an ignore file, undefined for none) with `lines`
- * appended after a `comment` line: a missing final line break is added
- * first, and a blank line before the comment; CRLF files get CRLF lines.
- * Every line already there is kept as it is. Never throws.
+ * `existing` (undefined for none) with `lines` appended after a blank line and
+ * `comment`; every line there kept, CRLF files get CRLF lines. Never throws.
  */
 export function appendLines(
   existing: string | undefined,
@@ -75,12 +61,76 @@ export function appendLines(
   return `${before}${separator}${gap}${text}`;
 }
 
-/**
- * Whether the root ignore file `text` decides about the root file `name`:
- * `ignored` (its last matching rule ignores it), `shown` (a `!` rule
- * re-includes it), or undefined when no rule matches it. Never throws.
- */
+/** What the root ignore file `text`'s last rule matching the root file `name` says, if any. */
 export function rootFileVerdict(text: string, name: string): "ignored" | "shown" | undefined {
   const match = parseIgnorePatterns(text.replace(/^\uFEFF/, "")).lastMatch(name, false);
   return match === undefined ? undefined : match.negated ? "shown" : "ignored";
+}
+
+/** A folder `--init` adds to `.gitignore`: its line, a path it ignores, and what it holds. */
+export interface IgnoredFolder {
+  readonly line: string;
+  readonly folder: string;
+  readonly what: string;
+}
+
+/** A kind of project, as far as ignore files go: any one of `markers` in the root marks it. */
+export interface Ecosystem {
+  readonly name: string;
+  readonly markers: readonly string[];
+  readonly folders: readonly IgnoredFolder[];
+  readonly lockFiles: readonly string[];
+}
+
+/** The kinds `--init` recognises. */
+export const ECOSYSTEMS: readonly Ecosystem[] = Object.freeze([
+  {
+    name: "Node.js",
+    markers: ["package.json"],
+    folders: [{ line: "node_modules/", folder: "node_modules", what: "installed npm packages" }],
+    lockFiles: [
+      "package-lock.json",
+      "npm-shrinkwrap.json",
+      "yarn.lock",
+      "pnpm-lock.yaml",
+      "bun.lock",
+    ],
+  },
+  { name: "Deno", markers: ["deno.json", "deno.jsonc"], folders: [], lockFiles: ["deno.lock"] },
+  {
+    name: "Rust",
+    markers: ["Cargo.toml"],
+    folders: [{ line: "/target/", folder: "target", what: "cargo's build output" }],
+    lockFiles: ["Cargo.lock"],
+  },
+  { name: "Go", markers: ["go.mod"], folders: [], lockFiles: ["go.sum"] },
+  {
+    name: "Python",
+    markers: ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "Pipfile"],
+    folders: [
+      { line: "__pycache__/", folder: "__pycache__", what: "compiled Python files" },
+      { line: ".venv/", folder: ".venv", what: "a virtual environment" },
+    ],
+    lockFiles: ["poetry.lock", "uv.lock", "Pipfile.lock", "pdm.lock"],
+  },
+  {
+    name: "PHP",
+    markers: ["composer.json"],
+    folders: [{ line: "/vendor/", folder: "vendor", what: "installed Composer packages" }],
+    lockFiles: ["composer.lock"],
+  },
+  { name: "Ruby", markers: ["Gemfile"], folders: [], lockFiles: ["Gemfile.lock"] },
+]);
+
+/** The `.codecommitignore` `--init` writes: what it does, then each kind's lock files. */
+export function codecommitIgnoreText(found: readonly Ecosystem[]): string {
+  const lines = [
+    "# .codecommitignore: what matches here (gitignore syntax) stays out of every prompt",
+    "# code-commit sends (the rollup, --build-context, --auto-workflow), though git tracks it.",
+  ];
+  for (const ecosystem of found) {
+    if (ecosystem.lockFiles.length === 0) continue;
+    lines.push("", `# ${ecosystem.name} lock files`, ...ecosystem.lockFiles);
+  }
+  return `${lines.join("\n")}\n`;
 }

@@ -1,24 +1,7 @@
 /**
- * `code-commit --init`: sets up the project in the current folder for
- * code-commit, without any LLM call or key. It
- * - adds `/agent-config` and `/logs` to the root `.gitignore` (made if
- *   needed) unless its rules already ignore them (`gitignore.ts`);
- * - adds the dependency and build folders of the project's kinds
- *   (`node_modules/`, `/target/`, … see `ecosystems.ts`) that no rule
- *   ignores yet, and a negation (`!/build.sh`) for `build.sh` and
- *   `.codecommitignore` when a rule (`/*`) would hide them from git;
- * - writes a `.codecommitignore` leaving the kinds' lock files out of every
- *   prompt, unless there is one;
- * - makes `agent-config/` and an empty `agent-config/query.txt`;
- * - when there is no `build.sh`, writes a starter fitted to the project
- *   (`build_script.ts`) to `agent-config/starter-build.sh`, for the user to
- *   read and move to `build.sh`;
- * - prints what it did and the next steps.
- *
- * It never replaces anything that exists (a key, a query, a `build.sh`, a
- * user's `.gitignore` lines), so running it twice changes nothing. Every
- * write is atomic and never goes through a symbolic link. It stops (exit 3)
- * in a folder that is not the root of a git repository.
+ * `code-commit --init`: sets the project up without any LLM call or key, and
+ * prints the next steps. It never replaces what exists (a second run changes
+ * nothing) and never writes through a link.
  *
  * @module
  */
@@ -36,7 +19,7 @@ import {
   checkAgentConfigIgnored,
   QUERY_FILE,
 } from "../../preconditions/preconditions.ts";
-import { checkRepositoryRoot, type FindRepository } from "../../preconditions/repository.ts";
+import { checkRepositoryRoot } from "../../preconditions/repository.ts";
 import { trackedPaths } from "../../preconditions/git_index.ts";
 import {
   ensureRealFolder,
@@ -46,93 +29,79 @@ import {
 import {
   describeStarter,
   hasNpmTestScript,
-  KIND_MARKERS,
+  PROJECT_KINDS,
   type ProjectKindName,
   starterBuildScript,
 } from "./build_script.ts";
-import { appendLines, type InitRule, planGitignore, rootFileVerdict } from "./gitignore.ts";
 import {
+  appendLines,
   codecommitIgnoreText,
   type Ecosystem,
   ECOSYSTEMS,
   type IgnoredFolder,
-} from "./ecosystems.ts";
+  type InitRule,
+  planGitignore,
+  rootFileVerdict,
+} from "./gitignore.ts";
 import { CODECOMMIT_IGNORE_FILE } from "../../guard/codecommit_ignore.ts";
 import { IgnoreRules } from "../../guard/ignore_rules.ts";
 import { negationLine } from "../../guard/ignore_patterns.ts";
 import { under } from "../../file_system/file_system.ts";
 
 /**
- * Where `--init` puts the starter build script. Not `build.sh` itself: Deno
- * refuses a program write access to a file it may run (`--allow-run=./build.sh`),
- * which also guarantees that nothing code-commit does rewrites its build.
+ * Not `build.sh` itself: Deno refuses write access to a file it may run
+ * (`--allow-run=./build.sh`), so nothing code-commit does rewrites its build.
  */
 const STARTER_BUILD_FILE = `${AGENT_CONFIG_DIR}/starter-build.sh`;
 
-/** The rules `--init` makes sure the root `.gitignore` has. */
 const INIT_RULES: readonly InitRule[] = [
   { line: `/${AGENT_CONFIG_DIR}`, folder: AGENT_CONFIG_DIR },
   { line: `/${LOGS_DIR}`, folder: LOGS_DIR },
 ];
 
-/** The comment above the dependency and build folders `--init` adds to `.gitignore`. */
 const FOLDERS_COMMENT = "# code-commit --init: dependencies and build output";
-/** The comment above the negations that keep `build.sh` and `.codecommitignore` in git's view. */
 const NEGATIONS_COMMENT = "# code-commit --init: files git must see";
 
-/** The kinds of project whose marker file is in the root (see `ecosystems.ts`). */
-async function foundEcosystems(root: string): Promise<Ecosystem[]> {
-  const found: Ecosystem[] = [];
-  for (const ecosystem of ECOSYSTEMS) {
-    for (const marker of ecosystem.markers) {
-      const info = await lstatOrUndefined(under(root, marker));
-      if (info?.isFile) {
-        found.push(ecosystem);
-        break;
-      }
-    }
+/** The first of `markers` that is a regular file in the root, if any. */
+async function rootMarker(root: string, markers: readonly string[]): Promise<string | undefined> {
+  for (const marker of markers) {
+    if ((await lstatOrUndefined(under(root, marker)))?.isFile) return marker;
   }
-  return found;
+  return undefined;
 }
 
-/** Options for tests. */
+/** Options of {@link runInit}: `agent-config/` was made already, when the run took its lock there. */
 export interface InitOptions {
-  /** How the enclosing repository is found (default: git). */
-  readonly findRepository?: FindRepository;
-  /** `agent-config/` was made by this run already, when it took the project's lock there. */
   readonly madeConfigFolder?: boolean;
 }
 
 /**
- * Runs `--init` in `root`. Prints one line per piece (made, or kept) and the
- * next steps on stdout; returns 0.
+ * Runs `--init` in `root`: one line per piece (made, or kept), then the next steps; returns 0.
  *
- * @throws {CodeCommitError} when `root` is not the root of a git repository,
- * or when something in the way is a symbolic link, a folder or a file where
- * it must not be (nothing is written through it).
+ * @throws {CodeCommitError} when `root` is not a git repository's root, or
+ * something in the way is a link or of the wrong kind (nothing is written through it).
  */
 export async function runInit(
   root: string,
   console: Console,
   options: InitOptions = {},
 ): Promise<ExitStatus> {
-  await checkRepositoryRoot(root, true, options.findRepository);
+  await checkRepositoryRoot(root, true);
   const lines: string[] = [];
 
   const gitignore = await readSmallFile(root, ".gitignore", READ_LIMITS.ignoreRules);
   const folderRules: Record<string, string | undefined> = {};
-  for (const rule of INIT_RULES) {
-    const own = await lstatOrUndefined(under(root, `${rule.folder}/.gitignore`));
-    if (own?.isFile) {
-      folderRules[rule.folder] = await readSmallFile(
-        root,
-        `${rule.folder}/.gitignore`,
-        READ_LIMITS.ignoreRules,
-      );
+  for (const { folder } of INIT_RULES) {
+    const path = `${folder}/.gitignore`;
+    if ((await lstatOrUndefined(under(root, path)))?.isFile) {
+      folderRules[folder] = await readSmallFile(root, path, READ_LIMITS.ignoreRules);
     }
   }
   const plan = planGitignore(gitignore, INIT_RULES, folderRules);
-  const ecosystems = await foundEcosystems(root);
+  const ecosystems: Ecosystem[] = [];
+  for (const ecosystem of ECOSYSTEMS) {
+    if (await rootMarker(root, ecosystem.markers) !== undefined) ecosystems.push(ecosystem);
+  }
   const rules = await IgnoreRules.load(root);
   // The dependency and build folders of the project's kinds that no rule ignores yet.
   const folders: IgnoredFolder[] = [];
@@ -157,23 +126,19 @@ export async function runInit(
     }
   }
   text = appendLines(text, NEGATIONS_COMMENT, negations.map((n) => n.line));
+  const initLines = INIT_RULES.map((r) => r.line).join(" and ");
   if (text === (gitignore ?? "") && gitignore !== undefined) {
-    lines.push(
-      `.gitignore: kept (it already ignores ${INIT_RULES.map((r) => r.line).join(" and ")})`,
-    );
+    lines.push(`.gitignore: kept (it already ignores ${initLines})`);
   } else {
-    if (gitignore === undefined) {
-      if (!await writeNewFile(root, ".gitignore", text)) {
-        throw new CodeCommitError(
-          ".gitignore appeared while code-commit --init ran: run it again",
-          EXIT.setup,
-        );
-      }
-    } else {
-      await writeFileAtomically(root, ".gitignore", text);
+    if (gitignore !== undefined) await writeFileAtomically(root, ".gitignore", text);
+    else if (!await writeNewFile(root, ".gitignore", text)) {
+      throw new CodeCommitError(
+        ".gitignore appeared while code-commit --init ran: run it again",
+        EXIT.setup,
+      );
     }
     if (plan.added.length === 0) {
-      lines.push(`.gitignore: it already ignores ${INIT_RULES.map((r) => r.line).join(" and ")}`);
+      lines.push(`.gitignore: it already ignores ${initLines}`);
     } else if (gitignore === undefined) {
       lines.push(`.gitignore: made, with ${plan.added.join(" and ")}`);
     } else {
@@ -279,10 +244,7 @@ function firstModel(provider: Provider): ModelName {
   return MODEL_NAMES.find((name) => MODELS[name].provider === provider)!;
 }
 
-/**
- * Whether `path` is a regular file (or a link to one, as a run reads keys
- * and the query) holding something besides white space, at most `limit`.
- */
+/** Whether `path` is a regular file (or a link to one, as a run reads them) holding non-space text. */
 async function hasContent(root: string, path: string, limit: ReadLimit): Promise<boolean> {
   try {
     return ((await readSmallFile(root, path, limit, true)) ?? "").trim() !== "";
@@ -297,12 +259,11 @@ async function hasSrcPackage(root: string): Promise<boolean> {
   if (!src?.isDirectory) return false;
   try {
     for (const entry of Deno.readDirSync(under(root, "src"))) {
-      if (!entry.isDirectory) continue;
-      const init = await lstatOrUndefined(under(root, `src/${entry.name}/__init__.py`));
-      if (init?.isFile) return true;
+      const init = `src/${entry.name}/__init__.py`;
+      if (entry.isDirectory && (await lstatOrUndefined(under(root, init)))?.isFile) return true;
     }
   } catch {
-    return false;
+    // An unreadable src/ is no src layout.
   }
   return false;
 }
@@ -310,31 +271,24 @@ async function hasSrcPackage(root: string): Promise<boolean> {
 /** The kinds of project the root's files show. */
 async function projectKinds(root: string): Promise<ProjectKindName[]> {
   const kinds: ProjectKindName[] = [];
-  for (const [kind, markers] of Object.entries(KIND_MARKERS) as [ProjectKindName, string[]][]) {
-    for (const marker of markers) {
-      const info = await lstatOrUndefined(under(root, marker));
-      if (info === undefined || !info.isFile) continue;
-      if (kind === "npm") {
-        const text = await readSmallFile(root, marker, READ_LIMITS.manifest).catch(() => undefined);
-        if (text === undefined || !hasNpmTestScript(text)) continue;
-      }
-      kinds.push(kind);
-      break;
+  for (const [kind, { markers }] of Object.entries(PROJECT_KINDS)) {
+    const marker = await rootMarker(root, markers);
+    if (marker === undefined) continue;
+    if (kind === "npm") {
+      const text = await readSmallFile(root, marker, READ_LIMITS.manifest).catch(() => undefined);
+      if (text === undefined || !hasNpmTestScript(text)) continue;
     }
+    kinds.push(kind as ProjectKindName);
   }
   return kinds;
 }
 
 /**
- * Reads the text of `path` with the one bounded read (`readBounded`: a
- * regular file only, at most `limit`, the opened file checked to be the one
- * inspected), or undefined when nothing is there. A symbolic link is refused,
- * unless `followSymlink` (a key or the query, which a run reads through a
- * link too).
+ * The text of `path` (bounded read), or undefined when nothing is there. A
+ * link is refused unless `followSymlink` (a key or the query, read so by a run).
  *
- * @throws {CodeCommitError} when it is a symbolic link (not followed), not
- * a regular file, larger than `limit`, changed while it was opened, or not
- * UTF-8.
+ * @throws {CodeCommitError} when it is a link (not followed), not a regular
+ * file, larger than `limit`, changed while opened, or not UTF-8.
  */
 async function readSmallFile(
   root: string,

@@ -1,9 +1,6 @@
 /**
- * `code-commit --undo`: takes back the most recent run that changed files,
- * as a whole (see `lib/apply/undo.ts`): no LLM call, no key, no network.
- * Exits 0 once restored, 1 when there is nothing to undo or a path the run
- * changed was changed since (unless `--force`, which also rolls back an
- * interrupted apply whose paths changed since).
+ * `code-commit --undo`: takes back the most recent run that changed files, as
+ * a whole; no LLM call, no key, no network.
  *
  * @module
  */
@@ -22,20 +19,19 @@ import { cutList, formatLineCounts } from "../../text/change_list.ts";
 import { formatCount, formatUtc } from "../../text/numbers.ts";
 import { plural } from "../../text/plural.ts";
 
+/** What the undo does to each kind of change the run made, in the order the summary names them. */
+const UNDONE = {
+  created: { verb: "removed", why: " (the run created it)", now: "deleted" },
+  replaced: { verb: "restored", why: "", now: "replaced" },
+  deleted: { verb: "put back", why: " (the run deleted it)", now: "created" },
+} as const;
+
 /**
- * Runs `--undo` in the project at `root`: refuses a subfolder of a
- * repository as every workflow does (the journal is in the root), rolls
- * back an interrupted apply first (as every workflow does; with `--force`,
- * even over paths changed since it), then restores every path the most
- * recent run changed. Returns 0 when it did, or when the interrupted apply
- * was all there was to take back.
+ * Runs `--undo`: rolls back an interrupted apply (with `--force`, even over
+ * paths changed since), then restores every path the last run changed.
  *
- * @throws {CodeCommitError} run from a subfolder of a repository (naming
- * its root); when there is nothing to undo (the journal holds
- * no run, or the run was undone already), or when paths changed since the
- * run and `options.force` is not set (nothing restored); an `ApplyError`
- * when the restore itself failed (rolled back). What it changed and its log
- * folder are noted in `record` (for `--json`).
+ * @throws {CodeCommitError} from a subfolder; with nothing to undo, or paths
+ * changed since without `--force`; an `ApplyError` when the restore failed.
  */
 export async function runUndoWorkflow(
   root: string,
@@ -44,14 +40,12 @@ export async function runUndoWorkflow(
   record: RunRecord = new RunRecord(),
 ): Promise<ExitStatus> {
   await checkRepositoryRoot(root, false);
-  // With --force, an interrupted apply is rolled back even over paths changed since.
   const recovered = await recoverFirst(root, (line) => console.warn(line), {
     force: options.force,
   });
   const planned = await planUndo(root);
   if (planned.kind === "nothing") {
     if (recovered) {
-      // The interrupted apply was all the run left to take back.
       console.result(
         `undo: took back the interrupted apply (see above); nothing else to undo: ${planned.reason}`,
       );
@@ -59,7 +53,6 @@ export async function runUndoWorkflow(
     }
     throw new CodeCommitError(`nothing to undo: ${planned.reason}`, EXIT.setup);
   }
-  // Shown by path, the same order on every machine.
   const plan = {
     ...planned,
     paths: [...planned.paths].sort((a, b) => compareCodePoints(a.path, b.path)),
@@ -74,22 +67,15 @@ export async function runUndoWorkflow(
   const result = await runUndo(root, plan, options.force);
 
   const lines = result.restored.map((file) => {
-    const counts = formatLineCounts(file);
-    switch (file.kind) {
-      case "created":
-        return `  removed   ${file.path}  ${counts} (the run created it)`;
-      case "deleted":
-        return `  put back  ${file.path}  ${counts} (the run deleted it)`;
-      default:
-        return `  restored  ${file.path}  ${counts}`;
-    }
+    const { verb, why } = UNDONE[file.kind];
+    return `  ${verb.padEnd(8)}  ${file.path}  ${formatLineCounts(file)}${why}`;
   });
   const log = await RunLog.create(root, SLUGS.undo, new Redactor());
   record.logDir = log.dir;
   // What the undo itself changed: a file the run created is deleted now, and the other way round.
   record.changes = result.restored.map((file) => ({
     path: file.path,
-    kind: file.kind === "created" ? "deleted" : file.kind === "deleted" ? "created" : "replaced",
+    kind: UNDONE[file.kind].now,
     added: file.removed,
     removed: file.added,
   }));
@@ -101,14 +87,10 @@ export async function runUndoWorkflow(
     console.warn(`${folder}/ was made by the run but now holds other files: left in place`);
   }
   console.result(cutList(lines, log.path(UNDO_LIST)).join("\n"));
-  const removed = result.restored.filter((file) => file.kind === "created").length;
-  const putBack = result.restored.filter((file) => file.kind === "deleted").length;
-  const restored = result.restored.length - removed - putBack;
-  const kinds = [
-    removed > 0 ? `${formatCount(removed)} removed` : "",
-    restored > 0 ? `${formatCount(restored)} restored` : "",
-    putBack > 0 ? `${formatCount(putBack)} put back` : "",
-  ].filter((part) => part !== "").join(", ");
+  const kinds = Object.entries(UNDONE).flatMap(([kind, { verb }]) => {
+    const count = result.restored.filter((file) => file.kind === kind).length;
+    return count > 0 ? [`${formatCount(count)} ${verb}`] : [];
+  }).join(", ");
   console.result(
     `undo: took back ${which}: ${plural(result.restored.length, "file")} (${kinds}); ` +
       `it cannot be undone again; list in ${log.path(UNDO_LIST)}`,

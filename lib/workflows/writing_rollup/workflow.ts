@@ -1,8 +1,6 @@
 /**
- * `code-commit --rollup`: writes `agent-config/codeRollup.txt` from every
- * file git would track (see `lib/rollup/rollup.ts`) and prints one line:
- * files, bytes, estimated tokens, and what was left out. No key, no LLM
- * call. A rollup made this way is remade before every run that uses it.
+ * `code-commit --rollup`: writes `agent-config/codeRollup.txt` from every file
+ * git would track and prints one summary line. No key, no LLM call.
  *
  * @module
  */
@@ -15,32 +13,20 @@ import { describeLargest, shrinkAdvice } from "../../llm/budget.ts";
 import { utf8Length } from "../../text/tokens.ts";
 import { CODE_ROLLUP_FILE } from "../../preconditions/preconditions.ts";
 import { formatBytes } from "../../text/sizes.ts";
-import { checkRepositoryRoot, type FindRepository } from "../../preconditions/repository.ts";
+import { checkRepositoryRoot } from "../../preconditions/repository.ts";
 import { describeRollup, filesHolding, makeRollup, writeRollup } from "../../rollup/rollup.ts";
 import { readKnownKeys } from "../../secrets/keys.ts";
 import { Redactor } from "../../secrets/redact.ts";
 
-/** Options for tests. */
-export interface RollupOptions {
-  /** How the enclosing repository is found (default: git). */
-  readonly findRepository?: FindRepository;
-}
-
 /**
- * Makes and writes the rollup of the project at `root`; prints its summary
- * line on stdout, and a warning for each file that holds an API key (a
- * prompt holding a key is refused before it is sent). Returns 0.
+ * Writes the rollup of `root`, warns of each file holding a key (a prompt
+ * holding one is refused) and prints the summary line; returns 0.
  *
- * @throws {CodeCommitError} when `root` is not the root of a git
- * repository, an ignore file or `.git/index` cannot be read, or the rollup
- * cannot be written safely.
+ * @throws {CodeCommitError} outside a repository's root, or when the rollup
+ * cannot be made or written safely.
  */
-export async function runRollup(
-  root: string,
-  console: Console,
-  options: RollupOptions = {},
-): Promise<ExitStatus> {
-  await checkRepositoryRoot(root, true, options.findRepository);
+export async function runRollup(root: string, console: Console): Promise<ExitStatus> {
+  await checkRepositoryRoot(root, true);
   const keys = await readKnownKeys(root, KEY_FILES);
   console.useRedactor(new Redactor(keys));
   const rollup = await makeRollup(root);

@@ -13,7 +13,7 @@ Deno.test("only the latest change of each file is listed, in code-point order", 
   ledger.record({ kind: "write", path: "src/b.ts", content: "b2\n" });
   ledger.record({ kind: "delete", path: "src/a.ts" });
   ledger.record({ kind: "write", path: "src/empty.ts", content: "" });
-  assert.equal(ledger.size, 4);
+  assert.equal(ledger.paths().length, 4);
   assert.deepEqual(ledger.paths(), ["README.md", "src/a.ts", "src/b.ts", "src/empty.ts"]);
   assert.equal(
     ledger.format(),
