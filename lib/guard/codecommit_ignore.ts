@@ -1,11 +1,6 @@
 /**
- * `.codecommitignore`: a file at the project root, in gitignore syntax,
- * whose matches stay out of every prompt — the rollup, the context
- * builder's summary and the files it provides, an auto-workflow task's
- * codebase — though git tracks them (a lock file, a vendored folder). One
- * file, matched as git matches one ignore file (`ignore_patterns.ts`, the
- * project's one matcher): the last rule that matches decides, `!`
- * re-includes, a folder it matches hides everything below it.
+ * `.codecommitignore`: a root file in gitignore syntax whose matches stay out of every prompt
+ * though git tracks them, matched as git matches one ignore file (`ignore_patterns.ts`).
  *
  * @module
  */
@@ -22,7 +17,6 @@ export const CODECOMMIT_IGNORE_FILE = ".codecommitignore";
 export class CodeCommitIgnore {
   readonly #patterns: IgnorePatterns | undefined;
 
-  /** Wraps the parsed rules; use {@link CodeCommitIgnore.load} or {@link CodeCommitIgnore.parse}. */
   private constructor(patterns: IgnorePatterns | undefined) {
     this.#patterns = patterns;
   }
@@ -36,11 +30,9 @@ export class CodeCommitIgnore {
   static readonly NONE: CodeCommitIgnore = new CodeCommitIgnore(undefined);
 
   /**
-   * Reads `.codecommitignore` at `root` (none when it is missing), never
-   * through a symbolic link, at most the size of an ignore-rules file.
+   * Reads `.codecommitignore` at `root` (none when missing), never through a link.
    *
-   * @throws {CodeCommitError} (exit `EXIT.setup`) when it is a link, a
-   * folder or a special file, too large, or cannot be read.
+   * @throws {CodeCommitError} (exit `EXIT.setup`) when it is not a regular file, too large or unreadable.
    */
   static async load(root: string): Promise<CodeCommitIgnore> {
     let bytes: Uint8Array | undefined;
@@ -63,11 +55,7 @@ export class CodeCommitIgnore {
     return this.#patterns === undefined;
   }
 
-  /**
-   * Whether `path` (relative to the project root, `/`-separated) stays out
-   * of prompts: a rule matches it (tested as a folder when `isFolder`), or
-   * a folder above it. Never throws.
-   */
+  /** Whether `path` stays out of prompts: it or a folder above it matches. Never throws. */
   excludes(path: string, isFolder = false): boolean {
     return this.#patterns !== undefined && this.#patterns.ignores(path, isFolder);
   }

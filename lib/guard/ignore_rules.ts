@@ -1,32 +1,12 @@
 /**
- * git's ignore rules over a project, with git's own semantics (`dir.c`), so
- * that the path guard refuses exactly what `git status` would not show.
+ * git's ignore rules over a project, with git's own semantics (`dir.c`), so the guard refuses
+ * exactly what `git status` would not show. Sources, nearest first: every folder's `.gitignore`,
+ * then `.git/info/exclude` (only when `.git` is a real folder: a worktree's lies outside). The
+ * global excludes file is not read (outside the project, differs per machine), nor a `.gitignore`
+ * that is a symbolic link or lies behind one (git ≥ 2.32 does not follow them either).
  *
- * Sources, from the highest precedence to the lowest:
- * - the `.gitignore` of every folder, the deepest first (a pattern is relative
- *   to the folder of the file it is in);
- * - `.git/info/exclude`, read only when `.git` is a real folder (in a worktree
- *   or submodule `.git` is a file, and the exclude file it points to lies
- *   outside the project).
- *
- * The user's global excludes file (`core.excludesFile`, by default
- * `~/.config/git/ignore`) is deliberately not read: it lives outside the
- * project, the tool may not read there, and it differs from one machine to
- * another. A `.gitignore` that is a symbolic link is not read either: git
- * 2.32 and later do not follow them. Nor is one inside a folder reached
- * through a symbolic link (git does not descend into those).
- *
- * The semantics: a path is ignored when one of its ancestor folders is ignored
- * (tested as a folder; the `.gitignore` files inside an ignored folder are never
- * read, so nothing there can re-include a file). Otherwise its own match
- * decides: the sources are consulted from the most specific to `info/exclude`;
- * in each, the LAST rule that matches the path itself decides (ignored for a
- * positive rule, not ignored for a `!` negation), and the first source with any
- * match wins. How one file's rules match is `ignore_patterns.ts`'s job.
- *
- * A walk asks about every entry of every folder: {@link IgnoreRules.inFolder}
- * answers for one folder's entries by name, synchronously, once the rule
- * files that apply there are read.
+ * A path is ignored when a folder above it is (nothing inside an ignored folder is read, so
+ * nothing can re-include); otherwise the first source with a match decides, by its last match.
  *
  * @module
  */
@@ -43,24 +23,14 @@ import {
 } from "./ignore_patterns.ts";
 import { normalizeProjectPath } from "./path_syntax.ts";
 
-/** Where `git check-ignore -v` would say a path is ignored. */
+/**
+ * Where `git check-ignore -v` would say a path is ignored: the path that matched (it, or an
+ * ignored folder above it), the rule's file relative to the root, and the rule as written.
+ */
 export interface IgnoreMatch {
-  /** The path that matched: the path asked about, or the ancestor folder that is ignored. */
   readonly path: string;
-  /** The file the rule is in, relative to the project root: `.gitignore`, `src/.gitignore`, `.git/info/exclude`. */
   readonly source: string;
-  /** The rule as written in that file. */
   readonly pattern: string;
-}
-
-/** Options of `IgnoreRules.load`. */
-export interface IgnoreRulesOptions {
-  /**
-   * Compare without regard to case, the way a case-insensitive file system
-   * does: both the rules and the paths are folded with `foldCase` (default
-   * false: git's own, exact semantics).
-   */
-  readonly ignoreCase?: boolean;
 }
 
 /** One ignore file, compiled: its name relative to the root, and its rules. */
@@ -78,12 +48,7 @@ class SourceFiles {
     this.entries = new EntryKinds(root);
   }
 
-  /**
-   * The text of `<folder>/.gitignore`, or undefined when git would not read
-   * one there. Rejects with a `CodeCommitError` (a `FileReadError` naming the
-   * file) when it cannot be read, is larger than `READ_LIMITS.ignoreRules`,
-   * or was swapped for something else than a regular file.
-   */
+  /** `<folder>/.gitignore`, or undefined when git reads none there. Rejects with a `FileReadError`. */
   gitignore(folder: string): Promise<string | undefined> {
     return this.#cached(folder, async () => {
       if (!this.entries.isRealFolder(folder)) return undefined;
@@ -93,11 +58,7 @@ class SourceFiles {
     });
   }
 
-  /**
-   * The text of `.git/info/exclude`, or undefined when there is none in a
-   * real `.git` folder. Rejects as `gitignore` does, and when a symbolic link
-   * there leads to a fifo, socket or device.
-   */
+  /** `.git/info/exclude` in a real `.git` folder, or undefined. Rejects as `gitignore`. */
   exclude(): Promise<string | undefined> {
     return this.#cached(EXCLUDE_KEY, async () => {
       if (!this.entries.isRealFolder(".git/info")) return undefined;
@@ -117,11 +78,7 @@ class SourceFiles {
     return text;
   }
 
-  /**
-   * The text of `file` through the bounded read (a final symbolic link
-   * followed with `follow`), or undefined when it is missing or, through a
-   * link, a folder (git reads nothing there either).
-   */
+  /** The text of `file` (bounded read), or undefined when missing or, through a link, a folder. */
   async #read(file: string, follow: boolean): Promise<string | undefined> {
     try {
       const bytes = await readBounded(`${this.entries.root}/${file}`, {
@@ -137,37 +94,23 @@ class SourceFiles {
   }
 }
 
-/**
- * What the walk and the guard make of an entry: listed (`shown`), ignored by
- * git (`ignored`), or ignored only once names are compared without regard to
- * case (`ignored-by-case`), which the guard refuses too.
- */
+/** An entry is listed, ignored by git, or ignored only once case is folded (refused too). */
 export type Verdict = "shown" | "ignored" | "ignored-by-case";
 
-/**
- * git's verdicts on the entries of one folder, by name: what
- * {@link IgnoreRules.inFolder} returns. Synchronous: every rule file it
- * needs was read when it was made.
- */
+/** git's verdicts on the entries of one folder, by name; synchronous (its rule files are read). */
 export interface FolderIgnores {
-  /**
-   * Whether git ignores the entry `name` (one segment) of the folder, tested
-   * as a folder when `isFolder`. Never throws.
-   */
+  /** Whether git ignores the entry `name`, tested as a folder when `isFolder`. Never throws. */
   ignores(name: string, isFolder: boolean): boolean;
-  /** The same question, saying how (see {@link Verdict}). Never throws. */
+  /** The same question, saying how. Never throws. */
   verdict(name: string, isFolder: boolean): Verdict;
 }
 
-/** What a caller that just read a folder tells {@link IgnoreRules.inFolder} about it. */
+/**
+ * What a caller that just read a folder knows: its `.gitignore` entry, and whether it came from a
+ * listing with the same rules (`visible`: neither ignored nor under a link); else nothing is trusted.
+ */
 export interface ListedFolder {
-  /** What the folder's `.gitignore` entry is: `missing` when it holds none. */
   readonly gitignore: EntryKind;
-  /**
-   * The folder was found in a listing made with the same rules, as a real
-   * folder: neither it nor one above it is ignored or a link. Without it,
-   * nothing of `listed` is taken on trust.
-   */
   readonly visible: boolean;
 }
 
@@ -178,15 +121,11 @@ const IGNORES_ALL: FolderIgnores = { ignores: () => true, verdict: () => "ignore
 class LevelIgnores implements FolderIgnores {
   #levels: readonly FolderPatterns[];
   readonly #fold: boolean;
-  /**
-   * Folding changes nothing here for a name it leaves alone: the folder's
-   * path and every rule that applies are plain ASCII without capitals or
-   * `[` classes.
-   */
+  /** Folding changes nothing for a name it leaves alone: folder and rules are case-neutral. */
   readonly caseNeutral: boolean;
   #build: (() => readonly FolderPatterns[]) | undefined;
 
-  /** `build` makes the levels, on first use (the folded rules are often never asked). */
+  /** `build` makes the levels on first use (the folded rules are often never asked). */
   constructor(build: () => readonly FolderPatterns[], fold: boolean, caseNeutral: boolean) {
     this.#build = build;
     this.#levels = [];
@@ -232,24 +171,19 @@ class EitherCase implements FolderIgnores {
 }
 
 /**
- * git's ignore rules over one project (see the module doc for the exact
- * semantics and what is not read). Files are read lazily, once per folder,
- * and results for folders are cached: load one instance per batch of checks,
- * and load again after `.gitignore` files change.
+ * git's ignore rules over one project. Files are read lazily, once each, and folder verdicts are
+ * cached: load one instance per batch of checks, again after `.gitignore` files change.
  */
 export class IgnoreRules {
-  /** The project root. */
   readonly root: string;
-  /** Whether rules and paths are compared with case folding (see `IgnoreRulesOptions`). */
+  /** Whether rules and paths are both folded with `foldCase`, as a case-insensitive system does. */
   readonly ignoreCase: boolean;
   readonly #files: SourceFiles;
-  /** The compiled sources being loaded or loaded, by key (a folder, or {@link EXCLUDE_KEY}). */
+  /** The compiled sources by key (a folder, or {@link EXCLUDE_KEY}), and once loaded. */
   readonly #sources = new Map<string, Promise<Source | undefined>>();
-  /** The same, once loaded: the matching reads only these, without awaiting. */
   readonly #loaded = new Map<string, Source | undefined>();
   /** The verdicts on folders, once known (a walk asks 100,000 times). */
   readonly #folders = new Map<string, IgnoreMatch | undefined>();
-  /** {@link IgnoreRules.inFolder} of each folder asked about without a listing. */
   readonly #unlistedFolders = new Map<string, Promise<FolderIgnores>>();
   #sibling: IgnoreRules | undefined;
 
@@ -260,31 +194,22 @@ export class IgnoreRules {
   }
 
   /**
-   * Loads the ignore rules of the project at `root` (the root `.gitignore` and
-   * `.git/info/exclude` at once, nested `.gitignore` files when first needed).
-   * Throws a `CodeCommitError` when an ignore file exists but cannot be read
-   * (the guard must not guess).
+   * Loads the ignore rules of the project at `root` (nested `.gitignore` files when needed).
+   * Throws a `CodeCommitError` when an ignore file exists but cannot be read (no guessing).
    */
-  static async load(root: string, options?: IgnoreRulesOptions): Promise<IgnoreRules> {
+  static async load(root: string, options?: { ignoreCase?: boolean }): Promise<IgnoreRules> {
     const rules = new IgnoreRules(new SourceFiles(root), options?.ignoreCase ?? false);
     await rules.#load("");
     await rules.#load(EXCLUDE_KEY);
     return rules;
   }
 
-  /**
-   * The `lstat` results these rules looked at (and a caller checking paths of
-   * the same project in the same batch, such as the guard, may share). Never throws.
-   */
+  /** The `lstat` results these rules looked at, for a caller of the same batch to share. */
   get entries(): EntryKinds {
     return this.#files.entries;
   }
 
-  /**
-   * The same project's rules compared with (or without) case folding; the two
-   * share the files already read. Returns `this` when `ignoreCase` already
-   * matches. Never throws.
-   */
+  /** The same project's rules with (or without) case folding, sharing the files read. */
   withIgnoreCase(ignoreCase: boolean): IgnoreRules {
     if (ignoreCase === this.ignoreCase) return this;
     if (this.#sibling === undefined) {
@@ -294,35 +219,21 @@ export class IgnoreRules {
     return this.#sibling;
   }
 
-  /**
-   * The text of `<folder>/.gitignore` (`folder` relative to the root, `""`
-   * for the root), or undefined when git would read none there: the folder
-   * is not a real folder, or the file is missing or not a regular file.
-   * Rejects with a `CodeCommitError` when the file cannot be read.
-   */
+  /** The text of `<folder>/.gitignore`, or undefined when git reads none. Rejects when unreadable. */
   gitignoreText(folder: string): Promise<string | undefined> {
     return this.#files.gitignore(folder);
   }
 
   /**
-   * Whether git ignores `path` (relative to the root, `/`-separated, with
-   * neither `.` nor `..` nor empty segments; one leading `./` is allowed),
-   * `isDir` saying whether it is tested as a folder. Rejects with a
-   * `CodeCommitError` when an ignore file cannot be read, and with a
+   * Whether git ignores `path` (relative, normalized; one leading `./` allowed), tested as a
+   * folder when `isDir`. Rejects with a `CodeCommitError` for an unreadable ignore file, a
    * `RangeError` for a path of the wrong form.
    */
   async isIgnored(path: string, isDir: boolean): Promise<boolean> {
     return (await this.explain(path, isDir)) !== undefined;
   }
 
-  /**
-   * Like `isIgnored`, but says which rule ignores the path (or the ancestor
-   * folder that is ignored), as `git check-ignore -v` would; `undefined` when
-   * the path is not ignored. Rejects as `isIgnored` does.
-   *
-   * The matching itself is synchronous ({@link IgnoreRules.#decide}); this
-   * only loads, one at a time, the rule files it asks for.
-   */
+  /** Like `isIgnored`, but says which rule ignores the path, as `git check-ignore -v` would. */
   async explain(path: string, isDir: boolean): Promise<IgnoreMatch | undefined> {
     const segments = splitPath(path);
     const matched = this.ignoreCase ? segments.map(foldCase) : segments;
@@ -334,17 +245,9 @@ export class IgnoreRules {
   }
 
   /**
-   * git's verdicts on the entries of `folder` (relative to the root, `""` for
-   * the root; a folder the caller found on disk), once the rule files that
-   * apply there are read: the same answers as {@link IgnoreRules.isIgnored}
-   * on `<folder>/<name>`, without a promise per name (a walk asks about every
-   * entry). When `folder` itself or a folder above it is ignored, every entry
-   * is. A caller that just read `folder`, having found it in a listing made
-   * with these rules, passes `listed` with `visible`: the folder is then
-   * known to be a real folder that neither is ignored nor lies in an ignored
-   * one, and what its `.gitignore` entry is (`missing` when there is none),
-   * which spares the checks and `lstat` calls of each. Rejects as
-   * `isIgnored` does.
+   * git's verdicts on the entries of `folder` (`""` the root): {@link IgnoreRules.isIgnored}'s
+   * answers without a promise per name. `listed` spares the checks a fresh listing already made.
+   * Rejects as `isIgnored`.
    */
   async inFolder(folder: string, listed?: ListedFolder): Promise<FolderIgnores> {
     const segments = folder === "" ? [] : splitPath(folder);
@@ -355,14 +258,7 @@ export class IgnoreRules {
     return await this.#levels(folder, segments);
   }
 
-  /**
-   * {@link IgnoreRules.inFolder} of `folder` (normalized; `segments` its
-   * segments, when known), not known to be visible: {@link IGNORES_ALL}
-   * when its parent's verdicts ignore it as a folder (they say what
-   * `isIgnored` says of it, a folder above included), otherwise its own
-   * levels. Remembered by folder: the guard asks about many folders side
-   * by side, each parent once. Rejects as `isIgnored` does.
-   */
+  /** `inFolder` of a folder not known to be visible: ignored whole when its parent ignores it. */
   #unlisted(folder: string, segments?: readonly string[]): Promise<FolderIgnores> {
     let ignores = this.#unlistedFolders.get(folder);
     if (ignores === undefined) {
@@ -379,11 +275,7 @@ export class IgnoreRules {
     return ignores;
   }
 
-  /**
-   * The verdicts on the entries of `folder` (its segments `segments`), known
-   * to be neither ignored nor in an ignored folder: every rule file on the
-   * way may be read, and is. Rejects as `isIgnored` does.
-   */
+  /** The verdicts in `folder`, known not to be ignored: every rule file on the way is read. */
   async #levels(folder: string, segments: readonly string[]): Promise<LevelIgnores> {
     const keys = [EXCLUDE_KEY, ""];
     for (let depth = 1; depth <= segments.length; depth++) {
@@ -412,12 +304,7 @@ export class IgnoreRules {
     return new LevelIgnores(build, this.ignoreCase, caseNeutral);
   }
 
-  /**
-   * Whether git ignores each entry of `folder` exactly, or once names are
-   * compared without regard to case (see `withIgnoreCase`): the question the
-   * walk and the guard ask, as {@link IgnoreRules.inFolder} answers it for
-   * each. Rejects as `isIgnored` does.
-   */
+  /** Whether git ignores each entry of `folder` exactly, or once case is folded. Rejects as `isIgnored`. */
   async inFolderEitherCase(folder: string, listed?: ListedFolder): Promise<FolderIgnores> {
     const exact = await this.withIgnoreCase(false).inFolder(folder, listed);
     if (exact === IGNORES_ALL) return IGNORES_ALL;
@@ -425,14 +312,8 @@ export class IgnoreRules {
   }
 
   /**
-   * git's verdict on the path `segments` from the sources loaded so far, or
-   * the source that must be loaded first ({@link Needs}). `matched` is the
-   * path as it is compared (folded, with `ignoreCase`). A path is ignored
-   * when a folder above it is (tested as a folder, from the top: nothing
-   * inside an ignored folder is read); otherwise its own match decides: the
-   * `.gitignore` files from the nearest folder up to the root, then
-   * `info/exclude`; in each, the last rule that matches decides, and the first
-   * source with a match wins.
+   * git's verdict on `segments` (compared as `matched`) from the sources loaded so far, or the
+   * source to load first. The module doc gives the rule.
    */
   #decide(
     segments: readonly string[],
@@ -487,7 +368,7 @@ export class IgnoreRules {
     return verdict;
   }
 
-  /** Loads the source `key` (a folder's `.gitignore`, or {@link EXCLUDE_KEY}); rejects as `explain`. */
+  /** Loads the source `key`; rejects as `explain`. */
   async #load(key: string): Promise<void> {
     if (this.#loaded.has(key)) return;
     let source = this.#sources.get(key);
@@ -511,9 +392,8 @@ export class IgnoreRules {
   }
 }
 
-/** What {@link IgnoreRules} must load before it can answer: the source `source`. */
+/** What {@link IgnoreRules} must load before it can answer. */
 class Needs {
-  /** Makes the request for the source `source` (a folder, or {@link EXCLUDE_KEY}). */
   constructor(readonly source: string) {}
 }
 
