@@ -1,10 +1,6 @@
 /**
- * Reads one project file for a prompt (the context builder's codebase and
- * summary, an auto-workflow task's codebase), only if the path guard lets it
- * be read (`guardRead`: no ignored file, no protected folder, no traversal,
- * no symbolic link anywhere along the path), only if it has one name (a hard
- * link's other name may be outside the project), and only if it is text of
- * a sensible size. What cannot be read is refused with a reason; nothing the
+ * Reads one project file for a prompt, only if the guard lets it be read, it has one name (a hard
+ * link's other name may be outside the project) and it is text of a sensible size. Nothing the
  * guard refuses is ever opened.
  *
  * @module
@@ -17,21 +13,12 @@ import { normalizeProjectPath } from "../guard/path_syntax.ts";
 import { formatBytes } from "../text/sizes.ts";
 import { type ProjectFileProblem, readProjectBytes } from "./project_bytes.ts";
 
-/**
- * The largest file pasted into a prompt: 1 MiB (`READ_LIMITS.projectFile`),
- * about a quarter of a million tokens. A larger file is withheld: its
- * content is never read (see {@link ReadOutcome}).
- */
+/** The largest file pasted into a prompt (about 250k tokens); a larger one is withheld unread. */
 const MAX_FILE_BYTES: number = READ_LIMITS.projectFile.bytes;
 
 /**
- * A file read, or why it was not. `withheld` tells the two kinds of
- * failure apart: `true` when the guard let the file be read and it is a
- * regular file, but its content cannot go into a prompt (larger than
- * {@link MAX_FILE_BYTES}, or binary), so a prompt may name it with a note;
- * `false` when the path itself was refused or could not be read (the guard
- * refused it, it is missing, it changed meanwhile), so a prompt must not
- * name it.
+ * A file read, or why not: `withheld` when it may be named with a note (too large, binary), not
+ * when the path was refused or could not be read (a prompt must not name it).
  */
 export type ReadOutcome =
   | { readonly ok: true; readonly path: string; readonly text: string }
@@ -43,19 +30,8 @@ export type ReadOutcome =
   };
 
 /**
- * Reads the file `path` (relative to `root`, as an LLM or the summary names
- * it) as UTF-8 text, after `guardRead` accepts it, with `rules` shared
- * across calls, with the bounded read (`lib/file_system/bounded_read.ts`).
- * Refused, without reading: what the guard refuses, a file with more than
- * one hard link (another name of it may be outside the project), a file
- * that changed into something else between the check and the read;
- * withheld, without reading its content: a file larger than
- * {@link MAX_FILE_BYTES}; withheld after reading: a binary file (one holding
- * a NUL byte). Invalid UTF-8 is decoded with U+FFFD replacement characters.
- * The returned `path` has no leading `./` (except for a path the guard
- * refused, which is returned as given).
- *
- * Never throws for a file that cannot be read (the reason says why).
+ * Reads `path` as UTF-8 text (invalid bytes as U+FFFD) once `guardRead` accepts it; refused or
+ * withheld otherwise, the reason saying why. The `path` returned is normalized, unless refused.
  *
  * @throws {CodeCommitError} only when the ignore rules cannot be read.
  */
@@ -72,7 +48,7 @@ export async function readProjectFile(
   return outcomeOf(normalized, read.problem);
 }
 
-/** The outcome of a read of `path` that `problem` kept out. Never throws. */
+/** The outcome of a read of `path` that `problem` kept out. */
 function outcomeOf(path: string, problem: ProjectFileProblem): ReadOutcome {
   switch (problem.kind) {
     case "missing":
