@@ -6,6 +6,7 @@
  */
 
 import { codePointName, findControlCharacter, findInvisibleCharacter } from "../text/characters.ts";
+import { utf8Length } from "../text/tokens.ts";
 
 /** A Windows short (8.3) name such as `BUILD~1.SH` or `GIT~1`: it can stand for another file. */
 const SHORT_NAME = /~[0-9]/;
@@ -19,18 +20,8 @@ const MAX_SEGMENT_BYTES = 255;
 /** Linux's PATH_MAX; longer paths cannot be opened at all. */
 const MAX_PATH_BYTES = 4096;
 
-const encoder = new TextEncoder();
-
-// deno-lint-ignore no-control-regex -- the whole ASCII range, controls included
-const ASCII = /^[\x00-\x7f]*$/;
-
 /** Printable ASCII, space excepted: no control, invisible or white space character, no surrogate. */
 const PLAIN = /^[\x21-\x7e]*$/;
-
-/** The length of `text` in bytes of UTF-8: its length, for ASCII (almost every path). */
-function utf8Length(text: string): number {
-  return ASCII.test(text) ? text.length : encoder.encode(text).length;
-}
 
 /**
  * Why a path from an LLM reply is refused, or undefined: empty, absolute, home (`~`), `..`,

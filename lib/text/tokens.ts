@@ -1,9 +1,5 @@
 /**
- * The token estimate of code-commit: how many tokens a text will take in a
- * model's window, without the model's tokenizer. One rule for every
- * estimate the tool makes (the rollup's summary line, whether a build's
- * whole output fits a repair prompt): about one token per 4 bytes of UTF-8,
- * the usual rule of thumb for code. Pure.
+ * The one token estimate: about one token per 4 bytes of UTF-8, without a tokenizer. Pure.
  *
  * @module
  */
@@ -18,7 +14,7 @@ export function estimateTokens(text: string): number {
   return tokensOfBytes(utf8Length(text));
 }
 
-/** The UTF-8 length of `text` in bytes, counted without encoding it (as TextEncoder would: a lone surrogate is 3). Never throws. */
+/** The UTF-8 length of `text`, without encoding it (a lone surrogate is 3). Never throws. */
 export function utf8Length(text: string): number {
   let bytes = text.length;
   for (let i = 0; i < text.length; i++) {
