@@ -73,11 +73,6 @@ class GuardContext {
     this.linked = linked;
   }
 
-  /** Reads the ignore rules of `folders` all at once; a failure is reported by the path's own check. */
-  async readRulesFor(folders: Iterable<string>): Promise<void> {
-    await Promise.all([...folders].map((folder) => this.inFolder(folder).catch(() => {})));
-  }
-
   /** The protected-path entries covering `<folder>/<name>`, outermost first. */
   protectedRules(folder: string, name: string): readonly ProtectedPath[] {
     let rules = this.#protected.get(folder);
@@ -144,29 +139,28 @@ export async function guardOperations(
   const reasons = ops.map((op) => checkPathSyntax(op.path));
   const paths = ops.map((op) => normalizeProjectPath(op.path));
   const folders = paths.map(folderOf);
-  await context.readRulesFor(new Set(folders.filter((_, index) => reasons[index] === undefined)));
+  // Every folder's rules read at once; a failure is reported by the path's own check.
+  const checked = new Set(folders.filter((_, index) => reasons[index] === undefined));
+  await Promise.all([...checked].map((folder) => context.inFolder(folder).catch(() => {})));
   for (let index = 0; index < ops.length; index++) {
     if (reasons[index] !== undefined) continue;
     const reason = checkPath(context, paths[index], folders[index], ops[index].kind);
     reasons[index] = reason instanceof Promise ? await reason : reason;
   }
 
-  // The (folded) paths this reply writes as files that another of its paths passes through.
-  const passed = foldersOnTheWay(folders.filter((_, index) => reasons[index] === undefined));
+  // The paths this reply writes as files, folded, to the path as the reply spells it.
   const writtenFiles = new Map<string, string>();
   ops.forEach((op, index) => {
     if (op.kind === "write" && reasons[index] === undefined) {
-      const folded = foldCase(paths[index]);
-      if (passed.has(folded)) writtenFiles.set(folded, paths[index]);
+      writtenFiles.set(foldCase(paths[index]), paths[index]);
     }
   });
-  const conflicts = new ReplyConflicts(writtenFiles);
 
   const refusals: Refusal[] = [];
   const operations: FileOperation[] = [];
   ops.forEach((op, index) => {
     const path = paths[index];
-    const reason = reasons[index] ?? conflicts.of(folders[index]);
+    const reason = reasons[index] ?? passesThroughWritten(folders[index], writtenFiles);
     if (reason !== undefined) {
       refusals.push({ path: op.path, reason });
     } else {
@@ -300,40 +294,19 @@ async function checkIgnored(
   }
 }
 
-/** Each of `folders` and every folder above it (the root aside), folded. */
-function foldersOnTheWay(folders: readonly string[]): Set<string> {
-  const seen = new Set<string>();
-  const folded = new Set<string>();
-  for (let folder of folders) {
-    while (folder !== "" && !seen.has(folder)) {
-      seen.add(folder);
-      folded.add(foldCase(folder));
-      folder = folderOf(folder);
+/** Why a path in `folder` passes through a file this reply writes (the topmost), or undefined. */
+function passesThroughWritten(
+  folder: string,
+  writtenFiles: ReadonlyMap<string, string>,
+): string | undefined {
+  let reason: string | undefined;
+  for (; folder !== "" && writtenFiles.size > 0; folder = folderOf(folder)) {
+    const file = writtenFiles.get(foldCase(folder));
+    if (file !== undefined) {
+      reason = `passes through \`${folder}\`, which this reply writes as a file (\`${file}\`)`;
     }
   }
-  return folded;
-}
-
-/** The folders of a reply's paths that pass through a file it writes (folded path → as written). */
-class ReplyConflicts {
-  readonly #folders = new Map<string, string | undefined>();
-
-  constructor(readonly writtenFiles: ReadonlyMap<string, string>) {}
-
-  /** Why a path in `folder` passes through a file this reply writes (the topmost), or undefined. */
-  of(folder: string): string | undefined {
-    if (folder === "" || this.writtenFiles.size === 0) return undefined;
-    if (this.#folders.has(folder)) return this.#folders.get(folder);
-    let reason = this.of(folderOf(folder));
-    if (reason === undefined) {
-      const file = this.writtenFiles.get(foldCase(folder));
-      if (file !== undefined) {
-        reason = `passes through \`${folder}\`, which this reply writes as a file (\`${file}\`)`;
-      }
-    }
-    this.#folders.set(folder, reason);
-    return reason;
-  }
+  return reason;
 }
 
 /** Formats refusals for the user and the repair prompt: a count line, then `  <path>: <reason>`. */

@@ -17,7 +17,6 @@ import { foldCase, foldLeavesAlone, isCaseNeutralText } from "./case_fold.ts";
 import { type EntryKind, EntryKinds } from "./entry_kinds.ts";
 import {
   type FolderPatterns,
-  type IgnorePattern,
   type IgnorePatterns,
   parseIgnorePatterns,
 } from "./ignore_patterns.ts";
@@ -325,35 +324,21 @@ export class IgnoreRules {
       if (folder !== undefined) return folder;
     }
     const last = segments.length - 1;
-    let key = "";
     const keys = [""];
-    for (let depth = 1; depth <= last; depth++) {
-      key = key === "" ? segments[depth - 1] : `${key}/${segments[depth - 1]}`;
-      keys.push(key);
-    }
-    for (let depth = last; depth >= 0; depth--) {
-      if (!this.#loaded.has(keys[depth])) return new Needs(keys[depth]);
-      const source = this.#loaded.get(keys[depth]);
+    for (let depth = 1; depth <= last; depth++) keys.push(segments.slice(0, depth).join("/"));
+    // The nearest `.gitignore` first, each with the path relative to its folder; `info/exclude` last.
+    for (let depth = last; depth >= -1; depth--) {
+      const key = depth < 0 ? EXCLUDE_KEY : keys[depth];
+      if (!this.#loaded.has(key)) return new Needs(key);
+      const source = this.#loaded.get(key);
       if (source === undefined) continue;
-      const relative = depth === 0 ? matched : matched.slice(depth);
-      const match = source.rules.lastMatch(relative.join("/"), isDir);
-      if (match !== undefined) return this.#verdict(segments, source, match);
+      const match = source.rules.lastMatch(matched.slice(Math.max(depth, 0)).join("/"), isDir);
+      if (match === undefined) continue;
+      return match.negated
+        ? undefined
+        : { path: segments.join("/"), source: source.name, pattern: match.text };
     }
-    if (!this.#loaded.has(EXCLUDE_KEY)) return new Needs(EXCLUDE_KEY);
-    const exclude = this.#loaded.get(EXCLUDE_KEY);
-    if (exclude === undefined) return undefined;
-    const match = exclude.rules.lastMatch(matched.join("/"), isDir);
-    return match === undefined ? undefined : this.#verdict(segments, exclude, match);
-  }
-
-  #verdict(
-    segments: readonly string[],
-    source: Source,
-    match: IgnorePattern,
-  ): IgnoreMatch | undefined {
-    return match.negated
-      ? undefined
-      : { path: segments.join("/"), source: source.name, pattern: match.text };
+    return undefined;
   }
 
   /** The verdict on the folder `segments` (remembered once known), or the source it needs. */

@@ -28,6 +28,8 @@ export interface LinkedTarget {
   readonly how: "link" | "gitdir";
 }
 
+const GIT_RULE = PROTECTED_PATHS.find((entry) => entry.name === ".git")!;
+
 /** More hops than this is a loop (the kernel gives up at 40 too). */
 const MAX_HOPS = 40;
 
@@ -64,10 +66,9 @@ export function linkedProtectedTargets(
  * Without the root `.git` when `nested` ({@link linkedProtectedTargets} holds it). Never throws.
  */
 export function gitDataTargets(data: GitData, nested = false): LinkedTarget[] {
-  const rule = PROTECTED_PATHS.find((entry) => entry.name === ".git");
-  if (rule === undefined) return [];
-  return data.files.filter((found) => !nested || found.file.includes("/")).flatMap((found) =>
-    found.places.map((path): LinkedTarget => ({ path, entry: found.file, rule, how: "gitdir" }))
+  const files = nested ? data.files.filter((found) => found.file.includes("/")) : data.files;
+  return files.flatMap(({ file, places }) =>
+    places.map((path): LinkedTarget => ({ path, entry: file, rule: GIT_RULE, how: "gitdir" }))
   );
 }
 
@@ -79,12 +80,11 @@ function gitdirTargets(realRoot: string, entries: EntryKinds): LinkedTarget[] {
   } catch {
     return [];
   }
-  const rule = PROTECTED_PATHS.find((entry) => entry.name === ".git");
-  if (kind !== "file" || rule === undefined) return [];
+  if (kind !== "file") return [];
   return gitdirPlacesInside(realRoot, under(realRoot, ".git")).map((path) => ({
     path,
     entry: ".git",
-    rule,
+    rule: GIT_RULE,
     how: "gitdir",
   }));
 }

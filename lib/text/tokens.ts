@@ -20,15 +20,9 @@ export function utf8Length(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (code < 0x80) continue;
-    if (code < 0x800) bytes += 1;
-    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      // A surrogate pair is 2 UTF-16 units and 4 bytes.
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 2;
-        i++;
-      } else bytes += 2;
-    } else bytes += 2;
+    bytes += code < 0x800 ? 1 : 2;
+    // A surrogate pair is 2 UTF-16 units and 4 bytes; a lone surrogate is 3, as U+FFFD.
+    if (code >= 0xd800 && code <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++;
   }
   return bytes;
 }
