@@ -34,7 +34,5 @@ export function foldLeavesAlone(name: string): boolean {
 export function foldCase(s: string): string {
   // Plain ASCII (almost every name) folds with toLowerCase alone.
   if (ASCII.test(s)) return s.toLowerCase();
-  return s.replace(HFS_IGNORABLE, "").normalize("NFC").toUpperCase().toLowerCase().normalize(
-    "NFC",
-  );
+  return s.replace(HFS_IGNORABLE, "").normalize("NFC").toUpperCase().toLowerCase().normalize("NFC");
 }

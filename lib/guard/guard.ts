@@ -1,13 +1,8 @@
 /**
- * The path guard: whether each path of an LLM reply may be written or
- * deleted, and whether the context builder may read a path an LLM asks for.
- * A path is refused for its syntax (`path_syntax.ts`), when protected
- * (`protected_paths.ts`, case-folded), when it is or passes through a symbolic
- * link (even one inside the project: it could lead to a protected file) or
- * something not a folder, names a folder or a special file, is ignored by git
- * exactly or case-folded (`ignore_rules.ts`), lies where a protected root link
- * leads (`linked_protected.ts`) or where a `.git` file keeps git's data
- * (`gitdir_file.ts`), or passes through a path the same reply writes as a file.
+ * The path guard: whether each path of a reply may be written or deleted, and whether the context
+ * builder may read a path. Refused: bad syntax, protected (case-folded), through a link (it could
+ * lead to a protected file) or a non-folder, a folder or special file, ignored by git exactly or
+ * case-folded, where a protected link or a `.git` file leads, through a file the reply writes.
  * The guard only reads: the applier must still not follow links as it writes.
  *
  * @module
@@ -58,19 +53,17 @@ class GuardContext {
   readonly entries: EntryKinds;
   readonly exact: IgnoreRules;
   readonly folded: IgnoreRules;
-  readonly linked: readonly LinkedTarget[];
   readonly #folders = new Map<string, Promise<FolderIgnores>>();
   readonly #protected = new Map<string, readonly ProtectedPath[]>();
   readonly #along = new Map<string, AlongFolder>();
   /** Each folder's verdicts, once read (most paths then need no promise). */
   readonly settled = new Map<string, FolderIgnores>();
 
-  constructor(rules: IgnoreRules, linked: readonly LinkedTarget[]) {
+  constructor(rules: IgnoreRules, readonly linked: readonly LinkedTarget[]) {
     // One lstat per entry for the whole check: the ignore rules look at the same folders.
     this.entries = rules.entries;
     this.exact = rules.withIgnoreCase(false);
     this.folded = rules.withIgnoreCase(true);
-    this.linked = linked;
   }
 
   /** The protected-path entries covering `<folder>/<name>`, outermost first. */
@@ -120,9 +113,8 @@ class GuardContext {
 }
 
 /**
- * Checks every operation of a reply against the project at `root`: all of them, normalized, or a
- * refusal for each path that may not be written or deleted. A missing path is fine; one that
- * cannot be inspected is refused with the error. Throws only when the ignore rules cannot load.
+ * Checks every operation of a reply: all of them, normalized, or one refusal per refused path (a
+ * path that cannot be inspected is refused). Throws only when the ignore rules cannot load.
  */
 export async function guardOperations(
   root: string,
@@ -171,10 +163,8 @@ export async function guardOperations(
 }
 
 /**
- * Why the context builder may not read `path` in the project at `root`, or undefined: the
- * write checks, the unreadable protected entries, and it must be an existing regular file.
- * `rules` (same root) share one set of ignore rules across reads. Throws when the rules cannot
- * load, or belong to another root.
+ * Why the context builder may not read `path`, or undefined: the write checks, the unreadable
+ * protected entries, and it must be a regular file. Throws when `rules` cannot load or are another root's.
  */
 export async function guardRead(
   root: string,

@@ -227,11 +227,9 @@ function trimTrailingSpaces(line: string): string {
     const c = line.charCodeAt(i);
     if (c === 0x20) {
       if (lastSpace < 0) lastSpace = i;
-    } else if (c === 0x5c /* \ */) {
-      i++;
-      if (i >= line.length) return line;
-      lastSpace = -1;
     } else {
+      // An escaped character (a space too) is kept; a `\` at the very end keeps the line whole.
+      if (c === 0x5c /* \ */ && ++i >= line.length) return line;
       lastSpace = -1;
     }
   }
@@ -253,18 +251,8 @@ function compile(
     literal = pattern.slice(1);
   }
   const bytes = how === GLOB ? toByteString(pattern) : "";
-  return {
-    line,
-    text,
-    negated,
-    mustBeFolder,
-    nameOnly,
-    how,
-    pattern,
-    literal,
-    bytes,
-    globStart: how === GLOB ? toByteString(literal).length : 0,
-  };
+  const globStart = how === GLOB ? toByteString(literal).length : 0;
+  return { line, text, negated, mustBeFolder, nameOnly, how, pattern, literal, bytes, globStart };
 }
 
 /** The line re-including the root file `name` (`!/build.sh`), glob characters escaped. */

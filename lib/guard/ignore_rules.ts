@@ -17,6 +17,7 @@ import { foldCase, foldLeavesAlone, isCaseNeutralText } from "./case_fold.ts";
 import { type EntryKind, EntryKinds } from "./entry_kinds.ts";
 import {
   type FolderPatterns,
+  type IgnorePattern,
   type IgnorePatterns,
   parseIgnorePatterns,
 } from "./ignore_patterns.ts";
@@ -116,33 +117,39 @@ export interface ListedFolder {
 /** Everything in an ignored folder is ignored. */
 const IGNORES_ALL: FolderIgnores = { ignores: () => true, verdict: () => "ignored" };
 
+/** One source as it applies in one folder: its rules there, and its name. */
+interface Level {
+  readonly patterns: FolderPatterns;
+  readonly source: string;
+}
+
 /** The sources that apply in one folder, each as it applies there: the nearest first, `info/exclude` last. */
 class LevelIgnores implements FolderIgnores {
-  #levels: readonly FolderPatterns[];
-  readonly #fold: boolean;
-  /** Folding changes nothing for a name it leaves alone: folder and rules are case-neutral. */
-  readonly caseNeutral: boolean;
-  #build: (() => readonly FolderPatterns[]) | undefined;
+  #levels: readonly Level[] | undefined;
 
-  /** `build` makes the levels on first use (the folded rules are often never asked). */
-  constructor(build: () => readonly FolderPatterns[], fold: boolean, caseNeutral: boolean) {
-    this.#build = build;
-    this.#levels = [];
-    this.#fold = fold;
-    this.caseNeutral = caseNeutral;
+  /**
+   * `build` makes the levels on first use (the folded rules are often never asked); `caseNeutral`:
+   * folding changes nothing for a name it leaves alone (folder and rules are case-neutral).
+   */
+  constructor(
+    readonly build: () => readonly Level[],
+    readonly fold: boolean,
+    readonly caseNeutral: boolean,
+  ) {}
+
+  /** The nearest source's last rule that matches the entry `name`, and the source's name. */
+  match(name: string, isFolder: boolean): { rule: IgnorePattern; source: string } | undefined {
+    this.#levels ??= this.build();
+    const matched = this.fold ? foldCase(name) : name;
+    for (const { patterns, source } of this.#levels) {
+      const rule = patterns.lastMatch(matched, isFolder);
+      if (rule !== undefined) return { rule, source };
+    }
+    return undefined;
   }
 
   ignores(name: string, isFolder: boolean): boolean {
-    if (this.#build !== undefined) {
-      this.#levels = this.#build();
-      this.#build = undefined;
-    }
-    const matched = this.#fold ? foldCase(name) : name;
-    for (const level of this.#levels) {
-      const match = level.lastMatch(matched, isFolder);
-      if (match !== undefined) return !match.negated;
-    }
-    return false;
+    return this.match(name, isFolder)?.rule.negated === false;
   }
 
   verdict(name: string, isFolder: boolean): Verdict {
@@ -181,8 +188,8 @@ export class IgnoreRules {
   /** The compiled sources by key (a folder, or {@link EXCLUDE_KEY}), and once loaded. */
   readonly #sources = new Map<string, Promise<Source | undefined>>();
   readonly #loaded = new Map<string, Source | undefined>();
-  /** The verdicts on folders, once known (a walk asks 100,000 times). */
-  readonly #folders = new Map<string, IgnoreMatch | undefined>();
+  /** Each folder's verdicts, once its rule files are read (a walk asks 100,000 times). */
+  readonly #levelsOf = new Map<string, Promise<LevelIgnores>>();
   readonly #unlistedFolders = new Map<string, Promise<FolderIgnores>>();
   #sibling: IgnoreRules | undefined;
 
@@ -232,15 +239,21 @@ export class IgnoreRules {
     return (await this.explain(path, isDir)) !== undefined;
   }
 
-  /** Like `isIgnored`, but says which rule ignores the path, as `git check-ignore -v` would. */
+  /**
+   * Like `isIgnored`, but says which rule ignores the path, as `git check-ignore -v` would: from
+   * the top, a folder that is ignored hides everything in it; else the path's own match decides.
+   */
   async explain(path: string, isDir: boolean): Promise<IgnoreMatch | undefined> {
     const segments = splitPath(path);
-    const matched = this.ignoreCase ? segments.map(foldCase) : segments;
-    for (;;) {
-      const verdict = this.#decide(segments, matched, isDir);
-      if (!(verdict instanceof Needs)) return verdict;
-      await this.#load(verdict.source);
+    for (let depth = 0; depth < segments.length; depth++) {
+      const folder = segments.slice(0, depth);
+      const levels = await this.#levels(folder.join("/"), folder);
+      const found = levels.match(segments[depth], depth < segments.length - 1 || isDir);
+      if (found === undefined || found.rule.negated) continue;
+      const matched = segments.slice(0, depth + 1).join("/");
+      return { path: matched, source: found.source, pattern: found.rule.text };
     }
+    return undefined;
   }
 
   /**
@@ -275,7 +288,16 @@ export class IgnoreRules {
   }
 
   /** The verdicts in `folder`, known not to be ignored: every rule file on the way is read. */
-  async #levels(folder: string, segments: readonly string[]): Promise<LevelIgnores> {
+  #levels(folder: string, segments: readonly string[]): Promise<LevelIgnores> {
+    let levels = this.#levelsOf.get(folder);
+    if (levels === undefined) {
+      levels = this.#readLevels(folder, segments);
+      this.#levelsOf.set(folder, levels);
+    }
+    return levels;
+  }
+
+  async #readLevels(folder: string, segments: readonly string[]): Promise<LevelIgnores> {
     const keys = [EXCLUDE_KEY, ""];
     for (let depth = 1; depth <= segments.length; depth++) {
       keys.push(depth === 1 ? segments[0] : `${keys[depth]}/${segments[depth - 1]}`);
@@ -287,17 +309,14 @@ export class IgnoreRules {
       sources.every((source) => source?.rules.caseNeutral ?? true);
     const build = () => {
       const matched = this.ignoreCase ? segments.map(foldCase) : segments;
-      const levels: FolderPatterns[] = [];
+      const levels: Level[] = [];
       // The nearest `.gitignore` first, each with the folder's path relative to its own.
-      for (let depth = segments.length; depth >= 0; depth--) {
-        const rest = depth === segments.length ? "" : `${matched.slice(depth).join("/")}/`;
-        const patterns = sources[depth + 1]?.rules.inFolder(rest);
-        if (patterns !== undefined) levels.push(patterns);
+      for (let depth = segments.length; depth >= -1; depth--) {
+        const source = sources[depth + 1]; // -1: `info/exclude`, with the folder's whole path
+        const rest = matched.slice(Math.max(depth, 0)).join("/");
+        const patterns = source?.rules.inFolder(rest === "" ? "" : `${rest}/`);
+        if (patterns !== undefined) levels.push({ patterns, source: source!.name });
       }
-      const exclude = sources[0]?.rules.inFolder(
-        matched.length === 0 ? "" : `${matched.join("/")}/`,
-      );
-      if (exclude !== undefined) levels.push(exclude);
       return levels;
     };
     return new LevelIgnores(build, this.ignoreCase, caseNeutral);
@@ -308,49 +327,6 @@ export class IgnoreRules {
     const exact = await this.withIgnoreCase(false).inFolder(folder, listed);
     if (exact === IGNORES_ALL) return IGNORES_ALL;
     return new EitherCase(exact, await this.withIgnoreCase(true).inFolder(folder, listed));
-  }
-
-  /**
-   * git's verdict on `segments` (compared as `matched`) from the sources loaded so far, or the
-   * source to load first. The module doc gives the rule.
-   */
-  #decide(
-    segments: readonly string[],
-    matched: readonly string[],
-    isDir: boolean,
-  ): IgnoreMatch | undefined | Needs {
-    if (segments.length > 1) {
-      const folder = this.#folderVerdict(segments.slice(0, -1), matched.slice(0, -1));
-      if (folder !== undefined) return folder;
-    }
-    const last = segments.length - 1;
-    const keys = [""];
-    for (let depth = 1; depth <= last; depth++) keys.push(segments.slice(0, depth).join("/"));
-    // The nearest `.gitignore` first, each with the path relative to its folder; `info/exclude` last.
-    for (let depth = last; depth >= -1; depth--) {
-      const key = depth < 0 ? EXCLUDE_KEY : keys[depth];
-      if (!this.#loaded.has(key)) return new Needs(key);
-      const source = this.#loaded.get(key);
-      if (source === undefined) continue;
-      const match = source.rules.lastMatch(matched.slice(Math.max(depth, 0)).join("/"), isDir);
-      if (match === undefined) continue;
-      return match.negated
-        ? undefined
-        : { path: segments.join("/"), source: source.name, pattern: match.text };
-    }
-    return undefined;
-  }
-
-  /** The verdict on the folder `segments` (remembered once known), or the source it needs. */
-  #folderVerdict(
-    segments: readonly string[],
-    matched: readonly string[],
-  ): IgnoreMatch | undefined | Needs {
-    const folder = segments.join("/");
-    if (this.#folders.has(folder)) return this.#folders.get(folder);
-    const verdict = this.#decide(segments, matched, true);
-    if (!(verdict instanceof Needs)) this.#folders.set(folder, verdict);
-    return verdict;
   }
 
   /** Loads the source `key`; rejects as `explain`. */
@@ -375,11 +351,6 @@ export class IgnoreRules {
       rules: parseIgnorePatterns(this.ignoreCase ? foldCase(text) : text, this.ignoreCase),
     };
   }
-}
-
-/** What {@link IgnoreRules} must load before it can answer. */
-class Needs {
-  constructor(readonly source: string) {}
 }
 
 /** The key of `.git/info/exclude` among the sources (no folder can be named with a NUL). */

@@ -7,10 +7,7 @@
  */
 
 /** The environment variables code-commit reads (and may read). */
-const ENV_VARS = [
-  "CODE_COMMIT_GEMINI_BASE_URL",
-  "CODE_COMMIT_OPENAI_BASE_URL",
-] as const;
+const ENV_VARS = ["CODE_COMMIT_GEMINI_BASE_URL", "CODE_COMMIT_OPENAI_BASE_URL"] as const;
 
 /** Hosts code-commit may connect to: the two APIs, and loopback for local endpoints. */
 export const NET_HOSTS = [

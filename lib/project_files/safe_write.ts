@@ -98,20 +98,12 @@ function folderError(
   found: "missing" | "symlink" | "not-folder",
   path: string,
 ): CodeCommitError {
-  switch (found) {
-    case "missing":
-      return new CodeCommitError(
-        `cannot write ${path}: the folder ${folder}/ does not exist`,
-        EXIT.setup,
-      );
-    case "symlink":
-      return new CodeCommitError(
-        `${folder} is a symbolic link; code-commit writes only into real folders: replace it with a folder`,
-        EXIT.setup,
-      );
-    case "not-folder":
-      return new CodeCommitError(`${folder} is not a folder: move it away`, EXIT.setup);
-  }
+  const message = found === "missing"
+    ? `cannot write ${path}: the folder ${folder}/ does not exist`
+    : found === "symlink"
+    ? `${folder} is a symbolic link; code-commit writes only into real folders: replace it with a folder`
+    : `${folder} is not a folder: move it away`;
+  return new CodeCommitError(message, EXIT.setup);
 }
 
 /** The file's info when it is a regular file, undefined when absent; throws for anything else. */

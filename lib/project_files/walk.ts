@@ -187,21 +187,14 @@ async function list(
     files = files.filter((path) => !exclude.excludes(path, false));
     folders = folders.filter((path) => !exclude.excludes(path, true));
   }
-  for (const path of shown(linkNames, false, prefix, ignored, report)) {
-    skipped.push({
-      path,
-      kind: "symbolic-link",
-      isDirectory: false,
-      reason: "a symbolic link, never followed",
-    });
-  }
-  for (const path of shown(specialNames, false, prefix, ignored, report)) {
-    skipped.push({
-      path,
-      kind: "special",
-      isDirectory: false,
-      reason: "a fifo, socket or device, not a regular file",
-    });
+  const others = [
+    [linkNames, "symbolic-link", "a symbolic link, never followed"],
+    [specialNames, "special", "a fifo, socket or device, not a regular file"],
+  ] as const;
+  for (const [names, kind, reason] of others) {
+    for (const path of shown(names, false, prefix, ignored, report)) {
+      skipped.push({ path, kind, isDirectory: false, reason });
+    }
   }
   return { listing: { path: folder, files, folders }, skipped };
 }
@@ -246,14 +239,12 @@ export async function walkTree(
   options: WalkOptions = {},
 ): Promise<WalkResult> {
   const concurrency = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
-  const enter = options.enter;
+  const enter = options.enter ?? (() => true);
   const first = await listFolder(root, start, rules, options);
   options.onListing?.(first.listing);
   const folders: FolderListing[] = [first.listing];
   const skipped: SkippedEntry[] = [...first.skipped];
-  let level = enter === undefined
-    ? [...first.listing.folders]
-    : first.listing.folders.filter(enter);
+  let level = first.listing.folders.filter(enter);
   while (level.length > 0) {
     const next: string[] = [];
     for (let offset = 0; offset < level.length; offset += concurrency) {
@@ -279,8 +270,7 @@ export async function walkTree(
         folders.push(result.listing);
         options.onListing?.(result.listing);
         skipped.push(...result.skipped);
-        if (enter === undefined) next.push(...result.listing.folders);
-        else for (const folder of result.listing.folders) if (enter(folder)) next.push(folder);
+        for (const folder of result.listing.folders) if (enter(folder)) next.push(folder);
       }
     }
     level = next;
