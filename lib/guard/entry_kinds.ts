@@ -33,18 +33,15 @@ export class EntryKinds {
 
   /** The `lstat` info of `relativePath` (`""` the root), or undefined. Throws the same error each ask. */
   info(relativePath: string): Deno.FileInfo | undefined {
-    const known = this.#infos.get(relativePath);
-    if (known !== undefined || this.#infos.has(relativePath)) return known;
     if (this.#failures.has(relativePath)) throw this.#failures.get(relativePath);
-    let found: Deno.FileInfo | undefined;
-    try {
-      found = lstatSyncOrUndefined(under(this.root, relativePath));
-    } catch (error) {
-      this.#failures.set(relativePath, error);
-      throw error;
-    }
-    this.#infos.set(relativePath, found);
-    return found;
+    return this.#infos.getOrInsertComputed(relativePath, () => {
+      try {
+        return lstatSyncOrUndefined(under(this.root, relativePath));
+      } catch (error) {
+        this.#failures.set(relativePath, error);
+        throw error;
+      }
+    });
   }
 
   /** The kind of entry at `relativePath`. Throws as `info` does. */
@@ -57,7 +54,7 @@ export class EntryKinds {
 
   /** Records that `relativeFolder`, just listed, is a real folder, and the kind of its entry `name`. */
   noteListed(relativeFolder: string, name: string, kind: EntryKind): void {
-    if (!this.#realFolders.has(relativeFolder)) this.#realFolders.set(relativeFolder, true);
+    this.#realFolders.getOrInsert(relativeFolder, true);
     const path = relativeFolder === "" ? name : `${relativeFolder}/${name}`;
     if (!this.#kinds.has(path) && !this.#infos.has(path)) this.#kinds.set(path, kind);
   }
@@ -65,13 +62,10 @@ export class EntryKinds {
   /** Whether `relativeFolder` and every folder above it are real folders (the root is trusted). */
   isRealFolder(relativeFolder: string): boolean {
     if (relativeFolder === "") return true;
-    let real = this.#realFolders.get(relativeFolder);
-    if (real === undefined) {
+    return this.#realFolders.getOrInsertComputed(relativeFolder, () => {
       const slash = relativeFolder.lastIndexOf("/");
-      real = this.isRealFolder(slash < 0 ? "" : relativeFolder.slice(0, slash)) &&
+      return this.isRealFolder(slash < 0 ? "" : relativeFolder.slice(0, slash)) &&
         this.kind(relativeFolder) === "folder";
-      this.#realFolders.set(relativeFolder, real);
-    }
-    return real;
+    });
   }
 }

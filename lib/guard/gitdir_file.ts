@@ -110,13 +110,7 @@ const FOUND = new WeakMap<object, Promise<GitData>>();
  * @throws {CodeCommitError} (as a rejection) when an ignore file cannot be read.
  */
 export function findGitFiles(rules: IgnoreRules): Promise<GitData> {
-  const key = rules.entries;
-  let found = FOUND.get(key);
-  if (found === undefined) {
-    found = find(rules.withIgnoreCase(false));
-    FOUND.set(key, found);
-  }
-  return found;
+  return FOUND.getOrInsertComputed(rules.entries, () => find(rules.withIgnoreCase(false)));
 }
 
 /** The walk of {@link findGitFiles}, with git's exact ignore rules. */

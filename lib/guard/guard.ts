@@ -68,11 +68,7 @@ class GuardContext {
 
   /** The protected-path entries covering `<folder>/<name>`, outermost first. */
   protectedRules(folder: string, name: string): readonly ProtectedPath[] {
-    let rules = this.#protected.get(folder);
-    if (rules === undefined) {
-      rules = folder === "" ? [] : protectedRulesFor(folder);
-      this.#protected.set(folder, rules);
-    }
+    const rules = this.#protected.getOrInsertComputed(folder, () => protectedRulesFor(folder));
     const own = protectedRuleOfSegment(name, folder === "");
     return own === undefined ? rules : [...rules, own];
   }
@@ -84,31 +80,27 @@ class GuardContext {
    */
   along(folder: string): AlongFolder {
     if (folder === "") return undefined;
-    const known = this.#along.get(folder);
-    if (known !== undefined || this.#along.has(folder)) return known;
-    let along = this.along(folderOf(folder));
-    if (along === undefined) {
+    return this.#along.getOrInsertComputed(folder, () => {
+      const above = this.along(folderOf(folder));
+      if (above !== undefined) return above;
       const kind = this.entries.kind(folder);
-      if (kind === "missing") along = MISSING;
-      else if (kind === "symlink") {
-        along = `passes through \`${folder}\`, a symbolic link (a link could lead outside the ` +
+      if (kind === "missing") return MISSING;
+      if (kind === "symlink") {
+        return `passes through \`${folder}\`, a symbolic link (a link could lead outside the ` +
           "project or to a protected file)";
-      } else if (kind !== "folder") along = `passes through \`${folder}\`, which is not a folder`;
-    }
-    this.#along.set(folder, along);
-    return along;
+      }
+      return kind === "folder" ? undefined : `passes through \`${folder}\`, which is not a folder`;
+    });
   }
 
   /** git's verdicts, exact and case-folded, on the entries of `folder`. */
   inFolder(folder: string): Promise<FolderIgnores> {
-    let ignores = this.#folders.get(folder);
-    if (ignores === undefined) {
-      ignores = this.exact.inFolderEitherCase(folder);
+    return this.#folders.getOrInsertComputed(folder, () => {
+      const ignores = this.exact.inFolderEitherCase(folder);
       // The caller that asked handles a rejection; a cached copy must not go unhandled.
       ignores.then((found) => this.settled.set(folder, found), () => {});
-      this.#folders.set(folder, ignores);
-    }
-    return ignores;
+      return ignores;
+    });
   }
 }
 

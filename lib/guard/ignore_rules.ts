@@ -50,7 +50,7 @@ class SourceFiles {
 
   /** `<folder>/.gitignore`, or undefined when git reads none there. Rejects with a `FileReadError`. */
   gitignore(folder: string): Promise<string | undefined> {
-    return this.#cached(folder, async () => {
+    return this.#texts.getOrInsertComputed(folder, async () => {
       if (!this.entries.isRealFolder(folder)) return undefined;
       const file = folder === "" ? ".gitignore" : `${folder}/.gitignore`;
       if (this.entries.kind(file) !== "file") return undefined; // git ≥ 2.32 does not follow symlinks
@@ -60,22 +60,13 @@ class SourceFiles {
 
   /** `.git/info/exclude` in a real `.git` folder, or undefined. Rejects as `gitignore`. */
   exclude(): Promise<string | undefined> {
-    return this.#cached(EXCLUDE_KEY, async () => {
+    return this.#texts.getOrInsertComputed(EXCLUDE_KEY, async () => {
       if (!this.entries.isRealFolder(".git/info")) return undefined;
       const kind = this.entries.kind(".git/info/exclude");
       // git follows a symbolic link here (it is not an in-tree file): so do we.
       if (kind !== "file" && kind !== "symlink") return undefined;
       return await this.#read(".git/info/exclude", true);
     });
-  }
-
-  #cached(key: string, load: () => Promise<string | undefined>): Promise<string | undefined> {
-    let text = this.#texts.get(key);
-    if (text === undefined) {
-      text = load();
-      this.#texts.set(key, text);
-    }
-    return text;
   }
 
   /** The text of `file` (bounded read), or undefined when missing or, through a link, a folder. */
@@ -272,29 +263,19 @@ export class IgnoreRules {
 
   /** `inFolder` of a folder not known to be visible: ignored whole when its parent ignores it. */
   #unlisted(folder: string, segments?: readonly string[]): Promise<FolderIgnores> {
-    let ignores = this.#unlistedFolders.get(folder);
-    if (ignores === undefined) {
-      ignores = (async () => {
-        if (folder !== "") {
-          const slash = folder.lastIndexOf("/");
-          const parent = await this.#unlisted(slash < 0 ? "" : folder.slice(0, slash));
-          if (parent.ignores(folder.slice(slash + 1), true)) return IGNORES_ALL;
-        }
-        return await this.#levels(folder, segments ?? (folder === "" ? [] : folder.split("/")));
-      })();
-      this.#unlistedFolders.set(folder, ignores);
-    }
-    return ignores;
+    return this.#unlistedFolders.getOrInsertComputed(folder, async () => {
+      if (folder !== "") {
+        const slash = folder.lastIndexOf("/");
+        const parent = await this.#unlisted(slash < 0 ? "" : folder.slice(0, slash));
+        if (parent.ignores(folder.slice(slash + 1), true)) return IGNORES_ALL;
+      }
+      return await this.#levels(folder, segments ?? (folder === "" ? [] : folder.split("/")));
+    });
   }
 
   /** The verdicts in `folder`, known not to be ignored: every rule file on the way is read. */
   #levels(folder: string, segments: readonly string[]): Promise<LevelIgnores> {
-    let levels = this.#levelsOf.get(folder);
-    if (levels === undefined) {
-      levels = this.#readLevels(folder, segments);
-      this.#levelsOf.set(folder, levels);
-    }
-    return levels;
+    return this.#levelsOf.getOrInsertComputed(folder, () => this.#readLevels(folder, segments));
   }
 
   async #readLevels(folder: string, segments: readonly string[]): Promise<LevelIgnores> {
@@ -332,12 +313,7 @@ export class IgnoreRules {
   /** Loads the source `key`; rejects as `explain`. */
   async #load(key: string): Promise<void> {
     if (this.#loaded.has(key)) return;
-    let source = this.#sources.get(key);
-    if (source === undefined) {
-      source = this.#compile(key);
-      this.#sources.set(key, source);
-    }
-    this.#loaded.set(key, await source);
+    this.#loaded.set(key, await this.#sources.getOrInsertComputed(key, () => this.#compile(key)));
   }
 
   /** Reads and compiles the rules of source `key`; undefined when git reads no file there. */
