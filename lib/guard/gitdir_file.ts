@@ -49,6 +49,15 @@ function readText(path: string): string | undefined {
   return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
 }
 
+/** The real path of `path`, or undefined when it cannot be resolved (missing, unreadable). */
+export function realPath(path: string): string | undefined {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
 /** `path` with the links of its deepest existing folder resolved, or undefined. Never throws. */
 export function realFolders(path: string): string | undefined {
   const rest: string[] = [];
@@ -74,15 +83,10 @@ export function realFolders(path: string): string | undefined {
 export function gitdirPlacesInside(realRoot: string, gitFile: string): string[] {
   const places = new Set<string>();
   for (const place of gitdirPlaces(gitFile)) {
-    for (const candidate of [place, realFolders(place)]) {
+    // As written, with its folders' links resolved, and where it really ends (once it exists).
+    for (const candidate of [place, realFolders(place), realPath(place)]) {
       const inside = candidate === undefined ? undefined : relativeUnder(realRoot, candidate);
       if (inside !== undefined) places.add(inside);
-    }
-    try {
-      const end = relativeUnder(realRoot, Deno.realPathSync(place));
-      if (end !== undefined) places.add(end);
-    } catch {
-      // Not there yet, or outside: the names above are what a reply could write.
     }
   }
   return [...places];
@@ -115,12 +119,8 @@ export function findGitFiles(rules: IgnoreRules): Promise<GitData> {
 
 /** The walk of {@link findGitFiles}, with git's exact ignore rules. */
 async function find(rules: IgnoreRules): Promise<GitData> {
-  let realRoot: string;
-  try {
-    realRoot = Deno.realPathSync(rules.root);
-  } catch {
-    return { files: [], folded: new Set() };
-  }
+  const realRoot = realPath(rules.root);
+  if (realRoot === undefined) return { files: [], folded: new Set() };
   const files: GitFile[] = [];
   const folded = new Set<string>();
   const visit = async (folder: string, visible: boolean): Promise<void> => {

@@ -14,7 +14,7 @@ import { under } from "../file_system/file_system.ts";
 import { folderOf, linkTarget, relativeUnder } from "../file_system/paths.ts";
 import { foldCase } from "./case_fold.ts";
 import { EntryKinds } from "./entry_kinds.ts";
-import { type GitData, gitdirPlacesInside, realFolders } from "./gitdir_file.ts";
+import { type GitData, gitdirPlacesInside, realFolders, realPath } from "./gitdir_file.ts";
 import { PROTECTED_PATHS, type ProtectedPath } from "./protected_paths.ts";
 
 /**
@@ -42,12 +42,8 @@ export function linkedProtectedTargets(
   root: string,
   entries: EntryKinds = new EntryKinds(root),
 ): LinkedTarget[] {
-  let realRoot: string;
-  try {
-    realRoot = Deno.realPathSync(root);
-  } catch {
-    return [];
-  }
+  const realRoot = realPath(root);
+  if (realRoot === undefined) return [];
   const linked = PROTECTED_PATHS.flatMap((rule) =>
     isLink(entries, rule.name)
       ? targetsOf(realRoot, rule.name).map((path): LinkedTarget => ({
@@ -132,13 +128,10 @@ function targetsOf(realRoot: string, name: string): string[] {
     current = next;
   }
   if (places.size > 0) {
-    // Where the whole chain really ends, when it ends inside the project.
-    try {
-      const end = relativeUnder(realRoot, Deno.realPathSync(under(realRoot, name)));
-      if (end !== undefined) places.add(end);
-    } catch {
-      // Dangling, or outside: the hops above are what a reply could write.
-    }
+    // Where the whole chain really ends, when it ends inside the project (a dangling one: nowhere).
+    const end = realPath(under(realRoot, name));
+    const inside = end === undefined ? undefined : relativeUnder(realRoot, end);
+    if (inside !== undefined) places.add(inside);
   }
   return [...places];
 }
