@@ -15,9 +15,9 @@ export const CODECOMMIT_IGNORE_FILE = ".codecommitignore";
 
 /** The rules of a project's `.codecommitignore` (none when it has none). */
 export class CodeCommitIgnore {
-  readonly #patterns: IgnorePatterns | undefined;
+  readonly #patterns: IgnorePatterns;
 
-  private constructor(patterns: IgnorePatterns | undefined) {
+  private constructor(patterns: IgnorePatterns) {
     this.#patterns = patterns;
   }
 
@@ -27,7 +27,7 @@ export class CodeCommitIgnore {
   }
 
   /** No rules: nothing is left out. */
-  static readonly NONE: CodeCommitIgnore = new CodeCommitIgnore(undefined);
+  static readonly NONE: CodeCommitIgnore = CodeCommitIgnore.parse("");
 
   /**
    * Reads `.codecommitignore` at `root` (none when missing), never through a link.
@@ -50,13 +50,8 @@ export class CodeCommitIgnore {
     return CodeCommitIgnore.parse(new TextDecoder().decode(bytes));
   }
 
-  /** Whether the file has any rule. Never throws. */
-  get empty(): boolean {
-    return this.#patterns === undefined;
-  }
-
   /** Whether `path` stays out of prompts: it or a folder above it matches. Never throws. */
   excludes(path: string, isFolder = false): boolean {
-    return this.#patterns !== undefined && this.#patterns.ignores(path, isFolder);
+    return this.#patterns.ignores(path, isFolder);
   }
 }

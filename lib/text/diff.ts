@@ -155,11 +155,11 @@ function editScript(a: readonly string[], b: readonly string[]): Change[] | unde
   return runs.reverse();
 }
 
-/** How many lines `bytes` holds, counted as {@link countLineChanges} counts them. Never throws. */
-export function countLines(bytes: Uint8Array): number {
+/** How many lines `text` holds, counted as {@link countLineChanges} counts them. Never throws. */
+export function countLines(text: Units): number {
   let lines = 0;
-  for (let at = bytes.indexOf(LF); at !== -1; at = bytes.indexOf(LF, at + 1)) lines++;
-  return bytes.length > 0 && bytes[bytes.length - 1] !== LF ? lines + 1 : lines;
+  for (let at = nextLineFeed(text, 0); at !== -1; at = nextLineFeed(text, at + 1)) lines++;
+  return text.length > 0 && unitAt(text, text.length - 1) !== LF ? lines + 1 : lines;
 }
 
 /** The lines added and removed by the runs of `found`. */
@@ -175,6 +175,11 @@ function sum(found: readonly Change[]): LineCounts {
 
 /** A text as a string, or as UTF-8 bytes. */
 type Units = string | Uint8Array;
+
+/** The unit at `at` of `text`. */
+function unitAt(text: Units, at: number): number {
+  return typeof text === "string" ? text.charCodeAt(at) : text[at];
+}
 
 /** Where the line feed at or after `from` is in `text`; -1 when there is none. */
 function nextLineFeed(text: Units, from: number): number {
@@ -233,8 +238,7 @@ function commonLines(
   const common = sameEnd(a, b, Math.min(a.length, b.length) - head);
   // The common tail starts at a line start of both texts, else after its first line feed.
   let tail = 0;
-  const lineStart = (text: Units, at: number) =>
-    at === head || (typeof text === "string" ? text.charCodeAt(at - 1) : text[at - 1]) === LF;
+  const lineStart = (text: Units, at: number) => at === head || unitAt(text, at - 1) === LF;
   if (common > 0) {
     if (lineStart(a, a.length - common) && lineStart(b, b.length - common)) {
       tail = common;
@@ -254,14 +258,6 @@ function commonLines(
   return { head, headLines, tail };
 }
 
-/** How many lines `text` holds, as {@link countLines} counts them. */
-function countUnits(text: Units): number {
-  if (typeof text !== "string") return countLines(text);
-  let lines = 0;
-  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) lines++;
-  return text.length > 0 && !text.endsWith("\n") ? lines + 1 : lines;
-}
-
 /** The lines added and removed from `a` to `b`: only the lines between head and tail are diffed. */
 function countUnitChanges(a: Units, b: Units): LineCounts {
   if (a.length === b.length && sameStart(a, b) === a.length) return { added: 0, removed: 0 };
@@ -272,7 +268,7 @@ function countUnitChanges(a: Units, b: Units): LineCounts {
     middleA.length === 0 || middleB.length === 0 ||
     middleA.length + middleB.length > MAX_DIFF_UNITS
   ) {
-    return { added: countUnits(middleB), removed: countUnits(middleA) };
+    return { added: countLines(middleB), removed: countLines(middleA) };
   }
   return sum(changes(splitLines(asText(middleA)), splitLines(asText(middleB)), false));
 }
