@@ -1,9 +1,7 @@
 /**
- * A `.git` file (`gitdir: .repo`) names where git's data really is; inside the project that place
- * is git's data all the same (its hooks run at the user's next commit): the guard refuses it, the
- * sandbox makes it read-only, the walk leaves it out. This reads the pointer as git does and finds
- * every `.git` file in the folders git reads (real folders git's exact rules do not ignore), once
- * per set of ignore rules.
+ * A `.git` file (`gitdir: .repo`) names where git's data is; inside the project it is git's data
+ * all the same (its hooks run at the next commit). This reads the pointer as git does and finds
+ * every `.git` file in the folders git reads.
  *
  * @module
  */

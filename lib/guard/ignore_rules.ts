@@ -1,12 +1,7 @@
 /**
- * git's ignore rules over a project, with git's own semantics (`dir.c`), so the guard refuses
- * exactly what `git status` would not show. Sources, nearest first: every folder's `.gitignore`,
- * then `.git/info/exclude` (only when `.git` is a real folder: a worktree's lies outside). The
- * global excludes file is not read (outside the project, differs per machine), nor a `.gitignore`
- * that is a symbolic link or lies behind one (git ≥ 2.32 does not follow them either).
- *
- * A path is ignored when a folder above it is (nothing inside an ignored folder is read, so
- * nothing can re-include); otherwise the first source with a match decides, by its last match.
+ * git's ignore rules over a project as `git status` applies them: every folder's `.gitignore`,
+ * nearest first, then `.git/info/exclude` of a real `.git` folder. Not read: the global excludes
+ * (outside the project), a `.gitignore` that is or lies behind a link (git ≥ 2.32 skips them too).
  *
  * @module
  */

@@ -1,11 +1,7 @@
 /**
- * Protected root entries that are symbolic links (`build.sh` → `ci/build.sh`): the place a link
- * leads to has a name of its own, and a reply writing `ci/build.sh` rewrites the build. This
- * finds those places once per guard run, so the guard refuses them too. Only root entries are
- * looked at: a nested `.gitignore` or `UserSpecification.md` link means nothing to git or to us.
- * Each hop of a chain inside the project counts, as does where the chain really ends; a target
- * not there yet counts too (a reply could create it); one outside the project does not.
- * A `.git` file (`gitdir: .repo`, `gitdir_file.ts`) leads to git's data as a link would.
+ * Where protected root entries that are links lead (`build.sh` → `ci/build.sh`: writing that
+ * rewrites the build), and `.git` files: every hop inside the project, and the real end; a target
+ * not there yet counts (a reply could create it). Nested links mean nothing to git: not looked for.
  *
  * @module
  */

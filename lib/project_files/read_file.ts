@@ -41,55 +41,39 @@ export async function readProjectFile(
   rules: IgnoreRules,
 ): Promise<ReadOutcome> {
   const refused = await guardRead(root, path, rules);
-  if (refused !== undefined) return refusedNow(path, refused);
+  if (refused !== undefined) return { ok: false, path, reason: refused, withheld: false };
   const normalized = normalizeProjectPath(path);
   const read = await readProjectBytes(root, normalized);
   if (read.ok) return { ok: true, path: normalized, text: new TextDecoder().decode(read.bytes) };
-  return outcomeOf(normalized, read.problem);
+  const withheld = read.problem.kind === "binary" || read.problem.kind === "too-large";
+  return { ok: false, path: normalized, reason: reasonOf(read.problem), withheld };
 }
 
-/** The outcome of a read of `path` that `problem` kept out. */
-function outcomeOf(path: string, problem: ProjectFileProblem): ReadOutcome {
+/** Why `problem` kept a file out of a prompt. */
+function reasonOf(problem: ProjectFileProblem): string {
   switch (problem.kind) {
     case "missing":
-      return refusedNow(path, "no longer exists");
+      return "no longer exists";
     case "binary":
-      return withheld(path, "is a binary file (it holds NUL bytes)");
+      return "is a binary file (it holds NUL bytes)";
     case "too-large":
-      return withheld(
-        path,
-        problem.size === undefined
-          ? `grew past ${formatBytes(MAX_FILE_BYTES)} while it was read`
-          : `is ${formatBytes(problem.size)}, more than the ${
-            formatBytes(MAX_FILE_BYTES)
-          } a file may have in a prompt`,
-      );
+      return problem.size === undefined
+        ? `grew past ${formatBytes(MAX_FILE_BYTES)} while it was read`
+        : `is ${formatBytes(problem.size)}, more than the ${
+          formatBytes(MAX_FILE_BYTES)
+        } a file may have in a prompt`;
     case "hard-link":
-      return refusedNow(
-        path,
-        "has more than one hard link (another name of the same file may be outside the " +
-          "project), so it is not sent to the model",
-      );
+      return "has more than one hard link (another name of the same file may be outside the " +
+        "project), so it is not sent to the model";
     case "symbolic-link":
     case "folder":
     case "special":
-      return refusedNow(path, "is no longer a regular file");
+      return "is no longer a regular file";
     case "changed":
-      return refusedNow(path, "changed while it was being read");
+      return "changed while it was being read";
     case "open-timeout":
-      return refusedNow(
-        path,
-        "could not be read: it did not open in time (a fifo put in its place?)",
-      );
+      return "could not be read: it did not open in time (a fifo put in its place?)";
     case "unreadable":
-      return refusedNow(path, `could not be read: ${problem.message}`);
+      return `could not be read: ${problem.message}`;
   }
-}
-
-function refusedNow(path: string, reason: string): ReadOutcome {
-  return { ok: false, path, reason, withheld: false };
-}
-
-function withheld(path: string, reason: string): ReadOutcome {
-  return { ok: false, path, reason, withheld: true };
 }

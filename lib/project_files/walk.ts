@@ -1,9 +1,7 @@
 /**
- * The walk of a project as the guard sees it (context builder, auto workflow): ignored folders
- * and unreadable protected entries (`.git`, `agent-config/`, git's data a `.git` file names) are
- * never opened, links never followed, special files left out, entries ignored exactly or
- * case-folded left out. A name the syntax check refuses is left out and reported, so no file name
- * can forge a line of a prompt.
+ * The walk of a project as the guard sees it: ignored (exactly or case-folded) and unreadable
+ * entries never opened, links never followed, special files left out. A name the syntax check
+ * refuses is left out and reported, so no file name can forge a line of a prompt.
  *
  * @module
  */
@@ -85,30 +83,13 @@ const UNREADABLE_IN_ROOT = new Set(
 );
 
 /**
- * Whether the entry `name` of `folder` is one no prompt may read: an unreadable protected entry,
- * or git's data a `.git` file names. Its parents were checked on the way down. Never throws.
+ * Whether the entry `name` of the folder `prefix` (`""` or ending with `/`) is one no prompt may
+ * read: an unreadable protected entry, or git's data a `.git` file names. Never throws.
  */
-function isUnreadableEntry(
-  folder: string,
-  prefix: string,
-  name: string,
-  plain: boolean,
-  gitData: GitData,
-): boolean {
+function isUnreadableEntry(prefix: string, name: string, gitData: GitData): boolean {
   if (gitData.folded.size > 0 && gitData.folded.has(foldCase(prefix + name))) return true;
-  const names = folder === "" ? UNREADABLE_IN_ROOT : UNREADABLE_ANYWHERE;
-  // A plain name folds to one of its own length: most names have none of theirs.
-  if (plain && !LENGTHS.get(names)!.has(name.length)) return false;
-  return names.has(plain ? name.toLowerCase() : foldCase(name));
+  return (prefix === "" ? UNREADABLE_IN_ROOT : UNREADABLE_ANYWHERE).has(foldCase(name));
 }
-
-/** The lengths of the names in each set. */
-const LENGTHS = new Map(
-  [UNREADABLE_IN_ROOT, UNREADABLE_ANYWHERE].map((names) => [
-    names,
-    new Set([...names].map((name) => name.length)),
-  ]),
-);
 
 /** The longest path, in UTF-16 code units, that is surely under the syntax check's 4096 bytes. */
 const SURELY_SHORT = Math.floor(4096 / 3);
@@ -167,7 +148,7 @@ async function list(
         continue;
       }
     }
-    if (isUnreadableEntry(folder, prefix, name, plain, gitData)) continue;
+    if (isUnreadableEntry(prefix, name, gitData)) continue;
     (other === "symlink"
       ? linkNames
       : other === "special"
