@@ -293,9 +293,8 @@ function passesThroughWritten(
 
 /** Formats refusals for the user and the repair prompt: a count line, then `  <path>: <reason>`. */
 export function formatRefusals(refusals: readonly Refusal[]): string {
-  const lines = [`refused the reply: ${plural(refusals.length, "path")} may not be written`];
-  for (const refusal of refusals) {
-    lines.push(`  ${displayPath(refusal.path)}: ${refusal.reason}`);
-  }
-  return lines.join("\n");
+  return [
+    `refused the reply: ${plural(refusals.length, "path")} may not be written`,
+    ...refusals.map((refusal) => `  ${displayPath(refusal.path)}: ${refusal.reason}`),
+  ].join("\n");
 }

@@ -123,14 +123,12 @@ function editScript(a: readonly string[], b: readonly string[]): Change[] | unde
   const trace: Int32Array[] = [];
   const found = search(a, b, trace);
   if (found < 0) return undefined;
-  const n = a.length;
-  const m = b.length;
   // Walked back from the end: each step is one line removed or added, after the kept lines
   // (the snake) that follow it; a kept line closes the run being gathered.
   const runs: Change[] = [];
   let run: Change | undefined;
-  let x = n;
-  let y = m;
+  let x = a.length;
+  let y = b.length;
   for (let d = found; d > 0; d--) {
     // trace[d] holds v[offset - d - 1 .. offset + d + 1] as it was before step d.
     const previous = trace[d];
