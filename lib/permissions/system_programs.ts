@@ -13,18 +13,15 @@ export interface SystemProgramRun {
   readonly output: Deno.CommandOutput;
 }
 
-/** Whether the absolute path `path` is `folder` or inside it (compared as written). */
-function within(path: string, folder: string): boolean {
-  return path === folder || relativeUnder(folder, path) !== undefined;
-}
-
 /**
  * Where `name` may start from, without any inside `projectRoot` (real path): a project at `/usr`
  * could otherwise rewrite the program it is contained by. Never throws.
  */
 export function systemProgramCandidates(name: SystemProgram, projectRoot?: string): string[] {
+  // Compared as written: the project root, links resolved, against the system paths.
   return systemProgramPaths(name).filter((path) =>
-    projectRoot === undefined || !within(path, projectRoot)
+    projectRoot === undefined ||
+    (path !== projectRoot && relativeUnder(projectRoot, path) === undefined)
   );
 }
 
