@@ -1,22 +1,12 @@
 /**
- * Case folding the way case-insensitive file systems compare names, so that
- * the path guard can tell when two spellings land on the same file.
- *
- * macOS (APFS, HFS+) and Windows (NTFS) compare names without regard to case,
- * NTFS with an upper-case table that maps `ſ` (U+017F) to `S` and `ı` (U+0131)
- * to `I`, APFS without regard to Unicode normalization (`é` precomposed or as
- * `e` + U+0301), and HFS+ skips a handful of invisible code points entirely
- * (git's CVE-2014-9390: `.g\u200cit` is `.git` there). The fold below maps
- * every such spelling of a name onto one string.
+ * Case folding as case-insensitive file systems compare names: NTFS's upper-case table (`ſ` is
+ * `S`), APFS ignoring normalization, HFS+ skipping some invisible code points (`.g\u200cit` is
+ * `.git`, git's CVE-2014-9390). Every such spelling of a name folds onto one string.
  *
  * @module
  */
 
-/**
- * Code points HFS+ ignores in names (the list git's `is_hfs_dotgit` skips):
- * zero-width (non-)joiners and marks, bidi embeddings and overrides, the
- * deprecated format characters U+206A–U+206F, and the byte order mark.
- */
+/** Code points HFS+ ignores in names (the list git's `is_hfs_dotgit` skips). */
 const HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
 
 // deno-lint-ignore no-control-regex -- the whole ASCII range, controls included
@@ -30,36 +20,19 @@ const CASE_NEUTRAL_TEXT = /^[\x00-\x40\x5c-\x7f]*$/;
 // deno-lint-ignore no-control-regex -- the whole ASCII range but A-Z
 const CASE_NEUTRAL_NAME = /^[\x00-\x40\x5b-\x7f]*$/;
 
-/**
- * Whether ignore-rule or path text is case-neutral: ASCII without capitals
- * and without `[`, so folding leaves it alone and it holds no glob class
- * (whose ranges may span capitals). The one definition for the ignore
- * rules' shortcut. Never throws.
- */
+/** Whether text is ASCII without capitals or `[` (a class's range may span capitals). */
 export function isCaseNeutralText(text: string): boolean {
   return CASE_NEUTRAL_TEXT.test(text);
 }
 
-/**
- * Whether {@link foldCase} leaves the name `name` as it is: ASCII without
- * capitals. Never throws.
- */
+/** Whether {@link foldCase} leaves `name` as it is: ASCII without capitals. */
 export function foldLeavesAlone(name: string): boolean {
   return CASE_NEUTRAL_NAME.test(name);
 }
 
-/**
- * Folds a name or path for a case-insensitive comparison: drops the code
- * points HFS+ ignores, normalizes to NFC, then maps `s.toUpperCase().toLowerCase()`
- * (so `ſ`, `ı` and the Kelvin sign `K` fold onto `s`, `i` and `k`).
- * Never throws; `/` is left in place, so a folded path still splits into
- * the folded segments.
- */
+/** Folds a name or path (`/` kept): HFS+ ignorables dropped, NFC, then upper- and lower-cased. */
 export function foldCase(s: string): string {
-  // Plain ASCII (almost every file name) folds with toLowerCase alone: no
-  // ignorable code point, nothing to normalize, no special upper-case mapping.
+  // Plain ASCII (almost every name) folds with toLowerCase alone.
   if (ASCII.test(s)) return s.toLowerCase();
-  return s.replace(HFS_IGNORABLE, "").normalize("NFC").toUpperCase().toLowerCase().normalize(
-    "NFC",
-  );
+  return s.replace(HFS_IGNORABLE, "").normalize("NFC").toUpperCase().toLowerCase().normalize("NFC");
 }

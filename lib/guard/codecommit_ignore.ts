@@ -1,11 +1,6 @@
 /**
- * `.codecommitignore`: a file at the project root, in gitignore syntax,
- * whose matches stay out of every prompt — the rollup, the context
- * builder's summary and the files it provides, an auto-workflow task's
- * codebase — though git tracks them (a lock file, a vendored folder). One
- * file, matched as git matches one ignore file (`ignore_patterns.ts`, the
- * project's one matcher): the last rule that matches decides, `!`
- * re-includes, a folder it matches hides everything below it.
+ * `.codecommitignore`: a root file in gitignore syntax whose matches stay out of every prompt
+ * though git tracks them, matched as git matches one ignore file (`ignore_patterns.ts`).
  *
  * @module
  */
@@ -20,10 +15,9 @@ export const CODECOMMIT_IGNORE_FILE = ".codecommitignore";
 
 /** The rules of a project's `.codecommitignore` (none when it has none). */
 export class CodeCommitIgnore {
-  readonly #patterns: IgnorePatterns | undefined;
+  readonly #patterns: IgnorePatterns;
 
-  /** Wraps the parsed rules; use {@link CodeCommitIgnore.load} or {@link CodeCommitIgnore.parse}. */
-  private constructor(patterns: IgnorePatterns | undefined) {
+  private constructor(patterns: IgnorePatterns) {
     this.#patterns = patterns;
   }
 
@@ -33,14 +27,12 @@ export class CodeCommitIgnore {
   }
 
   /** No rules: nothing is left out. */
-  static readonly NONE: CodeCommitIgnore = new CodeCommitIgnore(undefined);
+  static readonly NONE: CodeCommitIgnore = CodeCommitIgnore.parse("");
 
   /**
-   * Reads `.codecommitignore` at `root` (none when it is missing), never
-   * through a symbolic link, at most the size of an ignore-rules file.
+   * Reads `.codecommitignore` at `root` (none when missing), never through a link.
    *
-   * @throws {CodeCommitError} (exit `EXIT.setup`) when it is a link, a
-   * folder or a special file, too large, or cannot be read.
+   * @throws {CodeCommitError} (exit `EXIT.setup`) when it is not a regular file, too large or unreadable.
    */
   static async load(root: string): Promise<CodeCommitIgnore> {
     let bytes: Uint8Array | undefined;
@@ -58,17 +50,8 @@ export class CodeCommitIgnore {
     return CodeCommitIgnore.parse(new TextDecoder().decode(bytes));
   }
 
-  /** Whether the file has any rule. Never throws. */
-  get empty(): boolean {
-    return this.#patterns === undefined;
-  }
-
-  /**
-   * Whether `path` (relative to the project root, `/`-separated) stays out
-   * of prompts: a rule matches it (tested as a folder when `isFolder`), or
-   * a folder above it. Never throws.
-   */
+  /** Whether `path` stays out of prompts: it or a folder above it matches. Never throws. */
   excludes(path: string, isFolder = false): boolean {
-    return this.#patterns !== undefined && this.#patterns.ignores(path, isFolder);
+    return this.#patterns.ignores(path, isFolder);
   }
 }

@@ -1,13 +1,7 @@
 /**
- * The rules of ONE ignore file (a `.gitignore`, `.git/info/exclude`), read
- * and matched as git 2.39 reads and matches them (`dir.c`): the last rule
- * that matches a path decides, `!` re-includes, a trailing `/` matches
- * folders only, a pattern without a `/` (other than a trailing one) matches
- * the name at any depth, any other pattern the path relative to the file's
- * folder. Globs are {@link wildmatch}'s. Pure: no I/O.
- *
- * How several files combine (the nearest `.gitignore` first, a folder that
- * is ignored hiding all below it) is `ignore_rules.ts`'s job.
+ * The rules of ONE ignore file, read and matched as git 2.39 does (`dir.c`): the last matching
+ * rule decides, `!` re-includes, a trailing `/` matches folders only, a pattern without another
+ * `/` matches the name at any depth, any other the path from the file's folder. Pure.
  *
  * @module
  */
@@ -21,13 +15,10 @@ import {
   WM_PATHNAME,
 } from "./wildmatch.ts";
 
-/** One rule of an ignore file, as git reads its line. */
+/** One rule of an ignore file: its 1-based line, the line as written, whether it is a `!` rule. */
 export interface IgnorePattern {
-  /** 1-based line number in its file. */
   readonly line: number;
-  /** The line as written, without its line end. */
   readonly text: string;
-  /** A `!` rule: a path it matches is not ignored. */
   readonly negated: boolean;
 }
 
@@ -36,15 +27,11 @@ const LITERAL = 0;
 const ENDS_WITH = 1;
 const GLOB = 2;
 
-/** A rule, compiled. */
+/** A rule, compiled (see {@link IgnoreLine} for the fields they share). */
 interface Compiled extends IgnorePattern {
-  /** Matches folders only (the pattern ended with `/`). */
   readonly mustBeFolder: boolean;
-  /** Matched against the last segment of a path (the pattern held no `/` but a trailing one). */
   readonly nameOnly: boolean;
-  /** {@link LITERAL}, {@link ENDS_WITH} or {@link GLOB}. */
   readonly how: number;
-  /** The pattern: without `!`, the trailing `/`, and (for a path pattern) a leading `/`. */
   readonly pattern: string;
   /** For {@link ENDS_WITH}: what the name must end with. For {@link GLOB}: the literal start. */
   readonly literal: string;
@@ -53,22 +40,14 @@ interface Compiled extends IgnorePattern {
   readonly globStart: number;
 }
 
-/**
- * The compiled rules of one ignore file. Build it with
- * {@link parseIgnorePatterns}; ask it with {@link IgnorePatterns.lastMatch}.
- */
+/** The compiled rules of one ignore file: see {@link parseIgnorePatterns}. */
 export class IgnorePatterns {
-  /** Whether ASCII letters were compared without regard to case (git's `WM_CASEFOLD`). */
+  /** Whether ASCII letters are compared without regard to case (git's `WM_CASEFOLD`). */
   readonly caseFold: boolean;
-  /**
-   * Whether every rule is ASCII without capitals or `[` classes: folding
-   * the rules changes none of them, and a name folding leaves alone gets the
-   * same answer folded or not.
-   */
+  /** Every rule is ASCII without capitals or `[`: folding changes none of them. */
   readonly caseNeutral: boolean;
   readonly #rules: readonly Compiled[];
 
-  /** Wraps compiled rules; use {@link parseIgnorePatterns}. */
   constructor(rules: readonly Compiled[], caseFold: boolean) {
     this.#rules = rules;
     this.caseFold = caseFold;
@@ -76,10 +55,8 @@ export class IgnorePatterns {
   }
 
   /**
-   * The last rule that matches `path` itself (relative to the file's folder,
-   * `/`-separated, no leading or trailing `/`), tested as a folder when
-   * `isFolder`; undefined when none does. The folders above `path` are not
-   * consulted: that is the caller's part of git's rules. Never throws.
+   * The last rule that matches `path` itself (relative to the file's folder), tested as a folder
+   * when `isFolder`; the folders above are the caller's part. Never throws.
    */
   lastMatch(path: string, isFolder: boolean): IgnorePattern | undefined {
     const slash = path.lastIndexOf("/");
@@ -90,12 +67,8 @@ export class IgnorePatterns {
   }
 
   /**
-   * The rules that can match an entry of one folder, the folder's path
-   * relative to this file's folder being `prefix` (`""`, or ending with
-   * `/`): the same answers as {@link IgnorePatterns.lastMatch} on
-   * `prefix + name`, with the path rules that cannot match there (their
-   * literal start leads elsewhere) left out. Undefined when no rule is left.
-   * Never throws.
+   * The rules that can match an entry of the folder `prefix` (`""` or ending with `/`): path
+   * rules whose literal start leads elsewhere left out; undefined when none is left. Never throws.
    */
   inFolder(prefix: string): FolderPatterns | undefined {
     const kept: Specialized[] = [];
@@ -122,12 +95,7 @@ export class IgnorePatterns {
     return kept.length === 0 ? undefined : new FolderPatterns(kept, prefix, this.caseFold);
   }
 
-  /**
-   * Whether these rules alone ignore `path` (relative to the file's folder),
-   * as git would with no other ignore file: a folder above it that they
-   * ignore hides it whatever its own match says; otherwise the last rule
-   * that matches it decides. Never throws.
-   */
+  /** Whether these rules alone ignore `path`, an ignored folder above hiding it. Never throws. */
   ignores(path: string, isFolder: boolean): boolean {
     for (let slash = path.indexOf("/"); slash >= 0; slash = path.indexOf("/", slash + 1)) {
       const above = this.lastMatch(path.slice(0, slash), true);
@@ -138,38 +106,29 @@ export class IgnorePatterns {
   }
 }
 
-/** A rule kept for one folder, and how it is tested on a name there. */
+/** A rule kept for one folder: how it is tested on a name there, and against what text. */
 interface Specialized {
   readonly rule: Compiled;
-  /** {@link LITERAL}, {@link ENDS_WITH} or {@link GLOB} on the name; {@link PATH_GLOB} on the path. */
   readonly how: number;
-  /** The name itself ({@link LITERAL}), its end ({@link ENDS_WITH}) or the literal start. */
   readonly text: string;
 }
 
 /** A path rule tested on the whole path (the folder's prefix and the name). */
 const PATH_GLOB = 3;
 
-/**
- * The rules of one ignore file that can match an entry of one folder: what
- * {@link IgnorePatterns.inFolder} returns.
- */
+/** The rules of one ignore file that can match an entry of one folder. */
 export class FolderPatterns {
   readonly #rules: readonly Specialized[];
   readonly #prefix: string;
   readonly #flags: number;
 
-  /** Use {@link IgnorePatterns.inFolder}. */
   constructor(rules: readonly Specialized[], prefix: string, caseFold: boolean) {
     this.#rules = rules;
     this.#prefix = prefix;
     this.#flags = caseFold ? WM_CASEFOLD : 0;
   }
 
-  /**
-   * The last rule that matches the entry `name` (one segment) of the folder,
-   * tested as a folder when `isFolder`; undefined when none does. Never throws.
-   */
+  /** The last rule that matches the entry `name`, tested as a folder when `isFolder`. */
   lastMatch(name: string, isFolder: boolean): IgnorePattern | undefined {
     const rules = this.#rules;
     let nameBytes: string | undefined;
@@ -214,30 +173,24 @@ export class FolderPatterns {
 
 /** One rule line of an ignore file, read as git reads it, before it is compiled. */
 export interface IgnoreLine {
-  /** 1-based line number in its file. */
   readonly line: number;
   /** The line as written, without its line end. */
   readonly written: string;
-  /** The rule: the line cut at a NUL, the trailing spaces git drops removed. */
+  /** The line cut at a NUL, the trailing spaces git drops removed. */
   readonly rule: string;
-  /** A `!` rule: a path it matches is not ignored. */
   readonly negated: boolean;
   /** The rule ended with `/`: it matches folders only. */
   readonly mustBeFolder: boolean;
-  /** The rule held no `/` but a trailing one: it is matched against the name at any depth. */
+  /** The rule held no `/` but a trailing one: it matches the name at any depth. */
   readonly nameOnly: boolean;
-  /** The pattern: without `!`, the trailing `/`, and (for a path pattern) a leading `/`; never empty. */
+  /** Without `!`, the trailing `/`, and (for a path pattern) a leading `/`; never empty. */
   readonly pattern: string;
 }
 
 /**
- * Reads the rule lines of an ignore file's `text` as git does: lines split
- * at LF (a CR before it dropped), blank lines and `#` comments skipped,
- * trailing spaces dropped unless escaped with `\`, `!` for a negation, a
- * line cut at a NUL, a rule whose pattern is empty (``, `!`, `/`; git keeps
- * it, to no effect) left out. The one reader of ignore-file lines: the
- * matcher compiles these, the `agent-config/` coverage check analyses them.
- * Never throws.
+ * Reads the rule lines of an ignore file as git does: LF (or CRLF) lines, blanks and `#`
+ * comments skipped, unescaped trailing spaces dropped, cut at a NUL, empty patterns left out.
+ * The one reader of ignore-file lines. Never throws.
  */
 export function readIgnoreLines(text: string): IgnoreLine[] {
   const read: IgnoreLine[] = [];
@@ -262,12 +215,7 @@ export function readIgnoreLines(text: string): IgnoreLine[] {
   return read;
 }
 
-/**
- * Reads the rules of an ignore file's `text` as git does (see
- * {@link readIgnoreLines}) and compiles them. With `caseFold`, ASCII letters
- * are compared without regard to case (fold the text beforehand for more).
- * Never throws.
- */
+/** Reads and compiles an ignore file's rules; `caseFold` folds ASCII letters only. Never throws. */
 export function parseIgnorePatterns(text: string, caseFold = false): IgnorePatterns {
   return new IgnorePatterns(readIgnoreLines(text).map(compile), caseFold);
 }
@@ -279,11 +227,9 @@ function trimTrailingSpaces(line: string): string {
     const c = line.charCodeAt(i);
     if (c === 0x20) {
       if (lastSpace < 0) lastSpace = i;
-    } else if (c === 0x5c /* \ */) {
-      i++;
-      if (i >= line.length) return line;
-      lastSpace = -1;
     } else {
+      // An escaped character (a space too) is kept; a `\` at the very end keeps the line whole.
+      if (c === 0x5c /* \ */ && ++i >= line.length) return line;
       lastSpace = -1;
     }
   }
@@ -305,27 +251,11 @@ function compile(
     literal = pattern.slice(1);
   }
   const bytes = how === GLOB ? toByteString(pattern) : "";
-  return {
-    line,
-    text,
-    negated,
-    mustBeFolder,
-    nameOnly,
-    how,
-    pattern,
-    literal,
-    bytes,
-    globStart: how === GLOB ? toByteString(literal).length : 0,
-  };
+  const globStart = how === GLOB ? toByteString(literal).length : 0;
+  return { line, text, negated, mustBeFolder, nameOnly, how, pattern, literal, bytes, globStart };
 }
 
-/**
- * The ignore-file line that re-includes the root file `name` after a rule
- * that ignores it (`/*`, `*.sh`): `!/build.sh`, with the characters a
- * pattern gives a meaning (`* ? [ \\`) escaped. Written last in the root
- * `.gitignore`, it wins over every rule before it there and over
- * `.git/info/exclude`. Never throws.
- */
+/** The line re-including the root file `name` (`!/build.sh`), glob characters escaped. */
 export function negationLine(name: string): string {
   return `!/${name.replace(/[*?[\\]/g, (c) => `\\${c}`)}`;
 }

@@ -1,34 +1,7 @@
 /**
- * Protected entries that are symbolic links: `build.sh` kept as a link to
- * `ci/build.sh`, `.gitignore` to `config/gitignore`, `agent-config` to
- * `config/agent`, `.git` to `.repo`. The path guard refuses the protected
- * names themselves, and any path through a link, but the place a link leads
- * to has a name of its own: a reply writing `ci/build.sh` rewrites the build
- * that `./build.sh` runs. This module finds those places, once per guard
- * run, so the guard refuses them as well, naming the entry they stand
- * behind.
- *
- * Every protected name of the table is looked at in the project root (the
- * root files, the root folders, and `.gitignore`, `UserSpecification.md` and
- * `.git` there). Nested `.gitignore` and `UserSpecification.md` links are
- * not looked for: finding them would take a walk of the whole project per
- * reply, and neither has a protected meaning through a link (git ≥ 2.32
- * does not read a `.gitignore` that is a link; a module's specification
- * must be a regular file).
- *
- * Each hop of a chain (`build.sh` → `tools/run.sh` → `../ci/build.sh`) that
- * lies inside the project is a place, as is the real place the last hop
- * names once the folders on its way are resolved (`ci` → `tools` makes
- * `ci/build.sh` really `tools/build.sh`). A target that does not exist yet
- * counts too: a reply could create it. A target outside the project is
- * nothing to protect here: no reply can write there.
- *
- * A root `.git` that is a file (`gitdir: .repo`) leads where it names, as a
- * link would (`gitdir_file.ts`): `.repo/` is git's data, its hooks run at
- * the user's next `git commit`; so is the common folder a worktree's
- * gitdir names. So does a `.git` file in any folder git reads (`sub/.git`
- * naming `../.subrepo`): those are found by `findGitFiles`, once per set of
- * ignore rules, and turned into targets by {@link gitDataTargets}.
+ * Where protected root entries that are links lead (`build.sh` → `ci/build.sh`: writing that
+ * rewrites the build), and `.git` files: every hop inside the project, and the real end; a target
+ * not there yet counts (a reply could create it). Nested links mean nothing to git: not looked for.
  *
  * @module
  */
@@ -37,44 +10,36 @@ import { under } from "../file_system/file_system.ts";
 import { folderOf, linkTarget, relativeUnder } from "../file_system/paths.ts";
 import { foldCase } from "./case_fold.ts";
 import { EntryKinds } from "./entry_kinds.ts";
-import { type GitData, gitdirPlacesInside, realFolders } from "./gitdir_file.ts";
+import { type GitData, gitdirPlacesInside, realFolders, realPath } from "./gitdir_file.ts";
 import { PROTECTED_PATHS, type ProtectedPath } from "./protected_paths.ts";
 
-/** A path inside the project that a protected entry, a symbolic link, leads to. */
+/**
+ * A path inside the project (relative) that the protected entry `entry` leads to, by a symbolic
+ * link or a `.git` file's `gitdir:` line, with the entry's rule.
+ */
 export interface LinkedTarget {
-  /** The path it leads to, relative to the project root, `/`-separated. */
   readonly path: string;
-  /** The protected entry that is the link, relative to the project root (`build.sh`). */
   readonly entry: string;
-  /** The entry's rule in the protected-path table. */
   readonly rule: ProtectedPath;
-  /** How the entry leads there: a symbolic link, or a `.git` file's `gitdir:` line. */
   readonly how: "link" | "gitdir";
 }
+
+const GIT_RULE = PROTECTED_PATHS.find((entry) => entry.name === ".git")!;
 
 /** More hops than this is a loop (the kernel gives up at 40 too). */
 const MAX_HOPS = 40;
 
 /**
- * Every path inside the project at `root` that a protected root entry,
- * being a symbolic link, leads to (see the module doc), each once per
- * entry. Synchronous: a dozen `lstat`s, where a thread hop each would cost
- * more than the calls. The
- * root entries are looked at through `entries` (the guard's, for the same
- * root: shared with its other checks, and a small root is listed once
- * rather than each missing name looked at). Never throws: what cannot be
- * inspected or resolved leads nowhere a reply could write.
+ * Every path inside the project at `root` that a protected root entry leads to, by a link or a
+ * root `.git` file, the root entries looked at through `entries`. Synchronous: a dozen `lstat`s.
+ * Never throws: what cannot be inspected leads nowhere a reply could write.
  */
 export function linkedProtectedTargets(
   root: string,
   entries: EntryKinds = new EntryKinds(root),
 ): LinkedTarget[] {
-  let realRoot: string;
-  try {
-    realRoot = Deno.realPathSync(root);
-  } catch {
-    return [];
-  }
+  const realRoot = realPath(root);
+  if (realRoot === undefined) return [];
   const linked = PROTECTED_PATHS.flatMap((rule) =>
     isLink(entries, rule.name)
       ? targetsOf(realRoot, rule.name).map((path): LinkedTarget => ({
@@ -89,17 +54,13 @@ export function linkedProtectedTargets(
 }
 
 /**
- * The places inside the project that the `.git` files of `data` (every one
- * in the folders git reads, `findGitFiles`) name as git's data, each naming
- * its `.git` file: what the guard refuses to read as well as to write. The
- * root `.git` is left out when `nested`: {@link linkedProtectedTargets}
- * holds it already. Never throws.
+ * The places the `.git` files of `data` name as git's data: refused to read as well as write.
+ * Without the root `.git` when `nested` ({@link linkedProtectedTargets} holds it). Never throws.
  */
 export function gitDataTargets(data: GitData, nested = false): LinkedTarget[] {
-  const rule = PROTECTED_PATHS.find((entry) => entry.name === ".git");
-  if (rule === undefined) return [];
-  return data.files.filter((found) => !nested || found.file.includes("/")).flatMap((found) =>
-    found.places.map((path): LinkedTarget => ({ path, entry: found.file, rule, how: "gitdir" }))
+  const files = nested ? data.files.filter((found) => found.file.includes("/")) : data.files;
+  return files.flatMap(({ file, places }) =>
+    places.map((path): LinkedTarget => ({ path, entry: file, rule: GIT_RULE, how: "gitdir" }))
   );
 }
 
@@ -111,12 +72,11 @@ function gitdirTargets(realRoot: string, entries: EntryKinds): LinkedTarget[] {
   } catch {
     return [];
   }
-  const rule = PROTECTED_PATHS.find((entry) => entry.name === ".git");
-  if (kind !== "file" || rule === undefined) return [];
+  if (kind !== "file") return [];
   return gitdirPlacesInside(realRoot, under(realRoot, ".git")).map((path) => ({
     path,
     entry: ".git",
-    rule,
+    rule: GIT_RULE,
     how: "gitdir",
   }));
 }
@@ -130,11 +90,7 @@ function isLink(entries: EntryKinds, name: string): boolean {
   }
 }
 
-/**
- * The target among `targets` that `path` (relative, normalized) is, or lies
- * under, comparing names without regard to case as the guard does; or
- * undefined. Never throws.
- */
+/** The target among `targets` that `path` is or lies under, case-folded; or undefined. */
 export function linkedTargetOf(
   targets: readonly LinkedTarget[],
   path: string,
@@ -162,24 +118,16 @@ function targetsOf(realRoot: string, name: string): string[] {
       break; // missing, or outside what may be read: nothing more inside the project
     }
     const next = realFolders(linkTarget(folderOf(current), link));
-    const inside = next === undefined ? undefined : insideRoot(realRoot, next);
+    const inside = next === undefined ? undefined : relativeUnder(realRoot, next);
     if (next === undefined || inside === undefined) break;
     places.add(inside);
     current = next;
   }
   if (places.size > 0) {
-    // Where the whole chain really ends, when it ends inside the project.
-    try {
-      const end = insideRoot(realRoot, Deno.realPathSync(under(realRoot, name)));
-      if (end !== undefined) places.add(end);
-    } catch {
-      // Dangling, or outside: the hops above are what a reply could write.
-    }
+    // Where the whole chain really ends, when it ends inside the project (a dangling one: nowhere).
+    const end = realPath(under(realRoot, name));
+    const inside = end === undefined ? undefined : relativeUnder(realRoot, end);
+    if (inside !== undefined) places.add(inside);
   }
   return [...places];
-}
-
-/** `path` relative to `realRoot`, `/`-separated, when it lies inside it (not the root itself). */
-function insideRoot(realRoot: string, path: string): string | undefined {
-  return relativeUnder(realRoot, path);
 }

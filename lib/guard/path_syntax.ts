@@ -1,22 +1,17 @@
 /**
- * The syntax check of a path in an LLM reply, done before
- * the path is ever handed to the file system: the path must be relative,
- * `/`-separated, stay inside the project whatever operating system the tool
- * runs on, and name one file in exactly one way.
+ * The syntax check of a path in an LLM reply, before the file system sees it: relative,
+ * `/`-separated, inside the project on any operating system, naming one file in one way only.
  *
  * @module
  */
 
 import { codePointName, findControlCharacter, findInvisibleCharacter } from "../text/characters.ts";
+import { utf8Length } from "../text/tokens.ts";
 
 /** A Windows short (8.3) name such as `BUILD~1.SH` or `GIT~1`: it can stand for another file. */
 const SHORT_NAME = /~[0-9]/;
 
-/**
- * What the segment checks of {@link checkPathSyntax} could refuse in a plain
- * path: an empty first segment or an empty one further on, a segment ending
- * in `.` (which `.` and `..` do), a short name.
- */
+/** What the segment checks could refuse in a plain path: empty segments, a trailing `.`, a short name. */
 const SEGMENT_SUSPECT = /^\/|\/\/|\.(?:\/|$)|~[0-9]/;
 
 /** File systems refuse longer names (bytes of UTF-8). */
@@ -25,53 +20,23 @@ const MAX_SEGMENT_BYTES = 255;
 /** Linux's PATH_MAX; longer paths cannot be opened at all. */
 const MAX_PATH_BYTES = 4096;
 
-const encoder = new TextEncoder();
-
-// deno-lint-ignore no-control-regex -- the whole ASCII range, controls included
-const ASCII = /^[\x00-\x7f]*$/;
-
 /** Printable ASCII, space excepted: no control, invisible or white space character, no surrogate. */
 const PLAIN = /^[\x21-\x7e]*$/;
 
-/** The length of `text` in bytes of UTF-8: its length, for ASCII (almost every path). */
-function utf8Length(text: string): number {
-  return ASCII.test(text) ? text.length : encoder.encode(text).length;
-}
-
-/** Options of {@link checkPathSyntax}. */
-export interface PathSyntaxOptions {
-  /**
-   * Whether a segment over 255 bytes or a path over 4096 bytes of UTF-8 is
-   * refused (default true). The applier leaves them to the file system,
-   * whose error it reports as it rolls back.
-   */
-  readonly lengths?: boolean;
-}
-
 /**
- * Checks the syntax of a path from an LLM reply and returns why it is refused,
- * or `undefined` when it is acceptable. Refused: an empty path; an absolute one
- * (`/x`); a leading `~` segment (`~`, `~/x`, `~user/x`: a home folder); a `..`
- * segment; a backslash; any `:` (drive letters, NTFS streams); a control
- * character (U+0000–U+001F, U+007F–U+009F, U+2028, U+2029); an invisible or
- * formatting character; text that is not valid Unicode (a lone surrogate);
- * an empty segment (`a//b`); a `.` segment other than one leading `./`; a
- * trailing `/` (names a folder); white space at the start or end of a segment;
- * a segment ending in `.` (Windows drops it: `build.sh.` is `build.sh`); a
- * segment that looks like a Windows 8.3 short name (`~` then a digit:
- * `BUILD~1.SH` can be `build.sh`); a segment over 255 bytes or a path over
- * 4096 bytes of UTF-8. Reasons never repeat a control character: they name it
- * by code point. With `lengths: false`, the two length limits are left to the
- * file system. Never throws.
+ * Why a path from an LLM reply is refused, or undefined: empty, absolute, home (`~`), `..`,
+ * backslash, `:`, control, invisible or unpaired surrogate characters, empty or `.` segments
+ * (one leading `./` aside), a trailing `/`, white space or `.` ending a segment, Windows short
+ * names, too long. Reasons name a control character by code point. With `lengths: false` the
+ * length limits are left to the file system (the applier reports its error). Never throws.
  */
 export function checkPathSyntax(
   path: string,
-  options: PathSyntaxOptions = {},
+  options: { readonly lengths?: boolean } = {},
 ): string | undefined {
   const lengths = options.lengths !== false;
   if (path === "") return "is empty";
-  // Printable ASCII without spaces (almost every path) holds none of the characters the
-  // next checks and the white space check look for: they are skipped for it.
+  // Printable ASCII without spaces (almost every path) skips the character checks.
   const plain = PLAIN.test(path);
   if (!plain) {
     if (!path.isWellFormed()) return "is not valid Unicode (it holds a lone surrogate)";
@@ -131,13 +96,7 @@ export function checkPathSyntax(
   return undefined;
 }
 
-/**
- * Returns `path` without one leading `./` (`./src/a.ts` → `src/a.ts`): the
- * form the guard checks and the applier writes. Any other path is returned
- * unchanged. The one place a leading `./` is stripped: the protected-path
- * table, the ignore rules, the file reader and the context builder's file
- * list all call it. Never throws.
- */
+/** `path` without one leading `./`: the form the guard checks and the applier writes. */
 export function normalizeProjectPath(path: string): string {
   return path.startsWith("./") ? path.slice(2) : path;
 }

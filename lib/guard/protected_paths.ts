@@ -1,13 +1,7 @@
 /**
- * THE protected-path table: the paths an LLM reply may never
- * write, and the ones the context builder may not even read. The path guard
- * and the prompt text that tells the LLM about them are both generated from
- * this one table, so they cannot drift apart.
- *
- * Names are compared case-insensitively, the way case-insensitive file systems
- * fold them (see `case_fold.ts`): on macOS or Windows `BUILD.SH`,
- * `codeRollup.ſh` and `Cargo.loc\u212A` are the files `build.sh`,
- * `codeRollup.sh` and `Cargo.lock`.
+ * THE protected-path table: what an LLM reply may never write, and what the context builder may
+ * not read. The guard, the prompt text and the sandbox plan are all generated from it. Names are
+ * compared as case-insensitive file systems fold them (`case_fold.ts`): `BUILD.SH` is `build.sh`.
  *
  * @module
  */
@@ -16,37 +10,24 @@ import { foldCase } from "./case_fold.ts";
 import { normalizeProjectPath } from "./path_syntax.ts";
 
 /**
- * Where a protected name applies:
- * - `root-file`: a file of that name in the project root;
- * - `any-depth-name`: a file or folder of that name in any folder;
- * - `root-folder`: a folder of that name in the project root, with everything inside it.
- *
- * Whatever the scope, a path that passes *through* a protected name as a
- * folder (`build.sh/x`, `src/.git/config`) is protected as well.
+ * Where a name is protected: a root file, a file or folder at any depth, or a root folder with
+ * everything inside. A path passing *through* a protected name (`build.sh/x`) is protected too.
  */
 export type ProtectedScope = "root-file" | "any-depth-name" | "root-folder";
 
 /**
- * What a contained build (`lib/sandbox/`) sees of a protected path:
- * - `hidden`: an empty, read-only folder in its place: nothing of it can be read
- *   (`agent-config/` with the keys, `logs/` with every run's prompts and replies);
- * - `read-only`: there, but not writable;
- * - `writable`: like the rest of the project (cargo updates `Cargo.lock`,
- *   builds write `target/`).
+ * What a contained build sees of a protected path: `hidden` (an empty read-only folder in its
+ * place: keys, logs), `read-only`, or `writable` (cargo updates `Cargo.lock`, writes `target/`).
  */
 export type BuildAccess = "hidden" | "read-only" | "writable";
 
-/** One entry of the protected-path table. */
+/** One entry of the table; `readable`: whether the context builder may read it (never write). */
 export interface ProtectedPath {
-  /** The name as the project spells it, e.g. `build.sh`. */
   readonly name: string;
-  /** Where the name is protected. */
   readonly scope: ProtectedScope;
   /** A short description for people and for the LLM prompt. */
   readonly description: string;
-  /** Whether the context builder may read it (on an LLM's request); writing is never allowed. */
   readonly readable: boolean;
-  /** What a contained `./build.sh` may do with it. */
   readonly build: BuildAccess;
 }
 
@@ -144,8 +125,7 @@ export const PROTECTED_PATHS: readonly ProtectedPath[] = Object.freeze([
     scope: "root-folder",
     description: "code-commit's run logs",
     readable: false,
-    // Hidden: the logs hold the replies and prompts of every run; code-commit
-    // writes the build's own log from outside the sandbox.
+    // Hidden: the logs hold every run's prompts and replies; the build's log is written outside.
     build: "hidden",
   },
   {
@@ -167,13 +147,8 @@ for (const entry of PROTECTED_PATHS) {
 }
 
 /**
- * Returns every protected-path entry that covers `path`, outermost first
- * (`target/.git/config` is covered by `target` and by `.git`). `path` is
- * relative to the project root, `/`-separated and already syntax-checked
- * (`checkPathSyntax`); one leading `./` is allowed. A path is covered when its
- * first segment folds onto a root entry's name, or any segment folds onto an
- * any-depth entry's name: the named file or folder itself and anything
- * beneath it. Never throws.
+ * Every entry that covers `path` (syntax-checked; one leading `./` allowed), outermost first:
+ * its first segment folds onto a root entry, or any segment onto an any-depth entry. Never throws.
  */
 export function protectedRulesFor(path: string): ProtectedPath[] {
   const segments = normalizeProjectPath(path).split("/");
@@ -185,22 +160,13 @@ export function protectedRulesFor(path: string): ProtectedPath[] {
   return rules;
 }
 
-/**
- * The entry that covers a path through its segment `segment` (one name),
- * the first segment of the path when `first` (where the root entries
- * apply), or undefined: what {@link protectedRulesFor} finds segment by
- * segment, for a caller that knows the rules of a path's folder already
- * (the guard, which checks thousands of files in a few folders). Never throws.
- */
+/** The entry covering a path through `segment` (its first when `first`), or undefined. Never throws. */
 export function protectedRuleOfSegment(segment: string, first: boolean): ProtectedPath | undefined {
   const folded = foldCase(segment);
   return (first ? ROOT_RULES.get(folded) : undefined) ?? ANY_DEPTH_RULES.get(folded);
 }
 
-/**
- * Describes one entry in one line, e.g. "`build.sh` in the project root — the
- * project's build script". Never throws.
- */
+/** One entry in one line: "`build.sh` in the project root — the project's build script". */
 export function describeProtectedPath(entry: ProtectedPath): string {
   switch (entry.scope) {
     case "root-file":
@@ -212,11 +178,7 @@ export function describeProtectedPath(entry: ProtectedPath): string {
   }
 }
 
-/**
- * One line per table entry, in table order, for the prompt generator (see
- * `describeProtectedPath`). The lines do not mention case: callers say once that
- * names are compared without regard to case. Never throws.
- */
+/** One line per table entry, for the prompt (callers say once that case is not compared). */
 export function describeProtectedPaths(): string[] {
   return PROTECTED_PATHS.map(describeProtectedPath);
 }

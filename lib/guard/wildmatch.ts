@@ -1,15 +1,7 @@
 /**
- * git's glob matching (`wildmatch`), as git 2.39 matches `.gitignore`
- * patterns: `*`, `?`, `[...]` classes (ranges, `!` or `^` to negate,
- * `[:alpha:]` and the other POSIX names), `\` escapes, and, when matching
- * path names, `**` segments that match any number of folders. Written from
- * git's documented and observed behaviour (the agreement tests compare it
- * with `git check-ignore`), not from its source.
- *
- * git compares bytes: `?` and a class match one byte of a name's UTF-8
- * form, never a whole non-ASCII character. Both strings given here are
- * therefore "byte strings", one char per byte (see {@link toByteString});
- * plain ASCII is its own byte string. Pure: no I/O.
+ * git's glob matching (`wildmatch`) as git 2.39 matches `.gitignore` patterns, written from its
+ * observed behaviour (the agreement tests compare it with `git check-ignore`). git compares
+ * bytes, so both strings are byte strings, one char per UTF-8 byte ({@link toByteString}). Pure.
  *
  * @module
  */
@@ -42,10 +34,7 @@ function isGlobSpecial(c: number): boolean {
   return c === STAR || c === QUESTION || c === OPEN || c === BACKSLASH;
 }
 
-/**
- * The length of the literal start of `pattern`: the code units before its
- * first `*`, `?`, `[` or `\`. Never throws.
- */
+/** The length of the literal start of `pattern`, before its first `*`, `?`, `[` or `\`. */
 export function literalPrefixLength(pattern: string): number {
   for (let i = 0; i < pattern.length; i++) {
     if (isGlobSpecial(pattern.charCodeAt(i))) return i;
@@ -57,10 +46,7 @@ export function literalPrefixLength(pattern: string): number {
 const ASCII = /^[\x00-\x7f]*$/;
 const encoder = new TextEncoder();
 
-/**
- * `text` as a byte string: one char per byte of its UTF-8 form (ASCII text
- * is returned as it is). Never throws.
- */
+/** `text` as a byte string: one char per byte of its UTF-8 form. Never throws. */
 export function toByteString(text: string): string {
   if (ASCII.test(text)) return text;
   const bytes = encoder.encode(text);
@@ -72,10 +58,8 @@ export function toByteString(text: string): string {
 }
 
 /**
- * Whether the byte string `text` matches the byte string `pattern` from
- * `patternStart` on, as git's `wildmatch(pattern, text, flags)` decides.
- * `patternStart` is where git's own call would begin the pattern (a `**`
- * counts as a whole segment only after a `/` or at that start). Never throws.
+ * Whether byte string `text` matches `pattern` from `patternStart` (where git's own call begins
+ * it: a `**` is a whole segment only after a `/` or there), as git's `wildmatch`. Never throws.
  */
 export function wildmatch(
   pattern: string,
@@ -92,50 +76,26 @@ function at(s: string, i: number): number {
   return i < s.length ? s.charCodeAt(i) : 0;
 }
 
-function isUpper(c: number): boolean {
-  return c >= 0x41 && c <= 0x5a;
-}
+const isUpper = (c: number) => c >= 0x41 && c <= 0x5a;
+const isLower = (c: number) => c >= 0x61 && c <= 0x7a;
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+const isAlpha = (c: number) => isUpper(c) || isLower(c);
 
-function isLower(c: number): boolean {
-  return c >= 0x61 && c <= 0x7a;
-}
-
-function isDigit(c: number): boolean {
-  return c >= 0x30 && c <= 0x39;
-}
-
-/** Whether the byte `c` is in the POSIX class `name` (C locale); undefined for an unknown name. */
-function inClass(name: string, c: number, casefold: boolean): boolean | undefined {
-  const alpha = isUpper(c) || isLower(c);
-  switch (name) {
-    case "alnum":
-      return alpha || isDigit(c);
-    case "alpha":
-      return alpha;
-    case "blank":
-      return c === 0x20 || c === 0x09;
-    case "cntrl":
-      return c < 0x20 || c === 0x7f;
-    case "digit":
-      return isDigit(c);
-    case "graph":
-      return c > 0x20 && c < 0x7f;
-    case "lower":
-      return isLower(c);
-    case "print":
-      return c >= 0x20 && c < 0x7f;
-    case "punct":
-      return c > 0x20 && c < 0x7f && !alpha && !isDigit(c);
-    case "space":
-      return c === 0x20 || (c >= 0x09 && c <= 0x0d);
-    case "upper":
-      return isUpper(c) || (casefold && isLower(c));
-    case "xdigit":
-      return isDigit(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
-    default:
-      return undefined;
-  }
-}
+/** The POSIX classes (C locale): whether the byte `c` is in each. */
+const CLASSES = new Map<string, (c: number, casefold: boolean) => boolean>([
+  ["alnum", (c) => isAlpha(c) || isDigit(c)],
+  ["alpha", isAlpha],
+  ["blank", (c) => c === 0x20 || c === 0x09],
+  ["cntrl", (c) => c < 0x20 || c === 0x7f],
+  ["digit", isDigit],
+  ["graph", (c) => c > 0x20 && c < 0x7f],
+  ["lower", isLower],
+  ["print", (c) => c >= 0x20 && c < 0x7f],
+  ["punct", (c) => c > 0x20 && c < 0x7f && !isAlpha(c) && !isDigit(c)],
+  ["space", (c) => c === 0x20 || (c >= 0x09 && c <= 0x0d)],
+  ["upper", (c, casefold) => isUpper(c) || (casefold && isLower(c))],
+  ["xdigit", (c) => isDigit(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66)],
+]);
 
 /** One step of the matcher: `pattern` from `start` against `text` from `ti`. */
 function match(pattern: string, start: number, text: string, ti: number, flags: number): number {
@@ -257,9 +217,9 @@ function match(pattern: string, start: number, text: string, ti: number, flags: 
               if (c === CLOSE) break;
               continue;
             }
-            const inside = inClass(pattern.slice(nameStart, end - 1), tc, casefold);
-            if (inside === undefined) return ABORT_ALL; // an unknown class name
-            if (inside) matched = true;
+            const inClass = CLASSES.get(pattern.slice(nameStart, end - 1));
+            if (inClass === undefined) return ABORT_ALL; // an unknown class name
+            if (inClass(tc, casefold)) matched = true;
             pi = end;
             c = 0;
           } else if (tc === c) {

@@ -1,37 +1,16 @@
 /**
- * Runs git as code-commit's helper, never as the build's: every git command
- * the tool runs goes through {@link runGit}, which makes git start no
- * program that a build could plant or name.
- *
- * A build writes the project (and, in an activated virtualenv, the folder
- * first on `PATH`), so anything git would start from what the project says
- * — a filter named by a `.gitattributes`, a program found on `PATH`, a
- * `core.fsmonitor` — would run the build's code unconfined, with the user's
- * rights and keys. git therefore runs:
- * - from its system path (`system_programs.ts`), with `PATH` set to the
- *   system folders only, so whatever git itself starts by name is the
- *   system's;
- * - with every content filter, diff driver and merge driver defined in any
- *   configuration git reads (system, global, the repository's, includes)
- *   blanked: a `.gitattributes` may name a driver, but none has a program
- *   (`filter.<x>.clean`, `smudge`, `process` empty and `required` off;
- *   `diff.<x>.command`, `textconv` and `merge.<x>.driver` empty). The
- *   drivers cannot be switched off by name in advance, so they are listed
- *   first (`git config --list --name-only`, which starts nothing) and each
- *   one found is blanked;
- * - with no `core.fsmonitor`, no hooks (`core.hooksPath=/dev/null`), no
- *   pager, no editor, no credential helper or askpass, no transport at all
- *   (`protocol.allow=never`, which also stops `core.sshCommand`,
- *   `core.gitProxy` and remote helpers), no signing program, no submodule
- *   summary, and no optional locks (it writes nothing to the repository);
- * - with the configuration given on the command line by the environment
- *   (`GIT_CONFIG_PARAMETERS`, `GIT_CONFIG_COUNT`) replaced by the above,
- *   `GIT_EXEC_PATH` back to git's own, and the pager, editor and ssh
- *   variables set to programs that do nothing.
- *
- * The overrides travel in `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_<n>`/
- * `GIT_CONFIG_VALUE_<n>` (no quoting: a driver name may hold `=` or dots),
- * which also reach every git git starts itself.
+ * Runs git as code-commit's helper: every git command goes through {@link runGit}, which lets git
+ * start no program a build could plant or name. A build writes the project (and maybe the folder
+ * first on `PATH`), so a `.gitattributes` filter, a program on `PATH` or a `core.fsmonitor` would
+ * run its code unconfined with the user's keys. So git runs from its system path with `PATH` the
+ * system folders only; with every filter, diff and merge driver in any configuration it reads
+ * blanked (they cannot be named in advance: `git config --list --name-only`, which starts nothing,
+ * lists them first); with no fsmonitor, hooks, pager, editor, credential helper, askpass,
+ * transport (`protocol.allow=never` also stops `core.sshCommand` and remote helpers), signing
+ * program, submodule summary or optional locks; and with the environment's own configuration
+ * (`GIT_CONFIG_PARAMETERS`) replaced, `GIT_EXEC_PATH` back to git's own. The overrides travel in
+ * `GIT_CONFIG_COUNT`/`KEY_<n>`/`VALUE_<n>` (no quoting: a driver name may hold `=` or dots),
+ * which also reach every git that git starts.
  *
  * @module
  */
@@ -83,30 +62,20 @@ const DRIVER_SETTINGS: readonly { readonly pattern: RegExp; readonly value: stri
   { pattern: /^merge\..+\.driver$/i, value: "" },
 ];
 
-/** How git is run: its folder, and what becomes of its output. */
+/**
+ * How git is run: its folder, `git -C`'s folder, the project root (real path: a git inside it is
+ * never started), a signal that kills it, and whether its output is kept (`piped` by default).
+ */
 export interface GitOptions {
-  /** The folder git starts in. */
   readonly cwd: string;
-  /** A folder, relative to `cwd`, git moves to before anything else (`git -C`). */
   readonly chdir?: string;
-  /**
-   * The project root (absolute, links resolved): a git binary inside it is
-   * never started (see `systemProgramCandidates`).
-   */
   readonly projectRoot?: string;
-  /** Stops git (it is killed) when aborted. */
   readonly signal?: AbortSignal;
-  /** Whether standard output is kept; `piped` by default. */
   readonly stdout?: "piped" | "null";
-  /** Whether standard error is kept; `piped` by default. */
   readonly stderr?: "piped" | "null";
 }
 
-/**
- * The environment git runs with (see the module doc), blanking the
- * program-holding settings named in `configNames` (as `git config --list
- * --name-only` gives them). Never throws.
- */
+/** git's environment, blanking the driver settings among `configNames` (`git config --list`). */
 function gitEnvironment(configNames: readonly string[]): Record<string, string> {
   const settings: (readonly [string, string])[] = [...FIXED_SETTINGS];
   for (const name of new Set(configNames)) {
@@ -122,12 +91,9 @@ function gitEnvironment(configNames: readonly string[]): Record<string, string> 
 }
 
 /**
- * Runs `git <args>` as code-commit's helper (see the module doc): lists the
- * configured drivers first, then runs the command with all of them and
- * every other program git could start switched off. When the listing
- * itself fails (git cannot find its configuration, say a broken `.git`
- * file), its result is returned and the command is not run: nothing could
- * be blanked.
+ * Runs `git <args>` as code-commit's helper: lists the configured drivers, then runs the command
+ * with them and every other program git could start switched off. When the listing fails, its
+ * result is returned and the command is not run: nothing could be blanked.
  *
  * @throws {Deno.errors.NotFound} when git is not installed in a system folder.
  * @throws the error of starting git otherwise.

@@ -1,22 +1,13 @@
 /**
- * The flags code-commit runs with, its Deno permissions and a V8 flag: the
- * one list ({@link RUN_FLAGS}) that `build.sh` bakes into `./code-commit`
- * (compiled binary or launcher script), that the end-to-end tests run the
- * tool with, and that the `code-commit` task of `deno.json` takes from here.
- *
- * Paths are relative: Deno resolves them against the directory the tool is
- * started in, which is the project root.
- *
- * Run as a script it prints the flags, one per line, for `build.sh`.
+ * The flags code-commit runs with (Deno permissions and a V8 flag): the one list `build.sh` bakes
+ * into `./code-commit`, the e2e tests and the `deno.json` task use. Paths are relative to the
+ * project root the tool starts in. Run as a script, it prints them one per line.
  *
  * @module
  */
 
 /** The environment variables code-commit reads (and may read). */
-const ENV_VARS = [
-  "CODE_COMMIT_GEMINI_BASE_URL",
-  "CODE_COMMIT_OPENAI_BASE_URL",
-] as const;
+const ENV_VARS = ["CODE_COMMIT_GEMINI_BASE_URL", "CODE_COMMIT_OPENAI_BASE_URL"] as const;
 
 /** Hosts code-commit may connect to: the two APIs, and loopback for local endpoints. */
 export const NET_HOSTS = [
@@ -28,47 +19,28 @@ export const NET_HOSTS = [
 ] as const;
 
 /**
- * The system folders code-commit starts its helper programs from, in the
- * order they are tried. A program is never looked up on `PATH`: a build can
- * put a folder of the project on it (an activated virtualenv's `.venv/bin`)
- * and plant a `kill` or `bwrap` there that code-commit would then run
- * outside any sandbox. These folders belong to the system (root) and are
- * read-only inside the sandbox; `/bin` is listed besides `/usr/bin` for
- * systems where the two are different folders (Deno compares the paths as
- * written, not where links lead).
+ * The system folders helper programs start from, in order; never `PATH`, where a build could plant
+ * a `kill` or `bwrap` (a virtualenv's `.venv/bin`) run outside any sandbox. Both are listed: Deno
+ * compares the paths as written, and on some systems they differ.
  */
 const SYSTEM_PROGRAM_FOLDERS = ["/usr/bin", "/bin"] as const;
 
 /**
- * The helper programs code-commit may start, each from
- * {@link SYSTEM_PROGRAM_FOLDERS} only:
- * - `kill`, used only to stop a timed-out or interrupted build together with
- *   every process it started (Deno's own `Deno.kill` of a process group
- *   needs unrestricted `--allow-run`, in Deno 2.9.6);
- * - `bwrap` (bubblewrap), the sandbox builds run in on Linux (`lib/sandbox/`);
- * - `git`, to find the repository the current folder belongs to (`git
- *   rev-parse --show-toplevel`: the tool may not read above the folder it
- *   is started in), and for the dirty-tree check before a run that changes
- *   files (`git status`, which knows git's own rules exactly); always
- *   through `git.ts`, which lets git start no program of the project's.
- * - `ps`, to find the processes of a build that a killed code-commit left
- *   running (`lib/project_lock/running_build.ts`).
+ * The helper programs code-commit may start: `kill` to stop a build's process group (`Deno.kill`
+ * of a group needs unrestricted `--allow-run`), `bwrap` for the sandbox, `git` (always through
+ * `git.ts`) for the repository root and the dirty-tree check, `ps` for a build a killed run left.
  */
 const SYSTEM_PROGRAMS = ["kill", "bwrap", "git", "ps"] as const;
 
 /** The name of one of {@link SYSTEM_PROGRAMS}. */
 export type SystemProgram = typeof SYSTEM_PROGRAMS[number];
 
-/** Where `name` may be, in the order to try: `/usr/bin/<name>`, `/bin/<name>`. Never throws. */
+/** Where `name` may be, in the order to try. Never throws. */
 export function systemProgramPaths(name: SystemProgram): string[] {
   return SYSTEM_PROGRAM_FOLDERS.map((folder) => `${folder}/${name}`);
 }
 
-/**
- * Programs code-commit may start: the project's build script, the helper
- * programs at their absolute paths ({@link SYSTEM_PROGRAMS}), and macOS's
- * `/usr/bin/sandbox-exec` (`lib/sandbox/seatbelt.ts`).
- */
+/** Programs code-commit may start: the build script, the helpers, and macOS's `sandbox-exec`. */
 const RUN_PROGRAMS = [
   "./build.sh",
   ...SYSTEM_PROGRAMS.flatMap(systemProgramPaths),
@@ -85,12 +57,7 @@ export const PERMISSION_FLAGS: readonly string[] = [
   `--allow-env=${ENV_VARS.join(",")}`,
 ];
 
-/**
- * The V8 flag, as one Deno flag: `--no-concurrent-recompilation` has V8
- * optimize hot code on the main thread, not on a thread of its own whose
- * work a run of a few hundred milliseconds mostly throws away. It changes
- * how much CPU and memory a run takes, never what it does.
- */
+/** V8 optimizes on the main thread: a short run mostly throws a compiler thread's work away. */
 const V8_FLAGS: readonly string[] = ["--v8-flags=--no-concurrent-recompilation"];
 
 /** Every flag `./code-commit` runs `main.ts` with: the permissions, then the V8 flag. */

@@ -1,43 +1,32 @@
 /**
- * Starts code-commit's helper programs (`kill`, `bwrap`, `git`) from their
- * absolute system paths (`permissions.ts`), never from `PATH`: a build can
- * change what `PATH` finds (an activated virtualenv puts `.venv/bin` of the
- * project first) and would then run its own `kill` or `bwrap` outside any
- * sandbox. git is run through `git.ts`, which also keeps git itself from
- * starting anything the project could plant or name.
+ * Starts code-commit's helper programs from their absolute system paths, never from `PATH`, which
+ * a build can change (a virtualenv's `.venv/bin` first) to run its own `kill` or `bwrap` unconfined.
  *
  * @module
  */
 import { relativeUnder } from "../file_system/paths.ts";
 import { type SystemProgram, systemProgramPaths } from "./permissions.ts";
 
-/** A helper program that ran, and where it was found. */
+/** A helper program that ran: the absolute path started, and what it gave. */
 export interface SystemProgramRun {
-  /** The absolute path that was started, e.g. `/usr/bin/bwrap`. */
   readonly path: string;
-  /** What it gave. */
   readonly output: Deno.CommandOutput;
 }
 
-/** Whether the absolute path `path` is `folder` or inside it (compared as written). */
-function within(path: string, folder: string): boolean {
-  return path === folder || relativeUnder(folder, path) !== undefined;
-}
-
 /**
- * The places `name` may be started from, in order, without any that lies
- * inside `projectRoot` (absolute, links resolved): a project at `/usr`
+ * Where `name` may start from, without any inside `projectRoot` (real path): a project at `/usr`
  * could otherwise rewrite the program it is contained by. Never throws.
  */
 export function systemProgramCandidates(name: SystemProgram, projectRoot?: string): string[] {
+  // Compared as written: the project root, links resolved, against the system paths.
   return systemProgramPaths(name).filter((path) =>
-    projectRoot === undefined || !within(path, projectRoot)
+    projectRoot === undefined ||
+    (path !== projectRoot && relativeUnder(projectRoot, path) === undefined)
   );
 }
 
 /**
- * Runs `name` with `options` from the first of its system paths that
- * exists (see {@link systemProgramCandidates}) and waits for it.
+ * Runs `name` from the first of its candidate paths that exists, and waits for it.
  *
  * @throws {Deno.errors.NotFound} when none of the paths holds the program.
  * @throws the error of starting it otherwise (`Deno.errors.PermissionDenied`, say).

@@ -1,8 +1,5 @@
 /**
- * The names a project's modules go by, for the context builder's summary
- * and the auto workflow alike: where the modules are, the file that makes a
- * folder one, and its documents.
- * Pure.
+ * The names a project's modules go by: where they are, and the files that make and document one.
  *
  * @module
  */

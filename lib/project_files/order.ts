@@ -1,27 +1,15 @@
 /**
- * The two orders project paths are listed in, the same on every machine and
- * in every locale (no `localeCompare`): {@link compareCodePoints} for a flat
- * list of paths or names, {@link comparePaths} for a tree, where a folder
- * comes right before what is inside it. Pure: no I/O.
+ * The two orders project paths are listed in, the same everywhere (no `localeCompare`). Pure.
  *
  * @module
  */
 
-/**
- * Orders strings by their UTF-16 code units, which is code-point order for
- * every character except one case: a character above U+FFFF (a surrogate
- * pair) sorts before U+E000–U+FFFF. The same on every machine and locale.
- * Use it with `Array.prototype.sort`. Never throws.
- */
+/** Orders strings by UTF-16 code units, the same on every machine and locale. Never throws. */
 export function compareCodePoints(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/**
- * Orders project paths in tree order: segment by segment, each compared as
- * {@link compareCodePoints} compares them, so a folder comes right before
- * what is inside it (`src/a`, `src/a/b`, `src/a-b`). Never throws.
- */
+/** Orders paths segment by segment: a folder comes right before what is inside it. */
 export function comparePaths(a: string, b: string): number {
   const length = Math.min(a.length, b.length);
   for (let index = 0; index < length; index++) {

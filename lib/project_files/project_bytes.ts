@@ -1,10 +1,6 @@
 /**
- * The bytes of one project file, read the one way every project file that
- * goes to a model is read (the context builder's codebase and summary, an
- * auto-workflow task's codebase, the rollup): with the bounded read, never
- * through a final symbolic link, only with one name, at most 1 MiB, never
- * a binary file; and the one classification of what kept a file out, which
- * the prompts and the rollup each put in their own words.
+ * The bytes of one project file, read the one way every file that goes to a model is: bounded,
+ * never through a final link, one name only, at most 1 MiB, never binary.
  *
  * @module
  */
@@ -15,45 +11,19 @@ import { READ_LIMITS } from "../file_system/read_limits.ts";
 import { under } from "../file_system/file_system.ts";
 
 /**
- * Why a project file's bytes could not be used, as the bounded read and the
- * NUL check classify it: the one classification the prompts and the rollup
- * share (each names the kinds its own way).
+ * Why a project file's bytes could not be used: the one classification the prompts and the
+ * rollup share. `too-large` has no `size` when the file grew past the limit as it was read.
  */
 export type ProjectFileProblem =
-  | {
-    /** No longer there (`missing`), or no longer a regular file (`symbolic-link`, `folder`, `special`). */
-    readonly kind: "missing" | "symbolic-link" | "folder" | "special";
-  }
-  | {
-    /**
-     * More than one hard link (`hard-link`), something else opened than
-     * the file checked (`changed`), an open that did not finish in time
-     * (`open-timeout`), or a NUL byte in it (`binary`).
-     */
-    readonly kind: "hard-link" | "changed" | "open-timeout" | "binary";
-  }
-  | {
-    /** Larger than the limit. */
-    readonly kind: "too-large";
-    /** The size it reported; undefined when it grew past the limit as it was read. */
-    readonly size?: number;
-  }
-  | {
-    /** The operating system refused the read. */
-    readonly kind: "unreadable";
-    /** Why, from the operating system. */
-    readonly message: string;
-  };
+  | { readonly kind: "missing" | "symbolic-link" | "folder" | "special" }
+  | { readonly kind: "hard-link" | "changed" | "open-timeout" | "binary" }
+  | { readonly kind: "too-large"; readonly size?: number }
+  | { readonly kind: "unreadable"; readonly message: string };
 
 /**
- * Reads the project file `path` (relative to `root`, normalized, already
- * allowed by the caller, whose check must also have found every folder on
- * the way a real folder: this read refuses a link only as the last part of
- * the path) with the bounded read the prompts and the rollup use: never
- * through a final symbolic link, only with one name, at most
- * `READ_LIMITS.projectFile` (1 MiB). Its bytes, or the
- * {@link ProjectFileProblem} that kept them out (a file holding a NUL byte
- * is `binary`). Never throws.
+ * Reads the project file `path` (allowed by the caller, whose check found every folder on the way
+ * real: only the last part is refused as a link) with the bounded read, at most 1 MiB. Its bytes,
+ * or the problem that kept them out (a NUL byte makes it `binary`). Never throws.
  */
 export async function readProjectBytes(
   root: string,
@@ -78,7 +48,7 @@ export async function readProjectBytes(
   return { ok: true, bytes };
 }
 
-/** The problem a bounded read's `error` stands for. Never throws. */
+/** The problem a bounded read's `error` stands for. */
 function problemOf(error: unknown): ProjectFileProblem {
   if (!(error instanceof FileReadError)) return { kind: "unreadable", message: messageOf(error) };
   switch (error.problem) {

@@ -1,11 +1,7 @@
 /**
- * Writing a project file the tool itself makes (`--init`'s files, the code
- * rollup) with the tool's own file rules (`lib/file_system/`): every folder
- * on the way must be a real folder (a symbolic link or a file there is
- * refused, never followed; missing ones are made only when asked), the file
- * itself must be absent or a regular file, and the text goes to a temporary
- * sibling that is then renamed into place (`writeAtomically`), so a reader
- * sees the old file or the new one, never half of one.
+ * Writing a file the tool itself makes (`--init`'s files, the rollup): every folder on the way a
+ * real folder (a link or file there refused, never followed), the file absent or regular, the text
+ * renamed into place from a temporary sibling, so a reader never sees half of it.
  *
  * @module
  */
@@ -16,22 +12,19 @@ import { describeEntry, lstatOrUndefined } from "../file_system/lstat.ts";
 import { checkRealFolder, parentFolder } from "../file_system/real_folders.ts";
 import { writeAtomically } from "../file_system/write_atomically.ts";
 
-/** Options of a write. */
+/** A new file's permission bits (a replaced one keeps its own); whether to make missing folders. */
 export interface SafeWriteOptions {
-  /** Permission bits of a new file (default: 0o666 less the umask; a replaced file keeps its own). */
   readonly mode?: number;
-  /** Create missing folders on the way (default false: a missing folder is an error). */
   readonly createFolders?: boolean;
 }
 
 const encoder = new TextEncoder();
 
 /**
- * Writes `text` to `path` (relative to `root`, `/`-separated) atomically,
- * replacing the file if it exists (its permission bits are kept).
+ * Writes `text` to `path` atomically, replacing the file if it exists (keeping its mode).
  *
- * @throws {CodeCommitError} naming the path when a folder on the way or the
- * file itself is a symbolic link or not what it must be, or the write fails.
+ * @throws {CodeCommitError} naming the path when something on the way is a link or not what it
+ * must be, or the write fails.
  */
 export async function writeFileAtomically(
   root: string,
@@ -52,13 +45,11 @@ export async function writeFileAtomically(
 }
 
 /**
- * Writes `text` to `path` (relative to `root`) only if nothing is there:
- * returns false, writing nothing, when anything (a file, a folder, a link)
- * already has that name. The name is checked when the write starts and
- * again right before the rename.
+ * Writes `text` to `path` only if nothing is there (checked at the start and before the rename);
+ * false, writing nothing, otherwise.
  *
- * @throws {CodeCommitError} naming the path when a folder on the way is a
- * symbolic link or not a folder, or the write fails.
+ * @throws {CodeCommitError} naming the path when a folder on the way is a link or not a folder,
+ * or the write fails.
  */
 export async function writeNewFile(
   root: string,
@@ -86,11 +77,9 @@ export async function writeNewFile(
 }
 
 /**
- * Makes the folder `path` (relative to `root`) if it is missing, and every
- * missing folder above it; returns true when it made the folder itself.
+ * Makes the folder `path` and every missing one above it; true when it made `path` itself.
  *
- * @throws {CodeCommitError} when something on the way, or `path` itself, is
- * a symbolic link or not a folder.
+ * @throws {CodeCommitError} when something on the way, or `path`, is a link or not a folder.
  */
 export async function ensureRealFolder(root: string, path: string): Promise<boolean> {
   const check = await checkRealFolder(denoFileSystem, root, path, { create: true });
@@ -109,20 +98,12 @@ function folderError(
   found: "missing" | "symlink" | "not-folder",
   path: string,
 ): CodeCommitError {
-  switch (found) {
-    case "missing":
-      return new CodeCommitError(
-        `cannot write ${path}: the folder ${folder}/ does not exist`,
-        EXIT.setup,
-      );
-    case "symlink":
-      return new CodeCommitError(
-        `${folder} is a symbolic link; code-commit writes only into real folders: replace it with a folder`,
-        EXIT.setup,
-      );
-    case "not-folder":
-      return new CodeCommitError(`${folder} is not a folder: move it away`, EXIT.setup);
-  }
+  const message = found === "missing"
+    ? `cannot write ${path}: the folder ${folder}/ does not exist`
+    : found === "symlink"
+    ? `${folder} is a symbolic link; code-commit writes only into real folders: replace it with a folder`
+    : `${folder} is not a folder: move it away`;
+  return new CodeCommitError(message, EXIT.setup);
 }
 
 /** The file's info when it is a regular file, undefined when absent; throws for anything else. */

@@ -1,21 +1,15 @@
 /**
- * Lists of changed files as the terminal and the logs show them: one line
- * per path with the lines added and removed, and a long list cut to its
- * first lines and a count. Pure.
+ * Lists of changed files as the terminal and the logs show them, and long lists cut short. Pure.
  *
  * @module
  */
 import { formatCount } from "./numbers.ts";
 
-/** One file a run changed (or a reply would change). */
+/** One file a run changed (or a reply would change); line counts undefined when not counted. */
 export interface ChangedFile {
-  /** The path, relative to the project root. */
   readonly path: string;
-  /** `created`: nothing was there; `replaced`: a file was, and changed; `deleted`: it is gone. */
   readonly kind: "created" | "replaced" | "deleted";
-  /** Lines added; undefined when they could not be counted. */
   readonly added: number | undefined;
-  /** Lines removed; undefined when they could not be counted. */
   readonly removed: number | undefined;
 }
 
@@ -26,7 +20,7 @@ export function formatLineCounts(change: Pick<ChangedFile, "added" | "removed">)
 }
 
 /** How many lines of a list the terminal shows; the log has them all. */
-export const LINES_SHOWN = 20;
+const LINES_SHOWN = 20;
 
 /** `  created   src/a.ts  +12 -0`, one line per file, the kinds aligned. Never throws. */
 export function formatChangedFiles(changes: readonly ChangedFile[]): string[] {
@@ -38,23 +32,14 @@ export function formatChangedFiles(changes: readonly ChangedFile[]): string[] {
 /** How many paths (or other items) one message names at most; the rest are counted. */
 export const NAMED_AT_MOST = 20;
 
-/** Options of {@link nameSome}. */
-export interface NameSomeOptions {
-  /** Between two items (default `, `). */
-  readonly separator?: string;
-  /** Where the whole list is (a run's log file), when somewhere. */
-  readonly where?: string;
-  /** How many to name (default {@link NAMED_AT_MOST}). */
-  readonly limit?: number;
-}
-
 /**
- * Every message that lists paths names them with this: `items` joined by
- * the separator, at most `limit` of them (20), the rest as a count:
- * `a, b, and 1,602 more; all in logs/…/NAME` (without `; all in` when
- * `where` is not given). Never throws.
+ * Every message that lists paths names them with this: at most `limit` (20) `items` joined by
+ * `separator` (`, `), the rest counted: `a, b, and 1,602 more; all in <where>`. Never throws.
  */
-export function nameSome(items: readonly string[], options: NameSomeOptions = {}): string {
+export function nameSome(
+  items: readonly string[],
+  options: { readonly separator?: string; readonly where?: string; readonly limit?: number } = {},
+): string {
   const limit = options.limit ?? NAMED_AT_MOST;
   const separator = options.separator ?? ", ";
   if (items.length <= limit) return items.join(separator);
@@ -64,10 +49,7 @@ export function nameSome(items: readonly string[], options: NameSomeOptions = {}
   } more${where}`;
 }
 
-/**
- * The first `limit` of `lines`, then, when there are more, a line `  … and
- * N more` and `where` (where the whole list is). Never throws.
- */
+/** The first `limit` of `lines`, then a line `  … and N more (all of them in <where>)`. */
 export function cutList(lines: readonly string[], where: string, limit = LINES_SHOWN): string[] {
   if (lines.length <= limit) return [...lines];
   return [

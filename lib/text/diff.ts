@@ -1,41 +1,25 @@
 /**
- * Line diffs: how many lines a change adds and removes, and the unified
- * diff (`diff -u`, as `git apply` and `patch` read it) of one file.
- *
- * The lines the two texts share at their head and tail are set aside first
- * (a one-line change in a file of a million lines costs one pass), the
- * algorithm finds a shortest edit script between the lines left. Its cost is
- * bounded: past {@link MAX_EDIT_DISTANCE} edits or {@link MAX_WORK} steps,
- * the lines between count as removed and added whole. Nothing recurses and
- * no array is spread into a call, so any input the read limits let in is
- * diffed in bounded time and memory. Pure.
+ * Line diffs: lines added and removed, and one file's unified diff. The common head and tail are
+ * set aside first; past {@link MAX_EDIT_DISTANCE} edits or {@link MAX_WORK} steps the lines between
+ * count as replaced whole. Nothing recurses or spreads an array, so any input the read limits let
+ * in is diffed in bounded time and memory. Pure.
  *
  * @module
  */
 
-/** What a change does to a file's lines. */
+/** What a change does to a file's lines: how many it adds and removes. */
 export interface LineCounts {
-  /** Lines in the new text that are not in the old one. */
   readonly added: number;
-  /** Lines of the old text that are not in the new one. */
   readonly removed: number;
 }
 
 /** Past this many inserted and deleted lines, the middle of a diff is replaced whole. */
 const MAX_EDIT_DISTANCE = 2_000;
 
-/**
- * Past this many steps of Myers' search (a diagonal tried or a line pair
- * compared), the middle of a diff is replaced whole: a few tenths of a
- * second at most, whatever the texts.
- */
+/** Past this many steps of Myers' search, the middle is replaced whole: tenths of a second at most. */
 const MAX_WORK = 50_000_000;
 
-/**
- * Past this many characters (or bytes) between the common head and tail of
- * two texts, the line counts take the lines between as replaced whole
- * rather than split them for a diff.
- */
+/** Past this many units between the common head and tail, the line counts take them as replaced. */
 const MAX_DIFF_UNITS = 64 * 1024 * 1024;
 
 /** Lines of the unified diff's context around each change. */
@@ -44,14 +28,9 @@ const CONTEXT = 3;
 /** Marks a last line that has no line end, so that it differs from the same line with one. */
 const NO_LINE_END = "\u0000\u0001no line end";
 
-/** The line feed byte. */
 const LF = 10;
 
-/**
- * The lines of `text`, each without its `\n`; a final line end ends the
- * last line rather than starting an empty one, and a last line without one
- * carries a mark (so that adding the line end is a change). Never throws.
- */
+/** The lines of `text` without their `\n`; a last line without one carries {@link NO_LINE_END}. */
 function splitLines(text: string): string[] {
   if (text === "") return [];
   const lines = text.split("\n");
@@ -69,11 +48,9 @@ interface Change {
 }
 
 /**
- * The runs of lines replaced going from `a` to `b`, in order, with kept
- * lines between them: a shortest edit script's, or past the search's
- * bounds one run holding every line between the common head and tail.
- * `script` false leaves out the runs' places, and gives one run holding
- * only the counts (cheaper: no trace is kept). Never throws.
+ * The runs of lines replaced going from `a` to `b`, in order: a shortest edit script's, or past
+ * the search's bounds one run of all between head and tail. Without `script`, one run holding
+ * only the counts (no trace kept).
  */
 function changes(a: readonly string[], b: readonly string[], script: boolean): Change[] {
   let head = 0;
@@ -110,11 +87,8 @@ function changes(a: readonly string[], b: readonly string[], script: boolean): C
 }
 
 /**
- * Myers' greedy search for the length D of a shortest edit script from `a`
- * to `b`, in O(D) space, or O(D²) when `trace` is given: each step's
- * diagonals `-d..d` are pushed onto it (as they were before the step), for
- * {@link editScript} to walk back. -1 past {@link MAX_EDIT_DISTANCE} edits
- * or {@link MAX_WORK} steps.
+ * Myers' greedy search for the length D of a shortest edit script, in O(D) space, or O(D²) with
+ * `trace` (each step's diagonals before it, for {@link editScript}). -1 past the bounds.
  */
 function search(a: readonly string[], b: readonly string[], trace?: Int32Array[]): number {
   const n = a.length;
@@ -144,24 +118,17 @@ function search(a: readonly string[], b: readonly string[], trace?: Int32Array[]
   return -1;
 }
 
-/**
- * A shortest edit script from `a` to `b` as the runs of lines replaced, in
- * order: {@link search} with its trace kept (it grows with D², at most
- * {@link MAX_EDIT_DISTANCE}²), walked back from the end; undefined past
- * the search's bounds.
- */
+/** A shortest edit script as runs of lines replaced: {@link search}'s trace walked back. */
 function editScript(a: readonly string[], b: readonly string[]): Change[] | undefined {
   const trace: Int32Array[] = [];
   const found = search(a, b, trace);
   if (found < 0) return undefined;
-  const n = a.length;
-  const m = b.length;
   // Walked back from the end: each step is one line removed or added, after the kept lines
   // (the snake) that follow it; a kept line closes the run being gathered.
   const runs: Change[] = [];
   let run: Change | undefined;
-  let x = n;
-  let y = m;
+  let x = a.length;
+  let y = b.length;
   for (let d = found; d > 0; d--) {
     // trace[d] holds v[offset - d - 1 .. offset + d + 1] as it was before step d.
     const previous = trace[d];
@@ -186,14 +153,11 @@ function editScript(a: readonly string[], b: readonly string[]): Change[] | unde
   return runs.reverse();
 }
 
-/**
- * How many lines `bytes` (UTF-8 text) holds, counted as {@link
- * countLineChanges} counts them, without decoding it. Never throws.
- */
-export function countLines(bytes: Uint8Array): number {
+/** How many lines `text` holds, counted as {@link countLineChanges} counts them. Never throws. */
+export function countLines(text: Units): number {
   let lines = 0;
-  for (let at = bytes.indexOf(LF); at !== -1; at = bytes.indexOf(LF, at + 1)) lines++;
-  return bytes.length > 0 && bytes[bytes.length - 1] !== LF ? lines + 1 : lines;
+  for (let at = nextLineFeed(text, 0); at !== -1; at = nextLineFeed(text, at + 1)) lines++;
+  return text.length > 0 && unitAt(text, text.length - 1) !== LF ? lines + 1 : lines;
 }
 
 /** The lines added and removed by the runs of `found`. */
@@ -209,6 +173,11 @@ function sum(found: readonly Change[]): LineCounts {
 
 /** A text as a string, or as UTF-8 bytes. */
 type Units = string | Uint8Array;
+
+/** The unit at `at` of `text`. */
+function unitAt(text: Units, at: number): number {
+  return typeof text === "string" ? text.charCodeAt(at) : text[at];
+}
 
 /** Where the line feed at or after `from` is in `text`; -1 when there is none. */
 function nextLineFeed(text: Units, from: number): number {
@@ -250,10 +219,8 @@ function sameEnd(a: Units, b: Units, room: number): number {
 }
 
 /**
- * The whole lines two different texts share at their start and end, found
- * in their units without splitting them into lines, less `context` lines
- * on each side: `head` units and `headLines` lines at the start, `tail`
- * units at the end.
+ * The whole lines two different texts share at start and end, less `context` lines each side,
+ * found without splitting: `head` units and `headLines` lines, and `tail` units.
  */
 function commonLines(
   a: Units,
@@ -267,11 +234,9 @@ function commonLines(
     head = head < 2 ? 0 : lastLineFeed(a, head - 2) + 1;
   }
   const common = sameEnd(a, b, Math.min(a.length, b.length) - head);
-  // The common tail starts at a line start of both texts: where its units start if that is one
-  // in both, else after the first line feed in it (its units are the same in both).
+  // The common tail starts at a line start of both texts, else after its first line feed.
   let tail = 0;
-  const lineStart = (text: Units, at: number) =>
-    at === head || (typeof text === "string" ? text.charCodeAt(at - 1) : text[at - 1]) === LF;
+  const lineStart = (text: Units, at: number) => at === head || unitAt(text, at - 1) === LF;
   if (common > 0) {
     if (lineStart(a, a.length - common) && lineStart(b, b.length - common)) {
       tail = common;
@@ -291,19 +256,7 @@ function commonLines(
   return { head, headLines, tail };
 }
 
-/** How many lines `text` holds, as {@link countLines} counts them. */
-function countUnits(text: Units): number {
-  if (typeof text !== "string") return countLines(text);
-  let lines = 0;
-  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) lines++;
-  return text.length > 0 && !text.endsWith("\n") ? lines + 1 : lines;
-}
-
-/**
- * The lines added and removed from `a` to `b`: the common head and tail
- * set aside in their units, and only the lines between split and diffed;
- * past {@link MAX_DIFF_UNITS} of them they count as replaced whole.
- */
+/** The lines added and removed from `a` to `b`: only the lines between head and tail are diffed. */
 function countUnitChanges(a: Units, b: Units): LineCounts {
   if (a.length === b.length && sameStart(a, b) === a.length) return { added: 0, removed: 0 };
   const { head, tail } = commonLines(a, b, 0);
@@ -313,15 +266,12 @@ function countUnitChanges(a: Units, b: Units): LineCounts {
     middleA.length === 0 || middleB.length === 0 ||
     middleA.length + middleB.length > MAX_DIFF_UNITS
   ) {
-    return { added: countUnits(middleB), removed: countUnits(middleA) };
+    return { added: countLines(middleB), removed: countLines(middleA) };
   }
   return sum(changes(splitLines(asText(middleA)), splitLines(asText(middleB)), false));
 }
 
-/**
- * A string as it is; bytes decoded one character a byte, so that lines are
- * equal exactly when their bytes are, and no bytes can fail to decode.
- */
+/** A string as it is; bytes one character a byte (lines equal exactly when their bytes are). */
 function asText(units: Units): string {
   return typeof units === "string" ? units : new TextDecoder("latin1").decode(units);
 }
@@ -332,10 +282,7 @@ export function countLineChanges(before: string, after: string): LineCounts {
 }
 
 /**
- * How many lines going from `before` to `after` (UTF-8 text) adds and
- * removes, as {@link countLineChanges} counts them (lines compared byte
- * for byte), without decoding either whole: for files up to the read
- * limits, hundreds of MiB, beyond what one string holds.
+ * {@link countLineChanges} of UTF-8 bytes, never decoded whole (files beyond what a string holds).
  *
  * @throws {RangeError} only when memory runs out.
  */
@@ -343,12 +290,7 @@ export function countByteLineChanges(before: Uint8Array, after: Uint8Array): Lin
   return countUnitChanges(before, after);
 }
 
-/**
- * How many lines going from the file `before` to the file `after` adds and
- * removes (null: no file), as {@link countByteLineChanges} counts them;
- * undefined when they cannot be counted (memory ran out). For a step that
- * must not depend on a diff, such as taking a run back. Never throws.
- */
+/** {@link countByteLineChanges} of two files (null: none); undefined when memory ran out. */
 export function countFileLineChanges(
   before: Uint8Array | null,
   after: Uint8Array | null,
@@ -360,17 +302,11 @@ export function countFileLineChanges(
   }
 }
 
-/**
- * The unified diff of one file, `diff -u` style with `a/` and `b/`
- * prefixes as git writes them: `before` null is a created file (`---
- * /dev/null`), `after` null a deleted one. Empty when nothing changes.
- * Never throws.
- */
+/** The unified diff of one file as git writes it (null: no file); empty when nothing changes. */
 export function unifiedDiff(path: string, before: string | null, after: string | null): string {
   if (before === after) return "";
   const textA = before ?? "";
   const textB = after ?? "";
-  // Only the lines between the common head and tail, with their context, are split and diffed.
   const { head, headLines, tail } = commonLines(textA, textB, CONTEXT);
   const a = splitLines(textA.slice(head, textA.length - tail));
   const b = splitLines(textB.slice(head, textB.length - tail));

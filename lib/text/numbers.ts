@@ -1,7 +1,5 @@
 /**
- * Numbers as people read them, without ICU: `toLocaleString` and `Intl`
- * load Deno's ICU data on first use (costly in time and memory), so every count,
- * duration and amount the tool prints is formatted here. Pure.
+ * Numbers as people read them, without ICU (`Intl` loads its data on first use, costly). Pure.
  *
  * @module
  */
@@ -19,11 +17,7 @@ export function formatCount(n: number): string {
   return whole < 0 ? `-${out}` : out;
 }
 
-/**
- * A moment as people read it in a message, to the second, in UTC:
- * `2026-11-27 07:40:00 UTC`. An ISO string is taken too; one that is no
- * date comes back as it is. Never throws.
- */
+/** A moment (or ISO string) as `2026-11-27 07:40:00 UTC`; a string that is no date as it is. */
 export function formatUtc(at: Date | string): string {
   const date = typeof at === "string" ? new Date(at) : at;
   if (Number.isNaN(date.getTime())) return String(at);
@@ -35,12 +29,7 @@ export function formatSeconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(2))}s`;
 }
 
-/**
- * US dollars for people: `$0.0144` below one dollar (four decimals, so a
- * single call's cost shows), `<$0.0001` for less than that but not
- * nothing, `$12.35` and `$1,234.57` from one dollar up, `$0.00` for
- * nothing. Rounded half up. Never throws.
- */
+/** US dollars: `$0.0144` below a dollar, `<$0.0001`, `$1,234.57`, `$0.00`; half up. Never throws. */
 export function formatUsd(dollars: number): string {
   if (!Number.isFinite(dollars)) return `$${dollars}`;
   const sign = dollars < 0 ? "-" : "";

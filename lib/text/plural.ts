@@ -1,16 +1,11 @@
 /**
- * Counted nouns, one rule for every message: `1 file`, `2 files`,
- * `1,000 LLM calls`. Pure.
+ * Counted nouns, one rule for every message: `1 file`, `2 files`. Pure.
  *
  * @module
  */
 import { formatCount } from "./numbers.ts";
 
-/**
- * `count` and the noun in the number it needs: the singular for exactly 1,
- * else `pluralForm` (by default the singular with an `s`). The count is
- * written with thousands separators. Never throws.
- */
+/** `count` (thousands separated) and the noun: singular for exactly 1, else `pluralForm`. */
 export function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
   return `${formatCount(count)} ${count === 1 ? singular : pluralForm}`;
 }

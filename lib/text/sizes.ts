@@ -1,6 +1,5 @@
 /**
- * Sizes as people read them, in binary units: `512 bytes`, `3.2 KiB`,
- * `1 MiB`. Pure.
+ * Sizes as people read them, in binary units. Pure.
  *
  * @module
  */
@@ -8,11 +7,7 @@ import { plural } from "./plural.ts";
 
 const UNITS = ["KiB", "MiB", "GiB"] as const;
 
-/**
- * `bytes` for people: a count of bytes below 1 KiB (`1 byte`, `1,023 bytes`),
- * else KiB, MiB or GiB with at most one decimal (`1.5 KiB`, `1 MiB`).
- * Never throws.
- */
+/** `bytes` for people: `1,023 bytes`, else KiB, MiB or GiB with one decimal at most. */
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return plural(bytes, "byte");
   let value = bytes / 1024;

@@ -1,9 +1,5 @@
 /**
- * The token estimate of code-commit: how many tokens a text will take in a
- * model's window, without the model's tokenizer. One rule for every
- * estimate the tool makes (the rollup's summary line, whether a build's
- * whole output fits a repair prompt): about one token per 4 bytes of UTF-8,
- * the usual rule of thumb for code. Pure.
+ * The one token estimate: about one token per 4 bytes of UTF-8, without a tokenizer. Pure.
  *
  * @module
  */
@@ -18,21 +14,15 @@ export function estimateTokens(text: string): number {
   return tokensOfBytes(utf8Length(text));
 }
 
-/** The UTF-8 length of `text` in bytes, counted without encoding it (as TextEncoder would: a lone surrogate is 3). Never throws. */
+/** The UTF-8 length of `text`, without encoding it (a lone surrogate is 3). Never throws. */
 export function utf8Length(text: string): number {
   let bytes = text.length;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (code < 0x80) continue;
-    if (code < 0x800) bytes += 1;
-    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      // A surrogate pair is 2 UTF-16 units and 4 bytes.
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 2;
-        i++;
-      } else bytes += 2;
-    } else bytes += 2;
+    bytes += code < 0x800 ? 1 : 2;
+    // A surrogate pair is 2 UTF-16 units and 4 bytes; a lone surrogate is 3, as U+FFFD.
+    if (code >= 0xd800 && code <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++;
   }
   return bytes;
 }

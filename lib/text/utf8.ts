@@ -1,18 +1,12 @@
 /**
- * Strict UTF-8: text that is not valid UTF-8 is refused, never turned
- * into U+FFFD replacement characters without a word.
+ * Strict UTF-8: invalid text is refused, never silently replaced with U+FFFD.
  *
  * @module
  */
 
 const strict = new TextDecoder("utf-8", { fatal: true });
 
-/**
- * The offset of the first byte of `bytes` that does not belong to a valid
- * UTF-8 sequence (a stray continuation byte, a sequence cut short, an
- * overlong form, a surrogate, a code point past U+10FFFF); undefined when
- * all of it is valid. Never throws.
- */
+/** The offset of the first byte not in a valid UTF-8 sequence, or undefined. Never throws. */
 export function firstInvalidUtf8(bytes: Uint8Array): number | undefined {
   let i = 0;
   while (i < bytes.length) {

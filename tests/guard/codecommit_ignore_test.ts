@@ -27,7 +27,7 @@ Deno.test("CodeCommitIgnore matches as git matches one .gitignore at the root", 
 
 Deno.test("CodeCommitIgnore.load: none when missing; refuses a symbolic link with exit 3", async () => {
   await withProject({ "elsewhere.txt": "index.js\n" }, async (root) => {
-    assert.equal((await CodeCommitIgnore.load(root)).empty, true);
+    assert.equal(await CodeCommitIgnore.load(root), CodeCommitIgnore.NONE);
     await Deno.writeTextFile(join(root, ".codecommitignore"), "index.js\n");
     assert.equal((await CodeCommitIgnore.load(root)).excludes("index.js"), true);
     await Deno.remove(join(root, ".codecommitignore"));
