@@ -1,10 +1,6 @@
 /**
- * The command line of code-commit, read from the tables of `workflows.ts`:
- * one workflow flag at most, the options that workflow takes, each at most
- * once, and nothing else. Reading is two steps, so that the settings file
- * is read only for a command line that is right: {@link readCommandLine}
- * (the flags alone), then {@link resolveOptions} (flag, else settings
- * file, else default).
+ * The command line, read from the tables: one workflow flag at most, the options it takes, each
+ * once. Two steps, so the settings file is read only for a right command line.
  *
  * @module
  */
@@ -19,7 +15,7 @@ export type { Workflow } from "./workflows.ts";
 /** The shells `--completion` writes a script for. */
 export type Shell = (typeof COMMANDS)[2]["choices"][number];
 
-/** Values of {@link RunOptions} given by flags or by the settings file, by field. */
+/** Values of {@link RunOptions} given by flags or the settings file, by field. */
 export type GivenOptions = Readonly<Partial<Record<keyof RunOptions, unknown>>>;
 
 /** What the command line asked for, before the settings file is read. */
@@ -56,10 +52,8 @@ const FLAGS: ReadonlyMap<string, { readonly takesValue: boolean; readonly short?
   ]);
 
 /**
- * Whether `args` hold `--json` among the flags (before a `--`), read
- * without parsing them: a run whose command line is wrong still ends with
- * the JSON object. `--json=VALUE` counts too: its usage error ("takes no
- * value") reaches a script as the object it asked for. Never throws.
+ * Whether `args` hold `--json` (or `--json=VALUE`) before a `--`, read without parsing them, so
+ * that a wrong command line still ends with the JSON object. Never throws.
  */
 export function wantsJson(args: readonly string[]): boolean {
   const end = args.indexOf("--");
@@ -69,12 +63,10 @@ export function wantsJson(args: readonly string[]): boolean {
 }
 
 /**
- * Reads the arguments after the program name: the flags, which workflow,
- * and each option's value (checked on its own).
+ * Reads the arguments after the program name: the flags, which workflow, each option's value.
  *
- * @throws {UsageError} for an unknown flag, a flag given twice, a missing or
- * bad value, an unknown model, a positional argument, two workflow flags,
- * or an option the workflow does not take.
+ * @throws {UsageError} for an unknown flag, a flag given twice, a missing or bad value, a
+ * positional argument, two workflow flags, or an option the workflow does not take.
  */
 export function readCommandLine(args: readonly string[]): CommandLine {
   const values = readFlags(args);
@@ -94,14 +86,12 @@ export function readCommandLine(args: readonly string[]): CommandLine {
 }
 
 /**
- * The options of a run of `workflow`: each from its flag (`given`), else
- * from the settings file (`settings`, where the workflow takes the option;
- * a setting for another workflow is left aside), else its default.
+ * The options of a run of `workflow`: each from its flag, else from `settings` where the workflow
+ * takes the option, else its default.
  *
- * @throws {UsageError} for `--context-window` with a model of the table, or
- * `--sandbox off --build-network off`, both flags.
- * @throws {CodeCommitError} (exit `EXIT.setup`) for `sandbox` off and
- * `buildNetwork` off where one comes from the settings file.
+ * @throws {UsageError} for `--context-window` with a model of the table, or both
+ * `--sandbox off` and `--build-network off` as flags; {@link CodeCommitError} (`EXIT.setup`)
+ * for both off where one comes from the settings file.
  */
 export function resolveOptions(
   workflow: Workflow,
@@ -144,7 +134,7 @@ export function resolveOptions(
     const message = `${name("build-network", "buildNetwork")} needs the sandbox, and ${
       name("sandbox", "sandbox")
     } turns it off; drop one of them`;
-    if (fromFile.size > 0 && (fromFile.has("sandbox") || fromFile.has("buildNetwork"))) {
+    if (fromFile.has("sandbox") || fromFile.has("buildNetwork")) {
       throw new CodeCommitError(message, EXIT.setup);
     }
     throw new UsageError(message);
@@ -170,12 +160,11 @@ function notTaken(option: OptionSpec, workflow: Workflow): UsageError {
 type FlagValues = Record<string, string | boolean | undefined>;
 
 /**
- * Reads the flags of `args`, each at most once: `--name`, `--name VALUE`,
- * `--name=VALUE`, a one-letter form (`-h`, `-V`); `--` ends the flags.
+ * Reads the flags of `args`, each at most once: `--name`, `--name VALUE`, `--name=VALUE`, `-h`;
+ * `--` ends the flags.
  *
- * @throws {UsageError} for an unknown flag, a missing value (a flag that
- * takes one, last or followed by another flag), a value given to a flag
- * that takes none, a positional argument, or a flag given twice.
+ * @throws {UsageError} for an unknown flag, a missing or unwanted value, a positional argument,
+ * or a flag given twice.
  */
 function readFlags(args: readonly string[]): FlagValues {
   const values: FlagValues = {};
@@ -202,8 +191,7 @@ function readFlags(args: readonly string[]): FlagValues {
     } else if (equals !== -1) {
       values[name] = arg.slice(equals + 1);
     } else {
-      // The next argument is the value, unless it is missing or a flag (a value that starts
-      // with a dash is given as --name=-value).
+      // A value that starts with a dash is given as --name=-value.
       const value = args[index + 1];
       if (value === undefined || (value.startsWith("-") && value !== "-")) {
         throw new UsageError(`${given} needs a value, for example --${name} ${exampleFor(name)}`);

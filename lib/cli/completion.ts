@@ -1,7 +1,6 @@
 /**
- * Shell completion scripts for bash, zsh and fish (`--completion SHELL`),
- * written from the same tables as `--help`: every flag, and the values of
- * those that take one of a known few (`--model`, `--sandbox`, ...).
+ * Shell completion scripts for bash, zsh and fish, from the tables: every flag, and the values
+ * of those that take one of a known few.
  *
  * @module
  */
@@ -9,21 +8,16 @@ import type { Shell } from "./args.ts";
 import { COMMANDS, WORKFLOWS } from "./workflows.ts";
 import { OPTIONS } from "./options.ts";
 
-/** One flag as completion offers it. */
+/** One flag as completion offers it, with the values offered after it (none: the user's to type). */
 interface CompletedFlag {
-  /** The long form, without dashes. */
   readonly flag: string;
-  /** The one-letter form, if any. */
   readonly short?: string;
-  /** What it does, in a few words. */
   readonly brief: string;
-  /** Whether a value follows it. */
   readonly takesValue: boolean;
-  /** The values offered after it (none: the value is the user's to type). */
   readonly choices: readonly string[];
 }
 
-/** Every flag: the workflows', the options', `--help`, `--version`, `--completion`. Never throws. */
+/** Every flag: the workflows', the options', and the commands'. Never throws. */
 function completedFlags(): CompletedFlag[] {
   return [
     ...WORKFLOWS.flatMap((spec) =>

@@ -1,6 +1,5 @@
 /**
- * The text of `--help` and `--version`, `--help`'s workflows and options
- * written from the tables of `workflows.ts`.
+ * The text of `--help` (its workflows and options from the tables) and `--version`.
  *
  * @module
  */
@@ -10,10 +9,9 @@ import { PRICES_DATE } from "../llm/prices.ts";
 import { COMMANDS, WORKFLOWS, workflowsTaking } from "./workflows.ts";
 import { OPTIONS } from "./options.ts";
 
-/** The version of code-commit, from deno.json. */
 const VERSION: string = config.version;
 
-/** Where the text of a flag's lines starts: two spaces, the flag, padding. */
+/** Where the text of a flag's lines starts. */
 const TEXT_COLUMN = 27;
 
 /** The `--version` line (`-V` too). Never throws. */
@@ -21,11 +19,7 @@ export function versionText(): string {
   return `code-commit ${VERSION}`;
 }
 
-/**
- * `flag` and its `lines` as `--help` shows them: the first line beside the
- * flag when the flag fits before {@link TEXT_COLUMN}, else on a line of its
- * own. Never throws.
- */
+/** `flag` and its `lines` as `--help` shows them, the first beside the flag when it fits. Never throws. */
 function entry(flag: string, lines: readonly string[]): string {
   const indent = " ".repeat(TEXT_COLUMN);
   const head = `  ${flag}`;

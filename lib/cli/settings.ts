@@ -1,9 +1,6 @@
 /**
- * `agent-config/settings.json`: a project's standing choices (the model, a
- * local model's server and window, the timeouts, the sandbox and network,
- * the auto workflow's last phase), one key per option of the table in
- * `workflows.ts`. It lies in `agent-config/`, so git ignores it and builds
- * never see it. A flag beats the file; the file beats the defaults.
+ * `agent-config/settings.json`: a project's standing choices, one key per setting of the options
+ * table. In `agent-config/`, so git ignores it and builds never see it. A flag beats it.
  *
  * @module
  */
@@ -22,10 +19,8 @@ const SCHEMA = z.object(
 ).strict();
 
 /**
- * Whether `workflow` reads the settings file: only a workflow that takes an
- * option the file can set (`--init`, `--rollup` and `--undo` do not, so a
- * broken file never stands in the way of setting a project up or taking a
- * run back). Never throws.
+ * Whether `workflow` takes an option the settings file sets (`--init`, `--rollup`, `--undo` do
+ * not: a broken file never stands in the way of setting up or taking a run back). Never throws.
  */
 export function readsSettings(workflow: Workflow): boolean {
   const options = workflowSpec(workflow).options;
@@ -33,15 +28,11 @@ export function readsSettings(workflow: Workflow): boolean {
 }
 
 /**
- * Reads `agent-config/settings.json` in `root` (nothing when it is not
- * there) and returns its values by field of {@link RunOptions}. Read with
- * the bounded read, never through a symbolic link: the file is taken only
- * as a regular file in `agent-config/`.
+ * Reads `agent-config/settings.json` in `root` (nothing when absent) by field of
+ * {@link RunOptions}: bounded, and never through a symbolic link.
  *
- * @throws {CodeCommitError} (exit `EXIT.setup`) naming the file: a link, a
- * folder, a fifo or device, larger than `READ_LIMITS.settings`, not JSON,
- * not one object, or a key that is unknown or has a value it does not
- * allow (naming the key and what it allows).
+ * @throws {CodeCommitError} (`EXIT.setup`) naming the file: not a regular file, too large, not
+ * JSON, not one object, an unknown key or a value the key does not allow.
  */
 export async function readSettings(root: string): Promise<GivenOptions> {
   let bytes: Uint8Array | undefined;
@@ -63,7 +54,6 @@ export async function readSettings(root: string): Promise<GivenOptions> {
     json = JSON.parse(new TextDecoder().decode(bytes));
   } catch (error) {
     throw new CodeCommitError(
-      // The parser's message may hold parentheses itself ("(line 1 column 2)").
       `${SETTINGS_FILE} is not JSON: ${
         (error as Error).message
       }; write one object such as {"model": "gpt-5"}, or delete the file`,
@@ -101,7 +91,6 @@ function settingsError(error: z.ZodError, json: Record<string, unknown>): CodeCo
   const key = String(issue.path[0]);
   const setting = SETTINGS.find((entry) => entry.key === key);
   if (issue.code === z.ZodIssueCode.custom && issue.message !== "Invalid input") {
-    // The key's own check said what is wrong and what to do (a local server elsewhere).
     return new CodeCommitError(issue.message, EXIT.setup);
   }
   return new CodeCommitError(
