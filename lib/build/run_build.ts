@@ -286,13 +286,8 @@ async function signalGroup(
   }
 }
 
-/** A stream being read into the sink. */
-interface Pump {
-  /** Settles when the stream ends or is cancelled. */
-  readonly done: Promise<void>;
-  /** Stops reading. */
-  cancel(): Promise<void>;
-}
+/** A stream being read into the sink: `done` settles when it ends or is cancelled. */
+type Pump = { readonly done: Promise<void>; cancel(): Promise<void> };
 
 /** Reads a stream into the sink (and tells `onOutput`) until it ends or is cancelled. */
 function pump(
@@ -327,17 +322,12 @@ class OutputSink {
   #headBytes = 0;
   #tailBytes = 0;
   droppedBytes = 0;
-  readonly #headCap: number;
-  readonly #tailCap: number;
 
-  constructor(headCap: number, tailCap: number) {
-    this.#headCap = headCap;
-    this.#tailCap = tailCap;
-  }
+  constructor(readonly headCap: number, readonly tailCap: number) {}
 
   add(text: string, bytes: number): void {
-    if (this.#tail.length === 0 && this.#headBytes < this.#headCap) {
-      const room = this.#headCap - this.#headBytes;
+    if (this.#tail.length === 0 && this.#headBytes < this.headCap) {
+      const room = this.headCap - this.#headBytes;
       if (bytes <= room) {
         this.#head.push(text);
         this.#headBytes += bytes;
@@ -346,16 +336,16 @@ class OutputSink {
       // Fill the head (by characters: close enough to bytes for a cut), the rest goes on.
       const cut = Math.min(text.length, room);
       this.#head.push(text.slice(0, cut));
-      this.#headBytes = this.#headCap;
+      this.#headBytes = this.headCap;
       text = text.slice(cut);
       bytes -= cut;
     }
     this.#tail.push({ text, bytes });
     this.#tailBytes += bytes;
     // Drop from the front of the tail until it fits: whole chunks, then the start of one.
-    while (this.#tailBytes > this.#tailCap) {
+    while (this.#tailBytes > this.tailCap) {
       const first = this.#tail[0];
-      const excess = this.#tailBytes - this.#tailCap;
+      const excess = this.#tailBytes - this.tailCap;
       if (first.bytes <= excess) {
         this.#tail.shift();
         this.#tailBytes -= first.bytes;
@@ -375,10 +365,9 @@ class OutputSink {
   }
 
   text(): string {
+    const dropped = plural(this.droppedBytes, "byte");
     const middle = this.droppedBytes > 0
-      ? `\n[code-commit: ${
-        plural(this.droppedBytes, "byte")
-      } of output dropped here to bound memory]\n`
+      ? `\n[code-commit: ${dropped} of output dropped here to bound memory]\n`
       : "";
     return this.#head.join("") + middle + this.#tail.map((part) => part.text).join("");
   }
@@ -387,11 +376,8 @@ class OutputSink {
 /** One line saying how the build ended. Never throws. */
 export function describeBuildEnd(result: BuildResult): string {
   const took = formatSeconds(result.elapsedMs);
-  if (result.timedOut) {
-    return `stopped at the --build-timeout limit of ${
-      formatSeconds(result.timeoutMs)
-    }, after ${took}`;
-  }
+  const limit = formatSeconds(result.timeoutMs);
+  if (result.timedOut) return `stopped at the --build-timeout limit of ${limit}, after ${took}`;
   if (result.interrupted) return `stopped because code-commit was interrupted, after ${took}`;
   if (result.signal) return `killed by ${result.signal} after ${took}`;
   return `exit code ${result.exitCode}, after ${took}`;
@@ -400,9 +386,7 @@ export function describeBuildEnd(result: BuildResult): string {
 /** The whole build as logged in `*-build.txt`: command, containment, output, how it ended. Never throws. */
 export function formatBuildLog(result: BuildResult): string {
   const containment = result.containment === undefined ? "" : `[${result.containment}]\n`;
-  return `$ ${BUILD_SCRIPT}\n${containment}${withNewline(result.output)}[${
-    describeBuildEnd(result)
-  }]\n`;
+  return formatBuild(result, `${containment}${result.output}`);
 }
 
 /**
@@ -414,10 +398,11 @@ export function formatBuildForPrompt(
   logPath: string,
   maxTokens = Infinity,
 ): string {
-  const output = fitOutput(stripAnsi(result.output), maxTokens, logPath);
-  return `$ ${BUILD_SCRIPT}\n${withNewline(output)}[${describeBuildEnd(result)}]\n`;
+  return formatBuild(result, fitOutput(stripAnsi(result.output), maxTokens, logPath));
 }
 
-function withNewline(text: string): string {
-  return text === "" || text.endsWith("\n") ? text : `${text}\n`;
+/** The command, `body` ending in a line break, and how the build ended. */
+function formatBuild(result: BuildResult, body: string): string {
+  const ended = body === "" || body.endsWith("\n") ? body : `${body}\n`;
+  return `$ ${BUILD_SCRIPT}\n${ended}[${describeBuildEnd(result)}]\n`;
 }

@@ -7,7 +7,7 @@
 import { CodeCommitError, EXIT, UsageError } from "../errors/errors.ts";
 import { isLocalModel, type ModelId } from "../llm/models.ts";
 import { COMMANDS, type Workflow, WORKFLOWS, workflowSpec, workflowsTaking } from "./workflows.ts";
-import { OPTIONS, type OptionSpec, type RunOptions, SETTINGS } from "./options.ts";
+import { oneOf, OPTIONS, type OptionSpec, type RunOptions, SETTINGS } from "./options.ts";
 
 export type { RunOptions } from "./options.ts";
 export type { Workflow } from "./workflows.ts";
@@ -38,18 +38,17 @@ const WORKFLOW_FLAGS: ReadonlyMap<string, Workflow> = new Map(
   WORKFLOWS.flatMap((spec) => spec.flags.map((flag) => [flag, spec.id] as const)),
 );
 
-/** Every flag (without dashes): whether it takes a value, and its one-letter form. */
-const FLAGS: ReadonlyMap<string, { readonly takesValue: boolean; readonly short?: string }> =
-  new Map([
-    ...COMMANDS.map((command) =>
-      [command.flag, {
-        takesValue: "placeholder" in command,
-        short: "short" in command ? command.short : undefined,
-      }] as const
-    ),
-    ...OPTIONS.map((option) => [option.flag, { takesValue: option.value !== undefined }] as const),
-    ...[...WORKFLOW_FLAGS.keys()].map((flag) => [flag, { takesValue: false }] as const),
-  ]);
+/** Whether each flag (without dashes) takes a value. */
+const TAKES_VALUE: ReadonlyMap<string, boolean> = new Map([
+  ...COMMANDS.map((command) => [command.flag, "placeholder" in command] as const),
+  ...OPTIONS.map((option) => [option.flag, option.value !== undefined] as const),
+  ...[...WORKFLOW_FLAGS.keys()].map((flag) => [flag, false] as const),
+]);
+
+/** The one-letter forms (`-h`) and their flags. */
+const SHORT_FLAGS: ReadonlyMap<string, string> = new Map(
+  COMMANDS.flatMap((command) => "short" in command ? [[`-${command.short}`, command.flag]] : []),
+);
 
 /**
  * Whether `args` hold `--json` (or `--json=VALUE`) before a `--`, read without parsing them, so
@@ -72,7 +71,12 @@ export function readCommandLine(args: readonly string[]): CommandLine {
   const values = readFlags(args);
   if (values.help) return { kind: "help" };
   if (values.version) return { kind: "version" };
-  if (values.completion !== undefined) return { kind: "completion", shell: shell(values) };
+  if (values.completion !== undefined) {
+    return {
+      kind: "completion",
+      shell: oneOf("completion", COMMANDS[2].choices, values.completion as string),
+    };
+  }
   const workflow = chooseWorkflow(values);
   const spec = workflowSpec(workflow);
   const given: Partial<Record<keyof RunOptions, unknown>> = {};
@@ -131,9 +135,8 @@ export function resolveOptions(
   if (values.sandbox === "off" && values.buildNetwork === "off") {
     const name = (flag: string, field: string) =>
       fromFile.has(field) ? `"${field}": "off" in ${SETTINGS_FILE}` : `--${flag} off`;
-    const message = `${name("build-network", "buildNetwork")} needs the sandbox, and ${
-      name("sandbox", "sandbox")
-    } turns it off; drop one of them`;
+    const [network, sandbox] = [name("build-network", "buildNetwork"), name("sandbox", "sandbox")];
+    const message = `${network} needs the sandbox, and ${sandbox} turns it off; drop one of them`;
     if (fromFile.has("sandbox") || fromFile.has("buildNetwork")) {
       throw new CodeCommitError(message, EXIT.setup);
     }
@@ -148,11 +151,11 @@ function notTaken(option: OptionSpec, workflow: Workflow): UsageError {
   const to = takers.length === 1
     ? `only to ${takers[0]}`
     : `to ${takers.slice(0, -1).join(", ")} and ${takers[takers.length - 1]}`;
-  const because = option.because;
+  const { takes, refuses } = option.because ?? {};
+  const title = workflowSpec(workflow).title;
   return new UsageError(
-    `--${option.flag} applies ${to}${because ? `, ${because.takes}` : ""}, not to ${
-      workflowSpec(workflow).title
-    }${because ? `, ${because.refuses}` : ""}`,
+    `--${option.flag} applies ${to}${takes ? `, ${takes}` : ""}, not to ${title}` +
+      (refuses ? `, ${refuses}` : ""),
   );
 }
 
@@ -177,15 +180,13 @@ function readFlags(args: readonly string[]): FlagValues {
     if (!arg.startsWith("-") || arg === "-") throw unexpected(arg);
     const equals = arg.startsWith("--") ? arg.indexOf("=", 3) : -1;
     const given = equals === -1 ? arg : arg.slice(0, equals);
-    const name = given.startsWith("--")
-      ? given.slice(2)
-      : [...FLAGS].find(([, flag]) => flag.short !== undefined && `-${flag.short}` === given)?.[0];
-    const flag = name === undefined ? undefined : FLAGS.get(name);
-    if (name === undefined || flag === undefined) {
+    const name = given.startsWith("--") ? given.slice(2) : SHORT_FLAGS.get(given);
+    const takesValue = name === undefined ? undefined : TAKES_VALUE.get(name);
+    if (name === undefined || takesValue === undefined) {
       throw new UsageError(`unknown flag ${given}; run code-commit --help for the flags`);
     }
     if (Object.hasOwn(values, name)) throw new UsageError(`--${name} is given twice; give it once`);
-    if (!flag.takesValue) {
+    if (!takesValue) {
       if (equals !== -1) throw new UsageError(`${given} takes no value`);
       values[name] = true;
     } else if (equals !== -1) {
@@ -205,10 +206,9 @@ function readFlags(args: readonly string[]): FlagValues {
 
 /** The usage error for a positional argument `arg`. Never throws. */
 function unexpected(arg: string): UsageError {
+  const shown = JSON.stringify(arg);
   return new UsageError(
-    `unexpected argument ${
-      JSON.stringify(arg)
-    }; code-commit reads its query from agent-config/query.txt`,
+    `unexpected argument ${shown}; code-commit reads its query from agent-config/query.txt`,
   );
 }
 
@@ -219,21 +219,7 @@ function chooseWorkflow(values: FlagValues): Workflow {
     const named = workflowFlags.map((flag) => `--${flag}`).join(" and ");
     throw new UsageError(`${named} are two workflow flags; choose one workflow per run`);
   }
-  return workflowFlags.length === 1
-    ? WORKFLOW_FLAGS.get(workflowFlags[0]) as Workflow
-    : WORKFLOWS[0].id;
-}
-
-/** The shell `--completion` names. @throws {UsageError} for another. */
-function shell(values: FlagValues): Shell {
-  const choices: readonly string[] = COMMANDS[2].choices;
-  const text = values.completion as string;
-  if (!choices.includes(text)) {
-    throw new UsageError(
-      `--completion ${JSON.stringify(text)} is not one of ${choices.join(", ")}`,
-    );
-  }
-  return text as Shell;
+  return WORKFLOW_FLAGS.get(workflowFlags[0]) ?? WORKFLOWS[0].id;
 }
 
 /** An example value of the flag `name`, for the message that says it needs one. Never throws. */

@@ -79,34 +79,56 @@ function option<T>(spec: OptionSpec<T>): OptionSpec {
   return spec as OptionSpec;
 }
 
-/** Reads a duration in seconds (decimals allowed) and returns milliseconds. */
-function seconds(flag: string): (text: string) => number {
-  return (text) => {
-    const value = Number(text);
-    if (!/^\d+(\.\d+)?$/.test(text) || !(value > 0) || value > MAX_SECONDS) {
-      throw new UsageError(
-        `--${flag} ${
-          JSON.stringify(text)
-        } is not a duration; give seconds, for example --${flag} 600`,
-      );
-    }
-    return Math.round(value * 1000);
+/** The value and setting of a duration: seconds (decimals allowed), as milliseconds. */
+function duration(flag: string, key: string) {
+  return {
+    value: {
+      placeholder: "SECONDS",
+      example: "600",
+      parse: (text: string) => {
+        const value = Number(text);
+        if (!/^\d+(\.\d+)?$/.test(text) || !(value > 0) || value > MAX_SECONDS) {
+          const shown = JSON.stringify(text);
+          throw new UsageError(
+            `--${flag} ${shown} is not a duration; give seconds, for example --${flag} 600`,
+          );
+        }
+        return Math.round(value * 1000);
+      },
+    },
+    setting: {
+      key,
+      schema: z.number().positive().max(MAX_SECONDS).transform((value) => Math.round(value * 1000)),
+      allowed: `seconds, more than 0, at most ${MAX_SECONDS}`,
+    },
   };
 }
 
-/** A duration in the settings file: seconds, turned into milliseconds. */
-const SECONDS_SETTING = z.number().positive().max(MAX_SECONDS).transform((value) =>
-  Math.round(value * 1000)
-);
+/** `text` when it is one of `values`. @throws {UsageError} naming `--flag` otherwise. */
+export function oneOf<T extends string>(flag: string, values: readonly T[], text: string): T {
+  const found = values.find((value) => value === text);
+  if (found === undefined) {
+    throw new UsageError(`--${flag} ${JSON.stringify(text)} is not one of ${values.join(", ")}`);
+  }
+  return found;
+}
 
-/** Reads a flag that takes one of `values`. */
-function oneOf<T extends string>(flag: string, values: readonly T[]): (text: string) => T {
-  return (text) => {
-    const found = values.find((value) => value === text);
-    if (found === undefined) {
-      throw new UsageError(`--${flag} ${JSON.stringify(text)} is not one of ${values.join(", ")}`);
-    }
-    return found;
+/** The value, setting and default of an option that takes one of `values`, the default first. */
+function choice<T extends string>(
+  flag: string,
+  key: string,
+  values: readonly T[],
+  example: string,
+) {
+  return {
+    value: {
+      placeholder: values.join("|"),
+      example,
+      choices: values,
+      parse: (text: string) => oneOf(flag, values, text),
+    },
+    fallback: values[0],
+    setting: { key, schema: z.enum(values as [T, ...T[]]), allowed: values.join(", ") },
   };
 }
 
@@ -114,10 +136,10 @@ function oneOf<T extends string>(flag: string, values: readonly T[]): (text: str
 function parseModel(text: string): ModelId {
   const model = parseModelId(text);
   if (model === undefined) {
+    const names = MODEL_NAMES.join(", ");
     throw new UsageError(
-      `--model ${JSON.stringify(text)} is not a supported model; use ${
-        MODEL_NAMES.join(", ")
-      }, or local:NAME for a model on a local OpenAI-compatible server`,
+      `--model ${JSON.stringify(text)} is not a supported model; use ${names}, ` +
+        `or local:NAME for a model on a local OpenAI-compatible server`,
     );
   }
   return model;
@@ -125,14 +147,12 @@ function parseModel(text: string): ModelId {
 
 /** Reads `--context-window`. @throws {UsageError} for a value not a number of tokens in range. */
 function parseContextWindow(text: string): number {
+  const { min, max } = CONTEXT_WINDOW_RANGE;
   const value = Number(text);
-  if (
-    !/^\d+$/.test(text) || value < CONTEXT_WINDOW_RANGE.min || value > CONTEXT_WINDOW_RANGE.max
-  ) {
+  if (!/^\d+$/.test(text) || value < min || value > max) {
     throw new UsageError(
-      `--context-window ${
-        JSON.stringify(text)
-      } is not a number of tokens from ${CONTEXT_WINDOW_RANGE.min} to ${CONTEXT_WINDOW_RANGE.max}; give the server's window, for example --context-window 32768`,
+      `--context-window ${JSON.stringify(text)} is not a number of tokens from ${min} to ${max}; ` +
+        `give the server's window, for example --context-window 32768`,
     );
   }
   return value;
@@ -176,29 +196,19 @@ export const OPTIONS: readonly OptionSpec[] = [
   option<number>({
     flag: "build-timeout",
     field: "buildTimeoutMs",
-    value: { placeholder: "SECONDS", example: "600", parse: seconds("build-timeout") },
+    ...duration("build-timeout", "buildTimeout"),
     fallback: DEFAULT_BUILD_TIMEOUT_SECONDS * 1000,
     help: [`stop ./build.sh after this long (default ${DEFAULT_BUILD_TIMEOUT_SECONDS})`],
     brief: "stop ./build.sh after this many seconds",
-    setting: {
-      key: "buildTimeout",
-      schema: SECONDS_SETTING,
-      allowed: `seconds, more than 0, at most ${MAX_SECONDS}`,
-    },
     because: RUNS_BUILDS,
   }),
   option<number>({
     flag: "llm-timeout",
     field: "llmTimeoutMs",
-    value: { placeholder: "SECONDS", example: "600", parse: seconds("llm-timeout") },
+    ...duration("llm-timeout", "llmTimeout"),
     fallback: DEFAULT_LLM_TIMEOUT_SECONDS * 1000,
     help: [`give up on one LLM request after this long (default ${DEFAULT_LLM_TIMEOUT_SECONDS})`],
     brief: "give up on one LLM request after this many seconds",
-    setting: {
-      key: "llmTimeout",
-      schema: SECONDS_SETTING,
-      allowed: `seconds, more than 0, at most ${MAX_SECONDS}`,
-    },
     because: CALLS_A_MODEL,
   }),
   option<number>({
@@ -263,13 +273,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   option<SandboxMode>({
     flag: "sandbox",
     field: "sandbox",
-    value: {
-      placeholder: SANDBOX_MODES.join("|"),
-      example: "on",
-      choices: SANDBOX_MODES,
-      parse: oneOf("sandbox", SANDBOX_MODES),
-    },
-    fallback: SANDBOX_MODES[0],
+    ...choice("sandbox", "sandbox", SANDBOX_MODES, "on"),
     help: [
       "run ./build.sh in a sandbox: the project writable, agent-config/",
       "hidden, .git/ and the protected files read-only, the rest of the system",
@@ -278,33 +282,17 @@ export const OPTIONS: readonly OptionSpec[] = [
       "on: refuse to start without it; off: run it with your rights",
     ],
     brief: "contain ./build.sh: auto, on or off",
-    setting: {
-      key: "sandbox",
-      schema: z.enum(SANDBOX_MODES as [SandboxMode, ...SandboxMode[]]),
-      allowed: SANDBOX_MODES.join(", "),
-    },
     because: RUNS_BUILDS,
   }),
   option<BuildNetwork>({
     flag: "build-network",
     field: "buildNetwork",
-    value: {
-      placeholder: BUILD_NETWORKS.join("|"),
-      example: "off",
-      choices: BUILD_NETWORKS,
-      parse: oneOf("build-network", BUILD_NETWORKS),
-    },
-    fallback: BUILD_NETWORKS[0],
+    ...choice("build-network", "buildNetwork", BUILD_NETWORKS, "off"),
     help: [
       "off: a contained build gets no network at all, not even loopback",
       "(default on)",
     ],
     brief: "off: no network for a contained build",
-    setting: {
-      key: "buildNetwork",
-      schema: z.enum(BUILD_NETWORKS as [BuildNetwork, ...BuildNetwork[]]),
-      allowed: BUILD_NETWORKS.join(", "),
-    },
     because: RUNS_BUILDS,
   }),
   option<boolean>({

@@ -49,22 +49,18 @@ export async function readSettings(root: string): Promise<GivenOptions> {
     throw error;
   }
   if (bytes === undefined) return {};
+  const example = `{"model": "gpt-5"}`;
   let json: unknown;
   try {
     json = JSON.parse(new TextDecoder().decode(bytes));
   } catch (error) {
-    throw new CodeCommitError(
-      `${SETTINGS_FILE} is not JSON: ${
-        (error as Error).message
-      }; write one object such as {"model": "gpt-5"}, or delete the file`,
-      EXIT.setup,
+    const why = (error as Error).message;
+    throw setupError(
+      `${SETTINGS_FILE} is not JSON: ${why}; write one object such as ${example}, or delete the file`,
     );
   }
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
-    throw new CodeCommitError(
-      `${SETTINGS_FILE} must hold one JSON object such as {"model": "gpt-5"}`,
-      EXIT.setup,
-    );
+    throw setupError(`${SETTINGS_FILE} must hold one JSON object such as ${example}`);
   }
   const parsed = SCHEMA.safeParse(json);
   if (!parsed.success) throw settingsError(parsed.error, json as Record<string, unknown>);
@@ -76,26 +72,27 @@ export async function readSettings(root: string): Promise<GivenOptions> {
   return values;
 }
 
+function setupError(message: string): CodeCommitError {
+  return new CodeCommitError(message, EXIT.setup);
+}
+
 /** The set-up error for the first problem zod found in `json`. Never throws. */
 function settingsError(error: z.ZodError, json: Record<string, unknown>): CodeCommitError {
-  const keys = SETTINGS.map((setting) => setting.key).join(", ");
   const issue = error.issues[0];
   if (issue.code === z.ZodIssueCode.unrecognized_keys) {
-    return new CodeCommitError(
-      `${SETTINGS_FILE} has the unknown key ${
-        JSON.stringify(issue.keys[0])
-      }; the keys it may hold are ${keys}`,
-      EXIT.setup,
+    const keys = SETTINGS.map((setting) => setting.key).join(", ");
+    const key = JSON.stringify(issue.keys[0]);
+    return setupError(
+      `${SETTINGS_FILE} has the unknown key ${key}; the keys it may hold are ${keys}`,
     );
   }
-  const key = String(issue.path[0]);
-  const setting = SETTINGS.find((entry) => entry.key === key);
+  // A key's own check says what is wrong and what to do.
   if (issue.code === z.ZodIssueCode.custom && issue.message !== "Invalid input") {
-    return new CodeCommitError(issue.message, EXIT.setup);
+    return setupError(issue.message);
   }
-  return new CodeCommitError(
-    `${SETTINGS_FILE}: ${JSON.stringify(key)} is ${JSON.stringify(json[key])}; ` +
-      `it takes ${setting?.allowed ?? "nothing"}`,
-    EXIT.setup,
+  const key = String(issue.path[0]);
+  const allowed = SETTINGS.find((entry) => entry.key === key)?.allowed ?? "nothing";
+  return setupError(
+    `${SETTINGS_FILE}: ${JSON.stringify(key)} is ${JSON.stringify(json[key])}; it takes ${allowed}`,
   );
 }

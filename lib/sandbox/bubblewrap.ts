@@ -59,27 +59,21 @@ export interface HostView {
 
 const EMPTY_HOST_VIEW: HostView = { hidden: [], boundBack: [], varRunIsFolder: false };
 
-/** The file system and namespaces every contained build starts from, the probe's too (so it fails where a build would). */
+/** The system read-only with a fresh `/proc`, a minimal `/dev` and a private `/tmp`. */
+const SYSTEM_ARGS = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+
+/** Own PID, IPC, UTS and cgroup namespaces: every process of the build ends with it. */
+const NAMESPACE_ARGS = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"];
+
+/** The file system and namespaces of every contained build, and the probe's (so it fails where a build would). */
 function baseArgs(network: BuildNetwork): string[] {
-  return [
-    "--ro-bind",
-    "/",
-    "/",
-    "--dev",
-    "/dev",
-    "--proc",
-    "/proc",
-    "--tmpfs",
-    "/tmp",
-    "--unshare-pid",
-    "--unshare-ipc",
-    "--unshare-uts",
-    "--unshare-cgroup-try",
-    ...(network === "off" ? ["--unshare-net"] : []),
-    "--die-with-parent",
-    "--cap-drop",
-    "ALL",
-  ];
+  const net = network === "off" ? ["--unshare-net"] : [];
+  return [...SYSTEM_ARGS, ...NAMESPACE_ARGS, ...net, "--die-with-parent", "--cap-drop", "ALL"];
+}
+
+/** Binds `path` back read-only, when it exists. */
+function bindBack(path: string): string[] {
+  return ["--ro-bind-try", path, path];
 }
 
 /** Hides each path: an empty read-only folder over a folder, an empty file over anything else. */
@@ -109,7 +103,7 @@ function hostArgs(host: HostView, root: string, planHidden: readonly HiddenPath[
     ...hidden.flatMap((entry) =>
       entry.isDirectory ? ["--tmpfs", entry.path] : ["--ro-bind", "/dev/null", entry.path]
     ),
-    ...boundBack.flatMap((path) => ["--ro-bind-try", path, path]),
+    ...boundBack.flatMap(bindBack),
     ...folders.flatMap((folder) => ["--remount-ro", folder]),
     ...hideArgs(secrets),
   ];
@@ -124,22 +118,15 @@ function homeArgs(host: HostView): string[] {
   if (host.home === undefined) return [];
   if (host.homeOverlay) return ["--overlay-src", host.home, "--tmp-overlay", host.home];
   if (host.homeEntries === undefined) return [];
-  return [
-    "--tmpfs",
-    host.home,
-    ...host.homeEntries.flatMap((path) => ["--ro-bind-try", path, path]),
-  ];
+  return ["--tmpfs", host.home, ...host.homeEntries.flatMap(bindBack)];
 }
 
 /** `/run` (and a separate `/var/run`) empty, with what builds need from them bound back. */
 function runArgs(host: HostView, network: BuildNetwork): string[] {
   const args = ["--tmpfs", "/run", "--symlink", "/dev/shm", "/run/shm"];
   if (host.varRunIsFolder) args.push("--tmpfs", "/var/run");
-  for (const path of RUN_KEPT) args.push("--ro-bind-try", path, path);
-  if (network === "on" && host.resolvConf !== undefined) {
-    args.push("--ro-bind-try", host.resolvConf, host.resolvConf);
-  }
-  return args;
+  const resolvConf = network === "on" && host.resolvConf !== undefined ? [host.resolvConf] : [];
+  return [...args, ...[...RUN_KEPT, ...resolvConf].flatMap(bindBack)];
 }
 
 /**
@@ -166,13 +153,10 @@ export const BUILD_WRAPPER = [
 ].join("\n");
 
 /**
- * The arguments of `bwrap` (before the command) that contain a build of `plan`, in this order:
- * the system read-only with fresh `/proc`, `/dev`, `/tmp` and an empty `/run`; the throwaway
- * home; the project read-write; the folders above its read-only entries made mount points (so
- * none can be renamed away); its read-only entries, then its hidden ones; then the machine's
- * sockets and the credential stores over all that. Own PID, IPC, UTS, cgroup (and with `network`
- * off, network) namespaces, so every process of the build ends with it; no capabilities.
- * Never throws.
+ * The arguments of `bwrap` that contain a build of `plan`, in order: the system, `/run`, the home
+ * folder; the project read-write, the folders above its read-only entries made mount points (so
+ * none can be renamed away), its read-only then hidden entries; the machine's sockets and the
+ * credential stores over all that. Never throws.
  */
 export function bubblewrapArgs(
   plan: SandboxPlan,
@@ -267,19 +251,9 @@ fi
 
 /** The arguments of `bwrap` for the probe run before the first build, with a build's namespaces. Never throws. */
 export function bubblewrapProbeArgs(network: BuildNetwork): string[] {
-  return [
-    ...baseArgs(network),
-    "--",
-    "/bin/sh",
-    "-c",
-    PROBE_SCRIPT,
-    "sh",
-    ...HOST_SERVICE_PATHS,
-    "--",
-    ...HOME_SOCKET_FOLDERS,
-    "--",
-    ...HOME_SECRETS.map((secret) => secret.path),
-  ];
+  const secrets = HOME_SECRETS.map((secret) => secret.path);
+  const probed = [...HOST_SERVICE_PATHS, "--", ...HOME_SOCKET_FOLDERS, "--", ...secrets];
+  return [...baseArgs(network), "--", "/bin/sh", "-c", PROBE_SCRIPT, "sh", ...probed];
 }
 
 /** The arguments of `bwrap` that try whether it can lay a throwaway overlay over `home`. Never throws. */
