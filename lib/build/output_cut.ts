@@ -82,16 +82,13 @@ export function fitOutput(output: string, maxTokens: number, logPath: string): s
     }
     if (index < lines.length) parts.push(shown[index]);
   }
-  const failures = failureLines.length;
-  const failureNote = failures === 0
+  const failures = formatCount(failureLines.length);
+  const failureNote = failureLines.length === 0
     ? "and the end (no line reports a failure)"
-    : kept.length === failures
-    ? `every line that reports a failure (${
-      formatCount(failures)
-    }) with the lines around it, and the end`
-    : `the first ${formatCount(kept.length)} of the ${
-      formatCount(failures)
-    } lines that report a failure, with lines around them, and the end`;
+    : kept.length === failureLines.length
+    ? `every line that reports a failure (${failures}) with the lines around it, and the end`
+    : `the first ${formatCount(kept.length)} of the ${failures} lines that report a failure, ` +
+      `with lines around them, and the end`;
   const summary = `[code-commit: the build printed ${plural(lines.length, "line")}, more than ` +
     `the prompt has room for; ${plural(gaps, "line")} left out. Kept: the beginning, ` +
     `${failureNote}. The whole output is in ${logPath}]`;
@@ -101,7 +98,6 @@ export function fitOutput(output: string, maxTokens: number, logPath: string): s
 /** `line`, or its first `longest` characters and a note of how many were left out. */
 function shorten(line: string, longest: number): string {
   if (line.length <= longest) return line;
-  return `${line.slice(0, longest)}[… ${
-    plural(line.length - longest, "character")
-  } of this line left out]`;
+  const left = plural(line.length - longest, "character");
+  return `${line.slice(0, longest)}[… ${left} of this line left out]`;
 }

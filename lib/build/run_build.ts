@@ -99,14 +99,8 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
   options.tracker?.started(child.pid);
   if (launch?.stdin !== undefined) void feed(child.stdin, launch.stdin);
 
-  const sink = new OutputSink(
-    options.keepHeadBytes ?? 128 * 2 ** 20,
-    options.keepTailBytes ?? 64 * 2 ** 20,
-  );
-  const readers = [
-    pump(child.stdout, sink, options.onOutput),
-    pump(child.stderr, sink, options.onOutput),
-  ];
+  const sink = new OutputSink(options.keepHeadBytes, options.keepTailBytes);
+  const readers = [child.stdout, child.stderr].map((out) => pump(out, sink, options.onOutput));
   const kill: Kill = (signal, groupOnly = false) => signalGroup(child, root, signal, groupOnly);
   const { exit, timedOut, interrupted } = await awaitExit(child.status, kill, options);
   await collectOutput(readers, sink, kill);
@@ -323,7 +317,7 @@ class OutputSink {
   #tailBytes = 0;
   droppedBytes = 0;
 
-  constructor(readonly headCap: number, readonly tailCap: number) {}
+  constructor(readonly headCap = 128 * 2 ** 20, readonly tailCap = 64 * 2 ** 20) {}
 
   add(text: string, bytes: number): void {
     if (this.#tail.length === 0 && this.#headBytes < this.headCap) {

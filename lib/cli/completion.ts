@@ -51,10 +51,9 @@ function fishQuoted(text: string): string {
 
 /** The bash script: `_code_commit` bound to `code-commit` with `complete -F`. Never throws. */
 function bashScript(flags: readonly CompletedFlag[]): string {
-  const words = flags.flatMap((flag) => [
-    `--${flag.flag}`,
-    ...(flag.short ? [`-${flag.short}`] : []),
-  ]);
+  const words = flags.flatMap((flag) =>
+    flag.short ? [`--${flag.flag}`, `-${flag.short}`] : [`--${flag.flag}`]
+  );
   const cases = flags.filter((flag) => flag.takesValue).map((flag) =>
     `    --${flag.flag}) COMPREPLY=(${
       flag.choices.length > 0 ? `$(compgen -W ${quoted(flag.choices.join(" "))} -- "$cur")` : ""
@@ -125,13 +124,5 @@ ${lines.join("\n")}
 
 /** The completion script for `shell`. Never throws. */
 export function completionScript(shell: Shell): string {
-  const flags = completedFlags();
-  switch (shell) {
-    case "bash":
-      return bashScript(flags);
-    case "zsh":
-      return zshScript(flags);
-    case "fish":
-      return fishScript(flags);
-  }
+  return { bash: bashScript, zsh: zshScript, fish: fishScript }[shell](completedFlags());
 }

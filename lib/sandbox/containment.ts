@@ -88,11 +88,8 @@ function firstLine(text: string): string {
 
 /** Why `what` cannot make a sandbox, from a probe that started and failed. */
 function cannotMake(what: string, result: ProbeResult): { missing: string } {
-  return {
-    missing: `${what} cannot make a sandbox here: ${
-      firstLine(result.stderr) || `exit code ${result.code}`
-    }`,
-  };
+  const why = firstLine(result.stderr) || `exit code ${result.code}`;
+  return { missing: `${what} cannot make a sandbox here: ${why}` };
 }
 
 /** Why the sandbox is not available here, or the containment it gives. */
@@ -118,11 +115,10 @@ async function available(
         (await probe(program, bubblewrapOverlayProbeArgs(network, host.home))).code === 0;
       return { kind: "bubblewrap", network, program, host: { ...host, homeOverlay } };
     }
+    const system = systemProgramPaths("bwrap").join(" and ");
     return {
       missing: candidates.length === 0
-        ? `bubblewrap cannot be used: the project holds ${
-          systemProgramPaths("bwrap").join(" and ")
-        }`
+        ? `bubblewrap cannot be used: the project holds ${system}`
         : `bubblewrap is not installed: there is no ${candidates.join(" or ")}`,
     };
   }

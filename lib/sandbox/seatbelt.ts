@@ -91,21 +91,18 @@ export function seatbeltProfile(plan: SandboxPlan, network: BuildNetwork): Seatb
       `(deny file-read* file-write*\n  ${hidden.join("\n  ")})`,
     );
   }
+  const secrets = HOME_SECRETS.map((secret) =>
+    `(regex ${literal(`${SEATBELT_HOMES}${escapeRegex(secret.path)}(/|$)`)})`
+  );
+  const services = SEATBELT_NO_ESCAPE.machServices.map((name) => `(global-name ${literal(name)})`);
+  const programs = SEATBELT_NO_ESCAPE.programs.map((path) => `(literal ${literal(path)})`);
   lines.push(
     "; the home folders' credential stores: nothing of them can be read",
-    `(deny file-read* file-write*\n  ${
-      HOME_SECRETS.map((secret) =>
-        `(regex ${literal(`${SEATBELT_HOMES}${escapeRegex(secret.path)}(/|$)`)})`
-      ).join("\n  ")
-    })`,
+    `(deny file-read* file-write*\n  ${secrets.join("\n  ")})`,
     "; no process started outside the sandbox through the system's services",
     "(deny appleevent-send)",
-    `(deny mach-lookup\n  ${
-      SEATBELT_NO_ESCAPE.machServices.map((name) => `(global-name ${literal(name)})`).join("\n  ")
-    })`,
-    `(deny process-exec\n  ${
-      SEATBELT_NO_ESCAPE.programs.map((path) => `(literal ${literal(path)})`).join("\n  ")
-    })`,
+    `(deny mach-lookup\n  ${services.join("\n  ")})`,
+    `(deny process-exec\n  ${programs.join("\n  ")})`,
   );
   if (network === "off") lines.push("; no network at all, not even loopback", "(deny network*)");
   return { text: `${lines.join("\n")}\n`, params };
