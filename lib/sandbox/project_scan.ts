@@ -59,36 +59,6 @@ function unreachableName(absolute: string, name: string): boolean {
   }
 }
 
-/** Files with more than one link, by device and inode: the names seen, and the link count. */
-class LinkCounter {
-  readonly #inodes = new Map<string, { paths: string[]; links: number }>();
-
-  /** Looks at the regular file `path` (relative) at `absolute`. */
-  add(path: string, absolute: string): void {
-    let info: Deno.FileInfo;
-    try {
-      info = Deno.lstatSync(absolute);
-    } catch {
-      return; // Gone since the folder was listed.
-    }
-    const links = info.nlink ?? 1;
-    if (!info.isFile || links < 2) return;
-    const key = `${info.dev}:${info.ino}`;
-    const seen = this.#inodes.get(key);
-    if (seen === undefined) this.#inodes.set(key, { paths: [path], links });
-    else seen.paths.push(path);
-  }
-
-  /** The files with a link the walk did not see (outside the project, or in a folder not walked). */
-  leadingOut(): string[] {
-    const paths: string[] = [];
-    for (const { paths: seen, links } of this.#inodes.values()) {
-      if (seen.length < links) paths.push(...seen);
-    }
-    return paths.sort();
-  }
-}
-
 /**
  * Walks the project at `root` (absolute, links resolved), with `hardLinks` also every folder for
  * hard links out.
@@ -101,53 +71,56 @@ export async function scanProject(
   options: { readonly hardLinks?: boolean } = {},
 ): Promise<ProjectScan> {
   const rules = await IgnoreRules.load(root);
+  const hardLinks = options.hardLinks === true;
   const entries: { path: string; rule: ProtectedPath }[] = [];
-  const links = options.hardLinks ? new LinkCounter() : undefined;
   const unreachable = new Set<string>();
+  // Files with more than one link, by device and inode: the names seen, and the link count.
+  const inodes = new Map<string, { paths: string[]; links: number }>();
 
-  /** Whether `name` in the folder `path` cannot be reached, noting the folder when so. */
-  const cannotReach = (path: string, absolute: string, name: string): boolean => {
-    if (links === undefined || !unreachableName(absolute, name)) return false;
-    unreachable.add(path);
-    return true;
-  };
-
-  const ignoredFolder = (path: string): void => {
-    const absolute = `${root}/${path}`;
-    for (const entry of listFolder(absolute)) {
-      if (cannotReach(path, absolute, entry.name)) continue;
-      const child = `${path}/${entry.name}`;
-      if (entry.isDirectory) ignoredFolder(child);
-      else if (entry.isFile) links!.add(child, `${root}/${child}`);
+  const countLinks = (path: string): void => {
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.lstatSync(`${root}/${path}`);
+    } catch {
+      return; // Gone since the folder was listed.
     }
+    const links = info.nlink ?? 1;
+    if (!info.isFile || links < 2) return;
+    const key = `${info.dev}:${info.ino}`;
+    const seen = inodes.get(key);
+    if (seen === undefined) inodes.set(key, { paths: [path], links });
+    else seen.paths.push(path);
   };
 
-  const gitFolder = async (path: string): Promise<void> => {
+  /** Walks the folder `path`; in an `ignored` one (read for hard links only) no entry is protected. */
+  const walk = async (path: string, ignored: boolean): Promise<void> => {
     const absolute = path === "" ? root : `${root}/${path}`;
     for (const entry of listFolder(absolute)) {
-      if (cannotReach(path, absolute, entry.name)) continue;
+      if (hardLinks && unreachableName(absolute, entry.name)) {
+        unreachable.add(path);
+        continue;
+      }
       const child = path === "" ? entry.name : `${path}/${entry.name}`;
-      const rule = protectedRuleOfSegment(entry.name, path === "");
+      const rule = ignored ? undefined : protectedRuleOfSegment(entry.name, path === "");
       if (rule !== undefined && rule.build !== "writable") {
         // Bound or hidden whole: never walked (nothing in it is found, nor scanned for links).
         entries.push({ path: child, rule });
         continue;
       }
       if (entry.isDirectory) {
-        if (!(await rules.isIgnored(child, true))) await gitFolder(child);
-        else if (links !== undefined) ignoredFolder(child);
-      } else if (entry.isFile && links !== undefined) {
-        links.add(child, `${root}/${child}`);
+        const childIgnored = ignored || await rules.isIgnored(child, true);
+        if (!childIgnored || hardLinks) await walk(child, childIgnored);
+      } else if (entry.isFile && hardLinks) {
+        countLinks(child);
       }
     }
   };
 
-  await gitFolder("");
+  await walk("", false);
   entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return {
-    root,
-    entries,
-    hardLinked: links?.leadingOut() ?? [],
-    unreachable: [...unreachable].sort(),
-  };
+  // A file with a link the walk did not see: outside the project, or in a folder not walked.
+  const hardLinked = [...inodes.values()].flatMap(({ paths, links }) =>
+    paths.length < links ? paths : []
+  );
+  return { root, entries, hardLinked: hardLinked.sort(), unreachable: [...unreachable].sort() };
 }

@@ -55,9 +55,14 @@ function parentsFirst(paths: Iterable<string>): string[] {
 const HIDE_ADVICE =
   "keep the keys and what agent-config/ links to inside the project, or run with --sandbox off";
 
+/** A set-up error: no contained build. */
+function setupError(message: string): CodeCommitError {
+  return new CodeCommitError(message, EXIT.setup);
+}
+
 /** A set-up error saying `shown` must be hidden but cannot be, for `why`. */
 function cannotHide(shown: string, why: string): CodeCommitError {
-  return new CodeCommitError(`${shown} must be hidden from the build, but ${why}`, EXIT.setup);
+  return setupError(`${shown} must be hidden from the build, but ${why}`);
 }
 
 /**
@@ -98,10 +103,9 @@ async function hiddenPaths(root: string, name: string): Promise<HiddenPath[]> {
 
   const add = (target: string, isDirectory: boolean, shown: string): void => {
     if (isInside(root, target)) {
-      throw new CodeCommitError(
+      throw setupError(
         `${shown} leads to ${target}, a folder that holds the project: the sandbox cannot hide it ` +
           `from the build; ${HIDE_ADVICE}`,
-        EXIT.setup,
       );
     }
     found.push({ path: target, isDirectory });
@@ -122,11 +126,10 @@ async function hiddenPaths(root: string, name: string): Promise<HiddenPath[]> {
     }
     for (const entry of entries) {
       if ((entry.isDirectory || entry.isSymlink) && ++seen > MAX_HIDDEN_ENTRIES) {
-        throw new CodeCommitError(
+        throw setupError(
           `${name}/ holds more than ${MAX_HIDDEN_ENTRIES} folders and links (links followed): ` +
             `keep only code-commit's files there (remove old runs from logs/), ` +
             `or run with --sandbox off`,
-          EXIT.setup,
         );
       }
       const child = under(path, entry.name);
@@ -170,23 +173,21 @@ function gitdirsInside(root: string, path: string): string[] {
 export async function planFromScan(scan: ProjectScan): Promise<SandboxPlan> {
   const root = scan.root;
   if (scan.unreachable.includes("")) {
-    throw new CodeCommitError(
+    throw setupError(
       `the project root holds a file or folder whose name is not UTF-8: code-commit cannot ` +
         `look behind it for hard links out of the project, through which a contained build ` +
         `could write outside it, and cannot make the root read-only; rename it ` +
         `(ls -b shows it), or run with --sandbox off`,
-      EXIT.setup,
     );
   }
   if (scan.hardLinked.length > MAX_HARD_LINKED_FILES) {
-    throw new CodeCommitError(
+    throw setupError(
       `${scan.hardLinked.length} files in the project (${scan.hardLinked[0]}, ...) have hard ` +
         `links that lead out of it, more than the ${MAX_HARD_LINKED_FILES} the sandbox can make ` +
         `read-only; a contained build could write through them into the other copies (a ` +
         `package manager's cache). Have the package manager copy files instead ` +
         `(uv: UV_LINK_MODE=copy uv sync --reinstall; pnpm: package-import-method=copy in ` +
         `.npmrc, then pnpm install --force), or run with --sandbox off`,
-      EXIT.setup,
     );
   }
 
