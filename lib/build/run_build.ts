@@ -176,12 +176,10 @@ async function awaitExit(
   kill: Kill,
   options: BuildOptions,
 ): Promise<{ exit: Deno.CommandStatus; timedOut: boolean; interrupted: boolean }> {
-  let timedOut = false;
-  let interrupted = false;
+  let stopped: "timeout" | "interrupt" | undefined;
   const stop = (why: "timeout" | "interrupt") => {
-    if (timedOut || interrupted) return;
-    if (why === "timeout") timedOut = true;
-    else interrupted = true;
+    if (stopped !== undefined) return;
+    stopped = why;
     void stopTree(kill, options.killGraceMs ?? 5_000, status);
   };
   const timer = setTimeout(() => stop("timeout"), options.timeoutMs);
@@ -189,7 +187,8 @@ async function awaitExit(
   if (options.signal?.aborted) onAbort();
   options.signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    return { exit: await status, timedOut, interrupted };
+    const exit = await status;
+    return { exit, timedOut: stopped === "timeout", interrupted: stopped === "interrupt" };
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", onAbort);

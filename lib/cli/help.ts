@@ -39,28 +39,22 @@ function takenBy(flag: string): string[] {
 
 /** The `--help` text. Never throws. */
 export function helpText(): string {
-  const models = MODEL_NAMES.map((name) =>
-    `  ${name.padEnd(22)} key in ${MODELS[name].keyFile}${
-      name === DEFAULT_MODEL ? " (default)" : ""
-    }`
-  ).join("\n");
+  const models = MODEL_NAMES.map((name) => {
+    const mark = name === DEFAULT_MODEL ? " (default)" : "";
+    return `  ${name.padEnd(22)} key in ${MODELS[name].keyFile}${mark}`;
+  }).join("\n");
   const workflows = WORKFLOWS.map((spec) =>
     entry(spec.flags.map((flag) => `--${flag}`).join(", "), spec.help)
   ).join("\n");
-  const options = OPTIONS.map((option) =>
-    entry(
-      `--${option.flag}${option.value ? ` ${option.value.placeholder}` : ""}`,
-      [...option.help, ...takenBy(option.flag)],
-    )
-  ).join("\n");
-  const commands = COMMANDS.map((command) =>
-    entry(
-      `${"short" in command ? `-${command.short}, ` : ""}--${command.flag}${
-        "placeholder" in command ? ` ${command.placeholder}` : ""
-      }`,
-      [command.help],
-    )
-  ).join("\n");
+  const options = OPTIONS.map((option) => {
+    const value = option.value ? ` ${option.value.placeholder}` : "";
+    return entry(`--${option.flag}${value}`, [...option.help, ...takenBy(option.flag)]);
+  }).join("\n");
+  const commands = COMMANDS.map((command) => {
+    const short = "short" in command ? `-${command.short}, ` : "";
+    const value = "placeholder" in command ? ` ${command.placeholder}` : "";
+    return entry(`${short}--${command.flag}${value}`, [command.help]);
+  }).join("\n");
   return `code-commit ${VERSION} — let an LLM change your code, then build it, unattended
 
 Usage: code-commit [--model NAME] [WORKFLOW] [OPTIONS]

@@ -26,18 +26,6 @@ export const COMMANDS = [
   },
 ] as const;
 
-/** What a workflow needs before its first call, besides `.gitignore`. */
-export interface WorkflowNeeds {
-  /** The chosen model's key (none for a local model). */
-  readonly key: boolean;
-  /** `agent-config/query.txt`, not empty. */
-  readonly query: boolean;
-  /** `agent-config/codeRollup.txt`, unless `--build-context`. */
-  readonly rollup: boolean;
-  /** An executable `./build.sh` that is not `--init`'s placeholder. */
-  readonly buildScript: boolean;
-}
-
 /** One workflow. */
 export interface WorkflowSpec {
   readonly id: Workflow;
@@ -50,8 +38,12 @@ export interface WorkflowSpec {
   readonly brief: string;
   /** The options it takes, in table order; `--json` is taken by all. */
   readonly options: readonly string[];
-  /** What it needs before its first call (checked together, in the session). */
-  readonly needs: WorkflowNeeds;
+  /**
+   * What it needs before its first call besides `.gitignore`, checked together: the model's key
+   * (none for a local model), a non-empty `agent-config/query.txt`,
+   * `agent-config/codeRollup.txt` (unless `--build-context`), a `./build.sh` not `--init`'s.
+   */
+  readonly needs: Readonly<Record<"key" | "query" | "rollup" | "buildScript", boolean>>;
   /** It runs `./build.sh`: it decides how builds are contained. */
   readonly runsBuilds: boolean;
   /** It talks to a model: it runs in a session (keys, client, redactor). */
