@@ -394,7 +394,6 @@ export function formatBuildForPrompt(
   return formatBuild(result, fitOutput(stripAnsi(result.output), maxTokens, logPath));
 }
 
-/** The command, `body` ending in a line break, and how the build ended. */
 function formatBuild(result: BuildResult, body: string): string {
   const ended = body === "" || body.endsWith("\n") ? body : `${body}\n`;
   return `$ ${BUILD_SCRIPT}\n${ended}[${describeBuildEnd(result)}]\n`;

@@ -43,7 +43,6 @@ export function findOutsideRefusal(
   return undefined;
 }
 
-/** The absolute paths `line` names, quoted ones first. */
 function absolutePaths(line: string): string[] {
   const quoted = [...line.matchAll(QUOTED_PATH)].map((match) => match[1]);
   const bare = [...line.matchAll(BARE_PATH)].map((match) => match[1]);

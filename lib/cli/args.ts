@@ -33,7 +33,6 @@ export type Command =
 /** How messages name the settings file. */
 export const SETTINGS_FILE = "agent-config/settings.json";
 
-/** Each workflow flag (without dashes) and the workflow it selects. */
 const WORKFLOW_FLAGS: ReadonlyMap<string, Workflow> = new Map(
   WORKFLOWS.flatMap((spec) => spec.flags.map((flag) => [flag, spec.id] as const)),
 );
@@ -159,7 +158,6 @@ function notTaken(option: OptionSpec, workflow: Workflow): UsageError {
   );
 }
 
-/** The flags given, by name (`true` for a flag without a value). */
 type FlagValues = Record<string, string | boolean | undefined>;
 
 /**
@@ -204,7 +202,6 @@ function readFlags(args: readonly string[]): FlagValues {
   return values;
 }
 
-/** The usage error for a positional argument `arg`. Never throws. */
 function unexpected(arg: string): UsageError {
   const shown = JSON.stringify(arg);
   return new UsageError(

@@ -39,7 +39,6 @@ function completedFlags(): CompletedFlag[] {
   ];
 }
 
-/** `text` in single quotes for bash or zsh. Never throws. */
 function quoted(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }

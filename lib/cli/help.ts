@@ -11,7 +11,6 @@ import { OPTIONS } from "./options.ts";
 
 const VERSION: string = config.version;
 
-/** Where the text of a flag's lines starts. */
 const TEXT_COLUMN = 27;
 
 /** The `--version` line (`-V` too). Never throws. */

@@ -18,7 +18,6 @@ export interface ConsoleStreams {
   columns?(): number;
 }
 
-/** The width assumed when the terminal's is unknown. */
 const DEFAULT_COLUMNS = 80;
 
 /** How often a live line is redrawn at most, in milliseconds. */
@@ -37,7 +36,6 @@ export interface LiveLine {
   stop(): void;
 }
 
-/** The streams of this process. */
 function processStreams(): ConsoleStreams {
   const stderrIsTerminal = Deno.stderr.isTerminal();
   return {

@@ -40,7 +40,6 @@ export class LatestLine {
   }
 }
 
-/** True when `line` shows something once its escape sequences are removed. */
 function visible(line: string): boolean {
   return stripAnsi(line).trim() !== "";
 }

@@ -81,7 +81,6 @@ export async function runProbe(program: string, args: readonly string[]): Promis
   }
 }
 
-/** The first non-empty line of `text`, cut to 200 characters. */
 function firstLine(text: string): string {
   return (text.split("\n").find((line) => line.trim() !== "") ?? "").trim().slice(0, 200);
 }

@@ -55,7 +55,6 @@ function parentsFirst(paths: Iterable<string>): string[] {
 const HIDE_ADVICE =
   "keep the keys and what agent-config/ links to inside the project, or run with --sandbox off";
 
-/** A set-up error: no contained build. */
 function setupError(message: string): CodeCommitError {
   return new CodeCommitError(message, EXIT.setup);
 }
