@@ -296,17 +296,19 @@ export function parseProbeOutput(output: string): HostView {
   }
   const inside = (path: string, folder: HiddenPath) =>
     folder.isDirectory && path.startsWith(`${folder.path}/`);
+  const outermost = (list: HiddenPath[]) =>
+    list.filter((entry) => !list.some((other) => inside(entry.path, other)));
   const directlyIn = (path: string, folder: string) =>
     path.startsWith(`${folder}/`) && !path.slice(folder.length + 1).includes("/");
   return {
-    hidden: hidden.filter((entry) => !hidden.some((other) => inside(entry.path, other))),
+    hidden: outermost(hidden),
     boundBack: boundBack.filter((path) =>
       hidden.some((folder) => folder.isDirectory && directlyIn(path, folder.path))
     ),
     ...(resolvConf === undefined ? {} : { resolvConf }),
     varRunIsFolder,
     // None inside another: a folder hidden read-only has no room for a mount point.
-    secrets: secrets.filter((entry) => !secrets.some((other) => inside(entry.path, other))),
+    secrets: outermost(secrets),
     ...(home === undefined || home === "/" ? {} : {
       home,
       ...(tooManyEntries

@@ -57,19 +57,10 @@ export type Prober = (program: string, args: readonly string[]) => Promise<Probe
 /** Runs `program` with `args`, no input, and collects what it printed. Never throws. */
 export async function runProbe(program: string, args: readonly string[]): Promise<ProbeResult> {
   try {
-    const output = await new Deno.Command(program, {
-      args: [...args],
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const decoder = new TextDecoder();
-    return {
-      started: true,
-      code: output.code,
-      stdout: decoder.decode(output.stdout),
-      stderr: decoder.decode(output.stderr),
-    };
+    const options: Deno.CommandOptions = { args: [...args], stdin: "null" };
+    const { code, stdout, stderr } = await new Deno.Command(program, options).output();
+    const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+    return { started: true, code, stdout: text(stdout), stderr: text(stderr) };
   } catch (error) {
     return {
       started: false,

@@ -60,14 +60,12 @@ function literal(text: string): string {
 /** The Seatbelt profile of `plan` with `network`. Never throws. */
 export function seatbeltProfile(plan: SandboxPlan, network: BuildNetwork): SeatbeltProfile {
   const params = new Map<string, string>([["ROOT", plan.root]]);
-  const readOnly = plan.readOnly.map((path, index) => {
-    params.set(`READ_ONLY_${index}`, path);
-    return `(subpath (param "READ_ONLY_${index}"))`;
-  });
-  const hidden = plan.hidden.map((entry, index) => {
-    params.set(`HIDDEN_${index}`, entry.path);
-    return `(subpath (param "HIDDEN_${index}"))`;
-  });
+  const param = (name: string, path: string) => {
+    params.set(name, path);
+    return `(subpath (param "${name}"))`;
+  };
+  const readOnly = plan.readOnly.map((path, index) => param(`READ_ONLY_${index}`, path));
+  const hidden = plan.hidden.map((entry, index) => param(`HIDDEN_${index}`, entry.path));
   const writable = [
     `(require-not (subpath (param "ROOT")))`,
     ...SEATBELT_WRITABLE.subpaths.map((path) => `(require-not (subpath ${literal(path)}))`),
