@@ -1,23 +1,12 @@
 /**
- * THE table of lines that report a failure in a build's output: what test
- * runners, compilers and package managers print where something went
- * wrong. A cut repair prompt keeps these lines (and a few around each), and
- * the terminal shows them first when a failing build's last lines hold none.
- * Pure.
+ * THE table of lines that report a failure in a build's output, which a cut repair prompt keeps
+ * and the terminal shows first. Pure.
  *
  * @module
  */
 
-/** One kind of line that reports a failure. */
-export interface FailurePattern {
-  /** Who prints it, for people (the docs list this table). */
-  readonly what: string;
-  /** A line of that kind (ANSI escapes already removed). */
-  readonly pattern: RegExp;
-}
-
-/** Every kind of failure line, in no particular order: a line matching any of them is one. */
-export const FAILURE_PATTERNS: readonly FailurePattern[] = [
+/** Every kind of failure line (`what` prints it, for the docs), escapes removed: a line matching any is one. */
+export const FAILURE_PATTERNS: readonly { readonly what: string; readonly pattern: RegExp }[] = [
   { what: "TAP (node --test, tap, tape): `not ok 5 - …`", pattern: /^\s*not ok\b/ },
   {
     what: "jest, go test, pytest, cargo: `FAIL`, `FAILED`, `--- FAIL:`",
@@ -56,24 +45,17 @@ function isFailureLine(line: string): boolean {
   return FAILURE_PATTERNS.some(({ pattern }) => pattern.test(text));
 }
 
-/** Go's verdict on a test, printed once the test (and its subtests) ran: `--- FAIL: NAME (0.00s)`. */
+/** Go's verdict on a test, its `-v` start (or resume) of a test's lines, and their end. */
 const GO_FAIL = /^\s*--- FAIL: (\S+)/;
-/** Where Go's `-v` output starts (or resumes) a test's own lines: `=== RUN   NAME`, `=== CONT  NAME`. */
 const GO_RUN = /^=== (?:RUN|CONT)\s+(\S+)\s*$/;
-/** The end of a test's own lines: the next `=== …` or `--- …` line. */
 const GO_BOUNDARY = /^\s*(?:=== |--- )/;
-/** The most message lines taken from one `=== RUN` block. */
 const GO_MESSAGE_LINES = 20;
 
 /**
- * The indexes of the lines of `lines` (escape sequences removed) that
- * report a failure, ascending: the lines {@link isFailureLine} tells, and
- * the messages of each test Go's `go test -v` reports failed. Go prints a
- * failing test's messages (`x_test.go:17: got 1, want 2`, no failure word
- * in them) under its `=== RUN   NAME` line, and its `--- FAIL: NAME` only
- * after the test and its subtests ran, thousands of lines further down for
- * a table of subtests: so the lines after `=== RUN   NAME` up to the next
- * `=== ` or `--- ` line (at most 20 of them) count too. Never throws.
+ * The indexes of the lines (escapes removed) that report a failure, ascending. Go prints a
+ * failing test's messages (no failure word in them) under `=== RUN   NAME` and its
+ * `--- FAIL: NAME` only after all subtests, so up to 20 lines after the `=== RUN` line of a
+ * failed test, to the next `=== ` or `--- `, count too. Never throws.
  */
 export function failureLineIndexes(lines: readonly string[]): number[] {
   const indexes: number[] = [];

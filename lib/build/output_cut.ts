@@ -1,8 +1,6 @@
 /**
- * A build's output cut to fit a repair prompt, when the whole of it does
- * not: the beginning, the end, and every line that reports a failure (see
- * `failure_lines.ts`) with a few lines around it, each gap saying how many
- * lines were left out and where the whole output is. Pure.
+ * A build's output cut to fit a repair prompt: the beginning, the end, and every failure line
+ * with a few lines around it, each gap counted. Pure.
  *
  * @module
  */
@@ -11,10 +9,9 @@ import { plural } from "../text/plural.ts";
 import { estimateTokens } from "../text/tokens.ts";
 import { failureLineIndexes } from "./failure_lines.ts";
 
-/** Lines kept before each failure line. */
-export const LINES_BEFORE_FAILURE = 3;
-/** Lines kept after each failure line (a stack trace or a test's details follow it). */
-export const LINES_AFTER_FAILURE = 8;
+/** Lines kept before and after each failure line (a stack trace or a test's details follow it). */
+const LINES_BEFORE_FAILURE = 3;
+const LINES_AFTER_FAILURE = 8;
 
 /** The share of a cut output's room given to failure lines and the lines around them. */
 const FAILURE_SHARE = 0.5;
@@ -22,12 +19,9 @@ const FAILURE_SHARE = 0.5;
 const HEAD_SHARE = 1 / 3;
 
 /**
- * `output` whole when its estimated tokens are at most `maxTokens`;
- * otherwise cut to about `maxTokens`: the first lines, the windows around
- * failure lines, the last lines, in their order, with a first line that
- * says what was kept and a line at each gap that says how many lines were
- * left out there. A line longer than a tenth of the room is shortened, saying
- * so. `logPath` is named as where the whole output is. Never throws.
+ * `output` whole when its estimated tokens are at most `maxTokens`; otherwise cut to about that,
+ * with a first line saying what was kept and where the whole is (`logPath`), a line at each gap,
+ * and lines longer than a tenth of the room shortened. Never throws.
  */
 export function fitOutput(output: string, maxTokens: number, logPath: string): string {
   if (estimateTokens(output) <= maxTokens) return output;
@@ -88,16 +82,13 @@ export function fitOutput(output: string, maxTokens: number, logPath: string): s
     }
     if (index < lines.length) parts.push(shown[index]);
   }
-  const failures = failureLines.length;
-  const failureNote = failures === 0
+  const failures = formatCount(failureLines.length);
+  const failureNote = failureLines.length === 0
     ? "and the end (no line reports a failure)"
-    : kept.length === failures
-    ? `every line that reports a failure (${
-      formatCount(failures)
-    }) with the lines around it, and the end`
-    : `the first ${formatCount(kept.length)} of the ${
-      formatCount(failures)
-    } lines that report a failure, with lines around them, and the end`;
+    : kept.length === failureLines.length
+    ? `every line that reports a failure (${failures}) with the lines around it, and the end`
+    : `the first ${formatCount(kept.length)} of the ${failures} lines that report a failure, ` +
+      `with lines around them, and the end`;
   const summary = `[code-commit: the build printed ${plural(lines.length, "line")}, more than ` +
     `the prompt has room for; ${plural(gaps, "line")} left out. Kept: the beginning, ` +
     `${failureNote}. The whole output is in ${logPath}]`;
@@ -107,7 +98,6 @@ export function fitOutput(output: string, maxTokens: number, logPath: string): s
 /** `line`, or its first `longest` characters and a note of how many were left out. */
 function shorten(line: string, longest: number): string {
   if (line.length <= longest) return line;
-  return `${line.slice(0, longest)}[… ${
-    plural(line.length - longest, "character")
-  } of this line left out]`;
+  const left = plural(line.length - longest, "character");
+  return `${line.slice(0, longest)}[… ${left} of this line left out]`;
 }

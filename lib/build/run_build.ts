@@ -1,8 +1,6 @@
 /**
- * Runs the project's `./build.sh`: stdout and stderr collected together in
- * the order they arrive, the exit code or signal, a time limit that stops
- * the build and every process it started, and Ctrl-C handled the same way.
- * The build passes iff it exits 0, whatever it prints.
+ * Runs the project's `./build.sh`: stdout and stderr together in arrival order, a time limit and
+ * Ctrl-C that stop the build and everything it started. It passes iff it exits 0.
  *
  * @module
  */
@@ -21,7 +19,6 @@ export const BUILD_SCRIPT = "./build.sh";
 export interface BuildResult {
   /** The exit code, or null when a signal ended it. */
   readonly exitCode: number | null;
-  /** The signal that ended it, if any. */
   readonly signal: string | null;
   /** True when code-commit stopped it at the time limit. */
   readonly timedOut: boolean;
@@ -29,60 +26,44 @@ export interface BuildResult {
   readonly interrupted: boolean;
   /** stdout and stderr, interleaved as they arrived, keys redacted. */
   readonly output: string;
-  /** Bytes of output dropped from the middle to bound memory (0 almost always). */
+  /** Bytes of output dropped from the middle to bound memory. */
   readonly droppedBytes: number;
-  /** How long it ran, in milliseconds. */
   readonly elapsedMs: number;
-  /** The time limit it ran under, in milliseconds. */
+  /** The time limit it ran under. */
   readonly timeoutMs: number;
   /** How it was contained (`contained by bubblewrap, network on`), when the caller said. */
   readonly containment?: string;
 }
 
-/**
- * How one build is started: by default `./build.sh` itself; a sandbox
- * (`lib/sandbox/`) starts it through its own program instead.
- */
+/** How one build is started: by default `./build.sh` itself, a sandbox through its own program. */
 export interface BuildLaunch {
-  /** The program to start. */
   readonly program: string;
-  /** Its arguments. */
   readonly args: readonly string[];
   /** Bytes written to the program's stdin, which is then closed (by default it reads nothing). */
   readonly stdin?: Uint8Array;
   /** How the build is contained, for the log and the progress line. */
   readonly description: string;
-  /**
-   * Tells whether the (redacted) output and exit code mean that the program
-   * could not start `./build.sh` at all, rather than a build that ran and
-   * failed: then the reason, one line.
-   */
+  /** The one-line reason when the (redacted) output and exit code say `./build.sh` never started. */
   readonly startFailure?: (output: string, exitCode: number | null) => string | undefined;
 }
 
 /** Options of one build. */
 export interface BuildOptions {
-  /** Stop the build after this many milliseconds. */
   readonly timeoutMs: number;
-  /** Stop the build when this aborts (Ctrl-C). */
+  /** Stops the build when it aborts (Ctrl-C). */
   readonly signal?: AbortSignal;
   /** Masks the keys in the output. */
   readonly redactor?: Redactor;
-  /** Grace between SIGTERM and SIGKILL, in milliseconds (default 5 s). */
+  /** Grace between SIGTERM and SIGKILL (default 5 s). */
   readonly killGraceMs?: number;
   /** Output bytes kept from the start and from the end when a build prints more than both. */
   readonly keepHeadBytes?: number;
-  /** See {@link BuildOptions.keepHeadBytes}. */
   readonly keepTailBytes?: number;
   /** How to start the build (default: `./build.sh` itself, not contained). */
   readonly launch?: BuildLaunch;
   /**
-   * Told just before the build starts, its first PID (its session's ID)
-   * once it has, and when that process has ended and its process group
-   * been stopped (it then ends what else of the build is left); its
-   * `mark` (environment variables) is given to the build: the project
-   * records the running build so that the next start can end a build a
-   * killed code-commit left behind.
+   * Records the running build (its `mark` goes into the build's environment), so that the next
+   * start can end a build a killed code-commit left behind.
    */
   readonly tracker?: {
     readonly mark: Readonly<Record<string, string>>;
@@ -90,10 +71,7 @@ export interface BuildOptions {
     started(pid: number): void;
     ended(): Promise<void>;
   };
-  /**
-   * Told each piece of output as it arrives, decoded but not redacted (for
-   * a live line, which redacts what it shows).
-   */
+  /** Told each piece of output, decoded but not redacted (for a live line, which redacts). */
   readonly onOutput?: (text: string) => void;
 }
 
@@ -105,8 +83,7 @@ export function buildPassed(result: BuildResult): boolean {
 /**
  * Runs `./build.sh` in `root` and waits for it to end.
  *
- * @throws {CodeCommitError} when the script cannot be started (not found,
- * not executable, no `#!` line), or the launch's program cannot start it.
+ * @throws {CodeCommitError} when the script, or the launch's program, cannot start it.
  */
 export async function runBuild(root: string, options: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
@@ -122,23 +99,23 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
   options.tracker?.started(child.pid);
   if (launch?.stdin !== undefined) void feed(child.stdin, launch.stdin);
 
-  const sink = new OutputSink(
-    options.keepHeadBytes ?? 128 * 2 ** 20,
-    options.keepTailBytes ?? 64 * 2 ** 20,
-  );
-  const readers = [
-    pump(child.stdout, sink, options.onOutput),
-    pump(child.stderr, sink, options.onOutput),
-  ];
+  const sink = new OutputSink(options.keepHeadBytes, options.keepTailBytes);
+  const readers = [child.stdout, child.stderr].map((out) => pump(out, sink, options.onOutput));
   const kill: Kill = (signal, groupOnly = false) => signalGroup(child, root, signal, groupOnly);
   const { exit, timedOut, interrupted } = await awaitExit(child.status, kill, options);
   await collectOutput(readers, sink, kill);
   await options.tracker?.ended();
 
-  const redactor = options.redactor ?? new Redactor();
-  const output = redactor.redact(sink.text());
+  const output = (options.redactor ?? new Redactor()).redact(sink.text());
   const exitCode = exit.signal ? null : exit.code;
-  if (!timedOut && !interrupted) checkLaunchStarted(launch, output, exitCode);
+  const failure = timedOut || interrupted ? undefined : launch?.startFailure?.(output, exitCode);
+  if (failure !== undefined) {
+    throw new CodeCommitError(
+      `cannot run ${BUILD_SCRIPT} (${launch!.description}): ${failure}; check that build.sh ` +
+        `starts with a #! line and is executable, or run with --sandbox off`,
+      EXIT.setup,
+    );
+  }
   return {
     exitCode,
     signal: exit.signal,
@@ -153,11 +130,10 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
 }
 
 /**
- * Starts `./build.sh` in `root`, through `launch` when given, in its own
- * session and process group, its output piped, with `mark` added to its
- * environment.
+ * Starts `./build.sh` in `root` (through `launch` when given) in its own session and process
+ * group, output piped, `mark` added to its environment.
  *
- * @throws {CodeCommitError} when it cannot be started (see {@link runBuild}).
+ * @throws {CodeCommitError} when it cannot be started.
  */
 function spawnBuild(
   root: string,
@@ -172,8 +148,8 @@ function spawnBuild(
       stdin: launch?.stdin === undefined ? "null" : "piped",
       stdout: "piped",
       stderr: "piped",
-      // Its own session and process group, so that a time-out or Ctrl-C stops everything it
-      // started that stayed in the group (a contained build's PID namespace ends the rest).
+      // Its own process group, so that a time-out or Ctrl-C stops everything it started that
+      // stayed in the group (a contained build's PID namespace ends the rest).
       detached: true,
     }).spawn();
   } catch (error) {
@@ -191,29 +167,19 @@ function spawnBuild(
   }
 }
 
-/** How the build's process ended, and whether code-commit stopped it. */
-interface BuildExit {
-  readonly exit: Deno.CommandStatus;
-  readonly timedOut: boolean;
-  readonly interrupted: boolean;
-}
-
 /**
- * Waits for the build's process to end (`status`), stopping its tree with
- * `kill` when `options.timeoutMs` runs out or `options.signal` aborts.
- * Never throws.
+ * Waits for the build's process to end, stopping its tree at the time limit or when the signal
+ * aborts. Never throws.
  */
 async function awaitExit(
   status: Promise<Deno.CommandStatus>,
   kill: Kill,
   options: BuildOptions,
-): Promise<BuildExit> {
-  let timedOut = false;
-  let interrupted = false;
+): Promise<{ exit: Deno.CommandStatus; timedOut: boolean; interrupted: boolean }> {
+  let stopped: "timeout" | "interrupt" | undefined;
   const stop = (why: "timeout" | "interrupt") => {
-    if (timedOut || interrupted) return;
-    if (why === "timeout") timedOut = true;
-    else interrupted = true;
+    if (stopped !== undefined) return;
+    stopped = why;
     void stopTree(kill, options.killGraceMs ?? 5_000, status);
   };
   const timer = setTimeout(() => stop("timeout"), options.timeoutMs);
@@ -221,17 +187,15 @@ async function awaitExit(
   if (options.signal?.aborted) onAbort();
   options.signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    return { exit: await status, timedOut, interrupted };
+    const exit = await status;
+    return { exit, timedOut: stopped === "timeout", interrupted: stopped === "interrupt" };
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", onAbort);
   }
 }
 
-/**
- * Reads what is left of the build's output once it has exited, then stops
- * whatever it left running in its process group. Never throws.
- */
+/** Reads what is left of the output once the build exited, then stops what it left running. Never throws. */
 async function collectOutput(readers: Pump[], sink: OutputSink, kill: Kill): Promise<void> {
   // A process the build left running may hold the pipes open: wait a little, then stop reading.
   let drainTimer: ReturnType<typeof setTimeout> | undefined;
@@ -241,7 +205,6 @@ async function collectOutput(readers: Pump[], sink: OutputSink, kill: Kill): Pro
   ]);
   clearTimeout(drainTimer);
   if (!drained) {
-    // Left-over processes of the build: stop them too, and stop reading.
     await kill("SIGKILL", true);
     await Promise.allSettled(readers.map((reader) => reader.cancel()));
     sink.note(
@@ -250,30 +213,8 @@ async function collectOutput(readers: Pump[], sink: OutputSink, kill: Kill): Pro
     );
   }
   await Promise.allSettled(readers.map((reader) => reader.done));
-  // Whatever the build left running in its process group (a background job that closed its
-  // output, say) is stopped too: nothing it started may go on changing files after it ended.
+  // Nothing the build started may go on changing files after it ended.
   if (drained) await kill("SIGKILL", true);
-}
-
-/**
- * Checks with the launch (when it has a `startFailure` check) that the
- * build itself started inside it, from its redacted `output` and `exitCode`.
- *
- * @throws {CodeCommitError} when the launch says the build could not be started.
- */
-function checkLaunchStarted(
-  launch: BuildLaunch | undefined,
-  output: string,
-  exitCode: number | null,
-): void {
-  const failure = launch?.startFailure?.(output, exitCode);
-  if (failure !== undefined) {
-    throw new CodeCommitError(
-      `cannot run ${BUILD_SCRIPT} (${launch!.description}): ${failure}; check that build.sh ` +
-        `starts with a #! line and is executable, or run with --sandbox off`,
-      EXIT.setup,
-    );
-  }
 }
 
 /** Writes `bytes` to `stream` and closes it; a program that exits without reading them is fine. */
@@ -311,9 +252,8 @@ async function stopTree(
 }
 
 /**
- * Sends `signal` to the whole process group of `child` with the system's
- * `kill` (an absolute path, never from `PATH`: a build could plant one
- * there), falling back to the child alone.
+ * Sends `signal` to the process group of `child` with the system's `kill` (an absolute path,
+ * never from `PATH`: a build could plant one there), else to the child alone.
  */
 async function signalGroup(
   child: Deno.ChildProcess,
@@ -339,13 +279,8 @@ async function signalGroup(
   }
 }
 
-/** A stream being read into the sink. */
-interface Pump {
-  /** Settles when the stream ends or is cancelled. */
-  readonly done: Promise<void>;
-  /** Stops reading. */
-  cancel(): Promise<void>;
-}
+/** A stream being read into the sink: `done` settles when it ends or is cancelled. */
+type Pump = { readonly done: Promise<void>; cancel(): Promise<void> };
 
 /** Reads a stream into the sink (and tells `onOutput`) until it ends or is cancelled. */
 function pump(
@@ -380,17 +315,12 @@ class OutputSink {
   #headBytes = 0;
   #tailBytes = 0;
   droppedBytes = 0;
-  readonly #headCap: number;
-  readonly #tailCap: number;
 
-  constructor(headCap: number, tailCap: number) {
-    this.#headCap = headCap;
-    this.#tailCap = tailCap;
-  }
+  constructor(readonly headCap = 128 * 2 ** 20, readonly tailCap = 64 * 2 ** 20) {}
 
   add(text: string, bytes: number): void {
-    if (this.#tail.length === 0 && this.#headBytes < this.#headCap) {
-      const room = this.#headCap - this.#headBytes;
+    if (this.#tail.length === 0 && this.#headBytes < this.headCap) {
+      const room = this.headCap - this.#headBytes;
       if (bytes <= room) {
         this.#head.push(text);
         this.#headBytes += bytes;
@@ -399,23 +329,22 @@ class OutputSink {
       // Fill the head (by characters: close enough to bytes for a cut), the rest goes on.
       const cut = Math.min(text.length, room);
       this.#head.push(text.slice(0, cut));
-      this.#headBytes = this.#headCap;
+      this.#headBytes = this.headCap;
       text = text.slice(cut);
       bytes -= cut;
     }
     this.#tail.push({ text, bytes });
     this.#tailBytes += bytes;
     // Drop from the front of the tail until it fits: whole chunks, then the start of one.
-    while (this.#tailBytes > this.#tailCap) {
+    while (this.#tailBytes > this.tailCap) {
       const first = this.#tail[0];
-      const excess = this.#tailBytes - this.#tailCap;
+      const excess = this.#tailBytes - this.tailCap;
       if (first.bytes <= excess) {
         this.#tail.shift();
         this.#tailBytes -= first.bytes;
         this.droppedBytes += first.bytes;
         continue;
       }
-      // By characters, as the head is cut: close enough to bytes for a bound.
       const cut = Math.min(first.text.length, excess);
       this.#tail[0] = { text: first.text.slice(cut), bytes: first.bytes - cut };
       this.#tailBytes -= cut;
@@ -429,10 +358,9 @@ class OutputSink {
   }
 
   text(): string {
+    const dropped = plural(this.droppedBytes, "byte");
     const middle = this.droppedBytes > 0
-      ? `\n[code-commit: ${
-        plural(this.droppedBytes, "byte")
-      } of output dropped here to bound memory]\n`
+      ? `\n[code-commit: ${dropped} of output dropped here to bound memory]\n`
       : "";
     return this.#head.join("") + middle + this.#tail.map((part) => part.text).join("");
   }
@@ -441,44 +369,32 @@ class OutputSink {
 /** One line saying how the build ended. Never throws. */
 export function describeBuildEnd(result: BuildResult): string {
   const took = formatSeconds(result.elapsedMs);
-  if (result.timedOut) {
-    return `stopped at the --build-timeout limit of ${
-      formatSeconds(result.timeoutMs)
-    }, after ${took}`;
-  }
+  const limit = formatSeconds(result.timeoutMs);
+  if (result.timedOut) return `stopped at the --build-timeout limit of ${limit}, after ${took}`;
   if (result.interrupted) return `stopped because code-commit was interrupted, after ${took}`;
   if (result.signal) return `killed by ${result.signal} after ${took}`;
   return `exit code ${result.exitCode}, after ${took}`;
 }
 
-/**
- * The whole build, as logged in `*-build.txt`: command, how it was
- * contained (when known), output, how it ended. Never throws.
- */
+/** The whole build as logged in `*-build.txt`: command, containment, output, how it ended. Never throws. */
 export function formatBuildLog(result: BuildResult): string {
   const containment = result.containment === undefined ? "" : `[${result.containment}]\n`;
-  return `$ ${BUILD_SCRIPT}\n${containment}${withNewline(result.output)}[${
-    describeBuildEnd(result)
-  }]\n`;
+  return formatBuild(result, `${containment}${result.output}`);
 }
 
 /**
- * The build as a repair prompt shows it: like the log, but without terminal
- * escape sequences, and, when the output's estimated tokens are more than
- * `maxTokens`, cut as `fitOutput` cuts it (the beginning, every failure line
- * with the lines around it, the end, each gap counted in lines, the whole
- * output named as in `logPath`). Without `maxTokens` the output is whole.
- * Never throws.
+ * The build as a repair prompt shows it: like the log without escape sequences, the output cut
+ * by `fitOutput` to `maxTokens` (naming `logPath` for the whole). Never throws.
  */
 export function formatBuildForPrompt(
   result: BuildResult,
   logPath: string,
   maxTokens = Infinity,
 ): string {
-  const output = fitOutput(stripAnsi(result.output), maxTokens, logPath);
-  return `$ ${BUILD_SCRIPT}\n${withNewline(output)}[${describeBuildEnd(result)}]\n`;
+  return formatBuild(result, fitOutput(stripAnsi(result.output), maxTokens, logPath));
 }
 
-function withNewline(text: string): string {
-  return text === "" || text.endsWith("\n") ? text : `${text}\n`;
+function formatBuild(result: BuildResult, body: string): string {
+  const ended = body === "" || body.endsWith("\n") ? body : `${body}\n`;
+  return `$ ${BUILD_SCRIPT}\n${ended}[${describeBuildEnd(result)}]\n`;
 }

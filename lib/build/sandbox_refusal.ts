@@ -1,24 +1,14 @@
 /**
- * A contained build that failed because the sandbox refused it something
- * outside the project: a write to a read-only file system (`EROFS`,
- * `Read-only file system`) or a permission denied (`EACCES`, `Permission
- * denied`, `EPERM`, `Operation not permitted`) on an absolute path outside
- * the project, named in its output.
- * No change to the code can fix that, so no repair is asked for. A refused
- * path inside the project (`build.sh`, `.git`, a protected file the sandbox
- * made read-only) is not one of these: a build that writes there is a
- * build the model broke, and a repair can fix it. Pure.
+ * A contained build the sandbox refused a path outside the project (read-only file system or
+ * permission denied): no code change fixes that, so no repair is asked for. A refused path inside
+ * the project is the model's doing, and a repair can fix it. Pure.
  *
  * @module
  */
 import { posix } from "node:path";
 import { stripAnsi } from "../text/ansi.ts";
 
-/**
- * A line that reports a refusal by the file system: bubblewrap's read-only
- * mounts give `EROFS`, a path a build may not reach `EACCES`, and macOS's
- * sandbox-exec `EPERM` (`Operation not permitted`).
- */
+/** A refusal: bubblewrap's read-only mounts give `EROFS`, hidden paths `EACCES`, sandbox-exec `EPERM`. */
 const REFUSAL =
   /\bEROFS\b|read-only file system|\bEACCES\b|permission denied|\bEPERM\b|operation not permitted/i;
 
@@ -29,23 +19,14 @@ const BARE_PATH = /(?:^|[\s=(])(\/[^\s:'"(),]+)/g;
 /** Lines of output looked at: a refusal is reported where it happens, not a million lines on. */
 const MAX_LINES = 200_000;
 
-/** A refusal outside the project found in a build's output. */
-export interface OutsideRefusal {
-  /** The absolute path refused. */
-  readonly path: string;
-  /** The line that reports it (escape sequences removed, at most 300 characters). */
-  readonly line: string;
-}
-
 /**
- * The first line of `output` that reports a read-only file system or a
- * permission denied on an absolute path outside every one of `roots` (the
- * project root as given and as resolved), or `undefined`. Never throws.
+ * The first refusal in `output` of an absolute `path` outside every one of `roots` (the root as
+ * given and resolved), with its `line` (escapes removed, at most 300 characters). Never throws.
  */
 export function findOutsideRefusal(
   output: string,
   roots: readonly string[],
-): OutsideRefusal | undefined {
+): { readonly path: string; readonly line: string } | undefined {
   const inside = (path: string) =>
     roots.some((root) => path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`));
   const lines = stripAnsi(output).split("\n", MAX_LINES);
@@ -62,7 +43,6 @@ export function findOutsideRefusal(
   return undefined;
 }
 
-/** The absolute paths `line` names, quoted ones first. */
 function absolutePaths(line: string): string[] {
   const quoted = [...line.matchAll(QUOTED_PATH)].map((match) => match[1]);
   const bare = [...line.matchAll(BARE_PATH)].map((match) => match[1]);

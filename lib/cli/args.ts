@@ -1,17 +1,13 @@
 /**
- * The command line of code-commit, read from the tables of `workflows.ts`:
- * one workflow flag at most, the options that workflow takes, each at most
- * once, and nothing else. Reading is two steps, so that the settings file
- * is read only for a command line that is right: {@link readCommandLine}
- * (the flags alone), then {@link resolveOptions} (flag, else settings
- * file, else default).
+ * The command line, read from the tables: one workflow flag at most, the options it takes, each
+ * once. Two steps, so the settings file is read only for a right command line.
  *
  * @module
  */
 import { CodeCommitError, EXIT, UsageError } from "../errors/errors.ts";
 import { isLocalModel, type ModelId } from "../llm/models.ts";
 import { COMMANDS, type Workflow, WORKFLOWS, workflowSpec, workflowsTaking } from "./workflows.ts";
-import { OPTIONS, type OptionSpec, type RunOptions, SETTINGS } from "./options.ts";
+import { oneOf, OPTIONS, type OptionSpec, type RunOptions, SETTINGS } from "./options.ts";
 
 export type { RunOptions } from "./options.ts";
 export type { Workflow } from "./workflows.ts";
@@ -19,7 +15,7 @@ export type { Workflow } from "./workflows.ts";
 /** The shells `--completion` writes a script for. */
 export type Shell = (typeof COMMANDS)[2]["choices"][number];
 
-/** Values of {@link RunOptions} given by flags or by the settings file, by field. */
+/** Values of {@link RunOptions} given by flags or the settings file, by field. */
 export type GivenOptions = Readonly<Partial<Record<keyof RunOptions, unknown>>>;
 
 /** What the command line asked for, before the settings file is read. */
@@ -37,29 +33,25 @@ export type Command =
 /** How messages name the settings file. */
 export const SETTINGS_FILE = "agent-config/settings.json";
 
-/** Each workflow flag (without dashes) and the workflow it selects. */
 const WORKFLOW_FLAGS: ReadonlyMap<string, Workflow> = new Map(
   WORKFLOWS.flatMap((spec) => spec.flags.map((flag) => [flag, spec.id] as const)),
 );
 
-/** Every flag (without dashes): whether it takes a value, and its one-letter form. */
-const FLAGS: ReadonlyMap<string, { readonly takesValue: boolean; readonly short?: string }> =
-  new Map([
-    ...COMMANDS.map((command) =>
-      [command.flag, {
-        takesValue: "placeholder" in command,
-        short: "short" in command ? command.short : undefined,
-      }] as const
-    ),
-    ...OPTIONS.map((option) => [option.flag, { takesValue: option.value !== undefined }] as const),
-    ...[...WORKFLOW_FLAGS.keys()].map((flag) => [flag, { takesValue: false }] as const),
-  ]);
+/** Whether each flag (without dashes) takes a value. */
+const TAKES_VALUE: ReadonlyMap<string, boolean> = new Map([
+  ...COMMANDS.map((command) => [command.flag, "placeholder" in command] as const),
+  ...OPTIONS.map((option) => [option.flag, option.value !== undefined] as const),
+  ...[...WORKFLOW_FLAGS.keys()].map((flag) => [flag, false] as const),
+]);
+
+/** The one-letter forms (`-h`) and their flags. */
+const SHORT_FLAGS: ReadonlyMap<string, string> = new Map(
+  COMMANDS.flatMap((command) => "short" in command ? [[`-${command.short}`, command.flag]] : []),
+);
 
 /**
- * Whether `args` hold `--json` among the flags (before a `--`), read
- * without parsing them: a run whose command line is wrong still ends with
- * the JSON object. `--json=VALUE` counts too: its usage error ("takes no
- * value") reaches a script as the object it asked for. Never throws.
+ * Whether `args` hold `--json` (or `--json=VALUE`) before a `--`, read without parsing them, so
+ * that a wrong command line still ends with the JSON object. Never throws.
  */
 export function wantsJson(args: readonly string[]): boolean {
   const end = args.indexOf("--");
@@ -69,18 +61,21 @@ export function wantsJson(args: readonly string[]): boolean {
 }
 
 /**
- * Reads the arguments after the program name: the flags, which workflow,
- * and each option's value (checked on its own).
+ * Reads the arguments after the program name: the flags, which workflow, each option's value.
  *
- * @throws {UsageError} for an unknown flag, a flag given twice, a missing or
- * bad value, an unknown model, a positional argument, two workflow flags,
- * or an option the workflow does not take.
+ * @throws {UsageError} for an unknown flag, a flag given twice, a missing or bad value, a
+ * positional argument, two workflow flags, or an option the workflow does not take.
  */
 export function readCommandLine(args: readonly string[]): CommandLine {
   const values = readFlags(args);
   if (values.help) return { kind: "help" };
   if (values.version) return { kind: "version" };
-  if (values.completion !== undefined) return { kind: "completion", shell: shell(values) };
+  if (values.completion !== undefined) {
+    return {
+      kind: "completion",
+      shell: oneOf("completion", COMMANDS[2].choices, values.completion as string),
+    };
+  }
   const workflow = chooseWorkflow(values);
   const spec = workflowSpec(workflow);
   const given: Partial<Record<keyof RunOptions, unknown>> = {};
@@ -94,14 +89,12 @@ export function readCommandLine(args: readonly string[]): CommandLine {
 }
 
 /**
- * The options of a run of `workflow`: each from its flag (`given`), else
- * from the settings file (`settings`, where the workflow takes the option;
- * a setting for another workflow is left aside), else its default.
+ * The options of a run of `workflow`: each from its flag, else from `settings` where the workflow
+ * takes the option, else its default.
  *
- * @throws {UsageError} for `--context-window` with a model of the table, or
- * `--sandbox off --build-network off`, both flags.
- * @throws {CodeCommitError} (exit `EXIT.setup`) for `sandbox` off and
- * `buildNetwork` off where one comes from the settings file.
+ * @throws {UsageError} for `--context-window` with a model of the table, or both
+ * `--sandbox off` and `--build-network off` as flags; {@link CodeCommitError} (`EXIT.setup`)
+ * for both off where one comes from the settings file.
  */
 export function resolveOptions(
   workflow: Workflow,
@@ -141,10 +134,9 @@ export function resolveOptions(
   if (values.sandbox === "off" && values.buildNetwork === "off") {
     const name = (flag: string, field: string) =>
       fromFile.has(field) ? `"${field}": "off" in ${SETTINGS_FILE}` : `--${flag} off`;
-    const message = `${name("build-network", "buildNetwork")} needs the sandbox, and ${
-      name("sandbox", "sandbox")
-    } turns it off; drop one of them`;
-    if (fromFile.size > 0 && (fromFile.has("sandbox") || fromFile.has("buildNetwork"))) {
+    const [network, sandbox] = [name("build-network", "buildNetwork"), name("sandbox", "sandbox")];
+    const message = `${network} needs the sandbox, and ${sandbox} turns it off; drop one of them`;
+    if (fromFile.has("sandbox") || fromFile.has("buildNetwork")) {
       throw new CodeCommitError(message, EXIT.setup);
     }
     throw new UsageError(message);
@@ -158,24 +150,22 @@ function notTaken(option: OptionSpec, workflow: Workflow): UsageError {
   const to = takers.length === 1
     ? `only to ${takers[0]}`
     : `to ${takers.slice(0, -1).join(", ")} and ${takers[takers.length - 1]}`;
-  const because = option.because;
+  const { takes, refuses } = option.because ?? {};
+  const title = workflowSpec(workflow).title;
   return new UsageError(
-    `--${option.flag} applies ${to}${because ? `, ${because.takes}` : ""}, not to ${
-      workflowSpec(workflow).title
-    }${because ? `, ${because.refuses}` : ""}`,
+    `--${option.flag} applies ${to}${takes ? `, ${takes}` : ""}, not to ${title}` +
+      (refuses ? `, ${refuses}` : ""),
   );
 }
 
-/** The flags given, by name (`true` for a flag without a value). */
 type FlagValues = Record<string, string | boolean | undefined>;
 
 /**
- * Reads the flags of `args`, each at most once: `--name`, `--name VALUE`,
- * `--name=VALUE`, a one-letter form (`-h`, `-V`); `--` ends the flags.
+ * Reads the flags of `args`, each at most once: `--name`, `--name VALUE`, `--name=VALUE`, `-h`;
+ * `--` ends the flags.
  *
- * @throws {UsageError} for an unknown flag, a missing value (a flag that
- * takes one, last or followed by another flag), a value given to a flag
- * that takes none, a positional argument, or a flag given twice.
+ * @throws {UsageError} for an unknown flag, a missing or unwanted value, a positional argument,
+ * or a flag given twice.
  */
 function readFlags(args: readonly string[]): FlagValues {
   const values: FlagValues = {};
@@ -188,22 +178,19 @@ function readFlags(args: readonly string[]): FlagValues {
     if (!arg.startsWith("-") || arg === "-") throw unexpected(arg);
     const equals = arg.startsWith("--") ? arg.indexOf("=", 3) : -1;
     const given = equals === -1 ? arg : arg.slice(0, equals);
-    const name = given.startsWith("--")
-      ? given.slice(2)
-      : [...FLAGS].find(([, flag]) => flag.short !== undefined && `-${flag.short}` === given)?.[0];
-    const flag = name === undefined ? undefined : FLAGS.get(name);
-    if (name === undefined || flag === undefined) {
+    const name = given.startsWith("--") ? given.slice(2) : SHORT_FLAGS.get(given);
+    const takesValue = name === undefined ? undefined : TAKES_VALUE.get(name);
+    if (name === undefined || takesValue === undefined) {
       throw new UsageError(`unknown flag ${given}; run code-commit --help for the flags`);
     }
     if (Object.hasOwn(values, name)) throw new UsageError(`--${name} is given twice; give it once`);
-    if (!flag.takesValue) {
+    if (!takesValue) {
       if (equals !== -1) throw new UsageError(`${given} takes no value`);
       values[name] = true;
     } else if (equals !== -1) {
       values[name] = arg.slice(equals + 1);
     } else {
-      // The next argument is the value, unless it is missing or a flag (a value that starts
-      // with a dash is given as --name=-value).
+      // A value that starts with a dash is given as --name=-value.
       const value = args[index + 1];
       if (value === undefined || (value.startsWith("-") && value !== "-")) {
         throw new UsageError(`${given} needs a value, for example --${name} ${exampleFor(name)}`);
@@ -215,12 +202,10 @@ function readFlags(args: readonly string[]): FlagValues {
   return values;
 }
 
-/** The usage error for a positional argument `arg`. Never throws. */
 function unexpected(arg: string): UsageError {
+  const shown = JSON.stringify(arg);
   return new UsageError(
-    `unexpected argument ${
-      JSON.stringify(arg)
-    }; code-commit reads its query from agent-config/query.txt`,
+    `unexpected argument ${shown}; code-commit reads its query from agent-config/query.txt`,
   );
 }
 
@@ -231,21 +216,7 @@ function chooseWorkflow(values: FlagValues): Workflow {
     const named = workflowFlags.map((flag) => `--${flag}`).join(" and ");
     throw new UsageError(`${named} are two workflow flags; choose one workflow per run`);
   }
-  return workflowFlags.length === 1
-    ? WORKFLOW_FLAGS.get(workflowFlags[0]) as Workflow
-    : WORKFLOWS[0].id;
-}
-
-/** The shell `--completion` names. @throws {UsageError} for another. */
-function shell(values: FlagValues): Shell {
-  const choices: readonly string[] = COMMANDS[2].choices;
-  const text = values.completion as string;
-  if (!choices.includes(text)) {
-    throw new UsageError(
-      `--completion ${JSON.stringify(text)} is not one of ${choices.join(", ")}`,
-    );
-  }
-  return text as Shell;
+  return WORKFLOW_FLAGS.get(workflowFlags[0]) ?? WORKFLOWS[0].id;
 }
 
 /** An example value of the flag `name`, for the message that says it needs one. Never throws. */

@@ -1,7 +1,6 @@
 /**
- * Shell completion scripts for bash, zsh and fish (`--completion SHELL`),
- * written from the same tables as `--help`: every flag, and the values of
- * those that take one of a known few (`--model`, `--sandbox`, ...).
+ * Shell completion scripts for bash, zsh and fish, from the tables: every flag, and the values
+ * of those that take one of a known few.
  *
  * @module
  */
@@ -9,21 +8,16 @@ import type { Shell } from "./args.ts";
 import { COMMANDS, WORKFLOWS } from "./workflows.ts";
 import { OPTIONS } from "./options.ts";
 
-/** One flag as completion offers it. */
+/** One flag as completion offers it, with the values offered after it (none: the user's to type). */
 interface CompletedFlag {
-  /** The long form, without dashes. */
   readonly flag: string;
-  /** The one-letter form, if any. */
   readonly short?: string;
-  /** What it does, in a few words. */
   readonly brief: string;
-  /** Whether a value follows it. */
   readonly takesValue: boolean;
-  /** The values offered after it (none: the value is the user's to type). */
   readonly choices: readonly string[];
 }
 
-/** Every flag: the workflows', the options', `--help`, `--version`, `--completion`. Never throws. */
+/** Every flag: the workflows', the options', and the commands'. Never throws. */
 function completedFlags(): CompletedFlag[] {
   return [
     ...WORKFLOWS.flatMap((spec) =>
@@ -45,7 +39,6 @@ function completedFlags(): CompletedFlag[] {
   ];
 }
 
-/** `text` in single quotes for bash or zsh. Never throws. */
 function quoted(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
@@ -57,10 +50,9 @@ function fishQuoted(text: string): string {
 
 /** The bash script: `_code_commit` bound to `code-commit` with `complete -F`. Never throws. */
 function bashScript(flags: readonly CompletedFlag[]): string {
-  const words = flags.flatMap((flag) => [
-    `--${flag.flag}`,
-    ...(flag.short ? [`-${flag.short}`] : []),
-  ]);
+  const words = flags.flatMap((flag) =>
+    flag.short ? [`--${flag.flag}`, `-${flag.short}`] : [`--${flag.flag}`]
+  );
   const cases = flags.filter((flag) => flag.takesValue).map((flag) =>
     `    --${flag.flag}) COMPREPLY=(${
       flag.choices.length > 0 ? `$(compgen -W ${quoted(flag.choices.join(" "))} -- "$cur")` : ""
@@ -131,13 +123,5 @@ ${lines.join("\n")}
 
 /** The completion script for `shell`. Never throws. */
 export function completionScript(shell: Shell): string {
-  const flags = completedFlags();
-  switch (shell) {
-    case "bash":
-      return bashScript(flags);
-    case "zsh":
-      return zshScript(flags);
-    case "fish":
-      return fishScript(flags);
-  }
+  return { bash: bashScript, zsh: zshScript, fish: fishScript }[shell](completedFlags());
 }

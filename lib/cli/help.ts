@@ -1,6 +1,5 @@
 /**
- * The text of `--help` and `--version`, `--help`'s workflows and options
- * written from the tables of `workflows.ts`.
+ * The text of `--help` (its workflows and options from the tables) and `--version`.
  *
  * @module
  */
@@ -10,10 +9,8 @@ import { PRICES_DATE } from "../llm/prices.ts";
 import { COMMANDS, WORKFLOWS, workflowsTaking } from "./workflows.ts";
 import { OPTIONS } from "./options.ts";
 
-/** The version of code-commit, from deno.json. */
 const VERSION: string = config.version;
 
-/** Where the text of a flag's lines starts: two spaces, the flag, padding. */
 const TEXT_COLUMN = 27;
 
 /** The `--version` line (`-V` too). Never throws. */
@@ -21,11 +18,7 @@ export function versionText(): string {
   return `code-commit ${VERSION}`;
 }
 
-/**
- * `flag` and its `lines` as `--help` shows them: the first line beside the
- * flag when the flag fits before {@link TEXT_COLUMN}, else on a line of its
- * own. Never throws.
- */
+/** `flag` and its `lines` as `--help` shows them, the first beside the flag when it fits. Never throws. */
 function entry(flag: string, lines: readonly string[]): string {
   const indent = " ".repeat(TEXT_COLUMN);
   const head = `  ${flag}`;
@@ -45,28 +38,22 @@ function takenBy(flag: string): string[] {
 
 /** The `--help` text. Never throws. */
 export function helpText(): string {
-  const models = MODEL_NAMES.map((name) =>
-    `  ${name.padEnd(22)} key in ${MODELS[name].keyFile}${
-      name === DEFAULT_MODEL ? " (default)" : ""
-    }`
-  ).join("\n");
+  const models = MODEL_NAMES.map((name) => {
+    const mark = name === DEFAULT_MODEL ? " (default)" : "";
+    return `  ${name.padEnd(22)} key in ${MODELS[name].keyFile}${mark}`;
+  }).join("\n");
   const workflows = WORKFLOWS.map((spec) =>
     entry(spec.flags.map((flag) => `--${flag}`).join(", "), spec.help)
   ).join("\n");
-  const options = OPTIONS.map((option) =>
-    entry(
-      `--${option.flag}${option.value ? ` ${option.value.placeholder}` : ""}`,
-      [...option.help, ...takenBy(option.flag)],
-    )
-  ).join("\n");
-  const commands = COMMANDS.map((command) =>
-    entry(
-      `${"short" in command ? `-${command.short}, ` : ""}--${command.flag}${
-        "placeholder" in command ? ` ${command.placeholder}` : ""
-      }`,
-      [command.help],
-    )
-  ).join("\n");
+  const options = OPTIONS.map((option) => {
+    const value = option.value ? ` ${option.value.placeholder}` : "";
+    return entry(`--${option.flag}${value}`, [...option.help, ...takenBy(option.flag)]);
+  }).join("\n");
+  const commands = COMMANDS.map((command) => {
+    const short = "short" in command ? `-${command.short}, ` : "";
+    const value = "placeholder" in command ? ` ${command.placeholder}` : "";
+    return entry(`${short}--${command.flag}${value}`, [command.help]);
+  }).join("\n");
   return `code-commit ${VERSION} — let an LLM change your code, then build it, unattended
 
 Usage: code-commit [--model NAME] [WORKFLOW] [OPTIONS]

@@ -1,34 +1,25 @@
 /**
- * Ctrl-C and the stop signals: the first one aborts the run's signal, so the
- * LLM call or the build in progress stops and the workflow ends at a safe
- * point (never in the middle of applying a reply); later ones only say it
- * is stopping. SIGHUP (the terminal or SSH session went away) and SIGQUIT
- * (Ctrl-\) are trapped too: left to their default, they would kill the
- * process in the middle of applying a reply.
+ * Ctrl-C and the stop signals: the first aborts the run's signal so the workflow ends at a safe
+ * point, never in the middle of applying a reply (which SIGHUP and SIGQUIT left to their default
+ * would do); later ones only say it is stopping.
  *
  * @module
  */
 import type { Console } from "../console/console.ts";
 import { InterruptedError } from "../errors/errors.ts";
 
-/** An installed trap. */
+/** An installed trap: its signal aborts when the user interrupts; `dispose` removes it. */
 export interface InterruptTrap {
-  /** Aborts when the user interrupts. */
   readonly signal: AbortSignal;
-  /** Removes the trap; again, does nothing. */
   dispose(): void;
 }
 
-/** The signals trapped, and how the user is told about each. */
+/** The signals trapped, and how the user is told of each. */
 const SIGNALS: readonly [Deno.Signal, string][] = Deno.build.os === "windows"
   ? [["SIGINT", "Ctrl-C"], ["SIGBREAK", "Ctrl-Break"]]
   : [["SIGINT", "Ctrl-C"], ["SIGTERM", "SIGTERM"], ["SIGHUP", "SIGHUP"], ["SIGQUIT", "SIGQUIT"]];
 
-/**
- * Installs the trap for SIGINT, SIGTERM, SIGHUP and SIGQUIT (SIGINT and SIGBREAK on Windows).
- *
- * Never throws (each signal listed is one the platform has).
- */
+/** Installs the trap for the stop signals of the platform. Never throws. */
 export function trapInterrupts(console: Console): InterruptTrap {
   const controller = new AbortController();
   const handlers = SIGNALS.map(([signal, how]) => {

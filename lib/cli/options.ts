@@ -1,10 +1,6 @@
 /**
- * The table of options: every option (its flag, its value, its default,
- * its line in `--help`, its key in `agent-config/settings.json`) and the
- * keys of the settings file. With the table of workflows
- * (`workflows.ts`, which says which workflow takes which option), it is
- * what parsing, `--help`, shell completion and `docs/cli.md` read: an
- * option is added here, once.
+ * The table of options (flag, value, default, `--help` lines, settings key) and the keys of the
+ * settings file: parsing, `--help`, completion and `docs/cli.md` read it.
  *
  * @module
  */
@@ -23,143 +19,127 @@ import { BUILD_NETWORKS, SANDBOX_MODES } from "../sandbox/modes.ts";
 import type { BuildNetwork, SandboxMode } from "../sandbox/modes.ts";
 import { formatCount } from "../text/numbers.ts";
 
-/** Options of a run, with their defaults filled in (flag, else settings file, else default). */
+/** Options of a run (flag, else settings file, else default); see the table for each. */
 export interface RunOptions {
-  /** The model every LLM call of the run uses: one of the table, or `local:NAME`. */
   readonly model: ModelId;
-  /** Build the codebase with the context builder instead of reading agent-config/codeRollup.txt. */
   readonly buildContext: boolean;
-  /** How long one `./build.sh` may run, in milliseconds. */
   readonly buildTimeoutMs: number;
-  /** How long one LLM request may take, in milliseconds. */
   readonly llmTimeoutMs: number;
-  /** The auto workflow runs phases up to this one (1 unless `--max-phase` says more). */
   readonly maxPhase: number;
-  /** Whether `./build.sh` runs in a sandbox: where available (`auto`), always (`on`), never (`off`). */
   readonly sandbox: SandboxMode;
-  /** Whether a contained build reaches the network. */
   readonly buildNetwork: BuildNetwork;
-  /**
-   * `--force`: committing code and the auto workflow run on a tree with
-   * uncommitted changes; `--undo` restores paths changed since the run.
-   */
   readonly force: boolean;
-  /** `--dry-run` (committing code): show what the first reply would change, and change nothing. */
   readonly dryRun: boolean;
-  /** `--json`: the run reports its result as JSON. */
   readonly json: boolean;
-  /**
-   * A local model's context window in tokens (`--context-window`), prompt
-   * and answer together; undefined for the default (`LOCAL_CONTEXT_WINDOW`).
-   * Only a `local:NAME` model reads it.
-   */
+  /** A `local:NAME` model's context window in tokens; undefined for the default. */
   readonly contextWindow?: number;
-  /**
-   * The base URL of a local model's server from the settings file
-   * (`localBaseUrl`), already checked to name this machine; the
-   * environment's `CODE_COMMIT_OPENAI_BASE_URL` wins over it.
-   */
+  /** A local model's server from the settings file, checked to be on this machine. */
   readonly localBaseUrl?: string;
 }
 
-/** Default time one `./build.sh` may run: 30 minutes. */
 const DEFAULT_BUILD_TIMEOUT_SECONDS = 1800;
-/** Default time one LLM request may take: 15 minutes, for a thinking model on a large prompt. */
+/** 15 minutes, for a thinking model on a large prompt. */
 const DEFAULT_LLM_TIMEOUT_SECONDS = 900;
-/** The longest duration a timeout takes, in seconds: a week. */
+/** The longest timeout, in seconds: a week. */
 const MAX_SECONDS = 7 * 24 * 3600;
-/** The fewest and the most tokens `--context-window` takes. */
 const CONTEXT_WINDOW_RANGE = { min: 1024, max: 16_777_216 } as const;
-
-/** How an option's value is given on the command line. */
-export interface OptionValue<T> {
-  /** How `--help` names the value: `SECONDS`, `auto|on|off`. */
-  readonly placeholder: string;
-  /** A value for the message that says the flag needs one. */
-  readonly example: string;
-  /** The values shell completion offers, when they are a known few. */
-  readonly choices?: readonly string[];
-  /** Reads the flag's text. @throws {UsageError} naming the flag for a bad value. */
-  readonly parse: (text: string) => T;
-}
-
-/** How an option is given in `agent-config/settings.json`. */
-export interface OptionSetting<T> {
-  /** The key in the file. */
-  readonly key: string;
-  /** Validates the file's value (and turns it into the option's value, seconds to ms). */
-  readonly schema: z.ZodType<T, z.ZodTypeDef, unknown>;
-  /** What the key allows, for the message on a bad value and for docs/cli.md. */
-  readonly allowed: string;
-}
 
 /** One option of the command line. */
 export interface OptionSpec<T = unknown> {
   /** The flag without its dashes. */
   readonly flag: string;
-  /** The field of {@link RunOptions} it sets. */
   readonly field: keyof RunOptions;
-  /** Its value, or undefined for a flag that takes none (it then sets `true`). */
-  readonly value?: OptionValue<T>;
-  /** The value when neither the flag nor the settings file gives one (undefined: none). */
+  /**
+   * Its value (none: the flag sets `true`): how `--help` names it, an example for the message
+   * that says it needs one, the values completion offers, and its parser (throws UsageError).
+   */
+  readonly value?: {
+    readonly placeholder: string;
+    readonly example: string;
+    readonly choices?: readonly string[];
+    readonly parse: (text: string) => T;
+  };
+  /** The value when neither the flag nor the settings file gives one. */
   readonly fallback: T | undefined;
-  /** Its lines in `--help` (the first beside the flag). */
+  /** Its lines in `--help`, and one short line for completion and docs/cli.md. */
   readonly help: readonly string[];
-  /** One short line, for shell completion and docs/cli.md. */
   readonly brief: string;
-  /** Its key in the settings file, for an option a project may set for every run. */
-  readonly setting?: OptionSetting<T>;
+  /** Its key in the settings file, the schema checking it, and what it allows (for messages). */
+  readonly setting?: {
+    readonly key: string;
+    readonly schema: z.ZodType<T, z.ZodTypeDef, unknown>;
+    readonly allowed: string;
+  };
   /** Why the workflows that take it do (`which run ./build.sh`), and why another does not. */
   readonly because?: { readonly takes: string; readonly refuses: string };
 }
 
-/** Builds an option entry, keeping its value's type consistent. Never throws. */
+/** An option entry, its value's type checked. */
 function option<T>(spec: OptionSpec<T>): OptionSpec {
   return spec as OptionSpec;
 }
 
-/** Reads a duration in seconds (decimals allowed) and returns milliseconds. */
-function seconds(flag: string): (text: string) => number {
-  return (text) => {
-    const value = Number(text);
-    if (!/^\d+(\.\d+)?$/.test(text) || !(value > 0) || value > MAX_SECONDS) {
-      throw new UsageError(
-        `--${flag} ${
-          JSON.stringify(text)
-        } is not a duration; give seconds, for example --${flag} 600`,
-      );
-    }
-    return Math.round(value * 1000);
+/** The value and setting of a duration: seconds (decimals allowed), as milliseconds. */
+function duration(flag: string, key: string) {
+  return {
+    value: {
+      placeholder: "SECONDS",
+      example: "600",
+      parse: (text: string) => {
+        const value = Number(text);
+        if (!/^\d+(\.\d+)?$/.test(text) || !(value > 0) || value > MAX_SECONDS) {
+          const shown = JSON.stringify(text);
+          throw new UsageError(
+            `--${flag} ${shown} is not a duration; give seconds, for example --${flag} 600`,
+          );
+        }
+        return Math.round(value * 1000);
+      },
+    },
+    setting: {
+      key,
+      schema: z.number().positive().max(MAX_SECONDS).transform((value) => Math.round(value * 1000)),
+      allowed: `seconds, more than 0, at most ${MAX_SECONDS}`,
+    },
   };
 }
 
-/** The settings-file form of a duration: seconds, turned into milliseconds. */
-const SECONDS_SETTING = z.number().positive().max(MAX_SECONDS).transform((value) =>
-  Math.round(value * 1000)
-);
-
-/** Reads a flag that takes one of `values`. */
-function oneOf<T extends string>(flag: string, values: readonly T[]): (text: string) => T {
-  return (text) => {
-    const found = values.find((value) => value === text);
-    if (found === undefined) {
-      throw new UsageError(`--${flag} ${JSON.stringify(text)} is not one of ${values.join(", ")}`);
-    }
-    return found;
-  };
+/** `text` when it is one of `values`. @throws {UsageError} naming `--flag` otherwise. */
+export function oneOf<T extends string>(flag: string, values: readonly T[], text: string): T {
+  const found = values.find((value) => value === text);
+  if (found === undefined) {
+    throw new UsageError(`--${flag} ${JSON.stringify(text)} is not one of ${values.join(", ")}`);
+  }
+  return found;
 }
 
-/** The model names `--model` takes, as a message lists them. */
-const MODEL_CHOICES = `${MODEL_NAMES.join(", ")}, or local:NAME`;
+/** The value, setting and default of an option that takes one of `values`, the default first. */
+function choice<T extends string>(
+  flag: string,
+  key: string,
+  values: readonly T[],
+  example: string,
+) {
+  return {
+    value: {
+      placeholder: values.join("|"),
+      example,
+      choices: values,
+      parse: (text: string) => oneOf(flag, values, text),
+    },
+    fallback: values[0],
+    setting: { key, schema: z.enum(values as [T, ...T[]]), allowed: values.join(", ") },
+  };
+}
 
 /** Reads `--model`. @throws {UsageError} for a model not supported. */
 function parseModel(text: string): ModelId {
   const model = parseModelId(text);
   if (model === undefined) {
+    const names = MODEL_NAMES.join(", ");
     throw new UsageError(
-      `--model ${JSON.stringify(text)} is not a supported model; use ${
-        MODEL_NAMES.join(", ")
-      }, or local:NAME for a model on a local OpenAI-compatible server`,
+      `--model ${JSON.stringify(text)} is not a supported model; use ${names}, ` +
+        `or local:NAME for a model on a local OpenAI-compatible server`,
     );
   }
   return model;
@@ -167,14 +147,12 @@ function parseModel(text: string): ModelId {
 
 /** Reads `--context-window`. @throws {UsageError} for a value not a number of tokens in range. */
 function parseContextWindow(text: string): number {
+  const { min, max } = CONTEXT_WINDOW_RANGE;
   const value = Number(text);
-  if (
-    !/^\d+$/.test(text) || value < CONTEXT_WINDOW_RANGE.min || value > CONTEXT_WINDOW_RANGE.max
-  ) {
+  if (!/^\d+$/.test(text) || value < min || value > max) {
     throw new UsageError(
-      `--context-window ${
-        JSON.stringify(text)
-      } is not a number of tokens from ${CONTEXT_WINDOW_RANGE.min} to ${CONTEXT_WINDOW_RANGE.max}; give the server's window, for example --context-window 32768`,
+      `--context-window ${JSON.stringify(text)} is not a number of tokens from ${min} to ${max}; ` +
+        `give the server's window, for example --context-window 32768`,
     );
   }
   return value;
@@ -199,15 +177,9 @@ export const OPTIONS: readonly OptionSpec[] = [
     brief: "the model every call uses",
     setting: {
       key: "model",
-      schema: z.string().transform((text, context) => {
-        const model = parseModelId(text);
-        if (model === undefined) {
-          context.addIssue({ code: z.ZodIssueCode.custom });
-          return z.NEVER;
-        }
-        return model;
-      }),
-      allowed: MODEL_CHOICES,
+      schema: z.string().refine((text) => parseModelId(text) !== undefined)
+        .transform((text) => parseModelId(text)!),
+      allowed: `${MODEL_NAMES.join(", ")}, or local:NAME`,
     },
     because: CALLS_A_MODEL,
   }),
@@ -224,29 +196,19 @@ export const OPTIONS: readonly OptionSpec[] = [
   option<number>({
     flag: "build-timeout",
     field: "buildTimeoutMs",
-    value: { placeholder: "SECONDS", example: "600", parse: seconds("build-timeout") },
+    ...duration("build-timeout", "buildTimeout"),
     fallback: DEFAULT_BUILD_TIMEOUT_SECONDS * 1000,
     help: [`stop ./build.sh after this long (default ${DEFAULT_BUILD_TIMEOUT_SECONDS})`],
     brief: "stop ./build.sh after this many seconds",
-    setting: {
-      key: "buildTimeout",
-      schema: SECONDS_SETTING,
-      allowed: `seconds, more than 0, at most ${MAX_SECONDS}`,
-    },
     because: RUNS_BUILDS,
   }),
   option<number>({
     flag: "llm-timeout",
     field: "llmTimeoutMs",
-    value: { placeholder: "SECONDS", example: "600", parse: seconds("llm-timeout") },
+    ...duration("llm-timeout", "llmTimeout"),
     fallback: DEFAULT_LLM_TIMEOUT_SECONDS * 1000,
     help: [`give up on one LLM request after this long (default ${DEFAULT_LLM_TIMEOUT_SECONDS})`],
     brief: "give up on one LLM request after this many seconds",
-    setting: {
-      key: "llmTimeout",
-      schema: SECONDS_SETTING,
-      allowed: `seconds, more than 0, at most ${MAX_SECONDS}`,
-    },
     because: CALLS_A_MODEL,
   }),
   option<number>({
@@ -311,13 +273,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   option<SandboxMode>({
     flag: "sandbox",
     field: "sandbox",
-    value: {
-      placeholder: SANDBOX_MODES.join("|"),
-      example: "on",
-      choices: SANDBOX_MODES,
-      parse: oneOf("sandbox", SANDBOX_MODES),
-    },
-    fallback: SANDBOX_MODES[0],
+    ...choice("sandbox", "sandbox", SANDBOX_MODES, "on"),
     help: [
       "run ./build.sh in a sandbox: the project writable, agent-config/",
       "hidden, .git/ and the protected files read-only, the rest of the system",
@@ -326,33 +282,17 @@ export const OPTIONS: readonly OptionSpec[] = [
       "on: refuse to start without it; off: run it with your rights",
     ],
     brief: "contain ./build.sh: auto, on or off",
-    setting: {
-      key: "sandbox",
-      schema: z.enum(SANDBOX_MODES as [SandboxMode, ...SandboxMode[]]),
-      allowed: SANDBOX_MODES.join(", "),
-    },
     because: RUNS_BUILDS,
   }),
   option<BuildNetwork>({
     flag: "build-network",
     field: "buildNetwork",
-    value: {
-      placeholder: BUILD_NETWORKS.join("|"),
-      example: "off",
-      choices: BUILD_NETWORKS,
-      parse: oneOf("build-network", BUILD_NETWORKS),
-    },
-    fallback: BUILD_NETWORKS[0],
+    ...choice("build-network", "buildNetwork", BUILD_NETWORKS, "off"),
     help: [
       "off: a contained build gets no network at all, not even loopback",
       "(default on)",
     ],
     brief: "off: no network for a contained build",
-    setting: {
-      key: "buildNetwork",
-      schema: z.enum(BUILD_NETWORKS as [BuildNetwork, ...BuildNetwork[]]),
-      allowed: BUILD_NETWORKS.join(", "),
-    },
     because: RUNS_BUILDS,
   }),
   option<boolean>({
@@ -367,29 +307,19 @@ export const OPTIONS: readonly OptionSpec[] = [
   }),
 ];
 
-/** One key of the settings file. */
+/** One key of the settings file: the field it sets, the option whose workflows read it. */
 export interface SettingSpec {
-  /** The key in the file. */
   readonly key: string;
-  /** The field of {@link RunOptions} it sets. */
   readonly field: keyof RunOptions;
-  /** The option (flag without dashes) whose workflows read it. */
   readonly with: string;
-  /** Validates the file's value (and turns it into the option's value). */
   readonly schema: z.ZodType<unknown, z.ZodTypeDef, unknown>;
-  /** What the key allows. */
   readonly allowed: string;
-  /** One short line, for docs/cli.md. */
   readonly brief: string;
 }
 
-/** The name `localBaseUrl` has in messages about it. */
-const LOCAL_BASE_URL_NAME = "localBaseUrl in agent-config/settings.json";
-
 /**
- * Every key of `agent-config/settings.json`: the options that have a
- * setting, and `localBaseUrl`, the server of a `local:NAME` model, checked
- * as `CODE_COMMIT_OPENAI_BASE_URL` is (which wins over it when set).
+ * Every key of `agent-config/settings.json`: the options' settings, and `localBaseUrl`, checked
+ * as `CODE_COMMIT_OPENAI_BASE_URL` is (which wins over it).
  */
 export const SETTINGS: readonly SettingSpec[] = [
   ...OPTIONS.flatMap((option) =>
@@ -408,7 +338,11 @@ export const SETTINGS: readonly SettingSpec[] = [
     with: "model",
     schema: z.string().transform((text, context) => {
       try {
-        return resolveLocalBaseUrl(LOCAL_BASE_URL_NAME, text, `${LOCAL_PREFIX}NAME`);
+        return resolveLocalBaseUrl(
+          "localBaseUrl in agent-config/settings.json",
+          text,
+          `${LOCAL_PREFIX}NAME`,
+        );
       } catch (error) {
         context.addIssue({ code: z.ZodIssueCode.custom, message: (error as Error).message });
         return z.NEVER;

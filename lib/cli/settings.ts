@@ -1,9 +1,6 @@
 /**
- * `agent-config/settings.json`: a project's standing choices (the model, a
- * local model's server and window, the timeouts, the sandbox and network,
- * the auto workflow's last phase), one key per option of the table in
- * `workflows.ts`. It lies in `agent-config/`, so git ignores it and builds
- * never see it. A flag beats the file; the file beats the defaults.
+ * `agent-config/settings.json`: a project's standing choices, one key per setting of the options
+ * table. In `agent-config/`, so git ignores it and builds never see it. A flag beats it.
  *
  * @module
  */
@@ -22,10 +19,8 @@ const SCHEMA = z.object(
 ).strict();
 
 /**
- * Whether `workflow` reads the settings file: only a workflow that takes an
- * option the file can set (`--init`, `--rollup` and `--undo` do not, so a
- * broken file never stands in the way of setting a project up or taking a
- * run back). Never throws.
+ * Whether `workflow` takes an option the settings file sets (`--init`, `--rollup`, `--undo` do
+ * not: a broken file never stands in the way of setting up or taking a run back). Never throws.
  */
 export function readsSettings(workflow: Workflow): boolean {
   const options = workflowSpec(workflow).options;
@@ -33,15 +28,11 @@ export function readsSettings(workflow: Workflow): boolean {
 }
 
 /**
- * Reads `agent-config/settings.json` in `root` (nothing when it is not
- * there) and returns its values by field of {@link RunOptions}. Read with
- * the bounded read, never through a symbolic link: the file is taken only
- * as a regular file in `agent-config/`.
+ * Reads `agent-config/settings.json` in `root` (nothing when absent) by field of
+ * {@link RunOptions}: bounded, and never through a symbolic link.
  *
- * @throws {CodeCommitError} (exit `EXIT.setup`) naming the file: a link, a
- * folder, a fifo or device, larger than `READ_LIMITS.settings`, not JSON,
- * not one object, or a key that is unknown or has a value it does not
- * allow (naming the key and what it allows).
+ * @throws {CodeCommitError} (`EXIT.setup`) naming the file: not a regular file, too large, not
+ * JSON, not one object, an unknown key or a value the key does not allow.
  */
 export async function readSettings(root: string): Promise<GivenOptions> {
   let bytes: Uint8Array | undefined;
@@ -58,23 +49,18 @@ export async function readSettings(root: string): Promise<GivenOptions> {
     throw error;
   }
   if (bytes === undefined) return {};
+  const example = `{"model": "gpt-5"}`;
   let json: unknown;
   try {
     json = JSON.parse(new TextDecoder().decode(bytes));
   } catch (error) {
-    throw new CodeCommitError(
-      // The parser's message may hold parentheses itself ("(line 1 column 2)").
-      `${SETTINGS_FILE} is not JSON: ${
-        (error as Error).message
-      }; write one object such as {"model": "gpt-5"}, or delete the file`,
-      EXIT.setup,
+    const why = (error as Error).message;
+    throw setupError(
+      `${SETTINGS_FILE} is not JSON: ${why}; write one object such as ${example}, or delete the file`,
     );
   }
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
-    throw new CodeCommitError(
-      `${SETTINGS_FILE} must hold one JSON object such as {"model": "gpt-5"}`,
-      EXIT.setup,
-    );
+    throw setupError(`${SETTINGS_FILE} must hold one JSON object such as ${example}`);
   }
   const parsed = SCHEMA.safeParse(json);
   if (!parsed.success) throw settingsError(parsed.error, json as Record<string, unknown>);
@@ -86,27 +72,27 @@ export async function readSettings(root: string): Promise<GivenOptions> {
   return values;
 }
 
+function setupError(message: string): CodeCommitError {
+  return new CodeCommitError(message, EXIT.setup);
+}
+
 /** The set-up error for the first problem zod found in `json`. Never throws. */
 function settingsError(error: z.ZodError, json: Record<string, unknown>): CodeCommitError {
-  const keys = SETTINGS.map((setting) => setting.key).join(", ");
   const issue = error.issues[0];
   if (issue.code === z.ZodIssueCode.unrecognized_keys) {
-    return new CodeCommitError(
-      `${SETTINGS_FILE} has the unknown key ${
-        JSON.stringify(issue.keys[0])
-      }; the keys it may hold are ${keys}`,
-      EXIT.setup,
+    const keys = SETTINGS.map((setting) => setting.key).join(", ");
+    const key = JSON.stringify(issue.keys[0]);
+    return setupError(
+      `${SETTINGS_FILE} has the unknown key ${key}; the keys it may hold are ${keys}`,
     );
   }
-  const key = String(issue.path[0]);
-  const setting = SETTINGS.find((entry) => entry.key === key);
+  // A key's own check says what is wrong and what to do.
   if (issue.code === z.ZodIssueCode.custom && issue.message !== "Invalid input") {
-    // The key's own check said what is wrong and what to do (a local server elsewhere).
-    return new CodeCommitError(issue.message, EXIT.setup);
+    return setupError(issue.message);
   }
-  return new CodeCommitError(
-    `${SETTINGS_FILE}: ${JSON.stringify(key)} is ${JSON.stringify(json[key])}; ` +
-      `it takes ${setting?.allowed ?? "nothing"}`,
-    EXIT.setup,
+  const key = String(issue.path[0]);
+  const allowed = SETTINGS.find((entry) => entry.key === key)?.allowed ?? "nothing";
+  return setupError(
+    `${SETTINGS_FILE}: ${JSON.stringify(key)} is ${JSON.stringify(json[key])}; it takes ${allowed}`,
   );
 }

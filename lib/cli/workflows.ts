@@ -1,9 +1,6 @@
 /**
- * The table of workflows: every workflow (its flags, the options it takes,
- * what it needs before its first call, whether it builds, how it starts),
- * and the flags that run none. With the table of options (`options.ts`),
- * it is what parsing, `--help`, the set-up checks, dispatch in `main.ts`,
- * shell completion and `docs/cli.md` read: a workflow is added here, once.
+ * The table of workflows (flags, options taken, needs, how each starts) and the flags that run
+ * none: parsing, `--help`, the set-up checks, `main.ts`, completion and `docs/cli.md` read it.
  *
  * @module
  */
@@ -29,34 +26,24 @@ export const COMMANDS = [
   },
 ] as const;
 
-/** What a workflow needs before its first call, besides `.gitignore`. */
-export interface WorkflowNeeds {
-  /** The chosen model's key (none for a local model). */
-  readonly key: boolean;
-  /** `agent-config/query.txt`, not empty. */
-  readonly query: boolean;
-  /** `agent-config/codeRollup.txt`, unless `--build-context`. */
-  readonly rollup: boolean;
-  /** An executable `./build.sh` that is not `--init`'s placeholder. */
-  readonly buildScript: boolean;
-}
-
 /** One workflow. */
 export interface WorkflowSpec {
-  /** Its name in the code. */
   readonly id: Workflow;
   /** Its flags without dashes, the main one first. */
   readonly flags: readonly string[];
   /** How a message names it: `committing code`, `--init`. */
   readonly title: string;
-  /** Its lines in `--help` (the first beside the flags). */
+  /** Its lines in `--help`, and one short line for completion and docs/cli.md. */
   readonly help: readonly string[];
-  /** One short line, for shell completion and docs/cli.md. */
   readonly brief: string;
-  /** The options it takes (flags of the options table, `options.ts`); `--json` is taken by all. */
+  /** The options it takes, in table order; `--json` is taken by all. */
   readonly options: readonly string[];
-  /** What it needs before its first call (checked together, in the session). */
-  readonly needs: WorkflowNeeds;
+  /**
+   * What it needs before its first call besides `.gitignore`, checked together: the model's key
+   * (none for a local model), a non-empty `agent-config/query.txt`,
+   * `agent-config/codeRollup.txt` (unless `--build-context`), a `./build.sh` not `--init`'s.
+   */
+  readonly needs: Readonly<Record<"key" | "query" | "rollup" | "buildScript", boolean>>;
   /** It runs `./build.sh`: it decides how builds are contained. */
   readonly runsBuilds: boolean;
   /** It talks to a model: it runs in a session (keys, client, redactor). */
@@ -65,25 +52,26 @@ export interface WorkflowSpec {
   readonly takesLock: boolean;
   /** How a second code-commit, refused by the lock, names it (`--cc`; `a run` for the default). */
   readonly holder: string;
-  /**
-   * Who rolls back an apply a killed run left unfinished before it starts:
-   * `main` before loading it, `itself` (the session, `--undo`, `--check-build`).
-   */
+  /** Who rolls back an apply a killed run left unfinished: `main` first, or the workflow `itself`. */
   readonly recovers: "main" | "itself";
   /** Whether Ctrl-C is trapped for the whole run, or only while it recovers. */
   readonly trapped: "run" | "recovery";
 }
 
-const NEEDS_NOTHING: WorkflowNeeds = {
-  key: false,
-  query: false,
-  rollup: false,
-  buildScript: false,
-};
+/** What most workflows are: no needs, no build, no model; locks; recovers itself. */
+const USUAL = {
+  needs: { key: false, query: false, rollup: false, buildScript: false },
+  runsBuilds: false,
+  callsModel: false,
+  takesLock: true,
+  recovers: "itself",
+  trapped: "run",
+} as const;
 
 /** Every workflow, in the order `--help` shows them; the first is the default. */
 export const WORKFLOWS: readonly WorkflowSpec[] = [
   {
+    ...USUAL,
     id: "commit",
     flags: ["commit"],
     title: "committing code",
@@ -108,12 +96,10 @@ export const WORKFLOWS: readonly WorkflowSpec[] = [
     needs: { key: true, query: true, rollup: true, buildScript: true },
     runsBuilds: true,
     callsModel: true,
-    takesLock: true,
     holder: "a run",
-    recovers: "itself",
-    trapped: "run",
   },
   {
+    ...USUAL,
     id: "consistency",
     flags: ["consistency-check", "consistency", "cc"],
     title: "the consistency report",
@@ -124,14 +110,11 @@ export const WORKFLOWS: readonly WorkflowSpec[] = [
     brief: "the consistency report",
     options: ["model", "build-context", "llm-timeout", "context-window", "json"],
     needs: { key: true, query: true, rollup: true, buildScript: false },
-    runsBuilds: false,
     callsModel: true,
-    takesLock: true,
     holder: "--cc",
-    recovers: "itself",
-    trapped: "run",
   },
   {
+    ...USUAL,
     id: "auto",
     flags: ["auto-workflow", "aw"],
     title: "--auto-workflow",
@@ -155,12 +138,10 @@ export const WORKFLOWS: readonly WorkflowSpec[] = [
     needs: { key: true, query: false, rollup: false, buildScript: false },
     runsBuilds: true,
     callsModel: true,
-    takesLock: true,
     holder: "--aw",
-    recovers: "itself",
-    trapped: "run",
   },
   {
+    ...USUAL,
     id: "init",
     flags: ["init"],
     title: "--init",
@@ -171,15 +152,12 @@ export const WORKFLOWS: readonly WorkflowSpec[] = [
     ],
     brief: "set the project up",
     options: ["json"],
-    needs: NEEDS_NOTHING,
-    runsBuilds: false,
-    callsModel: false,
-    takesLock: true,
     holder: "--init",
     recovers: "main",
     trapped: "recovery",
   },
   {
+    ...USUAL,
     id: "rollup",
     flags: ["rollup"],
     title: "--rollup",
@@ -189,15 +167,12 @@ export const WORKFLOWS: readonly WorkflowSpec[] = [
     ],
     brief: "write the code rollup",
     options: ["json"],
-    needs: NEEDS_NOTHING,
-    runsBuilds: false,
-    callsModel: false,
-    takesLock: true,
     holder: "--rollup",
     recovers: "main",
     trapped: "recovery",
   },
   {
+    ...USUAL,
     id: "undo",
     flags: ["undo"],
     title: "--undo",
@@ -207,15 +182,10 @@ export const WORKFLOWS: readonly WorkflowSpec[] = [
     ],
     brief: "take back the last run that changed files",
     options: ["force", "json"],
-    needs: NEEDS_NOTHING,
-    runsBuilds: false,
-    callsModel: false,
-    takesLock: true,
     holder: "--undo",
-    recovers: "itself",
-    trapped: "run",
   },
   {
+    ...USUAL,
     id: "check-build",
     flags: ["check-build"],
     title: "--check-build",
@@ -226,13 +196,8 @@ export const WORKFLOWS: readonly WorkflowSpec[] = [
     ],
     brief: "run ./build.sh once as a run would",
     options: ["build-timeout", "sandbox", "build-network", "json"],
-    needs: NEEDS_NOTHING,
     runsBuilds: true,
-    callsModel: false,
-    takesLock: true,
     holder: "--check-build",
-    recovers: "itself",
-    trapped: "run",
   },
 ];
 

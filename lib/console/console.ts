@@ -1,9 +1,6 @@
 /**
- * What code-commit tells its user while it runs. Progress and warnings go
- * to stderr, results to stdout; every line passes through key redaction.
- * On a terminal, one live line at the bottom shows what is running: how
- * long it has run, and what it says meanwhile (the tokens an LLM call has
- * streamed, the latest line of a build), cut to the terminal's width.
+ * What code-commit tells its user: progress and warnings on stderr, results on stdout, every
+ * line redacted; on a terminal, one live line at the bottom shows what is running.
  *
  * @module
  */
@@ -11,44 +8,34 @@ import { Redactor } from "../secrets/redact.ts";
 import { printable } from "../text/characters.ts";
 import { streamWriter } from "./stream_writer.ts";
 
-/** Where the console writes; the default writes to the process's streams. */
+/** Where the console writes: stdout, stderr (a live line only on a terminal), colour, width. */
 export interface ConsoleStreams {
-  /** Writes to standard output. */
   stdout(text: string): void;
-  /** Writes to standard error. */
   stderr(text: string): void;
-  /** Whether standard error is a terminal (the live waiting line is shown only then). */
   readonly stderrIsTerminal: boolean;
   /** Whether colour may be used (a terminal, and NO_COLOR not set). */
   readonly color: boolean;
-  /** The terminal's width in columns (unknown: {@link DEFAULT_COLUMNS}). */
   columns?(): number;
 }
 
-/** The width assumed when the terminal's is unknown. */
-export const DEFAULT_COLUMNS = 80;
+const DEFAULT_COLUMNS = 80;
 
 /** How often a live line is redrawn at most, in milliseconds. */
 const REDRAW_MS = 200;
 
-/** Clears the terminal's current line. */
 const CLEAR_LINE = "\r\x1b[2K";
 
-/** A live line at the bottom of the terminal. */
+/**
+ * A live line at the bottom of the terminal, when `shown` (else its methods do nothing):
+ * `update` shows a detail after the label and time, at once unless drawn in the last 200 ms;
+ * `stop` removes it, once.
+ */
 export interface LiveLine {
-  /** True when the line is shown (stderr is a terminal); otherwise the methods do nothing. */
   readonly shown: boolean;
-  /**
-   * Shows `detail` after the label and the time (redacted, control
-   * characters shown as escapes, like everything printed); redrawn at once
-   * unless the line was drawn less than 200 ms ago, else at the next redraw.
-   */
   update(detail: string): void;
-  /** Removes the line; a second call does nothing. */
   stop(): void;
 }
 
-/** The streams of this process. */
 function processStreams(): ConsoleStreams {
   const stderrIsTerminal = Deno.stderr.isTerminal();
   return {
@@ -99,44 +86,26 @@ export class Console {
     this.#err(`${this.#paint("31", "code-commit:")} ${this.#clean(line)}\n`);
   }
 
-  /**
-   * From now on, results go to stderr with the progress: with `--json`,
-   * stdout carries nothing but the object {@link json} writes.
-   */
+  /** Sends results to stderr from now on: with `--json`, stdout carries only the object. */
   resultsToStderr(): void {
     this.#resultsOnStderr = true;
   }
 
-  /** A result, on stdout (on stderr after {@link resultsToStderr}): what a script reading the output relies on. */
+  /** A result, on stdout (on stderr after {@link resultsToStderr}). */
   result(text: string): void {
     const line = this.#clean(text.endsWith("\n") ? text : `${text}\n`);
     if (this.#resultsOnStderr) this.#err(line);
     else this.#streams.stdout(line);
   }
 
-  /**
-   * Writes `text` (one line of JSON, already free of control characters) and
-   * a newline to stdout, keys masked: the `--json` object.
-   */
+  /** Writes the `--json` object `text` (one line, no control characters) to stdout, keys masked. */
   json(text: string): void {
     this.#streams.stdout(`${this.#redactor.redact(text)}\n`);
   }
 
   /**
-   * Shows `label` and the seconds waited so far on one live line, when
-   * stderr is a terminal; shows nothing otherwise. Lines printed meanwhile
-   * appear above it. Returns the function that removes the line.
-   */
-  waiting(label: string, now: () => number = Date.now): () => void {
-    const line = this.liveLine(label, now);
-    return () => line.stop();
-  }
-
-  /**
-   * Shows `label`, the seconds since it started and the latest detail (see
-   * {@link LiveLine.update}) on one live line, when stderr is a terminal;
-   * shows nothing otherwise. Lines printed meanwhile appear above it. The
-   * line is cut to the terminal's width, so that it never wraps.
+   * Shows `label`, the seconds since it started and the latest detail on one live line cut to the
+   * terminal's width, when stderr is a terminal; lines printed meanwhile appear above it.
    */
   liveLine(label: string, now: () => number = Date.now): LiveLine {
     if (!this.#streams.stderrIsTerminal) return { shown: false, update() {}, stop() {} };
@@ -177,11 +146,7 @@ export class Console {
     };
   }
 
-  /**
-   * A live line's text, cleaned, on one line: tabs and line feeds become
-   * spaces, and it is cut to one column less than the terminal's width (a
-   * line that fills the last column wraps on some terminals).
-   */
+  /** A live line's text on one line, cut to one column less than the terminal's (some wrap at the last). */
   #fit(text: string): string {
     const reported = this.#streams.columns?.() ?? DEFAULT_COLUMNS;
     const columns = Number.isInteger(reported) && reported > 1 ? reported : DEFAULT_COLUMNS;

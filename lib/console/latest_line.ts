@@ -1,9 +1,6 @@
 /**
- * The latest line of a program's output, for a live line: output in, in
- * pieces cut anywhere; out, the last line that holds something (the one
- * being written, when it does), without ANSI escape sequences (colours,
- * cursor moves). A carriage return ends a line too, as a progress bar
- * redraws its line. Pure.
+ * The latest line of a program's output that holds something, escapes removed, for a live line;
+ * a carriage return ends a line too (a progress bar). Pure.
  *
  * @module
  */
@@ -14,9 +11,8 @@ const KEPT = 4096;
 
 /** Follows a program's output and knows its latest line. */
 export class LatestLine {
-  /** The last line ended that held something, cut to {@link KEPT} characters. */
+  /** The last line ended that held something, and the line being written. */
   #last = "";
-  /** The line being written, cut to {@link KEPT} characters. */
   #current = "";
 
   /** Reads the next piece of output. Never throws. */
@@ -44,7 +40,6 @@ export class LatestLine {
   }
 }
 
-/** True when `line` shows something once its escape sequences are removed. */
 function visible(line: string): boolean {
   return stripAnsi(line).trim() !== "";
 }

@@ -1,6 +1,5 @@
 /**
- * Writing whole texts to a stream of the process (stdout, stderr), where a
- * reader that is gone is no error.
+ * Writing whole texts to stdout or stderr, where a reader that is gone is no error.
  *
  * @module
  */
@@ -8,10 +7,8 @@
 const encoder = new TextEncoder();
 
 /**
- * A writer of whole texts to `stream`. Once its reader is gone (a broken
- * pipe: `code-commit --init | head -2`), the writer drops everything
- * quietly: that is not an error of the run, which goes on and ends with
- * its own exit status. Throws what any other failed write throws.
+ * A writer of whole texts to `stream` that drops everything once its reader is gone (a broken
+ * pipe: `code-commit --init | head -2`). Throws what any other failed write throws.
  */
 export function streamWriter(stream: { writeSync(p: Uint8Array): number }): (text: string) => void {
   let closed = false;

@@ -1,14 +1,7 @@
 /**
- * The bubblewrap (`bwrap`) command line of a contained build on Linux, and
- * the probe that tells whether bubblewrap works here and what of the
- * machine a build must not reach. Pure functions: the argument lists are
- * covered by logic tests, the sandbox itself by real builds
- * (tests/e2e/sandbox_test.ts).
- *
- * The arguments work for a user without privileges (bubblewrap then makes
- * an unprivileged user namespace) and for root (where `--cap-drop ALL`
- * matters: root keeping its capabilities could remount `/` read-write, or
- * unmount the empty folder over `agent-config/`).
+ * The bubblewrap (`bwrap`) command line of a contained build on Linux, and the probe that finds
+ * what of the machine a build must not reach. For root too, where `--cap-drop ALL` matters: root
+ * with its capabilities could remount `/` read-write or unmount what hides `agent-config/`.
  *
  * @module
  */
@@ -19,41 +12,24 @@ import { type HiddenPath, isInside, type SandboxPlan } from "./sandbox_plan.ts";
 
 export type { BuildNetwork } from "./modes.ts";
 
-/**
- * Sockets of the machine outside `/run`, `/var/run` and `/tmp` (which get
- * empty folders of their own) that a build must not reach, hidden when
- * they exist: through them a build could start a container or a process
- * outside the sandbox.
- */
-const HOST_SERVICE_PATHS: readonly string[] = [
+/** Sockets outside `/run` and `/tmp` through which a build could start a container outside the sandbox. */
+const HOST_SERVICE_PATHS = [
   "/var/snap/lxd/common/lxd/unix.socket",
   "/var/lib/lxd/unix.socket",
   "/var/lib/incus/unix.socket",
 ];
 
 /**
- * Folders of the home folder where programs keep sockets a build must not
- * reach: Docker Desktop's socket. When one holds a socket, it gets an empty
- * folder, and what in it is not a socket (nor a folder holding one) is
- * bound back, read-only. (`~/.ssh` and `~/.gnupg`, with ssh's and
- * gpg-agent's sockets, are hidden whole: see `home_secrets.ts`.)
+ * Home folders holding sockets a build must not reach (Docker Desktop's): when one holds a socket
+ * it gets an empty folder, and its other entries are bound back read-only.
  */
-const HOME_SOCKET_FOLDERS: readonly string[] = [".docker"];
+const HOME_SOCKET_FOLDERS = [".docker"];
 
-/**
- * At most this many entries of the home folder are bound back into a fresh
- * one when bubblewrap cannot lay an overlay over it (each is a mount, and
- * bubblewrap's setup time grows with them); with more, the home folder
- * stays as it is, read-only.
- */
+/** Most home entries bound back into a fresh home without an overlay (each is a slow mount). */
 const MAX_HOME_ENTRIES = 200;
 
-/**
- * What of `/run` a build gets back in its empty `/run`: NixOS keeps the
- * system's programs there (`/run/current-system/sw/bin` is on `PATH`). Each
- * is bound read-only when it exists.
- */
-const RUN_KEPT: readonly string[] = [
+/** What of `/run` a build gets back, read-only: NixOS keeps the system's programs there. */
+const RUN_KEPT = [
   "/run/current-system",
   "/run/booted-system",
   "/run/wrappers",
@@ -67,58 +43,37 @@ export interface HostView {
   readonly hidden: readonly HiddenPath[];
   /** Entries of hidden home folders to bind back read-only (no socket in them). */
   readonly boundBack: readonly string[];
-  /** Where `/etc/resolv.conf` leads, when that is under `/run` (bound back with the network on). */
+  /** Where `/etc/resolv.conf` leads, when under `/run` (bound back with the network on). */
   readonly resolvConf?: string;
   /** Whether `/var/run` is a folder of its own rather than a link to `/run`. */
   readonly varRunIsFolder: boolean;
-  /**
-   * The credential stores of the home folder that exist (`home_secrets.ts`),
-   * where they lead: hidden after every other mount.
-   */
+  /** The home folder's credential stores that exist, where they lead: hidden after every other mount. */
   readonly secrets?: readonly HiddenPath[];
   /** The home folder, links resolved, when `HOME` names one other than `/`. */
   readonly home?: string;
-  /**
-   * Its entries (absolute paths), to bind back read-only into a fresh home
-   * folder when bubblewrap has no overlay; undefined when there are more
-   * than {@link MAX_HOME_ENTRIES}.
-   */
+  /** Its entries, to bind back read-only into a fresh home; undefined when too many. */
   readonly homeEntries?: readonly string[];
   /** Whether bubblewrap can lay a throwaway overlay over the home folder (0.9 and later). */
   readonly homeOverlay?: boolean;
 }
 
-/** A host view with nothing found (no probe ran, or nothing there). */
 const EMPTY_HOST_VIEW: HostView = { hidden: [], boundBack: [], varRunIsFolder: false };
 
-/** Namespaces and limits every contained build shares with the probe (so it fails where a build would). */
-function namespaceArgs(network: BuildNetwork): string[] {
-  return [
-    "--unshare-pid",
-    "--unshare-ipc",
-    "--unshare-uts",
-    "--unshare-cgroup-try",
-    ...(network === "off" ? ["--unshare-net"] : []),
-    "--die-with-parent",
-    "--cap-drop",
-    "ALL",
-  ];
+/** The system read-only with a fresh `/proc`, a minimal `/dev` and a private `/tmp`. */
+const SYSTEM_ARGS = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+
+/** Own PID, IPC, UTS and cgroup namespaces: every process of the build ends with it. */
+const NAMESPACE_ARGS = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"];
+
+/** The file system and namespaces of every contained build, and the probe's (so it fails where a build would). */
+function baseArgs(network: BuildNetwork): string[] {
+  const net = network === "off" ? ["--unshare-net"] : [];
+  return [...SYSTEM_ARGS, ...NAMESPACE_ARGS, ...net, "--die-with-parent", "--cap-drop", "ALL"];
 }
 
-/** The file system every contained build starts from, and the probe too. */
-function baseArgs(network: BuildNetwork): string[] {
-  return [
-    "--ro-bind",
-    "/",
-    "/",
-    "--dev",
-    "/dev",
-    "--proc",
-    "/proc",
-    "--tmpfs",
-    "/tmp",
-    ...namespaceArgs(network),
-  ];
+/** Binds `path` back read-only, when it exists. */
+function bindBack(path: string): string[] {
+  return ["--ro-bind-try", path, path];
 }
 
 /** Hides each path: an empty read-only folder over a folder, an empty file over anything else. */
@@ -131,14 +86,10 @@ function hideArgs(paths: readonly HiddenPath[]): string[] {
 }
 
 /**
- * Hides what the probe found (`host`): empty folders and files, what is
- * bound back into them, then the folders made read-only; last the home
- * folder's credential stores, over anything bound before (a store inside
- * the project too, when the project is the home folder). A folder that
- * holds the project is left alone (the project could not be bound into it).
- * Nothing is bound back that holds the project, or holds or lies in what
- * the plan hides (`planHidden`): coming after them, it would lay the host's
- * copy over them, the keys of `agent-config/` included.
+ * Hides what the probe found, binds back into hidden folders, makes them read-only, and hides the
+ * credential stores last, over everything before. Nothing that holds the project is hidden, and
+ * nothing is bound back that holds the project or holds or lies in what the plan hides: coming
+ * later, it would lay the host's copy over it, the keys of `agent-config/` included.
  */
 function hostArgs(host: HostView, root: string, planHidden: readonly HiddenPath[]): string[] {
   const hidden = host.hidden.filter((entry) => !isInside(root, entry.path));
@@ -152,52 +103,36 @@ function hostArgs(host: HostView, root: string, planHidden: readonly HiddenPath[
     ...hidden.flatMap((entry) =>
       entry.isDirectory ? ["--tmpfs", entry.path] : ["--ro-bind", "/dev/null", entry.path]
     ),
-    ...boundBack.flatMap((path) => ["--ro-bind-try", path, path]),
+    ...boundBack.flatMap(bindBack),
     ...folders.flatMap((folder) => ["--remount-ro", folder]),
     ...hideArgs(secrets),
   ];
 }
 
 /**
- * The home folder as a build sees it: the user's own seen through a
- * throwaway overlay (writes land in memory and vanish when the build ends)
- * where bubblewrap can make one; else a fresh, writable folder with every
- * entry of the user's bound back read-only (new files and folders can be
- * written, and vanish; the existing ones cannot); with too many entries, or
- * no home folder (`HOME` unset, or `/`), nothing: it stays read-only like
- * the rest of the machine. The project, which may live in the home folder,
- * is bound over it afterwards.
+ * The home folder a build sees: a throwaway overlay where bubblewrap can make one; else a fresh
+ * writable folder with every entry bound back read-only; with too many entries or no home,
+ * read-only like the rest. The project is bound over it afterwards.
  */
 function homeArgs(host: HostView): string[] {
   if (host.home === undefined) return [];
   if (host.homeOverlay) return ["--overlay-src", host.home, "--tmp-overlay", host.home];
   if (host.homeEntries === undefined) return [];
-  return [
-    "--tmpfs",
-    host.home,
-    ...host.homeEntries.flatMap((path) => ["--ro-bind-try", path, path]),
-  ];
+  return ["--tmpfs", host.home, ...host.homeEntries.flatMap(bindBack)];
 }
 
 /** `/run` (and a separate `/var/run`) empty, with what builds need from them bound back. */
 function runArgs(host: HostView, network: BuildNetwork): string[] {
   const args = ["--tmpfs", "/run", "--symlink", "/dev/shm", "/run/shm"];
   if (host.varRunIsFolder) args.push("--tmpfs", "/var/run");
-  for (const path of RUN_KEPT) args.push("--ro-bind-try", path, path);
-  if (network === "on" && host.resolvConf !== undefined) {
-    args.push("--ro-bind-try", host.resolvConf, host.resolvConf);
-  }
-  return args;
+  const resolvConf = network === "on" && host.resolvConf !== undefined ? [host.resolvConf] : [];
+  return [...args, ...[...RUN_KEPT, ...resolvConf].flatMap(bindBack)];
 }
 
 /**
- * The shell that starts `./build.sh` inside the sandbox: it closes every
- * file descriptor above 2 that code-commit was started with (a wrapper
- * script's `exec 7>>~/somewhere` would otherwise let the build write
- * through it, outside the project), gives the build an empty stdin (the
- * sandbox's own arguments came on it), then runs `./build.sh` in its place.
- * A POSIX `sh` closes descriptors 3 to 9 only; above, bash does it, and
- * without bash the build does not start.
+ * The shell that starts `./build.sh` in the sandbox: it closes every descriptor above 2 that
+ * code-commit inherited (a wrapper's `exec 7>>~/x` would let the build write outside the project)
+ * and gives the build an empty stdin. `sh` closes 3 to 9 only; bash does the rest, or no build.
  */
 export const BUILD_WRAPPER = [
   "exec </dev/null",
@@ -218,29 +153,10 @@ export const BUILD_WRAPPER = [
 ].join("\n");
 
 /**
- * The arguments of `bwrap` (before the command) that contain a build of
- * `plan`:
- * - the whole file system read-only, with a fresh `/proc`, a minimal `/dev`,
- *   a private `/tmp`, an empty `/run` (and `/var/run`) with only what DNS
- *   and NixOS need bound back, and the machine's sockets the probe found
- *   (`host`) hidden;
- * - the home folder throwaway (see `homeArgs`), before the project, which
- *   may live in it;
- * - the project root read-write at its own path; the folders above its
- *   read-only entries made mount points (so none can be renamed away);
- *   then its read-only entries bound read-only over themselves, then its
- *   hidden ones hidden;
- * - then the machine's sockets and the home folder's credential stores
- *   (`home_secrets.ts`) hidden, over everything before them;
- * - its own PID, IPC, UTS and (where possible) cgroup namespaces: when
- *   `./build.sh` ends, every process it started ends with it, daemons
- *   included; ended when code-commit ends (`--die-with-parent`); no
- *   capabilities; with `network` off its own network namespace (no network
- *   at all, not even loopback);
- * - the environment as it is (bubblewrap passes it on).
- *
- * They are many for a large project: code-commit passes them on bwrap's
- * stdin (`--args 0`), see {@link bubblewrapCommand}. Never throws.
+ * The arguments of `bwrap` that contain a build of `plan`, in order: the system, `/run`, the home
+ * folder; the project read-write, the folders above its read-only entries made mount points (so
+ * none can be renamed away), its read-only then hidden entries; the machine's sockets and the
+ * credential stores over all that. Never throws.
  */
 export function bubblewrapArgs(
   plan: SandboxPlan,
@@ -263,21 +179,13 @@ export function bubblewrapArgs(
   ];
 }
 
-/** A `bwrap` command line: its arguments, and the bytes for its stdin. */
-export interface BubblewrapCommand {
-  /** The arguments `bwrap` is started with. */
-  readonly args: readonly string[];
-  /** The sandbox's arguments, NUL-separated, read by bwrap from its stdin (`--args 0`). */
-  readonly stdin: Uint8Array;
-}
-
 /**
- * The command that runs `./build.sh` in the sandbox `args`
- * ({@link bubblewrapArgs}): the arguments go on stdin, so no command line
- * grows with the project, and the build starts through
- * {@link BUILD_WRAPPER}. Never throws.
+ * The command that runs `./build.sh` in the sandbox `args`: they go on bwrap's stdin
+ * (`--args 0`), so no command line grows with the project. Never throws.
  */
-export function bubblewrapCommand(args: readonly string[]): BubblewrapCommand {
+export function bubblewrapCommand(
+  args: readonly string[],
+): { readonly args: readonly string[]; readonly stdin: Uint8Array } {
   return {
     args: ["--args", "0", "--", "/bin/sh", "-c", BUILD_WRAPPER, "sh"],
     stdin: new TextEncoder().encode(args.map((arg) => `${arg}\0`).join("")),
@@ -285,20 +193,12 @@ export function bubblewrapCommand(args: readonly string[]): BubblewrapCommand {
 }
 
 /**
- * What the probe reports, one record each, ended by a NUL byte (the one
- * byte no path holds: a name with a new line, or with the backslash
- * escapes dash's `echo` would turn into new lines and slashes, could
- * otherwise add records, such as one binding a hidden key file back):
- * `d PATH` or `f PATH` to hide a
- * folder or anything else, `b PATH` to bind back, `r PATH` where
- * `/etc/resolv.conf` leads, `v` when `/var/run` is a folder of its own,
- * `D PATH` or `F PATH` for a credential store of the home folder (where it
- * leads, and, when a link leads there, at its home path too: a home entry
- * that is a link, bound back from where it leads, would show the store
- * there), `h PATH` for the home folder (links resolved; none for `/`),
- * `e PATH` for each of its entries, and `E` when they are too many.
- * Its arguments: the service paths, `--`, the home's socket folders, `--`,
- * the credential stores. Without `HOME`, the home folder is the account's.
+ * Reports what a build must not reach, one NUL-ended record each (NUL is the one byte no path
+ * holds: a name with a new line could otherwise add a record binding a key file back):
+ * `d`/`f PATH` to hide a folder or anything else, `b PATH` to bind back, `r PATH` where
+ * resolv.conf leads, `v` for a separate `/var/run`, `D`/`F PATH` for a credential store (where it
+ * leads, and its home path when that is a link), `h PATH` the home folder, `e PATH` each of its
+ * entries, `E` when too many. Arguments: service paths, `--`, home socket folders, `--`, stores.
  */
 const PROBE_SCRIPT = `
 say() { printf '%s\\0' "$*"; }
@@ -349,52 +249,21 @@ if [ -S "$s" ]; then
 fi
 `;
 
-/**
- * The arguments of `bwrap` for the probe run before the first build: the
- * same namespaces as a build's (so it fails where a build would), running
- * `sh` to report what of the machine a build must not reach (see
- * {@link parseProbeOutput}). Never throws.
- */
+/** The arguments of `bwrap` for the probe run before the first build, with a build's namespaces. Never throws. */
 export function bubblewrapProbeArgs(network: BuildNetwork): string[] {
-  return [
-    ...baseArgs(network),
-    "--",
-    "/bin/sh",
-    "-c",
-    PROBE_SCRIPT,
-    "sh",
-    ...HOST_SERVICE_PATHS,
-    "--",
-    ...HOME_SOCKET_FOLDERS,
-    "--",
-    ...HOME_SECRETS.map((secret) => secret.path),
-  ];
+  const secrets = HOME_SECRETS.map((secret) => secret.path);
+  const probed = [...HOST_SERVICE_PATHS, "--", ...HOME_SOCKET_FOLDERS, "--", ...secrets];
+  return [...baseArgs(network), "--", "/bin/sh", "-c", PROBE_SCRIPT, "sh", ...probed];
 }
 
-/**
- * The arguments of `bwrap` that try, once after the probe, whether it can
- * lay a throwaway overlay over the home folder `home` (bubblewrap 0.9 and
- * later, on a kernel that allows it): the build's namespaces, running
- * `/bin/true`. Never throws.
- */
+/** The arguments of `bwrap` that try whether it can lay a throwaway overlay over `home`. Never throws. */
 export function bubblewrapOverlayProbeArgs(network: BuildNetwork, home: string): string[] {
-  return [
-    ...baseArgs(network),
-    "--overlay-src",
-    home,
-    "--tmp-overlay",
-    home,
-    "--",
-    "/bin/true",
-  ];
+  return [...baseArgs(network), "--overlay-src", home, "--tmp-overlay", home, "--", "/bin/true"];
 }
 
 /**
- * Reads the probe's output (see `PROBE_SCRIPT`: NUL-ended records, a path
- * may hold new lines): what to hide, each path
- * at most once and none inside a folder hidden already; what to bind back,
- * only inside a hidden folder; where `/etc/resolv.conf` leads under `/run`.
- * Records that are not the probe's are ignored. Never throws.
+ * Reads the probe's output: each path hidden once and none inside a folder hidden already; bound
+ * back only directly in a hidden folder; other records ignored. Never throws.
  */
 export function parseProbeOutput(output: string): HostView {
   const hidden: HiddenPath[] = [];
@@ -427,24 +296,24 @@ export function parseProbeOutput(output: string): HostView {
   }
   const inside = (path: string, folder: HiddenPath) =>
     folder.isDirectory && path.startsWith(`${folder.path}/`);
+  const outermost = (list: HiddenPath[]) =>
+    list.filter((entry) => !list.some((other) => inside(entry.path, other)));
+  const directlyIn = (path: string, folder: string) =>
+    path.startsWith(`${folder}/`) && !path.slice(folder.length + 1).includes("/");
   return {
-    hidden: hidden.filter((entry) => !hidden.some((other) => inside(entry.path, other))),
+    hidden: outermost(hidden),
     boundBack: boundBack.filter((path) =>
-      hidden.some((folder) =>
-        inside(path, folder) && !path.slice(folder.path.length + 1).includes("/")
-      )
+      hidden.some((folder) => folder.isDirectory && directlyIn(path, folder.path))
     ),
     ...(resolvConf === undefined ? {} : { resolvConf }),
     varRunIsFolder,
     // None inside another: a folder hidden read-only has no room for a mount point.
-    secrets: secrets.filter((entry) => !secrets.some((other) => inside(entry.path, other))),
+    secrets: outermost(secrets),
     ...(home === undefined || home === "/" ? {} : {
       home,
-      ...(tooManyEntries ? {} : {
-        homeEntries: homeEntries.filter((path) =>
-          path.startsWith(`${home}/`) && !path.slice(home.length + 1).includes("/")
-        ),
-      }),
+      ...(tooManyEntries
+        ? {}
+        : { homeEntries: homeEntries.filter((path) => directlyIn(path, home)) }),
     }),
   };
 }

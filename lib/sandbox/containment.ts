@@ -1,14 +1,7 @@
 /**
- * Whether and how `./build.sh` is contained in a run (`--sandbox`,
- * `--build-network`), decided once before any LLM call, and the command
- * that starts each build accordingly.
- *
- * - Linux: bubblewrap (`/usr/bin/bwrap` or `/bin/bwrap`, never from `PATH`:
- *   see `lib/permissions/`), tried once with the build's own namespaces so
- *   that a machine where it cannot make them counts as without it;
- * - macOS: `sandbox-exec` (Seatbelt);
- * - anywhere else, or without them: no containment. `--sandbox auto` then
- *   warns once and runs the build as it is; `--sandbox on` refuses to start.
+ * Whether and how `./build.sh` is contained in a run, decided once before any LLM call, and the
+ * command that starts each build: bubblewrap on Linux (a system path, never from `PATH`),
+ * `sandbox-exec` on macOS, else none (`--sandbox auto` warns, `--sandbox on` refuses).
  *
  * @module
  */
@@ -25,12 +18,11 @@ import {
   parseProbeOutput,
 } from "./bubblewrap.ts";
 import type { BuildNetwork, SandboxMode } from "./modes.ts";
-import { planFromScan, type SandboxPlan } from "./sandbox_plan.ts";
+import { planFromScan } from "./sandbox_plan.ts";
 import type { ProjectScan } from "./project_scan.ts";
 import { SANDBOX_EXEC, seatbeltArgs, seatbeltProbeArgs, seatbeltProfile } from "./seatbelt.ts";
 
-/** How to install bubblewrap, for the lines that name it. */
-export const BUBBLEWRAP_INSTALL =
+const BUBBLEWRAP_INSTALL =
   "install it with sudo apt-get install bubblewrap (Debian, Ubuntu) or sudo dnf install bubblewrap (Fedora)";
 
 /** How the builds of a run are started. */
@@ -44,45 +36,31 @@ export type Containment =
     readonly host: HostView;
   }
   | { readonly kind: "seatbelt"; readonly network: BuildNetwork }
-  | {
-    readonly kind: "none";
-    /** Why: `--sandbox off`, or what is missing. */
-    readonly why: string;
-  };
+  // `why`: `--sandbox off`, or what is missing.
+  | { readonly kind: "none"; readonly why: string };
 
 /** What running a program gave. */
 export interface ProbeResult {
-  /** False when the program could not be started at all (not found, not permitted). */
+  /** False when the program could not be started at all. */
   readonly started: boolean;
   /** True when it could not be started because it is not there. */
   readonly missing?: boolean;
-  /** Its exit code (when started). */
   readonly code: number;
-  /** Its stdout. */
   readonly stdout: string;
   /** Its stderr, or why it did not start. */
   readonly stderr: string;
 }
 
-/** Runs a program to the end; the real one uses `Deno.Command`. */
+/** Runs a program to the end. */
 export type Prober = (program: string, args: readonly string[]) => Promise<ProbeResult>;
 
 /** Runs `program` with `args`, no input, and collects what it printed. Never throws. */
 export async function runProbe(program: string, args: readonly string[]): Promise<ProbeResult> {
   try {
-    const output = await new Deno.Command(program, {
-      args: [...args],
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const decoder = new TextDecoder();
-    return {
-      started: true,
-      code: output.code,
-      stdout: decoder.decode(output.stdout),
-      stderr: decoder.decode(output.stderr),
-    };
+    const options: Deno.CommandOptions = { args: [...args], stdin: "null" };
+    const { code, stdout, stderr } = await new Deno.Command(program, options).output();
+    const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+    return { started: true, code, stdout: text(stdout), stderr: text(stderr) };
   } catch (error) {
     return {
       started: false,
@@ -94,31 +72,14 @@ export async function runProbe(program: string, args: readonly string[]): Promis
   }
 }
 
-/** What the run asked for, and where it runs. */
-export interface ContainmentRequest {
-  /** `--sandbox`: `auto`, `on` or `off`. */
-  readonly mode: SandboxMode;
-  /** `--build-network`: whether the contained build may reach the network. */
-  readonly network: BuildNetwork;
-  /** `Deno.build.os` unless a test says otherwise. */
-  readonly os?: string;
-  /** How programs are tried (default {@link runProbe}). */
-  readonly probe?: Prober;
-  /** The project root, links resolved: a program inside it is never started. */
-  readonly root?: string;
-}
-
-/** The outcome: the containment, and the warning to print once when `auto` found none. */
-export interface ContainmentDecision {
-  /** How each build is contained (or that it is not). */
-  readonly containment: Containment;
-  /** One line for the user, or undefined. */
-  readonly warning?: string;
-}
-
-/** The first non-empty line of `text`, cut to 200 characters. */
 function firstLine(text: string): string {
   return (text.split("\n").find((line) => line.trim() !== "") ?? "").trim().slice(0, 200);
+}
+
+/** Why `what` cannot make a sandbox, from a probe that started and failed. */
+function cannotMake(what: string, result: ProbeResult): { missing: string } {
+  const why = firstLine(result.stderr) || `exit code ${result.code}`;
+  return { missing: `${what} cannot make a sandbox here: ${why}` };
 }
 
 /** Why the sandbox is not available here, or the containment it gives. */
@@ -138,37 +99,23 @@ async function available(
           missing: `bubblewrap at ${program} cannot be started: ${firstLine(result.stderr)}`,
         };
       }
-      if (result.code !== 0) {
-        return {
-          missing: `bubblewrap at ${program} cannot make a sandbox here: ${
-            firstLine(result.stderr) || `exit code ${result.code}`
-          }`,
-        };
-      }
+      if (result.code !== 0) return cannotMake(`bubblewrap at ${program}`, result);
       const host = parseProbeOutput(result.stdout);
-      // A throwaway overlay over the home folder where this bubblewrap can make one.
       const homeOverlay = host.home !== undefined &&
         (await probe(program, bubblewrapOverlayProbeArgs(network, host.home))).code === 0;
       return { kind: "bubblewrap", network, program, host: { ...host, homeOverlay } };
     }
+    const system = systemProgramPaths("bwrap").join(" and ");
     return {
       missing: candidates.length === 0
-        ? `bubblewrap cannot be used: the project holds ${
-          systemProgramPaths("bwrap").join(" and ")
-        }`
+        ? `bubblewrap cannot be used: the project holds ${system}`
         : `bubblewrap is not installed: there is no ${candidates.join(" or ")}`,
     };
   }
   if (os === "darwin") {
     const result = await probe(SANDBOX_EXEC, seatbeltProbeArgs());
     if (!result.started) return { missing: `${SANDBOX_EXEC} is not there` };
-    if (result.code !== 0) {
-      return {
-        missing: `sandbox-exec cannot make a sandbox here: ${
-          firstLine(result.stderr) || `exit code ${result.code}`
-        }`,
-      };
-    }
+    if (result.code !== 0) return cannotMake("sandbox-exec", result);
     return { kind: "seatbelt", network };
   }
   return {
@@ -179,13 +126,19 @@ async function available(
 }
 
 /**
- * Decides how the run's builds are started, before any LLM call.
+ * Decides how the run's builds are started (`os`, `probe` for tests; a program inside `root` is
+ * never started), and the warning to print once when `auto` found no sandbox.
  *
- * @throws {CodeCommitError} (exit 3, `EXIT.setup`) with `--sandbox on`, or with
- * `--build-network off`, when no sandbox is available: the line names what
- * is missing (bubblewrap on Linux) and how to install it.
+ * @throws {CodeCommitError} (`EXIT.setup`) with `--sandbox on` or `--build-network off` when no
+ * sandbox is available, naming what is missing and how to install it.
  */
-export async function decideContainment(request: ContainmentRequest): Promise<ContainmentDecision> {
+export async function decideContainment(request: {
+  readonly mode: SandboxMode;
+  readonly network: BuildNetwork;
+  readonly os?: string;
+  readonly probe?: Prober;
+  readonly root?: string;
+}): Promise<ContainmentDecision> {
   if (request.mode === "off") {
     return { containment: { kind: "none", why: "--sandbox off" } };
   }
@@ -208,12 +161,13 @@ export async function decideContainment(request: ContainmentRequest): Promise<Co
   };
 }
 
-/**
- * How a build is contained, for the progress line and the build log:
- * `contained by bubblewrap, network on`, `not contained: --sandbox off`
- * (the progress line puts it in parentheses: no more are nested in it).
- * Never throws.
- */
+/** The containment, and the warning to print once when `auto` found none. */
+export interface ContainmentDecision {
+  readonly containment: Containment;
+  readonly warning?: string;
+}
+
+/** How a build is contained, for the progress line (no parentheses in it) and the log. */
 function describeContainment(containment: Containment): string {
   if (containment.kind === "none") return `not contained: ${containment.why}`;
   const by = containment.kind === "bubblewrap" ? "bubblewrap" : "sandbox-exec";
@@ -221,10 +175,8 @@ function describeContainment(containment: Containment): string {
 }
 
 /**
- * Whether a contained build's output and exit code say that `./build.sh`
- * never started: bubblewrap's own one-line error (`bwrap: Can't mount ...`,
- * exit 1), or the shell that starts the build could not run it (`sh: 1:
- * exec: ./build.sh: Permission denied`, exit 126 or 127). Then the line.
+ * The line saying `./build.sh` never started, from a contained build's output and exit code:
+ * bubblewrap's own one-line error (exit 1), or the shell that could not run it (126, 127).
  */
 function sandboxStartFailure(output: string, exitCode: number | null): string | undefined {
   const lines = output.split("\n").filter((line) => line !== "");
@@ -240,10 +192,8 @@ function sandboxStartFailure(output: string, exitCode: number | null): string | 
 }
 
 /**
- * The command that starts one build under `containment`; for a sandbox,
- * what it may do comes from `scan`, a walk of the project made right
- * before this build (see `planFromScan`), so every build sees the
- * project's protected entries as they are when it starts.
+ * The command that starts one build under `containment`; a sandbox's plan comes from `scan`, a
+ * walk of the project right before this build, so each build sees the entries as they are.
  *
  * @throws {CodeCommitError} when the scan's plan refuses (see `planFromScan`).
  */
@@ -252,30 +202,22 @@ export async function buildLaunch(
   scan: ProjectScan,
 ): Promise<BuildLaunch> {
   const description = describeContainment(containment);
-  switch (containment.kind) {
-    case "none":
-      return { program: BUILD_SCRIPT, args: [], description };
-    case "bubblewrap": {
-      const plan = await planFromScan(scan);
-      const command = bubblewrapCommand(
-        bubblewrapArgs(plan, containment.network, containment.host),
-      );
-      return {
-        program: containment.program,
-        args: command.args,
-        stdin: command.stdin,
-        description,
-        startFailure: sandboxStartFailure,
-      };
-    }
-    case "seatbelt": {
-      const plan: SandboxPlan = await planFromScan(scan);
-      return {
-        program: SANDBOX_EXEC,
-        args: seatbeltArgs(seatbeltProfile(plan, containment.network)),
-        description,
-        startFailure: sandboxStartFailure,
-      };
-    }
+  if (containment.kind === "none") return { program: BUILD_SCRIPT, args: [], description };
+  const plan = await planFromScan(scan);
+  if (containment.kind === "seatbelt") {
+    return {
+      program: SANDBOX_EXEC,
+      args: seatbeltArgs(seatbeltProfile(plan, containment.network)),
+      description,
+      startFailure: sandboxStartFailure,
+    };
   }
+  const command = bubblewrapCommand(bubblewrapArgs(plan, containment.network, containment.host));
+  return {
+    program: containment.program,
+    args: command.args,
+    stdin: command.stdin,
+    description,
+    startFailure: sandboxStartFailure,
+  };
 }

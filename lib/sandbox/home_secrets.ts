@@ -1,17 +1,13 @@
 /**
- * The table of the home folder's credential stores a contained build never
- * sees: bubblewrap hides each one that exists (an empty folder over a
- * folder, an empty file over a file, where its links lead), Seatbelt denies
- * reading it, and docs/sandbox.md prints it. A build needs none of them: it
- * gets no ssh key, cloud login, registry token, password store or browser
- * profile of the user's, even when the home folder is otherwise visible.
+ * The table of the home folder's credential stores a contained build never sees: bubblewrap
+ * hides each that exists, Seatbelt denies reading it, docs/sandbox.md prints it.
  *
  * @module
  */
 
 /** One credential store, relative to the home folder. */
 export interface HomeSecret {
-  /** The path under the home folder, `/`-separated, e.g. `.aws`. */
+  /** The path under the home folder, `/`-separated. */
   readonly path: string;
   /** What it holds, for people. */
   readonly what: string;

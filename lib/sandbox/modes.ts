@@ -1,7 +1,5 @@
 /**
- * The choices of `--sandbox` and `--build-network`: all the command line
- * needs to know of the sandbox, kept apart from how builds are contained so
- * that reading the command line loads nothing more. Pure.
+ * The choices of `--sandbox` and `--build-network`, apart so the command line loads no more.
  *
  * @module
  */

@@ -1,26 +1,11 @@
 /**
- * The macOS counterpart of `bubblewrap.ts`: the same plan as a Seatbelt
- * profile for `sandbox-exec`. It cannot run on the machines code-commit is
- * built on, so the profile text is covered by logic tests only
- * (docs/sandbox.md says so).
- *
- * The profile allows everything by default and then denies: writes outside
- * the project (and the temporary folders builds need), writes to the
- * read-only entries, reads and writes of the hidden ones and of the home
- * folders' credential stores (`home_secrets.ts`), the ways out of
- * the sandbox through the system's own services (Apple Events, which could
- * tell Terminal to run a command; LaunchServices, which `open x.command`
- * asks to start one; `launchctl`, which submits a job to launchd), and
- * with the network off every network operation. Only deny rules follow
- * the default, so no rule's order matters. A deny-default profile (as
- * Codex uses) would close more, but which services a build's tools need
- * cannot be found out without a Mac to run them on. Paths are passed as parameters (`-D`), never
- * spliced into the profile text, so no file name can change the profile.
- *
- * What Seatbelt cannot do that bubblewrap does: give the build a private
- * `/tmp` (it shares the user's temporary folders), a throwaway home folder
- * (the home folder stays read-only) or its own PID namespace (a daemon
- * that leaves the build's process group outlives it).
+ * The macOS counterpart of `bubblewrap.ts`: the same plan as a Seatbelt profile for
+ * `sandbox-exec`, covered by logic tests only. It allows by default, then denies: writes outside
+ * the project and temporary folders, writes to read-only entries, reads of hidden ones and of the
+ * credential stores, escapes through the system's services (Apple Events, LaunchServices,
+ * `launchctl`), and with the network off all network. Paths are parameters (`-D`), never spliced
+ * into the text, so no file name can change the profile. Unlike bubblewrap: no private `/tmp`,
+ * no throwaway home, no PID namespace.
  *
  * @module
  */
@@ -31,11 +16,7 @@ import type { SandboxPlan } from "./sandbox_plan.ts";
 /** Where macOS keeps `sandbox-exec` (an absolute path: the permission list names it so). */
 export const SANDBOX_EXEC = "/usr/bin/sandbox-exec";
 
-/**
- * Where a build may write outside the project: the system's temporary
- * folders (`/tmp` is `/private/tmp`, `$TMPDIR` is under `/private/var/folders`)
- * and the devices every program writes to.
- */
+/** Where a build may write outside the project: the temporary folders and the usual devices. */
 export const SEATBELT_WRITABLE = {
   subpaths: ["/private/tmp", "/private/var/folders", "/dev/fd"],
   literals: [
@@ -49,25 +30,15 @@ export const SEATBELT_WRITABLE = {
 } as const;
 
 /**
- * What a build may not use to start a process outside the sandbox: the
- * Mach services of LaunchServices and Apple Events, and the programs that
- * talk to launchd, LaunchServices and other applications. A program of
- * the build's own can still talk to launchd directly: Seatbelt has no rule
- * for launchd's own port (docs/sandbox.md says so).
+ * What a build may not use to start a process outside the sandbox (a program of its own can
+ * still reach launchd directly: Seatbelt has no rule for launchd's port).
  */
 export const SEATBELT_NO_ESCAPE = {
-  machServices: [
-    "com.apple.coreservices.launchservicesd",
-    "com.apple.coreservices.appleevents",
-  ],
+  machServices: ["com.apple.coreservices.launchservicesd", "com.apple.coreservices.appleevents"],
   programs: ["/bin/launchctl", "/usr/bin/open", "/usr/bin/osascript"],
 } as const;
 
-/**
- * The home folders whose credential stores (`home_secrets.ts`) a build may
- * not read, as a regular expression: every account's (`/Users/<name>`) and
- * root's. code-commit does not read `HOME`; macOS keeps homes there.
- */
+/** Every account's home folder and root's, as a regular expression (`HOME` is not trusted). */
 const SEATBELT_HOMES = "^(/Users/[^/]+|/var/root|/private/var/root)/";
 
 /** `path` with the characters a regular expression gives a meaning escaped. */
@@ -75,11 +46,9 @@ function escapeRegex(path: string): string {
   return path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-/** A Seatbelt profile and the parameters it reads. */
+/** A Seatbelt profile (SBPL) and the parameters it reads, name → path. */
 export interface SeatbeltProfile {
-  /** The profile text (SBPL). */
   readonly text: string;
-  /** Its parameters, name → value (each a path). */
   readonly params: ReadonlyMap<string, string>;
 }
 
@@ -88,20 +57,15 @@ function literal(text: string): string {
   return `"${text.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
 }
 
-/**
- * The Seatbelt profile of `plan` with `network`: see the module
- * documentation. Never throws.
- */
+/** The Seatbelt profile of `plan` with `network`. Never throws. */
 export function seatbeltProfile(plan: SandboxPlan, network: BuildNetwork): SeatbeltProfile {
   const params = new Map<string, string>([["ROOT", plan.root]]);
-  const readOnly = plan.readOnly.map((path, index) => {
-    params.set(`READ_ONLY_${index}`, path);
-    return `(subpath (param "READ_ONLY_${index}"))`;
-  });
-  const hidden = plan.hidden.map((entry, index) => {
-    params.set(`HIDDEN_${index}`, entry.path);
-    return `(subpath (param "HIDDEN_${index}"))`;
-  });
+  const param = (name: string, path: string) => {
+    params.set(name, path);
+    return `(subpath (param "${name}"))`;
+  };
+  const readOnly = plan.readOnly.map((path, index) => param(`READ_ONLY_${index}`, path));
+  const hidden = plan.hidden.map((entry, index) => param(`HIDDEN_${index}`, entry.path));
   const writable = [
     `(require-not (subpath (param "ROOT")))`,
     ...SEATBELT_WRITABLE.subpaths.map((path) => `(require-not (subpath ${literal(path)}))`),
@@ -125,31 +89,24 @@ export function seatbeltProfile(plan: SandboxPlan, network: BuildNetwork): Seatb
       `(deny file-read* file-write*\n  ${hidden.join("\n  ")})`,
     );
   }
+  const secrets = HOME_SECRETS.map((secret) =>
+    `(regex ${literal(`${SEATBELT_HOMES}${escapeRegex(secret.path)}(/|$)`)})`
+  );
+  const services = SEATBELT_NO_ESCAPE.machServices.map((name) => `(global-name ${literal(name)})`);
+  const programs = SEATBELT_NO_ESCAPE.programs.map((path) => `(literal ${literal(path)})`);
   lines.push(
     "; the home folders' credential stores: nothing of them can be read",
-    `(deny file-read* file-write*\n  ${
-      HOME_SECRETS.map((secret) =>
-        `(regex ${literal(`${SEATBELT_HOMES}${escapeRegex(secret.path)}(/|$)`)})`
-      ).join("\n  ")
-    })`,
+    `(deny file-read* file-write*\n  ${secrets.join("\n  ")})`,
     "; no process started outside the sandbox through the system's services",
     "(deny appleevent-send)",
-    `(deny mach-lookup\n  ${
-      SEATBELT_NO_ESCAPE.machServices.map((name) => `(global-name ${literal(name)})`).join("\n  ")
-    })`,
-    `(deny process-exec\n  ${
-      SEATBELT_NO_ESCAPE.programs.map((path) => `(literal ${literal(path)})`).join("\n  ")
-    })`,
+    `(deny mach-lookup\n  ${services.join("\n  ")})`,
+    `(deny process-exec\n  ${programs.join("\n  ")})`,
   );
   if (network === "off") lines.push("; no network at all, not even loopback", "(deny network*)");
   return { text: `${lines.join("\n")}\n`, params };
 }
 
-/**
- * The arguments of `sandbox-exec` that run `./build.sh` under `profile`,
- * through the shell that first closes the file descriptors above 2
- * (`BUILD_WRAPPER`). Never throws.
- */
+/** The arguments of `sandbox-exec` that run `./build.sh` under `profile`, through `BUILD_WRAPPER`. Never throws. */
 export function seatbeltArgs(profile: SeatbeltProfile): string[] {
   return [
     "-p",
@@ -162,11 +119,7 @@ export function seatbeltArgs(profile: SeatbeltProfile): string[] {
   ];
 }
 
-/**
- * The arguments of the probe run before the first build: an empty policy around `/usr/bin/true`.
- *
- * Never throws.
- */
+/** The arguments of the probe run before the first build: an empty policy around `true`. Never throws. */
 export function seatbeltProbeArgs(): string[] {
   return ["-p", "(version 1)\n(allow default)\n", "/usr/bin/true"];
 }

@@ -85,7 +85,7 @@ for (const method of ["info", "warn", "error", "result"] as const) {
 
 Deno.test("the waiting label is masked too", () => {
   const { streams, console } = make(true);
-  const stop = console.waiting(`waiting for ${GEMINI_KEY}`, () => 0);
+  const stop = console.liveLine(`waiting for ${GEMINI_KEY}`, () => 0).stop;
   stop();
   assert.ok(!streams.err.join("").includes(GEMINI_KEY));
   assert.equal(streams.err[0], `${CLEAR}waiting for ********XY 0s`);
@@ -107,7 +107,7 @@ Deno.test("a console made without a redactor masks nothing until useRedactor", (
 
 Deno.test("waiting writes nothing when stderr is not a terminal", () => {
   const { streams, console } = make(false);
-  const stop = console.waiting("waiting for gpt-5…");
+  const stop = console.liveLine("waiting for gpt-5…").stop;
   console.info("meanwhile");
   stop();
   stop();
@@ -117,7 +117,7 @@ Deno.test("waiting writes nothing when stderr is not a terminal", () => {
 
 Deno.test("waiting on a terminal: drawn at once, with the seconds; cleared when stopped", () => {
   const { streams, console } = make(true);
-  const stop = console.waiting("waiting for gemini-2.5-pro…", () => 1_000);
+  const stop = console.liveLine("waiting for gemini-2.5-pro…", () => 1_000).stop;
   assert.deepEqual(streams.err, [`${CLEAR}waiting for gemini-2.5-pro… 0s`]);
   stop();
   assert.deepEqual(streams.err, [`${CLEAR}waiting for gemini-2.5-pro… 0s`, CLEAR]);
@@ -127,7 +127,7 @@ Deno.test("waiting on a terminal: drawn at once, with the seconds; cleared when 
 Deno.test("info, warn and error printed while waiting go above the line, which is redrawn", () => {
   const { streams, console } = make(true);
   let now = 10_000;
-  const stop = console.waiting("waiting for gpt-5…", () => now);
+  const stop = console.liveLine("waiting for gpt-5…", () => now).stop;
   now = 13_700;
   console.info("retrying");
   now = 75_000;
@@ -151,7 +151,7 @@ Deno.test("info, warn and error printed while waiting go above the line, which i
 
 Deno.test("after the line is cleared, output is plain again", () => {
   const { streams, console } = make(true);
-  const stop = console.waiting("waiting…", () => 0);
+  const stop = console.liveLine("waiting…", () => 0).stop;
   stop();
   console.info("done");
   stop(); // a second stop does nothing
@@ -160,7 +160,7 @@ Deno.test("after the line is cleared, output is plain again", () => {
 
 Deno.test("result while waiting goes to stdout and leaves the line alone", () => {
   const { streams, console } = make(true);
-  const stop = console.waiting("waiting…", () => 0);
+  const stop = console.liveLine("waiting…", () => 0).stop;
   console.result("the report");
   stop();
   assert.deepEqual(streams.out, ["the report\n"]);
@@ -169,7 +169,7 @@ Deno.test("result while waiting goes to stdout and leaves the line alone", () =>
 
 Deno.test("the line is redrawn every second with the time waited (real clock)", async () => {
   const { streams, console } = make(true);
-  const stop = console.waiting("waiting for gemini-2.5-pro…");
+  const stop = console.liveLine("waiting for gemini-2.5-pro…").stop;
   try {
     await new Promise((resolve) => setTimeout(resolve, 1_150));
   } finally {
@@ -196,7 +196,7 @@ Deno.test("the process's own streams, stderr piped (not a terminal): no live lin
     import { Console } from ${JSON.stringify(consoleModule)};
     import { Redactor } from ${JSON.stringify(redactModule)};
     const console = new Console(undefined, new Redactor([${JSON.stringify(GEMINI_KEY)}]));
-    const stop = console.waiting("waiting for gemini-2.5-pro…");
+    const stop = console.liveLine("waiting for gemini-2.5-pro…").stop;
     console.info("progress ${GEMINI_KEY}");
     console.warn("careful");
     console.result("the result ${GEMINI_KEY}");
@@ -234,7 +234,7 @@ Deno.test("the waiting line never keeps the process alive by itself", async () =
   const script = `
     import { Console } from ${JSON.stringify(module)};
     const streams = { stdout() {}, stderr() {}, stderrIsTerminal: true, color: false };
-    new Console(streams).waiting("waiting for gpt-5…");
+    new Console(streams).liveLine("waiting for gpt-5…");
     console.log("shown");
   `;
   const output = await new Deno.Command(Deno.execPath(), {
