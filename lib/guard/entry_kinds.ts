@@ -7,7 +7,6 @@
 
 import { lstatSyncOrUndefined } from "../file_system/lstat.ts";
 import { under } from "../file_system/file_system.ts";
-import { memo } from "./memo.ts";
 
 /** An entry's kind: `missing` when nothing is there; `special` for a fifo, socket or device. */
 export type EntryKind = "file" | "folder" | "symlink" | "special" | "missing";
@@ -35,7 +34,7 @@ export class EntryKinds {
   /** The `lstat` info of `relativePath` (`""` the root), or undefined. Throws the same error each ask. */
   info(relativePath: string): Deno.FileInfo | undefined {
     if (this.#failures.has(relativePath)) throw this.#failures.get(relativePath);
-    return memo(this.#infos, relativePath, () => {
+    return this.#infos.getOrInsertComputed(relativePath, () => {
       try {
         return lstatSyncOrUndefined(under(this.root, relativePath));
       } catch (error) {
@@ -55,7 +54,7 @@ export class EntryKinds {
 
   /** Records that `relativeFolder`, just listed, is a real folder, and the kind of its entry `name`. */
   noteListed(relativeFolder: string, name: string, kind: EntryKind): void {
-    if (!this.#realFolders.has(relativeFolder)) this.#realFolders.set(relativeFolder, true);
+    this.#realFolders.getOrInsert(relativeFolder, true);
     const path = relativeFolder === "" ? name : `${relativeFolder}/${name}`;
     if (!this.#kinds.has(path) && !this.#infos.has(path)) this.#kinds.set(path, kind);
   }
@@ -63,7 +62,7 @@ export class EntryKinds {
   /** Whether `relativeFolder` and every folder above it are real folders (the root is trusted). */
   isRealFolder(relativeFolder: string): boolean {
     if (relativeFolder === "") return true;
-    return memo(this.#realFolders, relativeFolder, () => {
+    return this.#realFolders.getOrInsertComputed(relativeFolder, () => {
       const slash = relativeFolder.lastIndexOf("/");
       return this.isRealFolder(slash < 0 ? "" : relativeFolder.slice(0, slash)) &&
         this.kind(relativeFolder) === "folder";

@@ -11,7 +11,6 @@ import { folderOf, linkTarget, relativeUnder } from "../file_system/paths.ts";
 import { foldCase } from "./case_fold.ts";
 import { type EntryKind, kindOf } from "./entry_kinds.ts";
 import type { IgnoreRules } from "./ignore_rules.ts";
-import { memo } from "./memo.ts";
 
 /** A `.git` file larger than this is not a pointer git would read either. */
 const MAX_GITDIR_FILE = 64 * 1024;
@@ -113,7 +112,7 @@ const FOUND = new WeakMap<object, Promise<GitData>>();
  * @throws {CodeCommitError} (as a rejection) when an ignore file cannot be read.
  */
 export function findGitFiles(rules: IgnoreRules): Promise<GitData> {
-  return memo(FOUND, rules.entries, () => find(rules.withIgnoreCase(false)));
+  return FOUND.getOrInsertComputed(rules.entries, () => find(rules.withIgnoreCase(false)));
 }
 
 /** The walk of {@link findGitFiles}, with git's exact ignore rules. */

@@ -30,7 +30,6 @@ import {
   linkedTargetOf,
 } from "./linked_protected.ts";
 import { findGitFiles } from "./gitdir_file.ts";
-import { memo } from "./memo.ts";
 
 /** One refused path of a reply: the path as the reply wrote it, and why. */
 export interface Refusal {
@@ -69,7 +68,7 @@ class GuardContext {
 
   /** The protected-path entries covering `<folder>/<name>`, outermost first. */
   protectedRules(folder: string, name: string): readonly ProtectedPath[] {
-    const rules = memo(this.#protected, folder, () => protectedRulesFor(folder));
+    const rules = this.#protected.getOrInsertComputed(folder, () => protectedRulesFor(folder));
     const own = protectedRuleOfSegment(name, folder === "");
     return own === undefined ? rules : [...rules, own];
   }
@@ -81,7 +80,7 @@ class GuardContext {
    */
   along(folder: string): AlongFolder {
     if (folder === "") return undefined;
-    return memo(this.#along, folder, () => {
+    return this.#along.getOrInsertComputed(folder, () => {
       const above = this.along(folderOf(folder));
       if (above !== undefined) return above;
       const kind = this.entries.kind(folder);
@@ -96,7 +95,7 @@ class GuardContext {
 
   /** git's verdicts, exact and case-folded, on the entries of `folder`. */
   inFolder(folder: string): Promise<FolderIgnores> {
-    return memo(this.#folders, folder, () => {
+    return this.#folders.getOrInsertComputed(folder, () => {
       const ignores = this.exact.inFolderEitherCase(folder);
       // The caller that asked handles a rejection; a cached copy must not go unhandled.
       ignores.then((found) => this.settled.set(folder, found), () => {});

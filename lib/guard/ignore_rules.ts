@@ -17,7 +17,6 @@ import {
   parseIgnorePatterns,
 } from "./ignore_patterns.ts";
 import { normalizeProjectPath } from "./path_syntax.ts";
-import { memo } from "./memo.ts";
 
 /**
  * Where `git check-ignore -v` would say a path is ignored: the path that matched (it, or an
@@ -46,7 +45,7 @@ class SourceFiles {
 
   /** `<folder>/.gitignore`, or undefined when git reads none there. Rejects with a `FileReadError`. */
   gitignore(folder: string): Promise<string | undefined> {
-    return memo(this.#texts, folder, async () => {
+    return this.#texts.getOrInsertComputed(folder, async () => {
       if (!this.entries.isRealFolder(folder)) return undefined;
       const file = folder === "" ? ".gitignore" : `${folder}/.gitignore`;
       if (this.entries.kind(file) !== "file") return undefined; // git ≥ 2.32 does not follow symlinks
@@ -56,7 +55,7 @@ class SourceFiles {
 
   /** `.git/info/exclude` in a real `.git` folder, or undefined. Rejects as `gitignore`. */
   exclude(): Promise<string | undefined> {
-    return memo(this.#texts, EXCLUDE_KEY, async () => {
+    return this.#texts.getOrInsertComputed(EXCLUDE_KEY, async () => {
       if (!this.entries.isRealFolder(".git/info")) return undefined;
       const kind = this.entries.kind(".git/info/exclude");
       // git follows a symbolic link here (it is not an in-tree file): so do we.
@@ -259,7 +258,7 @@ export class IgnoreRules {
 
   /** `inFolder` of a folder not known to be visible: ignored whole when its parent ignores it. */
   #unlisted(folder: string, segments?: readonly string[]): Promise<FolderIgnores> {
-    return memo(this.#unlistedFolders, folder, async () => {
+    return this.#unlistedFolders.getOrInsertComputed(folder, async () => {
       if (folder !== "") {
         const slash = folder.lastIndexOf("/");
         const parent = await this.#unlisted(slash < 0 ? "" : folder.slice(0, slash));
@@ -271,7 +270,7 @@ export class IgnoreRules {
 
   /** The verdicts in `folder`, known not to be ignored: every rule file on the way is read. */
   #levels(folder: string, segments: readonly string[]): Promise<LevelIgnores> {
-    return memo(this.#levelsOf, folder, () => this.#readLevels(folder, segments));
+    return this.#levelsOf.getOrInsertComputed(folder, () => this.#readLevels(folder, segments));
   }
 
   async #readLevels(folder: string, segments: readonly string[]): Promise<LevelIgnores> {
@@ -309,7 +308,7 @@ export class IgnoreRules {
   /** Loads the source `key`; rejects as `explain`. */
   async #load(key: string): Promise<void> {
     if (this.#loaded.has(key)) return;
-    this.#loaded.set(key, await memo(this.#sources, key, () => this.#compile(key)));
+    this.#loaded.set(key, await this.#sources.getOrInsertComputed(key, () => this.#compile(key)));
   }
 
   /** Reads and compiles the rules of source `key`; undefined when git reads no file there. */
