@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes ./code-commit, and with "test" checks and tests code-commit too.
 #
-#   ./build.sh        install: Deno into .tools/ from npm if there is no Deno 2 on PATH, the
+#   ./build.sh        install: Deno into .tools/ from npm unless PATH has Deno 2.9.6 or later, the
 #                     dependencies into .tools/deno_dir as deno.lock pins them, and ./code-commit
 #   ./build.sh test   the same, then format check, lint, type-check and every test
 #
@@ -25,17 +25,23 @@ esac
 
 step() { printf '\n==> %s\n' "$*"; }
 
-# 1. Deno: the one on PATH if it is Deno 2, else ours in .tools/ (installed from npm).
+# 1. Deno: the one on PATH if it is Deno 2 at DENO_VERSION or later (the code uses what that
+# version has), else ours in .tools/ (installed from npm).
 DENO_ON_PATH=$(command -v deno 2>/dev/null || true)
 DENO=""
-if [ -n "$DENO_ON_PATH" ] && "$DENO_ON_PATH" --version 2>/dev/null | grep -q '^deno 2\.'; then
+recent_enough() {
+  local version
+  version=$("$1" --version 2>/dev/null | sed -n '1s/^deno \(2\.[0-9.]*\).*/\1/p')
+  [ -n "$version" ] && [ "$(printf '%s\n%s\n' "$DENO_VERSION" "$version" | sort -V | head -n 1)" = "$DENO_VERSION" ]
+}
+if [ -n "$DENO_ON_PATH" ] && recent_enough "$DENO_ON_PATH"; then
   DENO=$DENO_ON_PATH
-elif [ -x .tools/node_modules/deno/deno ]; then
+elif [ -x .tools/node_modules/deno/deno ] && recent_enough .tools/node_modules/deno/deno; then
   DENO="$ROOT/.tools/node_modules/deno/deno"
 else
   step "installing Deno $DENO_VERSION into .tools/ from npm"
   if ! command -v npm >/dev/null 2>&1; then
-    echo "build.sh: neither deno nor npm is on PATH; install Node.js (with npm) or Deno 2" >&2
+    echo "build.sh: npm is not on PATH, nor Deno $DENO_VERSION or later; install Node.js (with npm)" >&2
     exit 1
   fi
   npm install --prefix .tools --no-audit --no-fund --no-update-notifier --loglevel=error "deno@$DENO_VERSION"

@@ -146,7 +146,9 @@ Deno.test("a background job in a process group of its own is stopped when the bu
   // build's group leaves it; the run's tracker ends the rest of the build's session.
   const script = "python3 -c 'import os, time; os.setpgid(0, 0); " +
     'open("job.pid", "w").write(str(os.getpid())); time.sleep(60)\' ' +
-    "</dev/null >/dev/null 2>&1 &\nsleep 0.5\necho done\n";
+    "</dev/null >/dev/null 2>&1 &\n" +
+    // Wait until the job has written its PID (and so left the build's group), however slow.
+    "for i in $(seq 600); do [ -s job.pid ] && break; sleep 0.05; done\necho done\n";
   await withBuild(script, async (root) => {
     await Deno.mkdir(join(root, "agent-config"));
     const result = await runBuild(root, { timeoutMs: LONG, tracker: trackBuilds(root) });
