@@ -1,16 +1,10 @@
 /**
  * The one bounded read, for every file code-commit reads itself: `lstat`
- * first (and `stat` of a followed link's target), so a fifo or device is
- * refused unopened; a file over its limit is refused unread; the open is
- * bounded by a timer (Deno cannot open with `O_NONBLOCK`), so a fifo swapped
- * in after the check cannot hang the run; the opened file must be the one
- * checked (`fstat`: regular, same device and inode); at most the limit plus
- * one byte is read, so a file that grows cannot grow memory.
- *
- * A link that leads outside the project can be opened but not `fstat`ed
- * (`--allow-read=.`): there the file must seek to the size checked (a pipe
- * cannot seek, a device has no size), the read is bounded in time, and the
- * path must still lead to the same device and inode afterwards.
+ * first, so a fifo or device is refused unopened; a file over its limit is
+ * refused unread; the open is bounded by a timer (Deno cannot open with
+ * `O_NONBLOCK`), so a fifo swapped in cannot hang the run; the opened file
+ * must be the one checked (`fstat`: same device and inode); at most the
+ * limit plus one byte is read, so a growing file cannot grow memory.
  *
  * @module
  */
@@ -20,30 +14,22 @@ import { formatBytes } from "../text/sizes.ts";
 import { describeSpecial, isMissing } from "./lstat.ts";
 import { OPEN_TIMEOUT_MS, type ReadLimit } from "./read_limits.ts";
 
-/** Why a bounded read refused a file. */
+/** Why a bounded read refused a file (`special`: a fifo, socket or device; `changed`: swapped). */
 export type ReadProblem =
   | "symlink"
   | "folder"
-  /** A fifo, socket or device. */
   | "special"
-  /** Larger than the limit (or grew past it while read). */
   | "too-large"
-  /** Something else was opened than the file checked (swapped meanwhile). */
   | "changed"
-  /** More than one hard link, where the caller refuses those. */
   | "hard-link"
-  /** The open (or an outside read) did not finish in time. */
   | "open-timeout"
-  /** The operating system refused (permission denied, ...). */
   | "unreadable";
 
-/** A file a bounded read refused; the message is one line naming the file and what to do. Exit 3 (`EXIT.setup`). */
+/** A file a bounded read refused, named as messages name it; exit 3 (`EXIT.setup`). */
 export class FileReadError extends CodeCommitError {
-  /** The file, as messages name it. */
   readonly path: string;
-  /** Why it was refused. */
   readonly problem: ReadProblem;
-  /** For `too-large`: the size the file reported; undefined when it grew past the limit as it was read. */
+  /** For `too-large`: the size the file reported; undefined when it grew while read. */
   readonly size?: number;
 
   /** Makes the error; `message` is the whole user-facing line. */
@@ -63,19 +49,13 @@ export class FileReadError extends CodeCommitError {
 
 /** Options of {@link readBounded}. */
 export interface ReadBoundedOptions {
-  /** The kind's limit, from `READ_LIMITS`. */
   readonly limit: ReadLimit;
-  /**
-   * Whether a final symbolic link is followed (its target checked the same
-   * way) or refused as `symlink`. Folders above the file are the caller's to
-   * check; unfollowed, a file found outside the project is refused as `changed`.
-   */
+  /** Follow a final link (its target checked the same way), or refuse it; folders above are the caller's. */
   readonly followSymlink: boolean;
   /** How messages name the file; the path itself by default. */
   readonly name?: string;
-  /** How long the open may take, in milliseconds (default `OPEN_TIMEOUT_MS`). */
   readonly openTimeoutMs?: number;
-  /** Refuse a file with more than one hard link: another name of it may be outside the project. */
+  /** Refuse a file with more than one hard link: another name may be outside the project. */
   readonly refuseHardLinks?: boolean;
   /** Runs between the check and the open; for tests that swap the file there. */
   readonly beforeOpen?: () => Promise<void>;
@@ -149,7 +129,7 @@ export async function readBounded(
       opened = file.statSync();
     } catch (error) {
       if (!(error instanceof Deno.errors.NotCapable)) throw error;
-      // What was opened lies outside the project: unfollowed, the file checked was swapped.
+      // Outside the project (`--allow-read=.`): unfollowed, the file checked was swapped.
       if (!options.followSymlink) throw changed();
       return await readOutside(path, file, checked, limit, timeoutMs, { changed, grew, fail });
     }
@@ -169,10 +149,9 @@ export async function readBounded(
 }
 
 /**
- * Reads `file`, a link's target outside the project that Deno will not
- * `fstat`: it must seek to the size checked (a pipe refuses, `/dev/zero`
- * says 0), the read is bounded in size and time (a terminal could wait
- * forever), and the path must still lead to the file checked afterwards.
+ * Reads a link's target outside the project, which Deno will not `fstat`:
+ * it must seek to the size checked (a pipe cannot, `/dev/zero` says 0), the
+ * read is bounded in time too, and the path must still lead to it after.
  */
 async function readOutside(
   path: string,
@@ -248,11 +227,7 @@ function inspect(path: string, follow: boolean, fail: Fail): Deno.FileInfo | und
   }
 }
 
-/**
- * Opens `path` for reading within `ms` milliseconds; undefined when it
- * vanished. An open that does not finish in time is abandoned (and closed
- * should it ever finish; `main.ts` ends with `Deno.exit`, which it does not hold up).
- */
+/** Opens `path` within `ms` ms (else abandoned, closed if it ever opens); undefined when gone. */
 async function openWithin(path: string, ms: number, fail: Fail): Promise<Deno.FsFile | undefined> {
   const opening = Deno.open(path, { read: true });
   try {
@@ -285,11 +260,7 @@ async function within<T>(promise: Promise<T>, ms: number, timeout: () => Error):
   }
 }
 
-/**
- * Reads with `read` (returning the count, or null at the end) to the end of
- * the file, expecting about `size` bytes, into a buffer never over
- * `limit + 1` bytes; throws `tooLarge()` when the file holds more than `limit`.
- */
+/** Reads to the end, about `size` bytes, never over `limit + 1`; `tooLarge()` past `limit`. */
 async function readAtMost(
   read: (buffer: Uint8Array) => number | null | Promise<number | null>,
   size: number,
@@ -313,10 +284,9 @@ async function readAtMost(
 }
 
 /**
- * Reads a small regular file synchronously (the guard reads a `.git` file's
- * `gitdir:`): `lstat`, open, `fstat` (same device and inode), at most
- * `maxBytes`. No timer on the open: only for files a contained build cannot
- * write. Undefined for anything it will not or cannot read. Never throws.
+ * Reads a small regular file synchronously, checked as above but with no
+ * timer on the open: only for files a contained build cannot write.
+ * Undefined for anything it will not or cannot read. Never throws.
  */
 export function readSmallFileSync(path: string, maxBytes: number): Uint8Array | undefined {
   try {

@@ -1,11 +1,7 @@
 /**
- * The one atomic write: the data goes to a temporary sibling created
- * exclusively (never an existing file, never through a link at its name),
- * then renamed over the destination, so a reader sees the old file or the
- * new one and a rename never follows a link at the destination. On failure
- * the temporary file is removed, only through real folders. With `sync`,
- * the file is flushed before the rename and its folder after it, so the
- * write survives a power cut (the apply journal's records).
+ * The one atomic write: a temporary sibling created exclusively (never an
+ * existing file, never through a link), renamed over the destination (a
+ * rename never follows a link there), removed on failure through real folders only.
  *
  * @module
  */
@@ -23,40 +19,29 @@ export type WriteFileSystem = Pick<
 
 /** Options of {@link writeTemporary} and {@link writeAtomically}. */
 export interface WriteOptions {
-  /** The permission bits of the new file; by default the file system's (0o666 less the umask). */
   readonly mode?: number;
   /**
-   * The temporary files made and not yet renamed or removed, relative to the
-   * root: added the moment one is created, deleted only once its rename or
-   * removal succeeded (never because it was not found: a folder on its way
-   * may be swapped for a link for a moment). What is left after a failure
-   * could not be removed.
+   * The temporary files made and not yet renamed or removed: one is deleted
+   * only once removed, never for not being found (a folder on its way may be
+   * swapped for a link for a moment).
    */
   readonly temporaries?: Set<string>;
-  /** Flush the new file to disk before the rename, and its folder after it. */
+  /** Flush the file before the rename and its folder after it: the write survives a power cut. */
   readonly sync?: boolean;
-  /**
-   * The temporary file's name, drawn beforehand with {@link temporaryName}
-   * (the applier journals it first); taken already, the write fails instead
-   * of drawing another.
-   */
+  /** The temporary name, drawn beforehand (the applier journals it): never another. */
   readonly name?: string;
-  /** Called with the new file's identity before anything is written to it (see `OnCreated`). */
   readonly onCreated?: OnCreated;
   /** Runs right before the rename; if it throws, the destination is left as it was. */
   readonly beforeRename?: () => Promise<void>;
 }
 
-/** How many times a temporary name is drawn when one is taken already. */
 const NAME_ATTEMPTS = 3;
 
 /**
  * Writes `data` to a new temporary sibling of `path` (relative to `root`)
- * and returns the sibling's path. A name taken already is someone else's
- * file: never touched, another drawn (unless `name` was given). On failure
- * the sibling is removed through real folders, except when `onCreated`
- * threw: it then stays in `temporaries` for the caller, who knows where it
- * may have landed.
+ * and returns its path. A name taken is someone else's file: never touched,
+ * another drawn. On failure the sibling is removed, unless `onCreated`
+ * threw: the caller knows where it may have landed.
  *
  * @throws {FileStepError} `writing the temporary file "<path>" failed: …`;
  * what `onCreated` throws, as it is.
@@ -107,10 +92,8 @@ export async function writeTemporary(
 }
 
 /**
- * Writes `data` to `path` (relative to `root`) atomically:
- * {@link writeTemporary}, `beforeRename`, a rename over `path`. The folders
- * on the way must exist. On failure the temporary file is removed and
- * `path` is as it was.
+ * Writes `data` to `path` (relative to `root`, its folders there) atomically:
+ * {@link writeTemporary}, `beforeRename`, a rename over `path`.
  *
  * @throws {FileStepError} naming the step that failed, or what `beforeRename` throws.
  */
@@ -142,12 +125,7 @@ export async function writeAtomically(
   }
 }
 
-/**
- * Flushes the file or folder at `path` to disk (`fsync` through a read
- * descriptor: the flush is the file's, whichever descriptor asks).
- *
- * @throws the file system's error.
- */
+/** Flushes the file or folder at `path` to disk (`fsync`). @throws the file system's error. */
 export function syncPathSync(path: string): void {
   using file = Deno.openSync(path, { read: true });
   file.syncSync();
@@ -155,10 +133,7 @@ export function syncPathSync(path: string): void {
 
 /**
  * The atomic write streamed, synchronous, for data never held whole in
- * memory (the journal's copies): pieces are appended to a temporary sibling
- * of `folder/name`, created exclusively on the first piece; `commit` flushes
- * and renames it, `abandon` removes it. `folder` is the writer's own: the
- * folders above it are not checked.
+ * memory (the journal's copies); `folder` is the writer's own, unchecked.
  */
 export class AtomicFileWriter {
   readonly #folder: string;
@@ -187,10 +162,10 @@ export class AtomicFileWriter {
   }
 
   /**
-   * Flushes, closes and renames the file over the destination; nothing when
-   * no piece was appended. The folder is not flushed (the caller's last synced write does it).
+   * Flushes and renames the file over the destination (not its folder: the
+   * caller's last synced write does); nothing when no piece was appended.
    *
-   * @throws the file system's error; the temporary file is then left for {@link abandon}.
+   * @throws the file system's error; the temporary file is left for {@link abandon}.
    */
   commit(): void {
     if (this.#file === undefined) return;
@@ -221,9 +196,8 @@ export class AtomicFileWriter {
 }
 
 /**
- * Removes the file or empty folder at `path` (relative to `root`) unless it
- * is gone, only when every folder above it is real: removing through a
- * link could hit a file outside the project.
+ * Removes the file or empty folder at `path` (relative to `root`), if there,
+ * only through real folders: through a link it could hit a file outside.
  *
  * @throws {FileStepError} when a folder above it is a symbolic link or
  * cannot be inspected; the file system's error when the removal fails.
@@ -247,11 +221,7 @@ export async function removeIfPresent(
   }
 }
 
-/**
- * Removes `temporary` through real folders only, and forgets it once
- * removed; whatever is not removed stays in `temporaries` for the caller to
- * try again or report. Never throws.
- */
+/** Removes `temporary` through real folders only, and forgets it once removed. Never throws. */
 async function removeQuietly(
   fs: WriteFileSystem,
   root: string,

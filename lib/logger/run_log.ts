@@ -1,7 +1,6 @@
 /**
  * The log folder of one run: `logs/YYYY-MM-DD-hh-mm-ss-<slug>` in local
- * time, `-2`, `-3`, … when a folder of that name exists. Every byte
- * written passes through key redaction.
+ * time (`-2`, … when taken). Every byte written is redacted.
  *
  * @module
  */
@@ -21,11 +20,7 @@ function timestamp(date: Date): string {
 /** Past this many characters, a log is encoded and written a slice at a time. */
 const WHOLE_WRITE = 1024 * 1024;
 
-/**
- * Writes `text` to a new file at `path`, encoded a slice at a time into one
- * reused buffer and appended: a 20 MB reply body is not held a second time
- * as bytes.
- */
+/** Writes `text` to a new file, a slice at a time: a 20 MB reply is not held again as bytes. */
 async function writeInSlices(path: string, text: string): Promise<void> {
   const buffer = new Uint8Array(3 * WHOLE_WRITE); // room for any slice of WHOLE_WRITE characters
   const encoder = new TextEncoder();
@@ -43,7 +38,7 @@ async function writeInSlices(path: string, text: string): Promise<void> {
 
 /** One run's log folder. */
 export class RunLog {
-  /** The folder, relative to the project root (e.g. `logs/2026-11-22-09-30-05-committing-code`). */
+  /** The folder, relative to the project root. */
   readonly dir: string;
   readonly #root: string;
   readonly #redactor: Redactor;
@@ -57,8 +52,8 @@ export class RunLog {
   /**
    * Creates `logs/` if needed and a new run folder in it.
    *
-   * @throws {CodeCommitError} when `logs` is not a real folder (a file, or
-   * a symbolic link that could send the logs elsewhere) or cannot be created.
+   * @throws {CodeCommitError} when `logs` is not a real folder (a link could
+   * send the logs elsewhere) or cannot be created.
    */
   static async create(
     root: string,
@@ -126,11 +121,7 @@ export class RunLog {
     }
   }
 
-  /**
-   * Writes a failed call's reply file: the line `ERROR`, then the error.
-   *
-   * @throws {CodeCommitError} naming the file when it cannot be written (as {@link RunLog.write}).
-   */
+  /** Writes a failed call's reply file: `ERROR`, then the error. @throws as {@link RunLog.write}. */
   writeError(name: string, message: string): Promise<void> {
     return this.write(name, `ERROR\n${message}\n`);
   }

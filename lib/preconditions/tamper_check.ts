@@ -22,7 +22,6 @@ import {
   snapshotProtected,
 } from "./protected_entries.ts";
 
-/** The build script, relative to the project root. */
 const BUILD_FILE = "build.sh";
 
 /** `build.sh` as it was: missing, or its link target (as written) if a link, mode and bytes. */
@@ -103,7 +102,6 @@ function difference(was: BuildScriptSnapshot, now: BuildScriptSnapshot): string 
   return undefined;
 }
 
-/** What the user is told to do after a build tampered with a file. */
 const REVIEW =
   "code-commit stopped before any further LLM call; review what the model's code did " +
   "(git status shows the files it made, git diff what it changed), restore the file, and " +
@@ -192,7 +190,6 @@ export async function checkAfterBuild(
   buildScript: BuildScriptSnapshot,
   before: BeforeBuild,
 ): Promise<void> {
-  let stop: CodeCommitError | undefined;
   try {
     await checkBuildScriptUnchanged(root, buildScript, "while ./build.sh ran");
     try {
@@ -208,15 +205,12 @@ export async function checkAfterBuild(
     await checkProtectedAfterBuild(await Deno.realPath(root), before.protected, REVIEW);
   } catch (error) {
     if (!(error instanceof CodeCommitError)) throw error;
-    stop = error;
+    const gitignore = await restoreGitignore(root, before.gitignore);
+    if (gitignore === undefined) throw error;
+    throw new CodeCommitError(`${error.message}; ${gitignore}`, error.exitCode, { cause: error });
   }
-  if (stop === undefined) return;
-  const gitignore = await restoreGitignore(root, before.gitignore);
-  if (gitignore === undefined) throw stop;
-  throw new CodeCommitError(`${stop.message}; ${gitignore}`, stop.exitCode, { cause: stop });
 }
 
-/** What the user must do when `.gitignore` cannot be put back. */
 const RESTORE_BY_HAND = "restore .gitignore before any git add (git add -A would commit " +
   "agent-config/, your API keys with it): git checkout -- .gitignore, or add the line " +
   "/agent-config";
@@ -258,9 +252,8 @@ async function restoreGitignore(root: string, copy: GitignoreCopy): Promise<stri
     if (current !== undefined && sameBytes(current.bytes, copy.bytes)) return undefined;
   }
   try {
-    await writeAtomically(denoFileSystem, root, GITIGNORE, copy.bytes, {
-      ...(copy.mode === null ? {} : { mode: copy.mode & 0o7777 }),
-    });
+    const mode = copy.mode === null ? undefined : copy.mode & 0o7777;
+    await writeAtomically(denoFileSystem, root, GITIGNORE, copy.bytes, { mode });
   } catch (error) {
     return `.gitignore could not be put back (${messageOf(error)}); ${RESTORE_BY_HAND}`;
   }
