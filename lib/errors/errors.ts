@@ -1,6 +1,5 @@
 /**
  * The errors code-commit reports to its user, each with its exit status.
- *
  * @module
  */
 

@@ -5,7 +5,6 @@
  * `O_NONBLOCK`), so a fifo swapped in cannot hang the run; the opened file
  * must be the one checked (`fstat`: same device and inode); at most the
  * limit plus one byte is read, so a growing file cannot grow memory.
- *
  * @module
  */
 
@@ -64,7 +63,6 @@ export interface ReadBoundedOptions {
 /**
  * Reads the whole regular file at `path` (see the module doc), or returns
  * `undefined` when nothing is there (nor, following a link, at its target).
- *
  * @throws {FileReadError} naming the file and the {@link ReadProblem}.
  */
 export async function readBounded(
@@ -129,9 +127,29 @@ export async function readBounded(
       opened = file.statSync();
     } catch (error) {
       if (!(error instanceof Deno.errors.NotCapable)) throw error;
-      // Outside the project (`--allow-read=.`): unfollowed, the file checked was swapped.
+      // Outside the project (`--allow-read=.`): unfollowed, the file checked was swapped;
+      // followed, it must seek to the size checked (a pipe cannot, `/dev/zero` says 0), the
+      // read is bounded in time too, and the path must still lead to it after.
       if (!options.followSymlink) throw changed();
-      return await readOutside(path, file, checked, limit, timeoutMs, { changed, grew, fail });
+      const size = await file.seek(0, Deno.SeekMode.End)
+        .then(async (end) => (await file.seek(0, Deno.SeekMode.Start), end))
+        .catch(() => -1);
+      if (size !== checked.size) throw changed();
+      const bytes = await within(
+        readAtMost((buffer) => file.read(buffer), size, limit, grew),
+        timeoutMs,
+        () =>
+          fail(
+            "open-timeout",
+            `did not finish reading within ${timeoutMs / 1000} s (was it replaced after it was ` +
+              "checked?); make it a regular file, then run code-commit again",
+          ),
+      );
+      const after = inspect(path, true, fail);
+      if (after?.isFile !== true || after.dev !== checked.dev || after.ino !== checked.ino) {
+        throw changed();
+      }
+      return bytes;
     }
     if (!opened.isFile || opened.dev !== checked.dev || opened.ino !== checked.ino) {
       throw changed();
@@ -146,44 +164,6 @@ export async function readBounded(
   } finally {
     file.close();
   }
-}
-
-/**
- * Reads a link's target outside the project, which Deno will not `fstat`:
- * it must seek to the size checked (a pipe cannot, `/dev/zero` says 0), the
- * read is bounded in time too, and the path must still lead to it after.
- */
-async function readOutside(
-  path: string,
-  file: Deno.FsFile,
-  checked: Deno.FileInfo,
-  limit: number,
-  timeoutMs: number,
-  errors: { changed: () => FileReadError; grew: () => FileReadError; fail: Fail },
-): Promise<Uint8Array> {
-  let size: number;
-  try {
-    size = await file.seek(0, Deno.SeekMode.End);
-    await file.seek(0, Deno.SeekMode.Start);
-  } catch {
-    throw errors.changed();
-  }
-  if (size !== checked.size) throw errors.changed();
-  const bytes = await within(
-    readAtMost((buffer) => file.read(buffer), size, limit, errors.grew),
-    timeoutMs,
-    () =>
-      errors.fail(
-        "open-timeout",
-        `did not finish reading within ${timeoutMs / 1000} s (was it replaced after it was ` +
-          "checked?); make it a regular file, then run code-commit again",
-      ),
-  );
-  const after = inspect(path, true, errors.fail);
-  if (after?.isFile !== true || after.dev !== checked.dev || after.ino !== checked.ino) {
-    throw errors.changed();
-  }
-  return bytes;
 }
 
 type Fail = (

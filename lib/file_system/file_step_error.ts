@@ -1,7 +1,6 @@
 /**
  * One failed step of a file-system job: what was done, to which path, and
  * the operating system's error.
- *
  * @module
  */
 

@@ -2,7 +2,6 @@
  * The file-system calls the shared file jobs make (the folder check, the
  * atomic write), as an interface the applier's tests inject faults through.
  * {@link denoFileSystem} is the real one.
- *
  * @module
  */
 
@@ -10,24 +9,12 @@ import { readBounded } from "./bounded_read.ts";
 import { READ_LIMITS } from "./read_limits.ts";
 
 /** What `lstat` reports about a path, as far as the file jobs need it. */
-export interface EntryInfo {
-  readonly isFile: boolean;
-  /** A folder (false for a link to a folder). */
-  readonly isDirectory: boolean;
-  readonly isSymlink: boolean;
-  /** The mode bits, file type included, or null where the platform has none. */
-  readonly mode: number | null;
-  readonly ino?: number | null;
-  readonly dev?: number;
-}
+export type EntryInfo =
+  & Readonly<Pick<Deno.FileInfo, "isFile" | "isDirectory" | "isSymlink" | "mode">>
+  & Readonly<Partial<Pick<Deno.FileInfo, "ino" | "dev">>>;
 
 /** Which file a new file turned out to be, from `fstat` of the descriptor that created it. */
-export interface FileIdentity {
-  readonly dev: number;
-  readonly ino: number | null;
-  /** The mode bits the file was created with, file type included. */
-  readonly mode: number | null;
-}
+export type FileIdentity = Readonly<Pick<Deno.FileInfo, "dev" | "ino" | "mode">>;
 
 /**
  * Called once a new file exists, before any byte is written to it, with its
@@ -135,7 +122,6 @@ async function writeNewFileChecked(
  * Sets the mode of the file just made, through an `O_NOFOLLOW` descriptor
  * that `fstat` shows is that file (Deno's `FsFile` has no `chmod`).
  * `node:fs` is loaded only here: it starts Deno's Node layer.
- *
  * @throws {Error} when the name leads to another file now; the file system's error.
  */
 async function chmodMadeFile(path: string, identity: FileIdentity, mode: number): Promise<void> {

@@ -1,6 +1,5 @@
 /**
  * What is at a path, found with `lstat`, and how a message names it.
- *
  * @module
  */
 
@@ -8,7 +7,6 @@ import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 
 /**
  * `lstat`s `absolutePath`: its info, or `undefined` when nothing is there.
- *
  * @throws {CodeCommitError} naming the path for any other error.
  */
 export function lstatOrUndefined(absolutePath: string): Promise<Deno.FileInfo | undefined> {

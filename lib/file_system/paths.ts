@@ -1,7 +1,6 @@
 /**
  * Absolute POSIX paths for the modules that follow a link's text by hand;
  * not `node:path`, which loads part of Deno's Node layer. Pure.
- *
  * @module
  */
 

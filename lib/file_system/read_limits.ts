@@ -1,7 +1,6 @@
 /**
  * How much code-commit reads, at most, of each kind of file it reads
  * itself: one table, shown in docs/safety.md.
- *
  * @module
  */
 

@@ -2,7 +2,6 @@
  * The rule for every folder code-commit writes into: each folder on the
  * path, from the top, is a real folder, not a symbolic link (a link could
  * send the write anywhere); missing ones may be created, one by one.
- *
  * @module
  */
 
@@ -32,7 +31,6 @@ export interface CheckFolderOptions {
 
 /**
  * `lstat`s `path` (relative to `root`) through `fs`; `undefined` when nothing is there.
- *
  * @throws {FileStepError} `checking "<path>" failed: …` for any other error.
  */
 export async function lstatStep(
@@ -53,7 +51,6 @@ export async function lstatStep(
  * every folder above it are real folders, from the top. With `create`, a
  * missing folder is made and checked again (one another process made
  * meanwhile is not counted as created). Stops at the first that is not.
- *
  * @throws {FileStepError} when a folder cannot be inspected or created.
  */
 export async function checkRealFolder(

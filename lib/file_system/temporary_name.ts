@@ -1,7 +1,6 @@
 /**
  * The format of every temporary file's name,
  * `.<name>.code-commit-<16 hex digits>.tmp`: the writer and the journal agree on it here.
- *
  * @module
  */
 

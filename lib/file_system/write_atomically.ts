@@ -2,7 +2,6 @@
  * The one atomic write: a temporary sibling created exclusively (never an
  * existing file, never through a link), renamed over the destination (a
  * rename never follows a link there), removed on failure through real folders only.
- *
  * @module
  */
 
@@ -42,7 +41,6 @@ const NAME_ATTEMPTS = 3;
  * and returns its path. A name taken is someone else's file: never touched,
  * another drawn. On failure the sibling is removed, unless `onCreated`
  * threw: the caller knows where it may have landed.
- *
  * @throws {FileStepError} `writing the temporary file "<path>" failed: …`;
  * what `onCreated` throws, as it is.
  */
@@ -94,7 +92,6 @@ export async function writeTemporary(
 /**
  * Writes `data` to `path` (relative to `root`, its folders there) atomically:
  * {@link writeTemporary}, `beforeRename`, a rename over `path`.
- *
  * @throws {FileStepError} naming the step that failed, or what `beforeRename` throws.
  */
 export async function writeAtomically(
@@ -164,7 +161,6 @@ export class AtomicFileWriter {
   /**
    * Flushes and renames the file over the destination (not its folder: the
    * caller's last synced write does); nothing when no piece was appended.
-   *
    * @throws the file system's error; the temporary file is left for {@link abandon}.
    */
   commit(): void {
@@ -198,7 +194,6 @@ export class AtomicFileWriter {
 /**
  * Removes the file or empty folder at `path` (relative to `root`), if there,
  * only through real folders: through a link it could hit a file outside.
- *
  * @throws {FileStepError} when a folder above it is a symbolic link or
  * cannot be inspected; the file system's error when the removal fails.
  */

@@ -1,6 +1,5 @@
 /**
  * Every log folder slug and log file name, in one place.
- *
  * @module
  */
 

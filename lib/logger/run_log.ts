@@ -1,7 +1,6 @@
 /**
  * The log folder of one run: `logs/YYYY-MM-DD-hh-mm-ss-<slug>` in local
  * time (`-2`, … when taken). Every byte written is redacted.
- *
  * @module
  */
 import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
@@ -51,7 +50,6 @@ export class RunLog {
 
   /**
    * Creates `logs/` if needed and a new run folder in it.
-   *
    * @throws {CodeCommitError} when `logs` is not a real folder (a link could
    * send the logs elsewhere) or cannot be created.
    */
@@ -101,7 +99,6 @@ export class RunLog {
 
   /**
    * Writes `text`, redacted, to the file `name` of this run.
-   *
    * @throws {CodeCommitError} naming the file when it cannot be written.
    */
   async write(name: string, text: string): Promise<void> {

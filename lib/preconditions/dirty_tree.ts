@@ -6,7 +6,6 @@
  * Submodules are compared by commit only: looking inside them would run a
  * second git under configuration not controlled here. Paths no reply could
  * write (protected paths, git's data behind a `.git` file) do not count.
- *
  * @module
  */
 import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
@@ -36,7 +35,6 @@ const STATUS_WORDS: Readonly<Record<string, string>> = {
 /**
  * Refuses a run on a tree with uncommitted changes a reply could write;
  * outside a repository (or without git), warns through `warn` and returns.
- *
  * @throws {CodeCommitError} (setup) naming up to ten paths and `--force`;
  * when `git status` fails in a repository or does not answer in time (it
  * would wait forever on a fifo named `.gitignore`); when an ignore file

@@ -2,7 +2,6 @@
  * Which paths git tracks, read from `.git/index` (versions 2 to 4, SHA-1 and
  * SHA-256) without running git, which could start programs its
  * configuration names (`core.fsmonitor`, hooks).
- *
  * @module
  */
 import { CodeCommitError, EXIT } from "../errors/errors.ts";
@@ -29,7 +28,6 @@ export interface TrackedPaths {
 /**
  * The paths git tracks in the project at `root`, or none without a `.git`
  * folder or an index (a worktree's `.git` file points outside: not read).
- *
  * @throws {CodeCommitError} when `.git/index` cannot be read (a
  * `FileReadError`) or is not an index this reader understands.
  */

@@ -9,7 +9,6 @@
  * the root one) holds none either. `.git/info/exclude` ranks lower and
  * cannot change that. A negation the analysis cannot place counts as
  * re-including: the check errs only towards refusing.
- *
  * @module
  */
 import { parseIgnorePatterns, readIgnoreLines } from "../guard/ignore_patterns.ts";

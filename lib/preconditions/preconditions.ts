@@ -1,7 +1,6 @@
 /**
  * What must hold before any LLM call, each refused with one line naming the
  * file and what to do.
- *
  * @module
  */
 import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
@@ -40,7 +39,6 @@ export const BUILD_PLACEHOLDER_LINE =
  * name there (see `ignored_folder.ts`), git's whole set of rules agrees on
  * each file the tool uses there, and nothing there is tracked already
  * (ignore rules do not apply to tracked files).
- *
  * @throws {CodeCommitError} naming the file and what to do.
  */
 export async function checkAgentConfigIgnored(root: string): Promise<void> {
@@ -120,7 +118,6 @@ function describeExposure(coverage: FolderCoverage, exposed: readonly string[]):
 
 /**
  * Reads a file the workflow needs with the bounded read (a link followed).
- *
  * @throws {CodeCommitError} naming the file and `fix` when it is missing or
  * a folder; a `FileReadError` as the bounded read.
  */
@@ -156,36 +153,31 @@ export function readCodeRollup(root: string): Promise<string> {
   return readRequiredFile(root, CODE_ROLLUP_FILE, ROLLUP_FIX, READ_LIMITS.codeRollup);
 }
 
+/** `stat` of `path` (links followed); a setup error saying `notFound` when nothing is there. */
+async function statRequired(root: string, path: string, notFound: string): Promise<Deno.FileInfo> {
+  try {
+    return await Deno.stat(under(root, path));
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) throw new CodeCommitError(notFound, EXIT.setup);
+    throw new CodeCommitError(`${path} cannot be read: ${messageOf(error)}`, EXIT.setup);
+  }
+}
+
 /** Checks, unread, that `agent-config/codeRollup.txt` is a file. @throws {CodeCommitError} when not. */
 export async function checkCodeRollup(root: string): Promise<void> {
   const path = CODE_ROLLUP_FILE;
-  let info: Deno.FileInfo;
-  try {
-    info = await Deno.stat(under(root, path));
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      throw new CodeCommitError(`${path} not found: ${ROLLUP_FIX}`, EXIT.setup);
-    }
-    throw new CodeCommitError(`${path} cannot be read: ${messageOf(error)}`, EXIT.setup);
-  }
+  const info = await statRequired(root, path, `${path} not found: ${ROLLUP_FIX}`);
   if (!info.isFile) throw new CodeCommitError(`${path} is not a file: ${ROLLUP_FIX}`, EXIT.setup);
 }
 
 /** Checks that `./build.sh` is an executable file, not `--init`'s placeholder. @throws {CodeCommitError} */
 export async function checkBuildScript(root: string): Promise<void> {
-  let info: Deno.FileInfo;
-  try {
-    info = await Deno.stat(under(root, "build.sh"));
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      throw new CodeCommitError(
-        "build.sh not found in the project root: committing code runs ./build.sh to check every change; " +
-          "create it (code-commit --init writes a starter)",
-        EXIT.setup,
-      );
-    }
-    throw new CodeCommitError(`build.sh cannot be read: ${(error as Error).message}`, EXIT.setup);
-  }
+  const info = await statRequired(
+    root,
+    "build.sh",
+    "build.sh not found in the project root: committing code runs ./build.sh to check every change; " +
+      "create it (code-commit --init writes a starter)",
+  );
   if (!info.isFile) {
     throw new CodeCommitError("build.sh is not a file: it must be the build script", EXIT.setup);
   }

@@ -5,7 +5,6 @@
  * wrote; a rename of the folder above, which no read-only mount stops)
  * stops the run. Compared: kind, device and inode, mode, and a file's
  * SHA-256 (over 4 MiB: size and times) or a link's target.
- *
  * @module
  */
 import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
@@ -98,7 +97,6 @@ export async function snapshotProtected(scan: ProjectScan): Promise<ProtectedSna
 /**
  * Walks the project at `root` (links resolved) again and compares its
  * protected entries with `before`.
- *
  * @throws {CodeCommitError} (`EXIT.safety`) naming what is new, removed or
  * changed, and that a new `.git` must be removed before git runs there.
  */

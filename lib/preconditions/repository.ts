@@ -5,7 +5,6 @@
  * repository is (`git rev-parse --show-toplevel`, run as code-commit's
  * helper): a `.git` git does not take for a repository does not make a
  * root. The tool may read only its folder, so it cannot look above itself.
- *
  * @module
  */
 
@@ -31,7 +30,6 @@ async function sameFolder(a: string, b: string): Promise<boolean> {
 /**
  * Checks that `folder` is not a subfolder of a git repository; with
  * `required`, also that it is in one (without git, it counts as in none).
- *
  * @throws {CodeCommitError} (setup) saying "run from <root>", or that git
  * is needed; what `findRepository` throws.
  */
@@ -62,7 +60,6 @@ export async function checkRepositoryRoot(
  * The root of the repository enclosing `folder` (`git rev-parse
  * --show-toplevel`), or undefined when none or git cannot be run. A `.git`
  * git cannot read stops git there: it is asked again from the folder above.
- *
  * @throws {CodeCommitError} (setup) when git refuses the repository as
  * another user's (`safe.directory`).
  */

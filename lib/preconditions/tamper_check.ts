@@ -5,7 +5,6 @@
  * must still protect the keys after every build, or the user's next
  * `git add -A` commits them. A stopped build has `.gitignore` put back as
  * it was, when that is safe.
- *
  * @module
  */
 import { denoFileSystem, under } from "../file_system/file_system.ts";
@@ -36,7 +35,6 @@ export type BuildScriptSnapshot =
 
 /**
  * Looks at `build.sh` now, with the bounded read.
- *
  * @throws {CodeCommitError} when it exists but is not a regular file (nor a
  * link to one), is too large, or cannot be read: a script that cannot be
  * compared cannot be trusted after a build.
@@ -111,7 +109,6 @@ const REVIEW =
 /**
  * Checks that `build.sh` is what it was (`was`); `when` says when it is
  * checked (`while ./build.sh ran`).
- *
  * @throws {CodeCommitError} (`EXIT.safety`) naming build.sh and what changed.
  */
 export async function checkBuildScriptUnchanged(
@@ -182,7 +179,6 @@ async function copyGitignore(root: string): Promise<GitignoreCopy> {
  * Checks, after a build, `build.sh`, that `.gitignore` still protects
  * `agent-config/`, and the protected entries (`before`). On failure the
  * root `.gitignore` is put back first, and the message says what became of it.
- *
  * @throws {CodeCommitError} (`EXIT.safety`, or the failed check's class) naming what changed.
  */
 export async function checkAfterBuild(

@@ -1,6 +1,5 @@
 /**
  * How every prompt is laid out: `[label]` sections, parts joined by a blank line.
- *
  * @module
  */
 

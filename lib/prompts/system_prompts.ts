@@ -1,7 +1,6 @@
 /**
  * The system prompts, one text file each in `system/`; the code-modification
  * instructions list the guard's own protected paths.
- *
  * @module
  */
 import { describeProtectedPaths } from "../guard/protected_paths.ts";

@@ -2,7 +2,6 @@
  * JSON string escapes decoded wherever they stand in a text (which need not
  * be JSON), with the way back to each escape: a key written
  * `\u0073k-\u0070roj-…` is found decoded and masked where it stood. Pure.
- *
  * @module
  */
 

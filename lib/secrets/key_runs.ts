@@ -1,7 +1,6 @@
 /**
  * The scanning core of key redaction: every run of {@link KEY_RUN_LENGTH}
  * characters of the keys and their forms, found in one linear pass.
- *
  * @module
  */
 

@@ -1,6 +1,5 @@
 /**
  * Reading API keys from `agent-config/`.
- *
  * @module
  */
 import { CodeCommitError, EXIT } from "../errors/errors.ts";
@@ -17,7 +16,6 @@ const MIN_KEY_LENGTH = 8;
  * The text of the key file `keyFile` (relative to `root`), a link followed,
  * or undefined when there is none. A hard-linked key file is refused: the
  * other name is neither hidden by the sandbox nor ignored by git.
- *
  * @throws {FileReadError} as the bounded read, `hard-link` saying how to find the other name.
  */
 async function readKeyFile(root: string, keyFile: string): Promise<string | undefined> {
@@ -47,7 +45,6 @@ async function readKeyFile(root: string, keyFile: string): Promise<string | unde
 
 /**
  * Reads the key in `keyFile` (relative to `root`), trimmed.
- *
  * @throws {CodeCommitError} naming the file when it is missing, not a
  * regular file, hard-linked, too large, empty, too short, or holds anything
  * but printable ASCII (a header takes one plain token).
@@ -122,7 +119,6 @@ const MIN_REDACTED_TOKEN = 20;
  * must not leak either): the trimmed content and each key-shaped token in it
  * (20+ characters, or a `NAME=value`'s value), so a note's words are not
  * masked. Files with no readable key (missing, folders, fifos) are skipped.
- *
  * @throws {FileReadError} when a key file is too large, changes while
  * opened, or is hard-linked: a key not known cannot be masked.
  */

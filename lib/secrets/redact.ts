@@ -1,7 +1,6 @@
 /**
  * Key redaction: everything code-commit logs, prints or would send passes
  * through here.
- *
  * @module
  */
 import {

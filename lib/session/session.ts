@@ -1,7 +1,6 @@
 /**
  * Everything a workflow needs for one run, set up in the order the checks
  * must happen.
- *
  * @module
  */
 import { RunJournal } from "../apply/journal.ts";
@@ -59,7 +58,6 @@ export interface Session {
  * Checks the run's preconditions, in order, and sets up the session before
  * any LLM call; with `runsBuilds`, the sandbox is decided and planned too
  * (what it cannot contain stops the run before it costs anything).
- *
  * @throws {UsageError} when a local model has no loopback base URL.
  * @throws {JournalError} when an interrupted apply cannot be rolled back.
  * @throws {CodeCommitError} from a subfolder of a repository; for every
@@ -115,7 +113,6 @@ export async function openSession(
 
 /**
  * Checks all the set-up the workflow needs and returns the key (none for a local model).
- *
  * @throws {CodeCommitError} listing every problem found; {InterruptedError} on Ctrl-C.
  */
 async function checkSetUp(
@@ -221,7 +218,6 @@ export function sessionModel(session: Session): ModelTarget {
 /**
  * Sends `prompt` to the session's model (see {@link ask}), logged in `log`
  * under `names`, noting the log folder and the reply's prose in the record.
- *
  * @throws {CodeCommitError} {LlmError} {InterruptedError} as `ask`.
  */
 export async function askModel(
