@@ -17,9 +17,7 @@ const TEMPORARY_NAME = /^\..*\.code-commit-[0-9a-f]{16}\.tmp$/s;
  * digits are random, or `hex` (a name a later process can find again). Never throws.
  */
 export function temporaryName(name: string, hex?: string): string {
-  const random = hex ?? Array.from(crypto.getRandomValues(new Uint8Array(8)))
-    .map((byte) => byte.toString(16).padStart(2, "0"))
-    .join("");
+  const random = hex ?? crypto.getRandomValues(new Uint8Array(8)).toHex();
   const suffix = `.code-commit-${random}.tmp`;
   const budget = NAME_MAX_BYTES - 1 - suffix.length;
   let base = name;

@@ -137,8 +137,6 @@ export async function checkProtectedAfterBuild(
 
 /** The SHA-256 of `bytes` in hex, with Web Crypto (`node:crypto` would load Deno's Node layer). */
 async function sha256(bytes: Uint8Array): Promise<string> {
-  const digest = new Uint8Array(
-    await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>),
-  );
-  return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
+  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
+  return new Uint8Array(digest).toHex();
 }

@@ -104,22 +104,15 @@ const ESCAPE_LEVELS = 3;
  * the key and of the key file with its line end, and hex. Never throws.
  */
 export function encodedForms(key: string): string[] {
-  const forms: string[] = [];
-  for (const content of [key, `${key}\n`, `${key}\r\n`]) {
-    const encoded = base64(new TextEncoder().encode(content)).replace(/=+$/, "");
-    forms.push(encoded, encoded.replaceAll("+", "-").replaceAll("/", "_"));
-  }
-  const hex = Array.from(new TextEncoder().encode(key), (b) => b.toString(16).padStart(2, "0"))
-    .join("");
-  forms.push(hex, hex.toUpperCase());
-  return forms;
-}
-
-/** Encodes bytes as base64 (standard alphabet, with padding). */
-function base64(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
+  const forms = [key, `${key}\n`, `${key}\r\n`].flatMap((content) => {
+    const bytes = new TextEncoder().encode(content);
+    return [
+      bytes.toBase64({ omitPadding: true }),
+      bytes.toBase64({ alphabet: "base64url", omitPadding: true }),
+    ];
+  });
+  const hex = new TextEncoder().encode(key).toHex();
+  return [...forms, hex, hex.toUpperCase()];
 }
 
 /**
@@ -134,7 +127,7 @@ export function unalignedBase64Forms(key: string): string[] {
   for (const offset of [0, 1, 2]) {
     const padded = new Uint8Array(offset + bytes.length);
     padded.set(bytes, offset);
-    const encoded = base64(padded).replace(/=+$/, "");
+    const encoded = padded.toBase64({ omitPadding: true });
     const head = [0, 2, 3][offset];
     const tail = padded.length % 3 === 0 ? 0 : 1;
     const core = encoded.slice(head, encoded.length - tail);
