@@ -5,7 +5,7 @@
  */
 import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { denoFileSystem, under } from "../file_system/file_system.ts";
-import { checkRealFolder, type FolderCheck } from "../file_system/real_folders.ts";
+import { checkRealFolder } from "../file_system/real_folders.ts";
 import type { Redactor } from "../secrets/redact.ts";
 import { LOGS_DIR } from "./log_names.ts";
 
@@ -60,14 +60,12 @@ export class RunLog {
     now: Date = new Date(),
   ): Promise<RunLog> {
     const logsPath = under(root, LOGS_DIR);
-    let logs: FolderCheck;
-    try {
-      logs = await checkRealFolder(denoFileSystem, root, LOGS_DIR, { create: true });
-    } catch (error) {
-      throw new CodeCommitError(`cannot create ${LOGS_DIR}/: ${messageOf(error)}`, EXIT.setup, {
-        cause: error,
+    const logs = await checkRealFolder(denoFileSystem, root, LOGS_DIR, { create: true })
+      .catch((error) => {
+        throw new CodeCommitError(`cannot create ${LOGS_DIR}/: ${messageOf(error)}`, EXIT.setup, {
+          cause: error,
+        });
       });
-    }
     if (!logs.ok) {
       throw new CodeCommitError(
         `${LOGS_DIR} is ${logs.found === "symlink" ? "a symbolic link" : "not a folder"}; ` +

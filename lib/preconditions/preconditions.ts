@@ -127,15 +127,11 @@ async function readRequiredFile(
   fix: string,
   limit: ReadLimit,
 ): Promise<string> {
-  let bytes: Uint8Array | undefined;
-  try {
-    bytes = await readBounded(under(root, path), { limit, followSymlink: true, name: path });
-  } catch (error) {
-    if (error instanceof FileReadError && error.problem === "folder") {
+  const bytes = await readBounded(under(root, path), { limit, followSymlink: true, name: path })
+    .catch((error) => {
+      if (!(error instanceof FileReadError) || error.problem !== "folder") throw error;
       throw new CodeCommitError(`${path} is not a file: ${fix}`, EXIT.setup);
-    }
-    throw error;
-  }
+    });
   if (bytes === undefined) throw new CodeCommitError(`${path} not found: ${fix}`, EXIT.setup);
   return new TextDecoder().decode(bytes);
 }

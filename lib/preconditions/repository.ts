@@ -64,23 +64,13 @@ export async function checkRepositoryRoot(
  * another user's (`safe.directory`).
  */
 async function gitTopLevel(folder: string): Promise<string | undefined> {
-  let projectRoot: string;
-  try {
-    projectRoot = await Deno.realPath(folder);
-  } catch {
-    return undefined;
-  }
+  const projectRoot = await Deno.realPath(folder).catch(() => undefined);
+  if (projectRoot === undefined) return undefined;
   const ask = async (chdir?: string): Promise<string | undefined> => {
-    let output: Deno.CommandOutput;
-    try {
-      ({ output } = await runGit(["rev-parse", "--show-toplevel"], {
-        cwd: folder,
-        chdir,
-        projectRoot,
-      }));
-    } catch {
-      return undefined;
-    }
+    const run = await runGit(["rev-parse", "--show-toplevel"], { cwd: folder, chdir, projectRoot })
+      .catch(() => undefined);
+    if (run === undefined) return undefined;
+    const { output } = run;
     if (!output.success) {
       const stderr = new TextDecoder().decode(output.stderr);
       const dubious = /dubious ownership in repository at '([^\n]*)'/.exec(stderr);
@@ -101,11 +91,6 @@ async function gitTopLevel(folder: string): Promise<string | undefined> {
   };
   const top = await ask();
   if (top !== undefined) return top;
-  let marker: Deno.FileInfo | undefined;
-  try {
-    marker = await lstatOrUndefined(under(folder, ".git"));
-  } catch {
-    marker = undefined;
-  }
+  const marker = await lstatOrUndefined(under(folder, ".git")).catch(() => undefined);
   return marker === undefined || projectRoot === "/" ? undefined : await ask("..");
 }

@@ -116,16 +116,13 @@ export async function checkBuildScriptUnchanged(
   was: BuildScriptSnapshot,
   when: string,
 ): Promise<void> {
-  let now: BuildScriptSnapshot;
-  try {
-    now = await snapshotBuildScript(root);
-  } catch (error) {
+  const now = await snapshotBuildScript(root).catch((error) => {
     throw new CodeCommitError(
       `${BUILD_FILE} changed ${when}: it cannot be read any more (${messageOf(error)}); restore ` +
         `it with git checkout -- ${BUILD_FILE}; ${REVIEW}`,
       EXIT.safety,
     );
-  }
+  });
   const change = difference(was, now);
   if (change !== undefined) {
     const files = was.kind === "file" && was.linkTarget !== undefined

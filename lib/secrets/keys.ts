@@ -19,27 +19,22 @@ const MIN_KEY_LENGTH = 8;
  * @throws {FileReadError} as the bounded read, `hard-link` saying how to find the other name.
  */
 async function readKeyFile(root: string, keyFile: string): Promise<string | undefined> {
-  let bytes: Uint8Array | undefined;
-  try {
-    bytes = await readBounded(under(root, keyFile), {
-      limit: READ_LIMITS.apiKey,
-      followSymlink: true,
-      refuseHardLinks: true,
-      name: keyFile,
-    });
-  } catch (error) {
-    if (error instanceof FileReadError && error.problem === "hard-link") {
-      throw new FileReadError(
-        `${keyFile} has more than one hard link: the key has another name, which a build may ` +
-          `read or git may commit; delete that name (find / -samefile ${keyFile} lists them), ` +
-          "or, to share one key file between projects, use a symbolic link",
-        keyFile,
-        "hard-link",
-        { cause: error },
-      );
-    }
-    throw error;
-  }
+  const bytes = await readBounded(under(root, keyFile), {
+    limit: READ_LIMITS.apiKey,
+    followSymlink: true,
+    refuseHardLinks: true,
+    name: keyFile,
+  }).catch((error) => {
+    if (!(error instanceof FileReadError) || error.problem !== "hard-link") throw error;
+    throw new FileReadError(
+      `${keyFile} has more than one hard link: the key has another name, which a build may ` +
+        `read or git may commit; delete that name (find / -samefile ${keyFile} lists them), ` +
+        "or, to share one key file between projects, use a symbolic link",
+      keyFile,
+      "hard-link",
+      { cause: error },
+    );
+  });
   return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
 }
 
@@ -50,18 +45,13 @@ async function readKeyFile(root: string, keyFile: string): Promise<string | unde
  * but printable ASCII (a header takes one plain token).
  */
 export async function readApiKey(root: string, keyFile: string, vendor: string): Promise<string> {
-  let text: string | undefined;
-  try {
-    text = await readKeyFile(root, keyFile);
-  } catch (error) {
-    if (error instanceof FileReadError && error.problem === "folder") {
-      throw new CodeCommitError(
-        `${keyFile} cannot be read: it is a folder; put your ${vendor} API key in a file of that name`,
-        EXIT.setup,
-      );
-    }
-    throw error;
-  }
+  const text = await readKeyFile(root, keyFile).catch((error) => {
+    if (!(error instanceof FileReadError) || error.problem !== "folder") throw error;
+    throw new CodeCommitError(
+      `${keyFile} cannot be read: it is a folder; put your ${vendor} API key in a file of that name`,
+      EXIT.setup,
+    );
+  });
   if (text === undefined) {
     throw new CodeCommitError(
       `${keyFile} not found: put your ${vendor} API key in it (agent-config/ is ignored by git)`,
