@@ -157,9 +157,7 @@ async function checkSetUp(
  */
 function localServer(target: ModelTarget, options: RunOptions): string {
   const fromEnvironment = Deno.env.get(target.baseUrlEnv);
-  if ((fromEnvironment === undefined || fromEnvironment === "") && options.localBaseUrl) {
-    return options.localBaseUrl;
-  }
+  if (!fromEnvironment && options.localBaseUrl) return options.localBaseUrl;
   return resolveLocalBaseUrl(target.baseUrlEnv, fromEnvironment, target.id);
 }
 
