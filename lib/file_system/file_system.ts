@@ -17,12 +17,9 @@ export type EntryInfo =
 export type FileIdentity = Readonly<Pick<Deno.FileInfo, "dev" | "ino" | "mode">>;
 
 /**
- * Called once a new file exists, before any byte is written to it, with its
- * identity; `undefined` when `fstat` fails or Deno refuses it, as it does
- * for a file outside the folders it may read (created through a link that
- * leads out of the project). Called for every file made, so the caller
- * knows exactly which it made. If it throws, nothing is written and the
- * empty file stays for the caller to remove.
+ * Called for every new file, before any byte is written, with its identity
+ * (`undefined` when Deno will not `fstat` it: made through a link out of the
+ * project). If it throws, nothing is written; the empty file is the caller's to remove.
  */
 export type OnCreated = (identity: FileIdentity | undefined) => void | Promise<void>;
 
@@ -59,11 +56,7 @@ export interface FileSystem {
   realPath(path: string): Promise<string>;
 }
 
-/**
- * The {@link FileSystem} on Deno's APIs. `lstat` and `realPath` are
- * synchronous inside: they never wait on what a path names, and a thread
- * hop is most of their cost.
- */
+/** The {@link FileSystem} on Deno's APIs (`lstat` and `realPath` synchronous: they never block). */
 export const denoFileSystem: FileSystem = {
   lstat: (path) => Promise.try(() => Deno.lstatSync(path)),
   readFile: async (path) => {

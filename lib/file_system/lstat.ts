@@ -5,10 +5,7 @@
 
 import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 
-/**
- * `lstat`s `absolutePath`: its info, or `undefined` when nothing is there.
- * @throws {CodeCommitError} naming the path for any other error.
- */
+/** `lstat`s `absolutePath`; `undefined` when nothing is there. @throws {CodeCommitError} naming it. */
 export function lstatOrUndefined(absolutePath: string): Promise<Deno.FileInfo | undefined> {
   return Promise.try(() => lstatSyncOrUndefined(absolutePath));
 }

@@ -29,10 +29,7 @@ export interface CheckFolderOptions {
   readonly onCreated?: (folder: string) => void;
 }
 
-/**
- * `lstat`s `path` (relative to `root`) through `fs`; `undefined` when nothing is there.
- * @throws {FileStepError} `checking "<path>" failed: …` for any other error.
- */
+/** `lstat`s `path` (relative to `root`); `undefined` when nothing is there. @throws {FileStepError} */
 export async function lstatStep(
   fs: Pick<FileSystem, "lstat">,
   root: string,

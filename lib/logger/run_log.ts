@@ -95,10 +95,7 @@ export class RunLog {
     return `${this.dir}/${name}`;
   }
 
-  /**
-   * Writes `text`, redacted, to the file `name` of this run.
-   * @throws {CodeCommitError} naming the file when it cannot be written.
-   */
+  /** Writes `text`, redacted, to the file `name` of this run. @throws {CodeCommitError} naming it. */
   async write(name: string, text: string): Promise<void> {
     try {
       const redacted = this.#redactor.redact(text);

@@ -277,10 +277,7 @@ export class Redactor {
     return echoes.length === 0 ? spans : [...spans, ...echoes].sort((a, b) => a.start - b.start);
   }
 
-  /**
-   * The whole keys and forms in `text`, found first (so overlapping keys are
-   * masked whole, together), and the runs of keys between them.
-   */
+  /** The whole keys and forms in `text`, found first (overlapping ones masked whole), and runs between. */
   #keySpans(text: string): Span[] {
     const wholes: { start: number; end: number; key: string }[] = [];
     for (const key of this.#keys) {
@@ -314,11 +311,7 @@ export class Redactor {
     return new Redactor([...this.#given, ...keys]);
   }
 
-  /**
-   * `text` with every key masked (see {@link Redactor}): a whole key or form
-   * becomes `********` and its last two characters, a part `********` alone.
-   * Never throws.
-   */
+  /** `text` with every key masked: a whole key `********` and its last two, a part `********`. */
   redact(text: string): string {
     const unescaped = this.#maskEscaped(text);
     if (this.#plainClean(unescaped)) {
@@ -334,10 +327,7 @@ export class Redactor {
       : text;
   }
 
-  /**
-   * Whether `text` holds a key in any form {@link redact} masks but an
-   * API's echo (which shows no more than the last four). Never throws.
-   */
+  /** Whether `text` holds a key in any form {@link redact} masks but an API's echo. Never throws. */
   containsKey(text: string): boolean {
     if (text === this.#lastClean) return false;
     if (!this.#plainClean(text)) return true;
