@@ -16,25 +16,6 @@ function timestamp(date: Date): string {
     `${pad(date.getHours())}-${pad(date.getMinutes())}-${pad(date.getSeconds())}`;
 }
 
-/** Past this many characters, a log is encoded and written a slice at a time. */
-const WHOLE_WRITE = 1024 * 1024;
-
-/** Writes `text` to a new file, a slice at a time: a 20 MB reply is not held again as bytes. */
-async function writeInSlices(path: string, text: string): Promise<void> {
-  const buffer = new Uint8Array(3 * WHOLE_WRITE); // room for any slice of WHOLE_WRITE characters
-  const encoder = new TextEncoder();
-  await Deno.writeFile(path, new Uint8Array(), { create: true });
-  for (let start = 0; start < text.length;) {
-    let end = Math.min(text.length, start + WHOLE_WRITE);
-    // Never split a surrogate pair between two slices.
-    const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
-    const { written } = encoder.encodeInto(text.slice(start, end), buffer);
-    await Deno.writeFile(path, buffer.subarray(0, written), { append: true });
-    start = end;
-  }
-}
-
 /** One run's log folder. */
 export class RunLog {
   /** The folder, relative to the project root. */
@@ -98,13 +79,7 @@ export class RunLog {
   /** Writes `text`, redacted, to the file `name` of this run. @throws {CodeCommitError} naming it. */
   async write(name: string, text: string): Promise<void> {
     try {
-      const redacted = this.#redactor.redact(text);
-      const path = under(this.#root, `${this.dir}/${name}`);
-      if (redacted.length <= WHOLE_WRITE) {
-        await Deno.writeTextFile(path, redacted);
-      } else {
-        await writeInSlices(path, redacted);
-      }
+      await Deno.writeTextFile(under(this.#root, this.path(name)), this.#redactor.redact(text));
     } catch (error) {
       throw new CodeCommitError(
         `cannot write the log ${this.path(name)}: ${(error as Error).message}`,
