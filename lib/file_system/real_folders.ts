@@ -23,12 +23,6 @@ export type FolderCheck =
     readonly created: readonly string[];
   };
 
-/** Options of {@link checkRealFolder}: create missing folders, telling `onCreated` of each. */
-export interface CheckFolderOptions {
-  readonly create?: boolean;
-  readonly onCreated?: (folder: string) => void;
-}
-
 /** `lstat`s `path` (relative to `root`); `undefined` when nothing is there. @throws {FileStepError} */
 export async function lstatStep(
   fs: Pick<FileSystem, "lstat">,
@@ -54,7 +48,7 @@ export async function checkRealFolder(
   fs: FolderFileSystem,
   root: string,
   folder: string,
-  options: CheckFolderOptions = {},
+  options: { readonly create?: boolean } = {},
 ): Promise<FolderCheck> {
   const created: string[] = [];
   if (folder === "") return { ok: true, created };
@@ -64,10 +58,7 @@ export async function checkRealFolder(
     let info = await lstatStep(fs, root, current);
     if (info === undefined) {
       if (!options.create) return { ok: false, folder: current, found: "missing", created };
-      if (await makeFolder(fs, root, current)) {
-        created.push(current);
-        options.onCreated?.(current);
-      }
+      if (await makeFolder(fs, root, current)) created.push(current);
       info = await lstatStep(fs, root, current);
       if (info === undefined) return { ok: false, folder: current, found: "missing", created };
     }

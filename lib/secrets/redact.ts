@@ -146,7 +146,6 @@ const PART_MASK = "********";
  * as they stand and written with JSON escapes, once or JSON in JSON. Never throws.
  */
 export class Redactor {
-  readonly #given: readonly string[];
   readonly #keys: readonly string[];
   /**
    * The keys and forms the run scan does not find by itself (shorter than a
@@ -164,10 +163,10 @@ export class Redactor {
 
   /** Makes a redactor for these keys (empty strings are ignored). Never throws. */
   constructor(keys: readonly string[] = []) {
-    this.#given = [...new Set(keys.filter((key) => key.length > 0))];
-    const real = this.#given.filter((key) => key.length >= 8);
+    const given = [...new Set(keys.filter((key) => key.length > 0))];
+    const real = given.filter((key) => key.length >= 8);
     // Longest first, so that a key containing another is masked whole.
-    this.#keys = [...new Set([...this.#given, ...real.flatMap(encodedForms)])]
+    this.#keys = [...new Set([...given, ...real.flatMap(encodedForms)])]
       .sort((a, b) => b.length - a.length);
     this.#echoes = real.map((key) => ({ tail: key.slice(-4), mask: maskKey(key) }));
     // Runs of a key are looked for in key-shaped entries only (no white space): a key file's
@@ -304,11 +303,6 @@ export class Redactor {
     }
     this.#runs.scan(text, part, cursor, text.length);
     return spans;
-  }
-
-  /** Returns a redactor that also knows `keys`. Never throws. */
-  with(keys: readonly string[]): Redactor {
-    return new Redactor([...this.#given, ...keys]);
   }
 
   /** `text` with every key masked: a whole key `********` and its last two, a part `********`. */
