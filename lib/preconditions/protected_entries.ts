@@ -27,12 +27,8 @@ export interface ProtectedSnapshot {
 
 /** The state of the entry at `absolute`; undefined when nothing is there. */
 async function stateOf(absolute: string, name: string): Promise<string | undefined> {
-  let info: Deno.FileInfo | undefined;
-  try {
-    info = await lstatOrUndefined(absolute);
-  } catch (error) {
-    return `unreadable ${messageOf(error)}`;
-  }
+  const info = await lstatOrUndefined(absolute).catch(messageOf);
+  if (typeof info === "string") return `unreadable ${info}`;
   if (info === undefined) return undefined;
   const identity = `${info.dev}:${info.ino} mode ${info.mode?.toString(8)}`;
   if (info.isSymlink) return `link ${identity} -> ${await Deno.readLink(absolute)}`;
