@@ -38,11 +38,9 @@ const NAME_ATTEMPTS = 3;
 
 /**
  * Writes `data` to a new temporary sibling of `path` (relative to `root`)
- * and returns its path. A name taken is someone else's file: never touched,
- * another drawn. On failure the sibling is removed, unless `onCreated`
- * threw: the caller knows where it may have landed.
- * @throws {FileStepError} `writing the temporary file "<path>" failed: …`;
- * what `onCreated` throws, as it is.
+ * and returns its path. A name taken is someone else's file: never touched.
+ * On failure the sibling is removed, unless `onCreated` threw.
+ * @throws {FileStepError} naming the temporary file; what `onCreated` throws.
  */
 export async function writeTemporary(
   fs: WriteFileSystem,

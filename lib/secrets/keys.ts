@@ -105,12 +105,10 @@ const SKIPPED: ReadonlySet<ReadProblem> = new Set(["folder", "special", "unreada
 const MIN_REDACTED_TOKEN = 20;
 
 /**
- * Reads every key file among `keyFiles`, for redaction (an unused model's key
- * must not leak either): the trimmed content and each key-shaped token in it
- * (20+ characters, or a `NAME=value`'s value), so a note's words are not
- * masked. Files with no readable key (missing, folders, fifos) are skipped.
- * @throws {FileReadError} when a key file is too large, changes while
- * opened, or is hard-linked: a key not known cannot be masked.
+ * Reads every key file among `keyFiles` for redaction (an unused model's key
+ * must not leak either): the trimmed text and each key-shaped token in it.
+ * @throws {FileReadError} when a key file is too large, swapped or
+ * hard-linked: a key not known cannot be masked.
  */
 export async function readKnownKeys(root: string, keyFiles: readonly string[]): Promise<string[]> {
   const keys: string[] = [];

@@ -56,12 +56,9 @@ export interface Session {
 
 /**
  * Checks the run's preconditions, in order, and sets up the session before
- * any LLM call; with `runsBuilds`, the sandbox is decided and planned too
- * (what it cannot contain stops the run before it costs anything).
- * @throws {UsageError} when a local model has no loopback base URL.
- * @throws {JournalError} when an interrupted apply cannot be rolled back.
- * @throws {CodeCommitError} from a subfolder of a repository; for every
- * set-up problem together; an unsafe endpoint; no sandbox where one is required.
+ * any LLM call; with `runsBuilds`, the sandbox is decided and planned too.
+ * @throws {UsageError} {JournalError} {CodeCommitError} for the first check
+ * that fails (every set-up problem together).
  */
 export async function openSession(
   root: string,
