@@ -1,15 +1,9 @@
 /**
- * The errors code-commit reports to its user. Each carries the exit status
- * of its class (`EXIT`) and a message that names the file, flag or path
- * at fault and says what to do; `main.ts` prints it as one line.
- *
+ * The errors code-commit reports to its user, each with its exit status.
  * @module
  */
 
-/**
- * Exit statuses by class, the same for every workflow. A script can tell
- * what happened from the status alone; `--help` and the README list them.
- */
+/** Exit statuses by class, the same for every workflow; `--help` and the README list them. */
 export const EXIT = {
   /** Done: the build passed, the report was written, the set-up step was made. */
   ok: 0,
@@ -44,11 +38,7 @@ export class CodeCommitError extends Error {
   /** The exit status the run ends with. */
   readonly exitCode: ExitStatus;
 
-  /**
-   * Makes an error with a user-facing one-line message and the exit status
-   * of its class (one of {@link EXIT}). There is no default: each throw site
-   * says which class its failure is, so a script can trust the status.
-   */
+  /** Makes an error with a one-line message; no default status: each throw site names its class. */
   constructor(message: string, exitCode: ExitStatus, options?: ErrorOptions) {
     super(message, options);
     this.name = "CodeCommitError";
@@ -74,16 +64,12 @@ export class InterruptedError extends CodeCommitError {
   }
 }
 
-/**
- * The error to throw once `signal` has aborted: the {@link InterruptedError}
- * the interrupt trap aborted it with (it names the signal), or a plain one.
- */
+/** The error to throw once `signal` has aborted: the trap's {@link InterruptedError}, or a plain one. */
 export function interruption(signal: AbortSignal | undefined): InterruptedError {
   return signal?.reason instanceof InterruptedError ? signal.reason : new InterruptedError();
 }
 
 /** Returns the message of any thrown value, for one-line reports. */
 export function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
+  return error instanceof Error ? error.message : String(error);
 }

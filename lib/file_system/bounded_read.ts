@@ -1,36 +1,10 @@
 /**
- * The one bounded read, for every file code-commit reads itself (keys, the
- * query, the rollup, ignore rules, the git index, specifications, module
- * documents, project files for prompts):
- *
- * 1. `lstat` first (and, where the caller follows a final symbolic link,
- *    `stat` of the link's target): anything but a regular file is refused
- *    before it is opened — a fifo would block the open forever, a device
- *    (`/dev/zero`) never ends;
- * 2. a file larger than its limit (`read_limits.ts`) is refused unread;
- * 3. the open is bounded by a timer (`OPEN_TIMEOUT_MS`): a fifo swapped in
- *    after the check cannot hang the run (the stuck open is abandoned, and
- *    closed should it ever finish; `main.ts` ends the process with
- *    `Deno.exit`, which a stuck open does not hold up);
- * 4. the opened file is checked again (`fstat`): a regular file, the same
- *    device and inode as the one checked, so nothing swapped in between the
- *    check and the open is read; from there on the calls are synchronous (a
- *    regular file's reads never wait on anyone), which spares a thread hop
- *    per call;
- * 5. at most the limit plus one byte is ever read, so a file that grows, or
- *    reports a size it does not have, cannot grow memory.
- *
- * A symbolic link that leads outside the project (a key file, or the whole
- * `agent-config/`, kept elsewhere) is followed where the caller follows
- * links, but Deno, run with `--allow-read=.`, lets the target be opened and
- * read, not `fstat`ed; there step 4 becomes: the opened file seeks to the
- * size checked (a pipe cannot seek, a device has no size), the read is
- * bounded in time too, and after it the path still leads to the same device
- * and inode.
- *
- * Needs only Deno's own APIs (no Node layer): Deno cannot open with
- * `O_NONBLOCK`, hence the timer.
- *
+ * The one bounded read, for every file code-commit reads itself: `lstat`
+ * first, so a fifo or device is refused unopened; a file over its limit is
+ * refused unread; the open is bounded by a timer (Deno cannot open with
+ * `O_NONBLOCK`), so a fifo swapped in cannot hang the run; the opened file
+ * must be the one checked (`fstat`: same device and inode); at most the
+ * limit plus one byte is read, so a growing file cannot grow memory.
  * @module
  */
 
@@ -39,32 +13,22 @@ import { formatBytes } from "../text/sizes.ts";
 import { describeSpecial, isMissing } from "./lstat.ts";
 import { OPEN_TIMEOUT_MS, type ReadLimit } from "./read_limits.ts";
 
-/** Why a bounded read refused a file. */
+/** Why a bounded read refused a file (`special`: a fifo, socket or device; `changed`: swapped). */
 export type ReadProblem =
-  /** A symbolic link where the caller does not follow one. */
   | "symlink"
-  /** A folder. */
   | "folder"
-  /** A fifo, socket or device. */
   | "special"
-  /** Larger than the limit (or grew past it while read). */
   | "too-large"
-  /** Something else was opened than the file checked (swapped meanwhile). */
   | "changed"
-  /** More than one hard link, where the caller refuses those. */
   | "hard-link"
-  /** The open did not finish in time (a fifo swapped in). */
   | "open-timeout"
-  /** The operating system refused (permission denied, ...). */
   | "unreadable";
 
-/** A file a bounded read refused; the message is one line naming the file and what to do. Exit 3 (`EXIT.setup`). */
+/** A file a bounded read refused, named as messages name it; exit 3 (`EXIT.setup`). */
 export class FileReadError extends CodeCommitError {
-  /** The file, as messages name it. */
   readonly path: string;
-  /** Why it was refused. */
   readonly problem: ReadProblem;
-  /** For `too-large`: the size the file reported; undefined when it grew past the limit as it was read. */
+  /** For `too-large`: the size the file reported; undefined when it grew while read. */
   readonly size?: number;
 
   /** Makes the error; `message` is the whole user-facing line. */
@@ -84,37 +48,22 @@ export class FileReadError extends CodeCommitError {
 
 /** Options of {@link readBounded}. */
 export interface ReadBoundedOptions {
-  /** The kind's limit, from `READ_LIMITS`. */
   readonly limit: ReadLimit;
-  /**
-   * Whether a final symbolic link is followed (its target is then checked
-   * the same way) or refused as `symlink`. Folders above the file are the
-   * caller's to check; where links are not followed, a file that turns out
-   * to lie outside the project (`--allow-read=.`) is refused as `changed`.
-   */
+  /** Follow a final link (its target checked the same way), or refuse it; folders above are the caller's. */
   readonly followSymlink: boolean;
-  /** How messages name the file (a path relative to the project); the path itself by default. */
+  /** How messages name the file; the path itself by default. */
   readonly name?: string;
-  /** How long the open may take, in milliseconds (default `OPEN_TIMEOUT_MS`). */
   readonly openTimeoutMs?: number;
-  /**
-   * Refuse a file with more than one hard link (`hard-link`): another name
-   * of it may be outside the project (default false).
-   */
+  /** Refuse a file with more than one hard link: another name may be outside the project. */
   readonly refuseHardLinks?: boolean;
   /** Runs between the check and the open; for tests that swap the file there. */
   readonly beforeOpen?: () => Promise<void>;
 }
 
 /**
- * Reads the whole regular file at `path` (see the module doc for the
- * checks), or returns `undefined` when nothing is there (nor, following a
- * link, at its target).
- *
- * @throws {FileReadError} naming the file when it is a symbolic link (not
- * followed), a folder, a fifo, socket or device, larger than the limit,
- * hard-linked (with `refuseHardLinks`), swapped for something else between
- * the check and the open, slower to open than the timeout, or unreadable.
+ * Reads the whole regular file at `path` (see the module doc), or returns
+ * `undefined` when nothing is there (nor, following a link, at its target).
+ * @throws {FileReadError} naming the file and the {@link ReadProblem}.
  */
 export async function readBounded(
   path: string,
@@ -122,11 +71,8 @@ export async function readBounded(
 ): Promise<Uint8Array | undefined> {
   const name = options.name ?? path;
   const { bytes: limit, what } = options.limit;
-  const fail = (
-    problem: ReadProblem,
-    message: string,
-    extra?: { size?: number; cause?: unknown },
-  ) => new FileReadError(`${name} ${message}`, name, problem, extra);
+  const fail: Fail = (problem, message, extra) =>
+    new FileReadError(`${name} ${message}`, name, problem, extra);
 
   let checked = inspect(path, false, fail);
   if (checked === undefined) return undefined;
@@ -181,66 +127,43 @@ export async function readBounded(
       opened = file.statSync();
     } catch (error) {
       if (!(error instanceof Deno.errors.NotCapable)) throw error;
-      // What was opened lies outside the project. Where links are not
-      // followed, the file checked was swapped for one.
+      // Outside the project (`--allow-read=.`): unfollowed, the file checked was swapped;
+      // followed, it must seek to the size checked (a pipe cannot, `/dev/zero` says 0), the
+      // read is bounded in time too, and the path must still lead to it after.
       if (!options.followSymlink) throw changed();
-      // A link that leads outside the project: Deno lets the target be opened
-      // and read, but not `fstat`ed. Check it another way.
-      return await readOutside(path, file, checked, limit, timeoutMs, { changed, grew, fail });
+      const size = await file.seek(0, Deno.SeekMode.End)
+        .then(async (end) => (await file.seek(0, Deno.SeekMode.Start), end))
+        .catch(() => -1);
+      if (size !== checked.size) throw changed();
+      const bytes = await within(
+        readAtMost((buffer) => file.read(buffer), size, limit, grew),
+        timeoutMs,
+        () =>
+          fail(
+            "open-timeout",
+            `did not finish reading within ${timeoutMs / 1000} s (was it replaced after it was ` +
+              "checked?); make it a regular file, then run code-commit again",
+          ),
+      );
+      const after = inspect(path, true, fail);
+      if (after?.isFile !== true || after.dev !== checked.dev || after.ino !== checked.ino) {
+        throw changed();
+      }
+      return bytes;
     }
     if (!opened.isFile || opened.dev !== checked.dev || opened.ino !== checked.ino) {
       throw changed();
     }
     if (opened.size > limit) throw tooLarge(fail, opened.size, limit, what);
     if (options.refuseHardLinks) refuseHardLink(opened, fail);
+    // Synchronous reads: a regular file's reads never wait on anyone.
     return await readAtMost((buffer) => file.readSync(buffer), opened.size, limit, grew);
   } catch (error) {
     if (error instanceof FileReadError) throw error;
-    throw fail("unreadable", `cannot be read: ${messageOf(error)}`, { cause: error });
+    throw unreadable(fail, error);
   } finally {
     file.close();
   }
-}
-
-/**
- * Reads `file`, the target of a symbolic link that leads outside the
- * project, whose `fstat` Deno refuses (`--allow-read=.`): a fifo, socket or
- * device cannot seek to a size (a pipe refuses, `/dev/zero` says 0), so the
- * size it seeks to must be the one checked; the read is bounded in size and
- * in time (a terminal put there could wait forever); and once read, the
- * path must still lead to the file checked (same device and inode).
- */
-async function readOutside(
-  path: string,
-  file: Deno.FsFile,
-  checked: Deno.FileInfo,
-  limit: number,
-  timeoutMs: number,
-  errors: { changed: () => FileReadError; grew: () => FileReadError; fail: Fail },
-): Promise<Uint8Array> {
-  let size: number;
-  try {
-    size = await file.seek(0, Deno.SeekMode.End);
-    await file.seek(0, Deno.SeekMode.Start);
-  } catch {
-    throw errors.changed();
-  }
-  if (size !== checked.size) throw errors.changed();
-  const bytes = await within(
-    readAtMost((buffer) => file.read(buffer), size, limit, errors.grew),
-    timeoutMs,
-    () =>
-      errors.fail(
-        "open-timeout",
-        `did not finish reading within ${timeoutMs / 1000} s (was it replaced after it was ` +
-          "checked?); make it a regular file, then run code-commit again",
-      ),
-  );
-  const after = inspect(path, true, errors.fail);
-  if (after?.isFile !== true || after.dev !== checked.dev || after.ino !== checked.ino) {
-    throw errors.changed();
-  }
-  return bytes;
 }
 
 type Fail = (
@@ -248,6 +171,10 @@ type Fail = (
   message: string,
   extra?: { size?: number; cause?: unknown },
 ) => FileReadError;
+
+function unreadable(fail: Fail, error: unknown): FileReadError {
+  return fail("unreadable", `cannot be read: ${messageOf(error)}`, { cause: error });
+}
 
 function tooLarge(fail: Fail, size: number, limit: number, what: string): FileReadError {
   return fail(
@@ -259,7 +186,6 @@ function tooLarge(fail: Fail, size: number, limit: number, what: string): FileRe
   );
 }
 
-/** Throws `hard-link` when `info` counts more than one hard link. */
 function refuseHardLink(info: Deno.FileInfo, fail: Fail): void {
   if (info.nlink !== null && info.nlink > 1) {
     throw fail(
@@ -271,31 +197,18 @@ function refuseHardLink(info: Deno.FileInfo, fail: Fail): void {
 }
 
 /** `lstat` (or `stat`, following links) of `path`; undefined when nothing is there. */
-function inspect(
-  path: string,
-  follow: boolean,
-  fail: Fail,
-): Deno.FileInfo | undefined {
+function inspect(path: string, follow: boolean, fail: Fail): Deno.FileInfo | undefined {
   try {
-    // Synchronous: it never blocks on what the path names, and it spares a
-    // thread hop per file (a walk reads thousands).
+    // Synchronous: it never blocks on what the path names, and a walk reads thousands.
     return follow ? Deno.statSync(path) : Deno.lstatSync(path);
   } catch (error) {
     if (isMissing(error)) return undefined;
-    throw fail("unreadable", `cannot be read: ${messageOf(error)}`, { cause: error });
+    throw unreadable(fail, error);
   }
 }
 
-/**
- * Opens `path` for reading within `ms` milliseconds; undefined when it
- * vanished meanwhile. An open that does not finish in time is abandoned (the
- * file is closed if it ever opens).
- */
-async function openWithin(
-  path: string,
-  ms: number,
-  fail: Fail,
-): Promise<Deno.FsFile | undefined> {
+/** Opens `path` within `ms` ms (else abandoned, closed if it ever opens); undefined when gone. */
+async function openWithin(path: string, ms: number, fail: Fail): Promise<Deno.FsFile | undefined> {
   const opening = Deno.open(path, { read: true });
   try {
     return await within(opening, ms, () => {
@@ -309,18 +222,14 @@ async function openWithin(
   } catch (error) {
     if (error instanceof FileReadError) throw error;
     if (isMissing(error)) return undefined;
-    throw fail("unreadable", `cannot be read: ${messageOf(error)}`, { cause: error });
+    throw unreadable(fail, error);
   }
 }
 
-/**
- * `promise`, or the rejection with `timeout()` once `ms` milliseconds have
- * passed first. A later failure of `promise` is then ignored (no one is
- * left to tell).
- */
+/** `promise`, or the rejection with `timeout()` once `ms` milliseconds have passed first. */
 async function within<T>(promise: Promise<T>, ms: number, timeout: () => Error): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  promise.catch(() => {});
+  promise.catch(() => {}); // a later failure has no one left to tell
   try {
     return await Promise.race([
       promise,
@@ -331,18 +240,9 @@ async function within<T>(promise: Promise<T>, ms: number, timeout: () => Error):
   }
 }
 
-/** A read into `buffer`: the count of bytes read, or null at the end of the file. */
-type Read = (buffer: Uint8Array) => number | null | Promise<number | null>;
-
-/**
- * Reads with `read` to the end of the file, expecting about `size` bytes,
- * into a buffer that never exceeds `limit + 1` bytes; throws `tooLarge()`
- * when the file holds more than `limit`. For a file known to be regular,
- * pass `file.readSync` (its reads never wait on anyone: a thread hop less
- * per read); otherwise `file.read`.
- */
+/** Reads to the end, about `size` bytes, never over `limit + 1`; `tooLarge()` past `limit`. */
 async function readAtMost(
-  read: Read,
+  read: (buffer: Uint8Array) => number | null | Promise<number | null>,
   size: number,
   limit: number,
   tooLarge: () => FileReadError,
@@ -364,14 +264,9 @@ async function readAtMost(
 }
 
 /**
- * Reads a small regular file synchronously, for the few places that must
- * stay synchronous (the guard reads a `.git` file's `gitdir:` pointer):
- * `lstat` first (a link, a folder, a fifo or anything larger than
- * `maxBytes` is not read), then the open, then `fstat` (the same device and
- * inode as checked, or nothing is read), then at most `maxBytes` bytes.
- * Without a timer on the open: only for files a contained build cannot
- * write (git's data is read-only to it). Returns undefined for anything it
- * will not read or cannot read. Never throws.
+ * Reads a small regular file synchronously, checked as above but with no
+ * timer on the open: only for files a contained build cannot write.
+ * Undefined for anything it will not or cannot read. Never throws.
  */
 export function readSmallFileSync(path: string, maxBytes: number): Uint8Array | undefined {
   try {

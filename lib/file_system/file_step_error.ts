@@ -1,19 +1,12 @@
 /**
- * One failed step of a file-system job, said the way a user can act on: what
- * was being done, to which path, and the operating system's error
- * (`renaming "a.tmp" to "a" failed: Permission denied`).
- *
+ * One failed step of a file-system job: what was done, to which path, and
+ * the operating system's error.
  * @module
  */
 
 import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 
-/**
- * A step of a file-system job failed, or was refused (a symbolic link in the
- * way). Its message says what the step was and, when there is one, the
- * operating system's error, which is also its `cause`. Exit status 3
- * (`EXIT.setup`): the project or the machine needs fixing, not the query.
- */
+/** A file-system step failed or was refused (a link in the way); exit 3 (`EXIT.setup`). */
 export class FileStepError extends CodeCommitError {
   /** Makes the error of the step described by `what` (`creating the folder "src"`). */
   constructor(what: string, cause?: unknown) {
@@ -24,10 +17,7 @@ export class FileStepError extends CodeCommitError {
   }
 }
 
-/**
- * Runs `action`, turning its failure into a {@link FileStepError} that says
- * what it was doing; a `FileStepError` thrown inside passes through as it is.
- */
+/** Runs `action`, turning its failure into a {@link FileStepError} saying `what` (one thrown inside passes). */
 export async function step<T>(what: string, action: () => Promise<T>): Promise<T> {
   try {
     return await action();

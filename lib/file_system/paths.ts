@@ -1,10 +1,6 @@
 /**
- * Absolute paths as the file system resolves them, for the few modules that
- * follow a symbolic link's text by hand: its folder, a link's target made
- * absolute and normalized, and where a path lies under a root. POSIX paths
- * (Linux, macOS), without `node:path`, whose module loads part of Deno's
- * Node layer on every run. Pure: no I/O.
- *
+ * Absolute POSIX paths for the modules that follow a link's text by hand;
+ * not `node:path`, which loads part of Deno's Node layer. Pure.
  * @module
  */
 
@@ -16,13 +12,13 @@ export function folderOf(path: string): string {
 }
 
 /**
- * `path` normalized: repeated `/` made one, `.` segments dropped, each `..`
- * taking the segment before it away (none above the root `/`), no trailing
- * `/`. `path` must be absolute. Never throws.
+ * Where a link in the absolute `folder` with the text `target` leads, as an
+ * absolute path normalized as the file system reads it before resolving
+ * links on the way (`..` takes the segment before it away). Never throws.
  */
-function normalizeAbsolute(path: string): string {
+export function linkTarget(folder: string, target: string): string {
   const segments: string[] = [];
-  for (const segment of path.split("/")) {
+  for (const segment of (target.startsWith("/") ? target : `${folder}/${target}`).split("/")) {
     if (segment === "" || segment === ".") continue;
     if (segment === "..") segments.pop();
     else segments.push(segment);
@@ -30,21 +26,7 @@ function normalizeAbsolute(path: string): string {
   return `/${segments.join("/")}`;
 }
 
-/**
- * Where a symbolic link in the folder `folder` (absolute) leads: its text
- * `target` as an absolute, normalized path (an absolute target as it is, a
- * relative one from `folder`), as the file system reads it before it
- * resolves the links on the way. Never throws.
- */
-export function linkTarget(folder: string, target: string): string {
-  return normalizeAbsolute(target.startsWith("/") ? target : `${folder}/${target}`);
-}
-
-/**
- * `path` relative to `root` (both absolute and normalized), `/`-separated,
- * when it lies under `root`; undefined for `root` itself and anything
- * outside it. Never throws.
- */
+/** `path` relative to `root` (both absolute, normalized) when it lies strictly under `root`. Never throws. */
 export function relativeUnder(root: string, path: string): string | undefined {
   const prefix = root.endsWith("/") ? root : `${root}/`;
   return path.length > prefix.length && path.startsWith(prefix)

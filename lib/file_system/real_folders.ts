@@ -1,12 +1,7 @@
 /**
  * The rule for every folder code-commit writes into: each folder on the
  * path, from the top, is a real folder, not a symbolic link (a link could
- * send the write anywhere) and not a file; missing folders may be created,
- * one by one, and the caller is told which were.
- *
- * Composable: it keeps no state between calls. A caller that checks many
- * paths can pass a file system whose `lstat` remembers its answers.
- *
+ * send the write anywhere); missing ones may be created, one by one.
  * @module
  */
 
@@ -19,35 +14,16 @@ export type FolderFileSystem = Pick<FileSystem, "lstat" | "mkdir">;
 
 /** What the folder check found. */
 export type FolderCheck =
-  | {
-    readonly ok: true;
-    /** The folders it created, from the top (relative to the root). */
-    readonly created: readonly string[];
-  }
+  | { readonly ok: true; readonly created: readonly string[] }
   | {
     readonly ok: false;
-    /** The first folder from the top that is not a real folder (relative to the root). */
+    /** The first folder from the top that is not a real folder. */
     readonly folder: string;
-    /** What is there: nothing, a symbolic link, or something that is not a folder. */
     readonly found: "missing" | "symlink" | "not-folder";
-    /** The folders it created before it stopped, from the top. */
     readonly created: readonly string[];
   };
 
-/** Options of {@link checkRealFolder}. */
-export interface CheckFolderOptions {
-  /** Create the missing folders (default false: a missing folder ends the check). */
-  readonly create?: boolean;
-  /** Called right after each folder is created, before the next step (to record its undo). */
-  readonly onCreated?: (folder: string) => void;
-}
-
-/**
- * `lstat`s `path` (relative to `root`) through `fs`: its info, or
- * `undefined` when nothing is there.
- *
- * @throws {FileStepError} `checking "<path>" failed: …` for any other error.
- */
+/** `lstat`s `path` (relative to `root`); `undefined` when nothing is there. @throws {FileStepError} */
 export async function lstatStep(
   fs: Pick<FileSystem, "lstat">,
   root: string,
@@ -62,21 +38,17 @@ export async function lstatStep(
 }
 
 /**
- * Checks that `folder` (relative to `root`, `/`-separated; `""` is the root,
- * which is trusted) and every folder above it are real folders, from the
- * top, never following a symbolic link. With `create`, a missing folder is
- * created (one `mkdir`, its parent checked first) and checked again once
- * made; one that another process made meanwhile is checked but not counted
- * as created. Stops at the first folder that is missing (without `create`),
- * a symbolic link or not a folder, and says which.
- *
+ * Checks that `folder` (relative to `root`; `""`, the root, is trusted) and
+ * every folder above it are real folders, from the top. With `create`, a
+ * missing folder is made and checked again (one another process made
+ * meanwhile is not counted as created). Stops at the first that is not.
  * @throws {FileStepError} when a folder cannot be inspected or created.
  */
 export async function checkRealFolder(
   fs: FolderFileSystem,
   root: string,
   folder: string,
-  options: CheckFolderOptions = {},
+  options: { readonly create?: boolean } = {},
 ): Promise<FolderCheck> {
   const created: string[] = [];
   if (folder === "") return { ok: true, created };
@@ -86,10 +58,7 @@ export async function checkRealFolder(
     let info = await lstatStep(fs, root, current);
     if (info === undefined) {
       if (!options.create) return { ok: false, folder: current, found: "missing", created };
-      if (await makeFolder(fs, root, current)) {
-        created.push(current);
-        options.onCreated?.(current);
-      }
+      if (await makeFolder(fs, root, current)) created.push(current);
       info = await lstatStep(fs, root, current);
       if (info === undefined) return { ok: false, folder: current, found: "missing", created };
     }
@@ -110,7 +79,7 @@ async function makeFolder(fs: FolderFileSystem, root: string, folder: string): P
   }
 }
 
-/** The folder that holds `path` (relative, `/`-separated): `""` for a top-level name. Never throws. */
+/** The folder that holds the relative `path`: `""` for a top-level name. Never throws. */
 export function parentFolder(path: string): string {
   const slash = path.lastIndexOf("/");
   return slash < 0 ? "" : path.slice(0, slash);

@@ -1,7 +1,5 @@
 /**
- * Every log folder slug and log file name, in one
- * place. Files carry the number of the LLM call they belong to.
- *
+ * Every log folder slug and log file name, in one place.
  * @module
  */
 
@@ -19,27 +17,22 @@ export const SLUGS = {
 /** `--check-build`'s one build, in its run folder. */
 export const CHECK_BUILD_LOG = "build.txt";
 
-/**
- * The slug of one auto-workflow task:
- * `auto-workflow-<spec path with every / replaced by +>-<stage>`. Never throws.
- */
+/** The slug of one auto-workflow task: `auto-workflow-<spec path, / as +>-<stage>`. Never throws. */
 export function autoWorkflowSlug(specPath: string, stage: string): string {
   return `auto-workflow-${specPath.replaceAll("/", "+")}-${stage}`;
 }
 
-/** The names of the files of one LLM call: its query, reply text, reply body, and build. */
+/**
+ * The names of the files of one LLM call: the prompt as sent, the reply text
+ * (or `ERROR` and the error), the whole JSON body, a streamed reply's raw
+ * events, the build that followed, and `--dry-run`'s diff.
+ */
 export interface CallLogNames {
-  /** The prompt as sent. */
   readonly query: string;
-  /** The reply text, or `ERROR` and the error. */
   readonly replyText: string;
-  /** The whole JSON body received (assembled from the events, when the reply was streamed). */
   readonly replyJson: string;
-  /** The raw events of a streamed reply, as received. */
   readonly replyEvents: string;
-  /** The build that followed the call (committing code only). */
   readonly build: string;
-  /** With `--dry-run`: what the reply would change, and the whole unified diff. */
   readonly dryRun: string;
 }
 

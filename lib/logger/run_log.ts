@@ -1,13 +1,11 @@
 /**
  * The log folder of one run: `logs/YYYY-MM-DD-hh-mm-ss-<slug>` in local
- * time, `-2`, `-3`, … when a folder of that name exists. Every byte
- * written passes through key redaction.
- *
+ * time (`-2`, … when taken). Every byte written is redacted.
  * @module
  */
 import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { denoFileSystem, under } from "../file_system/file_system.ts";
-import { checkRealFolder, type FolderCheck } from "../file_system/real_folders.ts";
+import { checkRealFolder } from "../file_system/real_folders.ts";
 import type { Redactor } from "../secrets/redact.ts";
 import { LOGS_DIR } from "./log_names.ts";
 
@@ -18,32 +16,9 @@ function timestamp(date: Date): string {
     `${pad(date.getHours())}-${pad(date.getMinutes())}-${pad(date.getSeconds())}`;
 }
 
-/** Past this many characters, a log is encoded and written a slice at a time. */
-const WHOLE_WRITE = 1024 * 1024;
-
-/**
- * Writes `text` to a new file at `path`, encoded a slice at a time into one
- * reused buffer and appended: a 20 MB reply body is not held a second time
- * as bytes.
- */
-async function writeInSlices(path: string, text: string): Promise<void> {
-  const buffer = new Uint8Array(3 * WHOLE_WRITE); // room for any slice of WHOLE_WRITE characters
-  const encoder = new TextEncoder();
-  await Deno.writeFile(path, new Uint8Array(), { create: true });
-  for (let start = 0; start < text.length;) {
-    let end = Math.min(text.length, start + WHOLE_WRITE);
-    // Never split a surrogate pair between two slices.
-    const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
-    const { written } = encoder.encodeInto(text.slice(start, end), buffer);
-    await Deno.writeFile(path, buffer.subarray(0, written), { append: true });
-    start = end;
-  }
-}
-
 /** One run's log folder. */
 export class RunLog {
-  /** The folder, relative to the project root (e.g. `logs/2026-11-22-09-30-05-committing-code`). */
+  /** The folder, relative to the project root. */
   readonly dir: string;
   readonly #root: string;
   readonly #redactor: Redactor;
@@ -56,9 +31,8 @@ export class RunLog {
 
   /**
    * Creates `logs/` if needed and a new run folder in it.
-   *
-   * @throws {CodeCommitError} when `logs` is not a real folder (a file, or
-   * a symbolic link that could send the logs elsewhere) or cannot be created.
+   * @throws {CodeCommitError} when `logs` is not a real folder (a link could
+   * send the logs elsewhere) or cannot be created.
    */
   static async create(
     root: string,
@@ -67,14 +41,12 @@ export class RunLog {
     now: Date = new Date(),
   ): Promise<RunLog> {
     const logsPath = under(root, LOGS_DIR);
-    let logs: FolderCheck;
-    try {
-      logs = await checkRealFolder(denoFileSystem, root, LOGS_DIR, { create: true });
-    } catch (error) {
-      throw new CodeCommitError(`cannot create ${LOGS_DIR}/: ${messageOf(error)}`, EXIT.setup, {
-        cause: error,
+    const logs = await checkRealFolder(denoFileSystem, root, LOGS_DIR, { create: true })
+      .catch((error) => {
+        throw new CodeCommitError(`cannot create ${LOGS_DIR}/: ${messageOf(error)}`, EXIT.setup, {
+          cause: error,
+        });
       });
-    }
     if (!logs.ok) {
       throw new CodeCommitError(
         `${LOGS_DIR} is ${logs.found === "symlink" ? "a symbolic link" : "not a folder"}; ` +
@@ -104,20 +76,10 @@ export class RunLog {
     return `${this.dir}/${name}`;
   }
 
-  /**
-   * Writes `text`, redacted, to the file `name` of this run.
-   *
-   * @throws {CodeCommitError} naming the file when it cannot be written.
-   */
+  /** Writes `text`, redacted, to the file `name` of this run. @throws {CodeCommitError} naming it. */
   async write(name: string, text: string): Promise<void> {
     try {
-      const redacted = this.#redactor.redact(text);
-      const path = under(this.#root, `${this.dir}/${name}`);
-      if (redacted.length <= WHOLE_WRITE) {
-        await Deno.writeTextFile(path, redacted);
-      } else {
-        await writeInSlices(path, redacted);
-      }
+      await Deno.writeTextFile(under(this.#root, this.path(name)), this.#redactor.redact(text));
     } catch (error) {
       throw new CodeCommitError(
         `cannot write the log ${this.path(name)}: ${(error as Error).message}`,
@@ -126,11 +88,7 @@ export class RunLog {
     }
   }
 
-  /**
-   * Writes a failed call's reply file: the line `ERROR`, then the error.
-   *
-   * @throws {CodeCommitError} naming the file when it cannot be written (as {@link RunLog.write}).
-   */
+  /** Writes a failed call's reply file: `ERROR`, then the error. @throws as {@link RunLog.write}. */
   writeError(name: string, message: string): Promise<void> {
     return this.write(name, `ERROR\n${message}\n`);
   }

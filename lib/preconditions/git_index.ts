@@ -1,9 +1,7 @@
 /**
- * Which paths git tracks, read from `.git/index` without running git.
- * Running git in a project code-commit does not trust could start programs
- * its configuration names (`core.fsmonitor`, hooks); reading the index file
- * cannot. Index versions 2, 3 and 4, SHA-1 and SHA-256 repositories.
- *
+ * Which paths git tracks, read from `.git/index` (versions 2 to 4, SHA-1 and
+ * SHA-256) without running git, which could start programs its
+ * configuration names (`core.fsmonitor`, hooks).
  * @module
  */
 import { CodeCommitError, EXIT } from "../errors/errors.ts";
@@ -16,31 +14,22 @@ import { under } from "../file_system/file_system.ts";
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 const strictDecoder = new TextDecoder("utf-8", { ignoreBOM: true, fatal: true });
 
-/** The paths git tracks, as code-commit names them. */
+/** The paths git tracks. */
 export interface TrackedPaths {
-  /**
-   * Every path in the index, in index order (a path in conflict up to three
-   * times); a name that is not UTF-8 is decoded with U+FFFD where it is not.
-   */
+  /** Every path in the index, in order (a conflict up to three times); not UTF-8: U+FFFD where not. */
   readonly paths: string[];
   /**
-   * The paths of `paths` decoded from a name that is not UTF-8. Such a path
-   * names no file code-commit can open as git means it (another file may
-   * have that very name, U+FFFD and all, an ignored one too): nothing may be
-   * read by it.
+   * The paths decoded from a name that is not UTF-8: they name no file as git
+   * means it (another file may have that very name), so nothing is read by them.
    */
   readonly notUtf8: ReadonlySet<string>;
 }
 
 /**
- * Returns the paths git tracks in the project at `root` (from `.git/index`),
- * or none when there is no `.git` folder or no index yet (a worktree's
- * `.git` file points outside the project: not read).
- *
- * @throws {CodeCommitError} when `.git/index` exists but cannot be read
- * (a `FileReadError` when it is not a regular file, even through a symbolic
- * link, or is larger than `READ_LIMITS.gitIndex`), or is not an index this
- * reader understands.
+ * The paths git tracks in the project at `root`, or none without a `.git`
+ * folder or an index (a worktree's `.git` file points outside: not read).
+ * @throws {CodeCommitError} when `.git/index` cannot be read (a
+ * `FileReadError`) or is not an index this reader understands.
  */
 export async function trackedPaths(root: string): Promise<TrackedPaths> {
   const none: TrackedPaths = { paths: [], notUtf8: new Set() };
@@ -64,10 +53,7 @@ export async function trackedPaths(root: string): Promise<TrackedPaths> {
   return paths;
 }
 
-/**
- * Parses the entries of an index whose object ids are `hashLength` bytes;
- * undefined when the bytes do not parse that way.
- */
+/** The entries of an index whose object ids are `hashLength` bytes; undefined when they do not parse so. */
 function parseIndex(bytes: Uint8Array, hashLength: number): TrackedPaths | undefined {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (bytes.length < 12 || decoder.decode(bytes.subarray(0, 4)) !== "DIRC") return undefined;
@@ -77,7 +63,6 @@ function parseIndex(bytes: Uint8Array, hashLength: number): TrackedPaths | undef
   const paths: string[] = [];
   const notUtf8 = new Set<string>();
   let offset = 12;
-  /** The previous path's bytes (a version 4 path is told by its difference to them). */
   let previous: Uint8Array = new Uint8Array(0);
   for (let entry = 0; entry < count; entry++) {
     const start = offset;
@@ -91,9 +76,8 @@ function parseIndex(bytes: Uint8Array, hashLength: number): TrackedPaths | undef
     }
     let raw: Uint8Array;
     if (version === 4) {
-      // The path is the previous one, less `strip` bytes, plus a NUL-terminated suffix.
-      // `strip` only grows as its bytes are read: once past the previous path's length it is
-      // refused, so it never grows past a safe integer (nor wraps, as a 32-bit shift would).
+      // The previous path, less `strip` bytes, plus a NUL-terminated suffix. `strip` is refused
+      // once past the previous path's length, so it never outgrows a safe integer.
       let strip = 0;
       let byte: number;
       do {
@@ -128,11 +112,7 @@ function parseIndex(bytes: Uint8Array, hashLength: number): TrackedPaths | undef
   return { paths, notUtf8 };
 }
 
-/**
- * The path an index entry's bytes name, and whether they are UTF-8: a name
- * that is not is decoded with U+FFFD where it is not. An ASCII name (most
- * are) is its bytes: no decoder is called. Never throws.
- */
+/** The path an index entry's bytes name, and whether they are UTF-8 (ASCII skips the decoder). */
 function decodePath(raw: Uint8Array): { text: string; utf8: boolean } {
   for (let index = 0; index < raw.length; index++) {
     if (raw[index] < 0x80) continue;
@@ -143,8 +123,7 @@ function decodePath(raw: Uint8Array): { text: string; utf8: boolean } {
     }
   }
   let text = "";
-  // In pieces: a function takes only so many arguments; apply takes the bytes as they are (a
-  // spread would walk them with an iterator).
+  // In pieces: a function takes only so many arguments.
   for (let start = 0; start < raw.length; start += 4096) {
     text += String.fromCharCode.apply(
       null,

@@ -1,32 +1,14 @@
 /**
- * Whether git's ignore rules ignore everything in a top-level folder — every
- * name, now and later — decided from the rules themselves, not from the
- * files there today: the check that `.gitignore` keeps all of
- * `agent-config/` out of git. Pure: no I/O.
- *
- * git ignores every path in the folder in exactly two ways:
- * 1. The folder itself is ignored (`/agent-config`, `agent-config/`, `*`,
- *    `/agent-*`, …). git then never looks inside: no rule, in no
- *    `.gitignore`, can re-include anything there.
- * 2. Every entry directly in it is ignored, as a file and as a folder (an
- *    ignored folder entry hides all below it). The root `.gitignore` must
- *    then hold a rule that matches every such entry (`/agent-config/*`,
- *    `/agent-config/**`, either after leading `**` segments) with no
- *    negation after it that can match one (a later `!/agent-config/x` or
- *    `!*.md` re-includes those names); and the folder's own `.gitignore`,
- *    which git reads even when it is ignored itself and which outranks the
- *    root one, must hold no negation that can match one.
- *
- * `.git/info/exclude` ranks below the root `.gitignore`: once the root
- * `.gitignore` ignores the folder or every entry in it, nothing there can
- * change that, so the decision needs only these two files.
- *
- * Case 1 is decided by git's own matching (`lib/guard/ignore_patterns.ts`). Case 2 is
- * exact for every rule the analysis can place; a negation it cannot place
- * (a `**` inside an anchored path, say) counts as one that re-includes, and
- * a covering rule of another form does not count, so the check errs only
- * towards refusing.
- *
+ * Whether git's ignore rules ignore every name in a top-level folder, now
+ * and later, from the rules themselves (the check that keeps
+ * `agent-config/` out of git). Pure. git does so in two ways only: the
+ * folder itself is ignored (then nothing inside can be re-included), or the
+ * root `.gitignore` holds a rule matching every entry in it
+ * (`/agent-config/*`) with no later negation that can match one, and the
+ * folder's own `.gitignore` (which git reads even then, and which outranks
+ * the root one) holds none either. `.git/info/exclude` ranks lower and
+ * cannot change that. A negation the analysis cannot place counts as
+ * re-including: the check errs only towards refusing.
  * @module
  */
 import { parseIgnorePatterns, readIgnoreLines } from "../guard/ignore_patterns.ts";
@@ -37,24 +19,16 @@ export interface IgnoreRuleLine {
   readonly line: number;
   /** The rule as written, trailing white space git drops removed. */
   readonly text: string;
-  /** A `!` rule: it re-includes what it matches. */
   readonly negated: boolean;
-  /** A rule ending in `/`: it matches folders only. */
+  /** A rule ending in `/`. */
   readonly folderOnly: boolean;
-  /**
-   * The pattern without `!`, the trailing `/` and a leading `/`, split at
-   * `/` when it is anchored (it held a `/` other than a trailing one); one
-   * segment, matched against the name at any depth, when it is not.
-   */
+  /** The pattern (no `!`, leading or trailing `/`), split at `/` when anchored; else one segment. */
   readonly segments: readonly string[];
-  /** Whether the pattern is relative to its file's folder (it held a `/` other than a trailing one). */
+  /** Relative to its file's folder (it held a `/` other than a trailing one). */
   readonly anchored: boolean;
 }
 
-/**
- * Reads the rules of a `.gitignore` text as git does, with the matcher's
- * reader ({@link readIgnoreLines}). Never throws.
- */
+/** Reads the rules of a `.gitignore` text as git does. Never throws. */
 function parseIgnoreRules(text: string): IgnoreRuleLine[] {
   return readIgnoreLines(text).map((read) => ({
     line: read.line,
@@ -81,11 +55,9 @@ function withoutLeadingStars(segments: readonly string[]): readonly string[] {
 }
 
 /**
- * Whether a rule of the root `.gitignore` matches every entry directly in
- * the top-level `folder`, files and folders alike: a positive, anchored rule
- * whose path is a glob matching `folder`, then `*`, `**` or `**` and `*`
- * (after any leading `**` segments). Checked against git's matching too,
- * so a form it reads otherwise does not count. Never throws.
+ * Whether a root `.gitignore` rule matches every entry directly in `folder`,
+ * files and folders alike (`<glob of folder>/*`, `/**`, `/**` + `/*`,
+ * after leading `**`), by git's matching too. Never throws.
  */
 function coversEveryEntry(rule: IgnoreRuleLine, folder: string): boolean {
   if (rule.negated || rule.folderOnly || !rule.anchored) return false;
@@ -98,10 +70,8 @@ function coversEveryEntry(rule: IgnoreRuleLine, folder: string): boolean {
 }
 
 /**
- * Whether a negation may match some entry directly in the top-level
- * `folder`: a path one level below the folder of the file the rule is in
- * (`inFolder`: the folder's own `.gitignore`) or two levels below the root
- * (the root `.gitignore`). Errs towards yes. Never throws.
+ * Whether a negation may match an entry directly in `folder`, from the
+ * folder's own `.gitignore` (`inFolder`) or the root one. Errs towards yes.
  */
 function mayReinclude(rule: IgnoreRuleLine, folder: string, inFolder: boolean): boolean {
   if (!rule.negated) return false;
@@ -111,29 +81,19 @@ function mayReinclude(rule: IgnoreRuleLine, folder: string, inFolder: boolean): 
   return rule.segments.length === 2 && segmentMatches(rule.segments[0], folder);
 }
 
-/** Whether the rules ignore everything in the folder, and if not, a rule that re-includes something. */
+/** Whether the rules ignore everything in the folder; if not, a negation at fault, when that is the cause. */
 export type FolderCoverage =
+  | { readonly ignored: true }
   | {
-    /** Every path in the folder is ignored. */
-    readonly ignored: true;
-  }
-  | {
-    /** Some path in the folder is not ignored (or may not be). */
     readonly ignored: false;
-    /** A negation that re-includes (or may re-include) something in it, when that is the cause. */
-    readonly reinclude?: {
-      /** The file the rule is in: `.gitignore`, or the folder's own (`agent-config/.gitignore`). */
-      readonly file: string;
-      /** The rule. */
-      readonly rule: IgnoreRuleLine;
-    };
+    /** `file`: `.gitignore`, or the folder's own (`agent-config/.gitignore`). */
+    readonly reinclude?: { readonly file: string; readonly rule: IgnoreRuleLine };
   };
 
 /**
- * Decides whether the root `.gitignore` (`rootText`), with the folder's own
- * `.gitignore` (`folderText`, undefined when git reads none), ignores every
- * path in the top-level folder `folder`, e.g. `agent-config` (see the module
- * doc). Never throws.
+ * Whether the root `.gitignore` (`rootText`), with the folder's own
+ * (`folderText`, undefined when git reads none), ignores every path in the
+ * top-level `folder`. Never throws.
  */
 export function folderCoverage(
   folder: string,

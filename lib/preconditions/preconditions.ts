@@ -1,7 +1,6 @@
 /**
- * What must hold before any LLM call, each checked with one clear line
- * naming the file and what to do.
- *
+ * What must hold before any LLM call, each refused with one line naming the
+ * file and what to do.
  * @module
  */
 import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
@@ -21,41 +20,26 @@ import { describeEntry, lstatOrUndefined } from "../file_system/lstat.ts";
 export const AGENT_CONFIG_DIR = "agent-config";
 /** The query the user writes. */
 export const QUERY_FILE = "agent-config/query.txt";
-/** The codebase rollup, made by `code-commit --rollup` (or by the user's own script). */
+/** The codebase rollup, made by `code-commit --rollup` (or the user's own script). */
 export const CODE_ROLLUP_FILE = "agent-config/codeRollup.txt";
 /** The consistency report, written by `--consistency-check`. */
 export const CONSISTENCY_REPORT_FILE = "agent-config/consistency-report.txt";
 
-/** The files the tool reads or writes in agent-config/: named when they are not ignored. */
-const AGENT_CONFIG_FILES: readonly string[] = [
-  ...KEY_FILES,
-  QUERY_FILE,
-  CODE_ROLLUP_FILE,
-  CONSISTENCY_REPORT_FILE,
-];
-/** What to do about a missing rollup. */
-export const ROLLUP_FIX =
+/** The files the tool uses in agent-config/: named when they are not ignored. */
+const AGENT_CONFIG_FILES = [...KEY_FILES, QUERY_FILE, CODE_ROLLUP_FILE, CONSISTENCY_REPORT_FILE];
+const ROLLUP_FIX =
   "run code-commit --rollup to make it, or use --build-context to let code-commit choose the files";
-/**
- * A line only the placeholder `build.sh` of `code-commit --init` holds: while
- * it is there, the project's build commands are not.
- */
+/** A line only the placeholder `build.sh` of `code-commit --init` holds. */
 export const BUILD_PLACEHOLDER_LINE =
   `echo "build.sh: put your project's build and test commands in build.sh" >&2`;
 
 /**
- * Checks that git will never commit anything in `agent-config/` (the keys,
- * the query, the codebase rollup, the report): the root
- * `.gitignore` is a regular file (git does not read a symbolic link); by the
- * meaning of its rules (and of `agent-config/.gitignore`, which can
- * re-include), every path in `agent-config/`, whatever its name, is ignored:
- * the folder itself is (`/agent-config`), or every entry in it is
- * (`/agent-config/*`) and no negation re-includes one (see
- * `ignored_folder.ts`); git's whole set of rules agrees on each file the
- * tool uses there; and nothing in `agent-config/` is tracked already
+ * Checks that git will never commit anything in `agent-config/`: the root
+ * `.gitignore` is a regular file (git reads no link), its rules ignore every
+ * name there (see `ignored_folder.ts`), git's whole set of rules agrees on
+ * each file the tool uses there, and nothing there is tracked already
  * (ignore rules do not apply to tracked files).
- *
- * @throws {CodeCommitError} naming the file and what to do when any of this fails.
+ * @throws {CodeCommitError} naming the file and what to do.
  */
 export async function checkAgentConfigIgnored(root: string): Promise<void> {
   const info = await lstatOrUndefined(under(root, ".gitignore"));
@@ -133,57 +117,26 @@ function describeExposure(coverage: FolderCoverage, exposed: readonly string[]):
 }
 
 /**
- * Checks that a file the workflow needs is there, without reading it.
- *
- * @throws {CodeCommitError} naming the file and `fix` when it is missing
- * or is not a regular file.
+ * Reads a file the workflow needs with the bounded read (a link followed).
+ * @throws {CodeCommitError} naming the file and `fix` when it is missing or
+ * a folder; a `FileReadError` as the bounded read.
  */
-export async function checkRequiredFile(root: string, path: string, fix: string): Promise<void> {
-  let info: Deno.FileInfo;
-  try {
-    info = await Deno.stat(under(root, path));
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      throw new CodeCommitError(`${path} not found: ${fix}`, EXIT.setup);
-    }
-    throw new CodeCommitError(`${path} cannot be read: ${messageOf(error)}`, EXIT.setup);
-  }
-  if (!info.isFile) throw new CodeCommitError(`${path} is not a file: ${fix}`, EXIT.setup);
-}
-
-/**
- * Reads a file the workflow needs, with the bounded read (a symbolic link is
- * followed, and its target checked), at most `limit`.
- *
- * @throws {CodeCommitError} naming the file and `fix` when it is missing
- * or is a folder; a `FileReadError` naming it when it is a fifo, socket or
- * device, larger than `limit`, or cannot be read.
- */
-export async function readRequiredFile(
+async function readRequiredFile(
   root: string,
   path: string,
   fix: string,
   limit: ReadLimit,
 ): Promise<string> {
-  let bytes: Uint8Array | undefined;
-  try {
-    bytes = await readBounded(under(root, path), { limit, followSymlink: true, name: path });
-  } catch (error) {
-    if (error instanceof FileReadError && error.problem === "folder") {
+  const bytes = await readBounded(under(root, path), { limit, followSymlink: true, name: path })
+    .catch((error) => {
+      if (!(error instanceof FileReadError) || error.problem !== "folder") throw error;
       throw new CodeCommitError(`${path} is not a file: ${fix}`, EXIT.setup);
-    }
-    throw error;
-  }
+    });
   if (bytes === undefined) throw new CodeCommitError(`${path} not found: ${fix}`, EXIT.setup);
   return new TextDecoder().decode(bytes);
 }
 
-/**
- * Reads `agent-config/query.txt`.
- *
- * @throws {CodeCommitError} when it is missing, or holds nothing but white
- * space (as `code-commit --init` leaves it).
- */
+/** Reads `agent-config/query.txt`. @throws {CodeCommitError} when it is missing or blank. */
 export async function readQuery(root: string): Promise<string> {
   const fix = "write what you want done in it";
   const query = await readRequiredFile(root, QUERY_FILE, fix, READ_LIMITS.query);
@@ -196,30 +149,31 @@ export function readCodeRollup(root: string): Promise<string> {
   return readRequiredFile(root, CODE_ROLLUP_FILE, ROLLUP_FIX, READ_LIMITS.codeRollup);
 }
 
-/** Checks that `agent-config/codeRollup.txt` is there. @throws {CodeCommitError} when it is not. */
-export function checkCodeRollup(root: string): Promise<void> {
-  return checkRequiredFile(root, CODE_ROLLUP_FILE, ROLLUP_FIX);
+/** `stat` of `path` (links followed); a setup error saying `notFound` when nothing is there. */
+async function statRequired(root: string, path: string, notFound: string): Promise<Deno.FileInfo> {
+  try {
+    return await Deno.stat(under(root, path));
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) throw new CodeCommitError(notFound, EXIT.setup);
+    throw new CodeCommitError(`${path} cannot be read: ${messageOf(error)}`, EXIT.setup);
+  }
 }
 
-/**
- * Checks that `./build.sh` exists, is a file and is executable.
- *
- * @throws {CodeCommitError} saying what to do when it is not.
- */
+/** Checks, unread, that `agent-config/codeRollup.txt` is a file. @throws {CodeCommitError} when not. */
+export async function checkCodeRollup(root: string): Promise<void> {
+  const path = CODE_ROLLUP_FILE;
+  const info = await statRequired(root, path, `${path} not found: ${ROLLUP_FIX}`);
+  if (!info.isFile) throw new CodeCommitError(`${path} is not a file: ${ROLLUP_FIX}`, EXIT.setup);
+}
+
+/** Checks that `./build.sh` is an executable file, not `--init`'s placeholder. @throws {CodeCommitError} */
 export async function checkBuildScript(root: string): Promise<void> {
-  let info: Deno.FileInfo;
-  try {
-    info = await Deno.stat(under(root, "build.sh"));
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      throw new CodeCommitError(
-        "build.sh not found in the project root: committing code runs ./build.sh to check every change; " +
-          "create it (code-commit --init writes a starter)",
-        EXIT.setup,
-      );
-    }
-    throw new CodeCommitError(`build.sh cannot be read: ${(error as Error).message}`, EXIT.setup);
-  }
+  const info = await statRequired(
+    root,
+    "build.sh",
+    "build.sh not found in the project root: committing code runs ./build.sh to check every change; " +
+      "create it (code-commit --init writes a starter)",
+  );
   if (!info.isFile) {
     throw new CodeCommitError("build.sh is not a file: it must be the build script", EXIT.setup);
   }

@@ -1,20 +1,10 @@
 /**
- * Is the current folder the root of a git repository? code-commit works on
- * the project it is started in, and its ignore checks (the keys must stay
- * out of git, the guard's "anything git ignores") read `.gitignore` files
- * from that folder down: started in a subfolder, it would miss the rules
- * above it and advise creating a `.gitignore` in the wrong place.
- *
- * git itself says where the repository is (`git rev-parse
- * --show-toplevel`, run as code-commit's helper: `permissions/git.ts`): a
- * folder is a root only when git finds the repository there. A `.git` that
- * is an empty folder, a file that leads nowhere, or anything else git does
- * not take for a repository does not make a root: git walks on up, as from
- * any subfolder, and the answer is "run from" the root it finds (or none).
- * A `.git` file git cannot even read stops git in that folder; git is then
- * asked from the folder above. The tool may read only the folder it was
- * started in, so it cannot look above it itself.
- *
+ * Is the current folder the root of a git repository? The ignore checks
+ * read `.gitignore` files from there down: started in a subfolder,
+ * code-commit would miss the rules above it. git itself says where the
+ * repository is (`git rev-parse --show-toplevel`, run as code-commit's
+ * helper): a `.git` git does not take for a repository does not make a
+ * root. The tool may read only its folder, so it cannot look above itself.
  * @module
  */
 
@@ -24,33 +14,8 @@ import { displayPath } from "../text/characters.ts";
 import { runGit } from "../permissions/git.ts";
 import { under } from "../file_system/file_system.ts";
 
-/** Where the folder stands with respect to git. */
-type RepositoryPlace =
-  | { readonly kind: "root" }
-  | { readonly kind: "inside"; readonly root: string }
-  | { readonly kind: "none" };
-
-/**
- * Finds the root of the repository enclosing a folder (the folder itself
- * included), or undefined; the default runs git.
- */
+/** Finds the root of the repository enclosing a folder (itself included), or undefined; the default runs git. */
 export type FindRepository = (folder: string) => Promise<string | undefined>;
-
-/**
- * Says whether `folder` is the root of a git repository, inside one (and
- * where its root is), or in none: when git cannot be run, the folder
- * counts as in none.
- *
- * @throws what `findRepository` throws.
- */
-async function repositoryPlace(
-  folder: string,
-  findRepository: FindRepository = gitTopLevel,
-): Promise<RepositoryPlace> {
-  const root = await findRepository(folder);
-  if (root === undefined) return { kind: "none" };
-  return await sameFolder(root, folder) ? { kind: "root" } : { kind: "inside", root };
-}
 
 /** Whether two absolute paths name one folder (links resolved); false when either cannot be resolved. */
 async function sameFolder(a: string, b: string): Promise<boolean> {
@@ -64,27 +29,24 @@ async function sameFolder(a: string, b: string): Promise<boolean> {
 
 /**
  * Checks that `folder` is not a subfolder of a git repository; with
- * `required`, also that it is a repository at all.
- *
- * @throws {CodeCommitError} (setup) saying "run from <root>" when `folder`
- * is inside a repository but not its root, and, with `required`, saying
- * that git is needed when it is in none; when git refuses the repository
- * as another user's.
+ * `required`, also that it is in one (without git, it counts as in none).
+ * @throws {CodeCommitError} (setup) saying "run from <root>", or that git
+ * is needed; what `findRepository` throws.
  */
 export async function checkRepositoryRoot(
   folder: string,
   required: boolean,
   findRepository: FindRepository = gitTopLevel,
 ): Promise<void> {
-  const place = await repositoryPlace(folder, findRepository);
-  if (place.kind === "inside") {
+  const root = await findRepository(folder);
+  if (root !== undefined && !(await sameFolder(root, folder))) {
     throw new CodeCommitError(
-      `${displayPath(folder)} is inside the git repository ${displayPath(place.root)}, not at ` +
-        `its root: run code-commit from ${displayPath(place.root)}`,
+      `${displayPath(folder)} is inside the git repository ${displayPath(root)}, not at ` +
+        `its root: run code-commit from ${displayPath(root)}`,
       EXIT.setup,
     );
   }
-  if (place.kind === "none" && required) {
+  if (root === undefined && required) {
     throw new CodeCommitError(
       `${displayPath(folder)} is not a git repository: code-commit needs git, whose ignore rules ` +
         `keep your API keys out of commits and whose diff shows what a run changed; ` +
@@ -95,35 +57,20 @@ export async function checkRepositoryRoot(
 }
 
 /**
- * The root of the git repository enclosing `folder` (`git rev-parse
- * --show-toplevel`, run as code-commit's helper), or undefined when there is
- * none or git cannot be run. When `folder` holds a `.git` git cannot read
- * (a file that is not `gitdir: <path>`), git stops there: it is asked
- * again from the folder above (`git -C ..`), where a plain subfolder's
- * search would have led.
- *
- * @throws {CodeCommitError} (setup) when git refuses the repository it
- * found because another user owns it (`safe.directory`): it is a
- * repository, but git will not say where its root is.
+ * The root of the repository enclosing `folder` (`git rev-parse
+ * --show-toplevel`), or undefined when none or git cannot be run. A `.git`
+ * git cannot read stops git there: it is asked again from the folder above.
+ * @throws {CodeCommitError} (setup) when git refuses the repository as
+ * another user's (`safe.directory`).
  */
 async function gitTopLevel(folder: string): Promise<string | undefined> {
-  let projectRoot: string;
-  try {
-    projectRoot = await Deno.realPath(folder);
-  } catch {
-    return undefined;
-  }
+  const projectRoot = await Deno.realPath(folder).catch(() => undefined);
+  if (projectRoot === undefined) return undefined;
   const ask = async (chdir?: string): Promise<string | undefined> => {
-    let output: Deno.CommandOutput;
-    try {
-      ({ output } = await runGit(["rev-parse", "--show-toplevel"], {
-        cwd: folder,
-        chdir,
-        projectRoot,
-      }));
-    } catch {
-      return undefined;
-    }
+    const run = await runGit(["rev-parse", "--show-toplevel"], { cwd: folder, chdir, projectRoot })
+      .catch(() => undefined);
+    if (run === undefined) return undefined;
+    const { output } = run;
     if (!output.success) {
       const stderr = new TextDecoder().decode(output.stderr);
       const dubious = /dubious ownership in repository at '([^\n]*)'/.exec(stderr);
@@ -144,11 +91,6 @@ async function gitTopLevel(folder: string): Promise<string | undefined> {
   };
   const top = await ask();
   if (top !== undefined) return top;
-  let marker: Deno.FileInfo | undefined;
-  try {
-    marker = await lstatOrUndefined(under(folder, ".git"));
-  } catch {
-    marker = undefined;
-  }
+  const marker = await lstatOrUndefined(under(folder, ".git")).catch(() => undefined);
   return marker === undefined || projectRoot === "/" ? undefined : await ask("..");
 }

@@ -1,22 +1,10 @@
 /**
- * The tamper check, contained or not. `build.sh` is looked at once, when
- * the run starts, and must be exactly that after every applied reply and
- * after every build: the same kind of entry, the same link target when it
- * is a link, the same permission bits and the same bytes. `.gitignore` must
- * still protect the keys after every build (the check made before the
- * first LLM call). A build runs code the model wrote; one that rewrote
- * `build.sh` (or swapped it for a link to a copy it can rewrite later)
- * would make every later build "pass", and one that emptied `.gitignore`
- * would get the keys committed by the user's next `git add -A`. The
- * sandbox makes both files read-only; this check is what protects a run
- * without it, and what catches a reply written where `build.sh` leads.
- *
- * When a build is stopped so, the root `.gitignore` is put back as it was
- * before the build (its bytes and mode are kept for that), when both then
- * and now it is a regular file (or now nothing): the user's next
- * `git add -A` must not commit `agent-config/`. When it cannot be put back
- * safely, the message says to restore it before any `git add`.
- *
+ * The tamper check, contained or not: `build.sh`, as first seen, must stay
+ * the same (kind, link target, mode, bytes) after every reply and build, or
+ * a build that rewrote it would make every later build "pass"; `.gitignore`
+ * must still protect the keys after every build, or the user's next
+ * `git add -A` commits them. A stopped build has `.gitignore` put back as
+ * it was, when that is safe.
  * @module
  */
 import { denoFileSystem, under } from "../file_system/file_system.ts";
@@ -33,37 +21,23 @@ import {
   snapshotProtected,
 } from "./protected_entries.ts";
 
-/** The build script, relative to the project root. */
 const BUILD_FILE = "build.sh";
 
-/**
- * `build.sh` as it was when the run started: missing, or what it is (a
- * regular file, or a link and what it leads to), its permission bits and
- * its bytes.
- */
+/** `build.sh` as it was: missing, or its link target (as written) if a link, mode and bytes. */
 export type BuildScriptSnapshot =
   | { readonly kind: "missing" }
   | {
     readonly kind: "file";
-    /** Where the link `build.sh` points (as written), when it is one. */
     readonly linkTarget?: string;
-    /** The permission bits of the file (through the link). */
     readonly mode: number | null;
     readonly bytes: Uint8Array;
   };
 
-/** A line describing why `build.sh` could not be read, for the messages. */
-function unreadable(error: unknown): string {
-  return error instanceof FileReadError ? error.message : `${BUILD_FILE}: ${messageOf(error)}`;
-}
-
 /**
- * Looks at `build.sh` now, with the bounded read (a fifo or a link to a
- * device there cannot hang or swell the tool).
- *
+ * Looks at `build.sh` now, with the bounded read.
  * @throws {CodeCommitError} when it exists but is not a regular file (nor a
- * link to one), is larger than 1 MiB, or cannot be read: a build script
- * that cannot be compared cannot be trusted after a build either.
+ * link to one), is too large, or cannot be read: a script that cannot be
+ * compared cannot be trusted after a build.
  */
 export async function snapshotBuildScript(root: string): Promise<BuildScriptSnapshot> {
   const path = under(root, BUILD_FILE);
@@ -85,8 +59,11 @@ export async function snapshotBuildScript(root: string): Promise<BuildScriptSnap
     });
     mode = bytes === undefined ? null : (await Deno.stat(path)).mode;
   } catch (error) {
+    const why = error instanceof FileReadError
+      ? error.message
+      : `${BUILD_FILE}: ${messageOf(error)}`;
     throw new CodeCommitError(
-      `${unreadable(error)}; code-commit compares build.sh after every build and cannot here`,
+      `${why}; code-commit compares build.sh after every build and cannot here`,
       EXIT.setup,
     );
   }
@@ -98,9 +75,7 @@ export async function snapshotBuildScript(root: string): Promise<BuildScriptSnap
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.byteLength !== b.byteLength) return false;
-  for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
-  return true;
+  return a.byteLength === b.byteLength && a.every((byte, i) => byte === b[i]);
 }
 
 /** How `now` differs from `was`, in words, or undefined when it does not. */
@@ -125,7 +100,6 @@ function difference(was: BuildScriptSnapshot, now: BuildScriptSnapshot): string 
   return undefined;
 }
 
-/** What the user is told to do after a build tampered with a file. */
 const REVIEW =
   "code-commit stopped before any further LLM call; review what the model's code did " +
   "(git status shows the files it made, git diff what it changed), restore the file, and " +
@@ -133,27 +107,22 @@ const REVIEW =
   "changed (not what the build itself wrote)";
 
 /**
- * Checks that `build.sh` is what it was when the run started (`was`);
- * `when` says when it is checked (`while ./build.sh ran`, `after the reply
- * was applied`).
- *
- * @throws {CodeCommitError} (exit 5, `EXIT.safety`) naming build.sh and what changed.
+ * Checks that `build.sh` is what it was (`was`); `when` says when it is
+ * checked (`while ./build.sh ran`).
+ * @throws {CodeCommitError} (`EXIT.safety`) naming build.sh and what changed.
  */
 export async function checkBuildScriptUnchanged(
   root: string,
   was: BuildScriptSnapshot,
   when: string,
 ): Promise<void> {
-  let now: BuildScriptSnapshot;
-  try {
-    now = await snapshotBuildScript(root);
-  } catch (error) {
+  const now = await snapshotBuildScript(root).catch((error) => {
     throw new CodeCommitError(
       `${BUILD_FILE} changed ${when}: it cannot be read any more (${messageOf(error)}); restore ` +
         `it with git checkout -- ${BUILD_FILE}; ${REVIEW}`,
       EXIT.safety,
     );
-  }
+  });
   const change = difference(was, now);
   if (change !== undefined) {
     const files = was.kind === "file" && was.linkTarget !== undefined
@@ -167,26 +136,21 @@ export async function checkBuildScriptUnchanged(
   }
 }
 
-/** The root `.gitignore` before a build: a regular file's bytes and mode; undefined otherwise. */
+/** The root `.gitignore` before a build when a regular file: its bytes and mode. */
 type GitignoreCopy = { readonly bytes: Uint8Array; readonly mode: number | null } | undefined;
 
 /** What {@link checkAfterBuild} compares with: the project just before a build. */
 export interface BeforeBuild {
-  /** The protected entries (see `snapshotProtected`). */
   readonly protected: ProtectedSnapshot;
-  /** The root `.gitignore`, to put back if the build is stopped. */
+  /** To put back if the build is stopped. */
   readonly gitignore: GitignoreCopy;
 }
 
-/** The root `.gitignore`, relative to the project root. */
 const GITIGNORE = ".gitignore";
 
 /**
- * Takes what {@link checkAfterBuild} needs, just before a build: the
- * protected entries from `scan` (a walk made now), and the root
- * `.gitignore`'s bytes and mode when it is a regular file (bounded read,
- * no link followed). Never throws for a `.gitignore` it cannot copy: there
- * is then nothing to put back.
+ * Takes what {@link checkAfterBuild} needs, just before a build, from
+ * `scan` (a walk made now). A `.gitignore` it cannot copy leaves nothing to put back.
  */
 export async function snapshotBeforeBuild(root: string, scan: ProjectScan): Promise<BeforeBuild> {
   return { protected: await snapshotProtected(scan), gitignore: await copyGitignore(root) };
@@ -209,20 +173,16 @@ async function copyGitignore(root: string): Promise<GitignoreCopy> {
 }
 
 /**
- * Checks, after a build, that `build.sh` is what it was when the run
- * started, that `.gitignore` still protects `agent-config/`, and that the
- * protected entries are what they were before the build (`before`). When
- * any of it fails, the root `.gitignore` is put back first (see
- * {@link restoreGitignore}), and the message says what became of it.
- *
- * @throws {CodeCommitError} (exit 5, `EXIT.safety`, or the class of the check that failed) naming the file that changed.
+ * Checks, after a build, `build.sh`, that `.gitignore` still protects
+ * `agent-config/`, and the protected entries (`before`). On failure the
+ * root `.gitignore` is put back first, and the message says what became of it.
+ * @throws {CodeCommitError} (`EXIT.safety`, or the failed check's class) naming what changed.
  */
 export async function checkAfterBuild(
   root: string,
   buildScript: BuildScriptSnapshot,
   before: BeforeBuild,
 ): Promise<void> {
-  let stop: CodeCommitError | undefined;
   try {
     await checkBuildScriptUnchanged(root, buildScript, "while ./build.sh ran");
     try {
@@ -238,26 +198,20 @@ export async function checkAfterBuild(
     await checkProtectedAfterBuild(await Deno.realPath(root), before.protected, REVIEW);
   } catch (error) {
     if (!(error instanceof CodeCommitError)) throw error;
-    stop = error;
+    const gitignore = await restoreGitignore(root, before.gitignore);
+    if (gitignore === undefined) throw error;
+    throw new CodeCommitError(`${error.message}; ${gitignore}`, error.exitCode, { cause: error });
   }
-  if (stop === undefined) return;
-  const gitignore = await restoreGitignore(root, before.gitignore);
-  if (gitignore === undefined) throw stop;
-  throw new CodeCommitError(`${stop.message}; ${gitignore}`, stop.exitCode, { cause: stop });
 }
 
-/** What the user must do when `.gitignore` cannot be put back. */
 const RESTORE_BY_HAND = "restore .gitignore before any git add (git add -A would commit " +
   "agent-config/, your API keys with it): git checkout -- .gitignore, or add the line " +
   "/agent-config";
 
 /**
- * Puts the root `.gitignore` back as it was before the build (`copy`), with
- * the one atomic write (never through a link), when it changed and it is
- * safe: it was a regular file then, and now it is a regular file or
- * nothing. Returns a clause for the stop message: undefined when
- * `.gitignore` is as it was, else what was done or what the user must do.
- * Never throws.
+ * Puts the root `.gitignore` back (`copy`, atomically) when it changed and
+ * was a regular file then and is one or nothing now. Returns a clause for
+ * the stop message (undefined when it is as it was). Never throws.
  */
 async function restoreGitignore(root: string, copy: GitignoreCopy): Promise<string | undefined> {
   let now: Deno.FileInfo | undefined;
@@ -291,9 +245,8 @@ async function restoreGitignore(root: string, copy: GitignoreCopy): Promise<stri
     if (current !== undefined && sameBytes(current.bytes, copy.bytes)) return undefined;
   }
   try {
-    await writeAtomically(denoFileSystem, root, GITIGNORE, copy.bytes, {
-      ...(copy.mode === null ? {} : { mode: copy.mode & 0o7777 }),
-    });
+    const mode = copy.mode === null ? undefined : copy.mode & 0o7777;
+    await writeAtomically(denoFileSystem, root, GITIGNORE, copy.bytes, { mode });
   } catch (error) {
     return `.gitignore could not be put back (${messageOf(error)}); ${RESTORE_BY_HAND}`;
   }

@@ -1,7 +1,5 @@
 /**
- * How every prompt is laid out: data sections with a `[label]` line, parts
- * joined by one blank line. Pure.
- *
+ * How every prompt is laid out: `[label]` sections, parts joined by a blank line.
  * @module
  */
 

@@ -1,10 +1,6 @@
 /**
- * The system prompts, one text file each in `system/`. The initial-query,
- * repair-query and consistency-report prompts are the user's own words,
- * kept verbatim; the others are code-commit's. The
- * code-modification instructions list the protected paths from the path
- * guard's own table, so the model is told exactly what the guard enforces.
- *
+ * The system prompts, one text file each in `system/`; the code-modification
+ * instructions list the guard's own protected paths.
  * @module
  */
 import { describeProtectedPaths } from "../guard/protected_paths.ts";
@@ -17,13 +13,10 @@ import initialQuery from "./system/initial-query.txt" with { type: "text" };
 import projectStructure from "./system/project-structure.txt" with { type: "text" };
 import repairQuery from "./system/repair-query.txt" with { type: "text" };
 
-/** Where the protected-path list goes in the code-modification instructions. */
-const PROTECTED_PATHS_PLACEHOLDER = "{{PROTECTED_PATHS}}";
-
 /** The code-modification instructions, with the guard's protected paths filled in. Never throws. */
 export function codeModificationInstructions(): string {
   const list = describeProtectedPaths().map((line) => `- ${line}`).join("\n");
-  return codeModificationTemplate.replace(PROTECTED_PATHS_PLACEHOLDER, list);
+  return codeModificationTemplate.replace("{{PROTECTED_PATHS}}", list);
 }
 
 /** The system prompts by name. */

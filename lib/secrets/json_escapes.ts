@@ -1,23 +1,17 @@
 /**
- * JSON string escapes decoded wherever they stand in a text, with the way
- * back from each decoded character to the escape it came from: a key
- * written `\u0073k-\u0070roj-…` (or with `\/` in its base64) is found in
- * the decoded text and masked in the text as it was. The text need not be
- * JSON: an error body, a stream cut in the middle, a log line. Pure.
- *
+ * JSON string escapes decoded wherever they stand in a text (which need not
+ * be JSON), with the way back to each escape: a key written
+ * `\u0073k-\u0070roj-…` is found decoded and masked where it stood. Pure.
  * @module
  */
 
 /** A text with its JSON escapes decoded. */
 export interface DecodedText {
-  /** The decoded text. */
   readonly text: string;
   /**
-   * Where the character at `at` of the decoded text starts in the text
-   * that was decoded (`at` equal to the decoded length: the end of the
-   * text). Maps a stretch `[start, end)` of the decoded text to the
-   * stretch of the escaped text that holds exactly its characters. Never
-   * throws.
+   * Where the decoded character at `at` starts in the text decoded (the
+   * decoded length: the end), so a decoded stretch maps to the escaped one
+   * holding exactly its characters. Never throws.
    */
   source(at: number): number;
 }
@@ -37,14 +31,10 @@ const SIMPLE: Readonly<Record<string, string>> = {
 const HEX4 = /^[0-9a-fA-F]{4}$/;
 
 /**
- * Whether `text` may hold an escape that stands for one of `characters`
- * (the characters of the keys and of their encoded forms): a `\u` escape
- * of one of them, or a `\/` when they hold a slash; any backslash when they
- * hold a character a short escape writes (a quote, a backslash, a control
- * character). A `\u` after an escaped backslash counts too: decoded once
- * more (JSON in a JSON string), it is an escape. Escapes of anything else
- * (`\u00e9`, `\n`, `\"`) cannot hide a key, and text holding only those is
- * not decoded. Never throws.
+ * Whether `text` may hold an escape of one of `characters` (those of the
+ * keys and their forms): a `\u` escape of one, a `\/` when they hold a
+ * slash, any backslash when they hold what a short escape writes. Text
+ * holding only other escapes is not decoded. Never throws.
  */
 export function mayHoldKeyEscapes(text: string, characters: ReadonlySet<string>): boolean {
   for (const short of Object.values(SIMPLE)) {
@@ -57,20 +47,14 @@ export function mayHoldKeyEscapes(text: string, characters: ReadonlySet<string>)
   return characters.has("/") && text.includes("\\/");
 }
 
-/**
- * The longest escaped text of one character, three levels deep: `\u0041`
- * in a JSON string is `\\u0041`, and again `\\\\u0041`.
- */
+/** The longest escaped text of one character, three levels deep (`\\\\u0041`). */
 const LONGEST_ESCAPE = 8;
 
 /**
  * The stretches of `text` around each escape that may stand for one of
- * `characters` (as {@link mayHoldKeyEscapes} tells them), far enough to
- * either side to hold any key of up to `longest` characters written
- * through that escape with the longest escapes, widened so as not to cut
- * a run of `characters` (a key written plainly is in one whole or not at
- * all), overlapping ones joined, in order. Empty when there is no such
- * escape. Never throws.
+ * `characters`, wide enough to hold any key of up to `longest` characters
+ * in the longest escapes, widened not to cut a run of `characters`,
+ * overlapping ones joined, in order. Never throws.
  */
 export function keyEscapeWindows(
   text: string,
@@ -107,15 +91,13 @@ export function keyEscapeWindows(
 }
 
 /**
- * Decodes every JSON string escape in `text` (`\"`, `\\`, `\/`, `\b`,
- * `\f`, `\n`, `\r`, `\t`, `\uXXXX` in either case), inside strings or not;
- * a backslash that starts none (a cut `\u00`, a `\x`) is kept as it is.
- * Never throws.
+ * Decodes every JSON string escape in `text`, inside strings or not; a
+ * backslash that starts none (a cut `\u00`) is kept. Never throws.
  */
 export function decodeJsonEscapes(text: string): DecodedText {
   const parts: string[] = [];
-  // For each escape: where its character stands in the decoded text, and where it starts and
-  // ends in `text`. Between two escapes, the two texts differ by a constant offset.
+  // Per escape: its character's place decoded, its start and end in `text`; between escapes
+  // the two texts differ by a constant offset.
   const decodedAt: number[] = [];
   const sourceStart: number[] = [];
   const sourceEnd: number[] = [];

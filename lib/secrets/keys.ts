@@ -1,6 +1,5 @@
 /**
  * Reading API keys from `agent-config/`.
- *
  * @module
  */
 import { CodeCommitError, EXIT } from "../errors/errors.ts";
@@ -14,70 +13,45 @@ import { under } from "../file_system/file_system.ts";
 const MIN_KEY_LENGTH = 8;
 
 /**
- * The text of the key file `keyFile` (relative to `root`), read with the
- * bounded read (a symbolic link is followed, and its target checked), or
- * undefined when there is none.
- *
- * A key file with more than one hard link is refused: the key then has
- * another name, which the sandbox does not hide (it hides `agent-config/`,
- * not another name of a file in it) and which git commits when it lies in
- * the project. A symbolic link is the way to share
- * one key file.
- *
- * @throws {FileReadError} naming the file when it is not a regular file, is
- * larger than `READ_LIMITS.apiKey`, or has more than one hard link
- * (`hard-link`, with a message saying how to find the other name).
+ * The text of the key file `keyFile` (relative to `root`), a link followed,
+ * or undefined when there is none. A hard-linked key file is refused: the
+ * other name is neither hidden by the sandbox nor ignored by git.
+ * @throws {FileReadError} as the bounded read, `hard-link` saying how to find the other name.
  */
 async function readKeyFile(root: string, keyFile: string): Promise<string | undefined> {
-  let bytes: Uint8Array | undefined;
-  try {
-    bytes = await readBounded(under(root, keyFile), {
-      limit: READ_LIMITS.apiKey,
-      followSymlink: true,
-      refuseHardLinks: true,
-      name: keyFile,
-    });
-  } catch (error) {
-    if (error instanceof FileReadError && error.problem === "hard-link") {
-      throw new FileReadError(
-        `${keyFile} has more than one hard link: the key has another name, which a build may ` +
-          `read or git may commit; delete that name (find / -samefile ${keyFile} lists them), ` +
-          "or, to share one key file between projects, use a symbolic link",
-        keyFile,
-        "hard-link",
-        { cause: error },
-      );
-    }
-    throw error;
-  }
+  const bytes = await readBounded(under(root, keyFile), {
+    limit: READ_LIMITS.apiKey,
+    followSymlink: true,
+    refuseHardLinks: true,
+    name: keyFile,
+  }).catch((error) => {
+    if (!(error instanceof FileReadError) || error.problem !== "hard-link") throw error;
+    throw new FileReadError(
+      `${keyFile} has more than one hard link: the key has another name, which a build may ` +
+        `read or git may commit; delete that name (find / -samefile ${keyFile} lists them), ` +
+        "or, to share one key file between projects, use a symbolic link",
+      keyFile,
+      "hard-link",
+      { cause: error },
+    );
+  });
   return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
 }
 
 /**
- * Reads the key in `keyFile` (relative to `root`), white space around it
- * trimmed.
- *
+ * Reads the key in `keyFile` (relative to `root`), trimmed.
  * @throws {CodeCommitError} naming the file when it is missing, not a
- * regular file (a fifo or a device is never opened), hard-linked (another
- * name of it may be readable by a build), larger than `READ_LIMITS.apiKey`,
- * empty,
- * shorter than {@link MIN_KEY_LENGTH}, or has anything but printable ASCII
- * inside the key (a key sent in a header must be one plain token: a
- * zero-width space copied along with it would make every request fail).
+ * regular file, hard-linked, too large, empty, too short, or holds anything
+ * but printable ASCII (a header takes one plain token).
  */
 export async function readApiKey(root: string, keyFile: string, vendor: string): Promise<string> {
-  let text: string | undefined;
-  try {
-    text = await readKeyFile(root, keyFile);
-  } catch (error) {
-    if (error instanceof FileReadError && error.problem === "folder") {
-      throw new CodeCommitError(
-        `${keyFile} cannot be read: it is a folder; put your ${vendor} API key in a file of that name`,
-        EXIT.setup,
-      );
-    }
-    throw error;
-  }
+  const text = await readKeyFile(root, keyFile).catch((error) => {
+    if (!(error instanceof FileReadError) || error.problem !== "folder") throw error;
+    throw new CodeCommitError(
+      `${keyFile} cannot be read: it is a folder; put your ${vendor} API key in a file of that name`,
+      EXIT.setup,
+    );
+  });
   if (text === undefined) {
     throw new CodeCommitError(
       `${keyFile} not found: put your ${vendor} API key in it (agent-config/ is ignored by git)`,
@@ -124,26 +98,17 @@ export async function readApiKey(root: string, keyFile: string, vendor: string):
   return key;
 }
 
-/** What {@link readKnownKeys} skips: a file that holds no key it could read. */
+/** What {@link readKnownKeys} skips: a file with no key it could read. */
 const SKIPPED: ReadonlySet<ReadProblem> = new Set(["folder", "special", "unreadable"]);
 
 /** Shortest token of a key file taken for a key when redacting: real keys are 39+ characters. */
 const MIN_REDACTED_TOKEN = 20;
 
 /**
- * Reads every key file that exists among `keyFiles`, for redaction: a key
- * of a model not used in this run must not leak either. The whole trimmed
- * content counts as a key, and so does every key-shaped token in it (20 or
- * more characters with no quote, and the value of a `NAME=value` line), so
- * a file holding a key and a note still has its key masked, while ordinary
- * words in the note are not. Missing files, folders, fifos, devices and
- * files the system will not let be read are skipped (the chosen model's
- * file is checked strictly by {@link readApiKey}).
- *
- * @throws {FileReadError} when a key file is larger than `READ_LIMITS.apiKey`
- * or changes while it is opened (it may hold a key, and a key that is not
- * known cannot be masked), or has more than one hard link (as
- * {@link readApiKey}: the key of a model not used leaks as well).
+ * Reads every key file among `keyFiles` for redaction (an unused model's key
+ * must not leak either): the trimmed text and each key-shaped token in it.
+ * @throws {FileReadError} when a key file is too large, swapped or
+ * hard-linked: a key not known cannot be masked.
  */
 export async function readKnownKeys(root: string, keyFiles: readonly string[]): Promise<string[]> {
   const keys: string[] = [];

@@ -1,8 +1,6 @@
 /**
- * Key redaction: everything code-commit writes to a log, prints, or would
- * send passes through here: every occurrence of a key becomes `********`
- * and its last two characters.
- *
+ * Key redaction: everything code-commit logs, prints or would send passes
+ * through here.
  * @module
  */
 import {
@@ -20,22 +18,17 @@ function maskKey(key: string): string {
 }
 
 /**
- * An API's own masked echo of a key: up to {@link ECHO_PREFIX} leading word
- * characters, three or more asterisks, up to {@link ECHO_MIDDLE} characters,
- * and the key's last four characters, not followed by a word character.
- * OpenAI's 401 message spells a rejected key `sk-proj-********abcd`, which
- * shows more of the key than the two characters redaction allows.
+ * An API's own masked echo of a key (OpenAI's 401 says `sk-proj-********abcd`,
+ * more than the two characters redaction shows): up to {@link ECHO_PREFIX}
+ * word characters, three or more asterisks, up to {@link ECHO_MIDDLE}
+ * characters, the key's last four (`tail`), no word character after.
  */
 interface Echo {
-  /** The key's last four characters. */
   readonly tail: string;
-  /** What the echo is replaced with. */
   readonly mask: string;
 }
 
-/** Longest prefix an echo keeps before its asterisks (OpenAI keeps 8: `sk-proj-`). */
 const ECHO_PREFIX = 64;
-/** Longest run of characters an echo keeps between its asterisks and the key's last four. */
 const ECHO_MIDDLE = 16;
 
 const isWord = (c: string | undefined) => c !== undefined && /[\w-]/.test(c);
@@ -49,11 +42,9 @@ interface Span {
 }
 
 /**
- * Every echo in `text`, in order. A hand-written scan rather than a regular
- * expression: it visits each run of asterisks once and looks at a bounded
- * window around it, so it stays linear on any input (a backtracking pattern
- * can take minutes on long runs of word characters or asterisks, freezing the
- * tool and Ctrl-C with it).
+ * Every echo in `text`, in order. Hand-written, not a regular expression, so
+ * it stays linear on any input (backtracking can take minutes on long runs
+ * of word characters or asterisks, freezing the tool and Ctrl-C with it).
  */
 function findEchoes(text: string, echoes: readonly Echo[]): Span[] {
   const found: Span[] = [];
@@ -101,54 +92,34 @@ function applySpans(
   return out + text.slice(cursor);
 }
 
-/** Masks every echo in `text` (see {@link findEchoes}). */
-function maskEchoes(text: string, echoes: readonly Echo[]): string {
-  return applySpans(text, findEchoes(text, echoes));
-}
-
 /**
- * How many times JSON escapes are decoded in turn when looking for a key:
- * a key escaped in a JSON string, in a JSON text quoted in a JSON string
- * (an API error that quotes another's body), and once more.
+ * How many times JSON escapes are decoded in turn: a key in a JSON string,
+ * in JSON quoted in a JSON string (an API error quoting another's body), and once more.
  */
 const ESCAPE_LEVELS = 3;
 
 /**
- * The forms a key takes when a program prints it encoded: base64 (standard
- * and URL-safe, unpadded, so they also match inside padded output) of the
- * key alone and of the key file's content with its line end (what
- * `base64 agent-config/gemini-key.txt` prints), and hex. A build runs code
- * the model wrote; it can read the key file and print it in any form, and
- * these are the ones a debugging line most likely uses. Never throws.
+ * The encoded forms a build's code most likely prints a key in: base64
+ * (standard and URL-safe, unpadded so they match inside padded output) of
+ * the key and of the key file with its line end, and hex. Never throws.
  */
 export function encodedForms(key: string): string[] {
-  const forms: string[] = [];
-  for (const content of [key, `${key}\n`, `${key}\r\n`]) {
+  const forms = [key, `${key}\n`, `${key}\r\n`].flatMap((content) => {
     const bytes = new TextEncoder().encode(content);
-    const base64 = btoa(String.fromCharCode(...bytes)).replace(/=+$/, "");
-    forms.push(base64, base64.replaceAll("+", "-").replaceAll("/", "_"));
-  }
-  const hex = Array.from(new TextEncoder().encode(key), (b) => b.toString(16).padStart(2, "0"))
-    .join("");
-  forms.push(hex, hex.toUpperCase());
-  return forms;
-}
-
-/** Encodes bytes as base64 (standard alphabet, with padding). */
-function base64(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
+    return [
+      bytes.toBase64({ omitPadding: true }),
+      bytes.toBase64({ alphabet: "base64url", omitPadding: true }),
+    ];
+  });
+  const hex = new TextEncoder().encode(key).toHex();
+  return [...forms, hex, hex.toUpperCase()];
 }
 
 /**
- * The base64 characters of `key` that do not depend on what stands around
- * it, for each of the three byte offsets the key can start at (after `K=`,
- * inside a `user:key` Basic-auth value, ...), in the standard and the
- * URL-safe alphabet. At offset 1 the first two characters also hold bits of
- * the byte before the key, at offset 2 the first three; the last character
- * holds bits of the byte after the key unless the key ends a 3-byte group:
- * those are left out. Never throws.
+ * The base64 characters of `key` that do not depend on its neighbours, for
+ * each of the three byte offsets it can start at (inside a `user:key`
+ * Basic-auth value, say), in both alphabets; the characters holding bits of
+ * the bytes before or after are left out. Never throws.
  */
 export function unalignedBase64Forms(key: string): string[] {
   const bytes = new TextEncoder().encode(key);
@@ -156,7 +127,7 @@ export function unalignedBase64Forms(key: string): string[] {
   for (const offset of [0, 1, 2]) {
     const padded = new Uint8Array(offset + bytes.length);
     padded.set(bytes, offset);
-    const encoded = base64(padded).replace(/=+$/, "");
+    const encoded = padded.toBase64({ omitPadding: true });
     const head = [0, 2, 3][offset];
     const tail = padded.length % 3 === 0 ? 0 : 1;
     const core = encoded.slice(head, encoded.length - tail);
@@ -165,45 +136,37 @@ export function unalignedBase64Forms(key: string): string[] {
   return forms;
 }
 
-/** What a part of a key (or of an encoded form) becomes: the asterisks alone, no character of it. */
+/** What a part of a key (or of an encoded form) becomes: the asterisks alone. */
 const PART_MASK = "********";
 
 /**
- * Replaces every occurrence of the known keys in text: each whole key and
- * each of its encoded forms, every run of {@link KEY_RUN_LENGTH} or more
- * characters of one (a key's first characters quoted in an API error, say),
- * base64 of a key at any byte offset, and an API's masked echo of a key;
- * each as it stands and written with JSON escapes (`\u0041`, `\/`), whole
- * or in part, escaped once or JSON in JSON. Neither it nor any of its
- * methods throws.
+ * Masks the known keys in text: each whole key and encoded form, every run
+ * of {@link KEY_RUN_LENGTH} or more characters of one (a key's start quoted
+ * in an API error), base64 at any byte offset, and an API's masked echo;
+ * as they stand and written with JSON escapes, once or JSON in JSON. Never throws.
  */
 export class Redactor {
-  readonly #given: readonly string[];
   readonly #keys: readonly string[];
   /**
-   * The entries of `#keys` that the scan for runs does not find by itself:
-   * those shorter than a run, or not among its sources (a key file's whole
-   * text with white space in it, a key under 8 characters). Every other
-   * entry holds a run wherever it occurs, so text in which the scan finds
-   * no run and which holds none of these holds no key at all (an `indexOf`
-   * pass per key and form would cost many times the one scan over a long reply).
+   * The keys and forms the run scan does not find by itself (shorter than a
+   * run, or not among its sources): text where the scan finds no run and
+   * that holds none of these holds no key, without an `indexOf` per form.
    */
   readonly #unscanned: readonly string[];
   readonly #echoes: readonly Echo[];
   readonly #runs: KeyRuns;
-  /** The characters of the keys and their forms (and of an echo's asterisks), bar white space. */
+  /** The characters of the keys and their forms (and an echo's asterisks), bar white space. */
   readonly #characters: ReadonlySet<string>;
-  /** The length of the longest key or form. */
   readonly #longest: number;
   /** The last text found to hold no key (a prompt is logged, then checked before it is sent). */
   #lastClean: string | undefined;
 
   /** Makes a redactor for these keys (empty strings are ignored). Never throws. */
   constructor(keys: readonly string[] = []) {
-    this.#given = [...new Set(keys.filter((key) => key.length > 0))];
-    const real = this.#given.filter((key) => key.length >= 8);
+    const given = [...new Set(keys.filter((key) => key.length > 0))];
+    const real = given.filter((key) => key.length >= 8);
     // Longest first, so that a key containing another is masked whole.
-    this.#keys = [...new Set([...this.#given, ...real.flatMap(encodedForms)])]
+    this.#keys = [...new Set([...given, ...real.flatMap(encodedForms)])]
       .sort((a, b) => b.length - a.length);
     this.#echoes = real.map((key) => ({ tail: key.slice(-4), mask: maskKey(key) }));
     // Runs of a key are looked for in key-shaped entries only (no white space): a key file's
@@ -223,23 +186,7 @@ export class Redactor {
     this.#unscanned = this.#keys.filter((key) => !scanned.has(key));
   }
 
-  /**
-   * Whether `text` holds no key in any form {@link containsKey} looks for,
-   * as it stands and with its JSON escapes decoded. Remembers the last text
-   * it cleared.
-   */
-  #clean(text: string): boolean {
-    if (text === this.#lastClean) return true;
-    if (!this.#plainClean(text) || this.#escapedKey(text)) return false;
-    this.#lastClean = text;
-    return true;
-  }
-
-  /**
-   * Whether `text`, as it stands, holds no key in any form {@link
-   * containsKey} looks for: one scan for runs, and an `indexOf` for each
-   * key the scan does not find by itself.
-   */
+  /** Whether `text`, as it stands, holds no key in any form {@link containsKey} looks for. */
   #plainClean(text: string): boolean {
     if (text === this.#lastClean) return true;
     let found = false;
@@ -252,25 +199,14 @@ export class Redactor {
     return this.#characters.size > 0 && mayHoldKeyEscapes(text, this.#characters);
   }
 
-  /**
-   * The stretches of `text` around the escapes that may write a key's
-   * character (see {@link keyEscapeWindows}): only they are decoded.
-   */
+  /** The stretches around escapes that may write a key's character: only they are decoded. */
   #windows(text: string): [number, number][] {
     return this.#characters.size === 0
       ? []
       : keyEscapeWindows(text, this.#characters, this.#longest);
   }
 
-  /**
-   * Whether `text` holds a key once its JSON escapes are decoded, once or
-   * up to {@link ESCAPE_LEVELS} times in turn.
-   */
-  #escapedKey(text: string): boolean {
-    return this.#windows(text).some(([start, end]) => this.#escapedKeyIn(text.slice(start, end)));
-  }
-
-  /** As {@link #escapedKey}, in one window. */
+  /** Whether a window of text holds a key once decoded, up to {@link ESCAPE_LEVELS} times. */
   #escapedKeyIn(text: string): boolean {
     let below = text;
     for (let level = 1; level <= ESCAPE_LEVELS && this.#mayEscape(below); level++) {
@@ -282,10 +218,7 @@ export class Redactor {
     return false;
   }
 
-  /**
-   * `text` with every key written with JSON escapes masked (see {@link
-   * #maskEscapedIn}), window by window. The same string when there is none.
-   */
+  /** `text` with every key written with JSON escapes masked, window by window. */
   #maskEscaped(text: string): string {
     let out = "";
     let cursor = 0;
@@ -300,11 +233,9 @@ export class Redactor {
   }
 
   /**
-   * `text` (a window) with every key written with JSON escapes masked: the escapes
-   * are decoded (once, then in turn up to {@link ESCAPE_LEVELS} times), the
-   * keys and echoes found in the decoded text, and each stretch of `text`
-   * that decodes to one replaced by its mask, escaped as the level needs
-   * (so a JSON body stays JSON). The same string when there is none.
+   * A window with its escaped keys masked: decoded level by level, each
+   * stretch that decodes to a key or echo replaced by its mask, escaped as
+   * the level needs (so a JSON body stays JSON).
    */
   #maskEscapedIn(text: string): string {
     let current = text;
@@ -336,10 +267,7 @@ export class Redactor {
     return current;
   }
 
-  /**
-   * The stretches of `text` to mask, in order and apart: whole keys and
-   * encoded forms, runs of keys between them, and echoes elsewhere.
-   */
+  /** The stretches of `text` to mask, in order and apart: keys, runs of keys, echoes elsewhere. */
   #spans(text: string): Span[] {
     const spans = this.#plainClean(text) ? [] : this.#keySpans(text);
     if (this.#echoes.length === 0 || !text.includes("***")) return spans;
@@ -348,11 +276,7 @@ export class Redactor {
     return echoes.length === 0 ? spans : [...spans, ...echoes].sort((a, b) => a.start - b.start);
   }
 
-  /**
-   * The whole keys and encoded forms in `text`, found first (so that
-   * overlapping keys are masked whole, together), and the runs of keys in
-   * the text between them, in order and apart.
-   */
+  /** The whole keys and forms in `text`, found first (overlapping ones masked whole), and runs between. */
   #keySpans(text: string): Span[] {
     const wholes: { start: number; end: number; key: string }[] = [];
     for (const key of this.#keys) {
@@ -362,8 +286,6 @@ export class Redactor {
     }
     wholes.sort((a, b) => a.start - b.start || b.end - a.end);
     const spans: Span[] = [];
-    // Parts of keys are looked for in the text between whole keys (a whole key holds no part
-    // to look for): each becomes the part mask.
     const part = (start: number, end: number) => {
       spans.push({ start, end, mask: PART_MASK });
     };
@@ -383,42 +305,29 @@ export class Redactor {
     return spans;
   }
 
-  /** Returns a redactor that also knows `keys`. Never throws. */
-  with(keys: readonly string[]): Redactor {
-    return new Redactor([...this.#given, ...keys]);
-  }
-
-  /**
-   * Returns `text` with every key in it masked (see {@link Redactor}): a
-   * whole key or encoded form becomes `********` and its last two
-   * characters, a part of one `********` alone, as it stands and where it
-   * is written with JSON escapes (`\u0073k-…`, `\/`). Occurrences are found
-   * in the original text first, so overlapping keys are masked whole,
-   * together. Never throws.
-   */
+  /** `text` with every key masked: a whole key `********` and its last two, a part `********`. */
   redact(text: string): string {
     const unescaped = this.#maskEscaped(text);
     if (this.#plainClean(unescaped)) {
-      // Nothing escaped was found either: the text holds no key in any form.
       if (unescaped === text) this.#lastClean = text;
       return this.#maskEchoes(unescaped);
     }
     return this.#maskEchoes(applySpans(unescaped, this.#keySpans(unescaped)));
   }
 
-  /** `text` with every API's masked echo of a key masked (see {@link maskEchoes}). */
   #maskEchoes(text: string): string {
-    return this.#echoes.length > 0 && text.includes("***") ? maskEchoes(text, this.#echoes) : text;
+    return this.#echoes.length > 0 && text.includes("***")
+      ? applySpans(text, findEchoes(text, this.#echoes))
+      : text;
   }
 
-  /**
-   * Tells whether `text` holds a key in any form {@link redact} masks,
-   * except an API's masked echo (which shows no more than the last four
-   * characters): a whole key, an encoded form, a run of
-   * {@link KEY_RUN_LENGTH} characters of one, as it stands or written with
-   * JSON escapes. Never throws.
-   */
+  /** Whether `text` holds a key in any form {@link redact} masks but an API's echo. Never throws. */
   containsKey(text: string): boolean {
-    return !this.#clean(text);
+    if (text === this.#lastClean) return false;
+    if (!this.#plainClean(text)) return true;
+    const windows = this.#windows(text);
+    if (windows.some(([start, end]) => this.#escapedKeyIn(text.slice(start, end)))) return true;
+    this.#lastClean = text;
+    return false;
   }
 }

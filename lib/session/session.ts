@@ -1,10 +1,6 @@
 /**
  * Everything a workflow needs for one run, set up in the order the checks
- * must happen: a local model has a local server, an apply that a killed
- * run left unfinished is rolled back, `.gitignore` protects the keys, the chosen model's key is there (a local model needs none), every
- * key is known to the redactor, the endpoint is safe, and (for a
- * workflow that builds) how `./build.sh` is contained.
- *
+ * must happen.
  * @module
  */
 import { RunJournal } from "../apply/journal.ts";
@@ -40,83 +36,29 @@ import {
 import { planSandbox } from "../sandbox/sandbox_plan.ts";
 import { type BuildScriptSnapshot, snapshotBuildScript } from "../preconditions/tamper_check.ts";
 
-/** One run of code-commit. */
+/** One run of code-commit; `buildScript` is `build.sh` as first seen (`missing` without builds). */
 export interface Session {
-  /** The project root (the current directory). */
   readonly root: string;
-  /** The options of the run. */
   readonly options: RunOptions;
-  /** Where the user is told what happens. */
   readonly console: Console;
-  /** Masks every known key. */
   readonly redactor: Redactor;
-  /** The chosen model. */
   readonly client: LlmClient;
   /** Aborts on Ctrl-C. */
   readonly signal: AbortSignal;
   /** Token totals of the run (the record's). */
   readonly tally: TokenTally;
-  /** What the run did, for the `--json` object: workflows note their log folder, attempts and changes here. */
+  /** What the run did, for the `--json` object. */
   readonly record: RunRecord;
-  /** How every `./build.sh` of the run is started (`--sandbox`, `--build-network`). */
   readonly containment: Containment;
-  /**
-   * `build.sh` as it was when the run started: every applied reply and
-   * every build is checked against it (a run that builds nothing has
-   * `missing` here).
-   */
   readonly buildScript: BuildScriptSnapshot;
-  /** The run's apply journal: every reply applied is recorded there first. */
   readonly journal: RunJournal;
 }
 
-/** The files a workflow needs before its first call, besides `.gitignore` and the key. */
-export interface SetupNeeds {
-  /** `agent-config/query.txt`, not empty. */
-  readonly query: boolean;
-  /** `agent-config/codeRollup.txt`. */
-  readonly rollup: boolean;
-  /** An executable `./build.sh` that is not `--init`'s placeholder. */
-  readonly buildScript: boolean;
-}
-
 /**
- * What `workflow` needs before its first call, from the workflow table
- * (`lib/cli/workflows.ts`): the rollup only without `--build-context`. The
- * auto workflow checks `build.sh` itself, once it has a task that builds.
- * Never throws.
- */
-export function setupNeeds(workflow: Workflow, options: RunOptions): SetupNeeds {
-  const needs = workflowSpec(workflow).needs;
-  return {
-    query: needs.query,
-    rollup: needs.rollup && !options.buildContext,
-    buildScript: needs.buildScript,
-  };
-}
-
-/**
- * Checks the run's preconditions and sets up the session. The folder must
- * not be a subfolder of a git repository (that alone stops the run); then
- * every set-up piece is checked and every problem found is reported
- * together, so one run names them all: the `.gitignore` rules that keep the
- * keys out of git, the chosen model's key, and what `workflow` needs (see
- * {@link setupNeeds}).
- *
- * With `runsBuilds`, looks at `build.sh` once (see `snapshotBuildScript`)
- * and decides how the run's builds are contained, before any LLM call:
- * `--sandbox auto` without a sandbox prints one warning; with a sandbox, the
- * project is planned once so that what the sandbox cannot contain (a key
- * reached through a link it cannot follow, too many hard links out of the
- * project) stops the run before it costs anything.
- *
- * @throws {UsageError} when a local model has no loopback
- * `CODE_COMMIT_OPENAI_BASE_URL` (checked first).
- * @throws {JournalError} when an interrupted apply cannot be rolled back.
- * @throws {CodeCommitError} run from a subfolder of a repository; for every
- * missing or wrong piece (one line each, after a first line saying how many
- * when there are several); when the endpoint override is unsafe, or
- * `--sandbox on` / `--build-network off` finds no sandbox.
+ * Checks the run's preconditions, in order, and sets up the session before
+ * any LLM call; with `runsBuilds`, the sandbox is decided and planned too.
+ * @throws {UsageError} {JournalError} {CodeCommitError} for the first check
+ * that fails (every set-up problem together).
  */
 export async function openSession(
   root: string,
@@ -128,20 +70,15 @@ export async function openSession(
   record: RunRecord = new RunRecord(),
 ): Promise<Session> {
   const target = modelTarget(options.model, options.contextWindow);
-  // Whether a local model has a server here depends on the command line and
-  // the environment alone: told before anything else.
   const localBaseUrl = target.local ? localServer(target, options) : undefined;
   await checkRepositoryRoot(root, false);
-  // The sandbox probe (bubblewrap, once) runs while the set-up is checked; its verdict is
-  // taken below: a run that stops before then has no use for it.
+  // The sandbox probe runs while the set-up is checked.
   const containing = runsBuilds
     ? Deno.realPath(root).then((realRoot) =>
       decideContainment({ mode: options.sandbox, network: options.buildNetwork, root: realRoot })
     )
     : undefined;
   containing?.catch(() => {});
-  // First thing in the project (main.ts took its lock and trapped the signals before), before
-  // any other check or call: an apply a killed run left unfinished is rolled back.
   await recoverFirst(root, (line) => console.warn(line));
   // A run that applies replies needs a journal that takes writes, before any call.
   if ((workflow === "commit" || workflow === "auto") && !options.dryRun) {
@@ -172,12 +109,8 @@ export async function openSession(
 }
 
 /**
- * Checks the set-up the workflow needs (agent-config/ ignored, the key, the
- * query, the rollup, `build.sh`), all of them, and returns the key (none for
- * a local model).
- *
- * @throws {CodeCommitError} listing every problem found (one line for one).
- * @throws {InterruptedError} on Ctrl-C.
+ * Checks all the set-up the workflow needs and returns the key (none for a local model).
+ * @throws {CodeCommitError} listing every problem found; {InterruptedError} on Ctrl-C.
  */
 async function checkSetUp(
   root: string,
@@ -195,13 +128,13 @@ async function checkSetUp(
       return undefined;
     }
   };
-  const needs = { ...setupNeeds(workflow, options), key: workflowSpec(workflow).needs.key };
+  const needs = workflowSpec(workflow).needs;
   await check(() => checkAgentConfigIgnored(root));
   const key = target.local || !needs.key
     ? undefined
     : await check(() => readApiKey(root, target.keyFile, target.vendor));
   if (needs.query) await check(() => readQuery(root));
-  if (needs.rollup) await check(() => checkCodeRollup(root));
+  if (needs.rollup && !options.buildContext) await check(() => checkCodeRollup(root));
   if (needs.buildScript) await check(() => checkBuildScript(root));
   if (problems.length === 1) throw new CodeCommitError(problems[0], EXIT.setup);
   if (problems.length > 1) {
@@ -216,30 +149,16 @@ async function checkSetUp(
 }
 
 /**
- * The base URL of a local model's server: `CODE_COMMIT_OPENAI_BASE_URL`
- * when set (the environment of one run wins over the project's standing
- * choice), else `localBaseUrl` from `agent-config/settings.json` (checked
- * when the file was read).
- *
- * @throws {UsageError} as `resolveLocalBaseUrl`, when neither names a
- * server on this machine.
+ * A local model's server: the environment's (one run wins over the
+ * project's choice), else the settings'. @throws {UsageError} when neither is local.
  */
 function localServer(target: ModelTarget, options: RunOptions): string {
   const fromEnvironment = Deno.env.get(target.baseUrlEnv);
-  if ((fromEnvironment === undefined || fromEnvironment === "") && options.localBaseUrl) {
-    return options.localBaseUrl;
-  }
+  if (!fromEnvironment && options.localBaseUrl) return options.localBaseUrl;
   return resolveLocalBaseUrl(target.baseUrlEnv, fromEnvironment, target.id);
 }
 
-/**
- * The client of the chosen model at its base URL (`localBaseUrl` for a
- * local model, resolved before), with the warning when a key would go to a
- * loopback address.
- *
- * @throws {CodeCommitError} naming the variable when the base URL in the
- * environment is not one code-commit sends a key to (see `resolveBaseUrl`).
- */
+/** The chosen model's client, warning when a key would go to loopback. @throws {CodeCommitError} */
 function connectModel(
   options: RunOptions,
   target: ModelTarget,
@@ -270,13 +189,8 @@ const NO_BUILD: BuildSetUp = {
 };
 
 /**
- * Takes `build.sh`'s first snapshot and the sandbox probe's verdict
- * (`containing`, started earlier), warns when `auto` found no sandbox, and
- * plans the sandbox once for a contained build.
- *
- * @throws {CodeCommitError} as `snapshotBuildScript` (a `build.sh` that
- * cannot be read as a script), `decideContainment` (`--sandbox on` and no
- * sandbox) and `planSandbox` do.
+ * Takes `build.sh`'s first snapshot and the probe's verdict (warning when
+ * `auto` found no sandbox), and plans a sandbox once. @throws {CodeCommitError}
  */
 export async function settleContainment(
   root: string,
@@ -291,27 +205,15 @@ export async function settleContainment(
   return { containment: decision.containment, buildScript };
 }
 
-/**
- * The session's model with its limits: a local model's from its window
- * (`--context-window`, or the default). Every prompt a session sends is
- * measured against this one input limit. Never throws.
- */
+/** The session's model with its limits (a local model's from `--context-window`). Never throws. */
 export function sessionModel(session: Session): ModelTarget {
   return modelTarget(session.options.model, session.options.contextWindow);
 }
 
 /**
- * Sends `prompt` to the session's model as every workflow does (see
- * {@link ask}): logged in `log` under `names`, shown on the session's
- * console, refused if it holds a key, interrupted by Ctrl-C, its tokens
- * added to the session's totals, and not sent when it cannot fit the
- * model's input limit (`--context-window` for a local model). The log
- * folder and the reply's prose are noted in the session's record.
- *
- * @throws {CodeCommitError} when the prompt contains an API key (not sent),
- * or cannot fit the model's input limit (exit `EXIT.setup`).
- * @throws {LlmError} when the call fails.
- * @throws {InterruptedError} on Ctrl-C.
+ * Sends `prompt` to the session's model (see {@link ask}), logged in `log`
+ * under `names`, noting the log folder and the reply's prose in the record.
+ * @throws {CodeCommitError} {LlmError} {InterruptedError} as `ask`.
  */
 export async function askModel(
   session: Session,

@@ -193,13 +193,10 @@ Deno.test("an empty key list, or only empty keys, changes nothing", () => {
   }
 });
 
-Deno.test("with() returns a redactor that knows more keys, the original unchanged", () => {
+Deno.test("a redactor masks exactly the keys it was given; duplicates are harmless", () => {
   const other = "sk-other-ZYXWVUTSRQPONMLK-99"; // nothing in common with G
-  const first = new Redactor([G]);
-  const both = first.with([other]);
-  assert.equal(first.redact(`${G} ${other}`), `${GM} ${other}`);
-  assert.equal(both.redact(`${G} ${other}`), `${GM} ********99`);
-  assert.equal(first.with([]).redact(G), GM);
+  assert.equal(new Redactor([G]).redact(`${G} ${other}`), `${GM} ${other}`);
+  assert.equal(new Redactor([G, other]).redact(`${G} ${other}`), `${GM} ********99`);
   assert.equal(new Redactor([G, G, G]).redact(G), GM, "duplicates are harmless");
 });
 
