@@ -49,7 +49,7 @@ const LISTED_MODULES = 12;
 /**
  * Checks the dependencies of `declared` (paths unique) and returns the modules
  * with their depths, or every problem: a dependency on no module or on itself,
- * and each cycle (`src/a → src/b → src/a`, from its first module). Never throws.
+ * and each cycle (`src/a → src/b → src/a`, from its first module in code-point order). Never throws.
  */
 export function buildGraph(declared: readonly DeclaredModule[]): GraphResult {
   const byPath = new Map(declared.map((module) => [module.path, module]));

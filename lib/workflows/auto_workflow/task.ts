@@ -32,7 +32,7 @@ interface Ended {
 /**
  * How a task ended: a status (after a review, a passed build, or a
  * `changes-requested` reply), or a build that still fails after the repairs
- * (status 1, or 4 when the last reply could not be used).
+ * (status 1, 3, 4 or 5, as `unpassedStatus` says).
  */
 export type TaskOutcome =
   | Ended & {
@@ -189,10 +189,9 @@ async function runChange(
   }
   if (parsed.status === "task-success" && changedPaths.length > 0) {
     // The tag decides, even when the reply changed files; the user is told what to review.
+    const named = nameSome(changedPaths);
     session.console.warn(
-      `${describeTask(task)} changed ${
-        nameSome(changedPaths)
-      } and its reply says task-success: the stage is ` +
+      `${describeTask(task)} changed ${named} and its reply says task-success: the stage is ` +
         "recorded as passed; review the changes with git status and git diff",
     );
   }

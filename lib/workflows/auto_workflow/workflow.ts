@@ -66,7 +66,7 @@ async function loadModulesReported(
 
 /**
  * Runs the auto workflow: 0 when nothing is left, 7 when a task stopped for
- * the user, 1 (or 4) when a task's build still fails after the repairs.
+ * the user, 1, 3, 4 or 5 when a task did not pass, as `unpassedStatus` says.
  *
  * @throws {StructureError} listing every problem of the modules, before any LLM call.
  * @throws {CodeCommitError} for a bad `build.sh`, a refused cache path, an

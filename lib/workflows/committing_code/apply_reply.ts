@@ -51,7 +51,8 @@ const KEY_IN_PATH_REASON =
 /**
  * The operations that would write a key `redactor` knows, in their path (what
  * `git add` records) or content, as refusals with unmasked paths. The whole
- * reply is scanned first, once: when it holds no key, no part of it does.
+ * reply is scanned first, once, with line ends as the parser reads them: every
+ * path and content is then a substring of it, so when it holds no key, no part does.
  */
 function keyRefusals(
   operations: readonly FileOperation[],

@@ -82,7 +82,11 @@ export interface Ecosystem {
   readonly lockFiles: readonly string[];
 }
 
-/** The kinds `--init` recognises. */
+/**
+ * The kinds `--init` recognises. Only folders that are build output in every
+ * project of the kind are listed (`node_modules/`, not `dist/`); lock files are
+ * left out of prompts, as a model needs them no more than git needs `node_modules/`.
+ */
 export const ECOSYSTEMS: readonly Ecosystem[] = Object.freeze([
   {
     name: "Node.js",
