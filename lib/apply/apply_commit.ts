@@ -1,8 +1,6 @@
 /**
- * The third phase of an apply, once every temporary file exists: the
- * renames and deletes, in the reply's order, each right after its folder,
- * its temporary file and its destination are checked again; then the
- * state each path was left in, for the journal's mark of completion.
+ * The commit of an apply, once every temporary file exists: the renames and
+ * deletes, in the reply's order, each checked again first.
  *
  * @module
  */
@@ -26,7 +24,7 @@ export async function commitChange(
 ): Promise<void> {
   if (change.kind === "none") return;
   const { path } = change.operation;
-  // The real path, then the identity of the file in it (the temporary file, or the one deleted).
+  // The folder's real path, then the identity of the file in it (temporary, or deleted).
   await run.checkFolder(
     change.folder,
     change.temporary === undefined && !knownIno(change.expected),

@@ -1,10 +1,8 @@
 /**
- * The first phase of an apply, which reads only: each parent folder is
- * checked once per apply (real folders, never a link; the missing ones are
- * to be made), and what each path holds is read into the journal: its
- * bytes and mode, or that nothing is there. A temporary name is drawn for
- * each file to write, and the state each change means to leave its path in
- * (mode, size, hash of the bytes) is worked out for the journal.
+ * The plan of an apply, which reads only: each parent folder is checked once
+ * (real folders, never a link; missing ones are to be made), what each path
+ * holds goes into the journal, and each write gets a temporary name and the
+ * state it means to leave (mode, size, hash).
  *
  * @module
  */
@@ -19,17 +17,16 @@ import { contentHash } from "./content_hash.ts";
 import type { ApplyRecorder } from "./journal_recorder.ts";
 import type { IntendedState } from "./journal_schema.ts";
 
-/** What a path holds as the plan goes (after the operations planned so far). */
+/** What a path holds after the operations planned so far (its mode, where known). */
 interface Planned {
   readonly expected: Expected;
-  /** Its permission bits, when it is a file and they are known. */
   readonly mode: number | undefined;
 }
 
 /**
  * Checks every path and reads what it holds into the journal, adding one
- * change per operation to `changes`; on a failure, `changes.length` is the
- * index of the operation that failed.
+ * change per operation to `changes` (on a failure, its length is the index
+ * of the operation that failed).
  */
 export async function planChanges(
   run: ApplyRun,
@@ -55,7 +52,7 @@ async function planOne(
     throw new FileStepError(`"${path}" is a folder this reply creates; a reply writes files`);
   }
   const reachable = await planFolder(run, folder, operation.kind === "write");
-  // Nothing can be in a folder this reply makes: no look (and no NotFound to build) there.
+  // Nothing can be in a folder this reply makes: no look there.
   const planned = state.get(path) ??
     await readOriginal(
       run,
@@ -93,10 +90,7 @@ async function planOne(
   };
 }
 
-/**
- * Reads what `path` holds now into the journal: its bytes and mode, or
- * nothing (`reachable` false: a folder on the way is missing).
- */
+/** Reads what `path` holds now into the journal (nothing when not `reachable`). */
 async function readOriginal(
   run: ApplyRun,
   path: string,
@@ -119,12 +113,11 @@ async function readOriginal(
 }
 
 /**
- * Checks `folder` and the folders above it, each once per apply: a real
- * folder (remembered with its identity), or missing (with `create`: to be
- * made, from the top). Returns false when a folder is missing or a file
- * and none is to be made (nothing can be there).
+ * Checks `folder` and those above it, each once per apply: a real folder
+ * (remembered with its identity), or missing (with `create`: to be made).
+ * False when one is missing or a file and none is to be made.
  *
- * @throws {FileStepError} on a symbolic link, or (with `create`) a file where a folder must be.
+ * @throws {FileStepError} on a link, or (with `create`) a file where a folder must be.
  */
 async function planFolder(
   run: ApplyRun,
@@ -161,9 +154,8 @@ async function planFolder(
 }
 
 /**
- * Every state the changes leave each path in, in order: what the journal
- * records before the first write, so that recovery can tell a state the
- * apply itself could have left from a change made since.
+ * Every state the changes leave each path in, in order, for the journal:
+ * recovery tells a state the apply could have left from a change made since.
  */
 export function intendedStates(changes: readonly PlannedChange[]): Map<string, IntendedState[]> {
   const states = new Map<string, IntendedState[]>();

@@ -1,12 +1,8 @@
 /**
- * The second phase of an apply, once the journal holds its plan: the
- * planned folders are made, from the top, then every file is written to a
- * temporary sibling, created exclusively, several at a time. Right after
- * each is created, before a byte is written to it, its folder is checked
- * again: the real path must still be the folder checked, inside the
- * project, and the new file (its device and inode, from its open
- * descriptor) must be the one at its name, with the folder checked right
- * before and right after that look.
+ * The staging of an apply, once the journal holds its plan: the planned
+ * folders are made, from the top, then every file is written to a temporary
+ * sibling, created exclusively, several at a time, each checked right after
+ * it is created, before a byte is written to it.
  *
  * @module
  */
@@ -53,9 +49,8 @@ export async function makeFolders(
 }
 
 /**
- * Writes every temporary file, at most `parallelism` at once; on the
- * first failure no more are started, those in flight finish, and the
- * failure is thrown (its change is the culprit).
+ * Writes every temporary file, at most `parallelism` at once; on the first
+ * failure no more are started, and it is thrown once those in flight finish.
  */
 export async function writeTemporaries(
   run: ApplyRun,
@@ -64,8 +59,7 @@ export async function writeTemporaries(
   let next = 0;
   let failure: { error: unknown } | undefined;
   const worker = async () => {
-    // Each worker encodes into a buffer of its own, reused file after file: a 20 MB reply
-    // is not 20 MB of buffers made and dropped (which the allocator keeps).
+    // A buffer per worker, reused: a 20 MB reply is not 20 MB of buffers the allocator keeps.
     const buffer = new EncodeBuffer();
     while (failure === undefined && next < writes.length) {
       const change = writes[next++];
@@ -85,7 +79,7 @@ export async function writeTemporaries(
   if (failure !== undefined) throw failure.error;
 }
 
-/** Writes one change's temporary file (its text encoded into `buffer`), checked right after it is created. */
+/** Writes one change's temporary file (its text encoded into `buffer`). */
 async function writeOneTemporary(
   run: ApplyRun,
   change: PlannedChange,
@@ -110,18 +104,11 @@ async function writeOneTemporary(
 }
 
 /**
- * Checks a temporary file right after it was created, before anything is
- * written to it: Deno could `fstat` it (so it is inside the folders it may
- * read), and the file at its name is the one just made (device and inode)
- * with its folder the one checked (its real path and identity) right
- * before and right after that look.
- *
- * Not a proof: Deno cannot look up a name in a folder it holds open
- * (`openat`), so each look goes through the folder's name again, and a
- * process that swaps the folder for a link and back between two looks
- * (twice, within microseconds, unless this process is descheduled there)
- * can show the file in place when it is not. The cleanup does not rely on
- * it: it removes every file made by its exact name, wherever it is.
+ * Checks a temporary file right after it was created: Deno could `fstat` it
+ * (so it is inside the folders it may read), and the file at its name is the
+ * one made, with its folder the one checked right before and after that
+ * look. Not a proof without `openat`; the cleanup does not rely on it (it
+ * removes every file made by its exact name, wherever it is).
  *
  * @throws {SwapError} otherwise.
  */

@@ -1,9 +1,6 @@
 /**
- * The journal of one run (see `journal_schema.ts` for what the journal
- * keeps and how): its first apply starts the run's record in
- * `agent-config/journal/`, each apply is recorded through a
- * `journal_recorder.ts` recorder, and {@link RunJournal.runChanges} tells
- * what the run changed.
+ * The journal of one run (format: `journal_schema.ts`): its first apply
+ * starts the run's record, each apply is recorded by a `DiskRecorder`.
  *
  * @module
  */
@@ -41,16 +38,9 @@ import {
   writeJson,
 } from "./journal_store.ts";
 
-/** What a run's journal needs to know about the run. */
-export interface RunInfo {
-  /** The workflow, as messages name it (`committing code`). */
-  readonly workflow: string;
-}
-
 /**
- * The journal of one run of code-commit in the project at `root`. Its
- * first apply removes the previous run's files and starts the run's own;
- * every apply after it adds to the run.
+ * The journal of one run of code-commit in the project at `root`: its first
+ * apply starts the run's files, every apply after it adds to the run.
  */
 export class RunJournal implements ApplyJournal {
   readonly #root: string;
@@ -70,14 +60,9 @@ export class RunJournal implements ApplyJournal {
   logDir: string | undefined;
 
   /** A journal for a run of `info.workflow` in the project at `root`; nothing is written yet. */
-  constructor(root: string, info: RunInfo) {
+  constructor(root: string, info: { readonly workflow: string }) {
     this.#root = root;
     this.workflow = info.workflow;
-  }
-
-  /** The run's header once its first apply began; undefined before. */
-  get header(): RunHeader | undefined {
-    return this.#header;
   }
 
   /** Every path a completed apply of this run changed. */
@@ -86,13 +71,11 @@ export class RunJournal implements ApplyJournal {
   }
 
   /**
-   * Each path a completed apply of this run changed: what it held before
-   * the run's first apply of it, and the state the run's last apply of it
-   * left it in. The records come from this process's own memory of what it
-   * wrote (never read back and parsed again); the pre-images are read from
-   * the journal's packs. Only the applies the journal on disk still holds
-   * for this run count: it may have changed under the run (an `--undo` from
-   * another terminal, a build that removed `agent-config/`, another run).
+   * Each path a completed apply of this run changed: what it held before the
+   * run and the state the run left it in, from this process's memory of
+   * what it wrote (pre-images from the packs). Only applies the journal on
+   * disk still holds for this run count (an `--undo` from another terminal
+   * or another run may have changed it).
    *
    * @throws {JournalError} when the run's header or a pack cannot be read.
    */
@@ -119,9 +102,8 @@ export class RunJournal implements ApplyJournal {
   }
 
   /**
-   * The numbers of this run's completed applies whose record and mark the
-   * journal folder `dir` still holds, while its header is still `header`'s
-   * run; none otherwise.
+   * The numbers of this run's completed applies whose record and mark `dir`
+   * still holds, while its header is still this run's.
    *
    * @throws {JournalError} when the header cannot be read.
    */
@@ -147,9 +129,7 @@ export class RunJournal implements ApplyJournal {
   async begin(): Promise<ApplyRecorder> {
     const dir = journalDir(this.#root);
     try {
-      if (this.#header === undefined) {
-        await this.#startRun(dir);
-      }
+      if (this.#header === undefined) await this.#startRun(dir);
     } catch (error) {
       if (error instanceof JournalError) throw error;
       throw new JournalError(
@@ -168,12 +148,9 @@ export class RunJournal implements ApplyJournal {
   }
 
   /**
-   * Writes this run's header. When the journal holds a previous run that
-   * can still be undone, the header is the pending run's: the previous
-   * run's files stay until this run's first apply completes ({@link
-   * #promote}), and this run's applies are numbered after them. Otherwise
-   * every old file goes, the old header first (files without a header
-   * belong to no run).
+   * Writes this run's header: while the previous run can still be undone,
+   * as the pending run, numbered after it, its files kept until this run's
+   * first apply completes; otherwise every old file goes, the header first.
    */
   async #startRun(dir: string): Promise<void> {
     await makeJournalDir(this.#root);
@@ -210,9 +187,8 @@ export class RunJournal implements ApplyJournal {
   }
 
   /**
-   * Once this run's first apply is complete (its mark on disk), this run
-   * replaces the previous one: its header becomes `run.json`, and the
-   * previous run's files go.
+   * Once this run's first apply is complete, its header becomes `run.json`
+   * and the previous run's files go.
    *
    * @throws the file system's error when the header cannot be renamed.
    */

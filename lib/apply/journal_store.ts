@@ -1,9 +1,6 @@
 /**
- * The apply journal's folder, read and tidied: the run and the applies
- * found there ({@link readJournal}), their pre-images, the removal of what
- * no longer serves, and the small synchronous file helpers the recorder and
- * the run's journal write with (the journal's files are small or written
- * once). The format is `journal_schema.ts`'s.
+ * The apply journal's folder (format: `journal_schema.ts`), read and tidied,
+ * and the small synchronous file helpers the journal writes with.
  *
  * @module
  */
@@ -18,7 +15,6 @@ import { syncPathSync, writeAtomically } from "../file_system/write_atomically.t
 import {
   applyFiles,
   type ApplyRecord,
-  doneHeader,
   DoneHeaderSchema,
   type DoneRecord,
   DoneSchema,
@@ -26,7 +22,6 @@ import {
   JournalError,
   NEXT_RUN_FILE,
   type PreImage,
-  recordHeader,
   RecordHeaderSchema,
   RecordSchema,
   RUN_FILE,
@@ -34,26 +29,10 @@ import {
   RunSchema,
 } from "./journal_schema.ts";
 
-/** How much of the journal {@link readJournal} reads. */
-export interface ReadJournalOptions {
-  /**
-   * `"marks"`: of a completed apply, only what says which run and apply it
-   * belongs to (the header of its record and of its mark): its `record`
-   * then has no entries, folders or temporaries, and its `done` no post
-   * states. For recovery, which acts on no completed apply: checking a
-   * big record in full would slow every start after a big run.
-   * Default `"whole"`.
-   */
-  readonly completed?: "whole" | "marks";
-}
-
-/** One apply found in the journal folder. */
+/** One apply found in the journal folder: its record, and its mark when it completed. */
 export interface StoredApply {
-  /** Its number in the run. */
   readonly n: number;
-  /** What it was about to do. */
   readonly record: ApplyRecord;
-  /** Its completion mark; undefined when it did not complete. */
   readonly done: DoneRecord | undefined;
 }
 
@@ -61,40 +40,34 @@ export interface StoredApply {
 export interface StoredJournal {
   /** The folder, absolute. */
   readonly dir: string;
-  /** The run the applies belong to; undefined when there is none. */
   readonly run: RunHeader | undefined;
-  /** A newer run none of whose applies has completed; undefined when none. */
+  /** A newer run none of whose applies has completed. */
   readonly pending?: RunHeader | undefined;
-  /**
-   * The run's header is still `next-run.json`: its first apply completed
-   * but the process stopped before the header was renamed ({@link
-   * promotePending} finishes that).
-   */
+  /** The run's header is still `next-run.json` (killed before {@link promotePending}). */
   readonly unrenamed?: boolean;
   /** The applies of both runs (each record names its run), oldest first. */
   readonly applies: readonly StoredApply[];
 }
 
-/** The journal's folder under `root`, absolute or as `root` is given. Never throws. */
+/** The journal's folder under `root`. Never throws. */
 export function journalDir(root: string): string {
   return under(root, JOURNAL_DIR);
 }
 
 /**
- * Reads the journal of the project at `root`: its run and every apply with
- * a record, in order. Files that belong to no apply of the run (another
- * run's, or left half-written by a crash) are ignored here; {@link
- * tidyJournal} removes them. `agent-config` may be a symbolic link (as the
- * keys may be kept elsewhere), but `journal/` in it must be a real folder.
+ * Reads the journal of the project at `root`: its run and every apply of it
+ * with a record, in order (other files are left to {@link tidyJournal}).
+ * `agent-config` may be a link (keys kept elsewhere); `journal/` must be a
+ * real folder. With `completed: "marks"` (recovery, which acts on no
+ * completed apply), only the headers of a completed apply's record and mark
+ * are read: checking a big record whole would slow every start.
  *
- * @throws {JournalError} when `journal` is not a real folder, or a record
- * cannot be read or is not what code-commit writes (edited by hand?; with
- * `completed: "marks"`, only the header of a completed apply's record and
- * mark is checked).
+ * @throws {JournalError} when `journal` is not a real folder, or a file
+ * cannot be read or is not what code-commit writes.
  */
 export async function readJournal(
   root: string,
-  options: ReadJournalOptions = {},
+  options: { readonly completed?: "whole" | "marks" } = {},
 ): Promise<StoredJournal> {
   const dir = journalDir(root);
   const info = inspect(dir);
@@ -106,11 +79,9 @@ export async function readJournal(
     );
   }
   const names = listNames(dir);
-  const run = names.has(RUN_FILE)
-    ? await parseJson(dir, RUN_FILE, RunSchema) as RunHeader | undefined
-    : undefined;
+  const run = names.has(RUN_FILE) ? await parseJson(dir, RUN_FILE, RunSchema) : undefined;
   const pending = names.has(NEXT_RUN_FILE)
-    ? await parseJson(dir, NEXT_RUN_FILE, RunSchema) as RunHeader | undefined
+    ? await parseJson(dir, NEXT_RUN_FILE, RunSchema)
     : undefined;
   const ids = new Set([run?.id, pending?.id].filter((id) => id !== undefined));
   const applies: StoredApply[] = [];
@@ -120,20 +91,21 @@ export async function readJournal(
     for (const n of numbers) {
       const files = applyFiles(n);
       const marks = options.completed === "marks" && names.has(files.done);
-      let record = marks
-        ? recordHeader(await parseJson(dir, files.record, RecordHeaderSchema))
-        : await parseJson(dir, files.record, RecordSchema) as ApplyRecord;
+      const header = marks ? await parseJson(dir, files.record, RecordHeaderSchema) : undefined;
+      let record: ApplyRecord = header !== undefined
+        ? { ...header, entries: [], folders: [], temporaries: [] }
+        : await parseJson(dir, files.record, RecordSchema);
       if (!ids.has(record.run) || record.apply !== n) continue;
       let done: DoneRecord | undefined;
       if (names.has(files.done)) {
         done = marks
-          ? doneHeader(await parseJson(dir, files.done, DoneHeaderSchema))
-          : await parseJson(dir, files.done, DoneSchema) as DoneRecord;
+          ? { ...await parseJson(dir, files.done, DoneHeaderSchema), post: [] }
+          : await parseJson(dir, files.done, DoneSchema);
         if (done.run !== record.run || done.apply !== n) done = undefined;
       }
       // Not completed after all (its mark is another run's): its record is read whole.
       if (marks && done === undefined) {
-        record = await parseJson(dir, files.record, RecordSchema) as ApplyRecord;
+        record = await parseJson(dir, files.record, RecordSchema);
       }
       applies.push({ n, record, done });
     }
@@ -147,8 +119,8 @@ export async function readJournal(
 }
 
 /**
- * Reads the pre-image `entry` names from the packs of apply `n` in
- * `journal` (`packs` caches each pack read whole).
+ * Reads the pre-image `before` from the packs of apply `n` in `dir`
+ * (`packs` caches each pack read whole).
  *
  * @throws {JournalError} when the pack is missing or shorter than the record says.
  */
@@ -174,12 +146,9 @@ export async function readPreImage(
 }
 
 /**
- * Removes from the journal folder whatever no longer serves: the files of
- * every run but `keep` and `stored.pending` (all of them when both are
- * undefined), their applies not in `stored.applies`, half-made files of an
- * interrupted record (`*.tmp`), the `again` packs of completed applies,
- * and the packs of an apply with no record. Never throws: what cannot be
- * removed stays.
+ * Removes from the journal folder every file but those of `keep` and
+ * `stored.pending` and of their applies in `stored.applies` (never the
+ * `again` pack of a completed one). Never throws: what cannot go stays.
  */
 export function tidyJournal(stored: StoredJournal, keep: RunHeader | undefined): void {
   const names = listNamesQuietly(stored.dir);
@@ -208,16 +177,11 @@ export function tidyJournal(stored: StoredJournal, keep: RunHeader | undefined):
 
 /** Removes every file of apply `n` (its record first, so no record names a removed pack). Never throws. */
 export function forgetApply(dir: string, n: number): void {
-  const files = applyFiles(n);
-  removeQuietly(`${dir}/${files.record}`);
-  removeQuietly(`${dir}/${files.done}`);
-  removeQuietly(`${dir}/${files.first}`);
-  removeQuietly(`${dir}/${files.again}`);
+  for (const name of Object.values(applyFiles(n))) removeQuietly(`${dir}/${name}`);
 }
 
 /**
- * Marks `run` undone in the journal at `dir` and removes its applies: it
- * cannot be undone twice.
+ * Marks `run` undone and removes its applies: it cannot be undone twice.
  *
  * @throws {JournalError} when the header cannot be written.
  */
@@ -236,9 +200,8 @@ export async function markUndone(stored: StoredJournal, run: RunHeader, at: Date
 }
 
 /**
- * Makes the pending run of the journal at `dir` its run: renames
- * `next-run.json` over `run.json` and syncs the folder. The previous run's
- * files then belong to no run ({@link tidyJournal} removes them).
+ * Makes the pending run the run: renames `next-run.json` over `run.json`
+ * and syncs the folder.
  *
  * @throws the file system's error.
  */
@@ -247,16 +210,7 @@ export function promotePending(dir: string): void {
   syncPathSync(dir);
 }
 
-/** Removes the pending run's header (its applies go with the next tidy). Never throws. */
-export function dropPending(dir: string): void {
-  removeQuietly(`${dir}/${NEXT_RUN_FILE}`);
-}
-
-/**
- * What is at `path` (no link followed), or undefined when nothing is.
- *
- * @throws {JournalError} when it cannot be inspected.
- */
+/** What is at `path` (no link followed), or undefined; throws a {@link JournalError}. */
 export function inspect(path: string): Deno.FileInfo | undefined {
   try {
     return lstatSyncOrUndefined(path);
@@ -265,11 +219,7 @@ export function inspect(path: string): Deno.FileInfo | undefined {
   }
 }
 
-/**
- * The names in the folder `dir`.
- *
- * @throws {JournalError} when it cannot be listed.
- */
+/** The names in the folder `dir`; throws a {@link JournalError} when it cannot be listed. */
 export function listNames(dir: string): Set<string> {
   try {
     return new Set([...Deno.readDirSync(dir)].map((entry) => entry.name));
@@ -288,10 +238,8 @@ export function listNamesQuietly(dir: string): string[] {
 }
 
 /**
- * Reads the regular file `name` of `dir` with the one bounded read, at most
- * `limit`. `agent-config` may be a link kept elsewhere, so the file is
- * reached through it: a final link is refused first, and the bounded read
- * then checks what it opens.
+ * Reads the regular file `name` of `dir`, at most `limit`. `agent-config`
+ * may be a link, so links are followed, but a final link is refused first.
  */
 async function readFileChecked(dir: string, name: string, limit: ReadLimit): Promise<Uint8Array> {
   const path = `${dir}/${name}`;
@@ -315,8 +263,7 @@ async function readFileChecked(dir: string, name: string, limit: ReadLimit): Pro
 }
 
 /**
- * Reads `dir/name` (at most the journal record's read limit) and checks
- * its JSON against `schema`.
+ * Reads `dir/name` and checks its JSON against `schema`.
  *
  * @throws {JournalError} when it cannot be read or is not what code-commit writes.
  */
@@ -343,9 +290,8 @@ export async function parseJson<T extends z.ZodTypeAny>(
 }
 
 /**
- * Writes `value` as JSON to `dir/name` with the one atomic write; with
- * `sync`, the file is flushed to disk before the rename and the folder
- * after it.
+ * Writes `value` as JSON to `dir/name` atomically; with `sync`, the file is
+ * flushed before the rename and the folder after it.
  *
  * @throws the atomic write's `FileStepError`.
  */
@@ -359,6 +305,6 @@ export function removeQuietly(path: string): void {
   try {
     Deno.removeSync(path);
   } catch {
-    // gone already, or left for the next tidy
+    // Gone already, or left for the next tidy.
   }
 }
