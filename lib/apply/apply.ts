@@ -81,22 +81,19 @@ const WRITES_IN_FLIGHT = 16;
  * paths in {@link ApplyError.notRestored}. Exit status 3 (`EXIT.setup`).
  */
 export class ApplyError extends CodeCommitError {
-  /** The path of the operation that failed (relative, as in the reply). */
-  readonly path: string;
-  /** Paths the rollback could not put back (folders end with `/`); empty when none. */
-  readonly notRestored: readonly string[];
-
-  /** Makes the error; `message` is the whole user-facing line. */
+  /**
+   * Makes the error; `message` is the whole user-facing line, `path` the
+   * failed operation's, `notRestored` the paths the rollback could not put
+   * back (folders end with `/`).
+   */
   constructor(
     message: string,
-    path: string,
-    notRestored: readonly string[] = [],
+    readonly path: string,
+    readonly notRestored: readonly string[] = [],
     options?: ErrorOptions,
   ) {
     super(message, EXIT.setup, options);
     this.name = "ApplyError";
-    this.path = path;
-    this.notRestored = notRestored;
   }
 }
 
@@ -131,11 +128,7 @@ export async function applyOperations(
     Math.max(1, options.parallelism ?? WRITES_IN_FLIGHT),
     options.temporaryName,
   );
-  return await runApply(
-    run,
-    operations,
-    options.recorder ?? await beginRecord(options.journal),
-  );
+  return await runApply(run, operations, options.recorder ?? await beginRecord(options.journal));
 }
 
 /** Begins the journal's record, as an {@link ApplyError} when it cannot. */
@@ -143,13 +136,15 @@ async function beginRecord(journal: ApplyJournal | undefined): Promise<ApplyReco
   try {
     return await (journal ?? memoryJournal()).begin();
   } catch (error) {
-    throw new ApplyError(
-      `refusing to apply the reply: ${messageOf(error)}`,
-      "",
-      [],
-      { cause: error },
-    );
+    throw refusal(error, "");
   }
+}
+
+/** The error for a journal that could not record the apply (`tail` ends the message). */
+function refusal(error: unknown, tail: string): ApplyError {
+  return new ApplyError(`refusing to apply the reply: ${messageOf(error)}${tail}`, "", [], {
+    cause: error,
+  });
 }
 
 /**
@@ -220,12 +215,7 @@ async function runApply(
     });
   } catch (error) {
     await recorder.discard();
-    throw new ApplyError(
-      `refusing to apply the reply: ${messageOf(error)}; nothing was changed`,
-      "",
-      [],
-      { cause: error },
-    );
+    throw refusal(error, "; nothing was changed");
   }
 
   try {
@@ -246,9 +236,8 @@ async function runApply(
   const warnings = planned.filter((change) => change.kind === "none").map((change) =>
     `"${change.operation.path}" was to be deleted but does not exist; nothing to delete`
   );
-  const changes: AppliedChange[] = [];
-  for (const change of planned) {
-    if (change.kind !== "none") changes.push({ path: change.operation.path, kind: change.kind });
-  }
+  const changes = planned.flatMap(({ operation, kind }) =>
+    kind === "none" ? [] : [{ path: operation.path, kind }]
+  );
   return { changes, warnings };
 }

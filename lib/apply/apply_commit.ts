@@ -18,10 +18,7 @@ import {
 import type { FileState, PostState } from "./journal_schema.ts";
 
 /** Carries out one change, after checking its folder, its temporary file and its path again. */
-export async function commitChange(
-  run: ApplyRun,
-  change: PlannedChange,
-): Promise<void> {
+export async function commitChange(run: ApplyRun, change: PlannedChange): Promise<void> {
   if (change.kind === "none") return;
   const { path } = change.operation;
   // The folder's real path, then the identity of the file in it (temporary, or deleted).
@@ -56,10 +53,7 @@ export async function commitChange(
 }
 
 /** Checks that `change`'s path holds what the plan expects (nothing, or the same regular file). */
-async function checkExpected(
-  run: ApplyRun,
-  change: PlannedChange,
-): Promise<void> {
+async function checkExpected(run: ApplyRun, change: PlannedChange): Promise<void> {
   const { path } = change.operation;
   const info = await run.lstat(path);
   const expected = change.expected;

@@ -64,12 +64,7 @@ async function planOne(
   const { expected } = planned;
   if (operation.kind === "delete") {
     state.set(path, { expected: { kind: "missing" }, mode: undefined });
-    return {
-      operation,
-      folder,
-      kind: expected.kind === "missing" ? "none" : "deleted",
-      expected,
-    };
+    return { operation, folder, kind: expected.kind === "missing" ? "none" : "deleted", expected };
   }
   const name = path.slice(folder === "" ? 0 : folder.length + 1);
   const temporary = run.temporaryName?.(path) ??
@@ -119,11 +114,7 @@ async function readOriginal(
  *
  * @throws {FileStepError} on a link, or (with `create`) a file where a folder must be.
  */
-async function planFolder(
-  run: ApplyRun,
-  folder: string,
-  create: boolean,
-): Promise<boolean> {
+async function planFolder(run: ApplyRun, folder: string, create: boolean): Promise<boolean> {
   if (run.folders.has(folder)) return true;
   const segments = folder.split("/");
   for (let depth = 1; depth <= segments.length; depth++) {

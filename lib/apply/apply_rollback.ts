@@ -38,10 +38,7 @@ const STRAY_WAIT_MS = 2_000;
  * from the journal's pre-images, and removes the folders made. Never
  * throws: returns the paths that could not be restored.
  */
-export async function rollBack(
-  run: ApplyRun,
-  recorder: ApplyRecorder,
-): Promise<RollbackFailure[]> {
+export async function rollBack(run: ApplyRun, recorder: ApplyRecorder): Promise<RollbackFailure[]> {
   // Temporaries first: one left in a folder this reply created would keep that folder.
   const strays = await removeTemporaries(run);
   const failures: RollbackFailure[] = [];

@@ -15,10 +15,7 @@ import { countLines } from "../text/diff.ts";
 import { type ApplyRun, EncodeBuffer, type PlannedChange, sameFile } from "./apply_state.ts";
 
 /** Makes the planned folders from the top, each checked right after it is made. */
-export async function makeFolders(
-  run: ApplyRun,
-  changes: readonly PlannedChange[],
-): Promise<void> {
+export async function makeFolders(run: ApplyRun, changes: readonly PlannedChange[]): Promise<void> {
   for (const folder of run.toCreate) {
     run.culprit = changes.find((change) =>
       change.folder === folder || change.folder.startsWith(`${folder}/`)
@@ -73,9 +70,7 @@ export async function writeTemporaries(
       }
     }
   };
-  await Promise.all(
-    Array.from({ length: Math.min(run.parallelism, writes.length) }, worker),
-  );
+  await Promise.all(Array.from({ length: Math.min(run.parallelism, writes.length) }, worker));
   if (failure !== undefined) throw failure.error;
 }
 

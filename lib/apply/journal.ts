@@ -5,7 +5,6 @@
  * @module
  */
 
-import { messageOf } from "../errors/errors.ts";
 import { under } from "../file_system/file_system.ts";
 import {
   type ApplyJournal,
@@ -18,6 +17,7 @@ import {
   type FileState,
   JOURNAL_DIR,
   JournalError,
+  journalFailure,
   NEXT_RUN_FILE,
   type PreImage,
   RUN_FILE,
@@ -25,6 +25,7 @@ import {
   RunSchema,
 } from "./journal_schema.ts";
 import {
+  completedOf,
   inspect,
   journalDir,
   listNames,
@@ -112,10 +113,10 @@ export class RunJournal implements ApplyJournal {
     if (inspect(dir)?.isDirectory !== true) return kept;
     const names = new Set(listNamesQuietly(dir));
     if (!names.has(RUN_FILE)) return kept;
-    let run = await parseJson(dir, RUN_FILE, RunSchema) as RunHeader;
+    let run = await parseJson(dir, RUN_FILE, RunSchema);
     // A run whose header could not be renamed yet is still `next-run.json` (the run all the same).
     if (run.id !== header.id && this.#pending && names.has(NEXT_RUN_FILE)) {
-      run = await parseJson(dir, NEXT_RUN_FILE, RunSchema) as RunHeader;
+      run = await parseJson(dir, NEXT_RUN_FILE, RunSchema);
     }
     if (run.id !== header.id) return kept;
     for (const { n } of this.#completed) {
@@ -132,10 +133,10 @@ export class RunJournal implements ApplyJournal {
       if (this.#header === undefined) await this.#startRun(dir);
     } catch (error) {
       if (error instanceof JournalError) throw error;
-      throw new JournalError(
-        `cannot keep the apply journal in ${JOURNAL_DIR}/: ${messageOf(error)}; nothing was ` +
-          "changed",
-        { cause: error },
+      throw journalFailure(
+        `cannot keep the apply journal in ${JOURNAL_DIR}/`,
+        error,
+        "; nothing was changed",
       );
     }
     const n = this.#next++;
@@ -167,12 +168,8 @@ export class RunJournal implements ApplyJournal {
       stored = { ...stored, unrenamed: false };
     }
     const previous = stored.run;
-    const undoable = previous !== undefined && previous.undoneAt === undefined &&
-      stored.applies.some((apply) => apply.done !== undefined && apply.record.run === previous.id);
-    if (undoable) {
-      const kept = stored.applies.filter((apply) =>
-        apply.done !== undefined && apply.record.run === previous.id
-      );
+    const kept = previous?.undoneAt === undefined ? completedOf(stored, previous) : [];
+    if (kept.length > 0) {
       tidyJournal({ ...stored, pending: undefined, applies: kept }, previous);
       this.#next = Math.max(0, ...[...listNames(dir)].map(applyNumber)) + 1;
       this.#first = this.#next;

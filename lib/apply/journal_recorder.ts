@@ -6,7 +6,6 @@
  * @module
  */
 
-import { messageOf } from "../errors/errors.ts";
 import { READ_LIMITS } from "../file_system/read_limits.ts";
 import { AtomicFileWriter } from "../file_system/write_atomically.ts";
 import {
@@ -16,6 +15,7 @@ import {
   type IntendedState,
   JOURNAL_DIR,
   JournalError,
+  journalFailure,
   type PostState,
   type PreImage,
   type RunHeader,
@@ -133,12 +133,6 @@ interface RunMemory {
 
 /** Records one apply in the journal folder. */
 export class DiskRecorder implements ApplyRecorder {
-  readonly #dir: string;
-  readonly #run: RunHeader;
-  readonly #n: number;
-  readonly #logDir: string | undefined;
-  readonly #memory: RunMemory;
-  readonly #kind: "reply" | "undo";
   readonly #files: ReturnType<typeof applyFiles>;
   /** The pre-images' bytes, streamed to temporary files renamed into place at commit. */
   readonly #packs: Record<"first" | "again", AtomicFileWriter>;
@@ -150,19 +144,13 @@ export class DiskRecorder implements ApplyRecorder {
 
   /** The recorder of apply `n` of `run` in the journal folder `dir`; nothing is written yet. */
   constructor(
-    dir: string,
-    run: RunHeader,
-    n: number,
-    logDir: string | undefined,
-    kind: "reply" | "undo",
-    memory: RunMemory,
+    private readonly dir: string,
+    private readonly run: RunHeader,
+    private readonly n: number,
+    private readonly logDir: string | undefined,
+    private readonly kind: "reply" | "undo",
+    private readonly memory: RunMemory,
   ) {
-    this.#dir = dir;
-    this.#run = run;
-    this.#n = n;
-    this.#logDir = logDir;
-    this.#memory = memory;
-    this.#kind = kind;
     this.identity = { run: run.id, n };
     this.#files = applyFiles(n);
     this.#packs = {
@@ -172,50 +160,46 @@ export class DiskRecorder implements ApplyRecorder {
   }
 
   add(path: string, before: PreImage): Promise<void> {
-    if (this.#recorded.has(path)) return Promise.resolve();
+    return new Promise((resolve) => resolve(this.#add(path, before)));
+  }
+
+  #add(path: string, before: PreImage): void {
+    if (this.#recorded.has(path)) return;
     this.#recorded.add(path);
     if (before === null) {
       this.#entries.push({ path, before: null });
-      return Promise.resolve();
+      return;
     }
-    const pack = this.#kind === "undo" || this.#memory.touched.has(path) ? "again" : "first";
-    const writer = this.#packs[pack];
-    const offset = writer.size;
-    if (offset + before.data.length > READ_LIMITS.journalPack.bytes) {
-      return Promise.reject(
-        new JournalError(
-          `the reply replaces or deletes more than ${
-            READ_LIMITS.journalPack.bytes / (1024 * 1024)
-          } MiB of files, more than code-commit keeps copies of in its journal; nothing was ` +
-            "changed: ask for a smaller change",
-        ),
+    const pack = this.kind === "undo" || this.memory.touched.has(path) ? "again" : "first";
+    const offset = this.#packs[pack].size;
+    const size = before.data.length;
+    if (offset + size > READ_LIMITS.journalPack.bytes) {
+      throw new JournalError(
+        `the reply replaces or deletes more than ${
+          READ_LIMITS.journalPack.bytes / (1024 * 1024)
+        } MiB of files, more than code-commit keeps copies of in its journal; nothing was ` +
+          "changed: ask for a smaller change",
       );
     }
     try {
-      writer.append(before.data);
+      this.#packs[pack].append(before.data);
     } catch (error) {
       // Named by its pack: a write past the file size limit fails there (File too large).
-      return Promise.reject(
-        new JournalError(
-          `cannot record what the reply's paths hold in ${JOURNAL_DIR}/${this.#files[pack]}: ${
-            messageOf(error)
-          }`,
-          { cause: error },
-        ),
+      throw journalFailure(
+        `cannot record what the reply's paths hold in ${JOURNAL_DIR}/${this.#files[pack]}`,
+        error,
       );
     }
-    const size = before.data.length;
     this.#entries.push({ path, before: { mode: before.mode, size, pack, offset } });
-    return Promise.resolve();
   }
 
   async commit(plan: ApplyPlanRecord): Promise<void> {
     const record: ApplyRecord = {
       version: 1,
-      run: this.#run.id,
-      apply: this.#n,
-      kind: this.#kind,
-      ...(this.#logDir === undefined ? {} : { logDir: this.#logDir }),
+      run: this.run.id,
+      apply: this.n,
+      kind: this.kind,
+      ...(this.logDir === undefined ? {} : { logDir: this.logDir }),
       entries: this.#entries.map((entry) => ({
         ...entry,
         intended: [...plan.intended.get(entry.path) ?? []],
@@ -225,57 +209,61 @@ export class DiskRecorder implements ApplyRecorder {
     };
     try {
       // A mark left by a forgotten apply of the same number would make this one look complete.
-      const done = `${this.#dir}/${this.#files.done}`;
+      const done = `${this.dir}/${this.#files.done}`;
       removeQuietly(done);
       if (inspect(done) !== undefined) throw new Error(`cannot remove the old ${done}`);
       this.#packs.first.commit();
       this.#packs.again.commit();
       // Synced, and the folder after it: the packs' renames and the record survive a power cut.
-      await writeJson(this.#dir, this.#files.record, record, true);
+      await writeJson(this.dir, this.#files.record, record, true);
       this.#committed = true;
     } catch (error) {
       this.#abandonPacks();
-      removeQuietly(`${this.#dir}/${this.#files.record}`);
-      throw this.#failure("write the apply journal", error);
+      removeQuietly(`${this.dir}/${this.#files.record}`);
+      throw journalFailure(`cannot write the apply journal in ${JOURNAL_DIR}/`, error);
     }
   }
 
-  preImage(path: string): Promise<PreImage | undefined> {
+  async preImage(path: string): Promise<PreImage | undefined> {
     const entry = this.#entries.find((candidate) => candidate.path === path);
-    if (entry === undefined) return Promise.resolve(undefined);
-    return readPreImage(this.#dir, this.#n, entry.before, this.#read);
+    return entry && await readPreImage(this.dir, this.n, entry.before, this.#read);
   }
 
   async complete(post: readonly PostState[]): Promise<void> {
     const done: DoneRecord = {
       version: 1,
-      run: this.#run.id,
-      apply: this.#n,
+      run: this.run.id,
+      apply: this.n,
       post: post.map((state) => ({ path: state.path, after: state.after })),
     };
-    const mark = `${this.#dir}/${this.#files.done}`;
+    const mark = `${this.dir}/${this.#files.done}`;
     try {
-      await writeJson(this.#dir, this.#files.done, done, this.#memory.pending?.() === true);
+      await writeJson(this.dir, this.#files.done, done, this.memory.pending?.() === true);
     } catch (error) {
       // A mark whose folder could not be synced is taken back, so the rollback that follows is
       // recorded as incomplete; one that stays makes the apply complete: the journal never
       // says complete of an apply rolled back halfway.
       removeQuietly(mark);
-      if (!present(mark)) throw this.#failure("mark the apply complete in the journal", error);
+      if (!present(mark)) {
+        throw journalFailure(
+          `cannot mark the apply complete in the journal in ${JOURNAL_DIR}/`,
+          error,
+        );
+      }
     }
     try {
-      this.#memory.onComplete?.();
+      this.memory.onComplete?.();
     } catch {
       // The mark is on disk, so the apply is complete: a pending header not renamed yet is
       // read as the run (readJournal), and the next start renames it.
     }
-    removeQuietly(`${this.#dir}/${this.#files.again}`);
-    for (const entry of this.#entries) this.#memory.touched.add(entry.path);
-    this.#memory.completed.push({ n: this.#n, entries: this.#entries, post: done.post });
+    removeQuietly(`${this.dir}/${this.#files.again}`);
+    for (const entry of this.#entries) this.memory.touched.add(entry.path);
+    this.memory.completed.push({ n: this.n, entries: this.#entries, post: done.post });
   }
 
   discard(): Promise<void> {
-    if (this.#committed) forgetApply(this.#dir, this.#n);
+    if (this.#committed) forgetApply(this.dir, this.n);
     this.#abandonPacks();
     return Promise.resolve();
   }
@@ -284,14 +272,8 @@ export class DiskRecorder implements ApplyRecorder {
   #abandonPacks(): void {
     for (const pack of ["first", "again"] as const) {
       this.#packs[pack].abandon();
-      removeQuietly(`${this.#dir}/${this.#files[pack]}`);
+      removeQuietly(`${this.dir}/${this.#files[pack]}`);
     }
-  }
-
-  #failure(what: string, error: unknown): JournalError {
-    return new JournalError(`cannot ${what} in ${JOURNAL_DIR}/: ${messageOf(error)}`, {
-      cause: error,
-    });
   }
 }
 

@@ -18,7 +18,7 @@
  */
 
 import { z } from "zod";
-import { CodeCommitError, EXIT } from "../errors/errors.ts";
+import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { isTemporaryName } from "../file_system/temporary_name.ts";
 import { checkPathSyntax } from "../guard/path_syntax.ts";
 import { protectedRulesFor } from "../guard/protected_paths.ts";
@@ -152,4 +152,9 @@ export class JournalError extends CodeCommitError {
     super(message, EXIT.setup, options);
     this.name = "JournalError";
   }
+}
+
+/** The {@link JournalError} saying `what` failed, the system's reason, then `tail`. */
+export function journalFailure(what: string, error: unknown, tail = ""): JournalError {
+  return new JournalError(`${what}: ${messageOf(error)}${tail}`, { cause: error });
 }

@@ -6,7 +6,6 @@
  */
 
 import type { z } from "zod";
-import { messageOf } from "../errors/errors.ts";
 import { readBounded } from "../file_system/bounded_read.ts";
 import { denoFileSystem, under } from "../file_system/file_system.ts";
 import { READ_LIMITS, type ReadLimit } from "../file_system/read_limits.ts";
@@ -20,6 +19,7 @@ import {
   DoneSchema,
   JOURNAL_DIR,
   JournalError,
+  journalFailure,
   NEXT_RUN_FILE,
   type PreImage,
   RecordHeaderSchema,
@@ -47,6 +47,11 @@ export interface StoredJournal {
   readonly unrenamed?: boolean;
   /** The applies of both runs (each record names its run), oldest first. */
   readonly applies: readonly StoredApply[];
+}
+
+/** The completed applies of `run` (none when undefined). Never throws. */
+export function completedOf(stored: StoredJournal, run: RunHeader | undefined): StoredApply[] {
+  return stored.applies.filter((apply) => apply.done !== undefined && apply.record.run === run?.id);
 }
 
 /** The journal's folder under `root`. Never throws. */
@@ -189,10 +194,7 @@ export async function markUndone(stored: StoredJournal, run: RunHeader, at: Date
   try {
     await writeJson(stored.dir, RUN_FILE, { ...run, undoneAt: at.toISOString() });
   } catch (error) {
-    throw new JournalError(
-      `cannot mark the run undone in ${JOURNAL_DIR}/: ${messageOf(error)}`,
-      { cause: error },
-    );
+    throw journalFailure(`cannot mark the run undone in ${JOURNAL_DIR}/`, error);
   }
   for (const apply of stored.applies) {
     if (apply.record.run === run.id) forgetApply(stored.dir, apply.n);
@@ -215,7 +217,7 @@ export function inspect(path: string): Deno.FileInfo | undefined {
   try {
     return lstatSyncOrUndefined(path);
   } catch (error) {
-    throw new JournalError(`cannot inspect ${JOURNAL_DIR}: ${messageOf(error)}`, { cause: error });
+    throw journalFailure(`cannot inspect ${JOURNAL_DIR}`, error);
   }
 }
 
@@ -224,14 +226,14 @@ export function listNames(dir: string): Set<string> {
   try {
     return new Set([...Deno.readDirSync(dir)].map((entry) => entry.name));
   } catch (error) {
-    throw new JournalError(`cannot list ${JOURNAL_DIR}: ${messageOf(error)}`, { cause: error });
+    throw journalFailure(`cannot list ${JOURNAL_DIR}`, error);
   }
 }
 
 /** The names in the folder `dir`; none when it cannot be listed. Never throws. */
 export function listNamesQuietly(dir: string): string[] {
   try {
-    return [...Deno.readDirSync(dir)].map((entry) => entry.name);
+    return [...listNames(dir)];
   } catch {
     return [];
   }
@@ -255,10 +257,7 @@ async function readFileChecked(dir: string, name: string, limit: ReadLimit): Pro
     if (bytes === undefined) throw new Deno.errors.NotFound("it is gone");
     return bytes;
   } catch (error) {
-    throw new JournalError(
-      `cannot read ${JOURNAL_DIR}/${name}: ${messageOf(error)}`,
-      { cause: error },
-    );
+    throw journalFailure(`cannot read ${JOURNAL_DIR}/${name}`, error);
   }
 }
 

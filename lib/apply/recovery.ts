@@ -28,10 +28,12 @@ import { memoryJournal } from "./journal_recorder.ts";
 import {
   type IntendedState,
   JournalError,
+  journalFailure,
   NEXT_RUN_FILE,
   type PreImage,
 } from "./journal_schema.ts";
 import {
+  completedOf,
   forgetApply,
   markUndone,
   promotePending,
@@ -75,9 +77,7 @@ export async function recoverFirst(
     // The journal now holds the completed applies alone (the others were forgotten above),
     // of its run only (a pending run with none completed is dropped), none once undone.
     const run = settled.run;
-    const kept = run === undefined || run.undoneAt !== undefined ? [] : settled.applies.filter(
-      (apply) => apply.done !== undefined && apply.record.run === run.id,
-    );
+    const kept = run?.undoneAt === undefined ? completedOf(settled, run) : [];
     tidyJournal({ ...settled, pending: undefined, applies: kept }, run);
   }
   if (incomplete.length > 0) {
@@ -107,10 +107,10 @@ function settleRuns(stored: StoredJournal): StoredJournal {
     try {
       promotePending(stored.dir);
     } catch (error) {
-      throw new JournalError(
-        `cannot finish recording the last run in agent-config/journal/: ${messageOf(error)}; ` +
-          "make the disk writable, then run code-commit again",
-        { cause: error },
+      throw journalFailure(
+        "cannot finish recording the last run in agent-config/journal/",
+        error,
+        "; make the disk writable, then run code-commit again",
       );
     }
     return { ...stored, unrenamed: false };
@@ -128,13 +128,11 @@ function settleRuns(stored: StoredJournal): StoredJournal {
 async function finishUndo(root: string, stored: StoredJournal): Promise<string | undefined> {
   const run = stored.run;
   if (run === undefined || run.undoneAt !== undefined) return undefined;
-  const ofRun = stored.applies.filter((apply) => apply.record.run === run.id && apply.done);
-  if (!ofRun.some((apply) => apply.record.kind === "undo")) return undefined;
+  if (!completedOf(stored, run).some((apply) => apply.record.kind === "undo")) return undefined;
   // The folders are in the records of the run's replies, read whole now.
   const whole = await readJournal(root);
   const folders: string[] = [];
-  for (const apply of whole.applies) {
-    if (apply.record.run !== run.id || apply.done === undefined) continue;
+  for (const apply of completedOf(whole, run)) {
     if (apply.record.kind !== "reply") continue;
     for (const folder of apply.record.folders) if (!folders.includes(folder)) folders.push(folder);
   }

@@ -18,7 +18,13 @@ import { type ApplyOperation, applyOperations } from "./apply.ts";
 import { contentHash } from "./content_hash.ts";
 import { undoRecorder } from "./journal_recorder.ts";
 import { type FileState, type PreImage, type RunHeader } from "./journal_schema.ts";
-import { markUndone, readJournal, readPreImage, type StoredJournal } from "./journal_store.ts";
+import {
+  completedOf,
+  markUndone,
+  readJournal,
+  readPreImage,
+  type StoredJournal,
+} from "./journal_store.ts";
 
 /** One path the run changed: what it held before the run, and what the run left there. */
 interface UndoPath {
@@ -77,9 +83,7 @@ export async function planUndo(root: string): Promise<UndoPlan> {
         "agent-config/journal/, holds none)",
     };
   }
-  const completed = stored.applies.filter((apply) =>
-    apply.done !== undefined && apply.record.run === run.id
-  );
+  const completed = completedOf(stored, run);
   const runDescription = `the most recent run that changed files (${run.workflow}, started ${
     formatUtc(run.startedAt)
   })`;
