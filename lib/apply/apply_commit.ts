@@ -15,7 +15,7 @@ import {
   refuseNonFile,
   sameFile,
 } from "./apply_state.ts";
-import type { FileState, PostState } from "./journal_schema.ts";
+import type { FileState, PostState } from "./journal_store.ts";
 
 /** Carries out one change, after checking its folder, its temporary file and its path again. */
 export async function commitChange(run: ApplyRun, change: PlannedChange): Promise<void> {

@@ -15,7 +15,7 @@ import type { ApplyOperation } from "./apply.ts";
 import { type ApplyRun, type Expected, type PlannedChange, refuseNonFile } from "./apply_state.ts";
 import { contentHash } from "./content_hash.ts";
 import type { ApplyRecorder } from "./journal_recorder.ts";
-import type { IntendedState } from "./journal_schema.ts";
+import type { IntendedState } from "./journal_store.ts";
 
 /** What a path holds after the operations planned so far (its mode, where known). */
 interface Planned {

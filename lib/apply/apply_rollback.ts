@@ -1,14 +1,9 @@
 /**
- * The rollback of an apply that failed: its temporary files are removed,
- * every change made is undone from the journal's pre-images, newest first,
- * and the folders made are removed.
- *
- * After a folder was found swapped, nothing is decided by absence: a file
- * the apply made counts as removed only once a removal of it succeeded, by
- * its unique name or once the file at its path is that very file (device
- * and inode); a name not found may only mean the look went elsewhere (the
- * folder was a link, or moved aside, at that moment), so the cleanup keeps
- * trying a while.
+ * The rollback of an apply that failed. After a folder was found swapped,
+ * nothing is decided by absence: a file the apply made counts as removed only
+ * once a removal of it succeeded (by its unique name, or once the file at its
+ * path is that very file); a name not found may only mean the look went
+ * elsewhere for a moment, so the cleanup keeps trying a while.
  *
  * @module
  */
@@ -21,7 +16,7 @@ import { FileStepError } from "../file_system/file_step_error.ts";
 import { removeIfPresent, writeAtomically } from "../file_system/write_atomically.ts";
 import { type ApplyRun, refuseNonFile, sameFile } from "./apply_state.ts";
 import type { ApplyRecorder } from "./journal_recorder.ts";
-import type { PreImage } from "./journal_schema.ts";
+import type { PreImage } from "./journal_store.ts";
 import { rollbackTemporary } from "./rollback_names.ts";
 
 /** A path that could not be restored, and why. */
@@ -98,10 +93,7 @@ export async function rollBack(run: ApplyRun, recorder: ApplyRecorder): Promise<
   return [...unique.values()];
 }
 
-/**
- * Calls `attempt` until it returns true or `ms` pass (it is called once
- * whatever `ms`); returns whether it did.
- */
+/** Calls `attempt` (at least once) until it returns true or `ms` pass; whether it did. */
 async function keepTrying(ms: number, attempt: () => Promise<boolean>): Promise<boolean> {
   const deadline = Date.now() + ms;
   for (let round = 0;; round++) {
@@ -111,11 +103,7 @@ async function keepTrying(ms: number, attempt: () => Promise<boolean>): Promise<
   }
 }
 
-/**
- * Runs `action`; after a folder was found swapped, a failure is tried again
- * for a while (a link in the way now may be gone in a moment). Throws the
- * last failure.
- */
+/** Runs `action`, after a swap again for a while on failure (a link may go); throws the last. */
 async function persist(run: ApplyRun, action: () => Promise<void>): Promise<void> {
   let failure: unknown;
   const done = await keepTrying(run.swapped ? STRAY_WAIT_MS : 0, async () => {
@@ -150,11 +138,10 @@ async function confirm(
 }
 
 /**
- * After a folder was found swapped, removes the file `created` a change put
- * where nothing was, through whatever `path` leads to now (a link too), once
- * the file there is that very file; keeps trying for {@link STRAY_WAIT_MS}.
+ * After a swap, removes the file `created` put where nothing was, through
+ * whatever `path` leads to now (a link too), once the file there is that file.
  *
- * @throws {FileStepError} when it was not found there in that time.
+ * @throws {FileStepError} when it was not found there in {@link STRAY_WAIT_MS}.
  */
 async function removeCreated(run: ApplyRun, path: string, created: FileIdentity): Promise<void> {
   const removed = await keepTrying(STRAY_WAIT_MS, async () => {
@@ -217,12 +204,10 @@ async function restore(run: ApplyRun, path: string, before: PreImage): Promise<v
 }
 
 /**
- * Removes every temporary file this apply made and did not rename (but
- * those in `skip`), by the exact name it was made with, through whatever
- * path reaches it now (no one else made that name); returns those that
- * could not be removed. After a folder was found swapped, it keeps trying
- * until {@link STRAY_WAIT_MS} pass without one removed; otherwise it makes
- * one pass (a disk that refuses a removal now will refuse it in a moment).
+ * Removes every temporary file left (but those in `skip`) by its exact name,
+ * through whatever path reaches it now (no one else made that name); returns
+ * those it could not. After a swap it keeps trying until {@link STRAY_WAIT_MS}
+ * pass without one removed; otherwise one pass (a refusing disk keeps refusing).
  */
 async function removeTemporaries(
   run: ApplyRun,
@@ -258,10 +243,7 @@ async function removeTemporaries(
   }));
 }
 
-/**
- * Removes the temporary file `temporary` when the file there is the one
- * made (its identity, where known); true once removed, false while not found.
- */
+/** Removes `temporary` when the file there is the one made; false while it is not found. */
 async function removeMade(run: ApplyRun, temporary: string): Promise<boolean> {
   const info = await run.lstat(temporary);
   if (info === null || !info.isFile) return false;

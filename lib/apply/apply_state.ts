@@ -11,7 +11,7 @@ import { isMissing } from "../file_system/lstat.ts";
 import { lstatStep } from "../file_system/real_folders.ts";
 import { FileStepError, step } from "../file_system/file_step_error.ts";
 import type { AppliedChange, ApplyOperation } from "./apply.ts";
-import type { FileState } from "./journal_schema.ts";
+import type { FileState } from "./journal_store.ts";
 import type { ApplyRecorder } from "./journal_recorder.ts";
 
 /**
@@ -91,19 +91,16 @@ export class SwapError extends FileStepError {
 export class ApplyRun {
   /** The folders checked or planned, by relative path (`""` is the root, trusted). */
   readonly folders = new Map<string, FolderState>([["", { kind: "real" }]]);
-  /** Folders to make, from the top. */
+  /** Folders to make, from the top, and those made. */
   readonly toCreate: string[] = [];
-  /** Folders this apply made, in the order made. */
   readonly created: string[] = [];
-  /** Temporary files made and not yet renamed or removed. */
+  /** Temporary files made and not yet renamed or removed, and their identities (`fstat`). */
   readonly temporaries = new Set<string>();
-  /** The identity of each temporary file made, where Deno could tell it (`fstat`). */
   readonly identities = new Map<string, FileIdentity>();
   /** The buffer a text is encoded into to hash it as the apply is planned. */
   readonly scratch = new EncodeBuffer();
   /** Folders this apply made that landed elsewhere than checked (a swapped folder). */
   readonly strays = new Set<string>();
-  /** The changes made, in order. */
   readonly done: PlannedChange[] = [];
   /** The change being carried out, named when something fails. */
   culprit: PlannedChange | undefined;
@@ -187,7 +184,7 @@ export class ApplyRun {
   }
 }
 
-/** The operating system's error inside a `FileStepError` (its cause), or `error` itself. */
+/** The system's error inside a `FileStepError`, or `error` itself. */
 function causeOf(error: unknown): unknown {
   return error instanceof FileStepError && error.cause !== undefined ? error.cause : error;
 }
@@ -205,7 +202,7 @@ function sameFolder(info: EntryInfo, known: { dev?: number; ino?: number | null 
   return info.ino === known.ino && info.dev === known.dev;
 }
 
-/** Whether the plan knows the inode of the file it expects (to check it is the same one). */
+/** Whether the plan knows the inode of the file it expects. */
 export function knownIno(expected: Expected): boolean {
   return expected.kind === "file" && isKnown(expected.ino);
 }

@@ -1,5 +1,5 @@
 /**
- * The journal of one run (format: `journal_schema.ts`): its first apply
+ * The journal of one run (format: `journal_store.ts`): its first apply
  * starts the run's record, each apply is recorded by a `DiskRecorder`.
  *
  * @module
@@ -14,27 +14,25 @@ import {
 } from "./journal_recorder.ts";
 import {
   applyFiles,
+  completedOf,
   type FileState,
+  inspect,
   JOURNAL_DIR,
+  journalDir,
   JournalError,
   journalFailure,
-  NEXT_RUN_FILE,
-  type PreImage,
-  RUN_FILE,
-  type RunHeader,
-  RunSchema,
-} from "./journal_schema.ts";
-import {
-  completedOf,
-  inspect,
-  journalDir,
   listNames,
   listNamesQuietly,
+  NEXT_RUN_FILE,
   parseJson,
+  type PreImage,
   promotePending,
   readJournal,
   readPreImage,
   removeQuietly,
+  RUN_FILE,
+  type RunHeader,
+  RunSchema,
   tidyJournal,
   writeJson,
 } from "./journal_store.ts";
@@ -53,9 +51,7 @@ export class RunJournal implements ApplyJournal {
   #first = 1;
   /** Whether this run's header is the pending one (no apply of it complete yet). */
   #pending = false;
-  /** Paths changed by a completed apply of this run: a later apply records them as `again`. */
   readonly #touched = new Set<string>();
-  /** This run's completed applies, as this process recorded them (oldest first). */
   readonly #completed: CompletedApply[] = [];
   /** The log folder the next applies belong to. */
   logDir: string | undefined;
@@ -102,12 +98,7 @@ export class RunJournal implements ApplyJournal {
     return changes;
   }
 
-  /**
-   * The numbers of this run's completed applies whose record and mark `dir`
-   * still holds, while its header is still this run's.
-   *
-   * @throws {JournalError} when the header cannot be read.
-   */
+  /** This run's completed applies `dir` still holds, while its header is still this run's. */
   async #stillRecorded(dir: string, header: RunHeader): Promise<Set<number>> {
     const kept = new Set<number>();
     if (inspect(dir)?.isDirectory !== true) return kept;
@@ -183,12 +174,7 @@ export class RunJournal implements ApplyJournal {
     this.#header = header;
   }
 
-  /**
-   * Once this run's first apply is complete, its header becomes `run.json`
-   * and the previous run's files go.
-   *
-   * @throws the file system's error when the header cannot be renamed.
-   */
+  /** Once this run's first apply is complete: its header becomes `run.json`, the old files go. */
   #promote(dir: string): void {
     if (!this.#pending) return;
     promotePending(dir);

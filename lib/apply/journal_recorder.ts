@@ -1,7 +1,6 @@
 /**
- * The recording of one apply: what the applier asks of a journal, a journal
- * in memory, and the recorder that writes one apply's packs, record and
- * mark to the journal folder.
+ * The recording of one apply: in memory, or as packs, record and mark in the
+ * journal folder.
  *
  * @module
  */
@@ -12,33 +11,28 @@ import {
   applyFiles,
   type ApplyRecord,
   type DoneRecord,
+  forgetApply,
+  inspect,
   type IntendedState,
   JOURNAL_DIR,
   JournalError,
   journalFailure,
   type PostState,
   type PreImage,
-  type RunHeader,
-} from "./journal_schema.ts";
-import {
-  forgetApply,
-  inspect,
   readPreImage,
   removeQuietly,
+  type RunHeader,
   type StoredJournal,
   writeJson,
 } from "./journal_store.ts";
 
-/** What an apply is about to do besides the paths' pre-images. */
+/**
+ * What an apply is about to do besides the pre-images: the folders it will
+ * make (from the top), its temporary files, and each path's intended states.
+ */
 export interface ApplyPlanRecord {
-  /** The folders it will create, from the top (relative). */
   readonly folders: readonly string[];
-  /** Every temporary file it may create (relative). */
   readonly temporaries: readonly string[];
-  /**
-   * Each path's states in the order its operations leave them: recovery
-   * takes these and the pre-image as states the apply itself could have left.
-   */
   readonly intended: ReadonlyMap<string, readonly IntendedState[]>;
 }
 
@@ -50,22 +44,13 @@ export interface ApplyPlanRecord {
 export interface ApplyRecorder {
   /** The run and number of the apply on disk: the rollback's temporary names come from them. */
   readonly identity?: { readonly run: string; readonly n: number };
-  /** Keeps what `path` holds now (`null`: nothing). Each path once. */
+  /** Keeps what `path` holds now (`null`: nothing), once per path. */
   add(path: string, before: PreImage): Promise<void>;
-  /**
-   * Writes the record and syncs it: from then on the apply is rolled back
-   * even if the process dies.
-   *
-   * @throws {CodeCommitError} when the record cannot be written.
-   */
+  /** Writes and syncs the record: from then on even a killed apply is rolled back. */
   commit(plan: ApplyPlanRecord): Promise<void>;
   /** What `path` held before the apply; `undefined` when it was not recorded. */
   preImage(path: string): Promise<PreImage | undefined>;
-  /**
-   * Records the state the complete apply left each path in.
-   *
-   * @throws {CodeCommitError} when the mark cannot be written.
-   */
+  /** Records the state the complete apply left each path in. */
   complete(post: readonly PostState[]): Promise<void>;
   /** The apply was rolled back whole: forgets it. Never throws. */
   discard(): Promise<void>;
@@ -73,11 +58,7 @@ export interface ApplyRecorder {
 
 /** Where applies are recorded before they write. */
 export interface ApplyJournal {
-  /**
-   * Starts the record of one apply.
-   *
-   * @throws {CodeCommitError} when the journal cannot be opened.
-   */
+  /** Starts the record of one apply; throws a `CodeCommitError` when it cannot. */
   begin(): Promise<ApplyRecorder>;
 }
 
@@ -119,15 +100,15 @@ export interface CompletedApply {
   readonly post: readonly PostState[];
 }
 
-/** What a run's recorders add to once their apply completes. */
+/**
+ * What a run's recorders add to once their apply completes: the paths changed
+ * (a later apply records them as `again`), the applies; whether the run is
+ * pending (its mark is then synced), and what to call once the mark is on disk.
+ */
 interface RunMemory {
-  /** The paths changed (a later apply records them as `again`). */
   readonly touched: Set<string>;
-  /** The completed applies, oldest first. */
   readonly completed: CompletedApply[];
-  /** Whether the run is pending (its first apply's mark must then be synced). */
   readonly pending?: () => boolean;
-  /** Called once an apply's mark is on disk; what it throws is ignored. */
   readonly onComplete?: () => void;
 }
 

@@ -23,19 +23,17 @@ import { nameSome } from "../text/change_list.ts";
 import { ApplyError, type ApplyOperation, applyOperations } from "./apply.ts";
 import { rollbackTemporary } from "./rollback_names.ts";
 import { contentHash } from "./content_hash.ts";
-import { type ChangedSince, describeChanges } from "./undo.ts";
+import { type ChangedSince, describeChanges, restoreOperation } from "./undo.ts";
 import { memoryJournal } from "./journal_recorder.ts";
-import {
-  type IntendedState,
-  JournalError,
-  journalFailure,
-  NEXT_RUN_FILE,
-  type PreImage,
-} from "./journal_schema.ts";
 import {
   completedOf,
   forgetApply,
+  type IntendedState,
+  JournalError,
+  journalFailure,
   markUndone,
+  NEXT_RUN_FILE,
+  type PreImage,
   promotePending,
   readJournal,
   readPreImage,
@@ -188,16 +186,10 @@ async function rollBack(
     const now = await currentState(root, entry.path, largest(before, intended));
     const how = changeSince(now, before, intended);
     if (how !== undefined) changed.push({ path: entry.path, how });
-    if (before === null) {
-      if (now !== null) operations.push({ kind: "delete", path: entry.path });
-    } else if (now === null || "other" in now || !sameContent(now, before)) {
-      operations.push({
-        kind: "write",
-        path: entry.path,
-        content: before.data,
-        ...(before.mode === null ? {} : { mode: before.mode }),
-      });
-    }
+    const differs = before === null
+      ? now !== null
+      : now === null || "other" in now || !sameContent(now, before);
+    if (differs) operations.push(restoreOperation(entry.path, before));
   }
   if (changed.length > 0 && !force) {
     throw new JournalError(

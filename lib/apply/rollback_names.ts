@@ -1,9 +1,7 @@
 /**
- * The names of the temporary files a rollback writes pre-images through.
- * A rollback (in the process whose apply failed, or at the next start's
- * recovery) may itself be killed between creating a temporary file and
- * renaming it; its names are drawn from the apply's run, number and path,
- * not at random, so the next recovery knows them and removes them first.
+ * The temporary names a rollback writes pre-images through: drawn from the
+ * apply's run, number and path, so that the next recovery knows them and
+ * removes them first should the rollback be killed before its rename.
  *
  * @module
  */
@@ -14,12 +12,7 @@ import { contentHash } from "./content_hash.ts";
 
 const encoder = new TextEncoder();
 
-/**
- * The temporary file (relative to the root) through which a rollback of
- * apply `n` of run `run` restores `path`: a sibling of `path`, named like
- * every temporary file of code-commit, the same in every process. Never
- * throws.
- */
+/** The temporary sibling through which a rollback of apply `n` of `run` restores `path`. Never throws. */
 export function rollbackTemporary(run: string, n: number, path: string): string {
   const folder = parentFolder(path);
   const name = path.slice(folder === "" ? 0 : folder.length + 1);

@@ -17,12 +17,14 @@ import { plural } from "../text/plural.ts";
 import { type ApplyOperation, applyOperations } from "./apply.ts";
 import { contentHash } from "./content_hash.ts";
 import { undoRecorder } from "./journal_recorder.ts";
-import { type FileState, type PreImage, type RunHeader } from "./journal_schema.ts";
 import {
   completedOf,
+  type FileState,
   markUndone,
+  type PreImage,
   readJournal,
   readPreImage,
+  type RunHeader,
   type StoredJournal,
 } from "./journal_store.ts";
 
@@ -157,14 +159,7 @@ export async function runUndo(
       EXIT.setup,
     );
   }
-  const operations: ApplyOperation[] = plan.paths.map((entry) =>
-    entry.before === null ? { kind: "delete", path: entry.path } : {
-      kind: "write",
-      path: entry.path,
-      content: entry.before.data,
-      ...(entry.before.mode === null ? {} : { mode: entry.before.mode }),
-    }
-  );
+  const operations = plan.paths.map((entry) => restoreOperation(entry.path, entry.before));
   const restored: ChangedFile[] = [];
   for (const entry of plan.paths) {
     // Counted from the bytes, never decoded whole; a count that fails leaves the restore alone.
@@ -191,6 +186,17 @@ export async function runUndo(
     restored,
     overwritten: force ? plan.changedSince : [],
     foldersKept,
+  };
+}
+
+/** The operation that puts `before` back at `path` (its bytes and mode, or nothing). */
+export function restoreOperation(path: string, before: PreImage): ApplyOperation {
+  if (before === null) return { kind: "delete", path };
+  return {
+    kind: "write",
+    path,
+    content: before.data,
+    ...(before.mode !== null && { mode: before.mode }),
   };
 }
 

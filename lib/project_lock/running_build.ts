@@ -59,16 +59,9 @@ const START_SLACK_MS = 3_000;
  * {@link BUILD_RECORD_FILE}, before it starts and once it has. Never throws:
  * a record that cannot be written is no reason to stop this build.
  */
-export function trackBuilds(
-  root: string,
-  now: () => number = Date.now,
-  system: ProcessSystem = { list: listProcesses, kill: killAll },
-): BuildTracker {
+export function trackBuilds(root: string, now: () => number = Date.now): BuildTracker {
   const path = `${root}/${BUILD_RECORD_FILE}`;
-  const token = Array.from(
-    crypto.getRandomValues(new Uint8Array(16)),
-    (byte) => byte.toString(16).padStart(2, "0"),
-  ).join("");
+  const token = crypto.randomUUID().replaceAll("-", "");
   let record: BuildRecord = { token, recordedAt: now(), runner: Deno.pid };
   return {
     mark: { [BUILD_MARK]: token },
@@ -82,7 +75,7 @@ export function trackBuilds(
     },
     async ended() {
       try {
-        await endProcesses(record, system, now, false);
+        await endProcesses(record, SYSTEM, now, false);
       } catch {
         // `ps` failed (or is missing): the next start could not look either.
       }
@@ -99,16 +92,13 @@ function writeRecord(path: string, record: BuildRecord): void {
   const temporary = `${path}.${Deno.pid}.tmp`;
   try {
     removeQuietly(temporary);
-    const file = Deno.openSync(temporary, { write: true, createNew: true, mode: 0o600 });
-    try {
-      file.writeSync(new TextEncoder().encode(`${JSON.stringify(record)}\n`));
-    } finally {
-      file.close();
-    }
+    Deno.writeTextFileSync(temporary, `${JSON.stringify(record)}\n`, {
+      createNew: true,
+      mode: 0o600,
+    });
     Deno.renameSync(temporary, path);
   } catch {
-    removeQuietly(temporary);
-    // See trackBuilds.
+    removeQuietly(temporary); // see trackBuilds
   }
 }
 
@@ -125,6 +115,9 @@ export interface ProcessSystem {
   readonly list: (token: string) => Promise<ProcessRow[]>;
   readonly kill: (pids: readonly number[]) => Promise<void>;
 }
+
+/** The system's own `ps` and `kill`. */
+const SYSTEM: ProcessSystem = { list: listProcesses, kill: killAll };
 
 /**
  * Ends every process of the build `record` records ({@link buildProcesses};
@@ -163,7 +156,7 @@ async function endProcesses(
 export async function endLeftBuild(
   root: string,
   warn: (line: string) => void,
-  system: ProcessSystem = { list: listProcesses, kill: killAll },
+  system: ProcessSystem = SYSTEM,
   now: () => number = Date.now,
 ): Promise<void> {
   const path = `${root}/${BUILD_RECORD_FILE}`;
@@ -250,9 +243,6 @@ function readRecord(path: string): BuildRecord | "none" | "unreadable" {
 async function listProcesses(token: string): Promise<ProcessRow[]> {
   const { output } = await runSystemProgram("ps", {
     args: ["-e", "ww", "e", "-o", "pid=,sid=,etimes=,stat=,args="],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
     env: { LC_ALL: "C" },
   });
   if (!output.success) {
@@ -264,13 +254,8 @@ async function listProcesses(token: string): Promise<ProcessRow[]> {
     const match = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)(.*)$/s.exec(line);
     // A zombie has ended already; it only waits for a parent to collect it.
     if (match === null || match[4].startsWith("Z")) continue;
-    const environment = ` ${match[5]} `;
-    rows.push({
-      pid: Number(match[1]),
-      sid: Number(match[2]),
-      elapsed: Number(match[3]),
-      marked: environment.includes(` ${mark} `),
-    });
+    const [pid, sid, elapsed] = [1, 2, 3].map((i) => Number(match[i]));
+    rows.push({ pid, sid, elapsed, marked: ` ${match[5]} `.includes(` ${mark} `) });
   }
   return rows;
 }
@@ -279,7 +264,6 @@ async function listProcesses(token: string): Promise<ProcessRow[]> {
 async function killAll(pids: readonly number[]): Promise<void> {
   await runSystemProgram("kill", {
     args: ["-s", "KILL", "--", ...pids.map(String)],
-    stdin: "null",
     stdout: "null",
     stderr: "null",
   });

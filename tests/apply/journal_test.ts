@@ -8,8 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type ApplyFileSystem, applyOperations, denoFileSystem } from "../../lib/apply/apply.ts";
 import { RunJournal } from "../../lib/apply/journal.ts";
-import { JournalError } from "../../lib/apply/journal_schema.ts";
-import { markUndone, readJournal } from "../../lib/apply/journal_store.ts";
+import { JournalError, markUndone, readJournal } from "../../lib/apply/journal_store.ts";
 import { withProject } from "../support/project.ts";
 
 /** Where the journal lives, as docs/undo-and-recovery.md says. */
