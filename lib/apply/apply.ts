@@ -19,10 +19,9 @@ import { denoFileSystem, type EntryInfo, type FileSystem } from "../file_system/
 import { checkPathSyntax } from "../guard/path_syntax.ts";
 import { nameSome } from "../text/change_list.ts";
 import { plural } from "../text/plural.ts";
-import { commitChange, postStates } from "./apply_commit.ts";
 import { intendedStates, planChanges } from "./apply_plan.ts";
 import { rollBack, type RollbackFailure } from "./apply_rollback.ts";
-import { makeFolders, writeTemporaries } from "./apply_stage.ts";
+import { commitChange, makeFolders, postStates, writeTemporaries } from "./apply_stage.ts";
 import { ApplyRun, type PlannedChange } from "./apply_state.ts";
 import { type ApplyJournal, type ApplyRecorder, memoryJournal } from "./journal_recorder.ts";
 

@@ -1,21 +1,12 @@
 /**
- * The apply journal: its format on disk, in `agent-config/journal/` (ignored by
- * git, never writable by a reply, hidden from a contained build). Before an
- * apply writes anything, what each path held, the folders it will make and
- * its temporary files are recorded and synced; an apply without its
- * completion mark is rolled back by the next start (`recovery.ts`).
- *
- * Per apply `n`: `apply-<n>.first` / `.again` (the pre-images' bytes, back
- * to back: paths first touched by this run / touched again), `.record` (what
- * the apply is about to do, written last and synced), `.done` (the state it
- * left each path in, which `--undo` compares against). `run.json` names the
- * run the applies belong to; `next-run.json` is a new run whose first apply
- * has not completed yet (renamed over `run.json` once it has), so a run that
- * changes nothing leaves the previous run undoable. Only project files are
- * copied, never `agent-config/` (so never a key).
- *
- * This module holds the format (names, schemas) and reads, tidies and
- * writes the folder.
+ * The apply journal's format and folder, `agent-config/journal/` (never
+ * writable by a reply, hidden from a contained build). Per apply `n`:
+ * `apply-<n>.first` / `.again` (pre-images' bytes of paths first touched by
+ * the run / touched again), `.record` (what it is about to do, written last
+ * and synced before any write), `.done` (the state it left each path in).
+ * `run.json` names the run; `next-run.json` is a new run renamed over it once
+ * its first apply completes, so a run that changes nothing leaves the
+ * previous run undoable. Only project files are copied (so never a key).
  *
  * @module
  */
@@ -37,9 +28,9 @@ export const JOURNAL_DIR = "agent-config/journal";
 /** What a path held: its bytes and permission bits, or `null` when nothing was there. */
 export type PreImage = { readonly data: Uint8Array; readonly mode: number | null } | null;
 
-/** The header of the run the applies belong to. */
+/** The run's header. */
 export const RUN_FILE = "run.json";
-/** The header of a run whose first apply has not completed: it becomes `run.json` once one has. */
+/** The header of a run whose first apply has not completed. */
 export const NEXT_RUN_FILE = "next-run.json";
 
 /** A run's header (`id` random per run; `undoneAt` set once `--undo` took it back). */
@@ -72,7 +63,7 @@ const StateSchema = IntendedObject.extend({ lines: size }).nullable();
 /** The state an apply left a file in (its line count too), as `--undo` checks it; null: none. */
 export type FileState = z.infer<typeof StateSchema>;
 
-/** The state one path was left in by an apply. */
+/** The state an apply left one path in. */
 export interface PostState {
   readonly path: string;
   readonly after: FileState;
@@ -97,7 +88,7 @@ export const RecordSchema = z.object({
   temporaries: z.array(z.string().refine(temporaryPath, "not a temporary file's path")),
 }).strict();
 
-/** One apply's record, as read back. */
+/** One apply's record. */
 export type ApplyRecord = z.infer<typeof RecordSchema>;
 
 /** One completed apply's mark: the state it left each path in. */
@@ -124,10 +115,9 @@ export const RecordHeaderSchema = RecordSchema.pick({
 export const DoneHeaderSchema = DoneSchema.pick({ version: true, run: true, apply: true }).strip();
 
 /**
- * A path the journal may name: relative, accepted by the guard's syntax
- * check, and not protected (a journal edited by hand can never make a
- * rollback write `build.sh` or `agent-config/`), except for `agent-state/`,
- * which code-commit's own runs record as they change it. Never throws.
+ * A path the journal may name: plain and not protected (a journal edited by
+ * hand can never make a rollback write `build.sh` or `agent-config/`), but
+ * for `agent-state/`, which code-commit's own runs change. Never throws.
  */
 function plainPath(path: string): boolean {
   return checkPathSyntax(path) === undefined && !path.startsWith("./") &&
@@ -174,16 +164,16 @@ export interface StoredApply {
   readonly done: DoneRecord | undefined;
 }
 
-/** The journal as found on disk. */
+/**
+ * The journal as found on disk: its run, a newer `pending` run none of whose
+ * applies has completed, and the applies of both, oldest first. `unrenamed`:
+ * the run's header is still `next-run.json` (killed before {@link promotePending}).
+ */
 export interface StoredJournal {
-  /** The folder, absolute. */
   readonly dir: string;
   readonly run: RunHeader | undefined;
-  /** A newer run none of whose applies has completed. */
   readonly pending?: RunHeader | undefined;
-  /** The run's header is still `next-run.json` (killed before {@link promotePending}). */
   readonly unrenamed?: boolean;
-  /** The applies of both runs (each record names its run), oldest first. */
   readonly applies: readonly StoredApply[];
 }
 
@@ -262,8 +252,7 @@ export async function readJournal(
 }
 
 /**
- * Reads the pre-image `before` from the packs of apply `n` in `dir`
- * (`packs` caches each pack read whole).
+ * Reads the pre-image `before` from the packs of apply `n` (cached in `packs`).
  *
  * @throws {JournalError} when the pack is missing or shorter than the record says.
  */
@@ -323,11 +312,7 @@ export function forgetApply(dir: string, n: number): void {
   for (const name of Object.values(applyFiles(n))) removeQuietly(`${dir}/${name}`);
 }
 
-/**
- * Marks `run` undone and removes its applies: it cannot be undone twice.
- *
- * @throws {JournalError} when the header cannot be written.
- */
+/** Marks `run` undone and removes its applies; throws a {@link JournalError}. */
 export async function markUndone(stored: StoredJournal, run: RunHeader, at: Date): Promise<void> {
   try {
     await writeJson(stored.dir, RUN_FILE, { ...run, undoneAt: at.toISOString() });
@@ -339,12 +324,7 @@ export async function markUndone(stored: StoredJournal, run: RunHeader, at: Date
   }
 }
 
-/**
- * Makes the pending run the run: renames `next-run.json` over `run.json`
- * and syncs the folder.
- *
- * @throws the file system's error.
- */
+/** Renames `next-run.json` over `run.json` and syncs the folder; throws the system's error. */
 export function promotePending(dir: string): void {
   Deno.renameSync(`${dir}/${NEXT_RUN_FILE}`, `${dir}/${RUN_FILE}`);
   syncPathSync(dir);
@@ -399,11 +379,7 @@ async function readFileChecked(dir: string, name: string, limit: ReadLimit): Pro
   }
 }
 
-/**
- * Reads `dir/name` and checks its JSON against `schema`.
- *
- * @throws {JournalError} when it cannot be read or is not what code-commit writes.
- */
+/** Reads `dir/name` and checks its JSON against `schema`; throws a {@link JournalError}. */
 export async function parseJson<T extends z.ZodTypeAny>(
   dir: string,
   name: string,
@@ -427,10 +403,8 @@ export async function parseJson<T extends z.ZodTypeAny>(
 }
 
 /**
- * Writes `value` as JSON to `dir/name` atomically; with `sync`, the file is
- * flushed before the rename and the folder after it.
- *
- * @throws the atomic write's `FileStepError`.
+ * Writes `value` as JSON to `dir/name` atomically (with `sync`, flushed
+ * before the rename and the folder after it); throws a `FileStepError`.
  */
 export function writeJson(dir: string, name: string, value: unknown, sync = false): Promise<void> {
   const data = new TextEncoder().encode(`${JSON.stringify(value)}\n`);

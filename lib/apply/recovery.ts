@@ -21,7 +21,7 @@ import { formatUtc } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
 import { nameSome } from "../text/change_list.ts";
 import { ApplyError, type ApplyOperation, applyOperations } from "./apply.ts";
-import { rollbackTemporary } from "./rollback_names.ts";
+import { rollbackTemporary } from "./apply_rollback.ts";
 import { contentHash } from "./content_hash.ts";
 import { type ChangedSince, describeChanges, restoreOperation } from "./undo.ts";
 import { memoryJournal } from "./journal_recorder.ts";
