@@ -10,9 +10,9 @@
 import { under } from "../file_system/file_system.ts";
 import { parentFolder } from "../file_system/real_folders.ts";
 import { FileStepError, step } from "../file_system/file_step_error.ts";
-import { temporaryName } from "../file_system/temporary_name.ts";
 import type { ApplyOperation } from "./apply.ts";
-import { type ApplyRun, type Expected, type PlannedChange, refuseNonFile } from "./apply_state.ts";
+import type { ApplyRun, Expected, PlannedChange } from "./apply_state.ts";
+import { refuseNonFile, temporarySibling } from "./apply_state.ts";
 import { contentHash } from "./content_hash.ts";
 import type { ApplyRecorder } from "./journal_recorder.ts";
 import type { IntendedState } from "./journal_store.ts";
@@ -51,24 +51,17 @@ async function planOne(
   if (run.folders.get(path)?.kind === "planned") {
     throw new FileStepError(`"${path}" is a folder this reply creates; a reply writes files`);
   }
-  const reachable = await planFolder(run, folder, operation.kind === "write");
   // Nothing can be in a folder this reply makes: no look there.
-  const planned = state.get(path) ??
-    await readOriginal(
-      run,
-      path,
-      reachable && run.folders.get(folder)?.kind !== "planned",
-      recorder,
-    );
+  const reachable = await planFolder(run, folder, operation.kind === "write") &&
+    run.folders.get(folder)?.kind !== "planned";
+  const planned = state.get(path) ?? await readOriginal(run, path, reachable, recorder);
 
   const { expected } = planned;
   if (operation.kind === "delete") {
     state.set(path, { expected: { kind: "missing" }, mode: undefined });
     return { operation, folder, kind: expected.kind === "missing" ? "none" : "deleted", expected };
   }
-  const name = path.slice(folder === "" ? 0 : folder.length + 1);
-  const temporary = run.temporaryName?.(path) ??
-    (folder === "" ? temporaryName(name) : `${folder}/${temporaryName(name)}`);
+  const temporary = run.temporaryName?.(path) ?? temporarySibling(path);
   const mode = operation.mode ?? planned.mode;
   state.set(path, { expected: { kind: "ours" }, mode });
   const kind = expected.kind === "missing" ? "created" : "replaced";
@@ -156,9 +149,7 @@ export function intendedStates(changes: readonly PlannedChange[]): Map<string, I
     const state: IntendedState = change.size === undefined
       ? null
       : { mode: change.mode ?? null, size: change.size, hash: change.hash! };
-    const list = states.get(path);
-    if (list === undefined) states.set(path, [state]);
-    else list.push(state);
+    states.set(path, [...states.get(path) ?? [], state]);
   }
   return states;
 }

@@ -13,9 +13,8 @@ import { type FileIdentity, under } from "../file_system/file_system.ts";
 import { isMissing } from "../file_system/lstat.ts";
 import { parentFolder } from "../file_system/real_folders.ts";
 import { FileStepError } from "../file_system/file_step_error.ts";
-import { temporaryName } from "../file_system/temporary_name.ts";
 import { removeIfPresent, writeAtomically } from "../file_system/write_atomically.ts";
-import { type ApplyRun, refuseNonFile, sameFile } from "./apply_state.ts";
+import { type ApplyRun, refuseNonFile, sameFile, temporarySibling } from "./apply_state.ts";
 import type { ApplyRecorder } from "./journal_recorder.ts";
 import type { PreImage } from "./journal_store.ts";
 import { contentHash } from "./content_hash.ts";
@@ -28,11 +27,7 @@ const encoder = new TextEncoder();
  * removes it first should the rollback be killed before its rename. Never throws.
  */
 export function rollbackTemporary(run: string, n: number, path: string): string {
-  const folder = parentFolder(path);
-  const name = path.slice(folder === "" ? 0 : folder.length + 1);
-  const hex = contentHash(encoder.encode(`rollback\0${run}\0${n}\0${path}`));
-  const temporary = temporaryName(name, hex);
-  return folder === "" ? temporary : `${folder}/${temporary}`;
+  return temporarySibling(path, contentHash(encoder.encode(`rollback\0${run}\0${n}\0${path}`)));
 }
 
 /** A path that could not be restored, and why. */

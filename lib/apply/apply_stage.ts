@@ -13,15 +13,8 @@ import { parentFolder } from "../file_system/real_folders.ts";
 import { FileStepError, step } from "../file_system/file_step_error.ts";
 import { writeTemporary } from "../file_system/write_atomically.ts";
 import { countLines } from "../text/diff.ts";
-import {
-  type ApplyRun,
-  EncodeBuffer,
-  isKnown,
-  knownIno,
-  type PlannedChange,
-  refuseNonFile,
-  sameFile,
-} from "./apply_state.ts";
+import type { ApplyRun, PlannedChange } from "./apply_state.ts";
+import { EncodeBuffer, isKnown, knownIno, refuseNonFile, sameFile } from "./apply_state.ts";
 import type { FileState, PostState } from "./journal_store.ts";
 
 /** Makes the planned folders from the top, each checked right after it is made. */
@@ -41,12 +34,11 @@ export async function makeFolders(run: ApplyRun, changes: readonly PlannedChange
       // Another process made it meanwhile: checked below, never removed.
     }
     const info = await run.lstat(folder);
-    if (info === null || info.isSymlink || !info.isDirectory) {
-      if (run.created.at(-1) === folder) run.strays.add(folder);
-      throw await run.swapError(parentFolder(folder), "was swapped for another folder");
-    }
-    run.folders.set(folder, { kind: "real", dev: info.dev, ino: info.ino });
     try {
+      if (info === null || info.isSymlink || !info.isDirectory) {
+        throw await run.swapError(parentFolder(folder), "was swapped for another folder");
+      }
+      run.folders.set(folder, { kind: "real", dev: info.dev, ino: info.ino });
       await run.checkFolder(folder);
     } catch (error) {
       if (run.created.at(-1) === folder) run.strays.add(folder);
@@ -90,8 +82,7 @@ async function writeOneTemporary(
   change: PlannedChange,
   buffer: EncodeBuffer,
 ): Promise<void> {
-  const { content } = change.operation as { content: string | Uint8Array };
-  const data = buffer.bytes(content);
+  const data = buffer.bytes((change.operation as { content: string | Uint8Array }).content);
   const name = change.temporary!.slice(change.folder === "" ? 0 : change.folder.length + 1);
   try {
     await writeTemporary(run.fs, run.root, change.operation.path, data, {
@@ -140,23 +131,20 @@ async function checkCreated(
 export async function commitChange(run: ApplyRun, change: PlannedChange): Promise<void> {
   if (change.kind === "none") return;
   const { path } = change.operation;
+  const { temporary } = change;
   // The folder's real path, then the identity of the file in it (temporary, or deleted).
-  await run.checkFolder(
-    change.folder,
-    change.temporary === undefined && !knownIno(change.expected),
-  );
-  if (change.temporary !== undefined) {
-    const temporary = await run.lstat(change.temporary);
-    if (temporary === null || !temporary.isFile || !sameFile(temporary, change.created)) {
+  await run.checkFolder(change.folder, temporary === undefined && !knownIno(change.expected));
+  if (temporary !== undefined) {
+    const info = await run.lstat(temporary);
+    if (info === null || !info.isFile || !sameFile(info, change.created)) {
       throw new FileStepError(
-        `the temporary file "${change.temporary}" was removed or replaced before it was renamed`,
+        `the temporary file "${temporary}" was removed or replaced before it was renamed`,
       );
     }
   }
   await checkExpected(run, change);
   try {
-    if (change.temporary !== undefined) {
-      const temporary = change.temporary;
+    if (temporary !== undefined) {
       await step(
         `renaming "${temporary}" to "${path}"`,
         () => run.fs.rename(under(run.root, temporary), under(run.root, path)),
@@ -175,24 +163,17 @@ export async function commitChange(run: ApplyRun, change: PlannedChange): Promis
 async function checkExpected(run: ApplyRun, change: PlannedChange): Promise<void> {
   const { path } = change.operation;
   const info = await run.lstat(path);
-  const expected = change.expected;
+  const { expected } = change;
+  const raced = (what: string) =>
+    new FileStepError(`"${path}" ${what} while the reply was being applied`);
   if (info === null) {
     if (expected.kind === "missing") return;
-    throw new FileStepError(`"${path}" vanished while the reply was being applied`);
+    throw raced("vanished");
   }
   refuseNonFile(path, info);
-  if (expected.kind === "missing") {
-    throw new FileStepError(
-      `"${path}" was created by another process while the reply was being applied`,
-    );
-  }
-  if (
-    expected.kind === "file" && isKnown(expected.ino) && isKnown(info.ino) &&
-    expected.ino !== info.ino
-  ) {
-    throw new FileStepError(
-      `"${path}" was replaced by another process while the reply was being applied`,
-    );
+  if (expected.kind === "missing") throw raced("was created by another process");
+  if (knownIno(expected) && isKnown(info.ino) && expected.ino !== info.ino) {
+    throw raced("was replaced by another process");
   }
 }
 

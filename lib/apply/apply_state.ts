@@ -10,6 +10,7 @@ import { under } from "../file_system/file_system.ts";
 import { isMissing } from "../file_system/lstat.ts";
 import { lstatStep } from "../file_system/real_folders.ts";
 import { FileStepError, step } from "../file_system/file_step_error.ts";
+import { temporaryName } from "../file_system/temporary_name.ts";
 import type { AppliedChange, ApplyOperation } from "./apply.ts";
 import type { FileState } from "./journal_store.ts";
 import type { ApplyRecorder } from "./journal_recorder.ts";
@@ -184,6 +185,12 @@ export class ApplyRun {
   }
 }
 
+/** A temporary sibling of `path` (relative), named from `hex` or at random. Never throws. */
+export function temporarySibling(path: string, hex?: string): string {
+  const slash = path.lastIndexOf("/");
+  return `${path.slice(0, slash + 1)}${temporaryName(path.slice(slash + 1), hex)}`;
+}
+
 /** The system's error inside a `FileStepError`, or `error` itself. */
 function causeOf(error: unknown): unknown {
   return error instanceof FileStepError && error.cause !== undefined ? error.cause : error;
@@ -203,7 +210,7 @@ function sameFolder(info: EntryInfo, known: { dev?: number; ino?: number | null 
 }
 
 /** Whether the plan knows the inode of the file it expects. */
-export function knownIno(expected: Expected): boolean {
+export function knownIno(expected: Expected): expected is { kind: "file"; ino: number } {
   return expected.kind === "file" && isKnown(expected.ino);
 }
 

@@ -6,12 +6,8 @@
  */
 
 import { under } from "../file_system/file_system.ts";
-import {
-  type ApplyJournal,
-  type ApplyRecorder,
-  type CompletedApply,
-  DiskRecorder,
-} from "./journal_recorder.ts";
+import type { ApplyJournal, ApplyRecorder, CompletedApply } from "./journal_recorder.ts";
+import { DiskRecorder } from "./journal_recorder.ts";
 import {
   applyFiles,
   completedOf,

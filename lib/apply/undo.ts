@@ -17,16 +17,8 @@ import { plural } from "../text/plural.ts";
 import { type ApplyOperation, applyOperations } from "./apply.ts";
 import { contentHash } from "./content_hash.ts";
 import { undoRecorder } from "./journal_recorder.ts";
-import {
-  completedOf,
-  type FileState,
-  markUndone,
-  type PreImage,
-  readJournal,
-  readPreImage,
-  type RunHeader,
-  type StoredJournal,
-} from "./journal_store.ts";
+import type { FileState, PreImage, RunHeader, StoredJournal } from "./journal_store.ts";
+import { completedOf, markUndone, readJournal, readPreImage } from "./journal_store.ts";
 
 /** One path the run changed: what it held before the run, and what the run left there. */
 interface UndoPath {
