@@ -1,15 +1,7 @@
 /**
- * The transactional applier: carries out a reply's file operations (paths
- * already checked by the path guard) all or nothing, in phases sharing one
- * `ApplyRun`: plan (reads only), journal (recorded and synced before
- * anything is written, so even a killed process is rolled back at the next
- * start), stage (folders, then exclusive temporary siblings), commit
- * (renames and deletes, in the reply's order), complete (the journal's
- * mark). Any failure rolls back (`apply_rollback.ts`).
- *
- * Each write and rename is checked against a folder swapped for a link, but
- * Deno has no `openat`: every call goes through the folder's name again, so
- * looks before and after a call narrow the race without closing it.
+ * The transactional applier: a reply's operations all or nothing, recorded
+ * in the journal and synced before the first write (so even a killed process
+ * is rolled back), through plan, stage, commit; any failure rolls back.
  *
  * @module
  */

@@ -1,8 +1,7 @@
 /**
- * The plan of an apply, which reads only: each parent folder is checked once
- * (real folders, never a link; missing ones are to be made), what each path
- * holds goes into the journal, and each write gets a temporary name and the
- * state it means to leave (mode, size, hash).
+ * The plan of an apply, which reads only: folders checked once (never a
+ * link), what each path holds read into the journal, and each write's
+ * temporary name and intended state.
  *
  * @module
  */

@@ -1,9 +1,7 @@
 /**
  * The rollback of an apply that failed. After a folder was found swapped,
- * nothing is decided by absence: a file the apply made counts as removed only
- * once a removal of it succeeded (by its unique name, or once the file at its
- * path is that very file); a name not found may only mean the look went
- * elsewhere for a moment, so the cleanup keeps trying a while.
+ * nothing is decided by absence: a file made counts as removed only once a
+ * removal of it succeeded, so the cleanup keeps trying a while.
  *
  * @module
  */
@@ -17,7 +15,7 @@ import { removeIfPresent, writeAtomically } from "../file_system/write_atomicall
 import { type ApplyRun, refuseNonFile, sameFile, temporarySibling } from "./apply_state.ts";
 import type { ApplyRecorder } from "./journal_recorder.ts";
 import type { PreImage } from "./journal_store.ts";
-import { contentHash } from "./content_hash.ts";
+import { contentHash, sameBytes } from "./content_hash.ts";
 
 const encoder = new TextEncoder();
 
@@ -187,7 +185,7 @@ async function holds(run: ApplyRun, path: string, before: PreImage): Promise<boo
     return false;
   }
   const data = await run.fs.readFile(under(run.root, path));
-  return data.length === before.data.length && data.every((byte, i) => byte === before.data[i]);
+  return sameBytes(data, before.data);
 }
 
 /** Puts `path` back to `before`: its bytes and mode, or nothing. */

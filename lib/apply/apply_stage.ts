@@ -1,9 +1,7 @@
 /**
- * The staging and commit of an apply, once the journal holds its plan: the
- * planned folders are made, from the top, then every file is written to a
- * temporary sibling, created exclusively, several at a time, each checked
- * right after it is created; then the renames and deletes, in the reply's
- * order, each checked again first.
+ * The staging and commit of an apply: folders, then exclusive temporary
+ * siblings, checked right after each is created; then the renames and
+ * deletes, in the reply's order, each checked again first.
  *
  * @module
  */

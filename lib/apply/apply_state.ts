@@ -127,7 +127,8 @@ export class ApplyRun {
   /**
    * Checks that `folder` is still the real folder the plan found: its real
    * path is the root's plus `folder` (no link on the way) and, with `same`,
-   * it is the same folder (device and inode).
+   * it is the same folder (device and inode). Deno has no `openat`: each look
+   * goes through the folder's name again, so checks narrow a swap race, not close it.
    *
    * @throws {SwapError} naming the folder (the link, when there is one) otherwise.
    */

@@ -1,9 +1,16 @@
 /**
  * The hash the journal records of every file an apply writes: is this still
- * the file the run left?
+ * the file the run left? And the exact comparison of two files' bytes.
  *
  * @module
  */
+
+import { Buffer } from "node:buffer";
+
+/** Whether `a` and `b` hold the same bytes. Never throws. */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
+}
 
 /**
  * A 64-bit hash of `data` (two 32-bit MurmurHash3-style lanes), in 16 hex

@@ -1,12 +1,7 @@
 /**
- * The apply journal's format and folder, `agent-config/journal/` (never
- * writable by a reply, hidden from a contained build). Per apply `n`:
- * `apply-<n>.first` / `.again` (pre-images' bytes of paths first touched by
- * the run / touched again), `.record` (what it is about to do, written last
- * and synced before any write), `.done` (the state it left each path in).
- * `run.json` names the run; `next-run.json` is a new run renamed over it once
- * its first apply completes, so a run that changes nothing leaves the
- * previous run undoable. Only project files are copied (so never a key).
+ * The apply journal's format and folder, `agent-config/journal/`: per apply,
+ * packs of pre-images, a record synced before any write and a completion mark;
+ * `run.json` names the run (`next-run.json` a run with no apply complete yet).
  *
  * @module
  */
@@ -22,10 +17,13 @@ import { syncPathSync, writeAtomically } from "../file_system/write_atomically.t
 import { checkPathSyntax } from "../guard/path_syntax.ts";
 import { protectedRulesFor } from "../guard/protected_paths.ts";
 
-/** The journal's folder, relative to the project root. */
+/** The journal's folder, relative to the root: never writable by a reply, hidden from builds. */
 export const JOURNAL_DIR = "agent-config/journal";
 
-/** What a path held: its bytes and permission bits, or `null` when nothing was there. */
+/**
+ * What a path held: its bytes and mode, or `null` when nothing was there. Only
+ * paths a reply may write are kept, never `agent-config/` (so never a key).
+ */
 export type PreImage = { readonly data: Uint8Array; readonly mode: number | null } | null;
 
 /** The run's header. */

@@ -1,7 +1,6 @@
 /**
- * Before a run that applies a reply asks a model anything, the journal's
- * folder must take writes: otherwise no reply could ever be applied, and
- * each call to the model would be paid for nothing.
+ * Before a run asks a model anything, the journal's folder must take writes:
+ * otherwise no reply could be applied and each call would be paid for nothing.
  *
  * @module
  */

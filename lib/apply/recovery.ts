@@ -1,13 +1,7 @@
 /**
- * Crash recovery, first thing in every workflow: an apply that began but
- * never completed is rolled back, so the project is exactly as before it.
- * A path is restored only when it holds a state the apply itself could
- * have left (its pre-image, a state the record says it meant to write, or
- * nothing where it created or deleted); otherwise nothing is restored and
- * the run stops, unless forced (`--undo --force`). A record of an older
- * code-commit has no intended states: only the pre-image counts there.
- * The record is removed only once the rollback is complete, so an
- * interrupted rollback is simply done again.
+ * Crash recovery, first thing in every workflow: an apply that never
+ * completed is rolled back, but only over states it could have left itself
+ * (unless forced); its record goes only once the rollback is complete.
  *
  * @module
  */
@@ -22,24 +16,21 @@ import { plural } from "../text/plural.ts";
 import { nameSome } from "../text/change_list.ts";
 import { ApplyError, type ApplyOperation, applyOperations } from "./apply.ts";
 import { rollbackTemporary } from "./apply_rollback.ts";
-import { contentHash } from "./content_hash.ts";
+import { contentHash, sameBytes } from "./content_hash.ts";
 import { type ChangedSince, describeChanges, restoreOperation } from "./undo.ts";
 import { memoryJournal } from "./journal_recorder.ts";
+import type { IntendedState, PreImage, StoredApply, StoredJournal } from "./journal_store.ts";
 import {
   completedOf,
   forgetApply,
-  type IntendedState,
   JournalError,
   journalFailure,
   markUndone,
   NEXT_RUN_FILE,
-  type PreImage,
   promotePending,
   readJournal,
   readPreImage,
   removeQuietly,
-  type StoredApply,
-  type StoredJournal,
   tidyJournal,
 } from "./journal_store.ts";
 
@@ -183,7 +174,9 @@ async function rollBack(
     // A record of an older code-commit does not say what the apply meant to write.
     if (entry.intended === undefined) unrecorded = true;
     const intended = entry.intended ?? [];
-    const now = await currentState(root, entry.path, largest(before, intended));
+    // A file larger than any state the apply could have left is not read.
+    const limit = Math.max(before?.data.length ?? 0, ...intended.map((state) => state?.size ?? 0));
+    const now = await currentState(root, entry.path, limit);
     const how = changeSince(now, before, intended);
     if (how !== undefined) changed.push({ path: entry.path, how });
     const differs = before === null
@@ -267,13 +260,6 @@ type CurrentState =
   | null
   | { readonly other: "folder" | "link" | "special" | "too-large" | "unreadable" };
 
-/** The largest file among the states an apply could have left at a path (0 when none is a file). */
-function largest(before: PreImage, intended: readonly IntendedState[]): number {
-  let size = before?.data.length ?? 0;
-  for (const state of intended) if (state !== null) size = Math.max(size, state.size);
-  return size;
-}
-
 /**
  * What is at `path` now; a regular file larger than `limit` cannot be a
  * state the apply could have left, and is not read.
@@ -341,10 +327,7 @@ function sameContent(
   now: { data: Uint8Array; mode: number | null },
   before: { data: Uint8Array; mode: number | null },
 ): boolean {
-  if (before.mode !== null && now.mode !== before.mode) return false;
-  if (now.data.length !== before.data.length) return false;
-  for (let i = 0; i < now.data.length; i++) if (now.data[i] !== before.data[i]) return false;
-  return true;
+  return (before.mode === null || now.mode === before.mode) && sameBytes(now.data, before.data);
 }
 
 /** Removes `folder` if it is there and empty; returns whether it did. */

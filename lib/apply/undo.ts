@@ -1,8 +1,7 @@
 /**
- * `code-commit --undo`: takes the most recent run that changed files back as
- * a whole, from the journal's pre-images, all or nothing, and not over a
- * change made since unless forced. The restore is an apply recorded in the
- * journal like any other; a run undone is marked so, and not undone twice.
+ * `code-commit --undo`: takes the most recent run back as a whole, all or
+ * nothing, never over a change made since unless forced; the restore is an
+ * apply recorded like any other, and a run is undone once.
  *
  * @module
  */
@@ -141,12 +140,12 @@ export async function runUndo(
   force: boolean,
 ): Promise<UndoResult> {
   if (plan.changedSince.length > 0 && !force) {
+    const count = plan.changedSince.length;
     const shown = describeChanges(plan.changedSince);
     throw new CodeCommitError(
-      `nothing was restored: ${plural(plan.changedSince.length, "path")} the run changed ` +
-        `${
-          plan.changedSince.length === 1 ? "has" : "have"
-        } changed since: ${shown}. Save what you want to keep, then run ` +
+      `nothing was restored: ${plural(count, "path")} the run changed ${
+        count === 1 ? "has" : "have"
+      } changed since: ${shown}. Save what you want to keep, then run ` +
         "code-commit --undo --force to restore them anyway (what changed since is lost)",
       EXIT.setup,
     );
@@ -162,7 +161,7 @@ export async function runUndo(
     const kind = entry.before === null ? "created" : entry.after === null ? "deleted" : "replaced";
     restored.push({ path: entry.path, kind, added: counts?.added, removed: counts?.removed });
   }
-  await applyOperations(root, operations, { fs, recorder: undoRecorder(plan.stored, plan.run) });
+  await applyOperations(root, operations, { recorder: undoRecorder(plan.stored, plan.run) });
   const foldersKept: string[] = [];
   for (const folder of [...plan.folders].reverse()) {
     try {
@@ -172,13 +171,8 @@ export async function runUndo(
     }
   }
   await markUndone(await readJournal(root), plan.run, new Date());
-  return {
-    run: plan.run,
-    logDirs: plan.logDirs,
-    restored,
-    overwritten: force ? plan.changedSince : [],
-    foldersKept,
-  };
+  const overwritten = force ? plan.changedSince : [];
+  return { run: plan.run, logDirs: plan.logDirs, restored, overwritten, foldersKept };
 }
 
 /** The operation that puts `before` back at `path` (its bytes and mode, or nothing). */

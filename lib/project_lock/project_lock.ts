@@ -1,13 +1,7 @@
 /**
- * One code-commit at a time per project: every workflow that reads or writes
- * the project first takes an exclusive `flock` on
- * `agent-config/code-commit.lock`; a second process stops at once, naming
- * the holder. The kernel releases the lock however the holder ends (SIGKILL
- * too). It lives in `agent-config/`, which a contained build cannot see, so
- * a build can neither take nor delete it. When `agent-config/` is a link,
- * the folder it leads to is locked and nothing is written through the link.
- * Released, the lock file (and the folder, when the lock made it and it is
- * empty) is removed.
+ * One code-commit at a time per project: an exclusive `flock` in
+ * `agent-config/` (which a contained build cannot see), released by the
+ * kernel however the holder ends; a second process stops, naming the holder.
  *
  * @module
  */

@@ -1,13 +1,7 @@
 /**
- * The build a run has going, recorded next to the project's lock, so that no
- * build outlives its run. The record is written before the build starts: a
- * random token every build process carries in its environment
- * (`CODE_COMMIT_BUILD`), then the PID of its first process, which is the ID
- * of its session. The next start after a kill ends every process of every
- * session a process with the token is in, and of the recorded session
- * (unless that PID was reused: a process with it started at another time).
- * What can escape: a process of an uncontained build (`--sandbox off`) that
- * both cleared its environment and made a session of its own.
+ * The build a run has going, recorded beside the lock (a token in every
+ * build process's environment, then its session), so that the next start
+ * after a kill ends every process of it still there.
  *
  * @module
  */
@@ -148,7 +142,9 @@ async function endProcesses(
 /**
  * Ends the build a killed code-commit left running in the project at `root`,
  * if its record is there, and tells `warn` in one line; removes the record
- * once nothing of it is left. Call it holding the project's lock.
+ * once nothing of it is left. Call it holding the project's lock. What can
+ * escape: an uncontained build's process that cleared its environment and
+ * made a session of its own.
  *
  * @throws {CodeCommitError} (exit 3) when its processes cannot be looked for
  * or ended: they could still write the project. The record stays.
