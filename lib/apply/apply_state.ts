@@ -75,8 +75,6 @@ export class EncodeBuffer {
 
 /** A folder on the way was swapped (for a link or another folder): everything goes back. */
 export class SwapError extends FileStepError {
-  readonly folder: string;
-
   /** The error for `folder` (relative), `detail` saying what happened to it. */
   constructor(folder: string, detail: string) {
     super(
@@ -84,7 +82,6 @@ export class SwapError extends FileStepError {
         "the project); code-commit never writes through a link",
     );
     this.name = "SwapError";
-    this.folder = folder;
   }
 }
 

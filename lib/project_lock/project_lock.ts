@@ -25,7 +25,6 @@ type LockHolder = z.infer<typeof HolderSchema>;
 
 /** The lock a run holds until it ends: `madeFolder` when taking it made `agent-config/`. */
 export interface ProjectLock {
-  readonly path: string;
   readonly madeFolder: boolean;
   /** Releases the lock (the process ending does too). Never throws. */
   release(): void;
@@ -115,7 +114,7 @@ async function linkedFolder(folder: string): Promise<ProjectLock | undefined> {
     handle.close();
     throw error;
   }
-  return { path: folder, madeFolder: false, release: once(() => closeQuietly(handle)) };
+  return { madeFolder: false, release: once(() => closeQuietly(handle)) };
 }
 
 /** Makes `agent-config/` when it is missing; tells whether it did. */
@@ -241,7 +240,7 @@ function heldLock(
     }
     closeQuietly(file);
   };
-  return { path, madeFolder, release: once(release) };
+  return { madeFolder, release: once(release) };
 }
 
 /** `action`, run on the first call only. */
