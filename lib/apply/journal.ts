@@ -65,12 +65,9 @@ export class RunJournal implements ApplyJournal {
 
   /**
    * Each path a completed apply of this run changed: what it held before the
-   * run and the state the run left it in, from this process's memory of
-   * what it wrote (pre-images from the packs). Only applies the journal on
-   * disk still holds for this run count (an `--undo` from another terminal
-   * or another run may have changed it).
-   *
-   * @throws {JournalError} when the run's header or a pack cannot be read.
+   * run and the state the run left it in, as this process recorded them; only
+   * applies the journal still holds for this run count (an `--undo` from
+   * another terminal may have taken them). Throws a {@link JournalError}.
    */
   async runChanges(): Promise<Map<string, { before: PreImage; after: FileState }>> {
     const changes = new Map<string, { before: PreImage; after: FileState }>();

@@ -311,9 +311,9 @@ export function forgetApply(dir: string, n: number): void {
 }
 
 /** Marks `run` undone and removes its applies; throws a {@link JournalError}. */
-export async function markUndone(stored: StoredJournal, run: RunHeader, at: Date): Promise<void> {
+export async function markUndone(stored: StoredJournal, run: RunHeader): Promise<void> {
   try {
-    await writeJson(stored.dir, RUN_FILE, { ...run, undoneAt: at.toISOString() });
+    await writeJson(stored.dir, RUN_FILE, { ...run, undoneAt: new Date().toISOString() });
   } catch (error) {
     throw journalFailure(`cannot mark the run undone in ${JOURNAL_DIR}/`, error);
   }

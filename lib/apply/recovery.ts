@@ -86,10 +86,8 @@ export async function recoverFirst(
 }
 
 /**
- * Settles which run the journal holds once no apply is incomplete: a pending
- * run whose first apply completed becomes the run; one with none is dropped.
- *
- * @throws {JournalError} when the header cannot be renamed.
+ * Settles the runs once no apply is incomplete: a pending run with a completed
+ * apply becomes the run, one without is dropped. Throws a {@link JournalError}.
  */
 function settleRuns(stored: StoredJournal): StoredJournal {
   if (stored.unrenamed === true) {
@@ -110,9 +108,7 @@ function settleRuns(stored: StoredJournal): StoredJournal {
 
 /**
  * Finishes a `--undo` stopped after its apply completed: removes the empty
- * folders the run made and marks the run undone. Returns the line saying so.
- *
- * @throws {JournalError} when the journal cannot be read or the mark written.
+ * folders the run made, marks it undone, returns the line saying so.
  */
 async function finishUndo(root: string, stored: StoredJournal): Promise<string | undefined> {
   const run = stored.run;
@@ -133,7 +129,7 @@ async function finishUndo(root: string, stored: StoredJournal): Promise<string |
       // Left in place, as --undo leaves a folder it cannot remove.
     }
   }
-  await markUndone(whole, run, new Date());
+  await markUndone(whole, run);
   return `finished an interrupted code-commit --undo of the ${run.workflow} run started ${
     formatUtc(run.startedAt)
   }: its files were restored already; ${
@@ -152,12 +148,8 @@ function describeApply(stored: StoredJournal, apply: StoredApply): string {
 
 /**
  * Puts every path `apply` touched back to its pre-image, removes its
- * temporary files and folders; when a path holds what the apply could not
- * have left, nothing is done (unless `force`). Returns how many paths it
- * changed, and those restored over changes made since.
- *
- * @throws {JournalError} when a path changed since (without `force`), or
- * the rollback could not be completed.
+ * temporary files and folders; returns how many paths it changed, and those
+ * restored over changes made since (`force`; otherwise a {@link JournalError}).
  */
 async function rollBack(
   root: string,
@@ -260,10 +252,7 @@ type CurrentState =
   | null
   | { readonly other: "folder" | "link" | "special" | "too-large" | "unreadable" };
 
-/**
- * What is at `path` now; a regular file larger than `limit` cannot be a
- * state the apply could have left, and is not read.
- */
+/** What is at `path` now (a regular file larger than `limit` is not read). */
 async function currentState(root: string, path: string, limit: number): Promise<CurrentState> {
   let info;
   try {

@@ -81,7 +81,7 @@ export async function planUndo(root: string): Promise<UndoPlan> {
     formatUtc(run.startedAt)
   })`;
   if (run.undoneAt !== undefined || completed.some((apply) => apply.record.kind === "undo")) {
-    if (run.undoneAt === undefined) await markUndone(stored, run, new Date());
+    if (run.undoneAt === undefined) await markUndone(stored, run);
     return {
       kind: "nothing",
       reason: `${runDescription} was undone already${
@@ -170,7 +170,7 @@ export async function runUndo(
       if (!(error instanceof Deno.errors.NotFound)) foldersKept.push(folder);
     }
   }
-  await markUndone(await readJournal(root), plan.run, new Date());
+  await markUndone(await readJournal(root), plan.run);
   const overwritten = force ? plan.changedSince : [];
   return { run: plan.run, logDirs: plan.logDirs, restored, overwritten, foldersKept };
 }

@@ -60,11 +60,8 @@ export class ProjectLockedError extends CodeCommitError {
  * @throws {CodeCommitError} (exit 3) when `agent-config/` or the lock file
  * is not what it must be (a link, a file, a folder) or cannot be made.
  */
-export async function lockProject(
-  root: string,
-  workflow: string,
-  now: Date = new Date(),
-): Promise<ProjectLock> {
+export async function lockProject(root: string, workflow: string): Promise<ProjectLock> {
+  const now = new Date();
   const folder = `${root}/${LOCK_FOLDER}`;
   const path = `${root}/${LOCK_FILE}`;
   const linked = await linkedFolder(folder);

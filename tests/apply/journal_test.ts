@@ -160,7 +160,7 @@ Deno.test("the run's changes count only the applies the journal still holds for 
     await applyOperations(root, [write("a.txt", "changed\n")], { journal });
     // --undo from another terminal takes the run's first apply back, then the run goes on.
     const stored = await readJournal(root);
-    await markUndone(stored, stored.run!, new Date());
+    await markUndone(stored, stored.run!);
     await applyOperations(root, [write("b.txt", "changed\n")], { journal });
     assert.deepEqual([...(await journal.runChanges()).keys()], ["b.txt"]);
     // A build that removed agent-config/: nothing is known of the run's changes any more.
