@@ -155,8 +155,7 @@ function applyError(
   failures: readonly RollbackFailure[],
   kept: boolean,
 ): ApplyError {
-  const verb = operation.kind === "write" ? "write" : "delete";
-  const head = `could not ${verb} "${operation.path}": ${messageOf(error)}`;
+  const head = `could not ${operation.kind} "${operation.path}": ${messageOf(error)}`;
   if (failures.length === 0) {
     return new ApplyError(
       `${head}. Every change already made by this reply was rolled back: the project is ` +
