@@ -1,58 +1,7 @@
 /**
- * The transactional applier: carries out the file operations of a reply
- * (already parsed, and their paths already checked by the path guard) all or
- * nothing (every operation is made or none is), in phases, each in a module
- * of its own, sharing the state of the apply (`apply_state.ts`):
- *
- * 1. **Plan** (`apply_plan.ts`, reads only): each parent folder is checked
- *    once per apply (real folders, never a link; the missing ones are to
- *    be made), and what each path holds is read: its bytes and mode, or
- *    that nothing is there. A temporary name is drawn for each file to
- *    write.
- * 2. **Journal**: all of it, and the state each operation means to leave
- *    its path in (mode, size, hash of the bytes), is recorded in the
- *    journal and synced (`journal_recorder.ts`) before anything is
- *    written, so that even a killed process is rolled back at the next
- *    start, and only over states the apply itself could have left.
- * 3. **Stage** (`apply_stage.ts`): the folders, from the top, then the
- *    temporary files: each write goes to a temporary sibling, created
- *    exclusively, several at a time. Right after each is created, before a
- *    byte is written to it, its folder is checked again: the real path
- *    must still be the folder checked, inside the project, and the new file
- *    (its device and inode, from its open descriptor) must be the one at
- *    its name, with the folder checked right before and right after that
- *    look.
- * 4. **Commit** (`apply_commit.ts`): the renames and deletes, in the
- *    reply's order, each right after its folder, its temporary file and its
- *    destination are checked again. Every temporary file exists before the
- *    first rename.
- * 5. **Complete**: the journal records the state each path was left in.
- *
- * If any step fails, the apply is rolled back (`apply_rollback.ts`): every
- * temporary file is removed (a file that landed outside the project through
- * a folder swapped for a link is removed through that link, by the exact
- * name it was made with), every change made is undone from the journal's
- * pre-images, in reverse order, the folders made are removed, and an
- * {@link ApplyError} says which path failed and whether the undo was
- * complete.
- *
- * After a folder was found swapped, nothing is decided by absence: a file
- * this apply made (a temporary file, or a new file renamed into place)
- * counts as removed only once a removal of it succeeded, by its unique
- * name or once the file at its path is that very file (device and inode).
- * A name not found only means that the look went elsewhere (the folder was
- * a link, or moved aside, at that moment); the cleanup keeps trying.
- *
- * What remains a race: Deno has no `openat`, so every call goes through
- * the folder's name again, and looks before and after a call narrow the
- * window without closing it. A process that swaps a folder for a link
- * and back between two looks (twice within microseconds, unless this
- * process is descheduled there) can still make a check pass for a file
- * that landed outside, a rename or removal after its check go through the
- * link, or a replaced file be restored through it.
- *
- * All file system calls go through {@link ApplyFileSystem}, so tests can make
- * any single call fail.
+ * The transactional applier: a reply's operations all or nothing, recorded
+ * in the journal and synced before the first write (so even a killed process
+ * is rolled back), through plan, stage, commit; any failure rolls back.
  *
  * @module
  */
@@ -62,48 +11,34 @@ import { denoFileSystem, type EntryInfo, type FileSystem } from "../file_system/
 import { checkPathSyntax } from "../guard/path_syntax.ts";
 import { nameSome } from "../text/change_list.ts";
 import { plural } from "../text/plural.ts";
-import { commitChange, postStates } from "./apply_commit.ts";
 import { intendedStates, planChanges } from "./apply_plan.ts";
 import { rollBack, type RollbackFailure } from "./apply_rollback.ts";
-import { makeFolders, writeTemporaries } from "./apply_stage.ts";
+import { commitChange, makeFolders, postStates, writeTemporaries } from "./apply_stage.ts";
 import { ApplyRun, type PlannedChange } from "./apply_state.ts";
 import { type ApplyJournal, type ApplyRecorder, memoryJournal } from "./journal_recorder.ts";
 
 /** What `lstat` reports about a path, as far as the applier needs it. */
 export type ApplyFileInfo = EntryInfo;
 
-/**
- * The file system calls the applier makes (`lib/file_system/`'s
- * `FileSystem`). Paths are absolute or relative to the current directory, as
- * given to {@link applyOperations}'s `root`. Every method rejects with the
- * platform's error (for example `Deno.errors.NotFound`) when the call fails.
- * The mutating calls are `writeNewFile`, `rename`, `remove` and `mkdir`.
- */
+/** The file system calls the applier makes; each rejects with the platform's error. */
 export type ApplyFileSystem = FileSystem;
 
 export { denoFileSystem };
 
-/**
- * One operation the applier carries out: a reply's `FileOperation`, or a
- * write with bytes and exact permission bits (as `--undo` restores a file).
- */
+/** One operation: a reply's, or a write with bytes and exact mode (as `--undo` restores). */
 export type ApplyOperation =
   | {
     readonly kind: "write";
-    /** Relative, `/`-separated. */
     readonly path: string;
-    /** The new content. */
     readonly content: string | Uint8Array;
-    /** The permission bits; by default a replaced file keeps its own, a new one gets the file system's. */
+    /** By default a replaced file keeps its mode, a new one gets the file system's. */
     readonly mode?: number;
   }
   | { readonly kind: "delete"; readonly path: string };
 
 /** One file a reply changed. */
 export interface AppliedChange {
-  /** The operation's path, relative to the project root, `/`-separated. */
   readonly path: string;
-  /** `created`: the file did not exist; `replaced`: it did; `deleted`: it was removed. */
   readonly kind: "created" | "replaced" | "deleted";
 }
 
@@ -117,73 +52,50 @@ export interface ApplyResult {
 
 /** Options of {@link applyOperations}. */
 export interface ApplyOptions {
-  /** The file system to work on; {@link denoFileSystem} by default. Tests inject faults here. */
+  /** {@link denoFileSystem} by default. Tests inject faults here. */
   readonly fs?: ApplyFileSystem;
-  /**
-   * Where the apply is recorded before it writes; by default a journal in
-   * memory (a rollback in this process only). Workflows pass the run's
-   * journal on disk.
-   */
+  /** Where the apply is recorded before it writes; by default in memory (this process only). */
   readonly journal?: ApplyJournal;
   /** How many temporary files are written at once (default {@link WRITES_IN_FLIGHT}). */
   readonly parallelism?: number;
-  /** A recorder already begun (by `--undo`, which records its own apply); `journal` is then unused. */
+  /** A recorder already begun (`--undo` records its own apply); `journal` is then unused. */
   readonly recorder?: ApplyRecorder;
-  /**
-   * The temporary file (relative) each write goes through; by default a
-   * fresh name. Recovery passes names the next recovery can find again.
-   */
+  /** The temporary file each write goes through; recovery passes names it can find again. */
   readonly temporaryName?: (path: string) => string;
 }
 
-/**
- * How many temporary files are written at once by default: enough to keep
- * the disk busy while each write waits, few enough that the bytes in flight
- * stay small.
- */
+/** Enough writes at once to keep the disk busy, few enough that the bytes in flight stay small. */
 const WRITES_IN_FLIGHT = 16;
 
 /**
- * A reply could not be applied. By the time it is thrown every change already
- * made has been undone, except the paths in {@link ApplyError.notRestored}.
- * Exit status 3 (`EXIT.setup`): the project refused the write.
+ * A reply could not be applied: every change made is undone, except the
+ * paths in {@link ApplyError.notRestored}. Exit status 3 (`EXIT.setup`).
  */
 export class ApplyError extends CodeCommitError {
-  /** The path of the operation that failed (relative, as in the reply). */
-  readonly path: string;
   /**
-   * Paths the rollback could not put back (folders end with `/`, leftover
-   * temporary files are listed too); empty when the project is exactly as before.
+   * Makes the error; `message` is the whole user-facing line, `path` the
+   * failed operation's, `notRestored` the paths the rollback could not put
+   * back (folders end with `/`).
    */
-  readonly notRestored: readonly string[];
-
-  /** Makes the error; `message` is the whole user-facing line. */
   constructor(
     message: string,
-    path: string,
-    notRestored: readonly string[] = [],
+    readonly path: string,
+    readonly notRestored: readonly string[] = [],
     options?: ErrorOptions,
   ) {
     super(message, EXIT.setup, options);
     this.name = "ApplyError";
-    this.path = path;
-    this.notRestored = notRestored;
   }
 }
 
 /**
- * Applies `operations` to the project at `root`, all or nothing: writes each
- * file atomically (temporary sibling, then rename), keeps the mode of replaced
- * files, creates missing parent folders, and removes deleted files. Paths must
- * be relative and `/`-separated (the path guard has checked them).
+ * Applies `operations` to the project at `root`, all or nothing: each file
+ * written atomically (temporary sibling, then rename), replaced files keep
+ * their mode, missing folders are made. Deleting a missing file only warns.
  *
- * Deleting a file that does not exist changes nothing and adds a warning.
- *
- * Throws {@link ApplyError} when an operation cannot be carried out (an
- * operating-system error, a symbolic link or folder in the way, a path that is
- * not relative, a journal that cannot be written): every change already made
- * is first rolled back, and the error names the failing path, the cause, and
- * any path the rollback could not restore.
+ * @throws {ApplyError} when an operation cannot be carried out (a system
+ * error, a link or folder in the way, a bad path, a journal that cannot be
+ * written), once every change made is rolled back.
  */
 export async function applyOperations(
   root: string,
@@ -207,11 +119,7 @@ export async function applyOperations(
     Math.max(1, options.parallelism ?? WRITES_IN_FLIGHT),
     options.temporaryName,
   );
-  return await runApply(
-    run,
-    operations,
-    options.recorder ?? await beginRecord(options.journal),
-  );
+  return await runApply(run, operations, options.recorder ?? await beginRecord(options.journal));
 }
 
 /** Begins the journal's record, as an {@link ApplyError} when it cannot. */
@@ -219,21 +127,21 @@ async function beginRecord(journal: ApplyJournal | undefined): Promise<ApplyReco
   try {
     return await (journal ?? memoryJournal()).begin();
   } catch (error) {
-    throw new ApplyError(
-      `refusing to apply the reply: ${messageOf(error)}`,
-      "",
-      [],
-      { cause: error },
-    );
+    throw refusal(error, "");
   }
 }
 
+/** The error for a journal that could not record the apply (`tail` ends the message). */
+function refusal(error: unknown, tail: string): ApplyError {
+  return new ApplyError(`refusing to apply the reply: ${messageOf(error)}${tail}`, "", [], {
+    cause: error,
+  });
+}
+
 /**
- * Why `path` is not a path the applier takes, or undefined if it is one:
- * the path guard's syntax check (`checkPathSyntax`), on the form the guard
- * hands on, without the one leading `./` the guard allows. A name or path
- * too long for the file system is left to it: its error fails the apply,
- * which is rolled back. Never throws.
+ * Why `path` is not a path the applier takes (the guard's syntax check, on
+ * the form it hands on, without `./`); a name too long is left to the file
+ * system, whose error rolls the apply back. Never throws.
  */
 function appliedPathProblem(path: string): string | undefined {
   if (path.startsWith("./")) return "starts with `./`, which the path guard removes first";
@@ -247,8 +155,7 @@ function applyError(
   failures: readonly RollbackFailure[],
   kept: boolean,
 ): ApplyError {
-  const verb = operation.kind === "write" ? "write" : "delete";
-  const head = `could not ${verb} "${operation.path}": ${messageOf(error)}`;
+  const head = `could not ${operation.kind} "${operation.path}": ${messageOf(error)}`;
   if (failures.length === 0) {
     return new ApplyError(
       `${head}. Every change already made by this reply was rolled back: the project is ` +
@@ -275,12 +182,7 @@ function applyError(
   );
 }
 
-/**
- * Carries out one apply through its phases; once the journal holds its
- * plan, a failure of any phase rolls back what was done.
- *
- * @throws {ApplyError} when a phase fails.
- */
+/** Carries out one apply through its phases; throws an {@link ApplyError} when one fails. */
 async function runApply(
   run: ApplyRun,
   operations: readonly ApplyOperation[],
@@ -303,12 +205,7 @@ async function runApply(
     });
   } catch (error) {
     await recorder.discard();
-    throw new ApplyError(
-      `refusing to apply the reply: ${messageOf(error)}; nothing was changed`,
-      "",
-      [],
-      { cause: error },
-    );
+    throw refusal(error, "; nothing was changed");
   }
 
   try {
@@ -329,9 +226,8 @@ async function runApply(
   const warnings = planned.filter((change) => change.kind === "none").map((change) =>
     `"${change.operation.path}" was to be deleted but does not exist; nothing to delete`
   );
-  const changes: AppliedChange[] = [];
-  for (const change of planned) {
-    if (change.kind !== "none") changes.push({ path: change.operation.path, kind: change.kind });
-  }
+  const changes = planned.flatMap(({ operation, kind }) =>
+    kind === "none" ? [] : [{ path: operation.path, kind }]
+  );
   return { changes, warnings };
 }

@@ -1,10 +1,7 @@
 /**
- * The first phase of an apply, which reads only: each parent folder is
- * checked once per apply (real folders, never a link; the missing ones are
- * to be made), and what each path holds is read into the journal: its
- * bytes and mode, or that nothing is there. A temporary name is drawn for
- * each file to write, and the state each change means to leave its path in
- * (mode, size, hash of the bytes) is worked out for the journal.
+ * The plan of an apply, which reads only: folders checked once (never a
+ * link), what each path holds read into the journal, and each write's
+ * temporary name and intended state.
  *
  * @module
  */
@@ -12,24 +9,23 @@
 import { under } from "../file_system/file_system.ts";
 import { parentFolder } from "../file_system/real_folders.ts";
 import { FileStepError, step } from "../file_system/file_step_error.ts";
-import { temporaryName } from "../file_system/temporary_name.ts";
 import type { ApplyOperation } from "./apply.ts";
-import { type ApplyRun, type Expected, type PlannedChange, refuseNonFile } from "./apply_state.ts";
+import type { ApplyRun, Expected, PlannedChange } from "./apply_state.ts";
+import { refuseNonFile, temporarySibling } from "./apply_state.ts";
 import { contentHash } from "./content_hash.ts";
 import type { ApplyRecorder } from "./journal_recorder.ts";
-import type { IntendedState } from "./journal_schema.ts";
+import type { IntendedState } from "./journal_store.ts";
 
-/** What a path holds as the plan goes (after the operations planned so far). */
+/** What a path holds after the operations planned so far (its mode, where known). */
 interface Planned {
   readonly expected: Expected;
-  /** Its permission bits, when it is a file and they are known. */
   readonly mode: number | undefined;
 }
 
 /**
  * Checks every path and reads what it holds into the journal, adding one
- * change per operation to `changes`; on a failure, `changes.length` is the
- * index of the operation that failed.
+ * change per operation to `changes` (on a failure, its length is the index
+ * of the operation that failed).
  */
 export async function planChanges(
   run: ApplyRun,
@@ -54,29 +50,17 @@ async function planOne(
   if (run.folders.get(path)?.kind === "planned") {
     throw new FileStepError(`"${path}" is a folder this reply creates; a reply writes files`);
   }
-  const reachable = await planFolder(run, folder, operation.kind === "write");
-  // Nothing can be in a folder this reply makes: no look (and no NotFound to build) there.
-  const planned = state.get(path) ??
-    await readOriginal(
-      run,
-      path,
-      reachable && run.folders.get(folder)?.kind !== "planned",
-      recorder,
-    );
+  // Nothing can be in a folder this reply makes: no look there.
+  const reachable = await planFolder(run, folder, operation.kind === "write") &&
+    run.folders.get(folder)?.kind !== "planned";
+  const planned = state.get(path) ?? await readOriginal(run, path, reachable, recorder);
 
   const { expected } = planned;
   if (operation.kind === "delete") {
     state.set(path, { expected: { kind: "missing" }, mode: undefined });
-    return {
-      operation,
-      folder,
-      kind: expected.kind === "missing" ? "none" : "deleted",
-      expected,
-    };
+    return { operation, folder, kind: expected.kind === "missing" ? "none" : "deleted", expected };
   }
-  const name = path.slice(folder === "" ? 0 : folder.length + 1);
-  const temporary = run.temporaryName?.(path) ??
-    (folder === "" ? temporaryName(name) : `${folder}/${temporaryName(name)}`);
+  const temporary = run.temporaryName?.(path) ?? temporarySibling(path);
   const mode = operation.mode ?? planned.mode;
   state.set(path, { expected: { kind: "ours" }, mode });
   const kind = expected.kind === "missing" ? "created" : "replaced";
@@ -93,10 +77,7 @@ async function planOne(
   };
 }
 
-/**
- * Reads what `path` holds now into the journal: its bytes and mode, or
- * nothing (`reachable` false: a folder on the way is missing).
- */
+/** Reads what `path` holds now into the journal (nothing when not `reachable`). */
 async function readOriginal(
   run: ApplyRun,
   path: string,
@@ -119,18 +100,13 @@ async function readOriginal(
 }
 
 /**
- * Checks `folder` and the folders above it, each once per apply: a real
- * folder (remembered with its identity), or missing (with `create`: to be
- * made, from the top). Returns false when a folder is missing or a file
- * and none is to be made (nothing can be there).
+ * Checks `folder` and those above it, each once per apply: a real folder
+ * (remembered with its identity), or missing (with `create`: to be made).
+ * False when one is missing or a file and none is to be made.
  *
- * @throws {FileStepError} on a symbolic link, or (with `create`) a file where a folder must be.
+ * @throws {FileStepError} on a link, or (with `create`) a file where a folder must be.
  */
-async function planFolder(
-  run: ApplyRun,
-  folder: string,
-  create: boolean,
-): Promise<boolean> {
+async function planFolder(run: ApplyRun, folder: string, create: boolean): Promise<boolean> {
   if (run.folders.has(folder)) return true;
   const segments = folder.split("/");
   for (let depth = 1; depth <= segments.length; depth++) {
@@ -161,9 +137,8 @@ async function planFolder(
 }
 
 /**
- * Every state the changes leave each path in, in order: what the journal
- * records before the first write, so that recovery can tell a state the
- * apply itself could have left from a change made since.
+ * Every state the changes leave each path in, in order, for the journal:
+ * recovery tells a state the apply could have left from a change made since.
  */
 export function intendedStates(changes: readonly PlannedChange[]): Map<string, IntendedState[]> {
   const states = new Map<string, IntendedState[]>();
@@ -173,9 +148,7 @@ export function intendedStates(changes: readonly PlannedChange[]): Map<string, I
     const state: IntendedState = change.size === undefined
       ? null
       : { mode: change.mode ?? null, size: change.size, hash: change.hash! };
-    const list = states.get(path);
-    if (list === undefined) states.set(path, [state]);
-    else list.push(state);
+    states.set(path, [...states.get(path) ?? [], state]);
   }
   return states;
 }

@@ -1,16 +1,7 @@
 /**
- * The rollback of an apply that failed: every temporary file is removed (a
- * file that landed outside the project through a folder swapped for a link
- * is removed through that link, by the exact name it was made with), every
- * change made is undone from the journal's pre-images, in reverse order,
- * and the folders made are removed.
- *
- * After a folder was found swapped, nothing is decided by absence: a file
- * the apply made (a temporary file, or a new file renamed into place)
- * counts as removed only once a removal of it succeeded, by its unique
- * name or once the file at its path is that very file (device and inode).
- * A name not found only means that the look went elsewhere (the folder was
- * a link, or moved aside, at that moment); the cleanup keeps trying.
+ * The rollback of an apply that failed. After a folder was found swapped,
+ * nothing is decided by absence: a file made counts as removed only once a
+ * removal of it succeeded, so the cleanup keeps trying a while.
  *
  * @module
  */
@@ -21,12 +12,23 @@ import { isMissing } from "../file_system/lstat.ts";
 import { parentFolder } from "../file_system/real_folders.ts";
 import { FileStepError } from "../file_system/file_step_error.ts";
 import { removeIfPresent, writeAtomically } from "../file_system/write_atomically.ts";
-import { type ApplyRun, refuseNonFile, sameFile } from "./apply_state.ts";
+import { type ApplyRun, refuseNonFile, sameFile, temporarySibling } from "./apply_state.ts";
 import type { ApplyRecorder } from "./journal_recorder.ts";
-import type { PreImage } from "./journal_schema.ts";
-import { rollbackTemporary } from "./rollback_names.ts";
+import type { PreImage } from "./journal_store.ts";
+import { contentHash, sameBytes } from "./content_hash.ts";
 
-/** An undo-path that could not be restored, and why. */
+const encoder = new TextEncoder();
+
+/**
+ * The temporary sibling through which a rollback of apply `n` of `run`
+ * restores `path`: the same in every process, so that the next recovery
+ * removes it first should the rollback be killed before its rename. Never throws.
+ */
+export function rollbackTemporary(run: string, n: number, path: string): string {
+  return temporarySibling(path, contentHash(encoder.encode(`rollback\0${run}\0${n}\0${path}`)));
+}
+
+/** A path that could not be restored, and why. */
 export interface RollbackFailure {
   readonly path: string;
   readonly reason: string;
@@ -36,16 +38,12 @@ export interface RollbackFailure {
 const STRAY_WAIT_MS = 2_000;
 
 /**
- * Removes every temporary file, puts back every path a change was made to
- * (newest first) from the journal's pre-images, and removes the folders
- * made. Never throws: returns the paths that could not be restored.
+ * Removes every temporary file, puts back every path changed (newest first)
+ * from the journal's pre-images, and removes the folders made. Never
+ * throws: returns the paths that could not be restored.
  */
-export async function rollBack(
-  run: ApplyRun,
-  recorder: ApplyRecorder,
-): Promise<RollbackFailure[]> {
-  // Temporaries first: one left in a folder this reply created would keep
-  // that folder from being removed.
+export async function rollBack(run: ApplyRun, recorder: ApplyRecorder): Promise<RollbackFailure[]> {
+  // Temporaries first: one left in a folder this reply created would keep that folder.
   const strays = await removeTemporaries(run);
   const failures: RollbackFailure[] = [];
   const restored = new Set<string>();
@@ -65,14 +63,13 @@ export async function rollBack(
         await confirm(run, parentFolder(path), async () => await holds(run, path, before));
       });
     } catch (error) {
-      // One pass: a path that cannot be restored now (a disk full or turned read-only) is
-      // named, and the next one tried; the temporary files left go once, below.
+      // One pass: a path that cannot be restored now (a full or read-only disk) is named.
       failures.push({ path, reason: messageOf(error) });
     }
   }
   run.done.length = 0;
-  // The paths first, then the temporary files left: those that resisted the first removal
-  // (tried again only after a swap, which may be undone by now), and those a restore left.
+  // The temporary files left: those that resisted the first removal (tried again only after a
+  // swap, which may be undone by now), and those a restore left.
   failures.push(...strays);
   const known = new Set(run.swapped ? [] : strays.map((stray) => stray.path));
   if ([...run.temporaries].some((temporary) => !known.has(temporary))) {
@@ -81,7 +78,12 @@ export async function rollBack(
   for (const folder of [...run.created].reverse()) {
     try {
       if (run.strays.has(folder)) {
-        if (!await removeStray(run, folder)) throw new Error("out of reach");
+        const removed = await keepTrying(STRAY_WAIT_MS, async () => {
+          const info = await run.lstat(folder).catch(() => null);
+          return info !== null && info.isDirectory && await removeFound(run, folder);
+        });
+        if (!removed) throw new Error("out of reach");
+        run.strays.delete(folder);
       } else {
         await persist(run, async () => {
           await removeIfPresent(run.fs, run.root, folder);
@@ -100,31 +102,35 @@ export async function rollBack(
   return [...unique.values()];
 }
 
-/**
- * Runs `action`; after a folder was found swapped, a failure is tried
- * again for a while (the swap may be undone: a link in the way now may be
- * gone in a moment), and the last failure is thrown.
- */
-async function persist(
-  run: ApplyRun,
-  action: () => Promise<void>,
-): Promise<void> {
-  const deadline = Date.now() + (run.swapped ? STRAY_WAIT_MS : 0);
+/** Calls `attempt` (at least once) until it returns true or `ms` pass; whether it did. */
+async function keepTrying(ms: number, attempt: () => Promise<boolean>): Promise<boolean> {
+  const deadline = Date.now() + ms;
   for (let round = 0;; round++) {
-    try {
-      return await action();
-    } catch (error) {
-      if (Date.now() >= deadline) throw error;
-    }
+    if (await attempt()) return true;
+    if (Date.now() >= deadline) return false;
     await pause(round < 50 ? 1 : 10);
   }
 }
 
+/** Runs `action`, after a swap again for a while on failure (a link may go); throws the last. */
+async function persist(run: ApplyRun, action: () => Promise<void>): Promise<void> {
+  let failure: unknown;
+  const done = await keepTrying(run.swapped ? STRAY_WAIT_MS : 0, async () => {
+    try {
+      await action();
+      return true;
+    } catch (error) {
+      failure = error;
+      return false;
+    }
+  });
+  if (!done) throw failure;
+}
+
 /**
- * After a folder was found swapped, a removal or rename through a path may
- * have hit the wrong folder (the path led elsewhere for a moment): checks
- * that `holds()` is true with `folder` in place right before and right
- * after the look. Does nothing when no swap was found.
+ * After a folder was found swapped (a removal or rename may have gone
+ * elsewhere), checks that `holds()` with `folder` in place right before and
+ * right after the look; nothing otherwise.
  *
  * @throws {FileStepError} when it does not hold (yet).
  */
@@ -141,47 +147,37 @@ async function confirm(
 }
 
 /**
- * After a folder was found swapped, removes the file `created` that a
- * change put at `path` where nothing was before: through whatever `path`
- * leads to now (a link too), once the file there is that very file
- * (device and inode), and only a removal that succeeded counts: not found
- * is not removed (the folder may be swapped for a link, or moved aside,
- * for a moment, the file elsewhere). Keeps trying for
- * {@link STRAY_WAIT_MS}.
+ * After a swap, removes the file `created` put where nothing was, through
+ * whatever `path` leads to now (a link too), once the file there is that file.
  *
- * @throws {FileStepError} when it was not found there in that time.
+ * @throws {FileStepError} when it was not found there in {@link STRAY_WAIT_MS}.
  */
-async function removeCreated(
-  run: ApplyRun,
-  path: string,
-  created: FileIdentity,
-): Promise<void> {
-  const deadline = Date.now() + STRAY_WAIT_MS;
-  for (let round = 0;; round++) {
+async function removeCreated(run: ApplyRun, path: string, created: FileIdentity): Promise<void> {
+  const removed = await keepTrying(STRAY_WAIT_MS, async () => {
     const info = await run.lstat(path).catch(() => null);
-    if (info !== null && info.isFile && sameFile(info, created)) {
-      try {
-        return await run.fs.remove(under(run.root, path));
-      } catch (error) {
-        if (!isMissing(error)) throw error;
-      }
-    }
-    if (Date.now() >= deadline) {
-      throw new FileStepError(
-        `the file this reply created there was not found since a folder on its way was ` +
-          `swapped for a symbolic link or moved away: look for it where the link led`,
-      );
-    }
-    await pause(round < 50 ? 1 : 10);
+    return info !== null && info.isFile && sameFile(info, created) && await removeFound(run, path);
+  });
+  if (!removed) {
+    throw new FileStepError(
+      `the file this reply created there was not found since a folder on its way was ` +
+        `swapped for a symbolic link or moved away: look for it where the link led`,
+    );
+  }
+}
+
+/** Removes `path`: true once removed, false when it was not found. */
+async function removeFound(run: ApplyRun, path: string): Promise<boolean> {
+  try {
+    await run.fs.remove(under(run.root, path));
+    return true;
+  } catch (error) {
+    if (isMissing(error)) return false;
+    throw error;
   }
 }
 
 /** Whether `path` holds exactly `before` (its bytes and mode, or nothing). */
-async function holds(
-  run: ApplyRun,
-  path: string,
-  before: PreImage,
-): Promise<boolean> {
+async function holds(run: ApplyRun, path: string, before: PreImage): Promise<boolean> {
   const info = await run.lstat(path);
   if (before === null || info === null) return before === null && info === null;
   if (!info.isFile) return false;
@@ -189,15 +185,11 @@ async function holds(
     return false;
   }
   const data = await run.fs.readFile(under(run.root, path));
-  return data.length === before.data.length && data.every((byte, i) => byte === before.data[i]);
+  return sameBytes(data, before.data);
 }
 
 /** Puts `path` back to `before`: its bytes and mode, or nothing. */
-async function restore(
-  run: ApplyRun,
-  path: string,
-  before: PreImage,
-): Promise<void> {
+async function restore(run: ApplyRun, path: string, before: PreImage): Promise<void> {
   if (before === null) {
     await removeIfPresent(run.fs, run.root, path);
     return;
@@ -221,17 +213,10 @@ async function restore(
 }
 
 /**
- * Removes every temporary file this apply made and did not rename (but
- * those in `skip`);
- * returns those that could not be removed. Each is removed by the exact
- * name it was made with, through whatever path reaches it now (a folder
- * swapped for a link too: no one else made that name), and only a removal
- * that succeeded counts: a name not found is never taken for removed (the
- * folder may be swapped for a link, or moved aside, for a moment, the
- * file elsewhere). After a folder was found swapped, while some are left,
- * the cleanup keeps trying, until {@link STRAY_WAIT_MS} pass without one
- * removed; otherwise it makes one pass (a disk that refuses a removal
- * now will refuse it in a moment too).
+ * Removes every temporary file left (but those in `skip`) by its exact name,
+ * through whatever path reaches it now (no one else made that name); returns
+ * those it could not. After a swap it keeps trying until {@link STRAY_WAIT_MS}
+ * pass without one removed; otherwise one pass (a refusing disk keeps refusing).
  */
 async function removeTemporaries(
   run: ApplyRun,
@@ -267,56 +252,15 @@ async function removeTemporaries(
   }));
 }
 
-/**
- * Removes the temporary file `temporary` this apply made, through
- * whatever its path leads to now, when a file is there that is the one
- * made (its identity, where known); true once a removal succeeded, false
- * while it is not found.
- */
-async function removeMade(
-  run: ApplyRun,
-  temporary: string,
-): Promise<boolean> {
+/** Removes `temporary` when the file there is the one made; false while it is not found. */
+async function removeMade(run: ApplyRun, temporary: string): Promise<boolean> {
   const info = await run.lstat(temporary);
   if (info === null || !info.isFile) return false;
   const identity = run.identities.get(temporary);
   if (identity !== undefined && !sameFile(info, identity)) return false;
-  try {
-    await run.fs.remove(under(run.root, temporary));
-  } catch (error) {
-    if (isMissing(error)) return false;
-    throw error;
-  }
+  if (!await removeFound(run, temporary)) return false;
   run.identities.delete(temporary);
   return true;
-}
-
-/**
- * Removes an empty folder this apply made that landed elsewhere than
- * checked, through whatever its path leads to now (a link too): only this
- * apply made that exact name. True once removed; false when nothing was
- * found there for {@link STRAY_WAIT_MS} (it may be behind a link that
- * comes back).
- */
-async function removeStray(
-  run: ApplyRun,
-  folder: string,
-): Promise<boolean> {
-  const deadline = Date.now() + STRAY_WAIT_MS;
-  for (let round = 0;; round++) {
-    const info = await run.lstat(folder).catch(() => null);
-    if (info !== null && info.isDirectory) {
-      try {
-        await run.fs.remove(under(run.root, folder));
-        run.strays.delete(folder);
-        return true;
-      } catch (error) {
-        if (!isMissing(error)) throw error;
-      }
-    }
-    if (Date.now() >= deadline) return false;
-    await pause(round < 50 ? 1 : 10);
-  }
 }
 
 /** Waits `ms` milliseconds (only after a folder was found swapped: never on a run's ordinary path). */

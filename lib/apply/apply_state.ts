@@ -1,9 +1,6 @@
 /**
- * The state of one apply, shared by its phases (`apply_plan.ts`,
- * `apply_stage.ts`, `apply_commit.ts`, `apply_rollback.ts`): the folders
- * checked, planned and made, the temporary files made, the changes done,
- * and whether a folder was found swapped; and the checks every phase makes
- * of a folder it works in ({@link ApplyRun.checkFolder}).
+ * The state of one apply, shared by its phases, and the check every phase
+ * makes of a folder it works in ({@link ApplyRun.checkFolder}).
  *
  * @module
  */
@@ -13,17 +10,18 @@ import { under } from "../file_system/file_system.ts";
 import { isMissing } from "../file_system/lstat.ts";
 import { lstatStep } from "../file_system/real_folders.ts";
 import { FileStepError, step } from "../file_system/file_step_error.ts";
+import { temporaryName } from "../file_system/temporary_name.ts";
 import type { AppliedChange, ApplyOperation } from "./apply.ts";
-import type { FileState } from "./journal_schema.ts";
+import type { FileState } from "./journal_store.ts";
 import type { ApplyRecorder } from "./journal_recorder.ts";
 
-/** What the plan expects at a path right before it is changed. */
+/**
+ * What the plan expects at a path right before it is changed: nothing, the
+ * file it read (its inode, where known), or a file an earlier operation put there.
+ */
 export type Expected =
-  /** Nothing. */
   | { readonly kind: "missing" }
-  /** The file the plan read (its inode, where known). */
   | { readonly kind: "file"; readonly ino: number | null | undefined }
-  /** A file an earlier operation of this apply put there. */
   | { readonly kind: "ours" };
 
 /** One operation, planned. */
@@ -33,29 +31,20 @@ export interface PlannedChange {
   readonly folder: string;
   /** What it does; `none` for a delete of a file that is not there. */
   readonly kind: AppliedChange["kind"] | "none";
-  /** What must be at the path right before the change. */
   readonly expected: Expected;
-  /** The temporary file's path (writes only). */
+  /** Writes only: the temporary file, the mode (undefined: the file system's), size and hash. */
   readonly temporary?: string;
-  /** The mode the new file gets; undefined: the file system's. */
   readonly mode?: number;
-  /** The size in bytes of what it writes (writes only). */
   readonly size?: number;
-  /**
-   * The {@link contentHash} of what it writes (writes only): recorded in the
-   * journal before the first write. The bytes themselves are encoded again
-   * as each is written, so a 20 MB reply is never held twice, as text and
-   * as bytes.
-   */
+  /** Recorded before the first write; bytes are encoded again when written (never held twice). */
   readonly hash?: string;
-  /** The created temporary file (writes, once made). */
+  /** The created temporary file, and the state its write leaves the path in (once made). */
   created?: FileIdentity;
-  /** The state the write leaves the path in (writes, once made). */
   after?: FileState;
 }
 
 /** A folder as the plan found it: a real folder with its identity, or one to make. */
-export type FolderState =
+type FolderState =
   | { readonly kind: "real"; readonly dev?: number; readonly ino?: number | null }
   | { readonly kind: "planned" };
 
@@ -65,11 +54,9 @@ const encoder = new TextEncoder();
 const REUSED_UP_TO = 256 * 1024;
 
 /**
- * A buffer texts are encoded into, reused from one text to the next: the
- * bytes {@link EncodeBuffer.bytes} returns are valid until its next call.
- * Many small buffers made and dropped stay with the allocator, raising the
- * peak by as much as the reply; a large text gets a
- * buffer of its own, which goes straight back to the system.
+ * A buffer texts are encoded into, reused (bytes valid until the next call):
+ * many small buffers dropped stay with the allocator, raising the peak by as
+ * much as the reply; a large text gets its own, which goes back to the system.
  */
 export class EncodeBuffer {
   #buffer = new Uint8Array(64 * 1024);
@@ -86,71 +73,48 @@ export class EncodeBuffer {
   }
 }
 
-/**
- * A folder on the way to a path was swapped (for a symbolic link, or for
- * another folder) while the applier worked in it: stop, everything goes back.
- */
+/** A folder on the way was swapped (for a link or another folder): everything goes back. */
 export class SwapError extends FileStepError {
-  /** The folder, relative to the root. */
-  readonly folder: string;
-
+  /** The error for `folder` (relative), `detail` saying what happened to it. */
   constructor(folder: string, detail: string) {
     super(
       `"${folder}" ${detail} while code-commit was writing into it (another process is changing ` +
         "the project); code-commit never writes through a link",
     );
     this.name = "SwapError";
-    this.folder = folder;
   }
 }
 
 /** One apply, through its phases: what each phase leaves for the next and for the rollback. */
 export class ApplyRun {
-  /** The project root, absolute or relative to the current directory. */
-  readonly root: string;
-  /** The file system every call goes through (tests inject faults there). */
-  readonly fs: FileSystem;
-  /** How many temporary files are written at once. */
-  readonly parallelism: number;
   /** The folders checked or planned, by relative path (`""` is the root, trusted). */
   readonly folders = new Map<string, FolderState>([["", { kind: "real" }]]);
-  /** Folders to make, from the top. */
+  /** Folders to make, from the top, and those made. */
   readonly toCreate: string[] = [];
-  /** Folders this apply made (relative), in the order made. */
   readonly created: string[] = [];
-  /** Temporary files made and not yet renamed or removed (relative; see `WriteOptions.temporaries`). */
+  /** Temporary files made and not yet renamed or removed, and their identities (`fstat`). */
   readonly temporaries = new Set<string>();
-  /** The identity of each temporary file made, where Deno could tell it (`fstat` of its descriptor). */
   readonly identities = new Map<string, FileIdentity>();
   /** The buffer a text is encoded into to hash it as the apply is planned. */
   readonly scratch = new EncodeBuffer();
   /** Folders this apply made that landed elsewhere than checked (a swapped folder). */
   readonly strays = new Set<string>();
-  /** The changes made, in order. */
   readonly done: PlannedChange[] = [];
   /** The change being carried out, named when something fails. */
   culprit: PlannedChange | undefined;
-  /** The real path of the root, resolved once. */
   realRoot: string | undefined;
   /** Set once a folder was found swapped: the cleanup then reaches for files through links too. */
   swapped = false;
-  /** The temporary file (relative) each write goes through; a fresh name when undefined. */
-  readonly temporaryName: ((path: string) => string) | undefined;
   /** The run and number of the apply on disk, for the rollback's temporary names. */
   identity: ApplyRecorder["identity"];
 
   /** The state of an apply to the project at `root`, through `fs`, before anything is done. */
   constructor(
-    root: string,
-    fs: FileSystem,
-    parallelism: number,
-    temporaryName?: (path: string) => string,
-  ) {
-    this.root = root;
-    this.fs = fs;
-    this.parallelism = parallelism;
-    this.temporaryName = temporaryName;
-  }
+    readonly root: string,
+    readonly fs: FileSystem,
+    readonly parallelism: number,
+    readonly temporaryName?: (path: string) => string,
+  ) {}
 
   /** `lstat`, or null when nothing is at `path`. */
   async lstat(path: string): Promise<EntryInfo | null> {
@@ -158,11 +122,10 @@ export class ApplyRun {
   }
 
   /**
-   * Checks that `folder` (relative) is still the real folder the plan
-   * found: its real path is the root's plus `folder` (no link anywhere on
-   * the way), and, with `same` (the default), it is the same folder (device
-   * and inode). A caller that checks the identity of a file in it right
-   * after need not check the folder's.
+   * Checks that `folder` is still the real folder the plan found: its real
+   * path is the root's plus `folder` (no link on the way) and, with `same`,
+   * it is the same folder (device and inode). Deno has no `openat`: each look
+   * goes through the folder's name again, so checks narrow a swap race, not close it.
    *
    * @throws {SwapError} naming the folder (the link, when there is one) otherwise.
    */
@@ -194,9 +157,8 @@ export class ApplyRun {
   }
 
   /**
-   * `error`, or, when it says that a path in `folder` was not there (a
-   * folder the plan found, and made sure of, cannot lose a path by itself),
-   * the {@link SwapError} for `folder`: swapped, or moved away for a moment.
+   * `error`, or, when it says a path in `folder` was not there (a folder the
+   * plan made sure of cannot lose a path by itself), the {@link SwapError}.
    */
   async explain(folder: string, error: unknown): Promise<unknown> {
     if (error instanceof SwapError || !isMissing(causeOf(error))) return error;
@@ -221,26 +183,32 @@ export class ApplyRun {
   }
 }
 
-/** The operating system's error inside a `FileStepError` (its cause), or `error` itself. */
+/** A temporary sibling of `path` (relative), named from `hex` or at random. Never throws. */
+export function temporarySibling(path: string, hex?: string): string {
+  const slash = path.lastIndexOf("/");
+  return `${path.slice(0, slash + 1)}${temporaryName(path.slice(slash + 1), hex)}`;
+}
+
+/** The system's error inside a `FileStepError`, or `error` itself. */
 function causeOf(error: unknown): unknown {
   return error instanceof FileStepError && error.cause !== undefined ? error.cause : error;
 }
 
-/** Whether `info` is the file `identity` describes (same device and inode, where both are known). */
+/** Whether `info` is the file `identity` (same device and inode, where known). */
 export function sameFile(info: EntryInfo, identity: FileIdentity | undefined): boolean {
   if (identity === undefined) return false;
   if (!isKnown(info.ino) || !isKnown(identity.ino)) return true;
   return info.ino === identity.ino && (info.dev === undefined || info.dev === identity.dev);
 }
 
-/** Whether `info` is the folder the plan found (same device and inode, where both are known). */
+/** Whether `info` is the folder the plan found (same device and inode, where known). */
 function sameFolder(info: EntryInfo, known: { dev?: number; ino?: number | null }): boolean {
   if (!isKnown(info.ino) || !isKnown(known.ino)) return true;
   return info.ino === known.ino && info.dev === known.dev;
 }
 
-/** Whether the plan knows the inode of the file it expects (to check it is the same one). */
-export function knownIno(expected: Expected): boolean {
+/** Whether the plan knows the inode of the file it expects. */
+export function knownIno(expected: Expected): expected is { kind: "file"; ino: number } {
   return expected.kind === "file" && isKnown(expected.ino);
 }
 

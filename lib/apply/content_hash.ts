@@ -1,17 +1,21 @@
 /**
- * The hash the journal records of every file an apply writes, and that
- * `--undo` and recovery compare a file's bytes against: is this still the
- * file the run left?
+ * The hash the journal records of every file an apply writes: is this still
+ * the file the run left? And the exact comparison of two files' bytes.
  *
  * @module
  */
 
+import { Buffer } from "node:buffer";
+
+/** Whether `a` and `b` hold the same bytes. Never throws. */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
+}
+
 /**
- * A 64-bit hash of `data` (two 32-bit lanes over its 4-byte words, mixed
- * as MurmurHash3 mixes), in 16 hex digits: how the journal tells whether a
- * file changed since a run left it. Not a cryptographic hash: it tells a
- * hand edit from no edit, at little cost to a large apply, where SHA-256
- * through SubtleCrypto would slow it. Never throws.
+ * A 64-bit hash of `data` (two 32-bit MurmurHash3-style lanes), in 16 hex
+ * digits. Not cryptographic: it tells a hand edit from none, where SHA-256
+ * would slow a large apply. Never throws.
  */
 export function contentHash(data: Uint8Array): string {
   let h1 = 0x9747b28c ^ data.length;

@@ -1,56 +1,41 @@
 /**
- * The journal of one run (see `journal_schema.ts` for what the journal
- * keeps and how): its first apply starts the run's record in
- * `agent-config/journal/`, each apply is recorded through a
- * `journal_recorder.ts` recorder, and {@link RunJournal.runChanges} tells
- * what the run changed.
+ * The journal of one run (format: `journal_store.ts`): its first apply
+ * starts the run's record, each apply is recorded by a `DiskRecorder`.
  *
  * @module
  */
 
-import { messageOf } from "../errors/errors.ts";
 import { under } from "../file_system/file_system.ts";
-import {
-  type ApplyJournal,
-  type ApplyRecorder,
-  type CompletedApply,
-  DiskRecorder,
-} from "./journal_recorder.ts";
+import type { ApplyJournal, ApplyRecorder, CompletedApply } from "./journal_recorder.ts";
+import { DiskRecorder } from "./journal_recorder.ts";
 import {
   applyFiles,
+  completedOf,
   type FileState,
-  JOURNAL_DIR,
-  JournalError,
-  NEXT_RUN_FILE,
-  type PreImage,
-  RUN_FILE,
-  type RunHeader,
-  RunSchema,
-} from "./journal_schema.ts";
-import {
   inspect,
+  JOURNAL_DIR,
   journalDir,
+  JournalError,
+  journalFailure,
   listNames,
   listNamesQuietly,
+  NEXT_RUN_FILE,
   parseJson,
+  type PreImage,
   promotePending,
   readJournal,
   readPreImage,
   removeQuietly,
+  RUN_FILE,
+  type RunHeader,
+  RunSchema,
   tidyJournal,
   writeJson,
 } from "./journal_store.ts";
 
-/** What a run's journal needs to know about the run. */
-export interface RunInfo {
-  /** The workflow, as messages name it (`committing code`). */
-  readonly workflow: string;
-}
-
 /**
- * The journal of one run of code-commit in the project at `root`. Its
- * first apply removes the previous run's files and starts the run's own;
- * every apply after it adds to the run.
+ * The journal of one run of code-commit in the project at `root`: its first
+ * apply starts the run's files, every apply after it adds to the run.
  */
 export class RunJournal implements ApplyJournal {
   readonly #root: string;
@@ -62,22 +47,15 @@ export class RunJournal implements ApplyJournal {
   #first = 1;
   /** Whether this run's header is the pending one (no apply of it complete yet). */
   #pending = false;
-  /** Paths changed by a completed apply of this run: a later apply records them as `again`. */
   readonly #touched = new Set<string>();
-  /** This run's completed applies, as this process recorded them (oldest first). */
   readonly #completed: CompletedApply[] = [];
   /** The log folder the next applies belong to. */
   logDir: string | undefined;
 
   /** A journal for a run of `info.workflow` in the project at `root`; nothing is written yet. */
-  constructor(root: string, info: RunInfo) {
+  constructor(root: string, info: { readonly workflow: string }) {
     this.#root = root;
     this.workflow = info.workflow;
-  }
-
-  /** The run's header once its first apply began; undefined before. */
-  get header(): RunHeader | undefined {
-    return this.#header;
   }
 
   /** Every path a completed apply of this run changed. */
@@ -86,15 +64,10 @@ export class RunJournal implements ApplyJournal {
   }
 
   /**
-   * Each path a completed apply of this run changed: what it held before
-   * the run's first apply of it, and the state the run's last apply of it
-   * left it in. The records come from this process's own memory of what it
-   * wrote (never read back and parsed again); the pre-images are read from
-   * the journal's packs. Only the applies the journal on disk still holds
-   * for this run count: it may have changed under the run (an `--undo` from
-   * another terminal, a build that removed `agent-config/`, another run).
-   *
-   * @throws {JournalError} when the run's header or a pack cannot be read.
+   * Each path a completed apply of this run changed: what it held before the
+   * run and the state the run left it in, as this process recorded them; only
+   * applies the journal still holds for this run count (an `--undo` from
+   * another terminal may have taken them). Throws a {@link JournalError}.
    */
   async runChanges(): Promise<Map<string, { before: PreImage; after: FileState }>> {
     const changes = new Map<string, { before: PreImage; after: FileState }>();
@@ -118,22 +91,16 @@ export class RunJournal implements ApplyJournal {
     return changes;
   }
 
-  /**
-   * The numbers of this run's completed applies whose record and mark the
-   * journal folder `dir` still holds, while its header is still `header`'s
-   * run; none otherwise.
-   *
-   * @throws {JournalError} when the header cannot be read.
-   */
+  /** This run's completed applies `dir` still holds, while its header is still this run's. */
   async #stillRecorded(dir: string, header: RunHeader): Promise<Set<number>> {
     const kept = new Set<number>();
     if (inspect(dir)?.isDirectory !== true) return kept;
     const names = new Set(listNamesQuietly(dir));
     if (!names.has(RUN_FILE)) return kept;
-    let run = await parseJson(dir, RUN_FILE, RunSchema) as RunHeader;
+    let run = await parseJson(dir, RUN_FILE, RunSchema);
     // A run whose header could not be renamed yet is still `next-run.json` (the run all the same).
     if (run.id !== header.id && this.#pending && names.has(NEXT_RUN_FILE)) {
-      run = await parseJson(dir, NEXT_RUN_FILE, RunSchema) as RunHeader;
+      run = await parseJson(dir, NEXT_RUN_FILE, RunSchema);
     }
     if (run.id !== header.id) return kept;
     for (const { n } of this.#completed) {
@@ -147,15 +114,13 @@ export class RunJournal implements ApplyJournal {
   async begin(): Promise<ApplyRecorder> {
     const dir = journalDir(this.#root);
     try {
-      if (this.#header === undefined) {
-        await this.#startRun(dir);
-      }
+      if (this.#header === undefined) await this.#startRun(dir);
     } catch (error) {
       if (error instanceof JournalError) throw error;
-      throw new JournalError(
-        `cannot keep the apply journal in ${JOURNAL_DIR}/: ${messageOf(error)}; nothing was ` +
-          "changed",
-        { cause: error },
+      throw journalFailure(
+        `cannot keep the apply journal in ${JOURNAL_DIR}/`,
+        error,
+        "; nothing was changed",
       );
     }
     const n = this.#next++;
@@ -168,12 +133,9 @@ export class RunJournal implements ApplyJournal {
   }
 
   /**
-   * Writes this run's header. When the journal holds a previous run that
-   * can still be undone, the header is the pending run's: the previous
-   * run's files stay until this run's first apply completes ({@link
-   * #promote}), and this run's applies are numbered after them. Otherwise
-   * every old file goes, the old header first (files without a header
-   * belong to no run).
+   * Writes this run's header: while the previous run can still be undone,
+   * as the pending run, numbered after it, its files kept until this run's
+   * first apply completes; otherwise every old file goes, the header first.
    */
   async #startRun(dir: string): Promise<void> {
     await makeJournalDir(this.#root);
@@ -190,12 +152,8 @@ export class RunJournal implements ApplyJournal {
       stored = { ...stored, unrenamed: false };
     }
     const previous = stored.run;
-    const undoable = previous !== undefined && previous.undoneAt === undefined &&
-      stored.applies.some((apply) => apply.done !== undefined && apply.record.run === previous.id);
-    if (undoable) {
-      const kept = stored.applies.filter((apply) =>
-        apply.done !== undefined && apply.record.run === previous.id
-      );
+    const kept = previous?.undoneAt === undefined ? completedOf(stored, previous) : [];
+    if (kept.length > 0) {
       tidyJournal({ ...stored, pending: undefined, applies: kept }, previous);
       this.#next = Math.max(0, ...[...listNames(dir)].map(applyNumber)) + 1;
       this.#first = this.#next;
@@ -209,13 +167,7 @@ export class RunJournal implements ApplyJournal {
     this.#header = header;
   }
 
-  /**
-   * Once this run's first apply is complete (its mark on disk), this run
-   * replaces the previous one: its header becomes `run.json`, and the
-   * previous run's files go.
-   *
-   * @throws the file system's error when the header cannot be renamed.
-   */
+  /** Once this run's first apply is complete: its header becomes `run.json`, the old files go. */
   #promote(dir: string): void {
     if (!this.#pending) return;
     promotePending(dir);

@@ -1,77 +1,56 @@
 /**
- * The recording of one apply: what the applier asks of a journal
- * ({@link ApplyRecorder}, {@link ApplyJournal}), a journal in memory, and
- * the recorder that writes one apply's record, packs and mark to the
+ * The recording of one apply: in memory, or as packs, record and mark in the
  * journal folder.
  *
  * @module
  */
 
-import { messageOf } from "../errors/errors.ts";
-import { PackWriter } from "./journal_pack.ts";
+import { READ_LIMITS } from "../file_system/read_limits.ts";
+import { AtomicFileWriter } from "../file_system/write_atomically.ts";
 import {
   applyFiles,
   type ApplyRecord,
   type DoneRecord,
+  forgetApply,
+  inspect,
   type IntendedState,
   JOURNAL_DIR,
   JournalError,
+  journalFailure,
   type PostState,
   type PreImage,
-  type RunHeader,
-} from "./journal_schema.ts";
-import {
-  forgetApply,
-  inspect,
   readPreImage,
   removeQuietly,
+  type RunHeader,
   type StoredJournal,
   writeJson,
 } from "./journal_store.ts";
 
-/** What an apply is about to do besides the paths' pre-images. */
+/**
+ * What an apply is about to do besides the pre-images: the folders it will
+ * make (from the top), its temporary files, and each path's intended states.
+ */
 export interface ApplyPlanRecord {
-  /** The folders it will create, from the top (relative). */
   readonly folders: readonly string[];
-  /** Every temporary file it may create (relative paths). */
   readonly temporaries: readonly string[];
-  /**
-   * For each path, every state its operations leave it in, in order (one
-   * for most paths; a reply may write a path twice, or write then delete
-   * it). Recovery accepts these, and the pre-image, as states the apply
-   * itself could have left; anything else is a change made since.
-   */
   readonly intended: ReadonlyMap<string, readonly IntendedState[]>;
 }
 
 /**
- * Records one apply. The applier calls {@link add} for each path before it
- * touches any, then {@link commit} (nothing is written to the project
- * before it returns), then {@link complete} or, after a rollback,
- * {@link discard}.
+ * Records one apply: {@link add} for each path before any is touched, then
+ * {@link commit} (nothing is written to the project before it returns),
+ * then {@link complete} or, after a rollback, {@link discard}.
  */
 export interface ApplyRecorder {
-  /**
-   * The run and number of the apply, when it is recorded on disk: the
-   * rollback's temporary names are drawn from them (`rollback_names.ts`).
-   */
+  /** The run and number of the apply on disk: the rollback's temporary names come from them. */
   readonly identity?: { readonly run: string; readonly n: number };
-  /** Keeps what `path` holds now (`null`: nothing). Each path once. */
+  /** Keeps what `path` holds now (`null`: nothing), once per path. */
   add(path: string, before: PreImage): Promise<void>;
-  /**
-   * Writes the record and syncs it to disk: from then on, the apply may be
-   * rolled back even if the process dies.
-   *
-   * @throws {CodeCommitError} when the record cannot be written.
-   */
+  /** Writes and syncs the record: from then on even a killed apply is rolled back. */
   commit(plan: ApplyPlanRecord): Promise<void>;
-  /** What `path` held before the apply (for a rollback); `undefined` when it was not recorded. */
+  /** What `path` held before the apply; `undefined` when it was not recorded. */
   preImage(path: string): Promise<PreImage | undefined>;
-  /**
-   * The apply is complete: records the state it left each path in.
-   *
-   * @throws {CodeCommitError} when the mark cannot be written.
-   */
+  /** Records the state the complete apply left each path in. */
   complete(post: readonly PostState[]): Promise<void>;
   /** The apply was rolled back whole: forgets it. Never throws. */
   discard(): Promise<void>;
@@ -79,11 +58,7 @@ export interface ApplyRecorder {
 
 /** Where applies are recorded before they write. */
 export interface ApplyJournal {
-  /**
-   * Starts the record of one apply.
-   *
-   * @throws {CodeCommitError} when the journal cannot be opened.
-   */
+  /** Starts the record of one apply; throws a `CodeCommitError` when it cannot. */
   begin(): Promise<ApplyRecorder>;
 }
 
@@ -107,9 +82,8 @@ export function memoryJournal(): ApplyJournal {
 }
 
 /**
- * A recorder for `--undo`: the apply that takes `run` back, recorded as one
- * more apply of it (numbered after its last), so that an interrupted undo
- * is rolled back at the next start like any apply.
+ * The recorder of `--undo`'s apply, recorded as one more apply of `run`, so
+ * that an interrupted undo is rolled back at the next start like any apply.
  */
 export function undoRecorder(stored: StoredJournal, run: RunHeader): ApplyRecorder {
   const last = stored.applies.at(-1)?.n ?? 0;
@@ -126,100 +100,87 @@ export interface CompletedApply {
   readonly post: readonly PostState[];
 }
 
-/** What a run's recorders add to once their apply completes. */
-export interface RunMemory {
-  /** The paths changed (a later apply records them as `again`). */
+/**
+ * What a run's recorders add to once their apply completes: the paths changed
+ * (a later apply records them as `again`), the applies; whether the run is
+ * pending (its mark is then synced), and what to call once the mark is on disk.
+ */
+interface RunMemory {
   readonly touched: Set<string>;
-  /** The completed applies, oldest first. */
   readonly completed: CompletedApply[];
-  /** Whether the run is still pending (its first apply's mark must be synced before promotion). */
   readonly pending?: () => boolean;
-  /**
-   * Called once an apply's mark is on disk (a pending run's header is then promoted); what it
-   * throws is ignored: the apply is complete, and the next start finishes the promotion.
-   */
   readonly onComplete?: () => void;
 }
 
 /** Records one apply in the journal folder. */
 export class DiskRecorder implements ApplyRecorder {
-  readonly #dir: string;
-  readonly #run: RunHeader;
-  readonly #n: number;
-  readonly #logDir: string | undefined;
-  readonly #memory: RunMemory;
-  readonly #kind: "reply" | "undo";
-  readonly #first: PackWriter;
-  readonly #again: PackWriter;
+  readonly #files: ReturnType<typeof applyFiles>;
+  /** The pre-images' bytes, streamed to temporary files renamed into place at commit. */
+  readonly #packs: Record<"first" | "again", AtomicFileWriter>;
   readonly #entries: ApplyRecord["entries"] = [];
   readonly #recorded = new Set<string>();
-  readonly #packs = new Map<string, Uint8Array>();
+  readonly #read = new Map<string, Uint8Array>();
   #committed = false;
   readonly identity: { readonly run: string; readonly n: number };
 
+  /** The recorder of apply `n` of `run` in the journal folder `dir`; nothing is written yet. */
   constructor(
-    dir: string,
-    run: RunHeader,
-    n: number,
-    logDir: string | undefined,
-    kind: "reply" | "undo",
-    memory: RunMemory,
+    private readonly dir: string,
+    private readonly run: RunHeader,
+    private readonly n: number,
+    private readonly logDir: string | undefined,
+    private readonly kind: "reply" | "undo",
+    private readonly memory: RunMemory,
   ) {
-    this.#dir = dir;
-    this.#run = run;
-    this.#n = n;
-    this.#logDir = logDir;
-    this.#memory = memory;
-    this.#kind = kind;
     this.identity = { run: run.id, n };
-    const files = applyFiles(n);
-    this.#first = new PackWriter(dir, files.first);
-    this.#again = new PackWriter(dir, files.again);
+    this.#files = applyFiles(n);
+    this.#packs = {
+      first: new AtomicFileWriter(dir, this.#files.first),
+      again: new AtomicFileWriter(dir, this.#files.again),
+    };
   }
 
   add(path: string, before: PreImage): Promise<void> {
-    if (this.#recorded.has(path)) return Promise.resolve();
+    return new Promise((resolve) => resolve(this.#add(path, before)));
+  }
+
+  #add(path: string, before: PreImage): void {
+    if (this.#recorded.has(path)) return;
     this.#recorded.add(path);
     if (before === null) {
       this.#entries.push({ path, before: null });
-      return Promise.resolve();
+      return;
     }
-    const again = this.#kind === "undo" || this.#memory.touched.has(path);
-    const pack = again ? this.#again : this.#first;
-    try {
-      const offset = pack.append(before.data);
-      this.#entries.push({
-        path,
-        before: {
-          mode: before.mode,
-          size: before.data.length,
-          pack: again ? "again" : "first",
-          offset,
-        },
-      });
-    } catch (error) {
-      if (error instanceof JournalError) return Promise.reject(error);
-      // Named by its pack: a write past the file size limit fails there (File too large).
-      const name = applyFiles(this.#n)[again ? "again" : "first"];
-      return Promise.reject(
-        new JournalError(
-          `cannot record what the reply's paths hold in ${JOURNAL_DIR}/${name}: ${
-            messageOf(error)
-          }`,
-          { cause: error },
-        ),
+    const pack = this.kind === "undo" || this.memory.touched.has(path) ? "again" : "first";
+    const offset = this.#packs[pack].size;
+    const size = before.data.length;
+    if (offset + size > READ_LIMITS.journalPack.bytes) {
+      throw new JournalError(
+        `the reply replaces or deletes more than ${
+          READ_LIMITS.journalPack.bytes / (1024 * 1024)
+        } MiB of files, more than code-commit keeps copies of in its journal; nothing was ` +
+          "changed: ask for a smaller change",
       );
     }
-    return Promise.resolve();
+    try {
+      this.#packs[pack].append(before.data);
+    } catch (error) {
+      // Named by its pack: a write past the file size limit fails there (File too large).
+      throw journalFailure(
+        `cannot record what the reply's paths hold in ${JOURNAL_DIR}/${this.#files[pack]}`,
+        error,
+      );
+    }
+    this.#entries.push({ path, before: { mode: before.mode, size, pack, offset } });
   }
 
   async commit(plan: ApplyPlanRecord): Promise<void> {
     const record: ApplyRecord = {
       version: 1,
-      run: this.#run.id,
-      apply: this.#n,
-      kind: this.#kind,
-      ...(this.#logDir === undefined ? {} : { logDir: this.#logDir }),
+      run: this.run.id,
+      apply: this.n,
+      kind: this.kind,
+      ...(this.logDir === undefined ? {} : { logDir: this.logDir }),
       entries: this.#entries.map((entry) => ({
         ...entry,
         intended: [...plan.intended.get(entry.path) ?? []],
@@ -228,71 +189,72 @@ export class DiskRecorder implements ApplyRecorder {
       temporaries: [...plan.temporaries],
     };
     try {
-      // A mark left by an apply of the same number that was forgotten but not wholly removed
-      // would make this one look complete: it goes first, and must be gone.
-      const done = `${this.#dir}/${applyFiles(this.#n).done}`;
+      // A mark left by a forgotten apply of the same number would make this one look complete.
+      const done = `${this.dir}/${this.#files.done}`;
       removeQuietly(done);
       if (inspect(done) !== undefined) throw new Error(`cannot remove the old ${done}`);
-      this.#first.seal();
-      this.#again.seal();
+      this.#packs.first.commit();
+      this.#packs.again.commit();
       // Synced, and the folder after it: the packs' renames and the record survive a power cut.
-      await writeJson(this.#dir, applyFiles(this.#n).record, record, true);
+      await writeJson(this.dir, this.#files.record, record, true);
       this.#committed = true;
     } catch (error) {
-      this.#first.abandon();
-      this.#again.abandon();
-      removeQuietly(`${this.#dir}/${applyFiles(this.#n).record}`);
-      throw this.#failure("write the apply journal", error);
+      this.#abandonPacks();
+      removeQuietly(`${this.dir}/${this.#files.record}`);
+      throw journalFailure(`cannot write the apply journal in ${JOURNAL_DIR}/`, error);
     }
   }
 
-  preImage(path: string): Promise<PreImage | undefined> {
+  async preImage(path: string): Promise<PreImage | undefined> {
     const entry = this.#entries.find((candidate) => candidate.path === path);
-    if (entry === undefined) return Promise.resolve(undefined);
-    return readPreImage(this.#dir, this.#n, entry.before, this.#packs);
+    return entry && await readPreImage(this.dir, this.n, entry.before, this.#read);
   }
 
   async complete(post: readonly PostState[]): Promise<void> {
     const done: DoneRecord = {
       version: 1,
-      run: this.#run.id,
-      apply: this.#n,
+      run: this.run.id,
+      apply: this.n,
       post: post.map((state) => ({ path: state.path, after: state.after })),
     };
-    const mark = `${this.#dir}/${applyFiles(this.#n).done}`;
+    const mark = `${this.dir}/${this.#files.done}`;
     try {
-      await writeJson(this.#dir, applyFiles(this.#n).done, done, this.#memory.pending?.() === true);
+      await writeJson(this.dir, this.#files.done, done, this.memory.pending?.() === true);
     } catch (error) {
-      // A mark renamed into place whose folder could not be synced is taken back, so that the
-      // rollback that follows is recorded as incomplete; a mark that stays (the disk refused
-      // even that) makes the apply complete: the journal never says complete of an apply
-      // that was rolled back halfway.
+      // A mark whose folder could not be synced is taken back, so the rollback that follows is
+      // recorded as incomplete; one that stays makes the apply complete: the journal never
+      // says complete of an apply rolled back halfway.
       removeQuietly(mark);
-      if (!present(mark)) throw this.#failure("mark the apply complete in the journal", error);
+      if (!present(mark)) {
+        throw journalFailure(
+          `cannot mark the apply complete in the journal in ${JOURNAL_DIR}/`,
+          error,
+        );
+      }
     }
     try {
-      this.#memory.onComplete?.();
+      this.memory.onComplete?.();
     } catch {
-      // The mark is on disk, so the apply is complete whatever follows: a pending run's header
-      // not renamed yet is read as the run (readJournal), and the next start renames it.
+      // The mark is on disk, so the apply is complete: a pending header not renamed yet is
+      // read as the run (readJournal), and the next start renames it.
     }
-    removeQuietly(`${this.#dir}/${applyFiles(this.#n).again}`);
-    for (const entry of this.#entries) this.#memory.touched.add(entry.path);
-    this.#memory.completed.push({ n: this.#n, entries: this.#entries, post: done.post });
+    removeQuietly(`${this.dir}/${this.#files.again}`);
+    for (const entry of this.#entries) this.memory.touched.add(entry.path);
+    this.memory.completed.push({ n: this.n, entries: this.#entries, post: done.post });
   }
 
   discard(): Promise<void> {
-    if (this.#committed) forgetApply(this.#dir, this.#n);
-    this.#first.abandon();
-    this.#again.abandon();
+    if (this.#committed) forgetApply(this.dir, this.n);
+    this.#abandonPacks();
     return Promise.resolve();
   }
 
-  #failure(what: string, error: unknown): JournalError {
-    return new JournalError(
-      `cannot ${what} in ${JOURNAL_DIR}/: ${messageOf(error)}`,
-      { cause: error },
-    );
+  /** Closes and removes both packs, made or renamed. Never throws. */
+  #abandonPacks(): void {
+    for (const pack of ["first", "again"] as const) {
+      this.#packs[pack].abandon();
+      removeQuietly(`${this.dir}/${this.#files[pack]}`);
+    }
   }
 }
 

@@ -1,100 +1,204 @@
 /**
- * The apply journal's folder, read and tidied: the run and the applies
- * found there ({@link readJournal}), their pre-images, the removal of what
- * no longer serves, and the small synchronous file helpers the recorder and
- * the run's journal write with (the journal's files are small or written
- * once). The format is `journal_schema.ts`'s.
+ * The apply journal's format and folder, `agent-config/journal/`: per apply,
+ * packs of pre-images, a record synced before any write and a completion mark;
+ * `run.json` names the run (`next-run.json` a run with no apply complete yet).
  *
  * @module
  */
 
-import type { z } from "zod";
-import { messageOf } from "../errors/errors.ts";
+import { z } from "zod";
+import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { readBounded } from "../file_system/bounded_read.ts";
 import { denoFileSystem, under } from "../file_system/file_system.ts";
-import { READ_LIMITS, type ReadLimit } from "../file_system/read_limits.ts";
 import { lstatSyncOrUndefined } from "../file_system/lstat.ts";
+import { READ_LIMITS, type ReadLimit } from "../file_system/read_limits.ts";
+import { isTemporaryName } from "../file_system/temporary_name.ts";
 import { syncPathSync, writeAtomically } from "../file_system/write_atomically.ts";
-import {
-  applyFiles,
-  type ApplyRecord,
-  doneHeader,
-  DoneHeaderSchema,
-  type DoneRecord,
-  DoneSchema,
-  JOURNAL_DIR,
-  JournalError,
-  NEXT_RUN_FILE,
-  type PreImage,
-  recordHeader,
-  RecordHeaderSchema,
-  RecordSchema,
-  RUN_FILE,
-  type RunHeader,
-  RunSchema,
-} from "./journal_schema.ts";
+import { checkPathSyntax } from "../guard/path_syntax.ts";
+import { protectedRulesFor } from "../guard/protected_paths.ts";
 
-/** How much of the journal {@link readJournal} reads. */
-export interface ReadJournalOptions {
-  /**
-   * `"marks"`: of a completed apply, only what says which run and apply it
-   * belongs to (the header of its record and of its mark): its `record`
-   * then has no entries, folders or temporaries, and its `done` no post
-   * states. For recovery, which acts on no completed apply: checking a
-   * big record in full would slow every start after a big run.
-   * Default `"whole"`.
-   */
-  readonly completed?: "whole" | "marks";
+/** The journal's folder, relative to the root: never writable by a reply, hidden from builds. */
+export const JOURNAL_DIR = "agent-config/journal";
+
+/**
+ * What a path held: its bytes and mode, or `null` when nothing was there. Only
+ * paths a reply may write are kept, never `agent-config/` (so never a key).
+ */
+export type PreImage = { readonly data: Uint8Array; readonly mode: number | null } | null;
+
+/** The run's header. */
+export const RUN_FILE = "run.json";
+/** The header of a run whose first apply has not completed. */
+export const NEXT_RUN_FILE = "next-run.json";
+
+/** A run's header (`id` random per run; `undoneAt` set once `--undo` took it back). */
+export const RunSchema = z.object({
+  version: z.literal(1),
+  id: z.string().min(1),
+  workflow: z.string(),
+  startedAt: z.string(),
+  undoneAt: z.string().optional(),
+}).strict();
+
+/** A run's header. */
+export type RunHeader = z.infer<typeof RunSchema>;
+
+const relativePath = z.string().refine((path) => plainPath(path), "not a plain project path");
+const size = z.number().int().nonnegative();
+const mode = size.nullable();
+
+const IntendedObject = z.object({ mode, size, hash: z.string().regex(/^[0-9a-f]{16}$/) })
+  .strict();
+
+/**
+ * A state an apply means to leave a path in: `null` (a delete), or a file's
+ * mode (`null`: the file system's), size and {@link contentHash}.
+ */
+export type IntendedState = z.infer<typeof IntendedObject> | null;
+
+const StateSchema = IntendedObject.extend({ lines: size }).nullable();
+
+/** The state an apply left a file in (its line count too), as `--undo` checks it; null: none. */
+export type FileState = z.infer<typeof StateSchema>;
+
+/** The state an apply left one path in. */
+export interface PostState {
+  readonly path: string;
+  readonly after: FileState;
 }
 
-/** One apply found in the journal folder. */
+/** One apply's record: what it is about to do (`intended` is absent in an older record). */
+export const RecordSchema = z.object({
+  version: z.literal(1),
+  run: z.string(),
+  apply: z.number().int().positive(),
+  kind: z.enum(["reply", "undo"]),
+  logDir: z.string().optional(),
+  entries: z.array(
+    z.object({
+      path: relativePath,
+      before: z.object({ mode, size, pack: z.enum(["first", "again"]), offset: size }).strict()
+        .nullable(),
+      intended: z.array(IntendedObject.nullable()).optional(),
+    }).strict(),
+  ),
+  folders: z.array(relativePath),
+  temporaries: z.array(z.string().refine(temporaryPath, "not a temporary file's path")),
+}).strict();
+
+/** One apply's record. */
+export type ApplyRecord = z.infer<typeof RecordSchema>;
+
+/** One completed apply's mark: the state it left each path in. */
+export const DoneSchema = z.object({
+  version: z.literal(1),
+  run: z.string(),
+  apply: z.number().int().positive(),
+  post: z.array(z.object({ path: relativePath, after: StateSchema }).strict()),
+}).strict();
+
+/** One completed apply's mark. */
+export type DoneRecord = z.infer<typeof DoneSchema>;
+
+/** What says which run and apply a record belongs to, and what it was (its entries unchecked). */
+export const RecordHeaderSchema = RecordSchema.pick({
+  version: true,
+  run: true,
+  apply: true,
+  kind: true,
+  logDir: true,
+}).strip();
+
+/** What says which run and apply a mark belongs to (its post states unchecked). */
+export const DoneHeaderSchema = DoneSchema.pick({ version: true, run: true, apply: true }).strip();
+
+/**
+ * A path the journal may name: plain and not protected (a journal edited by
+ * hand can never make a rollback write `build.sh` or `agent-config/`), but
+ * for `agent-state/`, which code-commit's own runs change. Never throws.
+ */
+function plainPath(path: string): boolean {
+  return checkPathSyntax(path) === undefined && !path.startsWith("./") &&
+    protectedRulesFor(path).every((rule) => rule.name === STATE_DIR);
+}
+
+/** code-commit's own state (the specification cache), which its runs record as they change it. */
+export const STATE_DIR = "agent-state";
+
+/** A temporary file's path: a plain folder, then `.<name>.code-commit-<16 hex>.tmp`. */
+function temporaryPath(path: string): boolean {
+  const slash = path.lastIndexOf("/");
+  return isTemporaryName(path.slice(slash + 1)) && (slash < 0 || plainPath(path.slice(0, slash)));
+}
+
+/** The names of the files of apply `n` in the journal folder. */
+export function applyFiles(n: number): Record<"record" | "done" | "first" | "again", string> {
+  return {
+    record: `apply-${n}.record`,
+    done: `apply-${n}.done`,
+    first: `apply-${n}.first`,
+    again: `apply-${n}.again`,
+  };
+}
+
+/** The journal could not be read or written. Exit status 3 (`EXIT.setup`). */
+export class JournalError extends CodeCommitError {
+  /** Makes the error; `message` is the whole user-facing line. */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, EXIT.setup, options);
+    this.name = "JournalError";
+  }
+}
+
+/** The {@link JournalError} saying `what` failed, the system's reason, then `tail`. */
+export function journalFailure(what: string, error: unknown, tail = ""): JournalError {
+  return new JournalError(`${what}: ${messageOf(error)}${tail}`, { cause: error });
+}
+
+/** One apply found in the journal folder: its record, and its mark when it completed. */
 export interface StoredApply {
-  /** Its number in the run. */
   readonly n: number;
-  /** What it was about to do. */
   readonly record: ApplyRecord;
-  /** Its completion mark; undefined when it did not complete. */
   readonly done: DoneRecord | undefined;
 }
 
-/** The journal as found on disk. */
+/**
+ * The journal as found on disk: its run, a newer `pending` run none of whose
+ * applies has completed, and the applies of both, oldest first. `unrenamed`:
+ * the run's header is still `next-run.json` (killed before {@link promotePending}).
+ */
 export interface StoredJournal {
-  /** The folder, absolute. */
   readonly dir: string;
-  /** The run the applies belong to; undefined when there is none. */
   readonly run: RunHeader | undefined;
-  /** A newer run none of whose applies has completed; undefined when none. */
   readonly pending?: RunHeader | undefined;
-  /**
-   * The run's header is still `next-run.json`: its first apply completed
-   * but the process stopped before the header was renamed ({@link
-   * promotePending} finishes that).
-   */
   readonly unrenamed?: boolean;
-  /** The applies of both runs (each record names its run), oldest first. */
   readonly applies: readonly StoredApply[];
 }
 
-/** The journal's folder under `root`, absolute or as `root` is given. Never throws. */
+/** The completed applies of `run` (none when undefined). Never throws. */
+export function completedOf(stored: StoredJournal, run: RunHeader | undefined): StoredApply[] {
+  return stored.applies.filter((apply) => apply.done !== undefined && apply.record.run === run?.id);
+}
+
+/** The journal's folder under `root`. Never throws. */
 export function journalDir(root: string): string {
   return under(root, JOURNAL_DIR);
 }
 
 /**
- * Reads the journal of the project at `root`: its run and every apply with
- * a record, in order. Files that belong to no apply of the run (another
- * run's, or left half-written by a crash) are ignored here; {@link
- * tidyJournal} removes them. `agent-config` may be a symbolic link (as the
- * keys may be kept elsewhere), but `journal/` in it must be a real folder.
+ * Reads the journal of the project at `root`: its run and every apply of it
+ * with a record, in order (other files are left to {@link tidyJournal}).
+ * `agent-config` may be a link (keys kept elsewhere); `journal/` must be a
+ * real folder. With `completed: "marks"` (recovery, which acts on no
+ * completed apply), only the headers of a completed apply's record and mark
+ * are read: checking a big record whole would slow every start.
  *
- * @throws {JournalError} when `journal` is not a real folder, or a record
- * cannot be read or is not what code-commit writes (edited by hand?; with
- * `completed: "marks"`, only the header of a completed apply's record and
- * mark is checked).
+ * @throws {JournalError} when `journal` is not a real folder, or a file
+ * cannot be read or is not what code-commit writes.
  */
 export async function readJournal(
   root: string,
-  options: ReadJournalOptions = {},
+  options: { readonly completed?: "whole" | "marks" } = {},
 ): Promise<StoredJournal> {
   const dir = journalDir(root);
   const info = inspect(dir);
@@ -106,11 +210,9 @@ export async function readJournal(
     );
   }
   const names = listNames(dir);
-  const run = names.has(RUN_FILE)
-    ? await parseJson(dir, RUN_FILE, RunSchema) as RunHeader | undefined
-    : undefined;
+  const run = names.has(RUN_FILE) ? await parseJson(dir, RUN_FILE, RunSchema) : undefined;
   const pending = names.has(NEXT_RUN_FILE)
-    ? await parseJson(dir, NEXT_RUN_FILE, RunSchema) as RunHeader | undefined
+    ? await parseJson(dir, NEXT_RUN_FILE, RunSchema)
     : undefined;
   const ids = new Set([run?.id, pending?.id].filter((id) => id !== undefined));
   const applies: StoredApply[] = [];
@@ -120,20 +222,21 @@ export async function readJournal(
     for (const n of numbers) {
       const files = applyFiles(n);
       const marks = options.completed === "marks" && names.has(files.done);
-      let record = marks
-        ? recordHeader(await parseJson(dir, files.record, RecordHeaderSchema))
-        : await parseJson(dir, files.record, RecordSchema) as ApplyRecord;
+      const header = marks ? await parseJson(dir, files.record, RecordHeaderSchema) : undefined;
+      let record: ApplyRecord = header !== undefined
+        ? { ...header, entries: [], folders: [], temporaries: [] }
+        : await parseJson(dir, files.record, RecordSchema);
       if (!ids.has(record.run) || record.apply !== n) continue;
       let done: DoneRecord | undefined;
       if (names.has(files.done)) {
         done = marks
-          ? doneHeader(await parseJson(dir, files.done, DoneHeaderSchema))
-          : await parseJson(dir, files.done, DoneSchema) as DoneRecord;
+          ? { ...await parseJson(dir, files.done, DoneHeaderSchema), post: [] }
+          : await parseJson(dir, files.done, DoneSchema);
         if (done.run !== record.run || done.apply !== n) done = undefined;
       }
       // Not completed after all (its mark is another run's): its record is read whole.
       if (marks && done === undefined) {
-        record = await parseJson(dir, files.record, RecordSchema) as ApplyRecord;
+        record = await parseJson(dir, files.record, RecordSchema);
       }
       applies.push({ n, record, done });
     }
@@ -147,8 +250,7 @@ export async function readJournal(
 }
 
 /**
- * Reads the pre-image `entry` names from the packs of apply `n` in
- * `journal` (`packs` caches each pack read whole).
+ * Reads the pre-image `before` from the packs of apply `n` (cached in `packs`).
  *
  * @throws {JournalError} when the pack is missing or shorter than the record says.
  */
@@ -174,12 +276,9 @@ export async function readPreImage(
 }
 
 /**
- * Removes from the journal folder whatever no longer serves: the files of
- * every run but `keep` and `stored.pending` (all of them when both are
- * undefined), their applies not in `stored.applies`, half-made files of an
- * interrupted record (`*.tmp`), the `again` packs of completed applies,
- * and the packs of an apply with no record. Never throws: what cannot be
- * removed stays.
+ * Removes from the journal folder every file but those of `keep` and
+ * `stored.pending` and of their applies in `stored.applies` (never the
+ * `again` pack of a completed one). Never throws: what cannot go stays.
  */
 export function tidyJournal(stored: StoredJournal, keep: RunHeader | undefined): void {
   const names = listNamesQuietly(stored.dir);
@@ -208,90 +307,57 @@ export function tidyJournal(stored: StoredJournal, keep: RunHeader | undefined):
 
 /** Removes every file of apply `n` (its record first, so no record names a removed pack). Never throws. */
 export function forgetApply(dir: string, n: number): void {
-  const files = applyFiles(n);
-  removeQuietly(`${dir}/${files.record}`);
-  removeQuietly(`${dir}/${files.done}`);
-  removeQuietly(`${dir}/${files.first}`);
-  removeQuietly(`${dir}/${files.again}`);
+  for (const name of Object.values(applyFiles(n))) removeQuietly(`${dir}/${name}`);
 }
 
-/**
- * Marks `run` undone in the journal at `dir` and removes its applies: it
- * cannot be undone twice.
- *
- * @throws {JournalError} when the header cannot be written.
- */
-export async function markUndone(stored: StoredJournal, run: RunHeader, at: Date): Promise<void> {
+/** Marks `run` undone and removes its applies; throws a {@link JournalError}. */
+export async function markUndone(stored: StoredJournal, run: RunHeader): Promise<void> {
   try {
-    await writeJson(stored.dir, RUN_FILE, { ...run, undoneAt: at.toISOString() });
+    await writeJson(stored.dir, RUN_FILE, { ...run, undoneAt: new Date().toISOString() });
   } catch (error) {
-    throw new JournalError(
-      `cannot mark the run undone in ${JOURNAL_DIR}/: ${messageOf(error)}`,
-      { cause: error },
-    );
+    throw journalFailure(`cannot mark the run undone in ${JOURNAL_DIR}/`, error);
   }
   for (const apply of stored.applies) {
     if (apply.record.run === run.id) forgetApply(stored.dir, apply.n);
   }
 }
 
-/**
- * Makes the pending run of the journal at `dir` its run: renames
- * `next-run.json` over `run.json` and syncs the folder. The previous run's
- * files then belong to no run ({@link tidyJournal} removes them).
- *
- * @throws the file system's error.
- */
+/** Renames `next-run.json` over `run.json` and syncs the folder; throws the system's error. */
 export function promotePending(dir: string): void {
   Deno.renameSync(`${dir}/${NEXT_RUN_FILE}`, `${dir}/${RUN_FILE}`);
   syncPathSync(dir);
 }
 
-/** Removes the pending run's header (its applies go with the next tidy). Never throws. */
-export function dropPending(dir: string): void {
-  removeQuietly(`${dir}/${NEXT_RUN_FILE}`);
-}
-
-/**
- * What is at `path` (no link followed), or undefined when nothing is.
- *
- * @throws {JournalError} when it cannot be inspected.
- */
+/** What is at `path` (no link followed), or undefined; throws a {@link JournalError}. */
 export function inspect(path: string): Deno.FileInfo | undefined {
   try {
     return lstatSyncOrUndefined(path);
   } catch (error) {
-    throw new JournalError(`cannot inspect ${JOURNAL_DIR}: ${messageOf(error)}`, { cause: error });
+    throw journalFailure(`cannot inspect ${JOURNAL_DIR}`, error);
   }
 }
 
-/**
- * The names in the folder `dir`.
- *
- * @throws {JournalError} when it cannot be listed.
- */
+/** The names in the folder `dir`; throws a {@link JournalError} when it cannot be listed. */
 export function listNames(dir: string): Set<string> {
   try {
     return new Set([...Deno.readDirSync(dir)].map((entry) => entry.name));
   } catch (error) {
-    throw new JournalError(`cannot list ${JOURNAL_DIR}: ${messageOf(error)}`, { cause: error });
+    throw journalFailure(`cannot list ${JOURNAL_DIR}`, error);
   }
 }
 
 /** The names in the folder `dir`; none when it cannot be listed. Never throws. */
 export function listNamesQuietly(dir: string): string[] {
   try {
-    return [...Deno.readDirSync(dir)].map((entry) => entry.name);
+    return [...listNames(dir)];
   } catch {
     return [];
   }
 }
 
 /**
- * Reads the regular file `name` of `dir` with the one bounded read, at most
- * `limit`. `agent-config` may be a link kept elsewhere, so the file is
- * reached through it: a final link is refused first, and the bounded read
- * then checks what it opens.
+ * Reads the regular file `name` of `dir`, at most `limit`. `agent-config`
+ * may be a link, so links are followed, but a final link is refused first.
  */
 async function readFileChecked(dir: string, name: string, limit: ReadLimit): Promise<Uint8Array> {
   const path = `${dir}/${name}`;
@@ -307,19 +373,11 @@ async function readFileChecked(dir: string, name: string, limit: ReadLimit): Pro
     if (bytes === undefined) throw new Deno.errors.NotFound("it is gone");
     return bytes;
   } catch (error) {
-    throw new JournalError(
-      `cannot read ${JOURNAL_DIR}/${name}: ${messageOf(error)}`,
-      { cause: error },
-    );
+    throw journalFailure(`cannot read ${JOURNAL_DIR}/${name}`, error);
   }
 }
 
-/**
- * Reads `dir/name` (at most the journal record's read limit) and checks
- * its JSON against `schema`.
- *
- * @throws {JournalError} when it cannot be read or is not what code-commit writes.
- */
+/** Reads `dir/name` and checks its JSON against `schema`; throws a {@link JournalError}. */
 export async function parseJson<T extends z.ZodTypeAny>(
   dir: string,
   name: string,
@@ -343,11 +401,8 @@ export async function parseJson<T extends z.ZodTypeAny>(
 }
 
 /**
- * Writes `value` as JSON to `dir/name` with the one atomic write; with
- * `sync`, the file is flushed to disk before the rename and the folder
- * after it.
- *
- * @throws the atomic write's `FileStepError`.
+ * Writes `value` as JSON to `dir/name` atomically (with `sync`, flushed
+ * before the rename and the folder after it); throws a `FileStepError`.
  */
 export function writeJson(dir: string, name: string, value: unknown, sync = false): Promise<void> {
   const data = new TextEncoder().encode(`${JSON.stringify(value)}\n`);
@@ -359,6 +414,6 @@ export function removeQuietly(path: string): void {
   try {
     Deno.removeSync(path);
   } catch {
-    // gone already, or left for the next tidy
+    // Gone already, or left for the next tidy.
   }
 }

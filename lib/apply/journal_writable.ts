@@ -1,9 +1,6 @@
 /**
- * Before a run that applies a reply asks a model anything: the apply
- * journal's folder, `agent-config/journal/`, must take writes. Every apply
- * is recorded there before it writes a byte; where it cannot be, no reply
- * can ever be applied, and each call to the model would be paid for
- * nothing.
+ * Before a run asks a model anything, the journal's folder must take writes:
+ * otherwise no reply could be applied and each call would be paid for nothing.
  *
  * @module
  */
@@ -12,15 +9,11 @@ import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { under } from "../file_system/file_system.ts";
 
 /**
- * Checks that the journal's folder under `root` takes writes: creates and
- * removes a probe file in `agent-config/journal/`, or in `agent-config/`
- * while the journal's folder is not made yet (nothing is made here; a
- * probe left by a process that died in between is a `.tmp` file the
- * journal's tidying removes).
+ * Checks that the journal's folder under `root` (or `agent-config/` while it
+ * is not made) takes writes, with a probe `.tmp` file the journal's tidying
+ * removes should this process die in between.
  *
- * @throws {CodeCommitError} (a set-up error) naming the folder and the
- * system's reason when it cannot (a read-only mount, a full disk, no
- * permission).
+ * @throws {CodeCommitError} (exit 3) naming the folder and the system's reason.
  */
 export async function checkJournalWritable(root: string): Promise<void> {
   const journal = under(root, "agent-config/journal");

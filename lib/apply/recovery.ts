@@ -1,192 +1,135 @@
 /**
- * Crash recovery: every workflow, first thing, looks in the apply journal
- * for an apply that began but never completed (the process was killed, the
- * machine lost power) and rolls it back, so the project is exactly as it
- * was before that apply: every path it touched gets back what it held,
- * its temporary files and the folders it made are removed.
- *
- * It never replaces a change made since the crash: a path the apply
- * touched is restored only when it holds a state the apply itself could
- * have left there — its pre-image, a state the apply's record says it
- * meant to write (mode, size and hash, recorded before the first write),
- * or nothing where the apply created or deleted it. When any path holds
- * anything else (a hand edit, a file made since, a folder), nothing at all
- * is restored and the run stops, naming the paths; `code-commit --undo
- * --force` rolls the apply back anyway (`force`). A record written by an
- * older code-commit has no intended states: there only the pre-image
- * counts, so any path the apply had already written stops the run the
- * same way (refused safely rather than guessed).
- *
- * The rollback is itself an apply (kept in memory): it changes a path only
- * when it differs from what it held, and it never writes through a link.
- * The journal's record is removed only once the rollback is complete, so a
- * rollback that is interrupted in turn is simply done again.
+ * Crash recovery, first thing in every workflow: an apply that never
+ * completed is rolled back, but only over states it could have left itself
+ * (unless forced); its record goes only once the rollback is complete.
  *
  * @module
  */
 
 import { messageOf } from "../errors/errors.ts";
 import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
-import { denoFileSystem, type FileSystem, under } from "../file_system/file_system.ts";
+import { denoFileSystem as fs, under } from "../file_system/file_system.ts";
 import { isMissing } from "../file_system/lstat.ts";
 import { removeIfPresent } from "../file_system/write_atomically.ts";
 import { formatUtc } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
 import { nameSome } from "../text/change_list.ts";
 import { ApplyError, type ApplyOperation, applyOperations } from "./apply.ts";
-import { rollbackTemporary } from "./rollback_names.ts";
-import { contentHash } from "./content_hash.ts";
+import { rollbackTemporary } from "./apply_rollback.ts";
+import { contentHash, sameBytes } from "./content_hash.ts";
+import { type ChangedSince, describeChanges, restoreOperation } from "./undo.ts";
 import { memoryJournal } from "./journal_recorder.ts";
-import { type IntendedState, JournalError, type PreImage } from "./journal_schema.ts";
+import type { IntendedState, PreImage, StoredApply, StoredJournal } from "./journal_store.ts";
 import {
-  dropPending,
+  completedOf,
   forgetApply,
+  JournalError,
+  journalFailure,
   markUndone,
+  NEXT_RUN_FILE,
   promotePending,
   readJournal,
   readPreImage,
-  type StoredApply,
-  type StoredJournal,
+  removeQuietly,
   tidyJournal,
 } from "./journal_store.ts";
 
-/** What a recovery did. */
-interface Recovery {
-  /** One line for the user saying what was rolled back; undefined when nothing was. */
-  readonly line: string | undefined;
-}
-
-/** Options of {@link recoverFirst}. */
-export interface RecoveryOptions {
-  /**
-   * Roll back even the paths changed since the interrupted apply (what
-   * changed since is lost): `code-commit --undo --force`.
-   */
-  readonly force?: boolean;
-}
-
-/** A path an interrupted apply touched that holds what the apply could not have left. */
-interface ChangedSince {
-  readonly path: string;
-  /** How: `edited`, `created`, `removed`, `permissions changed`, `no longer a regular file`. */
-  readonly how: string;
-}
-
 /**
  * Rolls back every apply of the project at `root` that did not complete
- * (newest first), and tidies the journal. Returns the line to show when it
- * rolled anything back.
+ * (newest first), tidies the journal, and tells `say` what it rolled back;
+ * `force` (`--undo --force`) restores paths changed since too. Returns
+ * whether it rolled anything back.
  *
- * @throws {JournalError} when the journal cannot be read; when a path the
- * apply touched changed since and `force` is not set (nothing restored,
- * naming the paths and what to do); or when the rollback cannot be
- * completed (naming the paths to restore by hand).
+ * @throws {JournalError} when the journal cannot be read; when a path
+ * changed since and not `force` (nothing restored); or when the rollback
+ * cannot be completed (naming the paths to restore by hand).
  */
-async function recoverInterruptedApply(
+export async function recoverFirst(
   root: string,
-  force: boolean,
-  fs: FileSystem = denoFileSystem,
-): Promise<Recovery> {
+  say: (line: string) => void,
+  options: { readonly force?: boolean } = {},
+): Promise<boolean> {
   // Completed applies are only kept (tidied), never acted on: their marks suffice.
   const stored = await readJournal(root, { completed: "marks" });
   const incomplete = stored.applies.filter((apply) => apply.done === undefined).reverse();
   let restored = 0;
   const overwritten: ChangedSince[] = [];
   for (const apply of incomplete) {
-    const done = await rollBack(root, stored, apply, fs, force);
+    const done = await rollBack(root, stored, apply, options.force === true);
     restored += done.restored;
     overwritten.push(...done.overwritten);
     forgetApply(stored.dir, apply.n);
   }
   const settled = settleRuns(stored);
-  const finished = await finishUndo(root, settled, fs);
+  const finished = await finishUndo(root, settled);
   if (settled.run !== undefined || stored.pending !== undefined || stored.applies.length > 0) {
     // The journal now holds the completed applies alone (the others were forgotten above),
     // of its run only (a pending run with none completed is dropped), none once undone.
     const run = settled.run;
-    const kept = run === undefined || run.undoneAt !== undefined ? [] : settled.applies.filter(
-      (apply) => apply.done !== undefined && apply.record.run === run.id,
-    );
+    const kept = run?.undoneAt === undefined ? completedOf(settled, run) : [];
     tidyJournal({ ...settled, pending: undefined, applies: kept }, run);
   }
-  const lines: string[] = [];
   if (incomplete.length > 0) {
     const forced = overwritten.length === 0
       ? ""
       : `, ${overwritten.length} of them over changes made since (--force): ${
         describeChanges(overwritten)
       }`;
-    lines.push(
+    say(
       `recovered from an interrupted ${describeApply(stored, incomplete[0])}: rolled back ${
         plural(restored, "path")
       } it had changed${forced}, so the project is exactly as it was before that apply`,
     );
   }
-  if (finished !== undefined) lines.push(finished);
-  return { line: lines.length === 0 ? undefined : lines.join("\n") };
+  if (finished !== undefined) say(finished);
+  return incomplete.length > 0 || finished !== undefined;
 }
 
 /**
- * Settles which run the journal holds once no apply is left incomplete:
- * a pending run whose first apply completed (the process stopped before
- * its header was renamed) becomes the run; a pending run with no completed
- * apply is dropped, the previous run staying. Returns the journal as
- * settled.
- *
- * @throws {JournalError} when the header cannot be renamed.
+ * Settles the runs once no apply is incomplete: a pending run with a completed
+ * apply becomes the run, one without is dropped. Throws a {@link JournalError}.
  */
 function settleRuns(stored: StoredJournal): StoredJournal {
   if (stored.unrenamed === true) {
     try {
       promotePending(stored.dir);
     } catch (error) {
-      throw new JournalError(
-        `cannot finish recording the last run in agent-config/journal/: ${messageOf(error)}; ` +
-          "make the disk writable, then run code-commit again",
-        { cause: error },
+      throw journalFailure(
+        "cannot finish recording the last run in agent-config/journal/",
+        error,
+        "; make the disk writable, then run code-commit again",
       );
     }
     return { ...stored, unrenamed: false };
   }
-  if (stored.pending !== undefined) dropPending(stored.dir);
+  if (stored.pending !== undefined) removeQuietly(`${stored.dir}/${NEXT_RUN_FILE}`);
   return { ...stored, pending: undefined };
 }
 
 /**
- * Finishes a `--undo` that was stopped after it restored the run's files
- * (its apply is complete) but before it removed the folders the run made
- * and marked the run undone: removes those folders that are empty and
- * marks the run undone. Returns the line saying so; undefined when there
- * was no such undo.
- *
- * @throws {JournalError} when the journal cannot be read or the mark written.
+ * Finishes a `--undo` stopped after its apply completed: removes the empty
+ * folders the run made, marks it undone, returns the line saying so.
  */
-async function finishUndo(
-  root: string,
-  stored: StoredJournal,
-  fs: FileSystem,
-): Promise<string | undefined> {
+async function finishUndo(root: string, stored: StoredJournal): Promise<string | undefined> {
   const run = stored.run;
   if (run === undefined || run.undoneAt !== undefined) return undefined;
-  const ofRun = stored.applies.filter((apply) => apply.record.run === run.id && apply.done);
-  if (!ofRun.some((apply) => apply.record.kind === "undo")) return undefined;
+  if (!completedOf(stored, run).some((apply) => apply.record.kind === "undo")) return undefined;
   // The folders are in the records of the run's replies, read whole now.
   const whole = await readJournal(root);
   const folders: string[] = [];
-  for (const apply of whole.applies) {
-    if (apply.record.run !== run.id || apply.done === undefined) continue;
+  for (const apply of completedOf(whole, run)) {
     if (apply.record.kind !== "reply") continue;
     for (const folder of apply.record.folders) if (!folders.includes(folder)) folders.push(folder);
   }
   let removed = 0;
   for (const folder of folders.reverse()) {
     try {
-      if (await removeEmptyFolder(fs, root, folder)) removed++;
+      if (await removeEmptyFolder(root, folder)) removed++;
     } catch {
       // Left in place, as --undo leaves a folder it cannot remove.
     }
   }
-  await markUndone(whole, run, new Date());
+  await markUndone(whole, run);
   return `finished an interrupted code-commit --undo of the ${run.workflow} run started ${
     formatUtc(run.startedAt)
   }: its files were restored already; ${
@@ -203,46 +146,15 @@ function describeApply(stored: StoredJournal, apply: StoredApply): string {
   }${apply.record.logDir === undefined ? "" : ` (logs in ${apply.record.logDir})`}`;
 }
 
-/** How many changed paths a message names. */
-const NAMED = 10;
-
-/** Up to {@link NAMED} changes, `path (how)`, and how many more (see `nameSome`). */
-function describeChanges(changes: readonly ChangedSince[]): string {
-  return nameSome(changes.map((change) => `${change.path} (${change.how})`), { limit: NAMED });
-}
-
-/**
- * {@link recoverInterruptedApply}, telling `say` the one line about it when
- * it rolled anything back: what every workflow does first. Returns whether
- * it rolled anything back.
- *
- * @throws {JournalError} as {@link recoverInterruptedApply} does.
- */
-export async function recoverFirst(
-  root: string,
-  say: (line: string) => void,
-  options: RecoveryOptions = {},
-): Promise<boolean> {
-  const recovery = await recoverInterruptedApply(root, options.force === true);
-  for (const line of recovery.line?.split("\n") ?? []) say(line);
-  return recovery.line !== undefined;
-}
-
 /**
  * Puts every path `apply` touched back to its pre-image, removes its
- * temporary files and the folders it made. First, every path is checked:
- * when one holds what the apply could not have left, nothing is done
- * (unless `force`). Returns how many paths it changed, and those it
- * restored over changes made since (with `force`).
- *
- * @throws {JournalError} when a path changed since (without `force`), or
- * the rollback could not be completed.
+ * temporary files and folders; returns how many paths it changed, and those
+ * restored over changes made since (`force`; otherwise a {@link JournalError}).
  */
 async function rollBack(
   root: string,
   stored: StoredJournal,
   apply: StoredApply,
-  fs: FileSystem,
   force: boolean,
 ): Promise<{ restored: number; overwritten: ChangedSince[] }> {
   const packs = new Map<string, Uint8Array>();
@@ -254,19 +166,15 @@ async function rollBack(
     // A record of an older code-commit does not say what the apply meant to write.
     if (entry.intended === undefined) unrecorded = true;
     const intended = entry.intended ?? [];
-    const now = await currentState(fs, root, entry.path, largest(before, intended));
+    // A file larger than any state the apply could have left is not read.
+    const limit = Math.max(before?.data.length ?? 0, ...intended.map((state) => state?.size ?? 0));
+    const now = await currentState(root, entry.path, limit);
     const how = changeSince(now, before, intended);
     if (how !== undefined) changed.push({ path: entry.path, how });
-    if (before === null) {
-      if (now !== null) operations.push({ kind: "delete", path: entry.path });
-    } else if (now === null || "other" in now || !sameContent(now, before)) {
-      operations.push({
-        kind: "write",
-        path: entry.path,
-        content: before.data,
-        ...(before.mode === null ? {} : { mode: before.mode }),
-      });
-    }
+    const differs = before === null
+      ? now !== null
+      : now === null || "other" in now || !sameContent(now, before);
+    if (differs) operations.push(restoreOperation(entry.path, before));
   }
   if (changed.length > 0 && !force) {
     throw new JournalError(
@@ -317,7 +225,7 @@ async function rollBack(
   const paths = unrestored === undefined ? [] : operations.map((operation) => operation.path);
   for (const folder of [...apply.record.folders].reverse()) {
     try {
-      await removeEmptyFolder(fs, root, folder);
+      await removeEmptyFolder(root, folder);
     } catch (error) {
       failures.push(`${folder}/ (${messageOf(error)})`);
     }
@@ -344,24 +252,8 @@ type CurrentState =
   | null
   | { readonly other: "folder" | "link" | "special" | "too-large" | "unreadable" };
 
-/** The largest file among the states an apply could have left at a path (0 when none is a file). */
-function largest(before: PreImage, intended: readonly IntendedState[]): number {
-  let size = before?.data.length ?? 0;
-  for (const state of intended) if (state !== null) size = Math.max(size, state.size);
-  return size;
-}
-
-/**
- * What is at `path` now. A regular file is read with the one bounded read,
- * at most `limit` bytes: a larger one cannot be a state the apply could
- * have left, and is not read.
- */
-async function currentState(
-  fs: FileSystem,
-  root: string,
-  path: string,
-  limit: number,
-): Promise<CurrentState> {
+/** What is at `path` now (a regular file larger than `limit` is not read). */
+async function currentState(root: string, path: string, limit: number): Promise<CurrentState> {
   let info;
   try {
     info = await fs.lstat(under(root, path));
@@ -388,10 +280,8 @@ async function currentState(
 }
 
 /**
- * How `now` differs from every state the apply could have left at its path
- * (`before`, or one of `intended`); undefined when it is one of them. A
- * state of `intended` with no mode (a new file: the file system's) takes
- * any mode.
+ * How `now` differs from every state the apply could have left (`before`, or
+ * one of `intended`, whose null mode takes any); undefined when it is one.
  */
 function changeSince(
   now: CurrentState,
@@ -426,17 +316,11 @@ function sameContent(
   now: { data: Uint8Array; mode: number | null },
   before: { data: Uint8Array; mode: number | null },
 ): boolean {
-  if (before.mode !== null && now.mode !== before.mode) return false;
-  if (now.data.length !== before.data.length) return false;
-  for (let i = 0; i < now.data.length; i++) if (now.data[i] !== before.data[i]) return false;
-  return true;
+  return (before.mode === null || now.mode === before.mode) && sameBytes(now.data, before.data);
 }
 
-/**
- * Removes the folder `folder` if it is there and empty; a folder holding
- * anything stays. Returns whether it was there and removed.
- */
-async function removeEmptyFolder(fs: FileSystem, root: string, folder: string): Promise<boolean> {
+/** Removes `folder` if it is there and empty; returns whether it did. */
+async function removeEmptyFolder(root: string, folder: string): Promise<boolean> {
   try {
     const info = await fs.lstat(under(root, folder)).catch(() => undefined);
     if (info === undefined || !info.isDirectory) return false;

@@ -1,18 +1,13 @@
 /**
- * `code-commit --undo`: takes the most recent run that changed files back
- * as a whole, from the journal's pre-images: replaced files get their
- * bytes and modes back, created files and the folders the run made are
- * removed, deleted files come back. All or nothing: when any of the run's
- * paths changed since the run (a hand edit), nothing is restored unless
- * forced. The restore is an apply like any other, recorded in the journal
- * first, so an interrupted undo is rolled back at the next start and can
- * be done again. A run undone is marked so, and is not undone twice.
+ * `code-commit --undo`: takes the most recent run back as a whole, all or
+ * nothing, never over a change made since unless forced; the restore is an
+ * apply recorded like any other, and a run is undone once.
  *
  * @module
  */
 
 import { CodeCommitError, EXIT } from "../errors/errors.ts";
-import { denoFileSystem, type FileSystem, under } from "../file_system/file_system.ts";
+import { denoFileSystem as fs, under } from "../file_system/file_system.ts";
 import { removeIfPresent } from "../file_system/write_atomically.ts";
 import { type ChangedFile, nameSome } from "../text/change_list.ts";
 import { countFileLineChanges } from "../text/diff.ts";
@@ -21,72 +16,57 @@ import { plural } from "../text/plural.ts";
 import { type ApplyOperation, applyOperations } from "./apply.ts";
 import { contentHash } from "./content_hash.ts";
 import { undoRecorder } from "./journal_recorder.ts";
-import { type FileState, type PreImage, type RunHeader } from "./journal_schema.ts";
-import { markUndone, readJournal, readPreImage, type StoredJournal } from "./journal_store.ts";
+import type { FileState, PreImage, RunHeader, StoredJournal } from "./journal_store.ts";
+import { completedOf, markUndone, readJournal, readPreImage } from "./journal_store.ts";
 
-/** One path the run changed, as the undo will restore it. */
+/** One path the run changed: what it held before the run, and what the run left there. */
 interface UndoPath {
   readonly path: string;
-  /** What it held before the run. */
   readonly before: PreImage;
-  /** What the run left there. */
   readonly after: FileState;
 }
 
-/** A path that changed since the run, and how. */
+/** A path that changed since the run left it, and how (`edited`, `removed`, …). */
 export interface ChangedSince {
-  /** The path. */
   readonly path: string;
-  /** What happened to it: `edited`, `removed`, `created`, `not a file`. */
   readonly how: string;
 }
 
-/** What `--undo` would do, or why there is nothing to do. */
+/** Up to 10 changes, `path (how)`, and how many more. Never throws. */
+export function describeChanges(changes: readonly ChangedSince[]): string {
+  return nameSome(changes.map((change) => `${change.path} (${change.how})`), { limit: 10 });
+}
+
+/** What `--undo` would do (the folders the run made from the top), or why there is nothing to do. */
 export type UndoPlan =
-  | {
-    readonly kind: "nothing";
-    /** Why, in one sentence. */
-    readonly reason: string;
-  }
+  | { readonly kind: "nothing"; readonly reason: string }
   | {
     readonly kind: "ready";
-    /** The run. */
     readonly run: RunHeader;
-    /** The run's log folders. */
     readonly logDirs: readonly string[];
-    /** The paths to restore. */
     readonly paths: readonly UndoPath[];
-    /** The run's paths that changed since the run. */
     readonly changedSince: readonly ChangedSince[];
-    /** The folders the run made, from the top. */
     readonly folders: readonly string[];
     readonly stored: StoredJournal;
   };
 
-/** What `--undo` did. */
+/** What `--undo` did: each path restored with its line counts, the folders left in place. */
 export interface UndoResult {
-  /** The run taken back. */
   readonly run: RunHeader;
-  /** Its log folders. */
   readonly logDirs: readonly string[];
-  /** Each path restored: what the run had done to it, and the lines the undo adds and removes. */
   readonly restored: readonly ChangedFile[];
   /** Paths restored over changes made since the run (`--force`). */
   readonly overwritten: readonly ChangedSince[];
-  /** Folders the run made that now hold other files: left in place. */
   readonly foldersKept: readonly string[];
 }
 
 /**
- * Reads the journal of the project at `root` and says what `--undo` would
- * restore, and which of those paths changed since the run.
+ * Says what `--undo` would restore in the project at `root`, and which of
+ * those paths changed since the run.
  *
  * @throws {JournalError} when the journal cannot be read.
  */
-export async function planUndo(
-  root: string,
-  fs: FileSystem = denoFileSystem,
-): Promise<UndoPlan> {
+export async function planUndo(root: string): Promise<UndoPlan> {
   const stored = await readJournal(root);
   const run = stored.run;
   if (run === undefined) {
@@ -96,14 +76,12 @@ export async function planUndo(
         "agent-config/journal/, holds none)",
     };
   }
-  const completed = stored.applies.filter((apply) =>
-    apply.done !== undefined && apply.record.run === run.id
-  );
+  const completed = completedOf(stored, run);
   const runDescription = `the most recent run that changed files (${run.workflow}, started ${
     formatUtc(run.startedAt)
   })`;
   if (run.undoneAt !== undefined || completed.some((apply) => apply.record.kind === "undo")) {
-    if (run.undoneAt === undefined) await markUndone(stored, run, new Date());
+    if (run.undoneAt === undefined) await markUndone(stored, run);
     return {
       kind: "nothing",
       reason: `${runDescription} was undone already${
@@ -142,59 +120,48 @@ export async function planUndo(
   }
   const changedSince: ChangedSince[] = [];
   for (const entry of paths) {
-    const how = await changeSince(fs, root, entry.path, entry.after);
+    const how = await changeSince(root, entry.path, entry.after);
     if (how !== undefined) changedSince.push({ path: entry.path, how });
   }
   return { kind: "ready", run, logDirs, paths, changedSince, folders, stored };
 }
 
 /**
- * Restores every path of `plan` (after {@link planUndo}), removes the
- * folders the run made (those now empty), and marks the run undone.
+ * Restores every path of `plan`, removes the folders the run made (those now
+ * empty), and marks the run undone.
  *
  * @throws {CodeCommitError} naming the paths when some changed since the
- * run and `force` is false (nothing restored); an `ApplyError` when the
- * restore failed (rolled back).
+ * run and not `force` (nothing restored); an `ApplyError` when the restore
+ * failed (rolled back).
  */
 export async function runUndo(
   root: string,
   plan: Extract<UndoPlan, { kind: "ready" }>,
   force: boolean,
-  fs: FileSystem = denoFileSystem,
 ): Promise<UndoResult> {
   if (plan.changedSince.length > 0 && !force) {
-    const shown = nameSome(
-      plan.changedSince.map((change) => `${change.path} (${change.how})`),
-      { limit: 10 },
-    );
+    const count = plan.changedSince.length;
+    const shown = describeChanges(plan.changedSince);
     throw new CodeCommitError(
-      `nothing was restored: ${plural(plan.changedSince.length, "path")} the run changed ` +
-        `${
-          plan.changedSince.length === 1 ? "has" : "have"
-        } changed since: ${shown}. Save what you want to keep, then run ` +
+      `nothing was restored: ${plural(count, "path")} the run changed ${
+        count === 1 ? "has" : "have"
+      } changed since: ${shown}. Save what you want to keep, then run ` +
         "code-commit --undo --force to restore them anyway (what changed since is lost)",
       EXIT.setup,
     );
   }
-  const operations: ApplyOperation[] = plan.paths.map((entry) =>
-    entry.before === null ? { kind: "delete", path: entry.path } : {
-      kind: "write",
-      path: entry.path,
-      content: entry.before.data,
-      ...(entry.before.mode === null ? {} : { mode: entry.before.mode }),
-    }
-  );
+  const operations = plan.paths.map((entry) => restoreOperation(entry.path, entry.before));
   const restored: ChangedFile[] = [];
   for (const entry of plan.paths) {
     // Counted from the bytes, never decoded whole; a count that fails leaves the restore alone.
     const counts = countFileLineChanges(
-      await readBytes(fs, root, entry.path),
+      await readBytes(root, entry.path),
       entry.before?.data ?? null,
     );
     const kind = entry.before === null ? "created" : entry.after === null ? "deleted" : "replaced";
     restored.push({ path: entry.path, kind, added: counts?.added, removed: counts?.removed });
   }
-  await applyOperations(root, operations, { fs, recorder: undoRecorder(plan.stored, plan.run) });
+  await applyOperations(root, operations, { recorder: undoRecorder(plan.stored, plan.run) });
   const foldersKept: string[] = [];
   for (const folder of [...plan.folders].reverse()) {
     try {
@@ -203,13 +170,19 @@ export async function runUndo(
       if (!(error instanceof Deno.errors.NotFound)) foldersKept.push(folder);
     }
   }
-  await markUndone(await readJournal(root), plan.run, new Date());
+  await markUndone(await readJournal(root), plan.run);
+  const overwritten = force ? plan.changedSince : [];
+  return { run: plan.run, logDirs: plan.logDirs, restored, overwritten, foldersKept };
+}
+
+/** The operation that puts `before` back at `path` (its bytes and mode, or nothing). */
+export function restoreOperation(path: string, before: PreImage): ApplyOperation {
+  if (before === null) return { kind: "delete", path };
   return {
-    run: plan.run,
-    logDirs: plan.logDirs,
-    restored,
-    overwritten: force ? plan.changedSince : [],
-    foldersKept,
+    kind: "write",
+    path,
+    content: before.data,
+    ...(before.mode !== null && { mode: before.mode }),
   };
 }
 
@@ -222,7 +195,6 @@ function sameState(before: PreImage, after: FileState): boolean {
 
 /** How `path` changed since the run left it in `after`; undefined when it did not. */
 async function changeSince(
-  fs: FileSystem,
   root: string,
   path: string,
   after: FileState,
@@ -243,7 +215,7 @@ async function changeSince(
 }
 
 /** The bytes of the file at `path`, or null when none is there (or it cannot be read). */
-async function readBytes(fs: FileSystem, root: string, path: string): Promise<Uint8Array | null> {
+async function readBytes(root: string, path: string): Promise<Uint8Array | null> {
   try {
     const info = await fs.lstat(under(root, path));
     if (!info.isFile) return null;

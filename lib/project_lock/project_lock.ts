@@ -1,23 +1,7 @@
 /**
- * One code-commit at a time per project: every workflow that reads or
- * writes the project takes an exclusive lock on `agent-config/code-commit.lock`
- * before anything else (the rollback of an unfinished apply included), and a
- * second process stops at once, naming the holder.
- *
- * The lock is the operating system's own file lock (`flock`): the kernel
- * releases it when the holding process ends, however it ends (SIGKILL
- * included), so a killed run never blocks the next. The file says who holds
- * it (PID, workflow, start time); that is only for the message: a file whose
- * content cannot be read still blocks while it is locked, and is taken over
- * when it is free.
- *
- * It lives in `agent-config/`, which a contained build does not see at all:
- * a build can neither take the lock (to block the next run) nor delete it
- * (to let two runs in). When `agent-config/` is a link to a folder elsewhere,
- * that folder itself is locked, and nothing is written through the link. In a folder without `agent-config/` (not set up
- * yet), the lock makes it; when the run leaves nothing else in it, the
- * folder is removed again when the lock is released. Released, the lock
- * file is removed: a run that ends leaves no trace of the lock.
+ * One code-commit at a time per project: an exclusive `flock` in
+ * `agent-config/` (which a contained build cannot see), released by the
+ * kernel however the holder ends; a second process stops, naming the holder.
  *
  * @module
  */
@@ -37,14 +21,10 @@ const HolderSchema = z.object({
   startedAt: z.string().max(100),
 });
 
-/** Who holds the lock. */
-export type LockHolder = z.infer<typeof HolderSchema>;
+type LockHolder = z.infer<typeof HolderSchema>;
 
-/** The lock a run holds until it ends. */
+/** The lock a run holds until it ends: `madeFolder` when taking it made `agent-config/`. */
 export interface ProjectLock {
-  /** The lock file's absolute path. */
-  readonly path: string;
-  /** Whether taking the lock made `agent-config/` (the folder was not there). */
   readonly madeFolder: boolean;
   /** Releases the lock (the process ending does too). Never throws. */
   release(): void;
@@ -52,38 +32,25 @@ export interface ProjectLock {
 
 /** Another code-commit holds the project (exit 6). */
 export class ProjectLockedError extends CodeCommitError {
-  /** Who holds it, when the lock file says. */
-  readonly holder: LockHolder | undefined;
-
   /**
-   * Makes the error naming `holder` (or saying the lock file does not say
-   * who); `linked` when the lock is on the folder `agent-config` links to.
+   * The error naming `holder` (when the lock file says who); `linked` when
+   * the lock is on the folder `agent-config` links to (which says nothing).
    */
-  constructor(holder: LockHolder | undefined, linked = false) {
-    super(lockedMessage(holder, linked), EXIT.locked);
+  constructor(readonly holder: LockHolder | undefined, linked = false) {
+    const who = holder === undefined
+      ? `(the lock does not say which process)`
+      : `(PID ${holder.pid}, ${holder.workflow}, started ${holder.startedAt})`;
+    const lock = linked
+      ? `the lock is on the folder ${LOCK_FOLDER} links to`
+      : `the lock is ${LOCK_FILE}`;
+    super(
+      `another code-commit is working on this project ${who}; ` +
+        `wait for it to end, then run again (${lock}, released when that process ends)`,
+      EXIT.locked,
+    );
     this.name = "ProjectLockedError";
-    this.holder = holder;
   }
 }
-
-/**
- * The one line a second process prints; `linked` when the lock is on the
- * folder `agent-config` links to (nothing is written there, so it cannot
- * say who holds it). Never throws.
- */
-export function lockedMessage(holder: LockHolder | undefined, linked = false): string {
-  const who = holder === undefined
-    ? `(the lock does not say which process)`
-    : `(PID ${holder.pid}, ${holder.workflow}, started ${holder.startedAt})`;
-  const lock = linked
-    ? `the lock is on the folder ${LOCK_FOLDER} links to`
-    : `the lock is ${LOCK_FILE}`;
-  return `another code-commit is working on this project ${who}; ` +
-    `wait for it to end, then run again (${lock}, released when that process ends)`;
-}
-
-/** How many bytes of the lock file are read back for the message. */
-const HOLDER_BYTES = 4096;
 
 /**
  * Takes the project's lock for `workflow` (a short description such as
@@ -93,17 +60,13 @@ const HOLDER_BYTES = 4096;
  * @throws {CodeCommitError} (exit 3) when `agent-config/` or the lock file
  * is not what it must be (a link, a file, a folder) or cannot be made.
  */
-export async function lockProject(
-  root: string,
-  workflow: string,
-  now: Date = new Date(),
-): Promise<ProjectLock> {
+export async function lockProject(root: string, workflow: string): Promise<ProjectLock> {
+  const now = new Date();
   const folder = `${root}/${LOCK_FOLDER}`;
   const path = `${root}/${LOCK_FILE}`;
   const linked = await linkedFolder(folder);
   if (linked !== undefined) return linked;
-  // A file removed between opening and locking (by a run that released the lock) is not the
-  // lock any more: open it again.
+  // A file removed between opening and locking (by a run that released it) is no lock: again.
   for (let attempt = 0;; attempt++) {
     const { file, madeFolder } = await openLockFile(folder, path);
     try {
@@ -125,10 +88,8 @@ export async function lockProject(
 }
 
 /**
- * The lock when `agent-config/` is a link to a folder (the user keeps the
- * keys elsewhere): the folder where it leads is locked itself, and nothing
- * is written through the link, so the lock cannot say who holds it.
- * Undefined when `agent-config/` is no link.
+ * The lock on the folder `agent-config/` links to (keys kept elsewhere),
+ * nothing written through the link; undefined when it is no link.
  *
  * @throws {CodeCommitError} (exit 3) when the link leads to no folder.
  */
@@ -150,20 +111,7 @@ async function linkedFolder(folder: string): Promise<ProjectLock | undefined> {
     handle.close();
     throw error;
   }
-  let released = false;
-  return {
-    path: folder,
-    madeFolder: false,
-    release() {
-      if (released) return;
-      released = true;
-      try {
-        handle.close();
-      } catch {
-        // Already closed.
-      }
-    },
-  };
+  return { madeFolder: false, release: once(() => closeQuietly(handle)) };
 }
 
 /** Makes `agent-config/` when it is missing; tells whether it did. */
@@ -190,10 +138,9 @@ async function ensureFolder(folder: string): Promise<boolean> {
 }
 
 /**
- * Opens the lock file for reading and writing, making it (and its folder)
- * when missing, and never through a link: a new file is made exclusively
- * (which does not follow a link), and an existing one must be the regular
- * file at `path`. Tells whether it made the folder.
+ * Opens the lock file, making it (and its folder) when missing, never
+ * through a link: a new file is made exclusively, an existing one must be
+ * the regular file at `path`. Tells whether it made the folder.
  */
 async function openLockFile(
   folder: string,
@@ -237,7 +184,7 @@ async function openLockFile(
       if (error instanceof Deno.errors.NotFound) continue;
       throw setupError(`cannot open ${LOCK_FILE}: ${(error as Error).message}`);
     }
-    if (await sameFileQuiet(file, path)) return { file, madeFolder };
+    if (holdsPath(file, path)) return { file, madeFolder };
     file.close();
   }
   throw setupError(`${LOCK_FILE} keeps being replaced`);
@@ -249,20 +196,11 @@ async function sameFile(file: Deno.FsFile, path: string): Promise<boolean> {
   return there !== undefined && there.isFile && open.ino === there.ino && open.dev === there.dev;
 }
 
-/** {@link sameFile}, false on any error. */
-async function sameFileQuiet(file: Deno.FsFile, path: string): Promise<boolean> {
-  try {
-    return await sameFile(file, path);
-  } catch {
-    return false;
-  }
-}
-
 /** Who the lock file says holds the lock; undefined when it does not say (garbage, empty). */
 async function readHolder(file: Deno.FsFile): Promise<LockHolder | undefined> {
   try {
     await file.seek(0, Deno.SeekMode.Start);
-    const buffer = new Uint8Array(HOLDER_BYTES);
+    const buffer = new Uint8Array(4096);
     let length = 0;
     while (length < buffer.length) {
       const read = await file.read(buffer.subarray(length));
@@ -278,12 +216,9 @@ async function readHolder(file: Deno.FsFile): Promise<LockHolder | undefined> {
 }
 
 /**
- * The lock held through `file`. Releasing removes the lock file when it is
- * still this lock's (and the folder, when the lock made it and nothing else
- * is in it), so a run
- * leaves the project as it found it; a process that opened the file just
- * before finds, once it has the lock, that the path is no longer its file,
- * and opens the lock again.
+ * The lock held through `file`. Releasing removes the lock file while it is
+ * still this lock's (a process that opened it just before finds, once it has
+ * the lock, that the path is no longer its file, and opens it again).
  */
 function heldLock(
   file: Deno.FsFile,
@@ -291,28 +226,37 @@ function heldLock(
   folder: string,
   madeFolder: boolean,
 ): ProjectLock {
-  let released = false;
-  return {
-    path,
-    madeFolder,
-    release() {
-      if (released) return;
-      released = true;
-      try {
-        // Only this lock's own file: one removed by hand while held may have been made again
-        // by the next holder, whose lock must stay.
-        if (holdsPath(file, path)) Deno.removeSync(path);
-        if (madeFolder && isEmpty(folder)) Deno.removeSync(folder);
-      } catch {
-        // The kernel releases the lock below in any case.
-      }
-      try {
-        file.close();
-      } catch {
-        // Already closed.
-      }
-    },
+  const release = () => {
+    try {
+      // Only this lock's own file: one removed by hand while held may have been made again
+      // by the next holder, whose lock must stay.
+      if (holdsPath(file, path)) Deno.removeSync(path);
+      if (madeFolder && isEmpty(folder)) Deno.removeSync(folder);
+    } catch {
+      // The kernel releases the lock below in any case.
+    }
+    closeQuietly(file);
   };
+  return { madeFolder, release: once(release) };
+}
+
+/** `action`, run on the first call only. */
+function once(action: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    action();
+  };
+}
+
+/** Closes `file` (closed already is fine). Never throws. */
+function closeQuietly(file: Deno.FsFile): void {
+  try {
+    file.close();
+  } catch {
+    // Already closed.
+  }
 }
 
 /** Whether the file at `path` (no link followed) is the open `file`. Never throws. */

@@ -1,27 +1,7 @@
 /**
- * The build a run has going, recorded next to the project's lock, so that
- * no build outlives its run: when the build ends, every process still in
- * its session is ended (one that left its process group included); when
- * code-commit is killed (SIGKILL, a crash)
- * while `./build.sh` runs, the next start in the project, once it holds the
- * lock, finds the record and ends every process of that build that is
- * still there.
- *
- * The record is written before the build starts: a random token, which
- * every process of the build carries in its environment
- * (`CODE_COMMIT_BUILD`), so a build started in the instant before a kill is
- * found too; once started, the PID of its first process (`bwrap`, or
- * `build.sh` itself), which is also the ID of the session the build runs
- * in. The next start ends every process of every session a process with
- * the token is in, and of the recorded session: a process that cleared its
- * environment is still found by its session. A process with the recorded
- * PID that started at another time than the record is someone else's (the
- * PID was reused), and its session is left alone unless a process with the
- * token is in it. A contained build's processes all die with the first
- * process of its PID namespace, which is in the session.
- *
- * What can escape: a process of an uncontained build (`--sandbox off`)
- * that both cleared its environment and made a session of its own.
+ * The build a run has going, recorded beside the lock (a token in every
+ * build process's environment, then its session), so that the next start
+ * after a kill ends every process of it still there.
  *
  * @module
  */
@@ -40,33 +20,27 @@ export const BUILD_RECORD_FILE = `${LOCK_FOLDER}/code-commit.build`;
 /** The environment variable that marks every process of a build with the build's token. */
 export const BUILD_MARK = "CODE_COMMIT_BUILD";
 
+/** A build's record: its token, its first PID once started, when (ms), and by which PID. */
 const RecordSchema = z.object({
-  /** The random token in every build process's environment ({@link BUILD_MARK}). */
   token: z.string().regex(/^[0-9a-f]{32}$/),
-  /** The PID of the process code-commit started (its session's ID), once started. */
   pid: z.number().int().positive().optional(),
-  /** When the record was written (milliseconds since the epoch), just before the start. */
   recordedAt: z.number().int().nonnegative(),
-  /** The code-commit that started it. */
   runner: z.number().int().positive(),
 });
 
-/** A build's record. */
 type BuildRecord = z.infer<typeof RecordSchema>;
 
-/** What a build's start and end are told to. */
+/** What a build's start and end are told to; none of it throws. */
 export interface BuildTracker {
   /** Environment variables to start the build with: they mark each of its processes. */
   readonly mark: Readonly<Record<string, string>>;
-  /** The build is about to start. Never throws. */
   starting(): void;
-  /** The build's first process `pid` started (in a session of its own). Never throws. */
+  /** The build's first process `pid` started (in a session of its own). */
   started(pid: number): void;
   /**
-   * The build's first process has ended and its process group has been
-   * stopped: every process still in the build's session (a job that left
-   * its process group) is ended, then the record is removed. A daemon that
-   * made a session of its own is left: only a sandbox ends it. Never throws.
+   * Once the first process ended and its group was stopped: ends every
+   * process still in the build's session, then removes the record (a daemon
+   * with a session of its own is left to the sandbox).
    */
   ended(): Promise<void>;
 }
@@ -76,20 +50,12 @@ const START_SLACK_MS = 3_000;
 
 /**
  * The tracker that records each build of the project at `root` in
- * {@link BUILD_RECORD_FILE}: before it starts (its token), and once it has
- * (its PID), each synchronously. Never throws: a record that cannot be
- * written is a build the next start cannot end, not a reason to stop this one.
+ * {@link BUILD_RECORD_FILE}, before it starts and once it has. Never throws:
+ * a record that cannot be written is no reason to stop this build.
  */
-export function trackBuilds(
-  root: string,
-  now: () => number = Date.now,
-  system: ProcessSystem = { list: listProcesses, kill: killAll },
-): BuildTracker {
+export function trackBuilds(root: string, now: () => number = Date.now): BuildTracker {
   const path = `${root}/${BUILD_RECORD_FILE}`;
-  const token = Array.from(
-    crypto.getRandomValues(new Uint8Array(16)),
-    (byte) => byte.toString(16).padStart(2, "0"),
-  ).join("");
+  const token = crypto.randomUUID().replaceAll("-", "");
   let record: BuildRecord = { token, recordedAt: now(), runner: Deno.pid };
   return {
     mark: { [BUILD_MARK]: token },
@@ -103,7 +69,7 @@ export function trackBuilds(
     },
     async ended() {
       try {
-        await endProcesses(record, system, now, false);
+        await endProcesses(record, SYSTEM, now, false);
       } catch {
         // `ps` failed (or is missing): the next start could not look either.
       }
@@ -114,54 +80,43 @@ export function trackBuilds(
 
 /**
  * Writes `record` at `path` whole or not at all: into a new file beside it
- * (made exclusively, so never through a link planted there), then renamed
- * over it. A kill at any moment leaves the previous record or this one,
- * never an empty or half-written file the next start could not read.
+ * (made exclusively, so never through a planted link), renamed over it.
  */
 function writeRecord(path: string, record: BuildRecord): void {
   const temporary = `${path}.${Deno.pid}.tmp`;
   try {
     removeQuietly(temporary);
-    const file = Deno.openSync(temporary, { write: true, createNew: true, mode: 0o600 });
-    try {
-      file.writeSync(new TextEncoder().encode(`${JSON.stringify(record)}\n`));
-    } finally {
-      file.close();
-    }
+    Deno.writeTextFileSync(temporary, `${JSON.stringify(record)}\n`, {
+      createNew: true,
+      mode: 0o600,
+    });
     Deno.renameSync(temporary, path);
   } catch {
-    removeQuietly(temporary);
-    // See trackBuilds.
+    removeQuietly(temporary); // see trackBuilds
   }
 }
 
-/** One process as `ps` lists it. */
+/** One process as `ps` lists it: `elapsed` seconds since it started, `marked` with the token. */
 export interface ProcessRow {
   readonly pid: number;
   readonly sid: number;
-  /** Seconds since it started. */
   readonly elapsed: number;
-  /** Whether its environment holds the build's token. */
   readonly marked: boolean;
 }
 
-/** Lists every live process, telling which carry `token` in {@link BUILD_MARK}. */
-export type ListProcesses = (token: string) => Promise<ProcessRow[]>;
-
-/** Sends SIGKILL to `pids`. */
-export type KillProcesses = (pids: readonly number[]) => Promise<void>;
-
-/** How processes are listed and ended. */
+/** How processes are listed (every live one, marked when carrying `token`) and sent SIGKILL. */
 export interface ProcessSystem {
-  readonly list: ListProcesses;
-  readonly kill: KillProcesses;
+  readonly list: (token: string) => Promise<ProcessRow[]>;
+  readonly kill: (pids: readonly number[]) => Promise<void>;
 }
 
+/** The system's own `ps` and `kill`. */
+const SYSTEM: ProcessSystem = { list: listProcesses, kill: killAll };
+
 /**
- * Ends every process of the build `record` records (see
- * {@link buildProcesses}; without `byToken`, only those of its recorded
- * session), a few rounds while any is left. Returns those it ended and
- * those still there after the last round.
+ * Ends every process of the build `record` records ({@link buildProcesses};
+ * without `byToken`, only its recorded session's), a few rounds while any is
+ * left. Returns those it ended and those still there after the last round.
  *
  * @throws the error of listing the processes (`ps` failed).
  */
@@ -185,21 +140,19 @@ async function endProcesses(
 }
 
 /**
- * Ends the build a killed code-commit left running in the project at
- * `root`, if its record is there: every process of its session and of any
- * session a process carrying its token is in (see the module's comment),
- * and tells `warn` in one line. Call it holding the project's lock.
- * Removes the record once nothing of the build is left.
+ * Ends the build a killed code-commit left running in the project at `root`,
+ * if its record is there, and tells `warn` in one line; removes the record
+ * once nothing of it is left. Call it holding the project's lock. What can
+ * escape: an uncontained build's process that cleared its environment and
+ * made a session of its own.
  *
- * @throws {CodeCommitError} (a set-up error) when the build's processes
- * cannot be looked for or ended: such a build could still write the
- * project while this run recovers or applies, so nothing may go on. The
- * record stays, for the next start to try again.
+ * @throws {CodeCommitError} (exit 3) when its processes cannot be looked for
+ * or ended: they could still write the project. The record stays.
  */
 export async function endLeftBuild(
   root: string,
   warn: (line: string) => void,
-  system: ProcessSystem = { list: listProcesses, kill: killAll },
+  system: ProcessSystem = SYSTEM,
   now: () => number = Date.now,
 ): Promise<void> {
   const path = `${root}/${BUILD_RECORD_FILE}`;
@@ -242,11 +195,9 @@ export async function endLeftBuild(
 }
 
 /**
- * The PIDs of `rows` that belong to the recorded build: every process of
- * a session that a process carrying the build's token is in, and of the
- * recorded PID's session, unless the process with that PID is alive and
- * started at another time than the record says (then the PID was given to
- * another process). Never the caller's own session. Never throws.
+ * The PIDs of `rows` that belong to the recorded build: every process of a
+ * session a marked process is in, and of the recorded PID's session unless
+ * that PID was reused; never the caller's own session. Never throws.
  */
 export function buildProcesses(
   rows: readonly ProcessRow[],
@@ -268,7 +219,7 @@ export function buildProcesses(
 }
 
 /** The record at `path`: `none` when there is none, `unreadable` when it says nothing usable. */
-function readRecord(path: string): z.infer<typeof RecordSchema> | "none" | "unreadable" {
+function readRecord(path: string): BuildRecord | "none" | "unreadable" {
   try {
     Deno.lstatSync(path);
   } catch {
@@ -284,16 +235,10 @@ function readRecord(path: string): z.infer<typeof RecordSchema> | "none" | "unre
   }
 }
 
-/**
- * Every live process (not a zombie), from the system's `ps` (never one
- * found on `PATH`), with its environment (`e`) to find the build's token.
- */
+/** Every live process (no zombie), from the system's `ps`, its environment searched for `token`. */
 async function listProcesses(token: string): Promise<ProcessRow[]> {
   const { output } = await runSystemProgram("ps", {
     args: ["-e", "ww", "e", "-o", "pid=,sid=,etimes=,stat=,args="],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
     env: { LC_ALL: "C" },
   });
   if (!output.success) {
@@ -305,13 +250,8 @@ async function listProcesses(token: string): Promise<ProcessRow[]> {
     const match = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)(.*)$/s.exec(line);
     // A zombie has ended already; it only waits for a parent to collect it.
     if (match === null || match[4].startsWith("Z")) continue;
-    const environment = ` ${match[5]} `;
-    rows.push({
-      pid: Number(match[1]),
-      sid: Number(match[2]),
-      elapsed: Number(match[3]),
-      marked: environment.includes(` ${mark} `),
-    });
+    const [pid, sid, elapsed] = [1, 2, 3].map((i) => Number(match[i]));
+    rows.push({ pid, sid, elapsed, marked: ` ${match[5]} `.includes(` ${mark} `) });
   }
   return rows;
 }
@@ -320,12 +260,12 @@ async function listProcesses(token: string): Promise<ProcessRow[]> {
 async function killAll(pids: readonly number[]): Promise<void> {
   await runSystemProgram("kill", {
     args: ["-s", "KILL", "--", ...pids.map(String)],
-    stdin: "null",
     stdout: "null",
     stderr: "null",
   });
 }
 
+/** Removes `path`, if it is there. Never throws. */
 function removeQuietly(path: string): void {
   try {
     Deno.removeSync(path);

@@ -8,8 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type ApplyFileSystem, applyOperations, denoFileSystem } from "../../lib/apply/apply.ts";
 import { RunJournal } from "../../lib/apply/journal.ts";
-import { JournalError } from "../../lib/apply/journal_schema.ts";
-import { markUndone, readJournal } from "../../lib/apply/journal_store.ts";
+import { JournalError, markUndone, readJournal } from "../../lib/apply/journal_store.ts";
 import { withProject } from "../support/project.ts";
 
 /** Where the journal lives, as docs/undo-and-recovery.md says. */
@@ -161,7 +160,7 @@ Deno.test("the run's changes count only the applies the journal still holds for 
     await applyOperations(root, [write("a.txt", "changed\n")], { journal });
     // --undo from another terminal takes the run's first apply back, then the run goes on.
     const stored = await readJournal(root);
-    await markUndone(stored, stored.run!, new Date());
+    await markUndone(stored, stored.run!);
     await applyOperations(root, [write("b.txt", "changed\n")], { journal });
     assert.deepEqual([...(await journal.runChanges()).keys()], ["b.txt"]);
     // A build that removed agent-config/: nothing is known of the run's changes any more.

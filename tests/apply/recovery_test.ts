@@ -15,8 +15,7 @@ import {
 } from "../../lib/apply/apply.ts";
 import { contentHash } from "../../lib/apply/content_hash.ts";
 import { RunJournal } from "../../lib/apply/journal.ts";
-import { JournalError } from "../../lib/apply/journal_schema.ts";
-import { readJournal } from "../../lib/apply/journal_store.ts";
+import { JournalError, readJournal } from "../../lib/apply/journal_store.ts";
 import { recoverFirst } from "../../lib/apply/recovery.ts";
 
 /** Runs recovery; returns the line it said, if any. */

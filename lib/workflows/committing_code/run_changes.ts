@@ -8,7 +8,7 @@
 
 import { contentHash } from "../../apply/content_hash.ts";
 import { type RunJournal } from "../../apply/journal.ts";
-import { STATE_DIR } from "../../apply/journal_schema.ts";
+import { STATE_DIR } from "../../apply/journal_store.ts";
 import { InterruptedError } from "../../errors/errors.ts";
 import { denoFileSystem, under } from "../../file_system/file_system.ts";
 import { CHANGES_LIST } from "../../logger/log_names.ts";
