@@ -1,7 +1,9 @@
 /**
  * The tamper check, contained or not: `build.sh`, as first seen, must stay
  * the same (kind, link target, mode, bytes) after every reply and build, or
- * a build that rewrote it would make every later build "pass"; `.gitignore`
+ * a build that rewrote it would make every later build "pass" (the link target
+ * too: a build could swap it for a link to a copy it rewrites later). The
+ * sandbox makes both read-only; this check is what holds without it. `.gitignore`
  * must still protect the keys after every build, or the user's next
  * `git add -A` commits them. A stopped build has `.gitignore` put back as
  * it was, when that is safe.

@@ -57,8 +57,9 @@ export interface Session {
 /**
  * Checks the run's preconditions, in order, and sets up the session before
  * any LLM call; with `runsBuilds`, the sandbox is decided and planned too.
- * @throws {UsageError} {JournalError} {CodeCommitError} for the first check
- * that fails (every set-up problem together).
+ * @throws {UsageError} when a local model has no loopback URL (checked first).
+ * @throws {JournalError} when an unfinished apply cannot be rolled back.
+ * @throws {CodeCommitError} from a subfolder, or listing every set-up problem together.
  */
 export async function openSession(
   root: string,
@@ -79,6 +80,7 @@ export async function openSession(
     )
     : undefined;
   containing?.catch(() => {});
+  // Before any other check or call in the project: roll back an apply a killed run left.
   await recoverFirst(root, (line) => console.warn(line));
   // A run that applies replies needs a journal that takes writes, before any call.
   if ((workflow === "commit" || workflow === "auto") && !options.dryRun) {
