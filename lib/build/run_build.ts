@@ -148,7 +148,7 @@ function spawnBuild(
       stdin: launch?.stdin === undefined ? "null" : "piped",
       stdout: "piped",
       stderr: "piped",
-      // Its own process group, so that a time-out or Ctrl-C stops everything it started that
+      // Its own session and process group, so that a time-out or Ctrl-C stops everything it started that
       // stayed in the group (a contained build's PID namespace ends the rest).
       detached: true,
     }).spawn();

@@ -134,7 +134,8 @@ export function resolveOptions(
   if (values.sandbox === "off" && values.buildNetwork === "off") {
     const name = (flag: string, field: string) =>
       fromFile.has(field) ? `"${field}": "off" in ${SETTINGS_FILE}` : `--${flag} off`;
-    const [network, sandbox] = [name("build-network", "buildNetwork"), name("sandbox", "sandbox")];
+    const network = name("build-network", "buildNetwork");
+    const sandbox = name("sandbox", "sandbox");
     const message = `${network} needs the sandbox, and ${sandbox} turns it off; drop one of them`;
     if (fromFile.has("sandbox") || fromFile.has("buildNetwork")) {
       throw new CodeCommitError(message, EXIT.setup);

@@ -12,7 +12,10 @@ import { type HiddenPath, isInside, type SandboxPlan } from "./sandbox_plan.ts";
 
 export type { BuildNetwork } from "./modes.ts";
 
-/** Sockets outside `/run` and `/tmp` through which a build could start a container outside the sandbox. */
+/**
+ * Sockets outside `/run`, `/var/run` and `/tmp` (each an empty folder of its own), through which
+ * a build could start a container or a process outside the sandbox.
+ */
 const HOST_SERVICE_PATHS = [
   "/var/snap/lxd/common/lxd/unix.socket",
   "/var/lib/lxd/unix.socket",

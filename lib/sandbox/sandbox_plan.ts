@@ -36,7 +36,7 @@ export interface SandboxPlan {
   readonly hidden: readonly HiddenPath[];
 }
 
-/** Most files with hard links out made read-only one by one (each is a mount, and slow). */
+/** Most files with hard links out made read-only one by one (each is a mount: slow, and bwrap takes at most 9,000 arguments). */
 const MAX_HARD_LINKED_FILES = 100;
 
 /** Most folders and links looked at in a hidden entry, links followed (plain files not counted). */
