@@ -119,7 +119,12 @@ export class Console {
    * a newline to stdout, keys masked: the `--json` object.
    */
   json(text: string): void {
-    this.#streams.stdout(`${this.#redactor.redact(text)}\n`);
+    this.#streams.stdout(`${this.redact(text)}\n`);
+  }
+
+  /** `text` with every key masked, as {@link json} writes it (and `agent-config/last-run.json` keeps it). Never throws. */
+  redact(text: string): string {
+    return this.#redactor.redact(text);
   }
 
   /**
