@@ -20,7 +20,7 @@ export const LAST_RUN_FILE = `${LOCK_FOLDER}/last-run.json`;
  * {@link LAST_RUN_FILE} in `root`, atomically: a temporary sibling, then a
  * rename, which replaces whatever has the name (a link planted there is
  * replaced, never followed). When `agent-config` is a link to a folder of
- * the user's, the file goes into that folder. Call it while the project
+ * the user's, nothing is written: never through a link. Call it while the project
  * lock is held: only the run holding the project writes the file. When
  * taking the lock made `agent-config/` (`madeFolder`) and nothing but the
  * lock is in it, nothing is written: releasing the lock removes the folder,
@@ -36,12 +36,18 @@ export async function keepLastRun(
   warn: (line: string) => void,
 ): Promise<void> {
   try {
-    const folder = await Deno.realPath(`${root}/${LOCK_FOLDER}`);
+    // A link (to the user's folder of keys): code-commit never writes through it.
+    if ((await Deno.lstat(`${root}/${LOCK_FOLDER}`)).isSymlink) return;
     if (madeFolder && await holdsOnlyTheLock(root)) return;
-    const name = LAST_RUN_FILE.slice(LOCK_FOLDER.length + 1);
-    await writeAtomically(denoFileSystem, folder, name, new TextEncoder().encode(`${line}\n`), {
-      mode: 0o600,
-    });
+    await writeAtomically(
+      denoFileSystem,
+      root,
+      LAST_RUN_FILE,
+      new TextEncoder().encode(`${line}\n`),
+      {
+        mode: 0o600,
+      },
+    );
   } catch (error) {
     warn(`cannot write ${LAST_RUN_FILE}: ${messageOf(error)}`);
   }

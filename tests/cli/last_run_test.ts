@@ -2,14 +2,15 @@
  * `agent-config/last-run.json`: written atomically, a link planted at its
  * name replaced and never followed, nothing when the lock's folder holds
  * only the lock, a failure one warning that never changes the exit status,
- * and keys masked as `--json` masks them (the real tool, without `--json`).
+ * and keys masked as `--json` masks them (the real tool, without `--json`);
+ * git ignores it.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { keepLastRun, LAST_RUN_FILE } from "../../lib/cli/last_run.ts";
 import { EXIT } from "../../lib/errors/errors.ts";
 import { geminiReply, startFakeLlmServer } from "../support/fake_llm_server.ts";
-import { GEMINI_KEY, makeProject, STATUS_BUILD, tempProject } from "../support/project.ts";
+import { GEMINI_KEY, git, makeProject, STATUS_BUILD, tempProject } from "../support/project.ts";
 import { runTool } from "../support/run_tool.ts";
 
 const LINE = '{"workflow":"undo"}';
@@ -46,12 +47,13 @@ Deno.test("a link planted as last-run.json is replaced, never followed", async (
   assert.equal(await project.read(LAST_RUN_FILE), `${LINE}\n`);
 });
 
-Deno.test("agent-config a link to the user's folder: the file goes into that folder", async () => {
+Deno.test("agent-config a link to the user's folder: nothing is written through it", async () => {
   await using project = await tempProject({ "keys/query.txt": "q\n" });
   await Deno.symlink("keys", join(project.root, "agent-config"));
   assert.deepEqual(await keep(project.root), []);
-  assert.equal(await project.read("keys/last-run.json"), `${LINE}\n`);
-  assert.ok((await Deno.lstat(join(project.root, "agent-config"))).isSymlink);
+  assert.deepEqual([...Deno.readDirSync(join(project.root, "keys"))].map((e) => e.name), [
+    "query.txt",
+  ]);
 });
 
 Deno.test("a folder the lock made, holding only the lock: nothing written, so it goes with the lock", async () => {
@@ -139,6 +141,8 @@ Deno.test("a key in the model's prose is masked in the file, without --json", as
     const object = JSON.parse(kept);
     assert.match(object.prose[0].text, /^The key is \*{8}XY\.$/);
     assert.equal(object.exit.status, EXIT.ok);
+    // Git ignores it with the rest of agent-config/.
+    assert.doesNotMatch(await git(project.root, "status", "--porcelain"), /agent-config/);
   } finally {
     await server.close();
   }

@@ -171,7 +171,8 @@ async function checkLastRun(
     return;
   }
   const signalled = run.code > 128 && run.code !== EXIT.interrupted;
-  const configFolder = await Deno.stat(join(root, "agent-config")).then(
+  // A link at agent-config is no folder to write in: code-commit never writes through it.
+  const configFolder = await Deno.lstat(join(root, "agent-config")).then(
     (info) => info.isDirectory,
     () => false,
   );
