@@ -20,8 +20,8 @@ export const LAST_RUN_FILE = `${LOCK_FOLDER}/last-run.json`;
  * {@link LAST_RUN_FILE} in `root`, atomically: a temporary sibling, then a
  * rename, which replaces whatever has the name (a link planted there is
  * replaced, never followed). When `agent-config` is a link to a folder of
- * the user's, nothing is written: never through a link. Call it while the project
- * lock is held: only the run holding the project writes the file. When
+ * the user's, nothing is written: never through a link. Call it while the
+ * project lock is held: only the run holding the project writes the file. When
  * taking the lock made `agent-config/` (`madeFolder`) and nothing but the
  * lock is in it, nothing is written: releasing the lock removes the folder,
  * and a run leaves no folder it made for its lock alone.
@@ -39,15 +39,8 @@ export async function keepLastRun(
     // A link (to the user's folder of keys): code-commit never writes through it.
     if ((await Deno.lstat(`${root}/${LOCK_FOLDER}`)).isSymlink) return;
     if (madeFolder && await holdsOnlyTheLock(root)) return;
-    await writeAtomically(
-      denoFileSystem,
-      root,
-      LAST_RUN_FILE,
-      new TextEncoder().encode(`${line}\n`),
-      {
-        mode: 0o600,
-      },
-    );
+    const data = new TextEncoder().encode(`${line}\n`);
+    await writeAtomically(denoFileSystem, root, LAST_RUN_FILE, data, { mode: 0o600 });
   } catch (error) {
     warn(`cannot write ${LAST_RUN_FILE}: ${messageOf(error)}`);
   }

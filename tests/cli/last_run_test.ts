@@ -72,7 +72,7 @@ Deno.test("a write that fails is one warning naming the file and the reason, nev
   assert.equal(warnings.length, 1, warnings.join("\n"));
   assert.match(
     warnings[0],
-    /^cannot write agent-config\/last-run\.json: renaming "[^"]+" to "last-run\.json" failed: /,
+    /^cannot write agent-config\/last-run\.json: renaming "[^"]+" to "agent-config\/last-run\.json" failed: /,
   );
   assert.equal(await project.read("agent-config/last-run.json/inside.txt"), "x\n");
   // No temporary file is left beside it.
