@@ -27,6 +27,7 @@ import { RunRecord } from "./lib/cli/run_record.ts";
 import { workflowSpec } from "./lib/cli/workflows.ts";
 import { Console } from "./lib/console/console.ts";
 import { CodeCommitError, EXIT, type ExitStatus, interruption } from "./lib/errors/errors.ts";
+import type { ProjectLock } from "./lib/project_lock/project_lock.ts";
 import type { Session } from "./lib/session/session.ts";
 
 /** What a workflow is started with. */
@@ -143,10 +144,21 @@ async function runWorkflow(
   return await (await START[workflow]())(run);
 }
 
+/** The project lock a run took, held until its end is recorded. */
+interface Held {
+  /** The project root the lock is in. */
+  root?: string;
+  /** The lock, once taken. */
+  lock?: ProjectLock;
+}
+
 /**
  * Runs code-commit with `args` and returns its exit status. With `--json`
  * (found even when the command line is wrong), stdout carries one JSON
  * object when the run ends, and nothing else (see `lib/cli/json_result.ts`).
+ * Whether or not `--json` was given, a run that held the project lock keeps
+ * the same object in `agent-config/last-run.json` (see `lib/cli/last_run.ts`)
+ * before it releases the lock.
  *
  * Never throws: a `CodeCommitError` becomes its message and exit code,
  * anything else an `internal error` line and exit 1.
@@ -158,10 +170,11 @@ export async function main(args: readonly string[]): Promise<ExitStatus> {
   const json = wantsJson(args);
   if (json) console.resultsToStderr();
   const record = new RunRecord();
+  const held: Held = {};
   let status: ExitStatus;
   let error: string | undefined;
   try {
-    status = await run(args, console, record);
+    status = await run(args, console, record, held);
   } catch (thrown) {
     if (thrown instanceof CodeCommitError) {
       error = thrown.message;
@@ -172,12 +185,27 @@ export async function main(args: readonly string[]): Promise<ExitStatus> {
     }
     console.error(error);
   }
-  if (json) console.json(formatJsonResult(jsonResult(record, status, error)));
+  try {
+    const line = formatJsonResult(jsonResult(record, status, error));
+    if (json) console.json(line);
+    if (held.root !== undefined && held.lock !== undefined) {
+      const { keepLastRun } = await import("./lib/cli/last_run.ts");
+      await keepLastRun(
+        held.root,
+        console.redact(line),
+        held.lock.madeFolder,
+        (warning) => console.warn(warning),
+      );
+    }
+  } finally {
+    held.lock?.release();
+  }
   return status;
 }
 
 /**
- * Runs what `args` ask for, noting in `record` what the `--json` object needs.
+ * Runs what `args` ask for, noting in `record` what the `--json` object
+ * needs, and in `held` the project lock it took: the caller releases it.
  *
  * @throws {CodeCommitError} for a wrong command line or settings file, a
  * project another code-commit holds, and whatever the workflow throws.
@@ -186,6 +214,7 @@ async function run(
   args: readonly string[],
   console: Console,
   record: RunRecord,
+  held: Held,
 ): Promise<ExitStatus> {
   const command = readCommandLine(args);
   if (command.kind === "help" || command.kind === "version" || command.kind === "completion") {
@@ -203,38 +232,38 @@ async function run(
   record.workflow = workflow;
   const spec = workflowSpec(workflow);
   const root = Deno.cwd();
-  // The settings file completes the command line: read before anything else happens.
-  const { readsSettings, readSettings } = await import("./lib/cli/settings.ts");
-  const settings = readsSettings(workflow) ? await readSettings(root) : {};
-  const options = resolveOptions(workflow, command.given, settings);
-  const [{ lockProject }, { endLeftBuild }] = await Promise.all([
+  const [{ lockProject }, { endLeftBuild }, { readsSettings, readSettings }] = await Promise.all([
     import("./lib/project_lock/project_lock.ts"),
     import("./lib/project_lock/running_build.ts"),
+    import("./lib/cli/settings.ts"),
   ]);
-  // Before anything else in the project: one code-commit at a time (exit 6 for a second
-  // one), then a build a killed run left running is ended, then the trap, so that no signal
-  // stops the rollback of an unfinished apply halfway; each workflow rolls that back first.
-  const lock = spec.takesLock
-    ? await lockProject(root, `${spec.holder}${options.dryRun ? " with --dry-run" : ""}`)
-    : undefined;
+  // Before anything else in the project, its settings file included: one code-commit at a
+  // time (exit 6 for a second one); then the settings file completes the command line; then a
+  // build a killed run left running is ended, then the trap, so that no signal stops the
+  // rollback of an unfinished apply halfway; each workflow rolls that back first.
+  if (spec.takesLock) {
+    held.lock = await lockProject(
+      root,
+      `${spec.holder}${command.given.dryRun === true ? " with --dry-run" : ""}`,
+    );
+    held.root = root;
+  }
+  const settings = readsSettings(workflow) ? await readSettings(root) : {};
+  const options = resolveOptions(workflow, command.given, settings);
+  await endLeftBuild(root, (line) => console.warn(line));
+  const trap = trapInterrupts(console);
   try {
-    await endLeftBuild(root, (line) => console.warn(line));
-    const trap = trapInterrupts(console);
-    try {
-      return await runWorkflow(
-        root,
-        workflow,
-        options,
-        console,
-        trap,
-        lock?.madeFolder === true,
-        record,
-      );
-    } finally {
-      trap.dispose();
-    }
+    return await runWorkflow(
+      root,
+      workflow,
+      options,
+      console,
+      trap,
+      held.lock?.madeFolder === true,
+      record,
+    );
   } finally {
-    lock?.release();
+    trap.dispose();
   }
 }
 

@@ -100,7 +100,12 @@ export class Console {
 
   /** Writes the `--json` object `text` (one line, no control characters) to stdout, keys masked. */
   json(text: string): void {
-    this.#streams.stdout(`${this.#redactor.redact(text)}\n`);
+    this.#streams.stdout(`${this.redact(text)}\n`);
+  }
+
+  /** `text` with every key masked, as {@link json} writes it (and `agent-config/last-run.json` keeps it). Never throws. */
+  redact(text: string): string {
+    return this.#redactor.redact(text);
   }
 
   /**

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { LAST_RUN_FILE } from "../../lib/cli/last_run.ts";
 import { REPORT_HEADINGS } from "../../lib/workflows/consistency_report/report.ts";
 import { splitReport } from "../support/report.ts";
 import { SYSTEM_PROMPTS } from "../../lib/prompts/system_prompts.ts";
@@ -117,6 +118,8 @@ Deno.test("--cc writes the report with its five headings, prints its path last, 
     // Nothing else changed: no file written from the ^^^ block, no build run.
     const after = await project.snapshot();
     after.delete(REPORT);
+    // The run's object, which runTool checks, is the other new file.
+    assert.ok(after.delete(LAST_RUN_FILE), "agent-config/last-run.json written");
     for (const path of [...after.keys()]) if (path.startsWith("logs/")) after.delete(path);
     assert.deepEqual(after, before);
     assert.equal(await project.exists("build-ran"), false);

@@ -16,6 +16,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { LAST_RUN_FILE } from "../../lib/cli/last_run.ts";
 import { geminiReply, startFakeLlmServer } from "../support/fake_llm_server.ts";
 import { listFiles, makeProject, type Project } from "../support/project.ts";
 import { assertNoKeyLeak } from "../support/leaks.ts";
@@ -49,15 +50,16 @@ function replyText(): string {
   return parts.join("");
 }
 
-/** Every file and folder of the project but `.git/`, `logs/`, the journal and the lock: path → content (or "/" for a folder). */
+/** Every file and folder of the project but `.git/`, `logs/`, the journal, the lock and the last run's object: path → content (or "/" for a folder). */
 async function tree(root: string): Promise<Map<string, string>> {
   const result = new Map<string, string>();
   const visit = async (folder: string) => {
     for await (const entry of Deno.readDir(join(root, folder))) {
       const path = folder === "" ? entry.name : `${folder}/${entry.name}`;
       if (path === ".git" || path === "logs" || path === "agent-config/journal") continue;
-      // The project lock a killed run left (each run takes it and removes it as it ends).
-      if (path === "agent-config/code-commit.lock") continue;
+      // The project lock a killed run left (each run takes it and removes it as it ends), and
+      // the object of the last run that ended (runTool checks it after each run).
+      if (path === "agent-config/code-commit.lock" || path === LAST_RUN_FILE) continue;
       if (entry.isDirectory) {
         result.set(path, "/");
         await visit(path);

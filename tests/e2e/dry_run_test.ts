@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { LAST_RUN_FILE } from "../../lib/cli/last_run.ts";
 import { geminiReply, startFakeLlmServer } from "../support/fake_llm_server.ts";
 import { assertNoKeyLeak } from "../support/leaks.ts";
 import { git, makeProject, type Project, tempProject } from "../support/project.ts";
@@ -70,11 +71,12 @@ Deno.test("--dry-run prints the plan, logs the whole diff, writes nothing else a
         `1 deleted\\); nothing was written and no build ran; the whole diff is in ${diffFile}; 1 LLM call, `,
     ),
   );
-  // Nothing written but the log folder: no build, no journal, no file of the reply.
+  // Nothing written but the log folder and the run's object (which runTool checks): no build,
+  // no journal, no file of the reply.
   const after = await project.snapshot();
   assert.deepEqual(
     [...after.keys()].filter((path) => !path.startsWith(`logs/${folder}/`)),
-    [...before.keys()],
+    [...before.keys(), LAST_RUN_FILE].sort(),
   );
   for (const [path, content] of before) assert.equal(after.get(path), content, path);
   assert.equal(await project.exists("build-ran"), false);

@@ -27,7 +27,10 @@ Deno.test("a read-only agent-config/ is a set-up error before any call", async (
     assert.ok(mount("-o", "remount,bind,ro", folder));
     const server = await startFakeLlmServer([geminiReply("^^^src/a.txt\nb\n^^^end\n")]);
     try {
-      const run = await runTool(project.root, [], { server });
+      const run = await runTool(project.root, [], {
+        server,
+        noLastRun: "agent-config/ is mounted read-only",
+      });
       assert.equal(run.code, EXIT.setup, run.stderr);
       assert.match(
         run.stderr,

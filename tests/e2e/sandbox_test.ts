@@ -10,6 +10,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { geminiReply, geminiText, startFakeLlmServer } from "../support/fake_llm_server.ts";
+import { LAST_RUN_FILE } from "../../lib/cli/last_run.ts";
 import { assertNoKeyLeak } from "../support/leaks.ts";
 import { stopChild, stopPid } from "../support/child.ts";
 import { git, listFiles, makeProject, type Project, STATUS_BUILD } from "../support/project.ts";
@@ -267,6 +268,7 @@ for f in build.sh .gitignore src/.gitignore src/UserSpecification.md codeRollup.
   if (echo changed >> "$f") 2>/dev/null; then echo "$f writable"; else echo "$f read-only"; fi
 done
 ls -A agent-config | wc -l | sed 's/^ */agent-config entries: /'
+if cat agent-config/last-run.json >/dev/null 2>&1; then echo "last-run.json read"; else echo "last-run.json hidden"; fi
 ls -A logs | wc -l | sed 's/^ */logs entries: /'
 cat logs/x logs/*/* 2>/dev/null | grep -c . | sed 's/^/logs lines read: /'
 exit 0
@@ -287,7 +289,11 @@ exit 0
     });
     const server = await startFakeLlmServer([geminiReply("Nothing to change.")]);
     try {
-      const run = await runTool(project.root, ["--sandbox", "on"], { server });
+      const run = await runTool(project.root, ["--sandbox", "on"], {
+        server,
+        // An earlier run's object, there while this run's build runs (runTool removes it first).
+        onSpawn: () => Deno.writeTextFileSync(join(project.root, LAST_RUN_FILE), "{}\n"),
+      });
       assert.equal(run.code, 0, run.stderr);
       const [folder] = await project.logRuns();
       const log = await project.read(`logs/${folder}/1-initial-query-build.txt`);
@@ -310,6 +316,7 @@ exit 0
         assert.match(log, new RegExp(`^${path.replaceAll(".", "\\.")} writable$`, "m"), path);
       }
       assert.match(log, /^agent-config entries: 0$/m);
+      assert.match(log, /^last-run\.json hidden$/m);
       // The run's own logs are there outside (this log among them), not inside.
       assert.match(log, /^logs entries: 0$/m);
       assert.match(log, /^logs lines read: 0$/m);

@@ -11,6 +11,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { LAST_RUN_FILE } from "../../lib/cli/last_run.ts";
 import { geminiError, geminiReply, startFakeLlmServer } from "../support/fake_llm_server.ts";
 import { listFiles, makeProject, tempProject } from "../support/project.ts";
 import { runTool } from "../support/run_tool.ts";
@@ -89,7 +90,8 @@ async function flippedRun(trigger: string | undefined): Promise<void> {
     // The project as it was (the folder is back in place: the flipper ends that way).
     assert.ok((await Deno.lstat(join(project.root, "src/d"))).isDirectory);
     const after = await files(project.root);
-    assert.deepEqual([...after.keys()], [...before.keys()]);
+    // The run's object (runTool checks it) is the one new file.
+    assert.deepEqual([...after.keys()], [...before.keys(), LAST_RUN_FILE].sort());
     for (const [path, content] of before) assert.equal(after.get(path), content, path);
   } finally {
     try {

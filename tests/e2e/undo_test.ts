@@ -6,6 +6,7 @@
  * no key, no network.
  */
 import assert from "node:assert/strict";
+import { LAST_RUN_FILE } from "../../lib/cli/last_run.ts";
 import { EXIT } from "../../lib/errors/errors.ts";
 import { join } from "node:path";
 import { geminiReply, startFakeLlmServer } from "../support/fake_llm_server.ts";
@@ -13,13 +14,14 @@ import { assertNoKeyLeak } from "../support/leaks.ts";
 import { git, makeProject, type Project, STATUS_BUILD } from "../support/project.ts";
 import { runTool, type ToolRun } from "../support/run_tool.ts";
 
-/** Every entry under `root` but `.git/`, `logs/` and the journal: path → content and mode, or a folder. */
+/** Every entry under `root` but `.git/`, `logs/`, the journal and the last run's object: path → content and mode, or a folder. */
 async function tree(root: string): Promise<Record<string, string>> {
   const result: Record<string, string> = {};
   const visit = async (folder: string) => {
     for await (const entry of Deno.readDir(join(root, folder))) {
       const path = folder === "" ? entry.name : `${folder}/${entry.name}`;
       if (path === ".git" || path === "logs" || path === "agent-config/journal") continue;
+      if (path === LAST_RUN_FILE) continue; // the last run's object: runTool checks it
       const info = await Deno.lstat(join(root, path));
       if (info.isDirectory) {
         result[path] = "<folder>";
