@@ -1,10 +1,6 @@
 /**
- * One LLM call as every workflow makes it: refused if the prompt holds a
- * key, the prompt logged, a live line on the terminal (the time waited and
- * the tokens streamed so far), retries reported, the reply (or `ERROR`),
- * its JSON body and the raw events of a streamed reply logged, and a line
- * with the time, the tokens and the estimated cost printed.
- *
+ * One LLM call as every workflow makes it: refused if the prompt holds a key; prompt, reply (or
+ * `ERROR`), body and raw events logged; a live line, retries and the cost shown.
  * @module
  */
 import type { Console } from "../console/console.ts";
@@ -22,17 +18,11 @@ import { type LlmClient, LlmError, type LlmReply, type TokenUsage } from "./type
 
 /** Token and cost totals of a run, across its calls. */
 export class TokenTally implements TokenUsage {
-  /** Calls made. */
   calls = 0;
-  /** Prompt tokens. */
   input = 0;
-  /** Prompt tokens read from the provider's cache (part of `input`). */
   cached = 0;
-  /** Visible reply tokens. */
   output = 0;
-  /** Thinking tokens. */
   thinking = 0;
-  /** The estimated cost of the calls. */
   cost: Cost = NO_COST;
 
   /** Adds one call's usage and its estimated cost. Never throws. */
@@ -51,34 +41,28 @@ export class TokenTally implements TokenUsage {
   }
 }
 
-/** What one call needs besides the client and the prompt. */
+/**
+ * What one call needs besides the client and the prompt: where it is shown and logged, the
+ * redactor (a prompt holding a key is never sent), the run's totals and the prompt budget.
+ */
 export interface AskContext {
-  /** Where progress is shown. */
   readonly console: Console;
-  /** Where the call is logged. */
   readonly log: RunLog;
-  /** The names of this call's log files. */
   readonly names: CallLogNames;
-  /** Knows the keys: a prompt holding one is never sent. */
   readonly redactor: Redactor;
-  /** Aborts the call (Ctrl-C). */
   readonly signal?: AbortSignal;
-  /** Adds this call's usage to the run's totals. */
   readonly tally?: TokenTally;
-  /** The model's prompt budget: a prompt that cannot fit is not sent. */
   readonly budget?: PromptBudget;
 }
 
 /**
- * Sends `prompt` to `client` with logging, progress and redaction.
+ * Sends `prompt` to `client` with logging, progress and redaction; the reply returned has an
+ * empty `body` (it is logged, not kept twice).
  *
- * @throws {CodeCommitError} when the prompt contains an API key (it is not
- * sent); when it cannot fit `context.budget` (exit `EXIT.setup`, nothing
- * sent or logged: see `checkPromptBudget`).
+ * @throws {CodeCommitError} when the prompt contains an API key (not sent); when it cannot fit
+ * `context.budget` (exit `EXIT.setup`, nothing sent or logged).
  * @throws {LlmError} when the call fails; the reply file then starts with `ERROR`.
  * @throws {InterruptedError} on Ctrl-C.
- *
- * The reply returned has an empty `body`: it is logged, and not kept twice.
  */
 export async function ask(
   client: LlmClient,
@@ -97,7 +81,6 @@ export async function ask(
   }
 
   const live = console.liveLine(`waiting for ${client.model}…`);
-  const stopWaiting = () => live.stop();
   let reply: LlmReply;
   try {
     reply = await client.complete(prompt, {
@@ -112,7 +95,7 @@ export async function ask(
         ),
     });
   } catch (error) {
-    stopWaiting();
+    live.stop();
     if (error instanceof InterruptedError) {
       await log.writeError(names.replyText, `${error.message}, before the reply arrived`);
     } else {
@@ -126,7 +109,7 @@ export async function ask(
     }
     throw error;
   }
-  stopWaiting();
+  live.stop();
 
   await log.write(names.replyText, replyTextForLog(reply.text, names.replyJson));
   await log.write(names.replyJson, reply.body);
@@ -147,19 +130,10 @@ export async function ask(
   return { ...rest, body: "" };
 }
 
-/**
- * Past this many characters, a reply's `.txt` log leaves out the content of
- * its file blocks: the `.json` beside it holds the whole body, and a 20 MB
- * reply is not written twice.
- */
+/** Past this many characters, a reply's `.txt` log leaves out its blocks' content (the `.json` has it). */
 const WHOLE_REPLY_LOGGED = 1024 * 1024;
 
-/**
- * What a reply's `.txt` log holds: the reply text; past
- * {@link WHOLE_REPLY_LOGGED} characters, a first line saying so, then the
- * reply with each file block's content replaced by a line saying how much
- * was left out and where it is (`jsonName`).
- */
+/** A reply's `.txt` log: the text, or past {@link WHOLE_REPLY_LOGGED} its outline and where the rest is. */
 function replyTextForLog(text: string, jsonName: string): string {
   if (text.length <= WHOLE_REPLY_LOGGED) return text;
   return `[code-commit: this reply is ${formatCount(text.length)} characters long; the content ` +
@@ -178,10 +152,8 @@ const STREAMED_TEXT =
   /"(?:text|content|refusal|reasoning_content|reasoning)"\s*:\s*"((?:[^"\\]|\\.)*)"/g;
 
 /**
- * What a reply's raw events log holds: the events, unless the text they
- * stream, joined, holds a key. A key the model wrote can arrive cut across
- * two events, in pieces no masking finds; then a line saying so instead,
- * and where the masked reply is (`jsonName`).
+ * A reply's raw events log: the events, unless the text they stream, joined, holds a key: a
+ * key can arrive cut across two events, in pieces no masking finds; then a line saying so.
  */
 function eventsForLog(events: string, redactor: Redactor, jsonName: string): string {
   let streamed = "";
@@ -198,10 +170,7 @@ function eventsForLog(events: string, redactor: Redactor, jsonName: string): str
     `masked.]\n`;
 }
 
-/**
- * `12,345 input, 2,100 output, 5,000 thinking tokens`; with cached input,
- * `12,345 input (8,192 cached), …`.
- */
+/** `12,345 input (8,192 cached), 2,100 output, 5,000 thinking tokens`. */
 function describeUsage(usage: TokenUsage): string {
   const cached = usage.cached > 0 ? ` (${formatCount(usage.cached)} cached)` : "";
   return `${formatCount(usage.input)} input${cached}, ${formatCount(usage.output)} output, ` +

@@ -1,35 +1,24 @@
 /**
- * The context budget: how many tokens a text is estimated to take, which
- * folders and files of a codebase take the most of them, and the check
- * every call goes through before it is paid for — a prompt the chosen
- * model cannot take stops the run with a message that names what is large
- * and what to do. Tokens are estimated by `lib/text/tokens.ts`. Pure: no I/O.
- *
+ * The context budget: which folders and files of a codebase take the most tokens, and the check
+ * every call goes through before it is paid for. Pure: no I/O.
  * @module
  */
-
 import { CodeCommitError, EXIT } from "../errors/errors.ts";
 import { checkPathSyntax } from "../guard/path_syntax.ts";
 import { formatCount } from "../text/numbers.ts";
 import { estimateTokens as estimateTextTokens, tokensOfBytes, utf8Length } from "../text/tokens.ts";
 
-/** A folder or file of a codebase and its part of the codebase's tokens. */
+/** A file, or a top-level folder (`lib/`), its estimated tokens and its share (0 to 1) of all. */
 export interface TokenShare {
-  /** The file's path, or the top-level folder's with a trailing `/`. */
   readonly path: string;
-  /** Its estimated tokens. */
   readonly tokens: number;
-  /** Its part of the whole codebase's tokens, from 0 to 1. */
   readonly share: number;
 }
 
-/** The largest parts of a codebase, by estimated tokens. */
+/** The largest parts of a codebase, largest first, and the tokens of all its blocks. */
 export interface CodebaseShares {
-  /** Estimated tokens of all the file blocks together. */
   readonly tokens: number;
-  /** The top-level folders, largest first. */
   readonly folders: readonly TokenShare[];
-  /** The files, largest first. */
   readonly files: readonly TokenShare[];
 }
 
@@ -39,12 +28,9 @@ const FILENAMES = "FILENAMES";
 const NOT_FILES = new Set([FILENAMES, "END FILENAMES"]);
 
 /**
- * The files of the `--- path ---` blocks in `text` (a rollup, a codebase, a
- * whole prompt holding one) and their top-level folders, each with its
- * estimated tokens and its share of all the blocks' tokens, largest first;
- * at most `count` of each. A block runs from its header line to the next
- * header line; in a codebase summary's `--- FILENAMES ---` list, each name
- * counts for its file. Never throws.
+ * The files of the `--- path ---` blocks in `text` and their top-level folders with their
+ * tokens and shares, largest first, at most `count` of each; in a summary's `--- FILENAMES ---`
+ * list, each name counts for its file. Never throws.
  */
 export function codebaseShares(text: string, count = 5): CodebaseShares {
   const sizes = new Map<string, number>();
@@ -95,12 +81,7 @@ function headerPath(text: string, start: number): string {
   return line.endsWith(" ---") && line.length > 8 ? line.slice(4, -4) : "";
 }
 
-/**
- * Whether a `--- x ---` line heads a block: `x` is a summary's list header
- * or a path a rollup could hold. A line of a file's own text such as
- * `--- pattern: './**' ---` (a README's example) is not: it stays part of
- * the block it is in.
- */
+/** Whether a `--- x ---` line heads a block: `x` is a list header or a path a rollup could hold. */
 function isHeader(path: string): boolean {
   return path !== "" && (NOT_FILES.has(path) || checkPathSyntax(path) === undefined);
 }
@@ -116,12 +97,7 @@ function formatPercent(share: number): string {
   return percent === 0 ? "<1 %" : `${percent} %`;
 }
 
-/**
- * What a codebase's largest parts are and what to do to leave them out, as
- * one clause: `the largest folders: node_modules/ 97 %, …; the largest
- * files: package-lock.json 12 %, …; leave them out with .codecommitignore
- * …`. Empty when `text` holds no file block. Never throws.
- */
+/** The largest folders and files of the codebase in `text`, as one clause; empty for none. Never throws. */
 export function describeLargest(text: string): string {
   const shares = codebaseShares(text);
   const parts: string[] = [];
@@ -134,11 +110,7 @@ export function describeLargest(text: string): string {
   return parts.join("; ");
 }
 
-/**
- * What to do about a codebase too large, the same advice wherever it is
- * given; `--build-context` is suggested unless the run already uses it.
- * Never throws.
- */
+/** What to do about a codebase too large; `--build-context` unless the run uses it. Never throws. */
 export function shrinkAdvice(buildContext = false): string {
   return "leave what the model does not need out with a .codecommitignore at the project root " +
     "(gitignore syntax, e.g. `node_modules/` or `package-lock.json`; what it matches stays out " +
@@ -148,25 +120,17 @@ export function shrinkAdvice(buildContext = false): string {
       : ", or use --build-context so that only the files the model chooses are sent");
 }
 
-/** The budget of one model's prompt. */
+/** The budget of one model's prompt (`local`: a window `--context-window` sets). */
 export interface PromptBudget {
-  /** The model, as the user named it. */
   readonly model: string;
-  /** The most tokens a prompt may take. */
   readonly inputLimit: number;
-  /** A local model, whose window `--context-window` sets. */
   readonly local: boolean;
-  /** The run uses `--build-context` already (the advice does not suggest it). */
   readonly buildContext?: boolean;
 }
 
 /**
- * Checks that `prompt` fits `budget`: when its estimated tokens are more
- * than the model's input limit, nothing is sent.
- *
- * @throws {CodeCommitError} (exit {@link EXIT.setup}) when the prompt cannot
- * fit, naming its size, the limit, the largest folders and files of the
- * codebase it holds with their shares, and what to do.
+ * Checks that `prompt` fits `budget`. @throws {CodeCommitError} (exit {@link EXIT.setup}) when
+ * its estimated tokens are more than the model's input limit, naming what is large and what to do.
  */
 export function checkPromptBudget(prompt: string, budget: PromptBudget): void {
   const tokens = estimateTextTokens(prompt);

@@ -1,16 +1,6 @@
 /**
- * The LLM client: one POST over web `fetch` per attempt, a time limit per
- * request, and retries that follow the server's hints unless the answer
- * shows that no wait can help. The key travels only in a header.
- *
- * An attempt is three steps, each a function of its own: {@link send} the
- * request and read the whole answer (a streamed one event by event, its
- * progress reported as it arrives, then assembled into the body the same
- * request would have had unstreamed; a plain JSON one whole); classify
- * what came back ({@link classifyAnswer}, {@link classifyFailure}) as a
- * reply, an error that ends the call, or a failure worth another
- * attempt; and {@link chooseDelay}, the wait before that attempt.
- *
+ * The LLM client: one POST per attempt, a time limit per request, and retries that follow the
+ * server's hints unless the answer shows that no wait can help. The key travels only in a header.
  * @module
  */
 import { EXIT, interruption } from "../errors/errors.ts";
@@ -36,17 +26,15 @@ import {
 } from "./stream_read.ts";
 import { type CompleteOptions, type LlmClient, LlmError, type LlmReply } from "./types.ts";
 
-/** Each provider's adapter, loaded when a client of it is made (each loads its zod schemas). */
+/** Each provider's adapter, loaded when a client of it is made. */
 const ADAPTERS: Record<Provider, () => Promise<ApiAdapter>> = {
   gemini: async () => (await import("./gemini.ts")).geminiAdapter,
   openai: async () => (await import("./openai.ts")).openaiAdapter,
 };
 
-/** How a client behaves; everything but the time limit has a default. */
+/** How a client behaves: `timeoutMs` per HTTP request (answer and body); the rest has defaults. */
 export interface ClientOptions {
-  /** How long one HTTP request (answer and body) may take, in milliseconds. */
   readonly timeoutMs: number;
-  /** Retry policy. */
   readonly retry?: RetryPolicy;
   /** Random numbers in [0, 1) for the jitter. */
   readonly random?: () => number;
@@ -55,10 +43,8 @@ export interface ClientOptions {
 }
 
 /**
- * Makes the client of `model`, sending to `baseUrl` (already validated)
- * with `key` — none for a local model, which is sent no key.
- *
- * @throws {Error} when a model of the table is given no key (a programming error).
+ * Makes the client of `model`, sending to `baseUrl` (already validated) with `key` (none for a
+ * local model). @throws {Error} when a model of the table is given no key (a programming error).
  */
 export function createClient(
   model: ModelId,
@@ -143,10 +129,8 @@ export function createClient(
 }
 
 /**
- * Builds the request of one call and checks that its headers can be sent.
- *
- * @throws {LlmError} when the key cannot travel in an HTTP header (the
- * message names the key file, never the key).
+ * Builds the request of one call. @throws {LlmError} when the key cannot travel in an HTTP
+ * header (the message names the key file, never the key).
  */
 function buildRequest(
   adapter: ApiAdapter,
@@ -168,56 +152,32 @@ function buildRequest(
   return request;
 }
 
-/** What every attempt of one call shares. */
+/** What every attempt of one call shares; `host` names the server in messages. */
 interface AttemptContext {
   readonly target: ModelTarget;
   readonly adapter: ApiAdapter;
-  /** The host the request goes to, for messages. */
   readonly host: string;
   readonly timeoutMs: number;
-  /** Told what a streamed reply has delivered so far. */
   readonly onProgress?: (progress: StreamProgress) => void;
 }
 
 /** What the error that ends a call carries: the last answer's status, body and raw events. */
-interface Details {
-  readonly status?: number;
-  readonly body?: string;
-  readonly events?: string;
-  readonly cause?: unknown;
-}
+type Details = { status?: number; body?: string; events?: string; cause?: unknown };
 
-/** What one attempt came to. */
+/**
+ * What one attempt came to: a usable reply (its body as received or assembled, and the raw
+ * events of a stream); an error that ends the call (`countAttempts`: its message ends with how
+ * many attempts were made); or a failure worth another attempt (with the server's wait hint).
+ */
 type Verdict =
-  | {
-    /** A usable reply. */
-    readonly kind: "reply";
-    readonly reply: ParsedReply;
-    /** The whole body, as received (assembled from the events, when streamed). */
-    readonly text: string;
-    /** The raw events, when the reply was streamed. */
-    readonly events?: string;
-  }
-  | {
-    /** An error that ends the call now: another attempt cannot help. */
-    readonly kind: "final";
-    /** The message, after the model's name. */
-    readonly message: string;
-    /** True when the message ends with how many attempts were made, if more than one. */
-    readonly countAttempts: boolean;
-    /** The status and body of the answer, if there was one. */
-    readonly details: Details;
-  }
-  | {
-    /** A failure worth another attempt. */
-    readonly kind: "retry";
-    /** Why the attempt failed, for the notice and the last error. */
-    readonly reason: string;
-    /** The server's wait hint, in milliseconds, if it gave one. */
-    readonly hintMs?: number;
-    /** What the error that ends the call carries if no attempt is left. */
-    readonly details: Details;
-  };
+  | { kind: "reply"; reply: ParsedReply; text: string; events?: string }
+  | { kind: "final"; message: string; countAttempts: boolean; details: Details }
+  | { kind: "retry"; reason: string; hintMs?: number; details: Details };
+
+/** A verdict that ends the call. */
+function final(message: string, details: Details = {}, countAttempts = false): Verdict {
+  return { kind: "final", message, countAttempts, details };
+}
 
 /** Sends the request once and classifies what came back. */
 async function attemptOnce(
@@ -236,18 +196,11 @@ async function attemptOnce(
 }
 
 /**
- * Classifies a request that got no answer: refused by Deno's permissions,
- * redirected, too large or too slow end the call; a network failure is
- * worth another attempt.
+ * Classifies a request that got no answer: refused by Deno's permissions, redirected, too
+ * large or too slow end the call; a network failure is worth another attempt.
  */
 function classifyFailure(error: unknown, context: AttemptContext): Verdict {
   const { host } = context;
-  const final = (message: string, details: Details = {}): Verdict => ({
-    kind: "final",
-    message,
-    countAttempts: false,
-    details,
-  });
   if (error instanceof Deno.errors.NotCapable) {
     return final(
       `code-commit may not connect to ${host} ` +
@@ -293,10 +246,9 @@ function classifyFailure(error: unknown, context: AttemptContext): Verdict {
 }
 
 /**
- * Classifies an HTTP answer: a 2xx with a usable body is the reply (an
- * unusable one ends the call); an error answer is retried when its status
- * is worth it and its body shows nothing that no wait can cure, and ends
- * the call otherwise, naming the cause and what to do.
+ * Classifies an HTTP answer: a 2xx with a usable body is the reply (an unusable one ends the
+ * call); an error answer is retried when its status is worth it and its body shows nothing
+ * that no wait can cure, and ends the call otherwise, naming the cause and what to do.
  */
 function classifyAnswer(answer: Answer, context: AttemptContext): Verdict {
   const { status, headers, text, events } = answer;
@@ -311,31 +263,12 @@ function classifyAnswer(answer: Answer, context: AttemptContext): Verdict {
 
   if (status >= 200 && status <= 299) {
     // Never written with its bad bytes replaced by U+FFFD: refused, saying where.
-    if (answer.invalid !== undefined) {
-      return {
-        kind: "final",
-        message: answer.invalid,
-        countAttempts: false,
-        details,
-      };
-    }
-    if (json === undefined) {
-      return {
-        kind: "final",
-        message: `the reply is not JSON: ${excerpt(text)}`,
-        countAttempts: false,
-        details,
-      };
-    }
+    if (answer.invalid !== undefined) return final(answer.invalid, details);
+    if (json === undefined) return final(`the reply is not JSON: ${excerpt(text)}`, details);
     try {
       return { kind: "reply", reply: adapter.parseReply(json), text, events };
     } catch (error) {
-      return {
-        kind: "final",
-        message: oneLine((error as Error).message),
-        countAttempts: false,
-        details,
-      };
+      return final(oneLine((error as Error).message), details);
     }
   }
 
@@ -343,19 +276,11 @@ function classifyAnswer(answer: Answer, context: AttemptContext): Verdict {
   const reason = httpReason(status, apiError.message);
   if (apiError.diagnosis !== undefined) {
     const { cause, action } = apiError.diagnosis;
-    return {
-      kind: "final",
-      message: `${cause}; ${action}; not retried: ${reason}`,
-      countAttempts: true,
-      details,
-    };
+    return final(`${cause}; ${action}; not retried: ${reason}`, details, true);
   }
   const retryable = isRetryableStatus(status) && apiError.retryable !== false &&
     apiError.keyRejected !== true;
-  if (!retryable) {
-    const message = `${reason}${keyHint(status, apiError, target)}`;
-    return { kind: "final", message, countAttempts: true, details };
-  }
+  if (!retryable) return final(`${reason}${keyHint(status, apiError, target)}`, details, true);
   return {
     kind: "retry",
     reason,
@@ -364,10 +289,7 @@ function classifyAnswer(answer: Answer, context: AttemptContext): Verdict {
   };
 }
 
-/**
- * What to do about an error the key may cause (a rejected key, 401, 403):
- * check the key file; for a local model, which is sent no key, say so.
- */
+/** What to do about an error the key may cause (a rejected key, 401, 403). */
 function keyHint(status: number, apiError: ParsedError, target: ModelTarget): string {
   const suspect = apiError.keyRejected === true || status === 401 || status === 403;
   if (!suspect) return "";
@@ -377,9 +299,8 @@ function keyHint(status: number, apiError: ParsedError, target: ModelTarget): st
 }
 
 /**
- * The wait before attempt `attempt + 1`: the server's hint when it gave one,
- * else the backoff. Undefined when the hint is longer than the policy
- * honours (the call then ends instead of waiting).
+ * The wait before attempt `attempt + 1`: the server's hint, else the backoff. Undefined when
+ * the hint is longer than the policy honours (the call then ends instead of waiting).
  */
 function chooseDelay(
   hintMs: number | undefined,
@@ -394,31 +315,28 @@ function chooseDelay(
 }
 
 /**
- * An HTTP answer, its body read whole. For a stream: the assembled body, or
- * the error event and the status it stands for; and the raw events.
+ * An HTTP answer, its body read whole (a stream's: assembled, or its error event); `invalid`
+ * says why a body that is not valid UTF-8 is refused.
  */
 interface Answer {
   readonly status: number;
   readonly headers: Headers;
   readonly text: string;
   readonly events?: string;
-  /** Why the body is refused when it is not valid UTF-8 (see `invalid_utf8.ts`); undefined when it is. */
   readonly invalid?: string;
 }
 
 class TimeoutError extends Error {}
 class RedirectError extends Error {}
 
-/** The size of the buffer a response body is read through. */
 const BODY_CHUNK_BYTES = 64 * 1024;
 
 /** The largest response body read: a model's whole output is well under 1 MiB. */
-export const MAX_BODY_BYTES = 64 * 2 ** 20;
+const MAX_BODY_BYTES = 64 * 2 ** 20;
 
 /**
- * Reads a response body as text, refusing one larger than {@link
- * MAX_BODY_BYTES}, into one buffer: of the length the answer says, grown
- * in place when it says none (a chunked or compressed answer) or too little.
+ * Reads a response body as text, refusing one larger than {@link MAX_BODY_BYTES}, into one
+ * buffer of the length the answer says, grown in place when it says none or too little.
  */
 async function readBody(response: Response): Promise<{ text: string; invalid?: string }> {
   if (response.body === null) return { text: "" };
@@ -429,9 +347,8 @@ async function readBody(response: Response): Promise<{ text: string; invalid?: s
   );
   const bytes = new Uint8Array(whole); // follows the buffer as it grows
   let total = 0;
-  // Read a chunk at a time into one small buffer (the reader takes it over and hands it back),
-  // copied into one buffer that grows in place: no chunk, no outgrown buffer is left for the
-  // garbage collector, which would hold them all at the peak.
+  // One small buffer the reader takes over and hands back, copied into one buffer that grows in
+  // place: no chunk or outgrown buffer is left for the garbage collector to hold at the peak.
   let chunk = new Uint8Array(BODY_CHUNK_BYTES);
   const reader = response.body.getReader({ mode: "byob" });
   while (true) {
@@ -455,17 +372,14 @@ async function readBody(response: Response): Promise<{ text: string; invalid?: s
   const invalidAt = strict === undefined ? firstInvalidUtf8(body) : undefined;
   const invalid = invalidAt === undefined ? undefined : invalidUtf8Message(body, invalidAt);
   const text = strict ?? new TextDecoder().decode(body);
-  // The bytes are given back now, not at the next garbage collection: a 20 MB body would
-  // otherwise still be held while the text is parsed (three copies at once instead of two).
+  // Given back now, not at the next garbage collection: else held while the text is parsed.
   whole.transfer(0);
   return invalid === undefined ? { text } : { text, invalid };
 }
 
 /**
- * Sends one request and reads its whole body, within the context's time
- * limit: an event stream (`text/event-stream`) through the adapter's
- * assembler, anything else (an error, or a server that answers a streaming
- * request with plain JSON) whole.
+ * Sends one request and reads its whole body within the time limit: an event stream through
+ * the adapter's assembler, anything else (an error, or plain JSON) whole.
  */
 async function send(
   request: HttpRequest,
@@ -502,9 +416,12 @@ async function send(
         MAX_BODY_BYTES,
         context.onProgress,
       );
-      return outcome.kind === "reply"
-        ? { status, headers, text: outcome.body, events: outcome.events }
-        : { status: outcome.status, headers, text: outcome.body, events: outcome.events };
+      return {
+        status: outcome.status ?? status,
+        headers,
+        text: outcome.body,
+        events: outcome.events,
+      };
     }
     return { status, headers, ...await readBody(response) };
   } catch (error) {
@@ -517,12 +434,8 @@ async function send(
   }
 }
 
-/**
- * Waits `ms` milliseconds; rejects with {@link InterruptedError} if `signal`
- * aborts first. A `setTimeout`, which keeps the process alive while nothing
- * else does (a retry's wait); runs only when a call is retried.
- */
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+/** Waits `ms` milliseconds (keeping the process alive); rejects if `signal` aborts first. */
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(interruption(signal));
     const onAbort = () => {

@@ -1,7 +1,6 @@
 /**
- * Base URLs of the LLM APIs. An override from the environment must keep
- * the key safe in transit: `https://`, or `http://` only to this machine.
- *
+ * Base URLs of the LLM APIs. An override from the environment must keep the key safe in
+ * transit: `https://`, or `http://` only to this machine.
  * @module
  */
 import { CodeCommitError, EXIT, UsageError } from "../errors/errors.ts";
@@ -15,14 +14,11 @@ const PERMITTED_REMOTE: ReadonlySet<string> = new Set<string>(
 );
 
 /**
- * Returns the base URL to use: `value` when set (validated), else
- * `fallback`. A trailing `/` is dropped.
+ * The base URL to use: `value` when set (validated), else `fallback`; no trailing `/`.
  *
- * @throws {CodeCommitError} naming `envName` when the value is not a URL,
- * is plain `http://` to a host other than loopback, uses another scheme,
- * carries credentials, a query or a fragment, or names a host code-commit's
- * Deno permissions do not let it reach (the two APIs on port 443, and
- * loopback).
+ * @throws {CodeCommitError} naming `envName` when the value is not a URL, is plain `http://`
+ * beyond loopback, uses another scheme, carries credentials, a query or a fragment, or names a
+ * host the Deno permissions do not let code-commit reach.
  */
 export function resolveBaseUrl(
   envName: string,
@@ -74,16 +70,11 @@ export function resolveBaseUrl(
 }
 
 /**
- * The base URL of the server of a local model (`--model local:NAME`), from
- * `envName` (its value `value`): it must be set and name this machine
- * (127.0.0.1, localhost or [::1]), since a local model is sent no key and
- * the prompt must not leave the machine. Otherwise as {@link resolveBaseUrl}.
+ * The base URL of a local model's server, from `envName` (its value `value`): it must be set
+ * and name this machine, since a local model is sent no key and the prompt must not leave it.
  *
- * @throws {UsageError} (exit 2) when the variable is unset, is not a URL, or
- * names another host: the command line asks for what the environment
- * cannot give, and nothing has been done yet.
- * @throws {CodeCommitError} as {@link resolveBaseUrl} for a loopback URL
- * with credentials, a query or a fragment.
+ * @throws {UsageError} when the variable is unset, is not a URL, or names another host.
+ * @throws {CodeCommitError} as {@link resolveBaseUrl} otherwise.
  */
 export function resolveLocalBaseUrl(
   envName: string,
@@ -115,14 +106,9 @@ export function resolveLocalBaseUrl(
 }
 
 /**
- * The warning for a run about to send the OpenAI key to `baseUrl`, taken
- * from `envName`, when that names this machine: whatever listens on that
- * port gets the key — most often a server set up for a local model (Ollama,
- * llama.cpp, vLLM), which `--model local:NAME` reaches without a key, or
- * anyone's, once that server has stopped. Undefined for any other endpoint,
- * and for Gemini (`provider` other than `openai`): no local server speaks
- * its API, so a loopback Gemini endpoint is a proxy or a test the user set
- * up on purpose, and there is nothing better to advise. Never throws.
+ * The warning for a run about to send the OpenAI key to `baseUrl` on this machine: whatever
+ * listens there gets the key (a local model's server, or anyone's once it stopped). Undefined
+ * otherwise, and for Gemini, which no local server speaks. Never throws.
  */
 export function loopbackKeyWarning(
   provider: string,

@@ -1,10 +1,7 @@
 /**
- * The Gemini `generateContent` API, streamed (`streamGenerateContent` as
- * server-sent events, each a `GenerateContentResponse` chunk): request,
- * reply, the chunks assembled into one reply, and error bodies — including
- * the ones no wait can cure (a daily quota, a free tier with no quota for
- * the model, an API not enabled for the key's project).
- *
+ * The Gemini `generateContent` API, streamed (`streamGenerateContent` as server-sent events):
+ * request, reply, the chunks assembled into one reply, and error bodies, including the ones no
+ * wait can cure (a daily quota, a free tier with no quota, an API not enabled).
  * @module
  */
 import { z } from "zod";
@@ -13,8 +10,10 @@ import {
   type Diagnosis,
   eventJson,
   excerpt,
+  parseAs,
   type ParsedError,
   type ParsedReply,
+  replyOf,
   type StreamAssembler,
   streamErrorStatus,
 } from "./adapter.ts";
@@ -60,8 +59,6 @@ const ErrorSchema = z.object({
   }).passthrough(),
 }).passthrough();
 
-const DETAIL_TYPE = "type.googleapis.com/google.rpc.";
-
 const QuotaFailureSchema = z.object({
   violations: z.array(
     z.object({
@@ -78,6 +75,7 @@ const ErrorInfoSchema = z.object({
 }).passthrough();
 
 type GeminiError = z.infer<typeof ErrorSchema>["error"];
+type Response = z.infer<typeof ResponseSchema>;
 
 /** Finish reasons that mean the reply ended normally. */
 const NORMAL_FINISH = new Set(["STOP", "FINISH_REASON_UNSPECIFIED"]);
@@ -106,13 +104,7 @@ export const geminiAdapter: ApiAdapter = {
   },
 
   parseReply(body): ParsedReply {
-    const parsed = ResponseSchema.safeParse(body);
-    if (!parsed.success) {
-      throw new Error(
-        `the reply is not a generateContent response: ${parsed.error.issues[0]?.message}`,
-      );
-    }
-    const response = parsed.data;
+    const response = parseAs(ResponseSchema, body, "the reply is not a generateContent response");
     const blockReason = response.promptFeedback?.blockReason;
     if (blockReason) {
       const detail = response.promptFeedback?.blockReasonMessage;
@@ -130,27 +122,17 @@ export const geminiAdapter: ApiAdapter = {
       const detail = candidate.finishMessage ? `: ${candidate.finishMessage}` : "";
       throw new Error(`Gemini stopped the reply (finish reason ${finishReason})${detail}`);
     }
-    if (text === "" && !truncated) {
-      throw new Error(`Gemini returned an empty reply (finish reason ${finishReason})`);
-    }
     const usage = response.usageMetadata;
-    return {
-      text,
-      truncated,
-      finishReason,
-      usage: {
-        input: usage?.promptTokenCount ?? 0,
-        output: usage?.candidatesTokenCount ?? 0,
-        thinking: usage?.thoughtsTokenCount ?? 0,
-        cached: usage?.cachedContentTokenCount ?? 0,
-      },
-    };
+    return replyOf("Gemini", text, finishReason, truncated, {
+      input: usage?.promptTokenCount ?? 0,
+      output: usage?.candidatesTokenCount ?? 0,
+      thinking: usage?.thoughtsTokenCount ?? 0,
+      cached: usage?.cachedContentTokenCount ?? 0,
+    });
   },
 
   parseError(body, rawText): ParsedError {
-    // Some Google front ends wrap the error in a one-element array.
-    const unwrapped = Array.isArray(body) && body.length === 1 ? body[0] : body;
-    const parsed = ErrorSchema.safeParse(unwrapped);
+    const parsed = ErrorSchema.safeParse(unwrap(body));
     if (!parsed.success) return { message: excerpt(rawText) || "(empty body)" };
     const error = parsed.data.error;
     const retryInfo = detail(error, "RetryInfo");
@@ -169,6 +151,11 @@ export const geminiAdapter: ApiAdapter = {
   assembler: geminiAssembler,
 };
 
+/** Some Google front ends wrap the error in a one-element array: its element. */
+function unwrap(json: unknown): unknown {
+  return Array.isArray(json) && json.length === 1 ? json[0] : json;
+}
+
 /** The HTTP status each google.rpc status word stands for. */
 const RPC_STATUS: Readonly<Record<string, number>> = {
   INVALID_ARGUMENT: 400,
@@ -183,42 +170,33 @@ const RPC_STATUS: Readonly<Record<string, number>> = {
   DEADLINE_EXCEEDED: 504,
 };
 
-type Part = z.infer<typeof PartSchema>;
-
 /**
- * Assembles a Gemini stream: each chunk is a `GenerateContentResponse`
- * holding the next parts of the one candidate. Consecutive text parts of
- * the same kind (thought or answer) are joined into one part; the last
- * finish reason, usage and prompt feedback win. The stream is whole once a
- * chunk gave a finish reason (or said the prompt was blocked).
+ * Assembles a Gemini stream of `GenerateContentResponse` chunks: consecutive text parts of the
+ * same kind (thought or answer) are joined into one part; the last finish reason, usage and
+ * prompt feedback win. Whole once a chunk gave a finish reason (or said the prompt was blocked).
  */
 function geminiAssembler(): StreamAssembler {
-  const parts: Part[] = [];
+  const parts: z.infer<typeof PartSchema>[] = [];
   let role: string | undefined;
   let candidate: Record<string, unknown> | undefined;
-  let usage: z.infer<typeof ResponseSchema>["usageMetadata"];
-  let feedback: z.infer<typeof ResponseSchema>["promptFeedback"];
+  let usage: Response["usageMetadata"];
+  let feedback: Response["promptFeedback"];
   const rest: Record<string, unknown> = {};
   let thinkingChars = 0;
   let answerChars = 0;
   return {
     add(data) {
       const json = eventJson(data);
-      const unwrapped = Array.isArray(json) && json.length === 1 ? json[0] : json;
-      const error = ErrorSchema.safeParse(unwrapped);
+      const error = ErrorSchema.safeParse(unwrap(json));
       if (error.success) {
         const { code, status } = error.data.error;
         return { kind: "error", status: streamErrorStatus(code, [status], RPC_STATUS), body: data };
       }
-      const parsed = ResponseSchema.safeParse(json);
-      if (!parsed.success) {
-        throw new Error(
-          `the reply stream holds a chunk that is not a generateContent response: ${
-            parsed.error.issues[0]?.message
-          }`,
-        );
-      }
-      const { candidates, usageMetadata, promptFeedback, ...others } = parsed.data;
+      const { candidates, usageMetadata, promptFeedback, ...others } = parseAs(
+        ResponseSchema,
+        json,
+        "the reply stream holds a chunk that is not a generateContent response",
+      );
       Object.assign(rest, others);
       if (usageMetadata !== undefined) usage = usageMetadata;
       if (promptFeedback !== undefined) feedback = promptFeedback;
@@ -269,14 +247,12 @@ function geminiAssembler(): StreamAssembler {
 
 /** The first detail of `error` of the google.rpc type `name`, e.g. `RetryInfo`. */
 function detail(error: GeminiError, name: string): Record<string, unknown> | undefined {
-  return error.details?.find((item) => item["@type"] === `${DETAIL_TYPE}${name}`);
+  return error.details?.find((item) => item["@type"] === `type.googleapis.com/google.rpc.${name}`);
 }
 
 /**
- * Names a 429 that no wait can cure: a quota of 0 for the model (the free
- * tier of a model that has none, or a project without quota for it), or a
- * violated quota counted per day. A quota counted per minute is left to the
- * retries, as the server's RetryInfo says.
+ * Names a 429 that no wait can cure: a quota of 0 for the model, or a violated quota counted
+ * per day. A quota counted per minute is left to the retries, as the server's RetryInfo says.
  */
 function diagnoseQuota(error: GeminiError): Diagnosis | undefined {
   if (error.status !== "RESOURCE_EXHAUSTED" && error.code !== 429) return undefined;

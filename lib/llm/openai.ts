@@ -1,11 +1,7 @@
 /**
- * The OpenAI chat completions API (and the OpenAI-compatible servers that
- * run local models), streamed (`stream: true`, the usage in a last chunk
- * with no choice, then `data: [DONE]`): request, reply, the chunks
- * assembled into one reply, and error bodies. GPT-5 models take
- * no `temperature` and no `max_tokens`, so neither is ever sent; nor is
- * `max_completion_tokens`, so the model's own output limit applies.
- *
+ * The OpenAI chat completions API (and OpenAI-compatible local servers), streamed: request,
+ * reply, the chunks assembled into one reply, and error bodies. GPT-5 models take no
+ * `temperature` nor `max_tokens`; `max_completion_tokens` is not sent either (the model's limit).
  * @module
  */
 import { z } from "zod";
@@ -15,8 +11,10 @@ import {
   type Diagnosis,
   eventJson,
   excerpt,
+  parseAs,
   type ParsedError,
   type ParsedReply,
+  replyOf,
   type StreamAssembler,
   streamErrorStatus,
 } from "./adapter.ts";
@@ -52,10 +50,7 @@ const ChunkSchema = z.object({
 const ResponseSchema = z.object({
   choices: z.array(
     z.object({
-      message: z.object({
-        content: z.string().nullable().optional(),
-        refusal: z.string().nullable().optional(),
-      }).passthrough(),
+      message: z.object({ content: text, refusal: text }).passthrough(),
       finish_reason: z.string().nullable().optional(),
     }).passthrough(),
   ),
@@ -86,36 +81,29 @@ export const openaiAdapter: ApiAdapter = {
   },
 
   parseReply(body): ParsedReply {
-    const parsed = ResponseSchema.safeParse(body);
-    if (!parsed.success) {
-      throw new Error(`the reply is not a chat completion: ${parsed.error.issues[0]?.message}`);
-    }
-    const choice = parsed.data.choices[0];
+    const response = parseAs(ResponseSchema, body, "the reply is not a chat completion");
+    const choice = response.choices[0];
     if (!choice) throw new Error("OpenAI returned no choice");
     if (choice.message.refusal) throw new Error(`the model refused: ${choice.message.refusal}`);
     const finishReason = choice.finish_reason ?? "stop";
     if (finishReason === "content_filter") {
       throw new Error("OpenAI's content filter stopped the reply (finish reason content_filter)");
     }
-    const truncated = finishReason === "length";
-    const text = choice.message.content ?? "";
-    if (text === "" && !truncated) {
-      throw new Error(`OpenAI returned an empty reply (finish reason ${finishReason})`);
-    }
-    const usage = parsed.data.usage;
+    const usage = response.usage;
     const reasoning = usage?.completion_tokens_details?.reasoning_tokens ?? 0;
-    return {
-      text,
-      truncated,
+    return replyOf(
+      "OpenAI",
+      choice.message.content ?? "",
       finishReason,
-      usage: {
+      finishReason === "length",
+      {
         input: usage?.prompt_tokens ?? 0,
         // completion_tokens counts the reasoning too; report the visible part apart.
         output: Math.max(0, (usage?.completion_tokens ?? 0) - reasoning),
         thinking: reasoning,
         cached: usage?.prompt_tokens_details?.cached_tokens ?? 0,
       },
-    };
+    );
   },
 
   parseError(body, rawText): ParsedError {
@@ -157,10 +145,9 @@ const ERROR_STATUS: Readonly<Record<string, number>> = {
 };
 
 /**
- * Assembles a chat completion stream: each chunk holds the next piece of
- * the one choice's message (`delta`); its finish reason comes in the last
- * chunk with a choice, the usage in a chunk after it, then `[DONE]`. The
- * stream is whole once both the finish reason and `[DONE]` have arrived.
+ * Assembles a chat completion stream: each chunk holds the next piece (`delta`) of the one
+ * choice's message; the finish reason comes in the last chunk with a choice, the usage after
+ * it, then `[DONE]`. Whole once both the finish reason and `[DONE]` have arrived.
  */
 function openaiAssembler(): StreamAssembler {
   const content: string[] = [];
@@ -189,15 +176,11 @@ function openaiAssembler(): StreamAssembler {
           body: data,
         };
       }
-      const parsed = ChunkSchema.safeParse(json);
-      if (!parsed.success) {
-        throw new Error(
-          `the reply stream holds a chunk that is not a chat completion chunk: ${
-            parsed.error.issues[0]?.message
-          }`,
-        );
-      }
-      const { choices, usage: chunkUsage, object: _object, ...others } = parsed.data;
+      const { choices, usage: chunkUsage, object: _object, ...others } = parseAs(
+        ChunkSchema,
+        json,
+        "the reply stream holds a chunk that is not a chat completion chunk",
+      );
       Object.assign(rest, others);
       if (chunkUsage) usage = chunkUsage;
       const choice = choices?.[0];
@@ -247,10 +230,8 @@ function openaiAssembler(): StreamAssembler {
 }
 
 /**
- * Names a rate-limit answer for a request that alone is over the limit
- * ("Request too large for gpt-5 … on tokens per min (TPM): Limit 30000,
- * Requested 30601"): no wait lets it through; the prompt must shrink. A
- * limit merely reached ("Limit 500, Used 500, Requested 1") is not one.
+ * Names a rate-limit answer for a request that alone is over the limit (`Limit 30000,
+ * Requested 30601`): no wait lets it through. A limit merely reached is not one.
  */
 function diagnoseTooLarge(message: string): Diagnosis | undefined {
   const match = /\bLimit (\d+), Requested (\d+)\b/.exec(message);

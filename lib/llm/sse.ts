@@ -1,33 +1,24 @@
 /**
- * A parser of server-sent events (the `text/event-stream` format both APIs
- * stream in): text in, in pieces cut anywhere; whole events out. Lines end
- * with LF, CRLF or CR; a line starting with `:` is a comment; `data:` lines
- * of one event are joined with LF; a blank line ends an event. Pure.
- *
+ * A parser of server-sent events (`text/event-stream`): text in, in pieces cut anywhere; whole
+ * events out. Pure.
  * @module
  */
 
-/** One event of a stream. */
+/** One event of a stream: its type (`message` when unnamed) and its `data:` lines joined with LF. */
 export interface SseEvent {
-  /** The event's type (`message` when the stream names none). */
   readonly event: string;
-  /** Its data: the `data:` lines, joined with LF. */
   readonly data: string;
 }
 
 /** Reads an event stream a piece at a time. */
 export class SseParser {
-  /** Text of a line not yet ended. */
   #partial = "";
   /** True when the last piece ended with CR: an LF starting the next piece belongs to it. */
   #afterCr = false;
   #event = "";
   #data: string[] = [];
 
-  /**
-   * Reads the next piece of the stream and returns the events it completes,
-   * in order. Never throws.
-   */
+  /** Reads the next piece of the stream and returns the events it completes. Never throws. */
   push(text: string): SseEvent[] {
     const events: SseEvent[] = [];
     let start = 0;
@@ -53,11 +44,7 @@ export class SseParser {
     return events;
   }
 
-  /**
-   * Ends the stream. An event not ended by a blank line is dropped, as the
-   * format says. Returns true when such an unfinished event (or line) was
-   * left. Never throws.
-   */
+  /** Ends the stream, dropping an unfinished event; true when there was one. Never throws. */
   end(): boolean {
     const unfinished = this.#partial !== "" || this.#data.length > 0 || this.#event !== "";
     this.#partial = "";

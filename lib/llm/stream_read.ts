@@ -1,10 +1,7 @@
 /**
- * Reads one streamed answer (`text/event-stream`) as it arrives: its bytes
- * decoded, cut into events, each event handed to the API's assembler, the
- * progress reported; the raw events kept for their log. A stream that ends
- * before it says it is whole, or whose connection breaks, is a
- * {@link StreamCutError}: never a reply.
- *
+ * Reads one streamed answer (`text/event-stream`) as it arrives: decoded, cut into events, each
+ * handed to the API's assembler, the progress reported, the raw events kept for their log. A
+ * stream that ends before it says it is whole, or breaks, is a {@link StreamCutError}.
  * @module
  */
 import type { StreamAssembler } from "./adapter.ts";
@@ -16,47 +13,39 @@ import { firstInvalidUtf8 } from "../text/utf8.ts";
 /** A body larger than the limit: refused. */
 export class BodyTooLargeError extends Error {}
 
-/** A stream that ended, or broke, before it said it was whole. */
+/** A stream that ended, or broke, before it said it was whole; `events`: what arrived. */
 export class StreamCutError extends Error {
-  /** The raw events received before the cut. */
-  events = "";
-}
-
-/** An event that is not one of the API's (not JSON, or of the wrong shape). */
-export class StreamFormatError extends Error {
-  /** The raw events received up to it. */
-  events = "";
-}
-
-/** A stream read to its end. */
-export type StreamOutcome =
-  | {
-    /** The stream was whole. */
-    readonly kind: "reply";
-    /** The assembled body, as JSON text in the shape of an unstreamed reply. */
-    readonly body: string;
-    /** The raw events, as received. */
-    readonly events: string;
+  /** Makes the error. */
+  constructor(message: string, readonly events: string, options?: ErrorOptions) {
+    super(message, options);
   }
-  | {
-    /** The stream carried an API error. */
-    readonly kind: "error";
-    /** The HTTP status the error stands for. */
-    readonly status: number;
-    /** The error event's data. */
-    readonly body: string;
-    /** The raw events, as received. */
-    readonly events: string;
-  };
+}
+
+/** An event that is not one of the API's (not JSON, or of the wrong shape), or bytes not UTF-8. */
+export class StreamFormatError extends Error {
+  /** Makes the error. */
+  constructor(message: string, readonly events: string) {
+    super(message);
+  }
+}
 
 /**
- * Reads `body` to its end (or to its first error event) through
- * `assembler`, calling `onProgress` after each event with data.
+ * A stream read to its end: the assembled body in the shape of an unstreamed reply, or the
+ * data of an error event and the HTTP `status` it stands for; and the raw events.
+ */
+export interface StreamOutcome {
+  readonly status?: number;
+  readonly body: string;
+  readonly events: string;
+}
+
+/**
+ * Reads `body` to its end (or to its first error event) through `assembler`, calling
+ * `onProgress` after each event with data.
  *
  * @throws {BodyTooLargeError} once more than `maxBytes` bytes arrived.
- * @throws {StreamCutError} when the stream ends before it is whole, or its
- * connection breaks (the message says which).
- * @throws {StreamFormatError} when an event is not one of the API's.
+ * @throws {StreamCutError} when the stream ends before it is whole, or its connection breaks.
+ * @throws {StreamFormatError} when an event is not one of the API's, or a byte is not UTF-8.
  */
 export async function readEventStream(
   body: ReadableStream<Uint8Array>,
@@ -79,24 +68,17 @@ export async function readEventStream(
       try {
         chunk = await reader.read();
       } catch (error) {
-        const cut = new StreamCutError(
-          `the connection broke during the reply: ${(error as Error).message}`,
-          { cause: error },
-        );
-        cut.events = events();
-        throw cut;
+        const message = `the connection broke during the reply: ${(error as Error).message}`;
+        throw new StreamCutError(message, events(), { cause: error });
       }
       let text: string;
       try {
         text = chunk.done ? decoder.decode() : decoder.decode(chunk.value, { stream: true });
       } catch {
         if (!chunk.done) received.push(chunk.value);
-        const body = joinBytes(received);
-        const format = new StreamFormatError(
-          invalidUtf8Message(body, firstInvalidUtf8(body) ?? bytes),
-        );
-        format.events = events();
-        throw format;
+        const body = new Uint8Array(await new Blob(received as BlobPart[]).arrayBuffer());
+        const message = invalidUtf8Message(body, firstInvalidUtf8(body) ?? bytes);
+        throw new StreamFormatError(message, events());
       }
       if (!chunk.done) {
         bytes += chunk.value.byteLength;
@@ -109,12 +91,10 @@ export async function readEventStream(
         try {
           kind = assembler.add(event.data);
         } catch (error) {
-          const format = new StreamFormatError((error as Error).message);
-          format.events = events();
-          throw format;
+          throw new StreamFormatError((error as Error).message, events());
         }
         if (kind.kind === "error") {
-          return { kind: "error", status: kind.status, body: kind.body, events: events() };
+          return { status: kind.status, body: kind.body, events: events() };
         }
         onProgress?.(assembler.progress());
       }
@@ -123,27 +103,11 @@ export async function readEventStream(
   } finally {
     reader.cancel().catch(() => {});
   }
-  const unfinished = parser.end();
+  const unfinished = parser.end() ? ", an unfinished event" : "";
   const missing = assembler.missing();
   if (missing !== undefined) {
-    const cut = new StreamCutError(
-      `the reply stream ended before its end (${missing}${
-        unfinished ? ", an unfinished event" : ""
-      })`,
-    );
-    cut.events = events();
-    throw cut;
+    const message = `the reply stream ended before its end (${missing}${unfinished})`;
+    throw new StreamCutError(message, events());
   }
-  return { kind: "reply", body: JSON.stringify(assembler.body(), null, 2), events: events() };
-}
-
-/** The pieces of `chunks` as one array. */
-function joinBytes(chunks: readonly Uint8Array[]): Uint8Array {
-  const whole = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    whole.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return whole;
+  return { body: JSON.stringify(assembler.body(), null, 2), events: events() };
 }
