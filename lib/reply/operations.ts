@@ -1,25 +1,19 @@
 /**
- * The file operations an LLM reply asks for: what the reply parser
- * produces, the path guard checks and the applier carries out.
- *
+ * The file operations an LLM reply asks for: what the reply parser produces, the path guard
+ * checks and the applier carries out. Paths are exactly as the reply wrote them.
  * @module
  */
 
-/** Replace (or create) the file at `path` with `content`. */
+/** Replace (or create) the file at `path` with `content`, its whole new content. */
 export interface WriteOperation {
-  /** Tells a write from a delete. */
   readonly kind: "write";
-  /** The path exactly as the reply wrote it, relative to the project root. */
   readonly path: string;
-  /** The whole new content of the file. */
   readonly content: string;
 }
 
 /** Remove the file at `path`. */
 export interface DeleteOperation {
-  /** Tells a delete from a write. */
   readonly kind: "delete";
-  /** The path exactly as the reply wrote it, relative to the project root. */
   readonly path: string;
 }
 
