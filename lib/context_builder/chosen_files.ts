@@ -1,8 +1,6 @@
 /**
- * The codebase the context builder hands to the next agent: the files the
- * preprocessing LLM asked for, each read only if the path guard allows it,
- * as `--- path ---` blocks.
- *
+ * The codebase the context builder hands to the next agent: the files the preprocessing LLM
+ * asked for, each read only if the path guard allows it, as `--- path ---` blocks.
  * @module
  */
 
@@ -12,33 +10,27 @@ import { normalizeProjectPath } from "../guard/path_syntax.ts";
 import { blockOf } from "../project_files/file_block.ts";
 import { readProjectFile } from "../project_files/read_file.ts";
 
-/** A requested path that was not read, and why. */
+/** A requested path (as the reply wrote it) that was not read, and why. */
 export interface DroppedPath {
-  /** The path as the reply wrote it. */
   readonly path: string;
-  /** Why it was not read. */
   readonly reason: string;
 }
 
-/** The codebase made of the files the model chose, and the requests that were dropped. */
+/**
+ * The codebase made of the files the model chose: the blocks in the reply's order, the paths
+ * included (normalized), and those whose content was not provided (refused, missing, withheld).
+ */
 export interface ChosenFiles {
-  /** The `--- path ---` blocks, in the order the reply listed the paths. */
   readonly text: string;
-  /** The paths included with their content (normalized: no leading `./`). */
   readonly included: readonly string[];
-  /** The paths whose content was not provided: refused, missing, or withheld (binary, too large). */
   readonly dropped: readonly DroppedPath[];
 }
 
 /**
- * Reads each of `paths` (relative to `root`) with `readProjectFile`, sharing
- * `rules`, and joins the files read into `--- path ---` blocks (`blockOf`).
- * A path the guard refuses (ignored, protected, traversal, link, missing,
- * ...) lands in `dropped` and is never named in the text. A binary or
- * oversized file lands in `dropped` too, and its block holds a one-line note
- * instead of its content. A path that names a file already included (`./a`
- * after `a`) is included once. A path `exclude` (the project's
- * `.codecommitignore`) matches is dropped without being read.
+ * Reads each of `paths` with `readProjectFile` and joins the files read into `--- path ---`
+ * blocks. A path the guard refuses is dropped and never named in the text; a binary or
+ * oversized file is dropped too, its block a one-line note; a file is included once; a path
+ * `exclude` matches is dropped unread.
  *
  * @throws {CodeCommitError} only when the ignore rules cannot be read.
  */

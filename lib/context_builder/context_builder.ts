@@ -1,14 +1,6 @@
 /**
- * The context builder: a preprocessing LLM call that reads a
- * summary of the project and the next agent's full prompt, and names the
- * files that agent needs; those files, each read only if the path guard
- * allows it, become the next agent's codebase.
- *
- * One entry point, {@link prepareCodebase}: a run's codebase, from the
- * rollup or, with `--build-context`, from the builder. The builder logs in
- * the caller's run folder: `0-context-query.txt`,
- * `0-context-query-response.{txt,json}` and `0-codebase.txt`.
- *
+ * A run's codebase ({@link prepareCodebase}): the rollup, or with `--build-context` the files a
+ * preprocessing LLM call names from a summary of the project and the next agent's prompt.
  * @module
  */
 
@@ -23,11 +15,9 @@ import { SYSTEM_PROMPTS } from "../prompts/system_prompts.ts";
 import { loadRollup } from "../rollup/rollup.ts";
 import { askModel, type Session } from "../session/session.ts";
 
-/** What the context builder needs from its caller. */
+/** What the context builder needs: the next agent's prompt, and the log folder it logs in. */
 export interface ContextRequest {
-  /** The next agent's full prompt (without a codebase). */
   readonly nextAgentPrompt: string;
-  /** The caller's log folder; the builder logs 0-context-query… and 0-codebase.txt in it. */
   readonly log: RunLog;
 }
 
@@ -39,12 +29,7 @@ const SUMMARY_MARKER = "=== Codebase Summary ===";
 /** At most this many warnings about the summary are printed one per line; the rest are counted. */
 const MAX_WARNINGS_SHOWN = 10;
 
-/**
- * The preprocessing prompt: the context-query system prompt, the line
- * {@link NEXT_AGENT_MARKER}, the next agent's prompt, the line
- * {@link SUMMARY_MARKER}, the summary; a blank line before each marker line.
- * Never throws.
- */
+/** The preprocessing prompt: system prompt, next agent's prompt, summary, each after its marker. */
 function contextQueryPrompt(nextAgentPrompt: string, summary: string): string {
   return [
     withNewline(SYSTEM_PROMPTS.contextQuery),
@@ -56,39 +41,26 @@ function contextQueryPrompt(nextAgentPrompt: string, summary: string): string {
 }
 
 /**
- * Where a run's codebase comes from, for the workflows
- * that send one: `agent-config/codeRollup.txt`, read now (and made again
- * first when `--rollup` made it, see `loadRollup`; under `--dry-run` in
- * memory only, the file left as it is), so that a missing rollup
- * stops the run before anything else; or, with `--build-context`,
- * the context builder, which runs when the returned function is called
- * (once the run's log folder exists). Committing code and the consistency
- * report both take their codebase this way.
+ * Where a run's codebase comes from: the rollup, read now so that a missing one stops the run
+ * before anything else; or, with `--build-context`, the context builder, run when the returned
+ * function is called (once the run's log folder exists).
  *
- * @throws {CodeCommitError} when the rollup is needed and missing, or cannot
- * be made again.
+ * @throws {CodeCommitError} when the rollup is needed and missing, or cannot be made again.
  */
 export async function prepareCodebase(
   session: Session,
 ): Promise<(request: ContextRequest) => Promise<string>> {
   if (session.options.buildContext) return (request) => buildContext(session, request);
-  const rollup = await loadRollup(session.root, session.console, {
-    write: !session.options.dryRun,
-  });
+  const rollup = await loadRollup(session.root, session.console, !session.options.dryRun);
   return () => Promise.resolve(rollup);
 }
 
 /**
- * Builds the codebase for the next agent: summarises the project, asks the
- * session's model which files the agent with `request.nextAgentPrompt`
- * needs, reads those the path guard allows (each refused or missing one is
- * named in a warning and never read), logs the result as `0-codebase.txt` in
- * `request.log`, and returns it as `--- path ---` blocks.
+ * Builds the codebase for the next agent: summarises the project, asks the model which files
+ * the agent needs, reads those the path guard allows (warning of the others), and logs it.
  *
- * @throws {CodeCommitError} when a top-level file the summary shows in full is
- * ignored by git, when an ignore file cannot be read, when the reply holds no
- * usable `%%%files` … `%%%end` list or no file of it can be read, or when
- * the prompt contains an API key.
+ * @throws {CodeCommitError} when the summary cannot be made, the reply holds no usable list or
+ * no file of it can be read, or the prompt holds a key.
  * @throws {LlmError} when the call fails.
  * @throws {InterruptedError} on Ctrl-C.
  */

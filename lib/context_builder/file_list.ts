@@ -1,9 +1,6 @@
 /**
- * The preprocessing LLM's reply: one list of paths between a line
- * `%%%files` and a line `%%%end`. Prose around the list is
- * tolerated (models often say a word before or after); anything that makes
- * the list ambiguous is not.
- *
+ * The preprocessing LLM's reply: one list of paths between a line `%%%files` and a line
+ * `%%%end`. Prose around the list is tolerated; anything that makes it ambiguous is not.
  * @module
  */
 
@@ -26,23 +23,16 @@ export type FileListResult =
   | { readonly ok: false; readonly reason: string };
 
 /**
- * Reads the file list of a reply. The marker lines must be exactly
- * `%%%files` and `%%%end` apart from surrounding white space (and a `\r`);
- * there must be exactly one of each, the opening one first. Inside, each
- * line is trimmed, blank lines and markdown fence lines (`` ``` ``) are
- * skipped, a markdown list marker (`- `, `* `, `+ `) is removed, and so is
- * the wrapping models put around paths (backticks, quotes, `**`: see
- * `unwrapPath`); a path given twice (also as `./path`) is kept once, where
- * it first appears. The paths are not checked here: the caller passes each
- * through the path guard.
- *
- * Returns `ok: false` with a reason for a reply with no list, more than one
- * list, or an unterminated one (a cut-off reply). Never throws.
+ * Reads the file list of a reply: exactly one trimmed `%%%files` line, then one `%%%end`.
+ * Inside, blank and fence lines are skipped, list markers and the wrapping models put around
+ * paths removed, and a path given twice kept once. The paths are not checked here: the caller
+ * passes each through the path guard. Never throws.
  */
 export function parseFileList(reply: string): FileListResult {
   const lines = reply.split("\n").map((line) => line.trim());
-  const opens = indexesOf(lines, FILES_OPEN);
-  const closes = indexesOf(lines, FILES_CLOSE);
+  const indexesOf = (marker: string) => lines.flatMap((line, at) => line === marker ? [at] : []);
+  const opens = indexesOf(FILES_OPEN);
+  const closes = indexesOf(FILES_CLOSE);
   if (opens.length === 0) {
     return {
       ok: false,
@@ -89,12 +79,4 @@ export function parseFileList(reply: string): FileListResult {
     paths.push(line);
   }
   return { ok: true, paths };
-}
-
-function indexesOf(lines: readonly string[], marker: string): number[] {
-  const found: number[] = [];
-  lines.forEach((line, index) => {
-    if (line === marker) found.push(index);
-  });
-  return found;
 }

@@ -1,39 +1,11 @@
 /**
- * The code rollup, `agent-config/codeRollup.txt`: the codebase committing
- * code and the consistency report send when `--build-context` is not given.
- * `code-commit --rollup` makes it from every file git would track, in the
- * `--- path ---` block format of the context builder and the auto workflow
- * (`lib/project_files/file_block.ts`), paths in code-point order.
- *
- * Which files: the tracked ones (read from `.git/index`, whatever the ignore
- * rules say) and the untracked ones git does not ignore (the shared walk,
- * `lib/project_files/walk.ts`, with git's rules: nested `.gitignore` files,
- * negations, `.git/info/exclude`) — what `git ls-files -co
- * --exclude-standard` lists — less what a prompt may not hold:
- * - `agent-config/`, `logs/`, `agent-state/`, `app-data/` and `.git` (the
- *   protected entries no prompt may read), and the places a `.git` file
- *   names as git's data (`.git` holding `gitdir: .repo`: `.repo/`), tracked
- *   or not;
- * - symbolic links (never followed), and files reached through one;
- * - files with more than one hard link (another name of the same file may
- *   be outside the project), as the context builder and the auto workflow
- *   leave them out;
- * - fifos, sockets and devices (git lists none of them either, but a user
- *   who put one there hears why it is not in the rollup);
- * - binary files (a NUL byte), files that are not UTF-8, and files larger
- *   than `MAX_FILE_BYTES` (1 MiB), as in the context builder;
- * - names the path guard refuses (a newline, a control character, ...),
- *   which could forge a block;
- * - untracked files git would ignore once names are compared without regard
- *   to case, as the path guard refuses them;
- * - what the project's `.codecommitignore` matches (counted on its own).
- * Each is counted in what the one-line summary says was left out.
- *
- * A rollup made here starts with a line beginning {@link ROLLUP_MARK}: a
- * run that finds it remakes the rollup first, so the model never sees stale
- * code. A rollup without it (the user's own script) is used as it is, with
- * a warning naming the tracked files changed since it was made.
- *
+ * The code rollup, `agent-config/codeRollup.txt`: every file git tracks or would track (what
+ * `git ls-files -co --exclude-standard` lists) as `--- path ---` blocks in code-point order,
+ * less what a prompt may not hold: protected entries and git's data, symbolic links, files
+ * with several hard links, special files, binary, non-UTF-8 or over-1-MiB files, names the
+ * path guard refuses, entries ignored once case is folded, and what `.codecommitignore`
+ * matches; each counted in the summary line. A rollup made here starts with
+ * {@link ROLLUP_MARK}, and is remade before each run so the model never sees stale code.
  * @module
  */
 
@@ -65,33 +37,28 @@ import { type LeftOutKind, readRollupFiles, type RollupFileOutcome } from "./rol
 /** How the first line of a rollup made by code-commit begins. */
 const ROLLUP_MARK = "code-commit --rollup:";
 
-/** A file (or folder) left out of the rollup. */
+/** A file (or folder) left out of the rollup, and why. */
 export interface LeftOut {
-  /** Its path, relative to the project root. */
   readonly path: string;
-  /** Why. */
   readonly kind: LeftOutKind;
 }
 
-/** A rollup, made but not yet written. */
+/**
+ * A rollup, made but not yet written: its text, its files in order and where each one's block
+ * starts in the text, what was left out (in path order), and how many tracked files
+ * `.codecommitignore` left out.
+ */
 export interface Rollup {
-  /** The whole text: the mark line, then one block per file. */
   readonly text: string;
-  /** The files in it, in order. */
   readonly files: readonly string[];
-  /** Where each file's block starts in `text` (a UTF-16 offset), in the order of `files`. */
   readonly starts: readonly number[];
-  /** What was left out, in path order. */
   readonly leftOut: readonly LeftOut[];
-  /** How many tracked files `.codecommitignore` left out (none when not given). */
   readonly excluded?: number;
 }
 
 /**
- * Makes the rollup of the project at `root` (see the module doc).
- *
- * @throws {CodeCommitError} when an ignore file or `.git/index` cannot be
- * read, or the project root cannot be listed.
+ * Makes the rollup of the project at `root`. @throws {CodeCommitError} when an ignore file or
+ * `.git/index` cannot be read, or the project root cannot be listed.
  */
 export async function makeRollup(root: string): Promise<Rollup> {
   const rules = await IgnoreRules.load(root);
@@ -113,16 +80,12 @@ export async function makeRollup(root: string): Promise<Rollup> {
       EXIT.setup,
     );
   }
-  const leftOut: LeftOut[] = [];
-  for (const entry of walk.skipped) {
-    leftOut.push({
-      path: entry.path,
-      kind: entry.kind === "unreadable-folder" ? "unreadable" : entry.kind,
-    });
-  }
-  // What the walk listed, and what git tracks, both in code-point order: one pass over the
-  // two finds the tracked paths the walk did not list (a path in conflict is in the index up
-  // to three times: it is looked at once).
+  const leftOut: LeftOut[] = walk.skipped.map((entry) => ({
+    path: entry.path,
+    kind: entry.kind === "unreadable-folder" ? "unreadable" : entry.kind,
+  }));
+  // Both in code-point order: one pass finds the tracked paths the walk did not list (a path
+  // in conflict is in the index up to three times: it is looked at once).
   const listed = [...paths].sort(compareCodePoints);
   const inIndex = await trackedPaths(root);
   const tracked = inIndex.paths.sort(compareCodePoints);
@@ -153,12 +116,7 @@ export async function makeRollup(root: string): Promise<Rollup> {
   return assemble(paths, outcomes, leftOut, excluded);
 }
 
-/**
- * The rollup of the files read (`paths`, each with its outcome), in
- * code-point order, and of what was left out (`leftOut`, to which the files
- * that could not be used are added); `excluded` tracked files matched
- * `.codecommitignore`. Never throws.
- */
+/** The rollup of the files read (`paths`, each with its outcome) in code-point order. */
 function assemble(
   paths: readonly string[],
   outcomes: readonly RollupFileOutcome[],
@@ -196,10 +154,8 @@ function assemble(
 }
 
 /**
- * Why a tracked path the walk did not list cannot go into the rollup, or
- * undefined when it can (a tracked file git's rules would ignore); `missing`
- * when it is no longer there (nothing to say: git shows it as deleted).
- * `gitData`: where the project's `.git` files keep git's data.
+ * Why a tracked path the walk did not list cannot go into the rollup, or undefined when it can
+ * (a tracked file git's rules would ignore); `missing` when it is gone (git shows it deleted).
  */
 async function trackedFileProblem(
   root: string,
@@ -262,12 +218,7 @@ const NAMED_PER_KIND = 3;
 /** How many of the largest files the summary line names. */
 const LARGEST_NAMED = 3;
 
-/**
- * The one line that sums a rollup up: `agent-config/codeRollup.txt: 42
- * files, 123,456 bytes, about 30,864 tokens (largest: package-lock.json
- * 81 %, index.js 6 %, README.md 3 %); left out: 2 binary files (logo.png,
- * font.woff), 1 symbolic link (link.txt)`. Never throws.
- */
+/** The one line that sums a rollup up: files, bytes, tokens, the largest, what was left out. Never throws. */
 export function describeRollup(rollup: Rollup): string {
   const bytes = utf8Length(rollup.text);
   const largest = codebaseShares(rollup.text, LARGEST_NAMED).files;
@@ -297,47 +248,30 @@ export function describeRollup(rollup: Rollup): string {
 }
 
 /**
- * Writes `rollup` to `agent-config/codeRollup.txt` atomically (a temporary
- * sibling renamed into place), never through a symbolic link; makes
- * `agent-config/` if it is missing.
- *
- * @throws {CodeCommitError} when `agent-config` or the rollup is a link or
- * not what it must be, or the write fails.
+ * Writes `rollup` to `agent-config/codeRollup.txt` atomically, never through a symbolic link.
+ * @throws {CodeCommitError} when `agent-config` or the rollup is a link, or the write fails.
  */
 export async function writeRollup(root: string, rollup: Rollup): Promise<void> {
   await writeFileAtomically(root, CODE_ROLLUP_FILE, rollup.text, { createFolders: true });
 }
 
-/**
- * The files of `rollup` whose text holds one of `secrets`, in order. Never throws.
- */
+/** The files of `rollup` whose text holds one of `secrets`, in order. Never throws. */
 export function filesHolding(rollup: Rollup, secrets: readonly string[]): string[] {
   const found = new Set<number>();
-  for (const secret of secrets) {
-    if (secret === "") continue;
+  for (const secret of secrets.filter((secret) => secret !== "")) {
     for (
       let at = rollup.text.indexOf(secret);
       at !== -1;
       at = rollup.text.indexOf(secret, at + 1)
     ) {
-      let low = 0;
-      let high = rollup.starts.length - 1;
-      while (low < high) {
-        const middle = (low + high + 1) >> 1;
-        if (rollup.starts[middle] <= at) low = middle;
-        else high = middle - 1;
-      }
-      if (rollup.starts.length > 0 && rollup.starts[low] <= at) found.add(low);
+      const index = rollup.starts.findLastIndex((start) => start <= at);
+      if (index >= 0) found.add(index);
     }
   }
   return [...found].sort((a, b) => a - b).map((index) => rollup.files[index]);
 }
 
-/**
- * The error for a rollup larger than a run reads: the read's own message,
- * then the largest folders and files of the codebase as a rollup made now
- * would hold them, and what to do. Never throws.
- */
+/** The error for a rollup larger than a run reads, naming the largest parts and what to do. */
 async function rollupTooLarge(root: string, error: FileReadError): Promise<CodeCommitError> {
   const largest = await makeRollup(root).then((rollup) => describeLargest(rollup.text), () => "");
   return new CodeCommitError(
@@ -347,27 +281,14 @@ async function rollupTooLarge(root: string, error: FileReadError): Promise<CodeC
   );
 }
 
-/** Whether the rollup `text` was made by code-commit (its first line begins with {@link ROLLUP_MARK}). Never throws. */
-function isToolMade(text: string): boolean {
-  return text.startsWith(ROLLUP_MARK);
-}
-
-/**
- * Whether no prompt may hold the tracked `path`: it lies in a protected
- * entry no prompt reads (`.git`, `agent-config/`, ...), or in a place a
- * `.git` file names as git's data (`gitData`), as the walk leaves both out.
- * Never throws.
- */
+/** Whether no prompt may hold the tracked `path`: in a protected entry, or in git's data. */
 function isUnreadable(path: string, gitData: GitData): boolean {
   return protectedRulesFor(path).some((rule) => !rule.readable) || isGitData(gitData, path);
 }
 
 /**
- * The tracked files (from `.git/index`) changed after `since`, in
- * code-point order; the protected folders no prompt reads (git's data
- * behind a `.git` file too), and names that are not UTF-8, are not looked at.
- *
- * @throws {CodeCommitError} when `.git/index` or an ignore file cannot be read.
+ * The tracked files changed after `since`, in code-point order, protected ones and names not
+ * UTF-8 not looked at. @throws {CodeCommitError} when `.git/index` or an ignore file cannot be read.
  */
 async function trackedFilesNewerThan(root: string, since: Date): Promise<string[]> {
   const { paths: all, notUtf8 } = await trackedPaths(root);
@@ -389,32 +310,16 @@ async function trackedFilesNewerThan(root: string, since: Date): Promise<string[
   return newer.sort(compareCodePoints);
 }
 
-/** Options of {@link loadRollup}. */
-export interface LoadRollupOptions {
-  /**
-   * Whether a rollup made again is written back (default true); false for
-   * `--dry-run`, which writes nothing: it is then made in memory only.
-   */
-  readonly write?: boolean;
-}
-
 /**
- * The codebase for a run that uses the rollup: a rollup code-commit made is
- * made again first (the model must not see code older than the files, or
- * its whole-file replacements would undo newer work) and written back
- * (unless `options.write` is false: then it is kept in memory only), and
- * the summary line is shown; a rollup made otherwise is read as it is,
- * with a warning that names the tracked files changed since it was written.
+ * The codebase for a run that uses the rollup: one code-commit made is made again first (the
+ * model must not see code older than the files, or its whole-file replacements would undo
+ * newer work) and written back unless `write` is false (`--dry-run`); one made otherwise is
+ * read as it is, with a warning naming the tracked files changed since.
  *
- * @throws {CodeCommitError} when the rollup is missing, or cannot be made
- * again or written; when it is larger than a run reads (exit `EXIT.setup`,
- * naming the largest folders and files of the codebase and what to do).
+ * @throws {CodeCommitError} when the rollup is missing, cannot be made again or written, or is
+ * larger than a run reads.
  */
-export async function loadRollup(
-  root: string,
-  console: Console,
-  options: LoadRollupOptions = {},
-): Promise<string> {
+export async function loadRollup(root: string, console: Console, write = true): Promise<string> {
   let text: string;
   try {
     text = await readCodeRollup(root);
@@ -422,9 +327,9 @@ export async function loadRollup(
     if (!(error instanceof FileReadError) || error.problem !== "too-large") throw error;
     throw await rollupTooLarge(root, error);
   }
-  if (isToolMade(text)) {
+  if (text.startsWith(ROLLUP_MARK)) {
     const rollup = await makeRollup(root);
-    if (options.write === false) {
+    if (!write) {
       console.info(
         `made the rollup again in memory only (--dry-run leaves the file as it is): ${
           describeRollup(rollup)
