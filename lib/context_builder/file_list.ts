@@ -33,40 +33,22 @@ export function parseFileList(reply: string): FileListResult {
   const indexesOf = (marker: string) => lines.flatMap((line, at) => line === marker ? [at] : []);
   const opens = indexesOf(FILES_OPEN);
   const closes = indexesOf(FILES_CLOSE);
-  if (opens.length === 0) {
-    return {
-      ok: false,
-      reason: `the reply has no ${FILES_OPEN} line, so it names no files`,
-    };
-  }
-  if (opens.length > 1) {
-    return {
-      ok: false,
-      reason: `the reply has ${opens.length} ${FILES_OPEN} lines; it must hold exactly one list`,
-    };
-  }
-  if (closes.length === 0) {
-    return {
-      ok: false,
-      reason: `the list opened by ${FILES_OPEN} (line ${
-        opens[0] + 1
-      }) has no ${FILES_CLOSE} line; the reply may have been cut off`,
-    };
-  }
-  if (closes.length > 1) {
-    return {
-      ok: false,
-      reason: `the reply has ${closes.length} ${FILES_CLOSE} lines; it must hold exactly one list`,
-    };
-  }
-  if (closes[0] < opens[0]) {
-    return {
-      ok: false,
-      reason: `the ${FILES_CLOSE} line (line ${
-        closes[0] + 1
-      }) comes before the ${FILES_OPEN} line (line ${opens[0] + 1})`,
-    };
-  }
+  const problem = opens.length === 0
+    ? `the reply has no ${FILES_OPEN} line, so it names no files`
+    : opens.length > 1
+    ? `the reply has ${opens.length} ${FILES_OPEN} lines; it must hold exactly one list`
+    : closes.length === 0
+    ? `the list opened by ${FILES_OPEN} (line ${
+      opens[0] + 1
+    }) has no ${FILES_CLOSE} line; the reply may have been cut off`
+    : closes.length > 1
+    ? `the reply has ${closes.length} ${FILES_CLOSE} lines; it must hold exactly one list`
+    : closes[0] < opens[0]
+    ? `the ${FILES_CLOSE} line (line ${closes[0] + 1}) comes before the ${FILES_OPEN} line (line ${
+      opens[0] + 1
+    })`
+    : undefined;
+  if (problem !== undefined) return { ok: false, reason: problem };
   const seen = new Set<string>();
   const paths: string[] = [];
   for (const written of lines.slice(opens[0] + 1, closes[0])) {

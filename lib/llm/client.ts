@@ -78,7 +78,13 @@ export function createClient(
       const started = performance.now();
       for (let attempt = 1;; attempt++) {
         if (signal?.aborted) throw interruption(signal);
-        const verdict = await attemptOnce(request, context, signal);
+        const verdict = await send(request, context, signal).then(
+          (answer) => classifyAnswer(answer, context),
+          (error) => {
+            if (signal?.aborted) throw interruption(signal);
+            return classifyFailure(error, context);
+          },
+        );
         // A server that knows only the unstreamed method is asked again there, once.
         const unstreamed = verdict.kind !== "reply" && verdict.details.status === 404
           ? context.adapter.unstreamedUrl?.(request.url)
@@ -105,24 +111,27 @@ export function createClient(
         if (attempt >= policy.maxAttempts) {
           throw new LlmError(`${model}: ${verdict.reason}${after}`, verdict.details);
         }
-        const delay = chooseDelay(verdict.hintMs, attempt, policy, random);
-        if (delay === undefined) {
+        const hint = verdict.hintMs;
+        if (hint !== undefined && hint > policy.maxHintMs) {
           throw new LlmError(
             `${model}: ${verdict.reason}; the server asks to wait ${
-              formatSeconds(verdict.hintMs!)
+              formatSeconds(hint)
             } before trying again, ` +
               `longer than code-commit waits (${formatSeconds(policy.maxHintMs)}): try again later`,
             verdict.details,
           );
         }
+        // The server's hint when it gave one, else the backoff.
+        const delayMs = hint ?? backoffDelayMs(attempt, policy, random);
+        const { maxAttempts } = policy;
         onRetry?.({
           attempt,
-          maxAttempts: policy.maxAttempts,
+          maxAttempts,
           reason: verdict.reason,
-          delayMs: delay.delayMs,
-          serverHint: delay.serverHint,
+          delayMs,
+          serverHint: hint !== undefined,
         });
-        await sleep(delay.delayMs, signal);
+        await sleep(delayMs, signal);
       }
     },
   };
@@ -177,22 +186,6 @@ type Verdict =
 /** A verdict that ends the call. */
 function final(message: string, details: Details = {}, countAttempts = false): Verdict {
   return { kind: "final", message, countAttempts, details };
-}
-
-/** Sends the request once and classifies what came back. */
-async function attemptOnce(
-  request: HttpRequest,
-  context: AttemptContext,
-  signal: AbortSignal | undefined,
-): Promise<Verdict> {
-  let answer: Answer;
-  try {
-    answer = await send(request, context, signal);
-  } catch (error) {
-    if (signal?.aborted) throw interruption(signal);
-    return classifyFailure(error, context);
-  }
-  return classifyAnswer(answer, context);
 }
 
 /**
@@ -299,22 +292,6 @@ function keyHint(status: number, apiError: ParsedError, target: ModelTarget): st
 }
 
 /**
- * The wait before attempt `attempt + 1`: the server's hint, else the backoff. Undefined when
- * the hint is longer than the policy honours (the call then ends instead of waiting).
- */
-function chooseDelay(
-  hintMs: number | undefined,
-  attempt: number,
-  policy: RetryPolicy,
-  random: () => number,
-): { delayMs: number; serverHint: boolean } | undefined {
-  if (hintMs === undefined) {
-    return { delayMs: backoffDelayMs(attempt, policy, random), serverHint: false };
-  }
-  return hintMs > policy.maxHintMs ? undefined : { delayMs: hintMs, serverHint: true };
-}
-
-/**
  * An HTTP answer, its body read whole (a stream's: assembled, or its error event); `invalid`
  * says why a body that is not valid UTF-8 is refused.
  */
@@ -329,52 +306,25 @@ interface Answer {
 class TimeoutError extends Error {}
 class RedirectError extends Error {}
 
-const BODY_CHUNK_BYTES = 64 * 1024;
-
 /** The largest response body read: a model's whole output is well under 1 MiB. */
 const MAX_BODY_BYTES = 64 * 2 ** 20;
 
-/**
- * Reads a response body as text, refusing one larger than {@link MAX_BODY_BYTES}, into one
- * buffer of the length the answer says, grown in place when it says none or too little.
- */
-async function readBody(response: Response): Promise<{ text: string; invalid?: string }> {
-  if (response.body === null) return { text: "" };
-  const declared = Number(response.headers.get("content-length") ?? NaN);
-  const whole = new ArrayBuffer(
-    Number.isInteger(declared) && declared >= 0 && declared <= MAX_BODY_BYTES ? declared : 0,
-    { maxByteLength: MAX_BODY_BYTES + 1 },
-  );
-  const bytes = new Uint8Array(whole); // follows the buffer as it grows
+/** Reads a response body as text, refusing one larger than {@link MAX_BODY_BYTES}. */
+async function readBody(body: ReadableStream<Uint8Array> | null) {
+  const chunks: Uint8Array[] = [];
   let total = 0;
-  // One small buffer the reader takes over and hands back, copied into one buffer that grows in
-  // place: no chunk or outgrown buffer is left for the garbage collector to hold at the peak.
-  let chunk = new Uint8Array(BODY_CHUNK_BYTES);
-  const reader = response.body.getReader({ mode: "byob" });
-  while (true) {
-    const { value, done } = await reader.read(chunk);
-    if (done) break;
-    if (total + value.byteLength > MAX_BODY_BYTES) {
-      await reader.cancel();
-      throw new BodyTooLargeError();
-    }
-    if (total + value.byteLength > whole.byteLength) {
-      whole.resize(
-        Math.min(MAX_BODY_BYTES, Math.max(2 * whole.byteLength, total + value.byteLength)),
-      );
-    }
-    bytes.set(value, total);
-    total += value.byteLength;
-    chunk = new Uint8Array(value.buffer);
+  // Leaving the loop by the throw cancels the stream.
+  for await (const chunk of body ?? []) {
+    total += chunk.byteLength;
+    if (total > MAX_BODY_BYTES) throw new BodyTooLargeError();
+    chunks.push(chunk);
   }
-  const body = bytes.subarray(0, total);
-  const strict = decodeStrictly(body);
-  const invalidAt = strict === undefined ? firstInvalidUtf8(body) : undefined;
-  const invalid = invalidAt === undefined ? undefined : invalidUtf8Message(body, invalidAt);
-  const text = strict ?? new TextDecoder().decode(body);
-  // Given back now, not at the next garbage collection: else held while the text is parsed.
-  whole.transfer(0);
-  return invalid === undefined ? { text } : { text, invalid };
+  const bytes = new Uint8Array(await new Blob(chunks as BlobPart[]).arrayBuffer());
+  const text = decodeStrictly(bytes);
+  if (text !== undefined) return { text };
+  const at = firstInvalidUtf8(bytes);
+  const invalid = at === undefined ? undefined : invalidUtf8Message(bytes, at);
+  return { text: new TextDecoder().decode(bytes), ...(invalid !== undefined && { invalid }) };
 }
 
 /**
@@ -423,7 +373,7 @@ async function send(
         events: outcome.events,
       };
     }
-    return { status, headers, ...await readBody(response) };
+    return { status, headers, ...await readBody(response.body) };
   } catch (error) {
     if (timedOut) throw new TimeoutError();
     if (error instanceof TypeError && /redirect/i.test(error.message)) throw new RedirectError();

@@ -26,45 +26,30 @@ export function resolveBaseUrl(
   fallback: string,
 ): string {
   if (value === undefined || value === "") return fallback;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new CodeCommitError(`${envName} is not a URL: ${JSON.stringify(value)}`, EXIT.setup);
-  }
+  const url = URL.parse(value);
+  const fail = (message: string) => new CodeCommitError(`${envName} ${message}`, EXIT.setup);
+  if (url === null) throw fail(`is not a URL: ${JSON.stringify(value)}`);
   const fix = `set ${envName} to an https:// URL, or http:// to 127.0.0.1, localhost or [::1]`;
-  if (url.protocol === "http:") {
-    if (!LOOPBACK_HOSTS.has(url.hostname)) {
-      throw new CodeCommitError(
-        `${envName} is plain http:// to ${url.hostname}, which would send your API key in clear text; ${fix}`,
-        EXIT.setup,
-      );
-    }
-  } else if (url.protocol !== "https:") {
-    throw new CodeCommitError(`${envName} uses ${url.protocol}//; ${fix}`, EXIT.setup);
-  }
-  if (url.username || url.password) {
-    throw new CodeCommitError(
-      `${envName} must not carry a user name or password; ${fix}`,
-      EXIT.setup,
+  const loopback = LOOPBACK_HOSTS.has(url.hostname);
+  if (url.protocol === "http:" && !loopback) {
+    throw fail(
+      `is plain http:// to ${url.hostname}, which would send your API key in clear text; ${fix}`,
     );
   }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw fail(`uses ${url.protocol}//; ${fix}`);
+  }
+  if (url.username || url.password) throw fail(`must not carry a user name or password; ${fix}`);
   if (url.search || url.hash || /[?#]/.test(value)) {
-    throw new CodeCommitError(
-      `${envName} must not have a query or a fragment (the part after ? or #)`,
-      EXIT.setup,
-    );
+    throw fail("must not have a query or a fragment (the part after ? or #)");
   }
-  if (url.protocol === "https:" && !LOOPBACK_HOSTS.has(url.hostname)) {
-    const hostPort = `${url.hostname}:${url.port || "443"}`;
-    if (!PERMITTED_REMOTE.has(hostPort)) {
-      throw new CodeCommitError(
-        `${envName} points at ${hostPort}, but code-commit may connect only to ${
-          [...PERMITTED_REMOTE].join(", ")
-        } and this machine (its Deno permissions): point it at one of those`,
-        EXIT.setup,
-      );
-    }
+  const hostPort = `${url.hostname}:${url.port || "443"}`;
+  if (url.protocol === "https:" && !loopback && !PERMITTED_REMOTE.has(hostPort)) {
+    throw fail(
+      `points at ${hostPort}, but code-commit may connect only to ${
+        [...PERMITTED_REMOTE].join(", ")
+      } and this machine (its Deno permissions): point it at one of those`,
+    );
   }
   return url.href.replace(/\/+$/, "");
 }
@@ -87,15 +72,10 @@ export function resolveLocalBaseUrl(
   if (value === undefined || value === "") {
     throw new UsageError(`--model ${model} needs a local OpenAI-compatible server: ${fix}`);
   }
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
-  if (url === undefined || !LOOPBACK_HOSTS.has(url.hostname)) {
+  const url = URL.parse(value);
+  if (url === null || !LOOPBACK_HOSTS.has(url.hostname)) {
     // "localhost:11434" parses, as scheme "localhost:" with no host.
-    const where = url === undefined || url.hostname === ""
+    const where = url === null || url.hostname === ""
       ? `${JSON.stringify(value)}, not a URL such as http://127.0.0.1:11434/v1`
       : url.hostname;
     throw new UsageError(
@@ -115,14 +95,10 @@ export function loopbackKeyWarning(
   envName: string,
   baseUrl: string,
 ): string | undefined {
-  if (provider !== "openai") return undefined;
-  let hostname: string;
-  try {
-    hostname = new URL(baseUrl).hostname;
-  } catch {
+  const hostname = URL.parse(baseUrl)?.hostname;
+  if (provider !== "openai" || hostname === undefined || !LOOPBACK_HOSTS.has(hostname)) {
     return undefined;
   }
-  if (!LOOPBACK_HOSTS.has(hostname)) return undefined;
   return `sending your OpenAI key to ${baseUrl} (${envName}), a server on this machine: ` +
     "use --model local:NAME for a local server, which sends no key";
 }
