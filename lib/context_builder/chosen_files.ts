@@ -10,25 +10,10 @@ import { normalizeProjectPath } from "../guard/path_syntax.ts";
 import { blockOf } from "../project_files/file_block.ts";
 import { readProjectFile } from "../project_files/read_file.ts";
 
-/** A requested path (as the reply wrote it) that was not read, and why. */
-export interface DroppedPath {
-  readonly path: string;
-  readonly reason: string;
-}
-
-/**
- * The codebase made of the files the model chose: the blocks in the reply's order, the paths
- * included (normalized), and those whose content was not provided (refused, missing, withheld).
- */
-export interface ChosenFiles {
-  readonly text: string;
-  readonly included: readonly string[];
-  readonly dropped: readonly DroppedPath[];
-}
-
 /**
  * Reads each of `paths` with `readProjectFile` and joins the files read into `--- path ---`
- * blocks. A path the guard refuses is dropped and never named in the text; a binary or
+ * blocks (`text`, in the list's order); `included` names them (normalized), `dropped` the
+ * requests whose content was not provided, as written, and why. A path the guard refuses is dropped and never named in the text; a binary or
  * oversized file is dropped too, its block a one-line note; a file is included once; a path
  * `exclude` matches is dropped unread.
  *
@@ -39,10 +24,10 @@ export async function assembleChosenFiles(
   paths: readonly string[],
   rules: IgnoreRules,
   exclude: CodeCommitIgnore = CodeCommitIgnore.NONE,
-): Promise<ChosenFiles> {
+): Promise<{ text: string; included: string[]; dropped: { path: string; reason: string }[] }> {
   const blocks: string[] = [];
   const included: string[] = [];
-  const dropped: DroppedPath[] = [];
+  const dropped: { path: string; reason: string }[] = [];
   const shown = new Set<string>();
   for (const path of paths) {
     if (exclude.excludes(normalizeProjectPath(path))) {

@@ -13,9 +13,9 @@ const FENCE = /^(```+|~~~+)[\w.+-]*$/;
 const LIST_MARKER = /^[-*+]\s+/;
 
 /** The line that opens the list. */
-export const FILES_OPEN = "%%%files";
+const FILES_OPEN = "%%%files";
 /** The line that closes the list. */
-export const FILES_CLOSE = "%%%end";
+const FILES_CLOSE = "%%%end";
 
 /** The paths of the list, or why the reply has no usable list. */
 export type FileListResult =

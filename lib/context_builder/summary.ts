@@ -42,7 +42,7 @@ const SUMMARY_FILES: readonly string[] = Object.freeze([
 ]);
 
 /** A module's dependency and API documents, shown in full where present. */
-export const MODULE_DOCS: readonly string[] = Object.freeze([
+const MODULE_DOCS: readonly string[] = Object.freeze([
   DEPENDENCIES_FILE,
   API_FILE,
   "InternalDependencies.md",
@@ -53,19 +53,8 @@ export const MODULE_DOCS: readonly string[] = Object.freeze([
 export const ROOT_MODULE = "Project Root";
 
 /**
- * The summary, the warnings about what it left out, how many module sections and file names
- * it holds, and where its folders are (`under src/`, or `in the project`).
- */
-export interface CodebaseSummary {
-  readonly text: string;
-  readonly warnings: readonly string[];
-  readonly modules: number;
-  readonly files: number;
-  readonly where: string;
-}
-
-/**
- * Builds the codebase summary of the project at `root`.
+ * Builds the codebase summary of the project at `root`: its text, the warnings about what it
+ * left out, how many module sections and file names it holds, and where its folders are.
  *
  * @throws {CodeCommitError} when a file of {@link SUMMARY_FILES} is ignored by git (the summary
  * must show it), when an ignore file cannot be read, or the project root cannot be listed.
@@ -74,7 +63,7 @@ export async function buildSummary(
   root: string,
   rules: IgnoreRules,
   options: WalkOptions = {},
-): Promise<CodebaseSummary> {
+) {
   const warnings: string[] = [];
   const top = await listFolder(root, "", rules, options);
   const skipped: SkippedEntry[] = [...top.skipped];
@@ -157,7 +146,7 @@ async function section(
 }
 
 /** A list of file names between `--- FILENAMES ---` and `--- END FILENAMES ---`. Never throws. */
-export function filenameList(paths: readonly string[]): string {
+function filenameList(paths: readonly string[]): string {
   return ["--- FILENAMES ---", ...paths, "--- END FILENAMES ---", ""].join("\n");
 }
 

@@ -9,18 +9,7 @@ import { formatCount } from "../text/numbers.ts";
 import { estimateTokens as estimateTextTokens, tokensOfBytes, utf8Length } from "../text/tokens.ts";
 
 /** A file, or a top-level folder (`lib/`), its estimated tokens and its share (0 to 1) of all. */
-export interface TokenShare {
-  readonly path: string;
-  readonly tokens: number;
-  readonly share: number;
-}
-
-/** The largest parts of a codebase, largest first, and the tokens of all its blocks. */
-export interface CodebaseShares {
-  readonly tokens: number;
-  readonly folders: readonly TokenShare[];
-  readonly files: readonly TokenShare[];
-}
+type TokenShare = { path: string; tokens: number; share: number };
 
 /** The block header of a codebase summary's list of file names. */
 const FILENAMES = "FILENAMES";
@@ -32,7 +21,7 @@ const NOT_FILES = new Set([FILENAMES, "END FILENAMES"]);
  * tokens and shares, largest first, at most `count` of each; in a summary's `--- FILENAMES ---`
  * list, each name counts for its file. Never throws.
  */
-export function codebaseShares(text: string, count = 5): CodebaseShares {
+export function codebaseShares(text: string, count = 5) {
   const sizes = new Map<string, number>();
   const starts: number[] = text.startsWith("--- ") ? [0] : [];
   for (let at = text.indexOf("\n--- "); at >= 0; at = text.indexOf("\n--- ", at + 1)) {

@@ -19,28 +19,22 @@ import {
 } from "./adapter.ts";
 import { parseGoogleDuration } from "./retry.ts";
 
-const PartSchema = z.object({
-  text: z.string().optional(),
-  thought: z.boolean().optional(),
-}).passthrough();
+const text = z.string().optional();
+const count = z.number().int().nonnegative().optional();
+
+const PartSchema = z.object({ text, thought: z.boolean().optional() }).passthrough();
 
 const CandidateSchema = z.object({
-  content: z.object({
-    parts: z.array(PartSchema).optional(),
-    role: z.string().optional(),
-  }).passthrough().optional(),
-  finishReason: z.string().optional(),
-  finishMessage: z.string().optional(),
+  content: z.object({ parts: z.array(PartSchema).optional(), role: text }).passthrough()
+    .optional(),
+  finishReason: text,
+  finishMessage: text,
 }).passthrough();
-
-const count = z.number().int().nonnegative().optional();
 
 const ResponseSchema = z.object({
   candidates: z.array(CandidateSchema).optional(),
-  promptFeedback: z.object({
-    blockReason: z.string().optional(),
-    blockReasonMessage: z.string().optional(),
-  }).passthrough().optional(),
+  promptFeedback: z.object({ blockReason: text, blockReasonMessage: text }).passthrough()
+    .optional(),
   usageMetadata: z.object({
     promptTokenCount: count,
     candidatesTokenCount: count,
@@ -53,26 +47,22 @@ const ResponseSchema = z.object({
 const ErrorSchema = z.object({
   error: z.object({
     code: z.number().optional(),
-    message: z.string().optional(),
-    status: z.string().optional(),
-    details: z.array(z.object({ "@type": z.string().optional() }).passthrough()).optional(),
+    message: text,
+    status: text,
+    details: z.array(z.object({ "@type": text }).passthrough()).optional(),
   }).passthrough(),
 }).passthrough();
 
-const QuotaFailureSchema = z.object({
-  violations: z.array(
-    z.object({
-      quotaMetric: z.string().optional(),
-      quotaId: z.string().optional(),
-      quotaValue: z.string().optional(),
-    }).passthrough(),
-  ).optional(),
-}).passthrough();
+const QuotaViolation = z.object({ quotaMetric: text, quotaId: text, quotaValue: text })
+  .passthrough();
+const QuotaFailureSchema = z.object({ violations: z.array(QuotaViolation).optional() })
+  .passthrough();
 
 const ErrorInfoSchema = z.object({
-  reason: z.string().optional(),
+  reason: text,
   metadata: z.record(z.string(), z.string()).optional(),
-}).passthrough();
+})
+  .passthrough();
 
 type GeminiError = z.infer<typeof ErrorSchema>["error"];
 type Response = z.infer<typeof ResponseSchema>;

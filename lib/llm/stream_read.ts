@@ -30,18 +30,9 @@ export class StreamFormatError extends Error {
 }
 
 /**
- * A stream read to its end: the assembled body in the shape of an unstreamed reply, or the
- * data of an error event and the HTTP `status` it stands for; and the raw events.
- */
-export interface StreamOutcome {
-  readonly status?: number;
-  readonly body: string;
-  readonly events: string;
-}
-
-/**
- * Reads `body` to its end (or to its first error event) through `assembler`, calling
- * `onProgress` after each event with data.
+ * Reads `body` to its end through `assembler`, calling `onProgress` after each event with data:
+ * the assembled body, or the first error event's data and the HTTP `status` it stands for; and
+ * the raw events.
  *
  * @throws {BodyTooLargeError} once more than `maxBytes` bytes arrived.
  * @throws {StreamCutError} when the stream ends before it is whole, or its connection breaks.
@@ -52,7 +43,7 @@ export async function readEventStream(
   assembler: StreamAssembler,
   maxBytes: number,
   onProgress?: (progress: StreamProgress) => void,
-): Promise<StreamOutcome> {
+): Promise<{ status?: number; body: string; events: string }> {
   const reader = body.getReader();
   // Fatal: a reply that is not valid UTF-8 is refused, never written with U+FFFD in its place.
   const decoder = new TextDecoder("utf-8", { fatal: true });

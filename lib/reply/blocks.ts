@@ -29,12 +29,6 @@ export type ReplyItem =
   | { readonly kind: "empty-header"; readonly line: number }
   | { readonly kind: "stray"; readonly line: number; readonly text: string };
 
-/** A reply, scanned: its lines (CRLF made LF) and its items. */
-export interface ReplyScan {
-  readonly lines: readonly string[];
-  readonly items: readonly ReplyItem[];
-}
-
 /** Whether `line` opens a file block: `^^^` and a file name on the same line. Never throws. */
 export function isBlockHeader(line: string): boolean {
   return line.startsWith(HEADER_MARK) && !END_LINE.test(line) && !DELETE_LINE.test(line) &&
@@ -78,8 +72,8 @@ export function withLineFeeds(reply: string): string {
   return reply.includes("\r\n") ? reply.replaceAll("\r\n", "\n") : reply;
 }
 
-/** Scans a reply into its blocks and stray marker lines, as {@link itemAt} reads them. Never throws. */
-export function scanBlocks(reply: string): ReplyScan {
+/** A reply's lines (CRLF made LF) and items, as {@link itemAt} reads them. Never throws. */
+export function scanBlocks(reply: string): { lines: string[]; items: ReplyItem[] } {
   const lines = withLineFeeds(reply).split("\n");
   const items: ReplyItem[] = [];
   for (let index = 0; index < lines.length;) {

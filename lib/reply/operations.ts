@@ -4,18 +4,7 @@
  * @module
  */
 
-/** Replace (or create) the file at `path` with `content`, its whole new content. */
-export interface WriteOperation {
-  readonly kind: "write";
-  readonly path: string;
-  readonly content: string;
-}
-
-/** Remove the file at `path`. */
-export interface DeleteOperation {
-  readonly kind: "delete";
-  readonly path: string;
-}
-
-/** One change a reply asks for. */
-export type FileOperation = WriteOperation | DeleteOperation;
+/** One change a reply asks for: write `content` as the whole new file at `path`, or remove it. */
+export type FileOperation =
+  | { readonly kind: "write"; readonly path: string; readonly content: string }
+  | { readonly kind: "delete"; readonly path: string };

@@ -84,26 +84,19 @@ export async function makeRollup(root: string): Promise<Rollup> {
     path: entry.path,
     kind: entry.kind === "unreadable-folder" ? "unreadable" : entry.kind,
   }));
-  // Both in code-point order: one pass finds the tracked paths the walk did not list (a path
-  // in conflict is in the index up to three times: it is looked at once).
-  const listed = [...paths].sort(compareCodePoints);
+  const listed = new Set([...paths, ...walk.skipped.map((entry) => entry.path)]);
   const inIndex = await trackedPaths(root);
-  const tracked = inIndex.paths.sort(compareCodePoints);
-  const skippedPaths = new Set(walk.skipped.map((entry) => entry.path));
   // Found by the walk already (the same rules): git's data, tracked or not, stays out.
   const gitData = await findGitFiles(rules);
   const folders = new Map<string, Promise<boolean>>();
   let excluded = 0;
-  let next = 0; // the first listed path not before the tracked path at hand
-  for (let index = 0; index < tracked.length; index++) {
-    const path = tracked[index];
-    if (index > 0 && path === tracked[index - 1]) continue;
+  // A path in conflict is in the index up to three times: it is looked at once.
+  for (const path of new Set(inIndex.paths)) {
     if (exclude.excludes(path)) {
       excluded++;
       continue;
     }
-    while (next < listed.length && compareCodePoints(listed[next], path) < 0) next++;
-    if (listed[next] === path || skippedPaths.has(path)) continue;
+    if (listed.has(path)) continue;
     // A name that is not UTF-8 is never read by its decoded path (another file's name).
     const kind = inIndex.notUtf8.has(path)
       ? "refused-name"
