@@ -96,24 +96,17 @@ export async function buildSummary(
       }
     }
   }
-  const rootDocs = [
-    ...MODULE_DOCS.filter((name) => top.listing.files.includes(name)),
-    ...MODULE_DOCS.map((name) => `${SOURCE_DIR}/${name}`).filter((path) =>
-      sourceFiles.includes(path)
-    ),
-  ];
-
+  // The module documents of `folder` among `files`.
+  const docs = (folder: string, files: readonly string[]) =>
+    MODULE_DOCS.map((name) => folder === "" ? name : `${folder}/${name}`)
+      .filter((path) => files.includes(path));
+  const rootDocs = [...docs("", top.listing.files), ...docs(SOURCE_DIR, sourceFiles)];
+  const rootNames = [...top.listing.files, ...sourceFiles];
   const sections = [
-    await section(root, rules, ROOT_MODULE, [...rootFiles, ...rootDocs], [
-      ...top.listing.files,
-      ...sourceFiles,
-    ], warnings),
+    await section(root, rules, ROOT_MODULE, [...rootFiles, ...rootDocs], rootNames, warnings),
   ];
-  for (const module of modules) {
-    const docs = MODULE_DOCS.map((name) => `${module.path}/${name}`).filter((path) =>
-      module.files.includes(path)
-    );
-    sections.push(await section(root, rules, module.path, docs, module.files, warnings));
+  for (const { path, files } of modules) {
+    sections.push(await section(root, rules, path, docs(path, files), files, warnings));
   }
   const files = top.listing.files.length + sourceFiles.length +
     modules.reduce((sum, module) => sum + module.files.length, 0);
@@ -141,13 +134,8 @@ async function section(
     if (outcome.ok) parts.push(fileBlock(outcome.path, outcome.text));
     else warnings.push(`${displayPath(path)}: ${outcome.reason}; left out of the summary`);
   }
-  parts.push(filenameList(names));
+  parts.push(["--- FILENAMES ---", ...names, "--- END FILENAMES ---", ""].join("\n"));
   return parts.join("");
-}
-
-/** A list of file names between `--- FILENAMES ---` and `--- END FILENAMES ---`. Never throws. */
-function filenameList(paths: readonly string[]): string {
-  return ["--- FILENAMES ---", ...paths, "--- END FILENAMES ---", ""].join("\n");
 }
 
 /**

@@ -336,22 +336,14 @@ async function send(
   context: AttemptContext,
   signal: AbortSignal | undefined,
 ): Promise<Answer> {
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, context.timeoutMs);
-  // The request keeps the process alive; the timer need not.
-  Deno.unrefTimer(timer);
-  const onAbort = () => controller.abort();
-  signal?.addEventListener("abort", onAbort, { once: true });
+  // The timer of AbortSignal.timeout does not keep the process alive; the request does.
+  const timeout = AbortSignal.timeout(context.timeoutMs);
   try {
     const response = await fetch(request.url, {
       method: "POST",
       headers: request.headers,
       body: request.body,
-      signal: controller.signal,
+      signal: signal === undefined ? timeout : AbortSignal.any([timeout, signal]),
       // A redirect would re-send the key (in its header) and the prompt somewhere else: refuse.
       redirect: "error",
     });
@@ -375,12 +367,9 @@ async function send(
     }
     return { status, headers, ...await readBody(response.body) };
   } catch (error) {
-    if (timedOut) throw new TimeoutError();
+    if (timeout.aborted) throw new TimeoutError();
     if (error instanceof TypeError && /redirect/i.test(error.message)) throw new RedirectError();
     throw error;
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener("abort", onAbort);
   }
 }
 
