@@ -80,6 +80,11 @@ export async function ask(
     throw new CodeCommitError(message, EXIT.safety);
   }
 
+  const logAnswer = async (body?: string, events?: string) => {
+    if (body !== undefined) await log.write(names.replyJson, body);
+    if (events === undefined) return;
+    await log.write(names.replyEvents, eventsForLog(events, redactor, names.replyJson));
+  };
   const live = console.liveLine(`waiting for ${client.model}…`);
   let reply: LlmReply;
   try {
@@ -100,22 +105,14 @@ export async function ask(
       await log.writeError(names.replyText, `${error.message}, before the reply arrived`);
     } else {
       await log.writeError(names.replyText, messageOf(error));
-      if (error instanceof LlmError && error.body !== undefined) {
-        await log.write(names.replyJson, error.body);
-      }
-      if (error instanceof LlmError && error.events !== undefined) {
-        await log.write(names.replyEvents, eventsForLog(error.events, redactor, names.replyJson));
-      }
+      if (error instanceof LlmError) await logAnswer(error.body, error.events);
     }
     throw error;
   }
   live.stop();
 
   await log.write(names.replyText, replyTextForLog(reply.text, names.replyJson));
-  await log.write(names.replyJson, reply.body);
-  if (reply.events !== undefined) {
-    await log.write(names.replyEvents, eventsForLog(reply.events, redactor, names.replyJson));
-  }
+  await logAnswer(reply.body, reply.events);
   const cost = estimateCost(client.model, reply.usage);
   context.tally?.add(reply.usage, cost);
   console.info(

@@ -150,11 +150,9 @@ const ERROR_STATUS: Readonly<Record<string, number>> = {
  * it, then `[DONE]`. Whole once both the finish reason and `[DONE]` have arrived.
  */
 function openaiAssembler(): StreamAssembler {
-  const content: string[] = [];
-  const refusal: string[] = [];
-  const reasoning: string[] = [];
-  let answerChars = 0;
-  let thinkingChars = 0;
+  let content = "";
+  let refusal = "";
+  let reasoning = "";
   let finishReason: string | undefined;
   let usage: z.infer<typeof UsageSchema> | undefined;
   let done = false;
@@ -185,19 +183,9 @@ function openaiAssembler(): StreamAssembler {
       if (chunkUsage) usage = chunkUsage;
       const choice = choices?.[0];
       const delta = choice?.delta;
-      if (delta?.content) {
-        content.push(delta.content);
-        answerChars += delta.content.length;
-      }
-      if (delta?.refusal) {
-        refusal.push(delta.refusal);
-        answerChars += delta.refusal.length;
-      }
-      const thought = delta?.reasoning_content ?? delta?.reasoning;
-      if (thought) {
-        reasoning.push(thought);
-        thinkingChars += thought.length;
-      }
+      content += delta?.content ?? "";
+      refusal += delta?.refusal ?? "";
+      reasoning += delta?.reasoning_content ?? delta?.reasoning ?? "";
       if (choice?.finish_reason) finishReason = choice.finish_reason;
       return { kind: "data" };
     },
@@ -205,8 +193,8 @@ function openaiAssembler(): StreamAssembler {
       const thinking = usage?.completion_tokens_details?.reasoning_tokens ?? undefined;
       const completion = usage?.completion_tokens;
       return {
-        thinkingChars,
-        answerChars,
+        thinkingChars: reasoning.length,
+        answerChars: content.length + refusal.length,
         thinkingTokens: thinking,
         answerTokens: completion === undefined ? undefined : completion - (thinking ?? 0),
       };
@@ -215,10 +203,10 @@ function openaiAssembler(): StreamAssembler {
     body: () => {
       const message: Record<string, unknown> = {
         role: "assistant",
-        content: content.join(""),
-        refusal: refusal.length > 0 ? refusal.join("") : null,
+        content,
+        refusal: refusal.length > 0 ? refusal : null,
       };
-      if (reasoning.length > 0) message.reasoning_content = reasoning.join("");
+      if (reasoning.length > 0) message.reasoning_content = reasoning;
       return {
         ...rest,
         object: "chat.completion",

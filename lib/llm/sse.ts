@@ -20,28 +20,13 @@ export class SseParser {
 
   /** Reads the next piece of the stream and returns the events it completes. Never throws. */
   push(text: string): SseEvent[] {
-    const events: SseEvent[] = [];
-    let start = 0;
-    if (this.#afterCr && text.startsWith("\n")) start = 1;
-    this.#afterCr = false;
-    for (let at = start; at < text.length; at++) {
-      const c = text.charCodeAt(at);
-      if (c !== 10 && c !== 13) continue;
-      const line = this.#partial + text.slice(start, at);
-      this.#partial = "";
-      if (c === 13) {
-        if (at + 1 < text.length) {
-          if (text.charCodeAt(at + 1) === 10) at++;
-        } else {
-          this.#afterCr = true;
-        }
-      }
-      start = at + 1;
-      const event = this.#line(line);
-      if (event !== undefined) events.push(event);
-    }
-    this.#partial += text.slice(start);
-    return events;
+    // A CR that ended the last piece and an LF that starts this one are one line end.
+    const piece = this.#afterCr && text.startsWith("\n") ? text.slice(1) : text;
+    this.#afterCr = piece.endsWith("\r");
+    const lines = piece.split(/\r\n|\r|\n/);
+    lines[0] = this.#partial + lines[0];
+    this.#partial = lines.pop()!;
+    return lines.map((line) => this.#line(line)).filter((event) => event !== undefined);
   }
 
   /** Ends the stream, dropping an unfinished event; true when there was one. Never throws. */
