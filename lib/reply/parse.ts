@@ -84,34 +84,23 @@ export function parseReply(text: string): ParseResult {
 const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})([^\n]*)$/;
 
 /**
- * When `content` is one markdown fenced code block from its first line to its last (its
- * closing fence nowhere before), that block's inside and the two fence lines. Never throws.
+ * When `content` (lines each ending with a newline) is one markdown fenced code block from its
+ * first line to its last (its closing fence nowhere before), that block's inside and the two
+ * fence lines. Never throws.
  */
 function fencedContent(
   content: string,
 ): { inner: string; open: string; close: string } | undefined {
-  const firstEnd = content.indexOf("\n");
-  if (firstEnd < 0) return undefined;
-  const open = content.slice(0, firstEnd);
-  const match = FENCE_OPEN.exec(open);
+  const lines = content.split("\n"); // the last is empty
+  const match = FENCE_OPEN.exec(lines[0]);
   if (match === null) return undefined;
   const [, marks, info] = match;
   if (marks[0] === "`" && info.includes("`")) return undefined;
   const closing = new RegExp(`^ {0,3}${marks[0] === "`" ? "`" : "~"}{${marks.length},}[ \\t]*$`);
-  let start = firstEnd + 1;
-  while (start < content.length) {
-    const end = content.indexOf("\n", start);
-    const line = content.slice(start, end < 0 ? content.length : end);
-    if (closing.test(line)) {
-      // The first closing fence ends the block: it must be the content's last line.
-      const next = end < 0 ? content.length : end + 1;
-      if (next !== content.length) return undefined;
-      return { inner: content.slice(firstEnd + 1, start), open, close: line };
-    }
-    if (end < 0) break;
-    start = end + 1;
-  }
-  return undefined;
+  const close = lines.findIndex((line, index) => index > 0 && closing.test(line));
+  if (close < 0 || close !== lines.length - 2) return undefined;
+  const inner = lines.slice(1, close).map((line) => `${line}\n`).join("");
+  return { inner, open: lines[0], close: lines[close] };
 }
 
 /** Marks a model wraps a path in, longest first, and their names. */
