@@ -31,13 +31,9 @@ const MAX_WARNINGS_SHOWN = 10;
 
 /** The preprocessing prompt: system prompt, next agent's prompt, summary, each after its marker. */
 function contextQueryPrompt(nextAgentPrompt: string, summary: string): string {
-  return [
-    withNewline(SYSTEM_PROMPTS.contextQuery),
-    `\n${NEXT_AGENT_MARKER}\n`,
-    withNewline(nextAgentPrompt),
-    `\n${SUMMARY_MARKER}\n`,
-    withNewline(summary),
-  ].join("");
+  const [system, next, codebase] = [SYSTEM_PROMPTS.contextQuery, nextAgentPrompt, summary]
+    .map((text) => text.endsWith("\n") ? text : `${text}\n`);
+  return `${system}\n${NEXT_AGENT_MARKER}\n${next}\n${SUMMARY_MARKER}\n${codebase}`;
 }
 
 /**
@@ -128,13 +124,6 @@ function warnAll(session: Session, warnings: readonly string[]): void {
     ? warnings.slice(0, MAX_WARNINGS_SHOWN)
     : warnings;
   for (const warning of shown) session.console.warn(`context builder: ${warning}`);
-  if (shown.length < warnings.length) {
-    session.console.warn(
-      `context builder: … and ${warnings.length - shown.length} more like these`,
-    );
-  }
-}
-
-function withNewline(text: string): string {
-  return text.endsWith("\n") ? text : `${text}\n`;
+  const more = warnings.length - shown.length;
+  if (more > 0) session.console.warn(`context builder: … and ${more} more like these`);
 }

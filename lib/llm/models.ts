@@ -39,6 +39,8 @@ const GEMINI = {
   baseUrlEnv: "CODE_COMMIT_GEMINI_BASE_URL",
   defaultBaseUrl: "https://generativelanguage.googleapis.com/v1beta",
   vendor: "Gemini",
+  inputLimit: 1_048_576,
+  outputLimit: 65_536,
 } as const;
 
 const OPENAI = {
@@ -47,24 +49,16 @@ const OPENAI = {
   baseUrlEnv: "CODE_COMMIT_OPENAI_BASE_URL",
   defaultBaseUrl: "https://api.openai.com/v1",
   vendor: "OpenAI",
+  inputLimit: 272_000,
+  outputLimit: 128_000,
 } as const;
 
 /** The supported models, by the name `--model` takes (and the API is sent). */
 export const MODELS = {
-  "gemini-2.5-pro": { ...GEMINI, request: {}, inputLimit: 1_048_576, outputLimit: 65_536 },
-  "gpt-5": { ...OPENAI, request: {}, inputLimit: 272_000, outputLimit: 128_000 },
-  "gemini-3-pro-preview": {
-    ...GEMINI,
-    request: { thinkingLevel: "high" },
-    inputLimit: 1_048_576,
-    outputLimit: 65_536,
-  },
-  "gpt-5.2": {
-    ...OPENAI,
-    request: { reasoningEffort: "high" },
-    inputLimit: 272_000,
-    outputLimit: 128_000,
-  },
+  "gemini-2.5-pro": { ...GEMINI, request: {} },
+  "gpt-5": { ...OPENAI, request: {} },
+  "gemini-3-pro-preview": { ...GEMINI, request: { thinkingLevel: "high" } },
+  "gpt-5.2": { ...OPENAI, request: { reasoningEffort: "high" } },
 } as const satisfies Record<string, ModelInfo>;
 
 /** A model name of the table. */
@@ -80,11 +74,6 @@ export const MODEL_NAMES: readonly ModelName[] = Object.keys(MODELS) as ModelNam
 export const KEY_FILES: readonly string[] = [
   ...new Set(MODEL_NAMES.map((name) => MODELS[name].keyFile)),
 ];
-
-/** Tells whether `name` is a model of the table. */
-function isModelName(name: string): name is ModelName {
-  return Object.hasOwn(MODELS, name);
-}
 
 /** What `--model` takes before the name of a model on a local OpenAI-compatible server. */
 export const LOCAL_PREFIX = "local:";
@@ -103,7 +92,7 @@ const MAX_LOCAL_NAME = 200;
  * characters without spaces; undefined for anything else. Never throws.
  */
 export function parseModelId(value: string): ModelId | undefined {
-  if (isModelName(value)) return value;
+  if (Object.hasOwn(MODELS, value)) return value as ModelName;
   if (!value.startsWith(LOCAL_PREFIX)) return undefined;
   const name = value.slice(LOCAL_PREFIX.length);
   return name.length <= MAX_LOCAL_NAME && /^[\x21-\x7e]+$/.test(name)
