@@ -63,23 +63,14 @@ export interface Rollup {
 export async function makeRollup(root: string): Promise<Rollup> {
   const rules = await IgnoreRules.load(root);
   const exclude = await CodeCommitIgnore.load(root);
-  const paths: string[] = [];
-  let walk;
-  try {
-    walk = await walkTree(root, "", rules, {
-      reportAll: true,
-      exclude,
-      onListing: (listing) => {
-        for (const file of listing.files) paths.push(file);
-      },
-    });
-  } catch (error) {
+  const walk = await walkTree(root, "", rules, { reportAll: true, exclude }).catch((error) => {
     if (error instanceof CodeCommitError) throw error;
     throw new CodeCommitError(
       `cannot list the project for the rollup: ${messageOf(error)}`,
       EXIT.setup,
     );
-  }
+  });
+  const paths = walk.folders.flatMap((folder) => folder.files);
   const leftOut: LeftOut[] = walk.skipped.map((entry) => ({
     path: entry.path,
     kind: entry.kind === "unreadable-folder" ? "unreadable" : entry.kind,
