@@ -77,26 +77,18 @@ function isHeader(path: string): boolean {
 
 /** `node_modules/ 97 %, lib/ 2 %`: each share named with its percentage. Never throws. */
 export function describeShares(shares: readonly TokenShare[]): string {
-  return shares.map((share) => `${share.path} ${formatPercent(share.share)}`).join(", ");
-}
-
-/** `97 %`, or `<1 %` for a share under one per cent. */
-function formatPercent(share: number): string {
-  const percent = Math.round(share * 100);
-  return percent === 0 ? "<1 %" : `${percent} %`;
+  // A share under one per cent is `<1 %`.
+  return shares.map(({ path, share }) => `${path} ${Math.round(share * 100) || "<1"} %`)
+    .join(", ");
 }
 
 /** The largest folders and files of the codebase in `text`, as one clause; empty for none. Never throws. */
 export function describeLargest(text: string): string {
-  const shares = codebaseShares(text);
-  const parts: string[] = [];
-  if (shares.folders.length > 0) {
-    parts.push(`the largest folders of the codebase: ${describeShares(shares.folders)}`);
-  }
-  if (shares.files.length > 0) {
-    parts.push(`the largest files: ${describeShares(shares.files)}`);
-  }
-  return parts.join("; ");
+  const { folders, files } = codebaseShares(text);
+  return [
+    folders.length > 0 ? `the largest folders of the codebase: ${describeShares(folders)}` : "",
+    files.length > 0 ? `the largest files: ${describeShares(files)}` : "",
+  ].filter((part) => part !== "").join("; ");
 }
 
 /** What to do about a codebase too large; `--build-context` unless the run uses it. Never throws. */

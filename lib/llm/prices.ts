@@ -12,17 +12,10 @@ import type { TokenUsage } from "./types.ts";
 export const PRICES_DATE = "2026-11-23";
 
 /** The rates of one tier, in US dollars per million tokens (output: thinking included). */
-export interface Rates {
-  readonly input: number;
-  readonly cachedInput: number;
-  readonly output: number;
-}
+type Rates = { readonly input: number; readonly cachedInput: number; readonly output: number };
 
 /** The prices of one model: `long`, higher rates for a prompt over `aboveInputTokens` (Gemini). */
-export interface ModelPrices {
-  readonly base: Rates;
-  readonly long?: { readonly aboveInputTokens: number; readonly rates: Rates };
-}
+type ModelPrices = { base: Rates; long?: { aboveInputTokens: number; rates: Rates } };
 
 /** The list prices of every model of the table. */
 export const PRICES: Readonly<Record<ModelName, ModelPrices>> = {
