@@ -1,6 +1,5 @@
 /**
- * The codebase the context builder hands to the next agent: the files the preprocessing LLM
- * asked for, each read only if the path guard allows it, as `--- path ---` blocks.
+ * The codebase the context builder hands on: the chosen files the path guard allows.
  * @module
  */
 
@@ -11,12 +10,10 @@ import { blockOf } from "../project_files/file_block.ts";
 import { readProjectFile } from "../project_files/read_file.ts";
 
 /**
- * Reads each of `paths` with `readProjectFile` and joins the files read into `--- path ---`
- * blocks (`text`, in the list's order); `included` names them (normalized), `dropped` the
- * requests whose content was not provided, as written, and why. A path the guard refuses is dropped and never named in the text; a binary or
- * oversized file is dropped too, its block a one-line note; a file is included once; a path
- * `exclude` matches is dropped unread.
- *
+ * Reads each of `paths` and joins the files read into `--- path ---` blocks (`text`, in the
+ * list's order): `included` names them, `dropped` the requests not provided and why. A path the
+ * guard refuses is never named in the text; a binary or oversized file's block is a one-line
+ * note; a file is included once; a path `exclude` matches is dropped unread.
  * @throws {CodeCommitError} only when the ignore rules cannot be read.
  */
 export async function assembleChosenFiles(

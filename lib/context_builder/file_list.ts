@@ -1,6 +1,5 @@
 /**
- * The preprocessing LLM's reply: one list of paths between a line `%%%files` and a line
- * `%%%end`. Prose around the list is tolerated; anything that makes it ambiguous is not.
+ * The preprocessing LLM's reply: one list of paths between `%%%files` and `%%%end`.
  * @module
  */
 

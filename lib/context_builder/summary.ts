@@ -55,7 +55,6 @@ export const ROOT_MODULE = "Project Root";
 /**
  * Builds the codebase summary of the project at `root`: its text, the warnings about what it
  * left out, how many module sections and file names it holds, and where its folders are.
- *
  * @throws {CodeCommitError} when a file of {@link SUMMARY_FILES} is ignored by git (the summary
  * must show it), when an ignore file cannot be read, or the project root cannot be listed.
  */

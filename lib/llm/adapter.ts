@@ -1,6 +1,5 @@
 /**
- * What each API adapter provides to the shared transport: how to build the request, read a
- * successful body, read an error body, and assemble a stream.
+ * What each API adapter gives the shared transport: request, reply, error body, stream.
  * @module
  */
 import type { z } from "zod";

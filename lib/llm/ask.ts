@@ -1,6 +1,5 @@
 /**
- * One LLM call as every workflow makes it: refused if the prompt holds a key; prompt, reply (or
- * `ERROR`), body and raw events logged; a live line, retries and the cost shown.
+ * One LLM call as every workflow makes it: key check, logs, live line, retries, cost.
  * @module
  */
 import type { Console } from "../console/console.ts";
@@ -58,7 +57,6 @@ export interface AskContext {
 /**
  * Sends `prompt` to `client` with logging, progress and redaction; the reply returned has an
  * empty `body` (it is logged, not kept twice).
- *
  * @throws {CodeCommitError} when the prompt contains an API key (not sent); when it cannot fit
  * `context.budget` (exit `EXIT.setup`, nothing sent or logged).
  * @throws {LlmError} when the call fails; the reply file then starts with `ERROR`.

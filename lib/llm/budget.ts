@@ -1,6 +1,5 @@
 /**
- * The context budget: which folders and files of a codebase take the most tokens, and the check
- * every call goes through before it is paid for. Pure: no I/O.
+ * The context budget: the largest parts of a codebase, and the check before each call.
  * @module
  */
 import { CodeCommitError, EXIT } from "../errors/errors.ts";

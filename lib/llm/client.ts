@@ -1,6 +1,5 @@
 /**
- * The LLM client: one POST per attempt, a time limit per request, and retries that follow the
- * server's hints unless the answer shows that no wait can help. The key travels only in a header.
+ * The LLM client: one POST per attempt, a time limit, retries; the key only in a header.
  * @module
  */
 import { EXIT, interruption } from "../errors/errors.ts";

@@ -1,6 +1,5 @@
 /**
- * Base URLs of the LLM APIs. An override from the environment must keep the key safe in
- * transit: `https://`, or `http://` only to this machine.
+ * Base URLs of the LLM APIs: an override must be `https://`, or `http://` to this machine.
  * @module
  */
 import { CodeCommitError, EXIT, UsageError } from "../errors/errors.ts";
@@ -15,7 +14,6 @@ const PERMITTED_REMOTE: ReadonlySet<string> = new Set<string>(
 
 /**
  * The base URL to use: `value` when set (validated), else `fallback`; no trailing `/`.
- *
  * @throws {CodeCommitError} naming `envName` when the value is not a URL, is plain `http://`
  * beyond loopback, uses another scheme, carries credentials, a query or a fragment, or names a
  * host the Deno permissions do not let code-commit reach.
@@ -57,7 +55,6 @@ export function resolveBaseUrl(
 /**
  * The base URL of a local model's server, from `envName` (its value `value`): it must be set
  * and name this machine, since a local model is sent no key and the prompt must not leave it.
- *
  * @throws {UsageError} when the variable is unset, is not a URL, or names another host.
  * @throws {CodeCommitError} as {@link resolveBaseUrl} otherwise.
  */

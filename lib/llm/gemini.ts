@@ -1,7 +1,5 @@
 /**
- * The Gemini `generateContent` API, streamed (`streamGenerateContent` as server-sent events):
- * request, reply, the chunks assembled into one reply, and error bodies, including the ones no
- * wait can cure (a daily quota, a free tier with no quota, an API not enabled).
+ * The Gemini `generateContent` API, streamed: request, reply, stream chunks, error bodies.
  * @module
  */
 import { z } from "zod";

@@ -1,6 +1,5 @@
 /**
- * A model's answer that is not valid UTF-8, said where: refused, never written with its bad
- * bytes turned into U+FFFD.
+ * A model's answer that is not valid UTF-8, said where: refused, never written with U+FFFD.
  * @module
  */
 

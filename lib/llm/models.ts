@@ -1,6 +1,5 @@
 /**
- * The model table (API, key file, endpoint variable, request shape, limits) that the command
- * line, key reader, clients and help read; and `local:NAME`, a model on a local server.
+ * The model table every part reads, and `local:NAME`, a model on a local server.
  * @module
  */
 

@@ -1,7 +1,5 @@
 /**
- * The OpenAI chat completions API (and OpenAI-compatible local servers), streamed: request,
- * reply, the chunks assembled into one reply, and error bodies. GPT-5 models take no
- * `temperature` nor `max_tokens`; `max_completion_tokens` is not sent either (the model's limit).
+ * The OpenAI chat completions API (and compatible local servers), streamed.
  * @module
  */
 import { z } from "zod";

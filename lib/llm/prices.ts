@@ -1,7 +1,5 @@
 /**
- * What LLM calls cost, estimated in US dollars from the providers' list prices (paid standard
- * tier, per million tokens, read on {@link PRICES_DATE}), counted in whole nano-dollars so sums
- * are exact. Thinking is billed as output; a local model costs nothing.
+ * What LLM calls cost, estimated in whole nano-dollars from the providers' list prices.
  * @module
  */
 import { formatUsd } from "../text/numbers.ts";

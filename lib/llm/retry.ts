@@ -1,6 +1,5 @@
 /**
- * When to retry an LLM request and how long to wait: the server's own hints first, else
- * exponential backoff with jitter.
+ * When to retry an LLM request and how long to wait: the server's hints, else backoff.
  * @module
  */
 

@@ -1,6 +1,5 @@
 /**
- * A parser of server-sent events (`text/event-stream`): text in, in pieces cut anywhere; whole
- * events out. Pure.
+ * A parser of server-sent events: text in, in pieces cut anywhere; whole events out. Pure.
  * @module
  */
 

@@ -1,7 +1,5 @@
 /**
- * Reads one streamed answer (`text/event-stream`) as it arrives: decoded, cut into events, each
- * handed to the API's assembler, the progress reported, the raw events kept for their log. A
- * stream that ends before it says it is whole, or breaks, is a {@link StreamCutError}.
+ * Reads one streamed answer as it arrives, through the API's assembler; never a partial reply.
  * @module
  */
 import type { StreamAssembler } from "./adapter.ts";
@@ -33,7 +31,6 @@ export class StreamFormatError extends Error {
  * Reads `body` to its end through `assembler`, calling `onProgress` after each event with data:
  * the assembled body, or the first error event's data and the HTTP `status` it stands for; and
  * the raw events.
- *
  * @throws {BodyTooLargeError} once more than `maxBytes` bytes arrived.
  * @throws {StreamCutError} when the stream ends before it is whole, or its connection breaks.
  * @throws {StreamFormatError} when an event is not one of the API's, or a byte is not UTF-8.

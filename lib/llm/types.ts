@@ -1,6 +1,5 @@
 /**
- * The one interface every LLM client offers: a prompt in; the text, the whole JSON body, the
- * token usage and how the reply finished out.
+ * The one interface every LLM client offers, and the error of a failed call.
  * @module
  */
 import { CodeCommitError, EXIT, type ExitStatus } from "../errors/errors.ts";
@@ -62,7 +61,6 @@ export interface LlmClient {
   readonly model: ModelId;
   /**
    * Sends `prompt` and returns the reply.
-   *
    * @throws {LlmError} when the API refuses, fails after the retries, times out, or answers
    * with something that is not a usable reply.
    * @throws {InterruptedError} when `options.signal` aborts.

@@ -1,6 +1,5 @@
 /**
- * The file operations an LLM reply asks for: what the reply parser produces, the path guard
- * checks and the applier carries out. Paths are exactly as the reply wrote them.
+ * The file operations a reply asks for, with paths exactly as the reply wrote them.
  * @module
  */
 

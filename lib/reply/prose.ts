@@ -1,6 +1,5 @@
 /**
- * The words of a reply outside its file blocks, shown so a reply that changes nothing is not
- * silent. Pure: no I/O.
+ * The words of a reply outside its file blocks, so a reply that changes nothing is not silent.
  * @module
  */
 

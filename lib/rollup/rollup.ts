@@ -299,7 +299,6 @@ async function trackedFilesNewerThan(root: string, since: Date): Promise<string[
  * model must not see code older than the files, or its whole-file replacements would undo
  * newer work) and written back unless `write` is false (`--dry-run`); one made otherwise is
  * read as it is, with a warning naming the tracked files changed since.
- *
  * @throws {CodeCommitError} when the rollup is missing, cannot be made again or written, or is
  * larger than a run reads.
  */

@@ -1,6 +1,5 @@
 /**
- * The one read of a file for the rollup: its bytes as every project file for a model is read
- * (`readProjectBytes`), decoded as strict UTF-8.
+ * The one read of a file for the rollup, decoded as strict UTF-8.
  * @module
  */
 
