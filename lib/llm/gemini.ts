@@ -76,19 +76,18 @@ export const geminiAdapter: ApiAdapter = {
       : undefined;
   },
   request(baseUrl, model, key, prompt, shape = {}) {
-    const headers: Record<string, string> = { "content-type": "application/json" };
-    if (key !== undefined) headers["x-goog-api-key"] = key;
-    const body: Record<string, unknown> = {
+    const headers = {
+      "content-type": "application/json",
+      ...(key !== undefined && { "x-goog-api-key": key }),
+    };
+    const { thinkingLevel } = shape;
+    const body = {
       contents: [{ role: "user", parts: [{ text: prompt }] }],
+      ...(thinkingLevel !== undefined &&
+        { generationConfig: { thinkingConfig: { thinkingLevel } } }),
     };
-    if (shape.thinkingLevel !== undefined) {
-      body.generationConfig = { thinkingConfig: { thinkingLevel: shape.thinkingLevel } };
-    }
-    return {
-      url: `${baseUrl}/models/${model}:streamGenerateContent?alt=sse`,
-      headers,
-      body: JSON.stringify(body),
-    };
+    const url = `${baseUrl}/models/${model}:streamGenerateContent?alt=sse`;
+    return { url, headers, body: JSON.stringify(body) };
   },
 
   parseReply(body): ParsedReply {

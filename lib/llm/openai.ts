@@ -66,15 +66,17 @@ const ErrorSchema = z.object({
 /** The OpenAI API adapter. */
 export const openaiAdapter: ApiAdapter = {
   request(baseUrl, model, key, prompt, shape = {}) {
-    const headers: Record<string, string> = { "content-type": "application/json" };
-    if (key !== undefined) headers["authorization"] = `Bearer ${key}`;
-    const body: Record<string, unknown> = {
+    const headers = {
+      "content-type": "application/json",
+      ...(key !== undefined && { authorization: `Bearer ${key}` }),
+    };
+    const body = {
       model,
       messages: [{ role: "user", content: prompt }],
+      ...(shape.reasoningEffort !== undefined && { reasoning_effort: shape.reasoningEffort }),
+      stream: true,
+      stream_options: { include_usage: true },
     };
-    if (shape.reasoningEffort !== undefined) body.reasoning_effort = shape.reasoningEffort;
-    body.stream = true;
-    body.stream_options = { include_usage: true };
     return { url: `${baseUrl}/chat/completions`, headers, body: JSON.stringify(body) };
   },
 
@@ -88,20 +90,15 @@ export const openaiAdapter: ApiAdapter = {
       throw new Error("OpenAI's content filter stopped the reply (finish reason content_filter)");
     }
     const usage = response.usage;
-    const reasoning = usage?.completion_tokens_details?.reasoning_tokens ?? 0;
-    return replyOf(
-      "OpenAI",
-      choice.message.content ?? "",
-      finishReason,
-      finishReason === "length",
-      {
-        input: usage?.prompt_tokens ?? 0,
-        // completion_tokens counts the reasoning too; report the visible part apart.
-        output: Math.max(0, (usage?.completion_tokens ?? 0) - reasoning),
-        thinking: reasoning,
-        cached: usage?.prompt_tokens_details?.cached_tokens ?? 0,
-      },
-    );
+    const thinking = usage?.completion_tokens_details?.reasoning_tokens ?? 0;
+    const text = choice.message.content ?? "";
+    return replyOf("OpenAI", text, finishReason, finishReason === "length", {
+      input: usage?.prompt_tokens ?? 0,
+      // completion_tokens counts the reasoning too; report the visible part apart.
+      output: Math.max(0, (usage?.completion_tokens ?? 0) - thinking),
+      thinking,
+      cached: usage?.prompt_tokens_details?.cached_tokens ?? 0,
+    });
   },
 
   parseError(body, rawText): ParsedError {

@@ -79,7 +79,7 @@ export async function makeRollup(root: string): Promise<Rollup> {
   const inIndex = await trackedPaths(root);
   // Found by the walk already (the same rules): git's data, tracked or not, stays out.
   const gitData = await findGitFiles(rules);
-  const folders = new Map<string, Promise<boolean>>();
+  const folders = new Map<string, Promise<Deno.FileInfo | undefined>>();
   let excluded = 0;
   // A path in conflict is in the index up to three times: it is looked at once.
   for (const path of new Set(inIndex.paths)) {
@@ -144,33 +144,23 @@ function assemble(
 async function trackedFileProblem(
   root: string,
   path: string,
-  folders: Map<string, Promise<boolean>>,
+  folders: Map<string, Promise<Deno.FileInfo | undefined>>,
   gitData: GitData,
 ): Promise<LeftOutKind | "missing" | undefined> {
   if (checkPathSyntax(path) !== undefined) return "refused-name";
   if (isUnreadable(path, gitData)) return "protected";
+  const stat = (at: string) => lstatOrUndefined(under(root, at)).catch(() => undefined);
   const segments = path.split("/");
   for (let depth = 1; depth < segments.length; depth++) {
     const folder = segments.slice(0, depth).join("/");
-    let real = folders.get(folder);
-    if (real === undefined) {
-      real = lstatOrUndefined(under(root, folder)).then(
-        (info) => info !== undefined && info.isDirectory,
-        () => false,
-      );
-      folders.set(folder, real);
-    }
-    if (!await real) {
-      const info = await lstatOrUndefined(under(root, folder)).catch(() => undefined);
-      return info?.isSymlink ? "symbolic-link" : "missing";
-    }
+    if (!folders.has(folder)) folders.set(folder, stat(folder));
+    const info = await folders.get(folder);
+    if (!info?.isDirectory) return info?.isSymlink ? "symbolic-link" : "missing";
   }
-  const info = await lstatOrUndefined(under(root, path)).catch(() => undefined);
-  if (info === undefined) return "missing";
+  const info = await stat(path);
+  if (info === undefined || info.isDirectory) return "missing";
   if (info.isSymlink) return "symbolic-link";
-  if (info.isDirectory) return "missing";
-  if (!info.isFile) return "special";
-  return undefined;
+  return info.isFile ? undefined : "special";
 }
 
 /** The largest file a rollup holds: the context builder's limit for a file in a prompt (1 MiB). */
@@ -312,16 +302,10 @@ export async function loadRollup(root: string, console: Console, write = true): 
   }
   if (text.startsWith(ROLLUP_MARK)) {
     const rollup = await makeRollup(root);
-    if (!write) {
-      console.info(
-        `made the rollup again in memory only (--dry-run leaves the file as it is): ${
-          describeRollup(rollup)
-        }`,
-      );
-      return rollup.text;
-    }
-    await writeRollup(root, rollup);
-    console.info(`remade ${describeRollup(rollup)}`);
+    if (write) await writeRollup(root, rollup);
+    const how = write ? "remade" : "made the rollup again in memory only (--dry-run leaves the " +
+      "file as it is):";
+    console.info(`${how} ${describeRollup(rollup)}`);
     return rollup.text;
   }
   const info = await Deno.stat(under(root, CODE_ROLLUP_FILE)).catch(() => undefined);
