@@ -120,7 +120,6 @@ export function createClient(
             verdict.details,
           );
         }
-        // The server's hint when it gave one, else the backoff.
         const delayMs = hint ?? backoffDelayMs(attempt, policy, random);
         const { maxAttempts } = policy;
         onRetry?.({
@@ -294,13 +293,7 @@ function keyHint(status: number, apiError: ParsedError, target: ModelTarget): st
  * An HTTP answer, its body read whole (a stream's: assembled, or its error event); `invalid`
  * says why a body that is not valid UTF-8 is refused.
  */
-interface Answer {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly text: string;
-  readonly events?: string;
-  readonly invalid?: string;
-}
+type Answer = { status: number; headers: Headers; text: string; events?: string; invalid?: string };
 
 class TimeoutError extends Error {}
 class RedirectError extends Error {}

@@ -212,11 +212,8 @@ export function describeRollup(rollup: Rollup): string {
     const [one, many] = LEFT_OUT_NAMES[kind];
     const named = paths.slice(0, NAMED_PER_KIND).map(displayPath).join(", ");
     const more = paths.length > NAMED_PER_KIND ? `, … ${paths.length - NAMED_PER_KIND} more` : "";
-    parts.push(
-      `${
-        paths.length === 1 ? `1 ${one}` : `${formatCount(paths.length)} ${many}`
-      } (${named}${more})`,
-    );
+    const count = paths.length === 1 ? `1 ${one}` : `${formatCount(paths.length)} ${many}`;
+    parts.push(`${count} (${named}${more})`);
   }
   return `${head}; left out: ${parts.join(", ")}`;
 }
@@ -267,20 +264,16 @@ function isUnreadable(path: string, gitData: GitData): boolean {
 async function trackedFilesNewerThan(root: string, since: Date): Promise<string[]> {
   const { paths: all, notUtf8 } = await trackedPaths(root);
   const gitData = all.length === 0 ? undefined : await findGitFiles(await IgnoreRules.load(root));
-  const paths = all.filter((path) =>
-    !notUtf8.has(path) && checkPathSyntax(path) === undefined &&
-    (gitData === undefined || !isUnreadable(path, gitData))
-  );
-  const newer: string[] = [];
-  for (const path of paths) {
-    let info: Deno.FileInfo;
+  const newer = all.filter((path) => {
+    if (notUtf8.has(path) || checkPathSyntax(path) !== undefined) return false;
+    if (gitData !== undefined && isUnreadable(path, gitData)) return false;
     try {
-      info = Deno.lstatSync(under(root, path)); // synchronous: one system call, no promise, per file
+      const { mtime } = Deno.lstatSync(under(root, path)); // synchronous: one system call a file
+      return mtime !== null && mtime > since;
     } catch {
-      continue;
+      return false;
     }
-    if (info.mtime !== null && info.mtime > since) newer.push(path);
-  }
+  });
   return newer.sort(compareCodePoints);
 }
 
