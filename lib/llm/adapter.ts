@@ -28,17 +28,16 @@ export interface Diagnosis {
   readonly action: string;
 }
 
-/** An error body, read. */
+/**
+ * An error body, read: the API's message (with its status word), the wait it asks for before a
+ * retry, whether the key itself was rejected (whatever the status), `retryable` false when no
+ * wait can cure it (no credit left), and the diagnosis of an error no wait can cure.
+ */
 export interface ParsedError {
-  /** The API's own message, with its status word when it has one. */
   readonly message: string;
-  /** The wait the body asks for before a retry, in milliseconds. */
   readonly retryDelayMs?: number;
-  /** True when the API says the key itself was rejected (whatever the status). */
   readonly keyRejected?: boolean;
-  /** False when no wait can cure the error, even with a retryable status (no credit left). */
   readonly retryable?: boolean;
-  /** An error no wait can cure: the call ends after this request with the cause and what to do. */
   readonly diagnosis?: Diagnosis;
 }
 

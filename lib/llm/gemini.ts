@@ -59,8 +59,7 @@ const QuotaFailureSchema = z.object({ violations: z.array(QuotaViolation).option
 const ErrorInfoSchema = z.object({
   reason: text,
   metadata: z.record(z.string(), z.string()).optional(),
-})
-  .passthrough();
+}).passthrough();
 
 type GeminiError = z.infer<typeof ErrorSchema>["error"];
 type Response = z.infer<typeof ResponseSchema>;

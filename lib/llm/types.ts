@@ -17,22 +17,20 @@ export interface TokenUsage {
   readonly thinking: number;
 }
 
-/** A reply from a model. */
+/**
+ * A reply from a model: its text (Gemini: the non-thought parts), the JSON body and the raw
+ * events of a stream as received (empty and absent in the reply `ask` returns, which logs them),
+ * whether it stopped at the output limit, the API's finish reason, the milliseconds the call
+ * took and the HTTP requests it made, retries included.
+ */
 export interface LlmReply {
-  /** The reply's text (Gemini: its non-thought text parts, joined). */
   readonly text: string;
-  /** The whole JSON body, as received; empty in the reply `ask` returns, which logs it. */
   readonly body: string;
-  /** The raw events of a streamed reply (the body is assembled from them); absent after `ask`. */
   readonly events?: string;
   readonly usage: TokenUsage;
-  /** True when the model stopped at its output limit: the text is cut off. */
   readonly truncated: boolean;
-  /** The API's own finish reason (e.g. `STOP`, `MAX_TOKENS`, `stop`, `length`). */
   readonly finishReason: string;
-  /** How long the call took, retries included, in milliseconds. */
   readonly elapsedMs: number;
-  /** How many HTTP requests the call took. */
   readonly attempts: number;
 }
 
@@ -60,10 +58,8 @@ export interface LlmClient {
   /** The model this client calls, as the user named it (`gpt-5.2`, `local:llama3.1:8b`). */
   readonly model: ModelId;
   /**
-   * Sends `prompt` and returns the reply.
-   * @throws {LlmError} when the API refuses, fails after the retries, times out, or answers
-   * with something that is not a usable reply.
-   * @throws {InterruptedError} when `options.signal` aborts.
+   * Sends `prompt` and returns the reply. @throws {LlmError} when the call fails or the answer
+   * is not a usable reply. @throws {InterruptedError} when `options.signal` aborts.
    */
   complete(prompt: string, options?: CompleteOptions): Promise<LlmReply>;
 }
