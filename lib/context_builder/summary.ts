@@ -42,15 +42,10 @@ const SUMMARY_FILES: readonly string[] = Object.freeze([
 ]);
 
 /** A module's dependency and API documents, shown in full where present. */
-const MODULE_DOCS: readonly string[] = Object.freeze([
-  DEPENDENCIES_FILE,
-  API_FILE,
-  "InternalDependencies.md",
-  "PublicAPI.md",
-]);
+const MODULE_DOCS = [DEPENDENCIES_FILE, API_FILE, "InternalDependencies.md", "PublicAPI.md"];
 
 /** The module path of the top-level section. */
-export const ROOT_MODULE = "Project Root";
+const ROOT_MODULE = "Project Root";
 
 /**
  * Builds the codebase summary of the project at `root`: its text, the warnings about what it
