@@ -213,7 +213,7 @@ function classifyFailure(error: unknown, context: AttemptContext): Verdict {
       } MiB, far more than any model's output: refused`,
     );
   }
-  if (error instanceof StreamFormatError) {
+  if (error instanceof StreamError && !error.cut) {
     return final(error.message, { events: error.events });
   }
   if (error instanceof TimeoutError) {
@@ -223,7 +223,7 @@ function classifyFailure(error: unknown, context: AttemptContext): Verdict {
       }; raise --llm-timeout if the model needs longer`,
     );
   }
-  if (error instanceof StreamCutError) {
+  if (error instanceof StreamError) {
     // Never a partial reply: what arrived is logged, and the whole request is made again.
     return {
       kind: "retry",
@@ -346,12 +346,7 @@ async function send(
     if (response.ok && response.body !== null && /^\s*text\/event-stream\b/i.test(type)) {
       const assembler = context.adapter.assembler();
       context.onProgress?.(assembler.progress()); // a retry starts from nothing
-      const outcome = await readEventStream(
-        response.body,
-        assembler,
-        MAX_BODY_BYTES,
-        context.onProgress,
-      );
+      const outcome = await readEventStream(response.body, assembler, context.onProgress);
       return {
         status: outcome.status ?? status,
         headers,
@@ -386,19 +381,14 @@ function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
 /** A body larger than the limit: refused. */
 class BodyTooLargeError extends Error {}
 
-/** A stream that ended, or broke, before it said it was whole; `events`: what arrived. */
-class StreamCutError extends Error {
+/**
+ * A stream that ended or broke before it said it was whole (`cut`: worth another attempt), or
+ * that holds an event not of the API's or bytes not UTF-8; `events`: the raw events received.
+ */
+class StreamError extends Error {
   /** Makes the error. */
-  constructor(message: string, readonly events: string, options?: ErrorOptions) {
-    super(message, options);
-  }
-}
-
-/** An event that is not one of the API's (not JSON, or of the wrong shape), or bytes not UTF-8. */
-class StreamFormatError extends Error {
-  /** Makes the error. */
-  constructor(message: string, readonly events: string) {
-    super(message);
+  constructor(message: string, readonly events: string, readonly cut: boolean, cause?: unknown) {
+    super(message, { cause });
   }
 }
 
@@ -406,14 +396,12 @@ class StreamFormatError extends Error {
  * Reads `body` to its end through `assembler`, calling `onProgress` after each event with data:
  * the assembled body, or the first error event's data and the HTTP `status` it stands for; and
  * the raw events.
- * @throws {BodyTooLargeError} once more than `maxBytes` bytes arrived.
- * @throws {StreamCutError} when the stream ends before it is whole, or its connection breaks.
- * @throws {StreamFormatError} when an event is not one of the API's, or a byte is not UTF-8.
+ * @throws {BodyTooLargeError} once more than {@link MAX_BODY_BYTES} arrived.
+ * @throws {StreamError} when the stream is cut, or holds what is not the API's or not UTF-8.
  */
 async function readEventStream(
   body: ReadableStream<Uint8Array>,
   assembler: StreamAssembler,
-  maxBytes: number,
   onProgress?: (progress: StreamProgress) => void,
 ): Promise<{ status?: number; body: string; events: string }> {
   const reader = body.getReader();
@@ -421,7 +409,7 @@ async function readEventStream(
   const decoder = new TextDecoder("utf-8", { fatal: true });
   const parser = new SseParser();
   const raw: string[] = [];
-  // The bytes as received, to say where a byte that is not UTF-8 stands (bounded by maxBytes).
+  // The bytes as received, to say where a byte that is not UTF-8 stands.
   const received: Uint8Array[] = [];
   let bytes = 0;
   const events = () => raw.join("");
@@ -432,7 +420,7 @@ async function readEventStream(
         chunk = await reader.read();
       } catch (error) {
         const message = `the connection broke during the reply: ${(error as Error).message}`;
-        throw new StreamCutError(message, events(), { cause: error });
+        throw new StreamError(message, events(), true, error);
       }
       let text: string;
       try {
@@ -441,11 +429,11 @@ async function readEventStream(
         if (!chunk.done) received.push(chunk.value);
         const body = new Uint8Array(await new Blob(received as BlobPart[]).arrayBuffer());
         const message = invalidUtf8Message(body, firstInvalidUtf8(body) ?? bytes);
-        throw new StreamFormatError(message, events());
+        throw new StreamError(message, events(), false);
       }
       if (!chunk.done) {
         bytes += chunk.value.byteLength;
-        if (bytes > maxBytes) throw new BodyTooLargeError();
+        if (bytes > MAX_BODY_BYTES) throw new BodyTooLargeError();
         received.push(chunk.value);
       }
       raw.push(text);
@@ -454,7 +442,7 @@ async function readEventStream(
         try {
           kind = assembler.add(event.data);
         } catch (error) {
-          throw new StreamFormatError((error as Error).message, events());
+          throw new StreamError((error as Error).message, events(), false);
         }
         if (kind.kind === "error") {
           return { status: kind.status, body: kind.body, events: events() };
@@ -470,7 +458,7 @@ async function readEventStream(
   const missing = assembler.missing();
   if (missing !== undefined) {
     const message = `the reply stream ended before its end (${missing}${unfinished})`;
-    throw new StreamCutError(message, events());
+    throw new StreamError(message, events(), true);
   }
   return { body: JSON.stringify(assembler.body(), null, 2), events: events() };
 }
