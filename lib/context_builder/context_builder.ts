@@ -84,10 +84,10 @@ async function buildContext(session: Session, request: ContextRequest): Promise<
 
   const list = parseFileList(reply.text);
   if (!list.ok) {
+    const cut = reply.truncated ? " (the reply was cut off at the model's output limit)" : "";
     throw new CodeCommitError(
-      `the context builder's reply cannot be used: ${list.reason}${
-        reply.truncated ? " (the reply was cut off at the model's output limit)" : ""
-      }; see ${log.path(CONTEXT_QUERY.replyText)}`,
+      `the context builder's reply cannot be used: ${list.reason}${cut}; ` +
+        `see ${log.path(CONTEXT_QUERY.replyText)}`,
       EXIT.model,
     );
   }
@@ -98,13 +98,12 @@ async function buildContext(session: Session, request: ContextRequest): Promise<
   }
   await log.write(CONTEXT_CODEBASE, codebase.text);
   if (codebase.included.length === 0) {
+    const why = list.paths.length === 0
+      ? "its list names none"
+      : `${list.paths.length} requested, none could be read`;
     throw new CodeCommitError(
-      `the context builder provided no file (${
-        list.paths.length === 0
-          ? "its list names none"
-          : `${list.paths.length} requested, none could be read`
-      }), so the run stops rather than change code the model has not seen; ` +
-        `see ${log.path(CONTEXT_QUERY.replyText)}`,
+      `the context builder provided no file (${why}), so the run stops rather than change code ` +
+        `the model has not seen; see ${log.path(CONTEXT_QUERY.replyText)}`,
       EXIT.model,
     );
   }

@@ -37,15 +37,13 @@ export function parseFileList(reply: string): FileListResult {
     : opens.length > 1
     ? `the reply has ${opens.length} ${FILES_OPEN} lines; it must hold exactly one list`
     : closes.length === 0
-    ? `the list opened by ${FILES_OPEN} (line ${
-      opens[0] + 1
-    }) has no ${FILES_CLOSE} line; the reply may have been cut off`
+    ? `the list opened by ${FILES_OPEN} (line ${opens[0] + 1}) has no ${FILES_CLOSE} line; ` +
+      "the reply may have been cut off"
     : closes.length > 1
     ? `the reply has ${closes.length} ${FILES_CLOSE} lines; it must hold exactly one list`
     : closes[0] < opens[0]
-    ? `the ${FILES_CLOSE} line (line ${closes[0] + 1}) comes before the ${FILES_OPEN} line (line ${
-      opens[0] + 1
-    })`
+    ? `the ${FILES_CLOSE} line (line ${closes[0] + 1}) comes before ` +
+      `the ${FILES_OPEN} line (line ${opens[0] + 1})`
     : undefined;
   if (problem !== undefined) return { ok: false, reason: problem };
   const seen = new Set<string>();

@@ -149,9 +149,8 @@ async function checkSummaryFileNotIgnored(
   const how = exact === undefined ? ", once names are compared without regard to case" : "";
   throw new CodeCommitError(
     `${name} is ignored by git (the rule \`${match.pattern}\` in ${match.source}${how}), but the ` +
-      `context builder must show it in full: add the line ${
-        negationLine(name)
-      } at the end of .gitignore (it re-includes the file), or run without --build-context`,
+      `context builder must show it in full: add the line ${negationLine(name)} at the end ` +
+      "of .gitignore (it re-includes the file), or run without --build-context",
     EXIT.setup,
   );
 }

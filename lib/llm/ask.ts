@@ -92,9 +92,8 @@ export async function ask(
       onRetry: (notice) =>
         console.warn(
           `${client.model}: ${notice.reason}; retrying in ${formatSeconds(notice.delayMs)}` +
-            `${notice.serverHint ? " as the server asked" : ""} (attempt ${
-              notice.attempt + 1
-            } of ${notice.maxAttempts})`,
+            `${notice.serverHint ? " as the server asked" : ""} ` +
+            `(attempt ${notice.attempt + 1} of ${notice.maxAttempts})`,
         ),
     });
   } catch (error) {
@@ -114,9 +113,8 @@ export async function ask(
   const cost = estimateCost(client.model, reply.usage);
   context.tally?.add(reply.usage, cost);
   console.info(
-    `${client.model} answered in ${formatSeconds(reply.elapsedMs)}: ${
-      describeUsage(reply.usage)
-    }, ${describeCost(cost)}` +
+    `${client.model} answered in ${formatSeconds(reply.elapsedMs)}: ` +
+      `${describeUsage(reply.usage)}, ${describeCost(cost)}` +
       (reply.attempts > 1 ? ` (${reply.attempts} attempts)` : "") +
       (reply.truncated ? `; the reply was cut off at the model's output limit` : ""),
   );
@@ -136,9 +134,8 @@ function replyTextForLog(text: string, jsonName: string): string {
     outlineBlocks(
       text,
       (lines, characters) =>
-        `[code-commit: ${plural(lines, "line")} (${
-          formatCount(characters)
-        } characters) left out; see ${jsonName}]`,
+        `[code-commit: ${plural(lines, "line")} (${formatCount(characters)} characters) ` +
+        `left out; see ${jsonName}]`,
     );
 }
 

@@ -115,10 +115,9 @@ export function createClient(
         const hint = verdict.hintMs;
         if (hint !== undefined && hint > policy.maxHintMs) {
           throw new LlmError(
-            `${model}: ${verdict.reason}; the server asks to wait ${
-              formatSeconds(hint)
-            } before trying again, ` +
-              `longer than code-commit waits (${formatSeconds(policy.maxHintMs)}): try again later`,
+            `${model}: ${verdict.reason}; the server asks to wait ${formatSeconds(hint)} ` +
+              `before trying again, longer than code-commit waits ` +
+              `(${formatSeconds(policy.maxHintMs)}): try again later`,
             verdict.details,
           );
         }
@@ -207,21 +206,15 @@ function classifyFailure(error: unknown, context: AttemptContext): Verdict {
     );
   }
   if (error instanceof BodyTooLargeError) {
-    return final(
-      `the reply is larger than ${
-        MAX_BODY_BYTES / 2 ** 20
-      } MiB, far more than any model's output: refused`,
-    );
+    const mib = MAX_BODY_BYTES / 2 ** 20;
+    return final(`the reply is larger than ${mib} MiB, far more than any model's output: refused`);
   }
   if (error instanceof StreamError && !error.cut) {
     return final(error.message, { events: error.events });
   }
   if (error instanceof TimeoutError) {
-    return final(
-      `no reply within ${
-        formatSeconds(context.timeoutMs)
-      }; raise --llm-timeout if the model needs longer`,
-    );
+    const limit = formatSeconds(context.timeoutMs);
+    return final(`no reply within ${limit}; raise --llm-timeout if the model needs longer`);
   }
   if (error instanceof StreamError) {
     // Never a partial reply: what arrived is logged, and the whole request is made again.

@@ -43,10 +43,10 @@ export function resolveBaseUrl(
   }
   const hostPort = `${url.hostname}:${url.port || "443"}`;
   if (url.protocol === "https:" && !loopback && !PERMITTED_REMOTE.has(hostPort)) {
+    const allowed = [...PERMITTED_REMOTE].join(", ");
     throw fail(
-      `points at ${hostPort}, but code-commit may connect only to ${
-        [...PERMITTED_REMOTE].join(", ")
-      } and this machine (its Deno permissions): point it at one of those`,
+      `points at ${hostPort}, but code-commit may connect only to ${allowed} ` +
+        "and this machine (its Deno permissions): point it at one of those",
     );
   }
   return url.href.replace(/\/+$/, "");

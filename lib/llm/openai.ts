@@ -223,9 +223,8 @@ function diagnoseTooLarge(message: string): Diagnosis | undefined {
   if (!(requested > limit)) return undefined;
   const per = /\(TPD\)/.test(message) ? " per day" : /\(TPM\)/.test(message) ? " per minute" : "";
   return {
-    cause: `request larger than the limit (${formatCount(requested)} tokens requested, ${
-      formatCount(limit)
-    } allowed${per})`,
+    cause: `request larger than the limit (${formatCount(requested)} tokens requested, ` +
+      `${formatCount(limit)} allowed${per})`,
     action:
       "make the prompt smaller (a smaller agent-config/codeRollup.txt, or --build-context), or raise the organization's limit (a higher usage tier)",
   };

@@ -48,9 +48,8 @@ export function parseReply(text: string): ParseResult {
     const path = unwrapPath(item.path);
     if (path !== item.path) {
       warnings.push(
-        `line ${line}: the path ${JSON.stringify(item.path)} is wrapped in ${
-          peel(item.path).names.join(" and ")
-        }; it was read as ${JSON.stringify(path)}`,
+        `line ${line}: the path ${JSON.stringify(item.path)} is wrapped in ` +
+          `${peel(item.path).names.join(" and ")}; it was read as ${JSON.stringify(path)}`,
       );
     }
     if (!item.closed) {

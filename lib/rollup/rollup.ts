@@ -308,9 +308,8 @@ export async function loadRollup(root: string, console: Console, write = true): 
       const named = newer.slice(0, 5).map(displayPath).join(", ");
       const more = newer.length > 5 ? ` and ${formatCount(newer.length - 5)} more` : "";
       console.warn(
-        `${CODE_ROLLUP_FILE} is older than ${
-          plural(newer.length, "tracked file")
-        } (${named}${more}): ` +
+        `${CODE_ROLLUP_FILE} is older than ${plural(newer.length, "tracked file")} ` +
+          `(${named}${more}): ` +
           `the model sees their old text, and its whole-file replacements could undo the newer ` +
           `changes; run code-commit --rollup to make it again (it is then remade before every ` +
           `run), or use --build-context`,
