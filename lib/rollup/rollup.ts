@@ -32,7 +32,7 @@ import { formatCount } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
 import { tokensOfBytes, utf8Length } from "../text/tokens.ts";
 import { under } from "../file_system/file_system.ts";
-import { type LeftOutKind, readRollupFiles, type RollupFileOutcome } from "./rollup_file.ts";
+import { type LeftOutKind, readRollupFiles } from "./rollup_file.ts";
 
 /** How the first line of a rollup made by code-commit begins. */
 const ROLLUP_MARK = "code-commit --rollup:";
@@ -96,24 +96,13 @@ export async function makeRollup(root: string): Promise<Rollup> {
     if (kind !== undefined) leftOut.push({ path, kind });
     else paths.push(path);
   }
+  paths.sort(compareCodePoints);
   const outcomes = await readRollupFiles(root, paths);
-  return assemble(paths, outcomes, leftOut, excluded);
-}
-
-/** The rollup of the files read (`paths`, each with its outcome) in code-point order. */
-function assemble(
-  paths: readonly string[],
-  outcomes: readonly RollupFileOutcome[],
-  leftOut: LeftOut[],
-  excluded: number,
-): Rollup {
-  const order = Array.from(paths.keys()).sort((a, b) => compareCodePoints(paths[a], paths[b]));
   const blocks: string[] = [];
   const files: string[] = [];
   const starts: number[] = [];
   let offset = 0;
-  for (const index of order) {
-    const path = paths[index];
+  paths.forEach((path, index) => {
     const outcome = outcomes[index];
     if (typeof outcome === "string") {
       const block = fileBlock(path, outcome);
@@ -124,7 +113,7 @@ function assemble(
     } else if (outcome.kind !== "missing") {
       leftOut.push({ path, kind: outcome.kind });
     }
-  }
+  });
   leftOut.sort((a, b) => compareCodePoints(a.path, b.path));
   const mark = `${ROLLUP_MARK} ${plural(files.length, "file")} git tracks or would track; ` +
     `code-commit remakes this file before each run while this line comes first\n`;
