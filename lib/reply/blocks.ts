@@ -50,21 +50,15 @@ export function itemAt(lines: readonly string[], index: number): ReplyItem | und
   const path = line.slice(HEADER_MARK.length).trimEnd();
   if (path.trim() === "") return { kind: "empty-header", line: lineNumber };
   const block = { kind: "block", line: lineNumber, path } as const;
-  let next = index + 1;
+  const next = index + 1;
   if (next < lines.length && DELETE_LINE.test(lines[next])) {
     return { ...block, deletes: true, content: "", closed: true, lastLine: next + 1 };
   }
-  const content: string[] = [];
-  let closed = false;
-  while (next < lines.length) {
-    const contentLine = lines[next++];
-    if (END_LINE.test(contentLine)) {
-      closed = true;
-      break;
-    }
-    content.push(`${contentLine}\n`);
-  }
-  return { ...block, deletes: false, content: content.join(""), closed, lastLine: next };
+  let end = next;
+  while (end < lines.length && !END_LINE.test(lines[end])) end++;
+  const content = lines.slice(next, end).map((contentLine) => `${contentLine}\n`).join("");
+  const closed = end < lines.length;
+  return { ...block, deletes: false, content, closed, lastLine: closed ? end + 1 : end };
 }
 
 /** `reply` with each CRLF line end made a line feed: the text blocks are read from. Never throws. */
