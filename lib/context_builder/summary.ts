@@ -57,7 +57,7 @@ export async function buildSummary(
   root: string,
   rules: IgnoreRules,
   options: WalkOptions = {},
-) {
+): Promise<{ text: string; warnings: string[]; modules: number; files: number; where: string }> {
   const warnings: string[] = [];
   const top = await listFolder(root, "", rules, options);
   const skipped: SkippedEntry[] = [...top.skipped];

@@ -20,7 +20,10 @@ const NOT_FILES = new Set([FILENAMES, "END FILENAMES"]);
  * tokens and shares, largest first, at most `count` of each; in a summary's `--- FILENAMES ---`
  * list, each name counts for its file. Never throws.
  */
-export function codebaseShares(text: string, count = 5) {
+export function codebaseShares(
+  text: string,
+  count = 5,
+): { tokens: number; folders: TokenShare[]; files: TokenShare[] } {
   const sizes = new Map<string, number>();
   const starts: number[] = text.startsWith("--- ") ? [0] : [];
   for (let at = text.indexOf("\n--- "); at >= 0; at = text.indexOf("\n--- ", at + 1)) {
