@@ -37,9 +37,8 @@ function contextQueryPrompt(nextAgentPrompt: string, summary: string): string {
 }
 
 /**
- * Where a run's codebase comes from: the rollup, read now so that a missing one stops the run
- * before anything else; or, with `--build-context`, the context builder, run when the returned
- * function is called (once the run's log folder exists).
+ * A run's codebase: the rollup, read now (a missing one stops the run first), or with
+ * `--build-context` the builder, run when the returned function is called.
  * @throws {CodeCommitError} when the rollup is needed and missing, or cannot be made again.
  */
 export async function prepareCodebase(
@@ -51,11 +50,9 @@ export async function prepareCodebase(
 }
 
 /**
- * Builds the codebase for the next agent: summarises the project, asks the model which files
- * the agent needs, reads those the path guard allows (warning of the others), and logs it.
- * @throws {CodeCommitError} when the summary cannot be made, the reply holds no usable list or
- * no file of it can be read, or the prompt holds a key.
- * @throws {LlmError} when the call fails.
+ * Builds the next agent's codebase: the files the model chooses from the project's summary.
+ * @throws {CodeCommitError} when the summary cannot be made, the reply has no usable list or
+ * no file of it can be read, or the prompt holds a key. @throws {LlmError} when the call fails.
  * @throws {InterruptedError} on Ctrl-C.
  */
 async function buildContext(session: Session, request: ContextRequest): Promise<string> {

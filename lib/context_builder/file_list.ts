@@ -22,10 +22,8 @@ export type FileListResult =
   | { readonly ok: false; readonly reason: string };
 
 /**
- * Reads the file list of a reply: exactly one trimmed `%%%files` line, then one `%%%end`.
- * Inside, blank and fence lines are skipped, list markers and the wrapping models put around
- * paths removed, and a path given twice kept once. The paths are not checked here: the caller
- * passes each through the path guard. Never throws.
+ * Reads the file list of a reply: one `%%%files` line, then one `%%%end`; blank and fence lines,
+ * list markers and wrappings dropped, a path given twice kept once, none checked. Never throws.
  */
 export function parseFileList(reply: string): FileListResult {
   const lines = reply.split("\n").map((line) => line.trim());

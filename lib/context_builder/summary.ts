@@ -48,8 +48,7 @@ const MODULE_DOCS = [DEPENDENCIES_FILE, API_FILE, "InternalDependencies.md", "Pu
 const ROOT_MODULE = "Project Root";
 
 /**
- * Builds the codebase summary of the project at `root`: its text, the warnings about what it
- * left out, how many module sections and file names it holds, and where its folders are.
+ * Builds the codebase summary of the project at `root`, with what the user should be told.
  * @throws {CodeCommitError} when a file of {@link SUMMARY_FILES} is ignored by git (the summary
  * must show it), when an ignore file cannot be read, or the project root cannot be listed.
  */

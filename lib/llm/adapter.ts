@@ -46,7 +46,7 @@ export type StreamEventKind =
   | { readonly kind: "data" }
   | { readonly kind: "error"; readonly status: number; readonly body: string };
 
-/** Builds, from the events of one streamed reply, the body the request would have had unstreamed. */
+/** Builds, from the events of a streamed reply, the body it would have had unstreamed. */
 export interface StreamAssembler {
   /** Reads the data of one event. @throws {Error} when it is not JSON of this API's shape. */
   add(data: string): StreamEventKind;
@@ -92,7 +92,7 @@ export function streamErrorStatus(
   return 500;
 }
 
-/** `json` read with `schema`. @throws {Error} `what`, then the first issue, when it does not fit. */
+/** `json` read with `schema`. @throws {Error} `what` and the first issue when it does not fit. */
 export function parseAs<T>(schema: z.ZodType<T>, json: unknown, what: string): T {
   const parsed = schema.safeParse(json);
   if (!parsed.success) throw new Error(`${what}: ${parsed.error.issues[0]?.message}`);

@@ -55,11 +55,9 @@ export interface AskContext {
 }
 
 /**
- * Sends `prompt` to `client` with logging, progress and redaction; the reply returned has an
- * empty `body` (it is logged, not kept twice).
- * @throws {CodeCommitError} when the prompt contains an API key (not sent); when it cannot fit
- * `context.budget` (exit `EXIT.setup`, nothing sent or logged).
- * @throws {LlmError} when the call fails; the reply file then starts with `ERROR`.
+ * Sends `prompt` to `client` with logging, progress and redaction; the body is logged, not kept.
+ * @throws {CodeCommitError} when the prompt holds an API key or cannot fit `context.budget`
+ * (nothing sent). @throws {LlmError} when the call fails (the reply file starts with `ERROR`).
  * @throws {InterruptedError} on Ctrl-C.
  */
 export async function ask(
@@ -123,10 +121,10 @@ export async function ask(
   return { ...rest, body: "" };
 }
 
-/** Past this many characters, a reply's `.txt` log leaves out its blocks' content (the `.json` has it). */
+/** Past this many characters, a reply's `.txt` log leaves out its blocks' content. */
 const WHOLE_REPLY_LOGGED = 1024 * 1024;
 
-/** A reply's `.txt` log: the text, or past {@link WHOLE_REPLY_LOGGED} its outline and where the rest is. */
+/** A reply's `.txt` log: the text, or past {@link WHOLE_REPLY_LOGGED} its outline. */
 function replyTextForLog(text: string, jsonName: string): string {
   if (text.length <= WHOLE_REPLY_LOGGED) return text;
   return `[code-commit: this reply is ${formatCount(text.length)} characters long; the content ` +
@@ -139,7 +137,7 @@ function replyTextForLog(text: string, jsonName: string): string {
     );
 }
 
-/** The text fields of stream events (`"text"`, `"content"`, `"reasoning_content"`, …), as JSON strings. */
+/** The text fields of stream events (`"text"`, `"content"`, …), as JSON strings. */
 const STREAMED_TEXT =
   /"(?:text|content|refusal|reasoning_content|reasoning)"\s*:\s*"((?:[^"\\]|\\.)*)"/g;
 

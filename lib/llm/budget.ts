@@ -16,9 +16,8 @@ const FILENAMES = "FILENAMES";
 const NOT_FILES = new Set([FILENAMES, "END FILENAMES"]);
 
 /**
- * The files of the `--- path ---` blocks in `text` and their top-level folders with their
- * tokens and shares, largest first, at most `count` of each; in a summary's `--- FILENAMES ---`
- * list, each name counts for its file. Never throws.
+ * The largest files of the `--- path ---` blocks in `text` and top-level folders, at most `count`
+ * of each (a `--- FILENAMES ---` list's names count for their files). Never throws.
  */
 export function codebaseShares(
   text: string,
@@ -84,7 +83,7 @@ export function describeShares(shares: readonly TokenShare[]): string {
     .join(", ");
 }
 
-/** The largest folders and files of the codebase in `text`, as one clause; empty for none. Never throws. */
+/** The largest folders and files of the codebase in `text`, as one clause. Never throws. */
 export function describeLargest(text: string): string {
   const { folders, files } = codebaseShares(text);
   return [
@@ -93,7 +92,7 @@ export function describeLargest(text: string): string {
   ].filter((part) => part !== "").join("; ");
 }
 
-/** What to do about a codebase too large; `--build-context` unless the run uses it. Never throws. */
+/** What to do about a codebase too large (`--build-context` unless used). Never throws. */
 export function shrinkAdvice(buildContext = false): string {
   return "leave what the model does not need out with a .codecommitignore at the project root " +
     "(gitignore syntax, e.g. `node_modules/` or `package-lock.json`; what it matches stays out " +

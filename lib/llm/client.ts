@@ -386,11 +386,9 @@ class StreamError extends Error {
 }
 
 /**
- * Reads `body` to its end through `assembler`, calling `onProgress` after each event with data:
- * the assembled body, or the first error event's data and the HTTP `status` it stands for; and
- * the raw events.
- * @throws {BodyTooLargeError} once more than {@link MAX_BODY_BYTES} arrived.
- * @throws {StreamError} when the stream is cut, or holds what is not the API's or not UTF-8.
+ * Reads `body` through `assembler` to its end (or first error event and its `status`).
+ * @throws {BodyTooLargeError} past {@link MAX_BODY_BYTES}. @throws {StreamError} when the
+ * stream is cut, or holds what is not the API's or not UTF-8.
  */
 async function readEventStream(
   body: ReadableStream<Uint8Array>,

@@ -14,9 +14,8 @@ const PERMITTED_REMOTE: ReadonlySet<string> = new Set<string>(
 
 /**
  * The base URL to use: `value` when set (validated), else `fallback`; no trailing `/`.
- * @throws {CodeCommitError} naming `envName` when the value is not a URL, is plain `http://`
- * beyond loopback, uses another scheme, carries credentials, a query or a fragment, or names a
- * host the Deno permissions do not let code-commit reach.
+ * @throws {CodeCommitError} naming `envName` when the value is not a URL the key may safely
+ * travel to, or names a host the Deno permissions do not let code-commit reach.
  */
 export function resolveBaseUrl(
   envName: string,

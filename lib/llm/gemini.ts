@@ -273,7 +273,7 @@ function diagnoseQuota(error: GeminiError): Diagnosis | undefined {
   return undefined;
 }
 
-/** Names a 403 whose key is fine but whose project has not enabled the API (reason SERVICE_DISABLED). */
+/** Names a 403 whose key is fine but whose project has not enabled the API. */
 function diagnoseDisabledApi(
   errorInfo: z.infer<typeof ErrorInfoSchema> | undefined,
 ): Diagnosis | undefined {

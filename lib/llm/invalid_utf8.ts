@@ -6,7 +6,7 @@
 /** The file blocks' marker lines, as they appear in the answer's JSON (`\n` escaped). */
 const MARKER = /\^\^\^([^\s"\\^][^\s"\\]*)\\n/g;
 
-/** The message for a `body` not valid UTF-8 at `offset`, naming the file block it falls in. Never throws. */
+/** The message for a `body` not UTF-8 at `offset`, naming its file block. Never throws. */
 export function invalidUtf8Message(body: Uint8Array, offset: number): string {
   const before = new TextDecoder().decode(body.subarray(0, offset));
   let block: string | undefined;

@@ -16,11 +16,7 @@ export interface RequestShape {
   readonly reasoningEffort?: "none" | "low" | "medium" | "high" | "xhigh";
 }
 
-/**
- * One supported model: its key file (relative to the project root), the environment variable
- * that overrides its base URL, the vendor's name for people, and its limits in tokens (a
- * prompt's; an answer's, thinking included).
- */
+/** One supported model: its API, key file, endpoint variable, request shape and token limits. */
 export interface ModelInfo {
   readonly provider: Provider;
   readonly keyFile: string;

@@ -58,7 +58,7 @@ export function retryAfterFromHeaders(
   return undefined;
 }
 
-/** A protobuf Duration as Google spells it (`"1.2s"`) in milliseconds, or undefined. Never throws. */
+/** A protobuf Duration as Google spells it (`"1.2s"`) in milliseconds. Never throws. */
 export function parseGoogleDuration(text: unknown): number | undefined {
   if (typeof text !== "string") return undefined;
   const match = /^(\d+(?:\.\d+)?)s$/.exec(text.trim());

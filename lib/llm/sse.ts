@@ -3,7 +3,7 @@
  * @module
  */
 
-/** One event of a stream: its type (`message` when unnamed) and its `data:` lines joined with LF. */
+/** One event: its type (`message` when unnamed) and its `data:` lines joined with LF. */
 export interface SseEvent {
   readonly event: string;
   readonly data: string;

@@ -18,10 +18,8 @@ export interface TokenUsage {
 }
 
 /**
- * A reply from a model: its text (Gemini: the non-thought parts), the JSON body and the raw
- * events of a stream as received (empty and absent in the reply `ask` returns, which logs them),
- * whether it stopped at the output limit, the API's finish reason, the milliseconds the call
- * took and the HTTP requests it made, retries included.
+ * A reply from a model: its non-thought text, the JSON body and raw events as received (left
+ * out of what `ask` returns: logged), finish reason, time and HTTP requests, retries included.
  */
 export interface LlmReply {
   readonly text: string;

@@ -11,10 +11,9 @@ const END_LINE = /^\^\^\^end\s*$/;
 const DELETE_LINE = /^\^\^\^delete\s*$/;
 
 /**
- * One item of a reply, in line order (line numbers 1-based): a file block (its path with
- * trailing white space trimmed; its content, every line followed by a newline; `closed` false
- * when the reply ended before its `^^^end`; the last line that belongs to it), a `^^^` with no
- * file name, or an `^^^end` or `^^^delete` outside any block.
+ * One item of a reply (line numbers 1-based): a file block (content lines each ending with a
+ * newline; `closed` false when the reply ended first), a `^^^` with no file name, or a stray
+ * `^^^end` or `^^^delete` outside any block.
  */
 export type ReplyItem =
   | {
@@ -61,7 +60,7 @@ export function itemAt(lines: readonly string[], index: number): ReplyItem | und
   return { ...block, deletes: false, content, closed, lastLine: closed ? end + 1 : end };
 }
 
-/** `reply` with each CRLF line end made a line feed: the text blocks are read from. Never throws. */
+/** `reply` with each CRLF made LF: the text blocks are read from. Never throws. */
 export function withLineFeeds(reply: string): string {
   return reply.includes("\r\n") ? reply.replaceAll("\r\n", "\n") : reply;
 }
@@ -80,8 +79,7 @@ export function scanBlocks(reply: string): { lines: string[]; items: ReplyItem[]
 
 /**
  * `text` with the content of every file block replaced by the line `note(lines, characters)`
- * returns; everything else (line ends too) kept. For a log that must not hold a large reply
- * twice. Never throws.
+ * returns; everything else kept, line ends too. Never throws.
  */
 export function outlineBlocks(
   text: string,

@@ -83,9 +83,8 @@ export function parseReply(text: string): ParseResult {
 const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})([^\n]*)$/;
 
 /**
- * When `content` (lines each ending with a newline) is one markdown fenced code block from its
- * first line to its last (its closing fence nowhere before), that block's inside and the two
- * fence lines. Never throws.
+ * When `content` is one markdown fenced code block from its first line to its last, its inside
+ * and the two fence lines. Never throws.
  */
 function fencedContent(
   content: string,

@@ -43,11 +43,7 @@ export interface LeftOut {
   readonly kind: LeftOutKind;
 }
 
-/**
- * A rollup, made but not yet written: its text, its files in order and where each one's block
- * starts in the text, what was left out (in path order), and how many tracked files
- * `.codecommitignore` left out.
- */
+/** A rollup to write: text, files and where each block starts, what was left out and why. */
 export interface Rollup {
   readonly text: string;
   readonly files: readonly string[];
@@ -181,7 +177,7 @@ const NAMED_PER_KIND = 3;
 /** How many of the largest files the summary line names. */
 const LARGEST_NAMED = 3;
 
-/** The one line that sums a rollup up: files, bytes, tokens, the largest, what was left out. Never throws. */
+/** The line that sums a rollup up: files, size, the largest, what was left out. Never throws. */
 export function describeRollup(rollup: Rollup): string {
   const bytes = utf8Length(rollup.text);
   const largest = codebaseShares(rollup.text, LARGEST_NAMED).files;
@@ -267,12 +263,10 @@ async function trackedFilesNewerThan(root: string, since: Date): Promise<string[
 }
 
 /**
- * The codebase for a run that uses the rollup: one code-commit made is made again first (the
- * model must not see code older than the files, or its whole-file replacements would undo
- * newer work) and written back unless `write` is false (`--dry-run`); one made otherwise is
- * read as it is, with a warning naming the tracked files changed since.
- * @throws {CodeCommitError} when the rollup is missing, cannot be made again or written, or is
- * larger than a run reads.
+ * The codebase from the rollup: one code-commit made is made again first (the model must not
+ * see code older than the files, or its whole-file replacements would undo newer work) and
+ * written back unless `write` is false; another is read as it is, warning of newer files.
+ * @throws {CodeCommitError} when the rollup is missing, cannot be remade or written, or too large.
  */
 export async function loadRollup(root: string, console: Console, write = true): Promise<string> {
   let text: string;
