@@ -19,14 +19,7 @@ import {
   SPEC_FILE,
 } from "../project_files/module_files.ts";
 import { readProjectFile } from "../project_files/read_file.ts";
-import {
-  describeSkipped,
-  type FolderListing,
-  listFolder,
-  type SkippedEntry,
-  type WalkOptions,
-  walkTree,
-} from "../project_files/walk.ts";
+import { describeSkipped, listFolder, type WalkOptions, walkTree } from "../project_files/walk.ts";
 import { under } from "../file_system/file_system.ts";
 import { lstatOrUndefined } from "../file_system/lstat.ts";
 
@@ -59,22 +52,13 @@ export async function buildSummary(
 ): Promise<{ text: string; warnings: string[]; modules: number; files: number; where: string }> {
   const warnings: string[] = [];
   const top = await listFolder(root, "", rules, options);
-  const skipped: SkippedEntry[] = [...top.skipped];
-  let modules: FolderListing[] = [];
-  let sourceFiles: readonly string[] = [];
   const hasSource = top.listing.folders.includes(SOURCE_DIR);
-  if (hasSource) {
-    const walk = await walkTree(root, SOURCE_DIR, rules, options);
-    sourceFiles = walk.folders[0].files;
-    modules = walk.folders.slice(1);
-    skipped.push(...walk.skipped);
-  } else {
-    // No src/: every folder of the project, as git sees it, at any depth.
-    const walk = await walkTree(root, "", rules, options);
-    modules = walk.folders.slice(1);
-    const seen = new Set(top.skipped.map((entry) => entry.path));
-    skipped.push(...walk.skipped.filter((entry) => !seen.has(entry.path)));
-  }
+  // Without src/: every folder of the project, as git sees it, at any depth.
+  const walk = await walkTree(root, hasSource ? SOURCE_DIR : "", rules, options);
+  const sourceFiles = hasSource ? walk.folders[0].files : [];
+  const modules = walk.folders.slice(1);
+  const seen = new Set(top.skipped.map((entry) => entry.path));
+  const skipped = [...top.skipped, ...walk.skipped.filter((entry) => !seen.has(entry.path))];
   for (const entry of skipped) warnings.push(describeSkipped(entry, "the summary"));
 
   const rootFiles: string[] = [];
