@@ -168,8 +168,7 @@ function geminiAssembler(): StreamAssembler {
   let usage: Response["usageMetadata"];
   let feedback: Response["promptFeedback"];
   const rest: Record<string, unknown> = {};
-  let thinkingChars = 0;
-  let answerChars = 0;
+  const chars = { thinking: 0, answer: 0 };
   return {
     add(data) {
       const json = eventJson(data);
@@ -178,11 +177,9 @@ function geminiAssembler(): StreamAssembler {
         const { code, status } = error.data.error;
         return { kind: "error", status: streamErrorStatus(code, [status], RPC_STATUS), body: data };
       }
-      const { candidates, usageMetadata, promptFeedback, ...others } = parseAs(
-        ResponseSchema,
-        json,
-        "the reply stream holds a chunk that is not a generateContent response",
-      );
+      const what = "the reply stream holds a chunk that is not a generateContent response";
+      const chunk = parseAs(ResponseSchema, json, what);
+      const { candidates, usageMetadata, promptFeedback, ...others } = chunk;
       Object.assign(rest, others);
       if (usageMetadata !== undefined) usage = usageMetadata;
       if (promptFeedback !== undefined) feedback = promptFeedback;
@@ -193,10 +190,7 @@ function geminiAssembler(): StreamAssembler {
       role = content?.role ?? role;
       for (const part of content?.parts ?? []) {
         const last = parts.at(-1);
-        if (typeof part.text === "string") {
-          if (part.thought === true) thinkingChars += part.text.length;
-          else answerChars += part.text.length;
-        }
+        chars[part.thought === true ? "thinking" : "answer"] += part.text?.length ?? 0;
         if (
           last !== undefined && typeof last.text === "string" && typeof part.text === "string" &&
           (last.thought === true) === (part.thought === true)
@@ -210,8 +204,8 @@ function geminiAssembler(): StreamAssembler {
       return { kind: "data" };
     },
     progress: () => ({
-      thinkingChars,
-      answerChars,
+      thinkingChars: chars.thinking,
+      answerChars: chars.answer,
       thinkingTokens: usage?.thoughtsTokenCount,
       answerTokens: usage?.candidatesTokenCount,
     }),

@@ -169,11 +169,8 @@ function openaiAssembler(): StreamAssembler {
           body: data,
         };
       }
-      const { choices, usage: chunkUsage, object: _object, ...others } = parseAs(
-        ChunkSchema,
-        json,
-        "the reply stream holds a chunk that is not a chat completion chunk",
-      );
+      const what = "the reply stream holds a chunk that is not a chat completion chunk";
+      const { choices, usage: chunkUsage, object: _, ...others } = parseAs(ChunkSchema, json, what);
       Object.assign(rest, others);
       if (chunkUsage) usage = chunkUsage;
       const choice = choices?.[0];
