@@ -68,10 +68,20 @@ export function createClient(
     model,
     async complete(prompt: string, callOptions: CompleteOptions = {}): Promise<LlmReply> {
       const { signal, onRetry, onProgress } = callOptions;
-      let request = buildRequest(await adapter, target, baseUrl, key, prompt);
+      const api = await adapter;
+      let request = api.request(baseUrl, target.apiModel, key, prompt, target.request);
+      try {
+        new Headers(request.headers);
+      } catch {
+        // Never echo the header: it holds the key.
+        throw new LlmError(
+          `${model}: the key in ${target.keyFile} cannot be sent in an HTTP header; copy the key into the file again`,
+          { exitCode: EXIT.setup },
+        );
+      }
       const context: AttemptContext = {
         target,
-        adapter: await adapter,
+        adapter: api,
         host: new URL(request.url).host,
         timeoutMs: options.timeoutMs,
         onProgress,
@@ -134,30 +144,6 @@ export function createClient(
       }
     },
   };
-}
-
-/**
- * Builds the request of one call. @throws {LlmError} when the key cannot travel in an HTTP
- * header (the message names the key file, never the key).
- */
-function buildRequest(
-  adapter: ApiAdapter,
-  target: ModelTarget,
-  baseUrl: string,
-  key: string | undefined,
-  prompt: string,
-): HttpRequest {
-  const request = adapter.request(baseUrl, target.apiModel, key, prompt, target.request);
-  try {
-    new Headers(request.headers);
-  } catch {
-    // Never echo the header: it holds the key.
-    throw new LlmError(
-      `${target.id}: the key in ${target.keyFile} cannot be sent in an HTTP header; copy the key into the file again`,
-      { exitCode: EXIT.setup },
-    );
-  }
-  return request;
 }
 
 /** What every attempt of one call shares; `host` names the server in messages. */
