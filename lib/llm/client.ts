@@ -4,13 +4,7 @@
  * @module
  */
 import { EXIT, interruption } from "../errors/errors.ts";
-import type {
-  ApiAdapter,
-  HttpRequest,
-  ParsedError,
-  ParsedReply,
-  StreamAssembler,
-} from "./adapter.ts";
+import type { ApiAdapter, HttpRequest, ParsedReply, StreamAssembler } from "./adapter.ts";
 import { excerpt, httpReason, oneLine } from "./adapter.ts";
 import { type ModelId, type ModelTarget, modelTarget, type Provider } from "./models.ts";
 import {
@@ -252,22 +246,17 @@ function classifyAnswer(answer: Answer, context: AttemptContext): Verdict {
   }
   const retryable = isRetryableStatus(status) && apiError.retryable !== false &&
     apiError.keyRejected !== true;
-  if (!retryable) return final(`${reason}${keyHint(status, apiError, target)}`, details, true);
-  return {
-    kind: "retry",
-    reason,
-    hintMs: retryAfterFromHeaders(headers) ?? apiError.retryDelayMs,
-    details,
-  };
-}
-
-/** What to do about an error the key may cause (a rejected key, 401, 403). */
-function keyHint(status: number, apiError: ParsedError, target: ModelTarget): string {
-  const suspect = apiError.keyRejected === true || status === 401 || status === 403;
-  if (!suspect) return "";
-  return target.local
+  if (retryable) {
+    const hintMs = retryAfterFromHeaders(headers) ?? apiError.retryDelayMs;
+    return { kind: "retry", reason, hintMs, details };
+  }
+  // What to do about an error the key may cause (a rejected key, 401, 403).
+  const key = apiError.keyRejected !== true && status !== 401 && status !== 403
+    ? ""
+    : target.local
     ? " (the server wants a key, but code-commit sends none to a local model)"
     : ` (check the key in ${target.keyFile})`;
+  return final(`${reason}${key}`, details, true);
 }
 
 /**
