@@ -50,8 +50,7 @@ export class SseParser {
     if (line.startsWith(":")) return undefined; // a comment (a keep-alive, say)
     const colon = line.indexOf(":");
     const field = colon < 0 ? line : line.slice(0, colon);
-    let value = colon < 0 ? "" : line.slice(colon + 1);
-    if (value.startsWith(" ")) value = value.slice(1);
+    const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
     if (field === "data") this.#data.push(value);
     else if (field === "event") this.#event = value;
     // `id` and `retry` mean nothing to a single request; unknown fields are ignored.

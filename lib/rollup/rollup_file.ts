@@ -27,15 +27,9 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
 async function readRollupFile(root: string, path: string): Promise<RollupFileOutcome> {
   const read = await readProjectBytes(root, path);
   if (!read.ok) {
-    switch (read.problem.kind) {
-      case "folder":
-        return { kind: "missing" }; // git lists it as no file
-      case "changed":
-      case "open-timeout":
-        return { kind: "unreadable" };
-      default:
-        return { kind: read.problem.kind };
-    }
+    const { kind } = read.problem;
+    if (kind === "folder") return { kind: "missing" }; // git lists it as no file
+    return { kind: kind === "changed" || kind === "open-timeout" ? "unreadable" : kind };
   }
   try {
     return decoder.decode(read.bytes);
