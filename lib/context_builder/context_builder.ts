@@ -67,17 +67,20 @@ async function buildContext(session: Session, request: ContextRequest): Promise<
   const rules = await IgnoreRules.load(root);
   const exclude = await CodeCommitIgnore.load(root);
   const summary = await buildSummary(root, rules, { exclude });
-  warnAll(session, summary.warnings);
+  // Each warning of the summary, or the first few and how many more.
+  const { warnings } = summary;
+  const shown = warnings.length > MAX_WARNINGS_SHOWN + 1
+    ? warnings.slice(0, MAX_WARNINGS_SHOWN)
+    : warnings;
+  for (const warning of shown) console.warn(`context builder: ${warning}`);
+  const more = warnings.length - shown.length;
+  if (more > 0) console.warn(`context builder: … and ${more} more like these`);
   console.info(
     `context builder: asking ${client.model} to choose the files (the summary lists ` +
       `${plural(summary.files, "file")} and ${plural(summary.modules, "folder")} ${summary.where})`,
   );
-  const reply = await askModel(
-    session,
-    log,
-    CONTEXT_QUERY,
-    contextQueryPrompt(request.nextAgentPrompt, summary.text),
-  );
+  const prompt = contextQueryPrompt(request.nextAgentPrompt, summary.text);
+  const reply = await askModel(session, log, CONTEXT_QUERY, prompt);
 
   const list = parseFileList(reply.text);
   if (!list.ok) {
@@ -110,14 +113,4 @@ async function buildContext(session: Session, request: ContextRequest): Promise<
       `; see ${log.path(CONTEXT_CODEBASE)}`,
   );
   return codebase.text;
-}
-
-/** Prints each warning of the summary, or the first few and how many more. */
-function warnAll(session: Session, warnings: readonly string[]): void {
-  const shown = warnings.length > MAX_WARNINGS_SHOWN + 1
-    ? warnings.slice(0, MAX_WARNINGS_SHOWN)
-    : warnings;
-  for (const warning of shown) session.console.warn(`context builder: ${warning}`);
-  const more = warnings.length - shown.length;
-  if (more > 0) session.console.warn(`context builder: … and ${more} more like these`);
 }
