@@ -27,10 +27,9 @@ export class TokenTally implements TokenUsage {
   /** Adds one call's usage and its estimated cost. Never throws. */
   add(usage: TokenUsage, cost: Cost): void {
     this.calls++;
-    this.input += usage.input;
-    this.cached += usage.cached;
-    this.output += usage.output;
-    this.thinking += usage.thinking;
+    for (const kind of ["input", "cached", "output", "thinking"] as const) {
+      this[kind] += usage[kind];
+    }
     this.cost = addCosts(this.cost, cost);
   }
 

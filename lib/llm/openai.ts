@@ -39,7 +39,7 @@ const ChunkSchema = z.object({
         reasoning_content: text,
         reasoning: text,
       }).passthrough().nullable().optional(),
-      finish_reason: z.string().nullable().optional(),
+      finish_reason: text,
     }).passthrough(),
   ).optional(),
   usage: UsageSchema.nullable().optional(),
@@ -49,7 +49,7 @@ const ResponseSchema = z.object({
   choices: z.array(
     z.object({
       message: z.object({ content: text, refusal: text }).passthrough(),
-      finish_reason: z.string().nullable().optional(),
+      finish_reason: text,
     }).passthrough(),
   ),
   usage: UsageSchema.nullable().optional(),

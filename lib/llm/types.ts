@@ -84,8 +84,6 @@ export class LlmError extends CodeCommitError {
   ) {
     super(message, options.exitCode ?? EXIT.model, { cause: options.cause });
     this.name = "LlmError";
-    this.status = options.status;
-    this.body = options.body;
-    this.events = options.events;
+    ({ status: this.status, body: this.body, events: this.events } = options);
   }
 }
