@@ -24,26 +24,21 @@ export function codebaseShares(
   count = 5,
 ): { tokens: number; folders: TokenShare[]; files: TokenShare[] } {
   const sizes = new Map<string, number>();
-  const starts: number[] = text.startsWith("--- ") ? [0] : [];
-  for (let at = text.indexOf("\n--- "); at >= 0; at = text.indexOf("\n--- ", at + 1)) {
-    starts.push(at + 1);
-  }
-  const headers = starts.filter((start) => isHeader(headerPath(text, start)));
-  for (let index = 0; index < headers.length; index++) {
-    const start = headers[index];
-    const end = index + 1 < headers.length ? headers[index + 1] : text.length;
-    const lineEnd = text.indexOf("\n", start);
-    const path = headerPath(text, start);
-    if (path === FILENAMES) {
+  const add = (path: string, bytes: number) => sizes.set(path, (sizes.get(path) ?? 0) + bytes);
+  const lines = text.split("\n");
+  let block = ""; // the path of the block header the line is under
+  lines.forEach((line, index) => {
+    const path = headerPath(line);
+    if (isHeader(path)) block = path;
+    else if (block === FILENAMES) {
       // A summary's list of names: each name counts for its file (and so for its folder).
-      for (const name of text.slice(lineEnd + 1, end).split("\n")) {
-        if (name !== "") sizes.set(name, (sizes.get(name) ?? 0) + utf8Length(name) + 1);
-      }
-      continue;
+      if (line !== "") add(line, utf8Length(line) + 1);
+      return;
     }
-    if (NOT_FILES.has(path)) continue;
-    sizes.set(path, (sizes.get(path) ?? 0) + utf8Length(text.slice(start, end)));
-  }
+    if (block !== "" && !NOT_FILES.has(block)) {
+      add(block, utf8Length(line) + (index < lines.length - 1 ? 1 : 0));
+    }
+  });
   const folders = new Map<string, number>();
   let total = 0;
   for (const [path, bytes] of sizes) {
@@ -64,11 +59,11 @@ export function codebaseShares(
   return { tokens: tokensOfBytes(total), folders: largest(folders), files: largest(sizes) };
 }
 
-/** The text between `--- ` and ` ---` of the line at `start`, or `""` when it is not that shape. */
-function headerPath(text: string, start: number): string {
-  const newline = text.indexOf("\n", start);
-  const line = text.slice(start, newline < 0 ? text.length : newline);
-  return line.endsWith(" ---") && line.length > 8 ? line.slice(4, -4) : "";
+/** The text between `--- ` and ` ---` of `line`, or `""` when it is not that shape. */
+function headerPath(line: string): string {
+  return line.endsWith(" ---") && line.startsWith("--- ") && line.length > 8
+    ? line.slice(4, -4)
+    : "";
 }
 
 /** Whether a `--- x ---` line heads a block: `x` is a list header or a path a rollup could hold. */
