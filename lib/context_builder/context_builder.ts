@@ -16,10 +16,7 @@ import { loadRollup } from "../rollup/rollup.ts";
 import { askModel, type Session } from "../session/session.ts";
 
 /** What the context builder needs: the next agent's prompt, and the log folder it logs in. */
-export interface ContextRequest {
-  readonly nextAgentPrompt: string;
-  readonly log: RunLog;
-}
+export type ContextRequest = { readonly nextAgentPrompt: string; readonly log: RunLog };
 
 /** The line between the context-query system prompt and the next agent's prompt. */
 const NEXT_AGENT_MARKER = "=== Next Agent Full Prompt ===";

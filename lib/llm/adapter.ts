@@ -23,10 +23,7 @@ export interface ParsedReply {
 }
 
 /** An error no wait can cure, named for the user: what went wrong, and what to do about it. */
-export interface Diagnosis {
-  readonly cause: string;
-  readonly action: string;
-}
+export type Diagnosis = { readonly cause: string; readonly action: string };
 
 /**
  * An error body, read: the API's message (with its status word), the wait it asks for before a

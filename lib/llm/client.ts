@@ -126,14 +126,9 @@ export function createClient(
           );
         }
         const delayMs = hint ?? backoffDelayMs(attempt, policy, random);
-        const { maxAttempts } = policy;
-        onRetry?.({
-          attempt,
-          maxAttempts,
-          reason: verdict.reason,
-          delayMs,
-          serverHint: hint !== undefined,
-        });
+        const { reason } = verdict;
+        const serverHint = hint !== undefined;
+        onRetry?.({ attempt, maxAttempts: policy.maxAttempts, reason, delayMs, serverHint });
         await sleep(delayMs, signal);
       }
     },

@@ -37,12 +37,9 @@ export function parseReply(text: string): ParseResult {
       continue;
     }
     if (item.kind === "empty-header") {
-      return {
-        ok: false,
-        reason: `line ${item.line}: "^^^" is not followed by a file name; ` +
-          `a block must start with "^^^" and the file's path on the same line, ` +
-          `e.g. "^^^src/main.rs"`,
-      };
+      const reason = `line ${item.line}: "^^^" is not followed by a file name; ` +
+        `a block must start with "^^^" and the file's path on the same line, e.g. "^^^src/main.rs"`;
+      return { ok: false, reason };
     }
     const { line } = item;
     const path = unwrapPath(item.path);
@@ -53,12 +50,10 @@ export function parseReply(text: string): ParseResult {
       );
     }
     if (!item.closed) {
-      return {
-        ok: false,
-        reason: `the reply was probably truncated: the block for "${path}" ` +
-          `(starting at line ${line}) has no closing "^^^end" line; ` +
-          `nothing from this reply can be applied — ask the model for the complete reply again`,
-      };
+      const reason = `the reply was probably truncated: the block for "${path}" ` +
+        `(starting at line ${line}) has no closing "^^^end" line; ` +
+        `nothing from this reply can be applied — ask the model for the complete reply again`;
+      return { ok: false, reason };
     }
     let content = item.content;
     const fence = item.deletes ? undefined : fencedContent(content);

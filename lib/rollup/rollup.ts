@@ -38,10 +38,7 @@ import { type LeftOutKind, readRollupFiles } from "./rollup_file.ts";
 const ROLLUP_MARK = "code-commit --rollup:";
 
 /** A file (or folder) left out of the rollup, and why. */
-export interface LeftOut {
-  readonly path: string;
-  readonly kind: LeftOutKind;
-}
+export type LeftOut = { readonly path: string; readonly kind: LeftOutKind };
 
 /** A rollup to write: text, files and where each block starts, what was left out and why. */
 export interface Rollup {
