@@ -140,6 +140,6 @@ export function httpReason(status: number, message: string): string {
 
 /** Shortens a raw body for a one-line message. Never throws. */
 export function excerpt(text: string, max = 300): string {
-  const flat = text.replace(/\s+/g, " ").trim();
+  const flat = oneLine(text);
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }
