@@ -1,14 +1,6 @@
 /**
- * The context builder: a preprocessing LLM call that reads a
- * summary of the project and the next agent's full prompt, and names the
- * files that agent needs; those files, each read only if the path guard
- * allows it, become the next agent's codebase.
- *
- * One entry point, {@link prepareCodebase}: a run's codebase, from the
- * rollup or, with `--build-context`, from the builder. The builder logs in
- * the caller's run folder: `0-context-query.txt`,
- * `0-context-query-response.{txt,json}` and `0-codebase.txt`.
- *
+ * A run's codebase ({@link prepareCodebase}): the rollup, or with `--build-context` the files a
+ * preprocessing LLM call names from a summary of the project and the next agent's prompt.
  * @module
  */
 
@@ -23,13 +15,8 @@ import { SYSTEM_PROMPTS } from "../prompts/system_prompts.ts";
 import { loadRollup } from "../rollup/rollup.ts";
 import { askModel, type Session } from "../session/session.ts";
 
-/** What the context builder needs from its caller. */
-export interface ContextRequest {
-  /** The next agent's full prompt (without a codebase). */
-  readonly nextAgentPrompt: string;
-  /** The caller's log folder; the builder logs 0-context-query… and 0-codebase.txt in it. */
-  readonly log: RunLog;
-}
+/** What the context builder needs: the next agent's prompt, and the log folder it logs in. */
+export type ContextRequest = { readonly nextAgentPrompt: string; readonly log: RunLog };
 
 /** The line between the context-query system prompt and the next agent's prompt. */
 const NEXT_AGENT_MARKER = "=== Next Agent Full Prompt ===";
@@ -39,57 +26,30 @@ const SUMMARY_MARKER = "=== Codebase Summary ===";
 /** At most this many warnings about the summary are printed one per line; the rest are counted. */
 const MAX_WARNINGS_SHOWN = 10;
 
-/**
- * The preprocessing prompt: the context-query system prompt, the line
- * {@link NEXT_AGENT_MARKER}, the next agent's prompt, the line
- * {@link SUMMARY_MARKER}, the summary; a blank line before each marker line.
- * Never throws.
- */
+/** The preprocessing prompt: system prompt, next agent's prompt, summary, each after its marker. */
 function contextQueryPrompt(nextAgentPrompt: string, summary: string): string {
-  return [
-    withNewline(SYSTEM_PROMPTS.contextQuery),
-    `\n${NEXT_AGENT_MARKER}\n`,
-    withNewline(nextAgentPrompt),
-    `\n${SUMMARY_MARKER}\n`,
-    withNewline(summary),
-  ].join("");
+  const [system, next, codebase] = [SYSTEM_PROMPTS.contextQuery, nextAgentPrompt, summary]
+    .map((text) => text.endsWith("\n") ? text : `${text}\n`);
+  return `${system}\n${NEXT_AGENT_MARKER}\n${next}\n${SUMMARY_MARKER}\n${codebase}`;
 }
 
 /**
- * Where a run's codebase comes from, for the workflows
- * that send one: `agent-config/codeRollup.txt`, read now (and made again
- * first when `--rollup` made it, see `loadRollup`; under `--dry-run` in
- * memory only, the file left as it is), so that a missing rollup
- * stops the run before anything else; or, with `--build-context`,
- * the context builder, which runs when the returned function is called
- * (once the run's log folder exists). Committing code and the consistency
- * report both take their codebase this way.
- *
- * @throws {CodeCommitError} when the rollup is needed and missing, or cannot
- * be made again.
+ * A run's codebase: the rollup, read now (a missing one stops the run first), or with
+ * `--build-context` the builder, run when the returned function is called.
+ * @throws {CodeCommitError} when the rollup is needed and missing, or cannot be made again.
  */
 export async function prepareCodebase(
   session: Session,
 ): Promise<(request: ContextRequest) => Promise<string>> {
   if (session.options.buildContext) return (request) => buildContext(session, request);
-  const rollup = await loadRollup(session.root, session.console, {
-    write: !session.options.dryRun,
-  });
+  const rollup = await loadRollup(session.root, session.console, !session.options.dryRun);
   return () => Promise.resolve(rollup);
 }
 
 /**
- * Builds the codebase for the next agent: summarises the project, asks the
- * session's model which files the agent with `request.nextAgentPrompt`
- * needs, reads those the path guard allows (each refused or missing one is
- * named in a warning and never read), logs the result as `0-codebase.txt` in
- * `request.log`, and returns it as `--- path ---` blocks.
- *
- * @throws {CodeCommitError} when a top-level file the summary shows in full is
- * ignored by git, when an ignore file cannot be read, when the reply holds no
- * usable `%%%files` … `%%%end` list or no file of it can be read, or when
- * the prompt contains an API key.
- * @throws {LlmError} when the call fails.
+ * Builds the next agent's codebase: the files the model chooses from the project's summary.
+ * @throws {CodeCommitError} when the summary cannot be made, the reply has no usable list or
+ * no file of it can be read, or the prompt holds a key. @throws {LlmError} when the call fails.
  * @throws {InterruptedError} on Ctrl-C.
  */
 async function buildContext(session: Session, request: ContextRequest): Promise<string> {
@@ -104,24 +64,27 @@ async function buildContext(session: Session, request: ContextRequest): Promise<
   const rules = await IgnoreRules.load(root);
   const exclude = await CodeCommitIgnore.load(root);
   const summary = await buildSummary(root, rules, { exclude });
-  warnAll(session, summary.warnings);
+  // Each warning of the summary, or the first few and how many more.
+  const { warnings } = summary;
+  const shown = warnings.length > MAX_WARNINGS_SHOWN + 1
+    ? warnings.slice(0, MAX_WARNINGS_SHOWN)
+    : warnings;
+  for (const warning of shown) console.warn(`context builder: ${warning}`);
+  const more = warnings.length - shown.length;
+  if (more > 0) console.warn(`context builder: … and ${more} more like these`);
   console.info(
     `context builder: asking ${client.model} to choose the files (the summary lists ` +
       `${plural(summary.files, "file")} and ${plural(summary.modules, "folder")} ${summary.where})`,
   );
-  const reply = await askModel(
-    session,
-    log,
-    CONTEXT_QUERY,
-    contextQueryPrompt(request.nextAgentPrompt, summary.text),
-  );
+  const prompt = contextQueryPrompt(request.nextAgentPrompt, summary.text);
+  const reply = await askModel(session, log, CONTEXT_QUERY, prompt);
 
   const list = parseFileList(reply.text);
   if (!list.ok) {
+    const cut = reply.truncated ? " (the reply was cut off at the model's output limit)" : "";
     throw new CodeCommitError(
-      `the context builder's reply cannot be used: ${list.reason}${
-        reply.truncated ? " (the reply was cut off at the model's output limit)" : ""
-      }; see ${log.path(CONTEXT_QUERY.replyText)}`,
+      `the context builder's reply cannot be used: ${list.reason}${cut}; ` +
+        `see ${log.path(CONTEXT_QUERY.replyText)}`,
       EXIT.model,
     );
   }
@@ -132,13 +95,12 @@ async function buildContext(session: Session, request: ContextRequest): Promise<
   }
   await log.write(CONTEXT_CODEBASE, codebase.text);
   if (codebase.included.length === 0) {
+    const why = list.paths.length === 0
+      ? "its list names none"
+      : `${list.paths.length} requested, none could be read`;
     throw new CodeCommitError(
-      `the context builder provided no file (${
-        list.paths.length === 0
-          ? "its list names none"
-          : `${list.paths.length} requested, none could be read`
-      }), so the run stops rather than change code the model has not seen; ` +
-        `see ${log.path(CONTEXT_QUERY.replyText)}`,
+      `the context builder provided no file (${why}), so the run stops rather than change code ` +
+        `the model has not seen; see ${log.path(CONTEXT_QUERY.replyText)}`,
       EXIT.model,
     );
   }
@@ -148,21 +110,4 @@ async function buildContext(session: Session, request: ContextRequest): Promise<
       `; see ${log.path(CONTEXT_CODEBASE)}`,
   );
   return codebase.text;
-}
-
-/** Prints each warning of the summary, or the first few and how many more. */
-function warnAll(session: Session, warnings: readonly string[]): void {
-  const shown = warnings.length > MAX_WARNINGS_SHOWN + 1
-    ? warnings.slice(0, MAX_WARNINGS_SHOWN)
-    : warnings;
-  for (const warning of shown) session.console.warn(`context builder: ${warning}`);
-  if (shown.length < warnings.length) {
-    session.console.warn(
-      `context builder: … and ${warnings.length - shown.length} more like these`,
-    );
-  }
-}
-
-function withNewline(text: string): string {
-  return text.endsWith("\n") ? text : `${text}\n`;
 }

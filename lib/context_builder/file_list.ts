@@ -1,9 +1,5 @@
 /**
- * The preprocessing LLM's reply: one list of paths between a line
- * `%%%files` and a line `%%%end`. Prose around the list is
- * tolerated (models often say a word before or after); anything that makes
- * the list ambiguous is not.
- *
+ * The preprocessing LLM's reply: one list of paths between `%%%files` and `%%%end`.
  * @module
  */
 
@@ -16,9 +12,9 @@ const FENCE = /^(```+|~~~+)[\w.+-]*$/;
 const LIST_MARKER = /^[-*+]\s+/;
 
 /** The line that opens the list. */
-export const FILES_OPEN = "%%%files";
+const FILES_OPEN = "%%%files";
 /** The line that closes the list. */
-export const FILES_CLOSE = "%%%end";
+const FILES_CLOSE = "%%%end";
 
 /** The paths of the list, or why the reply has no usable list. */
 export type FileListResult =
@@ -26,57 +22,28 @@ export type FileListResult =
   | { readonly ok: false; readonly reason: string };
 
 /**
- * Reads the file list of a reply. The marker lines must be exactly
- * `%%%files` and `%%%end` apart from surrounding white space (and a `\r`);
- * there must be exactly one of each, the opening one first. Inside, each
- * line is trimmed, blank lines and markdown fence lines (`` ``` ``) are
- * skipped, a markdown list marker (`- `, `* `, `+ `) is removed, and so is
- * the wrapping models put around paths (backticks, quotes, `**`: see
- * `unwrapPath`); a path given twice (also as `./path`) is kept once, where
- * it first appears. The paths are not checked here: the caller passes each
- * through the path guard.
- *
- * Returns `ok: false` with a reason for a reply with no list, more than one
- * list, or an unterminated one (a cut-off reply). Never throws.
+ * Reads the file list of a reply: one `%%%files` line, then one `%%%end`; blank and fence lines,
+ * list markers and wrappings dropped, a path given twice kept once, none checked. Never throws.
  */
 export function parseFileList(reply: string): FileListResult {
   const lines = reply.split("\n").map((line) => line.trim());
-  const opens = indexesOf(lines, FILES_OPEN);
-  const closes = indexesOf(lines, FILES_CLOSE);
-  if (opens.length === 0) {
-    return {
-      ok: false,
-      reason: `the reply has no ${FILES_OPEN} line, so it names no files`,
-    };
-  }
-  if (opens.length > 1) {
-    return {
-      ok: false,
-      reason: `the reply has ${opens.length} ${FILES_OPEN} lines; it must hold exactly one list`,
-    };
-  }
-  if (closes.length === 0) {
-    return {
-      ok: false,
-      reason: `the list opened by ${FILES_OPEN} (line ${
-        opens[0] + 1
-      }) has no ${FILES_CLOSE} line; the reply may have been cut off`,
-    };
-  }
-  if (closes.length > 1) {
-    return {
-      ok: false,
-      reason: `the reply has ${closes.length} ${FILES_CLOSE} lines; it must hold exactly one list`,
-    };
-  }
-  if (closes[0] < opens[0]) {
-    return {
-      ok: false,
-      reason: `the ${FILES_CLOSE} line (line ${
-        closes[0] + 1
-      }) comes before the ${FILES_OPEN} line (line ${opens[0] + 1})`,
-    };
-  }
+  const indexesOf = (marker: string) => lines.flatMap((line, at) => line === marker ? [at] : []);
+  const opens = indexesOf(FILES_OPEN);
+  const closes = indexesOf(FILES_CLOSE);
+  const problem = opens.length === 0
+    ? `the reply has no ${FILES_OPEN} line, so it names no files`
+    : opens.length > 1
+    ? `the reply has ${opens.length} ${FILES_OPEN} lines; it must hold exactly one list`
+    : closes.length === 0
+    ? `the list opened by ${FILES_OPEN} (line ${opens[0] + 1}) has no ${FILES_CLOSE} line; ` +
+      "the reply may have been cut off"
+    : closes.length > 1
+    ? `the reply has ${closes.length} ${FILES_CLOSE} lines; it must hold exactly one list`
+    : closes[0] < opens[0]
+    ? `the ${FILES_CLOSE} line (line ${closes[0] + 1}) comes before ` +
+      `the ${FILES_OPEN} line (line ${opens[0] + 1})`
+    : undefined;
+  if (problem !== undefined) return { ok: false, reason: problem };
   const seen = new Set<string>();
   const paths: string[] = [];
   for (const written of lines.slice(opens[0] + 1, closes[0])) {
@@ -89,12 +56,4 @@ export function parseFileList(reply: string): FileListResult {
     paths.push(line);
   }
   return { ok: true, paths };
-}
-
-function indexesOf(lines: readonly string[], marker: string): number[] {
-  const found: number[] = [];
-  lines.forEach((line, index) => {
-    if (line === marker) found.push(index);
-  });
-  return found;
 }

@@ -1,37 +1,9 @@
 /**
- * The codebase summary the preprocessing LLM chooses files from, laid out
- * as follows:
- *
- * ```
- * === Project Root ===
- * --- .gitignore ---
- * (the file in full)
- * --- FILENAMES ---
- * .gitignore
- * src/main.ts
- * --- END FILENAMES ---
- *
- * === src/parser ===
- * --- src/parser/ModuleDependencies.md ---
- * (the file in full)
- * --- FILENAMES ---
- * src/parser/ModuleDependencies.md
- * src/parser/parse.ts
- * --- END FILENAMES ---
- * ```
- *
- * "Project Root" holds the top-level files of {@link SUMMARY_FILES} in full,
- * the root module's dependency and API documents (found directly in `src/`
- * or at the top level) in full, and the names of every top-level file and of
- * every file directly in `src/`. Then every folder under `src/` — or, in a
- * project without `src/`, every folder of the project — at any depth, even an
- * empty one or one without documents, has its section: its
- * {@link MODULE_DOCS} in full where present, and the names of all its files.
- * Nothing git ignores, nothing `.codecommitignore` matches (given as the
- * walk's `exclude`), nothing in a protected folder the context builder may
- * not read, and no symbolic link appears (see `lib/project_files/walk.ts`).
- * The summary goes to the model as any prompt does, within its budget.
- *
+ * The codebase summary the preprocessing LLM chooses files from: a `=== Project Root ===`
+ * section (the top-level {@link SUMMARY_FILES} and the root's module documents in full, the
+ * names of the top-level files and of those directly in `src/`), then a `=== folder ===`
+ * section for every folder under `src/` (or of the project, without `src/`): its
+ * {@link MODULE_DOCS} in full and the names of its files. What the walk leaves out is absent.
  * @module
  */
 
@@ -47,14 +19,7 @@ import {
   SPEC_FILE,
 } from "../project_files/module_files.ts";
 import { readProjectFile } from "../project_files/read_file.ts";
-import {
-  describeSkipped,
-  type FolderListing,
-  listFolder,
-  type SkippedEntry,
-  type WalkOptions,
-  walkTree,
-} from "../project_files/walk.ts";
+import { describeSkipped, listFolder, type WalkOptions, walkTree } from "../project_files/walk.ts";
 import { under } from "../file_system/file_system.ts";
 import { lstatOrUndefined } from "../file_system/lstat.ts";
 
@@ -69,74 +34,38 @@ const SUMMARY_FILES: readonly string[] = Object.freeze([
   SPEC_FILE,
 ]);
 
-/**
- * A module's dependency and API documents, shown in full where present:
- * the auto workflow's names, and `InternalDependencies.md` / `PublicAPI.md`
- * where a project names them so.
- */
-export const MODULE_DOCS: readonly string[] = Object.freeze([
-  DEPENDENCIES_FILE,
-  API_FILE,
-  "InternalDependencies.md",
-  "PublicAPI.md",
-]);
+/** A module's dependency and API documents, shown in full where present. */
+const MODULE_DOCS = [DEPENDENCIES_FILE, API_FILE, "InternalDependencies.md", "PublicAPI.md"];
 
 /** The module path of the top-level section. */
-export const ROOT_MODULE = "Project Root";
-
-/** The summary, and what the user should be told about it. */
-export interface CodebaseSummary {
-  /** The summary text, as it goes into the prompt. */
-  readonly text: string;
-  /** Files and folders left out that the user should hear about, one line each. */
-  readonly warnings: readonly string[];
-  /** How many module sections follow the Project Root section. */
-  readonly modules: number;
-  /** How many file names the summary lists. */
-  readonly files: number;
-  /** Where its folders are: `under src/`, or `in the project` when there is no `src/`. */
-  readonly where: string;
-}
+const ROOT_MODULE = "Project Root";
 
 /**
- * Builds the codebase summary of the project at `root`, with the ignore
- * rules `rules` (loaded for `root`).
- *
- * @throws {CodeCommitError} when a file of {@link SUMMARY_FILES} is ignored
- * by git (the summary must show it and may not), naming the file and the
- * rule; when an ignore file cannot be read; when the project root cannot be
- * listed.
+ * Builds the codebase summary of the project at `root`, with what the user should be told.
+ * @throws {CodeCommitError} when a file of {@link SUMMARY_FILES} is ignored by git (the summary
+ * must show it), when an ignore file cannot be read, or the project root cannot be listed.
  */
 export async function buildSummary(
   root: string,
   rules: IgnoreRules,
   options: WalkOptions = {},
-): Promise<CodebaseSummary> {
+): Promise<{ text: string; warnings: string[]; modules: number; files: number; where: string }> {
   const warnings: string[] = [];
   const top = await listFolder(root, "", rules, options);
-  const skipped: SkippedEntry[] = [...top.skipped];
-  let modules: FolderListing[] = [];
-  let sourceFiles: readonly string[] = [];
   const hasSource = top.listing.folders.includes(SOURCE_DIR);
-  if (hasSource) {
-    const walk = await walkTree(root, SOURCE_DIR, rules, options);
-    sourceFiles = walk.folders[0].files;
-    modules = walk.folders.slice(1);
-    skipped.push(...walk.skipped);
-  } else {
-    // No src/: every folder of the project, as git sees it, at any depth.
-    const walk = await walkTree(root, "", rules, options);
-    modules = walk.folders.slice(1);
-    const seen = new Set(top.skipped.map((entry) => entry.path));
-    skipped.push(...walk.skipped.filter((entry) => !seen.has(entry.path)));
-  }
+  // Without src/: every folder of the project, as git sees it, at any depth.
+  const walk = await walkTree(root, hasSource ? SOURCE_DIR : "", rules, options);
+  const sourceFiles = hasSource ? walk.folders[0].files : [];
+  const modules = walk.folders.slice(1);
+  const seen = new Set(top.skipped.map((entry) => entry.path));
+  const skipped = [...top.skipped, ...walk.skipped.filter((entry) => !seen.has(entry.path))];
   for (const entry of skipped) warnings.push(describeSkipped(entry, "the summary"));
 
   const rootFiles: string[] = [];
   for (const name of SUMMARY_FILES) {
-    await checkSummaryFileNotIgnored(root, name, rules);
+    const present = await checkSummaryFileNotIgnored(root, name, rules);
     if (top.listing.files.includes(name)) rootFiles.push(name);
-    else if (await exists(root, name)) {
+    else if (present) {
       // There, not ignored, yet not listed: a link, a folder or a special file.
       const outcome = await readProjectFile(root, name, rules);
       if (!outcome.ok) {
@@ -144,24 +73,17 @@ export async function buildSummary(
       }
     }
   }
-  const rootDocs = [
-    ...MODULE_DOCS.filter((name) => top.listing.files.includes(name)),
-    ...MODULE_DOCS.map((name) => `${SOURCE_DIR}/${name}`).filter((path) =>
-      sourceFiles.includes(path)
-    ),
-  ];
-
+  // The module documents of `folder` among `files`.
+  const docs = (folder: string, files: readonly string[]) =>
+    MODULE_DOCS.map((name) => folder === "" ? name : `${folder}/${name}`)
+      .filter((path) => files.includes(path));
+  const rootDocs = [...docs("", top.listing.files), ...docs(SOURCE_DIR, sourceFiles)];
+  const rootNames = [...top.listing.files, ...sourceFiles];
   const sections = [
-    await section(root, rules, ROOT_MODULE, [...rootFiles, ...rootDocs], [
-      ...top.listing.files,
-      ...sourceFiles,
-    ], warnings),
+    await section(root, rules, ROOT_MODULE, [...rootFiles, ...rootDocs], rootNames, warnings),
   ];
-  for (const module of modules) {
-    const docs = MODULE_DOCS.map((name) => `${module.path}/${name}`).filter((path) =>
-      module.files.includes(path)
-    );
-    sections.push(await section(root, rules, module.path, docs, module.files, warnings));
+  for (const { path, files } of modules) {
+    sections.push(await section(root, rules, path, docs(path, files), files, warnings));
   }
   const files = top.listing.files.length + sourceFiles.length +
     modules.reduce((sum, module) => sum + module.files.length, 0);
@@ -189,45 +111,29 @@ async function section(
     if (outcome.ok) parts.push(fileBlock(outcome.path, outcome.text));
     else warnings.push(`${displayPath(path)}: ${outcome.reason}; left out of the summary`);
   }
-  parts.push(filenameList(names));
+  parts.push(["--- FILENAMES ---", ...names, "--- END FILENAMES ---", ""].join("\n"));
   return parts.join("");
 }
 
-/** A list of file names between `--- FILENAMES ---` and `--- END FILENAMES ---`. Never throws. */
-export function filenameList(paths: readonly string[]): string {
-  return ["--- FILENAMES ---", ...paths, "--- END FILENAMES ---", ""].join("\n");
-}
-
 /**
- * Throws when the top-level file `name` exists and git ignores it (or
- * ignores it once names are compared without regard to case, as the guard
- * does): the summary must show it in full, so that is an error, not a gap.
+ * Whether the top-level file `name` exists; throws when git ignores it (also once case is
+ * folded, as the guard does): the summary must show it in full, so that is an error.
  */
 async function checkSummaryFileNotIgnored(
   root: string,
   name: string,
   rules: IgnoreRules,
-): Promise<void> {
+): Promise<boolean> {
   const info = await lstatOrUndefined(under(root, name));
-  if (info === undefined) return;
+  if (info === undefined) return false;
   const exact = await rules.withIgnoreCase(false).explain(name, info.isDirectory);
   const match = exact ?? await rules.withIgnoreCase(true).explain(name, info.isDirectory);
-  if (match === undefined) return;
+  if (match === undefined) return true;
   const how = exact === undefined ? ", once names are compared without regard to case" : "";
   throw new CodeCommitError(
     `${name} is ignored by git (the rule \`${match.pattern}\` in ${match.source}${how}), but the ` +
-      `context builder must show it in full: add the line ${
-        negationLine(name)
-      } at the end of .gitignore (it re-includes the file), or run without --build-context`,
+      `context builder must show it in full: add the line ${negationLine(name)} at the end ` +
+      "of .gitignore (it re-includes the file), or run without --build-context",
     EXIT.setup,
   );
-}
-
-async function exists(root: string, name: string): Promise<boolean> {
-  try {
-    await Deno.lstat(under(root, name));
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -1,10 +1,5 @@
 /**
- * One LLM call as every workflow makes it: refused if the prompt holds a
- * key, the prompt logged, a live line on the terminal (the time waited and
- * the tokens streamed so far), retries reported, the reply (or `ERROR`),
- * its JSON body and the raw events of a streamed reply logged, and a line
- * with the time, the tokens and the estimated cost printed.
- *
+ * One LLM call as every workflow makes it: key check, logs, live line, retries, cost.
  * @module
  */
 import type { Console } from "../console/console.ts";
@@ -22,26 +17,19 @@ import { type LlmClient, LlmError, type LlmReply, type TokenUsage } from "./type
 
 /** Token and cost totals of a run, across its calls. */
 export class TokenTally implements TokenUsage {
-  /** Calls made. */
   calls = 0;
-  /** Prompt tokens. */
   input = 0;
-  /** Prompt tokens read from the provider's cache (part of `input`). */
   cached = 0;
-  /** Visible reply tokens. */
   output = 0;
-  /** Thinking tokens. */
   thinking = 0;
-  /** The estimated cost of the calls. */
   cost: Cost = NO_COST;
 
   /** Adds one call's usage and its estimated cost. Never throws. */
   add(usage: TokenUsage, cost: Cost): void {
     this.calls++;
-    this.input += usage.input;
-    this.cached += usage.cached;
-    this.output += usage.output;
-    this.thinking += usage.thinking;
+    for (const kind of ["input", "cached", "output", "thinking"] as const) {
+      this[kind] += usage[kind];
+    }
     this.cost = addCosts(this.cost, cost);
   }
 
@@ -51,34 +39,25 @@ export class TokenTally implements TokenUsage {
   }
 }
 
-/** What one call needs besides the client and the prompt. */
+/**
+ * What one call needs besides the client and the prompt: where it is shown and logged, the
+ * redactor (a prompt holding a key is never sent), the run's totals and the prompt budget.
+ */
 export interface AskContext {
-  /** Where progress is shown. */
   readonly console: Console;
-  /** Where the call is logged. */
   readonly log: RunLog;
-  /** The names of this call's log files. */
   readonly names: CallLogNames;
-  /** Knows the keys: a prompt holding one is never sent. */
   readonly redactor: Redactor;
-  /** Aborts the call (Ctrl-C). */
   readonly signal?: AbortSignal;
-  /** Adds this call's usage to the run's totals. */
   readonly tally?: TokenTally;
-  /** The model's prompt budget: a prompt that cannot fit is not sent. */
   readonly budget?: PromptBudget;
 }
 
 /**
- * Sends `prompt` to `client` with logging, progress and redaction.
- *
- * @throws {CodeCommitError} when the prompt contains an API key (it is not
- * sent); when it cannot fit `context.budget` (exit `EXIT.setup`, nothing
- * sent or logged: see `checkPromptBudget`).
- * @throws {LlmError} when the call fails; the reply file then starts with `ERROR`.
+ * Sends `prompt` to `client` with logging, progress and redaction; the body is logged, not kept.
+ * @throws {CodeCommitError} when the prompt holds an API key or cannot fit `context.budget`
+ * (nothing sent). @throws {LlmError} when the call fails (the reply file starts with `ERROR`).
  * @throws {InterruptedError} on Ctrl-C.
- *
- * The reply returned has an empty `body`: it is logged, and not kept twice.
  */
 export async function ask(
   client: LlmClient,
@@ -96,8 +75,12 @@ export async function ask(
     throw new CodeCommitError(message, EXIT.safety);
   }
 
+  const logAnswer = async (body?: string, events?: string) => {
+    if (body !== undefined) await log.write(names.replyJson, body);
+    if (events === undefined) return;
+    await log.write(names.replyEvents, eventsForLog(events, redactor, names.replyJson));
+  };
   const live = console.liveLine(`waiting for ${client.model}…`);
-  const stopWaiting = () => live.stop();
   let reply: LlmReply;
   try {
     reply = await client.complete(prompt, {
@@ -106,39 +89,29 @@ export async function ask(
       onRetry: (notice) =>
         console.warn(
           `${client.model}: ${notice.reason}; retrying in ${formatSeconds(notice.delayMs)}` +
-            `${notice.serverHint ? " as the server asked" : ""} (attempt ${
-              notice.attempt + 1
-            } of ${notice.maxAttempts})`,
+            `${notice.serverHint ? " as the server asked" : ""} ` +
+            `(attempt ${notice.attempt + 1} of ${notice.maxAttempts})`,
         ),
     });
   } catch (error) {
-    stopWaiting();
+    live.stop();
     if (error instanceof InterruptedError) {
       await log.writeError(names.replyText, `${error.message}, before the reply arrived`);
     } else {
       await log.writeError(names.replyText, messageOf(error));
-      if (error instanceof LlmError && error.body !== undefined) {
-        await log.write(names.replyJson, error.body);
-      }
-      if (error instanceof LlmError && error.events !== undefined) {
-        await log.write(names.replyEvents, eventsForLog(error.events, redactor, names.replyJson));
-      }
+      if (error instanceof LlmError) await logAnswer(error.body, error.events);
     }
     throw error;
   }
-  stopWaiting();
+  live.stop();
 
   await log.write(names.replyText, replyTextForLog(reply.text, names.replyJson));
-  await log.write(names.replyJson, reply.body);
-  if (reply.events !== undefined) {
-    await log.write(names.replyEvents, eventsForLog(reply.events, redactor, names.replyJson));
-  }
+  await logAnswer(reply.body, reply.events);
   const cost = estimateCost(client.model, reply.usage);
   context.tally?.add(reply.usage, cost);
   console.info(
-    `${client.model} answered in ${formatSeconds(reply.elapsedMs)}: ${
-      describeUsage(reply.usage)
-    }, ${describeCost(cost)}` +
+    `${client.model} answered in ${formatSeconds(reply.elapsedMs)}: ` +
+      `${describeUsage(reply.usage)}, ${describeCost(cost)}` +
       (reply.attempts > 1 ? ` (${reply.attempts} attempts)` : "") +
       (reply.truncated ? `; the reply was cut off at the model's output limit` : ""),
   );
@@ -147,19 +120,10 @@ export async function ask(
   return { ...rest, body: "" };
 }
 
-/**
- * Past this many characters, a reply's `.txt` log leaves out the content of
- * its file blocks: the `.json` beside it holds the whole body, and a 20 MB
- * reply is not written twice.
- */
+/** Past this many characters, a reply's `.txt` log leaves out its blocks' content. */
 const WHOLE_REPLY_LOGGED = 1024 * 1024;
 
-/**
- * What a reply's `.txt` log holds: the reply text; past
- * {@link WHOLE_REPLY_LOGGED} characters, a first line saying so, then the
- * reply with each file block's content replaced by a line saying how much
- * was left out and where it is (`jsonName`).
- */
+/** A reply's `.txt` log: the text, or past {@link WHOLE_REPLY_LOGGED} its outline. */
 function replyTextForLog(text: string, jsonName: string): string {
   if (text.length <= WHOLE_REPLY_LOGGED) return text;
   return `[code-commit: this reply is ${formatCount(text.length)} characters long; the content ` +
@@ -167,21 +131,18 @@ function replyTextForLog(text: string, jsonName: string): string {
     outlineBlocks(
       text,
       (lines, characters) =>
-        `[code-commit: ${plural(lines, "line")} (${
-          formatCount(characters)
-        } characters) left out; see ${jsonName}]`,
+        `[code-commit: ${plural(lines, "line")} (${formatCount(characters)} characters) ` +
+        `left out; see ${jsonName}]`,
     );
 }
 
-/** The text fields of stream events (`"text"`, `"content"`, `"reasoning_content"`, …), as JSON strings. */
+/** The text fields of stream events (`"text"`, `"content"`, …), as JSON strings. */
 const STREAMED_TEXT =
   /"(?:text|content|refusal|reasoning_content|reasoning)"\s*:\s*"((?:[^"\\]|\\.)*)"/g;
 
 /**
- * What a reply's raw events log holds: the events, unless the text they
- * stream, joined, holds a key. A key the model wrote can arrive cut across
- * two events, in pieces no masking finds; then a line saying so instead,
- * and where the masked reply is (`jsonName`).
+ * A reply's raw events log: the events, unless the text they stream, joined, holds a key: a
+ * key can arrive cut across two events, in pieces no masking finds; then a line saying so.
  */
 function eventsForLog(events: string, redactor: Redactor, jsonName: string): string {
   let streamed = "";
@@ -198,10 +159,7 @@ function eventsForLog(events: string, redactor: Redactor, jsonName: string): str
     `masked.]\n`;
 }
 
-/**
- * `12,345 input, 2,100 output, 5,000 thinking tokens`; with cached input,
- * `12,345 input (8,192 cached), …`.
- */
+/** `12,345 input (8,192 cached), 2,100 output, 5,000 thinking tokens`. */
 function describeUsage(usage: TokenUsage): string {
   const cached = usage.cached > 0 ? ` (${formatCount(usage.cached)} cached)` : "";
   return `${formatCount(usage.input)} input${cached}, ${formatCount(usage.output)} output, ` +

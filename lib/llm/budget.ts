@@ -1,37 +1,14 @@
 /**
- * The context budget: how many tokens a text is estimated to take, which
- * folders and files of a codebase take the most of them, and the check
- * every call goes through before it is paid for — a prompt the chosen
- * model cannot take stops the run with a message that names what is large
- * and what to do. Tokens are estimated by `lib/text/tokens.ts`. Pure: no I/O.
- *
+ * The context budget: the largest parts of a codebase, and the check before each call.
  * @module
  */
-
 import { CodeCommitError, EXIT } from "../errors/errors.ts";
 import { checkPathSyntax } from "../guard/path_syntax.ts";
 import { formatCount } from "../text/numbers.ts";
 import { estimateTokens as estimateTextTokens, tokensOfBytes, utf8Length } from "../text/tokens.ts";
 
-/** A folder or file of a codebase and its part of the codebase's tokens. */
-export interface TokenShare {
-  /** The file's path, or the top-level folder's with a trailing `/`. */
-  readonly path: string;
-  /** Its estimated tokens. */
-  readonly tokens: number;
-  /** Its part of the whole codebase's tokens, from 0 to 1. */
-  readonly share: number;
-}
-
-/** The largest parts of a codebase, by estimated tokens. */
-export interface CodebaseShares {
-  /** Estimated tokens of all the file blocks together. */
-  readonly tokens: number;
-  /** The top-level folders, largest first. */
-  readonly folders: readonly TokenShare[];
-  /** The files, largest first. */
-  readonly files: readonly TokenShare[];
-}
+/** A file, or a top-level folder (`lib/`), its estimated tokens and its share (0 to 1) of all. */
+type TokenShare = { path: string; tokens: number; share: number };
 
 /** The block header of a codebase summary's list of file names. */
 const FILENAMES = "FILENAMES";
@@ -39,35 +16,29 @@ const FILENAMES = "FILENAMES";
 const NOT_FILES = new Set([FILENAMES, "END FILENAMES"]);
 
 /**
- * The files of the `--- path ---` blocks in `text` (a rollup, a codebase, a
- * whole prompt holding one) and their top-level folders, each with its
- * estimated tokens and its share of all the blocks' tokens, largest first;
- * at most `count` of each. A block runs from its header line to the next
- * header line; in a codebase summary's `--- FILENAMES ---` list, each name
- * counts for its file. Never throws.
+ * The largest files of the `--- path ---` blocks in `text` and top-level folders, at most `count`
+ * of each (a `--- FILENAMES ---` list's names count for their files). Never throws.
  */
-export function codebaseShares(text: string, count = 5): CodebaseShares {
+export function codebaseShares(
+  text: string,
+  count = 5,
+): { tokens: number; folders: TokenShare[]; files: TokenShare[] } {
   const sizes = new Map<string, number>();
-  const starts: number[] = text.startsWith("--- ") ? [0] : [];
-  for (let at = text.indexOf("\n--- "); at >= 0; at = text.indexOf("\n--- ", at + 1)) {
-    starts.push(at + 1);
-  }
-  const headers = starts.filter((start) => isHeader(headerPath(text, start)));
-  for (let index = 0; index < headers.length; index++) {
-    const start = headers[index];
-    const end = index + 1 < headers.length ? headers[index + 1] : text.length;
-    const lineEnd = text.indexOf("\n", start);
-    const path = headerPath(text, start);
-    if (path === FILENAMES) {
+  const add = (path: string, bytes: number) => sizes.set(path, (sizes.get(path) ?? 0) + bytes);
+  const lines = text.split("\n");
+  let block = ""; // the path of the block header the line is under
+  lines.forEach((line, index) => {
+    const path = headerPath(line);
+    if (isHeader(path)) block = path;
+    else if (block === FILENAMES) {
       // A summary's list of names: each name counts for its file (and so for its folder).
-      for (const name of text.slice(lineEnd + 1, end).split("\n")) {
-        if (name !== "") sizes.set(name, (sizes.get(name) ?? 0) + utf8Length(name) + 1);
-      }
-      continue;
+      if (line !== "") add(line, utf8Length(line) + 1);
+      return;
     }
-    if (NOT_FILES.has(path)) continue;
-    sizes.set(path, (sizes.get(path) ?? 0) + utf8Length(text.slice(start, end)));
-  }
+    if (block !== "" && !NOT_FILES.has(block)) {
+      add(block, utf8Length(line) + (index < lines.length - 1 ? 1 : 0));
+    }
+  });
   const folders = new Map<string, number>();
   let total = 0;
   for (const [path, bytes] of sizes) {
@@ -88,57 +59,35 @@ export function codebaseShares(text: string, count = 5): CodebaseShares {
   return { tokens: tokensOfBytes(total), folders: largest(folders), files: largest(sizes) };
 }
 
-/** The text between `--- ` and ` ---` of the line at `start`, or `""` when it is not that shape. */
-function headerPath(text: string, start: number): string {
-  const newline = text.indexOf("\n", start);
-  const line = text.slice(start, newline < 0 ? text.length : newline);
-  return line.endsWith(" ---") && line.length > 8 ? line.slice(4, -4) : "";
+/** The text between `--- ` and ` ---` of `line`, or `""` when it is not that shape. */
+function headerPath(line: string): string {
+  return line.endsWith(" ---") && line.startsWith("--- ") && line.length > 8
+    ? line.slice(4, -4)
+    : "";
 }
 
-/**
- * Whether a `--- x ---` line heads a block: `x` is a summary's list header
- * or a path a rollup could hold. A line of a file's own text such as
- * `--- pattern: './**' ---` (a README's example) is not: it stays part of
- * the block it is in.
- */
+/** Whether a `--- x ---` line heads a block: `x` is a list header or a path a rollup could hold. */
 function isHeader(path: string): boolean {
   return path !== "" && (NOT_FILES.has(path) || checkPathSyntax(path) === undefined);
 }
 
 /** `node_modules/ 97 %, lib/ 2 %`: each share named with its percentage. Never throws. */
 export function describeShares(shares: readonly TokenShare[]): string {
-  return shares.map((share) => `${share.path} ${formatPercent(share.share)}`).join(", ");
+  // A share under one per cent is `<1 %`.
+  return shares.map(({ path, share }) => `${path} ${Math.round(share * 100) || "<1"} %`)
+    .join(", ");
 }
 
-/** `97 %`, or `<1 %` for a share under one per cent. */
-function formatPercent(share: number): string {
-  const percent = Math.round(share * 100);
-  return percent === 0 ? "<1 %" : `${percent} %`;
-}
-
-/**
- * What a codebase's largest parts are and what to do to leave them out, as
- * one clause: `the largest folders: node_modules/ 97 %, …; the largest
- * files: package-lock.json 12 %, …; leave them out with .codecommitignore
- * …`. Empty when `text` holds no file block. Never throws.
- */
+/** The largest folders and files of the codebase in `text`, as one clause. Never throws. */
 export function describeLargest(text: string): string {
-  const shares = codebaseShares(text);
-  const parts: string[] = [];
-  if (shares.folders.length > 0) {
-    parts.push(`the largest folders of the codebase: ${describeShares(shares.folders)}`);
-  }
-  if (shares.files.length > 0) {
-    parts.push(`the largest files: ${describeShares(shares.files)}`);
-  }
-  return parts.join("; ");
+  const { folders, files } = codebaseShares(text);
+  return [
+    folders.length > 0 ? `the largest folders of the codebase: ${describeShares(folders)}` : "",
+    files.length > 0 ? `the largest files: ${describeShares(files)}` : "",
+  ].filter((part) => part !== "").join("; ");
 }
 
-/**
- * What to do about a codebase too large, the same advice wherever it is
- * given; `--build-context` is suggested unless the run already uses it.
- * Never throws.
- */
+/** What to do about a codebase too large (`--build-context` unless used). Never throws. */
 export function shrinkAdvice(buildContext = false): string {
   return "leave what the model does not need out with a .codecommitignore at the project root " +
     "(gitignore syntax, e.g. `node_modules/` or `package-lock.json`; what it matches stays out " +
@@ -148,25 +97,17 @@ export function shrinkAdvice(buildContext = false): string {
       : ", or use --build-context so that only the files the model chooses are sent");
 }
 
-/** The budget of one model's prompt. */
+/** The budget of one model's prompt (`local`: a window `--context-window` sets). */
 export interface PromptBudget {
-  /** The model, as the user named it. */
   readonly model: string;
-  /** The most tokens a prompt may take. */
   readonly inputLimit: number;
-  /** A local model, whose window `--context-window` sets. */
   readonly local: boolean;
-  /** The run uses `--build-context` already (the advice does not suggest it). */
   readonly buildContext?: boolean;
 }
 
 /**
- * Checks that `prompt` fits `budget`: when its estimated tokens are more
- * than the model's input limit, nothing is sent.
- *
- * @throws {CodeCommitError} (exit {@link EXIT.setup}) when the prompt cannot
- * fit, naming its size, the limit, the largest folders and files of the
- * codebase it holds with their shares, and what to do.
+ * Checks that `prompt` fits `budget`. @throws {CodeCommitError} (exit {@link EXIT.setup}) when
+ * its estimated tokens are more than the model's input limit, naming what is large and what to do.
  */
 export function checkPromptBudget(prompt: string, budget: PromptBudget): void {
   const tokens = estimateTextTokens(prompt);

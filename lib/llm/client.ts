@@ -1,20 +1,10 @@
 /**
- * The LLM client: one POST over web `fetch` per attempt, a time limit per
- * request, and retries that follow the server's hints unless the answer
- * shows that no wait can help. The key travels only in a header.
- *
- * An attempt is three steps, each a function of its own: {@link send} the
- * request and read the whole answer (a streamed one event by event, its
- * progress reported as it arrives, then assembled into the body the same
- * request would have had unstreamed; a plain JSON one whole); classify
- * what came back ({@link classifyAnswer}, {@link classifyFailure}) as a
- * reply, an error that ends the call, or a failure worth another
- * attempt; and {@link chooseDelay}, the wait before that attempt.
- *
+ * The LLM client: one POST per attempt, a time limit, retries; the key only in a header. A
+ * streamed answer is read event by event, never taken as a reply before it says it is whole.
  * @module
  */
 import { EXIT, interruption } from "../errors/errors.ts";
-import type { ApiAdapter, HttpRequest, ParsedError, ParsedReply } from "./adapter.ts";
+import type { ApiAdapter, HttpRequest, ParsedReply, StreamAssembler } from "./adapter.ts";
 import { excerpt, httpReason, oneLine } from "./adapter.ts";
 import { type ModelId, type ModelTarget, modelTarget, type Provider } from "./models.ts";
 import {
@@ -28,25 +18,18 @@ import { formatSeconds } from "../text/numbers.ts";
 import { decodeStrictly, firstInvalidUtf8 } from "../text/utf8.ts";
 import { invalidUtf8Message } from "./invalid_utf8.ts";
 import type { StreamProgress } from "./progress.ts";
-import {
-  BodyTooLargeError,
-  readEventStream,
-  StreamCutError,
-  StreamFormatError,
-} from "./stream_read.ts";
+import { SseParser } from "./sse.ts";
 import { type CompleteOptions, type LlmClient, LlmError, type LlmReply } from "./types.ts";
 
-/** Each provider's adapter, loaded when a client of it is made (each loads its zod schemas). */
+/** Each provider's adapter, loaded when a client of it is made. */
 const ADAPTERS: Record<Provider, () => Promise<ApiAdapter>> = {
   gemini: async () => (await import("./gemini.ts")).geminiAdapter,
   openai: async () => (await import("./openai.ts")).openaiAdapter,
 };
 
-/** How a client behaves; everything but the time limit has a default. */
+/** How a client behaves: `timeoutMs` per HTTP request (answer and body); the rest has defaults. */
 export interface ClientOptions {
-  /** How long one HTTP request (answer and body) may take, in milliseconds. */
   readonly timeoutMs: number;
-  /** Retry policy. */
   readonly retry?: RetryPolicy;
   /** Random numbers in [0, 1) for the jitter. */
   readonly random?: () => number;
@@ -55,10 +38,8 @@ export interface ClientOptions {
 }
 
 /**
- * Makes the client of `model`, sending to `baseUrl` (already validated)
- * with `key` — none for a local model, which is sent no key.
- *
- * @throws {Error} when a model of the table is given no key (a programming error).
+ * Makes the client of `model`, sending to `baseUrl` (already validated) with `key` (none for a
+ * local model). @throws {Error} when a model of the table is given no key (a programming error).
  */
 export function createClient(
   model: ModelId,
@@ -81,10 +62,20 @@ export function createClient(
     model,
     async complete(prompt: string, callOptions: CompleteOptions = {}): Promise<LlmReply> {
       const { signal, onRetry, onProgress } = callOptions;
-      let request = buildRequest(await adapter, target, baseUrl, key, prompt);
+      const api = await adapter;
+      let request = api.request(baseUrl, target.apiModel, key, prompt, target.request);
+      try {
+        new Headers(request.headers);
+      } catch {
+        // Never echo the header: it holds the key.
+        throw new LlmError(
+          `${model}: the key in ${target.keyFile} cannot be sent in an HTTP header; copy the key into the file again`,
+          { exitCode: EXIT.setup },
+        );
+      }
       const context: AttemptContext = {
         target,
-        adapter: await adapter,
+        adapter: api,
         host: new URL(request.url).host,
         timeoutMs: options.timeoutMs,
         onProgress,
@@ -92,7 +83,13 @@ export function createClient(
       const started = performance.now();
       for (let attempt = 1;; attempt++) {
         if (signal?.aborted) throw interruption(signal);
-        const verdict = await attemptOnce(request, context, signal);
+        const verdict = await send(request, context, signal).then(
+          (answer) => classifyAnswer(answer, context),
+          (error) => {
+            if (signal?.aborted) throw interruption(signal);
+            return classifyFailure(error, context);
+          },
+        );
         // A server that knows only the unstreamed method is asked again there, once.
         const unstreamed = verdict.kind !== "reply" && verdict.details.status === 404
           ? context.adapter.unstreamedUrl?.(request.url)
@@ -119,135 +116,58 @@ export function createClient(
         if (attempt >= policy.maxAttempts) {
           throw new LlmError(`${model}: ${verdict.reason}${after}`, verdict.details);
         }
-        const delay = chooseDelay(verdict.hintMs, attempt, policy, random);
-        if (delay === undefined) {
+        const hint = verdict.hintMs;
+        if (hint !== undefined && hint > policy.maxHintMs) {
           throw new LlmError(
-            `${model}: ${verdict.reason}; the server asks to wait ${
-              formatSeconds(verdict.hintMs!)
-            } before trying again, ` +
-              `longer than code-commit waits (${formatSeconds(policy.maxHintMs)}): try again later`,
+            `${model}: ${verdict.reason}; the server asks to wait ${formatSeconds(hint)} ` +
+              `before trying again, longer than code-commit waits ` +
+              `(${formatSeconds(policy.maxHintMs)}): try again later`,
             verdict.details,
           );
         }
-        onRetry?.({
-          attempt,
-          maxAttempts: policy.maxAttempts,
-          reason: verdict.reason,
-          delayMs: delay.delayMs,
-          serverHint: delay.serverHint,
-        });
-        await sleep(delay.delayMs, signal);
+        const delayMs = hint ?? backoffDelayMs(attempt, policy, random);
+        const { reason } = verdict;
+        const serverHint = hint !== undefined;
+        onRetry?.({ attempt, maxAttempts: policy.maxAttempts, reason, delayMs, serverHint });
+        await sleep(delayMs, signal);
       }
     },
   };
 }
 
-/**
- * Builds the request of one call and checks that its headers can be sent.
- *
- * @throws {LlmError} when the key cannot travel in an HTTP header (the
- * message names the key file, never the key).
- */
-function buildRequest(
-  adapter: ApiAdapter,
-  target: ModelTarget,
-  baseUrl: string,
-  key: string | undefined,
-  prompt: string,
-): HttpRequest {
-  const request = adapter.request(baseUrl, target.apiModel, key, prompt, target.request);
-  try {
-    new Headers(request.headers);
-  } catch {
-    // Never echo the header: it holds the key.
-    throw new LlmError(
-      `${target.id}: the key in ${target.keyFile} cannot be sent in an HTTP header; copy the key into the file again`,
-      { exitCode: EXIT.setup },
-    );
-  }
-  return request;
-}
-
-/** What every attempt of one call shares. */
+/** What every attempt of one call shares; `host` names the server in messages. */
 interface AttemptContext {
   readonly target: ModelTarget;
   readonly adapter: ApiAdapter;
-  /** The host the request goes to, for messages. */
   readonly host: string;
   readonly timeoutMs: number;
-  /** Told what a streamed reply has delivered so far. */
   readonly onProgress?: (progress: StreamProgress) => void;
 }
 
 /** What the error that ends a call carries: the last answer's status, body and raw events. */
-interface Details {
-  readonly status?: number;
-  readonly body?: string;
-  readonly events?: string;
-  readonly cause?: unknown;
-}
+type Details = { status?: number; body?: string; events?: string; cause?: unknown };
 
-/** What one attempt came to. */
+/**
+ * What one attempt came to: a usable reply (its body as received or assembled, and the raw
+ * events of a stream); an error that ends the call (`countAttempts`: its message ends with how
+ * many attempts were made); or a failure worth another attempt (with the server's wait hint).
+ */
 type Verdict =
-  | {
-    /** A usable reply. */
-    readonly kind: "reply";
-    readonly reply: ParsedReply;
-    /** The whole body, as received (assembled from the events, when streamed). */
-    readonly text: string;
-    /** The raw events, when the reply was streamed. */
-    readonly events?: string;
-  }
-  | {
-    /** An error that ends the call now: another attempt cannot help. */
-    readonly kind: "final";
-    /** The message, after the model's name. */
-    readonly message: string;
-    /** True when the message ends with how many attempts were made, if more than one. */
-    readonly countAttempts: boolean;
-    /** The status and body of the answer, if there was one. */
-    readonly details: Details;
-  }
-  | {
-    /** A failure worth another attempt. */
-    readonly kind: "retry";
-    /** Why the attempt failed, for the notice and the last error. */
-    readonly reason: string;
-    /** The server's wait hint, in milliseconds, if it gave one. */
-    readonly hintMs?: number;
-    /** What the error that ends the call carries if no attempt is left. */
-    readonly details: Details;
-  };
+  | { kind: "reply"; reply: ParsedReply; text: string; events?: string }
+  | { kind: "final"; message: string; countAttempts: boolean; details: Details }
+  | { kind: "retry"; reason: string; hintMs?: number; details: Details };
 
-/** Sends the request once and classifies what came back. */
-async function attemptOnce(
-  request: HttpRequest,
-  context: AttemptContext,
-  signal: AbortSignal | undefined,
-): Promise<Verdict> {
-  let answer: Answer;
-  try {
-    answer = await send(request, context, signal);
-  } catch (error) {
-    if (signal?.aborted) throw interruption(signal);
-    return classifyFailure(error, context);
-  }
-  return classifyAnswer(answer, context);
+/** A verdict that ends the call. */
+function final(message: string, details: Details = {}, countAttempts = false): Verdict {
+  return { kind: "final", message, countAttempts, details };
 }
 
 /**
- * Classifies a request that got no answer: refused by Deno's permissions,
- * redirected, too large or too slow end the call; a network failure is
- * worth another attempt.
+ * Classifies a request that got no answer: refused by Deno's permissions, redirected, too
+ * large or too slow end the call; a network failure is worth another attempt.
  */
 function classifyFailure(error: unknown, context: AttemptContext): Verdict {
   const { host } = context;
-  const final = (message: string, details: Details = {}): Verdict => ({
-    kind: "final",
-    message,
-    countAttempts: false,
-    details,
-  });
   if (error instanceof Deno.errors.NotCapable) {
     return final(
       `code-commit may not connect to ${host} ` +
@@ -261,23 +181,17 @@ function classifyFailure(error: unknown, context: AttemptContext): Verdict {
     );
   }
   if (error instanceof BodyTooLargeError) {
-    return final(
-      `the reply is larger than ${
-        MAX_BODY_BYTES / 2 ** 20
-      } MiB, far more than any model's output: refused`,
-    );
+    const mib = MAX_BODY_BYTES / 2 ** 20;
+    return final(`the reply is larger than ${mib} MiB, far more than any model's output: refused`);
   }
-  if (error instanceof StreamFormatError) {
+  if (error instanceof StreamError && !error.cut) {
     return final(error.message, { events: error.events });
   }
   if (error instanceof TimeoutError) {
-    return final(
-      `no reply within ${
-        formatSeconds(context.timeoutMs)
-      }; raise --llm-timeout if the model needs longer`,
-    );
+    const limit = formatSeconds(context.timeoutMs);
+    return final(`no reply within ${limit}; raise --llm-timeout if the model needs longer`);
   }
-  if (error instanceof StreamCutError) {
+  if (error instanceof StreamError) {
     // Never a partial reply: what arrived is logged, and the whole request is made again.
     return {
       kind: "retry",
@@ -293,10 +207,9 @@ function classifyFailure(error: unknown, context: AttemptContext): Verdict {
 }
 
 /**
- * Classifies an HTTP answer: a 2xx with a usable body is the reply (an
- * unusable one ends the call); an error answer is retried when its status
- * is worth it and its body shows nothing that no wait can cure, and ends
- * the call otherwise, naming the cause and what to do.
+ * Classifies an HTTP answer: a 2xx with a usable body is the reply (an unusable one ends the
+ * call); an error answer is retried when its status is worth it and its body shows nothing
+ * that no wait can cure, and ends the call otherwise, naming the cause and what to do.
  */
 function classifyAnswer(answer: Answer, context: AttemptContext): Verdict {
   const { status, headers, text, events } = answer;
@@ -311,31 +224,12 @@ function classifyAnswer(answer: Answer, context: AttemptContext): Verdict {
 
   if (status >= 200 && status <= 299) {
     // Never written with its bad bytes replaced by U+FFFD: refused, saying where.
-    if (answer.invalid !== undefined) {
-      return {
-        kind: "final",
-        message: answer.invalid,
-        countAttempts: false,
-        details,
-      };
-    }
-    if (json === undefined) {
-      return {
-        kind: "final",
-        message: `the reply is not JSON: ${excerpt(text)}`,
-        countAttempts: false,
-        details,
-      };
-    }
+    if (answer.invalid !== undefined) return final(answer.invalid, details);
+    if (json === undefined) return final(`the reply is not JSON: ${excerpt(text)}`, details);
     try {
       return { kind: "reply", reply: adapter.parseReply(json), text, events };
     } catch (error) {
-      return {
-        kind: "final",
-        message: oneLine((error as Error).message),
-        countAttempts: false,
-        details,
-      };
+      return final(oneLine((error as Error).message), details);
     }
   }
 
@@ -343,151 +237,70 @@ function classifyAnswer(answer: Answer, context: AttemptContext): Verdict {
   const reason = httpReason(status, apiError.message);
   if (apiError.diagnosis !== undefined) {
     const { cause, action } = apiError.diagnosis;
-    return {
-      kind: "final",
-      message: `${cause}; ${action}; not retried: ${reason}`,
-      countAttempts: true,
-      details,
-    };
+    return final(`${cause}; ${action}; not retried: ${reason}`, details, true);
   }
   const retryable = isRetryableStatus(status) && apiError.retryable !== false &&
     apiError.keyRejected !== true;
-  if (!retryable) {
-    const message = `${reason}${keyHint(status, apiError, target)}`;
-    return { kind: "final", message, countAttempts: true, details };
+  if (retryable) {
+    const hintMs = retryAfterFromHeaders(headers) ?? apiError.retryDelayMs;
+    return { kind: "retry", reason, hintMs, details };
   }
-  return {
-    kind: "retry",
-    reason,
-    hintMs: retryAfterFromHeaders(headers) ?? apiError.retryDelayMs,
-    details,
-  };
-}
-
-/**
- * What to do about an error the key may cause (a rejected key, 401, 403):
- * check the key file; for a local model, which is sent no key, say so.
- */
-function keyHint(status: number, apiError: ParsedError, target: ModelTarget): string {
-  const suspect = apiError.keyRejected === true || status === 401 || status === 403;
-  if (!suspect) return "";
-  return target.local
+  // What to do about an error the key may cause (a rejected key, 401, 403).
+  const key = apiError.keyRejected !== true && status !== 401 && status !== 403
+    ? ""
+    : target.local
     ? " (the server wants a key, but code-commit sends none to a local model)"
     : ` (check the key in ${target.keyFile})`;
+  return final(`${reason}${key}`, details, true);
 }
 
 /**
- * The wait before attempt `attempt + 1`: the server's hint when it gave one,
- * else the backoff. Undefined when the hint is longer than the policy
- * honours (the call then ends instead of waiting).
+ * An HTTP answer, its body read whole (a stream's: assembled, or its error event); `invalid`
+ * says why a body that is not valid UTF-8 is refused.
  */
-function chooseDelay(
-  hintMs: number | undefined,
-  attempt: number,
-  policy: RetryPolicy,
-  random: () => number,
-): { delayMs: number; serverHint: boolean } | undefined {
-  if (hintMs === undefined) {
-    return { delayMs: backoffDelayMs(attempt, policy, random), serverHint: false };
-  }
-  return hintMs > policy.maxHintMs ? undefined : { delayMs: hintMs, serverHint: true };
-}
-
-/**
- * An HTTP answer, its body read whole. For a stream: the assembled body, or
- * the error event and the status it stands for; and the raw events.
- */
-interface Answer {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly text: string;
-  readonly events?: string;
-  /** Why the body is refused when it is not valid UTF-8 (see `invalid_utf8.ts`); undefined when it is. */
-  readonly invalid?: string;
-}
+type Answer = { status: number; headers: Headers; text: string; events?: string; invalid?: string };
 
 class TimeoutError extends Error {}
 class RedirectError extends Error {}
 
-/** The size of the buffer a response body is read through. */
-const BODY_CHUNK_BYTES = 64 * 1024;
-
 /** The largest response body read: a model's whole output is well under 1 MiB. */
-export const MAX_BODY_BYTES = 64 * 2 ** 20;
+const MAX_BODY_BYTES = 64 * 2 ** 20;
 
-/**
- * Reads a response body as text, refusing one larger than {@link
- * MAX_BODY_BYTES}, into one buffer: of the length the answer says, grown
- * in place when it says none (a chunked or compressed answer) or too little.
- */
-async function readBody(response: Response): Promise<{ text: string; invalid?: string }> {
-  if (response.body === null) return { text: "" };
-  const declared = Number(response.headers.get("content-length") ?? NaN);
-  const whole = new ArrayBuffer(
-    Number.isInteger(declared) && declared >= 0 && declared <= MAX_BODY_BYTES ? declared : 0,
-    { maxByteLength: MAX_BODY_BYTES + 1 },
-  );
-  const bytes = new Uint8Array(whole); // follows the buffer as it grows
+/** Reads a response body as text, refusing one larger than {@link MAX_BODY_BYTES}. */
+async function readBody(body: ReadableStream<Uint8Array> | null) {
+  const chunks: Uint8Array[] = [];
   let total = 0;
-  // Read a chunk at a time into one small buffer (the reader takes it over and hands it back),
-  // copied into one buffer that grows in place: no chunk, no outgrown buffer is left for the
-  // garbage collector, which would hold them all at the peak.
-  let chunk = new Uint8Array(BODY_CHUNK_BYTES);
-  const reader = response.body.getReader({ mode: "byob" });
-  while (true) {
-    const { value, done } = await reader.read(chunk);
-    if (done) break;
-    if (total + value.byteLength > MAX_BODY_BYTES) {
-      await reader.cancel();
-      throw new BodyTooLargeError();
-    }
-    if (total + value.byteLength > whole.byteLength) {
-      whole.resize(
-        Math.min(MAX_BODY_BYTES, Math.max(2 * whole.byteLength, total + value.byteLength)),
-      );
-    }
-    bytes.set(value, total);
-    total += value.byteLength;
-    chunk = new Uint8Array(value.buffer);
+  // Leaving the loop by the throw cancels the stream.
+  for await (const chunk of body ?? []) {
+    total += chunk.byteLength;
+    if (total > MAX_BODY_BYTES) throw new BodyTooLargeError();
+    chunks.push(chunk);
   }
-  const body = bytes.subarray(0, total);
-  const strict = decodeStrictly(body);
-  const invalidAt = strict === undefined ? firstInvalidUtf8(body) : undefined;
-  const invalid = invalidAt === undefined ? undefined : invalidUtf8Message(body, invalidAt);
-  const text = strict ?? new TextDecoder().decode(body);
-  // The bytes are given back now, not at the next garbage collection: a 20 MB body would
-  // otherwise still be held while the text is parsed (three copies at once instead of two).
-  whole.transfer(0);
-  return invalid === undefined ? { text } : { text, invalid };
+  const bytes = new Uint8Array(await new Blob(chunks as BlobPart[]).arrayBuffer());
+  const text = decodeStrictly(bytes);
+  if (text !== undefined) return { text };
+  const at = firstInvalidUtf8(bytes);
+  const invalid = at === undefined ? undefined : invalidUtf8Message(bytes, at);
+  return { text: new TextDecoder().decode(bytes), ...(invalid !== undefined && { invalid }) };
 }
 
 /**
- * Sends one request and reads its whole body, within the context's time
- * limit: an event stream (`text/event-stream`) through the adapter's
- * assembler, anything else (an error, or a server that answers a streaming
- * request with plain JSON) whole.
+ * Sends one request and reads its whole body within the time limit: an event stream through
+ * the adapter's assembler, anything else (an error, or plain JSON) whole.
  */
 async function send(
   request: HttpRequest,
   context: AttemptContext,
   signal: AbortSignal | undefined,
 ): Promise<Answer> {
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, context.timeoutMs);
-  // The request keeps the process alive; the timer need not.
-  Deno.unrefTimer(timer);
-  const onAbort = () => controller.abort();
-  signal?.addEventListener("abort", onAbort, { once: true });
+  // The timer of AbortSignal.timeout does not keep the process alive; the request does.
+  const timeout = AbortSignal.timeout(context.timeoutMs);
   try {
     const response = await fetch(request.url, {
       method: "POST",
       headers: request.headers,
       body: request.body,
-      signal: controller.signal,
+      signal: signal === undefined ? timeout : AbortSignal.any([timeout, signal]),
       // A redirect would re-send the key (in its header) and the prompt somewhere else: refuse.
       redirect: "error",
     });
@@ -496,33 +309,24 @@ async function send(
     if (response.ok && response.body !== null && /^\s*text\/event-stream\b/i.test(type)) {
       const assembler = context.adapter.assembler();
       context.onProgress?.(assembler.progress()); // a retry starts from nothing
-      const outcome = await readEventStream(
-        response.body,
-        assembler,
-        MAX_BODY_BYTES,
-        context.onProgress,
-      );
-      return outcome.kind === "reply"
-        ? { status, headers, text: outcome.body, events: outcome.events }
-        : { status: outcome.status, headers, text: outcome.body, events: outcome.events };
+      const outcome = await readEventStream(response.body, assembler, context.onProgress);
+      return {
+        status: outcome.status ?? status,
+        headers,
+        text: outcome.body,
+        events: outcome.events,
+      };
     }
-    return { status, headers, ...await readBody(response) };
+    return { status, headers, ...await readBody(response.body) };
   } catch (error) {
-    if (timedOut) throw new TimeoutError();
+    if (timeout.aborted) throw new TimeoutError();
     if (error instanceof TypeError && /redirect/i.test(error.message)) throw new RedirectError();
     throw error;
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener("abort", onAbort);
   }
 }
 
-/**
- * Waits `ms` milliseconds; rejects with {@link InterruptedError} if `signal`
- * aborts first. A `setTimeout`, which keeps the process alive while nothing
- * else does (a retry's wait); runs only when a call is retried.
- */
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+/** Waits `ms` milliseconds (keeping the process alive); rejects if `signal` aborts first. */
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(interruption(signal));
     const onAbort = () => {
@@ -535,4 +339,87 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
     }, ms);
     signal?.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/** A body larger than the limit: refused. */
+class BodyTooLargeError extends Error {}
+
+/**
+ * A stream that ended or broke before it said it was whole (`cut`: worth another attempt), or
+ * that holds an event not of the API's or bytes not UTF-8; `events`: the raw events received.
+ */
+class StreamError extends Error {
+  /** Makes the error. */
+  constructor(message: string, readonly events: string, readonly cut: boolean, cause?: unknown) {
+    super(message, { cause });
+  }
+}
+
+/**
+ * Reads `body` through `assembler` to its end (or first error event and its `status`).
+ * @throws {BodyTooLargeError} past {@link MAX_BODY_BYTES}. @throws {StreamError} when the
+ * stream is cut, or holds what is not the API's or not UTF-8.
+ */
+async function readEventStream(
+  body: ReadableStream<Uint8Array>,
+  assembler: StreamAssembler,
+  onProgress?: (progress: StreamProgress) => void,
+): Promise<{ status?: number; body: string; events: string }> {
+  const reader = body.getReader();
+  // Fatal: a reply that is not valid UTF-8 is refused, never written with U+FFFD in its place.
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  const parser = new SseParser();
+  const raw: string[] = [];
+  // The bytes as received, to say where a byte that is not UTF-8 stands.
+  const received: Uint8Array[] = [];
+  let bytes = 0;
+  const events = () => raw.join("");
+  try {
+    while (true) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        const message = `the connection broke during the reply: ${(error as Error).message}`;
+        throw new StreamError(message, events(), true, error);
+      }
+      let text: string;
+      try {
+        text = chunk.done ? decoder.decode() : decoder.decode(chunk.value, { stream: true });
+      } catch {
+        if (!chunk.done) received.push(chunk.value);
+        const body = new Uint8Array(await new Blob(received as BlobPart[]).arrayBuffer());
+        const message = invalidUtf8Message(body, firstInvalidUtf8(body) ?? bytes);
+        throw new StreamError(message, events(), false);
+      }
+      if (!chunk.done) {
+        bytes += chunk.value.byteLength;
+        if (bytes > MAX_BODY_BYTES) throw new BodyTooLargeError();
+        received.push(chunk.value);
+      }
+      raw.push(text);
+      for (const event of parser.push(text)) {
+        let kind;
+        try {
+          kind = assembler.add(event.data);
+        } catch (error) {
+          throw new StreamError((error as Error).message, events(), false);
+        }
+        if (kind.kind === "error") {
+          return { status: kind.status, body: kind.body, events: events() };
+        }
+        onProgress?.(assembler.progress());
+      }
+      if (chunk.done) break;
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  const unfinished = parser.end() ? ", an unfinished event" : "";
+  const missing = assembler.missing();
+  if (missing !== undefined) {
+    const message = `the reply stream ended before its end (${missing}${unfinished})`;
+    throw new StreamError(message, events(), true);
+  }
+  return { body: JSON.stringify(assembler.body(), null, 2), events: events() };
 }

@@ -1,7 +1,5 @@
 /**
- * Base URLs of the LLM APIs. An override from the environment must keep
- * the key safe in transit: `https://`, or `http://` only to this machine.
- *
+ * Base URLs of the LLM APIs: an override must be `https://`, or `http://` to this machine.
  * @module
  */
 import { CodeCommitError, EXIT, UsageError } from "../errors/errors.ts";
@@ -15,14 +13,9 @@ const PERMITTED_REMOTE: ReadonlySet<string> = new Set<string>(
 );
 
 /**
- * Returns the base URL to use: `value` when set (validated), else
- * `fallback`. A trailing `/` is dropped.
- *
- * @throws {CodeCommitError} naming `envName` when the value is not a URL,
- * is plain `http://` to a host other than loopback, uses another scheme,
- * carries credentials, a query or a fragment, or names a host code-commit's
- * Deno permissions do not let it reach (the two APIs on port 443, and
- * loopback).
+ * The base URL to use: `value` when set (validated), else `fallback`; no trailing `/`.
+ * @throws {CodeCommitError} naming `envName` when the value is not a URL the key may safely
+ * travel to, or names a host the Deno permissions do not let code-commit reach.
  */
 export function resolveBaseUrl(
   envName: string,
@@ -30,60 +23,39 @@ export function resolveBaseUrl(
   fallback: string,
 ): string {
   if (value === undefined || value === "") return fallback;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new CodeCommitError(`${envName} is not a URL: ${JSON.stringify(value)}`, EXIT.setup);
-  }
+  const url = URL.parse(value);
+  const fail = (message: string) => new CodeCommitError(`${envName} ${message}`, EXIT.setup);
+  if (url === null) throw fail(`is not a URL: ${JSON.stringify(value)}`);
   const fix = `set ${envName} to an https:// URL, or http:// to 127.0.0.1, localhost or [::1]`;
-  if (url.protocol === "http:") {
-    if (!LOOPBACK_HOSTS.has(url.hostname)) {
-      throw new CodeCommitError(
-        `${envName} is plain http:// to ${url.hostname}, which would send your API key in clear text; ${fix}`,
-        EXIT.setup,
-      );
-    }
-  } else if (url.protocol !== "https:") {
-    throw new CodeCommitError(`${envName} uses ${url.protocol}//; ${fix}`, EXIT.setup);
-  }
-  if (url.username || url.password) {
-    throw new CodeCommitError(
-      `${envName} must not carry a user name or password; ${fix}`,
-      EXIT.setup,
+  const loopback = LOOPBACK_HOSTS.has(url.hostname);
+  if (url.protocol === "http:" && !loopback) {
+    throw fail(
+      `is plain http:// to ${url.hostname}, which would send your API key in clear text; ${fix}`,
     );
   }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw fail(`uses ${url.protocol}//; ${fix}`);
+  }
+  if (url.username || url.password) throw fail(`must not carry a user name or password; ${fix}`);
   if (url.search || url.hash || /[?#]/.test(value)) {
-    throw new CodeCommitError(
-      `${envName} must not have a query or a fragment (the part after ? or #)`,
-      EXIT.setup,
-    );
+    throw fail("must not have a query or a fragment (the part after ? or #)");
   }
-  if (url.protocol === "https:" && !LOOPBACK_HOSTS.has(url.hostname)) {
-    const hostPort = `${url.hostname}:${url.port || "443"}`;
-    if (!PERMITTED_REMOTE.has(hostPort)) {
-      throw new CodeCommitError(
-        `${envName} points at ${hostPort}, but code-commit may connect only to ${
-          [...PERMITTED_REMOTE].join(", ")
-        } and this machine (its Deno permissions): point it at one of those`,
-        EXIT.setup,
-      );
-    }
+  const hostPort = `${url.hostname}:${url.port || "443"}`;
+  if (url.protocol === "https:" && !loopback && !PERMITTED_REMOTE.has(hostPort)) {
+    const allowed = [...PERMITTED_REMOTE].join(", ");
+    throw fail(
+      `points at ${hostPort}, but code-commit may connect only to ${allowed} ` +
+        "and this machine (its Deno permissions): point it at one of those",
+    );
   }
   return url.href.replace(/\/+$/, "");
 }
 
 /**
- * The base URL of the server of a local model (`--model local:NAME`), from
- * `envName` (its value `value`): it must be set and name this machine
- * (127.0.0.1, localhost or [::1]), since a local model is sent no key and
- * the prompt must not leave the machine. Otherwise as {@link resolveBaseUrl}.
- *
- * @throws {UsageError} (exit 2) when the variable is unset, is not a URL, or
- * names another host: the command line asks for what the environment
- * cannot give, and nothing has been done yet.
- * @throws {CodeCommitError} as {@link resolveBaseUrl} for a loopback URL
- * with credentials, a query or a fragment.
+ * The base URL of a local model's server, from `envName` (its value `value`): it must be set
+ * and name this machine, since a local model is sent no key and the prompt must not leave it.
+ * @throws {UsageError} when the variable is unset, is not a URL, or names another host.
+ * @throws {CodeCommitError} as {@link resolveBaseUrl} otherwise.
  */
 export function resolveLocalBaseUrl(
   envName: string,
@@ -96,15 +68,10 @@ export function resolveLocalBaseUrl(
   if (value === undefined || value === "") {
     throw new UsageError(`--model ${model} needs a local OpenAI-compatible server: ${fix}`);
   }
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
-  if (url === undefined || !LOOPBACK_HOSTS.has(url.hostname)) {
+  const url = URL.parse(value);
+  if (url === null || !LOOPBACK_HOSTS.has(url.hostname)) {
     // "localhost:11434" parses, as scheme "localhost:" with no host.
-    const where = url === undefined || url.hostname === ""
+    const where = url === null || url.hostname === ""
       ? `${JSON.stringify(value)}, not a URL such as http://127.0.0.1:11434/v1`
       : url.hostname;
     throw new UsageError(
@@ -115,28 +82,19 @@ export function resolveLocalBaseUrl(
 }
 
 /**
- * The warning for a run about to send the OpenAI key to `baseUrl`, taken
- * from `envName`, when that names this machine: whatever listens on that
- * port gets the key — most often a server set up for a local model (Ollama,
- * llama.cpp, vLLM), which `--model local:NAME` reaches without a key, or
- * anyone's, once that server has stopped. Undefined for any other endpoint,
- * and for Gemini (`provider` other than `openai`): no local server speaks
- * its API, so a loopback Gemini endpoint is a proxy or a test the user set
- * up on purpose, and there is nothing better to advise. Never throws.
+ * The warning for a run about to send the OpenAI key to `baseUrl` on this machine: whatever
+ * listens there gets the key (a local model's server, or anyone's once it stopped). Undefined
+ * otherwise, and for Gemini, which no local server speaks. Never throws.
  */
 export function loopbackKeyWarning(
   provider: string,
   envName: string,
   baseUrl: string,
 ): string | undefined {
-  if (provider !== "openai") return undefined;
-  let hostname: string;
-  try {
-    hostname = new URL(baseUrl).hostname;
-  } catch {
+  const hostname = URL.parse(baseUrl)?.hostname;
+  if (provider !== "openai" || hostname === undefined || !LOOPBACK_HOSTS.has(hostname)) {
     return undefined;
   }
-  if (!LOOPBACK_HOSTS.has(hostname)) return undefined;
   return `sending your OpenAI key to ${baseUrl} (${envName}), a server on this machine: ` +
     "use --model local:NAME for a local server, which sends no key";
 }

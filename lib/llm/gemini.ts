@@ -1,10 +1,5 @@
 /**
- * The Gemini `generateContent` API, streamed (`streamGenerateContent` as
- * server-sent events, each a `GenerateContentResponse` chunk): request,
- * reply, the chunks assembled into one reply, and error bodies — including
- * the ones no wait can cure (a daily quota, a free tier with no quota for
- * the model, an API not enabled for the key's project).
- *
+ * The Gemini `generateContent` API, streamed: request, reply, stream chunks, error bodies.
  * @module
  */
 import { z } from "zod";
@@ -13,35 +8,31 @@ import {
   type Diagnosis,
   eventJson,
   excerpt,
+  parseAs,
   type ParsedError,
   type ParsedReply,
+  replyOf,
   type StreamAssembler,
   streamErrorStatus,
 } from "./adapter.ts";
 import { parseGoogleDuration } from "./retry.ts";
 
-const PartSchema = z.object({
-  text: z.string().optional(),
-  thought: z.boolean().optional(),
-}).passthrough();
+const text = z.string().optional();
+const count = z.number().int().nonnegative().optional();
+
+const PartSchema = z.object({ text, thought: z.boolean().optional() }).passthrough();
 
 const CandidateSchema = z.object({
-  content: z.object({
-    parts: z.array(PartSchema).optional(),
-    role: z.string().optional(),
-  }).passthrough().optional(),
-  finishReason: z.string().optional(),
-  finishMessage: z.string().optional(),
+  content: z.object({ parts: z.array(PartSchema).optional(), role: text }).passthrough()
+    .optional(),
+  finishReason: text,
+  finishMessage: text,
 }).passthrough();
-
-const count = z.number().int().nonnegative().optional();
 
 const ResponseSchema = z.object({
   candidates: z.array(CandidateSchema).optional(),
-  promptFeedback: z.object({
-    blockReason: z.string().optional(),
-    blockReasonMessage: z.string().optional(),
-  }).passthrough().optional(),
+  promptFeedback: z.object({ blockReason: text, blockReasonMessage: text }).passthrough()
+    .optional(),
   usageMetadata: z.object({
     promptTokenCount: count,
     candidatesTokenCount: count,
@@ -54,30 +45,24 @@ const ResponseSchema = z.object({
 const ErrorSchema = z.object({
   error: z.object({
     code: z.number().optional(),
-    message: z.string().optional(),
-    status: z.string().optional(),
-    details: z.array(z.object({ "@type": z.string().optional() }).passthrough()).optional(),
+    message: text,
+    status: text,
+    details: z.array(z.object({ "@type": text }).passthrough()).optional(),
   }).passthrough(),
 }).passthrough();
 
-const DETAIL_TYPE = "type.googleapis.com/google.rpc.";
-
-const QuotaFailureSchema = z.object({
-  violations: z.array(
-    z.object({
-      quotaMetric: z.string().optional(),
-      quotaId: z.string().optional(),
-      quotaValue: z.string().optional(),
-    }).passthrough(),
-  ).optional(),
-}).passthrough();
+const QuotaViolation = z.object({ quotaMetric: text, quotaId: text, quotaValue: text })
+  .passthrough();
+const QuotaFailureSchema = z.object({ violations: z.array(QuotaViolation).optional() })
+  .passthrough();
 
 const ErrorInfoSchema = z.object({
-  reason: z.string().optional(),
+  reason: text,
   metadata: z.record(z.string(), z.string()).optional(),
 }).passthrough();
 
 type GeminiError = z.infer<typeof ErrorSchema>["error"];
+type Response = z.infer<typeof ResponseSchema>;
 
 /** Finish reasons that mean the reply ended normally. */
 const NORMAL_FINISH = new Set(["STOP", "FINISH_REASON_UNSPECIFIED"]);
@@ -90,29 +75,22 @@ export const geminiAdapter: ApiAdapter = {
       : undefined;
   },
   request(baseUrl, model, key, prompt, shape = {}) {
-    const headers: Record<string, string> = { "content-type": "application/json" };
-    if (key !== undefined) headers["x-goog-api-key"] = key;
-    const body: Record<string, unknown> = {
+    const headers = {
+      "content-type": "application/json",
+      ...(key !== undefined && { "x-goog-api-key": key }),
+    };
+    const { thinkingLevel } = shape;
+    const body = {
       contents: [{ role: "user", parts: [{ text: prompt }] }],
+      ...(thinkingLevel !== undefined &&
+        { generationConfig: { thinkingConfig: { thinkingLevel } } }),
     };
-    if (shape.thinkingLevel !== undefined) {
-      body.generationConfig = { thinkingConfig: { thinkingLevel: shape.thinkingLevel } };
-    }
-    return {
-      url: `${baseUrl}/models/${model}:streamGenerateContent?alt=sse`,
-      headers,
-      body: JSON.stringify(body),
-    };
+    const url = `${baseUrl}/models/${model}:streamGenerateContent?alt=sse`;
+    return { url, headers, body: JSON.stringify(body) };
   },
 
   parseReply(body): ParsedReply {
-    const parsed = ResponseSchema.safeParse(body);
-    if (!parsed.success) {
-      throw new Error(
-        `the reply is not a generateContent response: ${parsed.error.issues[0]?.message}`,
-      );
-    }
-    const response = parsed.data;
+    const response = parseAs(ResponseSchema, body, "the reply is not a generateContent response");
     const blockReason = response.promptFeedback?.blockReason;
     if (blockReason) {
       const detail = response.promptFeedback?.blockReasonMessage;
@@ -130,27 +108,17 @@ export const geminiAdapter: ApiAdapter = {
       const detail = candidate.finishMessage ? `: ${candidate.finishMessage}` : "";
       throw new Error(`Gemini stopped the reply (finish reason ${finishReason})${detail}`);
     }
-    if (text === "" && !truncated) {
-      throw new Error(`Gemini returned an empty reply (finish reason ${finishReason})`);
-    }
     const usage = response.usageMetadata;
-    return {
-      text,
-      truncated,
-      finishReason,
-      usage: {
-        input: usage?.promptTokenCount ?? 0,
-        output: usage?.candidatesTokenCount ?? 0,
-        thinking: usage?.thoughtsTokenCount ?? 0,
-        cached: usage?.cachedContentTokenCount ?? 0,
-      },
-    };
+    return replyOf("Gemini", text, finishReason, truncated, {
+      input: usage?.promptTokenCount ?? 0,
+      output: usage?.candidatesTokenCount ?? 0,
+      thinking: usage?.thoughtsTokenCount ?? 0,
+      cached: usage?.cachedContentTokenCount ?? 0,
+    });
   },
 
   parseError(body, rawText): ParsedError {
-    // Some Google front ends wrap the error in a one-element array.
-    const unwrapped = Array.isArray(body) && body.length === 1 ? body[0] : body;
-    const parsed = ErrorSchema.safeParse(unwrapped);
+    const parsed = ErrorSchema.safeParse(unwrap(body));
     if (!parsed.success) return { message: excerpt(rawText) || "(empty body)" };
     const error = parsed.data.error;
     const retryInfo = detail(error, "RetryInfo");
@@ -169,6 +137,11 @@ export const geminiAdapter: ApiAdapter = {
   assembler: geminiAssembler,
 };
 
+/** Some Google front ends wrap the error in a one-element array: its element. */
+function unwrap(json: unknown): unknown {
+  return Array.isArray(json) && json.length === 1 ? json[0] : json;
+}
+
 /** The HTTP status each google.rpc status word stands for. */
 const RPC_STATUS: Readonly<Record<string, number>> = {
   INVALID_ARGUMENT: 400,
@@ -183,42 +156,30 @@ const RPC_STATUS: Readonly<Record<string, number>> = {
   DEADLINE_EXCEEDED: 504,
 };
 
-type Part = z.infer<typeof PartSchema>;
-
 /**
- * Assembles a Gemini stream: each chunk is a `GenerateContentResponse`
- * holding the next parts of the one candidate. Consecutive text parts of
- * the same kind (thought or answer) are joined into one part; the last
- * finish reason, usage and prompt feedback win. The stream is whole once a
- * chunk gave a finish reason (or said the prompt was blocked).
+ * Assembles a Gemini stream of `GenerateContentResponse` chunks: consecutive text parts of the
+ * same kind (thought or answer) are joined into one part; the last finish reason, usage and
+ * prompt feedback win. Whole once a chunk gave a finish reason (or said the prompt was blocked).
  */
 function geminiAssembler(): StreamAssembler {
-  const parts: Part[] = [];
+  const parts: z.infer<typeof PartSchema>[] = [];
   let role: string | undefined;
   let candidate: Record<string, unknown> | undefined;
-  let usage: z.infer<typeof ResponseSchema>["usageMetadata"];
-  let feedback: z.infer<typeof ResponseSchema>["promptFeedback"];
+  let usage: Response["usageMetadata"];
+  let feedback: Response["promptFeedback"];
   const rest: Record<string, unknown> = {};
-  let thinkingChars = 0;
-  let answerChars = 0;
+  const chars = { thinking: 0, answer: 0 };
   return {
     add(data) {
       const json = eventJson(data);
-      const unwrapped = Array.isArray(json) && json.length === 1 ? json[0] : json;
-      const error = ErrorSchema.safeParse(unwrapped);
+      const error = ErrorSchema.safeParse(unwrap(json));
       if (error.success) {
         const { code, status } = error.data.error;
         return { kind: "error", status: streamErrorStatus(code, [status], RPC_STATUS), body: data };
       }
-      const parsed = ResponseSchema.safeParse(json);
-      if (!parsed.success) {
-        throw new Error(
-          `the reply stream holds a chunk that is not a generateContent response: ${
-            parsed.error.issues[0]?.message
-          }`,
-        );
-      }
-      const { candidates, usageMetadata, promptFeedback, ...others } = parsed.data;
+      const what = "the reply stream holds a chunk that is not a generateContent response";
+      const chunk = parseAs(ResponseSchema, json, what);
+      const { candidates, usageMetadata, promptFeedback, ...others } = chunk;
       Object.assign(rest, others);
       if (usageMetadata !== undefined) usage = usageMetadata;
       if (promptFeedback !== undefined) feedback = promptFeedback;
@@ -229,10 +190,7 @@ function geminiAssembler(): StreamAssembler {
       role = content?.role ?? role;
       for (const part of content?.parts ?? []) {
         const last = parts.at(-1);
-        if (typeof part.text === "string") {
-          if (part.thought === true) thinkingChars += part.text.length;
-          else answerChars += part.text.length;
-        }
+        chars[part.thought === true ? "thinking" : "answer"] += part.text?.length ?? 0;
         if (
           last !== undefined && typeof last.text === "string" && typeof part.text === "string" &&
           (last.thought === true) === (part.thought === true)
@@ -246,8 +204,8 @@ function geminiAssembler(): StreamAssembler {
       return { kind: "data" };
     },
     progress: () => ({
-      thinkingChars,
-      answerChars,
+      thinkingChars: chars.thinking,
+      answerChars: chars.answer,
       thinkingTokens: usage?.thoughtsTokenCount,
       answerTokens: usage?.candidatesTokenCount,
     }),
@@ -269,14 +227,12 @@ function geminiAssembler(): StreamAssembler {
 
 /** The first detail of `error` of the google.rpc type `name`, e.g. `RetryInfo`. */
 function detail(error: GeminiError, name: string): Record<string, unknown> | undefined {
-  return error.details?.find((item) => item["@type"] === `${DETAIL_TYPE}${name}`);
+  return error.details?.find((item) => item["@type"] === `type.googleapis.com/google.rpc.${name}`);
 }
 
 /**
- * Names a 429 that no wait can cure: a quota of 0 for the model (the free
- * tier of a model that has none, or a project without quota for it), or a
- * violated quota counted per day. A quota counted per minute is left to the
- * retries, as the server's RetryInfo says.
+ * Names a 429 that no wait can cure: a quota of 0 for the model, or a violated quota counted
+ * per day. A quota counted per minute is left to the retries, as the server's RetryInfo says.
  */
 function diagnoseQuota(error: GeminiError): Diagnosis | undefined {
   if (error.status !== "RESOURCE_EXHAUSTED" && error.code !== 429) return undefined;
@@ -311,7 +267,7 @@ function diagnoseQuota(error: GeminiError): Diagnosis | undefined {
   return undefined;
 }
 
-/** Names a 403 whose key is fine but whose project has not enabled the API (reason SERVICE_DISABLED). */
+/** Names a 403 whose key is fine but whose project has not enabled the API. */
 function diagnoseDisabledApi(
   errorInfo: z.infer<typeof ErrorInfoSchema> | undefined,
 ): Diagnosis | undefined {

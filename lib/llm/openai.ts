@@ -1,11 +1,5 @@
 /**
- * The OpenAI chat completions API (and the OpenAI-compatible servers that
- * run local models), streamed (`stream: true`, the usage in a last chunk
- * with no choice, then `data: [DONE]`): request, reply, the chunks
- * assembled into one reply, and error bodies. GPT-5 models take
- * no `temperature` and no `max_tokens`, so neither is ever sent; nor is
- * `max_completion_tokens`, so the model's own output limit applies.
- *
+ * The OpenAI chat completions API (and compatible local servers), streamed.
  * @module
  */
 import { z } from "zod";
@@ -15,8 +9,10 @@ import {
   type Diagnosis,
   eventJson,
   excerpt,
+  parseAs,
   type ParsedError,
   type ParsedReply,
+  replyOf,
   type StreamAssembler,
   streamErrorStatus,
 } from "./adapter.ts";
@@ -43,7 +39,7 @@ const ChunkSchema = z.object({
         reasoning_content: text,
         reasoning: text,
       }).passthrough().nullable().optional(),
-      finish_reason: z.string().nullable().optional(),
+      finish_reason: text,
     }).passthrough(),
   ).optional(),
   usage: UsageSchema.nullable().optional(),
@@ -52,11 +48,8 @@ const ChunkSchema = z.object({
 const ResponseSchema = z.object({
   choices: z.array(
     z.object({
-      message: z.object({
-        content: z.string().nullable().optional(),
-        refusal: z.string().nullable().optional(),
-      }).passthrough(),
-      finish_reason: z.string().nullable().optional(),
+      message: z.object({ content: text, refusal: text }).passthrough(),
+      finish_reason: text,
     }).passthrough(),
   ),
   usage: UsageSchema.nullable().optional(),
@@ -73,49 +66,39 @@ const ErrorSchema = z.object({
 /** The OpenAI API adapter. */
 export const openaiAdapter: ApiAdapter = {
   request(baseUrl, model, key, prompt, shape = {}) {
-    const headers: Record<string, string> = { "content-type": "application/json" };
-    if (key !== undefined) headers["authorization"] = `Bearer ${key}`;
-    const body: Record<string, unknown> = {
+    const headers = {
+      "content-type": "application/json",
+      ...(key !== undefined && { authorization: `Bearer ${key}` }),
+    };
+    const body = {
       model,
       messages: [{ role: "user", content: prompt }],
+      ...(shape.reasoningEffort !== undefined && { reasoning_effort: shape.reasoningEffort }),
+      stream: true,
+      stream_options: { include_usage: true },
     };
-    if (shape.reasoningEffort !== undefined) body.reasoning_effort = shape.reasoningEffort;
-    body.stream = true;
-    body.stream_options = { include_usage: true };
     return { url: `${baseUrl}/chat/completions`, headers, body: JSON.stringify(body) };
   },
 
   parseReply(body): ParsedReply {
-    const parsed = ResponseSchema.safeParse(body);
-    if (!parsed.success) {
-      throw new Error(`the reply is not a chat completion: ${parsed.error.issues[0]?.message}`);
-    }
-    const choice = parsed.data.choices[0];
+    const response = parseAs(ResponseSchema, body, "the reply is not a chat completion");
+    const choice = response.choices[0];
     if (!choice) throw new Error("OpenAI returned no choice");
     if (choice.message.refusal) throw new Error(`the model refused: ${choice.message.refusal}`);
     const finishReason = choice.finish_reason ?? "stop";
     if (finishReason === "content_filter") {
       throw new Error("OpenAI's content filter stopped the reply (finish reason content_filter)");
     }
-    const truncated = finishReason === "length";
+    const usage = response.usage;
+    const thinking = usage?.completion_tokens_details?.reasoning_tokens ?? 0;
     const text = choice.message.content ?? "";
-    if (text === "" && !truncated) {
-      throw new Error(`OpenAI returned an empty reply (finish reason ${finishReason})`);
-    }
-    const usage = parsed.data.usage;
-    const reasoning = usage?.completion_tokens_details?.reasoning_tokens ?? 0;
-    return {
-      text,
-      truncated,
-      finishReason,
-      usage: {
-        input: usage?.prompt_tokens ?? 0,
-        // completion_tokens counts the reasoning too; report the visible part apart.
-        output: Math.max(0, (usage?.completion_tokens ?? 0) - reasoning),
-        thinking: reasoning,
-        cached: usage?.prompt_tokens_details?.cached_tokens ?? 0,
-      },
-    };
+    return replyOf("OpenAI", text, finishReason, finishReason === "length", {
+      input: usage?.prompt_tokens ?? 0,
+      // completion_tokens counts the reasoning too; report the visible part apart.
+      output: Math.max(0, (usage?.completion_tokens ?? 0) - thinking),
+      thinking,
+      cached: usage?.prompt_tokens_details?.cached_tokens ?? 0,
+    });
   },
 
   parseError(body, rawText): ParsedError {
@@ -157,17 +140,14 @@ const ERROR_STATUS: Readonly<Record<string, number>> = {
 };
 
 /**
- * Assembles a chat completion stream: each chunk holds the next piece of
- * the one choice's message (`delta`); its finish reason comes in the last
- * chunk with a choice, the usage in a chunk after it, then `[DONE]`. The
- * stream is whole once both the finish reason and `[DONE]` have arrived.
+ * Assembles a chat completion stream: each chunk holds the next piece (`delta`) of the one
+ * choice's message; the finish reason comes in the last chunk with a choice, the usage after
+ * it, then `[DONE]`. Whole once both the finish reason and `[DONE]` have arrived.
  */
 function openaiAssembler(): StreamAssembler {
-  const content: string[] = [];
-  const refusal: string[] = [];
-  const reasoning: string[] = [];
-  let answerChars = 0;
-  let thinkingChars = 0;
+  let content = "";
+  let refusal = "";
+  let reasoning = "";
   let finishReason: string | undefined;
   let usage: z.infer<typeof UsageSchema> | undefined;
   let done = false;
@@ -189,32 +169,15 @@ function openaiAssembler(): StreamAssembler {
           body: data,
         };
       }
-      const parsed = ChunkSchema.safeParse(json);
-      if (!parsed.success) {
-        throw new Error(
-          `the reply stream holds a chunk that is not a chat completion chunk: ${
-            parsed.error.issues[0]?.message
-          }`,
-        );
-      }
-      const { choices, usage: chunkUsage, object: _object, ...others } = parsed.data;
+      const what = "the reply stream holds a chunk that is not a chat completion chunk";
+      const { choices, usage: chunkUsage, object: _, ...others } = parseAs(ChunkSchema, json, what);
       Object.assign(rest, others);
       if (chunkUsage) usage = chunkUsage;
       const choice = choices?.[0];
       const delta = choice?.delta;
-      if (delta?.content) {
-        content.push(delta.content);
-        answerChars += delta.content.length;
-      }
-      if (delta?.refusal) {
-        refusal.push(delta.refusal);
-        answerChars += delta.refusal.length;
-      }
-      const thought = delta?.reasoning_content ?? delta?.reasoning;
-      if (thought) {
-        reasoning.push(thought);
-        thinkingChars += thought.length;
-      }
+      content += delta?.content ?? "";
+      refusal += delta?.refusal ?? "";
+      reasoning += delta?.reasoning_content ?? delta?.reasoning ?? "";
       if (choice?.finish_reason) finishReason = choice.finish_reason;
       return { kind: "data" };
     },
@@ -222,8 +185,8 @@ function openaiAssembler(): StreamAssembler {
       const thinking = usage?.completion_tokens_details?.reasoning_tokens ?? undefined;
       const completion = usage?.completion_tokens;
       return {
-        thinkingChars,
-        answerChars,
+        thinkingChars: reasoning.length,
+        answerChars: content.length + refusal.length,
         thinkingTokens: thinking,
         answerTokens: completion === undefined ? undefined : completion - (thinking ?? 0),
       };
@@ -232,10 +195,10 @@ function openaiAssembler(): StreamAssembler {
     body: () => {
       const message: Record<string, unknown> = {
         role: "assistant",
-        content: content.join(""),
-        refusal: refusal.length > 0 ? refusal.join("") : null,
+        content,
+        refusal: refusal.length > 0 ? refusal : null,
       };
-      if (reasoning.length > 0) message.reasoning_content = reasoning.join("");
+      if (reasoning.length > 0) message.reasoning_content = reasoning;
       return {
         ...rest,
         object: "chat.completion",
@@ -247,10 +210,8 @@ function openaiAssembler(): StreamAssembler {
 }
 
 /**
- * Names a rate-limit answer for a request that alone is over the limit
- * ("Request too large for gpt-5 … on tokens per min (TPM): Limit 30000,
- * Requested 30601"): no wait lets it through; the prompt must shrink. A
- * limit merely reached ("Limit 500, Used 500, Requested 1") is not one.
+ * Names a rate-limit answer for a request that alone is over the limit (`Limit 30000,
+ * Requested 30601`): no wait lets it through. A limit merely reached is not one.
  */
 function diagnoseTooLarge(message: string): Diagnosis | undefined {
   const match = /\bLimit (\d+), Requested (\d+)\b/.exec(message);
@@ -259,9 +220,8 @@ function diagnoseTooLarge(message: string): Diagnosis | undefined {
   if (!(requested > limit)) return undefined;
   const per = /\(TPD\)/.test(message) ? " per day" : /\(TPM\)/.test(message) ? " per minute" : "";
   return {
-    cause: `request larger than the limit (${formatCount(requested)} tokens requested, ${
-      formatCount(limit)
-    } allowed${per})`,
+    cause: `request larger than the limit (${formatCount(requested)} tokens requested, ` +
+      `${formatCount(limit)} allowed${per})`,
     action:
       "make the prompt smaller (a smaller agent-config/codeRollup.txt, or --build-context), or raise the organization's limit (a higher usage tier)",
   };

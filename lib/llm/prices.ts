@@ -1,21 +1,5 @@
 /**
- * What LLM calls cost, estimated in US dollars from the providers'
- * published list prices: the paid standard tier, per million tokens, as
- * read on {@link PRICES_DATE}. Thinking tokens are billed as output.
- * Gemini bills a call whose prompt is over 200,000 tokens at higher rates,
- * for its input and its output. Input read from the provider's cache
- * (Gemini's `cachedContentTokenCount`, OpenAI's `cached_tokens`) is billed
- * at the cached rate. Not counted: batch and priority tiers, free tiers,
- * explicit context-cache storage, taxes. A local model costs nothing.
- *
- * Sources, read 2026-11-23: ai.google.dev/gemini-api/docs/pricing and
- * openai.com/api/pricing as quoted by price trackers and SDK price tables
- * (gemini-2.5-pro $1.25/$10, $2.50/$15 above 200k, cache $0.125/$0.25;
- * gemini-3-pro-preview $2/$12, $4/$18 above 200k, cache $0.20/$0.40;
- * gpt-5 $1.25/$10, cached $0.125; gpt-5.2 $1.75/$14, cached $0.175).
- *
- * Amounts are counted in whole nano-dollars (10⁻⁹ USD), so sums are exact.
- *
+ * What LLM calls cost, estimated in whole nano-dollars from the providers' list prices.
  * @module
  */
 import { formatUsd } from "../text/numbers.ts";
@@ -25,23 +9,11 @@ import type { TokenUsage } from "./types.ts";
 /** The day the prices of {@link PRICES} were read from the providers' price lists. */
 export const PRICES_DATE = "2026-11-23";
 
-/** The rates of one tier, in US dollars per million tokens. */
-export interface Rates {
-  /** Prompt tokens not read from a cache. */
-  readonly input: number;
-  /** Prompt tokens read from the provider's cache. */
-  readonly cachedInput: number;
-  /** Reply tokens, thinking included. */
-  readonly output: number;
-}
+/** The rates of one tier, in US dollars per million tokens (output: thinking included). */
+type Rates = { readonly input: number; readonly cachedInput: number; readonly output: number };
 
-/** The prices of one model. */
-export interface ModelPrices {
-  /** The rates of an ordinary call. */
-  readonly base: Rates;
-  /** Higher rates for a call whose prompt has more than `aboveInputTokens` tokens (Gemini). */
-  readonly long?: { readonly aboveInputTokens: number; readonly rates: Rates };
-}
+/** The prices of one model: `long`, higher rates for a prompt over `aboveInputTokens` (Gemini). */
+type ModelPrices = { base: Rates; long?: { aboveInputTokens: number; rates: Rates } };
 
 /** The list prices of every model of the table. */
 export const PRICES: Readonly<Record<ModelName, ModelPrices>> = {
@@ -65,12 +37,7 @@ export type Cost =
 /** The cost of nothing. */
 export const NO_COST: Cost = { kind: "usd", nanoUsd: 0 };
 
-/**
- * The estimated cost of one call of `model` that used `usage`: the input
- * not read from a cache at the input rate, the cached input at the cached
- * rate, output and thinking at the output rate, all at the long-prompt
- * rates when the prompt is over the model's threshold. Never throws.
- */
+/** The estimated cost of one call of `model` that used `usage`. Never throws. */
 export function estimateCost(model: ModelId, usage: TokenUsage): Cost {
   if (isLocalModel(model)) return { kind: "local" };
   const prices = PRICES[model];

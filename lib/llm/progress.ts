@@ -1,22 +1,14 @@
 /**
- * What a streamed reply has delivered so far, and how the live line says
- * it: tokens of thinking and of the answer apart, as the API counts them
- * where it does, else estimated from the characters received (and marked
- * `~`). Pure.
- *
+ * What a streamed reply has delivered so far, and how the live line says it. Pure.
  * @module
  */
 import { formatCount } from "../text/numbers.ts";
 
-/** What has arrived of one streamed reply. */
+/** What has arrived of one streamed reply: characters, and tokens when the API has said. */
 export interface StreamProgress {
-  /** Characters of thinking received (thought summaries, reasoning text). */
   readonly thinkingChars: number;
-  /** Characters of the answer received. */
   readonly answerChars: number;
-  /** Thinking tokens so far, when the API has said. */
   readonly thinkingTokens?: number;
-  /** Answer tokens so far, when the API has said. */
   readonly answerTokens?: number;
 }
 
@@ -24,9 +16,8 @@ export interface StreamProgress {
 const CHARS_PER_TOKEN = 4;
 
 /**
- * `thinking 1,112 · answer 97 tokens`; where the API has not counted,
- * `answer ~250 tokens (~ estimated from characters)`; empty when nothing
- * has arrived. Never throws.
+ * `thinking 1,112 · answer 97 tokens`, estimated from characters (`~250`) where the API has not
+ * counted; empty when nothing has arrived. Never throws.
  */
 export function describeProgress(progress: StreamProgress): string {
   let estimated = false;

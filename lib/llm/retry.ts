@@ -1,23 +1,19 @@
 /**
- * When to retry an LLM request and how long to wait: the server's own
- * hints first (`retry-after-ms`, `retry-after`, Gemini's
- * `RetryInfo.retryDelay`), else exponential backoff with jitter.
- *
+ * When to retry an LLM request and how long to wait: the server's hints, else backoff.
  * @module
  */
 
 /** HTTP statuses worth another attempt: timeouts, rate limits and server trouble. */
 const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 
-/** The retry policy of a client. */
+/**
+ * The retry policy of a client: most requests for one call, the first backoff wait and the
+ * longest, and the longest server hint honoured (a longer one ends the call); milliseconds.
+ */
 export interface RetryPolicy {
-  /** Most HTTP requests for one call, the first included. */
   readonly maxAttempts: number;
-  /** Wait before the first retry when the server gives no hint, in milliseconds. */
   readonly baseDelayMs: number;
-  /** Longest backoff wait, in milliseconds. */
   readonly maxDelayMs: number;
-  /** Longest server-hinted wait honoured; a longer hint ends the call instead. */
   readonly maxHintMs: number;
 }
 
@@ -34,11 +30,7 @@ export function isRetryableStatus(status: number): boolean {
   return RETRYABLE_STATUSES.has(status);
 }
 
-/**
- * The backoff wait before retry number `retry` (1-based) when the server
- * gave no hint: `base * 2^(retry-1)`, capped, scaled by a jitter factor in
- * [0.5, 1) drawn from `random`. Never throws.
- */
+/** The backoff wait before retry `retry` (1-based): doubling, capped, jittered. Never throws. */
 export function backoffDelayMs(
   retry: number,
   policy: RetryPolicy = DEFAULT_RETRY_POLICY,
@@ -49,9 +41,8 @@ export function backoffDelayMs(
 }
 
 /**
- * Reads the server's wait hint from the response headers, in milliseconds:
- * `retry-after-ms` (OpenAI), then `retry-after` in seconds or as an HTTP
- * date. Returns undefined when there is none or it cannot be read. Never throws.
+ * The server's wait hint from `retry-after-ms`, else `retry-after` (seconds or an HTTP date), in
+ * milliseconds; undefined when there is none. Never throws.
  */
 export function retryAfterFromHeaders(
   headers: Headers,
@@ -67,10 +58,7 @@ export function retryAfterFromHeaders(
   return undefined;
 }
 
-/**
- * Reads a protobuf Duration as Google's JSON spells it (`"58s"`, `"1.2s"`,
- * `"0.250s"`) into milliseconds; undefined when it is not one. Never throws.
- */
+/** A protobuf Duration as Google spells it (`"1.2s"`) in milliseconds. Never throws. */
 export function parseGoogleDuration(text: unknown): number | undefined {
   if (typeof text !== "string") return undefined;
   const match = /^(\d+(?:\.\d+)?)s$/.exec(text.trim());

@@ -1,63 +1,34 @@
 /**
- * A parser of server-sent events (the `text/event-stream` format both APIs
- * stream in): text in, in pieces cut anywhere; whole events out. Lines end
- * with LF, CRLF or CR; a line starting with `:` is a comment; `data:` lines
- * of one event are joined with LF; a blank line ends an event. Pure.
- *
+ * A parser of server-sent events: text in, in pieces cut anywhere; whole events out. Pure.
  * @module
  */
 
-/** One event of a stream. */
+/** One event: its type (`message` when unnamed) and its `data:` lines joined with LF. */
 export interface SseEvent {
-  /** The event's type (`message` when the stream names none). */
   readonly event: string;
-  /** Its data: the `data:` lines, joined with LF. */
   readonly data: string;
 }
 
 /** Reads an event stream a piece at a time. */
 export class SseParser {
-  /** Text of a line not yet ended. */
   #partial = "";
   /** True when the last piece ended with CR: an LF starting the next piece belongs to it. */
   #afterCr = false;
   #event = "";
   #data: string[] = [];
 
-  /**
-   * Reads the next piece of the stream and returns the events it completes,
-   * in order. Never throws.
-   */
+  /** Reads the next piece of the stream and returns the events it completes. Never throws. */
   push(text: string): SseEvent[] {
-    const events: SseEvent[] = [];
-    let start = 0;
-    if (this.#afterCr && text.startsWith("\n")) start = 1;
-    this.#afterCr = false;
-    for (let at = start; at < text.length; at++) {
-      const c = text.charCodeAt(at);
-      if (c !== 10 && c !== 13) continue;
-      const line = this.#partial + text.slice(start, at);
-      this.#partial = "";
-      if (c === 13) {
-        if (at + 1 < text.length) {
-          if (text.charCodeAt(at + 1) === 10) at++;
-        } else {
-          this.#afterCr = true;
-        }
-      }
-      start = at + 1;
-      const event = this.#line(line);
-      if (event !== undefined) events.push(event);
-    }
-    this.#partial += text.slice(start);
-    return events;
+    // A CR that ended the last piece and an LF that starts this one are one line end.
+    const piece = this.#afterCr && text.startsWith("\n") ? text.slice(1) : text;
+    this.#afterCr = piece.endsWith("\r");
+    const lines = piece.split(/\r\n|\r|\n/);
+    lines[0] = this.#partial + lines[0];
+    this.#partial = lines.pop()!;
+    return lines.map((line) => this.#line(line)).filter((event) => event !== undefined);
   }
 
-  /**
-   * Ends the stream. An event not ended by a blank line is dropped, as the
-   * format says. Returns true when such an unfinished event (or line) was
-   * left. Never throws.
-   */
+  /** Ends the stream, dropping an unfinished event; true when there was one. Never throws. */
   end(): boolean {
     const unfinished = this.#partial !== "" || this.#data.length > 0 || this.#event !== "";
     this.#partial = "";
@@ -79,8 +50,7 @@ export class SseParser {
     if (line.startsWith(":")) return undefined; // a comment (a keep-alive, say)
     const colon = line.indexOf(":");
     const field = colon < 0 ? line : line.slice(0, colon);
-    let value = colon < 0 ? "" : line.slice(colon + 1);
-    if (value.startsWith(" ")) value = value.slice(1);
+    const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
     if (field === "data") this.#data.push(value);
     else if (field === "event") this.#event = value;
     // `id` and `retry` mean nothing to a single request; unknown fields are ignored.

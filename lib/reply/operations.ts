@@ -1,27 +1,9 @@
 /**
- * The file operations an LLM reply asks for: what the reply parser
- * produces, the path guard checks and the applier carries out.
- *
+ * The file operations a reply asks for, with paths exactly as the reply wrote them.
  * @module
  */
 
-/** Replace (or create) the file at `path` with `content`. */
-export interface WriteOperation {
-  /** Tells a write from a delete. */
-  readonly kind: "write";
-  /** The path exactly as the reply wrote it, relative to the project root. */
-  readonly path: string;
-  /** The whole new content of the file. */
-  readonly content: string;
-}
-
-/** Remove the file at `path`. */
-export interface DeleteOperation {
-  /** Tells a delete from a write. */
-  readonly kind: "delete";
-  /** The path exactly as the reply wrote it, relative to the project root. */
-  readonly path: string;
-}
-
-/** One change a reply asks for. */
-export type FileOperation = WriteOperation | DeleteOperation;
+/** One change a reply asks for: write `content` as the whole new file at `path`, or remove it. */
+export type FileOperation =
+  | { readonly kind: "write"; readonly path: string; readonly content: string }
+  | { readonly kind: "delete"; readonly path: string };

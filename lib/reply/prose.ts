@@ -1,8 +1,5 @@
 /**
- * The words of a reply outside its `^^^` file blocks: what the model says to
- * the user ("no change is needed", "I could not find the file"), shown on
- * the terminal so a reply that changes nothing is not silent. Pure: no I/O.
- *
+ * The words of a reply outside its file blocks, so a reply that changes nothing is not silent.
  * @module
  */
 
@@ -12,14 +9,11 @@ import { scanBlocks } from "./blocks.ts";
 const FENCE = /^\s*(```+|~~~+)[\w.+-]*\s*$/;
 
 /**
- * The lines of `text` outside every file block and marker line, without
- * markdown fence lines, runs of blank lines squeezed to one, and blank lines
- * at either end removed; `[]` when the reply is nothing but blocks. Control
- * characters are left as they are: the console shows them as escapes.
- * Never throws.
+ * The lines of `text` outside every file block and marker line, without fence lines, blank
+ * runs squeezed and ends trimmed (control characters kept: the console escapes them). Never throws.
  */
 export function replyProse(text: string): string[] {
-  const scan = scanBlocks(text);
+  const { lines, items } = scanBlocks(text);
   const prose: string[] = [];
   const add = (line: string) => {
     if (FENCE.test(line)) return;
@@ -27,15 +21,12 @@ export function replyProse(text: string): string[] {
     if (trimmed === "" && (prose.length === 0 || prose.at(-1) === "")) return;
     prose.push(trimmed);
   };
-  // Only the text between items is split into lines (a large reply is almost all blocks).
-  let from = 0;
-  for (const span of scan.spans) {
-    // Whole lines, each ending with a newline: the piece after the last one is empty.
-    const lines = scan.text.slice(from, span.start).split("\n");
-    for (let index = 0; index < lines.length - 1; index++) add(lines[index]);
-    from = span.end;
+  let next = 0;
+  for (const item of items) {
+    for (; next < item.line - 1; next++) add(lines[next]);
+    next = item.kind === "block" ? item.lastLine : item.line;
   }
-  for (const line of scan.text.slice(from).split("\n")) add(line);
+  for (; next < lines.length; next++) add(lines[next]);
   while (prose.at(-1) === "") prose.pop();
   return prose;
 }

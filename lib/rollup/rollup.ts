@@ -1,39 +1,11 @@
 /**
- * The code rollup, `agent-config/codeRollup.txt`: the codebase committing
- * code and the consistency report send when `--build-context` is not given.
- * `code-commit --rollup` makes it from every file git would track, in the
- * `--- path ---` block format of the context builder and the auto workflow
- * (`lib/project_files/file_block.ts`), paths in code-point order.
- *
- * Which files: the tracked ones (read from `.git/index`, whatever the ignore
- * rules say) and the untracked ones git does not ignore (the shared walk,
- * `lib/project_files/walk.ts`, with git's rules: nested `.gitignore` files,
- * negations, `.git/info/exclude`) — what `git ls-files -co
- * --exclude-standard` lists — less what a prompt may not hold:
- * - `agent-config/`, `logs/`, `agent-state/`, `app-data/` and `.git` (the
- *   protected entries no prompt may read), and the places a `.git` file
- *   names as git's data (`.git` holding `gitdir: .repo`: `.repo/`), tracked
- *   or not;
- * - symbolic links (never followed), and files reached through one;
- * - files with more than one hard link (another name of the same file may
- *   be outside the project), as the context builder and the auto workflow
- *   leave them out;
- * - fifos, sockets and devices (git lists none of them either, but a user
- *   who put one there hears why it is not in the rollup);
- * - binary files (a NUL byte), files that are not UTF-8, and files larger
- *   than `MAX_FILE_BYTES` (1 MiB), as in the context builder;
- * - names the path guard refuses (a newline, a control character, ...),
- *   which could forge a block;
- * - untracked files git would ignore once names are compared without regard
- *   to case, as the path guard refuses them;
- * - what the project's `.codecommitignore` matches (counted on its own).
- * Each is counted in what the one-line summary says was left out.
- *
- * A rollup made here starts with a line beginning {@link ROLLUP_MARK}: a
- * run that finds it remakes the rollup first, so the model never sees stale
- * code. A rollup without it (the user's own script) is used as it is, with
- * a warning naming the tracked files changed since it was made.
- *
+ * The code rollup, `agent-config/codeRollup.txt`: every file git tracks or would track (what
+ * `git ls-files -co --exclude-standard` lists) as `--- path ---` blocks in code-point order,
+ * less what a prompt may not hold: protected entries and git's data, symbolic links, files
+ * with several hard links, special files, binary, non-UTF-8 or over-1-MiB files, names the
+ * path guard refuses, entries ignored once case is folded, and what `.codecommitignore`
+ * matches; each counted in the summary line. A rollup made here starts with
+ * {@link ROLLUP_MARK}, and is remade before each run so the model never sees stale code.
  * @module
  */
 
@@ -60,87 +32,55 @@ import { formatCount } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
 import { tokensOfBytes, utf8Length } from "../text/tokens.ts";
 import { under } from "../file_system/file_system.ts";
-import { type LeftOutKind, readRollupFiles, type RollupFileOutcome } from "./rollup_file.ts";
+import { type LeftOutKind, readRollupFiles } from "./rollup_file.ts";
 
 /** How the first line of a rollup made by code-commit begins. */
 const ROLLUP_MARK = "code-commit --rollup:";
 
-/** A file (or folder) left out of the rollup. */
-export interface LeftOut {
-  /** Its path, relative to the project root. */
-  readonly path: string;
-  /** Why. */
-  readonly kind: LeftOutKind;
-}
+/** A file (or folder) left out of the rollup, and why. */
+export type LeftOut = { readonly path: string; readonly kind: LeftOutKind };
 
-/** A rollup, made but not yet written. */
+/** A rollup to write: text, files and where each block starts, what was left out and why. */
 export interface Rollup {
-  /** The whole text: the mark line, then one block per file. */
   readonly text: string;
-  /** The files in it, in order. */
   readonly files: readonly string[];
-  /** Where each file's block starts in `text` (a UTF-16 offset), in the order of `files`. */
   readonly starts: readonly number[];
-  /** What was left out, in path order. */
   readonly leftOut: readonly LeftOut[];
-  /** How many tracked files `.codecommitignore` left out (none when not given). */
   readonly excluded?: number;
 }
 
 /**
- * Makes the rollup of the project at `root` (see the module doc).
- *
- * @throws {CodeCommitError} when an ignore file or `.git/index` cannot be
- * read, or the project root cannot be listed.
+ * Makes the rollup of the project at `root`. @throws {CodeCommitError} when an ignore file or
+ * `.git/index` cannot be read, or the project root cannot be listed.
  */
 export async function makeRollup(root: string): Promise<Rollup> {
   const rules = await IgnoreRules.load(root);
   const exclude = await CodeCommitIgnore.load(root);
-  const paths: string[] = [];
-  let walk;
-  try {
-    walk = await walkTree(root, "", rules, {
-      reportAll: true,
-      exclude,
-      onListing: (listing) => {
-        for (const file of listing.files) paths.push(file);
-      },
-    });
-  } catch (error) {
+  const walk = await walkTree(root, "", rules, { reportAll: true, exclude }).catch((error) => {
     if (error instanceof CodeCommitError) throw error;
     throw new CodeCommitError(
       `cannot list the project for the rollup: ${messageOf(error)}`,
       EXIT.setup,
     );
-  }
-  const leftOut: LeftOut[] = [];
-  for (const entry of walk.skipped) {
-    leftOut.push({
-      path: entry.path,
-      kind: entry.kind === "unreadable-folder" ? "unreadable" : entry.kind,
-    });
-  }
-  // What the walk listed, and what git tracks, both in code-point order: one pass over the
-  // two finds the tracked paths the walk did not list (a path in conflict is in the index up
-  // to three times: it is looked at once).
-  const listed = [...paths].sort(compareCodePoints);
+  });
+  const paths = walk.folders.flatMap((folder) => folder.files);
+  const leftOut: LeftOut[] = walk.skipped.map((entry) => ({
+    path: entry.path,
+    kind: entry.kind === "unreadable-folder" ? "unreadable" : entry.kind,
+  }));
+  const listed = new Set([...paths, ...walk.skipped.map((entry) => entry.path)]);
   const inIndex = await trackedPaths(root);
-  const tracked = inIndex.paths.sort(compareCodePoints);
-  const skippedPaths = new Set(walk.skipped.map((entry) => entry.path));
   // Found by the walk already (the same rules): git's data, tracked or not, stays out.
   const gitData = await findGitFiles(rules);
-  const folders = new Map<string, Promise<boolean>>();
+  const folders = new Map<string, Promise<Deno.FileInfo | undefined>>();
   let excluded = 0;
-  let next = 0; // the first listed path not before the tracked path at hand
-  for (let index = 0; index < tracked.length; index++) {
-    const path = tracked[index];
-    if (index > 0 && path === tracked[index - 1]) continue;
+  // A path in conflict is in the index up to three times: it is looked at once.
+  for (const path of new Set(inIndex.paths)) {
     if (exclude.excludes(path)) {
       excluded++;
       continue;
     }
-    while (next < listed.length && compareCodePoints(listed[next], path) < 0) next++;
-    if (listed[next] === path || skippedPaths.has(path)) continue;
+    if (listed.has(path)) continue;
     // A name that is not UTF-8 is never read by its decoded path (another file's name).
     const kind = inIndex.notUtf8.has(path)
       ? "refused-name"
@@ -149,29 +89,13 @@ export async function makeRollup(root: string): Promise<Rollup> {
     if (kind !== undefined) leftOut.push({ path, kind });
     else paths.push(path);
   }
+  paths.sort(compareCodePoints);
   const outcomes = await readRollupFiles(root, paths);
-  return assemble(paths, outcomes, leftOut, excluded);
-}
-
-/**
- * The rollup of the files read (`paths`, each with its outcome), in
- * code-point order, and of what was left out (`leftOut`, to which the files
- * that could not be used are added); `excluded` tracked files matched
- * `.codecommitignore`. Never throws.
- */
-function assemble(
-  paths: readonly string[],
-  outcomes: readonly RollupFileOutcome[],
-  leftOut: LeftOut[],
-  excluded: number,
-): Rollup {
-  const order = Array.from(paths.keys()).sort((a, b) => compareCodePoints(paths[a], paths[b]));
   const blocks: string[] = [];
   const files: string[] = [];
   const starts: number[] = [];
   let offset = 0;
-  for (const index of order) {
-    const path = paths[index];
+  paths.forEach((path, index) => {
     const outcome = outcomes[index];
     if (typeof outcome === "string") {
       const block = fileBlock(path, outcome);
@@ -182,7 +106,7 @@ function assemble(
     } else if (outcome.kind !== "missing") {
       leftOut.push({ path, kind: outcome.kind });
     }
-  }
+  });
   leftOut.sort((a, b) => compareCodePoints(a.path, b.path));
   const mark = `${ROLLUP_MARK} ${plural(files.length, "file")} git tracks or would track; ` +
     `code-commit remakes this file before each run while this line comes first\n`;
@@ -196,41 +120,29 @@ function assemble(
 }
 
 /**
- * Why a tracked path the walk did not list cannot go into the rollup, or
- * undefined when it can (a tracked file git's rules would ignore); `missing`
- * when it is no longer there (nothing to say: git shows it as deleted).
- * `gitData`: where the project's `.git` files keep git's data.
+ * Why a tracked path the walk did not list cannot go into the rollup, or undefined when it can
+ * (a tracked file git's rules would ignore); `missing` when it is gone (git shows it deleted).
  */
 async function trackedFileProblem(
   root: string,
   path: string,
-  folders: Map<string, Promise<boolean>>,
+  folders: Map<string, Promise<Deno.FileInfo | undefined>>,
   gitData: GitData,
 ): Promise<LeftOutKind | "missing" | undefined> {
   if (checkPathSyntax(path) !== undefined) return "refused-name";
   if (isUnreadable(path, gitData)) return "protected";
+  const stat = (at: string) => lstatOrUndefined(under(root, at)).catch(() => undefined);
   const segments = path.split("/");
   for (let depth = 1; depth < segments.length; depth++) {
     const folder = segments.slice(0, depth).join("/");
-    let real = folders.get(folder);
-    if (real === undefined) {
-      real = lstatOrUndefined(under(root, folder)).then(
-        (info) => info !== undefined && info.isDirectory,
-        () => false,
-      );
-      folders.set(folder, real);
-    }
-    if (!await real) {
-      const info = await lstatOrUndefined(under(root, folder)).catch(() => undefined);
-      return info?.isSymlink ? "symbolic-link" : "missing";
-    }
+    if (!folders.has(folder)) folders.set(folder, stat(folder));
+    const info = await folders.get(folder);
+    if (!info?.isDirectory) return info?.isSymlink ? "symbolic-link" : "missing";
   }
-  const info = await lstatOrUndefined(under(root, path)).catch(() => undefined);
-  if (info === undefined) return "missing";
+  const info = await stat(path);
+  if (info === undefined || info.isDirectory) return "missing";
   if (info.isSymlink) return "symbolic-link";
-  if (info.isDirectory) return "missing";
-  if (!info.isFile) return "special";
-  return undefined;
+  return info.isFile ? undefined : "special";
 }
 
 /** The largest file a rollup holds: the context builder's limit for a file in a prompt (1 MiB). */
@@ -262,12 +174,7 @@ const NAMED_PER_KIND = 3;
 /** How many of the largest files the summary line names. */
 const LARGEST_NAMED = 3;
 
-/**
- * The one line that sums a rollup up: `agent-config/codeRollup.txt: 42
- * files, 123,456 bytes, about 30,864 tokens (largest: package-lock.json
- * 81 %, index.js 6 %, README.md 3 %); left out: 2 binary files (logo.png,
- * font.woff), 1 symbolic link (link.txt)`. Never throws.
- */
+/** The line that sums a rollup up: files, size, the largest, what was left out. Never throws. */
 export function describeRollup(rollup: Rollup): string {
   const bytes = utf8Length(rollup.text);
   const largest = codebaseShares(rollup.text, LARGEST_NAMED).files;
@@ -287,57 +194,37 @@ export function describeRollup(rollup: Rollup): string {
     const [one, many] = LEFT_OUT_NAMES[kind];
     const named = paths.slice(0, NAMED_PER_KIND).map(displayPath).join(", ");
     const more = paths.length > NAMED_PER_KIND ? `, … ${paths.length - NAMED_PER_KIND} more` : "";
-    parts.push(
-      `${
-        paths.length === 1 ? `1 ${one}` : `${formatCount(paths.length)} ${many}`
-      } (${named}${more})`,
-    );
+    const count = paths.length === 1 ? `1 ${one}` : `${formatCount(paths.length)} ${many}`;
+    parts.push(`${count} (${named}${more})`);
   }
   return `${head}; left out: ${parts.join(", ")}`;
 }
 
 /**
- * Writes `rollup` to `agent-config/codeRollup.txt` atomically (a temporary
- * sibling renamed into place), never through a symbolic link; makes
- * `agent-config/` if it is missing.
- *
- * @throws {CodeCommitError} when `agent-config` or the rollup is a link or
- * not what it must be, or the write fails.
+ * Writes `rollup` to `agent-config/codeRollup.txt` atomically, never through a symbolic link.
+ * @throws {CodeCommitError} when `agent-config` or the rollup is a link, or the write fails.
  */
 export async function writeRollup(root: string, rollup: Rollup): Promise<void> {
   await writeFileAtomically(root, CODE_ROLLUP_FILE, rollup.text, { createFolders: true });
 }
 
-/**
- * The files of `rollup` whose text holds one of `secrets`, in order. Never throws.
- */
+/** The files of `rollup` whose text holds one of `secrets`, in order. Never throws. */
 export function filesHolding(rollup: Rollup, secrets: readonly string[]): string[] {
   const found = new Set<number>();
-  for (const secret of secrets) {
-    if (secret === "") continue;
+  for (const secret of secrets.filter((secret) => secret !== "")) {
     for (
       let at = rollup.text.indexOf(secret);
       at !== -1;
       at = rollup.text.indexOf(secret, at + 1)
     ) {
-      let low = 0;
-      let high = rollup.starts.length - 1;
-      while (low < high) {
-        const middle = (low + high + 1) >> 1;
-        if (rollup.starts[middle] <= at) low = middle;
-        else high = middle - 1;
-      }
-      if (rollup.starts.length > 0 && rollup.starts[low] <= at) found.add(low);
+      const index = rollup.starts.findLastIndex((start) => start <= at);
+      if (index >= 0) found.add(index);
     }
   }
   return [...found].sort((a, b) => a - b).map((index) => rollup.files[index]);
 }
 
-/**
- * The error for a rollup larger than a run reads: the read's own message,
- * then the largest folders and files of the codebase as a rollup made now
- * would hold them, and what to do. Never throws.
- */
+/** The error for a rollup larger than a run reads, naming the largest parts and what to do. */
 async function rollupTooLarge(root: string, error: FileReadError): Promise<CodeCommitError> {
   const largest = await makeRollup(root).then((rollup) => describeLargest(rollup.text), () => "");
   return new CodeCommitError(
@@ -347,74 +234,38 @@ async function rollupTooLarge(root: string, error: FileReadError): Promise<CodeC
   );
 }
 
-/** Whether the rollup `text` was made by code-commit (its first line begins with {@link ROLLUP_MARK}). Never throws. */
-function isToolMade(text: string): boolean {
-  return text.startsWith(ROLLUP_MARK);
-}
-
-/**
- * Whether no prompt may hold the tracked `path`: it lies in a protected
- * entry no prompt reads (`.git`, `agent-config/`, ...), or in a place a
- * `.git` file names as git's data (`gitData`), as the walk leaves both out.
- * Never throws.
- */
+/** Whether no prompt may hold the tracked `path`: in a protected entry, or in git's data. */
 function isUnreadable(path: string, gitData: GitData): boolean {
   return protectedRulesFor(path).some((rule) => !rule.readable) || isGitData(gitData, path);
 }
 
 /**
- * The tracked files (from `.git/index`) changed after `since`, in
- * code-point order; the protected folders no prompt reads (git's data
- * behind a `.git` file too), and names that are not UTF-8, are not looked at.
- *
- * @throws {CodeCommitError} when `.git/index` or an ignore file cannot be read.
+ * The tracked files changed after `since`, in code-point order, protected ones and names not
+ * UTF-8 not looked at. @throws {CodeCommitError} when `.git/index` or an ignore file cannot be read.
  */
 async function trackedFilesNewerThan(root: string, since: Date): Promise<string[]> {
   const { paths: all, notUtf8 } = await trackedPaths(root);
   const gitData = all.length === 0 ? undefined : await findGitFiles(await IgnoreRules.load(root));
-  const paths = all.filter((path) =>
-    !notUtf8.has(path) && checkPathSyntax(path) === undefined &&
-    (gitData === undefined || !isUnreadable(path, gitData))
-  );
-  const newer: string[] = [];
-  for (const path of paths) {
-    let info: Deno.FileInfo;
+  const newer = all.filter((path) => {
+    if (notUtf8.has(path) || checkPathSyntax(path) !== undefined) return false;
+    if (gitData !== undefined && isUnreadable(path, gitData)) return false;
     try {
-      info = Deno.lstatSync(under(root, path)); // synchronous: one system call, no promise, per file
+      const { mtime } = Deno.lstatSync(under(root, path)); // synchronous: one system call a file
+      return mtime !== null && mtime > since;
     } catch {
-      continue;
+      return false;
     }
-    if (info.mtime !== null && info.mtime > since) newer.push(path);
-  }
+  });
   return newer.sort(compareCodePoints);
 }
 
-/** Options of {@link loadRollup}. */
-export interface LoadRollupOptions {
-  /**
-   * Whether a rollup made again is written back (default true); false for
-   * `--dry-run`, which writes nothing: it is then made in memory only.
-   */
-  readonly write?: boolean;
-}
-
 /**
- * The codebase for a run that uses the rollup: a rollup code-commit made is
- * made again first (the model must not see code older than the files, or
- * its whole-file replacements would undo newer work) and written back
- * (unless `options.write` is false: then it is kept in memory only), and
- * the summary line is shown; a rollup made otherwise is read as it is,
- * with a warning that names the tracked files changed since it was written.
- *
- * @throws {CodeCommitError} when the rollup is missing, or cannot be made
- * again or written; when it is larger than a run reads (exit `EXIT.setup`,
- * naming the largest folders and files of the codebase and what to do).
+ * The codebase from the rollup: one code-commit made is made again first (the model must not
+ * see code older than the files, or its whole-file replacements would undo newer work) and
+ * written back unless `write` is false; another is read as it is, warning of newer files.
+ * @throws {CodeCommitError} when the rollup is missing, cannot be remade or written, or too large.
  */
-export async function loadRollup(
-  root: string,
-  console: Console,
-  options: LoadRollupOptions = {},
-): Promise<string> {
+export async function loadRollup(root: string, console: Console, write = true): Promise<string> {
   let text: string;
   try {
     text = await readCodeRollup(root);
@@ -422,18 +273,12 @@ export async function loadRollup(
     if (!(error instanceof FileReadError) || error.problem !== "too-large") throw error;
     throw await rollupTooLarge(root, error);
   }
-  if (isToolMade(text)) {
+  if (text.startsWith(ROLLUP_MARK)) {
     const rollup = await makeRollup(root);
-    if (options.write === false) {
-      console.info(
-        `made the rollup again in memory only (--dry-run leaves the file as it is): ${
-          describeRollup(rollup)
-        }`,
-      );
-      return rollup.text;
-    }
-    await writeRollup(root, rollup);
-    console.info(`remade ${describeRollup(rollup)}`);
+    if (write) await writeRollup(root, rollup);
+    const how = write ? "remade" : "made the rollup again in memory only (--dry-run leaves the " +
+      "file as it is):";
+    console.info(`${how} ${describeRollup(rollup)}`);
     return rollup.text;
   }
   const info = await Deno.stat(under(root, CODE_ROLLUP_FILE)).catch(() => undefined);
@@ -443,9 +288,8 @@ export async function loadRollup(
       const named = newer.slice(0, 5).map(displayPath).join(", ");
       const more = newer.length > 5 ? ` and ${formatCount(newer.length - 5)} more` : "";
       console.warn(
-        `${CODE_ROLLUP_FILE} is older than ${
-          plural(newer.length, "tracked file")
-        } (${named}${more}): ` +
+        `${CODE_ROLLUP_FILE} is older than ${plural(newer.length, "tracked file")} ` +
+          `(${named}${more}): ` +
           `the model sees their old text, and its whole-file replacements could undo the newer ` +
           `changes; run code-commit --rollup to make it again (it is then remade before every ` +
           `run), or use --build-context`,

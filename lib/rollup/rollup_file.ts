@@ -1,8 +1,5 @@
 /**
- * The one read of a file for the rollup: the project file's bytes as every
- * project file for a model is read (`readProjectBytes`), decoded as strict
- * UTF-8.
- *
+ * The one read of a file for the rollup, decoded as strict UTF-8.
  * @module
  */
 
@@ -21,33 +18,18 @@ export type LeftOutKind =
   | "ignored-by-case"
   | "unreadable";
 
-/**
- * What reading one file for the rollup gave: its text, or why it is left
- * out (`missing`: nothing to say, as git shows it deleted or as no file).
- */
+/** What reading one file gave: its text, or why it is left out (`missing`: nothing to say). */
 export type RollupFileOutcome = string | { readonly kind: LeftOutKind | "missing" };
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
-/**
- * Reads one file for the rollup as every project file is read
- * (`readProjectBytes`: the bounded read, only a regular file with one name,
- * never through a link, at most 1 MiB, an open bounded in time, the opened
- * file checked to be the one inspected, and the one classification of what
- * kept it out): its text, or why it is left out. Never throws.
- */
+/** Reads one file for the rollup: its text, or why it is left out. Never throws. */
 async function readRollupFile(root: string, path: string): Promise<RollupFileOutcome> {
   const read = await readProjectBytes(root, path);
   if (!read.ok) {
-    switch (read.problem.kind) {
-      case "folder":
-        return { kind: "missing" }; // git lists it as no file
-      case "changed":
-      case "open-timeout":
-        return { kind: "unreadable" };
-      default:
-        return { kind: read.problem.kind };
-    }
+    const { kind } = read.problem;
+    if (kind === "folder") return { kind: "missing" }; // git lists it as no file
+    return { kind: kind === "changed" || kind === "open-timeout" ? "unreadable" : kind };
   }
   try {
     return decoder.decode(read.bytes);
@@ -59,10 +41,7 @@ async function readRollupFile(root: string, path: string): Promise<RollupFileOut
 /** How many files are read at once: each open waits on a thread, the reads themselves do not. */
 const READ_CONCURRENCY = 16;
 
-/**
- * Reads `paths` (relative to `root`) for the rollup, a few at a time, and
- * returns their outcomes in the order of `paths`. Never throws.
- */
+/** Reads `paths` (relative to `root`) for the rollup, a few at a time, in order. Never throws. */
 export async function readRollupFiles(
   root: string,
   paths: readonly string[],
