@@ -174,7 +174,7 @@ export class IgnoreRules {
   /** The compiled sources by key (a folder, or {@link EXCLUDE_KEY}), and once loaded. */
   readonly #sources = new Map<string, Promise<Source | undefined>>();
   readonly #loaded = new Map<string, Source | undefined>();
-  /** Each folder's verdicts, once its rule files are read (a walk asks 100,000 times). */
+  /** Each folder's verdicts, once its rule files are read, for `explain` and unlisted folders. */
   readonly #levelsOf = new Map<string, Promise<LevelIgnores>>();
   readonly #unlistedFolders = new Map<string, Promise<FolderIgnores>>();
   #sibling: IgnoreRules | undefined;
@@ -253,7 +253,9 @@ export class IgnoreRules {
       return await this.#unlisted(normalizeProjectPath(folder), segments);
     }
     this.#files.entries.noteListed(folder, ".gitignore", listed.gitignore);
-    return await this.#levels(folder, segments);
+    // Not kept: a walk visits each folder once, and keeping every folder's verdicts would hold
+    // kilobytes per folder for the walk's whole life.
+    return await this.#readLevels(folder, segments);
   }
 
   /** `inFolder` of a folder not known to be visible: ignored whole when its parent ignores it. */

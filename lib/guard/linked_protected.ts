@@ -1,7 +1,9 @@
 /**
  * Where protected root entries that are links lead (`build.sh` → `ci/build.sh`: writing that
  * rewrites the build), and `.git` files: every hop inside the project, and the real end; a target
- * not there yet counts (a reply could create it). Nested links mean nothing to git: not looked for.
+ * not there yet counts (a reply could create it). Nested `.gitignore` and `UserSpecification.md`
+ * links are not looked for: a link means nothing there (git 2.32 and later skips a linked
+ * `.gitignore`; a specification must be a regular file).
  *
  * @module
  */
