@@ -185,10 +185,11 @@ export async function main(args: readonly string[]): Promise<ExitStatus> {
     }
     console.error(error);
   }
+  let line: string | undefined;
   try {
-    const line = formatJsonResult(jsonResult(record, status, error));
-    if (json) console.json(line);
-    if (held.root !== undefined && held.lock !== undefined) {
+    line = formatJsonResult(jsonResult(record, status, error));
+    // A command line wrong with the settings file leaves the last run's object as it is.
+    if (held.root !== undefined && held.lock !== undefined && status !== EXIT.usage) {
       const { keepLastRun } = await import("./lib/cli/last_run.ts");
       await keepLastRun(
         held.root,
@@ -197,9 +198,13 @@ export async function main(args: readonly string[]): Promise<ExitStatus> {
         (warning) => console.warn(warning),
       );
     }
+  } catch (thrown) {
+    console.error(`internal error: no result object: ${(thrown as Error)?.stack ?? thrown}`);
   } finally {
     held.lock?.release();
   }
+  // Printed once the lock is released: a script that reads it may start the next run at once.
+  if (json && line !== undefined) console.json(line);
   return status;
 }
 

@@ -135,13 +135,14 @@ async function readLastRun(root: string): Promise<string | undefined> {
  * - the file holds no key of the test projects, and, for a run that wrote
  *   its changes and exited 0, each file it says it created or replaced is
  *   there and each it deleted is not;
- * - a run that wrote no file is allowed only when nothing could write it: the
- *   run asked for `--help`, `--version` or `--completion`, the process was
- *   killed by a signal, it ended with exit 2 (a command line read
- *   before the project is) or 6 (another code-commit holds the project, whose
- *   file it is), no `agent-config/` is left, or the test says why
- *   (`noLastRun`). A run with exit 2 or 3 that left no `agent-config/` is run
- *   again with `--json` (such a run changes nothing), and that object is checked.
+ * - a usage error (exit 2) writes no file; it is run again with `--json`
+ *   (such a run changes nothing), and that object is checked;
+ * - any other run that wrote no file is allowed only when nothing could write
+ *   it: the run asked for `--help`, `--version` or `--completion`, the process
+ *   was killed by a signal, it ended with exit 6 (another code-commit holds
+ *   the project, whose file it is), no `agent-config/` is left, or the test
+ *   says why (`noLastRun`). A set-up error (exit 3) that left no
+ *   `agent-config/` is run again with `--json` too.
  *
  * @throws {AssertionError} naming the arguments when a check fails.
  */
@@ -158,6 +159,13 @@ async function checkLastRun(
   if (run.code === EXIT.locked) return;
   const text = await readLastRun(root);
   const kept = text === undefined || text === stale ? undefined : text;
+  if (run.code === EXIT.usage) {
+    assert.equal(kept, undefined, `${what}: a usage error leaves ${LAST_RUN_FILE} as it is`);
+    if (json === undefined && readsProject(args)) {
+      await checkAgainWithJson(root, args, run, options);
+    }
+    return;
+  }
   if (kept !== undefined) {
     assert.ok(kept.endsWith("\n"), `${what}: ${LAST_RUN_FILE} ends with a newline: ${kept}`);
     for (const key of [GEMINI_KEY, OPENAI_KEY]) {
@@ -177,12 +185,26 @@ async function checkLastRun(
     () => false,
   );
   if (signalled || options.noLastRun !== undefined || !readsProject(args)) return;
-  if (run.code === EXIT.usage && configFolder) return;
   assert.ok(
     !configFolder,
     `${what} wrote no ${LAST_RUN_FILE}, and agent-config/ is there:\n${run.stderr}`,
   );
-  if (json !== undefined || (run.code !== EXIT.usage && run.code !== EXIT.setup)) return;
+  if (json === undefined && run.code === EXIT.setup) {
+    await checkAgainWithJson(root, args, run, options);
+  }
+}
+
+/**
+ * Runs `code-commit <args>` again with `--json` (for a run that changed nothing: a usage error,
+ * or a set-up error before any folder was made) and checks that object.
+ */
+async function checkAgainWithJson(
+  root: string,
+  args: readonly string[],
+  run: ToolRun,
+  options: RunToolOptions,
+): Promise<void> {
+  const what = `code-commit ${args.join(" ")} (exit ${run.code})`;
   const again = await runToolOnce(root, ["--json", ...args], {
     server: options.server,
     env: options.env,
