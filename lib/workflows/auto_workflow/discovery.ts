@@ -21,23 +21,17 @@ import {
 import { describeModule, type ModuleInfo, ROOT_MODULE } from "./graph.ts";
 import { under } from "../../file_system/file_system.ts";
 
-/** What discovery found, one line per problem and per warning. */
-export interface Discovery {
-  /** Every module found, the root module first, then by path in code-point order. */
-  readonly modules: readonly ModuleInfo[];
-  readonly problems: readonly string[];
-  /** What the search left out that the user should hear about (an unreadable folder, ...). */
-  readonly warnings: readonly string[];
-}
-
 /**
- * Finds every module of the project at `root`; problems about one module
- * and warnings are returned, not thrown.
+ * Finds every module of the project at `root` (the root module first, then by
+ * path in code-point order); problems about one module and warnings (what the
+ * search left out that the user should hear about) are returned, not thrown.
  *
  * @throws {CodeCommitError} when `src/` cannot be listed, an entry cannot be
  * inspected, or the ignore rules cannot be read.
  */
-export async function discoverModules(root: string): Promise<Discovery> {
+export async function discoverModules(
+  root: string,
+): Promise<{ modules: ModuleInfo[]; problems: string[]; warnings: string[] }> {
   const problems: string[] = [];
   const warnings: string[] = [];
   const modules: ModuleInfo[] = [];

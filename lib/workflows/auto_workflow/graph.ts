@@ -38,20 +38,18 @@ export interface Module extends ModuleInfo {
   readonly depth: number;
 }
 
-/** The modules by depth then path, or one line per problem. */
-export type GraphResult =
-  | { readonly ok: true; readonly modules: readonly Module[] }
-  | { readonly ok: false; readonly problems: readonly string[] };
-
 /** How many module paths a "names no module" message lists at most. */
 const LISTED_MODULES = 12;
 
 /**
  * Checks the dependencies of `declared` (paths unique) and returns the modules
- * with their depths, or every problem: a dependency on no module or on itself,
- * and each cycle (`src/a → src/b → src/a`, from its first module in code-point order). Never throws.
+ * with their depths (by depth, then path), or every problem: a dependency on
+ * no module or on itself, and each cycle (`src/a → src/b → src/a`, from its
+ * first module in code-point order). Never throws.
  */
-export function buildGraph(declared: readonly DeclaredModule[]): GraphResult {
+export function buildGraph(
+  declared: readonly DeclaredModule[],
+): { ok: true; modules: Module[] } | { ok: false; problems: string[] } {
   const byPath = new Map(declared.map((module) => [module.path, module]));
   const problems: string[] = [];
   const edges = new Map<string, string[]>();
@@ -94,10 +92,7 @@ export function buildGraph(declared: readonly DeclaredModule[]): GraphResult {
     return depth;
   };
   const modules = declared.map((module) => ({
-    path: module.path,
-    specPath: module.specPath,
-    dependenciesFile: module.dependenciesFile,
-    apiFile: module.apiFile,
+    ...module,
     dependencies: edges.get(module.path)!,
     depth: depthOf(module.path),
   }));

@@ -4,13 +4,10 @@
  * @module
  */
 import { CodeCommitError, EXIT } from "../../errors/errors.ts";
-import { readBounded } from "../../file_system/bounded_read.ts";
-import { READ_LIMITS } from "../../file_system/read_limits.ts";
-import { readCache } from "./cache.ts";
+import { readCache, readSpecification } from "./cache.ts";
 import type { Module } from "./graph.ts";
 import type { ModuleState } from "./next_task.ts";
-import { PHASES, type StageName } from "./stages.ts";
-import { under } from "../../file_system/file_system.ts";
+import { type StageName, STAGES } from "./stages.ts";
 
 /**
  * Reads every module's specification and its cache for phases 1 to `maxPhase`.
@@ -27,12 +24,7 @@ export async function loadStates(
   const states: ModuleState[] = [];
   for (const module of modules) {
     // Discovery found it a regular file: a link or a fifo put there since is refused.
-    const spec = await readBounded(under(root, module.specPath), {
-      limit: READ_LIMITS.specification,
-      followSymlink: false,
-      name: module.specPath,
-      refuseHardLinks: true,
-    });
+    const spec = await readSpecification(root, module.specPath);
     if (spec === undefined) {
       throw new CodeCommitError(
         `cannot read ${module.specPath}: it was removed while code-commit ran; restore it, then run again`,
@@ -40,12 +32,9 @@ export async function loadStates(
       );
     }
     const cache = new Map<StageName, Uint8Array>();
-    for (const phase of PHASES) {
-      if (phase.number > maxPhase) break;
-      for (const stage of phase.stages) {
-        const cached = await readCache(root, module.path, stage.name);
-        if (cached !== undefined) cache.set(stage.name, cached);
-      }
+    for (const stage of STAGES.filter((stage) => stage.phase <= maxPhase)) {
+      const cached = await readCache(root, module.path, stage.name);
+      if (cached !== undefined) cache.set(stage.name, cached);
     }
     states.push({ module, spec, cache });
   }

@@ -18,19 +18,12 @@ import { SPEC_FILE } from "../../project_files/module_files.ts";
 import type { CodebaseKind } from "./stages.ts";
 import { under } from "../../file_system/file_system.ts";
 
-/** A task's codebase, and what the user should hear about it. */
-export interface TaskCodebase {
-  /** The `--- path ---` blocks, joined. */
-  readonly text: string;
-  /** What was left out of it, one line each (the path shown with `displayPath`). */
-  readonly warnings: readonly string[];
-}
-
 /**
  * The codebase of a task on `module`: its files as the shared walk lists them
  * (what a prompt may read: no nested module, nothing ignored, no link); for
  * `full`, the top-level specification first and each dependency's documents
- * after. A missing file is left out silently, a refused one with a warning.
+ * after, as `--- path ---` blocks joined in `text`. A missing file is left
+ * out silently, a refused one with one line in `warnings`.
  *
  * @throws {CodeCommitError} when the module's folder cannot be listed, a
  * refused path cannot be inspected, or the ignore rules cannot be read.
@@ -40,7 +33,7 @@ export async function assembleTaskCodebase(
   module: Module,
   modules: readonly Module[],
   kind: CodebaseKind,
-): Promise<TaskCodebase> {
+): Promise<{ text: string; warnings: string[] }> {
   const rules = await IgnoreRules.load(root);
   const exclude = await CodeCommitIgnore.load(root);
   const others = new Set(modules.map((m) => m.path).filter((path) => path !== ROOT_MODULE));

@@ -15,7 +15,6 @@ import { loadStates } from "./states.ts";
 import { describeModule, type Module, ROOT_MODULE } from "./graph.ts";
 import { loadModules, StructureError } from "./modules.ts";
 import { nextTask, phasesComplete, type Task } from "./next_task.ts";
-import { runnablePhase } from "./stage_prompts.ts";
 import { PHASES } from "./stages.ts";
 import { describeTask, runTask, type TaskOutcome } from "./task.ts";
 import {
@@ -75,7 +74,7 @@ async function loadModulesReported(
 export async function runAutoWorkflow(session: Session): Promise<ExitStatus> {
   const { root, console, options } = session;
   session.journal.workflow = "auto workflow";
-  const maxPhase = runnablePhase(options.maxPhase);
+  const { maxPhase } = options;
   const warned = new Set<string>();
   let modules = await loadModulesReported(session, warned);
   let states = await loadStates(root, modules, maxPhase);
