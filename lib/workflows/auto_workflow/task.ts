@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { runCommitLoop, unpassedStatus } from "../committing_code/loop.ts";
+import { runCommitLoop } from "../committing_code/loop.ts";
 import { CodeCommitError, EXIT, type ExitStatus } from "../../errors/errors.ts";
 import { decodeStrictly } from "../../text/utf8.ts";
 import { autoWorkflowSlug, SINGLE_QUERY } from "../../logger/log_names.ts";
@@ -32,7 +32,7 @@ interface Ended {
 /**
  * How a task ended: a status (after a review, a passed build, or a
  * `changes-requested` reply), or a build that still fails after the repairs
- * (status 1, 3, 4 or 5, as `unpassedStatus` says).
+ * (status 1, 3, 4 or 5, the loop's status).
  */
 export type TaskOutcome =
   | Ended & {
@@ -169,8 +169,8 @@ async function runChange(
     const status = "changes-requested";
     return { kind: "status", status, comment, attempts, changedPaths, logDir: log.dir };
   }
-  if (!result.passed) {
-    const status = unpassedStatus(result);
+  if (result.status !== EXIT.ok) {
+    const { status } = result;
     return { kind: "build-failed", status, attempts, changedPaths, logDir: log.dir };
   }
   const parsed = parseStatusReply(result.lastReply.text);

@@ -65,7 +65,7 @@ async function loadModulesReported(
 
 /**
  * Runs the auto workflow: 0 when nothing is left, 7 when a task stopped for
- * the user, 1, 3, 4 or 5 when a task did not pass, as `unpassedStatus` says.
+ * the user, 1, 3, 4 or 5 when a task did not pass, as the loop's status says.
  *
  * @throws {StructureError} listing every problem of the modules, before any LLM call.
  * @throws {CodeCommitError} for a bad `build.sh`, a refused cache path, an

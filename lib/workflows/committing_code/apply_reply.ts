@@ -8,6 +8,7 @@
 import { Buffer } from "node:buffer";
 import { type AppliedChange, ApplyError, applyOperations } from "../../apply/apply.ts";
 import type { ApplyJournal } from "../../apply/journal_recorder.ts";
+import { EXIT, type ExitStatus } from "../../errors/errors.ts";
 import { formatRefusals, guardOperations, type Refusal } from "../../guard/guard.ts";
 import type { LlmReply } from "../../llm/types.ts";
 import type { FileOperation } from "../../reply/operations.ts";
@@ -20,14 +21,12 @@ import type { Redactor } from "../../secrets/redact.ts";
 import { countKinds, NAMED_AT_MOST, nameSome } from "../../text/change_list.ts";
 import { plural } from "../../text/plural.ts";
 
-/** A refused reply: why (every key masked), and whether it held a key or its write failed. */
-type Refused = {
-  readonly ok: false;
-  readonly reason: string;
-  /** The reply was usable but writing it failed and was rolled back. */
-  readonly writeFailed?: boolean;
-  readonly heldKey?: boolean;
-};
+/**
+ * A refused reply: why (every key masked), and the exit status of a run that
+ * ends on it: 5 when it held a key, 3 when its write failed and was rolled
+ * back (the project's files refused it), else 4.
+ */
+type Refused = { readonly ok: false; readonly reason: string; readonly status: ExitStatus };
 
 /** What applying a reply did: its operations in reply order, what changed, and what it left as it was. */
 export type ReplyOutcome =
@@ -93,10 +92,10 @@ export async function checkReply(
     const reason =
       `the reply was cut off at the model's output limit (finish reason ${reply.finishReason}), ` +
       `so none of it was applied; reply with fewer or smaller files`;
-    return { ok: false, reason };
+    return { ok: false, reason, status: EXIT.model };
   }
   const parsed = parseReply(reply.text);
-  if (!parsed.ok) return { ok: false, reason: redactor.redact(parsed.reason) };
+  if (!parsed.ok) return { ok: false, reason: redactor.redact(parsed.reason), status: EXIT.model };
 
   const guarded = await guardOperations(root, parsed.operations);
   const keys = keyRefusals(parsed.operations, redactor, reply.text);
@@ -112,7 +111,7 @@ export async function checkReply(
     return {
       ok: false,
       reason: redactor.redact(formatRefusals(all)),
-      ...(keys.length > 0 && { heldKey: true }),
+      status: keys.length > 0 ? EXIT.safety : EXIT.model,
     };
   }
   return { ok: true, operations: guarded.operations, warnings: parsed.warnings };
@@ -152,7 +151,7 @@ export async function applyReply(
     };
   } catch (error) {
     if (error instanceof ApplyError && error.notRestored.length === 0) {
-      return { ok: false, reason: redactor.redact(error.message), writeFailed: true };
+      return { ok: false, reason: redactor.redact(error.message), status: EXIT.setup };
     }
     throw error;
   }
