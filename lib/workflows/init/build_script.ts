@@ -60,11 +60,15 @@ export interface StarterLayout {
   readonly pythonSrcLayout?: boolean;
 }
 
-/** The commands of `kind`, fitted to `layout`. */
-function commandsOf(kind: ProjectKindName, layout: StarterLayout): readonly string[] {
-  const commands = PROJECT_KINDS[kind].commands;
-  if (kind !== "python" || layout.pythonSrcLayout !== true) return commands;
-  return commands.map((command) => `PYTHONPATH="src\${PYTHONPATH:+:$PYTHONPATH}" ${command}`);
+/** Each of `kinds` in the table's order, with its commands fitted to `layout`. */
+function commandsOf(kinds: readonly ProjectKindName[], layout: StarterLayout) {
+  return (Object.keys(PROJECT_KINDS) as ProjectKindName[]).filter((kind) => kinds.includes(kind))
+    .map((kind) => {
+      const commands: readonly string[] = PROJECT_KINDS[kind].commands;
+      if (kind !== "python" || layout.pythonSrcLayout !== true) return { kind, commands };
+      const prefix = `PYTHONPATH="src\${PYTHONPATH:+:$PYTHONPATH}" `;
+      return { kind, commands: commands.map((command) => prefix + command) };
+    });
 }
 
 const HEADER = `#!/bin/sh
@@ -83,9 +87,7 @@ export function starterBuildScript(
   kinds: readonly ProjectKindName[],
   layout: StarterLayout = {},
 ): string {
-  const found = (Object.keys(PROJECT_KINDS) as ProjectKindName[]).filter((kind) =>
-    kinds.includes(kind)
-  );
+  const found = commandsOf(kinds, layout);
   if (found.length === 0) {
     return `${HEADER}
 # code-commit --init found no package.json with a test script, deno.json,
@@ -98,8 +100,8 @@ ${BUILD_PLACEHOLDER_LINE}
 exit 1
 `;
   }
-  const blocks = found.map((kind) =>
-    `\n# ${PROJECT_KINDS[kind].name}\n${commandsOf(kind, layout).join("\n")}\n`
+  const blocks = found.map(({ kind, commands }) =>
+    `\n# ${PROJECT_KINDS[kind].name}\n${commands.join("\n")}\n`
   );
   return `${HEADER}${blocks.join("")}`;
 }
@@ -109,9 +111,7 @@ export function describeStarter(
   kinds: readonly ProjectKindName[],
   layout: StarterLayout = {},
 ): string {
-  const commands = (Object.keys(PROJECT_KINDS) as ProjectKindName[])
-    .filter((kind) => kinds.includes(kind))
-    .flatMap((kind) => commandsOf(kind, layout));
+  const commands = commandsOf(kinds, layout).flatMap((found) => found.commands);
   if (commands.length === 0) {
     return "a placeholder that fails until you put your build and test commands in it";
   }

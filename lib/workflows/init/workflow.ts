@@ -127,7 +127,7 @@ export async function runInit(
   }
   text = appendLines(text, NEGATIONS_COMMENT, negations.map((n) => n.line));
   const initLines = INIT_RULES.map((r) => r.line).join(" and ");
-  if (text === (gitignore ?? "") && gitignore !== undefined) {
+  if (text === gitignore) {
     lines.push(`.gitignore: kept (it already ignores ${initLines})`);
   } else {
     if (gitignore !== undefined) await writeFileAtomically(root, ".gitignore", text);
