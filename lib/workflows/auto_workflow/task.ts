@@ -149,31 +149,25 @@ async function runChange(
   const result = await runCommitLoop(session, log, changeQuery(inputs), codebase.text, {
     inspect: (reply) => {
       const parsed = parseStatusReply(reply.text);
-      if (!parsed.ok || parsed.status !== "changes-requested") return undefined;
-      return {
-        value: parsed,
-        reason: "the reply says changes-requested, so none of it was applied",
-      };
+      return parsed.ok && parsed.status === "changes-requested"
+        ? "the reply says changes-requested, so none of it was applied"
+        : undefined;
     },
     prose: proseWithoutStatus,
   });
   const { attempts, changedPaths } = result;
-  if (result.stopped !== undefined) {
-    const { comment, fileBlocks } = result.stopped.value;
-    if (fileBlocks > 0) {
-      session.console.warn(
-        `the reply holds ${plural(fileBlocks, "file block")}, not applied: ` +
-          "a changes-requested reply changes no file",
-      );
-    }
-    const status = "changes-requested";
-    return { kind: "status", status, comment, attempts, changedPaths, logDir: log.dir };
+  // A stopped loop's last reply is the changes-requested one, never applied.
+  const parsed = parseStatusReply(result.lastReply.text);
+  if (result.stopped && parsed.ok && parsed.fileBlocks > 0) {
+    session.console.warn(
+      `the reply holds ${plural(parsed.fileBlocks, "file block")}, not applied: ` +
+        "a changes-requested reply changes no file",
+    );
   }
-  if (result.status !== EXIT.ok) {
+  if (!result.stopped && result.status !== EXIT.ok) {
     const { status } = result;
     return { kind: "build-failed", status, attempts, changedPaths, logDir: log.dir };
   }
-  const parsed = parseStatusReply(result.lastReply.text);
   if (!parsed.ok) {
     const left = changedPaths.length === 0
       ? ""

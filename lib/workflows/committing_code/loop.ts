@@ -28,24 +28,18 @@ import { cutList, NAMED_AT_MOST } from "../../text/change_list.ts";
 /** Repairs after the initial attempt. */
 const MAX_REPAIRS = 3;
 
-/** An inspector's decision to end the loop on a reply before it is applied, and why (for the build log). */
-export interface ReplyStop<T> {
-  readonly value: T;
-  readonly reason: string;
-}
-
 /** At most this many lines of a reply's prose are shown; the log has the rest. */
 const PROSE_LINES_SHOWN = 20;
 
 /** How the loop ended. */
-export interface CommitLoopResult<T = never> {
+export interface CommitLoopResult {
   /**
    * 0 when `./build.sh` passed after an applied reply; else 1 when the last
    * reply was applied, or the status its refusal gives (see `applyReply`).
    */
   readonly status: ExitStatus;
-  /** Set when the inspector ended the loop on the last reply. */
-  readonly stopped: ReplyStop<T> | undefined;
+  /** The inspector ended the loop on the last reply, before it was applied. */
+  readonly stopped: boolean;
   /** LLM calls made (1 to 4). */
   readonly attempts: number;
   readonly lastReply: LlmReply;
@@ -55,29 +49,30 @@ export interface CommitLoopResult<T = never> {
 }
 
 /**
- * Runs the loop. `inspect` sees each reply before it is applied; `prose`
- * picks the lines shown as the model's words (by default all outside blocks).
+ * Runs the loop. `inspect` sees each reply before it is applied and may end
+ * the loop there, saying why (for the build log); `prose` picks the lines
+ * shown as the model's words (by default all outside blocks).
  *
  * @throws {LlmError} when a call fails; {InterruptedError} on Ctrl-C, at a safe point.
  * @throws {CodeCommitError} when a build cannot start or tampered with
  * `build.sh` or `.gitignore`, or a prompt holds a key.
  */
-export async function runCommitLoop<T = never>(
+export async function runCommitLoop(
   session: Session,
   log: RunLog,
   query: string,
   codebase: string,
   options: {
-    readonly inspect?: (reply: LlmReply) => ReplyStop<T> | undefined;
+    readonly inspect?: (reply: LlmReply) => string | undefined;
     readonly prose?: (text: string) => string[];
   } = {},
-): Promise<CommitLoopResult<T>> {
+): Promise<CommitLoopResult> {
   const ledger = new ReplacementLedger();
   let feedback: Feedback = "";
   let status: ExitStatus = EXIT.model;
   let lastReply!: LlmReply;
   let lastNames!: CallLogNames;
-  const result = (attempts: number, stopped?: ReplyStop<T>): CommitLoopResult<T> => ({
+  const result = (attempts: number, stopped = false): CommitLoopResult => ({
     status,
     stopped,
     attempts,
@@ -105,8 +100,8 @@ export async function runCommitLoop<T = never>(
 
     const stop = options.inspect?.(reply);
     if (stop !== undefined) {
-      await log.write(names.build, `build.sh was not run: ${stop.reason}\n`);
-      return result(attempt + 1, stop);
+      await log.write(names.build, `build.sh was not run: ${stop}\n`);
+      return result(attempt + 1, true);
     }
     showProse(session.console, model, reply.text, log.path(names.replyText), options.prose);
 
