@@ -16,19 +16,13 @@ import edgeTested from "./stage_prompts/edge-tested.txt" with { type: "text" };
 import fuzzed from "./stage_prompts/fuzzed.txt" with { type: "text" };
 import happyPathTested from "./stage_prompts/happy-path-tested.txt" with { type: "text" };
 import implementedNoCache from "./stage_prompts/implemented-no-cache.txt" with { type: "text" };
-import implementedWithCache from "./stage_prompts/implemented-with-cache.txt" with {
-  type: "text",
-};
+import implementedWithCache from "./stage_prompts/implemented-with-cache.txt" with { type: "text" };
 import integrationTested from "./stage_prompts/integration-tested.txt" with { type: "text" };
 import logged from "./stage_prompts/logged.txt" with { type: "text" };
 import moduleIntro from "./stage_prompts/module-intro.txt" with { type: "text" };
 import polished from "./stage_prompts/polished.txt" with { type: "text" };
-import replyFormatChange from "./stage_prompts/reply-format-change.txt" with {
-  type: "text",
-};
-import replyFormatReview from "./stage_prompts/reply-format-review.txt" with {
-  type: "text",
-};
+import replyFormatChange from "./stage_prompts/reply-format-change.txt" with { type: "text" };
+import replyFormatReview from "./stage_prompts/reply-format-review.txt" with { type: "text" };
 import secure from "./stage_prompts/secure.txt" with { type: "text" };
 import selfConsistent from "./stage_prompts/self-consistent.txt" with { type: "text" };
 import simple from "./stage_prompts/simple.txt" with { type: "text" };

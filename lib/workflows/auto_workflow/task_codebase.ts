@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { CodeCommitError, EXIT, messageOf } from "../../errors/errors.ts";
 import { lstatOrUndefined } from "../../file_system/lstat.ts";
 import { IgnoreRules } from "../../guard/ignore_rules.ts";
 import { CodeCommitIgnore } from "../../guard/codecommit_ignore.ts";
@@ -12,7 +11,8 @@ import { blockOf } from "../../project_files/file_block.ts";
 import { compareCodePoints } from "../../project_files/order.ts";
 import { readProjectFile } from "../../project_files/read_file.ts";
 import { displayPath } from "../../text/characters.ts";
-import { describeSkipped, type WalkResult, walkTree } from "../../project_files/walk.ts";
+import { describeSkipped } from "../../project_files/walk.ts";
+import { walkFolder } from "./discovery.ts";
 import { type Module, ROOT_MODULE } from "./graph.ts";
 import { SPEC_FILE } from "../../project_files/module_files.ts";
 import type { CodebaseKind } from "./stages.ts";
@@ -38,22 +38,10 @@ export async function assembleTaskCodebase(
   const exclude = await CodeCommitIgnore.load(root);
   const others = new Set(modules.map((m) => m.path).filter((path) => path !== ROOT_MODULE));
   others.delete(module.path);
-  let walk: WalkResult;
-  try {
-    walk = await walkTree(root, module.path, rules, {
-      enter: (folder) => !others.has(folder),
-      exclude,
-    });
-  } catch (error) {
-    if (error instanceof CodeCommitError) throw error;
-    throw new CodeCommitError(
-      `cannot list the folder ${module.path === "" ? "." : module.path} for the codebase: ${
-        messageOf(error)
-      }`,
-      EXIT.setup,
-      { cause: error },
-    );
-  }
+  const walk = await walkFolder(root, module.path, rules, "for the codebase", {
+    enter: (folder) => !others.has(folder),
+    exclude,
+  });
   const own = walk.folders.flatMap((folder) => folder.files).sort(compareCodePoints);
   let paths = own;
   if (kind === "full") {

@@ -26,13 +26,10 @@ import {
 
 /** `L0: src/core, src/util; L1: src/llm; L2: the root module (UserSpecification.md)`. */
 function describeLevels(modules: readonly Module[]): string {
-  const levels = new Map<number, string[]>();
-  for (const module of modules) {
-    const names = levels.get(module.depth) ?? [];
-    names.push(module.path === ROOT_MODULE ? describeModule(ROOT_MODULE) : module.path);
-    levels.set(module.depth, names);
-  }
-  return [...levels].map(([depth, names]) => `L${depth}: ${names.join(", ")}`).join("; ");
+  const name = (module: Module) =>
+    module.path === ROOT_MODULE ? describeModule(ROOT_MODULE) : module.path;
+  return [...Map.groupBy(modules, (module) => module.depth)]
+    .map(([depth, level]) => `L${depth}: ${level.map(name).join(", ")}`).join("; ");
 }
 
 /** Loads the modules, printing each search warning once; the error thrown lists every problem. */

@@ -70,13 +70,9 @@ async function rootMarker(root: string, markers: readonly string[]): Promise<str
   return undefined;
 }
 
-/** Options of {@link runInit}: `agent-config/` was made already, when the run took its lock there. */
-export interface InitOptions {
-  readonly madeConfigFolder?: boolean;
-}
-
 /**
- * Runs `--init` in `root`: one line per piece (made, or kept), then the next steps; returns 0.
+ * Runs `--init` in `root`: one line per piece (made, or kept), then the next
+ * steps; returns 0. `madeConfigFolder`: the run made `agent-config/` already, taking its lock.
  *
  * @throws {CodeCommitError} when `root` is not a git repository's root, or
  * something in the way is a link or of the wrong kind (nothing is written through it).
@@ -84,7 +80,7 @@ export interface InitOptions {
 export async function runInit(
   root: string,
   console: Console,
-  options: InitOptions = {},
+  madeConfigFolder: boolean,
 ): Promise<ExitStatus> {
   await checkRepositoryRoot(root, true);
   const lines: string[] = [];
@@ -172,8 +168,7 @@ export async function runInit(
     );
   }
 
-  const madeFolder = await ensureRealFolder(root, AGENT_CONFIG_DIR) ||
-    options.madeConfigFolder === true;
+  const madeFolder = await ensureRealFolder(root, AGENT_CONFIG_DIR) || madeConfigFolder;
   lines.push(`${AGENT_CONFIG_DIR}/: ${madeFolder ? "made" : "kept"}`);
   const madeQuery = await writeNewFile(root, QUERY_FILE, "");
   lines.push(`${QUERY_FILE}: ${madeQuery ? "made (empty)" : "kept"}`);
