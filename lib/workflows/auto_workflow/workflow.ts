@@ -10,12 +10,11 @@ import { checkCleanTree } from "../../preconditions/dirty_tree.ts";
 import { checkBuildScript } from "../../preconditions/preconditions.ts";
 import { plural } from "../../text/plural.ts";
 import type { Session } from "../../session/session.ts";
-import { writeCache } from "./cache.ts";
-import { loadStates } from "./states.ts";
+import { readCache, readSpecification, writeCache } from "./cache.ts";
 import { describeModule, type Module, ROOT_MODULE } from "./graph.ts";
 import { loadModules, StructureError } from "./modules.ts";
-import { nextTask, phasesComplete, type Task } from "./next_task.ts";
-import { PHASES } from "./stages.ts";
+import { type ModuleState, nextTask, phasesComplete, type Task } from "./next_task.ts";
+import { PHASES, type StageName, STAGES } from "./stages.ts";
 import { describeTask, runTask, type TaskOutcome } from "./task.ts";
 import {
   describeLeftChanges,
@@ -186,4 +185,36 @@ function stop(
       `code-commit --aw again; ${tail}`,
   );
   return EXIT.needsUser;
+}
+
+/**
+ * Reads every module's specification and its cache for phases 1 to `maxPhase`.
+ *
+ * @throws {CodeCommitError} when a specification is no longer a regular file,
+ * too large or hard-linked (its other name may be outside the project), or
+ * the cache is refused or unreadable.
+ */
+async function loadStates(
+  root: string,
+  modules: readonly Module[],
+  maxPhase: number,
+): Promise<ModuleState[]> {
+  const states: ModuleState[] = [];
+  for (const module of modules) {
+    // Discovery found it a regular file: a link or a fifo put there since is refused.
+    const spec = await readSpecification(root, module.specPath);
+    if (spec === undefined) {
+      throw new CodeCommitError(
+        `cannot read ${module.specPath}: it was removed while code-commit ran; restore it, then run again`,
+        EXIT.setup,
+      );
+    }
+    const cache = new Map<StageName, Uint8Array>();
+    for (const stage of STAGES.filter((stage) => stage.phase <= maxPhase)) {
+      const cached = await readCache(root, module.path, stage.name);
+      if (cached !== undefined) cache.set(stage.name, cached);
+    }
+    states.push({ module, spec, cache });
+  }
+  return states;
 }
