@@ -20,9 +20,7 @@ import { STAGES } from "./stages.ts";
 const CACHE_DIR = "agent-state/specifications";
 
 function cachePath(modulePath: string, stage: string): string {
-  return modulePath === ROOT_MODULE
-    ? `${CACHE_DIR}/${stage}`
-    : `${CACHE_DIR}/${modulePath}/${stage}`;
+  return `${CACHE_DIR}/${modulePath === ROOT_MODULE ? "" : `${modulePath}/`}${stage}`;
 }
 
 /**

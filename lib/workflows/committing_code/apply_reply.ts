@@ -59,15 +59,13 @@ function keyRefusals(
   replyText: string,
 ): Refusal[] {
   if (!redactor.containsKey(withLineFeeds(replyText))) return [];
-  const refusals: Refusal[] = [];
-  for (const operation of operations) {
-    if (redactor.containsKey(operation.path)) {
-      refusals.push({ path: operation.path, reason: KEY_IN_PATH_REASON });
-    } else if (operation.kind === "write" && redactor.containsKey(operation.content)) {
-      refusals.push({ path: operation.path, reason: KEY_IN_CONTENT_REASON });
-    }
-  }
-  return refusals;
+  return operations.flatMap(({ path, ...operation }) =>
+    redactor.containsKey(path)
+      ? [{ path, reason: KEY_IN_PATH_REASON }]
+      : operation.kind === "write" && redactor.containsKey(operation.content)
+      ? [{ path, reason: KEY_IN_CONTENT_REASON }]
+      : []
+  );
 }
 
 /** A reply parsed, guarded and checked for keys: its operations and the parser's warnings. */
@@ -103,8 +101,7 @@ export async function checkReply(
     const refused = guarded.ok ? [] : guarded.refusals;
     const paths = new Set(refused.map((refusal) => refusal.path));
     // One line per refused path, in reply order (a path refused by the guard is not repeated).
-    const order = new Map<string, number>();
-    parsed.operations.forEach((operation, index) => order.set(operation.path, index));
+    const order = new Map(parsed.operations.map((operation, index) => [operation.path, index]));
     const all = [...refused, ...keys.filter((refusal) => !paths.has(refusal.path))]
       .sort((a, b) => (order.get(a.path) ?? 0) - (order.get(b.path) ?? 0))
       .map((refusal) => ({ ...refusal, path: redactor.redact(refusal.path) }));
