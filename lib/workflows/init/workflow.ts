@@ -177,15 +177,20 @@ export async function runInit(
   let moveStarter = false;
   if (buildScript === undefined) {
     const kinds = await projectKinds(root);
-    const layout = { pythonSrcLayout: kinds.includes("python") && await hasSrcPackage(root) };
-    const made = await writeNewFile(root, STARTER_BUILD_FILE, starterBuildScript(kinds, layout), {
-      mode: 0o755,
-    });
+    const srcLayout = kinds.includes("python") && await hasSrcPackage(root);
+    const made = await writeNewFile(
+      root,
+      STARTER_BUILD_FILE,
+      starterBuildScript(kinds, srcLayout),
+      {
+        mode: 0o755,
+      },
+    );
     moveStarter = true;
     lines.push(
       made
         ? `build.sh: missing; a starter is in ${STARTER_BUILD_FILE} (${
-          describeStarter(kinds, layout)
+          describeStarter(kinds, srcLayout)
         }): read it, then make it your build.sh with: mv ${STARTER_BUILD_FILE} build.sh`
         : `build.sh: missing; ${STARTER_BUILD_FILE} is kept: read it, then make it your ` +
           `build.sh with: mv ${STARTER_BUILD_FILE} build.sh`,
