@@ -178,14 +178,8 @@ export async function runInit(
   if (buildScript === undefined) {
     const kinds = await projectKinds(root);
     const srcLayout = kinds.includes("python") && await hasSrcPackage(root);
-    const made = await writeNewFile(
-      root,
-      STARTER_BUILD_FILE,
-      starterBuildScript(kinds, srcLayout),
-      {
-        mode: 0o755,
-      },
-    );
+    const starter = starterBuildScript(kinds, srcLayout);
+    const made = await writeNewFile(root, STARTER_BUILD_FILE, starter, { mode: 0o755 });
     moveStarter = true;
     lines.push(
       made
