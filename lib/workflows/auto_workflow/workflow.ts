@@ -5,7 +5,8 @@
  * @module
  */
 import { CodeCommitError, EXIT, type ExitStatus, interruption } from "../../errors/errors.ts";
-import type { RunLog } from "../../logger/run_log.ts";
+import { autoWorkflowSlug } from "../../logger/log_names.ts";
+import { RunLog } from "../../logger/run_log.ts";
 import { checkCleanTree } from "../../preconditions/dirty_tree.ts";
 import { checkBuildScript } from "../../preconditions/preconditions.ts";
 import { plural } from "../../text/plural.ts";
@@ -89,13 +90,15 @@ export async function runAutoWorkflow(session: Session): Promise<ExitStatus> {
   try {
     while (task !== undefined) {
       if (session.signal.aborted) throw interruption(session.signal);
-      const outcome = await runTask(session, task, states, modules, (log) => (lastLog = log));
+      const slug = autoWorkflowSlug(task.state.module.specPath, task.stage.name);
+      lastLog = await RunLog.create(root, slug, session.redactor);
+      const outcome = await runTask(session, task, states, modules, lastLog);
       if (outcome.kind === "status" && outcome.comment !== undefined && outcome.comment !== "") {
         console.result(`comment on ${describeTask(task)}:\n${outcome.comment}`);
       }
       if (outcome.kind !== "status" || outcome.status !== "task-success") {
-        if (lastLog !== undefined) await reportRunChanges(session, lastLog);
-        return stop(session, task, outcome, passed);
+        await reportRunChanges(session, lastLog);
+        return stop(session, task, outcome, passed, lastLog.dir);
       }
       const file = await writeCache(
         root,
@@ -149,14 +152,13 @@ function stop(
   task: Task,
   outcome: TaskOutcome,
   passed: number,
+  logDir: string,
 ): ExitStatus {
   const where = `${describeTask(task)} (phase ${task.stage.phase})`;
   const files = outcome.changedPaths.length === 0
     ? "no file changed"
     : `${plural(outcome.changedPaths.length, "file")} changed by the task`;
-  const tail = `${plural(passed, "task")} passed before it${
-    tokens(session)
-  }; logs in ${outcome.logDir}`;
+  const tail = `${plural(passed, "task")} passed before it${tokens(session)}; logs in ${logDir}`;
   if (outcome.kind === "build-failed") {
     session.console.result(
       `auto workflow: ${where} failed: the build still fails after ${
