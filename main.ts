@@ -66,7 +66,7 @@ const START: Record<Workflow, () => Promise<(run: Run) => Promise<ExitStatus>>> 
   },
   init: async () => {
     const { runInit } = await import("./lib/workflows/init/workflow.ts");
-    return (run) => runInit(run.root, run.console, { madeConfigFolder: run.madeConfigFolder });
+    return (run) => runInit(run.root, run.console, run.madeConfigFolder);
   },
   rollup: async () => {
     const { runRollup } = await import("./lib/workflows/writing_rollup/workflow.ts");

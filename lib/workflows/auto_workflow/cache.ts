@@ -20,31 +20,19 @@ import { STAGES } from "./stages.ts";
 const CACHE_DIR = "agent-state/specifications";
 
 function cachePath(modulePath: string, stage: string): string {
-  return modulePath === ROOT_MODULE
-    ? `${CACHE_DIR}/${stage}`
-    : `${CACHE_DIR}/${modulePath}/${stage}`;
-}
-
-/**
- * Two modules the cache cannot hold together: `outer`'s cache `file` for
- * `stage` is a folder on the way to `inner`'s; `folder` (named like the
- * stage) is the project folder to rename.
- */
-export interface CacheCollision {
-  readonly outer: string;
-  readonly inner: string;
-  readonly stage: string;
-  readonly file: string;
-  readonly folder: string;
+  return `${CACHE_DIR}/${modulePath === ROOT_MODULE ? "" : `${modulePath}/`}${stage}`;
 }
 
 /**
  * Every pair of modules whose cache entries cannot both exist: a module in
  * (or being) a folder directly inside another, named like a stage
  * (`src/a/implemented`), compared case-insensitively as some file systems do.
- * One collision per cache file in the way. Never throws.
+ * One collision per cache file in the way: `outer`'s cache `file` for `stage`
+ * is a folder on the way to `inner`'s; `folder` is the project folder to rename. Never throws.
  */
-export function cacheCollisions(modulePaths: readonly string[]): CacheCollision[] {
+export function cacheCollisions(
+  modulePaths: readonly string[],
+): { outer: string; inner: string; stage: string; file: string; folder: string }[] {
   // Each folder (case-folded) on the way to a module's cache files → that module.
   const folders = new Map<string, string>();
   for (const path of modulePaths) {
@@ -54,18 +42,15 @@ export function cacheCollisions(modulePaths: readonly string[]): CacheCollision[
       if (!folders.has(folder)) folders.set(folder, path);
     }
   }
-  const collisions: CacheCollision[] = [];
-  for (const outer of modulePaths) {
-    for (const { name: stage } of STAGES) {
+  return modulePaths.flatMap((outer) =>
+    STAGES.flatMap(({ name: stage }) => {
       const file = cachePath(outer, stage);
       const inner = folders.get(foldCase(file));
-      if (inner === undefined) continue;
+      if (inner === undefined) return [];
       const depth = file.split("/").length - CACHE_DIR.split("/").length;
-      const folder = inner.split("/").slice(0, depth).join("/");
-      collisions.push({ outer, inner, stage, file, folder });
-    }
-  }
-  return collisions;
+      return [{ outer, inner, stage, file, folder: inner.split("/").slice(0, depth).join("/") }];
+    })
+  );
 }
 
 function refuse(path: string, symlink: boolean, want: "folder" | "file"): CodeCommitError {
@@ -111,11 +96,15 @@ export async function readCache(
   stage: string,
 ): Promise<Uint8Array | undefined> {
   const { file, exists } = await checkedCacheFile(root, modulePath, stage);
-  if (!exists) return undefined;
-  return await readBounded(under(root, file), {
+  return exists ? await readSpecification(root, file) : undefined;
+}
+
+/** A specification's bytes, refused when a link, too large or hard-linked (its text goes into prompts). */
+export function readSpecification(root: string, path: string): Promise<Uint8Array | undefined> {
+  return readBounded(under(root, path), {
     limit: READ_LIMITS.specification,
     followSymlink: false,
-    name: file,
+    name: path,
     refuseHardLinks: true,
   });
 }

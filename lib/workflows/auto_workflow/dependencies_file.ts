@@ -18,12 +18,6 @@ export interface DeclaredDependency {
   readonly line: number;
 }
 
-/** The dependencies of the valid lines, and one `line N: ...` sentence per problem. */
-export interface DependencyList {
-  readonly dependencies: readonly DeclaredDependency[];
-  readonly problems: readonly string[];
-}
-
 /** Shows a line in a message: quoted, with control characters escaped. */
 function show(text: string): string {
   return JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text);
@@ -65,9 +59,12 @@ function checkDependencyPath(path: string): string | undefined {
 
 /**
  * Parses a `ModuleDependencies.md`, reporting every problem; a wrong header or
- * second line ends the parse (the rest cannot be trusted to be a list). Never throws.
+ * second line ends the parse (the rest cannot be trusted to be a list): the
+ * dependencies of the valid lines, one `line N: ...` sentence per problem. Never throws.
  */
-export function parseDependencyList(text: string): DependencyList {
+export function parseDependencyList(
+  text: string,
+): { dependencies: DeclaredDependency[]; problems: string[] } {
   const lines = text.split("\n").map((line) => line.trimEnd());
   if (lines[0] !== DEPENDENCIES_HEADER) {
     const empty = lines[0] === "" && lines.length === 1 ? " (the file is empty)" : "";

@@ -10,7 +10,12 @@ import { describeEntry, lstatOrUndefined } from "../../file_system/lstat.ts";
 import { guardRead } from "../../guard/guard.ts";
 import { IgnoreRules } from "../../guard/ignore_rules.ts";
 import { compareCodePoints } from "../../project_files/order.ts";
-import { describeSkipped, type WalkResult, walkTree } from "../../project_files/walk.ts";
+import {
+  describeSkipped,
+  type WalkOptions,
+  type WalkResult,
+  walkTree,
+} from "../../project_files/walk.ts";
 import { cacheCollisions } from "./cache.ts";
 import {
   API_FILE,
@@ -21,23 +26,17 @@ import {
 import { describeModule, type ModuleInfo, ROOT_MODULE } from "./graph.ts";
 import { under } from "../../file_system/file_system.ts";
 
-/** What discovery found, one line per problem and per warning. */
-export interface Discovery {
-  /** Every module found, the root module first, then by path in code-point order. */
-  readonly modules: readonly ModuleInfo[];
-  readonly problems: readonly string[];
-  /** What the search left out that the user should hear about (an unreadable folder, ...). */
-  readonly warnings: readonly string[];
-}
-
 /**
- * Finds every module of the project at `root`; problems about one module
- * and warnings are returned, not thrown.
+ * Finds every module of the project at `root` (the root module first, then by
+ * path in code-point order); problems about one module and warnings (what the
+ * search left out that the user should hear about) are returned, not thrown.
  *
  * @throws {CodeCommitError} when `src/` cannot be listed, an entry cannot be
  * inspected, or the ignore rules cannot be read.
  */
-export async function discoverModules(root: string): Promise<Discovery> {
+export async function discoverModules(
+  root: string,
+): Promise<{ modules: ModuleInfo[]; problems: string[]; warnings: string[] }> {
   const problems: string[] = [];
   const warnings: string[] = [];
   const modules: ModuleInfo[] = [];
@@ -112,17 +111,7 @@ async function searchSource(
   problems: string[],
   warnings: string[],
 ): Promise<void> {
-  let walk: WalkResult;
-  try {
-    walk = await walkTree(root, SOURCE_DIR, rules);
-  } catch (error) {
-    if (error instanceof CodeCommitError) throw error;
-    throw new CodeCommitError(
-      `cannot list the folder ${SOURCE_DIR} while looking for modules: ${messageOf(error)}`,
-      EXIT.setup,
-      { cause: error },
-    );
-  }
+  const walk = await walkFolder(root, SOURCE_DIR, rules, "while looking for modules");
   // A file left out cannot hide a module (the codebase that would show it says so); a folder can.
   for (const entry of walk.skipped) {
     if (entry.isDirectory) warnings.push(describeSkipped(entry, "the search for modules"));
@@ -169,5 +158,30 @@ async function searchSource(
           "sees only what git sees",
       );
     }
+  }
+}
+
+/**
+ * The shared walk of `folder` (`""`: the root); a folder it cannot list is a
+ * set-up error saying what for (`purpose`).
+ *
+ * @throws {CodeCommitError} when `folder` cannot be listed or the ignore rules cannot be read.
+ */
+export async function walkFolder(
+  root: string,
+  folder: string,
+  rules: IgnoreRules,
+  purpose: string,
+  options?: WalkOptions,
+): Promise<WalkResult> {
+  try {
+    return await walkTree(root, folder, rules, options);
+  } catch (error) {
+    if (error instanceof CodeCommitError) throw error;
+    throw new CodeCommitError(
+      `cannot list the folder ${folder === "" ? "." : folder} ${purpose}: ${messageOf(error)}`,
+      EXIT.setup,
+      { cause: error },
+    );
   }
 }

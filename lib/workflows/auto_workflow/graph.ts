@@ -38,20 +38,18 @@ export interface Module extends ModuleInfo {
   readonly depth: number;
 }
 
-/** The modules by depth then path, or one line per problem. */
-export type GraphResult =
-  | { readonly ok: true; readonly modules: readonly Module[] }
-  | { readonly ok: false; readonly problems: readonly string[] };
-
 /** How many module paths a "names no module" message lists at most. */
 const LISTED_MODULES = 12;
 
 /**
  * Checks the dependencies of `declared` (paths unique) and returns the modules
- * with their depths, or every problem: a dependency on no module or on itself,
- * and each cycle (`src/a → src/b → src/a`, from its first module in code-point order). Never throws.
+ * with their depths (by depth, then path), or every problem: a dependency on
+ * no module or on itself, and each cycle (`src/a → src/b → src/a`, from its
+ * first module in code-point order). Never throws.
  */
-export function buildGraph(declared: readonly DeclaredModule[]): GraphResult {
+export function buildGraph(
+  declared: readonly DeclaredModule[],
+): { ok: true; modules: Module[] } | { ok: false; problems: string[] } {
   const byPath = new Map(declared.map((module) => [module.path, module]));
   const problems: string[] = [];
   const edges = new Map<string, string[]>();
@@ -94,10 +92,7 @@ export function buildGraph(declared: readonly DeclaredModule[]): GraphResult {
     return depth;
   };
   const modules = declared.map((module) => ({
-    path: module.path,
-    specPath: module.specPath,
-    dependenciesFile: module.dependenciesFile,
-    apiFile: module.apiFile,
+    ...module,
     dependencies: edges.get(module.path)!,
     depth: depthOf(module.path),
   }));
@@ -118,25 +113,34 @@ function knownModules(declared: readonly DeclaredModule[]): string {
     "fix or remove the line";
 }
 
-/** The modules reachable from `start` through one dependency or more. */
-function reachable(edges: ReadonlyMap<string, readonly string[]>, start: string): Set<string> {
-  const seen = new Set<string>();
+/**
+ * The modules reachable from `start` through one dependency or more, each
+ * with the module it was first reached from, breadth-first (so following
+ * them back from `start` itself gives a shortest cycle through it).
+ */
+function reachable(
+  edges: ReadonlyMap<string, readonly string[]>,
+  start: string,
+): Map<string, string> {
+  const previous = new Map<string, string>();
   const queue = [start];
   while (queue.length > 0) {
-    for (const next of edges.get(queue.shift()!)!) {
-      if (!seen.has(next)) {
-        seen.add(next);
+    const node = queue.shift()!;
+    for (const next of edges.get(node)!) {
+      if (!previous.has(next)) {
+        previous.set(next, node);
         queue.push(next);
       }
     }
   }
-  return seen;
+  return previous;
 }
 
 /**
- * One cycle per group of modules that all depend on each other (a strongly
- * connected component of several), in code-point order of its first module.
- * Self-loops are not in `edges` (they are reported on their own).
+ * One shortest cycle, closed by repeating its first module, per group of
+ * modules that all depend on each other (a strongly connected component of
+ * several), in code-point order of its first module. Self-loops are not in
+ * `edges` (they are reported on their own).
  */
 function findCycles(edges: ReadonlyMap<string, readonly string[]>): string[][] {
   const done = new Set<string>();
@@ -145,29 +149,10 @@ function findCycles(edges: ReadonlyMap<string, readonly string[]>): string[][] {
     if (done.has(start)) continue;
     const from = reachable(edges, start);
     if (!from.has(start)) continue;
-    for (const other of from) if (reachable(edges, other).has(start)) done.add(other);
-    cycles.push(shortestCycle(edges, start));
+    for (const other of from.keys()) if (reachable(edges, other).has(start)) done.add(other);
+    const cycle = [start];
+    for (let at = from.get(start)!; at !== start; at = from.get(at)!) cycle.splice(1, 0, at);
+    cycles.push([...cycle, start]);
   }
   return cycles;
-}
-
-/** The shortest cycle through `start` (on a cycle), closed by repeating it: breadth-first. */
-function shortestCycle(edges: ReadonlyMap<string, readonly string[]>, start: string): string[] {
-  const previous = new Map<string, string>();
-  const queue = [start];
-  while (queue.length > 0) {
-    const node = queue.shift()!;
-    for (const next of edges.get(node)!) {
-      if (next === start) {
-        const path = [start];
-        for (let at = node; at !== start; at = previous.get(at)!) path.splice(1, 0, at);
-        return [...path, start];
-      }
-      if (!previous.has(next)) {
-        previous.set(next, node);
-        queue.push(next);
-      }
-    }
-  }
-  return [start, start]; // unreachable: `start` is on a cycle
 }

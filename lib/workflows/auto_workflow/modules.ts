@@ -42,20 +42,17 @@ export class StructureError extends CodeCommitError {
   }
 }
 
-/** The modules (by depth, then path) of a sound project, and what the search left out. */
-export interface LoadedModules {
-  readonly modules: readonly Module[];
-  readonly warnings: readonly string[];
-}
-
 /**
  * Discovers the modules of the project at `root`, reads their
- * `ModuleDependencies.md` and builds their graph.
+ * `ModuleDependencies.md` and builds their graph: the modules by depth, then
+ * path, and what the search left out.
  *
  * @throws {StructureError} listing every problem of the structure, with the warnings.
  * @throws {CodeCommitError} when a folder or file cannot be read.
  */
-export async function loadModules(root: string): Promise<LoadedModules> {
+export async function loadModules(
+  root: string,
+): Promise<{ modules: readonly Module[]; warnings: readonly string[] }> {
   const discovery = await discoverModules(root);
   const declared: DeclaredModule[] = [];
   const problems: string[] = [];

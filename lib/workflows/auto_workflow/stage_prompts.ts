@@ -7,7 +7,7 @@
 import { joinPrompt, section } from "../../prompts/layout.ts";
 import { compareCodePoints } from "../../project_files/order.ts";
 import { type Module, ROOT_MODULE } from "./graph.ts";
-import { PHASES, type Stage, type StageName } from "./stages.ts";
+import type { Stage, StageName } from "./stages.ts";
 import benchmarked from "./stage_prompts/benchmarked.txt" with { type: "text" };
 import complete from "./stage_prompts/complete.txt" with { type: "text" };
 import dependencyVerified from "./stage_prompts/dependency-verified.txt" with { type: "text" };
@@ -16,34 +16,16 @@ import edgeTested from "./stage_prompts/edge-tested.txt" with { type: "text" };
 import fuzzed from "./stage_prompts/fuzzed.txt" with { type: "text" };
 import happyPathTested from "./stage_prompts/happy-path-tested.txt" with { type: "text" };
 import implementedNoCache from "./stage_prompts/implemented-no-cache.txt" with { type: "text" };
-import implementedWithCache from "./stage_prompts/implemented-with-cache.txt" with {
-  type: "text",
-};
+import implementedWithCache from "./stage_prompts/implemented-with-cache.txt" with { type: "text" };
 import integrationTested from "./stage_prompts/integration-tested.txt" with { type: "text" };
 import logged from "./stage_prompts/logged.txt" with { type: "text" };
 import moduleIntro from "./stage_prompts/module-intro.txt" with { type: "text" };
 import polished from "./stage_prompts/polished.txt" with { type: "text" };
-import replyFormatChange from "./stage_prompts/reply-format-change.txt" with {
-  type: "text",
-};
-import replyFormatReview from "./stage_prompts/reply-format-review.txt" with {
-  type: "text",
-};
+import replyFormatChange from "./stage_prompts/reply-format-change.txt" with { type: "text" };
+import replyFormatReview from "./stage_prompts/reply-format-review.txt" with { type: "text" };
 import secure from "./stage_prompts/secure.txt" with { type: "text" };
 import selfConsistent from "./stage_prompts/self-consistent.txt" with { type: "text" };
 import simple from "./stage_prompts/simple.txt" with { type: "text" };
-
-/** The placeholders a template may hold, each filled per module. */
-const PLACEHOLDERS = [
-  "MODULE",
-  "SPEC_PATH",
-  "MODULE_FILES",
-  "DEPENDENCIES_FILE",
-  "API_FILE",
-  "MODULE_PATHS",
-] as const;
-
-type Placeholder = typeof PLACEHOLDERS[number];
 
 /** A stage's prompt: its section label and its template. */
 type StagePrompt = { readonly label: string; readonly text: string };
@@ -52,40 +34,39 @@ function named(stage: StageName, text: string) {
   return { uncached: { label: `${stage} prompt`, text } };
 }
 
-/** The prompts of every stage that has them; `cached` once it passed with another specification. */
-const STAGE_PROMPTS: Readonly<
-  Partial<Record<StageName, { uncached: StagePrompt; cached?: StagePrompt }>>
-> = {
-  "self-consistent": { uncached: { label: "self consistent prompt", text: selfConsistent } },
-  "implemented": {
-    uncached: { label: "implementation-no-cache prompt", text: implementedNoCache },
-    cached: { label: "implementation-with-cache prompt", text: implementedWithCache },
-  },
-  "documented": named("documented", documented),
-  "happy-path-tested": named("happy-path-tested", happyPathTested),
-  "dependency-verified": named("dependency-verified", dependencyVerified),
-  "secure": named("secure", secure),
-  "complete": named("complete", complete),
-  "edge-tested": named("edge-tested", edgeTested),
-  "simple": named("simple", simple),
-  "logged": named("logged", logged),
-  "integration-tested": named("integration-tested", integrationTested),
-  "benchmarked": named("benchmarked", benchmarked),
-  "fuzzed": named("fuzzed", fuzzed),
-  "polished": named("polished", polished),
-};
+/** The prompts of every stage; `cached` once it passed with another specification. */
+const STAGE_PROMPTS: Readonly<Record<StageName, { uncached: StagePrompt; cached?: StagePrompt }>> =
+  {
+    "self-consistent": { uncached: { label: "self consistent prompt", text: selfConsistent } },
+    "implemented": {
+      uncached: { label: "implementation-no-cache prompt", text: implementedNoCache },
+      cached: { label: "implementation-with-cache prompt", text: implementedWithCache },
+    },
+    "documented": named("documented", documented),
+    "happy-path-tested": named("happy-path-tested", happyPathTested),
+    "dependency-verified": named("dependency-verified", dependencyVerified),
+    "secure": named("secure", secure),
+    "complete": named("complete", complete),
+    "edge-tested": named("edge-tested", edgeTested),
+    "simple": named("simple", simple),
+    "logged": named("logged", logged),
+    "integration-tested": named("integration-tested", integrationTested),
+    "benchmarked": named("benchmarked", benchmarked),
+    "fuzzed": named("fuzzed", fuzzed),
+    "polished": named("polished", polished),
+  };
 
 /**
  * Fills every `{{PLACEHOLDER}}` of `template`.
  *
- * @throws {RangeError} on a placeholder not in {@link PLACEHOLDERS} (a bug in a prompt file).
+ * @throws {RangeError} on a placeholder not in `values` (a bug in a prompt file).
  */
-function fillTemplate(template: string, values: Readonly<Record<Placeholder, string>>): string {
+function fillTemplate(template: string, values: Readonly<Record<string, string>>): string {
   return template.replace(/\{\{([A-Z_]+)\}\}/g, (whole, name: string) => {
-    if (!(PLACEHOLDERS as readonly string[]).includes(name)) {
+    if (!Object.hasOwn(values, name)) {
       throw new RangeError(`auto-workflow prompt: unknown placeholder ${whole}`);
     }
-    return values[name as Placeholder];
+    return values[name];
   });
 }
 
@@ -102,24 +83,8 @@ export interface PromptInputs {
   readonly cached: string | undefined;
 }
 
-/**
- * The highest phase a run may reach: `maxPhase` (`--max-phase`), lowered to
- * the last phase whose stages all have prompts. Never throws.
- */
-export function runnablePhase(maxPhase: number): number {
-  let runnable = 0;
-  for (const phase of PHASES) {
-    if (phase.number > maxPhase || !phase.stages.every((s) => STAGE_PROMPTS[s.name])) break;
-    runnable = phase.number;
-  }
-  return runnable;
-}
-
 /** The placeholder values of a task on `module`. Never throws. */
-function placeholderValues(
-  module: Module,
-  modules: readonly Module[],
-): Record<Placeholder, string> {
+function placeholderValues(module: Module, modules: readonly Module[]): Record<string, string> {
   const others = modules.map((m) => m.path).filter((path) => path !== ROOT_MODULE)
     .sort(compareCodePoints);
   const isRoot = module.path === ROOT_MODULE;
@@ -145,7 +110,7 @@ function showsCached(inputs: PromptInputs): boolean {
  * The `[response format instructions]` and stage prompt sections of a task
  * (the module introduction opens the stage prompt).
  *
- * @throws {RangeError} when the stage is not of `kind` or has no prompt (a programming error).
+ * @throws {RangeError} when the stage is not of `kind` (a programming error).
  */
 function openingSections(inputs: PromptInputs, kind: "review" | "change"): string[] {
   const prompts = STAGE_PROMPTS[inputs.stage.name];
@@ -154,7 +119,6 @@ function openingSections(inputs: PromptInputs, kind: "review" | "change"): strin
       `${inputs.stage.name} is not a ${kind === "review" ? "review" : "code-changing"} stage`,
     );
   }
-  if (prompts === undefined) throw new RangeError(`the stage ${inputs.stage.name} has no prompt`);
   const chosen = showsCached(inputs) && prompts.cached !== undefined
     ? prompts.cached
     : prompts.uncached;
@@ -175,7 +139,7 @@ function openingSections(inputs: PromptInputs, kind: "review" | "change"): strin
  * The whole prompt of a review stage: format, stage prompt, top-level
  * specification, and the module's own (but for the root module).
  *
- * @throws {RangeError} when the stage changes code or has no prompt (a programming error).
+ * @throws {RangeError} when the stage changes code (a programming error).
  */
 export function reviewPrompt(inputs: PromptInputs): string {
   return joinPrompt([
@@ -191,7 +155,7 @@ export function reviewPrompt(inputs: PromptInputs): string {
  * The query committing code gets for a code-changing stage (it adds the
  * codebase): format, stage prompt, cached specification (when shown), specification.
  *
- * @throws {RangeError} when the stage only reviews or has no prompt (a programming error).
+ * @throws {RangeError} when the stage only reviews (a programming error).
  */
 export function changeQuery(inputs: PromptInputs): string {
   return joinPrompt([

@@ -5,9 +5,6 @@
  * @module
  */
 
-/** `review`: one LLM call that may change no file; `change`: the committing-code loop. */
-export type StageKind = "review" | "change";
-
 /**
  * The codebase a code-changing stage gets: `full` (top-level specification,
  * the module's files, its dependencies' specifications and API files) or
@@ -17,7 +14,7 @@ export type CodebaseKind = "full" | "module";
 
 function stage<const Name extends string>(
   name: Name,
-  kind: StageKind = "change",
+  kind: "review" | "change" = "change",
   codebase: CodebaseKind = "full",
   showsCachedSpec = false,
 ) {
@@ -44,29 +41,19 @@ export type StageName = typeof TABLE[number][number]["name"];
 export interface Stage {
   readonly name: StageName;
   readonly phase: number;
-  readonly kind: StageKind;
+  /** `review`: one LLM call that may change no file; `change`: the committing-code loop. */
+  readonly kind: "review" | "change";
   readonly codebase: CodebaseKind;
   /** Whether its prompt shows the specification it last passed with, when there is one. */
   readonly showsCachedSpec: boolean;
 }
 
-/** One phase: its number (1 to 4) and its stages in order. */
-export interface Phase {
-  readonly number: number;
-  readonly stages: readonly Stage[];
-}
-
-/** The four phases, in order, each stage knowing its phase. */
-export const PHASES: readonly Phase[] = Object.freeze(
-  TABLE.map((stages, index) =>
-    Object.freeze({
-      number: index + 1,
-      stages: Object.freeze(
-        stages.map((entry): Stage => Object.freeze({ ...entry, phase: index + 1 })),
-      ),
-    })
-  ),
-);
+/** The four phases, in order (numbered 1 to 4), each stage knowing its phase. */
+export const PHASES: readonly { readonly number: number; readonly stages: readonly Stage[] }[] =
+  TABLE.map((stages, index) => ({
+    number: index + 1,
+    stages: stages.map((entry): Stage => ({ ...entry, phase: index + 1 })),
+  }));
 
 /** Every stage of every phase, in the order tasks run. */
-export const STAGES: readonly Stage[] = Object.freeze(PHASES.flatMap((phase) => phase.stages));
+export const STAGES: readonly Stage[] = PHASES.flatMap((phase) => phase.stages);

@@ -5,11 +5,11 @@
  *
  * @module
  */
-import { runCommitLoop, unpassedStatus } from "../committing_code/loop.ts";
+import { runCommitLoop } from "../committing_code/loop.ts";
 import { CodeCommitError, EXIT, type ExitStatus } from "../../errors/errors.ts";
 import { decodeStrictly } from "../../text/utf8.ts";
-import { autoWorkflowSlug, SINGLE_QUERY } from "../../logger/log_names.ts";
-import { RunLog } from "../../logger/run_log.ts";
+import { SINGLE_QUERY } from "../../logger/log_names.ts";
+import type { RunLog } from "../../logger/run_log.ts";
 import { askModel, type Session } from "../../session/session.ts";
 import { plural } from "../../text/plural.ts";
 import { nameSome } from "../../text/change_list.ts";
@@ -25,14 +25,12 @@ interface Ended {
   readonly attempts: number;
   /** Every file the task changed, sorted. */
   readonly changedPaths: readonly string[];
-  /** The task's log folder, relative to the project root. */
-  readonly logDir: string;
 }
 
 /**
  * How a task ended: a status (after a review, a passed build, or a
  * `changes-requested` reply), or a build that still fails after the repairs
- * (status 1, 3, 4 or 5, as `unpassedStatus` says).
+ * (status 1, 3, 4 or 5, the loop's status).
  */
 export type TaskOutcome =
   | Ended & {
@@ -48,7 +46,7 @@ export function describeTask(task: Task): string {
 }
 
 /**
- * Runs `task`; `onLog` is told its log folder once it exists.
+ * Runs `task`, logged in `log` (its own folder).
  *
  * @throws {CodeCommitError} naming the log file for an unusable reply; when a
  * specification is not UTF-8 or a file cannot be read.
@@ -59,15 +57,9 @@ export async function runTask(
   task: Task,
   states: readonly ModuleState[],
   modules: readonly Module[],
-  onLog?: (log: RunLog) => void,
+  log: RunLog,
 ): Promise<TaskOutcome> {
   const module = task.state.module;
-  const log = await RunLog.create(
-    session.root,
-    autoWorkflowSlug(module.specPath, task.stage.name),
-    session.redactor,
-  );
-  onLog?.(log);
   session.journal.logDir = log.dir;
   session.record.logDir = log.dir;
   session.console.info(
@@ -117,7 +109,7 @@ export async function runTask(
     );
   }
   const { status, comment } = parsed;
-  return { kind: "status", status, comment, attempts: 1, changedPaths: [], logDir: log.dir };
+  return { kind: "status", status, comment, attempts: 1, changedPaths: [] };
 }
 
 function specText(path: string, bytes: Uint8Array): string {
@@ -149,31 +141,25 @@ async function runChange(
   const result = await runCommitLoop(session, log, changeQuery(inputs), codebase.text, {
     inspect: (reply) => {
       const parsed = parseStatusReply(reply.text);
-      if (!parsed.ok || parsed.status !== "changes-requested") return undefined;
-      return {
-        value: parsed,
-        reason: "the reply says changes-requested, so none of it was applied",
-      };
+      return parsed.ok && parsed.status === "changes-requested"
+        ? "the reply says changes-requested, so none of it was applied"
+        : undefined;
     },
     prose: proseWithoutStatus,
   });
   const { attempts, changedPaths } = result;
-  if (result.stopped !== undefined) {
-    const { comment, fileBlocks } = result.stopped.value;
-    if (fileBlocks > 0) {
-      session.console.warn(
-        `the reply holds ${plural(fileBlocks, "file block")}, not applied: ` +
-          "a changes-requested reply changes no file",
-      );
-    }
-    const status = "changes-requested";
-    return { kind: "status", status, comment, attempts, changedPaths, logDir: log.dir };
-  }
-  if (!result.passed) {
-    const status = unpassedStatus(result);
-    return { kind: "build-failed", status, attempts, changedPaths, logDir: log.dir };
-  }
+  // A stopped loop's last reply is the changes-requested one, never applied.
   const parsed = parseStatusReply(result.lastReply.text);
+  if (result.stopped && parsed.ok && parsed.fileBlocks > 0) {
+    session.console.warn(
+      `the reply holds ${plural(parsed.fileBlocks, "file block")}, not applied: ` +
+        "a changes-requested reply changes no file",
+    );
+  }
+  if (!result.stopped && result.status !== EXIT.ok) {
+    const { status } = result;
+    return { kind: "build-failed", status, attempts, changedPaths };
+  }
   if (!parsed.ok) {
     const left = changedPaths.length === 0
       ? ""
@@ -196,5 +182,5 @@ async function runChange(
     );
   }
   const { status, comment } = parsed;
-  return { kind: "status", status, comment, attempts, changedPaths, logDir: log.dir };
+  return { kind: "status", status, comment, attempts, changedPaths };
 }

@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { CodeCommitError, EXIT, messageOf } from "../../errors/errors.ts";
 import { lstatOrUndefined } from "../../file_system/lstat.ts";
 import { IgnoreRules } from "../../guard/ignore_rules.ts";
 import { CodeCommitIgnore } from "../../guard/codecommit_ignore.ts";
@@ -12,25 +11,19 @@ import { blockOf } from "../../project_files/file_block.ts";
 import { compareCodePoints } from "../../project_files/order.ts";
 import { readProjectFile } from "../../project_files/read_file.ts";
 import { displayPath } from "../../text/characters.ts";
-import { describeSkipped, type WalkResult, walkTree } from "../../project_files/walk.ts";
+import { describeSkipped } from "../../project_files/walk.ts";
+import { walkFolder } from "./discovery.ts";
 import { type Module, ROOT_MODULE } from "./graph.ts";
 import { SPEC_FILE } from "../../project_files/module_files.ts";
 import type { CodebaseKind } from "./stages.ts";
 import { under } from "../../file_system/file_system.ts";
 
-/** A task's codebase, and what the user should hear about it. */
-export interface TaskCodebase {
-  /** The `--- path ---` blocks, joined. */
-  readonly text: string;
-  /** What was left out of it, one line each (the path shown with `displayPath`). */
-  readonly warnings: readonly string[];
-}
-
 /**
  * The codebase of a task on `module`: its files as the shared walk lists them
  * (what a prompt may read: no nested module, nothing ignored, no link); for
  * `full`, the top-level specification first and each dependency's documents
- * after. A missing file is left out silently, a refused one with a warning.
+ * after, as `--- path ---` blocks joined in `text`. A missing file is left
+ * out silently, a refused one with one line in `warnings`.
  *
  * @throws {CodeCommitError} when the module's folder cannot be listed, a
  * refused path cannot be inspected, or the ignore rules cannot be read.
@@ -40,27 +33,15 @@ export async function assembleTaskCodebase(
   module: Module,
   modules: readonly Module[],
   kind: CodebaseKind,
-): Promise<TaskCodebase> {
+): Promise<{ text: string; warnings: string[] }> {
   const rules = await IgnoreRules.load(root);
   const exclude = await CodeCommitIgnore.load(root);
   const others = new Set(modules.map((m) => m.path).filter((path) => path !== ROOT_MODULE));
   others.delete(module.path);
-  let walk: WalkResult;
-  try {
-    walk = await walkTree(root, module.path, rules, {
-      enter: (folder) => !others.has(folder),
-      exclude,
-    });
-  } catch (error) {
-    if (error instanceof CodeCommitError) throw error;
-    throw new CodeCommitError(
-      `cannot list the folder ${module.path === "" ? "." : module.path} for the codebase: ${
-        messageOf(error)
-      }`,
-      EXIT.setup,
-      { cause: error },
-    );
-  }
+  const walk = await walkFolder(root, module.path, rules, "for the codebase", {
+    enter: (folder) => !others.has(folder),
+    exclude,
+  });
   const own = walk.folders.flatMap((folder) => folder.files).sort(compareCodePoints);
   let paths = own;
   if (kind === "full") {

@@ -5,18 +5,17 @@
  * @module
  */
 import { CodeCommitError, EXIT, type ExitStatus, interruption } from "../../errors/errors.ts";
-import type { RunLog } from "../../logger/run_log.ts";
+import { autoWorkflowSlug } from "../../logger/log_names.ts";
+import { RunLog } from "../../logger/run_log.ts";
 import { checkCleanTree } from "../../preconditions/dirty_tree.ts";
 import { checkBuildScript } from "../../preconditions/preconditions.ts";
 import { plural } from "../../text/plural.ts";
 import type { Session } from "../../session/session.ts";
-import { writeCache } from "./cache.ts";
-import { loadStates } from "./states.ts";
+import { readCache, readSpecification, writeCache } from "./cache.ts";
 import { describeModule, type Module, ROOT_MODULE } from "./graph.ts";
 import { loadModules, StructureError } from "./modules.ts";
-import { nextTask, phasesComplete, type Task } from "./next_task.ts";
-import { runnablePhase } from "./stage_prompts.ts";
-import { PHASES } from "./stages.ts";
+import { type ModuleState, nextTask, phasesComplete, type Task } from "./next_task.ts";
+import { PHASES, type StageName, STAGES } from "./stages.ts";
 import { describeTask, runTask, type TaskOutcome } from "./task.ts";
 import {
   describeLeftChanges,
@@ -27,13 +26,10 @@ import {
 
 /** `L0: src/core, src/util; L1: src/llm; L2: the root module (UserSpecification.md)`. */
 function describeLevels(modules: readonly Module[]): string {
-  const levels = new Map<number, string[]>();
-  for (const module of modules) {
-    const names = levels.get(module.depth) ?? [];
-    names.push(module.path === ROOT_MODULE ? describeModule(ROOT_MODULE) : module.path);
-    levels.set(module.depth, names);
-  }
-  return [...levels].map(([depth, names]) => `L${depth}: ${names.join(", ")}`).join("; ");
+  const name = (module: Module) =>
+    module.path === ROOT_MODULE ? describeModule(ROOT_MODULE) : module.path;
+  return [...Map.groupBy(modules, (module) => module.depth)]
+    .map(([depth, level]) => `L${depth}: ${level.map(name).join(", ")}`).join("; ");
 }
 
 /** Loads the modules, printing each search warning once; the error thrown lists every problem. */
@@ -66,7 +62,7 @@ async function loadModulesReported(
 
 /**
  * Runs the auto workflow: 0 when nothing is left, 7 when a task stopped for
- * the user, 1, 3, 4 or 5 when a task did not pass, as `unpassedStatus` says.
+ * the user, 1, 3, 4 or 5 when a task did not pass, as the loop's status says.
  *
  * @throws {StructureError} listing every problem of the modules, before any LLM call.
  * @throws {CodeCommitError} for a bad `build.sh`, a refused cache path, an
@@ -75,7 +71,7 @@ async function loadModulesReported(
 export async function runAutoWorkflow(session: Session): Promise<ExitStatus> {
   const { root, console, options } = session;
   session.journal.workflow = "auto workflow";
-  const maxPhase = runnablePhase(options.maxPhase);
+  const { maxPhase } = options;
   const warned = new Set<string>();
   let modules = await loadModulesReported(session, warned);
   let states = await loadStates(root, modules, maxPhase);
@@ -94,13 +90,15 @@ export async function runAutoWorkflow(session: Session): Promise<ExitStatus> {
   try {
     while (task !== undefined) {
       if (session.signal.aborted) throw interruption(session.signal);
-      const outcome = await runTask(session, task, states, modules, (log) => (lastLog = log));
+      const slug = autoWorkflowSlug(task.state.module.specPath, task.stage.name);
+      lastLog = await RunLog.create(root, slug, session.redactor);
+      const outcome = await runTask(session, task, states, modules, lastLog);
       if (outcome.kind === "status" && outcome.comment !== undefined && outcome.comment !== "") {
         console.result(`comment on ${describeTask(task)}:\n${outcome.comment}`);
       }
       if (outcome.kind !== "status" || outcome.status !== "task-success") {
-        if (lastLog !== undefined) await reportRunChanges(session, lastLog);
-        return stop(session, task, outcome, passed);
+        await reportRunChanges(session, lastLog);
+        return stop(session, task, outcome, passed, lastLog.dir);
       }
       const file = await writeCache(
         root,
@@ -154,14 +152,13 @@ function stop(
   task: Task,
   outcome: TaskOutcome,
   passed: number,
+  logDir: string,
 ): ExitStatus {
   const where = `${describeTask(task)} (phase ${task.stage.phase})`;
   const files = outcome.changedPaths.length === 0
     ? "no file changed"
     : `${plural(outcome.changedPaths.length, "file")} changed by the task`;
-  const tail = `${plural(passed, "task")} passed before it${
-    tokens(session)
-  }; logs in ${outcome.logDir}`;
+  const tail = `${plural(passed, "task")} passed before it${tokens(session)}; logs in ${logDir}`;
   if (outcome.kind === "build-failed") {
     session.console.result(
       `auto workflow: ${where} failed: the build still fails after ${
@@ -190,4 +187,36 @@ function stop(
       `code-commit --aw again; ${tail}`,
   );
   return EXIT.needsUser;
+}
+
+/**
+ * Reads every module's specification and its cache for phases 1 to `maxPhase`.
+ *
+ * @throws {CodeCommitError} when a specification is no longer a regular file,
+ * too large or hard-linked (its other name may be outside the project), or
+ * the cache is refused or unreadable.
+ */
+async function loadStates(
+  root: string,
+  modules: readonly Module[],
+  maxPhase: number,
+): Promise<ModuleState[]> {
+  const states: ModuleState[] = [];
+  for (const module of modules) {
+    // Discovery found it a regular file: a link or a fifo put there since is refused.
+    const spec = await readSpecification(root, module.specPath);
+    if (spec === undefined) {
+      throw new CodeCommitError(
+        `cannot read ${module.specPath}: it was removed while code-commit ran; restore it, then run again`,
+        EXIT.setup,
+      );
+    }
+    const cache = new Map<StageName, Uint8Array>();
+    for (const stage of STAGES.filter((stage) => stage.phase <= maxPhase)) {
+      const cached = await readCache(root, module.path, stage.name);
+      if (cached !== undefined) cache.set(stage.name, cached);
+    }
+    states.push({ module, spec, cache });
+  }
+  return states;
 }

@@ -8,6 +8,7 @@
 import { Buffer } from "node:buffer";
 import { type AppliedChange, ApplyError, applyOperations } from "../../apply/apply.ts";
 import type { ApplyJournal } from "../../apply/journal_recorder.ts";
+import { EXIT, type ExitStatus } from "../../errors/errors.ts";
 import { formatRefusals, guardOperations, type Refusal } from "../../guard/guard.ts";
 import type { LlmReply } from "../../llm/types.ts";
 import type { FileOperation } from "../../reply/operations.ts";
@@ -20,14 +21,12 @@ import type { Redactor } from "../../secrets/redact.ts";
 import { countKinds, NAMED_AT_MOST, nameSome } from "../../text/change_list.ts";
 import { plural } from "../../text/plural.ts";
 
-/** A refused reply: why (every key masked), and whether it held a key or its write failed. */
-type Refused = {
-  readonly ok: false;
-  readonly reason: string;
-  /** The reply was usable but writing it failed and was rolled back. */
-  readonly writeFailed?: boolean;
-  readonly heldKey?: boolean;
-};
+/**
+ * A refused reply: why (every key masked), and the exit status of a run that
+ * ends on it: 5 when it held a key, 3 when its write failed and was rolled
+ * back (the project's files refused it), else 4.
+ */
+type Refused = { readonly ok: false; readonly reason: string; readonly status: ExitStatus };
 
 /** What applying a reply did: its operations in reply order, what changed, and what it left as it was. */
 export type ReplyOutcome =
@@ -60,15 +59,13 @@ function keyRefusals(
   replyText: string,
 ): Refusal[] {
   if (!redactor.containsKey(withLineFeeds(replyText))) return [];
-  const refusals: Refusal[] = [];
-  for (const operation of operations) {
-    if (redactor.containsKey(operation.path)) {
-      refusals.push({ path: operation.path, reason: KEY_IN_PATH_REASON });
-    } else if (operation.kind === "write" && redactor.containsKey(operation.content)) {
-      refusals.push({ path: operation.path, reason: KEY_IN_CONTENT_REASON });
-    }
-  }
-  return refusals;
+  return operations.flatMap(({ path, ...operation }) =>
+    redactor.containsKey(path)
+      ? [{ path, reason: KEY_IN_PATH_REASON }]
+      : operation.kind === "write" && redactor.containsKey(operation.content)
+      ? [{ path, reason: KEY_IN_CONTENT_REASON }]
+      : []
+  );
 }
 
 /** A reply parsed, guarded and checked for keys: its operations and the parser's warnings. */
@@ -93,10 +90,10 @@ export async function checkReply(
     const reason =
       `the reply was cut off at the model's output limit (finish reason ${reply.finishReason}), ` +
       `so none of it was applied; reply with fewer or smaller files`;
-    return { ok: false, reason };
+    return { ok: false, reason, status: EXIT.model };
   }
   const parsed = parseReply(reply.text);
-  if (!parsed.ok) return { ok: false, reason: redactor.redact(parsed.reason) };
+  if (!parsed.ok) return { ok: false, reason: redactor.redact(parsed.reason), status: EXIT.model };
 
   const guarded = await guardOperations(root, parsed.operations);
   const keys = keyRefusals(parsed.operations, redactor, reply.text);
@@ -104,15 +101,14 @@ export async function checkReply(
     const refused = guarded.ok ? [] : guarded.refusals;
     const paths = new Set(refused.map((refusal) => refusal.path));
     // One line per refused path, in reply order (a path refused by the guard is not repeated).
-    const order = new Map<string, number>();
-    parsed.operations.forEach((operation, index) => order.set(operation.path, index));
+    const order = new Map(parsed.operations.map((operation, index) => [operation.path, index]));
     const all = [...refused, ...keys.filter((refusal) => !paths.has(refusal.path))]
       .sort((a, b) => (order.get(a.path) ?? 0) - (order.get(b.path) ?? 0))
       .map((refusal) => ({ ...refusal, path: redactor.redact(refusal.path) }));
     return {
       ok: false,
       reason: redactor.redact(formatRefusals(all)),
-      ...(keys.length > 0 && { heldKey: true }),
+      status: keys.length > 0 ? EXIT.safety : EXIT.model,
     };
   }
   return { ok: true, operations: guarded.operations, warnings: parsed.warnings };
@@ -152,7 +148,7 @@ export async function applyReply(
     };
   } catch (error) {
     if (error instanceof ApplyError && error.notRestored.length === 0) {
-      return { ok: false, reason: redactor.redact(error.message), writeFailed: true };
+      return { ok: false, reason: redactor.redact(error.message), status: EXIT.setup };
     }
     throw error;
   }

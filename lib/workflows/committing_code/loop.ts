@@ -28,72 +28,56 @@ import { cutList, NAMED_AT_MOST } from "../../text/change_list.ts";
 /** Repairs after the initial attempt. */
 const MAX_REPAIRS = 3;
 
-/** An inspector's decision to end the loop on a reply before it is applied, and why (for the build log). */
-export interface ReplyStop<T> {
-  readonly value: T;
-  readonly reason: string;
-}
-
 /** At most this many lines of a reply's prose are shown; the log has the rest. */
 const PROSE_LINES_SHOWN = 20;
 
 /** How the loop ended. */
-export interface CommitLoopResult<T = never> {
-  /** `./build.sh` exited 0 after an applied reply. */
-  readonly passed: boolean;
-  /** Set when the inspector ended the loop on the last reply. */
-  readonly stopped: ReplyStop<T> | undefined;
+export interface CommitLoopResult {
+  /**
+   * 0 when `./build.sh` passed after an applied reply; else 1 when the last
+   * reply was applied, or the status its refusal gives (see `applyReply`).
+   */
+  readonly status: ExitStatus;
+  /** The inspector ended the loop on the last reply, before it was applied. */
+  readonly stopped: boolean;
   /** LLM calls made (1 to 4). */
   readonly attempts: number;
   readonly lastReply: LlmReply;
   readonly lastNames: CallLogNames;
-  /** False: the last reply was refused, nothing from it written. */
-  readonly lastReplyApplied: boolean;
-  /** The last reply was usable but its write failed (rolled back). */
-  readonly lastWriteFailed: boolean;
-  /** The last reply was refused because a file or path of it held an API key. */
-  readonly lastHeldKey: boolean;
   /** Every file the run changed, sorted. */
   readonly changedPaths: readonly string[];
 }
 
 /**
- * The exit status of a loop that ended without a passing build: 1 when the
- * last reply was applied, 5 when it held a key, 3 when its write failed and
- * was rolled back (the project's files refused it), else 4. Never throws.
- */
-export function unpassedStatus(result: CommitLoopResult<unknown>): ExitStatus {
-  if (result.lastReplyApplied) return EXIT.failed;
-  if (result.lastHeldKey) return EXIT.safety;
-  return result.lastWriteFailed ? EXIT.setup : EXIT.model;
-}
-
-/**
- * Runs the loop. `inspect` sees each reply before it is applied; `prose`
- * picks the lines shown as the model's words (by default all outside blocks).
+ * Runs the loop. `inspect` sees each reply before it is applied and may end
+ * the loop there, saying why (for the build log); `prose` picks the lines
+ * shown as the model's words (by default all outside blocks).
  *
  * @throws {LlmError} when a call fails; {InterruptedError} on Ctrl-C, at a safe point.
  * @throws {CodeCommitError} when a build cannot start or tampered with
  * `build.sh` or `.gitignore`, or a prompt holds a key.
  */
-export async function runCommitLoop<T = never>(
+export async function runCommitLoop(
   session: Session,
   log: RunLog,
   query: string,
   codebase: string,
   options: {
-    readonly inspect?: (reply: LlmReply) => ReplyStop<T> | undefined;
+    readonly inspect?: (reply: LlmReply) => string | undefined;
     readonly prose?: (text: string) => string[];
   } = {},
-): Promise<CommitLoopResult<T>> {
+): Promise<CommitLoopResult> {
   const ledger = new ReplacementLedger();
   let feedback: Feedback = "";
-  let last!: Omit<CommitLoopResult<T>, "passed" | "stopped" | "attempts" | "changedPaths">;
-  const result = (passed: boolean, stopped: ReplyStop<T> | undefined, attempts: number) => ({
-    passed,
+  let status: ExitStatus = EXIT.model;
+  let lastReply!: LlmReply;
+  let lastNames!: CallLogNames;
+  const result = (attempts: number, stopped = false): CommitLoopResult => ({
+    status,
     stopped,
     attempts,
-    ...last,
+    lastReply,
+    lastNames,
     changedPaths: ledger.paths(),
   });
 
@@ -110,34 +94,31 @@ export async function runCommitLoop<T = never>(
         : `repair ${attempt} of ${MAX_REPAIRS}: asking ${model}`,
     );
     const reply = await askModel(session, log, names, prompt);
-    last = {
-      lastReply: reply,
-      lastNames: names,
-      lastReplyApplied: false,
-      lastWriteFailed: false,
-      lastHeldKey: false,
-    };
+    lastReply = reply;
+    lastNames = names;
+    status = EXIT.model;
 
     const stop = options.inspect?.(reply);
     if (stop !== undefined) {
-      await log.write(names.build, `build.sh was not run: ${stop.reason}\n`);
-      return result(false, stop, attempt + 1);
+      await log.write(names.build, `build.sh was not run: ${stop}\n`);
+      return result(attempt + 1, true);
     }
     showProse(session.console, model, reply.text, log.path(names.replyText), options.prose);
 
     const applied = await applyAttempt(session, log, names, reply, ledger);
     if ("refused" in applied) {
       feedback = applied.refused;
-      last = { ...last, lastWriteFailed: applied.writeFailed, lastHeldKey: applied.heldKey };
+      status = applied.status;
       continue;
     }
-    last = { ...last, lastReplyApplied: true };
+    status = EXIT.failed;
 
     const build = await runProjectBuild(session, log, names.build, applied.warnings);
     if (build.interrupted) throw interruption(session.signal);
     if (buildPassed(build)) {
       session.console.info(`build passed (${describeBuildEnd(build)})`);
-      return result(true, undefined, attempt + 1);
+      status = EXIT.ok;
+      return result(attempt + 1);
     }
     const logPath = log.path(names.build);
     session.console.warn(`build failed (${describeBuildEnd(build)}); see ${logPath}`);
@@ -147,7 +128,7 @@ export async function runCommitLoop<T = never>(
     if (refusal !== undefined) throw refusal;
     feedback = { build, logPath };
   }
-  return result(false, undefined, MAX_REPAIRS + 1);
+  return result(MAX_REPAIRS + 1);
 }
 
 /** What the next repair prompt is told: why the last reply was not applied, or the failed build. */
@@ -194,7 +175,7 @@ async function applyAttempt(
   reply: LlmReply,
   ledger: ReplacementLedger,
 ): Promise<
-  | { readonly refused: string; readonly writeFailed: boolean; readonly heldKey: boolean }
+  | { readonly refused: string; readonly status: ExitStatus }
   | { readonly warnings: readonly string[] }
 > {
   const { console, root, signal } = session;
@@ -212,8 +193,7 @@ async function applyAttempt(
     return {
       refused:
         `code-commit could not apply the previous reply, so nothing from it was written and build.sh did not run:\n${outcome.reason}\n`,
-      writeFailed: outcome.writeFailed === true,
-      heldKey: outcome.heldKey === true,
+      status: outcome.status,
     };
   }
   const changed = new Set(outcome.changes.map((change) => change.path));

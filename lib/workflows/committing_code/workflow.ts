@@ -13,13 +13,13 @@ import { checkBuildScript, readQuery } from "../../preconditions/preconditions.t
 import type { Session } from "../../session/session.ts";
 import { prepareCodebase } from "../../context_builder/context_builder.ts";
 import { runDryRun } from "./dry_run.ts";
-import { runCommitLoop, unpassedStatus } from "./loop.ts";
+import { runCommitLoop } from "./loop.ts";
 import { initialPrompt } from "./prompt_layout.ts";
 import { describeLeftChanges, reportRunChanges, REVIEW_CHANGES, stoppedBy } from "./run_changes.ts";
 
 /**
- * Runs committing code (or `--dry-run`): 0 when the build passes, else as
- * `unpassedStatus` says. A tree with uncommitted changes is refused before
+ * Runs committing code (or `--dry-run`): 0 when the build passes, else the
+ * loop's status. A tree with uncommitted changes is refused before
  * any LLM call (unless `--force` or `--dry-run`).
  *
  * @throws {CodeCommitError} for a missing file, uncommitted changes, an LLM error or Ctrl-C.
@@ -68,7 +68,7 @@ export async function runCommittingCode(session: Session): Promise<ExitStatus> {
     ? "no file changed"
     : `${plural(changes.length, "file")} changed`;
   const tries = `${plural(result.attempts, "attempt")} (${plural(repairs, "repair")})`;
-  if (result.passed) {
+  if (result.status === EXIT.ok) {
     console.result(
       `committing code: build passed after ${tries}; ${files}; ${tokens()}; logs in ${log.dir}`,
     );
@@ -79,5 +79,5 @@ export async function runCommittingCode(session: Session): Promise<ExitStatus> {
       `${files}${changes.length > 0 ? ` (left in place: ${REVIEW_CHANGES})` : ""}; ` +
       `${tokens()}; logs in ${log.dir}`,
   );
-  return unpassedStatus(result);
+  return result.status;
 }

@@ -52,19 +52,18 @@ export function hasNpmTestScript(packageJson: string): boolean {
 }
 
 /**
- * What the project's layout changes in the starter: a Python project in the
- * src layout (`src/<package>/__init__.py`) is importable only once installed,
- * so its tests run with `src` on `PYTHONPATH`.
+ * Each of `kinds` in the table's order, with its commands. A Python project in
+ * the src layout (`src/<package>/__init__.py`, `pythonSrcLayout`) is importable
+ * only once installed, so its tests run with `src` on `PYTHONPATH`.
  */
-export interface StarterLayout {
-  readonly pythonSrcLayout?: boolean;
-}
-
-/** The commands of `kind`, fitted to `layout`. */
-function commandsOf(kind: ProjectKindName, layout: StarterLayout): readonly string[] {
-  const commands = PROJECT_KINDS[kind].commands;
-  if (kind !== "python" || layout.pythonSrcLayout !== true) return commands;
-  return commands.map((command) => `PYTHONPATH="src\${PYTHONPATH:+:$PYTHONPATH}" ${command}`);
+function commandsOf(kinds: readonly ProjectKindName[], pythonSrcLayout: boolean) {
+  return (Object.keys(PROJECT_KINDS) as ProjectKindName[]).filter((kind) => kinds.includes(kind))
+    .map((kind) => {
+      const commands: readonly string[] = PROJECT_KINDS[kind].commands;
+      if (kind !== "python" || !pythonSrcLayout) return { kind, commands };
+      const prefix = `PYTHONPATH="src\${PYTHONPATH:+:$PYTHONPATH}" `;
+      return { kind, commands: commands.map((command) => prefix + command) };
+    });
 }
 
 const HEADER = `#!/bin/sh
@@ -81,11 +80,9 @@ cd "$(dirname "$0")"
  */
 export function starterBuildScript(
   kinds: readonly ProjectKindName[],
-  layout: StarterLayout = {},
+  pythonSrcLayout = false,
 ): string {
-  const found = (Object.keys(PROJECT_KINDS) as ProjectKindName[]).filter((kind) =>
-    kinds.includes(kind)
-  );
+  const found = commandsOf(kinds, pythonSrcLayout);
   if (found.length === 0) {
     return `${HEADER}
 # code-commit --init found no package.json with a test script, deno.json,
@@ -98,8 +95,8 @@ ${BUILD_PLACEHOLDER_LINE}
 exit 1
 `;
   }
-  const blocks = found.map((kind) =>
-    `\n# ${PROJECT_KINDS[kind].name}\n${commandsOf(kind, layout).join("\n")}\n`
+  const blocks = found.map(({ kind, commands }) =>
+    `\n# ${PROJECT_KINDS[kind].name}\n${commands.join("\n")}\n`
   );
   return `${HEADER}${blocks.join("")}`;
 }
@@ -107,11 +104,9 @@ exit 1
 /** What the starter script runs, for the user: `it runs cargo build, then cargo test`. Never throws. */
 export function describeStarter(
   kinds: readonly ProjectKindName[],
-  layout: StarterLayout = {},
+  pythonSrcLayout = false,
 ): string {
-  const commands = (Object.keys(PROJECT_KINDS) as ProjectKindName[])
-    .filter((kind) => kinds.includes(kind))
-    .flatMap((kind) => commandsOf(kind, layout));
+  const commands = commandsOf(kinds, pythonSrcLayout).flatMap((found) => found.commands);
   if (commands.length === 0) {
     return "a placeholder that fails until you put your build and test commands in it";
   }

@@ -15,25 +15,20 @@ export interface InitRule {
   readonly folder: string;
 }
 
-/** The new text of `.gitignore` (undefined when nothing is missing), and the lines added. */
-export interface GitignorePlan {
-  readonly text: string | undefined;
-  readonly added: readonly string[];
-}
-
 const INIT_COMMENT = "# code-commit: API keys, query and rollup; run logs";
 
 /**
  * Plans the root `.gitignore` (`existing`, undefined for none; `folderRules`,
  * each folder's own `.gitignore`, which can re-include): the lines of `rules`
  * whose folder is not wholly ignored yet are appended, last so that they win
- * over any earlier negation. Nothing missing: text undefined. Never throws.
+ * over any earlier negation. Returns the new text (undefined when nothing is
+ * missing) and the lines added. Never throws.
  */
 export function planGitignore(
   existing: string | undefined,
   rules: readonly InitRule[],
   folderRules: Readonly<Record<string, string | undefined>> = {},
-): GitignorePlan {
+): { text: string | undefined; added: string[] } {
   // git skips a UTF-8 byte order mark at the start of an ignore file.
   const rootText = (existing ?? "").replace(/^\uFEFF/, "");
   const added = rules
@@ -68,9 +63,7 @@ export function rootFileVerdict(text: string, name: string): "ignored" | "shown"
 }
 
 /** A folder `--init` adds to `.gitignore`: its line, a path it ignores, and what it holds. */
-export interface IgnoredFolder {
-  readonly line: string;
-  readonly folder: string;
+export interface IgnoredFolder extends InitRule {
   readonly what: string;
 }
 

@@ -70,13 +70,9 @@ async function rootMarker(root: string, markers: readonly string[]): Promise<str
   return undefined;
 }
 
-/** Options of {@link runInit}: `agent-config/` was made already, when the run took its lock there. */
-export interface InitOptions {
-  readonly madeConfigFolder?: boolean;
-}
-
 /**
- * Runs `--init` in `root`: one line per piece (made, or kept), then the next steps; returns 0.
+ * Runs `--init` in `root`: one line per piece (made, or kept), then the next
+ * steps; returns 0. `madeConfigFolder`: the run made `agent-config/` already, taking its lock.
  *
  * @throws {CodeCommitError} when `root` is not a git repository's root, or
  * something in the way is a link or of the wrong kind (nothing is written through it).
@@ -84,7 +80,7 @@ export interface InitOptions {
 export async function runInit(
   root: string,
   console: Console,
-  options: InitOptions = {},
+  madeConfigFolder: boolean,
 ): Promise<ExitStatus> {
   await checkRepositoryRoot(root, true);
   const lines: string[] = [];
@@ -127,7 +123,7 @@ export async function runInit(
   }
   text = appendLines(text, NEGATIONS_COMMENT, negations.map((n) => n.line));
   const initLines = INIT_RULES.map((r) => r.line).join(" and ");
-  if (text === (gitignore ?? "") && gitignore !== undefined) {
+  if (text === gitignore) {
     lines.push(`.gitignore: kept (it already ignores ${initLines})`);
   } else {
     if (gitignore !== undefined) await writeFileAtomically(root, ".gitignore", text);
@@ -172,8 +168,7 @@ export async function runInit(
     );
   }
 
-  const madeFolder = await ensureRealFolder(root, AGENT_CONFIG_DIR) ||
-    options.madeConfigFolder === true;
+  const madeFolder = await ensureRealFolder(root, AGENT_CONFIG_DIR) || madeConfigFolder;
   lines.push(`${AGENT_CONFIG_DIR}/: ${madeFolder ? "made" : "kept"}`);
   const madeQuery = await writeNewFile(root, QUERY_FILE, "");
   lines.push(`${QUERY_FILE}: ${madeQuery ? "made (empty)" : "kept"}`);
@@ -182,15 +177,14 @@ export async function runInit(
   let moveStarter = false;
   if (buildScript === undefined) {
     const kinds = await projectKinds(root);
-    const layout = { pythonSrcLayout: kinds.includes("python") && await hasSrcPackage(root) };
-    const made = await writeNewFile(root, STARTER_BUILD_FILE, starterBuildScript(kinds, layout), {
-      mode: 0o755,
-    });
+    const srcLayout = kinds.includes("python") && await hasSrcPackage(root);
+    const starter = starterBuildScript(kinds, srcLayout);
+    const made = await writeNewFile(root, STARTER_BUILD_FILE, starter, { mode: 0o755 });
     moveStarter = true;
     lines.push(
       made
         ? `build.sh: missing; a starter is in ${STARTER_BUILD_FILE} (${
-          describeStarter(kinds, layout)
+          describeStarter(kinds, srcLayout)
         }): read it, then make it your build.sh with: mv ${STARTER_BUILD_FILE} build.sh`
         : `build.sh: missing; ${STARTER_BUILD_FILE} is kept: read it, then make it your ` +
           `build.sh with: mv ${STARTER_BUILD_FILE} build.sh`,

@@ -10,7 +10,6 @@ import {
   changeQuery,
   type PromptInputs,
   reviewPrompt,
-  runnablePhase,
 } from "../../../lib/workflows/auto_workflow/stage_prompts.ts";
 import { type StageName, STAGES } from "../../../lib/workflows/auto_workflow/stages.ts";
 import { importsOf } from "../../support/imports.ts";
@@ -155,10 +154,6 @@ Deno.test("later phases: every stage has a prompt of its own, in the change layo
     }
   }
   assert.equal(texts.size, 14, "two stages share a prompt text");
-});
-
-Deno.test("runnablePhase: --max-phase, since every phase has its prompts", () => {
-  assert.deepEqual([1, 2, 3, 4].map(runnablePhase), [1, 2, 3, 4]);
 });
 
 Deno.test("review and change layouts refuse the wrong kind of stage", () => {
