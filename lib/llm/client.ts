@@ -3,6 +3,7 @@
  * streamed answer is read event by event, never taken as a reply before it says it is whole.
  * @module
  */
+import { setTimeout as delay } from "node:timers/promises";
 import { EXIT, interruption } from "../errors/errors.ts";
 import type { ApiAdapter, HttpRequest, ParsedReply, StreamAssembler } from "./adapter.ts";
 import { excerpt, httpReason, oneLine } from "./adapter.ts";
@@ -15,11 +16,17 @@ import {
   type RetryPolicy,
 } from "./retry.ts";
 import { formatSeconds } from "../text/numbers.ts";
-import { decodeStrictly, firstInvalidUtf8 } from "../text/utf8.ts";
+import { decodeStrictly } from "../text/utf8.ts";
 import { invalidUtf8Message } from "./invalid_utf8.ts";
 import type { StreamProgress } from "./progress.ts";
 import { SseParser } from "./sse.ts";
-import { type CompleteOptions, type LlmClient, LlmError, type LlmReply } from "./types.ts";
+import {
+  type CompleteOptions,
+  type LlmClient,
+  LlmError,
+  type LlmErrorDetails,
+  type LlmReply,
+} from "./types.ts";
 
 /** Each provider's adapter, loaded when a client of it is made. */
 const ADAPTERS: Record<Provider, () => Promise<ApiAdapter>> = {
@@ -83,13 +90,7 @@ export function createClient(
       const started = performance.now();
       for (let attempt = 1;; attempt++) {
         if (signal?.aborted) throw interruption(signal);
-        const verdict = await send(request, context, signal).then(
-          (answer) => classifyAnswer(answer, context),
-          (error) => {
-            if (signal?.aborted) throw interruption(signal);
-            return classifyFailure(error, context);
-          },
-        );
+        const verdict = await tryOnce(request, context, signal);
         // A server that knows only the unstreamed method is asked again there, once.
         const unstreamed = verdict.kind !== "reply" && verdict.details.status === 404
           ? context.adapter.unstreamedUrl?.(request.url)
@@ -144,9 +145,6 @@ interface AttemptContext {
   readonly onProgress?: (progress: StreamProgress) => void;
 }
 
-/** What the error that ends a call carries: the last answer's status, body and raw events. */
-type Details = { status?: number; body?: string; events?: string; cause?: unknown };
-
 /**
  * What one attempt came to: a usable reply (its body as received or assembled, and the raw
  * events of a stream); an error that ends the call (`countAttempts`: its message ends with how
@@ -154,27 +152,58 @@ type Details = { status?: number; body?: string; events?: string; cause?: unknow
  */
 type Verdict =
   | { kind: "reply"; reply: ParsedReply; text: string; events?: string }
-  | { kind: "final"; message: string; countAttempts: boolean; details: Details }
-  | { kind: "retry"; reason: string; hintMs?: number; details: Details };
+  | { kind: "final"; message: string; countAttempts: boolean; details: LlmErrorDetails }
+  | { kind: "retry"; reason: string; hintMs?: number; details: LlmErrorDetails };
 
 /** A verdict that ends the call. */
-function final(message: string, details: Details = {}, countAttempts = false): Verdict {
+function final(message: string, details: LlmErrorDetails = {}, countAttempts = false): Verdict {
   return { kind: "final", message, countAttempts, details };
 }
 
 /**
- * Classifies a request that got no answer: refused by Deno's permissions, redirected, too
- * large or too slow end the call; a network failure is worth another attempt.
+ * Makes one attempt and classifies it: an answer by {@link classifyAnswer}; no answer because
+ * Deno's permissions refused, a redirect, a body too large or too slow ends the call, a
+ * network failure or a cut stream is worth another attempt. @throws {InterruptedError} on abort.
  */
-function classifyFailure(error: unknown, context: AttemptContext): Verdict {
+async function tryOnce(
+  request: HttpRequest,
+  context: AttemptContext,
+  signal: AbortSignal | undefined,
+): Promise<Verdict> {
+  // The timer of AbortSignal.timeout does not keep the process alive; the request does.
+  const timeout = AbortSignal.timeout(context.timeoutMs);
+  let answer: Answer;
+  try {
+    const response = await fetch(request.url, {
+      method: "POST",
+      headers: request.headers,
+      body: request.body,
+      signal: signal === undefined ? timeout : AbortSignal.any([timeout, signal]),
+      // A redirect would re-send the key (in its header) and the prompt somewhere else: refuse.
+      redirect: "error",
+    });
+    answer = await readAnswer(response, context);
+  } catch (error) {
+    if (signal?.aborted) throw interruption(signal);
+    return classifyFailure(error, context, timeout.aborted);
+  }
+  return classifyAnswer(answer, context);
+}
+
+/** Classifies a request that got no answer (`timedOut`: the time limit ended it). */
+function classifyFailure(error: unknown, context: AttemptContext, timedOut: boolean): Verdict {
   const { host } = context;
+  if (timedOut) {
+    const limit = formatSeconds(context.timeoutMs);
+    return final(`no reply within ${limit}; raise --llm-timeout if the model needs longer`);
+  }
   if (error instanceof Deno.errors.NotCapable) {
     return final(
       `code-commit may not connect to ${host} ` +
         `(its Deno permissions allow only the two APIs and this machine)`,
     );
   }
-  if (error instanceof RedirectError) {
+  if (error instanceof TypeError && /redirect/i.test(error.message)) {
     return final(
       `${host} answered with a redirect, which code-commit does not follow ` +
         "(it would send your key and prompt elsewhere): check the endpoint",
@@ -186,10 +215,6 @@ function classifyFailure(error: unknown, context: AttemptContext): Verdict {
   }
   if (error instanceof StreamError && !error.cut) {
     return final(error.message, { events: error.events });
-  }
-  if (error instanceof TimeoutError) {
-    const limit = formatSeconds(context.timeoutMs);
-    return final(`no reply within ${limit}; raise --llm-timeout if the model needs longer`);
   }
   if (error instanceof StreamError) {
     // Never a partial reply: what arrived is logged, and the whole request is made again.
@@ -260,9 +285,6 @@ function classifyAnswer(answer: Answer, context: AttemptContext): Verdict {
  */
 type Answer = { status: number; headers: Headers; text: string; events?: string; invalid?: string };
 
-class TimeoutError extends Error {}
-class RedirectError extends Error {}
-
 /** The largest response body read: a model's whole output is well under 1 MiB. */
 const MAX_BODY_BYTES = 64 * 2 ** 20;
 
@@ -279,65 +301,34 @@ async function readBody(body: ReadableStream<Uint8Array> | null) {
   const bytes = new Uint8Array(await new Blob(chunks as BlobPart[]).arrayBuffer());
   const text = decodeStrictly(bytes);
   if (text !== undefined) return { text };
-  const at = firstInvalidUtf8(bytes);
-  const invalid = at === undefined ? undefined : invalidUtf8Message(bytes, at);
-  return { text: new TextDecoder().decode(bytes), ...(invalid !== undefined && { invalid }) };
+  return { text: new TextDecoder().decode(bytes), invalid: invalidUtf8Message(bytes) };
 }
 
 /**
- * Sends one request and reads its whole body within the time limit: an event stream through
- * the adapter's assembler, anything else (an error, or plain JSON) whole.
+ * Reads the whole body of `response`: an event stream through the adapter's assembler,
+ * anything else (an error, or plain JSON) whole.
  */
-async function send(
-  request: HttpRequest,
-  context: AttemptContext,
-  signal: AbortSignal | undefined,
-): Promise<Answer> {
-  // The timer of AbortSignal.timeout does not keep the process alive; the request does.
-  const timeout = AbortSignal.timeout(context.timeoutMs);
-  try {
-    const response = await fetch(request.url, {
-      method: "POST",
-      headers: request.headers,
-      body: request.body,
-      signal: signal === undefined ? timeout : AbortSignal.any([timeout, signal]),
-      // A redirect would re-send the key (in its header) and the prompt somewhere else: refuse.
-      redirect: "error",
-    });
-    const { status, headers } = response;
-    const type = headers.get("content-type") ?? "";
-    if (response.ok && response.body !== null && /^\s*text\/event-stream\b/i.test(type)) {
-      const assembler = context.adapter.assembler();
-      context.onProgress?.(assembler.progress()); // a retry starts from nothing
-      const outcome = await readEventStream(response.body, assembler, context.onProgress);
-      return {
-        status: outcome.status ?? status,
-        headers,
-        text: outcome.body,
-        events: outcome.events,
-      };
-    }
-    return { status, headers, ...await readBody(response.body) };
-  } catch (error) {
-    if (timeout.aborted) throw new TimeoutError();
-    if (error instanceof TypeError && /redirect/i.test(error.message)) throw new RedirectError();
-    throw error;
+async function readAnswer(response: Response, context: AttemptContext): Promise<Answer> {
+  const { status, headers } = response;
+  const type = headers.get("content-type") ?? "";
+  if (response.ok && response.body !== null && /^\s*text\/event-stream\b/i.test(type)) {
+    const assembler = context.adapter.assembler();
+    context.onProgress?.(assembler.progress()); // a retry starts from nothing
+    const outcome = await readEventStream(response.body, assembler, context.onProgress);
+    return {
+      status: outcome.status ?? status,
+      headers,
+      text: outcome.body,
+      events: outcome.events,
+    };
   }
+  return { status, headers, ...await readBody(response.body) };
 }
 
 /** Waits `ms` milliseconds (keeping the process alive); rejects if `signal` aborts first. */
 function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(interruption(signal));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(interruption(signal));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
+  return delay(ms, undefined, { signal }).catch(() => {
+    throw interruption(signal);
   });
 }
 
@@ -389,7 +380,7 @@ async function readEventStream(
       } catch {
         if (!chunk.done) received.push(chunk.value);
         const body = new Uint8Array(await new Blob(received as BlobPart[]).arrayBuffer());
-        const message = invalidUtf8Message(body, firstInvalidUtf8(body) ?? bytes);
+        const message = invalidUtf8Message(body);
         throw new StreamError(message, events(), false);
       }
       if (!chunk.done) {

@@ -62,6 +62,15 @@ export interface LlmClient {
   complete(prompt: string, options?: CompleteOptions): Promise<LlmReply>;
 }
 
+/** What a failed call carries: the last answer's status, body and raw events; its exit status. */
+export type LlmErrorDetails = {
+  status?: number;
+  body?: string;
+  events?: string;
+  cause?: unknown;
+  exitCode?: ExitStatus;
+};
+
 /**
  * An LLM call that failed; the message names the model and the API's own words. Carries the
  * last answer's status, body and raw events, when there was one.
@@ -72,16 +81,7 @@ export class LlmError extends CodeCommitError {
   readonly events: string | undefined;
 
   /** Makes an LLM error: exit {@link EXIT.model}, unless `options.exitCode` blames the set-up. */
-  constructor(
-    message: string,
-    options: {
-      status?: number;
-      body?: string;
-      events?: string;
-      cause?: unknown;
-      exitCode?: ExitStatus;
-    } = {},
-  ) {
+  constructor(message: string, options: LlmErrorDetails = {}) {
     super(message, options.exitCode ?? EXIT.model, { cause: options.cause });
     this.name = "LlmError";
     ({ status: this.status, body: this.body, events: this.events } = options);
