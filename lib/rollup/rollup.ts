@@ -22,8 +22,6 @@ import { trackedPaths } from "../preconditions/git_index.ts";
 import { CODE_ROLLUP_FILE, readCodeRollup } from "../preconditions/preconditions.ts";
 import { fileBlock } from "../project_files/file_block.ts";
 import { compareCodePoints } from "../project_files/order.ts";
-import { READ_LIMITS } from "../file_system/read_limits.ts";
-import { formatBytes } from "../text/sizes.ts";
 import { FileReadError } from "../file_system/bounded_read.ts";
 import { codebaseShares, describeLargest, describeShares, shrinkAdvice } from "../llm/budget.ts";
 import { writeFileAtomically } from "../project_files/safe_write.ts";
@@ -32,7 +30,7 @@ import { formatCount } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
 import { tokensOfBytes, utf8Length } from "../text/tokens.ts";
 import { under } from "../file_system/file_system.ts";
-import { type LeftOutKind, readRollupFiles } from "./rollup_file.ts";
+import { LEFT_OUT_NAMES, type LeftOutKind, readRollupFiles } from "./rollup_file.ts";
 
 /** How the first line of a rollup made by code-commit begins. */
 const ROLLUP_MARK = "code-commit --rollup:";
@@ -145,29 +143,6 @@ async function trackedFileProblem(
   return info.isFile ? undefined : "special";
 }
 
-/** The largest file a rollup holds: the context builder's limit for a file in a prompt (1 MiB). */
-const MAX_FILE_BYTES: number = READ_LIMITS.projectFile.bytes;
-
-/** How each kind of left-out entry is named in the summary. */
-const LEFT_OUT_NAMES: Record<LeftOutKind, [string, string]> = {
-  "binary": ["binary file", "binary files"],
-  "not-utf8": ["file not in UTF-8", "files not in UTF-8"],
-  "too-large": [
-    `file over ${formatBytes(MAX_FILE_BYTES)}`,
-    `files over ${formatBytes(MAX_FILE_BYTES)}`,
-  ],
-  "symbolic-link": ["symbolic link", "symbolic links"],
-  "hard-link": ["file with more than one hard link", "files with more than one hard link"],
-  "special": ["fifo, socket or device", "fifos, sockets or devices"],
-  "protected": [
-    "tracked file in a folder no prompt may read",
-    "tracked files in folders no prompt may read",
-  ],
-  "refused-name": ["name the path guard refuses", "names the path guard refuses"],
-  "ignored-by-case": ["entry ignored once case is folded", "entries ignored once case is folded"],
-  "unreadable": ["unreadable entry", "unreadable entries"],
-};
-
 /** At most this many paths are named for each kind left out. */
 const NAMED_PER_KIND = 3;
 
@@ -194,8 +169,7 @@ export function describeRollup(rollup: Rollup): string {
     const [one, many] = LEFT_OUT_NAMES[kind];
     const named = paths.slice(0, NAMED_PER_KIND).map(displayPath).join(", ");
     const more = paths.length > NAMED_PER_KIND ? `, … ${paths.length - NAMED_PER_KIND} more` : "";
-    const count = paths.length === 1 ? `1 ${one}` : `${formatCount(paths.length)} ${many}`;
-    parts.push(`${count} (${named}${more})`);
+    parts.push(`${plural(paths.length, one, many)} (${named}${more})`);
   }
   return `${head}; left out: ${parts.join(", ")}`;
 }
