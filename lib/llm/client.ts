@@ -109,26 +109,21 @@ export function createClient(
             attempts: attempt,
           };
         }
-        const after = attempt > 1 ? ` (after ${attempt} attempts)` : "";
-        if (verdict.kind === "final") {
-          const counted = verdict.countAttempts ? after : "";
-          throw new LlmError(`${model}: ${verdict.message}${counted}`, verdict.details);
+        const { message: reason, details, hintMs } = verdict;
+        const after = verdict.counted && attempt > 1 ? ` (after ${attempt} attempts)` : "";
+        if (!verdict.retry || attempt >= policy.maxAttempts) {
+          throw new LlmError(`${model}: ${reason}${after}`, details);
         }
-        if (attempt >= policy.maxAttempts) {
-          throw new LlmError(`${model}: ${verdict.reason}${after}`, verdict.details);
-        }
-        const hint = verdict.hintMs;
-        if (hint !== undefined && hint > policy.maxHintMs) {
+        if (hintMs !== undefined && hintMs > policy.maxHintMs) {
           throw new LlmError(
-            `${model}: ${verdict.reason}; the server asks to wait ${formatSeconds(hint)} ` +
+            `${model}: ${reason}; the server asks to wait ${formatSeconds(hintMs)} ` +
               `before trying again, longer than code-commit waits ` +
               `(${formatSeconds(policy.maxHintMs)}): try again later`,
-            verdict.details,
+            details,
           );
         }
-        const delayMs = hint ?? backoffDelayMs(attempt, policy, random);
-        const { reason } = verdict;
-        const serverHint = hint !== undefined;
+        const delayMs = hintMs ?? backoffDelayMs(attempt, policy, random);
+        const serverHint = hintMs !== undefined;
         onRetry?.({ attempt, maxAttempts: policy.maxAttempts, reason, delayMs, serverHint });
         await sleep(delayMs, signal);
       }
@@ -147,17 +142,28 @@ interface AttemptContext {
 
 /**
  * What one attempt came to: a usable reply (its body as received or assembled, and the raw
- * events of a stream); an error that ends the call (`countAttempts`: its message ends with how
- * many attempts were made); or a failure worth another attempt (with the server's wait hint).
+ * events of a stream), or a failure: worth another attempt (`retry`, with the server's wait
+ * hint) or not; `counted`: its message ends with how many attempts were made.
  */
 type Verdict =
   | { kind: "reply"; reply: ParsedReply; text: string; events?: string }
-  | { kind: "final"; message: string; countAttempts: boolean; details: LlmErrorDetails }
-  | { kind: "retry"; reason: string; hintMs?: number; details: LlmErrorDetails };
+  | {
+    kind: "fail";
+    message: string;
+    details: LlmErrorDetails;
+    retry: boolean;
+    counted: boolean;
+    hintMs?: number;
+  };
 
-/** A verdict that ends the call. */
-function final(message: string, details: LlmErrorDetails = {}, countAttempts = false): Verdict {
-  return { kind: "final", message, countAttempts, details };
+/** A failure that ends the call. */
+function final(message: string, details: LlmErrorDetails = {}, counted = false): Verdict {
+  return { kind: "fail", message, details, retry: false, counted };
+}
+
+/** A failure worth another attempt, after the server's wait hint `hintMs` when it gave one. */
+function retry(message: string, details: LlmErrorDetails, hintMs?: number): Verdict {
+  return { kind: "fail", message, details, retry: true, counted: true, hintMs };
 }
 
 /**
@@ -218,17 +224,9 @@ function classifyFailure(error: unknown, context: AttemptContext, timedOut: bool
   }
   if (error instanceof StreamError) {
     // Never a partial reply: what arrived is logged, and the whole request is made again.
-    return {
-      kind: "retry",
-      reason: `${host}: ${error.message}`,
-      details: { cause: error, events: error.events },
-    };
+    return retry(`${host}: ${error.message}`, { cause: error, events: error.events });
   }
-  return {
-    kind: "retry",
-    reason: `cannot reach ${host}: ${(error as Error).message}`,
-    details: { cause: error },
-  };
+  return retry(`cannot reach ${host}: ${(error as Error).message}`, { cause: error });
 }
 
 /**
@@ -267,8 +265,7 @@ function classifyAnswer(answer: Answer, context: AttemptContext): Verdict {
   const retryable = isRetryableStatus(status) && apiError.retryable !== false &&
     apiError.keyRejected !== true;
   if (retryable) {
-    const hintMs = retryAfterFromHeaders(headers) ?? apiError.retryDelayMs;
-    return { kind: "retry", reason, hintMs, details };
+    return retry(reason, details, retryAfterFromHeaders(headers) ?? apiError.retryDelayMs);
   }
   // What to do about an error the key may cause (a rejected key, 401, 403).
   const key = apiError.keyRejected !== true && status !== 401 && status !== 403
@@ -315,12 +312,7 @@ async function readAnswer(response: Response, context: AttemptContext): Promise<
     const assembler = context.adapter.assembler();
     context.onProgress?.(assembler.progress()); // a retry starts from nothing
     const outcome = await readEventStream(response.body, assembler, context.onProgress);
-    return {
-      status: outcome.status ?? status,
-      headers,
-      text: outcome.body,
-      events: outcome.events,
-    };
+    return { headers, ...outcome, status: outcome.status ?? status };
   }
   return { status, headers, ...await readBody(response.body) };
 }
@@ -355,7 +347,7 @@ async function readEventStream(
   body: ReadableStream<Uint8Array>,
   assembler: StreamAssembler,
   onProgress?: (progress: StreamProgress) => void,
-): Promise<{ status?: number; body: string; events: string }> {
+): Promise<{ status?: number; text: string; events: string }> {
   const reader = body.getReader();
   // Fatal: a reply that is not valid UTF-8 is refused, never written with U+FFFD in its place.
   const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -397,7 +389,7 @@ async function readEventStream(
           throw new StreamError((error as Error).message, events(), false);
         }
         if (kind.kind === "error") {
-          return { status: kind.status, body: kind.body, events: events() };
+          return { status: kind.status, text: kind.body, events: events() };
         }
         onProgress?.(assembler.progress());
       }
@@ -412,5 +404,5 @@ async function readEventStream(
     const message = `the reply stream ended before its end (${missing}${unfinished})`;
     throw new StreamError(message, events(), true);
   }
-  return { body: JSON.stringify(assembler.body(), null, 2), events: events() };
+  return { text: JSON.stringify(assembler.body(), null, 2), events: events() };
 }
