@@ -29,7 +29,7 @@ export function codebaseShares(
   let block = ""; // the path of the block header the line is under
   lines.forEach((line, index) => {
     const path = headerPath(line);
-    if (isHeader(path)) block = path;
+    if (path !== undefined) block = path;
     else if (block === FILENAMES) {
       // A summary's list of names: each name counts for its file (and so for its folder).
       if (line !== "") add(line, utf8Length(line) + 1);
@@ -59,16 +59,11 @@ export function codebaseShares(
   return { tokens: tokensOfBytes(total), folders: largest(folders), files: largest(sizes) };
 }
 
-/** The text between `--- ` and ` ---` of `line`, or `""` when it is not that shape. */
-function headerPath(line: string): string {
-  return line.endsWith(" ---") && line.startsWith("--- ") && line.length > 8
-    ? line.slice(4, -4)
-    : "";
-}
-
-/** Whether a `--- x ---` line heads a block: `x` is a list header or a path a rollup could hold. */
-function isHeader(path: string): boolean {
-  return path !== "" && (NOT_FILES.has(path) || checkPathSyntax(path) === undefined);
+/** The `x` of a `--- x ---` line that heads a block: a list header or a path a rollup could hold. */
+function headerPath(line: string): string | undefined {
+  if (!line.endsWith(" ---") || !line.startsWith("--- ") || line.length <= 8) return undefined;
+  const path = line.slice(4, -4);
+  return NOT_FILES.has(path) || checkPathSyntax(path) === undefined ? path : undefined;
 }
 
 /** `node_modules/ 97 %, lib/ 2 %`: each share named with its percentage. Never throws. */
