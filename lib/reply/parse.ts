@@ -42,11 +42,11 @@ export function parseReply(text: string): ParseResult {
       return { ok: false, reason };
     }
     const { line } = item;
-    const path = unwrapPath(item.path);
-    if (path !== item.path) {
+    const { inner: path, names } = peel(item.path);
+    if (names.length > 0) {
       warnings.push(
         `line ${line}: the path ${JSON.stringify(item.path)} is wrapped in ` +
-          `${peel(item.path).names.join(" and ")}; it was read as ${JSON.stringify(path)}`,
+          `${names.join(" and ")}; it was read as ${JSON.stringify(path)}`,
       );
     }
     if (!item.closed) {
@@ -123,17 +123,16 @@ export function unwrapPath(path: string): string {
 
 /** Keeps only the last block of each path, where it stands, warning for each path with more. */
 function lastBlockPerPath(blocks: readonly ParsedBlock[], warnings: string[]): FileOperation[] {
-  const linesByPath = new Map<string, number[]>();
-  for (const { operation, line } of blocks) {
-    linesByPath.set(operation.path, [...linesByPath.get(operation.path) ?? [], line]);
-  }
-  for (const [path, seen] of linesByPath) {
+  const byPath = Map.groupBy(blocks, (block) => block.operation.path);
+  for (const [path, seen] of byPath) {
     if (seen.length < 2) continue;
     warnings.push(
-      `"${path}" has ${seen.length} blocks (lines ${seen.join(", ")}); ` +
-        `only the last one, at line ${seen.at(-1)}, is used`,
+      `"${path}" has ${seen.length} blocks (lines ${
+        seen.map((block) => block.line).join(", ")
+      }); ` +
+        `only the last one, at line ${seen.at(-1)!.line}, is used`,
     );
   }
-  return blocks.filter((block) => linesByPath.get(block.operation.path)!.at(-1) === block.line)
+  return blocks.filter((block) => byPath.get(block.operation.path)!.at(-1) === block)
     .map((block) => block.operation);
 }
