@@ -38,15 +38,13 @@ export interface ParsedError {
   readonly diagnosis?: Diagnosis;
 }
 
-/** What one event of a stream was: data, or an API error read like an HTTP answer of `status`. */
-export type StreamEventKind =
-  | { readonly kind: "data" }
-  | { readonly kind: "error"; readonly status: number; readonly body: string };
+/** An API error sent inside a stream, read like an HTTP answer of `status` with `body`. */
+export type StreamErrorEvent = { readonly status: number; readonly body: string };
 
 /** Builds, from the events of a streamed reply, the body it would have had unstreamed. */
 export interface StreamAssembler {
-  /** Reads the data of one event. @throws {Error} when it is not JSON of this API's shape. */
-  add(data: string): StreamEventKind;
+  /** Reads one event's data: the API error it holds, if any. @throws {Error} if not API JSON. */
+  add(data: string): StreamErrorEvent | undefined;
   progress(): StreamProgress;
   /** What the stream lacks to be whole (`no finish reason`, `no [DONE]`), or undefined. */
   missing(): string | undefined;

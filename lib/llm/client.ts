@@ -382,14 +382,14 @@ async function readEventStream(
       }
       raw.push(text);
       for (const event of parser.push(text)) {
-        let kind;
+        let error;
         try {
-          kind = assembler.add(event.data);
-        } catch (error) {
-          throw new StreamError((error as Error).message, events(), false);
+          error = assembler.add(event.data);
+        } catch (thrown) {
+          throw new StreamError((thrown as Error).message, events(), false);
         }
-        if (kind.kind === "error") {
-          return { status: kind.status, text: kind.body, events: events() };
+        if (error !== undefined) {
+          return { status: error.status, text: error.body, events: events() };
         }
         onProgress?.(assembler.progress());
       }

@@ -175,7 +175,7 @@ function geminiAssembler(): StreamAssembler {
       const error = ErrorSchema.safeParse(unwrap(json));
       if (error.success) {
         const { code, status } = error.data.error;
-        return { kind: "error", status: streamErrorStatus(code, [status], RPC_STATUS), body: data };
+        return { status: streamErrorStatus(code, [status], RPC_STATUS), body: data };
       }
       const what = "the reply stream holds a chunk that is not a generateContent response";
       const chunk = parseAs(ResponseSchema, json, what);
@@ -184,7 +184,7 @@ function geminiAssembler(): StreamAssembler {
       if (usageMetadata !== undefined) usage = usageMetadata;
       if (promptFeedback !== undefined) feedback = promptFeedback;
       const first = candidates?.[0];
-      if (first === undefined) return { kind: "data" };
+      if (first === undefined) return;
       const { content, ...fields } = first;
       candidate = { ...candidate, ...fields };
       role = content?.role ?? role;
@@ -201,7 +201,6 @@ function geminiAssembler(): StreamAssembler {
           parts.push({ ...part });
         }
       }
-      return { kind: "data" };
     },
     progress: () => ({
       thinkingChars: chars.thinking,
