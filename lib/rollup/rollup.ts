@@ -1,11 +1,8 @@
 /**
- * The code rollup, `agent-config/codeRollup.txt`: every file git tracks or would track (what
- * `git ls-files -co --exclude-standard` lists) as `--- path ---` blocks in code-point order,
- * less what a prompt may not hold: protected entries and git's data, symbolic links, files
- * with several hard links, special files, binary, non-UTF-8 or over-1-MiB files, names the
- * path guard refuses, entries ignored once case is folded, and what `.codecommitignore`
- * matches; each counted in the summary line. A rollup made here starts with
- * {@link ROLLUP_MARK}, and is remade before each run so the model never sees stale code.
+ * The code rollup, `agent-config/codeRollup.txt`: every file `git ls-files -co --exclude-standard`
+ * lists, as `--- path ---` blocks in code-point order, less what a prompt may not hold (each kind
+ * counted in the summary line). One made here starts with {@link ROLLUP_MARK}, and is remade
+ * before each run so the model never sees stale code.
  * @module
  */
 
@@ -89,18 +86,15 @@ export async function makeRollup(root: string): Promise<Rollup> {
   }
   paths.sort(compareCodePoints);
   const outcomes = await readRollupFiles(root, paths);
-  const blocks: string[] = [];
+  let blocks = "";
   const files: string[] = [];
   const starts: number[] = [];
-  let offset = 0;
   paths.forEach((path, index) => {
     const outcome = outcomes[index];
     if (typeof outcome === "string") {
-      const block = fileBlock(path, outcome);
-      blocks.push(block);
       files.push(path);
-      starts.push(offset);
-      offset += block.length;
+      starts.push(blocks.length);
+      blocks += fileBlock(path, outcome);
     } else if (outcome.kind !== "missing") {
       leftOut.push({ path, kind: outcome.kind });
     }
@@ -109,7 +103,7 @@ export async function makeRollup(root: string): Promise<Rollup> {
   const mark = `${ROLLUP_MARK} ${plural(files.length, "file")} git tracks or would track; ` +
     `code-commit remakes this file before each run while this line comes first\n`;
   return {
-    text: mark + blocks.join(""),
+    text: mark + blocks,
     files,
     starts: starts.map((start) => start + mark.length),
     leftOut,
