@@ -6,11 +6,6 @@
 import { normalizeProjectPath } from "../guard/path_syntax.ts";
 import { unwrapPath } from "../reply/parse.ts";
 
-/** A markdown code fence line. */
-const FENCE = /^(```+|~~~+)[\w.+-]*$/;
-/** A markdown list item's marker. */
-const LIST_MARKER = /^[-*+]\s+/;
-
 /** The line that opens the list. */
 const FILES_OPEN = "%%%files";
 /** The line that closes the list. */
@@ -47,8 +42,8 @@ export function parseFileList(reply: string): FileListResult {
   const seen = new Set<string>();
   const paths: string[] = [];
   for (const written of lines.slice(opens[0] + 1, closes[0])) {
-    if (written === "" || FENCE.test(written)) continue;
-    const line = unwrapPath(written.replace(LIST_MARKER, ""));
+    if (written === "" || /^(```+|~~~+)[\w.+-]*$/.test(written)) continue; // a fence line
+    const line = unwrapPath(written.replace(/^[-*+]\s+/, "")); // without a list item's marker
     if (line === "") continue;
     const key = normalizeProjectPath(line);
     if (seen.has(key)) continue;

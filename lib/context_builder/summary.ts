@@ -37,9 +37,6 @@ const SUMMARY_FILES: readonly string[] = Object.freeze([
 /** A module's dependency and API documents, shown in full where present. */
 const MODULE_DOCS = [DEPENDENCIES_FILE, API_FILE, "InternalDependencies.md", "PublicAPI.md"];
 
-/** The module path of the top-level section. */
-const ROOT_MODULE = "Project Root";
-
 /**
  * Builds the codebase summary of the project at `root`, with what the user should be told.
  * @throws {CodeCommitError} when a file of {@link SUMMARY_FILES} is ignored by git (the summary
@@ -89,9 +86,8 @@ export async function buildSummary(
     return parts.join("");
   };
   const rootDocs = [...docs("", top.listing.files), ...docs(SOURCE_DIR, sourceFiles)];
-  const sections = [
-    await section(ROOT_MODULE, [...rootFiles, ...rootDocs], [...top.listing.files, ...sourceFiles]),
-  ];
+  const rootNames = [...top.listing.files, ...sourceFiles];
+  const sections = [await section("Project Root", [...rootFiles, ...rootDocs], rootNames)];
   for (const { path, files } of modules) {
     sections.push(await section(path, docs(path, files), files));
   }

@@ -24,7 +24,9 @@ export function codebaseShares(
   count = 5,
 ): { tokens: number; folders: TokenShare[]; files: TokenShare[] } {
   const sizes = new Map<string, number>();
-  const add = (path: string, bytes: number) => sizes.set(path, (sizes.get(path) ?? 0) + bytes);
+  const folders = new Map<string, number>();
+  const add = (to: Map<string, number>, path: string, bytes: number) =>
+    to.set(path, (to.get(path) ?? 0) + bytes);
   const lines = text.split("\n");
   let block = ""; // the path of the block header the line is under
   lines.forEach((line, index) => {
@@ -32,22 +34,18 @@ export function codebaseShares(
     if (path !== undefined) block = path;
     else if (block === FILENAMES) {
       // A summary's list of names: each name counts for its file (and so for its folder).
-      if (line !== "") add(line, utf8Length(line) + 1);
+      if (line !== "") add(sizes, line, utf8Length(line) + 1);
       return;
     }
     if (block !== "" && !NOT_FILES.has(block)) {
-      add(block, utf8Length(line) + (index < lines.length - 1 ? 1 : 0));
+      add(sizes, block, utf8Length(line) + (index < lines.length - 1 ? 1 : 0));
     }
   });
-  const folders = new Map<string, number>();
   let total = 0;
   for (const [path, bytes] of sizes) {
     total += bytes;
     const slash = path.indexOf("/");
-    if (slash > 0) {
-      const folder = path.slice(0, slash + 1);
-      folders.set(folder, (folders.get(folder) ?? 0) + bytes);
-    }
+    if (slash > 0) add(folders, path.slice(0, slash + 1), bytes);
   }
   const largest = (entries: Map<string, number>): TokenShare[] =>
     [...entries].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, count)

@@ -64,9 +64,6 @@ const ErrorInfoSchema = z.object({
 type GeminiError = z.infer<typeof ErrorSchema>["error"];
 type Response = z.infer<typeof ResponseSchema>;
 
-/** Finish reasons that mean the reply ended normally. */
-const NORMAL_FINISH = new Set(["STOP", "FINISH_REASON_UNSPECIFIED"]);
-
 /** The Gemini API adapter. */
 export const geminiAdapter: ApiAdapter = {
   unstreamedUrl(url) {
@@ -104,7 +101,7 @@ export const geminiAdapter: ApiAdapter = {
       .map((part) => part.text)
       .join("");
     const truncated = finishReason === "MAX_TOKENS";
-    if (!truncated && !NORMAL_FINISH.has(finishReason)) {
+    if (!truncated && finishReason !== "STOP" && finishReason !== "FINISH_REASON_UNSPECIFIED") {
       const detail = candidate.finishMessage ? `: ${candidate.finishMessage}` : "";
       throw new Error(`Gemini stopped the reply (finish reason ${finishReason})${detail}`);
     }

@@ -140,13 +140,10 @@ async function trackedFileProblem(
 /** At most this many paths are named for each kind left out. */
 const NAMED_PER_KIND = 3;
 
-/** How many of the largest files the summary line names. */
-const LARGEST_NAMED = 3;
-
 /** The line that sums a rollup up: files, size, the largest, what was left out. Never throws. */
 export function describeRollup(rollup: Rollup): string {
   const bytes = utf8Length(rollup.text);
-  const largest = codebaseShares(rollup.text, LARGEST_NAMED).files;
+  const largest = codebaseShares(rollup.text, 3).files;
   const head = `${CODE_ROLLUP_FILE}: ${plural(rollup.files.length, "file")}, ` +
     `${formatCount(bytes)} bytes, about ${formatCount(tokensOfBytes(bytes))} tokens` +
     (largest.length === 0 ? "" : ` (largest: ${describeShares(largest)})`) +
