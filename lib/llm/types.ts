@@ -3,6 +3,7 @@
  * @module
  */
 import { CodeCommitError, EXIT, type ExitStatus } from "../errors/errors.ts";
+import type { ParsedReply } from "./adapter.ts";
 import type { ModelId } from "./models.ts";
 import type { StreamProgress } from "./progress.ts";
 
@@ -21,13 +22,9 @@ export interface TokenUsage {
  * A reply from a model: its non-thought text, the JSON body and raw events as received (left
  * out of what `ask` returns: logged), finish reason, time and HTTP requests, retries included.
  */
-export interface LlmReply {
-  readonly text: string;
+export interface LlmReply extends ParsedReply {
   readonly body: string;
   readonly events?: string;
-  readonly usage: TokenUsage;
-  readonly truncated: boolean;
-  readonly finishReason: string;
   readonly elapsedMs: number;
   readonly attempts: number;
 }
