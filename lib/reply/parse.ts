@@ -1,9 +1,6 @@
 /**
- * The reply parser: turns the text of an LLM reply into the file operations it asks for, or
- * into the reason it cannot be applied. No I/O, no path checks (the path guard does them).
- * The syntax is in `blocks.ts`; a path with several blocks gets its last one; a path wrapped
- * the way prose wraps paths means the bare path; a fence around a whole block's content is
- * dropped; a block cut off by the end of the reply refuses the whole reply.
+ * The reply parser: the file operations an LLM reply asks for (its syntax is in `blocks.ts`), or
+ * why it cannot be applied. No I/O, no path checks (the path guard does them).
  * @module
  */
 
