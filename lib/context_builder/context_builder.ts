@@ -51,9 +51,8 @@ async function buildContext(session: Session, request: ContextRequest): Promise<
   const { root, console, client } = session;
   const { log } = request;
   // Loaded only with --build-context: a run from the rollup needs none of it.
-  const [{ assembleChosenFiles }, { parseFileList }, { buildSummary }] = await Promise.all([
+  const [{ assembleChosenFiles, parseFileList }, { buildSummary }] = await Promise.all([
     import("./chosen_files.ts"),
-    import("./file_list.ts"),
     import("./summary.ts"),
   ]);
   const rules = await IgnoreRules.load(root);
