@@ -189,16 +189,6 @@ export function filesHolding(rollup: Rollup, secrets: readonly string[]): string
   return [...found].sort((a, b) => a - b).map((index) => rollup.files[index]);
 }
 
-/** The error for a rollup larger than a run reads, naming the largest parts and what to do. */
-async function rollupTooLarge(root: string, error: FileReadError): Promise<CodeCommitError> {
-  const largest = await makeRollup(root).then((rollup) => describeLargest(rollup.text), () => "");
-  return new CodeCommitError(
-    `${error.message.replace(/: make it smaller, or check that it is the file you meant$/, "")}` +
-      (largest === "" ? "" : `; ${largest}`) + `: ${shrinkAdvice()}, then run code-commit --rollup`,
-    EXIT.setup,
-  );
-}
-
 /** Whether no prompt may hold the tracked `path`: in a protected entry, or in git's data. */
 function isUnreadable(path: string, gitData: GitData): boolean {
   return protectedRulesFor(path).some((rule) => !rule.readable) || isGitData(gitData, path);
@@ -236,7 +226,14 @@ export async function loadRollup(root: string, console: Console, write = true): 
     text = await readCodeRollup(root);
   } catch (error) {
     if (!(error instanceof FileReadError) || error.problem !== "too-large") throw error;
-    throw await rollupTooLarge(root, error);
+    // Too large to read: say what is large in it, and what to do.
+    const largest = await makeRollup(root).then((rollup) => describeLargest(rollup.text), () => "");
+    throw new CodeCommitError(
+      `${error.message.replace(/: make it smaller, or check that it is the file you meant$/, "")}` +
+        (largest === "" ? "" : `; ${largest}`) +
+        `: ${shrinkAdvice()}, then run code-commit --rollup`,
+      EXIT.setup,
+    );
   }
   if (text.startsWith(ROLLUP_MARK)) {
     const rollup = await makeRollup(root);
