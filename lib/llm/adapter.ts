@@ -26,9 +26,8 @@ export interface ParsedReply {
 export type Diagnosis = { readonly cause: string; readonly action: string };
 
 /**
- * An error body, read: the API's message (with its status word), the wait it asks for before a
- * retry, whether the key itself was rejected (whatever the status), `retryable` false when no
- * wait can cure it (no credit left), and the diagnosis of an error no wait can cure.
+ * An error body, read: the API's message (with its status word), the wait it asks for, whether
+ * the key was rejected (whatever the status), `retryable` false when no wait can cure it.
  */
 export interface ParsedError {
   readonly message: string;

@@ -285,8 +285,19 @@ type Answer = { status: number; headers: Headers; text: string; events?: string;
 /** The largest response body read: a model's whole output is well under 1 MiB. */
 const MAX_BODY_BYTES = 64 * 2 ** 20;
 
-/** Reads a response body as text, refusing one larger than {@link MAX_BODY_BYTES}. */
-async function readBody(body: ReadableStream<Uint8Array> | null) {
+/**
+ * Reads the whole body of `response`: an event stream through the adapter's assembler,
+ * anything else (an error, or plain JSON) whole. Refuses one larger than {@link MAX_BODY_BYTES}.
+ */
+async function readAnswer(response: Response, context: AttemptContext): Promise<Answer> {
+  const { status, headers, body } = response;
+  const type = headers.get("content-type") ?? "";
+  if (response.ok && body !== null && /^\s*text\/event-stream\b/i.test(type)) {
+    const assembler = context.adapter.assembler();
+    context.onProgress?.(assembler.progress()); // a retry starts from nothing
+    const outcome = await readEventStream(body, assembler, context.onProgress);
+    return { headers, ...outcome, status: outcome.status ?? status };
+  }
   const chunks: Uint8Array[] = [];
   let total = 0;
   // Leaving the loop by the throw cancels the stream.
@@ -297,24 +308,9 @@ async function readBody(body: ReadableStream<Uint8Array> | null) {
   }
   const bytes = new Uint8Array(await new Blob(chunks as BlobPart[]).arrayBuffer());
   const text = decodeStrictly(bytes);
-  if (text !== undefined) return { text };
-  return { text: new TextDecoder().decode(bytes), invalid: invalidUtf8Message(bytes) };
-}
-
-/**
- * Reads the whole body of `response`: an event stream through the adapter's assembler,
- * anything else (an error, or plain JSON) whole.
- */
-async function readAnswer(response: Response, context: AttemptContext): Promise<Answer> {
-  const { status, headers } = response;
-  const type = headers.get("content-type") ?? "";
-  if (response.ok && response.body !== null && /^\s*text\/event-stream\b/i.test(type)) {
-    const assembler = context.adapter.assembler();
-    context.onProgress?.(assembler.progress()); // a retry starts from nothing
-    const outcome = await readEventStream(response.body, assembler, context.onProgress);
-    return { headers, ...outcome, status: outcome.status ?? status };
-  }
-  return { status, headers, ...await readBody(response.body) };
+  if (text !== undefined) return { status, headers, text };
+  const lossy = new TextDecoder().decode(bytes);
+  return { status, headers, text: lossy, invalid: invalidUtf8Message(bytes) };
 }
 
 /** Waits `ms` milliseconds (keeping the process alive); rejects if `signal` aborts first. */
@@ -332,7 +328,6 @@ class BodyTooLargeError extends Error {}
  * that holds an event not of the API's or bytes not UTF-8; `events`: the raw events received.
  */
 class StreamError extends Error {
-  /** Makes the error. */
   constructor(message: string, readonly events: string, readonly cut: boolean, cause?: unknown) {
     super(message, { cause });
   }
