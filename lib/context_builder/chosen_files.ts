@@ -48,7 +48,7 @@ export function parseFileList(reply: string): FileListResult {
   const paths: string[] = [];
   for (const written of lines.slice(opens[0] + 1, closes[0])) {
     if (written === "" || /^(```+|~~~+)[\w.+-]*$/.test(written)) continue; // a fence line
-    const line = unwrapPath(written.replace(/^[-*+]\s+/, "")); // without a list item's marker
+    const line = unwrapPath(written.replace(/^[-*+]\s+/, "")).inner; // without a list marker
     if (line === "") continue;
     const key = normalizeProjectPath(line);
     if (seen.has(key)) continue;

@@ -39,7 +39,7 @@ export function parseReply(text: string): ParseResult {
       return { ok: false, reason };
     }
     const { line } = item;
-    const { inner: path, names } = peel(item.path);
+    const { inner: path, names } = unwrapPath(item.path);
     if (names.length > 0) {
       warnings.push(
         `line ${line}: the path ${JSON.stringify(item.path)} is wrapped in ` +
@@ -96,8 +96,12 @@ function fencedContent(
 /** Marks a model wraps a path in, longest first, and their names. */
 const WRAPPERS = { "**": "**", "`": "backticks", '"': "double quotes", "'": "single quotes" };
 
-/** The path inside the wrapping models put around paths, and the wrappers, outermost first. */
-function peel(path: string): { inner: string; names: string[] } {
+/**
+ * The path inside the wrapping models put around paths in prose (backticks, quotes, `**`, also
+ * nested), or the path itself when it is not wrapped (or nothing would be left); and the names
+ * of the wrappers, outermost first. Never throws.
+ */
+export function unwrapPath(path: string): { inner: string; names: string[] } {
   const names: string[] = [];
   let inner = path;
   for (;;) {
@@ -108,14 +112,6 @@ function peel(path: string): { inner: string; names: string[] } {
     names.push(WRAPPERS[wrapper]);
     inner = inner.slice(wrapper.length, -wrapper.length);
   }
-}
-
-/**
- * The path inside the wrapping models put around paths in prose (backticks, quotes, `**`, also
- * nested), or the path itself when it is not wrapped (or nothing would be left). Never throws.
- */
-export function unwrapPath(path: string): string {
-  return peel(path).inner;
 }
 
 /** Keeps only the last block of each path, where it stands, warning for each path with more. */
