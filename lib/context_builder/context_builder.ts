@@ -18,11 +18,6 @@ import { askModel, type Session } from "../session/session.ts";
 /** What the context builder needs: the next agent's prompt, and the log folder it logs in. */
 export type ContextRequest = { readonly nextAgentPrompt: string; readonly log: RunLog };
 
-/** The line between the context-query system prompt and the next agent's prompt. */
-const NEXT_AGENT_MARKER = "=== Next Agent Full Prompt ===";
-/** The line between the next agent's prompt and the codebase summary. */
-const SUMMARY_MARKER = "=== Codebase Summary ===";
-
 /** At most this many warnings about the summary are printed one per line; the rest are counted. */
 const MAX_WARNINGS_SHOWN = 10;
 
@@ -30,7 +25,7 @@ const MAX_WARNINGS_SHOWN = 10;
 function contextQueryPrompt(nextAgentPrompt: string, summary: string): string {
   const [system, next, codebase] = [SYSTEM_PROMPTS.contextQuery, nextAgentPrompt, summary]
     .map((text) => text.endsWith("\n") ? text : `${text}\n`);
-  return `${system}\n${NEXT_AGENT_MARKER}\n${next}\n${SUMMARY_MARKER}\n${codebase}`;
+  return `${system}\n=== Next Agent Full Prompt ===\n${next}\n=== Codebase Summary ===\n${codebase}`;
 }
 
 /**
@@ -56,9 +51,8 @@ async function buildContext(session: Session, request: ContextRequest): Promise<
   const { root, console, client } = session;
   const { log } = request;
   // Loaded only with --build-context: a run from the rollup needs none of it.
-  const [{ assembleChosenFiles }, { parseFileList }, { buildSummary }] = await Promise.all([
+  const [{ assembleChosenFiles, parseFileList }, { buildSummary }] = await Promise.all([
     import("./chosen_files.ts"),
-    import("./file_list.ts"),
     import("./summary.ts"),
   ]);
   const rules = await IgnoreRules.load(root);

@@ -37,9 +37,6 @@ const SUMMARY_FILES: readonly string[] = Object.freeze([
 /** A module's dependency and API documents, shown in full where present. */
 const MODULE_DOCS = [DEPENDENCIES_FILE, API_FILE, "InternalDependencies.md", "PublicAPI.md"];
 
-/** The module path of the top-level section. */
-const ROOT_MODULE = "Project Root";
-
 /**
  * Builds the codebase summary of the project at `root`, with what the user should be told.
  * @throws {CodeCommitError} when a file of {@link SUMMARY_FILES} is ignored by git (the summary
@@ -77,13 +74,22 @@ export async function buildSummary(
   const docs = (folder: string, files: readonly string[]) =>
     MODULE_DOCS.map((name) => folder === "" ? name : `${folder}/${name}`)
       .filter((path) => files.includes(path));
+  // One `=== name ===` section: the files of `full` in full, then the names of `names`.
+  const section = async (name: string, full: readonly string[], names: readonly string[]) => {
+    const parts = [`=== ${name} ===\n`];
+    for (const path of full) {
+      const outcome = await readProjectFile(root, path, rules);
+      if (outcome.ok) parts.push(fileBlock(outcome.path, outcome.text));
+      else warnings.push(`${displayPath(path)}: ${outcome.reason}; left out of the summary`);
+    }
+    parts.push(["--- FILENAMES ---", ...names, "--- END FILENAMES ---", ""].join("\n"));
+    return parts.join("");
+  };
   const rootDocs = [...docs("", top.listing.files), ...docs(SOURCE_DIR, sourceFiles)];
   const rootNames = [...top.listing.files, ...sourceFiles];
-  const sections = [
-    await section(root, rules, ROOT_MODULE, [...rootFiles, ...rootDocs], rootNames, warnings),
-  ];
+  const sections = [await section("Project Root", [...rootFiles, ...rootDocs], rootNames)];
   for (const { path, files } of modules) {
-    sections.push(await section(root, rules, path, docs(path, files), files, warnings));
+    sections.push(await section(path, docs(path, files), files));
   }
   const files = top.listing.files.length + sourceFiles.length +
     modules.reduce((sum, module) => sum + module.files.length, 0);
@@ -94,25 +100,6 @@ export async function buildSummary(
     files,
     where: hasSource ? `under ${SOURCE_DIR}/` : "in the project",
   };
-}
-
-/** One `=== name ===` section: the files of `full` in full, then the names of `names`. */
-async function section(
-  root: string,
-  rules: IgnoreRules,
-  name: string,
-  full: readonly string[],
-  names: readonly string[],
-  warnings: string[],
-): Promise<string> {
-  const parts = [`=== ${name} ===\n`];
-  for (const path of full) {
-    const outcome = await readProjectFile(root, path, rules);
-    if (outcome.ok) parts.push(fileBlock(outcome.path, outcome.text));
-    else warnings.push(`${displayPath(path)}: ${outcome.reason}; left out of the summary`);
-  }
-  parts.push(["--- FILENAMES ---", ...names, "--- END FILENAMES ---", ""].join("\n"));
-  return parts.join("");
 }
 
 /**

@@ -26,9 +26,8 @@ export interface ParsedReply {
 export type Diagnosis = { readonly cause: string; readonly action: string };
 
 /**
- * An error body, read: the API's message (with its status word), the wait it asks for before a
- * retry, whether the key itself was rejected (whatever the status), `retryable` false when no
- * wait can cure it (no credit left), and the diagnosis of an error no wait can cure.
+ * An error body, read: the API's message (with its status word), the wait it asks for, whether
+ * the key was rejected (whatever the status), `retryable` false when no wait can cure it.
  */
 export interface ParsedError {
   readonly message: string;
@@ -38,15 +37,13 @@ export interface ParsedError {
   readonly diagnosis?: Diagnosis;
 }
 
-/** What one event of a stream was: data, or an API error read like an HTTP answer of `status`. */
-export type StreamEventKind =
-  | { readonly kind: "data" }
-  | { readonly kind: "error"; readonly status: number; readonly body: string };
+/** An API error sent inside a stream, read like an HTTP answer of `status` with `body`. */
+export type StreamErrorEvent = { readonly status: number; readonly body: string };
 
 /** Builds, from the events of a streamed reply, the body it would have had unstreamed. */
 export interface StreamAssembler {
-  /** Reads the data of one event. @throws {Error} when it is not JSON of this API's shape. */
-  add(data: string): StreamEventKind;
+  /** Reads one event's data: the API error it holds, if any. @throws {Error} if not API JSON. */
+  add(data: string): StreamErrorEvent | undefined;
   progress(): StreamProgress;
   /** What the stream lacks to be whole (`no finish reason`, `no [DONE]`), or undefined. */
   missing(): string | undefined;

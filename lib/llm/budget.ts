@@ -24,30 +24,28 @@ export function codebaseShares(
   count = 5,
 ): { tokens: number; folders: TokenShare[]; files: TokenShare[] } {
   const sizes = new Map<string, number>();
-  const add = (path: string, bytes: number) => sizes.set(path, (sizes.get(path) ?? 0) + bytes);
+  const folders = new Map<string, number>();
+  const add = (to: Map<string, number>, path: string, bytes: number) =>
+    to.set(path, (to.get(path) ?? 0) + bytes);
   const lines = text.split("\n");
   let block = ""; // the path of the block header the line is under
   lines.forEach((line, index) => {
     const path = headerPath(line);
-    if (isHeader(path)) block = path;
+    if (path !== undefined) block = path;
     else if (block === FILENAMES) {
       // A summary's list of names: each name counts for its file (and so for its folder).
-      if (line !== "") add(line, utf8Length(line) + 1);
+      if (line !== "") add(sizes, line, utf8Length(line) + 1);
       return;
     }
     if (block !== "" && !NOT_FILES.has(block)) {
-      add(block, utf8Length(line) + (index < lines.length - 1 ? 1 : 0));
+      add(sizes, block, utf8Length(line) + (index < lines.length - 1 ? 1 : 0));
     }
   });
-  const folders = new Map<string, number>();
   let total = 0;
   for (const [path, bytes] of sizes) {
     total += bytes;
     const slash = path.indexOf("/");
-    if (slash > 0) {
-      const folder = path.slice(0, slash + 1);
-      folders.set(folder, (folders.get(folder) ?? 0) + bytes);
-    }
+    if (slash > 0) add(folders, path.slice(0, slash + 1), bytes);
   }
   const largest = (entries: Map<string, number>): TokenShare[] =>
     [...entries].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, count)
@@ -59,16 +57,11 @@ export function codebaseShares(
   return { tokens: tokensOfBytes(total), folders: largest(folders), files: largest(sizes) };
 }
 
-/** The text between `--- ` and ` ---` of `line`, or `""` when it is not that shape. */
-function headerPath(line: string): string {
-  return line.endsWith(" ---") && line.startsWith("--- ") && line.length > 8
-    ? line.slice(4, -4)
-    : "";
-}
-
-/** Whether a `--- x ---` line heads a block: `x` is a list header or a path a rollup could hold. */
-function isHeader(path: string): boolean {
-  return path !== "" && (NOT_FILES.has(path) || checkPathSyntax(path) === undefined);
+/** The `x` of a `--- x ---` line that heads a block: a list header or a path a rollup could hold. */
+function headerPath(line: string): string | undefined {
+  if (!line.endsWith(" ---") || !line.startsWith("--- ") || line.length <= 8) return undefined;
+  const path = line.slice(4, -4);
+  return NOT_FILES.has(path) || checkPathSyntax(path) === undefined ? path : undefined;
 }
 
 /** `node_modules/ 97 %, lib/ 2 %`: each share named with its percentage. Never throws. */

@@ -3,6 +3,7 @@
  * streamed answer is read event by event, never taken as a reply before it says it is whole.
  * @module
  */
+import { setTimeout as delay } from "node:timers/promises";
 import { EXIT, interruption } from "../errors/errors.ts";
 import type { ApiAdapter, HttpRequest, ParsedReply, StreamAssembler } from "./adapter.ts";
 import { excerpt, httpReason, oneLine } from "./adapter.ts";
@@ -15,11 +16,17 @@ import {
   type RetryPolicy,
 } from "./retry.ts";
 import { formatSeconds } from "../text/numbers.ts";
-import { decodeStrictly, firstInvalidUtf8 } from "../text/utf8.ts";
+import { decodeStrictly } from "../text/utf8.ts";
 import { invalidUtf8Message } from "./invalid_utf8.ts";
 import type { StreamProgress } from "./progress.ts";
 import { SseParser } from "./sse.ts";
-import { type CompleteOptions, type LlmClient, LlmError, type LlmReply } from "./types.ts";
+import {
+  type CompleteOptions,
+  type LlmClient,
+  LlmError,
+  type LlmErrorDetails,
+  type LlmReply,
+} from "./types.ts";
 
 /** Each provider's adapter, loaded when a client of it is made. */
 const ADAPTERS: Record<Provider, () => Promise<ApiAdapter>> = {
@@ -83,13 +90,7 @@ export function createClient(
       const started = performance.now();
       for (let attempt = 1;; attempt++) {
         if (signal?.aborted) throw interruption(signal);
-        const verdict = await send(request, context, signal).then(
-          (answer) => classifyAnswer(answer, context),
-          (error) => {
-            if (signal?.aborted) throw interruption(signal);
-            return classifyFailure(error, context);
-          },
-        );
+        const verdict = await tryOnce(request, context, signal);
         // A server that knows only the unstreamed method is asked again there, once.
         const unstreamed = verdict.kind !== "reply" && verdict.details.status === 404
           ? context.adapter.unstreamedUrl?.(request.url)
@@ -108,26 +109,21 @@ export function createClient(
             attempts: attempt,
           };
         }
-        const after = attempt > 1 ? ` (after ${attempt} attempts)` : "";
-        if (verdict.kind === "final") {
-          const counted = verdict.countAttempts ? after : "";
-          throw new LlmError(`${model}: ${verdict.message}${counted}`, verdict.details);
+        const { message: reason, details, hintMs } = verdict;
+        const after = verdict.counted && attempt > 1 ? ` (after ${attempt} attempts)` : "";
+        if (!verdict.retry || attempt >= policy.maxAttempts) {
+          throw new LlmError(`${model}: ${reason}${after}`, details);
         }
-        if (attempt >= policy.maxAttempts) {
-          throw new LlmError(`${model}: ${verdict.reason}${after}`, verdict.details);
-        }
-        const hint = verdict.hintMs;
-        if (hint !== undefined && hint > policy.maxHintMs) {
+        if (hintMs !== undefined && hintMs > policy.maxHintMs) {
           throw new LlmError(
-            `${model}: ${verdict.reason}; the server asks to wait ${formatSeconds(hint)} ` +
+            `${model}: ${reason}; the server asks to wait ${formatSeconds(hintMs)} ` +
               `before trying again, longer than code-commit waits ` +
               `(${formatSeconds(policy.maxHintMs)}): try again later`,
-            verdict.details,
+            details,
           );
         }
-        const delayMs = hint ?? backoffDelayMs(attempt, policy, random);
-        const { reason } = verdict;
-        const serverHint = hint !== undefined;
+        const delayMs = hintMs ?? backoffDelayMs(attempt, policy, random);
+        const serverHint = hintMs !== undefined;
         onRetry?.({ attempt, maxAttempts: policy.maxAttempts, reason, delayMs, serverHint });
         await sleep(delayMs, signal);
       }
@@ -144,37 +140,76 @@ interface AttemptContext {
   readonly onProgress?: (progress: StreamProgress) => void;
 }
 
-/** What the error that ends a call carries: the last answer's status, body and raw events. */
-type Details = { status?: number; body?: string; events?: string; cause?: unknown };
-
 /**
  * What one attempt came to: a usable reply (its body as received or assembled, and the raw
- * events of a stream); an error that ends the call (`countAttempts`: its message ends with how
- * many attempts were made); or a failure worth another attempt (with the server's wait hint).
+ * events of a stream), or a failure: worth another attempt (`retry`, with the server's wait
+ * hint) or not; `counted`: its message ends with how many attempts were made.
  */
 type Verdict =
   | { kind: "reply"; reply: ParsedReply; text: string; events?: string }
-  | { kind: "final"; message: string; countAttempts: boolean; details: Details }
-  | { kind: "retry"; reason: string; hintMs?: number; details: Details };
+  | {
+    kind: "fail";
+    message: string;
+    details: LlmErrorDetails;
+    retry: boolean;
+    counted: boolean;
+    hintMs?: number;
+  };
 
-/** A verdict that ends the call. */
-function final(message: string, details: Details = {}, countAttempts = false): Verdict {
-  return { kind: "final", message, countAttempts, details };
+/** A failure that ends the call. */
+function final(message: string, details: LlmErrorDetails = {}, counted = false): Verdict {
+  return { kind: "fail", message, details, retry: false, counted };
+}
+
+/** A failure worth another attempt, after the server's wait hint `hintMs` when it gave one. */
+function retry(message: string, details: LlmErrorDetails, hintMs?: number): Verdict {
+  return { kind: "fail", message, details, retry: true, counted: true, hintMs };
 }
 
 /**
- * Classifies a request that got no answer: refused by Deno's permissions, redirected, too
- * large or too slow end the call; a network failure is worth another attempt.
+ * Makes one attempt and classifies it: an answer by {@link classifyAnswer}; no answer because
+ * Deno's permissions refused, a redirect, a body too large or too slow ends the call, a
+ * network failure or a cut stream is worth another attempt. @throws {InterruptedError} on abort.
  */
-function classifyFailure(error: unknown, context: AttemptContext): Verdict {
+async function tryOnce(
+  request: HttpRequest,
+  context: AttemptContext,
+  signal: AbortSignal | undefined,
+): Promise<Verdict> {
+  // The timer of AbortSignal.timeout does not keep the process alive; the request does.
+  const timeout = AbortSignal.timeout(context.timeoutMs);
+  let answer: Answer;
+  try {
+    const response = await fetch(request.url, {
+      method: "POST",
+      headers: request.headers,
+      body: request.body,
+      signal: signal === undefined ? timeout : AbortSignal.any([timeout, signal]),
+      // A redirect would re-send the key (in its header) and the prompt somewhere else: refuse.
+      redirect: "error",
+    });
+    answer = await readAnswer(response, context);
+  } catch (error) {
+    if (signal?.aborted) throw interruption(signal);
+    return classifyFailure(error, context, timeout.aborted);
+  }
+  return classifyAnswer(answer, context);
+}
+
+/** Classifies a request that got no answer (`timedOut`: the time limit ended it). */
+function classifyFailure(error: unknown, context: AttemptContext, timedOut: boolean): Verdict {
   const { host } = context;
+  if (timedOut) {
+    const limit = formatSeconds(context.timeoutMs);
+    return final(`no reply within ${limit}; raise --llm-timeout if the model needs longer`);
+  }
   if (error instanceof Deno.errors.NotCapable) {
     return final(
       `code-commit may not connect to ${host} ` +
         `(its Deno permissions allow only the two APIs and this machine)`,
     );
   }
-  if (error instanceof RedirectError) {
+  if (error instanceof TypeError && /redirect/i.test(error.message)) {
     return final(
       `${host} answered with a redirect, which code-commit does not follow ` +
         "(it would send your key and prompt elsewhere): check the endpoint",
@@ -187,23 +222,11 @@ function classifyFailure(error: unknown, context: AttemptContext): Verdict {
   if (error instanceof StreamError && !error.cut) {
     return final(error.message, { events: error.events });
   }
-  if (error instanceof TimeoutError) {
-    const limit = formatSeconds(context.timeoutMs);
-    return final(`no reply within ${limit}; raise --llm-timeout if the model needs longer`);
-  }
   if (error instanceof StreamError) {
     // Never a partial reply: what arrived is logged, and the whole request is made again.
-    return {
-      kind: "retry",
-      reason: `${host}: ${error.message}`,
-      details: { cause: error, events: error.events },
-    };
+    return retry(`${host}: ${error.message}`, { cause: error, events: error.events });
   }
-  return {
-    kind: "retry",
-    reason: `cannot reach ${host}: ${(error as Error).message}`,
-    details: { cause: error },
-  };
+  return retry(`cannot reach ${host}: ${(error as Error).message}`, { cause: error });
 }
 
 /**
@@ -242,8 +265,7 @@ function classifyAnswer(answer: Answer, context: AttemptContext): Verdict {
   const retryable = isRetryableStatus(status) && apiError.retryable !== false &&
     apiError.keyRejected !== true;
   if (retryable) {
-    const hintMs = retryAfterFromHeaders(headers) ?? apiError.retryDelayMs;
-    return { kind: "retry", reason, hintMs, details };
+    return retry(reason, details, retryAfterFromHeaders(headers) ?? apiError.retryDelayMs);
   }
   // What to do about an error the key may cause (a rejected key, 401, 403).
   const key = apiError.keyRejected !== true && status !== 401 && status !== 403
@@ -260,14 +282,22 @@ function classifyAnswer(answer: Answer, context: AttemptContext): Verdict {
  */
 type Answer = { status: number; headers: Headers; text: string; events?: string; invalid?: string };
 
-class TimeoutError extends Error {}
-class RedirectError extends Error {}
-
 /** The largest response body read: a model's whole output is well under 1 MiB. */
 const MAX_BODY_BYTES = 64 * 2 ** 20;
 
-/** Reads a response body as text, refusing one larger than {@link MAX_BODY_BYTES}. */
-async function readBody(body: ReadableStream<Uint8Array> | null) {
+/**
+ * Reads the whole body of `response`: an event stream through the adapter's assembler,
+ * anything else (an error, or plain JSON) whole. Refuses one larger than {@link MAX_BODY_BYTES}.
+ */
+async function readAnswer(response: Response, context: AttemptContext): Promise<Answer> {
+  const { status, headers, body } = response;
+  const type = headers.get("content-type") ?? "";
+  if (response.ok && body !== null && /^\s*text\/event-stream\b/i.test(type)) {
+    const assembler = context.adapter.assembler();
+    context.onProgress?.(assembler.progress()); // a retry starts from nothing
+    const outcome = await readEventStream(body, assembler, context.onProgress);
+    return { headers, ...outcome, status: outcome.status ?? status };
+  }
   const chunks: Uint8Array[] = [];
   let total = 0;
   // Leaving the loop by the throw cancels the stream.
@@ -278,66 +308,15 @@ async function readBody(body: ReadableStream<Uint8Array> | null) {
   }
   const bytes = new Uint8Array(await new Blob(chunks as BlobPart[]).arrayBuffer());
   const text = decodeStrictly(bytes);
-  if (text !== undefined) return { text };
-  const at = firstInvalidUtf8(bytes);
-  const invalid = at === undefined ? undefined : invalidUtf8Message(bytes, at);
-  return { text: new TextDecoder().decode(bytes), ...(invalid !== undefined && { invalid }) };
-}
-
-/**
- * Sends one request and reads its whole body within the time limit: an event stream through
- * the adapter's assembler, anything else (an error, or plain JSON) whole.
- */
-async function send(
-  request: HttpRequest,
-  context: AttemptContext,
-  signal: AbortSignal | undefined,
-): Promise<Answer> {
-  // The timer of AbortSignal.timeout does not keep the process alive; the request does.
-  const timeout = AbortSignal.timeout(context.timeoutMs);
-  try {
-    const response = await fetch(request.url, {
-      method: "POST",
-      headers: request.headers,
-      body: request.body,
-      signal: signal === undefined ? timeout : AbortSignal.any([timeout, signal]),
-      // A redirect would re-send the key (in its header) and the prompt somewhere else: refuse.
-      redirect: "error",
-    });
-    const { status, headers } = response;
-    const type = headers.get("content-type") ?? "";
-    if (response.ok && response.body !== null && /^\s*text\/event-stream\b/i.test(type)) {
-      const assembler = context.adapter.assembler();
-      context.onProgress?.(assembler.progress()); // a retry starts from nothing
-      const outcome = await readEventStream(response.body, assembler, context.onProgress);
-      return {
-        status: outcome.status ?? status,
-        headers,
-        text: outcome.body,
-        events: outcome.events,
-      };
-    }
-    return { status, headers, ...await readBody(response.body) };
-  } catch (error) {
-    if (timeout.aborted) throw new TimeoutError();
-    if (error instanceof TypeError && /redirect/i.test(error.message)) throw new RedirectError();
-    throw error;
-  }
+  if (text !== undefined) return { status, headers, text };
+  const lossy = new TextDecoder().decode(bytes);
+  return { status, headers, text: lossy, invalid: invalidUtf8Message(bytes) };
 }
 
 /** Waits `ms` milliseconds (keeping the process alive); rejects if `signal` aborts first. */
 function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(interruption(signal));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(interruption(signal));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
+  return delay(ms, undefined, { signal }).catch(() => {
+    throw interruption(signal);
   });
 }
 
@@ -349,7 +328,6 @@ class BodyTooLargeError extends Error {}
  * that holds an event not of the API's or bytes not UTF-8; `events`: the raw events received.
  */
 class StreamError extends Error {
-  /** Makes the error. */
   constructor(message: string, readonly events: string, readonly cut: boolean, cause?: unknown) {
     super(message, { cause });
   }
@@ -364,7 +342,7 @@ async function readEventStream(
   body: ReadableStream<Uint8Array>,
   assembler: StreamAssembler,
   onProgress?: (progress: StreamProgress) => void,
-): Promise<{ status?: number; body: string; events: string }> {
+): Promise<{ status?: number; text: string; events: string }> {
   const reader = body.getReader();
   // Fatal: a reply that is not valid UTF-8 is refused, never written with U+FFFD in its place.
   const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -389,7 +367,7 @@ async function readEventStream(
       } catch {
         if (!chunk.done) received.push(chunk.value);
         const body = new Uint8Array(await new Blob(received as BlobPart[]).arrayBuffer());
-        const message = invalidUtf8Message(body, firstInvalidUtf8(body) ?? bytes);
+        const message = invalidUtf8Message(body);
         throw new StreamError(message, events(), false);
       }
       if (!chunk.done) {
@@ -399,14 +377,14 @@ async function readEventStream(
       }
       raw.push(text);
       for (const event of parser.push(text)) {
-        let kind;
+        let error;
         try {
-          kind = assembler.add(event.data);
-        } catch (error) {
-          throw new StreamError((error as Error).message, events(), false);
+          error = assembler.add(event.data);
+        } catch (thrown) {
+          throw new StreamError((thrown as Error).message, events(), false);
         }
-        if (kind.kind === "error") {
-          return { status: kind.status, body: kind.body, events: events() };
+        if (error !== undefined) {
+          return { status: error.status, text: error.body, events: events() };
         }
         onProgress?.(assembler.progress());
       }
@@ -421,5 +399,5 @@ async function readEventStream(
     const message = `the reply stream ended before its end (${missing}${unfinished})`;
     throw new StreamError(message, events(), true);
   }
-  return { body: JSON.stringify(assembler.body(), null, 2), events: events() };
+  return { text: JSON.stringify(assembler.body(), null, 2), events: events() };
 }

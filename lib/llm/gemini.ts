@@ -64,9 +64,6 @@ const ErrorInfoSchema = z.object({
 type GeminiError = z.infer<typeof ErrorSchema>["error"];
 type Response = z.infer<typeof ResponseSchema>;
 
-/** Finish reasons that mean the reply ended normally. */
-const NORMAL_FINISH = new Set(["STOP", "FINISH_REASON_UNSPECIFIED"]);
-
 /** The Gemini API adapter. */
 export const geminiAdapter: ApiAdapter = {
   unstreamedUrl(url) {
@@ -104,7 +101,7 @@ export const geminiAdapter: ApiAdapter = {
       .map((part) => part.text)
       .join("");
     const truncated = finishReason === "MAX_TOKENS";
-    if (!truncated && !NORMAL_FINISH.has(finishReason)) {
+    if (!truncated && finishReason !== "STOP" && finishReason !== "FINISH_REASON_UNSPECIFIED") {
       const detail = candidate.finishMessage ? `: ${candidate.finishMessage}` : "";
       throw new Error(`Gemini stopped the reply (finish reason ${finishReason})${detail}`);
     }
@@ -175,7 +172,7 @@ function geminiAssembler(): StreamAssembler {
       const error = ErrorSchema.safeParse(unwrap(json));
       if (error.success) {
         const { code, status } = error.data.error;
-        return { kind: "error", status: streamErrorStatus(code, [status], RPC_STATUS), body: data };
+        return { status: streamErrorStatus(code, [status], RPC_STATUS), body: data };
       }
       const what = "the reply stream holds a chunk that is not a generateContent response";
       const chunk = parseAs(ResponseSchema, json, what);
@@ -184,7 +181,7 @@ function geminiAssembler(): StreamAssembler {
       if (usageMetadata !== undefined) usage = usageMetadata;
       if (promptFeedback !== undefined) feedback = promptFeedback;
       const first = candidates?.[0];
-      if (first === undefined) return { kind: "data" };
+      if (first === undefined) return;
       const { content, ...fields } = first;
       candidate = { ...candidate, ...fields };
       role = content?.role ?? role;
@@ -201,7 +198,6 @@ function geminiAssembler(): StreamAssembler {
           parts.push({ ...part });
         }
       }
-      return { kind: "data" };
     },
     progress: () => ({
       thinkingChars: chars.thinking,

@@ -156,18 +156,14 @@ function openaiAssembler(): StreamAssembler {
     add(data) {
       if (data.trim() === "[DONE]") {
         done = true;
-        return { kind: "data" };
+        return;
       }
       const json = eventJson(data);
       const error = ErrorSchema.safeParse(json);
       if (error.success) {
         const { code, type } = error.data.error;
         const status = (json as { status?: unknown }).status ?? code;
-        return {
-          kind: "error",
-          status: streamErrorStatus(status, [code, type], ERROR_STATUS),
-          body: data,
-        };
+        return { status: streamErrorStatus(status, [code, type], ERROR_STATUS), body: data };
       }
       const what = "the reply stream holds a chunk that is not a chat completion chunk";
       const { choices, usage: chunkUsage, object: _, ...others } = parseAs(ChunkSchema, json, what);
@@ -179,7 +175,6 @@ function openaiAssembler(): StreamAssembler {
       refusal += delta?.refusal ?? "";
       reasoning += delta?.reasoning_content ?? delta?.reasoning ?? "";
       if (choice?.finish_reason) finishReason = choice.finish_reason;
-      return { kind: "data" };
     },
     progress: () => {
       const thinking = usage?.completion_tokens_details?.reasoning_tokens ?? undefined;

@@ -7,23 +7,18 @@
 const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 
 /**
- * The retry policy of a client: most requests for one call, the first backoff wait and the
- * longest, and the longest server hint honoured (a longer one ends the call); milliseconds.
+ * The default retry policy: at most 5 requests for one call, backoff waits of 2 s doubling to at
+ * most 60 s, and server hints honoured up to 5 minutes (a longer one ends the call).
  */
-export interface RetryPolicy {
-  readonly maxAttempts: number;
-  readonly baseDelayMs: number;
-  readonly maxDelayMs: number;
-  readonly maxHintMs: number;
-}
-
-/** The default policy: 5 attempts, 2 s doubling to at most 60 s, hints up to 5 minutes. */
-export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+export const DEFAULT_RETRY_POLICY = {
   maxAttempts: 5,
   baseDelayMs: 2_000,
   maxDelayMs: 60_000,
   maxHintMs: 300_000,
 };
+
+/** The retry policy of a client, in milliseconds, shaped as {@link DEFAULT_RETRY_POLICY}. */
+export type RetryPolicy = Readonly<typeof DEFAULT_RETRY_POLICY>;
 
 /** Tells whether an HTTP status is worth retrying. Never throws. */
 export function isRetryableStatus(status: number): boolean {

@@ -3,6 +3,7 @@
  * @module
  */
 import { CodeCommitError, EXIT, type ExitStatus } from "../errors/errors.ts";
+import type { ParsedReply } from "./adapter.ts";
 import type { ModelId } from "./models.ts";
 import type { StreamProgress } from "./progress.ts";
 
@@ -21,13 +22,9 @@ export interface TokenUsage {
  * A reply from a model: its non-thought text, the JSON body and raw events as received (left
  * out of what `ask` returns: logged), finish reason, time and HTTP requests, retries included.
  */
-export interface LlmReply {
-  readonly text: string;
+export interface LlmReply extends ParsedReply {
   readonly body: string;
   readonly events?: string;
-  readonly usage: TokenUsage;
-  readonly truncated: boolean;
-  readonly finishReason: string;
   readonly elapsedMs: number;
   readonly attempts: number;
 }
@@ -62,6 +59,15 @@ export interface LlmClient {
   complete(prompt: string, options?: CompleteOptions): Promise<LlmReply>;
 }
 
+/** What a failed call carries: the last answer's status, body and raw events; its exit status. */
+export type LlmErrorDetails = {
+  status?: number;
+  body?: string;
+  events?: string;
+  cause?: unknown;
+  exitCode?: ExitStatus;
+};
+
 /**
  * An LLM call that failed; the message names the model and the API's own words. Carries the
  * last answer's status, body and raw events, when there was one.
@@ -72,16 +78,7 @@ export class LlmError extends CodeCommitError {
   readonly events: string | undefined;
 
   /** Makes an LLM error: exit {@link EXIT.model}, unless `options.exitCode` blames the set-up. */
-  constructor(
-    message: string,
-    options: {
-      status?: number;
-      body?: string;
-      events?: string;
-      cause?: unknown;
-      exitCode?: ExitStatus;
-    } = {},
-  ) {
+  constructor(message: string, options: LlmErrorDetails = {}) {
     super(message, options.exitCode ?? EXIT.model, { cause: options.cause });
     this.name = "LlmError";
     ({ status: this.status, body: this.body, events: this.events } = options);

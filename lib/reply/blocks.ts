@@ -85,24 +85,21 @@ export function outlineBlocks(
   text: string,
   note: (lines: number, characters: number) => string,
 ): string {
+  const pieces = text.split(/(?<=\n)/);
+  const lines = pieces.map((piece) => piece.endsWith("\n") ? piece.slice(0, -1) : piece);
   const out: string[] = [];
-  let block: { lines: number; characters: number } | undefined;
-  for (const piece of text.split(/(?<=\n)/)) {
-    const line = piece.endsWith("\n") ? piece.slice(0, -1) : piece;
-    if (block === undefined) {
-      out.push(piece);
-      if (isBlockHeader(line)) block = { lines: 0, characters: 0 };
-    } else if (END_LINE.test(line) || (block.lines === 0 && DELETE_LINE.test(line))) {
-      if (block.lines > 0) out.push(`${note(block.lines, block.characters)}\n`);
-      out.push(piece);
-      block = undefined;
-    } else {
-      block.lines++;
-      block.characters += piece.length;
+  for (let index = 0; index < pieces.length; index++) {
+    out.push(pieces[index]);
+    const item = itemAt(lines, index);
+    if (item?.kind !== "block" || item.deletes) continue;
+    const end = item.closed ? item.lastLine - 1 : pieces.length; // the index of its `^^^end`
+    const content = pieces.slice(index + 1, end);
+    if (content.length > 0) {
+      const characters = content.reduce((sum, piece) => sum + piece.length, 0);
+      const newline = item.closed || text.endsWith("\n") ? "" : "\n";
+      out.push(`${newline}${note(content.length, characters)}\n`);
     }
-  }
-  if (block !== undefined && block.lines > 0) {
-    out.push(`${text.endsWith("\n") ? "" : "\n"}${note(block.lines, block.characters)}\n`);
+    index = end - 1;
   }
   return out.join("");
 }

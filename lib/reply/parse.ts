@@ -1,9 +1,6 @@
 /**
- * The reply parser: turns the text of an LLM reply into the file operations it asks for, or
- * into the reason it cannot be applied. No I/O, no path checks (the path guard does them).
- * The syntax is in `blocks.ts`; a path with several blocks gets its last one; a path wrapped
- * the way prose wraps paths means the bare path; a fence around a whole block's content is
- * dropped; a block cut off by the end of the reply refuses the whole reply.
+ * The reply parser: the file operations an LLM reply asks for (its syntax is in `blocks.ts`), or
+ * why it cannot be applied. No I/O, no path checks (the path guard does them).
  * @module
  */
 
@@ -42,11 +39,11 @@ export function parseReply(text: string): ParseResult {
       return { ok: false, reason };
     }
     const { line } = item;
-    const path = unwrapPath(item.path);
-    if (path !== item.path) {
+    const { inner: path, names } = unwrapPath(item.path);
+    if (names.length > 0) {
       warnings.push(
         `line ${line}: the path ${JSON.stringify(item.path)} is wrapped in ` +
-          `${peel(item.path).names.join(" and ")}; it was read as ${JSON.stringify(path)}`,
+          `${names.join(" and ")}; it was read as ${JSON.stringify(path)}`,
       );
     }
     if (!item.closed) {
@@ -99,8 +96,12 @@ function fencedContent(
 /** Marks a model wraps a path in, longest first, and their names. */
 const WRAPPERS = { "**": "**", "`": "backticks", '"': "double quotes", "'": "single quotes" };
 
-/** The path inside the wrapping models put around paths, and the wrappers, outermost first. */
-function peel(path: string): { inner: string; names: string[] } {
+/**
+ * The path inside the wrapping models put around paths in prose (backticks, quotes, `**`, also
+ * nested), or the path itself when it is not wrapped (or nothing would be left); and the names
+ * of the wrappers, outermost first. Never throws.
+ */
+export function unwrapPath(path: string): { inner: string; names: string[] } {
   const names: string[] = [];
   let inner = path;
   for (;;) {
@@ -113,27 +114,18 @@ function peel(path: string): { inner: string; names: string[] } {
   }
 }
 
-/**
- * The path inside the wrapping models put around paths in prose (backticks, quotes, `**`, also
- * nested), or the path itself when it is not wrapped (or nothing would be left). Never throws.
- */
-export function unwrapPath(path: string): string {
-  return peel(path).inner;
-}
-
 /** Keeps only the last block of each path, where it stands, warning for each path with more. */
 function lastBlockPerPath(blocks: readonly ParsedBlock[], warnings: string[]): FileOperation[] {
-  const linesByPath = new Map<string, number[]>();
-  for (const { operation, line } of blocks) {
-    linesByPath.set(operation.path, [...linesByPath.get(operation.path) ?? [], line]);
-  }
-  for (const [path, seen] of linesByPath) {
+  const byPath = Map.groupBy(blocks, (block) => block.operation.path);
+  for (const [path, seen] of byPath) {
     if (seen.length < 2) continue;
     warnings.push(
-      `"${path}" has ${seen.length} blocks (lines ${seen.join(", ")}); ` +
-        `only the last one, at line ${seen.at(-1)}, is used`,
+      `"${path}" has ${seen.length} blocks (lines ${
+        seen.map((block) => block.line).join(", ")
+      }); ` +
+        `only the last one, at line ${seen.at(-1)!.line}, is used`,
     );
   }
-  return blocks.filter((block) => linesByPath.get(block.operation.path)!.at(-1) === block.line)
+  return blocks.filter((block) => byPath.get(block.operation.path)!.at(-1) === block)
     .map((block) => block.operation);
 }

@@ -1,11 +1,8 @@
 /**
- * The code rollup, `agent-config/codeRollup.txt`: every file git tracks or would track (what
- * `git ls-files -co --exclude-standard` lists) as `--- path ---` blocks in code-point order,
- * less what a prompt may not hold: protected entries and git's data, symbolic links, files
- * with several hard links, special files, binary, non-UTF-8 or over-1-MiB files, names the
- * path guard refuses, entries ignored once case is folded, and what `.codecommitignore`
- * matches; each counted in the summary line. A rollup made here starts with
- * {@link ROLLUP_MARK}, and is remade before each run so the model never sees stale code.
+ * The code rollup, `agent-config/codeRollup.txt`: every file `git ls-files -co --exclude-standard`
+ * lists, as `--- path ---` blocks in code-point order, less what a prompt may not hold (each kind
+ * counted in the summary line). One made here starts with {@link ROLLUP_MARK}, and is remade
+ * before each run so the model never sees stale code.
  * @module
  */
 
@@ -22,8 +19,6 @@ import { trackedPaths } from "../preconditions/git_index.ts";
 import { CODE_ROLLUP_FILE, readCodeRollup } from "../preconditions/preconditions.ts";
 import { fileBlock } from "../project_files/file_block.ts";
 import { compareCodePoints } from "../project_files/order.ts";
-import { READ_LIMITS } from "../file_system/read_limits.ts";
-import { formatBytes } from "../text/sizes.ts";
 import { FileReadError } from "../file_system/bounded_read.ts";
 import { codebaseShares, describeLargest, describeShares, shrinkAdvice } from "../llm/budget.ts";
 import { writeFileAtomically } from "../project_files/safe_write.ts";
@@ -32,7 +27,7 @@ import { formatCount } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
 import { tokensOfBytes, utf8Length } from "../text/tokens.ts";
 import { under } from "../file_system/file_system.ts";
-import { type LeftOutKind, readRollupFiles } from "./rollup_file.ts";
+import { LEFT_OUT_NAMES, type LeftOutKind, readRollupFiles } from "./rollup_file.ts";
 
 /** How the first line of a rollup made by code-commit begins. */
 const ROLLUP_MARK = "code-commit --rollup:";
@@ -91,18 +86,15 @@ export async function makeRollup(root: string): Promise<Rollup> {
   }
   paths.sort(compareCodePoints);
   const outcomes = await readRollupFiles(root, paths);
-  const blocks: string[] = [];
+  let blocks = "";
   const files: string[] = [];
   const starts: number[] = [];
-  let offset = 0;
   paths.forEach((path, index) => {
     const outcome = outcomes[index];
     if (typeof outcome === "string") {
-      const block = fileBlock(path, outcome);
-      blocks.push(block);
       files.push(path);
-      starts.push(offset);
-      offset += block.length;
+      starts.push(blocks.length);
+      blocks += fileBlock(path, outcome);
     } else if (outcome.kind !== "missing") {
       leftOut.push({ path, kind: outcome.kind });
     }
@@ -111,7 +103,7 @@ export async function makeRollup(root: string): Promise<Rollup> {
   const mark = `${ROLLUP_MARK} ${plural(files.length, "file")} git tracks or would track; ` +
     `code-commit remakes this file before each run while this line comes first\n`;
   return {
-    text: mark + blocks.join(""),
+    text: mark + blocks,
     files,
     starts: starts.map((start) => start + mark.length),
     leftOut,
@@ -145,39 +137,13 @@ async function trackedFileProblem(
   return info.isFile ? undefined : "special";
 }
 
-/** The largest file a rollup holds: the context builder's limit for a file in a prompt (1 MiB). */
-const MAX_FILE_BYTES: number = READ_LIMITS.projectFile.bytes;
-
-/** How each kind of left-out entry is named in the summary. */
-const LEFT_OUT_NAMES: Record<LeftOutKind, [string, string]> = {
-  "binary": ["binary file", "binary files"],
-  "not-utf8": ["file not in UTF-8", "files not in UTF-8"],
-  "too-large": [
-    `file over ${formatBytes(MAX_FILE_BYTES)}`,
-    `files over ${formatBytes(MAX_FILE_BYTES)}`,
-  ],
-  "symbolic-link": ["symbolic link", "symbolic links"],
-  "hard-link": ["file with more than one hard link", "files with more than one hard link"],
-  "special": ["fifo, socket or device", "fifos, sockets or devices"],
-  "protected": [
-    "tracked file in a folder no prompt may read",
-    "tracked files in folders no prompt may read",
-  ],
-  "refused-name": ["name the path guard refuses", "names the path guard refuses"],
-  "ignored-by-case": ["entry ignored once case is folded", "entries ignored once case is folded"],
-  "unreadable": ["unreadable entry", "unreadable entries"],
-};
-
 /** At most this many paths are named for each kind left out. */
 const NAMED_PER_KIND = 3;
-
-/** How many of the largest files the summary line names. */
-const LARGEST_NAMED = 3;
 
 /** The line that sums a rollup up: files, size, the largest, what was left out. Never throws. */
 export function describeRollup(rollup: Rollup): string {
   const bytes = utf8Length(rollup.text);
-  const largest = codebaseShares(rollup.text, LARGEST_NAMED).files;
+  const largest = codebaseShares(rollup.text, 3).files;
   const head = `${CODE_ROLLUP_FILE}: ${plural(rollup.files.length, "file")}, ` +
     `${formatCount(bytes)} bytes, about ${formatCount(tokensOfBytes(bytes))} tokens` +
     (largest.length === 0 ? "" : ` (largest: ${describeShares(largest)})`) +
@@ -194,8 +160,7 @@ export function describeRollup(rollup: Rollup): string {
     const [one, many] = LEFT_OUT_NAMES[kind];
     const named = paths.slice(0, NAMED_PER_KIND).map(displayPath).join(", ");
     const more = paths.length > NAMED_PER_KIND ? `, … ${paths.length - NAMED_PER_KIND} more` : "";
-    const count = paths.length === 1 ? `1 ${one}` : `${formatCount(paths.length)} ${many}`;
-    parts.push(`${count} (${named}${more})`);
+    parts.push(`${plural(paths.length, one, many)} (${named}${more})`);
   }
   return `${head}; left out: ${parts.join(", ")}`;
 }
@@ -222,16 +187,6 @@ export function filesHolding(rollup: Rollup, secrets: readonly string[]): string
     }
   }
   return [...found].sort((a, b) => a - b).map((index) => rollup.files[index]);
-}
-
-/** The error for a rollup larger than a run reads, naming the largest parts and what to do. */
-async function rollupTooLarge(root: string, error: FileReadError): Promise<CodeCommitError> {
-  const largest = await makeRollup(root).then((rollup) => describeLargest(rollup.text), () => "");
-  return new CodeCommitError(
-    `${error.message.replace(/: make it smaller, or check that it is the file you meant$/, "")}` +
-      (largest === "" ? "" : `; ${largest}`) + `: ${shrinkAdvice()}, then run code-commit --rollup`,
-    EXIT.setup,
-  );
 }
 
 /** Whether no prompt may hold the tracked `path`: in a protected entry, or in git's data. */
@@ -271,7 +226,14 @@ export async function loadRollup(root: string, console: Console, write = true): 
     text = await readCodeRollup(root);
   } catch (error) {
     if (!(error instanceof FileReadError) || error.problem !== "too-large") throw error;
-    throw await rollupTooLarge(root, error);
+    // Too large to read: say what is large in it, and what to do.
+    const largest = await makeRollup(root).then((rollup) => describeLargest(rollup.text), () => "");
+    throw new CodeCommitError(
+      `${error.message.replace(/: make it smaller, or check that it is the file you meant$/, "")}` +
+        (largest === "" ? "" : `; ${largest}`) +
+        `: ${shrinkAdvice()}, then run code-commit --rollup`,
+      EXIT.setup,
+    );
   }
   if (text.startsWith(ROLLUP_MARK)) {
     const rollup = await makeRollup(root);

@@ -1,55 +1,57 @@
 /**
- * The one read of a file for the rollup, decoded as strict UTF-8.
+ * Why an entry is left out of the rollup, and the one read of a file for it, as strict UTF-8.
  * @module
  */
 
+import { READ_LIMITS } from "../file_system/read_limits.ts";
 import { readProjectBytes } from "../project_files/project_bytes.ts";
+import { formatBytes } from "../text/sizes.ts";
+import { decodeStrictly } from "../text/utf8.ts";
+
+/** The largest file a rollup holds: the context builder's limit for a file in a prompt (1 MiB). */
+const OVER = `over ${formatBytes(READ_LIMITS.projectFile.bytes)}`;
+
+/** Each kind of entry left out of the rollup, and how its summary names one and several. */
+export const LEFT_OUT_NAMES = {
+  "binary": ["binary file", "binary files"],
+  "not-utf8": ["file not in UTF-8", "files not in UTF-8"],
+  "too-large": [`file ${OVER}`, `files ${OVER}`],
+  "symbolic-link": ["symbolic link", "symbolic links"],
+  "hard-link": ["file with more than one hard link", "files with more than one hard link"],
+  "special": ["fifo, socket or device", "fifos, sockets or devices"],
+  "protected": [
+    "tracked file in a folder no prompt may read",
+    "tracked files in folders no prompt may read",
+  ],
+  "refused-name": ["name the path guard refuses", "names the path guard refuses"],
+  "ignored-by-case": ["entry ignored once case is folded", "entries ignored once case is folded"],
+  "unreadable": ["unreadable entry", "unreadable entries"],
+} as const satisfies Record<string, readonly [string, string]>;
 
 /** Why a file git would list is not in the rollup. */
-export type LeftOutKind =
-  | "binary"
-  | "not-utf8"
-  | "too-large"
-  | "symbolic-link"
-  | "hard-link"
-  | "special"
-  | "protected"
-  | "refused-name"
-  | "ignored-by-case"
-  | "unreadable";
-
-/** What reading one file gave: its text, or why it is left out (`missing`: nothing to say). */
-export type RollupFileOutcome = string | { readonly kind: LeftOutKind | "missing" };
-
-const decoder = new TextDecoder("utf-8", { fatal: true });
-
-/** Reads one file for the rollup: its text, or why it is left out. Never throws. */
-async function readRollupFile(root: string, path: string): Promise<RollupFileOutcome> {
-  const read = await readProjectBytes(root, path);
-  if (!read.ok) {
-    const { kind } = read.problem;
-    if (kind === "folder") return { kind: "missing" }; // git lists it as no file
-    return { kind: kind === "changed" || kind === "open-timeout" ? "unreadable" : kind };
-  }
-  try {
-    return decoder.decode(read.bytes);
-  } catch {
-    return { kind: "not-utf8" };
-  }
-}
+export type LeftOutKind = keyof typeof LEFT_OUT_NAMES;
 
 /** How many files are read at once: each open waits on a thread, the reads themselves do not. */
 const READ_CONCURRENCY = 16;
 
-/** Reads `paths` (relative to `root`) for the rollup, a few at a time, in order. Never throws. */
+/**
+ * Reads `paths` (relative to `root`) for the rollup, a few at a time, in order: each file's text,
+ * or why it is left out (`missing`: nothing to say). Never throws.
+ */
 export async function readRollupFiles(
   root: string,
   paths: readonly string[],
-): Promise<RollupFileOutcome[]> {
-  const outcomes: RollupFileOutcome[] = [];
+): Promise<(string | { readonly kind: LeftOutKind | "missing" })[]> {
+  const readOne = async (path: string) => {
+    const read = await readProjectBytes(root, path);
+    if (read.ok) return decodeStrictly(read.bytes) ?? { kind: "not-utf8" as const };
+    const { kind } = read.problem;
+    if (kind === "folder") return { kind: "missing" as const }; // git lists it as no file
+    return { kind: kind === "changed" || kind === "open-timeout" ? "unreadable" as const : kind };
+  };
+  const outcomes = [];
   for (let start = 0; start < paths.length; start += READ_CONCURRENCY) {
-    const batch = paths.slice(start, start + READ_CONCURRENCY);
-    outcomes.push(...await Promise.all(batch.map((path) => readRollupFile(root, path))));
+    outcomes.push(...await Promise.all(paths.slice(start, start + READ_CONCURRENCY).map(readOne)));
   }
   return outcomes;
 }
