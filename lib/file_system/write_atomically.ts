@@ -50,11 +50,9 @@ export async function writeTemporary(
   options: WriteOptions = {},
 ): Promise<string> {
   const temporaries = options.temporaries ?? new Set<string>();
-  const folder = parentFolder(path);
-  const name = path.slice(folder === "" ? 0 : folder.length + 1);
+  const name = path.slice(path.lastIndexOf("/") + 1);
   for (let attempt = 1;; attempt++) {
-    const drawn = options.name ?? temporaryName(name);
-    const temporary = folder === "" ? drawn : `${folder}/${drawn}`;
+    const temporary = under(parentFolder(path), options.name ?? temporaryName(name));
     const refusal: { error?: unknown } = {};
     let made = false;
     const onCreated: OnCreated = async (identity) => {
@@ -177,15 +175,13 @@ export class AtomicFileWriter {
     } catch {
       // closed already
     }
-    this.#file = undefined;
-    if (this.#temporary !== undefined) {
-      try {
-        Deno.removeSync(this.#temporary);
-      } catch {
-        // gone already
-      }
-      this.#temporary = undefined;
+    try {
+      if (this.#temporary !== undefined) Deno.removeSync(this.#temporary);
+    } catch {
+      // gone already
     }
+    this.#file = undefined;
+    this.#temporary = undefined;
   }
 }
 
