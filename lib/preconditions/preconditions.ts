@@ -108,7 +108,7 @@ function describeExposure(coverage: FolderCoverage, exposed: readonly string[]):
   }
   if (!coverage.ignored && coverage.reinclude !== undefined) {
     const { file, rule } = coverage.reinclude;
-    parts.push(`the rule ${rule.text} on line ${rule.line} of ${file} can re-include names in it`);
+    parts.push(`the rule ${rule.rule} on line ${rule.line} of ${file} can re-include names in it`);
   }
   if (parts.length === 0) {
     parts.push("its rules ignore some names in it, but neither the folder itself nor every name");

@@ -53,16 +53,17 @@ async function stateOf(absolute: string, name: string): Promise<string | undefin
   }
 }
 
-/** Adds `path` and, for a folder, everything in it (for `agent-state/`). */
-async function addTree(
+/** Adds `path` and, for a folder when `deep`, everything in it (for `agent-state/`). */
+async function addEntry(
   root: string,
   path: string,
   entries: Map<string, string>,
+  deep: boolean,
 ): Promise<void> {
   const state = await stateOf(`${root}/${path}`, path);
   if (state === undefined) return;
   entries.set(path, state);
-  if (!state.startsWith("folder ")) return;
+  if (!deep || !state.startsWith("folder ")) return;
   let children: Deno.DirEntry[];
   try {
     children = await Array.fromAsync(Deno.readDir(`${root}/${path}`));
@@ -70,7 +71,7 @@ async function addTree(
     entries.set(`${path}/`, `unlistable ${messageOf(error)}`);
     return;
   }
-  for (const child of children) await addTree(root, `${path}/${child.name}`, entries);
+  for (const child of children) await addEntry(root, `${path}/${child.name}`, entries, true);
 }
 
 /**
@@ -81,11 +82,7 @@ export async function snapshotProtected(scan: ProjectScan): Promise<ProtectedSna
   const entries = new Map<string, string>();
   for (const entry of scan.entries) {
     if (entry.rule.scope !== "any-depth-name" && LEFT_OUT.has(entry.rule.name)) continue;
-    if (entry.rule.scope === "root-folder") await addTree(scan.root, entry.path, entries);
-    else {
-      const state = await stateOf(`${scan.root}/${entry.path}`, entry.path);
-      if (state !== undefined) entries.set(entry.path, state);
-    }
+    await addEntry(scan.root, entry.path, entries, entry.rule.scope === "root-folder");
   }
   return { entries };
 }
