@@ -69,10 +69,8 @@ export async function snapshotBuildScript(root: string): Promise<BuildScriptSnap
       EXIT.setup,
     );
   }
-  if (bytes === undefined) {
-    // A dangling link: there is nothing to run, and nothing to compare but the link.
-    return { kind: "file", linkTarget, mode: null, bytes: new Uint8Array() };
-  }
+  // A dangling link reads as nothing: nothing to run, and nothing to compare but the link.
+  bytes ??= new Uint8Array();
   return { kind: "file", ...(linkTarget === undefined ? {} : { linkTarget }), mode, bytes };
 }
 

@@ -67,8 +67,8 @@ export async function openSession(
   options: RunOptions,
   console: Console,
   signal: AbortSignal,
-  runsBuilds = true,
-  record: RunRecord = new RunRecord(),
+  runsBuilds: boolean,
+  record: RunRecord,
 ): Promise<Session> {
   const target = modelTarget(options.model, options.contextWindow);
   const localBaseUrl = target.local ? localServer(target, options) : undefined;
@@ -93,7 +93,10 @@ export async function openSession(
   console.useRedactor(redactor);
   const client = connectModel(options, target, key, localBaseUrl, console);
   const { containment, buildScript } = containing === undefined
-    ? NO_BUILD
+    ? {
+      containment: { kind: "none", why: "this workflow runs no build" } as const,
+      buildScript: { kind: "missing" } as const,
+    }
     : await settleContainment(root, containing, console);
   return {
     root,
@@ -178,27 +181,16 @@ function connectModel(
   return createClient(options.model, key, baseUrl, { timeoutMs: options.llmTimeoutMs });
 }
 
-/** How builds are contained, and `build.sh` as it was first seen. */
-export interface BuildSetUp {
-  readonly containment: Containment;
-  readonly buildScript: BuildScriptSnapshot;
-}
-
-/** The build set-up of a workflow that runs no build. */
-const NO_BUILD: BuildSetUp = {
-  containment: { kind: "none", why: "this workflow runs no build" },
-  buildScript: { kind: "missing" },
-};
-
 /**
- * Takes `build.sh`'s first snapshot and the probe's verdict (warning when
- * `auto` found no sandbox), and plans a sandbox once. @throws {CodeCommitError}
+ * How builds are contained, and `build.sh` as it was first seen: takes its
+ * snapshot and the probe's verdict (warning when `auto` found no sandbox),
+ * and plans a sandbox once. @throws {CodeCommitError}
  */
 export async function settleContainment(
   root: string,
   containing: Promise<ContainmentDecision>,
   console: Console,
-): Promise<BuildSetUp> {
+): Promise<{ containment: Containment; buildScript: BuildScriptSnapshot }> {
   const buildScript = await snapshotBuildScript(root);
   const realRoot = await Deno.realPath(root);
   const decision = await containing;
