@@ -26,22 +26,18 @@ export type ReadProblem =
 
 /** A file a bounded read refused, named as messages name it; exit 3 (`EXIT.setup`). */
 export class FileReadError extends CodeCommitError {
-  readonly path: string;
-  readonly problem: ReadProblem;
   /** For `too-large`: the size the file reported; undefined when it grew while read. */
   readonly size?: number;
 
   /** Makes the error; `message` is the whole user-facing line. */
   constructor(
     message: string,
-    path: string,
-    problem: ReadProblem,
+    readonly path: string,
+    readonly problem: ReadProblem,
     options?: ErrorOptions & { size?: number },
   ) {
     super(message, EXIT.setup, options);
     this.name = "FileReadError";
-    this.path = path;
-    this.problem = problem;
     this.size = options?.size;
   }
 }

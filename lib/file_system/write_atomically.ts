@@ -129,24 +129,19 @@ export function syncPathSync(path: string): void {
  * memory (the journal's copies); `folder` is the writer's own, unchecked.
  */
 export class AtomicFileWriter {
-  readonly #folder: string;
-  readonly #name: string;
   #temporary: string | undefined;
   #file: Deno.FsFile | undefined;
   /** How many bytes were appended. */
   size = 0;
 
   /** A writer of `folder/name`; nothing is created before the first piece. */
-  constructor(folder: string, name: string) {
-    this.#folder = folder;
-    this.#name = name;
-  }
+  constructor(private readonly folder: string, private readonly name: string) {}
 
   /** Appends `data`. @throws the file system's error. */
   append(data: Uint8Array): void {
     if (data.length === 0) return;
     if (this.#file === undefined) {
-      this.#temporary = under(this.#folder, temporaryName(this.#name));
+      this.#temporary = under(this.folder, temporaryName(this.name));
       this.#file = Deno.openSync(this.#temporary, { write: true, createNew: true });
     }
     let rest = data;
@@ -164,7 +159,7 @@ export class AtomicFileWriter {
     this.#file.syncSync();
     this.#file.close();
     this.#file = undefined;
-    Deno.renameSync(this.#temporary!, under(this.#folder, this.#name));
+    Deno.renameSync(this.#temporary!, under(this.folder, this.name));
     this.#temporary = undefined;
   }
 
