@@ -180,18 +180,17 @@ export async function checkBuildScript(root: string): Promise<void> {
   if (info.mode !== null && (info.mode & 0o111) === 0) {
     throw new CodeCommitError("build.sh is not executable: run chmod +x build.sh", EXIT.setup);
   }
-  if (info.size <= 64 * 1024) {
-    const bytes = await readBounded(under(root, "build.sh"), {
-      limit: READ_LIMITS.buildScript,
-      followSymlink: true,
-      name: "build.sh",
-    }).catch(() => undefined);
-    if (bytes !== undefined && new TextDecoder().decode(bytes).includes(BUILD_PLACEHOLDER_LINE)) {
-      throw new CodeCommitError(
-        "build.sh is still the placeholder code-commit --init wrote: put your project's build and " +
-          "test commands in it (every change is kept only when it exits 0)",
-        EXIT.setup,
-      );
-    }
+  if (info.size > 64 * 1024) return; // far larger than the placeholder
+  const bytes = await readBounded(under(root, "build.sh"), {
+    limit: READ_LIMITS.buildScript,
+    followSymlink: true,
+    name: "build.sh",
+  }).catch(() => undefined);
+  if (bytes !== undefined && new TextDecoder().decode(bytes).includes(BUILD_PLACEHOLDER_LINE)) {
+    throw new CodeCommitError(
+      "build.sh is still the placeholder code-commit --init wrote: put your project's build and " +
+        "test commands in it (every change is kept only when it exits 0)",
+      EXIT.setup,
+    );
   }
 }

@@ -21,9 +21,7 @@ const PROTECTED_FILE_LIMIT: ReadLimit = { bytes: 4 * 2 ** 20, what: "a protected
 const LEFT_OUT = new Set(["build.sh", "logs", "agent-config"]);
 
 /** Each protected entry's state (a string that differs when anything compared differs), by path. */
-export interface ProtectedSnapshot {
-  readonly entries: ReadonlyMap<string, string>;
-}
+export type ProtectedSnapshot = ReadonlyMap<string, string>;
 
 /** The state of the entry at `absolute`; undefined when nothing is there. */
 async function stateOf(absolute: string, name: string): Promise<string | undefined> {
@@ -84,7 +82,7 @@ export async function snapshotProtected(scan: ProjectScan): Promise<ProtectedSna
     if (entry.rule.scope !== "any-depth-name" && LEFT_OUT.has(entry.rule.name)) continue;
     await addEntry(scan.root, entry.path, entries, entry.rule.scope === "root-folder");
   }
-  return { entries };
+  return entries;
 }
 
 /**
@@ -98,14 +96,14 @@ export async function checkProtectedAfterBuild(
   before: ProtectedSnapshot,
   review: string,
 ): Promise<void> {
-  const after = (await snapshotProtected(await scanProject(root))).entries;
+  const after = await snapshotProtected(await scanProject(root));
   const changes: { path: string; change: "new" | "removed" | "changed" }[] = [];
   for (const [path, state] of after) {
-    const was = before.entries.get(path);
+    const was = before.get(path);
     if (was === undefined) changes.push({ path, change: "new" });
     else if (was !== state) changes.push({ path, change: "changed" });
   }
-  for (const path of before.entries.keys()) {
+  for (const path of before.keys()) {
     if (!after.has(path)) changes.push({ path, change: "removed" });
   }
   if (changes.length === 0) return;
