@@ -40,7 +40,9 @@ async function stateOf(absolute: string, name: string): Promise<string | undefin
       name,
     });
     if (bytes === undefined) return undefined;
-    return `file ${identity} sha256 ${await sha256(bytes)}`;
+    // Web Crypto: `node:crypto` would load Deno's Node layer.
+    const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
+    return `file ${identity} sha256 ${new Uint8Array(digest).toHex()}`;
   } catch (error) {
     if (error instanceof FileReadError && error.problem === "too-large") {
       return `large file ${identity} ${times}`;
@@ -124,10 +126,4 @@ export async function checkProtectedAfterBuild(
       `.gitignore; ${review}`,
     EXIT.safety,
   );
-}
-
-/** The SHA-256 of `bytes` in hex, with Web Crypto (`node:crypto` would load Deno's Node layer). */
-async function sha256(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
-  return new Uint8Array(digest).toHex();
 }

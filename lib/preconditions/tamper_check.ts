@@ -124,16 +124,14 @@ export async function checkBuildScriptUnchanged(
     );
   });
   const change = difference(was, now);
-  if (change !== undefined) {
-    const files = was.kind === "file" && was.linkTarget !== undefined
-      ? `${BUILD_FILE} ${was.linkTarget}`
-      : BUILD_FILE;
-    throw new CodeCommitError(
-      `${BUILD_FILE} changed ${when}: ${change} (restore it with git checkout -- ${files}); ` +
-        REVIEW,
-      EXIT.safety,
-    );
-  }
+  if (change === undefined) return;
+  const files = was.kind === "file" && was.linkTarget !== undefined
+    ? `${BUILD_FILE} ${was.linkTarget}`
+    : BUILD_FILE;
+  throw new CodeCommitError(
+    `${BUILD_FILE} changed ${when}: ${change} (restore it with git checkout -- ${files}); ${REVIEW}`,
+    EXIT.safety,
+  );
 }
 
 /** The root `.gitignore` before a build when a regular file: its bytes and mode. */

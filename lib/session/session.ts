@@ -91,7 +91,15 @@ export async function openSession(
   const known = await readKnownKeys(root, KEY_FILES);
   const redactor = new Redactor(key === undefined ? known : [key, ...known]);
   console.useRedactor(redactor);
-  const client = connectModel(options, target, key, localBaseUrl, console);
+  // The chosen model's client, warning when a key would go to loopback.
+  const baseUrl = target.local
+    ? localBaseUrl as string
+    : resolveBaseUrl(target.baseUrlEnv, Deno.env.get(target.baseUrlEnv), target.defaultBaseUrl);
+  if (key !== undefined && !target.local) {
+    const warning = loopbackKeyWarning(target.provider, target.baseUrlEnv, baseUrl);
+    if (warning !== undefined) console.warn(warning);
+  }
+  const client = createClient(options.model, key, baseUrl, { timeoutMs: options.llmTimeoutMs });
   const { containment, buildScript } = containing === undefined
     ? {
       containment: { kind: "none", why: "this workflow runs no build" } as const,
@@ -161,24 +169,6 @@ function localServer(target: ModelTarget, options: RunOptions): string {
   const fromEnvironment = Deno.env.get(target.baseUrlEnv);
   if (!fromEnvironment && options.localBaseUrl) return options.localBaseUrl;
   return resolveLocalBaseUrl(target.baseUrlEnv, fromEnvironment, target.id);
-}
-
-/** The chosen model's client, warning when a key would go to loopback. @throws {CodeCommitError} */
-function connectModel(
-  options: RunOptions,
-  target: ModelTarget,
-  key: string | undefined,
-  localBaseUrl: string | undefined,
-  console: Console,
-): LlmClient {
-  const baseUrl = target.local
-    ? localBaseUrl as string
-    : resolveBaseUrl(target.baseUrlEnv, Deno.env.get(target.baseUrlEnv), target.defaultBaseUrl);
-  if (key !== undefined && !target.local) {
-    const warning = loopbackKeyWarning(target.provider, target.baseUrlEnv, baseUrl);
-    if (warning !== undefined) console.warn(warning);
-  }
-  return createClient(options.model, key, baseUrl, { timeoutMs: options.llmTimeoutMs });
 }
 
 /**
