@@ -110,10 +110,8 @@ function describeExposure(coverage: FolderCoverage, exposed: readonly string[]):
     const { file, rule } = coverage.reinclude;
     parts.push(`the rule ${rule.rule} on line ${rule.line} of ${file} can re-include names in it`);
   }
-  if (parts.length === 0) {
-    parts.push("its rules ignore some names in it, but neither the folder itself nor every name");
-  }
-  return parts.join("; ");
+  return parts.join("; ") ||
+    "its rules ignore some names in it, but neither the folder itself nor every name";
 }
 
 /**

@@ -99,17 +99,15 @@ export async function checkProtectedAfterBuild(
   review: string,
 ): Promise<void> {
   const after = await snapshotProtected(await scanProject(root));
-  const changes: { path: string; change: "new" | "removed" | "changed" }[] = [];
-  for (const [path, state] of after) {
-    const was = before.get(path);
-    if (was === undefined) changes.push({ path, change: "new" });
-    else if (was !== state) changes.push({ path, change: "changed" });
-  }
-  for (const path of before.keys()) {
-    if (!after.has(path)) changes.push({ path, change: "removed" });
-  }
+  const changes = [...new Set([...before.keys(), ...after.keys()])].sort().flatMap((path) => {
+    const [was, now] = [before.get(path), after.get(path)];
+    if (was === now) return [];
+    return [{
+      path,
+      change: was === undefined ? "new" : now === undefined ? "removed" : "changed",
+    }];
+  });
   if (changes.length === 0) return;
-  changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const named = nameSome(changes.map((change) => `${change.path} (${change.change})`), {
     limit: 5,
   });
