@@ -198,11 +198,9 @@ export async function removeIfPresent(
       `"${folders.folder}" is a symbolic link; code-commit never writes through a link`,
     );
   }
-  try {
-    await fs.remove(under(root, path));
-  } catch (error) {
+  await fs.remove(under(root, path)).catch((error) => {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
-  }
+  });
 }
 
 /** Removes `temporary` through real folders only, and forgets it once removed. Never throws. */

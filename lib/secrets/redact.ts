@@ -275,9 +275,7 @@ export class Redactor {
     }
     wholes.sort((a, b) => a.start - b.start || b.end - a.end);
     const spans: Span[] = [];
-    const part = (start: number, end: number) => {
-      spans.push({ start, end, mask: PART_MASK });
-    };
+    const part = (start: number, end: number) => void spans.push({ start, end, mask: PART_MASK });
     let cursor = 0;
     for (let i = 0; i < wholes.length;) {
       let { end, key } = wholes[i];
