@@ -64,11 +64,9 @@ async function addEntry(
   if (state === undefined) return;
   entries.set(path, state);
   if (!deep || !state.startsWith("folder ")) return;
-  let children: Deno.DirEntry[];
-  try {
-    children = await Array.fromAsync(Deno.readDir(`${root}/${path}`));
-  } catch (error) {
-    entries.set(`${path}/`, `unlistable ${messageOf(error)}`);
+  const children = await Array.fromAsync(Deno.readDir(`${root}/${path}`)).catch(messageOf);
+  if (typeof children === "string") {
+    entries.set(`${path}/`, `unlistable ${children}`);
     return;
   }
   for (const child of children) await addEntry(root, `${path}/${child.name}`, entries, true);

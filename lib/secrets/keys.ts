@@ -104,13 +104,10 @@ const MIN_REDACTED_TOKEN = 20;
 export async function readKnownKeys(root: string, keyFiles: readonly string[]): Promise<string[]> {
   const keys: string[] = [];
   for (const keyFile of keyFiles) {
-    let text: string | undefined;
-    try {
-      text = await readKeyFile(root, keyFile);
-    } catch (error) {
-      if (error instanceof FileReadError && SKIPPED.has(error.problem)) continue;
+    const text = await readKeyFile(root, keyFile).catch((error) => {
+      if (error instanceof FileReadError && SKIPPED.has(error.problem)) return undefined;
       throw error;
-    }
+    });
     if (text === undefined) continue;
     const trimmed = text.trim();
     if (trimmed.length >= MIN_KEY_LENGTH) keys.push(trimmed);
