@@ -17,11 +17,8 @@ import { under } from "../file_system/file_system.ts";
 /** Whether two absolute paths name one folder (links resolved); false when either cannot be resolved. */
 async function sameFolder(a: string, b: string): Promise<boolean> {
   if (a === b) return true;
-  try {
-    return await Deno.realPath(a) === await Deno.realPath(b);
-  } catch {
-    return false;
-  }
+  const [realA, realB] = await Promise.all([Deno.realPath(a), Deno.realPath(b)]).catch(() => []);
+  return realA !== undefined && realA === realB;
 }
 
 /**

@@ -99,14 +99,12 @@ export function decodeJsonEscapes(text: string): DecodedText {
   const sourceEnd: number[] = [];
   let cursor = 0;
   let length = 0;
-  for (let at = text.indexOf("\\"); at !== -1;) {
+  // After an escape, the next is looked for from its end; after a lone backslash, right after it.
+  for (let at = text.indexOf("\\"); at !== -1; at = text.indexOf("\\", Math.max(at + 1, cursor))) {
     const next = text[at + 1];
     const character = next === "u" ? unicodeEscape(text, at) : SIMPLE[next];
     const end = at + (next === "u" ? 6 : 2);
-    if (character === undefined) {
-      at = text.indexOf("\\", at + 1);
-      continue;
-    }
+    if (character === undefined) continue;
     parts.push(text.slice(cursor, at), character);
     length += at - cursor;
     decodedAt.push(length);
@@ -114,7 +112,6 @@ export function decodeJsonEscapes(text: string): DecodedText {
     sourceEnd.push(end);
     length++;
     cursor = end;
-    at = text.indexOf("\\", end);
   }
   if (decodedAt.length === 0) return { text, source: (at) => at };
   parts.push(text.slice(cursor));
