@@ -172,12 +172,8 @@ export class Redactor {
     this.#echoes = real.map((key) => ({ tail: key.slice(-4), mask: maskKey(key) }));
     // Runs of a key are looked for in key-shaped entries only (no white space): a key file's
     // whole text may hold a note, whose words must not be masked everywhere.
-    const tokens = real.filter((key) => !/\s/.test(key));
-    const sources = tokens.flatMap((key) => [
-      key,
-      ...encodedForms(key),
-      ...unalignedBase64Forms(key),
-    ]);
+    const sources = real.filter((key) => !/\s/.test(key))
+      .flatMap((key) => [key, ...encodedForms(key), ...unalignedBase64Forms(key)]);
     this.#runs = new KeyRuns(sources);
     this.#longest = Math.max(0, ...[...this.#keys, ...sources].map((key) => key.length));
     this.#characters = new Set(
