@@ -35,14 +35,10 @@ export const EXIT_CLASS: Readonly<Record<number, string>> = Object.freeze(
 
 /** An error meant for the user: one line, with the exit status it ends the run with. */
 export class CodeCommitError extends Error {
-  /** The exit status the run ends with. */
-  readonly exitCode: ExitStatus;
-
   /** Makes an error with a one-line message; no default status: each throw site names its class. */
-  constructor(message: string, exitCode: ExitStatus, options?: ErrorOptions) {
+  constructor(message: string, readonly exitCode: ExitStatus, options?: ErrorOptions) {
     super(message, options);
     this.name = "CodeCommitError";
-    this.exitCode = exitCode;
   }
 }
 

@@ -26,22 +26,18 @@ export type ReadProblem =
 
 /** A file a bounded read refused, named as messages name it; exit 3 (`EXIT.setup`). */
 export class FileReadError extends CodeCommitError {
-  readonly path: string;
-  readonly problem: ReadProblem;
   /** For `too-large`: the size the file reported; undefined when it grew while read. */
   readonly size?: number;
 
   /** Makes the error; `message` is the whole user-facing line. */
   constructor(
     message: string,
-    path: string,
-    problem: ReadProblem,
+    readonly path: string,
+    readonly problem: ReadProblem,
     options?: ErrorOptions & { size?: number },
   ) {
     super(message, EXIT.setup, options);
     this.name = "FileReadError";
-    this.path = path;
-    this.problem = problem;
     this.size = options?.size;
   }
 }
@@ -71,10 +67,45 @@ export async function readBounded(
 ): Promise<Uint8Array | undefined> {
   const name = options.name ?? path;
   const { bytes: limit, what } = options.limit;
-  const fail: Fail = (problem, message, extra) =>
-    new FileReadError(`${name} ${message}`, name, problem, extra);
+  const timeoutMs = options.openTimeoutMs ?? OPEN_TIMEOUT_MS;
+  const fail = (
+    problem: ReadProblem,
+    message: string,
+    extra?: { size?: number; cause?: unknown },
+  ) => new FileReadError(`${name} ${message}`, name, problem, extra);
+  const unreadable = (error: unknown) =>
+    error instanceof FileReadError
+      ? error
+      : fail("unreadable", `cannot be read: ${messageOf(error)}`, { cause: error });
+  const inspect = (follow: boolean) => {
+    try {
+      // Synchronous: it never blocks on what the path names, and a walk reads thousands.
+      return follow ? Deno.statSync(path) : Deno.lstatSync(path);
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw unreadable(error);
+    }
+  };
+  const refuseSizeAndLinks = (info: Deno.FileInfo) => {
+    if (info.size > limit) {
+      throw fail(
+        "too-large",
+        `is ${formatBytes(info.size)}, more than the ${
+          formatBytes(limit)
+        } code-commit reads from ${what}: make it smaller, or check that it is the file you meant`,
+        { size: info.size },
+      );
+    }
+    if (options.refuseHardLinks && info.nlink !== null && info.nlink > 1) {
+      throw fail(
+        "hard-link",
+        `has ${info.nlink} hard links, so the same file has another name that may be outside ` +
+          "the project; code-commit does not read it: replace it with a copy (cp, then mv)",
+      );
+    }
+  };
 
-  let checked = inspect(path, false, fail);
+  let checked = inspect(false);
   if (checked === undefined) return undefined;
   let through = "";
   if (checked.isSymlink) {
@@ -85,7 +116,7 @@ export async function readBounded(
           "a link: put the file itself there",
       );
     }
-    checked = inspect(path, true, fail);
+    checked = inspect(true);
     if (checked === undefined) return undefined;
     through = " (through a symbolic link)";
   }
@@ -103,12 +134,22 @@ export async function readBounded(
         "regular file: put a regular file there",
     );
   }
-  if (checked.size > limit) throw tooLarge(fail, checked.size, limit, what);
-  if (options.refuseHardLinks) refuseHardLink(checked, fail);
+  refuseSizeAndLinks(checked);
 
   await options.beforeOpen?.();
-  const timeoutMs = options.openTimeoutMs ?? OPEN_TIMEOUT_MS;
-  const file = await openWithin(path, timeoutMs, fail);
+  const opening = Deno.open(path, { read: true });
+  const file = await within(opening, timeoutMs, () => {
+    opening.then((file) => file.close(), () => {}); // closed if it ever opens
+    return fail(
+      "open-timeout",
+      `did not open within ${timeoutMs / 1000} s, as a fifo does not until something writes ` +
+        "to it (was it replaced after it was checked?); make it a regular file, then run " +
+        "code-commit again",
+    );
+  }).catch((error) => {
+    if (isMissing(error)) return undefined;
+    throw unreadable(error);
+  });
   if (file === undefined) return undefined;
   const changed = () =>
     fail(
@@ -145,7 +186,7 @@ export async function readBounded(
               "checked?); make it a regular file, then run code-commit again",
           ),
       );
-      const after = inspect(path, true, fail);
+      const after = inspect(true);
       if (after?.isFile !== true || after.dev !== checked.dev || after.ino !== checked.ino) {
         throw changed();
       }
@@ -154,75 +195,13 @@ export async function readBounded(
     if (!opened.isFile || opened.dev !== checked.dev || opened.ino !== checked.ino) {
       throw changed();
     }
-    if (opened.size > limit) throw tooLarge(fail, opened.size, limit, what);
-    if (options.refuseHardLinks) refuseHardLink(opened, fail);
+    refuseSizeAndLinks(opened);
     // Synchronous reads: a regular file's reads never wait on anyone.
     return await readAtMost((buffer) => file.readSync(buffer), opened.size, limit, grew);
   } catch (error) {
-    if (error instanceof FileReadError) throw error;
-    throw unreadable(fail, error);
+    throw unreadable(error);
   } finally {
     file.close();
-  }
-}
-
-type Fail = (
-  problem: ReadProblem,
-  message: string,
-  extra?: { size?: number; cause?: unknown },
-) => FileReadError;
-
-function unreadable(fail: Fail, error: unknown): FileReadError {
-  return fail("unreadable", `cannot be read: ${messageOf(error)}`, { cause: error });
-}
-
-function tooLarge(fail: Fail, size: number, limit: number, what: string): FileReadError {
-  return fail(
-    "too-large",
-    `is ${formatBytes(size)}, more than the ${
-      formatBytes(limit)
-    } code-commit reads from ${what}: make it smaller, or check that it is the file you meant`,
-    { size },
-  );
-}
-
-function refuseHardLink(info: Deno.FileInfo, fail: Fail): void {
-  if (info.nlink !== null && info.nlink > 1) {
-    throw fail(
-      "hard-link",
-      `has ${info.nlink} hard links, so the same file has another name that may be outside ` +
-        "the project; code-commit does not read it: replace it with a copy (cp, then mv)",
-    );
-  }
-}
-
-/** `lstat` (or `stat`, following links) of `path`; undefined when nothing is there. */
-function inspect(path: string, follow: boolean, fail: Fail): Deno.FileInfo | undefined {
-  try {
-    // Synchronous: it never blocks on what the path names, and a walk reads thousands.
-    return follow ? Deno.statSync(path) : Deno.lstatSync(path);
-  } catch (error) {
-    if (isMissing(error)) return undefined;
-    throw unreadable(fail, error);
-  }
-}
-
-/** Opens `path` within `ms` ms (else abandoned, closed if it ever opens); undefined when gone. */
-async function openWithin(path: string, ms: number, fail: Fail): Promise<Deno.FsFile | undefined> {
-  const opening = Deno.open(path, { read: true });
-  try {
-    return await within(opening, ms, () => {
-      opening.then((file) => file.close(), () => {});
-      return fail(
-        "open-timeout",
-        `did not open within ${ms / 1000} s, as a fifo does not until something writes to it ` +
-          "(was it replaced after it was checked?); make it a regular file, then run code-commit again",
-      );
-    });
-  } catch (error) {
-    if (error instanceof FileReadError) throw error;
-    if (isMissing(error)) return undefined;
-    throw unreadable(fail, error);
   }
 }
 

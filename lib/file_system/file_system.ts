@@ -64,14 +64,7 @@ export const denoFileSystem: FileSystem = {
     if (data === undefined) throw new Deno.errors.NotFound(`${path} does not exist`);
     return data;
   },
-  writeNewFile: (path, data, mode, onCreated) =>
-    onCreated === undefined
-      ? Deno.writeFile(
-        path,
-        data,
-        mode === undefined ? { createNew: true } : { createNew: true, mode },
-      )
-      : writeNewFileChecked(path, data, mode, onCreated),
+  writeNewFile,
   rename: (from, to) => Deno.rename(from, to),
   remove: (path) => Deno.remove(path),
   mkdir: (path) => Deno.mkdir(path),
@@ -84,11 +77,11 @@ export const denoFileSystem: FileSystem = {
  * a descriptor, never by name: the name may lead elsewhere by then, and
  * `chmod` by name follows links.
  */
-async function writeNewFileChecked(
+async function writeNewFile(
   path: string,
   data: Uint8Array,
-  mode: number | undefined,
-  onCreated: OnCreated,
+  mode?: number,
+  onCreated?: OnCreated,
 ): Promise<void> {
   const file = await Deno.open(path, { createNew: true, write: true, mode });
   try {
@@ -99,7 +92,7 @@ async function writeNewFileChecked(
     } catch {
       // Unknown (outside the folders Deno may read, or fstat failed): onCreated is told so.
     }
-    await onCreated(identity);
+    await onCreated?.(identity);
     const made = identity?.mode;
     if (mode !== undefined && typeof made === "number" && (made & 0o7777) !== mode) {
       await chmodMadeFile(path, identity!, mode);

@@ -58,7 +58,14 @@ export async function checkRealFolder(
     let info = await lstatStep(fs, root, current);
     if (info === undefined) {
       if (!options.create) return { ok: false, folder: current, found: "missing", created };
-      if (await makeFolder(fs, root, current)) created.push(current);
+      try {
+        await fs.mkdir(under(root, current));
+        created.push(current);
+      } catch (error) {
+        if (!(error instanceof Deno.errors.AlreadyExists)) {
+          throw new FileStepError(`creating the folder "${current}"`, error);
+        }
+      }
       info = await lstatStep(fs, root, current);
       if (info === undefined) return { ok: false, folder: current, found: "missing", created };
     }
@@ -66,17 +73,6 @@ export async function checkRealFolder(
     if (!info.isDirectory) return { ok: false, folder: current, found: "not-folder", created };
   }
   return { ok: true, created };
-}
-
-/** Creates `folder`; false when something is there already (made meanwhile). */
-async function makeFolder(fs: FolderFileSystem, root: string, folder: string): Promise<boolean> {
-  try {
-    await fs.mkdir(under(root, folder));
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.AlreadyExists) return false;
-    throw new FileStepError(`creating the folder "${folder}"`, error);
-  }
 }
 
 /** The folder that holds the relative `path`: `""` for a top-level name. Never throws. */

@@ -50,11 +50,9 @@ export async function writeTemporary(
   options: WriteOptions = {},
 ): Promise<string> {
   const temporaries = options.temporaries ?? new Set<string>();
-  const folder = parentFolder(path);
-  const name = path.slice(folder === "" ? 0 : folder.length + 1);
+  const name = path.slice(path.lastIndexOf("/") + 1);
   for (let attempt = 1;; attempt++) {
-    const drawn = options.name ?? temporaryName(name);
-    const temporary = folder === "" ? drawn : `${folder}/${drawn}`;
+    const temporary = under(parentFolder(path), options.name ?? temporaryName(name));
     const refusal: { error?: unknown } = {};
     let made = false;
     const onCreated: OnCreated = async (identity) => {
@@ -131,24 +129,19 @@ export function syncPathSync(path: string): void {
  * memory (the journal's copies); `folder` is the writer's own, unchecked.
  */
 export class AtomicFileWriter {
-  readonly #folder: string;
-  readonly #name: string;
   #temporary: string | undefined;
   #file: Deno.FsFile | undefined;
   /** How many bytes were appended. */
   size = 0;
 
   /** A writer of `folder/name`; nothing is created before the first piece. */
-  constructor(folder: string, name: string) {
-    this.#folder = folder;
-    this.#name = name;
-  }
+  constructor(private readonly folder: string, private readonly name: string) {}
 
   /** Appends `data`. @throws the file system's error. */
   append(data: Uint8Array): void {
     if (data.length === 0) return;
     if (this.#file === undefined) {
-      this.#temporary = under(this.#folder, temporaryName(this.#name));
+      this.#temporary = under(this.folder, temporaryName(this.name));
       this.#file = Deno.openSync(this.#temporary, { write: true, createNew: true });
     }
     let rest = data;
@@ -166,7 +159,7 @@ export class AtomicFileWriter {
     this.#file.syncSync();
     this.#file.close();
     this.#file = undefined;
-    Deno.renameSync(this.#temporary!, under(this.#folder, this.#name));
+    Deno.renameSync(this.#temporary!, under(this.folder, this.name));
     this.#temporary = undefined;
   }
 
@@ -177,15 +170,13 @@ export class AtomicFileWriter {
     } catch {
       // closed already
     }
-    this.#file = undefined;
-    if (this.#temporary !== undefined) {
-      try {
-        Deno.removeSync(this.#temporary);
-      } catch {
-        // gone already
-      }
-      this.#temporary = undefined;
+    try {
+      if (this.#temporary !== undefined) Deno.removeSync(this.#temporary);
+    } catch {
+      // gone already
     }
+    this.#file = undefined;
+    this.#temporary = undefined;
   }
 }
 
@@ -207,11 +198,9 @@ export async function removeIfPresent(
       `"${folders.folder}" is a symbolic link; code-commit never writes through a link`,
     );
   }
-  try {
-    await fs.remove(under(root, path));
-  } catch (error) {
+  await fs.remove(under(root, path)).catch((error) => {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
-  }
+  });
 }
 
 /** Removes `temporary` through real folders only, and forgets it once removed. Never throws. */

@@ -27,16 +27,9 @@ export function autoWorkflowSlug(specPath: string, stage: string): string {
  * (or `ERROR` and the error), the whole JSON body, a streamed reply's raw
  * events, the build that followed, and `--dry-run`'s diff.
  */
-export interface CallLogNames {
-  readonly query: string;
-  readonly replyText: string;
-  readonly replyJson: string;
-  readonly replyEvents: string;
-  readonly build: string;
-  readonly dryRun: string;
-}
+export type CallLogNames = Readonly<ReturnType<typeof callNames>>;
 
-function callNames(stem: string): CallLogNames {
+function callNames(stem: string) {
   return {
     query: `${stem}.txt`,
     replyText: `${stem}-response.txt`,

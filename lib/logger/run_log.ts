@@ -18,16 +18,12 @@ function timestamp(date: Date): string {
 
 /** One run's log folder. */
 export class RunLog {
-  /** The folder, relative to the project root. */
-  readonly dir: string;
-  readonly #root: string;
-  readonly #redactor: Redactor;
-
-  private constructor(root: string, dir: string, redactor: Redactor) {
-    this.#root = root;
-    this.dir = dir;
-    this.#redactor = redactor;
-  }
+  /** `dir`: the folder, relative to the project root. */
+  private constructor(
+    private readonly root: string,
+    readonly dir: string,
+    private readonly redactor: Redactor,
+  ) {}
 
   /**
    * Creates `logs/` if needed and a new run folder in it.
@@ -78,14 +74,10 @@ export class RunLog {
 
   /** Writes `text`, redacted, to the file `name` of this run. @throws {CodeCommitError} naming it. */
   async write(name: string, text: string): Promise<void> {
-    try {
-      await Deno.writeTextFile(under(this.#root, this.path(name)), this.#redactor.redact(text));
-    } catch (error) {
-      throw new CodeCommitError(
-        `cannot write the log ${this.path(name)}: ${(error as Error).message}`,
-        EXIT.setup,
-      );
-    }
+    const path = this.path(name);
+    await Deno.writeTextFile(under(this.root, path), this.redactor.redact(text)).catch((error) => {
+      throw new CodeCommitError(`cannot write the log ${path}: ${error.message}`, EXIT.setup);
+    });
   }
 
   /** Writes a failed call's reply file: `ERROR`, then the error. @throws as {@link RunLog.write}. */

@@ -77,9 +77,7 @@ export async function checkCleanTree(
   }
   if (output.code !== 0) {
     const stderr = new TextDecoder().decode(output.stderr);
-    if (/not a git repository/i.test(stderr)) {
-      return noRepository("it is not a git repository");
-    }
+    if (/not a git repository/i.test(stderr)) return noRepository("it is not a git repository");
     const first = stderr.split("\n").find((line) => line.trim() !== "")?.trim() ?? "";
     throw new CodeCommitError(
       `git status failed in ${displayPath(root)} (${first || "no message"}), so ` +

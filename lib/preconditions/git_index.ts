@@ -112,23 +112,11 @@ function parseIndex(bytes: Uint8Array, hashLength: number): TrackedPaths | undef
   return { paths, notUtf8 };
 }
 
-/** The path an index entry's bytes name, and whether they are UTF-8 (ASCII skips the decoder). */
+/** The path an index entry's bytes name, and whether they are UTF-8. */
 function decodePath(raw: Uint8Array): { text: string; utf8: boolean } {
-  for (let index = 0; index < raw.length; index++) {
-    if (raw[index] < 0x80) continue;
-    try {
-      return { text: strictDecoder.decode(raw), utf8: true };
-    } catch {
-      return { text: decoder.decode(raw), utf8: false };
-    }
+  try {
+    return { text: strictDecoder.decode(raw), utf8: true };
+  } catch {
+    return { text: decoder.decode(raw), utf8: false };
   }
-  let text = "";
-  // In pieces: a function takes only so many arguments.
-  for (let start = 0; start < raw.length; start += 4096) {
-    text += String.fromCharCode.apply(
-      null,
-      raw.subarray(start, start + 4096) as unknown as number[],
-    );
-  }
-  return { text, utf8: true };
 }

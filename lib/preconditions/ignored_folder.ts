@@ -11,33 +11,11 @@
  * re-including: the check errs only towards refusing.
  * @module
  */
-import { parseIgnorePatterns, readIgnoreLines } from "../guard/ignore_patterns.ts";
+import { type IgnoreLine, parseIgnorePatterns, readIgnoreLines } from "../guard/ignore_patterns.ts";
 
-/** One rule of a `.gitignore`, as git reads its line. */
-export interface IgnoreRuleLine {
-  /** 1-based line number in its file. */
-  readonly line: number;
-  /** The rule as written, trailing white space git drops removed. */
-  readonly text: string;
-  readonly negated: boolean;
-  /** A rule ending in `/`. */
-  readonly folderOnly: boolean;
-  /** The pattern (no `!`, leading or trailing `/`), split at `/` when anchored; else one segment. */
-  readonly segments: readonly string[];
-  /** Relative to its file's folder (it held a `/` other than a trailing one). */
-  readonly anchored: boolean;
-}
-
-/** Reads the rules of a `.gitignore` text as git does. Never throws. */
-function parseIgnoreRules(text: string): IgnoreRuleLine[] {
-  return readIgnoreLines(text).map((read) => ({
-    line: read.line,
-    text: read.rule,
-    negated: read.negated,
-    folderOnly: read.mustBeFolder,
-    segments: read.nameOnly ? [read.pattern] : read.pattern.split("/"),
-    anchored: !read.nameOnly,
-  }));
+/** The pattern's segments: split at `/` when anchored (relative to its file's folder), else one. */
+function segmentsOf(rule: IgnoreLine): readonly string[] {
+  return rule.nameOnly ? [rule.pattern] : rule.pattern.split("/");
 }
 
 /** Whether the one-segment glob `glob` matches the name `name`, by git's matching. */
@@ -59,13 +37,13 @@ function withoutLeadingStars(segments: readonly string[]): readonly string[] {
  * files and folders alike (`<glob of folder>/*`, `/**`, `/**` + `/*`,
  * after leading `**`), by git's matching too. Never throws.
  */
-function coversEveryEntry(rule: IgnoreRuleLine, folder: string): boolean {
-  if (rule.negated || rule.folderOnly || !rule.anchored) return false;
-  const [first, ...rest] = withoutLeadingStars(rule.segments);
+function coversEveryEntry(rule: IgnoreLine, folder: string): boolean {
+  if (rule.negated || rule.mustBeFolder || rule.nameOnly) return false;
+  const [first, ...rest] = withoutLeadingStars(segmentsOf(rule));
   const tail = rest.join("/");
   if (tail !== "*" && tail !== "**" && tail !== "**/*") return false;
   if (!segmentMatches(first, folder)) return false;
-  const matcher = parseIgnorePatterns(rule.text);
+  const matcher = parseIgnorePatterns(rule.rule);
   return matcher.ignores(`${folder}/x`, false) && matcher.ignores(`${folder}/x`, true);
 }
 
@@ -73,12 +51,13 @@ function coversEveryEntry(rule: IgnoreRuleLine, folder: string): boolean {
  * Whether a negation may match an entry directly in `folder`, from the
  * folder's own `.gitignore` (`inFolder`) or the root one. Errs towards yes.
  */
-function mayReinclude(rule: IgnoreRuleLine, folder: string, inFolder: boolean): boolean {
+function mayReinclude(rule: IgnoreLine, folder: string, inFolder: boolean): boolean {
   if (!rule.negated) return false;
-  if (!rule.anchored) return true; // a name at any depth
-  if (rule.segments.some((segment) => segment.includes("**"))) return true;
-  if (inFolder) return rule.segments.length === 1;
-  return rule.segments.length === 2 && segmentMatches(rule.segments[0], folder);
+  if (rule.nameOnly) return true; // a name at any depth
+  const segments = segmentsOf(rule);
+  if (segments.some((segment) => segment.includes("**"))) return true;
+  if (inFolder) return segments.length === 1;
+  return segments.length === 2 && segmentMatches(segments[0], folder);
 }
 
 /** Whether the rules ignore everything in the folder; if not, a negation at fault, when that is the cause. */
@@ -87,7 +66,7 @@ export type FolderCoverage =
   | {
     readonly ignored: false;
     /** `file`: `.gitignore`, or the folder's own (`agent-config/.gitignore`). */
-    readonly reinclude?: { readonly file: string; readonly rule: IgnoreRuleLine };
+    readonly reinclude?: { readonly file: string; readonly rule: IgnoreLine };
   };
 
 /**
@@ -102,14 +81,14 @@ export function folderCoverage(
 ): FolderCoverage {
   if (parseIgnorePatterns(rootText).ignores(folder, true)) return { ignored: true };
 
-  const rootRules = parseIgnoreRules(rootText);
+  const rootRules = readIgnoreLines(rootText);
   const lastCover = rootRules.findLastIndex((rule) => coversEveryEntry(rule, folder));
   if (lastCover < 0) return { ignored: false };
   const later = rootRules.slice(lastCover + 1).find((rule) => mayReinclude(rule, folder, false));
   if (later !== undefined) {
     return { ignored: false, reinclude: { file: ".gitignore", rule: later } };
   }
-  const own = parseIgnoreRules(folderText ?? "").find((rule) => mayReinclude(rule, folder, true));
+  const own = readIgnoreLines(folderText ?? "").find((rule) => mayReinclude(rule, folder, true));
   if (own !== undefined) {
     return { ignored: false, reinclude: { file: `${folder}/.gitignore`, rule: own } };
   }

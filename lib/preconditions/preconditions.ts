@@ -108,12 +108,10 @@ function describeExposure(coverage: FolderCoverage, exposed: readonly string[]):
   }
   if (!coverage.ignored && coverage.reinclude !== undefined) {
     const { file, rule } = coverage.reinclude;
-    parts.push(`the rule ${rule.text} on line ${rule.line} of ${file} can re-include names in it`);
+    parts.push(`the rule ${rule.rule} on line ${rule.line} of ${file} can re-include names in it`);
   }
-  if (parts.length === 0) {
-    parts.push("its rules ignore some names in it, but neither the folder itself nor every name");
-  }
-  return parts.join("; ");
+  return parts.join("; ") ||
+    "its rules ignore some names in it, but neither the folder itself nor every name";
 }
 
 /**
@@ -180,18 +178,17 @@ export async function checkBuildScript(root: string): Promise<void> {
   if (info.mode !== null && (info.mode & 0o111) === 0) {
     throw new CodeCommitError("build.sh is not executable: run chmod +x build.sh", EXIT.setup);
   }
-  if (info.size <= 64 * 1024) {
-    const bytes = await readBounded(under(root, "build.sh"), {
-      limit: READ_LIMITS.buildScript,
-      followSymlink: true,
-      name: "build.sh",
-    }).catch(() => undefined);
-    if (bytes !== undefined && new TextDecoder().decode(bytes).includes(BUILD_PLACEHOLDER_LINE)) {
-      throw new CodeCommitError(
-        "build.sh is still the placeholder code-commit --init wrote: put your project's build and " +
-          "test commands in it (every change is kept only when it exits 0)",
-        EXIT.setup,
-      );
-    }
+  if (info.size > 64 * 1024) return; // far larger than the placeholder
+  const bytes = await readBounded(under(root, "build.sh"), {
+    limit: READ_LIMITS.buildScript,
+    followSymlink: true,
+    name: "build.sh",
+  }).catch(() => undefined);
+  if (bytes !== undefined && new TextDecoder().decode(bytes).includes(BUILD_PLACEHOLDER_LINE)) {
+    throw new CodeCommitError(
+      "build.sh is still the placeholder code-commit --init wrote: put your project's build and " +
+        "test commands in it (every change is kept only when it exits 0)",
+      EXIT.setup,
+    );
   }
 }

@@ -21,9 +21,7 @@ const PROTECTED_FILE_LIMIT: ReadLimit = { bytes: 4 * 2 ** 20, what: "a protected
 const LEFT_OUT = new Set(["build.sh", "logs", "agent-config"]);
 
 /** Each protected entry's state (a string that differs when anything compared differs), by path. */
-export interface ProtectedSnapshot {
-  readonly entries: ReadonlyMap<string, string>;
-}
+export type ProtectedSnapshot = ReadonlyMap<string, string>;
 
 /** The state of the entry at `absolute`; undefined when nothing is there. */
 async function stateOf(absolute: string, name: string): Promise<string | undefined> {
@@ -42,7 +40,9 @@ async function stateOf(absolute: string, name: string): Promise<string | undefin
       name,
     });
     if (bytes === undefined) return undefined;
-    return `file ${identity} sha256 ${await sha256(bytes)}`;
+    // Web Crypto: `node:crypto` would load Deno's Node layer.
+    const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
+    return `file ${identity} sha256 ${new Uint8Array(digest).toHex()}`;
   } catch (error) {
     if (error instanceof FileReadError && error.problem === "too-large") {
       return `large file ${identity} ${times}`;
@@ -53,24 +53,23 @@ async function stateOf(absolute: string, name: string): Promise<string | undefin
   }
 }
 
-/** Adds `path` and, for a folder, everything in it (for `agent-state/`). */
-async function addTree(
+/** Adds `path` and, for a folder when `deep`, everything in it (for `agent-state/`). */
+async function addEntry(
   root: string,
   path: string,
   entries: Map<string, string>,
+  deep: boolean,
 ): Promise<void> {
   const state = await stateOf(`${root}/${path}`, path);
   if (state === undefined) return;
   entries.set(path, state);
-  if (!state.startsWith("folder ")) return;
-  let children: Deno.DirEntry[];
-  try {
-    children = await Array.fromAsync(Deno.readDir(`${root}/${path}`));
-  } catch (error) {
-    entries.set(`${path}/`, `unlistable ${messageOf(error)}`);
+  if (!deep || !state.startsWith("folder ")) return;
+  const children = await Array.fromAsync(Deno.readDir(`${root}/${path}`)).catch(messageOf);
+  if (typeof children === "string") {
+    entries.set(`${path}/`, `unlistable ${children}`);
     return;
   }
-  for (const child of children) await addTree(root, `${path}/${child.name}`, entries);
+  for (const child of children) await addEntry(root, `${path}/${child.name}`, entries, true);
 }
 
 /**
@@ -81,13 +80,9 @@ export async function snapshotProtected(scan: ProjectScan): Promise<ProtectedSna
   const entries = new Map<string, string>();
   for (const entry of scan.entries) {
     if (entry.rule.scope !== "any-depth-name" && LEFT_OUT.has(entry.rule.name)) continue;
-    if (entry.rule.scope === "root-folder") await addTree(scan.root, entry.path, entries);
-    else {
-      const state = await stateOf(`${scan.root}/${entry.path}`, entry.path);
-      if (state !== undefined) entries.set(entry.path, state);
-    }
+    await addEntry(scan.root, entry.path, entries, entry.rule.scope === "root-folder");
   }
-  return { entries };
+  return entries;
 }
 
 /**
@@ -101,18 +96,16 @@ export async function checkProtectedAfterBuild(
   before: ProtectedSnapshot,
   review: string,
 ): Promise<void> {
-  const after = (await snapshotProtected(await scanProject(root))).entries;
-  const changes: { path: string; change: "new" | "removed" | "changed" }[] = [];
-  for (const [path, state] of after) {
-    const was = before.entries.get(path);
-    if (was === undefined) changes.push({ path, change: "new" });
-    else if (was !== state) changes.push({ path, change: "changed" });
-  }
-  for (const path of before.entries.keys()) {
-    if (!after.has(path)) changes.push({ path, change: "removed" });
-  }
+  const after = await snapshotProtected(await scanProject(root));
+  const changes = [...new Set([...before.keys(), ...after.keys()])].sort().flatMap((path) => {
+    const [was, now] = [before.get(path), after.get(path)];
+    if (was === now) return [];
+    return [{
+      path,
+      change: was === undefined ? "new" : now === undefined ? "removed" : "changed",
+    }];
+  });
   if (changes.length === 0) return;
-  changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const named = nameSome(changes.map((change) => `${change.path} (${change.change})`), {
     limit: 5,
   });
@@ -129,10 +122,4 @@ export async function checkProtectedAfterBuild(
       `.gitignore; ${review}`,
     EXIT.safety,
   );
-}
-
-/** The SHA-256 of `bytes` in hex, with Web Crypto (`node:crypto` would load Deno's Node layer). */
-async function sha256(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
-  return new Uint8Array(digest).toHex();
 }

@@ -14,31 +14,21 @@ import { displayPath } from "../text/characters.ts";
 import { runGit } from "../permissions/git.ts";
 import { under } from "../file_system/file_system.ts";
 
-/** Finds the root of the repository enclosing a folder (itself included), or undefined; the default runs git. */
-export type FindRepository = (folder: string) => Promise<string | undefined>;
-
 /** Whether two absolute paths name one folder (links resolved); false when either cannot be resolved. */
 async function sameFolder(a: string, b: string): Promise<boolean> {
   if (a === b) return true;
-  try {
-    return await Deno.realPath(a) === await Deno.realPath(b);
-  } catch {
-    return false;
-  }
+  const [realA, realB] = await Promise.all([Deno.realPath(a), Deno.realPath(b)]).catch(() => []);
+  return realA !== undefined && realA === realB;
 }
 
 /**
  * Checks that `folder` is not a subfolder of a git repository; with
  * `required`, also that it is in one (without git, it counts as in none).
  * @throws {CodeCommitError} (setup) saying "run from <root>", or that git
- * is needed; what `findRepository` throws.
+ * is needed, or that git refuses the repository as another user's.
  */
-export async function checkRepositoryRoot(
-  folder: string,
-  required: boolean,
-  findRepository: FindRepository = gitTopLevel,
-): Promise<void> {
-  const root = await findRepository(folder);
+export async function checkRepositoryRoot(folder: string, required: boolean): Promise<void> {
+  const root = await gitTopLevel(folder);
   if (root !== undefined && !(await sameFolder(root, folder))) {
     throw new CodeCommitError(
       `${displayPath(folder)} is inside the git repository ${displayPath(root)}, not at ` +
@@ -67,10 +57,10 @@ async function gitTopLevel(folder: string): Promise<string | undefined> {
   const projectRoot = await Deno.realPath(folder).catch(() => undefined);
   if (projectRoot === undefined) return undefined;
   const ask = async (chdir?: string): Promise<string | undefined> => {
-    const run = await runGit(["rev-parse", "--show-toplevel"], { cwd: folder, chdir, projectRoot })
-      .catch(() => undefined);
-    if (run === undefined) return undefined;
-    const { output } = run;
+    const output =
+      (await runGit(["rev-parse", "--show-toplevel"], { cwd: folder, chdir, projectRoot })
+        .catch(() => undefined))?.output;
+    if (output === undefined) return undefined;
     if (!output.success) {
       const stderr = new TextDecoder().decode(output.stderr);
       const dubious = /dubious ownership in repository at '([^\n]*)'/.exec(stderr);

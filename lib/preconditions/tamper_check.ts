@@ -69,10 +69,8 @@ export async function snapshotBuildScript(root: string): Promise<BuildScriptSnap
       EXIT.setup,
     );
   }
-  if (bytes === undefined) {
-    // A dangling link: there is nothing to run, and nothing to compare but the link.
-    return { kind: "file", linkTarget, mode: null, bytes: new Uint8Array() };
-  }
+  // A dangling link reads as nothing: nothing to run, and nothing to compare but the link.
+  bytes ??= new Uint8Array();
   return { kind: "file", ...(linkTarget === undefined ? {} : { linkTarget }), mode, bytes };
 }
 
@@ -126,16 +124,14 @@ export async function checkBuildScriptUnchanged(
     );
   });
   const change = difference(was, now);
-  if (change !== undefined) {
-    const files = was.kind === "file" && was.linkTarget !== undefined
-      ? `${BUILD_FILE} ${was.linkTarget}`
-      : BUILD_FILE;
-    throw new CodeCommitError(
-      `${BUILD_FILE} changed ${when}: ${change} (restore it with git checkout -- ${files}); ` +
-        REVIEW,
-      EXIT.safety,
-    );
-  }
+  if (change === undefined) return;
+  const files = was.kind === "file" && was.linkTarget !== undefined
+    ? `${BUILD_FILE} ${was.linkTarget}`
+    : BUILD_FILE;
+  throw new CodeCommitError(
+    `${BUILD_FILE} changed ${when}: ${change} (restore it with git checkout -- ${files}); ${REVIEW}`,
+    EXIT.safety,
+  );
 }
 
 /** The root `.gitignore` before a build when a regular file: its bytes and mode. */
@@ -187,16 +183,14 @@ export async function checkAfterBuild(
 ): Promise<void> {
   try {
     await checkBuildScriptUnchanged(root, buildScript, "while ./build.sh ran");
-    try {
-      await checkAgentConfigIgnored(root);
-    } catch (error) {
+    await checkAgentConfigIgnored(root).catch((error) => {
       throw new CodeCommitError(
         `.gitignore no longer protects the keys after ./build.sh ran: ${
           messageOf(error)
         }; ${REVIEW}`,
         EXIT.safety,
       );
-    }
+    });
     await checkProtectedAfterBuild(await Deno.realPath(root), before.protected, REVIEW);
   } catch (error) {
     if (!(error instanceof CodeCommitError)) throw error;
@@ -216,22 +210,15 @@ const RESTORE_BY_HAND = "restore .gitignore before any git add (git add -A would
  * the stop message (undefined when it is as it was). Never throws.
  */
 async function restoreGitignore(root: string, copy: GitignoreCopy): Promise<string | undefined> {
-  let now: Deno.FileInfo | undefined;
-  try {
-    now = await lstatOrUndefined(under(root, GITIGNORE));
-  } catch (error) {
-    return `.gitignore cannot be looked at (${messageOf(error)}); ${RESTORE_BY_HAND}`;
-  }
+  const now = await lstatOrUndefined(under(root, GITIGNORE)).catch(messageOf);
+  if (typeof now === "string") return `.gitignore cannot be looked at (${now}); ${RESTORE_BY_HAND}`;
   if (copy === undefined) {
     if (now !== undefined && now.isFile) {
       // Nothing to put back: the advice only when the keys are not protected now.
-      try {
-        await checkAgentConfigIgnored(root);
-        return undefined;
-      } catch (error) {
-        return `there is no copy of .gitignore from before the build to put back, and it does ` +
-          `not protect the keys (${messageOf(error)}); ${RESTORE_BY_HAND}`;
-      }
+      const unprotected = await checkAgentConfigIgnored(root).then(() => undefined, messageOf);
+      if (unprotected === undefined) return undefined;
+      return `there is no copy of .gitignore from before the build to put back, and it does ` +
+        `not protect the keys (${unprotected}); ${RESTORE_BY_HAND}`;
     }
     return `there is ${
       now === undefined ? "no .gitignore" : `.gitignore, ${describeEntry(now)},`
@@ -246,17 +233,16 @@ async function restoreGitignore(root: string, copy: GitignoreCopy): Promise<stri
     const current = await copyGitignore(root);
     if (current !== undefined && sameBytes(current.bytes, copy.bytes)) return undefined;
   }
-  try {
-    const mode = copy.mode === null ? undefined : copy.mode & 0o7777;
-    await writeAtomically(denoFileSystem, root, GITIGNORE, copy.bytes, { mode });
-  } catch (error) {
-    return `.gitignore could not be put back (${messageOf(error)}); ${RESTORE_BY_HAND}`;
+  const mode = copy.mode === null ? undefined : copy.mode & 0o7777;
+  const unwritten = await writeAtomically(denoFileSystem, root, GITIGNORE, copy.bytes, { mode })
+    .then(() => undefined, messageOf);
+  if (unwritten !== undefined) {
+    return `.gitignore could not be put back (${unwritten}); ${RESTORE_BY_HAND}`;
   }
-  try {
-    await checkAgentConfigIgnored(root);
-  } catch (error) {
+  const unprotected = await checkAgentConfigIgnored(root).then(() => undefined, messageOf);
+  if (unprotected !== undefined) {
     return `.gitignore was put back as it was before the build, yet the keys are not ` +
-      `protected: ${messageOf(error)}; do that before any git add`;
+      `protected: ${unprotected}; do that before any git add`;
   }
   return "code-commit put .gitignore back as it was before the build (what the build wrote " +
     "there is gone), so agent-config/ stays ignored";

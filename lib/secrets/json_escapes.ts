@@ -30,21 +30,32 @@ const SIMPLE: Readonly<Record<string, string>> = {
 
 const HEX4 = /^[0-9a-fA-F]{4}$/;
 
+/** The character the `\uXXXX` escape at `at` stands for; undefined when none stands there. */
+function unicodeEscape(text: string, at: number): string | undefined {
+  const hex = text.slice(at + 2, at + 6);
+  return text[at + 1] === "u" && HEX4.test(hex)
+    ? String.fromCharCode(parseInt(hex, 16))
+    : undefined;
+}
+
 /**
- * Whether `text` may hold an escape of one of `characters` (those of the
- * keys and their forms): a `\u` escape of one, a `\/` when they hold a
- * slash, any backslash when they hold what a short escape writes. Text
- * holding only other escapes is not decoded. Never throws.
+ * Where `text` holds an escape that may stand for one of `characters` (those
+ * of the keys and their forms), in order: a `\u` escape of one, a `\/` when
+ * they hold a slash, any backslash when they hold what a short escape
+ * writes. Text holding only other escapes is not decoded.
  */
+function* escapeSites(text: string, characters: ReadonlySet<string>): Generator<number> {
+  if (characters.size === 0) return;
+  const any = Object.values(SIMPLE).some((short) => short !== "/" && characters.has(short));
+  for (let at = text.indexOf("\\"); at !== -1; at = text.indexOf("\\", at + 1)) {
+    const character = text[at + 1] === "/" ? "/" : unicodeEscape(text, at);
+    if (any || (character !== undefined && characters.has(character))) yield at;
+  }
+}
+
+/** Whether `text` may hold an escape of one of `characters` (see {@link escapeSites}). Never throws. */
 export function mayHoldKeyEscapes(text: string, characters: ReadonlySet<string>): boolean {
-  for (const short of Object.values(SIMPLE)) {
-    if (short !== "/" && characters.has(short)) return text.includes("\\");
-  }
-  for (let at = text.indexOf("\\u"); at !== -1; at = text.indexOf("\\u", at + 2)) {
-    const hex = text.slice(at + 2, at + 6);
-    if (HEX4.test(hex) && characters.has(String.fromCharCode(parseInt(hex, 16)))) return true;
-  }
-  return characters.has("/") && text.includes("\\/");
+  return !escapeSites(text, characters).next().done;
 }
 
 /** The longest escaped text of one character, three levels deep (`\\\\u0041`). */
@@ -61,24 +72,9 @@ export function keyEscapeWindows(
   characters: ReadonlySet<string>,
   longest: number,
 ): [number, number][] {
-  const found: number[] = [];
-  if (Object.values(SIMPLE).some((short) => short !== "/" && characters.has(short))) {
-    for (let at = text.indexOf("\\"); at !== -1; at = text.indexOf("\\", at + 1)) found.push(at);
-  } else {
-    for (let at = text.indexOf("\\u"); at !== -1; at = text.indexOf("\\u", at + 2)) {
-      const hex = text.slice(at + 2, at + 6);
-      if (HEX4.test(hex) && characters.has(String.fromCharCode(parseInt(hex, 16)))) found.push(at);
-    }
-    if (characters.has("/")) {
-      for (let at = text.indexOf("\\/"); at !== -1; at = text.indexOf("\\/", at + 2)) {
-        found.push(at);
-      }
-    }
-    found.sort((a, b) => a - b);
-  }
   const reach = LONGEST_ESCAPE * (longest + 2);
   const windows: [number, number][] = [];
-  for (const at of found) {
+  for (const at of escapeSites(text, characters)) {
     let start = Math.max(0, at - reach);
     for (let i = 0; i < longest && start > 0 && characters.has(text[start - 1]); i++) start--;
     let end = Math.min(text.length, at + reach);
@@ -103,19 +99,12 @@ export function decodeJsonEscapes(text: string): DecodedText {
   const sourceEnd: number[] = [];
   let cursor = 0;
   let length = 0;
-  for (let at = text.indexOf("\\"); at !== -1;) {
+  // After an escape, the next is looked for from its end; after a lone backslash, right after it.
+  for (let at = text.indexOf("\\"); at !== -1; at = text.indexOf("\\", Math.max(at + 1, cursor))) {
     const next = text[at + 1];
-    let character: string | undefined = next === undefined ? undefined : SIMPLE[next];
-    let end = at + 2;
-    if (next === "u") {
-      const hex = text.slice(at + 2, at + 6);
-      character = HEX4.test(hex) ? String.fromCharCode(parseInt(hex, 16)) : undefined;
-      end = at + 6;
-    }
-    if (character === undefined) {
-      at = text.indexOf("\\", at + 1);
-      continue;
-    }
+    const character = next === "u" ? unicodeEscape(text, at) : SIMPLE[next];
+    const end = at + (next === "u" ? 6 : 2);
+    if (character === undefined) continue;
     parts.push(text.slice(cursor, at), character);
     length += at - cursor;
     decodedAt.push(length);
@@ -123,7 +112,6 @@ export function decodeJsonEscapes(text: string): DecodedText {
     sourceEnd.push(end);
     length++;
     cursor = end;
-    at = text.indexOf("\\", end);
   }
   if (decodedAt.length === 0) return { text, source: (at) => at };
   parts.push(text.slice(cursor));

@@ -33,6 +33,12 @@ function windowHash(text: string, at: number): number {
   return hash;
 }
 
+/** The hash of the window at `at` of `text`, `hash`, rolled to the window at `at + 1`. */
+function roll(hash: number, text: string, at: number): number {
+  return (Math.imul(hash - Math.imul(text.charCodeAt(at), HASH_TOP), HASH_BASE) +
+    text.charCodeAt(at + KEY_RUN_LENGTH)) | 0;
+}
+
 /** The second filter's bit for a window's rolling hash. */
 function windowBit(hash: number): number {
   return Math.imul(hash ^ (hash >>> 16), 0x45d9f3b) >>> (32 - FILTER_BITS);
@@ -64,6 +70,10 @@ function has(filter: Uint32Array, bit: number): boolean {
   return (filter[bit >>> 5] & (1 << (bit & 31))) !== 0;
 }
 
+function set(filter: Uint32Array, bit: number): void {
+  filter[bit >>> 5] |= 1 << (bit & 31);
+}
+
 /**
  * Every {@link KEY_RUN_LENGTH}-character run of the keys and their forms,
  * found in text in one linear pass: every {@link STRIDE} characters a first
@@ -83,24 +93,13 @@ export class KeyRuns {
     this.#runs = new Set();
     for (const source of sources) {
       if (source.length < KEY_RUN_LENGTH) continue;
-      // Bits set inline, not through the helpers: a few thousand calls would have the JIT
-      // compile them, for a run that may do little else.
-      const pieces = this.#pieces;
-      const windows = this.#windows;
       let hash = windowHash(source, 0);
       for (let at = 0; at + PIECE <= source.length; at++) {
-        const piece = source.charCodeAt(at) | (source.charCodeAt(at + 1) << 8) |
-          (source.charCodeAt(at + 2) << 16) | (source.charCodeAt(at + 3) << 24);
-        const pieceBit = Math.imul(piece ^ (piece >>> 15), 0x2c1b3c6d) >>> (32 - FILTER_BITS);
-        pieces[pieceBit >>> 5] |= 1 << (pieceBit & 31);
+        set(this.#pieces, pieceBit(packPiece(source, at)));
         if (at + KEY_RUN_LENGTH > source.length) continue;
         this.#runs.add(source.slice(at, at + KEY_RUN_LENGTH));
-        const windowBit = Math.imul(hash ^ (hash >>> 16), 0x45d9f3b) >>> (32 - FILTER_BITS);
-        windows[windowBit >>> 5] |= 1 << (windowBit & 31);
-        if (at + KEY_RUN_LENGTH < source.length) {
-          hash = (Math.imul(hash - Math.imul(source.charCodeAt(at), HASH_TOP), HASH_BASE) +
-            source.charCodeAt(at + KEY_RUN_LENGTH)) | 0;
-        }
+        set(this.#windows, windowBit(hash));
+        if (at + KEY_RUN_LENGTH < source.length) hash = roll(hash, source, at);
       }
     }
   }
@@ -149,10 +148,7 @@ export class KeyRuns {
         const last = Math.min(piece, to - length);
         if (first > last) continue;
         if (hashed !== -1 && first - hashed <= length) {
-          for (let start = hashed; start < first; start++) {
-            hash = (Math.imul(hash - Math.imul(text.charCodeAt(start), HASH_TOP), HASH_BASE) +
-              text.charCodeAt(start + length)) | 0;
-          }
+          for (let start = hashed; start < first; start++) hash = roll(hash, text, start);
         } else {
           hash = windowHash(text, first);
         }
@@ -167,8 +163,7 @@ export class KeyRuns {
             }
           }
           if (start === last) break;
-          hash = (Math.imul(hash - Math.imul(text.charCodeAt(start), HASH_TOP), HASH_BASE) +
-            text.charCodeAt(start + length)) | 0;
+          hash = roll(hash, text, start);
         }
         hashed = last;
         nextStart = last + 1;

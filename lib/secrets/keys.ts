@@ -59,43 +59,34 @@ export async function readApiKey(root: string, keyFile: string, vendor: string):
     );
   }
   const key = text.trim();
-  if (key === "") {
-    throw new CodeCommitError(`${keyFile} is empty: put your ${vendor} API key in it`, EXIT.setup);
-  }
+  const problem = keyProblem(key, vendor);
+  if (problem !== undefined) throw new CodeCommitError(`${keyFile} ${problem}`, EXIT.setup);
+  return key;
+}
+
+/** What is wrong with the trimmed text of a key file, after its name; undefined for a key. */
+function keyProblem(key: string, vendor: string): string | undefined {
+  if (key === "") return `is empty: put your ${vendor} API key in it`;
   if (/\s/.test(key) || findControlCharacter(key) !== undefined) {
-    throw new CodeCommitError(
-      `${keyFile} has white space or control characters inside the key; the file must hold the key alone`,
-      EXIT.setup,
-    );
+    return "has white space or control characters inside the key; the file must hold the key alone";
   }
   const assignment = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(key);
   if (assignment || /^["']|["']$/.test(key)) {
-    throw new CodeCommitError(
-      `${keyFile} holds ${
-        assignment ? `an assignment (${assignment[1]}=…)` : "a quoted value"
-      }; the file must hold the key alone, with nothing around it`,
-      EXIT.setup,
-    );
+    return `holds ${
+      assignment ? `an assignment (${assignment[1]}=…)` : "a quoted value"
+    }; the file must hold the key alone, with nothing around it`;
   }
   const foreign = /[^\x21-\x7e]/.exec(key);
   if (foreign) {
-    throw new CodeCommitError(
-      `${keyFile} holds ${codePointName(foreign[0])} at character ${
-        foreign.index + 1
-      }, which no API key has ` +
-        `(keys are plain ASCII): copy the key into the file again`,
-      EXIT.setup,
-    );
+    return `holds ${codePointName(foreign[0])} at character ${foreign.index + 1}, which no API ` +
+      "key has (keys are plain ASCII): copy the key into the file again";
   }
   if (key.length < MIN_KEY_LENGTH) {
-    throw new CodeCommitError(
-      `${keyFile} holds only ${
-        plural(key.length, "character")
-      }, too short for an API key; check the file`,
-      EXIT.setup,
-    );
+    return `holds only ${
+      plural(key.length, "character")
+    }, too short for an API key; check the file`;
   }
-  return key;
+  return undefined;
 }
 
 /** What {@link readKnownKeys} skips: a file with no key it could read. */
@@ -113,13 +104,10 @@ const MIN_REDACTED_TOKEN = 20;
 export async function readKnownKeys(root: string, keyFiles: readonly string[]): Promise<string[]> {
   const keys: string[] = [];
   for (const keyFile of keyFiles) {
-    let text: string | undefined;
-    try {
-      text = await readKeyFile(root, keyFile);
-    } catch (error) {
-      if (error instanceof FileReadError && SKIPPED.has(error.problem)) continue;
+    const text = await readKeyFile(root, keyFile).catch((error) => {
+      if (error instanceof FileReadError && SKIPPED.has(error.problem)) return undefined;
       throw error;
-    }
+    });
     if (text === undefined) continue;
     const trimmed = text.trim();
     if (trimmed.length >= MIN_KEY_LENGTH) keys.push(trimmed);

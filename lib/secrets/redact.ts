@@ -48,6 +48,7 @@ interface Span {
  */
 function findEchoes(text: string, echoes: readonly Echo[]): Span[] {
   const found: Span[] = [];
+  if (echoes.length === 0) return found;
   let cursor = 0;
   for (let stars = text.indexOf("***"); stars !== -1; stars = text.indexOf("***", cursor)) {
     let end = stars;
@@ -171,12 +172,8 @@ export class Redactor {
     this.#echoes = real.map((key) => ({ tail: key.slice(-4), mask: maskKey(key) }));
     // Runs of a key are looked for in key-shaped entries only (no white space): a key file's
     // whole text may hold a note, whose words must not be masked everywhere.
-    const tokens = real.filter((key) => !/\s/.test(key));
-    const sources = tokens.flatMap((key) => [
-      key,
-      ...encodedForms(key),
-      ...unalignedBase64Forms(key),
-    ]);
+    const sources = real.filter((key) => !/\s/.test(key))
+      .flatMap((key) => [key, ...encodedForms(key), ...unalignedBase64Forms(key)]);
     this.#runs = new KeyRuns(sources);
     this.#longest = Math.max(0, ...[...this.#keys, ...sources].map((key) => key.length));
     this.#characters = new Set(
@@ -194,22 +191,11 @@ export class Redactor {
     return !found && !this.#unscanned.some((key) => text.includes(key));
   }
 
-  /** Whether `text` may hold a JSON escape that stands for a character of a key (or an echo). */
-  #mayEscape(text: string): boolean {
-    return this.#characters.size > 0 && mayHoldKeyEscapes(text, this.#characters);
-  }
-
-  /** The stretches around escapes that may write a key's character: only they are decoded. */
-  #windows(text: string): [number, number][] {
-    return this.#characters.size === 0
-      ? []
-      : keyEscapeWindows(text, this.#characters, this.#longest);
-  }
-
   /** Whether a window of text holds a key once decoded, up to {@link ESCAPE_LEVELS} times. */
   #escapedKeyIn(text: string): boolean {
     let below = text;
-    for (let level = 1; level <= ESCAPE_LEVELS && this.#mayEscape(below); level++) {
+    for (let level = 1; level <= ESCAPE_LEVELS; level++) {
+      if (!mayHoldKeyEscapes(below, this.#characters)) return false;
       const decoded = decodeJsonEscapes(below).text;
       if (decoded === below) return false;
       if (!this.#plainClean(decoded)) return true;
@@ -222,7 +208,8 @@ export class Redactor {
   #maskEscaped(text: string): string {
     let out = "";
     let cursor = 0;
-    for (const [start, end] of this.#windows(text)) {
+    // Only the stretches around escapes that may write a key's character are decoded.
+    for (const [start, end] of keyEscapeWindows(text, this.#characters, this.#longest)) {
       const window = text.slice(start, end);
       const masked = this.#maskEscapedIn(window);
       if (masked === window) continue;
@@ -242,18 +229,17 @@ export class Redactor {
     // The decodings of `current`, level by level: chain[i] decodes chain[i - 1].text.
     let chain: DecodedText[] = [];
     for (let level = 1; level <= ESCAPE_LEVELS; level++) {
-      const below = chain.length === 0 ? current : chain[chain.length - 1].text;
-      if (!this.#mayEscape(below)) break;
+      const below = chain.at(-1)?.text ?? current;
+      if (!mayHoldKeyEscapes(below, this.#characters)) break;
       const decoded = decodeJsonEscapes(below);
       if (decoded.text === below) break;
       chain.push(decoded);
       const spans = this.#spans(decoded.text);
       if (spans.length === 0) continue;
-      const levels = chain;
       current = applySpans(
         current,
         spans,
-        (at) => levels.reduceRight((position, step) => step.source(position), at),
+        (at) => chain.reduceRight((position, step) => step.source(position), at),
         (mask) => {
           for (let i = 0; i < level; i++) mask = escapeJsonString(mask);
           return mask;
@@ -270,7 +256,6 @@ export class Redactor {
   /** The stretches of `text` to mask, in order and apart: keys, runs of keys, echoes elsewhere. */
   #spans(text: string): Span[] {
     const spans = this.#plainClean(text) ? [] : this.#keySpans(text);
-    if (this.#echoes.length === 0 || !text.includes("***")) return spans;
     const echoes = findEchoes(text, this.#echoes)
       .filter((echo) => !spans.some((span) => span.start < echo.end && echo.start < span.end));
     return echoes.length === 0 ? spans : [...spans, ...echoes].sort((a, b) => a.start - b.start);
@@ -286,9 +271,7 @@ export class Redactor {
     }
     wholes.sort((a, b) => a.start - b.start || b.end - a.end);
     const spans: Span[] = [];
-    const part = (start: number, end: number) => {
-      spans.push({ start, end, mask: PART_MASK });
-    };
+    const part = (start: number, end: number) => void spans.push({ start, end, mask: PART_MASK });
     let cursor = 0;
     for (let i = 0; i < wholes.length;) {
       let { end, key } = wholes[i];
@@ -308,24 +291,17 @@ export class Redactor {
   /** `text` with every key masked: a whole key `********` and its last two, a part `********`. */
   redact(text: string): string {
     const unescaped = this.#maskEscaped(text);
-    if (this.#plainClean(unescaped)) {
-      if (unescaped === text) this.#lastClean = text;
-      return this.#maskEchoes(unescaped);
-    }
-    return this.#maskEchoes(applySpans(unescaped, this.#keySpans(unescaped)));
-  }
-
-  #maskEchoes(text: string): string {
-    return this.#echoes.length > 0 && text.includes("***")
-      ? applySpans(text, findEchoes(text, this.#echoes))
-      : text;
+    const clean = this.#plainClean(unescaped);
+    if (clean && unescaped === text) this.#lastClean = text;
+    const masked = clean ? unescaped : applySpans(unescaped, this.#keySpans(unescaped));
+    return applySpans(masked, findEchoes(masked, this.#echoes));
   }
 
   /** Whether `text` holds a key in any form {@link redact} masks but an API's echo. Never throws. */
   containsKey(text: string): boolean {
     if (text === this.#lastClean) return false;
     if (!this.#plainClean(text)) return true;
-    const windows = this.#windows(text);
+    const windows = keyEscapeWindows(text, this.#characters, this.#longest);
     if (windows.some(([start, end]) => this.#escapedKeyIn(text.slice(start, end)))) return true;
     this.#lastClean = text;
     return false;

@@ -67,8 +67,8 @@ export async function openSession(
   options: RunOptions,
   console: Console,
   signal: AbortSignal,
-  runsBuilds = true,
-  record: RunRecord = new RunRecord(),
+  runsBuilds: boolean,
+  record: RunRecord,
 ): Promise<Session> {
   const target = modelTarget(options.model, options.contextWindow);
   const localBaseUrl = target.local ? localServer(target, options) : undefined;
@@ -91,9 +91,20 @@ export async function openSession(
   const known = await readKnownKeys(root, KEY_FILES);
   const redactor = new Redactor(key === undefined ? known : [key, ...known]);
   console.useRedactor(redactor);
-  const client = connectModel(options, target, key, localBaseUrl, console);
+  // The chosen model's client, warning when a key would go to loopback.
+  const baseUrl = target.local
+    ? localBaseUrl as string
+    : resolveBaseUrl(target.baseUrlEnv, Deno.env.get(target.baseUrlEnv), target.defaultBaseUrl);
+  if (key !== undefined && !target.local) {
+    const warning = loopbackKeyWarning(target.provider, target.baseUrlEnv, baseUrl);
+    if (warning !== undefined) console.warn(warning);
+  }
+  const client = createClient(options.model, key, baseUrl, { timeoutMs: options.llmTimeoutMs });
   const { containment, buildScript } = containing === undefined
-    ? NO_BUILD
+    ? {
+      containment: { kind: "none", why: "this workflow runs no build" } as const,
+      buildScript: { kind: "missing" } as const,
+    }
     : await settleContainment(root, containing, console);
   return {
     root,
@@ -160,45 +171,16 @@ function localServer(target: ModelTarget, options: RunOptions): string {
   return resolveLocalBaseUrl(target.baseUrlEnv, fromEnvironment, target.id);
 }
 
-/** The chosen model's client, warning when a key would go to loopback. @throws {CodeCommitError} */
-function connectModel(
-  options: RunOptions,
-  target: ModelTarget,
-  key: string | undefined,
-  localBaseUrl: string | undefined,
-  console: Console,
-): LlmClient {
-  const baseUrl = target.local
-    ? localBaseUrl as string
-    : resolveBaseUrl(target.baseUrlEnv, Deno.env.get(target.baseUrlEnv), target.defaultBaseUrl);
-  if (key !== undefined && !target.local) {
-    const warning = loopbackKeyWarning(target.provider, target.baseUrlEnv, baseUrl);
-    if (warning !== undefined) console.warn(warning);
-  }
-  return createClient(options.model, key, baseUrl, { timeoutMs: options.llmTimeoutMs });
-}
-
-/** How builds are contained, and `build.sh` as it was first seen. */
-export interface BuildSetUp {
-  readonly containment: Containment;
-  readonly buildScript: BuildScriptSnapshot;
-}
-
-/** The build set-up of a workflow that runs no build. */
-const NO_BUILD: BuildSetUp = {
-  containment: { kind: "none", why: "this workflow runs no build" },
-  buildScript: { kind: "missing" },
-};
-
 /**
- * Takes `build.sh`'s first snapshot and the probe's verdict (warning when
- * `auto` found no sandbox), and plans a sandbox once. @throws {CodeCommitError}
+ * How builds are contained, and `build.sh` as it was first seen: takes its
+ * snapshot and the probe's verdict (warning when `auto` found no sandbox),
+ * and plans a sandbox once. @throws {CodeCommitError}
  */
 export async function settleContainment(
   root: string,
   containing: Promise<ContainmentDecision>,
   console: Console,
-): Promise<BuildSetUp> {
+): Promise<{ containment: Containment; buildScript: BuildScriptSnapshot }> {
   const buildScript = await snapshotBuildScript(root);
   const realRoot = await Deno.realPath(root);
   const decision = await containing;

@@ -13,27 +13,30 @@ Deno.test("folderCoverage reads the lines as git does: comments, CR, spaces, esc
   };
   assert.deepEqual(reinclude("# comment\n\n/agent-config/*  \r\n!*.md\n"), {
     line: 4,
-    text: "!*.md",
+    written: "!*.md",
+    rule: "!*.md",
     negated: true,
-    folderOnly: false,
-    segments: ["*.md"],
-    anchored: false,
+    mustBeFolder: false,
+    nameOnly: true,
+    pattern: "*.md",
   });
   assert.deepEqual(reinclude("/agent-config/*\n!/agent-config/keep/\n"), {
     line: 2,
-    text: "!/agent-config/keep/",
+    written: "!/agent-config/keep/",
+    rule: "!/agent-config/keep/",
     negated: true,
-    folderOnly: true,
-    segments: ["agent-config", "keep"],
-    anchored: true,
+    mustBeFolder: true,
+    nameOnly: false,
+    pattern: "agent-config/keep",
   });
   assert.deepEqual(reinclude("/agent-config/*\n!kept\\ \n"), {
     line: 2,
-    text: "!kept\\ ",
+    written: "!kept\\ ",
+    rule: "!kept\\ ",
     negated: true,
-    folderOnly: false,
-    segments: ["kept\\ "],
-    anchored: false,
+    mustBeFolder: false,
+    nameOnly: true,
+    pattern: "kept\\ ",
   });
   // An escaped `!` starts a literal name, not a negation; a folder-only rule covers no file.
   assert.deepEqual(folderCoverage("agent-config", "/agent-config/*\n\\!bang\n", undefined), {
@@ -100,7 +103,7 @@ Deno.test("folderCoverage: no rule ignores the folder or every entry", () => {
 Deno.test("folderCoverage reads lines with the matcher's reader: an empty negation, a NUL, an escaped backslash", () => {
   const reinclude = (root: string) => {
     const coverage = folderCoverage("agent-config", root, undefined);
-    return coverage.ignored ? undefined : coverage.reinclude?.rule.text;
+    return coverage.ignored ? undefined : coverage.reinclude?.rule.rule;
   };
   // `!` alone has an empty pattern, which git keeps to no effect: it re-includes nothing.
   assert.equal(reinclude("/agent-config/*\n!\n"), undefined);

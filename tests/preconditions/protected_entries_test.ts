@@ -44,7 +44,7 @@ Deno.test("the snapshot holds the protected entries git reads, agent-state/ whol
   await withProject(FILES, async (root) => {
     const real = await Deno.realPath(root);
     const snapshot = await snapshotProtected(await scanProject(real));
-    assert.deepEqual([...snapshot.entries.keys()].sort(), [
+    assert.deepEqual([...snapshot.keys()].sort(), [
       ".git",
       ".gitignore",
       "LLMInstructions.md",
@@ -55,10 +55,10 @@ Deno.test("the snapshot holds the protected entries git reads, agent-state/ whol
       "src/mod/UserSpecification.md",
     ]);
     assert.match(
-      snapshot.entries.get(".gitignore")!,
+      snapshot.get(".gitignore")!,
       /^file \d+:\d+ mode 100644 sha256 [0-9a-f]{64}$/,
     );
-    assert.match(snapshot.entries.get(".git")!, /^folder /);
+    assert.match(snapshot.get(".git")!, /^folder /);
   }, { folders: [".git/hooks"] });
 });
 
@@ -127,7 +127,7 @@ Deno.test("a protected file that cannot be read is a state too: equal only to it
     await Deno.writeTextFile(join(real, "src/mod/UserSpecification.md"), "x".repeat(5 * 2 ** 20));
     const before = await snapshotProtected(await scanProject(real));
     assert.match(
-      before.entries.get("src/mod/UserSpecification.md")!,
+      before.get("src/mod/UserSpecification.md")!,
       /^large file .* size 5242880/,
     );
     assert.deepEqual(await changes(real, before), []);

@@ -68,12 +68,17 @@ Deno.test("checkRepositoryRoot: inside a repository (found by the real git) says
 });
 
 Deno.test("checkRepositoryRoot: in no repository, git is needed only when required", async () => {
-  const none = () => Promise.resolve(undefined);
-  await checkRepositoryRoot("/nowhere/at/all", false, none);
-  await assert.rejects(
-    checkRepositoryRoot("/nowhere/at/all", true, none),
-    /is not a git repository: code-commit needs git.*run git init here first/,
-  );
+  // A folder outside any repository, asked of the real git.
+  const outside = await Deno.makeTempDir();
+  try {
+    await checkRepositoryRoot(outside, false);
+    await assert.rejects(
+      checkRepositoryRoot(outside, true),
+      /is not a git repository: code-commit needs git.*run git init here first/,
+    );
+  } finally {
+    await Deno.remove(outside, { recursive: true });
+  }
   // git that cannot even start (the folder is gone) finds no repository: no exception of its own.
   await withProject({}, async (root) => {
     await assert.rejects(
