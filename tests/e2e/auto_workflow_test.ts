@@ -22,7 +22,14 @@ import {
 } from "../support/fake_llm_server.ts";
 import { LAST_RUN_FILE } from "../../lib/cli/last_run.ts";
 import { assertNoKeyLeak } from "../support/leaks.ts";
-import { git, listFiles, makeProject, type Project, tempProject } from "../support/project.ts";
+import {
+  GEMINI_KEY,
+  git,
+  listFiles,
+  makeProject,
+  type Project,
+  tempProject,
+} from "../support/project.ts";
 import { runTool, type ToolRun } from "../support/run_tool.ts";
 import { fixtureFiles } from "../workflows/auto_workflow/helpers.ts";
 
@@ -592,6 +599,22 @@ echo ok
       "4-repair-query-3-build.txt",
     ],
   );
+});
+
+Deno.test("auto workflow: a task whose every reply writes the key stops for safety (exit 5): nothing applied, nothing cached", async () => {
+  await using project = await fiveModules({}, "#!/bin/sh\necho ok\n");
+  const keyed = geminiReply(
+    `^^^src/core/core.txt\nkey = ${GEMINI_KEY}\n^^^end\n@@@@changes-attempted@@@@\n`,
+  );
+  const { run, server } = await runAw(project, [geminiReply(SUCCESS), keyed, keyed, keyed, keyed]);
+  assert.equal(run.code, 5, run.stderr);
+  assert.equal(server.requests.length, 5);
+  assert.equal(await project.read("src/core/core.txt"), "core code\n");
+  assert.deepEqual(
+    await cacheFiles(project),
+    await expectedCache(project, ["src/core self-consistent"]),
+  );
+  assert(!`${run.stdout}${run.stderr}`.includes(GEMINI_KEY));
 });
 
 /** A build that counts its runs in `build-runs.txt` and always fails. */
