@@ -97,7 +97,10 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
     throw error;
   }
   options.tracker?.started(child.pid);
-  if (launch?.stdin !== undefined) void feed(child.stdin, launch.stdin);
+  if (launch?.stdin !== undefined) {
+    // A program that exits without reading its input is fine: what it did not read, it did not need.
+    ReadableStream.from([launch.stdin]).pipeTo(child.stdin).catch(() => {});
+  }
 
   const sink = new OutputSink(options.keepHeadBytes, options.keepTailBytes);
   const readers = [child.stdout, child.stderr].map((out) => pump(out, sink, options.onOutput));
@@ -169,7 +172,7 @@ function spawnBuild(
 
 /**
  * Waits for the build's process to end, stopping its tree at the time limit or when the signal
- * aborts. Never throws.
+ * aborts: SIGTERM, then SIGKILL after the grace period. Never throws.
  */
 async function awaitExit(
   status: Promise<Deno.CommandStatus>,
@@ -177,10 +180,13 @@ async function awaitExit(
   options: BuildOptions,
 ): Promise<{ exit: Deno.CommandStatus; timedOut: boolean; interrupted: boolean }> {
   let stopped: "timeout" | "interrupt" | undefined;
-  const stop = (why: "timeout" | "interrupt") => {
+  const stop = async (why: "timeout" | "interrupt") => {
     if (stopped !== undefined) return;
     stopped = why;
-    void stopTree(kill, options.killGraceMs ?? 5_000, status);
+    await kill("SIGTERM");
+    const exited = await settlesWithin(status, options.killGraceMs ?? 5_000);
+    // Kill the group even if the script itself exited: its children may live on.
+    await kill("SIGKILL", exited);
   };
   const timer = setTimeout(() => stop("timeout"), options.timeoutMs);
   const onAbort = () => stop("interrupt");
@@ -195,15 +201,21 @@ async function awaitExit(
   }
 }
 
+/** Whether `promise` settles within `ms` milliseconds. Never throws. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const settled = await Promise.race([
+    promise.then(() => true, () => true),
+    new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), ms)),
+  ]);
+  clearTimeout(timer);
+  return settled;
+}
+
 /** Reads what is left of the output once the build exited, then stops what it left running. Never throws. */
 async function collectOutput(readers: Pump[], sink: OutputSink, kill: Kill): Promise<void> {
   // A process the build left running may hold the pipes open: wait a little, then stop reading.
-  let drainTimer: ReturnType<typeof setTimeout> | undefined;
-  const drained = await Promise.race([
-    Promise.all(readers.map((reader) => reader.done)).then(() => true),
-    new Promise<boolean>((resolve) => drainTimer = setTimeout(() => resolve(false), 2_000)),
-  ]);
-  clearTimeout(drainTimer);
+  const drained = await settlesWithin(Promise.all(readers.map((reader) => reader.done)), 2_000);
   if (!drained) {
     await kill("SIGKILL", true);
     await Promise.allSettled(readers.map((reader) => reader.cancel()));
@@ -217,39 +229,8 @@ async function collectOutput(readers: Pump[], sink: OutputSink, kill: Kill): Pro
   if (drained) await kill("SIGKILL", true);
 }
 
-/** Writes `bytes` to `stream` and closes it; a program that exits without reading them is fine. */
-async function feed(stream: WritableStream<Uint8Array>, bytes: Uint8Array): Promise<void> {
-  const writer = stream.getWriter();
-  try {
-    await writer.write(bytes);
-    await writer.close();
-  } catch {
-    // The program closed its stdin: what it did not read, it did not need.
-  }
-}
-
 /** Sends a signal to the build's process group (or, failing that, to the build alone). */
 type Kill = (signal: Deno.Signal, groupOnly?: boolean) => Promise<void>;
-
-/** Stops the build's process group: SIGTERM, then SIGKILL after the grace period. */
-async function stopTree(
-  kill: Kill,
-  graceMs: number,
-  status: Promise<Deno.CommandStatus>,
-): Promise<void> {
-  await kill("SIGTERM");
-  let exited = false;
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, graceMs);
-    status.finally(() => {
-      exited = true;
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-  // Kill the group even if the script itself exited: its children may live on.
-  await kill("SIGKILL", exited);
-}
 
 /**
  * Sends `signal` to the process group of `child` with the system's `kill` (an absolute path,
@@ -339,17 +320,13 @@ class OutputSink {
     while (this.#tailBytes > this.tailCap) {
       const first = this.#tail[0];
       const excess = this.#tailBytes - this.tailCap;
-      if (first.bytes <= excess) {
-        this.#tail.shift();
-        this.#tailBytes -= first.bytes;
-        this.droppedBytes += first.bytes;
-        continue;
-      }
-      const cut = Math.min(first.text.length, excess);
-      this.#tail[0] = { text: first.text.slice(cut), bytes: first.bytes - cut };
+      const whole = first.bytes <= excess;
+      const cut = whole ? first.bytes : Math.min(first.text.length, excess);
+      if (whole) this.#tail.shift();
+      else this.#tail[0] = { text: first.text.slice(cut), bytes: first.bytes - cut };
       this.#tailBytes -= cut;
       this.droppedBytes += cut;
-      break;
+      if (!whole) break;
     }
   }
 
