@@ -89,12 +89,23 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
   const started = performance.now();
   const launch = options.launch;
   options.tracker?.starting();
+  const mark = options.tracker?.mark;
   let child: Deno.ChildProcess;
   try {
-    child = spawnBuild(root, launch, options.tracker?.mark);
+    child = new Deno.Command(launch?.program ?? BUILD_SCRIPT, {
+      args: [...launch?.args ?? []],
+      cwd: root,
+      ...(mark === undefined ? {} : { env: { ...mark } }),
+      stdin: launch?.stdin === undefined ? "null" : "piped",
+      stdout: "piped",
+      stderr: "piped",
+      // Its own session and process group, so that a time-out or Ctrl-C stops everything it started that
+      // stayed in the group (a contained build's PID namespace ends the rest).
+      detached: true,
+    }).spawn();
   } catch (error) {
     await options.tracker?.ended();
-    throw error;
+    throw cannotStart(launch, (error as Error).message);
   }
   options.tracker?.started(child.pid);
   if (launch?.stdin !== undefined) {
@@ -132,42 +143,18 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
   };
 }
 
-/**
- * Starts `./build.sh` in `root` (through `launch` when given) in its own session and process
- * group, output piped, `mark` added to its environment.
- *
- * @throws {CodeCommitError} when it cannot be started.
- */
-function spawnBuild(
-  root: string,
-  launch: BuildLaunch | undefined,
-  mark: Readonly<Record<string, string>> | undefined,
-): Deno.ChildProcess {
-  try {
-    return new Deno.Command(launch?.program ?? BUILD_SCRIPT, {
-      args: [...launch?.args ?? []],
-      cwd: root,
-      ...(mark === undefined ? {} : { env: { ...mark } }),
-      stdin: launch?.stdin === undefined ? "null" : "piped",
-      stdout: "piped",
-      stderr: "piped",
-      // Its own session and process group, so that a time-out or Ctrl-C stops everything it started that
-      // stayed in the group (a contained build's PID namespace ends the rest).
-      detached: true,
-    }).spawn();
-  } catch (error) {
-    const message = (error as Error).message;
-    if (launch !== undefined && launch.program !== BUILD_SCRIPT) {
-      throw new CodeCommitError(
-        `cannot start ${launch.program} to run ${BUILD_SCRIPT} (${launch.description}): ${message}`,
-        EXIT.setup,
-      );
-    }
-    const fix = /exec format/i.test(message)
-      ? "; does it start with a #! line such as #!/usr/bin/env bash?"
-      : "; check that build.sh exists in the project root and is executable (chmod +x build.sh)";
-    throw new CodeCommitError(`cannot run ${BUILD_SCRIPT}: ${message}${fix}`, EXIT.setup);
+/** The error for a build that could not be started (`message` says why). Never throws. */
+function cannotStart(launch: BuildLaunch | undefined, message: string): CodeCommitError {
+  if (launch !== undefined && launch.program !== BUILD_SCRIPT) {
+    return new CodeCommitError(
+      `cannot start ${launch.program} to run ${BUILD_SCRIPT} (${launch.description}): ${message}`,
+      EXIT.setup,
+    );
   }
+  const fix = /exec format/i.test(message)
+    ? "; does it start with a #! line such as #!/usr/bin/env bash?"
+    : "; check that build.sh exists in the project root and is executable (chmod +x build.sh)";
+  return new CodeCommitError(`cannot run ${BUILD_SCRIPT}: ${message}${fix}`, EXIT.setup);
 }
 
 /**
@@ -242,17 +229,13 @@ async function signalGroup(
   signal: Deno.Signal,
   groupOnly = false,
 ): Promise<void> {
-  try {
-    const { output } = await runSystemProgram("kill", {
-      args: ["-s", signal.replace(/^SIG/, ""), "--", `-${child.pid}`],
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }, root);
-    if (output.success || groupOnly) return;
-  } catch {
-    if (groupOnly) return;
-  }
+  const sent = await runSystemProgram("kill", {
+    args: ["-s", signal.replace(/^SIG/, ""), "--", `-${child.pid}`],
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }, root).then(({ output }) => output.success, () => false);
+  if (sent || groupOnly) return;
   try {
     child.kill(signal);
   } catch {

@@ -37,11 +37,13 @@ const WORKFLOW_FLAGS: ReadonlyMap<string, Workflow> = new Map(
   WORKFLOWS.flatMap((spec) => spec.flags.map((flag) => [flag, spec.id] as const)),
 );
 
-/** Whether each flag (without dashes) takes a value. */
-const TAKES_VALUE: ReadonlyMap<string, boolean> = new Map([
-  ...COMMANDS.map((command) => [command.flag, "placeholder" in command] as const),
-  ...OPTIONS.map((option) => [option.flag, option.value !== undefined] as const),
-  ...[...WORKFLOW_FLAGS.keys()].map((flag) => [flag, false] as const),
+/** Every flag (without dashes), with an example of its value for one that takes one. */
+const FLAGS: ReadonlyMap<string, string | undefined> = new Map([
+  ...COMMANDS.map((command) =>
+    [command.flag, "placeholder" in command ? "bash" : undefined] as const
+  ),
+  ...OPTIONS.map((option) => [option.flag, option.value?.example] as const),
+  ...[...WORKFLOW_FLAGS.keys()].map((flag) => [flag, undefined] as const),
 ]);
 
 /** The one-letter forms (`-h`) and their flags. */
@@ -180,12 +182,12 @@ function readFlags(args: readonly string[]): FlagValues {
     const equals = arg.startsWith("--") ? arg.indexOf("=", 3) : -1;
     const given = equals === -1 ? arg : arg.slice(0, equals);
     const name = given.startsWith("--") ? given.slice(2) : SHORT_FLAGS.get(given);
-    const takesValue = name === undefined ? undefined : TAKES_VALUE.get(name);
-    if (name === undefined || takesValue === undefined) {
+    if (name === undefined || !FLAGS.has(name)) {
       throw new UsageError(`unknown flag ${given}; run code-commit --help for the flags`);
     }
     if (Object.hasOwn(values, name)) throw new UsageError(`--${name} is given twice; give it once`);
-    if (!takesValue) {
+    const example = FLAGS.get(name);
+    if (example === undefined) {
       if (equals !== -1) throw new UsageError(`${given} takes no value`);
       values[name] = true;
     } else if (equals !== -1) {
@@ -194,7 +196,7 @@ function readFlags(args: readonly string[]): FlagValues {
       // A value that starts with a dash is given as --name=-value.
       const value = args[index + 1];
       if (value === undefined || (value.startsWith("-") && value !== "-")) {
-        throw new UsageError(`${given} needs a value, for example --${name} ${exampleFor(name)}`);
+        throw new UsageError(`${given} needs a value, for example --${name} ${example}`);
       }
       values[name] = value;
       index++;
@@ -218,10 +220,4 @@ function chooseWorkflow(values: FlagValues): Workflow {
     throw new UsageError(`${named} are two workflow flags; choose one workflow per run`);
   }
   return WORKFLOW_FLAGS.get(workflowFlags[0]) ?? WORKFLOWS[0].id;
-}
-
-/** An example value of the flag `name`, for the message that says it needs one. Never throws. */
-function exampleFor(name: string): string {
-  if (name === "completion") return "bash";
-  return OPTIONS.find((option) => option.flag === name)?.value?.example ?? "600";
 }

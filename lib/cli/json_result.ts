@@ -51,7 +51,7 @@ export type JsonResult = z.infer<typeof JSON_RESULT>;
  * @throws {z.ZodError} only if code-commit itself filled the record wrong (a bug).
  */
 export function jsonResult(record: RunRecord, status: ExitStatus, error?: string): JsonResult {
-  const { tally } = record;
+  const { calls, input, output, thinking, cached, cost } = record.tally;
   return JSON_RESULT.parse({
     workflow: record.workflow ?? null,
     exit: { status, class: EXIT_CLASS[status] as keyof typeof EXIT },
@@ -59,24 +59,19 @@ export function jsonResult(record: RunRecord, status: ExitStatus, error?: string
     attempts: record.attempts,
     repairs: record.repairs,
     dryRun: record.dryRun,
-    changes: record.changes.map((change) => ({
-      path: change.path,
-      kind: change.kind,
-      added: change.added ?? null,
-      removed: change.removed ?? null,
+    changes: record.changes.map(({ path, kind, added, removed }) => ({
+      path,
+      kind,
+      added: added ?? null,
+      removed: removed ?? null,
     })),
-    calls: tally.calls,
-    tokens: {
-      input: tally.input,
-      output: tally.output,
-      thinking: tally.thinking,
-      cached: tally.cached,
-    },
+    calls,
+    tokens: { input, output, thinking, cached },
     // A local model has no price, whether or not a call was made: null, not 0.
-    costUsd: tally.cost.kind === "local" ||
+    costUsd: cost.kind === "local" ||
         (record.model !== undefined && isLocalModel(record.model as ModelId))
       ? null
-      : tally.cost.nanoUsd / 1e9,
+      : cost.nanoUsd / 1e9,
     log: record.logDir ?? null,
     prose: [...record.prose],
     error: error ?? null,

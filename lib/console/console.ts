@@ -57,7 +57,8 @@ function processStreams(): ConsoleStreams {
 export class Console {
   #redactor: Redactor;
   readonly #streams: ConsoleStreams;
-  #live: { draw(): void } | undefined;
+  /** Redraws the live line shown now, if any. */
+  #live: (() => void) | undefined;
   #resultsOnStderr = false;
 
   /** Makes a console writing to `streams`, redacting with `redactor`. */
@@ -122,29 +123,27 @@ export class Console {
       const seconds = Math.floor((now() - started) / 1000);
       return this.#fit(this.#clean(`${label} ${seconds}s${detail === "" ? "" : ` · ${detail}`}`));
     };
-    const live = {
-      draw: () => {
-        drawn = text();
-        drawnAt = now();
-        this.#streams.stderr(`${CLEAR_LINE}${this.#paint("2", drawn)}`);
-      },
+    const draw = () => {
+      drawn = text();
+      drawnAt = now();
+      this.#streams.stderr(`${CLEAR_LINE}${this.#paint("2", drawn)}`);
     };
-    this.#live = live;
-    live.draw();
+    this.#live = draw;
+    draw();
     // Something else (a request, a child process) keeps the process alive; this timer need not.
     const timer = setInterval(() => {
-      if (this.#live === live && text() !== drawn) live.draw();
+      if (this.#live === draw && text() !== drawn) draw();
     }, REDRAW_MS);
     Deno.unrefTimer(timer);
     return {
       shown: true,
       update: (next) => {
         detail = next;
-        if (this.#live === live && now() - drawnAt >= REDRAW_MS && text() !== drawn) live.draw();
+        if (this.#live === draw && now() - drawnAt >= REDRAW_MS && text() !== drawn) draw();
       },
       stop: () => {
         clearInterval(timer);
-        if (this.#live !== live) return;
+        if (this.#live !== draw) return;
         this.#live = undefined;
         this.#streams.stderr(CLEAR_LINE);
       },
@@ -170,7 +169,7 @@ export class Console {
   #err(text: string): void {
     if (this.#live) this.#streams.stderr(CLEAR_LINE);
     this.#streams.stderr(text);
-    this.#live?.draw();
+    this.#live?.();
   }
 
   #paint(code: string, text: string): string {

@@ -79,12 +79,15 @@ function bindBack(path: string): string[] {
   return ["--ro-bind-try", path, path];
 }
 
-/** Hides each path: an empty read-only folder over a folder, an empty file over anything else. */
-function hideArgs(paths: readonly HiddenPath[]): string[] {
+/**
+ * Hides each path: an empty folder (read-only unless `remount` is false: bound into later) over a
+ * folder, an empty file over anything else.
+ */
+function hideArgs(paths: readonly HiddenPath[], remount = true): string[] {
   return paths.flatMap((hidden) =>
-    hidden.isDirectory
-      ? ["--tmpfs", hidden.path, "--remount-ro", hidden.path]
-      : ["--ro-bind", "/dev/null", hidden.path]
+    !hidden.isDirectory
+      ? ["--ro-bind", "/dev/null", hidden.path]
+      : ["--tmpfs", hidden.path, ...remount ? ["--remount-ro", hidden.path] : []]
   );
 }
 
@@ -103,9 +106,7 @@ function hostArgs(host: HostView, root: string, planHidden: readonly HiddenPath[
     !planHidden.some((entry) => isInside(path, entry.path) || isInside(entry.path, path))
   );
   return [
-    ...hidden.flatMap((entry) =>
-      entry.isDirectory ? ["--tmpfs", entry.path] : ["--ro-bind", "/dev/null", entry.path]
-    ),
+    ...hideArgs(hidden, false),
     ...boundBack.flatMap(bindBack),
     ...folders.flatMap((folder) => ["--remount-ro", folder]),
     ...hideArgs(secrets),
