@@ -10,8 +10,6 @@ import type { BuildNetwork } from "./modes.ts";
 import { HOME_SECRETS } from "./home_secrets.ts";
 import { type HiddenPath, isInside, type SandboxPlan } from "./sandbox_plan.ts";
 
-export type { BuildNetwork } from "./modes.ts";
-
 /**
  * Sockets outside `/run`, `/var/run` and `/tmp` (each an empty folder of its own), through which
  * a build could start a container or a process outside the sandbox.

@@ -9,7 +9,8 @@
  *
  * @module
  */
-import { BUILD_WRAPPER, type BuildNetwork } from "./bubblewrap.ts";
+import { BUILD_WRAPPER } from "./bubblewrap.ts";
+import type { BuildNetwork } from "./modes.ts";
 import { HOME_SECRETS } from "./home_secrets.ts";
 import type { SandboxPlan } from "./sandbox_plan.ts";
 
