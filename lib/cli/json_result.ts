@@ -1,7 +1,7 @@
 /**
- * The one JSON object `--json` prints on stdout when a run ends, whatever
- * the outcome: its schema (which docs/json.md shows, field by field) and
- * how it is made from the {@link RunRecord} of the run.
+ * The one JSON object `--json` prints on stdout when a run ends, whatever the outcome: its schema
+ * (which docs/json.md shows, field by field) and how it is made from the {@link RunRecord} of the
+ * run.
  *
  * @module
  */
@@ -44,9 +44,9 @@ export const JSON_RESULT = z.object({
 export type JsonResult = z.infer<typeof JSON_RESULT>;
 
 /**
- * The object for a run that ended with `status` (and, when an error ended
- * it, that error's message), from what `record` collected, checked against
- * {@link JSON_RESULT}, so what docs/json.md shows is what a script gets.
+ * The object for a run that ended with `status` (and, when an error ended it, that error's
+ * message), from what `record` collected, checked against {@link JSON_RESULT}, so what docs/json.md
+ * shows is what a script gets.
  *
  * @throws {z.ZodError} only if code-commit itself filled the record wrong (a bug).
  */
@@ -79,10 +79,9 @@ export function jsonResult(record: RunRecord, status: ExitStatus, error?: string
 }
 
 /**
- * `result` as one line of JSON: characters a terminal or a line-based
- * reader could take for control (DEL, the C1 controls, the Unicode line and
- * paragraph separators) escaped too, which `JSON.stringify` leaves as they
- * are. Never throws.
+ * `result` as one line of JSON: characters a terminal or a line-based reader could take for control
+ * (DEL, the C1 controls, the Unicode line and paragraph separators) escaped too, which
+ * `JSON.stringify` leaves as they are. Never throws.
  */
 export function formatJsonResult(result: JsonResult): string {
   return JSON.stringify(result).replace(

@@ -1,9 +1,8 @@
 /**
- * `agent-config/last-run.json`: the object `--json` prints (see
- * `json_result.ts`), kept for every run that ends holding the project
- * lock, whether or not `--json` was given, so that how the last run ended
- * can be read afterwards. It lies in `agent-config/`: git ignores it and
- * builds never see it.
+ * `agent-config/last-run.json`: the object `--json` prints (see `json_result.ts`), kept for every
+ * run that ends holding the project lock, whether or not `--json` was given, so that how the last
+ * run ended can be read afterwards. It lies in `agent-config/`: git ignores it and builds never see
+ * it.
  *
  * @module
  */
@@ -16,18 +15,16 @@ import { LOCK_FILE, LOCK_FOLDER } from "../project_lock/project_lock.ts";
 export const LAST_RUN_FILE = `${LOCK_FOLDER}/last-run.json`;
 
 /**
- * Writes `line` (the run's `--json` object, keys masked already) to
- * {@link LAST_RUN_FILE} in `root`, atomically: a temporary sibling, then a
- * rename, which replaces whatever has the name (a link planted there is
- * replaced, never followed). When `agent-config` is a link to a folder of
- * the user's, nothing is written: never through a link. Call it while the
- * project lock is held: only the run holding the project writes the file. When
- * taking the lock made `agent-config/` (`madeFolder`) and nothing but the
- * lock is in it, nothing is written: releasing the lock removes the folder,
- * and a run leaves no folder it made for its lock alone.
+ * Writes `line` (the run's `--json` object, keys masked already) to {@link LAST_RUN_FILE} in
+ * `root`, atomically: a temporary sibling, then a rename, which replaces whatever has the name (a
+ * link planted there is replaced, never followed). When `agent-config` is a link to a folder of the
+ * user's, nothing is written: never through a link. Call it while the project lock is held: only
+ * the run holding the project writes the file. When taking the lock made `agent-config/`
+ * (`madeFolder`) and nothing but the lock is in it, nothing is written: releasing the lock removes
+ * the folder, and a run leaves no folder it made for its lock alone.
  *
- * Never throws: a failure is one warning (through `warn`) naming the file
- * and the reason; it never changes how the run ends.
+ * Never throws: a failure is one warning (through `warn`) naming the file and the reason; it never
+ * changes how the run ends.
  */
 export async function keepLastRun(
   root: string,
@@ -49,8 +46,6 @@ export async function keepLastRun(
 /** Whether `agent-config/` in `root` holds nothing but the lock file. */
 async function holdsOnlyTheLock(root: string): Promise<boolean> {
   const lock = LOCK_FILE.slice(LOCK_FOLDER.length + 1);
-  for await (const entry of Deno.readDir(`${root}/${LOCK_FOLDER}`)) {
-    if (entry.name !== lock) return false;
-  }
-  return true;
+  const entries = await Array.fromAsync(Deno.readDir(`${root}/${LOCK_FOLDER}`));
+  return entries.every((entry) => entry.name === lock);
 }
