@@ -29,13 +29,6 @@ function entry(flag: string, lines: readonly string[]): string {
   return [...out, ...rest.map((line) => `${indent}${line}`)].join("\n");
 }
 
-/** The workflows that take the option `flag`, when not all do: `[--cc, --aw]`. Never throws. */
-function takenBy(flag: string): string[] {
-  const takers = workflowsTaking(flag);
-  if (takers.length === WORKFLOWS.length) return [];
-  return [`(${takers.map((spec) => spec.title).join(", ")})`];
-}
-
 /** The `--help` text. Never throws. */
 export function helpText(): string {
   const models = MODEL_NAMES.map((name) => {
@@ -47,7 +40,10 @@ export function helpText(): string {
   ).join("\n");
   const options = OPTIONS.map((option) => {
     const value = option.value ? ` ${option.value.placeholder}` : "";
-    return entry(`--${option.flag}${value}`, [...option.help, ...takenBy(option.flag)]);
+    // The workflows that take it, when not all do: `(--cc, --aw)`.
+    const takers = workflowsTaking(option.flag).map((spec) => spec.title);
+    const by = takers.length === WORKFLOWS.length ? [] : [`(${takers.join(", ")})`];
+    return entry(`--${option.flag}${value}`, [...option.help, ...by]);
   }).join("\n");
   const commands = COMMANDS.map((command) => {
     const short = "short" in command ? `-${command.short}, ` : "";
