@@ -78,7 +78,13 @@ export function readCommandLine(args: readonly string[]): CommandLine {
       shell: oneOf("completion", COMMANDS[2].choices, values.completion as string),
     };
   }
-  const workflow = chooseWorkflow(values);
+  const workflowFlags = [...WORKFLOW_FLAGS.keys()].filter((flag) => values[flag] === true);
+  if (workflowFlags.length > 1) {
+    const named = workflowFlags.map((flag) => `--${flag}`).join(" and ");
+    throw new UsageError(`${named} are two workflow flags; choose one workflow per run`);
+  }
+  // No workflow flag: the first of the table.
+  const workflow = WORKFLOW_FLAGS.get(workflowFlags[0]) ?? WORKFLOWS[0].id;
   const spec = workflowSpec(workflow);
   const given: Partial<Record<keyof RunOptions, unknown>> = {};
   for (const option of OPTIONS) {
@@ -210,14 +216,4 @@ function unexpected(arg: string): UsageError {
   return new UsageError(
     `unexpected argument ${shown}; code-commit reads its query from agent-config/query.txt`,
   );
-}
-
-/** The workflow the flags ask for (the first of the table when none). @throws {UsageError} for two. */
-function chooseWorkflow(values: FlagValues): Workflow {
-  const workflowFlags = [...WORKFLOW_FLAGS.keys()].filter((flag) => values[flag] === true);
-  if (workflowFlags.length > 1) {
-    const named = workflowFlags.map((flag) => `--${flag}`).join(" and ");
-    throw new UsageError(`${named} are two workflow flags; choose one workflow per run`);
-  }
-  return WORKFLOW_FLAGS.get(workflowFlags[0]) ?? WORKFLOWS[0].id;
 }
