@@ -35,17 +35,13 @@ export async function keepLastRun(
   try {
     // A link (to the user's folder of keys): code-commit never writes through it.
     if ((await Deno.lstat(`${root}/${LOCK_FOLDER}`)).isSymlink) return;
-    if (madeFolder && await holdsOnlyTheLock(root)) return;
+    if (madeFolder) {
+      const entries = await Array.fromAsync(Deno.readDir(`${root}/${LOCK_FOLDER}`));
+      if (entries.every((entry) => `${LOCK_FOLDER}/${entry.name}` === LOCK_FILE)) return;
+    }
     const data = new TextEncoder().encode(`${line}\n`);
     await writeAtomically(denoFileSystem, root, LAST_RUN_FILE, data, { mode: 0o600 });
   } catch (error) {
     warn(`cannot write ${LAST_RUN_FILE}: ${messageOf(error)}`);
   }
-}
-
-/** Whether `agent-config/` in `root` holds nothing but the lock file. */
-async function holdsOnlyTheLock(root: string): Promise<boolean> {
-  const lock = LOCK_FILE.slice(LOCK_FOLDER.length + 1);
-  const entries = await Array.fromAsync(Deno.readDir(`${root}/${LOCK_FOLDER}`));
-  return entries.every((entry) => entry.name === lock);
 }
