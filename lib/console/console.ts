@@ -25,17 +25,6 @@ const REDRAW_MS = 200;
 
 const CLEAR_LINE = "\r\x1b[2K";
 
-/**
- * A live line at the bottom of the terminal, when `shown` (else its methods do nothing):
- * `update` shows a detail after the label and time, at once unless drawn in the last 200 ms;
- * `stop` removes it, once.
- */
-export interface LiveLine {
-  readonly shown: boolean;
-  update(detail: string): void;
-  stop(): void;
-}
-
 function processStreams(): ConsoleStreams {
   const stderrIsTerminal = Deno.stderr.isTerminal();
   return {
@@ -111,9 +100,14 @@ export class Console {
 
   /**
    * Shows `label`, the seconds since it started and the latest detail on one live line cut to the
-   * terminal's width, when stderr is a terminal; lines printed meanwhile appear above it.
+   * terminal's width, when stderr is a terminal (`shown`; else the methods do nothing); lines
+   * printed meanwhile appear above it. `update` shows a detail, at once unless drawn in the last
+   * 200 ms; `stop` removes the line, once.
    */
-  liveLine(label: string, now: () => number = Date.now): LiveLine {
+  liveLine(
+    label: string,
+    now: () => number = Date.now,
+  ): { readonly shown: boolean; update(detail: string): void; stop(): void } {
     if (!this.#streams.stderrIsTerminal) return { shown: false, update() {}, stop() {} };
     const started = now();
     let detail = "";
