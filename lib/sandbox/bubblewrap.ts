@@ -58,8 +58,6 @@ export interface HostView {
   readonly homeOverlay?: boolean;
 }
 
-const EMPTY_HOST_VIEW: HostView = { hidden: [], boundBack: [], varRunIsFolder: false };
-
 /** The system read-only with a fresh `/proc`, a minimal `/dev` and a private `/tmp`. */
 const SYSTEM_ARGS = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
 
@@ -163,7 +161,7 @@ export const BUILD_WRAPPER = [
 export function bubblewrapArgs(
   plan: SandboxPlan,
   network: BuildNetwork,
-  host: HostView = EMPTY_HOST_VIEW,
+  host: HostView = { hidden: [], boundBack: [], varRunIsFolder: false },
 ): string[] {
   return [
     ...baseArgs(network),
