@@ -20,13 +20,11 @@ export function versionText(): string {
 
 /** `flag` and its `lines` as `--help` shows them, the first beside the flag when it fits. Never throws. */
 function entry(flag: string, lines: readonly string[]): string {
-  const indent = " ".repeat(TEXT_COLUMN);
   const head = `  ${flag}`;
-  const [first, ...rest] = lines;
-  const out = head.length < TEXT_COLUMN - 1
-    ? [`${head.padEnd(TEXT_COLUMN)}${first}`]
-    : [head, `${indent}${first}`];
-  return [...out, ...rest.map((line) => `${indent}${line}`)].join("\n");
+  const body = lines.map((line) => `${" ".repeat(TEXT_COLUMN)}${line}`);
+  if (head.length < TEXT_COLUMN - 1) body[0] = `${head.padEnd(TEXT_COLUMN)}${lines[0]}`;
+  else body.unshift(head);
+  return body.join("\n");
 }
 
 /** The `--help` text. Never throws. */
