@@ -25,11 +25,6 @@ export type CommandLine =
   | { readonly kind: "completion"; readonly shell: Shell }
   | { readonly kind: "run"; readonly workflow: Workflow; readonly given: GivenOptions };
 
-/** What the command line asked for, with the options of a run resolved. */
-export type Command =
-  | Exclude<CommandLine, { kind: "run" }>
-  | { readonly kind: "run"; readonly workflow: Workflow; readonly options: RunOptions };
-
 /** How messages name the settings file. */
 export const SETTINGS_FILE = "agent-config/settings.json";
 
