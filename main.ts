@@ -4,8 +4,8 @@
  * Only the command line is loaded up front: `--version`, `--help`,
  * `--completion` and a usage error need nothing else. The workflow a run
  * asks for (and, for one that talks to a model, the session) is loaded when
- * it starts, so no run pays for the modules of another. What each workflow
- * takes and needs, whether it holds the lock and who rolls back first, is
+ * it starts, so no run pays for the modules of another. Every workflow holds
+ * the project lock; what each takes and needs and who rolls back first is
  * the table of `lib/cli/workflows.ts`; how each is loaded and started is
  * {@link START} below.
  *
