@@ -288,10 +288,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     flag: "build-network",
     field: "buildNetwork",
     ...choice("build-network", "buildNetwork", BUILD_NETWORKS, "off"),
-    help: [
-      "off: a contained build gets no network at all, not even loopback",
-      "(default on)",
-    ],
+    help: ["off: a contained build gets no network at all, not even loopback", "(default on)"],
     brief: "off: no network for a contained build",
     because: RUNS_BUILDS,
   }),

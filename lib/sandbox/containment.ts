@@ -134,9 +134,7 @@ export async function decideContainment(request: {
   readonly probe?: Prober;
   readonly root?: string;
 }): Promise<ContainmentDecision> {
-  if (request.mode === "off") {
-    return { containment: { kind: "none", why: "--sandbox off" } };
-  }
+  if (request.mode === "off") return { containment: { kind: "none", why: "--sandbox off" } };
   const os = request.os ?? Deno.build.os;
   const found = await available(os, request.network, request.probe ?? runProbe, request.root);
   if (!("missing" in found)) return { containment: found };
