@@ -161,11 +161,7 @@ function cannotStart(launch: BuildLaunch | undefined, message: string): CodeComm
  * Waits for the build's process to end, stopping its tree at the time limit or when the signal
  * aborts: SIGTERM, then SIGKILL after the grace period. Never throws.
  */
-async function awaitExit(
-  status: Promise<Deno.CommandStatus>,
-  kill: Kill,
-  options: BuildOptions,
-): Promise<{ exit: Deno.CommandStatus; timedOut: boolean; interrupted: boolean }> {
+async function awaitExit(status: Promise<Deno.CommandStatus>, kill: Kill, options: BuildOptions) {
   let stopped: "timeout" | "interrupt" | undefined;
   const stop = async (why: "timeout" | "interrupt") => {
     if (stopped !== undefined) return;

@@ -70,10 +70,7 @@ function cannotHide(shown: string, why: string): CodeCommitError {
  *
  * @throws {CodeCommitError} when it cannot be resolved for another reason.
  */
-async function whereItLeads(
-  path: string,
-  shown: string,
-): Promise<{ target: string; isDirectory: boolean } | undefined> {
+async function whereItLeads(path: string, shown: string) {
   try {
     const target = await Deno.realPath(path);
     return { target, isDirectory: (await Deno.stat(path)).isDirectory };
