@@ -113,12 +113,9 @@ async function hiddenPaths(root: string, name: string): Promise<HiddenPath[]> {
   const walk = async (path: string, shown: string, target: string): Promise<void> => {
     if (walked.has(target)) return;
     walked.add(target);
-    let entries: Deno.DirEntry[];
-    try {
-      entries = await Array.fromAsync(Deno.readDir(path));
-    } catch (error) {
+    const entries = await Array.fromAsync(Deno.readDir(path)).catch((error) => {
       throw cannotHide(shown, `code-commit cannot list it (${messageOf(error)}): ${HIDE_ADVICE}`);
-    }
+    });
     for (const entry of entries) {
       if ((entry.isDirectory || entry.isSymlink) && ++seen > MAX_HIDDEN_ENTRIES) {
         throw setupError(
@@ -185,12 +182,8 @@ export async function planFromScan(scan: ProjectScan): Promise<SandboxPlan> {
       hidden.push(...await hiddenPaths(root, entry.path));
       continue;
     }
-    let target: string;
-    try {
-      target = await Deno.realPath(under(root, entry.path));
-    } catch {
-      continue; // A dangling link: nothing there to protect.
-    }
+    const target = await Deno.realPath(under(root, entry.path)).catch(() => undefined);
+    if (target === undefined) continue; // A dangling link: nothing there to protect.
     // Outside the project everything is read-only already.
     if (isInside(target, root) && target !== root) readOnly.push(target);
     // A `.git` file's `gitdir:` inside the project is git's data too (its hooks, its config).
