@@ -4,8 +4,8 @@
  * Only the command line is loaded up front: `--version`, `--help`,
  * `--completion` and a usage error need nothing else. The workflow a run
  * asks for (and, for one that talks to a model, the session) is loaded when
- * it starts, so no run pays for the modules of another. What each workflow
- * takes and needs, whether it holds the lock and who rolls back first, is
+ * it starts, so no run pays for the modules of another. Every workflow holds
+ * the project lock; what each takes and needs and who rolls back first is
  * the table of `lib/cli/workflows.ts`; how each is loaded and started is
  * {@link START} below.
  *
@@ -21,14 +21,59 @@ import {
 import { completionScript } from "./lib/cli/completion.ts";
 import { helpText, versionText } from "./lib/cli/help.ts";
 import { reportOversizeWrites } from "./lib/cli/file_size_limit.ts";
-import { type InterruptTrap, trapInterrupts } from "./lib/cli/interrupt.ts";
 import { formatJsonResult, jsonResult } from "./lib/cli/json_result.ts";
 import { RunRecord } from "./lib/cli/run_record.ts";
 import { workflowSpec } from "./lib/cli/workflows.ts";
 import { Console } from "./lib/console/console.ts";
-import { CodeCommitError, EXIT, type ExitStatus, interruption } from "./lib/errors/errors.ts";
+import {
+  CodeCommitError,
+  EXIT,
+  type ExitStatus,
+  InterruptedError,
+  interruption,
+} from "./lib/errors/errors.ts";
 import type { ProjectLock } from "./lib/project_lock/project_lock.ts";
 import type { Session } from "./lib/session/session.ts";
+
+/** The signals trapped, and how the user is told of each. */
+const SIGNALS: readonly [Deno.Signal, string][] = Deno.build.os === "windows"
+  ? [["SIGINT", "Ctrl-C"], ["SIGBREAK", "Ctrl-Break"]]
+  : [["SIGINT", "Ctrl-C"], ["SIGTERM", "SIGTERM"], ["SIGHUP", "SIGHUP"], ["SIGQUIT", "SIGQUIT"]];
+
+/** An installed trap of the stop signals: its signal aborts when the user interrupts. */
+interface InterruptTrap {
+  readonly signal: AbortSignal;
+  dispose(): void;
+}
+
+/**
+ * Traps Ctrl-C and the stop signals: the first aborts the run's signal so the workflow ends at a
+ * safe point, never in the middle of applying a reply (which SIGHUP and SIGQUIT left to their
+ * default would do); later ones only say it is stopping. Never throws.
+ */
+function trapInterrupts(console: Console): InterruptTrap {
+  const controller = new AbortController();
+  const handlers = SIGNALS.map(([signal, how]) => {
+    const handler = () => {
+      if (controller.signal.aborted) {
+        console.warn("still stopping: waiting for the build to end and the files to be consistent");
+        return;
+      }
+      console.warn(`stopping (${how})…`);
+      controller.abort(new InterruptedError(how));
+    };
+    Deno.addSignalListener(signal, handler);
+    return [signal, handler] as const;
+  });
+  return {
+    signal: controller.signal,
+    dispose() {
+      for (const [signal, handler] of handlers.splice(0)) {
+        Deno.removeSignalListener(signal, handler);
+      }
+    },
+  };
+}
 
 /** What a workflow is started with. */
 interface Run {
@@ -134,12 +179,9 @@ async function runWorkflow(
       START[workflow](),
     ]);
     await recoverFirst(root, (line) => console.warn(line));
-    if (spec.trapped === "recovery") {
-      trap.dispose();
-      if (trap.signal.aborted) throw interruption(trap.signal);
-      return await start({ ...run, signal: new AbortController().signal });
-    }
-    return await start(run);
+    trap.dispose();
+    if (trap.signal.aborted) throw interruption(trap.signal);
+    return await start({ ...run, signal: new AbortController().signal });
   }
   return await (await START[workflow]())(run);
 }
@@ -246,13 +288,11 @@ async function run(
   // time (exit 6 for a second one); then the settings file completes the command line; then a
   // build a killed run left running is ended, then the trap, so that no signal stops the
   // rollback of an unfinished apply halfway; each workflow rolls that back first.
-  if (spec.takesLock) {
-    held.lock = await lockProject(
-      root,
-      `${spec.holder}${command.given.dryRun === true ? " with --dry-run" : ""}`,
-    );
-    held.root = root;
-  }
+  held.lock = await lockProject(
+    root,
+    `${spec.holder}${command.given.dryRun === true ? " with --dry-run" : ""}`,
+  );
+  held.root = root;
   const settings = readsSettings(workflow) ? await readSettings(root) : {};
   const options = resolveOptions(workflow, command.given, settings);
   await endLeftBuild(root, (line) => console.warn(line));

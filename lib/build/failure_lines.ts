@@ -38,13 +38,6 @@ export const FAILURE_PATTERNS: readonly { readonly what: string; readonly patter
   { what: "npm: `npm ERR!`, `npm error`", pattern: /^npm (?:ERR!|error)/ },
 ];
 
-/** Tells whether `line` (ANSI escapes removed) reports a failure. Never throws. */
-function isFailureLine(line: string): boolean {
-  // Very long lines (minified code, a data dump) are looked at only in their first part.
-  const text = line.length > 2_000 ? line.slice(0, 2_000) : line;
-  return FAILURE_PATTERNS.some(({ pattern }) => pattern.test(text));
-}
-
 /** Go's verdict on a test, its `-v` start (or resume) of a test's lines, and their end. */
 const GO_FAIL = /^\s*--- FAIL: (\S+)/;
 const GO_RUN = /^=== (?:RUN|CONT)\s+(\S+)\s*$/;
@@ -61,7 +54,9 @@ export function failureLineIndexes(lines: readonly string[]): number[] {
   const indexes: number[] = [];
   const failedGoTests = new Set<string>();
   for (let index = 0; index < lines.length; index++) {
-    if (!isFailureLine(lines[index])) continue;
+    // Very long lines (minified code, a data dump) are looked at only in their first part.
+    const text = lines[index].slice(0, 2_000);
+    if (!FAILURE_PATTERNS.some(({ pattern }) => pattern.test(text))) continue;
     indexes.push(index);
     const goFail = GO_FAIL.exec(lines[index]);
     if (goFail) failedGoTests.add(goFail[1]);

@@ -68,19 +68,13 @@ export function fitOutput(output: string, maxTokens: number, logPath: string): s
   }
 
   const parts: string[] = [];
-  let left = 0;
   let gaps = 0;
-  for (let index = 0; index <= lines.length; index++) {
-    if (index < lines.length && !keep[index]) {
-      left++;
-      continue;
-    }
-    if (left > 0) {
-      gaps += left;
-      parts.push(`[… ${plural(left, "line")} left out here …]`);
-      left = 0;
-    }
-    if (index < lines.length) parts.push(shown[index]);
+  for (let index = 0; index < lines.length;) {
+    const from = index;
+    while (index < lines.length && !keep[index]) index++;
+    if (index > from) parts.push(`[… ${plural(index - from, "line")} left out here …]`);
+    gaps += index - from;
+    if (index < lines.length) parts.push(shown[index++]);
   }
   const failures = formatCount(failureLines.length);
   const failureNote = failureLines.length === 0

@@ -11,20 +11,17 @@ function lastVersion(line: string): string {
   return visible.slice(visible.lastIndexOf("\r") + 1);
 }
 
-/** What the terminal shows of a failing build: failure lines from above the tail, then the tail. */
-export interface FailingTail {
-  /** The first failure lines above the tail, as shown, and how many more there are. */
-  readonly failures: readonly string[];
-  readonly failuresOmitted: number;
-  /** The last lines as shown, oldest first, and how many lines came before them. */
-  readonly tail: { readonly lines: readonly string[]; readonly omitted: number };
-}
-
 /**
- * The last `count` lines of `output` (escapes removed), and the first `maxFailures` failure lines
- * above them: a summary often fills the last lines while the failure is far above. Never throws.
+ * What the terminal shows of a failing build: the last `count` lines of `output` (escapes
+ * removed) as shown, oldest first, and how many came before them; above them, the first
+ * `maxFailures` failure lines as shown and how many more there are (a summary often fills the last
+ * lines while the failure is far above). Never throws.
  */
-export function failingTail(output: string, count: number, maxFailures = 10): FailingTail {
+export function failingTail(output: string, count: number, maxFailures = 10): {
+  failures: string[];
+  failuresOmitted: number;
+  tail: { lines: string[]; omitted: number };
+} {
   const all = output.split("\n");
   if (all.at(-1) === "") all.pop();
   const omitted = Math.max(0, all.length - count);

@@ -89,15 +89,29 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
   const started = performance.now();
   const launch = options.launch;
   options.tracker?.starting();
+  const mark = options.tracker?.mark;
   let child: Deno.ChildProcess;
   try {
-    child = spawnBuild(root, launch, options.tracker?.mark);
+    child = new Deno.Command(launch?.program ?? BUILD_SCRIPT, {
+      args: [...launch?.args ?? []],
+      cwd: root,
+      ...(mark === undefined ? {} : { env: { ...mark } }),
+      stdin: launch?.stdin === undefined ? "null" : "piped",
+      stdout: "piped",
+      stderr: "piped",
+      // Its own session and process group, so that a time-out or Ctrl-C stops everything it started that
+      // stayed in the group (a contained build's PID namespace ends the rest).
+      detached: true,
+    }).spawn();
   } catch (error) {
     await options.tracker?.ended();
-    throw error;
+    throw cannotStart(launch, (error as Error).message);
   }
   options.tracker?.started(child.pid);
-  if (launch?.stdin !== undefined) void feed(child.stdin, launch.stdin);
+  if (launch?.stdin !== undefined) {
+    // A program that exits without reading its input is fine: what it did not read, it did not need.
+    ReadableStream.from([launch.stdin]).pipeTo(child.stdin).catch(() => {});
+  }
 
   const sink = new OutputSink(options.keepHeadBytes, options.keepTailBytes);
   const readers = [child.stdout, child.stderr].map((out) => pump(out, sink, options.onOutput));
@@ -129,58 +143,33 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
   };
 }
 
-/**
- * Starts `./build.sh` in `root` (through `launch` when given) in its own session and process
- * group, output piped, `mark` added to its environment.
- *
- * @throws {CodeCommitError} when it cannot be started.
- */
-function spawnBuild(
-  root: string,
-  launch: BuildLaunch | undefined,
-  mark: Readonly<Record<string, string>> | undefined,
-): Deno.ChildProcess {
-  try {
-    return new Deno.Command(launch?.program ?? BUILD_SCRIPT, {
-      args: [...launch?.args ?? []],
-      cwd: root,
-      ...(mark === undefined ? {} : { env: { ...mark } }),
-      stdin: launch?.stdin === undefined ? "null" : "piped",
-      stdout: "piped",
-      stderr: "piped",
-      // Its own session and process group, so that a time-out or Ctrl-C stops everything it started that
-      // stayed in the group (a contained build's PID namespace ends the rest).
-      detached: true,
-    }).spawn();
-  } catch (error) {
-    const message = (error as Error).message;
-    if (launch !== undefined && launch.program !== BUILD_SCRIPT) {
-      throw new CodeCommitError(
-        `cannot start ${launch.program} to run ${BUILD_SCRIPT} (${launch.description}): ${message}`,
-        EXIT.setup,
-      );
-    }
-    const fix = /exec format/i.test(message)
-      ? "; does it start with a #! line such as #!/usr/bin/env bash?"
-      : "; check that build.sh exists in the project root and is executable (chmod +x build.sh)";
-    throw new CodeCommitError(`cannot run ${BUILD_SCRIPT}: ${message}${fix}`, EXIT.setup);
+/** The error for a build that could not be started (`message` says why). Never throws. */
+function cannotStart(launch: BuildLaunch | undefined, message: string): CodeCommitError {
+  if (launch !== undefined && launch.program !== BUILD_SCRIPT) {
+    return new CodeCommitError(
+      `cannot start ${launch.program} to run ${BUILD_SCRIPT} (${launch.description}): ${message}`,
+      EXIT.setup,
+    );
   }
+  const fix = /exec format/i.test(message)
+    ? "; does it start with a #! line such as #!/usr/bin/env bash?"
+    : "; check that build.sh exists in the project root and is executable (chmod +x build.sh)";
+  return new CodeCommitError(`cannot run ${BUILD_SCRIPT}: ${message}${fix}`, EXIT.setup);
 }
 
 /**
  * Waits for the build's process to end, stopping its tree at the time limit or when the signal
- * aborts. Never throws.
+ * aborts: SIGTERM, then SIGKILL after the grace period. Never throws.
  */
-async function awaitExit(
-  status: Promise<Deno.CommandStatus>,
-  kill: Kill,
-  options: BuildOptions,
-): Promise<{ exit: Deno.CommandStatus; timedOut: boolean; interrupted: boolean }> {
+async function awaitExit(status: Promise<Deno.CommandStatus>, kill: Kill, options: BuildOptions) {
   let stopped: "timeout" | "interrupt" | undefined;
-  const stop = (why: "timeout" | "interrupt") => {
+  const stop = async (why: "timeout" | "interrupt") => {
     if (stopped !== undefined) return;
     stopped = why;
-    void stopTree(kill, options.killGraceMs ?? 5_000, status);
+    await kill("SIGTERM");
+    const exited = await settlesWithin(status, options.killGraceMs ?? 5_000);
+    // Kill the group even if the script itself exited: its children may live on.
+    await kill("SIGKILL", exited);
   };
   const timer = setTimeout(() => stop("timeout"), options.timeoutMs);
   const onAbort = () => stop("interrupt");
@@ -195,15 +184,21 @@ async function awaitExit(
   }
 }
 
+/** Whether `promise` settles within `ms` milliseconds. Never throws. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const settled = await Promise.race([
+    promise.then(() => true, () => true),
+    new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), ms)),
+  ]);
+  clearTimeout(timer);
+  return settled;
+}
+
 /** Reads what is left of the output once the build exited, then stops what it left running. Never throws. */
 async function collectOutput(readers: Pump[], sink: OutputSink, kill: Kill): Promise<void> {
   // A process the build left running may hold the pipes open: wait a little, then stop reading.
-  let drainTimer: ReturnType<typeof setTimeout> | undefined;
-  const drained = await Promise.race([
-    Promise.all(readers.map((reader) => reader.done)).then(() => true),
-    new Promise<boolean>((resolve) => drainTimer = setTimeout(() => resolve(false), 2_000)),
-  ]);
-  clearTimeout(drainTimer);
+  const drained = await settlesWithin(Promise.all(readers.map((reader) => reader.done)), 2_000);
   if (!drained) {
     await kill("SIGKILL", true);
     await Promise.allSettled(readers.map((reader) => reader.cancel()));
@@ -217,39 +212,8 @@ async function collectOutput(readers: Pump[], sink: OutputSink, kill: Kill): Pro
   if (drained) await kill("SIGKILL", true);
 }
 
-/** Writes `bytes` to `stream` and closes it; a program that exits without reading them is fine. */
-async function feed(stream: WritableStream<Uint8Array>, bytes: Uint8Array): Promise<void> {
-  const writer = stream.getWriter();
-  try {
-    await writer.write(bytes);
-    await writer.close();
-  } catch {
-    // The program closed its stdin: what it did not read, it did not need.
-  }
-}
-
 /** Sends a signal to the build's process group (or, failing that, to the build alone). */
 type Kill = (signal: Deno.Signal, groupOnly?: boolean) => Promise<void>;
-
-/** Stops the build's process group: SIGTERM, then SIGKILL after the grace period. */
-async function stopTree(
-  kill: Kill,
-  graceMs: number,
-  status: Promise<Deno.CommandStatus>,
-): Promise<void> {
-  await kill("SIGTERM");
-  let exited = false;
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, graceMs);
-    status.finally(() => {
-      exited = true;
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-  // Kill the group even if the script itself exited: its children may live on.
-  await kill("SIGKILL", exited);
-}
 
 /**
  * Sends `signal` to the process group of `child` with the system's `kill` (an absolute path,
@@ -261,17 +225,13 @@ async function signalGroup(
   signal: Deno.Signal,
   groupOnly = false,
 ): Promise<void> {
-  try {
-    const { output } = await runSystemProgram("kill", {
-      args: ["-s", signal.replace(/^SIG/, ""), "--", `-${child.pid}`],
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }, root);
-    if (output.success || groupOnly) return;
-  } catch {
-    if (groupOnly) return;
-  }
+  const sent = await runSystemProgram("kill", {
+    args: ["-s", signal.replace(/^SIG/, ""), "--", `-${child.pid}`],
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }, root).then(({ output }) => output.success, () => false);
+  if (sent || groupOnly) return;
   try {
     child.kill(signal);
   } catch {
@@ -339,17 +299,13 @@ class OutputSink {
     while (this.#tailBytes > this.tailCap) {
       const first = this.#tail[0];
       const excess = this.#tailBytes - this.tailCap;
-      if (first.bytes <= excess) {
-        this.#tail.shift();
-        this.#tailBytes -= first.bytes;
-        this.droppedBytes += first.bytes;
-        continue;
-      }
-      const cut = Math.min(first.text.length, excess);
-      this.#tail[0] = { text: first.text.slice(cut), bytes: first.bytes - cut };
+      const whole = first.bytes <= excess;
+      const cut = whole ? first.bytes : Math.min(first.text.length, excess);
+      if (whole) this.#tail.shift();
+      else this.#tail[0] = { text: first.text.slice(cut), bytes: first.bytes - cut };
       this.#tailBytes -= cut;
       this.droppedBytes += cut;
-      break;
+      if (!whole) break;
     }
   }
 

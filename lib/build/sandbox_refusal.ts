@@ -32,7 +32,8 @@ export function findOutsideRefusal(
   const lines = stripAnsi(output).split("\n", MAX_LINES);
   for (const line of lines) {
     if (!REFUSAL.test(line)) continue;
-    for (const path of absolutePaths(line)) {
+    const found = [...line.matchAll(QUOTED_PATH), ...line.matchAll(BARE_PATH)];
+    for (const [, path] of found.filter(([, path]) => path.length > 1)) {
       const normal = posix.normalize(path).replace(/(.)\/$/, "$1");
       if (!inside(normal)) {
         const shown = line.trim();
@@ -41,10 +42,4 @@ export function findOutsideRefusal(
     }
   }
   return undefined;
-}
-
-function absolutePaths(line: string): string[] {
-  const quoted = [...line.matchAll(QUOTED_PATH)].map((match) => match[1]);
-  const bare = [...line.matchAll(BARE_PATH)].map((match) => match[1]);
-  return [...quoted, ...bare].filter((path) => path.length > 1);
 }

@@ -25,11 +25,6 @@ export type CommandLine =
   | { readonly kind: "completion"; readonly shell: Shell }
   | { readonly kind: "run"; readonly workflow: Workflow; readonly given: GivenOptions };
 
-/** What the command line asked for, with the options of a run resolved. */
-export type Command =
-  | Exclude<CommandLine, { kind: "run" }>
-  | { readonly kind: "run"; readonly workflow: Workflow; readonly options: RunOptions };
-
 /** How messages name the settings file. */
 export const SETTINGS_FILE = "agent-config/settings.json";
 
@@ -37,11 +32,13 @@ const WORKFLOW_FLAGS: ReadonlyMap<string, Workflow> = new Map(
   WORKFLOWS.flatMap((spec) => spec.flags.map((flag) => [flag, spec.id] as const)),
 );
 
-/** Whether each flag (without dashes) takes a value. */
-const TAKES_VALUE: ReadonlyMap<string, boolean> = new Map([
-  ...COMMANDS.map((command) => [command.flag, "placeholder" in command] as const),
-  ...OPTIONS.map((option) => [option.flag, option.value !== undefined] as const),
-  ...[...WORKFLOW_FLAGS.keys()].map((flag) => [flag, false] as const),
+/** Every flag (without dashes), with an example of its value for one that takes one. */
+const FLAGS: ReadonlyMap<string, string | undefined> = new Map([
+  ...COMMANDS.map((command) =>
+    [command.flag, "placeholder" in command ? "bash" : undefined] as const
+  ),
+  ...OPTIONS.map((option) => [option.flag, option.value?.example] as const),
+  ...[...WORKFLOW_FLAGS.keys()].map((flag) => [flag, undefined] as const),
 ]);
 
 /** The one-letter forms (`-h`) and their flags. */
@@ -76,7 +73,13 @@ export function readCommandLine(args: readonly string[]): CommandLine {
       shell: oneOf("completion", COMMANDS[2].choices, values.completion as string),
     };
   }
-  const workflow = chooseWorkflow(values);
+  const workflowFlags = [...WORKFLOW_FLAGS.keys()].filter((flag) => values[flag] === true);
+  if (workflowFlags.length > 1) {
+    const named = workflowFlags.map((flag) => `--${flag}`).join(" and ");
+    throw new UsageError(`${named} are two workflow flags; choose one workflow per run`);
+  }
+  // No workflow flag: the first of the table.
+  const workflow = WORKFLOW_FLAGS.get(workflowFlags[0]) ?? WORKFLOWS[0].id;
   const spec = workflowSpec(workflow);
   const given: Partial<Record<keyof RunOptions, unknown>> = {};
   for (const option of OPTIONS) {
@@ -180,12 +183,12 @@ function readFlags(args: readonly string[]): FlagValues {
     const equals = arg.startsWith("--") ? arg.indexOf("=", 3) : -1;
     const given = equals === -1 ? arg : arg.slice(0, equals);
     const name = given.startsWith("--") ? given.slice(2) : SHORT_FLAGS.get(given);
-    const takesValue = name === undefined ? undefined : TAKES_VALUE.get(name);
-    if (name === undefined || takesValue === undefined) {
+    if (name === undefined || !FLAGS.has(name)) {
       throw new UsageError(`unknown flag ${given}; run code-commit --help for the flags`);
     }
     if (Object.hasOwn(values, name)) throw new UsageError(`--${name} is given twice; give it once`);
-    if (!takesValue) {
+    const example = FLAGS.get(name);
+    if (example === undefined) {
       if (equals !== -1) throw new UsageError(`${given} takes no value`);
       values[name] = true;
     } else if (equals !== -1) {
@@ -194,7 +197,7 @@ function readFlags(args: readonly string[]): FlagValues {
       // A value that starts with a dash is given as --name=-value.
       const value = args[index + 1];
       if (value === undefined || (value.startsWith("-") && value !== "-")) {
-        throw new UsageError(`${given} needs a value, for example --${name} ${exampleFor(name)}`);
+        throw new UsageError(`${given} needs a value, for example --${name} ${example}`);
       }
       values[name] = value;
       index++;
@@ -208,20 +211,4 @@ function unexpected(arg: string): UsageError {
   return new UsageError(
     `unexpected argument ${shown}; code-commit reads its query from agent-config/query.txt`,
   );
-}
-
-/** The workflow the flags ask for (the first of the table when none). @throws {UsageError} for two. */
-function chooseWorkflow(values: FlagValues): Workflow {
-  const workflowFlags = [...WORKFLOW_FLAGS.keys()].filter((flag) => values[flag] === true);
-  if (workflowFlags.length > 1) {
-    const named = workflowFlags.map((flag) => `--${flag}`).join(" and ");
-    throw new UsageError(`${named} are two workflow flags; choose one workflow per run`);
-  }
-  return WORKFLOW_FLAGS.get(workflowFlags[0]) ?? WORKFLOWS[0].id;
-}
-
-/** An example value of the flag `name`, for the message that says it needs one. Never throws. */
-function exampleFor(name: string): string {
-  if (name === "completion") return "bash";
-  return OPTIONS.find((option) => option.flag === name)?.value?.example ?? "600";
 }

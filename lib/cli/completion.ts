@@ -8,23 +8,24 @@ import type { Shell } from "./args.ts";
 import { COMMANDS, WORKFLOWS } from "./workflows.ts";
 import { OPTIONS } from "./options.ts";
 
-/** One flag as completion offers it, with the values offered after it (none: the user's to type). */
-interface CompletedFlag {
-  readonly flag: string;
-  readonly short?: string;
-  readonly brief: string;
-  readonly takesValue: boolean;
-  readonly choices: readonly string[];
-}
-
-/** Every flag: the workflows', the options', and the commands'. Never throws. */
-function completedFlags(): CompletedFlag[] {
+/**
+ * Every flag as completion offers it: the workflows', the options', and the commands', with the
+ * values offered after it (none: the user's to type). Never throws.
+ */
+function completedFlags() {
   return [
     ...WORKFLOWS.flatMap((spec) =>
-      spec.flags.map((flag) => ({ flag, brief: spec.brief, takesValue: false, choices: [] }))
+      spec.flags.map((flag) => ({
+        flag,
+        short: "",
+        brief: spec.brief,
+        takesValue: false,
+        choices: [],
+      }))
     ),
     ...OPTIONS.map((option) => ({
       flag: option.flag,
+      short: "",
       brief: option.brief,
       takesValue: option.value !== undefined,
       choices: option.value?.choices ?? [],
@@ -38,6 +39,8 @@ function completedFlags(): CompletedFlag[] {
     })),
   ];
 }
+
+type CompletedFlag = ReturnType<typeof completedFlags>[number];
 
 function quoted(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;

@@ -9,10 +9,8 @@
 /** Installs a listener for SIGXFSZ that does nothing, where the platform has it. Never throws. */
 export function reportOversizeWrites(): void {
   try {
-    Deno.addSignalListener("SIGXFSZ", ignore);
+    Deno.addSignalListener("SIGXFSZ", () => {});
   } catch {
     // No SIGXFSZ here (Windows): no limit ends the process this way.
   }
 }
-
-function ignore(): void {}

@@ -20,20 +20,11 @@ export function versionText(): string {
 
 /** `flag` and its `lines` as `--help` shows them, the first beside the flag when it fits. Never throws. */
 function entry(flag: string, lines: readonly string[]): string {
-  const indent = " ".repeat(TEXT_COLUMN);
   const head = `  ${flag}`;
-  const [first, ...rest] = lines;
-  const out = head.length < TEXT_COLUMN - 1
-    ? [`${head.padEnd(TEXT_COLUMN)}${first}`]
-    : [head, `${indent}${first}`];
-  return [...out, ...rest.map((line) => `${indent}${line}`)].join("\n");
-}
-
-/** The workflows that take the option `flag`, when not all do: `[--cc, --aw]`. Never throws. */
-function takenBy(flag: string): string[] {
-  const takers = workflowsTaking(flag);
-  if (takers.length === WORKFLOWS.length) return [];
-  return [`(${takers.map((spec) => spec.title).join(", ")})`];
+  const body = lines.map((line) => `${" ".repeat(TEXT_COLUMN)}${line}`);
+  if (head.length < TEXT_COLUMN - 1) body[0] = `${head.padEnd(TEXT_COLUMN)}${lines[0]}`;
+  else body.unshift(head);
+  return body.join("\n");
 }
 
 /** The `--help` text. Never throws. */
@@ -47,7 +38,10 @@ export function helpText(): string {
   ).join("\n");
   const options = OPTIONS.map((option) => {
     const value = option.value ? ` ${option.value.placeholder}` : "";
-    return entry(`--${option.flag}${value}`, [...option.help, ...takenBy(option.flag)]);
+    // The workflows that take it, when not all do: `(--cc, --aw)`.
+    const takers = workflowsTaking(option.flag).map((spec) => spec.title);
+    const by = takers.length === WORKFLOWS.length ? [] : [`(${takers.join(", ")})`];
+    return entry(`--${option.flag}${value}`, [...option.help, ...by]);
   }).join("\n");
   const commands = COMMANDS.map((command) => {
     const short = "short" in command ? `-${command.short}, ` : "";

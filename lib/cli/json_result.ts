@@ -1,7 +1,7 @@
 /**
- * The one JSON object `--json` prints on stdout when a run ends, whatever
- * the outcome: its schema (which docs/json.md shows, field by field) and
- * how it is made from the {@link RunRecord} of the run.
+ * The one JSON object `--json` prints on stdout when a run ends, whatever the outcome: its schema
+ * (which docs/json.md shows, field by field) and how it is made from the {@link RunRecord} of the
+ * run.
  *
  * @module
  */
@@ -44,14 +44,14 @@ export const JSON_RESULT = z.object({
 export type JsonResult = z.infer<typeof JSON_RESULT>;
 
 /**
- * The object for a run that ended with `status` (and, when an error ended
- * it, that error's message), from what `record` collected, checked against
- * {@link JSON_RESULT}, so what docs/json.md shows is what a script gets.
+ * The object for a run that ended with `status` (and, when an error ended it, that error's
+ * message), from what `record` collected, checked against {@link JSON_RESULT}, so what docs/json.md
+ * shows is what a script gets.
  *
  * @throws {z.ZodError} only if code-commit itself filled the record wrong (a bug).
  */
 export function jsonResult(record: RunRecord, status: ExitStatus, error?: string): JsonResult {
-  const { tally } = record;
+  const { calls, input, output, thinking, cached, cost } = record.tally;
   return JSON_RESULT.parse({
     workflow: record.workflow ?? null,
     exit: { status, class: EXIT_CLASS[status] as keyof typeof EXIT },
@@ -59,24 +59,19 @@ export function jsonResult(record: RunRecord, status: ExitStatus, error?: string
     attempts: record.attempts,
     repairs: record.repairs,
     dryRun: record.dryRun,
-    changes: record.changes.map((change) => ({
-      path: change.path,
-      kind: change.kind,
-      added: change.added ?? null,
-      removed: change.removed ?? null,
+    changes: record.changes.map(({ path, kind, added, removed }) => ({
+      path,
+      kind,
+      added: added ?? null,
+      removed: removed ?? null,
     })),
-    calls: tally.calls,
-    tokens: {
-      input: tally.input,
-      output: tally.output,
-      thinking: tally.thinking,
-      cached: tally.cached,
-    },
+    calls,
+    tokens: { input, output, thinking, cached },
     // A local model has no price, whether or not a call was made: null, not 0.
-    costUsd: tally.cost.kind === "local" ||
+    costUsd: cost.kind === "local" ||
         (record.model !== undefined && isLocalModel(record.model as ModelId))
       ? null
-      : tally.cost.nanoUsd / 1e9,
+      : cost.nanoUsd / 1e9,
     log: record.logDir ?? null,
     prose: [...record.prose],
     error: error ?? null,
@@ -84,10 +79,9 @@ export function jsonResult(record: RunRecord, status: ExitStatus, error?: string
 }
 
 /**
- * `result` as one line of JSON: characters a terminal or a line-based
- * reader could take for control (DEL, the C1 controls, the Unicode line and
- * paragraph separators) escaped too, which `JSON.stringify` leaves as they
- * are. Never throws.
+ * `result` as one line of JSON: characters a terminal or a line-based reader could take for control
+ * (DEL, the C1 controls, the Unicode line and paragraph separators) escaped too, which
+ * `JSON.stringify` leaves as they are. Never throws.
  */
 export function formatJsonResult(result: JsonResult): string {
   return JSON.stringify(result).replace(

@@ -1,9 +1,8 @@
 /**
- * `agent-config/last-run.json`: the object `--json` prints (see
- * `json_result.ts`), kept for every run that ends holding the project
- * lock, whether or not `--json` was given, so that how the last run ended
- * can be read afterwards. It lies in `agent-config/`: git ignores it and
- * builds never see it.
+ * `agent-config/last-run.json`: the object `--json` prints (see `json_result.ts`), kept for every
+ * run that ends holding the project lock, whether or not `--json` was given, so that how the last
+ * run ended can be read afterwards. It lies in `agent-config/`: git ignores it and builds never see
+ * it.
  *
  * @module
  */
@@ -16,18 +15,16 @@ import { LOCK_FILE, LOCK_FOLDER } from "../project_lock/project_lock.ts";
 export const LAST_RUN_FILE = `${LOCK_FOLDER}/last-run.json`;
 
 /**
- * Writes `line` (the run's `--json` object, keys masked already) to
- * {@link LAST_RUN_FILE} in `root`, atomically: a temporary sibling, then a
- * rename, which replaces whatever has the name (a link planted there is
- * replaced, never followed). When `agent-config` is a link to a folder of
- * the user's, nothing is written: never through a link. Call it while the
- * project lock is held: only the run holding the project writes the file. When
- * taking the lock made `agent-config/` (`madeFolder`) and nothing but the
- * lock is in it, nothing is written: releasing the lock removes the folder,
- * and a run leaves no folder it made for its lock alone.
+ * Writes `line` (the run's `--json` object, keys masked already) to {@link LAST_RUN_FILE} in
+ * `root`, atomically: a temporary sibling, then a rename, which replaces whatever has the name (a
+ * link planted there is replaced, never followed). When `agent-config` is a link to a folder of the
+ * user's, nothing is written: never through a link. Call it while the project lock is held: only
+ * the run holding the project writes the file. When taking the lock made `agent-config/`
+ * (`madeFolder`) and nothing but the lock is in it, nothing is written: releasing the lock removes
+ * the folder, and a run leaves no folder it made for its lock alone.
  *
- * Never throws: a failure is one warning (through `warn`) naming the file
- * and the reason; it never changes how the run ends.
+ * Never throws: a failure is one warning (through `warn`) naming the file and the reason; it never
+ * changes how the run ends.
  */
 export async function keepLastRun(
   root: string,
@@ -38,19 +35,13 @@ export async function keepLastRun(
   try {
     // A link (to the user's folder of keys): code-commit never writes through it.
     if ((await Deno.lstat(`${root}/${LOCK_FOLDER}`)).isSymlink) return;
-    if (madeFolder && await holdsOnlyTheLock(root)) return;
+    if (madeFolder) {
+      const entries = await Array.fromAsync(Deno.readDir(`${root}/${LOCK_FOLDER}`));
+      if (entries.every((entry) => `${LOCK_FOLDER}/${entry.name}` === LOCK_FILE)) return;
+    }
     const data = new TextEncoder().encode(`${line}\n`);
     await writeAtomically(denoFileSystem, root, LAST_RUN_FILE, data, { mode: 0o600 });
   } catch (error) {
     warn(`cannot write ${LAST_RUN_FILE}: ${messageOf(error)}`);
   }
-}
-
-/** Whether `agent-config/` in `root` holds nothing but the lock file. */
-async function holdsOnlyTheLock(root: string): Promise<boolean> {
-  const lock = LOCK_FILE.slice(LOCK_FOLDER.length + 1);
-  for await (const entry of Deno.readDir(`${root}/${LOCK_FOLDER}`)) {
-    if (entry.name !== lock) return false;
-  }
-  return true;
 }

@@ -288,10 +288,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     flag: "build-network",
     field: "buildNetwork",
     ...choice("build-network", "buildNetwork", BUILD_NETWORKS, "off"),
-    help: [
-      "off: a contained build gets no network at all, not even loopback",
-      "(default on)",
-    ],
+    help: ["off: a contained build gets no network at all, not even loopback", "(default on)"],
     brief: "off: no network for a contained build",
     because: RUNS_BUILDS,
   }),
@@ -307,21 +304,13 @@ export const OPTIONS: readonly OptionSpec[] = [
   }),
 ];
 
-/** One key of the settings file: the field it sets, the option whose workflows read it. */
-export interface SettingSpec {
-  readonly key: string;
-  readonly field: keyof RunOptions;
-  readonly with: string;
-  readonly schema: z.ZodType<unknown, z.ZodTypeDef, unknown>;
-  readonly allowed: string;
-  readonly brief: string;
-}
-
 /**
- * Every key of `agent-config/settings.json`: the options' settings, and `localBaseUrl`, checked
- * as `CODE_COMMIT_OPENAI_BASE_URL` is (which wins over it).
+ * Every key of `agent-config/settings.json`: the field of {@link RunOptions} it sets, the option
+ * whose workflows read it (`with`), its schema, what it allows and a line for the docs. The
+ * options' settings, and `localBaseUrl`, checked as `CODE_COMMIT_OPENAI_BASE_URL` is (which wins
+ * over it).
  */
-export const SETTINGS: readonly SettingSpec[] = [
+export const SETTINGS = [
   ...OPTIONS.flatMap((option) =>
     option.setting === undefined ? [] : [{
       key: option.setting.key,
@@ -334,7 +323,7 @@ export const SETTINGS: readonly SettingSpec[] = [
   ),
   {
     key: "localBaseUrl",
-    field: "localBaseUrl",
+    field: "localBaseUrl" as const,
     with: "model",
     schema: z.string().transform((text, context) => {
       try {

@@ -6,12 +6,6 @@
 import { TokenTally } from "../llm/ask.ts";
 import type { ChangedFile } from "../text/change_list.ts";
 
-/** The words of one reply outside its file blocks, and its log file relative to the root. */
-export interface ReplyProse {
-  readonly log: string;
-  readonly text: string;
-}
-
 /** The facts of one run, filled in while it runs. */
 export class RunRecord {
   /** The workflow run, `help`, `version`; undefined before the command line was read. */
@@ -26,8 +20,8 @@ export class RunRecord {
   dryRun = false;
   /** The run's log folder, relative to the project root (the last one, for the auto workflow). */
   logDir: string | undefined;
-  /** Every reply's prose, in the order the replies came. */
-  readonly prose: ReplyProse[] = [];
+  /** Every reply's words outside its file blocks, and its log file relative to the root, in order. */
+  readonly prose: { readonly log: string; readonly text: string }[] = [];
   /** The calls, tokens and estimated cost of the run. */
   readonly tally: TokenTally = new TokenTally();
 

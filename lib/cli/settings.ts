@@ -13,6 +13,8 @@ import { type GivenOptions, SETTINGS_FILE } from "./args.ts";
 import { type Workflow, workflowSpec } from "./workflows.ts";
 import { type RunOptions, SETTINGS } from "./options.ts";
 
+const EXAMPLE = `{"model": "gpt-5"}`;
+
 /** The file, as one strict object: every key optional, no other key. */
 const SCHEMA = z.object(
   Object.fromEntries(SETTINGS.map((setting) => [setting.key, setting.schema.optional()])),
@@ -35,32 +37,23 @@ export function readsSettings(workflow: Workflow): boolean {
  * JSON, not one object, an unknown key or a value the key does not allow.
  */
 export async function readSettings(root: string): Promise<GivenOptions> {
-  let bytes: Uint8Array | undefined;
-  try {
-    bytes = await readBounded(under(root, SETTINGS_FILE), {
-      limit: READ_LIMITS.settings,
-      followSymlink: false,
-      name: SETTINGS_FILE,
-    });
-  } catch (error) {
-    if (error instanceof FileReadError) {
-      throw new CodeCommitError(error.message, EXIT.setup, { cause: error });
-    }
-    throw error;
-  }
+  const bytes = await readBounded(under(root, SETTINGS_FILE), {
+    limit: READ_LIMITS.settings,
+    followSymlink: false,
+    name: SETTINGS_FILE,
+  }).catch((error) => {
+    if (!(error instanceof FileReadError)) throw error;
+    throw new CodeCommitError(error.message, EXIT.setup, { cause: error });
+  });
   if (bytes === undefined) return {};
-  const example = `{"model": "gpt-5"}`;
   let json: unknown;
   try {
     json = JSON.parse(new TextDecoder().decode(bytes));
   } catch (error) {
     const why = (error as Error).message;
     throw setupError(
-      `${SETTINGS_FILE} is not JSON: ${why}; write one object such as ${example}, or delete the file`,
+      `${SETTINGS_FILE} is not JSON: ${why}; write one object such as ${EXAMPLE}, or delete the file`,
     );
-  }
-  if (typeof json !== "object" || json === null || Array.isArray(json)) {
-    throw setupError(`${SETTINGS_FILE} must hold one JSON object such as ${example}`);
   }
   const parsed = SCHEMA.safeParse(json);
   if (!parsed.success) throw settingsError(parsed.error, json as Record<string, unknown>);
@@ -79,6 +72,9 @@ function setupError(message: string): CodeCommitError {
 /** The set-up error for the first problem zod found in `json`. Never throws. */
 function settingsError(error: z.ZodError, json: Record<string, unknown>): CodeCommitError {
   const issue = error.issues[0];
+  if (issue.path.length === 0 && issue.code === z.ZodIssueCode.invalid_type) {
+    return setupError(`${SETTINGS_FILE} must hold one JSON object such as ${EXAMPLE}`);
+  }
   if (issue.code === z.ZodIssueCode.unrecognized_keys) {
     const keys = SETTINGS.map((setting) => setting.key).join(", ");
     const key = JSON.stringify(issue.keys[0]);

@@ -48,24 +48,21 @@ export interface WorkflowSpec {
   readonly runsBuilds: boolean;
   /** It talks to a model: it runs in a session (keys, client, redactor). */
   readonly callsModel: boolean;
-  /** It holds the project lock while it runs. */
-  readonly takesLock: boolean;
   /** How a second code-commit, refused by the lock, names it (`--cc`; `a run` for the default). */
   readonly holder: string;
-  /** Who rolls back an apply a killed run left unfinished: `main` first, or the workflow `itself`. */
+  /**
+   * Who rolls back an apply a killed run left unfinished: `main` first (Ctrl-C then trapped only
+   * while it recovers), or the workflow `itself` (Ctrl-C trapped for the whole run).
+   */
   readonly recovers: "main" | "itself";
-  /** Whether Ctrl-C is trapped for the whole run, or only while it recovers. */
-  readonly trapped: "run" | "recovery";
 }
 
-/** What most workflows are: no needs, no build, no model; locks; recovers itself. */
+/** What most workflows are: no needs, no build, no model; recovers itself. */
 const USUAL = {
   needs: { key: false, query: false, rollup: false, buildScript: false },
   runsBuilds: false,
   callsModel: false,
-  takesLock: true,
   recovers: "itself",
-  trapped: "run",
 } as const;
 
 /** Every workflow, in the order `--help` shows them; the first is the default. */
@@ -154,7 +151,6 @@ export const WORKFLOWS: readonly WorkflowSpec[] = [
     options: ["json"],
     holder: "--init",
     recovers: "main",
-    trapped: "recovery",
   },
   {
     ...USUAL,
@@ -169,7 +165,6 @@ export const WORKFLOWS: readonly WorkflowSpec[] = [
     options: ["json"],
     holder: "--rollup",
     recovers: "main",
-    trapped: "recovery",
   },
   {
     ...USUAL,

@@ -25,17 +25,6 @@ const REDRAW_MS = 200;
 
 const CLEAR_LINE = "\r\x1b[2K";
 
-/**
- * A live line at the bottom of the terminal, when `shown` (else its methods do nothing):
- * `update` shows a detail after the label and time, at once unless drawn in the last 200 ms;
- * `stop` removes it, once.
- */
-export interface LiveLine {
-  readonly shown: boolean;
-  update(detail: string): void;
-  stop(): void;
-}
-
 function processStreams(): ConsoleStreams {
   const stderrIsTerminal = Deno.stderr.isTerminal();
   return {
@@ -57,7 +46,8 @@ function processStreams(): ConsoleStreams {
 export class Console {
   #redactor: Redactor;
   readonly #streams: ConsoleStreams;
-  #live: { draw(): void } | undefined;
+  /** Redraws the live line shown now, if any. */
+  #live: (() => void) | undefined;
   #resultsOnStderr = false;
 
   /** Makes a console writing to `streams`, redacting with `redactor`. */
@@ -110,9 +100,14 @@ export class Console {
 
   /**
    * Shows `label`, the seconds since it started and the latest detail on one live line cut to the
-   * terminal's width, when stderr is a terminal; lines printed meanwhile appear above it.
+   * terminal's width, when stderr is a terminal (`shown`; else the methods do nothing); lines
+   * printed meanwhile appear above it. `update` shows a detail, at once unless drawn in the last
+   * 200 ms; `stop` removes the line, once.
    */
-  liveLine(label: string, now: () => number = Date.now): LiveLine {
+  liveLine(
+    label: string,
+    now: () => number = Date.now,
+  ): { readonly shown: boolean; update(detail: string): void; stop(): void } {
     if (!this.#streams.stderrIsTerminal) return { shown: false, update() {}, stop() {} };
     const started = now();
     let detail = "";
@@ -122,29 +117,27 @@ export class Console {
       const seconds = Math.floor((now() - started) / 1000);
       return this.#fit(this.#clean(`${label} ${seconds}s${detail === "" ? "" : ` · ${detail}`}`));
     };
-    const live = {
-      draw: () => {
-        drawn = text();
-        drawnAt = now();
-        this.#streams.stderr(`${CLEAR_LINE}${this.#paint("2", drawn)}`);
-      },
+    const draw = () => {
+      drawn = text();
+      drawnAt = now();
+      this.#streams.stderr(`${CLEAR_LINE}${this.#paint("2", drawn)}`);
     };
-    this.#live = live;
-    live.draw();
+    this.#live = draw;
+    draw();
     // Something else (a request, a child process) keeps the process alive; this timer need not.
     const timer = setInterval(() => {
-      if (this.#live === live && text() !== drawn) live.draw();
+      if (this.#live === draw && text() !== drawn) draw();
     }, REDRAW_MS);
     Deno.unrefTimer(timer);
     return {
       shown: true,
       update: (next) => {
         detail = next;
-        if (this.#live === live && now() - drawnAt >= REDRAW_MS && text() !== drawn) live.draw();
+        if (this.#live === draw && now() - drawnAt >= REDRAW_MS && text() !== drawn) draw();
       },
       stop: () => {
         clearInterval(timer);
-        if (this.#live !== live) return;
+        if (this.#live !== draw) return;
         this.#live = undefined;
         this.#streams.stderr(CLEAR_LINE);
       },
@@ -170,7 +163,7 @@ export class Console {
   #err(text: string): void {
     if (this.#live) this.#streams.stderr(CLEAR_LINE);
     this.#streams.stderr(text);
-    this.#live?.draw();
+    this.#live?.();
   }
 
   #paint(code: string, text: string): string {

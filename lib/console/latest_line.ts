@@ -17,16 +17,13 @@ export class LatestLine {
 
   /** Reads the next piece of output. Never throws. */
   add(text: string): void {
-    let start = 0;
-    for (let at = 0; at < text.length; at++) {
-      const c = text.charCodeAt(at);
-      if (c !== 10 && c !== 13) continue;
-      this.#append(text.slice(start, at));
+    const [first, ...rest] = text.split(/[\n\r]/);
+    this.#append(first);
+    for (const piece of rest) {
       if (visible(this.#current)) this.#last = this.#current;
       this.#current = "";
-      start = at + 1;
+      this.#append(piece);
     }
-    this.#append(text.slice(start));
   }
 
   /** The latest line that holds something, escape sequences removed; "" before any. Never throws. */

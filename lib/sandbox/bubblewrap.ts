@@ -10,8 +10,6 @@ import type { BuildNetwork } from "./modes.ts";
 import { HOME_SECRETS } from "./home_secrets.ts";
 import { type HiddenPath, isInside, type SandboxPlan } from "./sandbox_plan.ts";
 
-export type { BuildNetwork } from "./modes.ts";
-
 /**
  * Sockets outside `/run`, `/var/run` and `/tmp` (each an empty folder of its own), through which
  * a build could start a container or a process outside the sandbox.
@@ -60,8 +58,6 @@ export interface HostView {
   readonly homeOverlay?: boolean;
 }
 
-const EMPTY_HOST_VIEW: HostView = { hidden: [], boundBack: [], varRunIsFolder: false };
-
 /** The system read-only with a fresh `/proc`, a minimal `/dev` and a private `/tmp`. */
 const SYSTEM_ARGS = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
 
@@ -79,12 +75,15 @@ function bindBack(path: string): string[] {
   return ["--ro-bind-try", path, path];
 }
 
-/** Hides each path: an empty read-only folder over a folder, an empty file over anything else. */
-function hideArgs(paths: readonly HiddenPath[]): string[] {
+/**
+ * Hides each path: an empty folder (read-only unless `remount` is false: bound into later) over a
+ * folder, an empty file over anything else.
+ */
+function hideArgs(paths: readonly HiddenPath[], remount = true): string[] {
   return paths.flatMap((hidden) =>
-    hidden.isDirectory
-      ? ["--tmpfs", hidden.path, "--remount-ro", hidden.path]
-      : ["--ro-bind", "/dev/null", hidden.path]
+    !hidden.isDirectory
+      ? ["--ro-bind", "/dev/null", hidden.path]
+      : ["--tmpfs", hidden.path, ...remount ? ["--remount-ro", hidden.path] : []]
   );
 }
 
@@ -103,9 +102,7 @@ function hostArgs(host: HostView, root: string, planHidden: readonly HiddenPath[
     !planHidden.some((entry) => isInside(path, entry.path) || isInside(entry.path, path))
   );
   return [
-    ...hidden.flatMap((entry) =>
-      entry.isDirectory ? ["--tmpfs", entry.path] : ["--ro-bind", "/dev/null", entry.path]
-    ),
+    ...hideArgs(hidden, false),
     ...boundBack.flatMap(bindBack),
     ...folders.flatMap((folder) => ["--remount-ro", folder]),
     ...hideArgs(secrets),
@@ -164,16 +161,13 @@ export const BUILD_WRAPPER = [
 export function bubblewrapArgs(
   plan: SandboxPlan,
   network: BuildNetwork,
-  host: HostView = EMPTY_HOST_VIEW,
+  host: HostView = { hidden: [], boundBack: [], varRunIsFolder: false },
 ): string[] {
   return [
     ...baseArgs(network),
     ...runArgs(host, network),
     ...homeArgs(host),
-    "--bind",
-    plan.root,
-    plan.root,
-    ...plan.mountPoints.flatMap((path) => ["--bind", path, path]),
+    ...[plan.root, ...plan.mountPoints].flatMap((path) => ["--bind", path, path]),
     ...plan.readOnly.flatMap((path) => ["--ro-bind", path, path]),
     ...hideArgs(plan.hidden),
     ...hostArgs(host, plan.root, plan.hidden),

@@ -57,18 +57,13 @@ export type Prober = (program: string, args: readonly string[]) => Promise<Probe
 /** Runs `program` with `args`, no input, and collects what it printed. Never throws. */
 export async function runProbe(program: string, args: readonly string[]): Promise<ProbeResult> {
   try {
-    const options: Deno.CommandOptions = { args: [...args], stdin: "null" };
-    const { code, stdout, stderr } = await new Deno.Command(program, options).output();
+    const command = new Deno.Command(program, { args: [...args], stdin: "null" });
+    const { code, stdout, stderr } = await command.output();
     const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
     return { started: true, code, stdout: text(stdout), stderr: text(stderr) };
   } catch (error) {
-    return {
-      started: false,
-      missing: error instanceof Deno.errors.NotFound,
-      code: -1,
-      stdout: "",
-      stderr: (error as Error).message,
-    };
+    const missing = error instanceof Deno.errors.NotFound;
+    return { started: false, missing, code: -1, stdout: "", stderr: (error as Error).message };
   }
 }
 
@@ -139,9 +134,7 @@ export async function decideContainment(request: {
   readonly probe?: Prober;
   readonly root?: string;
 }): Promise<ContainmentDecision> {
-  if (request.mode === "off") {
-    return { containment: { kind: "none", why: "--sandbox off" } };
-  }
+  if (request.mode === "off") return { containment: { kind: "none", why: "--sandbox off" } };
   const os = request.os ?? Deno.build.os;
   const found = await available(os, request.network, request.probe ?? runProbe, request.root);
   if (!("missing" in found)) return { containment: found };
@@ -204,20 +197,12 @@ export async function buildLaunch(
   const description = describeContainment(containment);
   if (containment.kind === "none") return { program: BUILD_SCRIPT, args: [], description };
   const plan = await planFromScan(scan);
-  if (containment.kind === "seatbelt") {
-    return {
-      program: SANDBOX_EXEC,
-      args: seatbeltArgs(seatbeltProfile(plan, containment.network)),
-      description,
-      startFailure: sandboxStartFailure,
+  const network = containment.network;
+  const command = containment.kind === "seatbelt"
+    ? { program: SANDBOX_EXEC, args: seatbeltArgs(seatbeltProfile(plan, network)) }
+    : {
+      program: containment.program,
+      ...bubblewrapCommand(bubblewrapArgs(plan, network, containment.host)),
     };
-  }
-  const command = bubblewrapCommand(bubblewrapArgs(plan, containment.network, containment.host));
-  return {
-    program: containment.program,
-    args: command.args,
-    stdin: command.stdin,
-    description,
-    startFailure: sandboxStartFailure,
-  };
+  return { ...command, description, startFailure: sandboxStartFailure };
 }

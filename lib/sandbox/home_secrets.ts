@@ -5,16 +5,11 @@
  * @module
  */
 
-/** One credential store, relative to the home folder. */
-export interface HomeSecret {
-  /** The path under the home folder, `/`-separated. */
-  readonly path: string;
-  /** What it holds, for people. */
-  readonly what: string;
-}
-
-/** Every credential store hidden from a contained build, by path under the home folder. */
-export const HOME_SECRETS: readonly HomeSecret[] = Object.freeze([
+/**
+ * Every credential store hidden from a contained build: its path under the home folder
+ * (`/`-separated), and what it holds, for people.
+ */
+export const HOME_SECRETS = Object.freeze([
   { path: ".ssh", what: "ssh keys, agent and ControlMaster sockets, known hosts" },
   { path: ".gnupg", what: "GnuPG keys and gpg-agent's sockets" },
   { path: ".aws", what: "AWS credentials" },

@@ -35,10 +35,8 @@ function listFolder(folder: string): Deno.DirEntry[] {
   try {
     return [...Deno.readDirSync(folder)];
   } catch (error) {
-    if (
-      error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied ||
-      error instanceof Deno.errors.NotADirectory
-    ) {
+    const { NotFound, PermissionDenied, NotADirectory } = Deno.errors;
+    if ([NotFound, PermissionDenied, NotADirectory].some((kind) => error instanceof kind)) {
       return [];
     }
     throw error;

@@ -70,10 +70,7 @@ function cannotHide(shown: string, why: string): CodeCommitError {
  *
  * @throws {CodeCommitError} when it cannot be resolved for another reason.
  */
-async function whereItLeads(
-  path: string,
-  shown: string,
-): Promise<{ target: string; isDirectory: boolean } | undefined> {
+async function whereItLeads(path: string, shown: string) {
   try {
     const target = await Deno.realPath(path);
     return { target, isDirectory: (await Deno.stat(path)).isDirectory };
@@ -95,34 +92,30 @@ async function whereItLeads(
  */
 async function hiddenPaths(root: string, name: string): Promise<HiddenPath[]> {
   const found: HiddenPath[] = [];
-  const top = await whereItLeads(under(root, name), name);
-  if (top === undefined) return found;
   const walked = new Set<string>();
   let seen = 0;
 
-  const add = (target: string, isDirectory: boolean, shown: string): void => {
-    if (isInside(root, target)) {
+  /** Hides where the in-project `path` leads, and walks it when a folder. */
+  const follow = async (path: string, shown: string): Promise<void> => {
+    const leads = await whereItLeads(path, shown);
+    if (leads === undefined || found.some((hidden) => isInside(leads.target, hidden.path))) return;
+    if (isInside(root, leads.target)) {
       throw setupError(
-        `${shown} leads to ${target}, a folder that holds the project: the sandbox cannot hide it ` +
-          `from the build; ${HIDE_ADVICE}`,
+        `${shown} leads to ${leads.target}, a folder that holds the project: the sandbox cannot ` +
+          `hide it from the build; ${HIDE_ADVICE}`,
       );
     }
-    found.push({ path: target, isDirectory });
+    found.push({ path: leads.target, isDirectory: leads.isDirectory });
+    if (leads.isDirectory) await walk(path, shown, leads.target);
   };
 
   /** Walks the folder `path` (in-project name) that leads to `target`. */
   const walk = async (path: string, shown: string, target: string): Promise<void> => {
     if (walked.has(target)) return;
     walked.add(target);
-    let entries: Deno.DirEntry[];
-    try {
-      entries = await Array.fromAsync(Deno.readDir(path));
-    } catch (error) {
-      throw cannotHide(
-        shown,
-        `code-commit cannot list it (${messageOf(error)}): ${HIDE_ADVICE}`,
-      );
-    }
+    const entries = await Array.fromAsync(Deno.readDir(path)).catch((error) => {
+      throw cannotHide(shown, `code-commit cannot list it (${messageOf(error)}): ${HIDE_ADVICE}`);
+    });
     for (const entry of entries) {
       if ((entry.isDirectory || entry.isSymlink) && ++seen > MAX_HIDDEN_ENTRIES) {
         throw setupError(
@@ -133,21 +126,12 @@ async function hiddenPaths(root: string, name: string): Promise<HiddenPath[]> {
       }
       const child = under(path, entry.name);
       const childShown = `${shown}/${entry.name}`;
-      if (entry.isDirectory) {
-        await walk(child, childShown, under(target, entry.name));
-      } else if (entry.isSymlink) {
-        const leads = await whereItLeads(child, childShown);
-        if (leads === undefined || found.some((hidden) => isInside(leads.target, hidden.path))) {
-          continue;
-        }
-        add(leads.target, leads.isDirectory, childShown);
-        if (leads.isDirectory) await walk(child, childShown, leads.target);
-      }
+      if (entry.isDirectory) await walk(child, childShown, under(target, entry.name));
+      else if (entry.isSymlink) await follow(child, childShown);
     }
   };
 
-  add(top.target, top.isDirectory, name);
-  if (top.isDirectory) await walk(under(root, name), name, top.target);
+  await follow(under(root, name), name);
   return found;
 }
 
@@ -198,12 +182,8 @@ export async function planFromScan(scan: ProjectScan): Promise<SandboxPlan> {
       hidden.push(...await hiddenPaths(root, entry.path));
       continue;
     }
-    let target: string;
-    try {
-      target = await Deno.realPath(under(root, entry.path));
-    } catch {
-      continue; // A dangling link: nothing there to protect.
-    }
+    const target = await Deno.realPath(under(root, entry.path)).catch(() => undefined);
+    if (target === undefined) continue; // A dangling link: nothing there to protect.
     // Outside the project everything is read-only already.
     if (isInside(target, root) && target !== root) readOnly.push(target);
     // A `.git` file's `gitdir:` inside the project is git's data too (its hooks, its config).

@@ -9,7 +9,8 @@
  *
  * @module
  */
-import { BUILD_WRAPPER, type BuildNetwork } from "./bubblewrap.ts";
+import { BUILD_WRAPPER } from "./bubblewrap.ts";
+import type { BuildNetwork } from "./modes.ts";
 import { HOME_SECRETS } from "./home_secrets.ts";
 import type { SandboxPlan } from "./sandbox_plan.ts";
 
@@ -17,7 +18,7 @@ import type { SandboxPlan } from "./sandbox_plan.ts";
 export const SANDBOX_EXEC = "/usr/bin/sandbox-exec";
 
 /** Where a build may write outside the project: the temporary folders and the usual devices. */
-export const SEATBELT_WRITABLE = {
+const SEATBELT_WRITABLE = {
   subpaths: ["/private/tmp", "/private/var/folders", "/dev/fd"],
   literals: [
     "/dev/null",
@@ -33,7 +34,7 @@ export const SEATBELT_WRITABLE = {
  * What a build may not use to start a process outside the sandbox (a program of its own can
  * still reach launchd directly: Seatbelt has no rule for launchd's port).
  */
-export const SEATBELT_NO_ESCAPE = {
+const SEATBELT_NO_ESCAPE = {
   machServices: ["com.apple.coreservices.launchservicesd", "com.apple.coreservices.appleevents"],
   programs: ["/bin/launchctl", "/usr/bin/open", "/usr/bin/osascript"],
 } as const;
@@ -46,19 +47,16 @@ function escapeRegex(path: string): string {
   return path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-/** A Seatbelt profile (SBPL) and the parameters it reads, name → path. */
-export interface SeatbeltProfile {
-  readonly text: string;
-  readonly params: ReadonlyMap<string, string>;
-}
-
 /** `"…"`, an SBPL string literal (only fixed paths of this module go through here). */
 function literal(text: string): string {
   return `"${text.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
 }
 
-/** The Seatbelt profile of `plan` with `network`. Never throws. */
-export function seatbeltProfile(plan: SandboxPlan, network: BuildNetwork): SeatbeltProfile {
+/** The Seatbelt profile (SBPL) of `plan` with `network`, and the parameters it reads, name → path. Never throws. */
+export function seatbeltProfile(
+  plan: SandboxPlan,
+  network: BuildNetwork,
+): { readonly text: string; readonly params: ReadonlyMap<string, string> } {
   const params = new Map<string, string>([["ROOT", plan.root]]);
   const param = (name: string, path: string) => {
     params.set(name, path);
@@ -107,7 +105,7 @@ export function seatbeltProfile(plan: SandboxPlan, network: BuildNetwork): Seatb
 }
 
 /** The arguments of `sandbox-exec` that run `./build.sh` under `profile`, through `BUILD_WRAPPER`. Never throws. */
-export function seatbeltArgs(profile: SeatbeltProfile): string[] {
+export function seatbeltArgs(profile: ReturnType<typeof seatbeltProfile>): string[] {
   return [
     "-p",
     profile.text,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { type Command, wantsJson } from "../../lib/cli/args.ts";
-import { parseCommandLine } from "../support/command_line.ts";
+import { wantsJson } from "../../lib/cli/args.ts";
+import { type Command, parseCommandLine } from "../support/command_line.ts";
 import { WORKFLOWS } from "../../lib/cli/workflows.ts";
 import { OPTIONS } from "../../lib/cli/options.ts";
 import { UsageError } from "../../lib/errors/errors.ts";

@@ -5,11 +5,18 @@
  * @module
  */
 import {
-  type Command,
+  type CommandLine,
   type GivenOptions,
   readCommandLine,
   resolveOptions,
+  type RunOptions,
+  type Workflow,
 } from "../../lib/cli/args.ts";
+
+/** What the command line asked for, with the options of a run resolved. */
+export type Command =
+  | Exclude<CommandLine, { kind: "run" }>
+  | { readonly kind: "run"; readonly workflow: Workflow; readonly options: RunOptions };
 
 /**
  * Reads `args` and resolves the options of a run with `settings` (none by
