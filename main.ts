@@ -22,58 +22,13 @@ import { completionScript } from "./lib/cli/completion.ts";
 import { helpText, versionText } from "./lib/cli/help.ts";
 import { reportOversizeWrites } from "./lib/cli/file_size_limit.ts";
 import { formatJsonResult, jsonResult } from "./lib/cli/json_result.ts";
+import { type InterruptTrap, trapInterrupts } from "./lib/cli/interrupt.ts";
 import { RunRecord } from "./lib/cli/run_record.ts";
 import { workflowSpec } from "./lib/cli/workflows.ts";
 import { Console } from "./lib/console/console.ts";
-import {
-  CodeCommitError,
-  EXIT,
-  type ExitStatus,
-  InterruptedError,
-  interruption,
-} from "./lib/errors/errors.ts";
+import { CodeCommitError, EXIT, type ExitStatus, interruption } from "./lib/errors/errors.ts";
 import type { ProjectLock } from "./lib/project_lock/project_lock.ts";
 import type { Session } from "./lib/session/session.ts";
-
-/** The signals trapped, and how the user is told of each. */
-const SIGNALS: readonly [Deno.Signal, string][] = Deno.build.os === "windows"
-  ? [["SIGINT", "Ctrl-C"], ["SIGBREAK", "Ctrl-Break"]]
-  : [["SIGINT", "Ctrl-C"], ["SIGTERM", "SIGTERM"], ["SIGHUP", "SIGHUP"], ["SIGQUIT", "SIGQUIT"]];
-
-/** An installed trap of the stop signals: its signal aborts when the user interrupts. */
-interface InterruptTrap {
-  readonly signal: AbortSignal;
-  dispose(): void;
-}
-
-/**
- * Traps Ctrl-C and the stop signals: the first aborts the run's signal so the workflow ends at a
- * safe point, never in the middle of applying a reply (which SIGHUP and SIGQUIT left to their
- * default would do); later ones only say it is stopping. Never throws.
- */
-function trapInterrupts(console: Console): InterruptTrap {
-  const controller = new AbortController();
-  const handlers = SIGNALS.map(([signal, how]) => {
-    const handler = () => {
-      if (controller.signal.aborted) {
-        console.warn("still stopping: waiting for the build to end and the files to be consistent");
-        return;
-      }
-      console.warn(`stopping (${how})…`);
-      controller.abort(new InterruptedError(how));
-    };
-    Deno.addSignalListener(signal, handler);
-    return [signal, handler] as const;
-  });
-  return {
-    signal: controller.signal,
-    dispose() {
-      for (const [signal, handler] of handlers.splice(0)) {
-        Deno.removeSignalListener(signal, handler);
-      }
-    },
-  };
-}
 
 /** What a workflow is started with. */
 interface Run {

@@ -1,0 +1,45 @@
+/**
+ * Ctrl-C and the stop signals: the first aborts the run's signal so the workflow ends at a safe
+ * point, never in the middle of applying a reply (which SIGHUP and SIGQUIT left to their default
+ * would do); later ones only say it is stopping.
+ *
+ * @module
+ */
+import type { Console } from "../console/console.ts";
+import { InterruptedError } from "../errors/errors.ts";
+
+/** An installed trap: its signal aborts when the user interrupts; `dispose` removes it. */
+export interface InterruptTrap {
+  readonly signal: AbortSignal;
+  dispose(): void;
+}
+
+/** The signals trapped, and how the user is told of each. */
+const SIGNALS: readonly [Deno.Signal, string][] = Deno.build.os === "windows"
+  ? [["SIGINT", "Ctrl-C"], ["SIGBREAK", "Ctrl-Break"]]
+  : [["SIGINT", "Ctrl-C"], ["SIGTERM", "SIGTERM"], ["SIGHUP", "SIGHUP"], ["SIGQUIT", "SIGQUIT"]];
+
+/** Installs the trap for the stop signals of the platform. Never throws. */
+export function trapInterrupts(console: Console): InterruptTrap {
+  const controller = new AbortController();
+  const handlers = SIGNALS.map(([signal, how]) => {
+    const handler = () => {
+      if (controller.signal.aborted) {
+        console.warn("still stopping: waiting for the build to end and the files to be consistent");
+        return;
+      }
+      console.warn(`stopping (${how})…`);
+      controller.abort(new InterruptedError(how));
+    };
+    Deno.addSignalListener(signal, handler);
+    return [signal, handler] as const;
+  });
+  return {
+    signal: controller.signal,
+    dispose() {
+      for (const [signal, handler] of handlers.splice(0)) {
+        Deno.removeSignalListener(signal, handler);
+      }
+    },
+  };
+}
