@@ -34,52 +34,6 @@ interface Source {
   readonly rules: IgnorePatterns;
 }
 
-/** Files read once per project root and shared by the exact and the case-folded rules. */
-class SourceFiles {
-  readonly entries: EntryKinds;
-  readonly #texts = new Map<string, Promise<string | undefined>>();
-
-  constructor(root: string) {
-    this.entries = new EntryKinds(root);
-  }
-
-  /** `<folder>/.gitignore`, or undefined when git reads none there. Rejects with a `FileReadError`. */
-  gitignore(folder: string): Promise<string | undefined> {
-    return this.#texts.getOrInsertComputed(folder, async () => {
-      if (!this.entries.isRealFolder(folder)) return undefined;
-      const file = folder === "" ? ".gitignore" : `${folder}/.gitignore`;
-      if (this.entries.kind(file) !== "file") return undefined; // git ≥ 2.32 does not follow symlinks
-      return await this.#read(file, false);
-    });
-  }
-
-  /** `.git/info/exclude` in a real `.git` folder, or undefined. Rejects as `gitignore`. */
-  exclude(): Promise<string | undefined> {
-    return this.#texts.getOrInsertComputed(EXCLUDE_KEY, async () => {
-      if (!this.entries.isRealFolder(".git/info")) return undefined;
-      const kind = this.entries.kind(".git/info/exclude");
-      // git follows a symbolic link here (it is not an in-tree file): so do we.
-      if (kind !== "file" && kind !== "symlink") return undefined;
-      return await this.#read(".git/info/exclude", true);
-    });
-  }
-
-  /** The text of `file` (bounded read), or undefined when missing or, through a link, a folder. */
-  async #read(file: string, follow: boolean): Promise<string | undefined> {
-    try {
-      const bytes = await readBounded(`${this.entries.root}/${file}`, {
-        limit: READ_LIMITS.ignoreRules,
-        followSymlink: follow,
-        name: file,
-      });
-      return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
-    } catch (error) {
-      if (error instanceof FileReadError && error.problem === "folder") return undefined;
-      throw error;
-    }
-  }
-}
-
 /** An entry is listed, ignored by git, or ignored only once case is folded (refused too). */
 export type Verdict = "shown" | "ignored" | "ignored-by-case";
 
@@ -170,19 +124,26 @@ export class IgnoreRules {
   readonly root: string;
   /** Whether rules and paths are both folded with `foldCase`, as a case-insensitive system does. */
   readonly ignoreCase: boolean;
-  readonly #files: SourceFiles;
-  /** The compiled sources by key (a folder, or {@link EXCLUDE_KEY}), and once loaded. */
+  /** The `lstat` results these rules looked at, for a caller of the same batch to share. */
+  readonly entries: EntryKinds;
+  /** Each rule file's text, read once per project root and shared with the case-folded sibling. */
+  readonly #texts: Map<string, Promise<string | undefined>>;
+  /** The compiled sources by key (a folder, or {@link EXCLUDE_KEY}). */
   readonly #sources = new Map<string, Promise<Source | undefined>>();
-  readonly #loaded = new Map<string, Source | undefined>();
   /** Each folder's verdicts, once its rule files are read (a walk asks 100,000 times). */
   readonly #levelsOf = new Map<string, Promise<LevelIgnores>>();
   readonly #unlistedFolders = new Map<string, Promise<FolderIgnores>>();
   #sibling: IgnoreRules | undefined;
 
-  private constructor(files: SourceFiles, ignoreCase: boolean) {
-    this.root = files.entries.root;
+  private constructor(
+    entries: EntryKinds,
+    texts: Map<string, Promise<string | undefined>>,
+    ignoreCase: boolean,
+  ) {
+    this.root = entries.root;
+    this.entries = entries;
+    this.#texts = texts;
     this.ignoreCase = ignoreCase;
-    this.#files = files;
   }
 
   /**
@@ -190,22 +151,17 @@ export class IgnoreRules {
    * Throws a `CodeCommitError` when an ignore file exists but cannot be read (no guessing).
    */
   static async load(root: string, options?: { ignoreCase?: boolean }): Promise<IgnoreRules> {
-    const rules = new IgnoreRules(new SourceFiles(root), options?.ignoreCase ?? false);
-    await rules.#load("");
-    await rules.#load(EXCLUDE_KEY);
+    const rules = new IgnoreRules(new EntryKinds(root), new Map(), options?.ignoreCase ?? false);
+    await rules.#source("");
+    await rules.#source(EXCLUDE_KEY);
     return rules;
-  }
-
-  /** The `lstat` results these rules looked at, for a caller of the same batch to share. */
-  get entries(): EntryKinds {
-    return this.#files.entries;
   }
 
   /** The same project's rules with (or without) case folding, sharing the files read. */
   withIgnoreCase(ignoreCase: boolean): IgnoreRules {
     if (ignoreCase === this.ignoreCase) return this;
     if (this.#sibling === undefined) {
-      this.#sibling = new IgnoreRules(this.#files, ignoreCase);
+      this.#sibling = new IgnoreRules(this.entries, this.#texts, ignoreCase);
       this.#sibling.#sibling = this;
     }
     return this.#sibling;
@@ -213,7 +169,38 @@ export class IgnoreRules {
 
   /** The text of `<folder>/.gitignore`, or undefined when git reads none. Rejects when unreadable. */
   gitignoreText(folder: string): Promise<string | undefined> {
-    return this.#files.gitignore(folder);
+    return this.#texts.getOrInsertComputed(folder, async () => {
+      if (!this.entries.isRealFolder(folder)) return undefined;
+      const file = folder === "" ? ".gitignore" : `${folder}/.gitignore`;
+      if (this.entries.kind(file) !== "file") return undefined; // git ≥ 2.32 does not follow symlinks
+      return await this.#read(file, false);
+    });
+  }
+
+  /** `.git/info/exclude` in a real `.git` folder, or undefined. Rejects as `gitignoreText`. */
+  #excludeText(): Promise<string | undefined> {
+    return this.#texts.getOrInsertComputed(EXCLUDE_KEY, async () => {
+      if (!this.entries.isRealFolder(".git/info")) return undefined;
+      const kind = this.entries.kind(".git/info/exclude");
+      // git follows a symbolic link here (it is not an in-tree file): so do we.
+      if (kind !== "file" && kind !== "symlink") return undefined;
+      return await this.#read(".git/info/exclude", true);
+    });
+  }
+
+  /** The text of `file` (bounded read), or undefined when missing or, through a link, a folder. */
+  async #read(file: string, follow: boolean): Promise<string | undefined> {
+    try {
+      const bytes = await readBounded(`${this.root}/${file}`, {
+        limit: READ_LIMITS.ignoreRules,
+        followSymlink: follow,
+        name: file,
+      });
+      return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
+    } catch (error) {
+      if (error instanceof FileReadError && error.problem === "folder") return undefined;
+      throw error;
+    }
   }
 
   /**
@@ -252,7 +239,7 @@ export class IgnoreRules {
     if (listed?.visible !== true) {
       return await this.#unlisted(normalizeProjectPath(folder), segments);
     }
-    this.#files.entries.noteListed(folder, ".gitignore", listed.gitignore);
+    this.entries.noteListed(folder, ".gitignore", listed.gitignore);
     return await this.#levels(folder, segments);
   }
 
@@ -270,32 +257,29 @@ export class IgnoreRules {
 
   /** The verdicts in `folder`, known not to be ignored: every rule file on the way is read. */
   #levels(folder: string, segments: readonly string[]): Promise<LevelIgnores> {
-    return this.#levelsOf.getOrInsertComputed(folder, () => this.#readLevels(folder, segments));
-  }
-
-  async #readLevels(folder: string, segments: readonly string[]): Promise<LevelIgnores> {
-    const keys = [EXCLUDE_KEY, ""];
-    for (let depth = 1; depth <= segments.length; depth++) {
-      keys.push(depth === 1 ? segments[0] : `${keys[depth]}/${segments[depth - 1]}`);
-    }
-    for (const key of keys) if (!this.#loaded.has(key)) await this.#load(key);
-
-    const sources = keys.map((key) => this.#loaded.get(key));
-    const caseNeutral = isCaseNeutralText(folder) &&
-      sources.every((source) => source?.rules.caseNeutral ?? true);
-    const build = () => {
-      const matched = this.ignoreCase ? segments.map(foldCase) : segments;
-      const levels: Level[] = [];
-      // The nearest `.gitignore` first, each with the folder's path relative to its own.
-      for (let depth = segments.length; depth >= -1; depth--) {
-        const source = sources[depth + 1]; // -1: `info/exclude`, with the folder's whole path
-        const rest = matched.slice(Math.max(depth, 0)).join("/");
-        const patterns = source?.rules.inFolder(rest === "" ? "" : `${rest}/`);
-        if (patterns !== undefined) levels.push({ patterns, source: source!.name });
+    return this.#levelsOf.getOrInsertComputed(folder, async () => {
+      const keys = [EXCLUDE_KEY, ""];
+      for (let depth = 1; depth <= segments.length; depth++) {
+        keys.push(depth === 1 ? segments[0] : `${keys[depth]}/${segments[depth - 1]}`);
       }
-      return levels;
-    };
-    return new LevelIgnores(build, this.ignoreCase, caseNeutral);
+      const sources: (Source | undefined)[] = [];
+      for (const key of keys) sources.push(await this.#source(key));
+      const caseNeutral = isCaseNeutralText(folder) &&
+        sources.every((source) => source?.rules.caseNeutral ?? true);
+      const build = () => {
+        const matched = this.ignoreCase ? segments.map(foldCase) : segments;
+        const levels: Level[] = [];
+        // The nearest `.gitignore` first, each with the folder's path relative to its own.
+        for (let depth = segments.length; depth >= -1; depth--) {
+          const source = sources[depth + 1]; // -1: `info/exclude`, with the folder's whole path
+          const rest = matched.slice(Math.max(depth, 0)).join("/");
+          const patterns = source?.rules.inFolder(rest === "" ? "" : `${rest}/`);
+          if (patterns !== undefined) levels.push({ patterns, source: source!.name });
+        }
+        return levels;
+      };
+      return new LevelIgnores(build, this.ignoreCase, caseNeutral);
+    });
   }
 
   /** Whether git ignores each entry of `folder` exactly, or once case is folded. Rejects as `isIgnored`. */
@@ -305,16 +289,15 @@ export class IgnoreRules {
     return new EitherCase(exact, await this.withIgnoreCase(true).inFolder(folder, listed));
   }
 
-  /** Loads the source `key`; rejects as `explain`. */
-  async #load(key: string): Promise<void> {
-    if (this.#loaded.has(key)) return;
-    this.#loaded.set(key, await this.#sources.getOrInsertComputed(key, () => this.#compile(key)));
+  /** The compiled rules of source `key`, read once; undefined when git reads no file there. */
+  #source(key: string): Promise<Source | undefined> {
+    return this.#sources.getOrInsertComputed(key, () => this.#compile(key));
   }
 
-  /** Reads and compiles the rules of source `key`; undefined when git reads no file there. */
+  /** Reads and compiles the rules of source `key`; rejects as `explain`. */
   async #compile(key: string): Promise<Source | undefined> {
     const exclude = key === EXCLUDE_KEY;
-    const text = exclude ? await this.#files.exclude() : await this.#files.gitignore(key);
+    const text = exclude ? await this.#excludeText() : await this.gitignoreText(key);
     if (text === undefined) return undefined;
     const name = exclude ? ".git/info/exclude" : key === "" ? ".gitignore" : `${key}/.gitignore`;
     return {

@@ -60,8 +60,6 @@ export interface WalkOptions {
   readonly enter?: (folder: string) => boolean;
   /** Also report links, case-folded ignores and special files in `skipped` (default: silent). */
   readonly reportAll?: boolean;
-  /** Called with each listing as soon as it is made (not in tree order); must not throw. */
-  readonly onListing?: (listing: FolderListing) => void;
   /** Entries left out silently, never entered: the project's `.codecommitignore`. */
   readonly exclude?: { excludes(path: string, isFolder: boolean): boolean };
 }
@@ -96,26 +94,17 @@ const SURELY_SHORT = Math.floor(4096 / 3);
 
 /**
  * Lists `folder` (trusted: the caller checked it) without descending, as the module doc says.
+ * `visible`: the folder came from a listing of these rules (it is not ignored).
  *
  * @throws {CodeCommitError} when an ignore file cannot be read.
  * @throws {Deno.errors.NotFound} and other file system errors when the folder cannot be read.
  */
-export function listFolder(
+export async function listFolder(
   root: string,
   folder: string,
   rules: IgnoreRules,
   options: WalkOptions = {},
-): Promise<{ listing: FolderListing; skipped: SkippedEntry[] }> {
-  return list(root, folder, rules, options, false);
-}
-
-/** {@link listFolder}; `visible`: the folder came from a listing of these rules (it is not ignored). */
-async function list(
-  root: string,
-  folder: string,
-  rules: IgnoreRules,
-  options: WalkOptions,
-  visible: boolean,
+  visible = false,
 ): Promise<{ listing: FolderListing; skipped: SkippedEntry[] }> {
   const gitData = await findGitFiles(rules);
   const read = (options.readDir ?? Deno.readDirSync)(folder === "" ? root : `${root}/${folder}`);
@@ -222,7 +211,6 @@ export async function walkTree(
   const concurrency = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
   const enter = options.enter ?? (() => true);
   const first = await listFolder(root, start, rules, options);
-  options.onListing?.(first.listing);
   const folders: FolderListing[] = [first.listing];
   const skipped: SkippedEntry[] = [...first.skipped];
   let level = first.listing.folders.filter(enter);
@@ -232,7 +220,7 @@ export async function walkTree(
       const batch = level.slice(offset, offset + concurrency);
       const results = await Promise.all(batch.map(async (folder) => {
         try {
-          return await list(root, folder, rules, options, true);
+          return await listFolder(root, folder, rules, options, true);
         } catch (error) {
           if (error instanceof CodeCommitError) throw error;
           return { folder, error };
@@ -249,7 +237,6 @@ export async function walkTree(
           continue;
         }
         folders.push(result.listing);
-        options.onListing?.(result.listing);
         skipped.push(...result.skipped);
         for (const folder of result.listing.folders) if (enter(folder)) next.push(folder);
       }
