@@ -17,12 +17,7 @@ import type { EntryKinds } from "./entry_kinds.ts";
 import { foldCase } from "./case_fold.ts";
 import { type FolderIgnores, IgnoreRules } from "./ignore_rules.ts";
 import { checkPathSyntax, normalizeProjectPath } from "./path_syntax.ts";
-import {
-  describeProtectedPath,
-  type ProtectedPath,
-  protectedRuleOfSegment,
-  protectedRulesFor,
-} from "./protected_paths.ts";
+import { describeProtectedPath, protectedRulesFor } from "./protected_paths.ts";
 import {
   gitDataTargets,
   linkedProtectedTargets,
@@ -54,23 +49,13 @@ class GuardContext {
   readonly exact: IgnoreRules;
   readonly folded: IgnoreRules;
   readonly #folders = new Map<string, Promise<FolderIgnores>>();
-  readonly #protected = new Map<string, readonly ProtectedPath[]>();
   readonly #along = new Map<string, AlongFolder>();
-  /** Each folder's verdicts, once read (most paths then need no promise). */
-  readonly settled = new Map<string, FolderIgnores>();
 
   constructor(rules: IgnoreRules, readonly linked: readonly LinkedTarget[]) {
     // One lstat per entry for the whole check: the ignore rules look at the same folders.
     this.entries = rules.entries;
     this.exact = rules.withIgnoreCase(false);
     this.folded = rules.withIgnoreCase(true);
-  }
-
-  /** The protected-path entries covering `<folder>/<name>`, outermost first. */
-  protectedRules(folder: string, name: string): readonly ProtectedPath[] {
-    const rules = this.#protected.getOrInsertComputed(folder, () => protectedRulesFor(folder));
-    const own = protectedRuleOfSegment(name, folder === "");
-    return own === undefined ? rules : [...rules, own];
   }
 
   /**
@@ -95,12 +80,7 @@ class GuardContext {
 
   /** git's verdicts, exact and case-folded, on the entries of `folder`. */
   inFolder(folder: string): Promise<FolderIgnores> {
-    return this.#folders.getOrInsertComputed(folder, () => {
-      const ignores = this.exact.inFolderEitherCase(folder);
-      // The caller that asked handles a rejection; a cached copy must not go unhandled.
-      ignores.then((found) => this.settled.set(folder, found), () => {});
-      return ignores;
-    });
+    return this.#folders.getOrInsertComputed(folder, () => this.exact.inFolderEitherCase(folder));
   }
 }
 
@@ -128,8 +108,7 @@ export async function guardOperations(
   await Promise.all([...checked].map((folder) => context.inFolder(folder).catch(() => {})));
   for (let index = 0; index < ops.length; index++) {
     if (reasons[index] !== undefined) continue;
-    const reason = checkPath(context, paths[index], folders[index], ops[index].kind);
-    reasons[index] = reason instanceof Promise ? await reason : reason;
+    reasons[index] = await checkPath(context, paths[index], folders[index], ops[index].kind);
   }
 
   // The paths this reply writes as files, folded, to the path as the reply spells it.
@@ -181,21 +160,18 @@ function folderOf(path: string): string {
   return slash < 0 ? "" : path.slice(0, slash);
 }
 
-/**
- * Why `path` (syntax-checked) in `folder` may not be accessed, or undefined; a promise when the
- * ignore rules must still be read. Never throws or rejects.
- */
-function checkPath(
+/** Why `path` (syntax-checked) in `folder` may not be accessed, or undefined. Never rejects. */
+async function checkPath(
   context: GuardContext,
   path: string,
   folder: string,
   access: Access,
-): string | undefined | Promise<string | undefined> {
+): Promise<string | undefined> {
   const name = folder === "" ? path : path.slice(folder.length + 1);
 
   // A write is refused by any covering entry; a read by any unreadable one, even an inner one
   // (`target/` is readable, `target/.git/config` is not).
-  const rules = context.protectedRules(folder, name);
+  const rules = protectedRulesFor(path);
   const rule = access === "read" ? rules.find((entry) => !entry.readable) : rules[0];
   if (rule !== undefined) {
     return `${access === "read" ? "may not be read" : "is protected"}: ${
@@ -218,18 +194,20 @@ function checkPath(
   try {
     const onDisk = checkOnDisk(context, folder, path, access);
     if (onDisk !== undefined) return onDisk;
-    // The folder's verdicts, once read, answer at once for a path that is not ignored.
-    const ignores = context.settled.get(folder);
-    if (ignores !== undefined && !ignores.ignores(name, false)) return undefined;
+    if (!(await context.inFolder(folder)).ignores(name, false)) return undefined;
+    // Which ignore rule, exact or case-folded, ignores it.
+    const exact = await context.exact.explain(path, false);
+    const match = exact ?? await context.folded.explain(path, false);
+    // The two checks should agree; where they do not, the path is refused, not written.
+    if (match === undefined) return "is ignored by .gitignore (no one rule could be named)";
+    const what = match.path === path ? "" : ` matches the folder \`${match.path}\``;
+    const how = exact === undefined
+      ? " (comparing names without regard to case, as macOS and Windows do)"
+      : "";
+    return `is ignored by .gitignore: the rule \`${match.pattern}\` in ${match.source}${what}${how}`;
   } catch (error) {
-    return uncheckable(error);
+    return `could not be checked, so it is refused: ${messageOf(error)}`;
   }
-  return checkIgnored(context, path, folder, name);
-}
-
-/** The reason for a path that could not be checked because of `error`. */
-function uncheckable(error: unknown): string {
-  return `could not be checked, so it is refused: ${messageOf(error)}`;
 }
 
 /** Checks what is on disk along `path`: no link, folder or special file. Throws as `EntryKinds.info`. */
@@ -250,30 +228,6 @@ function checkOnDisk(
   if (info.isDirectory) return "names an existing folder, not a file";
   if (!info.isFile) return `names ${describeSpecial(info)}, not a regular file`;
   return undefined;
-}
-
-/** Which ignore rule, exact or case-folded, ignores `path`. Never rejects: an error refuses it. */
-async function checkIgnored(
-  context: GuardContext,
-  path: string,
-  folder: string,
-  name: string,
-): Promise<string | undefined> {
-  try {
-    const ignores = context.settled.get(folder) ?? await context.inFolder(folder);
-    if (!ignores.ignores(name, false)) return undefined;
-    const exact = await context.exact.explain(path, false);
-    const match = exact ?? await context.folded.explain(path, false);
-    // The two checks should agree; where they do not, the path is refused, not written.
-    if (match === undefined) return "is ignored by .gitignore (no one rule could be named)";
-    const what = match.path === path ? "" : ` matches the folder \`${match.path}\``;
-    const how = exact === undefined
-      ? " (comparing names without regard to case, as macOS and Windows do)"
-      : "";
-    return `is ignored by .gitignore: the rule \`${match.pattern}\` in ${match.source}${what}${how}`;
-  } catch (error) {
-    return uncheckable(error);
-  }
 }
 
 /** Why a path in `folder` passes through a file this reply writes (the topmost), or undefined. */
