@@ -145,7 +145,7 @@ async function find(rules: IgnoreRules): Promise<GitData> {
         folders.push(name);
       }
     }
-    const ignores = await rules.inFolder(folder, { gitignore, visible });
+    const ignores = await rules.inFolder(folder, visible ? gitignore : undefined);
     for (const name of folders) {
       const path = prefix + name;
       // git's data named from this folder or one above is not walked (`.repo/objects/`).

@@ -45,15 +45,6 @@ export interface FolderIgnores {
   verdict(name: string, isFolder: boolean): Verdict;
 }
 
-/**
- * What a caller that just read a folder knows: its `.gitignore` entry, and whether it came from a
- * listing with the same rules (`visible`: neither ignored nor under a link); else nothing is trusted.
- */
-export interface ListedFolder {
-  readonly gitignore: EntryKind;
-  readonly visible: boolean;
-}
-
 /** Everything in an ignored folder is ignored. */
 const IGNORES_ALL: FolderIgnores = { ignores: () => true, verdict: () => "ignored" };
 
@@ -132,7 +123,7 @@ export class IgnoreRules {
   readonly #sources = new Map<string, Promise<Source | undefined>>();
   /** Each folder's verdicts, once its rule files are read (a walk asks 100,000 times). */
   readonly #levelsOf = new Map<string, Promise<LevelIgnores>>();
-  readonly #unlistedFolders = new Map<string, Promise<FolderIgnores>>();
+  readonly #folders = new Map<string, Promise<FolderIgnores>>();
   #sibling: IgnoreRules | undefined;
 
   private constructor(
@@ -231,24 +222,22 @@ export class IgnoreRules {
 
   /**
    * git's verdicts on the entries of `folder` (`""` the root): {@link IgnoreRules.isIgnored}'s
-   * answers without a promise per name. `listed` spares the checks a fresh listing already made.
-   * Rejects as `isIgnored`.
+   * answers without a promise per name. `gitignore`, the kind of its `.gitignore` entry, is given
+   * only for a folder a listing with these rules showed (neither ignored nor under a link): nothing
+   * else is trusted. Rejects as `isIgnored`.
    */
-  async inFolder(folder: string, listed?: ListedFolder): Promise<FolderIgnores> {
+  async inFolder(folder: string, gitignore?: EntryKind): Promise<FolderIgnores> {
     const segments = folder === "" ? [] : splitPath(folder);
-    if (listed?.visible !== true) {
-      return await this.#unlisted(normalizeProjectPath(folder), segments);
-    }
-    this.entries.noteListed(folder, ".gitignore", listed.gitignore);
-    return await this.#levels(folder, segments);
+    if (gitignore !== undefined) this.entries.noteListed(folder, ".gitignore", gitignore);
+    return await this.#folder(normalizeProjectPath(folder), segments);
   }
 
-  /** `inFolder` of a folder not known to be visible: ignored whole when its parent ignores it. */
-  #unlisted(folder: string, segments?: readonly string[]): Promise<FolderIgnores> {
-    return this.#unlistedFolders.getOrInsertComputed(folder, async () => {
+  /** `inFolder`, cached: ignored whole when its parent ignores it. */
+  #folder(folder: string, segments?: readonly string[]): Promise<FolderIgnores> {
+    return this.#folders.getOrInsertComputed(folder, async () => {
       if (folder !== "") {
         const slash = folder.lastIndexOf("/");
-        const parent = await this.#unlisted(slash < 0 ? "" : folder.slice(0, slash));
+        const parent = await this.#folder(slash < 0 ? "" : folder.slice(0, slash));
         if (parent.ignores(folder.slice(slash + 1), true)) return IGNORES_ALL;
       }
       return await this.#levels(folder, segments ?? (folder === "" ? [] : folder.split("/")));
@@ -283,10 +272,10 @@ export class IgnoreRules {
   }
 
   /** Whether git ignores each entry of `folder` exactly, or once case is folded. Rejects as `isIgnored`. */
-  async inFolderEitherCase(folder: string, listed?: ListedFolder): Promise<FolderIgnores> {
-    const exact = await this.withIgnoreCase(false).inFolder(folder, listed);
+  async inFolderEitherCase(folder: string, gitignore?: EntryKind): Promise<FolderIgnores> {
+    const exact = await this.withIgnoreCase(false).inFolder(folder, gitignore);
     if (exact === IGNORES_ALL) return IGNORES_ALL;
-    return new EitherCase(exact, await this.withIgnoreCase(true).inFolder(folder, listed));
+    return new EitherCase(exact, await this.withIgnoreCase(true).inFolder(folder, gitignore));
   }
 
   /** The compiled rules of source `key`, read once; undefined when git reads no file there. */

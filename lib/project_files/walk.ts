@@ -148,7 +148,7 @@ export async function listFolder(
   }
 
   // The folder was just read: what its `.gitignore` is needs no lstat of its own.
-  const ignored = await rules.inFolderEitherCase(folder, { gitignore, visible });
+  const ignored = await rules.inFolderEitherCase(folder, visible ? gitignore : undefined);
   const report = reportAll ? skipped : undefined;
   let files = shown(fileNames, false, prefix, ignored, report);
   let folders = shown(folderNames, true, prefix, ignored, report);
