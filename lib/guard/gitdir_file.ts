@@ -18,33 +18,27 @@ const MAX_GITDIR_FILE = 64 * 1024;
 /** The prefix git requires of a `.git` file. */
 const PREFIX = "gitdir: ";
 
-/** The absolute place the `.git` file at `path` names (links not followed), or undefined. */
-function gitdirOf(path: string): string | undefined {
-  const text = readText(path);
-  if (text === undefined || !text.startsWith(PREFIX)) return undefined;
-  // git takes the first line and drops trailing white space.
-  const target = text.slice(PREFIX.length).split("\n")[0].replace(/\s+$/, "");
-  if (target === "") return undefined;
-  return linkTarget(folderOf(path), target);
-}
-
 /**
  * Where git's data lies for the `.git` file at `path`: the folder it names and the `commondir` a
  * linked worktree's names. Absolute, as written; empty when not a `gitdir:` file. Never throws.
  */
 export function gitdirPlaces(path: string): string[] {
-  const gitdir = gitdirOf(path);
-  if (gitdir === undefined) return [];
-  const places = [gitdir];
-  const line = readText(`${gitdir}/commondir`)?.split("\n")[0].replace(/\s+$/, "");
-  if (line) places.push(linkTarget(gitdir, line));
-  return places;
+  const line = firstLine(path);
+  // Its trailing white space gone, a line that starts with the prefix names a place.
+  if (line === undefined || !line.startsWith(PREFIX)) return [];
+  const gitdir = linkTarget(folderOf(path), line.slice(PREFIX.length));
+  const common = firstLine(`${gitdir}/commondir`);
+  return common ? [gitdir, linkTarget(gitdir, common)] : [gitdir];
 }
 
-/** The text of the small regular file at `path`, or undefined. Never throws. */
-function readText(path: string): string | undefined {
+/**
+ * The first line of the small regular file at `path`, trailing white space dropped as git drops
+ * it; undefined when there is no such file. Never throws.
+ */
+function firstLine(path: string): string | undefined {
   const bytes = readSmallFileSync(path, MAX_GITDIR_FILE);
-  return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
+  if (bytes === undefined) return undefined;
+  return new TextDecoder().decode(bytes).split("\n")[0].replace(/\s+$/, "");
 }
 
 /** The real path of `path`, or undefined when it cannot be resolved (missing, unreadable). */

@@ -40,8 +40,15 @@ export function linkedProtectedTargets(
 ): LinkedTarget[] {
   const realRoot = realPath(root);
   if (realRoot === undefined) return [];
+  const kind = (name: string) => {
+    try {
+      return entries.kind(name);
+    } catch {
+      return "missing";
+    }
+  };
   const linked = PROTECTED_PATHS.flatMap((rule) =>
-    isLink(entries, rule.name)
+    kind(rule.name) === "symlink"
       ? targetsOf(realRoot, rule.name).map((path): LinkedTarget => ({
         path,
         entry: rule.name,
@@ -50,7 +57,11 @@ export function linkedProtectedTargets(
       }))
       : []
   );
-  return [...linked, ...gitdirTargets(realRoot, entries)];
+  // The root `.git`, when it is a `gitdir:` file.
+  const places = kind(".git") === "file"
+    ? gitdirPlacesInside(realRoot, under(realRoot, ".git"))
+    : [];
+  return [...linked, ...gitDataTargets({ files: [{ file: ".git", places }], folded: new Set() })];
 }
 
 /**
@@ -62,32 +73,6 @@ export function gitDataTargets(data: GitData, nested = false): LinkedTarget[] {
   return files.flatMap(({ file, places }) =>
     places.map((path): LinkedTarget => ({ path, entry: file, rule: GIT_RULE, how: "gitdir" }))
   );
-}
-
-/** The places inside `realRoot` the root `.git` names, when it is a `gitdir:` file. */
-function gitdirTargets(realRoot: string, entries: EntryKinds): LinkedTarget[] {
-  let kind;
-  try {
-    kind = entries.kind(".git");
-  } catch {
-    return [];
-  }
-  if (kind !== "file") return [];
-  return gitdirPlacesInside(realRoot, under(realRoot, ".git")).map((path) => ({
-    path,
-    entry: ".git",
-    rule: GIT_RULE,
-    how: "gitdir",
-  }));
-}
-
-/** Whether the root entry `name` is a symbolic link; false when it cannot be looked at. */
-function isLink(entries: EntryKinds, name: string): boolean {
-  try {
-    return entries.kind(name) === "symlink";
-  } catch {
-    return false;
-  }
 }
 
 /** The target among `targets` that `path` is or lies under, case-folded; or undefined. */
