@@ -10,12 +10,7 @@ import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
 import { READ_LIMITS } from "../file_system/read_limits.ts";
 import { foldCase, foldLeavesAlone, isCaseNeutralText } from "./case_fold.ts";
 import { type EntryKind, EntryKinds } from "./entry_kinds.ts";
-import {
-  type FolderPatterns,
-  type IgnorePattern,
-  type IgnorePatterns,
-  parseIgnorePatterns,
-} from "./ignore_patterns.ts";
+import { type IgnorePattern, type IgnorePatterns, parseIgnorePatterns } from "./ignore_patterns.ts";
 import { normalizeProjectPath } from "./path_syntax.ts";
 
 /**
@@ -48,32 +43,29 @@ export interface FolderIgnores {
 /** Everything in an ignored folder is ignored. */
 const IGNORES_ALL: FolderIgnores = { ignores: () => true, verdict: () => "ignored" };
 
-/** One source as it applies in one folder: its rules there, and its name. */
+/** One source as it applies in one folder: its rules, the folder relative to the source's, its name. */
 interface Level {
-  readonly patterns: FolderPatterns;
+  readonly patterns: IgnorePatterns;
+  readonly prefix: string;
   readonly source: string;
 }
 
-/** The sources that apply in one folder, each as it applies there: the nearest first, `info/exclude` last. */
+/**
+ * The sources that apply in one folder, the nearest first, `info/exclude` last; `caseNeutral`:
+ * folding changes nothing for a name it leaves alone (folder and rules are case-neutral).
+ */
 class LevelIgnores implements FolderIgnores {
-  #levels: readonly Level[] | undefined;
-
-  /**
-   * `build` makes the levels on first use (the folded rules are often never asked); `caseNeutral`:
-   * folding changes nothing for a name it leaves alone (folder and rules are case-neutral).
-   */
   constructor(
-    readonly build: () => readonly Level[],
+    readonly levels: readonly Level[],
     readonly fold: boolean,
     readonly caseNeutral: boolean,
   ) {}
 
   /** The nearest source's last rule that matches the entry `name`, and the source's name. */
   match(name: string, isFolder: boolean): { rule: IgnorePattern; source: string } | undefined {
-    this.#levels ??= this.build();
     const matched = this.fold ? foldCase(name) : name;
-    for (const { patterns, source } of this.#levels) {
-      const rule = patterns.lastMatch(matched, isFolder);
+    for (const { patterns, prefix, source } of this.levels) {
+      const rule = patterns.lastMatch(prefix + matched, isFolder);
       if (rule !== undefined) return { rule, source };
     }
     return undefined;
@@ -255,19 +247,21 @@ export class IgnoreRules {
       for (const key of keys) sources.push(await this.#source(key));
       const caseNeutral = isCaseNeutralText(folder) &&
         sources.every((source) => source?.rules.caseNeutral ?? true);
-      const build = () => {
-        const matched = this.ignoreCase ? segments.map(foldCase) : segments;
-        const levels: Level[] = [];
-        // The nearest `.gitignore` first, each with the folder's path relative to its own.
-        for (let depth = segments.length; depth >= -1; depth--) {
-          const source = sources[depth + 1]; // -1: `info/exclude`, with the folder's whole path
-          const rest = matched.slice(Math.max(depth, 0)).join("/");
-          const patterns = source?.rules.inFolder(rest === "" ? "" : `${rest}/`);
-          if (patterns !== undefined) levels.push({ patterns, source: source!.name });
+      const matched = this.ignoreCase ? segments.map(foldCase) : segments;
+      const levels: Level[] = [];
+      // The nearest `.gitignore` first, each with the folder's path relative to its own.
+      for (let depth = segments.length; depth >= -1; depth--) {
+        const source = sources[depth + 1]; // -1: `info/exclude`, with the folder's whole path
+        const rest = matched.slice(Math.max(depth, 0)).join("/");
+        if (source !== undefined) {
+          levels.push({
+            patterns: source.rules,
+            prefix: rest === "" ? "" : `${rest}/`,
+            source: source.name,
+          });
         }
-        return levels;
-      };
-      return new LevelIgnores(build, this.ignoreCase, caseNeutral);
+      }
+      return new LevelIgnores(levels, this.ignoreCase, caseNeutral);
     });
   }
 
