@@ -6,7 +6,6 @@
  * @module
  */
 
-import { isCaseNeutralText } from "./case_fold.ts";
 import {
   literalPrefixLength,
   toByteString,
@@ -42,15 +41,12 @@ interface Compiled extends IgnorePattern {
 
 /** The compiled rules of one ignore file: see {@link parseIgnorePatterns}. */
 export class IgnorePatterns {
-  /** Every rule is ASCII without capitals or `[`: folding changes none of them. */
-  readonly caseNeutral: boolean;
   readonly #rules: readonly Compiled[];
   readonly #flags: number;
 
   constructor(rules: readonly Compiled[], caseFold: boolean) {
     this.#rules = rules;
     this.#flags = caseFold ? WM_CASEFOLD : 0;
-    this.caseNeutral = rules.every((rule) => isCaseNeutralText(rule.pattern));
   }
 
   /**

@@ -8,7 +8,7 @@
 
 import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
 import { READ_LIMITS } from "../file_system/read_limits.ts";
-import { foldCase, foldLeavesAlone, isCaseNeutralText } from "./case_fold.ts";
+import { foldCase } from "./case_fold.ts";
 import { type EntryKind, EntryKinds } from "./entry_kinds.ts";
 import { type IgnorePattern, type IgnorePatterns, parseIgnorePatterns } from "./ignore_patterns.ts";
 import { normalizeProjectPath } from "./path_syntax.ts";
@@ -50,16 +50,9 @@ interface Level {
   readonly source: string;
 }
 
-/**
- * The sources that apply in one folder, the nearest first, `info/exclude` last; `caseNeutral`:
- * folding changes nothing for a name it leaves alone (folder and rules are case-neutral).
- */
+/** The sources that apply in one folder, the nearest first, `info/exclude` last. */
 class LevelIgnores implements FolderIgnores {
-  constructor(
-    readonly levels: readonly Level[],
-    readonly fold: boolean,
-    readonly caseNeutral: boolean,
-  ) {}
+  constructor(readonly levels: readonly Level[], readonly fold: boolean) {}
 
   /** The nearest source's last rule that matches the entry `name`, and the source's name. */
   match(name: string, isFolder: boolean): { rule: IgnorePattern; source: string } | undefined {
@@ -90,11 +83,6 @@ class EitherCase implements FolderIgnores {
 
   verdict(name: string, isFolder: boolean): Verdict {
     if (this.exact.ignores(name, isFolder)) return "ignored";
-    // A name folding leaves alone gets the exact verdict where the rules are case-neutral.
-    const exact = this.exact;
-    if (exact instanceof LevelIgnores && exact.caseNeutral && foldLeavesAlone(name)) {
-      return "shown";
-    }
     return this.folded.ignores(name, isFolder) ? "ignored-by-case" : "shown";
   }
 }
@@ -245,8 +233,6 @@ export class IgnoreRules {
       }
       const sources: (Source | undefined)[] = [];
       for (const key of keys) sources.push(await this.#source(key));
-      const caseNeutral = isCaseNeutralText(folder) &&
-        sources.every((source) => source?.rules.caseNeutral ?? true);
       const matched = this.ignoreCase ? segments.map(foldCase) : segments;
       const levels: Level[] = [];
       // The nearest `.gitignore` first, each with the folder's path relative to its own.
@@ -261,7 +247,7 @@ export class IgnoreRules {
           });
         }
       }
-      return new LevelIgnores(levels, this.ignoreCase, caseNeutral);
+      return new LevelIgnores(levels, this.ignoreCase);
     });
   }
 
