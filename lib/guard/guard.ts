@@ -15,7 +15,7 @@ import type { FileOperation } from "../reply/operations.ts";
 import { describeSpecial } from "../file_system/lstat.ts";
 import type { EntryKinds } from "./entry_kinds.ts";
 import { foldCase } from "./case_fold.ts";
-import { type FolderIgnores, IgnoreRules } from "./ignore_rules.ts";
+import { IgnoreRules } from "./ignore_rules.ts";
 import { checkPathSyntax, normalizeProjectPath } from "./path_syntax.ts";
 import { describeProtectedPath, protectedRulesFor } from "./protected_paths.ts";
 import {
@@ -48,7 +48,6 @@ class GuardContext {
   readonly entries: EntryKinds;
   readonly exact: IgnoreRules;
   readonly folded: IgnoreRules;
-  readonly #folders = new Map<string, Promise<FolderIgnores>>();
   readonly #along = new Map<string, AlongFolder>();
 
   constructor(rules: IgnoreRules, readonly linked: readonly LinkedTarget[]) {
@@ -77,11 +76,6 @@ class GuardContext {
       return kind === "folder" ? undefined : `passes through \`${folder}\`, which is not a folder`;
     });
   }
-
-  /** git's verdicts, exact and case-folded, on the entries of `folder`. */
-  inFolder(folder: string): Promise<FolderIgnores> {
-    return this.#folders.getOrInsertComputed(folder, () => this.exact.inFolderEitherCase(folder));
-  }
 }
 
 /**
@@ -105,7 +99,9 @@ export async function guardOperations(
   const folders = paths.map(folderOf);
   // Every folder's rules read at once; a failure is reported by the path's own check.
   const checked = new Set(folders.filter((_, index) => reasons[index] === undefined));
-  await Promise.all([...checked].map((folder) => context.inFolder(folder).catch(() => {})));
+  await Promise.all(
+    [...checked].map((folder) => context.exact.inFolderEitherCase(folder).catch(() => {})),
+  );
   for (let index = 0; index < ops.length; index++) {
     if (reasons[index] !== undefined) continue;
     reasons[index] = await checkPath(context, paths[index], folders[index], ops[index].kind);
@@ -194,7 +190,7 @@ async function checkPath(
   try {
     const onDisk = checkOnDisk(context, folder, path, access);
     if (onDisk !== undefined) return onDisk;
-    if (!(await context.inFolder(folder)).ignores(name, false)) return undefined;
+    if (!(await context.exact.inFolderEitherCase(folder)).ignores(name, false)) return undefined;
     // Which ignore rule, exact or case-folded, ignores it.
     const exact = await context.exact.explain(path, false);
     const match = exact ?? await context.folded.explain(path, false);

@@ -47,9 +47,7 @@ export interface WalkResult {
 }
 
 /** Reads a folder's entries (`Deno.readDirSync` by default: no promise per entry). */
-export type ReadDir = (
-  absolutePath: string,
-) => Iterable<Deno.DirEntry> | AsyncIterable<Deno.DirEntry>;
+export type ReadDir = (absolutePath: string) => Iterable<Deno.DirEntry>;
 
 /** Options of a walk. */
 export interface WalkOptions {
@@ -107,7 +105,7 @@ export async function listFolder(
   visible = false,
 ): Promise<{ listing: FolderListing; skipped: SkippedEntry[] }> {
   const gitData = await findGitFiles(rules);
-  const read = (options.readDir ?? Deno.readDirSync)(folder === "" ? root : `${root}/${folder}`);
+  const entries = (options.readDir ?? Deno.readDirSync)(folder === "" ? root : `${root}/${folder}`);
   const reportAll = options.reportAll ?? false;
   const fileNames: string[] = [];
   const folderNames: string[] = [];
@@ -116,9 +114,6 @@ export async function listFolder(
   const skipped: SkippedEntry[] = [];
   let gitignore: EntryKind = "missing";
   const prefix = folder === "" ? "" : `${folder}/`;
-  const entries: Iterable<Deno.DirEntry> = Symbol.iterator in read
-    ? read
-    : await Array.fromAsync(read);
   for (const entry of entries) {
     // Each property read of a Deno.DirEntry costs: most are files, so `isFile` is read first.
     const name = entry.name;
