@@ -71,7 +71,7 @@ export class IgnorePatterns {
           ? nameBytes ??= toByteString(name)
           : pathBytes ??= toByteString(path);
         const flags = rule.nameOnly ? this.#flags : this.#flags | WM_PATHNAME;
-        if (wildmatch(rule.bytes, bytes, flags, rule.globStart, rule.globStart)) return rule;
+        if (wildmatch(rule.bytes, bytes, flags, rule.globStart)) return rule;
       }
     }
     return undefined;

@@ -49,10 +49,9 @@ interface Change {
 
 /**
  * The runs of lines replaced going from `a` to `b`, in order: a shortest edit script's, or past
- * the search's bounds one run of all between head and tail. Without `script`, one run holding
- * only the counts (no trace kept).
+ * the search's bounds one run of all between head and tail.
  */
-function changes(a: readonly string[], b: readonly string[], script: boolean): Change[] {
+function changes(a: readonly string[], b: readonly string[]): Change[] {
   let head = 0;
   while (head < a.length && head < b.length && a[head] === b[head]) head++;
   let tail = 0;
@@ -65,17 +64,7 @@ function changes(a: readonly string[], b: readonly string[], script: boolean): C
   if (n === 0 && m === 0) return [];
   const whole: Change = { a: head, aEnd: head + n, b: head, bEnd: head + m };
   if (n === 0 || m === 0 || Math.abs(n - m) > MAX_EDIT_DISTANCE) return [whole];
-  const x = a.slice(head, head + n);
-  const y = b.slice(head, head + m);
-  if (!script) {
-    const d = search(x, y);
-    if (d < 0) return [whole];
-    // d = added + removed, and m - n = added - removed.
-    const added = (d + m - n) / 2;
-    const removed = (d - m + n) / 2;
-    return [{ a: head, aEnd: head + removed, b: head, bEnd: head + added }];
-  }
-  const found = editScript(x, y);
+  const found = editScript(a.slice(head, head + n), b.slice(head, head + m));
   if (found === undefined) return [whole];
   for (const change of found) {
     change.a += head;
@@ -87,10 +76,10 @@ function changes(a: readonly string[], b: readonly string[], script: boolean): C
 }
 
 /**
- * Myers' greedy search for the length D of a shortest edit script, in O(D) space, or O(D²) with
- * `trace` (each step's diagonals before it, for {@link editScript}). -1 past the bounds.
+ * Myers' greedy search for the length D of a shortest edit script, each step's diagonals before
+ * it kept in `trace` for {@link editScript} (O(D²) space). -1 past the bounds.
  */
-function search(a: readonly string[], b: readonly string[], trace?: Int32Array[]): number {
+function search(a: readonly string[], b: readonly string[], trace: Int32Array[]): number {
   const n = a.length;
   const m = b.length;
   const max = Math.min(n + m, MAX_EDIT_DISTANCE);
@@ -98,7 +87,7 @@ function search(a: readonly string[], b: readonly string[], trace?: Int32Array[]
   const v = new Int32Array(2 * max + 3);
   let work = 0;
   for (let d = 0; d <= max; d++) {
-    trace?.push(v.slice(offset - d - 1, offset + d + 2));
+    trace.push(v.slice(offset - d - 1, offset + d + 2));
     for (let k = -d; k <= d; k += 2) {
       let x = k === -d || (k !== d && v[offset + k - 1] < v[offset + k + 1])
         ? v[offset + k + 1]
@@ -268,7 +257,7 @@ function countUnitChanges(a: Units, b: Units): LineCounts {
   ) {
     return { added: countLines(middleB), removed: countLines(middleA) };
   }
-  return sum(changes(splitLines(asText(middleA)), splitLines(asText(middleB)), false));
+  return sum(changes(splitLines(asText(middleA)), splitLines(asText(middleB))));
 }
 
 /** A string as it is; bytes one character a byte (lines equal exactly when their bytes are). */
@@ -310,7 +299,7 @@ export function unifiedDiff(path: string, before: string | null, after: string |
   const { head, headLines, tail } = commonLines(textA, textB, CONTEXT);
   const a = splitLines(textA.slice(head, textA.length - tail));
   const b = splitLines(textB.slice(head, textB.length - tail));
-  const found = changes(a, b, true);
+  const found = changes(a, b);
   if (found.length === 0) return "";
   const out = [
     `--- ${before === null ? "/dev/null" : `a/${path}`}`,
