@@ -140,38 +140,32 @@ export class IgnoreRules {
 
   /** The text of `<folder>/.gitignore`, or undefined when git reads none. Rejects when unreadable. */
   gitignoreText(folder: string): Promise<string | undefined> {
-    return this.#texts.getOrInsertComputed(folder, async () => {
-      if (!this.entries.isRealFolder(folder)) return undefined;
-      const file = folder === "" ? ".gitignore" : `${folder}/.gitignore`;
-      if (this.entries.kind(file) !== "file") return undefined; // git ≥ 2.32 does not follow symlinks
-      return await this.#read(file, false);
-    });
+    return this.#text(folder);
   }
 
-  /** `.git/info/exclude` in a real `.git` folder, or undefined. Rejects as `gitignoreText`. */
-  #excludeText(): Promise<string | undefined> {
-    return this.#texts.getOrInsertComputed(EXCLUDE_KEY, async () => {
-      if (!this.entries.isRealFolder(".git/info")) return undefined;
-      const kind = this.entries.kind(".git/info/exclude");
-      // git follows a symbolic link here (it is not an in-tree file): so do we.
-      if (kind !== "file" && kind !== "symlink") return undefined;
-      return await this.#read(".git/info/exclude", true);
+  /** The text of source `key`, read once per project; undefined when git reads none there. */
+  #text(key: string): Promise<string | undefined> {
+    return this.#texts.getOrInsertComputed(key, async () => {
+      const exclude = key === EXCLUDE_KEY;
+      if (!this.entries.isRealFolder(exclude ? ".git/info" : key)) return undefined;
+      const file = sourceName(key);
+      const kind = this.entries.kind(file);
+      // git ≥ 2.32 does not follow a link to a `.gitignore`; it follows one at `.git/info/exclude`
+      // (not an in-tree file): so do we.
+      if (kind !== "file" && !(exclude && kind === "symlink")) return undefined;
+      try {
+        const bytes = await readBounded(`${this.root}/${file}`, {
+          limit: READ_LIMITS.ignoreRules,
+          followSymlink: exclude,
+          name: file,
+        });
+        return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
+      } catch (error) {
+        // Through a link, a folder: no rules.
+        if (error instanceof FileReadError && error.problem === "folder") return undefined;
+        throw error;
+      }
     });
-  }
-
-  /** The text of `file` (bounded read), or undefined when missing or, through a link, a folder. */
-  async #read(file: string, follow: boolean): Promise<string | undefined> {
-    try {
-      const bytes = await readBounded(`${this.root}/${file}`, {
-        limit: READ_LIMITS.ignoreRules,
-        followSymlink: follow,
-        name: file,
-      });
-      return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
-    } catch (error) {
-      if (error instanceof FileReadError && error.problem === "folder") return undefined;
-      throw error;
-    }
   }
 
   /**
@@ -265,12 +259,10 @@ export class IgnoreRules {
 
   /** Reads and compiles the rules of source `key`; rejects as `explain`. */
   async #compile(key: string): Promise<Source | undefined> {
-    const exclude = key === EXCLUDE_KEY;
-    const text = exclude ? await this.#excludeText() : await this.gitignoreText(key);
+    const text = await this.#text(key);
     if (text === undefined) return undefined;
-    const name = exclude ? ".git/info/exclude" : key === "" ? ".gitignore" : `${key}/.gitignore`;
     return {
-      name,
+      name: sourceName(key),
       rules: parseIgnorePatterns(this.ignoreCase ? foldCase(text) : text, this.ignoreCase),
     };
   }
@@ -278,6 +270,15 @@ export class IgnoreRules {
 
 /** The key of `.git/info/exclude` among the sources (no folder can be named with a NUL). */
 const EXCLUDE_KEY = "\0exclude";
+
+/** The file of source `key`, relative to the root. */
+function sourceName(key: string): string {
+  return key === EXCLUDE_KEY
+    ? ".git/info/exclude"
+    : key === ""
+    ? ".gitignore"
+    : `${key}/.gitignore`;
+}
 
 /** Splits a project path into segments; throws a RangeError for a path of the wrong form. */
 function splitPath(path: string): string[] {
