@@ -7,6 +7,7 @@
 
 import { lstatSyncOrUndefined } from "../file_system/lstat.ts";
 import { under } from "../file_system/file_system.ts";
+import { parentFolder } from "../file_system/real_folders.ts";
 
 /** An entry's kind: `missing` when nothing is there; `special` for a fifo, socket or device. */
 export type EntryKind = "file" | "folder" | "symlink" | "special" | "missing";
@@ -63,8 +64,7 @@ export class EntryKinds {
   isRealFolder(relativeFolder: string): boolean {
     if (relativeFolder === "") return true;
     return this.#realFolders.getOrInsertComputed(relativeFolder, () => {
-      const slash = relativeFolder.lastIndexOf("/");
-      return this.isRealFolder(slash < 0 ? "" : relativeFolder.slice(0, slash)) &&
+      return this.isRealFolder(parentFolder(relativeFolder)) &&
         this.kind(relativeFolder) === "folder";
     });
   }

@@ -13,6 +13,7 @@ import { displayPath } from "../text/characters.ts";
 import { plural } from "../text/plural.ts";
 import type { FileOperation } from "../reply/operations.ts";
 import { describeSpecial } from "../file_system/lstat.ts";
+import { parentFolder } from "../file_system/real_folders.ts";
 import type { EntryKinds } from "./entry_kinds.ts";
 import { foldCase } from "./case_fold.ts";
 import { IgnoreRules } from "./ignore_rules.ts";
@@ -65,7 +66,7 @@ class GuardContext {
   along(folder: string): AlongFolder {
     if (folder === "") return undefined;
     return this.#along.getOrInsertComputed(folder, () => {
-      const above = this.along(folderOf(folder));
+      const above = this.along(parentFolder(folder));
       if (above !== undefined) return above;
       const kind = this.entries.kind(folder);
       if (kind === "missing") return MISSING;
@@ -96,7 +97,7 @@ export async function guardOperations(
   // Each path's syntax first: only a path that passes it is handed to the file system.
   const reasons = ops.map((op) => checkPathSyntax(op.path));
   const paths = ops.map((op) => normalizeProjectPath(op.path));
-  const folders = paths.map(folderOf);
+  const folders = paths.map(parentFolder);
   // Every folder's rules read at once; a failure is reported by the path's own check.
   const checked = new Set(folders.filter((_, index) => reasons[index] === undefined));
   await Promise.all(
@@ -147,13 +148,7 @@ export async function guardRead(
   // Where a `.git` file keeps git's data is no more readable than `.git`.
   const context = new GuardContext(loaded, gitDataTargets(await findGitFiles(loaded)));
   const normalized = normalizeProjectPath(path);
-  return await checkPath(context, normalized, folderOf(normalized), "read");
-}
-
-/** The folder `path` (normalized) lies in: `""` for the root. */
-function folderOf(path: string): string {
-  const slash = path.lastIndexOf("/");
-  return slash < 0 ? "" : path.slice(0, slash);
+  return await checkPath(context, normalized, parentFolder(normalized), "read");
 }
 
 /** Why `path` (syntax-checked) in `folder` may not be accessed, or undefined. Never rejects. */
@@ -232,7 +227,7 @@ function passesThroughWritten(
   writtenFiles: ReadonlyMap<string, string>,
 ): string | undefined {
   let reason: string | undefined;
-  for (; folder !== "" && writtenFiles.size > 0; folder = folderOf(folder)) {
+  for (; folder !== "" && writtenFiles.size > 0; folder = parentFolder(folder)) {
     const file = writtenFiles.get(foldCase(folder));
     if (file !== undefined) {
       reason = `passes through \`${folder}\`, which this reply writes as a file (\`${file}\`)`;
