@@ -43,12 +43,8 @@ export interface FolderIgnores {
 /** Everything in an ignored folder is ignored. */
 const IGNORES_ALL: FolderIgnores = { ignores: () => true, verdict: () => "ignored" };
 
-/** One source as it applies in one folder: its rules, the folder relative to the source's, its name. */
-interface Level {
-  readonly patterns: IgnorePatterns;
-  readonly prefix: string;
-  readonly source: string;
-}
+/** One source as it applies in one folder: with the folder's path relative to the source's. */
+type Level = Source & { readonly prefix: string };
 
 /** The sources that apply in one folder, the nearest first, `info/exclude` last. */
 class LevelIgnores implements FolderIgnores {
@@ -57,9 +53,9 @@ class LevelIgnores implements FolderIgnores {
   /** The nearest source's last rule that matches the entry `name`, and the source's name. */
   match(name: string, isFolder: boolean): { rule: IgnorePattern; source: string } | undefined {
     const matched = this.fold ? foldCase(name) : name;
-    for (const { patterns, prefix, source } of this.levels) {
-      const rule = patterns.lastMatch(prefix + matched, isFolder);
-      if (rule !== undefined) return { rule, source };
+    for (const { rules, prefix, name } of this.levels) {
+      const rule = rules.lastMatch(prefix + matched, isFolder);
+      if (rule !== undefined) return { rule, source: name };
     }
     return undefined;
   }
@@ -232,14 +228,8 @@ export class IgnoreRules {
       // The nearest `.gitignore` first, each with the folder's path relative to its own.
       for (let depth = segments.length; depth >= -1; depth--) {
         const source = sources[depth + 1]; // -1: `info/exclude`, with the folder's whole path
-        const rest = matched.slice(Math.max(depth, 0)).join("/");
-        if (source !== undefined) {
-          levels.push({
-            patterns: source.rules,
-            prefix: rest === "" ? "" : `${rest}/`,
-            source: source.name,
-          });
-        }
+        const prefix = matched.slice(Math.max(depth, 0)).map((segment) => `${segment}/`).join("");
+        if (source !== undefined) levels.push({ ...source, prefix });
       }
       return new LevelIgnores(levels, this.ignoreCase);
     });

@@ -149,17 +149,6 @@ export function countLines(text: Units): number {
   return text.length > 0 && unitAt(text, text.length - 1) !== LF ? lines + 1 : lines;
 }
 
-/** The lines added and removed by the runs of `found`. */
-function sum(found: readonly Change[]): LineCounts {
-  let added = 0;
-  let removed = 0;
-  for (const change of found) {
-    added += change.bEnd - change.b;
-    removed += change.aEnd - change.a;
-  }
-  return { added, removed };
-}
-
 /** A text as a string, or as UTF-8 bytes. */
 type Units = string | Uint8Array;
 
@@ -257,7 +246,13 @@ function countUnitChanges(a: Units, b: Units): LineCounts {
   ) {
     return { added: countLines(middleB), removed: countLines(middleA) };
   }
-  return sum(changes(splitLines(asText(middleA)), splitLines(asText(middleB))));
+  let added = 0;
+  let removed = 0;
+  for (const change of changes(splitLines(asText(middleA)), splitLines(asText(middleB)))) {
+    added += change.bEnd - change.b;
+    removed += change.aEnd - change.a;
+  }
+  return { added, removed };
 }
 
 /** A string as it is; bytes one character a byte (lines equal exactly when their bytes are). */
