@@ -107,10 +107,7 @@ export async function listFolder(
   const gitData = await findGitFiles(rules);
   const entries = (options.readDir ?? Deno.readDirSync)(folder === "" ? root : `${root}/${folder}`);
   const reportAll = options.reportAll ?? false;
-  const fileNames: string[] = [];
-  const folderNames: string[] = [];
-  const linkNames: string[] = [];
-  const specialNames: string[] = [];
+  const names: Record<string, string[]> = { file: [], folder: [], symlink: [], special: [] };
   const skipped: SkippedEntry[] = [];
   let gitignore: EntryKind = "missing";
   const prefix = folder === "" ? "" : `${folder}/`;
@@ -120,10 +117,9 @@ export async function listFolder(
     const isFile = entry.isFile;
     const isDirectory = !isFile && entry.isDirectory;
     // A symbolic link is neither a file nor a folder here (the entry is not followed).
-    const listable = isFile || isDirectory;
-    const other = listable ? undefined : entry.isSymlink ? "symlink" : "special";
-    if (name === ".gitignore") gitignore = isDirectory ? "folder" : other ?? "file";
-    if (!listable && !reportAll) continue;
+    const kind = isFile ? "file" : isDirectory ? "folder" : entry.isSymlink ? "symlink" : "special";
+    if (name === ".gitignore") gitignore = kind;
+    if (!isFile && !isDirectory && !reportAll) continue;
     const plain = name.length <= 255 && PLAIN_NAME.test(name);
     if (!plain || prefix.length + name.length > SURELY_SHORT) {
       const syntax = checkPathSyntax(prefix + name);
@@ -132,29 +128,22 @@ export async function listFolder(
         continue;
       }
     }
-    if (isUnreadableEntry(prefix, name, gitData)) continue;
-    (other === "symlink"
-      ? linkNames
-      : other === "special"
-      ? specialNames
-      : isDirectory
-      ? folderNames
-      : fileNames).push(name);
+    if (!isUnreadableEntry(prefix, name, gitData)) names[kind].push(name);
   }
 
   // The folder was just read: what its `.gitignore` is needs no lstat of its own.
   const ignored = await rules.inFolderEitherCase(folder, visible ? gitignore : undefined);
   const report = reportAll ? skipped : undefined;
-  let files = shown(fileNames, false, prefix, ignored, report);
-  let folders = shown(folderNames, true, prefix, ignored, report);
+  let files = shown(names.file, false, prefix, ignored, report);
+  let folders = shown(names.folder, true, prefix, ignored, report);
   const exclude = options.exclude;
   if (exclude !== undefined) {
     files = files.filter((path) => !exclude.excludes(path, false));
     folders = folders.filter((path) => !exclude.excludes(path, true));
   }
   const others = [
-    [linkNames, "symbolic-link", "a symbolic link, never followed"],
-    [specialNames, "special", "a fifo, socket or device, not a regular file"],
+    [names.symlink, "symbolic-link", "a symbolic link, never followed"],
+    [names.special, "special", "a fifo, socket or device, not a regular file"],
   ] as const;
   for (const [names, kind, reason] of others) {
     for (const path of shown(names, false, prefix, ignored, report)) {
@@ -208,35 +197,27 @@ export async function walkTree(
   const first = await listFolder(root, start, rules, options);
   const folders: FolderListing[] = [first.listing];
   const skipped: SkippedEntry[] = [...first.skipped];
-  let level = first.listing.folders.filter(enter);
-  while (level.length > 0) {
-    const next: string[] = [];
-    for (let offset = 0; offset < level.length; offset += concurrency) {
-      const batch = level.slice(offset, offset + concurrency);
-      const results = await Promise.all(batch.map(async (folder) => {
+  // Listed a batch at a time; the order found does not matter, both lists are sorted at the end.
+  const queue = first.listing.folders.filter(enter);
+  for (let offset = 0; offset < queue.length;) {
+    const batch = queue.slice(offset, offset + concurrency);
+    offset += batch.length;
+    await Promise.all(
+      batch.map(async (folder) => {
+        let result;
         try {
-          return await listFolder(root, folder, rules, options, true);
+          result = await listFolder(root, folder, rules, options, true);
         } catch (error) {
           if (error instanceof CodeCommitError) throw error;
-          return { folder, error };
-        }
-      }));
-      for (const result of results) {
-        if ("error" in result) {
-          skipped.push({
-            path: result.folder,
-            kind: "unreadable-folder",
-            isDirectory: true,
-            reason: messageOf(result.error),
-          });
-          continue;
+          const reason = messageOf(error);
+          skipped.push({ path: folder, kind: "unreadable-folder", isDirectory: true, reason });
+          return;
         }
         folders.push(result.listing);
         skipped.push(...result.skipped);
-        for (const folder of result.listing.folders) if (enter(folder)) next.push(folder);
-      }
-    }
-    level = next;
+        queue.push(...result.listing.folders.filter(enter));
+      }),
+    );
   }
   folders.sort((a, b) => comparePaths(a.path, b.path));
   skipped.sort((a, b) => comparePaths(a.path, b.path));
