@@ -115,7 +115,7 @@ async function find(rules: IgnoreRules): Promise<GitData> {
   if (realRoot === undefined) return { files: [], folded: new Set() };
   const files: GitFile[] = [];
   const folded = new Set<string>();
-  const visit = async (folder: string, visible: boolean): Promise<void> => {
+  const visit = async (folder: string): Promise<void> => {
     let entries: Deno.DirEntry[];
     try {
       entries = [...Deno.readDirSync(under(rules.root, folder))];
@@ -139,15 +139,16 @@ async function find(rules: IgnoreRules): Promise<GitData> {
         folders.push(name);
       }
     }
-    const ignores = await rules.inFolder(folder, visible ? gitignore : undefined);
+    // Only folders git does not ignore are listed: the listing's `.gitignore` kind is trusted.
+    const ignores = await rules.inFolder(folder, gitignore);
     for (const name of folders) {
       const path = prefix + name;
       // git's data named from this folder or one above is not walked (`.repo/objects/`).
       if (folded.has(foldCase(path)) || ignores.ignores(name, true)) continue;
-      await visit(path, true);
+      await visit(path);
     }
   };
-  await visit("", false);
+  await visit("");
   return { files, folded };
 }
 
