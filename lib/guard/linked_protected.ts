@@ -80,7 +80,6 @@ export function linkedTargetOf(
   targets: readonly LinkedTarget[],
   path: string,
 ): LinkedTarget | undefined {
-  if (targets.length === 0) return undefined;
   const folded = foldCase(path);
   return targets.find((target) => {
     const place = foldCase(target.path);
@@ -93,14 +92,11 @@ function targetsOf(realRoot: string, name: string): string[] {
   const places = new Set<string>();
   let current = under(realRoot, name);
   for (let hop = 0; hop < MAX_HOPS; hop++) {
-    let info: Deno.FileInfo;
     let link: string;
     try {
-      info = Deno.lstatSync(current);
-      if (!info.isSymlink) break;
       link = Deno.readLinkSync(current);
     } catch {
-      break; // missing, or outside what may be read: nothing more inside the project
+      break; // missing, no link, or outside what may be read: nothing more inside the project
     }
     const next = realFolders(linkTarget(folderOf(current), link));
     const inside = next === undefined ? undefined : relativeUnder(realRoot, next);
