@@ -36,12 +36,16 @@ export type Verdict = "shown" | "ignored" | "ignored-by-case";
 export interface FolderIgnores {
   /** Whether git ignores the entry `name`, tested as a folder when `isFolder`. Never throws. */
   ignores(name: string, isFolder: boolean): boolean;
-  /** The same question, saying how. Never throws. */
+}
+
+/** {@link FolderIgnores} that also say how: exactly, or only once case is folded. */
+export interface EitherCaseIgnores extends FolderIgnores {
+  /** The verdict on the entry `name`, tested as a folder when `isFolder`. Never throws. */
   verdict(name: string, isFolder: boolean): Verdict;
 }
 
 /** Everything in an ignored folder is ignored. */
-const IGNORES_ALL: FolderIgnores = { ignores: () => true, verdict: () => "ignored" };
+const IGNORES_ALL = { ignores: () => true, verdict: (): Verdict => "ignored" };
 
 /** One source as it applies in one folder: with the folder's path relative to the source's. */
 type Level = Source & { readonly prefix: string };
@@ -62,24 +66,6 @@ class LevelIgnores implements FolderIgnores {
 
   ignores(name: string, isFolder: boolean): boolean {
     return this.match(name, isFolder)?.rule.negated === false;
-  }
-
-  verdict(name: string, isFolder: boolean): Verdict {
-    return this.ignores(name, isFolder) ? "ignored" : "shown";
-  }
-}
-
-/** Ignored exactly, or once names are folded: see {@link IgnoreRules.inFolderEitherCase}. */
-class EitherCase implements FolderIgnores {
-  constructor(readonly exact: FolderIgnores, readonly folded: FolderIgnores) {}
-
-  ignores(name: string, isFolder: boolean): boolean {
-    return this.verdict(name, isFolder) !== "shown";
-  }
-
-  verdict(name: string, isFolder: boolean): Verdict {
-    if (this.exact.ignores(name, isFolder)) return "ignored";
-    return this.folded.ignores(name, isFolder) ? "ignored-by-case" : "shown";
   }
 }
 
@@ -236,10 +222,17 @@ export class IgnoreRules {
   }
 
   /** Whether git ignores each entry of `folder` exactly, or once case is folded. Rejects as `isIgnored`. */
-  async inFolderEitherCase(folder: string, gitignore?: EntryKind): Promise<FolderIgnores> {
+  async inFolderEitherCase(folder: string, gitignore?: EntryKind): Promise<EitherCaseIgnores> {
     const exact = await this.withIgnoreCase(false).inFolder(folder, gitignore);
     if (exact === IGNORES_ALL) return IGNORES_ALL;
-    return new EitherCase(exact, await this.withIgnoreCase(true).inFolder(folder, gitignore));
+    const folded = await this.withIgnoreCase(true).inFolder(folder, gitignore);
+    const verdict = (name: string, isFolder: boolean): Verdict =>
+      exact.ignores(name, isFolder)
+        ? "ignored"
+        : folded.ignores(name, isFolder)
+        ? "ignored-by-case"
+        : "shown";
+    return { verdict, ignores: (name, isFolder) => verdict(name, isFolder) !== "shown" };
   }
 
   /** The compiled rules of source `key`, read once; undefined when git reads no file there. */

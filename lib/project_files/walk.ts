@@ -8,7 +8,7 @@
 
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
 import type { EntryKind } from "../guard/entry_kinds.ts";
-import type { FolderIgnores, IgnoreRules } from "../guard/ignore_rules.ts";
+import type { EitherCaseIgnores, IgnoreRules } from "../guard/ignore_rules.ts";
 import { foldCase } from "../guard/case_fold.ts";
 import { checkPathSyntax } from "../guard/path_syntax.ts";
 import { displayPath } from "../text/characters.ts";
@@ -158,7 +158,7 @@ function shown(
   names: string[],
   isFolder: boolean,
   prefix: string,
-  ignored: FolderIgnores,
+  ignored: EitherCaseIgnores,
   report: SkippedEntry[] | undefined,
 ): string[] {
   // Without a comparator, sort compares UTF-16 code units, as compareCodePoints does.
