@@ -151,13 +151,8 @@ for (const entry of PROTECTED_PATHS) {
  * its first segment folds onto a root entry, or any segment onto an any-depth entry. Never throws.
  */
 export function protectedRulesFor(path: string): ProtectedPath[] {
-  const segments = normalizeProjectPath(path).split("/");
-  const rules: ProtectedPath[] = [];
-  for (let index = 0; index < segments.length; index++) {
-    const rule = protectedRuleOfSegment(segments[index], index === 0);
-    if (rule !== undefined) rules.push(rule);
-  }
-  return rules;
+  return normalizeProjectPath(path).split("/")
+    .flatMap((segment, index) => protectedRuleOfSegment(segment, index === 0) ?? []);
 }
 
 /** The entry covering a path through `segment` (its first when `first`), or undefined. Never throws. */
