@@ -8,7 +8,7 @@
 
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
 import type { EntryKind } from "../guard/entry_kinds.ts";
-import type { EitherCaseIgnores, IgnoreRules } from "../guard/ignore_rules.ts";
+import type { IgnoreRules } from "../guard/ignore_rules.ts";
 import { foldCase } from "../guard/case_fold.ts";
 import { checkPathSyntax } from "../guard/path_syntax.ts";
 import { displayPath } from "../text/characters.ts";
@@ -133,50 +133,35 @@ export async function listFolder(
 
   // The folder was just read: what its `.gitignore` is needs no lstat of its own.
   const ignored = await rules.inFolderEitherCase(folder, visible ? gitignore : undefined);
-  const report = reportAll ? skipped : undefined;
-  let files = shown(names.file, false, prefix, ignored, report);
-  let folders = shown(names.folder, true, prefix, ignored, report);
-  const exclude = options.exclude;
-  if (exclude !== undefined) {
-    files = files.filter((path) => !exclude.excludes(path, false));
-    folders = folders.filter((path) => !exclude.excludes(path, true));
-  }
+  // The sorted paths of the `names` git does not ignore and `exclude` keeps; with `reportAll`,
+  // the case-folded ignores are reported.
+  const shown = (names: string[], isFolder: boolean, exclude?: WalkOptions["exclude"]) => {
+    // Without a comparator, sort compares UTF-16 code units, as compareCodePoints does.
+    names.sort();
+    const paths: string[] = [];
+    for (const name of names) {
+      const path = prefix + name;
+      const verdict = ignored.verdict(name, isFolder);
+      if (verdict === "shown" && exclude?.excludes(path, isFolder) !== true) paths.push(path);
+      else if (verdict === "ignored-by-case" && reportAll) {
+        const reason = "git ignores it once names are compared without regard to case";
+        skipped.push({ path, kind: "ignored-by-case", isDirectory: isFolder, reason });
+      }
+    }
+    return paths;
+  };
+  const files = shown(names.file, false, options.exclude);
+  const folders = shown(names.folder, true, options.exclude);
   const others = [
     [names.symlink, "symbolic-link", "a symbolic link, never followed"],
     [names.special, "special", "a fifo, socket or device, not a regular file"],
   ] as const;
   for (const [names, kind, reason] of others) {
-    for (const path of shown(names, false, prefix, ignored, report)) {
+    for (const path of shown(names, false)) {
       skipped.push({ path, kind, isDirectory: false, reason });
     }
   }
   return { listing: { path: folder, files, folders }, skipped };
-}
-
-/** The sorted paths of the `names` git does not ignore; `report` gets the case-folded ignores. */
-function shown(
-  names: string[],
-  isFolder: boolean,
-  prefix: string,
-  ignored: EitherCaseIgnores,
-  report: SkippedEntry[] | undefined,
-): string[] {
-  // Without a comparator, sort compares UTF-16 code units, as compareCodePoints does.
-  names.sort();
-  const paths: string[] = [];
-  for (const name of names) {
-    const verdict = ignored.verdict(name, isFolder);
-    if (verdict === "shown") paths.push(prefix + name);
-    else if (verdict === "ignored-by-case" && report !== undefined) {
-      report.push({
-        path: prefix + name,
-        kind: "ignored-by-case",
-        isDirectory: isFolder,
-        reason: "git ignores it once names are compared without regard to case",
-      });
-    }
-  }
-  return paths;
 }
 
 /**
