@@ -109,23 +109,16 @@ export async function guardOperations(
   }
 
   // The paths this reply writes as files, folded, to the path as the reply spells it.
-  const writtenFiles = new Map<string, string>();
-  ops.forEach((op, index) => {
-    if (op.kind === "write" && reasons[index] === undefined) {
-      writtenFiles.set(foldCase(paths[index]), paths[index]);
-    }
-  });
-
+  const writtenFiles = new Map(
+    paths.filter((_, index) => ops[index].kind === "write" && reasons[index] === undefined)
+      .map((path) => [foldCase(path), path]),
+  );
   const refusals: Refusal[] = [];
   const operations: FileOperation[] = [];
   ops.forEach((op, index) => {
-    const path = paths[index];
     const reason = reasons[index] ?? passesThroughWritten(folders[index], writtenFiles);
-    if (reason !== undefined) {
-      refusals.push({ path: op.path, reason });
-    } else {
-      operations.push({ ...op, path });
-    }
+    if (reason !== undefined) refusals.push({ path: op.path, reason });
+    else operations.push({ ...op, path: paths[index] });
   });
   return refusals.length > 0 ? { ok: false, refusals } : { ok: true, operations };
 }
