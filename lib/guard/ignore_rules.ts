@@ -8,6 +8,7 @@
 
 import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
 import { READ_LIMITS } from "../file_system/read_limits.ts";
+import { parentFolder } from "../file_system/real_folders.ts";
 import { foldCase } from "./case_fold.ts";
 import { type EntryKind, EntryKinds } from "./entry_kinds.ts";
 import { type IgnorePattern, type IgnorePatterns, parseIgnorePatterns } from "./ignore_patterns.ts";
@@ -185,18 +186,14 @@ export class IgnoreRules {
   async inFolder(folder: string, gitignore?: EntryKind): Promise<FolderIgnores> {
     const segments = folder === "" ? [] : splitPath(folder);
     if (gitignore !== undefined) this.entries.noteListed(folder, ".gitignore", gitignore);
-    return await this.#folder(normalizeProjectPath(folder), segments);
-  }
-
-  /** `inFolder`, cached: ignored whole when its parent ignores it. */
-  #folder(folder: string, segments?: readonly string[]): Promise<FolderIgnores> {
-    return this.#folders.getOrInsertComputed(folder, async () => {
-      if (folder !== "") {
-        const slash = folder.lastIndexOf("/");
-        const parent = await this.#folder(slash < 0 ? "" : folder.slice(0, slash));
-        if (parent.ignores(folder.slice(slash + 1), true)) return IGNORES_ALL;
+    const key = normalizeProjectPath(folder);
+    // Cached; ignored whole when its parent ignores it.
+    return await this.#folders.getOrInsertComputed(key, async () => {
+      if (key !== "") {
+        const parent = await this.inFolder(parentFolder(key));
+        if (parent.ignores(key.slice(key.lastIndexOf("/") + 1), true)) return IGNORES_ALL;
       }
-      return await this.#levels(folder, segments ?? (folder === "" ? [] : folder.split("/")));
+      return await this.#levels(key, segments);
     });
   }
 
