@@ -12,7 +12,7 @@ import type { IgnoreRules } from "../guard/ignore_rules.ts";
 import { foldCase } from "../guard/case_fold.ts";
 import { checkPathSyntax } from "../guard/path_syntax.ts";
 import { displayPath } from "../text/characters.ts";
-import { PROTECTED_PATHS } from "../guard/protected_paths.ts";
+import { protectedRuleOfSegment } from "../guard/protected_paths.ts";
 import { findGitFiles, type GitData } from "../guard/gitdir_file.ts";
 import { comparePaths } from "./order.ts";
 
@@ -67,24 +67,13 @@ const DEFAULT_CONCURRENCY = 32;
 /** Names `checkPathSyntax` surely accepts once their folder was; others get the full check. */
 const PLAIN_NAME = /^[A-Za-z0-9_.+@=,-]*[A-Za-z0-9_+@=,-]$/;
 
-/** Folded names no prompt may read wherever they are (`.git`). */
-const UNREADABLE_ANYWHERE = new Set(
-  PROTECTED_PATHS.filter((entry) => !entry.readable && entry.scope === "any-depth-name")
-    .map((entry) => foldCase(entry.name)),
-);
-
-/** Folded names no prompt may read in the project root (`agent-config`, ..., and `.git`). */
-const UNREADABLE_IN_ROOT = new Set(
-  PROTECTED_PATHS.filter((entry) => !entry.readable).map((entry) => foldCase(entry.name)),
-);
-
 /**
  * Whether the entry `name` of the folder `prefix` (`""` or ending with `/`) is one no prompt may
  * read: an unreadable protected entry, or git's data a `.git` file names. Never throws.
  */
 function isUnreadableEntry(prefix: string, name: string, gitData: GitData): boolean {
   if (gitData.folded.size > 0 && gitData.folded.has(foldCase(prefix + name))) return true;
-  return (prefix === "" ? UNREADABLE_IN_ROOT : UNREADABLE_ANYWHERE).has(foldCase(name));
+  return protectedRuleOfSegment(name, prefix === "")?.readable === false;
 }
 
 /** The longest path, in UTF-16 code units, that is surely under the syntax check's 4096 bytes. */
