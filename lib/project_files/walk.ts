@@ -13,7 +13,7 @@ import { foldCase } from "../guard/case_fold.ts";
 import { checkPathSyntax } from "../guard/path_syntax.ts";
 import { displayPath } from "../text/characters.ts";
 import { protectedRuleOfSegment } from "../guard/protected_paths.ts";
-import { findGitFiles, type GitData } from "../guard/gitdir_file.ts";
+import { findGitFiles } from "../guard/gitdir_file.ts";
 import { comparePaths } from "./order.ts";
 
 /** One folder as the walk saw it (`""` the root): its listable files and folders, sorted. */
@@ -62,19 +62,8 @@ export interface WalkOptions {
   readonly exclude?: { excludes(path: string, isFolder: boolean): boolean };
 }
 
-const DEFAULT_CONCURRENCY = 32;
-
 /** Names `checkPathSyntax` surely accepts once their folder was; others get the full check. */
 const PLAIN_NAME = /^[A-Za-z0-9_.+@=,-]*[A-Za-z0-9_+@=,-]$/;
-
-/**
- * Whether the entry `name` of the folder `prefix` (`""` or ending with `/`) is one no prompt may
- * read: an unreadable protected entry, or git's data a `.git` file names. Never throws.
- */
-function isUnreadableEntry(prefix: string, name: string, gitData: GitData): boolean {
-  if (gitData.folded.size > 0 && gitData.folded.has(foldCase(prefix + name))) return true;
-  return protectedRuleOfSegment(name, prefix === "")?.readable === false;
-}
 
 /** The longest path, in UTF-16 code units, that is surely under the syntax check's 4096 bytes. */
 const SURELY_SHORT = Math.floor(4096 / 3);
@@ -117,7 +106,10 @@ export async function listFolder(
         continue;
       }
     }
-    if (!isUnreadableEntry(prefix, name, gitData)) names[kind].push(name);
+    // Left out unseen: an unreadable protected entry, or git's data a `.git` file names.
+    const unreadable = protectedRuleOfSegment(name, prefix === "")?.readable === false ||
+      (gitData.folded.size > 0 && gitData.folded.has(foldCase(prefix + name)));
+    if (!unreadable) names[kind].push(name);
   }
 
   // The folder was just read: what its `.gitignore` is needs no lstat of its own.
@@ -166,7 +158,7 @@ export async function walkTree(
   rules: IgnoreRules,
   options: WalkOptions = {},
 ): Promise<WalkResult> {
-  const concurrency = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
+  const concurrency = Math.max(1, options.concurrency ?? 32);
   const enter = options.enter ?? (() => true);
   const first = await listFolder(root, start, rules, options);
   const folders: FolderListing[] = [first.listing];
