@@ -84,15 +84,12 @@ export function gitdirPlacesInside(realRoot: string, gitFile: string): string[] 
   return [...places];
 }
 
-/** One `.git` file (relative) and the places inside the project it names as git's data. */
-export interface GitFile {
-  readonly file: string;
-  readonly places: readonly string[];
-}
-
-/** Every `.git` file naming a place inside the project, in order found, and those places folded. */
+/**
+ * Every `.git` file (relative) naming places inside the project as git's data, in order found,
+ * with those places; and the places folded.
+ */
 export interface GitData {
-  readonly files: readonly GitFile[];
+  readonly files: readonly { readonly file: string; readonly places: readonly string[] }[];
   readonly folded: ReadonlySet<string>;
 }
 
@@ -113,7 +110,7 @@ export function findGitFiles(rules: IgnoreRules): Promise<GitData> {
 async function find(rules: IgnoreRules): Promise<GitData> {
   const realRoot = realPath(rules.root);
   if (realRoot === undefined) return { files: [], folded: new Set() };
-  const files: GitFile[] = [];
+  const files: { file: string; places: string[] }[] = [];
   const folded = new Set<string>();
   const visit = async (folder: string): Promise<void> => {
     let entries: Deno.DirEntry[];

@@ -153,7 +153,6 @@ function trimTrailingSpaces(line: string): string {
   return lastSpace < 0 ? line : line.slice(0, lastSpace);
 }
 
-/** Compiles one rule line. */
 function compile(
   { line, written: text, negated, mustBeFolder, nameOnly, pattern }: IgnoreLine,
 ): Compiled {
