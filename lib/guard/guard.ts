@@ -40,16 +40,12 @@ export type GuardResult =
 
 type Access = "write" | "delete" | "read";
 
-/** What lies along a folder's path: a reason to refuse, nothing wrong, or a folder missing on the way. */
-type AlongFolder = string | undefined | typeof MISSING;
-const MISSING = Symbol("missing");
-
 /** What one guard call has looked at, shared by every path; each folder's checks are made once. */
 class GuardContext {
   readonly entries: EntryKinds;
   readonly exact: IgnoreRules;
   readonly folded: IgnoreRules;
-  readonly #along = new Map<string, AlongFolder>();
+  readonly #along = new Map<string, string | undefined>();
 
   constructor(rules: IgnoreRules, readonly linked: readonly LinkedTarget[]) {
     // One lstat per entry for the whole check: the ignore rules look at the same folders.
@@ -59,22 +55,21 @@ class GuardContext {
   }
 
   /**
-   * What lies along `folder`: the reason to refuse every path in it, {@link MISSING}, or
-   * undefined when every folder on the way is real. The topmost problem decides. Throws as
-   * `EntryKinds.kind`.
+   * What lies along `folder`: the reason to refuse every path in it, or undefined when every
+   * folder on the way is real or missing. The topmost problem decides. Throws as `EntryKinds.kind`.
    */
-  along(folder: string): AlongFolder {
+  along(folder: string): string | undefined {
     if (folder === "") return undefined;
     return this.#along.getOrInsertComputed(folder, () => {
       const above = this.along(parentFolder(folder));
       if (above !== undefined) return above;
       const kind = this.entries.kind(folder);
-      if (kind === "missing") return MISSING;
       if (kind === "symlink") {
         return `passes through \`${folder}\`, a symbolic link (a link could lead outside the ` +
           "project or to a protected file)";
       }
-      return kind === "folder" ? undefined : `passes through \`${folder}\`, which is not a folder`;
+      if (kind === "folder" || kind === "missing") return undefined;
+      return `passes through \`${folder}\`, which is not a folder`;
     });
   }
 }
@@ -202,8 +197,8 @@ function checkOnDisk(
   access: Access,
 ): string | undefined {
   const along = context.along(folder);
-  if (along === MISSING) return access === "read" ? "does not exist" : undefined;
   if (along !== undefined) return along;
+  // Missing here or on the way: a write creates it, a read finds nothing.
   const info = context.entries.info(path);
   if (info === undefined) return access === "read" ? "does not exist" : undefined;
   if (info.isSymlink) {

@@ -34,9 +34,7 @@ export async function writeFileAtomically(
 ): Promise<void> {
   await checkFolders(root, parentFolder(path), options.createFolders ?? false, path);
   const existing = await checkTarget(root, path);
-  const mode = existing?.mode !== null && existing?.mode !== undefined
-    ? existing.mode & 0o7777
-    : options.mode;
+  const mode = typeof existing?.mode === "number" ? existing.mode & 0o7777 : options.mode;
   await writeAtomically(denoFileSystem, root, path, encoder.encode(text), {
     mode,
     // Checked again right before the rename: nothing but a regular file is ever replaced.
