@@ -234,8 +234,11 @@ function commonLines(
   return { head, headLines, tail };
 }
 
-/** The lines added and removed from `a` to `b`: only the lines between head and tail are diffed. */
-function countUnitChanges(a: Units, b: Units): LineCounts {
+/**
+ * How many lines going from `a` to `b` (strings, or bytes as {@link countByteLineChanges}) adds and
+ * removes: only the lines between the common head and tail are diffed. Never throws.
+ */
+export function countLineChanges(a: Units, b: Units): LineCounts {
   if (a.length === b.length && sameStart(a, b) === a.length) return { added: 0, removed: 0 };
   const { head, tail } = commonLines(a, b, 0);
   const middleA = a.slice(head, a.length - tail);
@@ -260,18 +263,13 @@ function asText(units: Units): string {
   return typeof units === "string" ? units : new TextDecoder("latin1").decode(units);
 }
 
-/** How many lines going from `before` to `after` adds and removes. Never throws. */
-export function countLineChanges(before: string, after: string): LineCounts {
-  return countUnitChanges(before, after);
-}
-
 /**
  * {@link countLineChanges} of UTF-8 bytes, never decoded whole (files beyond what a string holds).
  *
  * @throws {RangeError} only when memory runs out.
  */
 export function countByteLineChanges(before: Uint8Array, after: Uint8Array): LineCounts {
-  return countUnitChanges(before, after);
+  return countLineChanges(before, after);
 }
 
 /** {@link countByteLineChanges} of two files (null: none); undefined when memory ran out. */
