@@ -15,7 +15,6 @@ import type { IgnoreRules } from "./ignore_rules.ts";
 /** A `.git` file larger than this is not a pointer git would read either. */
 const MAX_GITDIR_FILE = 64 * 1024;
 
-/** The prefix git requires of a `.git` file. */
 const PREFIX = "gitdir: ";
 
 /**

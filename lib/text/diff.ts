@@ -152,7 +152,6 @@ export function countLines(text: Units): number {
 /** A text as a string, or as UTF-8 bytes. */
 type Units = string | Uint8Array;
 
-/** The unit at `at` of `text`. */
 function unitAt(text: Units, at: number): number {
   return typeof text === "string" ? text.charCodeAt(at) : text[at];
 }
