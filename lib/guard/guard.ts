@@ -14,7 +14,6 @@ import { plural } from "../text/plural.ts";
 import type { FileOperation } from "../reply/operations.ts";
 import { describeSpecial } from "../file_system/lstat.ts";
 import { parentFolder } from "../file_system/real_folders.ts";
-import type { EntryKinds } from "./entry_kinds.ts";
 import { foldCase } from "./case_fold.ts";
 import { IgnoreRules } from "./ignore_rules.ts";
 import { checkPathSyntax, normalizeProjectPath } from "./path_syntax.ts";
@@ -40,18 +39,16 @@ export type GuardResult =
 
 type Access = "write" | "delete" | "read";
 
-/** What one guard call has looked at, shared by every path; each folder's checks are made once. */
+/**
+ * What one guard call has looked at, shared by every path; each folder's checks are made once.
+ * One lstat per entry for the whole check: the ignore rules' `entries` look at the same folders.
+ */
 class GuardContext {
-  readonly entries: EntryKinds;
   readonly exact: IgnoreRules;
-  readonly folded: IgnoreRules;
   readonly #along = new Map<string, string | undefined>();
 
   constructor(rules: IgnoreRules, readonly linked: readonly LinkedTarget[]) {
-    // One lstat per entry for the whole check: the ignore rules look at the same folders.
-    this.entries = rules.entries;
     this.exact = rules.withIgnoreCase(false);
-    this.folded = rules.withIgnoreCase(true);
   }
 
   /**
@@ -63,7 +60,7 @@ class GuardContext {
     return this.#along.getOrInsertComputed(folder, () => {
       const above = this.along(parentFolder(folder));
       if (above !== undefined) return above;
-      const kind = this.entries.kind(folder);
+      const kind = this.exact.entries.kind(folder);
       if (kind === "symlink") {
         return `passes through \`${folder}\`, a symbolic link (a link could lead outside the ` +
           "project or to a protected file)";
@@ -176,7 +173,7 @@ async function checkPath(
     if (!(await context.exact.inFolderEitherCase(folder)).ignores(name, false)) return undefined;
     // Which ignore rule, exact or case-folded, ignores it.
     const exact = await context.exact.explain(path, false);
-    const match = exact ?? await context.folded.explain(path, false);
+    const match = exact ?? await context.exact.withIgnoreCase(true).explain(path, false);
     // The two checks should agree; where they do not, the path is refused, not written.
     if (match === undefined) return "is ignored by .gitignore (no one rule could be named)";
     const what = match.path === path ? "" : ` matches the folder \`${match.path}\``;
@@ -199,7 +196,7 @@ function checkOnDisk(
   const along = context.along(folder);
   if (along !== undefined) return along;
   // Missing here or on the way: a write creates it, a read finds nothing.
-  const info = context.entries.info(path);
+  const info = context.exact.entries.info(path);
   if (info === undefined) return access === "read" ? "does not exist" : undefined;
   if (info.isSymlink) {
     return "is a symbolic link (a link could lead outside the project or to a protected file)";
