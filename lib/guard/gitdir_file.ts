@@ -150,7 +150,6 @@ async function find(rules: IgnoreRules): Promise<GitData> {
 
 /** Whether `path` is, or lies under, a place `data` holds, case-folded. Never throws. */
 export function isGitData(data: GitData, path: string): boolean {
-  if (data.folded.size === 0) return false;
   const folded = foldCase(path);
   if (data.folded.has(folded)) return true;
   for (let slash = folded.indexOf("/"); slash >= 0; slash = folded.indexOf("/", slash + 1)) {

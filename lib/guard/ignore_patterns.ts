@@ -80,11 +80,9 @@ export class IgnorePatterns {
   /** Whether these rules alone ignore `path`, an ignored folder above hiding it. Never throws. */
   ignores(path: string, isFolder: boolean): boolean {
     for (let slash = path.indexOf("/"); slash >= 0; slash = path.indexOf("/", slash + 1)) {
-      const above = this.lastMatch(path.slice(0, slash), true);
-      if (above !== undefined && !above.negated) return true;
+      if (this.lastMatch(path.slice(0, slash), true)?.negated === false) return true;
     }
-    const own = this.lastMatch(path, isFolder);
-    return own !== undefined && !own.negated;
+    return this.lastMatch(path, isFolder)?.negated === false;
   }
 }
 
