@@ -12,24 +12,6 @@ const HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
 // deno-lint-ignore no-control-regex -- the whole ASCII range, controls included
 const ASCII = /^[\x00-\x7f]*$/;
 
-/** ASCII without capitals and without `[` (the rest of ASCII, controls included). */
-// deno-lint-ignore no-control-regex -- the whole ASCII range but A-Z and [
-const CASE_NEUTRAL_TEXT = /^[\x00-\x40\x5c-\x7f]*$/;
-
-/** ASCII without capitals (the rest of ASCII, controls included). */
-// deno-lint-ignore no-control-regex -- the whole ASCII range but A-Z
-const CASE_NEUTRAL_NAME = /^[\x00-\x40\x5b-\x7f]*$/;
-
-/** Whether text is ASCII without capitals or `[` (a class's range may span capitals). */
-export function isCaseNeutralText(text: string): boolean {
-  return CASE_NEUTRAL_TEXT.test(text);
-}
-
-/** Whether {@link foldCase} leaves `name` as it is: ASCII without capitals. */
-export function foldLeavesAlone(name: string): boolean {
-  return CASE_NEUTRAL_NAME.test(name);
-}
-
 /** Folds a name or path (`/` kept): HFS+ ignorables dropped, NFC, then upper- and lower-cased. */
 export function foldCase(s: string): string {
   // Plain ASCII (almost every name) folds with toLowerCase alone.

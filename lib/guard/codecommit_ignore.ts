@@ -15,11 +15,7 @@ export const CODECOMMIT_IGNORE_FILE = ".codecommitignore";
 
 /** The rules of a project's `.codecommitignore` (none when it has none). */
 export class CodeCommitIgnore {
-  readonly #patterns: IgnorePatterns;
-
-  private constructor(patterns: IgnorePatterns) {
-    this.#patterns = patterns;
-  }
+  private constructor(private readonly patterns: IgnorePatterns) {}
 
   /** The rules of `text`, read as a `.gitignore` at the project root. Never throws. */
   static parse(text: string): CodeCommitIgnore {
@@ -35,23 +31,20 @@ export class CodeCommitIgnore {
    * @throws {CodeCommitError} (exit `EXIT.setup`) when it is not a regular file, too large or unreadable.
    */
   static async load(root: string): Promise<CodeCommitIgnore> {
-    let bytes: Uint8Array | undefined;
-    try {
-      bytes = await readBounded(`${root}/${CODECOMMIT_IGNORE_FILE}`, {
-        limit: READ_LIMITS.ignoreRules,
-        followSymlink: false,
-        name: CODECOMMIT_IGNORE_FILE,
-      });
-    } catch (error) {
+    const bytes = await readBounded(`${root}/${CODECOMMIT_IGNORE_FILE}`, {
+      limit: READ_LIMITS.ignoreRules,
+      followSymlink: false,
+      name: CODECOMMIT_IGNORE_FILE,
+    }).catch((error) => {
       if (error instanceof FileReadError) throw new CodeCommitError(error.message, EXIT.setup);
       throw error;
-    }
+    });
     if (bytes === undefined) return CodeCommitIgnore.NONE;
     return CodeCommitIgnore.parse(new TextDecoder().decode(bytes));
   }
 
   /** Whether `path` stays out of prompts: it or a folder above it matches. Never throws. */
   excludes(path: string, isFolder = false): boolean {
-    return this.#patterns.ignores(path, isFolder);
+    return this.patterns.ignores(path, isFolder);
   }
 }

@@ -7,14 +7,16 @@
 
 import { lstatSyncOrUndefined } from "../file_system/lstat.ts";
 import { under } from "../file_system/file_system.ts";
+import { parentFolder } from "../file_system/real_folders.ts";
 
 /** An entry's kind: `missing` when nothing is there; `special` for a fifo, socket or device. */
 export type EntryKind = "file" | "folder" | "symlink" | "special" | "missing";
 
-/** The kind of entry `info` (an `lstat` result or a folder entry) describes. Never throws. */
+/** The kind of entry `info` (an `lstat` result or a folder entry; none: missing). Never throws. */
 export function kindOf(
-  info: Pick<Deno.FileInfo, "isSymlink" | "isDirectory" | "isFile">,
+  info: Pick<Deno.FileInfo, "isSymlink" | "isDirectory" | "isFile"> | undefined,
 ): EntryKind {
+  if (info === undefined) return "missing";
   if (info.isSymlink) return "symlink";
   if (info.isDirectory) return "folder";
   if (info.isFile) return "file";
@@ -46,10 +48,7 @@ export class EntryKinds {
 
   /** The kind of entry at `relativePath`. Throws as `info` does. */
   kind(relativePath: string): EntryKind {
-    const known = this.#kinds.get(relativePath);
-    if (known !== undefined) return known;
-    const info = this.info(relativePath);
-    return info === undefined ? "missing" : kindOf(info);
+    return this.#kinds.get(relativePath) ?? kindOf(this.info(relativePath));
   }
 
   /** Records that `relativeFolder`, just listed, is a real folder, and the kind of its entry `name`. */
@@ -63,8 +62,7 @@ export class EntryKinds {
   isRealFolder(relativeFolder: string): boolean {
     if (relativeFolder === "") return true;
     return this.#realFolders.getOrInsertComputed(relativeFolder, () => {
-      const slash = relativeFolder.lastIndexOf("/");
-      return this.isRealFolder(slash < 0 ? "" : relativeFolder.slice(0, slash)) &&
+      return this.isRealFolder(parentFolder(relativeFolder)) &&
         this.kind(relativeFolder) === "folder";
     });
   }

@@ -15,36 +15,29 @@ import type { IgnoreRules } from "./ignore_rules.ts";
 /** A `.git` file larger than this is not a pointer git would read either. */
 const MAX_GITDIR_FILE = 64 * 1024;
 
-/** The prefix git requires of a `.git` file. */
 const PREFIX = "gitdir: ";
-
-/** The absolute place the `.git` file at `path` names (links not followed), or undefined. */
-function gitdirOf(path: string): string | undefined {
-  const text = readText(path);
-  if (text === undefined || !text.startsWith(PREFIX)) return undefined;
-  // git takes the first line and drops trailing white space.
-  const target = text.slice(PREFIX.length).split("\n")[0].replace(/\s+$/, "");
-  if (target === "") return undefined;
-  return linkTarget(folderOf(path), target);
-}
 
 /**
  * Where git's data lies for the `.git` file at `path`: the folder it names and the `commondir` a
  * linked worktree's names. Absolute, as written; empty when not a `gitdir:` file. Never throws.
  */
 export function gitdirPlaces(path: string): string[] {
-  const gitdir = gitdirOf(path);
-  if (gitdir === undefined) return [];
-  const places = [gitdir];
-  const line = readText(`${gitdir}/commondir`)?.split("\n")[0].replace(/\s+$/, "");
-  if (line) places.push(linkTarget(gitdir, line));
-  return places;
+  const line = firstLine(path);
+  // Its trailing white space gone, a line that starts with the prefix names a place.
+  if (line === undefined || !line.startsWith(PREFIX)) return [];
+  const gitdir = linkTarget(folderOf(path), line.slice(PREFIX.length));
+  const common = firstLine(`${gitdir}/commondir`);
+  return common ? [gitdir, linkTarget(gitdir, common)] : [gitdir];
 }
 
-/** The text of the small regular file at `path`, or undefined. Never throws. */
-function readText(path: string): string | undefined {
+/**
+ * The first line of the small regular file at `path`, trailing white space dropped as git drops
+ * it; undefined when there is no such file. Never throws.
+ */
+function firstLine(path: string): string | undefined {
   const bytes = readSmallFileSync(path, MAX_GITDIR_FILE);
-  return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
+  if (bytes === undefined) return undefined;
+  return new TextDecoder().decode(bytes).split("\n")[0].replace(/\s+$/, "");
 }
 
 /** The real path of `path`, or undefined when it cannot be resolved (missing, unreadable). */
@@ -90,15 +83,12 @@ export function gitdirPlacesInside(realRoot: string, gitFile: string): string[] 
   return [...places];
 }
 
-/** One `.git` file (relative) and the places inside the project it names as git's data. */
-export interface GitFile {
-  readonly file: string;
-  readonly places: readonly string[];
-}
-
-/** Every `.git` file naming a place inside the project, in order found, and those places folded. */
+/**
+ * Every `.git` file (relative) naming places inside the project as git's data, in order found,
+ * with those places; and the places folded.
+ */
 export interface GitData {
-  readonly files: readonly GitFile[];
+  readonly files: readonly { readonly file: string; readonly places: readonly string[] }[];
   readonly folded: ReadonlySet<string>;
 }
 
@@ -119,9 +109,9 @@ export function findGitFiles(rules: IgnoreRules): Promise<GitData> {
 async function find(rules: IgnoreRules): Promise<GitData> {
   const realRoot = realPath(rules.root);
   if (realRoot === undefined) return { files: [], folded: new Set() };
-  const files: GitFile[] = [];
+  const files: { file: string; places: string[] }[] = [];
   const folded = new Set<string>();
-  const visit = async (folder: string, visible: boolean): Promise<void> => {
+  const visit = async (folder: string): Promise<void> => {
     let entries: Deno.DirEntry[];
     try {
       entries = [...Deno.readDirSync(under(rules.root, folder))];
@@ -145,21 +135,21 @@ async function find(rules: IgnoreRules): Promise<GitData> {
         folders.push(name);
       }
     }
-    const ignores = await rules.inFolder(folder, { gitignore, visible });
+    // Only folders git does not ignore are listed: the listing's `.gitignore` kind is trusted.
+    const ignores = await rules.inFolder(folder, gitignore);
     for (const name of folders) {
       const path = prefix + name;
       // git's data named from this folder or one above is not walked (`.repo/objects/`).
       if (folded.has(foldCase(path)) || ignores.ignores(name, true)) continue;
-      await visit(path, true);
+      await visit(path);
     }
   };
-  await visit("", false);
+  await visit("");
   return { files, folded };
 }
 
 /** Whether `path` is, or lies under, a place `data` holds, case-folded. Never throws. */
 export function isGitData(data: GitData, path: string): boolean {
-  if (data.folded.size === 0) return false;
   const folded = foldCase(path);
   if (data.folded.has(folded)) return true;
   for (let slash = folded.indexOf("/"); slash >= 0; slash = folded.indexOf("/", slash + 1)) {

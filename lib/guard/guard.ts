@@ -13,16 +13,11 @@ import { displayPath } from "../text/characters.ts";
 import { plural } from "../text/plural.ts";
 import type { FileOperation } from "../reply/operations.ts";
 import { describeSpecial } from "../file_system/lstat.ts";
-import type { EntryKinds } from "./entry_kinds.ts";
+import { parentFolder } from "../file_system/real_folders.ts";
 import { foldCase } from "./case_fold.ts";
-import { type FolderIgnores, IgnoreRules } from "./ignore_rules.ts";
+import { IgnoreRules } from "./ignore_rules.ts";
 import { checkPathSyntax, normalizeProjectPath } from "./path_syntax.ts";
-import {
-  describeProtectedPath,
-  type ProtectedPath,
-  protectedRuleOfSegment,
-  protectedRulesFor,
-} from "./protected_paths.ts";
+import { describeProtectedPath, protectedRulesFor } from "./protected_paths.ts";
 import {
   gitDataTargets,
   linkedProtectedTargets,
@@ -44,62 +39,34 @@ export type GuardResult =
 
 type Access = "write" | "delete" | "read";
 
-/** What lies along a folder's path: a reason to refuse, nothing wrong, or a folder missing on the way. */
-type AlongFolder = string | undefined | typeof MISSING;
-const MISSING = Symbol("missing");
-
-/** What one guard call has looked at, shared by every path; each folder's checks are made once. */
+/**
+ * What one guard call has looked at, shared by every path; each folder's checks are made once.
+ * One lstat per entry for the whole check: the ignore rules' `entries` look at the same folders.
+ */
 class GuardContext {
-  readonly entries: EntryKinds;
   readonly exact: IgnoreRules;
-  readonly folded: IgnoreRules;
-  readonly #folders = new Map<string, Promise<FolderIgnores>>();
-  readonly #protected = new Map<string, readonly ProtectedPath[]>();
-  readonly #along = new Map<string, AlongFolder>();
-  /** Each folder's verdicts, once read (most paths then need no promise). */
-  readonly settled = new Map<string, FolderIgnores>();
+  readonly #along = new Map<string, string | undefined>();
 
   constructor(rules: IgnoreRules, readonly linked: readonly LinkedTarget[]) {
-    // One lstat per entry for the whole check: the ignore rules look at the same folders.
-    this.entries = rules.entries;
     this.exact = rules.withIgnoreCase(false);
-    this.folded = rules.withIgnoreCase(true);
-  }
-
-  /** The protected-path entries covering `<folder>/<name>`, outermost first. */
-  protectedRules(folder: string, name: string): readonly ProtectedPath[] {
-    const rules = this.#protected.getOrInsertComputed(folder, () => protectedRulesFor(folder));
-    const own = protectedRuleOfSegment(name, folder === "");
-    return own === undefined ? rules : [...rules, own];
   }
 
   /**
-   * What lies along `folder`: the reason to refuse every path in it, {@link MISSING}, or
-   * undefined when every folder on the way is real. The topmost problem decides. Throws as
-   * `EntryKinds.kind`.
+   * What lies along `folder`: the reason to refuse every path in it, or undefined when every
+   * folder on the way is real or missing. The topmost problem decides. Throws as `EntryKinds.kind`.
    */
-  along(folder: string): AlongFolder {
+  along(folder: string): string | undefined {
     if (folder === "") return undefined;
     return this.#along.getOrInsertComputed(folder, () => {
-      const above = this.along(folderOf(folder));
+      const above = this.along(parentFolder(folder));
       if (above !== undefined) return above;
-      const kind = this.entries.kind(folder);
-      if (kind === "missing") return MISSING;
+      const kind = this.exact.entries.kind(folder);
       if (kind === "symlink") {
         return `passes through \`${folder}\`, a symbolic link (a link could lead outside the ` +
           "project or to a protected file)";
       }
-      return kind === "folder" ? undefined : `passes through \`${folder}\`, which is not a folder`;
-    });
-  }
-
-  /** git's verdicts, exact and case-folded, on the entries of `folder`. */
-  inFolder(folder: string): Promise<FolderIgnores> {
-    return this.#folders.getOrInsertComputed(folder, () => {
-      const ignores = this.exact.inFolderEitherCase(folder);
-      // The caller that asked handles a rejection; a cached copy must not go unhandled.
-      ignores.then((found) => this.settled.set(folder, found), () => {});
-      return ignores;
+      if (kind === "folder" || kind === "missing") return undefined;
+      return `passes through \`${folder}\`, which is not a folder`;
     });
   }
 }
@@ -122,34 +89,28 @@ export async function guardOperations(
   // Each path's syntax first: only a path that passes it is handed to the file system.
   const reasons = ops.map((op) => checkPathSyntax(op.path));
   const paths = ops.map((op) => normalizeProjectPath(op.path));
-  const folders = paths.map(folderOf);
+  const folders = paths.map(parentFolder);
   // Every folder's rules read at once; a failure is reported by the path's own check.
   const checked = new Set(folders.filter((_, index) => reasons[index] === undefined));
-  await Promise.all([...checked].map((folder) => context.inFolder(folder).catch(() => {})));
+  await Promise.all(
+    [...checked].map((folder) => context.exact.inFolderEitherCase(folder).catch(() => {})),
+  );
   for (let index = 0; index < ops.length; index++) {
     if (reasons[index] !== undefined) continue;
-    const reason = checkPath(context, paths[index], folders[index], ops[index].kind);
-    reasons[index] = reason instanceof Promise ? await reason : reason;
+    reasons[index] = await checkPath(context, paths[index], folders[index], ops[index].kind);
   }
 
   // The paths this reply writes as files, folded, to the path as the reply spells it.
-  const writtenFiles = new Map<string, string>();
-  ops.forEach((op, index) => {
-    if (op.kind === "write" && reasons[index] === undefined) {
-      writtenFiles.set(foldCase(paths[index]), paths[index]);
-    }
-  });
-
+  const writtenFiles = new Map(
+    paths.filter((_, index) => ops[index].kind === "write" && reasons[index] === undefined)
+      .map((path) => [foldCase(path), path]),
+  );
   const refusals: Refusal[] = [];
   const operations: FileOperation[] = [];
   ops.forEach((op, index) => {
-    const path = paths[index];
     const reason = reasons[index] ?? passesThroughWritten(folders[index], writtenFiles);
-    if (reason !== undefined) {
-      refusals.push({ path: op.path, reason });
-    } else {
-      operations.push({ ...op, path });
-    }
+    if (reason !== undefined) refusals.push({ path: op.path, reason });
+    else operations.push({ ...op, path: paths[index] });
   });
   return refusals.length > 0 ? { ok: false, refusals } : { ok: true, operations };
 }
@@ -172,30 +133,21 @@ export async function guardRead(
   // Where a `.git` file keeps git's data is no more readable than `.git`.
   const context = new GuardContext(loaded, gitDataTargets(await findGitFiles(loaded)));
   const normalized = normalizeProjectPath(path);
-  return await checkPath(context, normalized, folderOf(normalized), "read");
+  return await checkPath(context, normalized, parentFolder(normalized), "read");
 }
 
-/** The folder `path` (normalized) lies in: `""` for the root. */
-function folderOf(path: string): string {
-  const slash = path.lastIndexOf("/");
-  return slash < 0 ? "" : path.slice(0, slash);
-}
-
-/**
- * Why `path` (syntax-checked) in `folder` may not be accessed, or undefined; a promise when the
- * ignore rules must still be read. Never throws or rejects.
- */
-function checkPath(
+/** Why `path` (syntax-checked) in `folder` may not be accessed, or undefined. Never rejects. */
+async function checkPath(
   context: GuardContext,
   path: string,
   folder: string,
   access: Access,
-): string | undefined | Promise<string | undefined> {
+): Promise<string | undefined> {
   const name = folder === "" ? path : path.slice(folder.length + 1);
 
   // A write is refused by any covering entry; a read by any unreadable one, even an inner one
   // (`target/` is readable, `target/.git/config` is not).
-  const rules = context.protectedRules(folder, name);
+  const rules = protectedRulesFor(path);
   const rule = access === "read" ? rules.find((entry) => !entry.readable) : rules[0];
   if (rule !== undefined) {
     return `${access === "read" ? "may not be read" : "is protected"}: ${
@@ -218,18 +170,20 @@ function checkPath(
   try {
     const onDisk = checkOnDisk(context, folder, path, access);
     if (onDisk !== undefined) return onDisk;
-    // The folder's verdicts, once read, answer at once for a path that is not ignored.
-    const ignores = context.settled.get(folder);
-    if (ignores !== undefined && !ignores.ignores(name, false)) return undefined;
+    if (!(await context.exact.inFolderEitherCase(folder)).ignores(name, false)) return undefined;
+    // Which ignore rule, exact or case-folded, ignores it.
+    const exact = await context.exact.explain(path, false);
+    const match = exact ?? await context.exact.withIgnoreCase(true).explain(path, false);
+    // The two checks should agree; where they do not, the path is refused, not written.
+    if (match === undefined) return "is ignored by .gitignore (no one rule could be named)";
+    const what = match.path === path ? "" : ` matches the folder \`${match.path}\``;
+    const how = exact === undefined
+      ? " (comparing names without regard to case, as macOS and Windows do)"
+      : "";
+    return `is ignored by .gitignore: the rule \`${match.pattern}\` in ${match.source}${what}${how}`;
   } catch (error) {
-    return uncheckable(error);
+    return `could not be checked, so it is refused: ${messageOf(error)}`;
   }
-  return checkIgnored(context, path, folder, name);
-}
-
-/** The reason for a path that could not be checked because of `error`. */
-function uncheckable(error: unknown): string {
-  return `could not be checked, so it is refused: ${messageOf(error)}`;
 }
 
 /** Checks what is on disk along `path`: no link, folder or special file. Throws as `EntryKinds.info`. */
@@ -240,9 +194,9 @@ function checkOnDisk(
   access: Access,
 ): string | undefined {
   const along = context.along(folder);
-  if (along === MISSING) return access === "read" ? "does not exist" : undefined;
   if (along !== undefined) return along;
-  const info = context.entries.info(path);
+  // Missing here or on the way: a write creates it, a read finds nothing.
+  const info = context.exact.entries.info(path);
   if (info === undefined) return access === "read" ? "does not exist" : undefined;
   if (info.isSymlink) {
     return "is a symbolic link (a link could lead outside the project or to a protected file)";
@@ -252,37 +206,13 @@ function checkOnDisk(
   return undefined;
 }
 
-/** Which ignore rule, exact or case-folded, ignores `path`. Never rejects: an error refuses it. */
-async function checkIgnored(
-  context: GuardContext,
-  path: string,
-  folder: string,
-  name: string,
-): Promise<string | undefined> {
-  try {
-    const ignores = context.settled.get(folder) ?? await context.inFolder(folder);
-    if (!ignores.ignores(name, false)) return undefined;
-    const exact = await context.exact.explain(path, false);
-    const match = exact ?? await context.folded.explain(path, false);
-    // The two checks should agree; where they do not, the path is refused, not written.
-    if (match === undefined) return "is ignored by .gitignore (no one rule could be named)";
-    const what = match.path === path ? "" : ` matches the folder \`${match.path}\``;
-    const how = exact === undefined
-      ? " (comparing names without regard to case, as macOS and Windows do)"
-      : "";
-    return `is ignored by .gitignore: the rule \`${match.pattern}\` in ${match.source}${what}${how}`;
-  } catch (error) {
-    return uncheckable(error);
-  }
-}
-
 /** Why a path in `folder` passes through a file this reply writes (the topmost), or undefined. */
 function passesThroughWritten(
   folder: string,
   writtenFiles: ReadonlyMap<string, string>,
 ): string | undefined {
   let reason: string | undefined;
-  for (; folder !== "" && writtenFiles.size > 0; folder = folderOf(folder)) {
+  for (; folder !== "" && writtenFiles.size > 0; folder = parentFolder(folder)) {
     const file = writtenFiles.get(foldCase(folder));
     if (file !== undefined) {
       reason = `passes through \`${folder}\`, which this reply writes as a file (\`${file}\`)`;

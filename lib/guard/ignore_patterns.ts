@@ -6,7 +6,6 @@
  * @module
  */
 
-import { isCaseNeutralText } from "./case_fold.ts";
 import {
   literalPrefixLength,
   toByteString,
@@ -33,7 +32,7 @@ interface Compiled extends IgnorePattern {
   readonly nameOnly: boolean;
   readonly how: number;
   readonly pattern: string;
-  /** For {@link ENDS_WITH}: what the name must end with. For {@link GLOB}: the literal start. */
+  /** For {@link ENDS_WITH} (a name rule): what the name must end with. Else the literal start. */
   readonly literal: string;
   /** For {@link GLOB}: the pattern as a byte string, and where its glob part starts in it. */
   readonly bytes: string;
@@ -42,16 +41,12 @@ interface Compiled extends IgnorePattern {
 
 /** The compiled rules of one ignore file: see {@link parseIgnorePatterns}. */
 export class IgnorePatterns {
-  /** Whether ASCII letters are compared without regard to case (git's `WM_CASEFOLD`). */
-  readonly caseFold: boolean;
-  /** Every rule is ASCII without capitals or `[`: folding changes none of them. */
-  readonly caseNeutral: boolean;
   readonly #rules: readonly Compiled[];
+  readonly #flags: number;
 
   constructor(rules: readonly Compiled[], caseFold: boolean) {
     this.#rules = rules;
-    this.caseFold = caseFold;
-    this.caseNeutral = rules.every((rule) => isCaseNeutralText(rule.pattern));
+    this.#flags = caseFold ? WM_CASEFOLD : 0;
   }
 
   /**
@@ -59,115 +54,35 @@ export class IgnorePatterns {
    * when `isFolder`; the folders above are the caller's part. Never throws.
    */
   lastMatch(path: string, isFolder: boolean): IgnorePattern | undefined {
-    const slash = path.lastIndexOf("/");
-    return this.inFolder(slash < 0 ? "" : path.slice(0, slash + 1))?.lastMatch(
-      slash < 0 ? path : path.slice(slash + 1),
-      isFolder,
-    );
-  }
-
-  /**
-   * The rules that can match an entry of the folder `prefix` (`""` or ending with `/`): path
-   * rules whose literal start leads elsewhere left out; undefined when none is left. Never throws.
-   */
-  inFolder(prefix: string): FolderPatterns | undefined {
-    const kept: Specialized[] = [];
-    for (const rule of this.#rules) {
-      if (rule.nameOnly) {
-        kept.push({
-          rule,
-          how: rule.how,
-          text: rule.how === LITERAL ? rule.pattern : rule.literal,
-        });
-      } else if (rule.how === LITERAL) {
-        const rest = rule.pattern.slice(prefix.length);
-        if (rule.pattern.startsWith(prefix) && !rest.includes("/")) {
-          kept.push({ rule, how: LITERAL, text: rest });
-        }
-      } else if (
-        rule.literal.length <= prefix.length
-          ? prefix.startsWith(rule.literal)
-          : rule.literal.startsWith(prefix) && !rule.literal.includes("/", prefix.length)
-      ) {
-        kept.push({ rule, how: PATH_GLOB, text: rule.literal });
+    const name = path.slice(path.lastIndexOf("/") + 1);
+    let nameBytes: string | undefined;
+    let pathBytes: string | undefined;
+    for (let index = this.#rules.length - 1; index >= 0; index--) {
+      const rule = this.#rules[index];
+      if (rule.mustBeFolder && !isFolder) continue;
+      // A rule without a `/` matches the name, any other the path (its literal start first).
+      const text = rule.nameOnly ? name : path;
+      if (rule.how === LITERAL) {
+        if (text === rule.pattern) return rule;
+      } else if (rule.how === ENDS_WITH) {
+        if (text.endsWith(rule.literal)) return rule;
+      } else if (text.startsWith(rule.literal)) {
+        const bytes = rule.nameOnly
+          ? nameBytes ??= toByteString(name)
+          : pathBytes ??= toByteString(path);
+        const flags = rule.nameOnly ? this.#flags : this.#flags | WM_PATHNAME;
+        if (wildmatch(rule.bytes, bytes, flags, rule.globStart)) return rule;
       }
     }
-    return kept.length === 0 ? undefined : new FolderPatterns(kept, prefix, this.caseFold);
+    return undefined;
   }
 
   /** Whether these rules alone ignore `path`, an ignored folder above hiding it. Never throws. */
   ignores(path: string, isFolder: boolean): boolean {
     for (let slash = path.indexOf("/"); slash >= 0; slash = path.indexOf("/", slash + 1)) {
-      const above = this.lastMatch(path.slice(0, slash), true);
-      if (above !== undefined && !above.negated) return true;
+      if (this.lastMatch(path.slice(0, slash), true)?.negated === false) return true;
     }
-    const own = this.lastMatch(path, isFolder);
-    return own !== undefined && !own.negated;
-  }
-}
-
-/** A rule kept for one folder: how it is tested on a name there, and against what text. */
-interface Specialized {
-  readonly rule: Compiled;
-  readonly how: number;
-  readonly text: string;
-}
-
-/** A path rule tested on the whole path (the folder's prefix and the name). */
-const PATH_GLOB = 3;
-
-/** The rules of one ignore file that can match an entry of one folder. */
-export class FolderPatterns {
-  readonly #rules: readonly Specialized[];
-  readonly #prefix: string;
-  readonly #flags: number;
-
-  constructor(rules: readonly Specialized[], prefix: string, caseFold: boolean) {
-    this.#rules = rules;
-    this.#prefix = prefix;
-    this.#flags = caseFold ? WM_CASEFOLD : 0;
-  }
-
-  /** The last rule that matches the entry `name`, tested as a folder when `isFolder`. */
-  lastMatch(name: string, isFolder: boolean): IgnorePattern | undefined {
-    const rules = this.#rules;
-    let nameBytes: string | undefined;
-    for (let index = rules.length - 1; index >= 0; index--) {
-      const { rule, how, text } = rules[index];
-      if (rule.mustBeFolder && !isFolder) continue;
-      switch (how) {
-        case LITERAL:
-          if (name === text) return rule;
-          break;
-        case ENDS_WITH:
-          if (name.endsWith(text)) return rule;
-          break;
-        case GLOB:
-          if (name.startsWith(text)) {
-            nameBytes ??= toByteString(name);
-            if (wildmatch(rule.bytes, nameBytes, this.#flags, rule.globStart, rule.globStart)) {
-              return rule;
-            }
-          }
-          break;
-        default: {
-          const path = this.#prefix + name;
-          if (
-            path.startsWith(text) &&
-            wildmatch(
-              rule.bytes,
-              toByteString(path),
-              this.#flags | WM_PATHNAME,
-              rule.globStart,
-              rule.globStart,
-            )
-          ) {
-            return rule;
-          }
-        }
-      }
-    }
-    return undefined;
+    return this.lastMatch(path, isFolder)?.negated === false;
   }
 }
 
@@ -236,7 +151,6 @@ function trimTrailingSpaces(line: string): string {
   return lastSpace < 0 ? line : line.slice(0, lastSpace);
 }
 
-/** Compiles one rule line. */
 function compile(
   { line, written: text, negated, mustBeFolder, nameOnly, pattern }: IgnoreLine,
 ): Compiled {

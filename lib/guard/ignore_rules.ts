@@ -8,14 +8,10 @@
 
 import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
 import { READ_LIMITS } from "../file_system/read_limits.ts";
-import { foldCase, foldLeavesAlone, isCaseNeutralText } from "./case_fold.ts";
+import { parentFolder } from "../file_system/real_folders.ts";
+import { foldCase } from "./case_fold.ts";
 import { type EntryKind, EntryKinds } from "./entry_kinds.ts";
-import {
-  type FolderPatterns,
-  type IgnorePattern,
-  type IgnorePatterns,
-  parseIgnorePatterns,
-} from "./ignore_patterns.ts";
+import { type IgnorePattern, type IgnorePatterns, parseIgnorePatterns } from "./ignore_patterns.ts";
 import { normalizeProjectPath } from "./path_syntax.ts";
 
 /**
@@ -34,52 +30,6 @@ interface Source {
   readonly rules: IgnorePatterns;
 }
 
-/** Files read once per project root and shared by the exact and the case-folded rules. */
-class SourceFiles {
-  readonly entries: EntryKinds;
-  readonly #texts = new Map<string, Promise<string | undefined>>();
-
-  constructor(root: string) {
-    this.entries = new EntryKinds(root);
-  }
-
-  /** `<folder>/.gitignore`, or undefined when git reads none there. Rejects with a `FileReadError`. */
-  gitignore(folder: string): Promise<string | undefined> {
-    return this.#texts.getOrInsertComputed(folder, async () => {
-      if (!this.entries.isRealFolder(folder)) return undefined;
-      const file = folder === "" ? ".gitignore" : `${folder}/.gitignore`;
-      if (this.entries.kind(file) !== "file") return undefined; // git ≥ 2.32 does not follow symlinks
-      return await this.#read(file, false);
-    });
-  }
-
-  /** `.git/info/exclude` in a real `.git` folder, or undefined. Rejects as `gitignore`. */
-  exclude(): Promise<string | undefined> {
-    return this.#texts.getOrInsertComputed(EXCLUDE_KEY, async () => {
-      if (!this.entries.isRealFolder(".git/info")) return undefined;
-      const kind = this.entries.kind(".git/info/exclude");
-      // git follows a symbolic link here (it is not an in-tree file): so do we.
-      if (kind !== "file" && kind !== "symlink") return undefined;
-      return await this.#read(".git/info/exclude", true);
-    });
-  }
-
-  /** The text of `file` (bounded read), or undefined when missing or, through a link, a folder. */
-  async #read(file: string, follow: boolean): Promise<string | undefined> {
-    try {
-      const bytes = await readBounded(`${this.entries.root}/${file}`, {
-        limit: READ_LIMITS.ignoreRules,
-        followSymlink: follow,
-        name: file,
-      });
-      return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
-    } catch (error) {
-      if (error instanceof FileReadError && error.problem === "folder") return undefined;
-      throw error;
-    }
-  }
-}
-
 /** An entry is listed, ignored by git, or ignored only once case is folded (refused too). */
 export type Verdict = "shown" | "ignored" | "ignored-by-case";
 
@@ -87,78 +37,36 @@ export type Verdict = "shown" | "ignored" | "ignored-by-case";
 export interface FolderIgnores {
   /** Whether git ignores the entry `name`, tested as a folder when `isFolder`. Never throws. */
   ignores(name: string, isFolder: boolean): boolean;
-  /** The same question, saying how. Never throws. */
+}
+
+/** {@link FolderIgnores} that also say how: exactly, or only once case is folded. */
+export interface EitherCaseIgnores extends FolderIgnores {
+  /** The verdict on the entry `name`, tested as a folder when `isFolder`. Never throws. */
   verdict(name: string, isFolder: boolean): Verdict;
 }
 
-/**
- * What a caller that just read a folder knows: its `.gitignore` entry, and whether it came from a
- * listing with the same rules (`visible`: neither ignored nor under a link); else nothing is trusted.
- */
-export interface ListedFolder {
-  readonly gitignore: EntryKind;
-  readonly visible: boolean;
-}
-
 /** Everything in an ignored folder is ignored. */
-const IGNORES_ALL: FolderIgnores = { ignores: () => true, verdict: () => "ignored" };
+const IGNORES_ALL = { ignores: () => true, verdict: (): Verdict => "ignored" };
 
-/** One source as it applies in one folder: its rules there, and its name. */
-interface Level {
-  readonly patterns: FolderPatterns;
-  readonly source: string;
-}
+/** One source as it applies in one folder: with the folder's path relative to the source's. */
+type Level = Source & { readonly prefix: string };
 
-/** The sources that apply in one folder, each as it applies there: the nearest first, `info/exclude` last. */
+/** The sources that apply in one folder, the nearest first, `info/exclude` last. */
 class LevelIgnores implements FolderIgnores {
-  #levels: readonly Level[] | undefined;
-
-  /**
-   * `build` makes the levels on first use (the folded rules are often never asked); `caseNeutral`:
-   * folding changes nothing for a name it leaves alone (folder and rules are case-neutral).
-   */
-  constructor(
-    readonly build: () => readonly Level[],
-    readonly fold: boolean,
-    readonly caseNeutral: boolean,
-  ) {}
+  constructor(readonly levels: readonly Level[], readonly fold: boolean) {}
 
   /** The nearest source's last rule that matches the entry `name`, and the source's name. */
   match(name: string, isFolder: boolean): { rule: IgnorePattern; source: string } | undefined {
-    this.#levels ??= this.build();
     const matched = this.fold ? foldCase(name) : name;
-    for (const { patterns, source } of this.#levels) {
-      const rule = patterns.lastMatch(matched, isFolder);
-      if (rule !== undefined) return { rule, source };
+    for (const { rules, prefix, name } of this.levels) {
+      const rule = rules.lastMatch(prefix + matched, isFolder);
+      if (rule !== undefined) return { rule, source: name };
     }
     return undefined;
   }
 
   ignores(name: string, isFolder: boolean): boolean {
     return this.match(name, isFolder)?.rule.negated === false;
-  }
-
-  verdict(name: string, isFolder: boolean): Verdict {
-    return this.ignores(name, isFolder) ? "ignored" : "shown";
-  }
-}
-
-/** Ignored exactly, or once names are folded: see {@link IgnoreRules.inFolderEitherCase}. */
-class EitherCase implements FolderIgnores {
-  constructor(readonly exact: FolderIgnores, readonly folded: FolderIgnores) {}
-
-  ignores(name: string, isFolder: boolean): boolean {
-    return this.verdict(name, isFolder) !== "shown";
-  }
-
-  verdict(name: string, isFolder: boolean): Verdict {
-    if (this.exact.ignores(name, isFolder)) return "ignored";
-    // A name folding leaves alone gets the exact verdict where the rules are case-neutral.
-    const exact = this.exact;
-    if (exact instanceof LevelIgnores && exact.caseNeutral && foldLeavesAlone(name)) {
-      return "shown";
-    }
-    return this.folded.ignores(name, isFolder) ? "ignored-by-case" : "shown";
   }
 }
 
@@ -170,19 +78,26 @@ export class IgnoreRules {
   readonly root: string;
   /** Whether rules and paths are both folded with `foldCase`, as a case-insensitive system does. */
   readonly ignoreCase: boolean;
-  readonly #files: SourceFiles;
-  /** The compiled sources by key (a folder, or {@link EXCLUDE_KEY}), and once loaded. */
+  /** The `lstat` results these rules looked at, for a caller of the same batch to share. */
+  readonly entries: EntryKinds;
+  /** Each rule file's text, read once per project root and shared with the case-folded sibling. */
+  readonly #texts: Map<string, Promise<string | undefined>>;
+  /** The compiled sources by key (a folder, or {@link EXCLUDE_KEY}). */
   readonly #sources = new Map<string, Promise<Source | undefined>>();
-  readonly #loaded = new Map<string, Source | undefined>();
   /** Each folder's verdicts, once its rule files are read, for `explain` and unlisted folders. */
   readonly #levelsOf = new Map<string, Promise<LevelIgnores>>();
-  readonly #unlistedFolders = new Map<string, Promise<FolderIgnores>>();
+  readonly #folders = new Map<string, Promise<FolderIgnores>>();
   #sibling: IgnoreRules | undefined;
 
-  private constructor(files: SourceFiles, ignoreCase: boolean) {
-    this.root = files.entries.root;
+  private constructor(
+    entries: EntryKinds,
+    texts: Map<string, Promise<string | undefined>>,
+    ignoreCase: boolean,
+  ) {
+    this.root = entries.root;
+    this.entries = entries;
+    this.#texts = texts;
     this.ignoreCase = ignoreCase;
-    this.#files = files;
   }
 
   /**
@@ -190,22 +105,17 @@ export class IgnoreRules {
    * Throws a `CodeCommitError` when an ignore file exists but cannot be read (no guessing).
    */
   static async load(root: string, options?: { ignoreCase?: boolean }): Promise<IgnoreRules> {
-    const rules = new IgnoreRules(new SourceFiles(root), options?.ignoreCase ?? false);
-    await rules.#load("");
-    await rules.#load(EXCLUDE_KEY);
+    const rules = new IgnoreRules(new EntryKinds(root), new Map(), options?.ignoreCase ?? false);
+    await rules.#source("");
+    await rules.#source(EXCLUDE_KEY);
     return rules;
-  }
-
-  /** The `lstat` results these rules looked at, for a caller of the same batch to share. */
-  get entries(): EntryKinds {
-    return this.#files.entries;
   }
 
   /** The same project's rules with (or without) case folding, sharing the files read. */
   withIgnoreCase(ignoreCase: boolean): IgnoreRules {
     if (ignoreCase === this.ignoreCase) return this;
     if (this.#sibling === undefined) {
-      this.#sibling = new IgnoreRules(this.#files, ignoreCase);
+      this.#sibling = new IgnoreRules(this.entries, this.#texts, ignoreCase);
       this.#sibling.#sibling = this;
     }
     return this.#sibling;
@@ -213,7 +123,32 @@ export class IgnoreRules {
 
   /** The text of `<folder>/.gitignore`, or undefined when git reads none. Rejects when unreadable. */
   gitignoreText(folder: string): Promise<string | undefined> {
-    return this.#files.gitignore(folder);
+    return this.#text(folder);
+  }
+
+  /** The text of source `key`, read once per project; undefined when git reads none there. */
+  #text(key: string): Promise<string | undefined> {
+    return this.#texts.getOrInsertComputed(key, async () => {
+      const exclude = key === EXCLUDE_KEY;
+      if (!this.entries.isRealFolder(exclude ? ".git/info" : key)) return undefined;
+      const file = sourceName(key);
+      const kind = this.entries.kind(file);
+      // git ≥ 2.32 does not follow a link to a `.gitignore`; it follows one at `.git/info/exclude`
+      // (not an in-tree file): so do we.
+      if (kind !== "file" && !(exclude && kind === "symlink")) return undefined;
+      try {
+        const bytes = await readBounded(`${this.root}/${file}`, {
+          limit: READ_LIMITS.ignoreRules,
+          followSymlink: exclude,
+          name: file,
+        });
+        return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
+      } catch (error) {
+        // Through a link, a folder: no rules.
+        if (error instanceof FileReadError && error.problem === "folder") return undefined;
+        throw error;
+      }
+    });
   }
 
   /**
@@ -244,83 +179,77 @@ export class IgnoreRules {
 
   /**
    * git's verdicts on the entries of `folder` (`""` the root): {@link IgnoreRules.isIgnored}'s
-   * answers without a promise per name. `listed` spares the checks a fresh listing already made.
-   * Rejects as `isIgnored`.
+   * answers without a promise per name. `gitignore`, the kind of its `.gitignore` entry, is given
+   * only for a folder a listing with these rules showed (neither ignored nor under a link): nothing
+   * else is trusted. Rejects as `isIgnored`.
    */
-  async inFolder(folder: string, listed?: ListedFolder): Promise<FolderIgnores> {
+  async inFolder(folder: string, gitignore?: EntryKind): Promise<FolderIgnores> {
     const segments = folder === "" ? [] : splitPath(folder);
-    if (listed?.visible !== true) {
-      return await this.#unlisted(normalizeProjectPath(folder), segments);
+    const key = normalizeProjectPath(folder);
+    if (gitignore !== undefined) {
+      this.entries.noteListed(folder, ".gitignore", gitignore);
+      // A listed folder is not ignored. Not kept: a walk visits each folder once, and keeping
+      // every folder's verdicts would hold kilobytes per folder for the walk's whole life.
+      return await (this.#folders.get(key) ?? this.#readLevels(segments));
     }
-    this.#files.entries.noteListed(folder, ".gitignore", listed.gitignore);
-    // Not kept: a walk visits each folder once, and keeping every folder's verdicts would hold
-    // kilobytes per folder for the walk's whole life.
-    return await this.#readLevels(folder, segments);
-  }
-
-  /** `inFolder` of a folder not known to be visible: ignored whole when its parent ignores it. */
-  #unlisted(folder: string, segments?: readonly string[]): Promise<FolderIgnores> {
-    return this.#unlistedFolders.getOrInsertComputed(folder, async () => {
-      if (folder !== "") {
-        const slash = folder.lastIndexOf("/");
-        const parent = await this.#unlisted(slash < 0 ? "" : folder.slice(0, slash));
-        if (parent.ignores(folder.slice(slash + 1), true)) return IGNORES_ALL;
+    // Cached; ignored whole when its parent ignores it.
+    return await this.#folders.getOrInsertComputed(key, async () => {
+      if (key !== "") {
+        const parent = await this.inFolder(parentFolder(key));
+        if (parent.ignores(key.slice(key.lastIndexOf("/") + 1), true)) return IGNORES_ALL;
       }
-      return await this.#levels(folder, segments ?? (folder === "" ? [] : folder.split("/")));
+      return await this.#levels(key, segments);
     });
   }
 
   /** The verdicts in `folder`, known not to be ignored: every rule file on the way is read. */
   #levels(folder: string, segments: readonly string[]): Promise<LevelIgnores> {
-    return this.#levelsOf.getOrInsertComputed(folder, () => this.#readLevels(folder, segments));
+    return this.#levelsOf.getOrInsertComputed(folder, () => this.#readLevels(segments));
   }
 
-  async #readLevels(folder: string, segments: readonly string[]): Promise<LevelIgnores> {
+  async #readLevels(segments: readonly string[]): Promise<LevelIgnores> {
     const keys = [EXCLUDE_KEY, ""];
     for (let depth = 1; depth <= segments.length; depth++) {
       keys.push(depth === 1 ? segments[0] : `${keys[depth]}/${segments[depth - 1]}`);
     }
-    for (const key of keys) if (!this.#loaded.has(key)) await this.#load(key);
-
-    const sources = keys.map((key) => this.#loaded.get(key));
-    const caseNeutral = isCaseNeutralText(folder) &&
-      sources.every((source) => source?.rules.caseNeutral ?? true);
-    const build = () => {
-      const matched = this.ignoreCase ? segments.map(foldCase) : segments;
-      const levels: Level[] = [];
-      // The nearest `.gitignore` first, each with the folder's path relative to its own.
-      for (let depth = segments.length; depth >= -1; depth--) {
-        const source = sources[depth + 1]; // -1: `info/exclude`, with the folder's whole path
-        const rest = matched.slice(Math.max(depth, 0)).join("/");
-        const patterns = source?.rules.inFolder(rest === "" ? "" : `${rest}/`);
-        if (patterns !== undefined) levels.push({ patterns, source: source!.name });
-      }
-      return levels;
-    };
-    return new LevelIgnores(build, this.ignoreCase, caseNeutral);
+    const sources: (Source | undefined)[] = [];
+    for (const key of keys) sources.push(await this.#source(key));
+    const matched = this.ignoreCase ? segments.map(foldCase) : segments;
+    const levels: Level[] = [];
+    // The nearest `.gitignore` first, each with the folder's path relative to its own.
+    for (let depth = segments.length; depth >= -1; depth--) {
+      const source = sources[depth + 1]; // -1: `info/exclude`, with the folder's whole path
+      const prefix = matched.slice(Math.max(depth, 0)).map((segment) => `${segment}/`).join("");
+      if (source !== undefined) levels.push({ ...source, prefix });
+    }
+    return new LevelIgnores(levels, this.ignoreCase);
   }
 
   /** Whether git ignores each entry of `folder` exactly, or once case is folded. Rejects as `isIgnored`. */
-  async inFolderEitherCase(folder: string, listed?: ListedFolder): Promise<FolderIgnores> {
-    const exact = await this.withIgnoreCase(false).inFolder(folder, listed);
+  async inFolderEitherCase(folder: string, gitignore?: EntryKind): Promise<EitherCaseIgnores> {
+    const exact = await this.withIgnoreCase(false).inFolder(folder, gitignore);
     if (exact === IGNORES_ALL) return IGNORES_ALL;
-    return new EitherCase(exact, await this.withIgnoreCase(true).inFolder(folder, listed));
+    const folded = await this.withIgnoreCase(true).inFolder(folder, gitignore);
+    const verdict = (name: string, isFolder: boolean): Verdict =>
+      exact.ignores(name, isFolder)
+        ? "ignored"
+        : folded.ignores(name, isFolder)
+        ? "ignored-by-case"
+        : "shown";
+    return { verdict, ignores: (name, isFolder) => verdict(name, isFolder) !== "shown" };
   }
 
-  /** Loads the source `key`; rejects as `explain`. */
-  async #load(key: string): Promise<void> {
-    if (this.#loaded.has(key)) return;
-    this.#loaded.set(key, await this.#sources.getOrInsertComputed(key, () => this.#compile(key)));
+  /** The compiled rules of source `key`, read once; undefined when git reads no file there. */
+  #source(key: string): Promise<Source | undefined> {
+    return this.#sources.getOrInsertComputed(key, () => this.#compile(key));
   }
 
-  /** Reads and compiles the rules of source `key`; undefined when git reads no file there. */
+  /** Reads and compiles the rules of source `key`; rejects as `explain`. */
   async #compile(key: string): Promise<Source | undefined> {
-    const exclude = key === EXCLUDE_KEY;
-    const text = exclude ? await this.#files.exclude() : await this.#files.gitignore(key);
+    const text = await this.#text(key);
     if (text === undefined) return undefined;
-    const name = exclude ? ".git/info/exclude" : key === "" ? ".gitignore" : `${key}/.gitignore`;
     return {
-      name,
+      name: sourceName(key),
       rules: parseIgnorePatterns(this.ignoreCase ? foldCase(text) : text, this.ignoreCase),
     };
   }
@@ -328,6 +257,15 @@ export class IgnoreRules {
 
 /** The key of `.git/info/exclude` among the sources (no folder can be named with a NUL). */
 const EXCLUDE_KEY = "\0exclude";
+
+/** The file of source `key`, relative to the root. */
+function sourceName(key: string): string {
+  return key === EXCLUDE_KEY
+    ? ".git/info/exclude"
+    : key === ""
+    ? ".gitignore"
+    : `${key}/.gitignore`;
+}
 
 /** Splits a project path into segments; throws a RangeError for a path of the wrong form. */
 function splitPath(path: string): string[] {

@@ -42,8 +42,15 @@ export function linkedProtectedTargets(
 ): LinkedTarget[] {
   const realRoot = realPath(root);
   if (realRoot === undefined) return [];
+  const kind = (name: string) => {
+    try {
+      return entries.kind(name);
+    } catch {
+      return "missing";
+    }
+  };
   const linked = PROTECTED_PATHS.flatMap((rule) =>
-    isLink(entries, rule.name)
+    kind(rule.name) === "symlink"
       ? targetsOf(realRoot, rule.name).map((path): LinkedTarget => ({
         path,
         entry: rule.name,
@@ -52,7 +59,11 @@ export function linkedProtectedTargets(
       }))
       : []
   );
-  return [...linked, ...gitdirTargets(realRoot, entries)];
+  // The root `.git`, when it is a `gitdir:` file.
+  const places = kind(".git") === "file"
+    ? gitdirPlacesInside(realRoot, under(realRoot, ".git"))
+    : [];
+  return [...linked, ...gitDataTargets({ files: [{ file: ".git", places }], folded: new Set() })];
 }
 
 /**
@@ -66,38 +77,11 @@ export function gitDataTargets(data: GitData, nested = false): LinkedTarget[] {
   );
 }
 
-/** The places inside `realRoot` the root `.git` names, when it is a `gitdir:` file. */
-function gitdirTargets(realRoot: string, entries: EntryKinds): LinkedTarget[] {
-  let kind;
-  try {
-    kind = entries.kind(".git");
-  } catch {
-    return [];
-  }
-  if (kind !== "file") return [];
-  return gitdirPlacesInside(realRoot, under(realRoot, ".git")).map((path) => ({
-    path,
-    entry: ".git",
-    rule: GIT_RULE,
-    how: "gitdir",
-  }));
-}
-
-/** Whether the root entry `name` is a symbolic link; false when it cannot be looked at. */
-function isLink(entries: EntryKinds, name: string): boolean {
-  try {
-    return entries.kind(name) === "symlink";
-  } catch {
-    return false;
-  }
-}
-
 /** The target among `targets` that `path` is or lies under, case-folded; or undefined. */
 export function linkedTargetOf(
   targets: readonly LinkedTarget[],
   path: string,
 ): LinkedTarget | undefined {
-  if (targets.length === 0) return undefined;
   const folded = foldCase(path);
   return targets.find((target) => {
     const place = foldCase(target.path);
@@ -110,14 +94,11 @@ function targetsOf(realRoot: string, name: string): string[] {
   const places = new Set<string>();
   let current = under(realRoot, name);
   for (let hop = 0; hop < MAX_HOPS; hop++) {
-    let info: Deno.FileInfo;
     let link: string;
     try {
-      info = Deno.lstatSync(current);
-      if (!info.isSymlink) break;
       link = Deno.readLinkSync(current);
     } catch {
-      break; // missing, or outside what may be read: nothing more inside the project
+      break; // missing, no link, or outside what may be read: nothing more inside the project
     }
     const next = realFolders(linkTarget(folderOf(current), link));
     const inside = next === undefined ? undefined : relativeUnder(realRoot, next);

@@ -11,17 +11,11 @@ import { utf8Length } from "../text/tokens.ts";
 /** A Windows short (8.3) name such as `BUILD~1.SH` or `GIT~1`: it can stand for another file. */
 const SHORT_NAME = /~[0-9]/;
 
-/** What the segment checks could refuse in a plain path: empty segments, a trailing `.`, a short name. */
-const SEGMENT_SUSPECT = /^\/|\/\/|\.(?:\/|$)|~[0-9]/;
-
 /** File systems refuse longer names (bytes of UTF-8). */
 const MAX_SEGMENT_BYTES = 255;
 
 /** Linux's PATH_MAX; longer paths cannot be opened at all. */
 const MAX_PATH_BYTES = 4096;
-
-/** Printable ASCII, space excepted: no control, invisible or white space character, no surrogate. */
-const PLAIN = /^[\x21-\x7e]*$/;
 
 /**
  * Why a path from an LLM reply is refused, or undefined: empty, absolute, home (`~`), `..`,
@@ -36,16 +30,12 @@ export function checkPathSyntax(
 ): string | undefined {
   const lengths = options.lengths !== false;
   if (path === "") return "is empty";
-  // Printable ASCII without spaces (almost every path) skips the character checks.
-  const plain = PLAIN.test(path);
-  if (!plain) {
-    if (!path.isWellFormed()) return "is not valid Unicode (it holds a lone surrogate)";
-    const control = findControlCharacter(path);
-    if (control !== undefined) return `contains the control character ${codePointName(control)}`;
-    const invisible = findInvisibleCharacter(path);
-    if (invisible !== undefined) {
-      return `contains the invisible formatting character ${codePointName(invisible)}`;
-    }
+  if (!path.isWellFormed()) return "is not valid Unicode (it holds a lone surrogate)";
+  const control = findControlCharacter(path);
+  if (control !== undefined) return `contains the control character ${codePointName(control)}`;
+  const invisible = findInvisibleCharacter(path);
+  if (invisible !== undefined) {
+    return `contains the invisible formatting character ${codePointName(invisible)}`;
   }
   if (path.includes("\\")) {
     return "contains a backslash, which is a folder separator on Windows; use `/`";
@@ -54,19 +44,13 @@ export function checkPathSyntax(
     return "contains `:`, which on Windows makes a drive letter or an NTFS data stream";
   }
   if (path.startsWith("/")) return "is absolute; paths must be relative to the project root";
-  if (lengths && (plain ? path.length : utf8Length(path)) > MAX_PATH_BYTES) {
+  if (lengths && utf8Length(path) > MAX_PATH_BYTES) {
     return `is longer than ${MAX_PATH_BYTES} bytes`;
   }
   const relative = normalizeProjectPath(path);
   if (relative === "") return "names the project root folder, not a file";
   if (relative.endsWith("/")) return "ends with `/`, which names a folder, not a file";
   if (relative.startsWith("~")) return "starts with `~`, which a shell reads as a home folder";
-  // A plain path no segment of which could be refused below (almost every path) skips the loops.
-  if (
-    plain && (!lengths || relative.length <= MAX_SEGMENT_BYTES) && !SEGMENT_SUSPECT.test(relative)
-  ) {
-    return undefined;
-  }
   const segments = relative.split("/");
   for (const segment of segments) {
     if (segment === "..") return "contains a `..` segment, which could lead out of the project";
@@ -76,10 +60,10 @@ export function checkPathSyntax(
     }
   }
   for (const segment of segments) {
-    if (lengths && (plain ? segment.length : utf8Length(segment)) > MAX_SEGMENT_BYTES) {
+    if (lengths && utf8Length(segment) > MAX_SEGMENT_BYTES) {
       return `has a name longer than ${MAX_SEGMENT_BYTES} bytes`;
     }
-    if (!plain && /^\s|\s$/u.test(segment)) {
+    if (/^\s|\s$/u.test(segment)) {
       return `has the name ${
         JSON.stringify(segment)
       }, which starts or ends with white space (Windows drops it; a listing hides it)`;

@@ -151,13 +151,8 @@ for (const entry of PROTECTED_PATHS) {
  * its first segment folds onto a root entry, or any segment onto an any-depth entry. Never throws.
  */
 export function protectedRulesFor(path: string): ProtectedPath[] {
-  const segments = normalizeProjectPath(path).split("/");
-  const rules: ProtectedPath[] = [];
-  for (let index = 0; index < segments.length; index++) {
-    const rule = protectedRuleOfSegment(segments[index], index === 0);
-    if (rule !== undefined) rules.push(rule);
-  }
-  return rules;
+  return normalizeProjectPath(path).split("/")
+    .flatMap((segment, index) => protectedRuleOfSegment(segment, index === 0) ?? []);
 }
 
 /** The entry covering a path through `segment` (its first when `first`), or undefined. Never throws. */
@@ -166,16 +161,17 @@ export function protectedRuleOfSegment(segment: string, first: boolean): Protect
   return (first ? ROOT_RULES.get(folded) : undefined) ?? ANY_DEPTH_RULES.get(folded);
 }
 
+/** Where each scope protects its name, as {@link describeProtectedPath} says it. */
+const WHERE: Readonly<Record<ProtectedScope, string>> = {
+  "root-file": "in the project root",
+  "any-depth-name": "in any folder",
+  "root-folder": "in the project root, and everything inside it",
+};
+
 /** One entry in one line: "`build.sh` in the project root — the project's build script". */
 export function describeProtectedPath(entry: ProtectedPath): string {
-  switch (entry.scope) {
-    case "root-file":
-      return `\`${entry.name}\` in the project root — ${entry.description}`;
-    case "any-depth-name":
-      return `\`${entry.name}\` in any folder — ${entry.description}`;
-    case "root-folder":
-      return `\`${entry.name}/\` in the project root, and everything inside it — ${entry.description}`;
-  }
+  const name = entry.scope === "root-folder" ? `${entry.name}/` : entry.name;
+  return `\`${name}\` ${WHERE[entry.scope]} — ${entry.description}`;
 }
 
 /** One line per table entry, for the prompt (callers say once that case is not compared). */

@@ -58,17 +58,11 @@ export function toByteString(text: string): string {
 }
 
 /**
- * Whether byte string `text` matches `pattern` from `patternStart` (where git's own call begins
- * it: a `**` is a whole segment only after a `/` or there), as git's `wildmatch`. Never throws.
+ * Whether byte string `text` matches `pattern`, both from `start` (where git's own call begins
+ * them: a `**` is a whole segment only after a `/` or there), as git's `wildmatch`. Never throws.
  */
-export function wildmatch(
-  pattern: string,
-  text: string,
-  flags: number,
-  patternStart = 0,
-  textStart = 0,
-): boolean {
-  return match(pattern, patternStart, text, textStart, flags) === MATCH;
+export function wildmatch(pattern: string, text: string, flags: number, start = 0): boolean {
+  return match(pattern, start, text, start, flags) === MATCH;
 }
 
 /** The char code at `i`, or 0 past the end (C's terminating NUL). */

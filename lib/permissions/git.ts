@@ -16,9 +16,6 @@
  */
 import { runSystemProgram, type SystemProgramRun } from "./system_programs.ts";
 
-/** The only folders git may find programs in: the system's. */
-const GIT_PATH = "/usr/bin:/bin";
-
 /** Settings that switch off every program git could start that no driver names. */
 const FIXED_SETTINGS: readonly (readonly [string, string])[] = [
   ["core.fsmonitor", "false"],
@@ -39,7 +36,7 @@ const FIXED_SETTINGS: readonly (readonly [string, string])[] = [
 
 /** Environment variables git would take programs or configuration from, made inert. */
 const FIXED_ENV: Readonly<Record<string, string>> = {
-  PATH: GIT_PATH,
+  PATH: "/usr/bin:/bin", // the only folders git may find programs in: the system's
   GIT_CONFIG_PARAMETERS: "",
   GIT_EXEC_PATH: "",
   GIT_PAGER: "cat",

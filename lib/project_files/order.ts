@@ -16,11 +16,10 @@ export function comparePaths(a: string, b: string): number {
     const left = a.charCodeAt(index);
     const right = b.charCodeAt(index);
     if (left === right) continue;
-    if (left === SLASH) return -1;
-    if (right === SLASH) return 1;
+    // A folder's `/` sorts before any other character.
+    if (left === 0x2f) return -1;
+    if (right === 0x2f) return 1;
     return left - right;
   }
   return a.length - b.length;
 }
-
-const SLASH = 0x2f;

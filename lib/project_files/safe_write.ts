@@ -32,11 +32,9 @@ export async function writeFileAtomically(
   text: string,
   options: SafeWriteOptions = {},
 ): Promise<void> {
-  await checkFolders(root, path, options.createFolders ?? false);
+  await checkFolders(root, parentFolder(path), options.createFolders ?? false, path);
   const existing = await checkTarget(root, path);
-  const mode = existing?.mode !== null && existing?.mode !== undefined
-    ? existing.mode & 0o7777
-    : options.mode;
+  const mode = typeof existing?.mode === "number" ? existing.mode & 0o7777 : options.mode;
   await writeAtomically(denoFileSystem, root, path, encoder.encode(text), {
     mode,
     // Checked again right before the rename: nothing but a regular file is ever replaced.
@@ -57,7 +55,7 @@ export async function writeNewFile(
   text: string,
   options: SafeWriteOptions = {},
 ): Promise<boolean> {
-  await checkFolders(root, path, options.createFolders ?? false);
+  await checkFolders(root, parentFolder(path), options.createFolders ?? false, path);
   if (await lstatOrUndefined(under(root, path)) !== undefined) return false;
   let appeared = false;
   try {
@@ -82,28 +80,24 @@ export async function writeNewFile(
  * @throws {CodeCommitError} when something on the way, or `path`, is a link or not a folder.
  */
 export async function ensureRealFolder(root: string, path: string): Promise<boolean> {
-  const check = await checkRealFolder(denoFileSystem, root, path, { create: true });
-  if (!check.ok) throw folderError(check.folder, check.found, path);
-  return check.created.includes(path);
+  return (await checkFolders(root, path, true, path)).includes(path);
 }
 
-/** Checks (and with `create`, makes) every folder above `path`. */
-async function checkFolders(root: string, path: string, create: boolean): Promise<void> {
-  const check = await checkRealFolder(denoFileSystem, root, parentFolder(path), { create });
-  if (!check.ok) throw folderError(check.folder, check.found, path);
-}
-
-function folderError(
+/** Checks (and with `create`, makes) `folder` and every folder above it; the folders it made. */
+async function checkFolders(
+  root: string,
   folder: string,
-  found: "missing" | "symlink" | "not-folder",
+  create: boolean,
   path: string,
-): CodeCommitError {
-  const message = found === "missing"
-    ? `cannot write ${path}: the folder ${folder}/ does not exist`
-    : found === "symlink"
-    ? `${folder} is a symbolic link; code-commit writes only into real folders: replace it with a folder`
-    : `${folder} is not a folder: move it away`;
-  return new CodeCommitError(message, EXIT.setup);
+): Promise<readonly string[]> {
+  const check = await checkRealFolder(denoFileSystem, root, folder, { create });
+  if (check.ok) return check.created;
+  const message = check.found === "missing"
+    ? `cannot write ${path}: the folder ${check.folder}/ does not exist`
+    : check.found === "symlink"
+    ? `${check.folder} is a symbolic link; code-commit writes only into real folders: replace it with a folder`
+    : `${check.folder} is not a folder: move it away`;
+  throw new CodeCommitError(message, EXIT.setup);
 }
 
 /** The file's info when it is a regular file, undefined when absent; throws for anything else. */

@@ -8,12 +8,12 @@
 
 import { CodeCommitError, messageOf } from "../errors/errors.ts";
 import type { EntryKind } from "../guard/entry_kinds.ts";
-import type { FolderIgnores, IgnoreRules } from "../guard/ignore_rules.ts";
+import type { IgnoreRules } from "../guard/ignore_rules.ts";
 import { foldCase } from "../guard/case_fold.ts";
 import { checkPathSyntax } from "../guard/path_syntax.ts";
 import { displayPath } from "../text/characters.ts";
-import { PROTECTED_PATHS } from "../guard/protected_paths.ts";
-import { findGitFiles, type GitData } from "../guard/gitdir_file.ts";
+import { protectedRuleOfSegment } from "../guard/protected_paths.ts";
+import { findGitFiles } from "../guard/gitdir_file.ts";
 import { comparePaths } from "./order.ts";
 
 /** One folder as the walk saw it (`""` the root): its listable files and folders, sorted. */
@@ -47,9 +47,7 @@ export interface WalkResult {
 }
 
 /** Reads a folder's entries (`Deno.readDirSync` by default: no promise per entry). */
-export type ReadDir = (
-  absolutePath: string,
-) => Iterable<Deno.DirEntry> | AsyncIterable<Deno.DirEntry>;
+export type ReadDir = (absolutePath: string) => Iterable<Deno.DirEntry>;
 
 /** Options of a walk. */
 export interface WalkOptions {
@@ -60,86 +58,46 @@ export interface WalkOptions {
   readonly enter?: (folder: string) => boolean;
   /** Also report links, case-folded ignores and special files in `skipped` (default: silent). */
   readonly reportAll?: boolean;
-  /** Called with each listing as soon as it is made (not in tree order); must not throw. */
-  readonly onListing?: (listing: FolderListing) => void;
   /** Entries left out silently, never entered: the project's `.codecommitignore`. */
   readonly exclude?: { excludes(path: string, isFolder: boolean): boolean };
 }
 
-const DEFAULT_CONCURRENCY = 32;
-
 /** Names `checkPathSyntax` surely accepts once their folder was; others get the full check. */
 const PLAIN_NAME = /^[A-Za-z0-9_.+@=,-]*[A-Za-z0-9_+@=,-]$/;
-
-/** Folded names no prompt may read wherever they are (`.git`). */
-const UNREADABLE_ANYWHERE = new Set(
-  PROTECTED_PATHS.filter((entry) => !entry.readable && entry.scope === "any-depth-name")
-    .map((entry) => foldCase(entry.name)),
-);
-
-/** Folded names no prompt may read in the project root (`agent-config`, ..., and `.git`). */
-const UNREADABLE_IN_ROOT = new Set(
-  PROTECTED_PATHS.filter((entry) => !entry.readable).map((entry) => foldCase(entry.name)),
-);
-
-/**
- * Whether the entry `name` of the folder `prefix` (`""` or ending with `/`) is one no prompt may
- * read: an unreadable protected entry, or git's data a `.git` file names. Never throws.
- */
-function isUnreadableEntry(prefix: string, name: string, gitData: GitData): boolean {
-  if (gitData.folded.size > 0 && gitData.folded.has(foldCase(prefix + name))) return true;
-  return (prefix === "" ? UNREADABLE_IN_ROOT : UNREADABLE_ANYWHERE).has(foldCase(name));
-}
 
 /** The longest path, in UTF-16 code units, that is surely under the syntax check's 4096 bytes. */
 const SURELY_SHORT = Math.floor(4096 / 3);
 
 /**
  * Lists `folder` (trusted: the caller checked it) without descending, as the module doc says.
+ * `visible`: the folder came from a listing of these rules (it is not ignored).
  *
  * @throws {CodeCommitError} when an ignore file cannot be read.
  * @throws {Deno.errors.NotFound} and other file system errors when the folder cannot be read.
  */
-export function listFolder(
+export async function listFolder(
   root: string,
   folder: string,
   rules: IgnoreRules,
   options: WalkOptions = {},
-): Promise<{ listing: FolderListing; skipped: SkippedEntry[] }> {
-  return list(root, folder, rules, options, false);
-}
-
-/** {@link listFolder}; `visible`: the folder came from a listing of these rules (it is not ignored). */
-async function list(
-  root: string,
-  folder: string,
-  rules: IgnoreRules,
-  options: WalkOptions,
-  visible: boolean,
+  visible = false,
 ): Promise<{ listing: FolderListing; skipped: SkippedEntry[] }> {
   const gitData = await findGitFiles(rules);
-  const read = (options.readDir ?? Deno.readDirSync)(folder === "" ? root : `${root}/${folder}`);
+  const entries = (options.readDir ?? Deno.readDirSync)(folder === "" ? root : `${root}/${folder}`);
   const reportAll = options.reportAll ?? false;
-  const fileNames: string[] = [];
-  const folderNames: string[] = [];
-  const linkNames: string[] = [];
-  const specialNames: string[] = [];
+  const names: Record<string, string[]> = { file: [], folder: [], symlink: [], special: [] };
   const skipped: SkippedEntry[] = [];
   let gitignore: EntryKind = "missing";
   const prefix = folder === "" ? "" : `${folder}/`;
-  const entries: Iterable<Deno.DirEntry> = Symbol.iterator in read
-    ? read
-    : await Array.fromAsync(read);
   for (const entry of entries) {
     // Each property read of a Deno.DirEntry costs: most are files, so `isFile` is read first.
     const name = entry.name;
     const isFile = entry.isFile;
     const isDirectory = !isFile && entry.isDirectory;
     // A symbolic link is neither a file nor a folder here (the entry is not followed).
-    const listable = isFile || isDirectory;
-    const other = listable ? undefined : entry.isSymlink ? "symlink" : "special";
-    if (name === ".gitignore") gitignore = isDirectory ? "folder" : other ?? "file";
-    if (!listable && !reportAll) continue;
+    const kind = isFile ? "file" : isDirectory ? "folder" : entry.isSymlink ? "symlink" : "special";
+    if (name === ".gitignore") gitignore = kind;
+    if (!isFile && !isDirectory && !reportAll) continue;
     const plain = name.length <= 255 && PLAIN_NAME.test(name);
     if (!plain || prefix.length + name.length > SURELY_SHORT) {
       const syntax = checkPathSyntax(prefix + name);
@@ -148,62 +106,43 @@ async function list(
         continue;
       }
     }
-    if (isUnreadableEntry(prefix, name, gitData)) continue;
-    (other === "symlink"
-      ? linkNames
-      : other === "special"
-      ? specialNames
-      : isDirectory
-      ? folderNames
-      : fileNames).push(name);
+    // Left out unseen: an unreadable protected entry, or git's data a `.git` file names.
+    const unreadable = protectedRuleOfSegment(name, prefix === "")?.readable === false ||
+      (gitData.folded.size > 0 && gitData.folded.has(foldCase(prefix + name)));
+    if (!unreadable) names[kind].push(name);
   }
 
   // The folder was just read: what its `.gitignore` is needs no lstat of its own.
-  const ignored = await rules.inFolderEitherCase(folder, { gitignore, visible });
-  const report = reportAll ? skipped : undefined;
-  let files = shown(fileNames, false, prefix, ignored, report);
-  let folders = shown(folderNames, true, prefix, ignored, report);
-  const exclude = options.exclude;
-  if (exclude !== undefined) {
-    files = files.filter((path) => !exclude.excludes(path, false));
-    folders = folders.filter((path) => !exclude.excludes(path, true));
-  }
+  const ignored = await rules.inFolderEitherCase(folder, visible ? gitignore : undefined);
+  // The sorted paths of the `names` git does not ignore and `exclude` keeps; with `reportAll`,
+  // the case-folded ignores are reported.
+  const shown = (names: string[], isFolder: boolean, exclude?: WalkOptions["exclude"]) => {
+    // Without a comparator, sort compares UTF-16 code units, as compareCodePoints does.
+    names.sort();
+    const paths: string[] = [];
+    for (const name of names) {
+      const path = prefix + name;
+      const verdict = ignored.verdict(name, isFolder);
+      if (verdict === "shown" && exclude?.excludes(path, isFolder) !== true) paths.push(path);
+      else if (verdict === "ignored-by-case" && reportAll) {
+        const reason = "git ignores it once names are compared without regard to case";
+        skipped.push({ path, kind: "ignored-by-case", isDirectory: isFolder, reason });
+      }
+    }
+    return paths;
+  };
+  const files = shown(names.file, false, options.exclude);
+  const folders = shown(names.folder, true, options.exclude);
   const others = [
-    [linkNames, "symbolic-link", "a symbolic link, never followed"],
-    [specialNames, "special", "a fifo, socket or device, not a regular file"],
+    [names.symlink, "symbolic-link", "a symbolic link, never followed"],
+    [names.special, "special", "a fifo, socket or device, not a regular file"],
   ] as const;
   for (const [names, kind, reason] of others) {
-    for (const path of shown(names, false, prefix, ignored, report)) {
+    for (const path of shown(names, false)) {
       skipped.push({ path, kind, isDirectory: false, reason });
     }
   }
   return { listing: { path: folder, files, folders }, skipped };
-}
-
-/** The sorted paths of the `names` git does not ignore; `report` gets the case-folded ignores. */
-function shown(
-  names: string[],
-  isFolder: boolean,
-  prefix: string,
-  ignored: FolderIgnores,
-  report: SkippedEntry[] | undefined,
-): string[] {
-  // Without a comparator, sort compares UTF-16 code units, as compareCodePoints does.
-  names.sort();
-  const paths: string[] = [];
-  for (const name of names) {
-    const verdict = ignored.verdict(name, isFolder);
-    if (verdict === "shown") paths.push(prefix + name);
-    else if (verdict === "ignored-by-case" && report !== undefined) {
-      report.push({
-        path: prefix + name,
-        kind: "ignored-by-case",
-        isDirectory: isFolder,
-        reason: "git ignores it once names are compared without regard to case",
-      });
-    }
-  }
-  return paths;
 }
 
 /**
@@ -219,42 +158,32 @@ export async function walkTree(
   rules: IgnoreRules,
   options: WalkOptions = {},
 ): Promise<WalkResult> {
-  const concurrency = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
+  const concurrency = Math.max(1, options.concurrency ?? 32);
   const enter = options.enter ?? (() => true);
   const first = await listFolder(root, start, rules, options);
-  options.onListing?.(first.listing);
   const folders: FolderListing[] = [first.listing];
   const skipped: SkippedEntry[] = [...first.skipped];
-  let level = first.listing.folders.filter(enter);
-  while (level.length > 0) {
-    const next: string[] = [];
-    for (let offset = 0; offset < level.length; offset += concurrency) {
-      const batch = level.slice(offset, offset + concurrency);
-      const results = await Promise.all(batch.map(async (folder) => {
+  // Listed a batch at a time; the order found does not matter, both lists are sorted at the end.
+  const queue = first.listing.folders.filter(enter);
+  for (let offset = 0; offset < queue.length;) {
+    const batch = queue.slice(offset, offset + concurrency);
+    offset += batch.length;
+    await Promise.all(
+      batch.map(async (folder) => {
+        let result;
         try {
-          return await list(root, folder, rules, options, true);
+          result = await listFolder(root, folder, rules, options, true);
         } catch (error) {
           if (error instanceof CodeCommitError) throw error;
-          return { folder, error };
-        }
-      }));
-      for (const result of results) {
-        if ("error" in result) {
-          skipped.push({
-            path: result.folder,
-            kind: "unreadable-folder",
-            isDirectory: true,
-            reason: messageOf(result.error),
-          });
-          continue;
+          const reason = messageOf(error);
+          skipped.push({ path: folder, kind: "unreadable-folder", isDirectory: true, reason });
+          return;
         }
         folders.push(result.listing);
-        options.onListing?.(result.listing);
         skipped.push(...result.skipped);
-        for (const folder of result.listing.folders) if (enter(folder)) next.push(folder);
-      }
-    }
-    level = next;
+        queue.push(...result.listing.folders.filter(enter));
+      }),
+    );
   }
   folders.sort((a, b) => comparePaths(a.path, b.path));
   skipped.sort((a, b) => comparePaths(a.path, b.path));

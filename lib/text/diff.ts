@@ -49,10 +49,9 @@ interface Change {
 
 /**
  * The runs of lines replaced going from `a` to `b`, in order: a shortest edit script's, or past
- * the search's bounds one run of all between head and tail. Without `script`, one run holding
- * only the counts (no trace kept).
+ * the search's bounds one run of all between head and tail.
  */
-function changes(a: readonly string[], b: readonly string[], script: boolean): Change[] {
+function changes(a: readonly string[], b: readonly string[]): Change[] {
   let head = 0;
   while (head < a.length && head < b.length && a[head] === b[head]) head++;
   let tail = 0;
@@ -65,17 +64,7 @@ function changes(a: readonly string[], b: readonly string[], script: boolean): C
   if (n === 0 && m === 0) return [];
   const whole: Change = { a: head, aEnd: head + n, b: head, bEnd: head + m };
   if (n === 0 || m === 0 || Math.abs(n - m) > MAX_EDIT_DISTANCE) return [whole];
-  const x = a.slice(head, head + n);
-  const y = b.slice(head, head + m);
-  if (!script) {
-    const d = search(x, y);
-    if (d < 0) return [whole];
-    // d = added + removed, and m - n = added - removed.
-    const added = (d + m - n) / 2;
-    const removed = (d - m + n) / 2;
-    return [{ a: head, aEnd: head + removed, b: head, bEnd: head + added }];
-  }
-  const found = editScript(x, y);
+  const found = editScript(a.slice(head, head + n), b.slice(head, head + m));
   if (found === undefined) return [whole];
   for (const change of found) {
     change.a += head;
@@ -87,10 +76,10 @@ function changes(a: readonly string[], b: readonly string[], script: boolean): C
 }
 
 /**
- * Myers' greedy search for the length D of a shortest edit script, in O(D) space, or O(D²) with
- * `trace` (each step's diagonals before it, for {@link editScript}). -1 past the bounds.
+ * Myers' greedy search for the length D of a shortest edit script, each step's diagonals before
+ * it kept in `trace` for {@link editScript} (O(D²) space). -1 past the bounds.
  */
-function search(a: readonly string[], b: readonly string[], trace?: Int32Array[]): number {
+function search(a: readonly string[], b: readonly string[], trace: Int32Array[]): number {
   const n = a.length;
   const m = b.length;
   const max = Math.min(n + m, MAX_EDIT_DISTANCE);
@@ -98,7 +87,7 @@ function search(a: readonly string[], b: readonly string[], trace?: Int32Array[]
   const v = new Int32Array(2 * max + 3);
   let work = 0;
   for (let d = 0; d <= max; d++) {
-    trace?.push(v.slice(offset - d - 1, offset + d + 2));
+    trace.push(v.slice(offset - d - 1, offset + d + 2));
     for (let k = -d; k <= d; k += 2) {
       let x = k === -d || (k !== d && v[offset + k - 1] < v[offset + k + 1])
         ? v[offset + k + 1]
@@ -160,21 +149,9 @@ export function countLines(text: Units): number {
   return text.length > 0 && unitAt(text, text.length - 1) !== LF ? lines + 1 : lines;
 }
 
-/** The lines added and removed by the runs of `found`. */
-function sum(found: readonly Change[]): LineCounts {
-  let added = 0;
-  let removed = 0;
-  for (const change of found) {
-    added += change.bEnd - change.b;
-    removed += change.aEnd - change.a;
-  }
-  return { added, removed };
-}
-
 /** A text as a string, or as UTF-8 bytes. */
 type Units = string | Uint8Array;
 
-/** The unit at `at` of `text`. */
 function unitAt(text: Units, at: number): number {
   return typeof text === "string" ? text.charCodeAt(at) : text[at];
 }
@@ -256,8 +233,11 @@ function commonLines(
   return { head, headLines, tail };
 }
 
-/** The lines added and removed from `a` to `b`: only the lines between head and tail are diffed. */
-function countUnitChanges(a: Units, b: Units): LineCounts {
+/**
+ * How many lines going from `a` to `b` (strings, or bytes as {@link countByteLineChanges}) adds and
+ * removes: only the lines between the common head and tail are diffed. Never throws.
+ */
+export function countLineChanges(a: Units, b: Units): LineCounts {
   if (a.length === b.length && sameStart(a, b) === a.length) return { added: 0, removed: 0 };
   const { head, tail } = commonLines(a, b, 0);
   const middleA = a.slice(head, a.length - tail);
@@ -268,17 +248,18 @@ function countUnitChanges(a: Units, b: Units): LineCounts {
   ) {
     return { added: countLines(middleB), removed: countLines(middleA) };
   }
-  return sum(changes(splitLines(asText(middleA)), splitLines(asText(middleB)), false));
+  let added = 0;
+  let removed = 0;
+  for (const change of changes(splitLines(asText(middleA)), splitLines(asText(middleB)))) {
+    added += change.bEnd - change.b;
+    removed += change.aEnd - change.a;
+  }
+  return { added, removed };
 }
 
 /** A string as it is; bytes one character a byte (lines equal exactly when their bytes are). */
 function asText(units: Units): string {
   return typeof units === "string" ? units : new TextDecoder("latin1").decode(units);
-}
-
-/** How many lines going from `before` to `after` adds and removes. Never throws. */
-export function countLineChanges(before: string, after: string): LineCounts {
-  return countUnitChanges(before, after);
 }
 
 /**
@@ -287,7 +268,7 @@ export function countLineChanges(before: string, after: string): LineCounts {
  * @throws {RangeError} only when memory runs out.
  */
 export function countByteLineChanges(before: Uint8Array, after: Uint8Array): LineCounts {
-  return countUnitChanges(before, after);
+  return countLineChanges(before, after);
 }
 
 /** {@link countByteLineChanges} of two files (null: none); undefined when memory ran out. */
@@ -310,7 +291,7 @@ export function unifiedDiff(path: string, before: string | null, after: string |
   const { head, headLines, tail } = commonLines(textA, textB, CONTEXT);
   const a = splitLines(textA.slice(head, textA.length - tail));
   const b = splitLines(textB.slice(head, textB.length - tail));
-  const found = changes(a, b, true);
+  const found = changes(a, b);
   if (found.length === 0) return "";
   const out = [
     `--- ${before === null ? "/dev/null" : `a/${path}`}`,

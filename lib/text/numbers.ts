@@ -8,12 +8,7 @@
 export function formatCount(n: number): string {
   if (!Number.isFinite(n)) return String(n);
   const whole = Math.trunc(n);
-  const digits = String(Math.abs(whole));
-  let out = "";
-  for (let end = digits.length; end > 0; end -= 3) {
-    const start = Math.max(0, end - 3);
-    out = out === "" ? digits.slice(start, end) : `${digits.slice(start, end)},${out}`;
-  }
+  const out = String(Math.abs(whole)).replace(/\B(?=(\d{3})+$)/g, ",");
   return whole < 0 ? `-${out}` : out;
 }
 

@@ -15,24 +15,20 @@ export function firstInvalidUtf8(bytes: Uint8Array): number | undefined {
       i++;
       continue;
     }
-    let length: number;
-    let low = 0x80;
-    let high = 0xbf;
-    if (lead >= 0xc2 && lead <= 0xdf) length = 2;
-    else if (lead >= 0xe0 && lead <= 0xef) {
-      length = 3;
-      if (lead === 0xe0) low = 0xa0; // overlong
-      if (lead === 0xed) high = 0x9f; // surrogates
-    } else if (lead >= 0xf0 && lead <= 0xf4) {
-      length = 4;
-      if (lead === 0xf0) low = 0x90; // overlong
-      if (lead === 0xf4) high = 0x8f; // past U+10FFFF
-    } else return i;
+    // The sequence's length and its second byte's range: no overlong form, surrogate or code
+    // point past U+10FFFF. A lead byte that starts none has length 0.
+    const [length, low, high] = lead < 0xc2 || lead > 0xf4
+      ? [0, 0, 0]
+      : lead < 0xe0
+      ? [2, 0x80, 0xbf]
+      : lead < 0xf0
+      ? [3, lead === 0xe0 ? 0xa0 : 0x80, lead === 0xed ? 0x9f : 0xbf]
+      : [4, lead === 0xf0 ? 0x90 : 0x80, lead === 0xf4 ? 0x8f : 0xbf];
+    if (length === 0) return i;
     for (let k = 1; k < length; k++) {
-      const byte = bytes[i + k];
-      if (byte === undefined) return i;
       const [min, max] = k === 1 ? [low, high] : [0x80, 0xbf];
-      if (byte < min || byte > max) return i;
+      const byte = bytes[i + k]; // undefined past the end: no range holds it
+      if (!(byte >= min && byte <= max)) return i;
     }
     i += length;
   }

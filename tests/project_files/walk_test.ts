@@ -275,7 +275,7 @@ async function listAsIf(
   folder: string,
   entries: readonly (readonly [string, boolean])[],
 ) {
-  const readDir: ReadDir = async function* () {
+  const readDir: ReadDir = function* () {
     for (const [name, isDirectory] of entries) {
       yield { name, isFile: !isDirectory, isDirectory, isSymlink: false };
     }
