@@ -10,6 +10,7 @@ import type { ApplyJournal, ApplyRecorder, CompletedApply } from "./journal_reco
 import { DiskRecorder } from "./journal_recorder.ts";
 import {
   applyFiles,
+  changesOf,
   completedOf,
   type FileState,
   inspect,
@@ -24,7 +25,6 @@ import {
   type PreImage,
   promotePending,
   readJournal,
-  readPreImage,
   removeQuietly,
   RUN_FILE,
   type RunHeader,
@@ -70,25 +70,10 @@ export class RunJournal implements ApplyJournal {
    * another terminal may have taken them). Throws a {@link JournalError}.
    */
   async runChanges(): Promise<Map<string, { before: PreImage; after: FileState }>> {
-    const changes = new Map<string, { before: PreImage; after: FileState }>();
-    if (this.#header === undefined || this.#touched.size === 0) return changes;
+    if (this.#header === undefined || this.#touched.size === 0) return new Map();
     const dir = journalDir(this.#root);
     const kept = await this.#stillRecorded(dir, this.#header);
-    const packs = new Map<string, Uint8Array>();
-    for (const apply of this.#completed) {
-      if (!kept.has(apply.n)) continue;
-      for (const entry of apply.entries) {
-        if (!changes.has(entry.path)) {
-          const before = await readPreImage(dir, apply.n, entry.before, packs);
-          changes.set(entry.path, { before, after: null });
-        }
-      }
-      for (const state of apply.post) {
-        const change = changes.get(state.path);
-        if (change !== undefined) change.after = state.after;
-      }
-    }
-    return changes;
+    return await changesOf(dir, this.#completed.filter((apply) => kept.has(apply.n)));
   }
 
   /** This run's completed applies `dir` still holds, while its header is still this run's. */

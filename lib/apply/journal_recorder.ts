@@ -44,8 +44,8 @@ export interface ApplyPlanRecord {
 export interface ApplyRecorder {
   /** The run and number of the apply on disk: the rollback's temporary names come from them. */
   readonly identity?: { readonly run: string; readonly n: number };
-  /** Keeps what `path` holds now (`null`: nothing), once per path. */
-  add(path: string, before: PreImage): Promise<void>;
+  /** Keeps what `path` holds now (`null`: nothing), once per path; throws a `JournalError`. */
+  add(path: string, before: PreImage): void;
   /** Writes and syncs the record: from then on even a killed apply is rolled back. */
   commit(plan: ApplyPlanRecord): Promise<void>;
   /** What `path` held before the apply; `undefined` when it was not recorded. */
@@ -70,7 +70,6 @@ export function memoryJournal(): ApplyJournal {
       return Promise.resolve({
         add(path, image) {
           if (!before.has(path)) before.set(path, image);
-          return Promise.resolve();
         },
         commit: () => Promise.resolve(),
         preImage: (path) => Promise.resolve(before.get(path)),
@@ -140,11 +139,7 @@ export class DiskRecorder implements ApplyRecorder {
     };
   }
 
-  add(path: string, before: PreImage): Promise<void> {
-    return new Promise((resolve) => resolve(this.#add(path, before)));
-  }
-
-  #add(path: string, before: PreImage): void {
+  add(path: string, before: PreImage): void {
     if (this.#recorded.has(path)) return;
     this.#recorded.add(path);
     if (before === null) {

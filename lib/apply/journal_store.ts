@@ -276,6 +276,33 @@ export async function readPreImage(
 }
 
 /**
+ * What each path `applies` (of the journal folder `dir`, oldest first) changed
+ * held before the first of them, and the state the last left it in.
+ *
+ * @throws {JournalError} when a pre-image cannot be read.
+ */
+export async function changesOf(
+  dir: string,
+  applies: readonly { n: number; entries: ApplyRecord["entries"]; post: readonly PostState[] }[],
+): Promise<Map<string, { before: PreImage; after: FileState }>> {
+  const changes = new Map<string, { before: PreImage; after: FileState }>();
+  const packs = new Map<string, Uint8Array>();
+  for (const apply of applies) {
+    for (const entry of apply.entries) {
+      if (!changes.has(entry.path)) {
+        const before = await readPreImage(dir, apply.n, entry.before, packs);
+        changes.set(entry.path, { before, after: null });
+      }
+    }
+    for (const state of apply.post) {
+      const change = changes.get(state.path);
+      if (change !== undefined) change.after = state.after;
+    }
+  }
+  return changes;
+}
+
+/**
  * Removes from the journal folder every file but those of `keep` and
  * `stored.pending` and of their applies in `stored.applies` (never the
  * `again` pack of a completed one). Never throws: what cannot go stays.

@@ -116,13 +116,11 @@ async function finishUndo(root: string, stored: StoredJournal): Promise<string |
   if (!completedOf(stored, run).some((apply) => apply.record.kind === "undo")) return undefined;
   // The folders are in the records of the run's replies, read whole now.
   const whole = await readJournal(root);
-  const folders: string[] = [];
-  for (const apply of completedOf(whole, run)) {
-    if (apply.record.kind !== "reply") continue;
-    for (const folder of apply.record.folders) if (!folders.includes(folder)) folders.push(folder);
-  }
+  const folders = new Set(
+    completedOf(whole, run).flatMap(({ record }) => record.kind === "reply" ? record.folders : []),
+  );
   let removed = 0;
-  for (const folder of folders.reverse()) {
+  for (const folder of [...folders].reverse()) {
     try {
       if (await removeEmptyFolder(root, folder)) removed++;
     } catch {

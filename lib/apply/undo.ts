@@ -17,7 +17,7 @@ import { type ApplyOperation, applyOperations } from "./apply.ts";
 import { contentHash } from "./content_hash.ts";
 import { undoRecorder } from "./journal_recorder.ts";
 import type { FileState, PreImage, RunHeader, StoredJournal } from "./journal_store.ts";
-import { completedOf, markUndone, readJournal, readPreImage } from "./journal_store.ts";
+import { changesOf, completedOf, markUndone, readJournal } from "./journal_store.ts";
 
 /** One path the run changed: what it held before the run, and what the run left there. */
 interface UndoPath {
@@ -93,27 +93,16 @@ export async function planUndo(root: string): Promise<UndoPlan> {
     return { kind: "nothing", reason: `${runDescription} changed no file` };
   }
 
-  const packs = new Map<string, Uint8Array>();
-  const before = new Map<string, PreImage>();
-  const after = new Map<string, FileState>();
-  const folders: string[] = [];
-  const logDirs: string[] = [];
-  for (const apply of completed) {
-    for (const entry of apply.record.entries) {
-      if (!before.has(entry.path)) {
-        before.set(entry.path, await readPreImage(stored.dir, apply.n, entry.before, packs));
-      }
-    }
-    for (const state of apply.done!.post) after.set(state.path, state.after);
-    for (const folder of apply.record.folders) if (!folders.includes(folder)) folders.push(folder);
-    const logDir = apply.record.logDir;
-    if (logDir !== undefined && !logDirs.includes(logDir)) logDirs.push(logDir);
-  }
+  const changes = await changesOf(
+    stored.dir,
+    completed.map(({ n, record, done }) => ({ n, entries: record.entries, post: done!.post })),
+  );
+  const folders = [...new Set(completed.flatMap((apply) => apply.record.folders))];
+  const logDirs = [...new Set(completed.flatMap((apply) => apply.record.logDir ?? []))];
   const paths: UndoPath[] = [];
-  for (const [path, image] of before) {
-    const state = after.get(path) ?? null;
-    if (sameState(image, state)) continue; // the run left it as it found it
-    paths.push({ path, before: image, after: state });
+  for (const [path, { before, after }] of changes) {
+    if (sameState(before, after)) continue; // the run left it as it found it
+    paths.push({ path, before, after });
   }
   if (paths.length === 0) {
     return { kind: "nothing", reason: `${runDescription} left every file as it found it` };

@@ -71,7 +71,7 @@ export async function lockProject(root: string, workflow: string): Promise<Proje
     const { file, madeFolder } = await openLockFile(folder, path);
     try {
       if (!await file.tryLock(true)) throw new ProjectLockedError(await readHolder(file));
-      if (!await sameFile(file, path)) {
+      if (!holdsPath(file, path)) {
         if (attempt >= 5) throw setupError(`${LOCK_FILE} keeps being replaced`);
         file.close();
         continue;
@@ -111,7 +111,7 @@ async function linkedFolder(folder: string): Promise<ProjectLock | undefined> {
     handle.close();
     throw error;
   }
-  return { madeFolder: false, release: once(() => closeQuietly(handle)) };
+  return { madeFolder: false, release: () => closeQuietly(handle) };
 }
 
 /** Makes `agent-config/` when it is missing; tells whether it did. */
@@ -190,23 +190,12 @@ async function openLockFile(
   throw setupError(`${LOCK_FILE} keeps being replaced`);
 }
 
-/** Whether the open `file` is the regular file at `path` now. */
-async function sameFile(file: Deno.FsFile, path: string): Promise<boolean> {
-  const [open, there] = await Promise.all([file.stat(), lstatOrUndefined(path)]);
-  return there !== undefined && there.isFile && open.ino === there.ino && open.dev === there.dev;
-}
-
 /** Who the lock file says holds the lock; undefined when it does not say (garbage, empty). */
 async function readHolder(file: Deno.FsFile): Promise<LockHolder | undefined> {
   try {
     await file.seek(0, Deno.SeekMode.Start);
     const buffer = new Uint8Array(4096);
-    let length = 0;
-    while (length < buffer.length) {
-      const read = await file.read(buffer.subarray(length));
-      if (read === null || read === 0) break;
-      length += read;
-    }
+    const length = await file.read(buffer) ?? 0;
     const text = new TextDecoder().decode(buffer.subarray(0, length));
     const parsed = HolderSchema.safeParse(JSON.parse(text));
     return parsed.success ? parsed.data : undefined;
@@ -226,7 +215,10 @@ function heldLock(
   folder: string,
   madeFolder: boolean,
 ): ProjectLock {
+  let released = false;
   const release = () => {
+    if (released) return;
+    released = true;
     try {
       // Only this lock's own file: one removed by hand while held may have been made again
       // by the next holder, whose lock must stay.
@@ -237,17 +229,7 @@ function heldLock(
     }
     closeQuietly(file);
   };
-  return { madeFolder, release: once(release) };
-}
-
-/** `action`, run on the first call only. */
-function once(action: () => void): () => void {
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    action();
-  };
+  return { madeFolder, release };
 }
 
 /** Closes `file` (closed already is fine). Never throws. */
