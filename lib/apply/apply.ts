@@ -1,7 +1,10 @@
 /**
  * The transactional applier: a reply's operations all or nothing, recorded
  * in the journal and synced before the first write (so even a killed process
- * is rolled back), through plan (reads only), stage, commit; any failure rolls back.
+ * is rolled back), through plan (reads only), stage (folders, then exclusive
+ * temporary siblings, each checked right after it is made) and commit (the
+ * renames and deletes in the reply's order, each checked again first); any
+ * failure rolls back.
  *
  * @module
  */
@@ -10,21 +13,23 @@ import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import {
   denoFileSystem,
   type EntryInfo,
+  type FileIdentity,
   type FileSystem,
   under,
 } from "../file_system/file_system.ts";
 import { parentFolder } from "../file_system/real_folders.ts";
 import { FileStepError, step } from "../file_system/file_step_error.ts";
+import { writeTemporary } from "../file_system/write_atomically.ts";
 import { checkPathSyntax } from "../guard/path_syntax.ts";
 import { nameSome } from "../text/change_list.ts";
+import { countLines } from "../text/diff.ts";
 import { plural } from "../text/plural.ts";
 import { rollBack, type RollbackFailure } from "./apply_rollback.ts";
-import { commitChange, makeFolders, postStates, writeTemporaries } from "./apply_stage.ts";
-import { ApplyRun, type Expected, type PlannedChange, refuseNonFile } from "./apply_state.ts";
-import { temporarySibling } from "./apply_state.ts";
+import { ApplyRun, EncodeBuffer, type Expected, type PlannedChange } from "./apply_state.ts";
+import { isKnown, knownIno, refuseNonFile, sameFile, temporarySibling } from "./apply_state.ts";
 import { contentHash } from "./content_hash.ts";
 import { type ApplyJournal, type ApplyRecorder, memoryJournal } from "./journal_recorder.ts";
-import type { IntendedState } from "./journal_store.ts";
+import type { FileState, IntendedState, PostState } from "./journal_store.ts";
 
 /** What `lstat` reports about a path, as far as the applier needs it. */
 export type ApplyFileInfo = EntryInfo;
@@ -112,7 +117,11 @@ export async function applyOperations(
   options: ApplyOptions = {},
 ): Promise<ApplyResult> {
   for (const operation of operations) {
-    const problem = appliedPathProblem(operation.path);
+    // The guard's syntax check, on the form it hands on (without `./`); a name too long is left
+    // to the file system, whose error rolls the apply back.
+    const problem = operation.path.startsWith("./")
+      ? "starts with `./`, which the path guard removes first"
+      : checkPathSyntax(operation.path, { lengths: false });
     if (problem !== undefined) {
       throw new ApplyError(
         `refusing to apply the reply: the path "${operation.path}" ${problem}; ` +
@@ -128,75 +137,12 @@ export async function applyOperations(
     Math.max(1, options.parallelism ?? WRITES_IN_FLIGHT),
     options.temporaryName,
   );
-  return await runApply(run, operations, options.recorder ?? await beginRecord(options.journal));
-}
-
-/** Begins the journal's record, as an {@link ApplyError} when it cannot. */
-async function beginRecord(journal: ApplyJournal | undefined): Promise<ApplyRecorder> {
+  let recorder = options.recorder;
   try {
-    return await (journal ?? memoryJournal()).begin();
+    recorder ??= await (options.journal ?? memoryJournal()).begin();
   } catch (error) {
     throw refusal(error, "");
   }
-}
-
-/** The error for a journal that could not record the apply (`tail` ends the message). */
-function refusal(error: unknown, tail: string): ApplyError {
-  return new ApplyError(`refusing to apply the reply: ${messageOf(error)}${tail}`, "", [], {
-    cause: error,
-  });
-}
-
-/**
- * Why `path` is not a path the applier takes (the guard's syntax check, on
- * the form it hands on, without `./`); a name too long is left to the file
- * system, whose error rolls the apply back. Never throws.
- */
-function appliedPathProblem(path: string): string | undefined {
-  if (path.startsWith("./")) return "starts with `./`, which the path guard removes first";
-  return checkPathSyntax(path, { lengths: false });
-}
-
-/** Builds the error for a failed operation after its rollback. */
-function applyError(
-  operation: ApplyOperation,
-  error: unknown,
-  failures: readonly RollbackFailure[],
-  kept: boolean,
-): ApplyError {
-  const head = `could not ${operation.kind} "${operation.path}": ${messageOf(error)}`;
-  if (failures.length === 0) {
-    return new ApplyError(
-      `${head}. Every change already made by this reply was rolled back: the project is ` +
-        `exactly as it was before. Fix the cause above and run code-commit again.`,
-      operation.path,
-      [],
-      { cause: error },
-    );
-  }
-  const list = nameSome(failures.map((failure) => `"${failure.path}" (${failure.reason})`), {
-    separator: "; ",
-  });
-  return new ApplyError(
-    `${head}. Rolling back failed for ${plural(failures.length, "path")}, which may be left ` +
-      `changed, missing or extra: ${list}. Every other change was rolled back. ` +
-      (kept
-        ? "The journal keeps what they held: the next start of code-commit (any command, " +
-          "once the disk takes writes again) restores them first; or check them (git " +
-          "status, git diff) and restore them by hand."
-        : "Check these paths (git status, git diff) and restore them by hand."),
-    operation.path,
-    failures.map((failure) => failure.path),
-    { cause: error },
-  );
-}
-
-/** Carries out one apply through its phases; throws an {@link ApplyError} when one fails. */
-async function runApply(
-  run: ApplyRun,
-  operations: readonly ApplyOperation[],
-  recorder: ApplyRecorder,
-): Promise<ApplyResult> {
   const planned: PlannedChange[] = [];
   const state = new Map<string, Planned>();
   run.identity = recorder.identity;
@@ -242,6 +188,41 @@ async function runApply(
     kind === "none" ? [] : [{ path: operation.path, kind }]
   );
   return { changes, warnings };
+}
+
+/** The error for a journal that could not record the apply (`tail` ends the message). */
+function refusal(error: unknown, tail: string): ApplyError {
+  return new ApplyError(`refusing to apply the reply: ${messageOf(error)}${tail}`, "", [], {
+    cause: error,
+  });
+}
+
+/** Builds the error for a failed operation after its rollback. */
+function applyError(
+  operation: ApplyOperation,
+  error: unknown,
+  failures: readonly RollbackFailure[],
+  kept: boolean,
+): ApplyError {
+  const list = nameSome(failures.map((failure) => `"${failure.path}" (${failure.reason})`), {
+    separator: "; ",
+  });
+  const after = failures.length === 0
+    ? "Every change already made by this reply was rolled back: the project is exactly as it " +
+      "was before. Fix the cause above and run code-commit again."
+    : `Rolling back failed for ${plural(failures.length, "path")}, which may be left ` +
+      `changed, missing or extra: ${list}. Every other change was rolled back. ` +
+      (kept
+        ? "The journal keeps what they held: the next start of code-commit (any command, " +
+          "once the disk takes writes again) restores them first; or check them (git " +
+          "status, git diff) and restore them by hand."
+        : "Check these paths (git status, git diff) and restore them by hand.");
+  return new ApplyError(
+    `could not ${operation.kind} "${operation.path}": ${messageOf(error)}. ${after}`,
+    operation.path,
+    failures.map((failure) => failure.path),
+    { cause: error },
+  );
 }
 
 /** What a path holds after the operations planned so far (its mode, where known). */
@@ -366,4 +347,174 @@ function intendedStates(changes: readonly PlannedChange[]): Map<string, Intended
     states.set(path, [...states.get(path) ?? [], state]);
   }
   return states;
+}
+
+/** Makes the planned folders from the top, each checked right after it is made. */
+async function makeFolders(run: ApplyRun, changes: readonly PlannedChange[]): Promise<void> {
+  for (const folder of run.toCreate) {
+    run.culprit = changes.find((change) =>
+      change.folder === folder || change.folder.startsWith(`${folder}/`)
+    );
+    await run.checkFolder(parentFolder(folder));
+    try {
+      await run.fs.mkdir(under(run.root, folder));
+      run.created.push(folder);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AlreadyExists)) {
+        throw new FileStepError(`creating the folder "${folder}"`, error);
+      }
+      // Another process made it meanwhile: checked below, never removed.
+    }
+    const info = await run.lstat(folder);
+    try {
+      if (info === null || info.isSymlink || !info.isDirectory) {
+        throw await run.swapError(parentFolder(folder), "was swapped for another folder");
+      }
+      run.folders.set(folder, { kind: "real", dev: info.dev, ino: info.ino });
+      await run.checkFolder(folder);
+    } catch (error) {
+      if (run.created.at(-1) === folder) run.strays.add(folder);
+      throw error;
+    }
+  }
+}
+
+/**
+ * Writes every temporary file, at most `parallelism` at once; on the first
+ * failure no more are started, and it is thrown once those in flight finish.
+ */
+async function writeTemporaries(
+  run: ApplyRun,
+  writes: readonly PlannedChange[],
+): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const worker = async () => {
+    // A buffer per worker, reused: a 20 MB reply is not 20 MB of buffers the allocator keeps.
+    const buffer = new EncodeBuffer();
+    while (failure === undefined && next < writes.length) {
+      const change = writes[next++];
+      try {
+        await writeOneTemporary(run, change, buffer);
+      } catch (error) {
+        if (failure === undefined) {
+          failure = { error };
+          run.culprit = change;
+        }
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(run.parallelism, writes.length) }, worker));
+  if (failure !== undefined) throw failure.error;
+}
+
+/** Writes one change's temporary file (its text encoded into `buffer`). */
+async function writeOneTemporary(
+  run: ApplyRun,
+  change: PlannedChange,
+  buffer: EncodeBuffer,
+): Promise<void> {
+  const data = buffer.bytes((change.operation as { content: string | Uint8Array }).content);
+  const name = change.temporary!.slice(change.folder === "" ? 0 : change.folder.length + 1);
+  try {
+    await writeTemporary(run.fs, run.root, change.operation.path, data, {
+      name,
+      mode: change.mode,
+      temporaries: run.temporaries,
+      onCreated: (identity) => checkCreated(run, change, identity),
+    });
+  } catch (error) {
+    throw await run.explain(change.folder, error);
+  }
+  const created = change.created?.mode;
+  const mode = change.mode ?? (typeof created === "number" ? created & 0o7777 : null);
+  change.after = { mode, size: data.length, hash: change.hash!, lines: countLines(data) };
+}
+
+/**
+ * Checks a temporary file right after it was created: Deno could `fstat` it
+ * (so it is inside the folders it may read), and the file at its name is the
+ * one made, with its folder the one checked right before and after that
+ * look. Not a proof without `openat`; the cleanup does not rely on it (it
+ * removes every file made by its exact name, wherever it is).
+ *
+ * @throws {SwapError} otherwise.
+ */
+async function checkCreated(
+  run: ApplyRun,
+  change: PlannedChange,
+  identity: FileIdentity | undefined,
+): Promise<void> {
+  const temporary = change.temporary!;
+  if (identity === undefined) {
+    throw await run.swapError(change.folder, "was swapped for a symbolic link");
+  }
+  run.identities.set(temporary, identity);
+  change.created = identity;
+  await run.checkFolder(change.folder);
+  const info = await run.lstat(temporary);
+  if (info === null || !info.isFile || !sameFile(info, identity)) {
+    throw await run.swapError(change.folder, "was swapped for another folder");
+  }
+  await run.checkFolder(change.folder);
+}
+
+/** Carries out one change, after checking its folder, its temporary file and its path again. */
+async function commitChange(run: ApplyRun, change: PlannedChange): Promise<void> {
+  if (change.kind === "none") return;
+  const { path } = change.operation;
+  const { temporary } = change;
+  // The folder's real path, then the identity of the file in it (temporary, or deleted).
+  await run.checkFolder(change.folder, temporary === undefined && !knownIno(change.expected));
+  if (temporary !== undefined) {
+    const info = await run.lstat(temporary);
+    if (info === null || !info.isFile || !sameFile(info, change.created)) {
+      throw new FileStepError(
+        `the temporary file "${temporary}" was removed or replaced before it was renamed`,
+      );
+    }
+  }
+  await checkExpected(run, change);
+  try {
+    if (temporary !== undefined) {
+      await step(
+        `renaming "${temporary}" to "${path}"`,
+        () => run.fs.rename(under(run.root, temporary), under(run.root, path)),
+      );
+      run.temporaries.delete(temporary);
+    } else {
+      await step(`removing "${path}"`, () => run.fs.remove(under(run.root, path)));
+    }
+  } catch (error) {
+    throw await run.explain(change.folder, error);
+  }
+  run.done.push(change);
+}
+
+/** Checks that `change`'s path holds what the plan expects (nothing, or the same regular file). */
+async function checkExpected(run: ApplyRun, change: PlannedChange): Promise<void> {
+  const { path } = change.operation;
+  const info = await run.lstat(path);
+  const { expected } = change;
+  const raced = (what: string) =>
+    new FileStepError(`"${path}" ${what} while the reply was being applied`);
+  if (info === null) {
+    if (expected.kind === "missing") return;
+    throw raced("vanished");
+  }
+  refuseNonFile(path, info);
+  if (expected.kind === "missing") throw raced("was created by another process");
+  if (knownIno(expected) && isKnown(info.ino) && expected.ino !== info.ino) {
+    throw raced("was replaced by another process");
+  }
+}
+
+/** The state each path touched was left in, the last change of each deciding. */
+function postStates(changes: readonly PlannedChange[]): PostState[] {
+  const last = new Map<string, FileState>();
+  for (const change of changes) {
+    const written = change.kind === "created" || change.kind === "replaced";
+    last.set(change.operation.path, written ? change.after ?? null : null);
+  }
+  return [...last].map(([path, after]) => ({ path, after }));
 }

@@ -7,7 +7,7 @@
  */
 
 import { messageOf } from "../errors/errors.ts";
-import { type FileIdentity, under } from "../file_system/file_system.ts";
+import { type EntryInfo, under } from "../file_system/file_system.ts";
 import { isMissing } from "../file_system/lstat.ts";
 import { parentFolder } from "../file_system/real_folders.ts";
 import { FileStepError } from "../file_system/file_step_error.ts";
@@ -54,8 +54,15 @@ export async function rollBack(run: ApplyRun, recorder: ApplyRecorder): Promise<
     try {
       const before = await recorder.preImage(path);
       if (before === undefined) throw new FileStepError(`no copy of "${path}" was kept`);
-      if (before === null && run.swapped && change.created !== undefined) {
-        await removeCreated(run, path, change.created);
+      const created = change.created;
+      if (before === null && run.swapped && created !== undefined) {
+        // Through whatever `path` leads to now (a link too), once the file there is the one made.
+        if (!await removeWhenFound(run, path, (info) => info.isFile && sameFile(info, created))) {
+          throw new FileStepError(
+            `the file this reply created there was not found since a folder on its way was ` +
+              `swapped for a symbolic link or moved away: look for it where the link led`,
+          );
+        }
         continue;
       }
       await persist(run, async () => {
@@ -78,11 +85,9 @@ export async function rollBack(run: ApplyRun, recorder: ApplyRecorder): Promise<
   for (const folder of [...run.created].reverse()) {
     try {
       if (run.strays.has(folder)) {
-        const removed = await keepTrying(STRAY_WAIT_MS, async () => {
-          const info = await run.lstat(folder).catch(() => null);
-          return info !== null && info.isDirectory && await removeFound(run, folder);
-        });
-        if (!removed) throw new Error("out of reach");
+        if (!await removeWhenFound(run, folder, (info) => info.isDirectory)) {
+          throw new Error("out of reach");
+        }
         run.strays.delete(folder);
       } else {
         await persist(run, async () => {
@@ -95,11 +100,8 @@ export async function rollBack(run: ApplyRun, recorder: ApplyRecorder): Promise<
     }
   }
   // A temporary file that resisted removal twice is listed once.
-  const unique = new Map<string, RollbackFailure>();
-  for (const failure of failures) {
-    if (!unique.has(failure.path)) unique.set(failure.path, failure);
-  }
-  return [...unique.values()];
+  const named = new Set<string>();
+  return failures.filter((failure) => !named.has(failure.path) && named.add(failure.path));
 }
 
 /** Calls `attempt` (at least once) until it returns true or `ms` pass; whether it did. */
@@ -146,23 +148,16 @@ async function confirm(
   if (!held) throw new FileStepError(`"${folder}" keeps changing; trying again`);
 }
 
-/**
- * After a swap, removes the file `created` put where nothing was, through
- * whatever `path` leads to now (a link too), once the file there is that file.
- *
- * @throws {FileStepError} when it was not found there in {@link STRAY_WAIT_MS}.
- */
-async function removeCreated(run: ApplyRun, path: string, created: FileIdentity): Promise<void> {
-  const removed = await keepTrying(STRAY_WAIT_MS, async () => {
+/** Removes `path` once what is there `is` the entry made; whether it did in {@link STRAY_WAIT_MS}. */
+function removeWhenFound(
+  run: ApplyRun,
+  path: string,
+  is: (info: EntryInfo) => boolean,
+): Promise<boolean> {
+  return keepTrying(STRAY_WAIT_MS, async () => {
     const info = await run.lstat(path).catch(() => null);
-    return info !== null && info.isFile && sameFile(info, created) && await removeFound(run, path);
+    return info !== null && is(info) && await removeFound(run, path);
   });
-  if (!removed) {
-    throw new FileStepError(
-      `the file this reply created there was not found since a folder on its way was ` +
-        `swapped for a symbolic link or moved away: look for it where the link led`,
-    );
-  }
 }
 
 /** Removes `path`: true once removed, false when it was not found. */

@@ -149,9 +149,7 @@ export class ApplyRun {
     if (folder === "" || !same) return;
     const known = this.folders.get(folder);
     const info = await this.lstat(folder);
-    if (
-      info === null || !info.isDirectory || (known?.kind === "real" && !sameFolder(info, known))
-    ) {
+    if (info === null || !info.isDirectory || (known?.kind === "real" && !sameFile(info, known))) {
       throw await this.swapError(folder, "was swapped for another folder");
     }
   }
@@ -194,17 +192,14 @@ function causeOf(error: unknown): unknown {
   return error instanceof FileStepError && error.cause !== undefined ? error.cause : error;
 }
 
-/** Whether `info` is the file `identity` (same device and inode, where known). */
-export function sameFile(info: EntryInfo, identity: FileIdentity | undefined): boolean {
+/** Whether `info` is the file or folder `identity` (same device and inode, where known). */
+export function sameFile(
+  info: EntryInfo,
+  identity: { readonly dev?: number; readonly ino?: number | null } | undefined,
+): boolean {
   if (identity === undefined) return false;
   if (!isKnown(info.ino) || !isKnown(identity.ino)) return true;
   return info.ino === identity.ino && (info.dev === undefined || info.dev === identity.dev);
-}
-
-/** Whether `info` is the folder the plan found (same device and inode, where known). */
-function sameFolder(info: EntryInfo, known: { dev?: number; ino?: number | null }): boolean {
-  if (!isKnown(info.ino) || !isKnown(known.ino)) return true;
-  return info.ino === known.ino && info.dev === known.dev;
 }
 
 /** Whether the plan knows the inode of the file it expects. */
