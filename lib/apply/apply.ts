@@ -28,7 +28,7 @@ import { rollBack, type RollbackFailure } from "./apply_rollback.ts";
 import { ApplyRun, EncodeBuffer, type Expected, type PlannedChange } from "./apply_state.ts";
 import { isKnown, knownIno, refuseNonFile, sameFile, temporarySibling } from "./apply_state.ts";
 import { contentHash } from "./content_hash.ts";
-import { type ApplyJournal, type ApplyRecorder, memoryJournal } from "./journal_recorder.ts";
+import { type ApplyJournal, type ApplyRecorder, memoryJournal } from "./journal.ts";
 import type { FileState, IntendedState, PostState } from "./journal_store.ts";
 
 /** What `lstat` reports about a path, as far as the applier needs it. */

@@ -13,7 +13,7 @@ import { parentFolder } from "../file_system/real_folders.ts";
 import { FileStepError } from "../file_system/file_step_error.ts";
 import { removeIfPresent, writeAtomically } from "../file_system/write_atomically.ts";
 import { type ApplyRun, refuseNonFile, sameFile, temporarySibling } from "./apply_state.ts";
-import type { ApplyRecorder } from "./journal_recorder.ts";
+import type { ApplyRecorder } from "./journal.ts";
 import type { PreImage } from "./journal_store.ts";
 import { contentHash, sameBytes } from "./content_hash.ts";
 

@@ -13,7 +13,7 @@ import { FileStepError, step } from "../file_system/file_step_error.ts";
 import { temporaryName } from "../file_system/temporary_name.ts";
 import type { AppliedChange, ApplyOperation } from "./apply.ts";
 import type { FileState } from "./journal_store.ts";
-import type { ApplyRecorder } from "./journal_recorder.ts";
+import type { ApplyRecorder } from "./journal.ts";
 
 /**
  * What the plan expects at a path right before it is changed: nothing, the

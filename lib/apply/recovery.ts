@@ -18,7 +18,7 @@ import { ApplyError, type ApplyOperation, applyOperations } from "./apply.ts";
 import { rollbackTemporary } from "./apply_rollback.ts";
 import { contentHash, sameBytes } from "./content_hash.ts";
 import { type ChangedSince, describeChanges, restoreOperation } from "./undo.ts";
-import { memoryJournal } from "./journal_recorder.ts";
+import { memoryJournal } from "./journal.ts";
 import type { IntendedState, PreImage, StoredApply, StoredJournal } from "./journal_store.ts";
 import {
   completedOf,

@@ -15,7 +15,7 @@ import { formatUtc } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
 import { type ApplyOperation, applyOperations } from "./apply.ts";
 import { contentHash } from "./content_hash.ts";
-import { undoRecorder } from "./journal_recorder.ts";
+import { undoRecorder } from "./journal.ts";
 import type { FileState, PreImage, RunHeader, StoredJournal } from "./journal_store.ts";
 import { changesOf, completedOf, markUndone, readJournal } from "./journal_store.ts";
 
