@@ -79,7 +79,22 @@ export async function lockProject(root: string, workflow: string): Promise<Proje
       const holder: LockHolder = { pid: Deno.pid, workflow, startedAt: formatUtc(now) };
       await file.truncate(0);
       await file.write(new TextEncoder().encode(`${JSON.stringify(holder)}\n`));
-      return heldLock(file, path, folder, madeFolder);
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        try {
+          // Only this lock's own file (a process that opened it just before finds, once it has
+          // the lock, that the path is no longer its file, and opens it again); one removed by
+          // hand while held may have been made again by the next holder, whose lock must stay.
+          if (holdsPath(file, path)) Deno.removeSync(path);
+          if (madeFolder && isEmpty(folder)) Deno.removeSync(folder);
+        } catch {
+          // The kernel releases the lock below in any case.
+        }
+        closeQuietly(file);
+      };
+      return { madeFolder, release };
     } catch (error) {
       file.close();
       throw error;
@@ -202,34 +217,6 @@ async function readHolder(file: Deno.FsFile): Promise<LockHolder | undefined> {
   } catch {
     return undefined;
   }
-}
-
-/**
- * The lock held through `file`. Releasing removes the lock file while it is
- * still this lock's (a process that opened it just before finds, once it has
- * the lock, that the path is no longer its file, and opens it again).
- */
-function heldLock(
-  file: Deno.FsFile,
-  path: string,
-  folder: string,
-  madeFolder: boolean,
-): ProjectLock {
-  let released = false;
-  const release = () => {
-    if (released) return;
-    released = true;
-    try {
-      // Only this lock's own file: one removed by hand while held may have been made again
-      // by the next holder, whose lock must stay.
-      if (holdsPath(file, path)) Deno.removeSync(path);
-      if (madeFolder && isEmpty(folder)) Deno.removeSync(folder);
-    } catch {
-      // The kernel releases the lock below in any case.
-    }
-    closeQuietly(file);
-  };
-  return { madeFolder, release };
 }
 
 /** Closes `file` (closed already is fine). Never throws. */
