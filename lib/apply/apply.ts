@@ -394,8 +394,19 @@ async function writeTemporaries(
     const buffer = new EncodeBuffer();
     while (failure === undefined && next < writes.length) {
       const change = writes[next++];
+      const data = buffer.bytes((change.operation as { content: string | Uint8Array }).content);
       try {
-        await writeOneTemporary(run, change, buffer);
+        await writeTemporary(run.fs, run.root, change.operation.path, data, {
+          name: change.temporary!.slice(change.folder === "" ? 0 : change.folder.length + 1),
+          mode: change.mode,
+          temporaries: run.temporaries,
+          onCreated: (identity) => checkCreated(run, change, identity),
+        }).catch(async (error) => {
+          throw await run.explain(change.folder, error);
+        });
+        const created = change.created?.mode;
+        const mode = change.mode ?? (typeof created === "number" ? created & 0o7777 : null);
+        change.after = { mode, size: data.length, hash: change.hash!, lines: countLines(data) };
       } catch (error) {
         if (failure === undefined) {
           failure = { error };
@@ -406,29 +417,6 @@ async function writeTemporaries(
   };
   await Promise.all(Array.from({ length: Math.min(run.parallelism, writes.length) }, worker));
   if (failure !== undefined) throw failure.error;
-}
-
-/** Writes one change's temporary file (its text encoded into `buffer`). */
-async function writeOneTemporary(
-  run: ApplyRun,
-  change: PlannedChange,
-  buffer: EncodeBuffer,
-): Promise<void> {
-  const data = buffer.bytes((change.operation as { content: string | Uint8Array }).content);
-  const name = change.temporary!.slice(change.folder === "" ? 0 : change.folder.length + 1);
-  try {
-    await writeTemporary(run.fs, run.root, change.operation.path, data, {
-      name,
-      mode: change.mode,
-      temporaries: run.temporaries,
-      onCreated: (identity) => checkCreated(run, change, identity),
-    });
-  } catch (error) {
-    throw await run.explain(change.folder, error);
-  }
-  const created = change.created?.mode;
-  const mode = change.mode ?? (typeof created === "number" ? created & 0o7777 : null);
-  change.after = { mode, size: data.length, hash: change.hash!, lines: countLines(data) };
 }
 
 /**
@@ -474,7 +462,19 @@ async function commitChange(run: ApplyRun, change: PlannedChange): Promise<void>
       );
     }
   }
-  await checkExpected(run, change);
+  // What the path holds now must be what the plan expects (nothing, or the same regular file).
+  const info = await run.lstat(path);
+  const { expected } = change;
+  const raced = (what: string) =>
+    new FileStepError(`"${path}" ${what} while the reply was being applied`);
+  if (info === null && expected.kind !== "missing") throw raced("vanished");
+  if (info !== null) {
+    refuseNonFile(path, info);
+    if (expected.kind === "missing") throw raced("was created by another process");
+    if (knownIno(expected) && isKnown(info.ino) && expected.ino !== info.ino) {
+      throw raced("was replaced by another process");
+    }
+  }
   try {
     if (temporary !== undefined) {
       await step(
@@ -489,24 +489,6 @@ async function commitChange(run: ApplyRun, change: PlannedChange): Promise<void>
     throw await run.explain(change.folder, error);
   }
   run.done.push(change);
-}
-
-/** Checks that `change`'s path holds what the plan expects (nothing, or the same regular file). */
-async function checkExpected(run: ApplyRun, change: PlannedChange): Promise<void> {
-  const { path } = change.operation;
-  const info = await run.lstat(path);
-  const { expected } = change;
-  const raced = (what: string) =>
-    new FileStepError(`"${path}" ${what} while the reply was being applied`);
-  if (info === null) {
-    if (expected.kind === "missing") return;
-    throw raced("vanished");
-  }
-  refuseNonFile(path, info);
-  if (expected.kind === "missing") throw raced("was created by another process");
-  if (knownIno(expected) && isKnown(info.ino) && expected.ino !== info.ino) {
-    throw raced("was replaced by another process");
-  }
 }
 
 /** The state each path touched was left in, the last change of each deciding. */
