@@ -1,11 +1,13 @@
 /**
  * The journal of one run (format: `journal_store.ts`): its first apply
  * starts the run's record; each apply is recorded, in memory or as packs,
- * record and mark in the journal folder, by a recorder.
+ * record and mark in the journal folder, by a recorder. Before a run asks a
+ * model anything, the journal's folder must take writes.
  *
  * @module
  */
 
+import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { under } from "../file_system/file_system.ts";
 import { READ_LIMITS } from "../file_system/read_limits.ts";
 import { AtomicFileWriter } from "../file_system/write_atomically.ts";
@@ -429,6 +431,35 @@ async function makeJournalDir(root: string): Promise<void> {
     throw new JournalError(
       `${JOURNAL_DIR} is ${info?.isSymlink ? "a symbolic link" : "not a folder"}; code-commit ` +
         "keeps its apply journal only in a real folder there: move it away; nothing was changed",
+    );
+  }
+}
+
+/**
+ * Checks that the journal's folder under `root` (or `agent-config/` while it
+ * is not made) takes writes, with a probe `.tmp` file the journal's tidying
+ * removes should this process die in between: otherwise no reply could be
+ * applied and each call to a model would be paid for nothing.
+ *
+ * @throws {CodeCommitError} (exit 3) naming the folder and the system's reason.
+ */
+export async function checkJournalWritable(root: string): Promise<void> {
+  const journal = under(root, "agent-config/journal");
+  const folder = await Deno.lstat(journal).then(() => journal, () => under(root, "agent-config"));
+  const probe = `${folder}/.probe-${crypto.randomUUID()}.tmp`;
+  try {
+    await Deno.writeFile(probe, new Uint8Array(), { createNew: true });
+    await Deno.remove(probe);
+  } catch (error) {
+    // No agent-config/ at all: the set-up checks name what is missing.
+    if (error instanceof Deno.errors.NotFound) return;
+    throw new CodeCommitError(
+      `agent-config/journal/ cannot be written (${messageOf(error)}): code-commit records ` +
+        "every apply there before it changes a file, so no reply could be applied; make " +
+        "agent-config/ writable (a read-only mount? a full disk?) and run code-commit again; " +
+        "nothing was sent to the model",
+      EXIT.setup,
+      { cause: error },
     );
   }
 }

@@ -248,7 +248,7 @@ async function rollBack(
 type CurrentState =
   | { readonly data: Uint8Array; readonly mode: number | null }
   | null
-  | { readonly other: "folder" | "link" | "special" | "too-large" | "unreadable" };
+  | { readonly other: "not-a-file" | "too-large" | "unreadable" };
 
 /** What is at `path` now (a regular file larger than `limit` is not read). */
 async function currentState(root: string, path: string, limit: number): Promise<CurrentState> {
@@ -258,9 +258,7 @@ async function currentState(root: string, path: string, limit: number): Promise<
   } catch (error) {
     return isMissing(error) ? null : { other: "unreadable" };
   }
-  if (info.isSymlink) return { other: "link" };
-  if (info.isDirectory) return { other: "folder" };
-  if (!info.isFile) return { other: "special" };
+  if (!info.isFile) return { other: "not-a-file" };
   try {
     const data = await readBounded(under(root, path), {
       limit: { bytes: limit, what: "a file an interrupted apply touched" },
@@ -298,15 +296,15 @@ function changeSince(
   }
   if (before !== null && sameContent(now, before)) return undefined;
   let hash: string | undefined;
-  let sameBytes = before !== null && sameContent(now, { data: before.data, mode: null });
+  let bytesMatch = before !== null && sameBytes(now.data, before.data);
   for (const state of files) {
     if (state.size !== now.data.length) continue;
     hash ??= contentHash(now.data);
     if (state.hash !== hash) continue;
     if (state.mode === null || state.mode === now.mode) return undefined;
-    sameBytes = true;
+    bytesMatch = true;
   }
-  return sameBytes ? "permissions changed" : edited;
+  return bytesMatch ? "permissions changed" : edited;
 }
 
 /** Whether `now` is exactly `before`: the same bytes, and the same mode where `before` has one. */
