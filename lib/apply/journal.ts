@@ -284,7 +284,6 @@ function present(path: string): boolean {
  * apply starts the run's files, every apply after it adds to the run.
  */
 export class RunJournal implements ApplyJournal {
-  readonly #root: string;
   /** The workflow, as messages name it; the workflow sets it before its first apply. */
   workflow: string;
   #header: RunHeader | undefined;
@@ -299,8 +298,7 @@ export class RunJournal implements ApplyJournal {
   logDir: string | undefined;
 
   /** A journal for a run of `info.workflow` in the project at `root`; nothing is written yet. */
-  constructor(root: string, info: { readonly workflow: string }) {
-    this.#root = root;
+  constructor(private readonly root: string, info: { readonly workflow: string }) {
     this.workflow = info.workflow;
   }
 
@@ -317,7 +315,7 @@ export class RunJournal implements ApplyJournal {
    */
   async runChanges(): Promise<Map<string, { before: PreImage; after: FileState }>> {
     if (this.#header === undefined || this.#touched.size === 0) return new Map();
-    const dir = journalDir(this.#root);
+    const dir = journalDir(this.root);
     const kept = await this.#stillRecorded(dir, this.#header);
     return await changesOf(dir, this.#completed.filter((apply) => kept.has(apply.n)));
   }
@@ -343,7 +341,7 @@ export class RunJournal implements ApplyJournal {
 
   /** {@inheritDoc ApplyJournal.begin} */
   async begin(): Promise<ApplyRecorder> {
-    const dir = journalDir(this.#root);
+    const dir = journalDir(this.root);
     try {
       if (this.#header === undefined) await this.#startRun(dir);
     } catch (error) {
@@ -369,14 +367,14 @@ export class RunJournal implements ApplyJournal {
    * first apply completes; otherwise every old file goes, the header first.
    */
   async #startRun(dir: string): Promise<void> {
-    await makeJournalDir(this.#root);
+    await makeJournalDir(this.root);
     const header: RunHeader = {
       version: 1,
       id: crypto.randomUUID(),
       workflow: this.workflow,
       startedAt: new Date().toISOString(),
     };
-    let stored = await readJournal(this.#root, { completed: "marks" });
+    let stored = await readJournal(this.root, { completed: "marks" });
     if (stored.unrenamed === true) {
       // The previous run's header was never renamed (recovery does it; done here too).
       promotePending(dir);
@@ -419,12 +417,9 @@ function applyNumber(name: string): number {
 /** Creates `agent-config/journal/` (and `agent-config/`) as real folders where missing. */
 async function makeJournalDir(root: string): Promise<void> {
   for (const folder of ["agent-config", JOURNAL_DIR]) {
-    const path = under(root, folder);
-    try {
-      await Deno.mkdir(path);
-    } catch (error) {
+    await Deno.mkdir(under(root, folder)).catch((error) => {
       if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
-    }
+    });
   }
   const info = inspect(journalDir(root));
   if (info === undefined || !info.isDirectory) {

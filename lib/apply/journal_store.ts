@@ -100,17 +100,10 @@ export const DoneSchema = z.object({
 /** One completed apply's mark. */
 export type DoneRecord = z.infer<typeof DoneSchema>;
 
-/** What says which run and apply a record belongs to, and what it was (its entries unchecked). */
-export const RecordHeaderSchema = RecordSchema.pick({
-  version: true,
-  run: true,
-  apply: true,
-  kind: true,
-  logDir: true,
-}).strip();
-
-/** What says which run and apply a mark belongs to (its post states unchecked). */
-export const DoneHeaderSchema = DoneSchema.pick({ version: true, run: true, apply: true }).strip();
+// What says which run and apply a record or mark belongs to, and what it was (the rest unchecked).
+const RecordHeaderSchema = RecordSchema.omit({ entries: true, folders: true, temporaries: true })
+  .strip();
+const DoneHeaderSchema = DoneSchema.omit({ post: true }).strip();
 
 /**
  * A path the journal may name: plain and not protected (a journal edited by
@@ -133,12 +126,8 @@ function temporaryPath(path: string): boolean {
 
 /** The names of the files of apply `n` in the journal folder. */
 export function applyFiles(n: number): Record<"record" | "done" | "first" | "again", string> {
-  return {
-    record: `apply-${n}.record`,
-    done: `apply-${n}.done`,
-    first: `apply-${n}.first`,
-    again: `apply-${n}.again`,
-  };
+  const name = (suffix: string) => `apply-${n}.${suffix}`;
+  return { record: name("record"), done: name("done"), first: name("first"), again: name("again") };
 }
 
 /** The journal could not be read or written. Exit status 3 (`EXIT.setup`). */
