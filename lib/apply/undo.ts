@@ -19,13 +19,6 @@ import { undoRecorder } from "./journal.ts";
 import type { FileState, PreImage, RunHeader, StoredJournal } from "./journal_store.ts";
 import { changesOf, completedOf, markUndone, readJournal } from "./journal_store.ts";
 
-/** One path the run changed: what it held before the run, and what the run left there. */
-interface UndoPath {
-  readonly path: string;
-  readonly before: PreImage;
-  readonly after: FileState;
-}
-
 /** A path that changed since the run left it, and how (`edited`, `removed`, …). */
 export interface ChangedSince {
   readonly path: string;
@@ -44,7 +37,8 @@ export type UndoPlan =
     readonly kind: "ready";
     readonly run: RunHeader;
     readonly logDirs: readonly string[];
-    readonly paths: readonly UndoPath[];
+    /** Each path the run changed: what it held before the run, and what the run left there. */
+    readonly paths: readonly { readonly path: string; before: PreImage; after: FileState }[];
     readonly changedSince: readonly ChangedSince[];
     readonly folders: readonly string[];
     readonly stored: StoredJournal;
@@ -99,11 +93,9 @@ export async function planUndo(root: string): Promise<UndoPlan> {
   );
   const folders = [...new Set(completed.flatMap((apply) => apply.record.folders))];
   const logDirs = [...new Set(completed.flatMap((apply) => apply.record.logDir ?? []))];
-  const paths: UndoPath[] = [];
-  for (const [path, { before, after }] of changes) {
-    if (sameState(before, after)) continue; // the run left it as it found it
-    paths.push({ path, before, after });
-  }
+  // A path the run left as it found it is not restored.
+  const paths = [...changes].filter(([, { before, after }]) => !sameState(before, after))
+    .map(([path, change]) => ({ path, ...change }));
   if (paths.length === 0) {
     return { kind: "nothing", reason: `${runDescription} left every file as it found it` };
   }

@@ -176,8 +176,9 @@ async function openLockFile(
         return { file, madeFolder };
       } catch (error) {
         // Made meanwhile, or its folder removed meanwhile: look again.
-        if (error instanceof Deno.errors.AlreadyExists) continue;
-        if (error instanceof Deno.errors.NotFound) continue;
+        if (error instanceof Deno.errors.AlreadyExists || error instanceof Deno.errors.NotFound) {
+          continue;
+        }
         throw setupError(
           `cannot make ${LOCK_FILE}: ${(error as Error).message}; code-commit keeps its ` +
             `lock and its apply journal in ${LOCK_FOLDER}/, so it cannot run; make ` +
