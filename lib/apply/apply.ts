@@ -12,7 +12,6 @@
 import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import {
   denoFileSystem,
-  type EntryInfo,
   type FileIdentity,
   type FileSystem,
   under,
@@ -30,9 +29,6 @@ import { isKnown, knownIno, refuseNonFile, sameFile, temporarySibling } from "./
 import { contentHash } from "./content_hash.ts";
 import { type ApplyJournal, type ApplyRecorder, memoryJournal } from "./journal.ts";
 import type { FileState, IntendedState, PostState } from "./journal_store.ts";
-
-/** What `lstat` reports about a path, as far as the applier needs it. */
-export type ApplyFileInfo = EntryInfo;
 
 /** The file system calls the applier makes; each rejects with the platform's error. */
 export type ApplyFileSystem = FileSystem;
@@ -72,8 +68,6 @@ export interface ApplyOptions {
   readonly journal?: ApplyJournal;
   /** How many temporary files are written at once (default {@link WRITES_IN_FLIGHT}). */
   readonly parallelism?: number;
-  /** A recorder already begun (`--undo` records its own apply); `journal` is then unused. */
-  readonly recorder?: ApplyRecorder;
   /** The temporary file each write goes through; recovery passes names it can find again. */
   readonly temporaryName?: (path: string) => string;
 }
@@ -137,9 +131,9 @@ export async function applyOperations(
     Math.max(1, options.parallelism ?? WRITES_IN_FLIGHT),
     options.temporaryName,
   );
-  let recorder = options.recorder;
+  let recorder: ApplyRecorder;
   try {
-    recorder ??= await (options.journal ?? memoryJournal()).begin();
+    recorder = await (options.journal ?? memoryJournal()).begin();
   } catch (error) {
     throw refusal(error, "");
   }

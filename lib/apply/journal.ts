@@ -98,15 +98,15 @@ export function memoryJournal(): ApplyJournal {
 }
 
 /**
- * The recorder of `--undo`'s apply, recorded as one more apply of `run`, so
+ * The journal of `--undo`'s apply, recorded as one more apply of `run`, so
  * that an interrupted undo is rolled back at the next start like any apply.
  */
-export function undoRecorder(stored: StoredJournal, run: RunHeader): ApplyRecorder {
-  const last = stored.applies.at(-1)?.n ?? 0;
-  return new DiskRecorder(stored.dir, run, last + 1, undefined, "undo", {
-    touched: new Set(),
-    completed: [],
-  });
+export function undoJournal(stored: StoredJournal, run: RunHeader): ApplyJournal {
+  const n = (stored.applies.at(-1)?.n ?? 0) + 1;
+  const memory = { touched: new Set<string>(), completed: [] };
+  return {
+    begin: () => Promise.resolve(new DiskRecorder(stored.dir, run, n, undefined, "undo", memory)),
+  };
 }
 
 /** A completed apply of the run, as the process that made it recorded it. */

@@ -15,7 +15,7 @@ import { formatUtc } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
 import { type ApplyOperation, applyOperations } from "./apply.ts";
 import { contentHash } from "./content_hash.ts";
-import { undoRecorder } from "./journal.ts";
+import { undoJournal } from "./journal.ts";
 import type { FileState, PreImage, RunHeader, StoredJournal } from "./journal_store.ts";
 import { changesOf, completedOf, markUndone, readJournal } from "./journal_store.ts";
 
@@ -142,7 +142,7 @@ export async function runUndo(
     const kind = entry.before === null ? "created" : entry.after === null ? "deleted" : "replaced";
     restored.push({ path: entry.path, kind, added: counts?.added, removed: counts?.removed });
   }
-  await applyOperations(root, operations, { recorder: undoRecorder(plan.stored, plan.run) });
+  await applyOperations(root, operations, { journal: undoJournal(plan.stored, plan.run) });
   const foldersKept: string[] = [];
   for (const folder of [...plan.folders].reverse()) {
     try {
