@@ -6,6 +6,7 @@
  * @module
  */
 
+import { setTimeout as pause } from "node:timers/promises";
 import { messageOf } from "../errors/errors.ts";
 import { type EntryInfo, under } from "../file_system/file_system.ts";
 import { isMissing } from "../file_system/lstat.ts";
@@ -116,17 +117,15 @@ async function keepTrying(ms: number, attempt: () => Promise<boolean>): Promise<
 
 /** Runs `action`, after a swap again for a while on failure (a link may go); throws the last. */
 async function persist(run: ApplyRun, action: () => Promise<void>): Promise<void> {
-  let failure: unknown;
-  const done = await keepTrying(run.swapped ? STRAY_WAIT_MS : 0, async () => {
+  const deadline = Date.now() + (run.swapped ? STRAY_WAIT_MS : 0);
+  for (let round = 0;; round++) {
     try {
-      await action();
-      return true;
+      return await action();
     } catch (error) {
-      failure = error;
-      return false;
+      if (Date.now() >= deadline) throw error;
     }
-  });
-  if (!done) throw failure;
+    await pause(round < 50 ? 1 : 10);
+  }
 }
 
 /**
@@ -256,9 +255,4 @@ async function removeMade(run: ApplyRun, temporary: string): Promise<boolean> {
   if (!await removeFound(run, temporary)) return false;
   run.identities.delete(temporary);
   return true;
-}
-
-/** Waits `ms` milliseconds (only after a folder was found swapped: never on a run's ordinary path). */
-function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
