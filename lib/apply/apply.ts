@@ -1,10 +1,7 @@
 /**
  * The transactional applier: a reply's operations all or nothing, recorded
  * in the journal and synced before the first write (so even a killed process
- * is rolled back), through plan (reads only), stage (folders, then exclusive
- * temporary siblings, each checked right after it is made) and commit (the
- * renames and deletes in the reply's order, each checked again first); any
- * failure rolls back.
+ * is rolled back), through plan, stage and commit; any failure rolls back.
  *
  * @module
  */
@@ -80,11 +77,7 @@ const WRITES_IN_FLIGHT = 16;
  * paths in {@link ApplyError.notRestored}. Exit status 3 (`EXIT.setup`).
  */
 export class ApplyError extends CodeCommitError {
-  /**
-   * Makes the error; `message` is the whole user-facing line, `path` the
-   * failed operation's, `notRestored` the paths the rollback could not put
-   * back (folders end with `/`).
-   */
+  /** `path` is the failed operation's; `notRestored`, what the rollback left (folders end `/`). */
   constructor(
     message: string,
     readonly path: string,
@@ -225,10 +218,7 @@ interface Planned {
   readonly mode: number | undefined;
 }
 
-/**
- * Plans one operation: checks its path and reads what it holds into the
- * journal; `state` holds what each path holds after the operations planned so far.
- */
+/** Plans one operation (reads only): checks its path and reads what it holds into the journal. */
 async function planOne(
   run: ApplyRun,
   operation: ApplyOperation,
@@ -343,7 +333,7 @@ function intendedStates(changes: readonly PlannedChange[]): Map<string, Intended
   return states;
 }
 
-/** Makes the planned folders from the top, each checked right after it is made. */
+/** Stages the planned folders from the top, each checked right after it is made. */
 async function makeFolders(run: ApplyRun, changes: readonly PlannedChange[]): Promise<void> {
   for (const folder of run.toCreate) {
     run.culprit = changes.find((change) =>
@@ -374,8 +364,8 @@ async function makeFolders(run: ApplyRun, changes: readonly PlannedChange[]): Pr
 }
 
 /**
- * Writes every temporary file, at most `parallelism` at once; on the first
- * failure no more are started, and it is thrown once those in flight finish.
+ * Stages every temporary file (exclusively made), at most `parallelism` at once; after
+ * a failure no more are started, and it is thrown once those in flight finish.
  */
 async function writeTemporaries(
   run: ApplyRun,

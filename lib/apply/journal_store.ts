@@ -238,11 +238,7 @@ export async function readJournal(
   return { dir, run, pending, applies };
 }
 
-/**
- * Reads the pre-image `before` from the packs of apply `n` (cached in `packs`).
- *
- * @throws {JournalError} when the pack is missing or shorter than the record says.
- */
+/** Reads the pre-image `before` from apply `n`'s packs (cached); a {@link JournalError} if short. */
 export async function readPreImage(
   dir: string,
   n: number,
@@ -265,10 +261,8 @@ export async function readPreImage(
 }
 
 /**
- * What each path `applies` (of the journal folder `dir`, oldest first) changed
- * held before the first of them, and the state the last left it in.
- *
- * @throws {JournalError} when a pre-image cannot be read.
+ * What each path `applies` (oldest first) changed held before the first of them, and the
+ * state the last left it in. @throws {JournalError} when a pre-image cannot be read.
  */
 export async function changesOf(
   dir: string,
@@ -416,10 +410,7 @@ export async function parseJson<T extends z.ZodTypeAny>(
   return parsed.data;
 }
 
-/**
- * Writes `value` as JSON to `dir/name` atomically (with `sync`, flushed
- * before the rename and the folder after it); throws a `FileStepError`.
- */
+/** Writes `value` as JSON to `dir/name` atomically (`sync`: flushed); throws a `FileStepError`. */
 export function writeJson(dir: string, name: string, value: unknown, sync = false): Promise<void> {
   const data = new TextEncoder().encode(`${JSON.stringify(value)}\n`);
   return writeAtomically(denoFileSystem, dir, name, data, { sync });

@@ -18,7 +18,6 @@ import { ApplyError, type ApplyOperation, applyOperations } from "./apply.ts";
 import { rollbackTemporary } from "./apply_rollback.ts";
 import { contentHash, sameBytes } from "./content_hash.ts";
 import { type ChangedSince, describeChanges, restoreOperation } from "./undo.ts";
-import { memoryJournal } from "./journal.ts";
 import type { IntendedState, PreImage, StoredApply, StoredJournal } from "./journal_store.ts";
 import {
   completedOf,
@@ -211,11 +210,7 @@ async function rollBack(
   if (failures.length > 0) unrestored = "its temporary files could not be removed first";
   else if (operations.length > 0) {
     try {
-      await applyOperations(root, operations, {
-        fs,
-        journal: memoryJournal(),
-        temporaryName: rollbackName,
-      });
+      await applyOperations(root, operations, { temporaryName: rollbackName });
     } catch (error) {
       unrestored = messageOf(error instanceof ApplyError ? error.cause ?? error : error);
     }
