@@ -159,7 +159,8 @@ export class ApplyRun {
    * plan made sure of cannot lose a path by itself), the {@link SwapError}.
    */
   async explain(folder: string, error: unknown): Promise<unknown> {
-    if (error instanceof SwapError || !isMissing(causeOf(error))) return error;
+    const cause = error instanceof FileStepError && error.cause !== undefined ? error.cause : error;
+    if (error instanceof SwapError || !isMissing(cause)) return error;
     try {
       await this.checkFolder(folder);
     } catch (swap) {
@@ -185,11 +186,6 @@ export class ApplyRun {
 export function temporarySibling(path: string, hex?: string): string {
   const slash = path.lastIndexOf("/");
   return `${path.slice(0, slash + 1)}${temporaryName(path.slice(slash + 1), hex)}`;
-}
-
-/** The system's error inside a `FileStepError`, or `error` itself. */
-function causeOf(error: unknown): unknown {
-  return error instanceof FileStepError && error.cause !== undefined ? error.cause : error;
 }
 
 /** Whether `info` is the file or folder `identity` (same device and inode, where known). */
