@@ -316,27 +316,22 @@ export class RunJournal implements ApplyJournal {
   async runChanges(): Promise<Map<string, { before: PreImage; after: FileState }>> {
     if (this.#header === undefined || this.#touched.size === 0) return new Map();
     const dir = journalDir(this.root);
-    const kept = await this.#stillRecorded(dir, this.#header);
-    return await changesOf(dir, this.#completed.filter((apply) => kept.has(apply.n)));
+    return await changesOf(dir, await this.#stillRecorded(dir, this.#header));
   }
 
   /** This run's completed applies `dir` still holds, while its header is still this run's. */
-  async #stillRecorded(dir: string, header: RunHeader): Promise<Set<number>> {
-    const kept = new Set<number>();
-    if (inspect(dir)?.isDirectory !== true) return kept;
-    const names = new Set(listNamesQuietly(dir));
-    if (!names.has(RUN_FILE)) return kept;
+  async #stillRecorded(dir: string, header: RunHeader): Promise<CompletedApply[]> {
+    if (inspect(dir)?.isDirectory !== true) return [];
+    const names = listNamesQuietly(dir);
+    if (!names.has(RUN_FILE)) return [];
     let run = await parseJson(dir, RUN_FILE, RunSchema);
     // A run whose header could not be renamed yet is still `next-run.json` (the run all the same).
     if (run.id !== header.id && this.#pending && names.has(NEXT_RUN_FILE)) {
       run = await parseJson(dir, NEXT_RUN_FILE, RunSchema);
     }
-    if (run.id !== header.id) return kept;
-    for (const { n } of this.#completed) {
-      const files = applyFiles(n);
-      if (names.has(files.record) && names.has(files.done)) kept.add(n);
-    }
-    return kept;
+    if (run.id !== header.id) return [];
+    const files = this.#completed.map(({ n }) => applyFiles(n));
+    return this.#completed.filter((_, i) => names.has(files[i].record) && names.has(files[i].done));
   }
 
   /** {@inheritDoc ApplyJournal.begin} */

@@ -357,11 +357,11 @@ export function listNames(dir: string): Set<string> {
 }
 
 /** The names in the folder `dir`; none when it cannot be listed. Never throws. */
-export function listNamesQuietly(dir: string): string[] {
+export function listNamesQuietly(dir: string): Set<string> {
   try {
-    return [...listNames(dir)];
+    return listNames(dir);
   } catch {
-    return [];
+    return new Set();
   }
 }
 
