@@ -15,7 +15,7 @@ import { formatUtc } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
 import { nameSome } from "../text/change_list.ts";
 import { ApplyError, type ApplyOperation, applyOperations } from "./apply.ts";
-import { rollbackTemporary } from "./apply_rollback.ts";
+import { rollbackTemporary } from "./apply_state.ts";
 import { contentHash, sameBytes } from "./content_hash.ts";
 import { type ChangedSince, describeChanges, restoreOperation } from "./undo.ts";
 import type { IntendedState, PreImage, StoredApply, StoredJournal } from "./journal_store.ts";
