@@ -100,17 +100,10 @@ export const DoneSchema = z.object({
 /** One completed apply's mark. */
 export type DoneRecord = z.infer<typeof DoneSchema>;
 
-/** What says which run and apply a record belongs to, and what it was (its entries unchecked). */
-export const RecordHeaderSchema = RecordSchema.pick({
-  version: true,
-  run: true,
-  apply: true,
-  kind: true,
-  logDir: true,
-}).strip();
-
-/** What says which run and apply a mark belongs to (its post states unchecked). */
-export const DoneHeaderSchema = DoneSchema.pick({ version: true, run: true, apply: true }).strip();
+// What says which run and apply a record or mark belongs to, and what it was (the rest unchecked).
+const RecordHeaderSchema = RecordSchema.omit({ entries: true, folders: true, temporaries: true })
+  .strip();
+const DoneHeaderSchema = DoneSchema.omit({ post: true }).strip();
 
 /**
  * A path the journal may name: plain and not protected (a journal edited by
@@ -133,12 +126,8 @@ function temporaryPath(path: string): boolean {
 
 /** The names of the files of apply `n` in the journal folder. */
 export function applyFiles(n: number): Record<"record" | "done" | "first" | "again", string> {
-  return {
-    record: `apply-${n}.record`,
-    done: `apply-${n}.done`,
-    first: `apply-${n}.first`,
-    again: `apply-${n}.again`,
-  };
+  const name = (suffix: string) => `apply-${n}.${suffix}`;
+  return { record: name("record"), done: name("done"), first: name("first"), again: name("again") };
 }
 
 /** The journal could not be read or written. Exit status 3 (`EXIT.setup`). */
@@ -249,11 +238,7 @@ export async function readJournal(
   return { dir, run, pending, applies };
 }
 
-/**
- * Reads the pre-image `before` from the packs of apply `n` (cached in `packs`).
- *
- * @throws {JournalError} when the pack is missing or shorter than the record says.
- */
+/** Reads the pre-image `before` from apply `n`'s packs (cached); a {@link JournalError} if short. */
 export async function readPreImage(
   dir: string,
   n: number,
@@ -273,6 +258,31 @@ export async function readPreImage(
     );
   }
   return { data: pack.subarray(before.offset, before.offset + before.size), mode: before.mode };
+}
+
+/**
+ * What each path `applies` (oldest first) changed held before the first of them, and the
+ * state the last left it in. @throws {JournalError} when a pre-image cannot be read.
+ */
+export async function changesOf(
+  dir: string,
+  applies: readonly { n: number; entries: ApplyRecord["entries"]; post: readonly PostState[] }[],
+): Promise<Map<string, { before: PreImage; after: FileState }>> {
+  const changes = new Map<string, { before: PreImage; after: FileState }>();
+  const packs = new Map<string, Uint8Array>();
+  for (const apply of applies) {
+    for (const entry of apply.entries) {
+      if (!changes.has(entry.path)) {
+        const before = await readPreImage(dir, apply.n, entry.before, packs);
+        changes.set(entry.path, { before, after: null });
+      }
+    }
+    for (const state of apply.post) {
+      const change = changes.get(state.path);
+      if (change !== undefined) change.after = state.after;
+    }
+  }
+  return changes;
 }
 
 /**
@@ -347,11 +357,11 @@ export function listNames(dir: string): Set<string> {
 }
 
 /** The names in the folder `dir`; none when it cannot be listed. Never throws. */
-export function listNamesQuietly(dir: string): string[] {
+export function listNamesQuietly(dir: string): Set<string> {
   try {
-    return [...listNames(dir)];
+    return listNames(dir);
   } catch {
-    return [];
+    return new Set();
   }
 }
 
@@ -400,10 +410,7 @@ export async function parseJson<T extends z.ZodTypeAny>(
   return parsed.data;
 }
 
-/**
- * Writes `value` as JSON to `dir/name` atomically (with `sync`, flushed
- * before the rename and the folder after it); throws a `FileStepError`.
- */
+/** Writes `value` as JSON to `dir/name` atomically (`sync`: flushed); throws a `FileStepError`. */
 export function writeJson(dir: string, name: string, value: unknown, sync = false): Promise<void> {
   const data = new TextEncoder().encode(`${JSON.stringify(value)}\n`);
   return writeAtomically(denoFileSystem, dir, name, data, { sync });

@@ -15,10 +15,9 @@ import { formatUtc } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
 import { nameSome } from "../text/change_list.ts";
 import { ApplyError, type ApplyOperation, applyOperations } from "./apply.ts";
-import { rollbackTemporary } from "./apply_rollback.ts";
+import { rollbackTemporary } from "./apply_state.ts";
 import { contentHash, sameBytes } from "./content_hash.ts";
 import { type ChangedSince, describeChanges, restoreOperation } from "./undo.ts";
-import { memoryJournal } from "./journal_recorder.ts";
 import type { IntendedState, PreImage, StoredApply, StoredJournal } from "./journal_store.ts";
 import {
   completedOf,
@@ -116,13 +115,11 @@ async function finishUndo(root: string, stored: StoredJournal): Promise<string |
   if (!completedOf(stored, run).some((apply) => apply.record.kind === "undo")) return undefined;
   // The folders are in the records of the run's replies, read whole now.
   const whole = await readJournal(root);
-  const folders: string[] = [];
-  for (const apply of completedOf(whole, run)) {
-    if (apply.record.kind !== "reply") continue;
-    for (const folder of apply.record.folders) if (!folders.includes(folder)) folders.push(folder);
-  }
+  const folders = new Set(
+    completedOf(whole, run).flatMap(({ record }) => record.kind === "reply" ? record.folders : []),
+  );
   let removed = 0;
-  for (const folder of folders.reverse()) {
+  for (const folder of [...folders].reverse()) {
     try {
       if (await removeEmptyFolder(root, folder)) removed++;
     } catch {
@@ -213,11 +210,7 @@ async function rollBack(
   if (failures.length > 0) unrestored = "its temporary files could not be removed first";
   else if (operations.length > 0) {
     try {
-      await applyOperations(root, operations, {
-        fs,
-        journal: memoryJournal(),
-        temporaryName: rollbackName,
-      });
+      await applyOperations(root, operations, { temporaryName: rollbackName });
     } catch (error) {
       unrestored = messageOf(error instanceof ApplyError ? error.cause ?? error : error);
     }
@@ -250,7 +243,7 @@ async function rollBack(
 type CurrentState =
   | { readonly data: Uint8Array; readonly mode: number | null }
   | null
-  | { readonly other: "folder" | "link" | "special" | "too-large" | "unreadable" };
+  | { readonly other: "not-a-file" | "too-large" | "unreadable" };
 
 /** What is at `path` now (a regular file larger than `limit` is not read). */
 async function currentState(root: string, path: string, limit: number): Promise<CurrentState> {
@@ -260,9 +253,7 @@ async function currentState(root: string, path: string, limit: number): Promise<
   } catch (error) {
     return isMissing(error) ? null : { other: "unreadable" };
   }
-  if (info.isSymlink) return { other: "link" };
-  if (info.isDirectory) return { other: "folder" };
-  if (!info.isFile) return { other: "special" };
+  if (!info.isFile) return { other: "not-a-file" };
   try {
     const data = await readBounded(under(root, path), {
       limit: { bytes: limit, what: "a file an interrupted apply touched" },
@@ -300,15 +291,15 @@ function changeSince(
   }
   if (before !== null && sameContent(now, before)) return undefined;
   let hash: string | undefined;
-  let sameBytes = before !== null && sameContent(now, { data: before.data, mode: null });
+  let bytesMatch = before !== null && sameBytes(now.data, before.data);
   for (const state of files) {
     if (state.size !== now.data.length) continue;
     hash ??= contentHash(now.data);
     if (state.hash !== hash) continue;
     if (state.mode === null || state.mode === now.mode) return undefined;
-    sameBytes = true;
+    bytesMatch = true;
   }
-  return sameBytes ? "permissions changed" : edited;
+  return bytesMatch ? "permissions changed" : edited;
 }
 
 /** Whether `now` is exactly `before`: the same bytes, and the same mode where `before` has one. */

@@ -15,16 +15,9 @@ import { formatUtc } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
 import { type ApplyOperation, applyOperations } from "./apply.ts";
 import { contentHash } from "./content_hash.ts";
-import { undoRecorder } from "./journal_recorder.ts";
+import { undoJournal } from "./journal.ts";
 import type { FileState, PreImage, RunHeader, StoredJournal } from "./journal_store.ts";
-import { completedOf, markUndone, readJournal, readPreImage } from "./journal_store.ts";
-
-/** One path the run changed: what it held before the run, and what the run left there. */
-interface UndoPath {
-  readonly path: string;
-  readonly before: PreImage;
-  readonly after: FileState;
-}
+import { changesOf, completedOf, markUndone, readJournal } from "./journal_store.ts";
 
 /** A path that changed since the run left it, and how (`edited`, `removed`, …). */
 export interface ChangedSince {
@@ -44,7 +37,8 @@ export type UndoPlan =
     readonly kind: "ready";
     readonly run: RunHeader;
     readonly logDirs: readonly string[];
-    readonly paths: readonly UndoPath[];
+    /** Each path the run changed: what it held before the run, and what the run left there. */
+    readonly paths: readonly { readonly path: string; before: PreImage; after: FileState }[];
     readonly changedSince: readonly ChangedSince[];
     readonly folders: readonly string[];
     readonly stored: StoredJournal;
@@ -93,28 +87,15 @@ export async function planUndo(root: string): Promise<UndoPlan> {
     return { kind: "nothing", reason: `${runDescription} changed no file` };
   }
 
-  const packs = new Map<string, Uint8Array>();
-  const before = new Map<string, PreImage>();
-  const after = new Map<string, FileState>();
-  const folders: string[] = [];
-  const logDirs: string[] = [];
-  for (const apply of completed) {
-    for (const entry of apply.record.entries) {
-      if (!before.has(entry.path)) {
-        before.set(entry.path, await readPreImage(stored.dir, apply.n, entry.before, packs));
-      }
-    }
-    for (const state of apply.done!.post) after.set(state.path, state.after);
-    for (const folder of apply.record.folders) if (!folders.includes(folder)) folders.push(folder);
-    const logDir = apply.record.logDir;
-    if (logDir !== undefined && !logDirs.includes(logDir)) logDirs.push(logDir);
-  }
-  const paths: UndoPath[] = [];
-  for (const [path, image] of before) {
-    const state = after.get(path) ?? null;
-    if (sameState(image, state)) continue; // the run left it as it found it
-    paths.push({ path, before: image, after: state });
-  }
+  const changes = await changesOf(
+    stored.dir,
+    completed.map(({ n, record, done }) => ({ n, entries: record.entries, post: done!.post })),
+  );
+  const folders = [...new Set(completed.flatMap((apply) => apply.record.folders))];
+  const logDirs = [...new Set(completed.flatMap((apply) => apply.record.logDir ?? []))];
+  // A path the run left as it found it is not restored.
+  const paths = [...changes].filter(([, { before, after }]) => !sameState(before, after))
+    .map(([path, change]) => ({ path, ...change }));
   if (paths.length === 0) {
     return { kind: "nothing", reason: `${runDescription} left every file as it found it` };
   }
@@ -161,7 +142,7 @@ export async function runUndo(
     const kind = entry.before === null ? "created" : entry.after === null ? "deleted" : "replaced";
     restored.push({ path: entry.path, kind, added: counts?.added, removed: counts?.removed });
   }
-  await applyOperations(root, operations, { recorder: undoRecorder(plan.stored, plan.run) });
+  await applyOperations(root, operations, { journal: undoJournal(plan.stored, plan.run) });
   const foldersKept: string[] = [];
   for (const folder of [...plan.folders].reverse()) {
     try {

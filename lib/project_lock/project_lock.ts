@@ -71,7 +71,7 @@ export async function lockProject(root: string, workflow: string): Promise<Proje
     const { file, madeFolder } = await openLockFile(folder, path);
     try {
       if (!await file.tryLock(true)) throw new ProjectLockedError(await readHolder(file));
-      if (!await sameFile(file, path)) {
+      if (!holdsPath(file, path)) {
         if (attempt >= 5) throw setupError(`${LOCK_FILE} keeps being replaced`);
         file.close();
         continue;
@@ -79,7 +79,22 @@ export async function lockProject(root: string, workflow: string): Promise<Proje
       const holder: LockHolder = { pid: Deno.pid, workflow, startedAt: formatUtc(now) };
       await file.truncate(0);
       await file.write(new TextEncoder().encode(`${JSON.stringify(holder)}\n`));
-      return heldLock(file, path, folder, madeFolder);
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        try {
+          // Only this lock's own file (a process that opened it just before finds, once it has
+          // the lock, that the path is no longer its file, and opens it again); one removed by
+          // hand while held may have been made again by the next holder, whose lock must stay.
+          if (holdsPath(file, path)) Deno.removeSync(path);
+          if (madeFolder && isEmpty(folder)) Deno.removeSync(folder);
+        } catch {
+          // The kernel releases the lock below in any case.
+        }
+        closeQuietly(file);
+      };
+      return { madeFolder, release };
     } catch (error) {
       file.close();
       throw error;
@@ -111,7 +126,7 @@ async function linkedFolder(folder: string): Promise<ProjectLock | undefined> {
     handle.close();
     throw error;
   }
-  return { madeFolder: false, release: once(() => closeQuietly(handle)) };
+  return { madeFolder: false, release: () => closeQuietly(handle) };
 }
 
 /** Makes `agent-config/` when it is missing; tells whether it did. */
@@ -161,8 +176,9 @@ async function openLockFile(
         return { file, madeFolder };
       } catch (error) {
         // Made meanwhile, or its folder removed meanwhile: look again.
-        if (error instanceof Deno.errors.AlreadyExists) continue;
-        if (error instanceof Deno.errors.NotFound) continue;
+        if (error instanceof Deno.errors.AlreadyExists || error instanceof Deno.errors.NotFound) {
+          continue;
+        }
         throw setupError(
           `cannot make ${LOCK_FILE}: ${(error as Error).message}; code-commit keeps its ` +
             `lock and its apply journal in ${LOCK_FOLDER}/, so it cannot run; make ` +
@@ -190,64 +206,18 @@ async function openLockFile(
   throw setupError(`${LOCK_FILE} keeps being replaced`);
 }
 
-/** Whether the open `file` is the regular file at `path` now. */
-async function sameFile(file: Deno.FsFile, path: string): Promise<boolean> {
-  const [open, there] = await Promise.all([file.stat(), lstatOrUndefined(path)]);
-  return there !== undefined && there.isFile && open.ino === there.ino && open.dev === there.dev;
-}
-
 /** Who the lock file says holds the lock; undefined when it does not say (garbage, empty). */
 async function readHolder(file: Deno.FsFile): Promise<LockHolder | undefined> {
   try {
     await file.seek(0, Deno.SeekMode.Start);
     const buffer = new Uint8Array(4096);
-    let length = 0;
-    while (length < buffer.length) {
-      const read = await file.read(buffer.subarray(length));
-      if (read === null || read === 0) break;
-      length += read;
-    }
+    const length = await file.read(buffer) ?? 0;
     const text = new TextDecoder().decode(buffer.subarray(0, length));
     const parsed = HolderSchema.safeParse(JSON.parse(text));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
   }
-}
-
-/**
- * The lock held through `file`. Releasing removes the lock file while it is
- * still this lock's (a process that opened it just before finds, once it has
- * the lock, that the path is no longer its file, and opens it again).
- */
-function heldLock(
-  file: Deno.FsFile,
-  path: string,
-  folder: string,
-  madeFolder: boolean,
-): ProjectLock {
-  const release = () => {
-    try {
-      // Only this lock's own file: one removed by hand while held may have been made again
-      // by the next holder, whose lock must stay.
-      if (holdsPath(file, path)) Deno.removeSync(path);
-      if (madeFolder && isEmpty(folder)) Deno.removeSync(folder);
-    } catch {
-      // The kernel releases the lock below in any case.
-    }
-    closeQuietly(file);
-  };
-  return { madeFolder, release: once(release) };
-}
-
-/** `action`, run on the first call only. */
-function once(action: () => void): () => void {
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    action();
-  };
 }
 
 /** Closes `file` (closed already is fine). Never throws. */

@@ -30,30 +30,16 @@ const RecordSchema = z.object({
 
 type BuildRecord = z.infer<typeof RecordSchema>;
 
-/** What a build's start and end are told to; none of it throws. */
-export interface BuildTracker {
-  /** Environment variables to start the build with: they mark each of its processes. */
-  readonly mark: Readonly<Record<string, string>>;
-  starting(): void;
-  /** The build's first process `pid` started (in a session of its own). */
-  started(pid: number): void;
-  /**
-   * Once the first process ended and its group was stopped: ends every
-   * process still in the build's session, then removes the record (a daemon
-   * with a session of its own is left to the sandbox).
-   */
-  ended(): Promise<void>;
-}
-
 /** How far a process's start may lie from its record's time (ps gives whole seconds). */
 const START_SLACK_MS = 3_000;
 
 /**
  * The tracker that records each build of the project at `root` in
- * {@link BUILD_RECORD_FILE}, before it starts and once it has. Never throws:
- * a record that cannot be written is no reason to stop this build.
+ * {@link BUILD_RECORD_FILE}, before it starts and once it has; `mark` holds the
+ * environment variables that mark each of its processes. Never throws: a
+ * record that cannot be written is no reason to stop this build.
  */
-export function trackBuilds(root: string, now: () => number = Date.now): BuildTracker {
+export function trackBuilds(root: string, now: () => number = Date.now) {
   const path = `${root}/${BUILD_RECORD_FILE}`;
   const token = crypto.randomUUID().replaceAll("-", "");
   let record: BuildRecord = { token, recordedAt: now(), runner: Deno.pid };
@@ -63,10 +49,16 @@ export function trackBuilds(root: string, now: () => number = Date.now): BuildTr
       record = { token, recordedAt: now(), runner: Deno.pid };
       writeRecord(path, record);
     },
-    started(pid) {
+    /** The build's first process `pid` started (in a session of its own). */
+    started(pid: number) {
       record = { ...record, pid };
       writeRecord(path, record);
     },
+    /**
+     * Once the first process ended and its group was stopped: ends every
+     * process still in the build's session, then removes the record (a daemon
+     * with a session of its own is left to the sandbox).
+     */
     async ended() {
       try {
         await endProcesses(record, SYSTEM, now, false);
@@ -163,25 +155,7 @@ export async function endLeftBuild(
     removeQuietly(path);
     return;
   }
-  try {
-    const { ended, still } = await endProcesses(record, system, now);
-    if (still.length > 0) {
-      throw new CodeCommitError(
-        `could not end the build a killed code-commit (PID ${record.runner}) left running: ` +
-          `processes ${nameSome(still.map(String))} are still there and could still change ` +
-          "the project; end them (kill -9), then run code-commit again",
-        EXIT.setup,
-      );
-    }
-    if (ended.size > 0) {
-      warn(
-        `ended the build a killed code-commit (PID ${record.runner}) left running (${
-          plural(ended.size, "process", "processes")
-        }, started ${formatUtc(new Date(record.recordedAt))})`,
-      );
-    }
-    removeQuietly(path);
-  } catch (error) {
+  const { ended, still } = await endProcesses(record, system, now).catch((error) => {
     if (error instanceof CodeCommitError) throw error;
     throw new CodeCommitError(
       `could not look for the build a killed code-commit (PID ${record.runner}) left running ` +
@@ -191,7 +165,23 @@ export async function endLeftBuild(
       EXIT.setup,
       { cause: error },
     );
+  });
+  if (still.length > 0) {
+    throw new CodeCommitError(
+      `could not end the build a killed code-commit (PID ${record.runner}) left running: ` +
+        `processes ${nameSome(still.map(String))} are still there and could still change ` +
+        "the project; end them (kill -9), then run code-commit again",
+      EXIT.setup,
+    );
   }
+  if (ended.size > 0) {
+    warn(
+      `ended the build a killed code-commit (PID ${record.runner}) left running (${
+        plural(ended.size, "process", "processes")
+      }, started ${formatUtc(new Date(record.recordedAt))})`,
+    );
+  }
+  removeQuietly(path);
 }
 
 /**

@@ -3,8 +3,7 @@
  * must happen.
  * @module
  */
-import { RunJournal } from "../apply/journal.ts";
-import { checkJournalWritable } from "../apply/journal_writable.ts";
+import { checkJournalWritable, RunJournal } from "../apply/journal.ts";
 import { recoverFirst } from "../apply/recovery.ts";
 import { Console } from "../console/console.ts";
 import type { RunOptions, Workflow } from "../cli/args.ts";

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { type ApplyFileSystem, applyOperations, denoFileSystem } from "../../lib/apply/apply.ts";
 import { RunJournal } from "../../lib/apply/journal.ts";
 import { recoverFirst } from "../../lib/apply/recovery.ts";
-import { rollbackTemporary } from "../../lib/apply/apply_rollback.ts";
+import { rollbackTemporary } from "../../lib/apply/apply_state.ts";
 import { withProject } from "../support/project.ts";
 
 /** Every file under `root` but the journal: path → content. */

@@ -11,11 +11,11 @@
 import assert from "node:assert/strict";
 import {
   ApplyError,
-  type ApplyFileInfo,
   type ApplyFileSystem,
   applyOperations,
   denoFileSystem,
 } from "../../lib/apply/apply.ts";
+import type { EntryInfo } from "../../lib/file_system/file_system.ts";
 import type { FileOperation } from "../../lib/reply/operations.ts";
 import { listFiles, tempProject, withProject } from "../support/project.ts";
 
@@ -49,7 +49,7 @@ function flippingFs(
     const rest = path.slice(prefix.length);
     return { path: `${outside}${rest}`, link: rest === "" };
   };
-  const linkInfo: ApplyFileInfo = {
+  const linkInfo: EntryInfo = {
     isFile: false,
     isDirectory: false,
     isSymlink: true,

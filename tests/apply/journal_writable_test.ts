@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { checkJournalWritable } from "../../lib/apply/journal_writable.ts";
+import { checkJournalWritable } from "../../lib/apply/journal.ts";
 import { CodeCommitError, EXIT } from "../../lib/errors/errors.ts";
 import { IN_CI } from "../support/ci.ts";
 import { withProject } from "../support/project.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import { applyOperations } from "../../apply/apply.ts";
-import type { ApplyJournal } from "../../apply/journal_recorder.ts";
+import type { ApplyJournal } from "../../apply/journal.ts";
 import { CodeCommitError, EXIT, messageOf } from "../../errors/errors.ts";
 import { readBounded } from "../../file_system/bounded_read.ts";
 import { denoFileSystem, under } from "../../file_system/file_system.ts";

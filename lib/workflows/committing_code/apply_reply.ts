@@ -7,7 +7,7 @@
  */
 import { Buffer } from "node:buffer";
 import { type AppliedChange, ApplyError, applyOperations } from "../../apply/apply.ts";
-import type { ApplyJournal } from "../../apply/journal_recorder.ts";
+import type { ApplyJournal } from "../../apply/journal.ts";
 import { EXIT, type ExitStatus } from "../../errors/errors.ts";
 import { formatRefusals, guardOperations, type Refusal } from "../../guard/guard.ts";
 import type { LlmReply } from "../../llm/types.ts";

@@ -8,8 +8,7 @@
  */
 import { join } from "node:path";
 import { applyOperations } from "../../../lib/apply/apply.ts";
-import { RunJournal } from "../../../lib/apply/journal.ts";
-import { memoryJournal } from "../../../lib/apply/journal_recorder.ts";
+import { memoryJournal, RunJournal } from "../../../lib/apply/journal.ts";
 import { guardOperations } from "../../../lib/guard/guard.ts";
 import { parseReply } from "../../../lib/reply/parse.ts";
 

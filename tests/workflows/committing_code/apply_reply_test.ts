@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { applyReply, describeChanges } from "../../../lib/workflows/committing_code/apply_reply.ts";
-import { memoryJournal } from "../../../lib/apply/journal_recorder.ts";
+import { memoryJournal } from "../../../lib/apply/journal.ts";
 import type { LlmReply } from "../../../lib/llm/types.ts";
 import { Redactor } from "../../../lib/secrets/redact.ts";
 import { GEMINI_KEY, OPENAI_KEY, withProject } from "../../support/project.ts";
