@@ -2,7 +2,6 @@
  * The specification cache, `agent-state/specifications/<module>/<stage>`: a
  * stage is done while its copy is the current specification. Only real folders
  * are used, so a link cannot redirect a write.
- *
  * @module
  */
 import { applyOperations } from "../../apply/apply.ts";
@@ -62,10 +61,7 @@ function refuse(path: string, symlink: boolean, want: "folder" | "file"): CodeCo
   );
 }
 
-/**
- * The cache file of `stage` for a module, refused unless every folder on the
- * way is a real folder and the file, if there, a regular one.
- */
+/** The cache file of `stage` for a module, refused unless every folder on the way is real and the file regular. */
 async function checkedCacheFile(
   root: string,
   modulePath: string,

@@ -2,7 +2,6 @@
  * Parses `ModuleDependencies.md` strictly: line 1 `# Module Dependencies`,
  * line 2 blank, then one module path per line (`src/llm`), each once; trailing
  * white space is ignored, blank lines may only end the file. Pure: no I/O.
- *
  * @module
  */
 
@@ -18,15 +17,12 @@ export interface DeclaredDependency {
   readonly line: number;
 }
 
-/** Shows a line in a message: quoted, with control characters escaped. */
+/** A line for a message: quoted, control characters escaped. */
 function show(text: string): string {
   return JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text);
 }
 
-/**
- * Why `path` is not a well-formed module path (the path guard's syntax check,
- * and no leading `./`), saying how to write it for the common mistakes.
- */
+/** Why `path` is not a well-formed module path, saying how to write it for the common mistakes. */
 function checkDependencyPath(path: string): string | undefined {
   const problem = path.startsWith("./") ? "has a leading `./`" : checkPathSyntax(path);
   if (problem === undefined) return undefined;

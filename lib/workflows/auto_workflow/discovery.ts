@@ -2,7 +2,6 @@
  * Module discovery: a module is the project root or a folder under `src/` (as
  * the shared walk sees it) holding a regular `UserSpecification.md`; the root
  * module's other documents are read from `src/`, else from the root.
- *
  * @module
  */
 import { CodeCommitError, EXIT, messageOf } from "../../errors/errors.ts";

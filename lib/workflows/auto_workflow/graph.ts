@@ -2,7 +2,6 @@
  * Modules and their dependency graph: each dependency names another module,
  * no cycle, and each module's depth (L0: no dependencies, else one deeper than
  * its deepest dependency). Pure: no I/O.
- *
  * @module
  */
 import { compareCodePoints } from "../../project_files/order.ts";
@@ -38,7 +37,6 @@ export interface Module extends ModuleInfo {
   readonly depth: number;
 }
 
-/** How many module paths a "names no module" message lists at most. */
 const LISTED_MODULES = 12;
 
 /**
@@ -100,7 +98,6 @@ export function buildGraph(
   return { ok: true, modules };
 }
 
-/** `(no folder src/x holds a UserSpecification.md; the modules are src/a, src/b)`. */
 function knownModules(declared: readonly DeclaredModule[]): string {
   const paths = declared.map((module) => module.path).filter((path) => path !== ROOT_MODULE)
     .sort(compareCodePoints);
@@ -113,11 +110,7 @@ function knownModules(declared: readonly DeclaredModule[]): string {
     "fix or remove the line";
 }
 
-/**
- * The modules reachable from `start` through one dependency or more, each
- * with the module it was first reached from, breadth-first (so following
- * them back from `start` itself gives a shortest cycle through it).
- */
+/** Each module reachable from `start` → the one it was first reached from, breadth-first (so a shortest cycle). */
 function reachable(
   edges: ReadonlyMap<string, readonly string[]>,
   start: string,
@@ -137,10 +130,8 @@ function reachable(
 }
 
 /**
- * One shortest cycle, closed by repeating its first module, per group of
- * modules that all depend on each other (a strongly connected component of
- * several), in code-point order of its first module. Self-loops are not in
- * `edges` (they are reported on their own).
+ * One shortest cycle (closed by repeating its first module) per strongly connected
+ * component of several, by first module; self-loops are not in `edges` (reported on their own).
  */
 function findCycles(edges: ReadonlyMap<string, readonly string[]>): string[][] {
   const done = new Set<string>();

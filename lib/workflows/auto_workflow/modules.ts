@@ -1,7 +1,6 @@
 /**
  * The module graph of a project, before any LLM call: discovery, each
  * module's `ModuleDependencies.md`, and the graph, every problem reported at once.
- *
  * @module
  */
 import { CodeCommitError, EXIT } from "../../errors/errors.ts";

@@ -2,7 +2,6 @@
  * Which task comes next: phases in order; within one, modules by depth then
  * path; within a module, its stages in order. The next task is the first
  * stage whose cached specification is not the current one. Pure: no I/O.
- *
  * @module
  */
 import { Buffer } from "node:buffer";
@@ -24,7 +23,6 @@ export interface Task {
   readonly cached: Uint8Array | undefined;
 }
 
-/** Whether `state`'s module has passed `stage` with its current specification. */
 function stageDone(state: ModuleState, stage: Stage): boolean {
   const cached = state.cache.get(stage.name);
   return cached !== undefined && Buffer.from(cached).equals(state.spec);

@@ -2,19 +2,16 @@
  * The status of an auto-workflow reply: exactly one status tag and at most one
  * comment. Markers inside file blocks (read as the reply parser reads them)
  * are file content and do not count. Pure: no I/O.
- *
  * @module
  */
 
 import { scanBlocks } from "../../reply/blocks.ts";
 import { replyProse } from "../../reply/prose.ts";
 
-/** The three statuses a reply can give. */
 const STATUSES = ["task-success", "changes-requested", "changes-attempted"] as const;
 
 export type Status = typeof STATUSES[number];
 
-/** The tag of a status, e.g. `@@@@task-success@@@@`. */
 function statusTag(status: Status): string {
   return `@@@@${status}@@@@`;
 }

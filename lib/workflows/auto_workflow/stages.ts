@@ -1,7 +1,6 @@
 /**
  * The auto workflow's four phases and fourteen stages, in the order tasks run;
  * the stage names are written once, in the table.
- *
  * @module
  */
 
@@ -21,7 +20,7 @@ function stage<const Name extends string>(
   return { name, kind, codebase, showsCachedSpec } as const;
 }
 
-/** The phases in order (phase n is row n), each with its stages in the order they run. */
+/** Phase n is row n; each row's stages in the order they run. */
 const TABLE = [
   [
     stage("self-consistent", "review"),

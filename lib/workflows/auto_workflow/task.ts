@@ -2,7 +2,6 @@
  * One auto-workflow task: a stage run on a module, logged in its own folder;
  * a review is one LLM call, a code-changing stage the committing-code loop,
  * ended before it is applied by a `changes-requested` reply.
- *
  * @module
  */
 import { runCommitLoop } from "../committing_code/loop.ts";
@@ -19,7 +18,6 @@ import type { ModuleState, Task } from "./next_task.ts";
 import { changeQuery, type PromptInputs, reviewPrompt } from "./stage_prompts.ts";
 import { parseStatusReply, proseWithoutStatus, type Status } from "./reply.ts";
 
-/** What every task outcome tells. */
 interface Ended {
   /** LLM calls the task made (more than 1: the reply came in a repair). */
   readonly attempts: number;

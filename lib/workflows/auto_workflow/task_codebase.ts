@@ -1,7 +1,6 @@
 /**
  * The codebase of an auto-workflow task, assembled mechanically (no LLM
  * chooses the files) as `--- path ---` blocks, the code rollup's format.
- *
  * @module
  */
 import { lstatOrUndefined } from "../../file_system/lstat.ts";

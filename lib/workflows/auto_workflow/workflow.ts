@@ -1,7 +1,6 @@
 /**
  * The auto workflow (`--aw`): check the modules and their graph before any LLM
  * call, then run the next task until one needs the user or nothing is left.
- *
  * @module
  */
 import { CodeCommitError, EXIT, type ExitStatus, interruption } from "../../errors/errors.ts";
@@ -190,11 +189,8 @@ function stop(
 }
 
 /**
- * Reads every module's specification and its cache for phases 1 to `maxPhase`.
- *
- * @throws {CodeCommitError} when a specification is no longer a regular file,
- * too large or hard-linked (its other name may be outside the project), or
- * the cache is refused or unreadable.
+ * Reads every module's specification and its cache for phases 1 to `maxPhase`; a
+ * hard-linked specification is refused (its other name may be outside the project).
  */
 async function loadStates(
   root: string,

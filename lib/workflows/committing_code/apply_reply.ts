@@ -2,7 +2,6 @@
  * One reply, applied all or nothing: refused when cut off, parsed, every path
  * guarded, then written transactionally. A refusal writes nothing and its
  * reason goes to the next repair query.
- *
  * @module
  */
 import { Buffer } from "node:buffer";
@@ -21,11 +20,7 @@ import type { Redactor } from "../../secrets/redact.ts";
 import { countKinds, NAMED_AT_MOST, nameSome } from "../../text/change_list.ts";
 import { plural } from "../../text/plural.ts";
 
-/**
- * A refused reply: why (every key masked), and the exit status of a run that
- * ends on it: 5 when it held a key, 3 when its write failed and was rolled
- * back (the project's files refused it), else 4.
- */
+/** A refused reply: why (keys masked), and its run's status: 5 for a key, 3 for a rolled-back write, else 4. */
 type Refused = { readonly ok: false; readonly reason: string; readonly status: ExitStatus };
 
 /** What applying a reply did: its operations in reply order, what changed, and what it left as it was. */

@@ -1,7 +1,6 @@
 /**
  * Runs the project's `./build.sh` once, the one way every workflow does:
  * contained, timed, redacted, logged and between the tamper checks.
- *
  * @module
  */
 import { type BuildResult, formatBuildLog, runBuild } from "../../build/run_build.ts";
@@ -112,7 +111,6 @@ export async function outsideRefusalStop(
   );
 }
 
-/** The last lines of a failing build shown on the terminal. */
 const BUILD_LINES_SHOWN = 20;
 
 /** Prints a failing build's lines that report a failure, then its last lines. Never throws. */

@@ -2,7 +2,6 @@
  * `--check-build`: runs `./build.sh` once exactly as a run would (set-up
  * checks, containment, time limit, tamper checks, redaction, its own log
  * folder) and calls no model. Exit 0 when it passes, 1 when it fails.
- *
  * @module
  */
 import { RunRecord } from "../../cli/run_record.ts";
@@ -70,7 +69,7 @@ export async function runCheckBuild(
   return EXIT.failed;
 }
 
-/** The set-up checks of building, all of them. @throws {CodeCommitError} exit 3 listing every problem. */
+/** @throws {CodeCommitError} exit 3 listing every set-up problem of building. */
 async function checkBuildSetUp(root: string): Promise<void> {
   const problems: string[] = [];
   for (const check of [checkAgentConfigIgnored, checkBuildScript]) {

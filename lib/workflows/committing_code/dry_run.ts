@@ -2,7 +2,6 @@
  * `--dry-run`: the initial call, its reply checked exactly as before an apply
  * and shown instead of applied (one line per path, the unified diff in the
  * log folder). Nothing else is written, no build runs.
- *
  * @module
  */
 import { EXIT, type ExitStatus } from "../../errors/errors.ts";
@@ -103,7 +102,7 @@ export async function runDryRun(
   return EXIT.ok;
 }
 
-/** The text of the regular file at `path` (the guard checked it), or null when none is there. */
+/** The text of the file at `path` (the guard checked it is regular), or null when none is there. */
 async function currentText(root: string, path: string): Promise<string | null> {
   try {
     await denoFileSystem.lstat(under(root, path));

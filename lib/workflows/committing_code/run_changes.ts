@@ -2,7 +2,6 @@
  * What a run changed, told at the end: every path its applies changed (but
  * code-commit's records in `agent-state/`), from the journal, with the lines
  * added and removed. A path changed and then changed back is not listed.
- *
  * @module
  */
 

@@ -1,7 +1,6 @@
 /**
  * The committing-code workflow (the default): query and codebase in, the
  * loop, and one summary line out.
- *
  * @module
  */
 import { CodeCommitError, EXIT, type ExitStatus } from "../../errors/errors.ts";

@@ -2,7 +2,6 @@
  * The consistency report's text: the five section headings alone on their
  * lines in the prompt's exact spelling (so a program can split it), however
  * the model decorated them, and prose wrapped to 80 columns.
- *
  * @module
  */
 
@@ -20,7 +19,6 @@ export const REPORT_HEADINGS = [
 /** One of the five section headings. */
 export type ReportHeading = typeof REPORT_HEADINGS[number];
 
-/** The column prose is wrapped to. */
 const REPORT_WIDTH = 80;
 
 /** Decoration a heading line may start with: markdown heading marks, emphasis, numbering. */
@@ -74,7 +72,7 @@ function matchHeading(line: string): { heading: ReportHeading; rest: string } | 
   return undefined;
 }
 
-/** A formatted report, and the headings the reply lacks, in prompt order. */
+/** A formatted report, and the headings the reply lacks. */
 export interface FormattedReport {
   readonly text: string;
   readonly missing: readonly ReportHeading[];
@@ -240,7 +238,6 @@ function wrap(text: string, first: string, rest: string): string[] {
   return lines.map((line, i) => `${i === 0 ? first : rest}${line.join(" ")}`);
 }
 
-/** Cuts a word longer than `max` code points into pieces of `max`. */
 function cut(word: string, max: number): string[] {
   const points = [...word];
   if (points.length <= max) return [word];

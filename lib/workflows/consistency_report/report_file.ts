@@ -1,7 +1,6 @@
 /**
  * Writes the consistency report to `agent-config/consistency-report.txt`,
  * atomically and never through a symbolic link.
- *
  * @module
  */
 

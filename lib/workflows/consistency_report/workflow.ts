@@ -2,7 +2,6 @@
  * The consistency report: one LLM call whose reply, formatted, becomes
  * `agent-config/consistency-report.txt`. It never changes a project file nor
  * runs the build, whatever the reply holds.
- *
  * @module
  */
 

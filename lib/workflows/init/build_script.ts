@@ -1,7 +1,6 @@
 /**
  * The starter `build.sh` `--init` writes when a project has none: it runs the
  * project's own tests, or, when it cannot tell how, says what to put in it and fails.
- *
  * @module
  */
 

@@ -2,7 +2,6 @@
  * What `--init` writes to ignore files: `/agent-config`, `/logs` (unless the
  * rules already ignore them, by meaning, not text) and the project kinds' build
  * folders to `.gitignore`; their lock files to `.codecommitignore`. Pure: no I/O.
- *
  * @module
  */
 

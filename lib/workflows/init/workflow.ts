@@ -2,7 +2,6 @@
  * `code-commit --init`: sets the project up without any LLM call or key, and
  * prints the next steps. It never replaces what exists (a second run changes
  * nothing) and never writes through a link.
- *
  * @module
  */
 
@@ -48,10 +47,7 @@ import { IgnoreRules } from "../../guard/ignore_rules.ts";
 import { negationLine } from "../../guard/ignore_patterns.ts";
 import { under } from "../../file_system/file_system.ts";
 
-/**
- * Not `build.sh` itself: Deno refuses write access to a file it may run
- * (`--allow-run=./build.sh`), so nothing code-commit does rewrites its build.
- */
+// Not `build.sh` itself: Deno refuses write access to a file it may run (`--allow-run=./build.sh`).
 const STARTER_BUILD_FILE = `${AGENT_CONFIG_DIR}/starter-build.sh`;
 
 const INIT_RULES: readonly InitRule[] = [
@@ -62,7 +58,6 @@ const INIT_RULES: readonly InitRule[] = [
 const FOLDERS_COMMENT = "# code-commit --init: dependencies and build output";
 const NEGATIONS_COMMENT = "# code-commit --init: files git must see";
 
-/** The first of `markers` that is a regular file in the root, if any. */
 async function rootMarker(root: string, markers: readonly string[]): Promise<string | undefined> {
   for (const marker of markers) {
     if ((await lstatOrUndefined(under(root, marker)))?.isFile) return marker;
@@ -174,20 +169,17 @@ export async function runInit(
   lines.push(`${QUERY_FILE}: ${madeQuery ? "made (empty)" : "kept"}`);
 
   const buildScript = await lstatOrUndefined(under(root, "build.sh"));
-  let moveStarter = false;
+  const moveStarter = buildScript === undefined;
   if (buildScript === undefined) {
     const kinds = await projectKinds(root);
     const srcLayout = kinds.includes("python") && await hasSrcPackage(root);
     const starter = starterBuildScript(kinds, srcLayout);
     const made = await writeNewFile(root, STARTER_BUILD_FILE, starter, { mode: 0o755 });
-    moveStarter = true;
+    const starterNow = made
+      ? `a starter is in ${STARTER_BUILD_FILE} (${describeStarter(kinds, srcLayout)})`
+      : `${STARTER_BUILD_FILE} is kept`;
     lines.push(
-      made
-        ? `build.sh: missing; a starter is in ${STARTER_BUILD_FILE} (${
-          describeStarter(kinds, srcLayout)
-        }): read it, then make it your build.sh with: mv ${STARTER_BUILD_FILE} build.sh`
-        : `build.sh: missing; ${STARTER_BUILD_FILE} is kept: read it, then make it your ` +
-          `build.sh with: mv ${STARTER_BUILD_FILE} build.sh`,
+      `build.sh: missing; ${starterNow}: read it, then make it your build.sh with: mv ${STARTER_BUILD_FILE} build.sh`,
     );
   } else if (buildScript.isFile && buildScript.mode !== null && (buildScript.mode & 0o111) === 0) {
     lines.push("build.sh: kept, but it is not executable: run chmod +x build.sh");
@@ -206,7 +198,6 @@ export async function runInit(
   return EXIT.ok;
 }
 
-/** The next steps, each marked done when it is. */
 async function nextSteps(root: string, moveStarter: boolean): Promise<string[]> {
   const gemini = firstModel("gemini");
   const openai = firstModel("openai");
@@ -233,12 +224,11 @@ async function nextSteps(root: string, moveStarter: boolean): Promise<string[]> 
   ];
 }
 
-/** The first model of the table served by `provider`. */
 function firstModel(provider: Provider): ModelName {
   return MODEL_NAMES.find((name) => MODELS[name].provider === provider)!;
 }
 
-/** Whether `path` is a regular file (or a link to one, as a run reads them) holding non-space text. */
+/** Whether `path` holds non-space text; a link is followed, as a run reads keys and the query. */
 async function hasContent(root: string, path: string, limit: ReadLimit): Promise<boolean> {
   try {
     return ((await readSmallFile(root, path, limit, true)) ?? "").trim() !== "";
@@ -262,7 +252,6 @@ async function hasSrcPackage(root: string): Promise<boolean> {
   return false;
 }
 
-/** The kinds of project the root's files show. */
 async function projectKinds(root: string): Promise<ProjectKindName[]> {
   const kinds: ProjectKindName[] = [];
   for (const [kind, { markers }] of Object.entries(PROJECT_KINDS)) {
@@ -277,13 +266,7 @@ async function projectKinds(root: string): Promise<ProjectKindName[]> {
   return kinds;
 }
 
-/**
- * The text of `path` (bounded read), or undefined when nothing is there. A
- * link is refused unless `followSymlink` (a key or the query, read so by a run).
- *
- * @throws {CodeCommitError} when it is a link (not followed), not a regular
- * file, larger than `limit`, changed while opened, or not UTF-8.
- */
+/** The text of `path` (bounded read), or undefined when nothing is there; a link refused unless followed. */
 async function readSmallFile(
   root: string,
   path: string,

@@ -1,7 +1,6 @@
 /**
  * `code-commit --undo`: takes back the most recent run that changed files, as
  * a whole; no LLM call, no key, no network.
- *
  * @module
  */
 import { RunRecord } from "../../cli/run_record.ts";

@@ -1,7 +1,6 @@
 /**
  * `code-commit --rollup`: writes `agent-config/codeRollup.txt` from every file
  * git would track and prints one summary line. No key, no LLM call.
- *
  * @module
  */
 
