@@ -1,10 +1,9 @@
 /**
- * Parses `ModuleDependencies.md` strictly: line 1 `# Module Dependencies`,
- * line 2 blank, then one module path per line (`src/llm`), each once; trailing
- * white space is ignored, blank lines may only end the file. Pure: no I/O.
+ * Parses `ModuleDependencies.md` strictly: line 1 `# Module Dependencies`, line 2 blank, then one
+ * module path per line (`src/llm`), each once; trailing white space is ignored, blank lines may
+ * only end the file. Pure: no I/O.
  * @module
  */
-
 import { checkPathSyntax } from "../../guard/path_syntax.ts";
 import { findControlCharacter } from "../../text/characters.ts";
 
@@ -54,9 +53,9 @@ function checkDependencyPath(path: string): string | undefined {
 }
 
 /**
- * Parses a `ModuleDependencies.md`, reporting every problem; a wrong header or
- * second line ends the parse (the rest cannot be trusted to be a list): the
- * dependencies of the valid lines, one `line N: ...` sentence per problem. Never throws.
+ * Parses a `ModuleDependencies.md`, reporting every problem; a wrong header or second line ends the
+ * parse (the rest cannot be trusted to be a list): the dependencies of the valid lines, one `line
+ * N: ...` sentence per problem. Never throws.
  */
 export function parseDependencyList(
   text: string,

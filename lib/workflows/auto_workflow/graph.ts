@@ -1,7 +1,6 @@
 /**
- * Modules and their dependency graph: each dependency names another module,
- * no cycle, and each module's depth (L0: no dependencies, else one deeper than
- * its deepest dependency). Pure: no I/O.
+ * Modules and their dependency graph: each dependency names another module, no cycle, and each
+ * module's depth (L0: no dependencies, else one deeper than its deepest dependency). Pure: no I/O.
  * @module
  */
 import { compareCodePoints } from "../../project_files/order.ts";
@@ -40,10 +39,8 @@ export interface Module extends ModuleInfo {
 const LISTED_MODULES = 12;
 
 /**
- * Checks the dependencies of `declared` (paths unique) and returns the modules
- * with their depths (by depth, then path), or every problem: a dependency on
- * no module or on itself, and each cycle (`src/a → src/b → src/a`, from its
- * first module in code-point order). Never throws.
+ * The modules of `declared` (paths unique) with their depths, by depth then path; or every problem:
+ * a dependency on no module or on itself, and each cycle. Never throws.
  */
 export function buildGraph(
   declared: readonly DeclaredModule[],
@@ -110,7 +107,7 @@ function knownModules(declared: readonly DeclaredModule[]): string {
     "fix or remove the line";
 }
 
-/** Each module reachable from `start` → the one it was first reached from, breadth-first (so a shortest cycle). */
+/** Each module reachable from `start` → the one it was first reached from, breadth-first. */
 function reachable(
   edges: ReadonlyMap<string, readonly string[]>,
   start: string,
@@ -130,8 +127,8 @@ function reachable(
 }
 
 /**
- * One shortest cycle (closed by repeating its first module) per strongly connected
- * component of several, by first module; self-loops are not in `edges` (reported on their own).
+ * One shortest cycle (closed by repeating its first module) per strongly connected component of
+ * several, by first module; self-loops are not in `edges` (reported on their own).
  */
 function findCycles(edges: ReadonlyMap<string, readonly string[]>): string[][] {
   const done = new Set<string>();

@@ -1,7 +1,7 @@
 /**
- * Which task comes next: phases in order; within one, modules by depth then
- * path; within a module, its stages in order. The next task is the first
- * stage whose cached specification is not the current one. Pure: no I/O.
+ * Which task comes next: phases in order; within one, modules by depth then path; within a module,
+ * its stages in order. The next task is the first stage whose cached specification is not the
+ * current one. Pure: no I/O.
  * @module
  */
 import { Buffer } from "node:buffer";
@@ -29,8 +29,8 @@ function stageDone(state: ModuleState, stage: Stage): boolean {
 }
 
 /**
- * The next task among phases 1 to `maxPhase`, or `undefined` when every
- * module has passed every stage of those phases. Never throws.
+ * The next task among phases 1 to `maxPhase`, or `undefined` when every module has passed every
+ * stage of those phases. Never throws.
  */
 export function nextTask(states: readonly ModuleState[], maxPhase: number): Task | undefined {
   const ordered = [...states].sort((a, b) =>

@@ -1,10 +1,9 @@
 /**
- * The status of an auto-workflow reply: exactly one status tag and at most one
- * comment. Markers inside file blocks (read as the reply parser reads them)
- * are file content and do not count. Pure: no I/O.
+ * The status of an auto-workflow reply: exactly one status tag and at most one comment. Markers
+ * inside file blocks (read as the reply parser reads them) are file content and do not count. Pure:
+ * no I/O.
  * @module
  */
-
 import { scanBlocks } from "../../reply/blocks.ts";
 import { replyProse } from "../../reply/prose.ts";
 
@@ -56,8 +55,8 @@ function count(text: string, needle: string): number {
 }
 
 /**
- * Reads the status and comment of a reply. Never throws: no tag, several
- * tags, several comments or an unbalanced comment give `{ ok: false, reason }`.
+ * Reads the status and comment of a reply. Never throws: no tag, several tags, several comments or
+ * an unbalanced comment give `{ ok: false, reason }`.
  */
 export function parseStatusReply(reply: string): StatusReply {
   const { text, fileBlocks } = outsideFileBlocks(reply);
@@ -94,8 +93,8 @@ export function parseStatusReply(reply: string): StatusReply {
 }
 
 /**
- * The reply's prose (`replyProse`) without status tags and comment, which the
- * workflow tells in its own words when the task ends. Never throws.
+ * The reply's prose (`replyProse`) without status tags and comment, which the workflow tells in its
+ * own words when the task ends. Never throws.
  */
 export function proseWithoutStatus(reply: string): string[] {
   let text = replyProse(reply).join("\n");

@@ -1,6 +1,6 @@
 /**
- * The auto workflow's prompts: the texts in `stage_prompts/` (code-commit's own
- * words, `{{PLACEHOLDER}}`s filled per module) laid out in `[label]` sections.
+ * The auto workflow's prompts: the texts in `stage_prompts/` (code-commit's own words,
+ * `{{PLACEHOLDER}}`s filled per module) laid out in `[label]` sections.
  * @module
  */
 import { joinPrompt, section } from "../../prompts/layout.ts";
@@ -54,7 +54,7 @@ const STAGE_PROMPTS: Readonly<Record<StageName, { uncached: StagePrompt; cached?
     "polished": named("polished", polished),
   };
 
-/** Fills every `{{PLACEHOLDER}}`; @throws {RangeError} on one not in `values` (a bug in a prompt file). */
+/** Fills every `{{PLACEHOLDER}}`; @throws {RangeError} on one not in `values` (a prompt's bug). */
 function fillTemplate(template: string, values: Readonly<Record<string, string>>): string {
   return template.replace(/\{\{([A-Z_]+)\}\}/g, (whole, name: string) => {
     if (!Object.hasOwn(values, name)) {
@@ -99,7 +99,7 @@ function showsCached(inputs: PromptInputs): boolean {
   return inputs.stage.showsCachedSpec && inputs.cached !== undefined;
 }
 
-/** The format and stage prompt sections; @throws {RangeError} when the stage is not of `kind` (a bug). */
+/** The format and stage prompt sections; @throws {RangeError} for a stage not of `kind` (a bug). */
 function openingSections(inputs: PromptInputs, kind: "review" | "change"): string[] {
   const prompts = STAGE_PROMPTS[inputs.stage.name];
   if (inputs.stage.kind !== kind) {
@@ -123,12 +123,7 @@ function openingSections(inputs: PromptInputs, kind: "review" | "change"): strin
   ];
 }
 
-/**
- * The whole prompt of a review stage: format, stage prompt, top-level
- * specification, and the module's own (but for the root module).
- *
- * @throws {RangeError} when the stage changes code (a programming error).
- */
+/** The prompt of a review stage. @throws {RangeError} when the stage changes code (a bug). */
 export function reviewPrompt(inputs: PromptInputs): string {
   return joinPrompt([
     ...openingSections(inputs, "review"),
@@ -140,10 +135,8 @@ export function reviewPrompt(inputs: PromptInputs): string {
 }
 
 /**
- * The query committing code gets for a code-changing stage (it adds the
- * codebase): format, stage prompt, cached specification (when shown), specification.
- *
- * @throws {RangeError} when the stage only reviews (a programming error).
+ * The query committing code gets for a code-changing stage (it adds the codebase).
+ * @throws {RangeError} when the stage only reviews (a bug).
  */
 export function changeQuery(inputs: PromptInputs): string {
   return joinPrompt([

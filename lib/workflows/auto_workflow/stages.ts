@@ -1,14 +1,10 @@
 /**
- * The auto workflow's four phases and fourteen stages, in the order tasks run;
- * the stage names are written once, in the table.
+ * The auto workflow's four phases and fourteen stages, in the order tasks run; the stage names are
+ * written once, in the table.
  * @module
  */
 
-/**
- * The codebase a code-changing stage gets: `full` (top-level specification,
- * the module's files, its dependencies' specifications and API files) or
- * `module` (the module's files only).
- */
+/** A stage's codebase: `module`, the module's files; `full` adds the specifications and APIs. */
 export type CodebaseKind = "full" | "module";
 
 function stage<const Name extends string>(

@@ -1,6 +1,6 @@
 /**
- * Runs the project's `./build.sh` once, the one way every workflow does:
- * contained, timed, redacted, logged and between the tamper checks.
+ * Runs the project's `./build.sh` once, the one way every workflow does: contained, timed,
+ * redacted, logged and between the tamper checks.
  * @module
  */
 import { type BuildResult, formatBuildLog, runBuild } from "../../build/run_build.ts";
@@ -28,12 +28,10 @@ export type BuildSession = Pick<
 >;
 
 /**
- * Runs one build, logged as `logName` after `notes`. `build.sh` is compared
- * with the run's first look before (a reply may have written where a link
- * leads) and after the build.
- *
- * @throws {CodeCommitError} when `build.sh` changed, the build cannot be
- * contained or started, or it changed a protected entry or `.gitignore`.
+ * Runs one build, logged as `logName` after `notes`. `build.sh` is compared with the run's first
+ * look before (a reply may have written where a link leads) and after the build.
+ * @throws {CodeCommitError} when `build.sh` changed, the build cannot be contained or started, or
+ * it changed a protected entry or `.gitignore`.
  */
 export async function runProjectBuild(
   session: BuildSession,
@@ -76,9 +74,9 @@ export async function runProjectBuild(
 }
 
 /**
- * When the sandbox refused a contained build a path outside the project, the
- * error (exit 3) that stops the run before any repair: no code change fixes
- * it. `afterReply`: a reply's changes were applied. Never throws.
+ * When the sandbox refused a contained build a path outside the project, the error (exit 3) that
+ * stops the run before any repair: no code change fixes it. `afterReply`: a reply's changes were
+ * applied. Never throws.
  */
 export async function outsideRefusalStop(
   session: BuildSession,

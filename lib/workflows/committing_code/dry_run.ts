@@ -1,7 +1,7 @@
 /**
- * `--dry-run`: the initial call, its reply checked exactly as before an apply
- * and shown instead of applied (one line per path, the unified diff in the
- * log folder). Nothing else is written, no build runs.
+ * `--dry-run`: the initial call, its reply checked exactly as before an apply and shown instead of
+ * applied (one line per path, the unified diff in the log folder). Nothing else is written, no
+ * build runs.
  * @module
  */
 import { EXIT, type ExitStatus } from "../../errors/errors.ts";
@@ -25,9 +25,8 @@ import { initialPrompt } from "./prompt_layout.ts";
 const decoder = new TextDecoder();
 
 /**
- * Makes the initial call and shows what its reply would change: 0, or 4 when
- * the reply could not be applied (every refused path named).
- *
+ * Makes the initial call and shows what its reply would change: 0, or 4 when the reply could not be
+ * applied (every refused path named).
  * @throws {LlmError} when the call fails; a `CodeCommitError` when a file cannot be read.
  */
 export async function runDryRun(

@@ -1,7 +1,7 @@
 /**
- * The committing-code loop: the initial query, then up to three repairs while
- * the build fails or a reply cannot be applied. The auto workflow runs it with
- * an inspector that may end it on a reply before that reply is applied.
+ * The committing-code loop: the initial query, then up to three repairs while the build fails or a
+ * reply cannot be applied. The auto workflow runs it with an inspector that may end it on a reply
+ * before that reply is applied.
  * @module
  */
 import { EXIT, type ExitStatus, interruption } from "../../errors/errors.ts";
@@ -33,8 +33,8 @@ const PROSE_LINES_SHOWN = 20;
 /** How the loop ended. */
 export interface CommitLoopResult {
   /**
-   * 0 when `./build.sh` passed after an applied reply; else 1 when the last
-   * reply was applied, or the status its refusal gives (see `applyReply`).
+   * 0 when `./build.sh` passed after an applied reply; else 1 when the last reply was applied, or
+   * the status its refusal gives (see `applyReply`).
    */
   readonly status: ExitStatus;
   /** The inspector ended the loop on the last reply, before it was applied. */
@@ -48,13 +48,12 @@ export interface CommitLoopResult {
 }
 
 /**
- * Runs the loop. `inspect` sees each reply before it is applied and may end
- * the loop there, saying why (for the build log); `prose` picks the lines
- * shown as the model's words (by default all outside blocks).
- *
+ * Runs the loop. `inspect` sees each reply before it is applied and may end the loop there, saying
+ * why (for the build log); `prose` picks the lines shown as the model's words (by default all
+ * outside blocks).
  * @throws {LlmError} when a call fails; {InterruptedError} on Ctrl-C, at a safe point.
- * @throws {CodeCommitError} when a build cannot start or tampered with
- * `build.sh` or `.gitignore`, or a prompt holds a key.
+ * @throws {CodeCommitError} when a build cannot start or tampered with `build.sh` or `.gitignore`,
+ * or a prompt holds a key.
  */
 export async function runCommitLoop(
   session: Session,
@@ -161,7 +160,7 @@ function repairPromptFor(
   return repairPrompt(output, query, codebase, applied);
 }
 
-/** Applies `reply` (journaled), recording it in `applied`; Ctrl-C is taken once the apply is complete or refused. */
+/** Applies `reply` (journaled), recording it in `applied`; Ctrl-C waits until it is done or refused. */
 async function applyAttempt(
   session: Session,
   log: RunLog,
@@ -201,8 +200,8 @@ async function applyAttempt(
 }
 
 /**
- * Prints the model's words (`proseOf`, by default all outside file blocks)
- * under `<model> says:`, at most {@link PROSE_LINES_SHOWN} lines. Never throws.
+ * Prints the model's words (`proseOf`, by default all outside file blocks) under `<model> says:`,
+ * at most {@link PROSE_LINES_SHOWN} lines. Never throws.
  */
 export function showProse(
   console: Console,

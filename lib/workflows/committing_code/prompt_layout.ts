@@ -1,6 +1,5 @@
 /**
- * The prompt layouts of committing code: initial and repair, data sections
- * under a `[label]` line.
+ * The prompt layouts of committing code: initial and repair, data sections under a `[label]` line.
  * @module
  */
 import { joinPrompt, section } from "../../prompts/layout.ts";

@@ -1,6 +1,6 @@
 /**
- * The committing-code workflow (the default): query and codebase in, the
- * loop, and one summary line out.
+ * The committing-code workflow (the default): query and codebase in, the loop, and one summary line
+ * out.
  * @module
  */
 import { CodeCommitError, EXIT, type ExitStatus } from "../../errors/errors.ts";
@@ -17,10 +17,8 @@ import { initialPrompt } from "./prompt_layout.ts";
 import { describeLeftChanges, reportRunChanges, REVIEW_CHANGES, stoppedBy } from "./run_changes.ts";
 
 /**
- * Runs committing code (or `--dry-run`): 0 when the build passes, else the
- * loop's status. A tree with uncommitted changes is refused before
- * any LLM call (unless `--force` or `--dry-run`).
- *
+ * Runs committing code (or `--dry-run`): 0 when the build passes, else the loop's status. A tree
+ * with uncommitted changes is refused before any LLM call (unless `--force` or `--dry-run`).
  * @throws {CodeCommitError} for a missing file, uncommitted changes, an LLM error or Ctrl-C.
  */
 export async function runCommittingCode(session: Session): Promise<ExitStatus> {

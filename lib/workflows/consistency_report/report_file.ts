@@ -1,9 +1,8 @@
 /**
- * Writes the consistency report to `agent-config/consistency-report.txt`,
- * atomically and never through a symbolic link.
+ * Writes the consistency report to `agent-config/consistency-report.txt`, atomically and never
+ * through a symbolic link.
  * @module
  */
-
 import { CodeCommitError, EXIT, messageOf } from "../../errors/errors.ts";
 import { denoFileSystem, under } from "../../file_system/file_system.ts";
 import { describeEntry, lstatOrUndefined } from "../../file_system/lstat.ts";
@@ -16,7 +15,6 @@ export const REPORT_FILE = CONSISTENCY_REPORT_FILE;
 
 /**
  * Checks that `agent-config` is a real folder and the report absent or a regular file.
- *
  * @throws {CodeCommitError} naming the path and what to do when it is not.
  */
 export async function checkReportDestination(root: string): Promise<void> {
@@ -43,9 +41,8 @@ export async function checkReportDestination(root: string): Promise<void> {
 }
 
 /**
- * Writes `text` to the report atomically (a reader sees the old or the new
- * one; a failed write keeps the old), checking the destination right before.
- *
+ * Writes `text` to the report atomically (a reader sees the old or the new one; a failed write
+ * keeps the old), checking the destination right before.
  * @throws {CodeCommitError} naming the report when it cannot be written safely.
  */
 export async function writeReport(root: string, text: string): Promise<void> {

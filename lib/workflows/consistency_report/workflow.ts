@@ -1,10 +1,9 @@
 /**
  * The consistency report: one LLM call whose reply, formatted, becomes
- * `agent-config/consistency-report.txt`. It never changes a project file nor
- * runs the build, whatever the reply holds.
+ * `agent-config/consistency-report.txt`. It never changes a project file nor runs the build,
+ * whatever the reply holds.
  * @module
  */
-
 import { joinPrompt, section } from "../../prompts/layout.ts";
 import { prepareCodebase } from "../../context_builder/context_builder.ts";
 import { CodeCommitError, EXIT, type ExitStatus } from "../../errors/errors.ts";
@@ -29,9 +28,8 @@ function consistencyPrompt(query: string, codebase?: string): string {
 
 /**
  * Runs the consistency report: 0 once written, even with headings missing.
- *
- * @throws {CodeCommitError} for a missing input, an unsafe or unwritable
- * report; exit 4 for an empty reply or one with no heading (the old report stays).
+ * @throws {CodeCommitError} for a missing input, an unsafe or unwritable report; exit 4 for an
+ * empty reply or one with no heading (the old report stays).
  * @throws {LlmError} when the call fails; {InterruptedError} on Ctrl-C.
  */
 export async function runConsistencyReport(session: Session): Promise<ExitStatus> {

@@ -1,10 +1,9 @@
 /**
- * What `--init` writes to ignore files: `/agent-config`, `/logs` (unless the
- * rules already ignore them, by meaning, not text) and the project kinds' build
- * folders to `.gitignore`; their lock files to `.codecommitignore`. Pure: no I/O.
+ * What `--init` writes to ignore files: `/agent-config`, `/logs` (unless the rules already ignore
+ * them, by meaning, not text) and the project kinds' build folders to `.gitignore`; their lock
+ * files to `.codecommitignore`. Pure: no I/O.
  * @module
  */
-
 import { parseIgnorePatterns } from "../../guard/ignore_patterns.ts";
 import { folderCoverage } from "../../preconditions/ignored_folder.ts";
 
@@ -17,11 +16,10 @@ export interface InitRule {
 const INIT_COMMENT = "# code-commit: API keys, query and rollup; run logs";
 
 /**
- * Plans the root `.gitignore` (`existing`, undefined for none; `folderRules`,
- * each folder's own `.gitignore`, which can re-include): the lines of `rules`
- * whose folder is not wholly ignored yet are appended, last so that they win
- * over any earlier negation. Returns the new text (undefined when nothing is
- * missing) and the lines added. Never throws.
+ * Plans the root `.gitignore` (`existing`, undefined for none; `folderRules`, each folder's own
+ * `.gitignore`, which can re-include): the lines of `rules` whose folder is not wholly ignored yet
+ * are appended, last so that they win over any earlier negation. Returns the new text (undefined
+ * when nothing is missing) and the lines added. Never throws.
  */
 export function planGitignore(
   existing: string | undefined,
@@ -38,8 +36,8 @@ export function planGitignore(
 }
 
 /**
- * `existing` (undefined for none) with `lines` appended after a blank line and
- * `comment`; every line there kept, CRLF files get CRLF lines. Never throws.
+ * `existing` (undefined for none) with `lines` appended after a blank line and `comment`; every
+ * line there kept, CRLF files get CRLF lines. Never throws.
  */
 export function appendLines(
   existing: string | undefined,
@@ -75,9 +73,9 @@ export interface Ecosystem {
 }
 
 /**
- * The kinds `--init` recognises. Only folders that are build output in every
- * project of the kind are listed (`node_modules/`, not `dist/`); lock files are
- * left out of prompts, as a model needs them no more than git needs `node_modules/`.
+ * The kinds `--init` recognises. Only folders that are build output in every project of the kind
+ * are listed (`node_modules/`, not `dist/`); lock files are left out of prompts, as a model needs
+ * them no more than git needs `node_modules/`.
  */
 export const ECOSYSTEMS: readonly Ecosystem[] = Object.freeze([
   {

@@ -1,10 +1,9 @@
 /**
- * `code-commit --init`: sets the project up without any LLM call or key, and
- * prints the next steps. It never replaces what exists (a second run changes
- * nothing) and never writes through a link.
+ * `code-commit --init`: sets the project up without any LLM call or key, and prints the next steps.
+ * It never replaces what exists (a second run changes nothing) and never writes through a link.
  * @module
  */
-
+import { z } from "zod";
 import { SETTINGS_FILE } from "../../cli/args.ts";
 import type { Console } from "../../console/console.ts";
 import { CodeCommitError, EXIT, type ExitStatus, messageOf } from "../../errors/errors.ts";
@@ -15,6 +14,7 @@ import { MODEL_NAMES, type ModelName, MODELS, type Provider } from "../../llm/mo
 import { LOGS_DIR } from "../../logger/log_names.ts";
 import {
   AGENT_CONFIG_DIR,
+  BUILD_PLACEHOLDER_LINE,
   checkAgentConfigIgnored,
   QUERY_FILE,
 } from "../../preconditions/preconditions.ts";
@@ -25,13 +25,6 @@ import {
   writeFileAtomically,
   writeNewFile,
 } from "../../project_files/safe_write.ts";
-import {
-  describeStarter,
-  hasNpmTestScript,
-  PROJECT_KINDS,
-  type ProjectKindName,
-  starterBuildScript,
-} from "./build_script.ts";
 import {
   appendLines,
   codecommitIgnoreText,
@@ -66,11 +59,10 @@ async function rootMarker(root: string, markers: readonly string[]): Promise<str
 }
 
 /**
- * Runs `--init` in `root`: one line per piece (made, or kept), then the next
- * steps; returns 0. `madeConfigFolder`: the run made `agent-config/` already, taking its lock.
- *
- * @throws {CodeCommitError} when `root` is not a git repository's root, or
- * something in the way is a link or of the wrong kind (nothing is written through it).
+ * Runs `--init` in `root`: one line per piece (made, or kept), then the next steps; returns 0.
+ * `madeConfigFolder`: the run made `agent-config/` already, taking its lock.
+ * @throws {CodeCommitError} when `root` is not a git repository's root, or something in the way is
+ * a link or of the wrong kind (nothing is written through it).
  */
 export async function runInit(
   root: string,
@@ -172,14 +164,15 @@ export async function runInit(
   const moveStarter = buildScript === undefined;
   if (buildScript === undefined) {
     const kinds = await projectKinds(root);
-    const srcLayout = kinds.includes("python") && await hasSrcPackage(root);
-    const starter = starterBuildScript(kinds, srcLayout);
+    const found = commandsOf(kinds, kinds.includes("python") && await hasSrcPackage(root));
+    const starter = starterBuildScript(found);
     const made = await writeNewFile(root, STARTER_BUILD_FILE, starter, { mode: 0o755 });
     const starterNow = made
-      ? `a starter is in ${STARTER_BUILD_FILE} (${describeStarter(kinds, srcLayout)})`
+      ? `a starter is in ${STARTER_BUILD_FILE} (${describeStarter(found)})`
       : `${STARTER_BUILD_FILE} is kept`;
     lines.push(
-      `build.sh: missing; ${starterNow}: read it, then make it your build.sh with: mv ${STARTER_BUILD_FILE} build.sh`,
+      `build.sh: missing; ${starterNow}: read it, then make it your build.sh with: ` +
+        `mv ${STARTER_BUILD_FILE} build.sh`,
     );
   } else if (buildScript.isFile && buildScript.mode !== null && (buildScript.mode & 0o111) === 0) {
     lines.push("build.sh: kept, but it is not executable: run chmod +x build.sh");
@@ -266,7 +259,7 @@ async function projectKinds(root: string): Promise<ProjectKindName[]> {
   return kinds;
 }
 
-/** The text of `path` (bounded read), or undefined when nothing is there; a link refused unless followed. */
+/** The text of `path` (bounded read), or undefined when there is none; a link refused unless followed. */
 async function readSmallFile(
   root: string,
   path: string,
@@ -295,4 +288,97 @@ async function readSmallFile(
       EXIT.setup,
     );
   }
+}
+
+/** The kinds of project, in the order their commands run; npm also needs a test script. */
+const PROJECT_KINDS = {
+  npm: {
+    markers: ["package.json"],
+    name: "Node.js (package.json with a test script)",
+    commands: ["npm test"],
+  },
+  deno: { markers: ["deno.json", "deno.jsonc"], name: "Deno (deno.json)", commands: ["deno test"] },
+  cargo: {
+    markers: ["Cargo.toml"],
+    name: "Rust (Cargo.toml)",
+    commands: ["cargo build", "cargo test"],
+  },
+  go: { markers: ["go.mod"], name: "Go (go.mod)", commands: ["go build ./...", "go test ./..."] },
+  python: {
+    markers: ["pyproject.toml"],
+    name: "Python (pyproject.toml)",
+    commands: ["python3 -m pytest"],
+  },
+} as const;
+
+type ProjectKindName = keyof typeof PROJECT_KINDS;
+
+const PackageJson = z.object({ scripts: z.record(z.unknown()).optional() }).passthrough();
+
+/** Whether a `package.json` has a real test script (not `npm init`'s placeholder). */
+function hasNpmTestScript(packageJson: string): boolean {
+  let data: unknown;
+  try {
+    data = JSON.parse(packageJson);
+  } catch {
+    return false;
+  }
+  const parsed = PackageJson.safeParse(data);
+  if (!parsed.success) return false;
+  const test = parsed.data.scripts?.test;
+  return typeof test === "string" && test.trim() !== "" && !/no test specified/.test(test);
+}
+
+/**
+ * Each of `kinds` in the table's order, with its commands. A Python project in the src layout
+ * (`src/<package>/__init__.py`, `pythonSrcLayout`) is importable only once installed, so its tests
+ * run with `src` on `PYTHONPATH`.
+ */
+function commandsOf(kinds: readonly ProjectKindName[], pythonSrcLayout: boolean) {
+  return (Object.keys(PROJECT_KINDS) as ProjectKindName[]).filter((kind) => kinds.includes(kind))
+    .map((kind) => {
+      const commands: readonly string[] = PROJECT_KINDS[kind].commands;
+      if (kind !== "python" || !pythonSrcLayout) return { kind, commands };
+      const prefix = `PYTHONPATH="src\${PYTHONPATH:+:$PYTHONPATH}" `;
+      return { kind, commands: commands.map((command) => prefix + command) };
+    });
+}
+
+const HEADER = `#!/bin/sh
+# The build code-commit runs after every change it applies: the change stands
+# when this script exits 0; otherwise its output goes back to the model for a
+# repair. Made by code-commit --init; edit it to fit your project.
+set -e
+cd "$(dirname "$0")"
+`;
+
+/**
+ * The starter script; with no kind found, one that says what to put in it and exits 1, so no
+ * change passes an empty build.
+ */
+function starterBuildScript(found: ReturnType<typeof commandsOf>): string {
+  if (found.length === 0) {
+    return `${HEADER}
+# code-commit --init found no package.json with a test script, deno.json,
+# Cargo.toml, go.mod or pyproject.toml, so it cannot tell how your project
+# builds. Put your build and test commands here, for example:
+#   make
+#   make test
+# and remove the two lines below.
+${BUILD_PLACEHOLDER_LINE}
+exit 1
+`;
+  }
+  const blocks = found.map(({ kind, commands }) =>
+    `\n# ${PROJECT_KINDS[kind].name}\n${commands.join("\n")}\n`
+  );
+  return `${HEADER}${blocks.join("")}`;
+}
+
+/** What the starter script runs, for the user: `it runs cargo build, then cargo test`. */
+function describeStarter(found: ReturnType<typeof commandsOf>): string {
+  const commands = found.flatMap((kind) => kind.commands);
+  return commands.length === 0
+    ? "a placeholder that fails until you put your build and test commands in it"
+    : `it runs ${commands.join(", then ")}`;
 }

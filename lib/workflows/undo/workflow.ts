@@ -1,6 +1,6 @@
 /**
- * `code-commit --undo`: takes back the most recent run that changed files, as
- * a whole; no LLM call, no key, no network.
+ * `code-commit --undo`: takes back the most recent run that changed files, as a whole; no LLM call,
+ * no key, no network.
  * @module
  */
 import { RunRecord } from "../../cli/run_record.ts";
@@ -26,11 +26,10 @@ const UNDONE = {
 } as const;
 
 /**
- * Runs `--undo`: rolls back an interrupted apply (with `--force`, even over
- * paths changed since), then restores every path the last run changed.
- *
- * @throws {CodeCommitError} from a subfolder; with nothing to undo, or paths
- * changed since without `--force`; an `ApplyError` when the restore failed.
+ * Runs `--undo`: rolls back an interrupted apply (with `--force`, even over paths changed since),
+ * then restores every path the last run changed.
+ * @throws {CodeCommitError} from a subfolder; with nothing to undo, or paths changed since without
+ * `--force`; an `ApplyError` when the restore failed.
  */
 export async function runUndoWorkflow(
   root: string,
