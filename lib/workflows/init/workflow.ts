@@ -25,19 +25,10 @@ import {
   writeFileAtomically,
   writeNewFile,
 } from "../../project_files/safe_write.ts";
-import {
-  appendLines,
-  codecommitIgnoreText,
-  type Ecosystem,
-  ECOSYSTEMS,
-  type IgnoredFolder,
-  type InitRule,
-  planGitignore,
-  rootFileVerdict,
-} from "./gitignore.ts";
 import { CODECOMMIT_IGNORE_FILE } from "../../guard/codecommit_ignore.ts";
 import { IgnoreRules } from "../../guard/ignore_rules.ts";
-import { negationLine } from "../../guard/ignore_patterns.ts";
+import { negationLine, parseIgnorePatterns } from "../../guard/ignore_patterns.ts";
+import { folderCoverage } from "../../preconditions/ignored_folder.ts";
 import { under } from "../../file_system/file_system.ts";
 
 // Not `build.sh` itself: Deno refuses write access to a file it may run (`--allow-run=./build.sh`).
@@ -48,6 +39,7 @@ const INIT_RULES: readonly InitRule[] = [
   { line: `/${LOGS_DIR}`, folder: LOGS_DIR },
 ];
 
+const INIT_COMMENT = "# code-commit: API keys, query and rollup; run logs";
 const FOLDERS_COMMENT = "# code-commit --init: dependencies and build output";
 const NEGATIONS_COMMENT = "# code-commit --init: files git must see";
 
@@ -80,7 +72,12 @@ export async function runInit(
       folderRules[folder] = await readSmallFile(root, path, READ_LIMITS.ignoreRules);
     }
   }
-  const plan = planGitignore(gitignore, INIT_RULES, folderRules);
+  // Each rule whose folder is not wholly ignored yet is appended, last so that it wins over any
+  // earlier negation; git skips a UTF-8 byte order mark at the start of an ignore file.
+  const rootText = (gitignore ?? "").replace(/^\uFEFF/, "");
+  const added = INIT_RULES
+    .filter((rule) => !folderCoverage(rule.folder, rootText, folderRules[rule.folder]).ignored)
+    .map((rule) => rule.line);
   const ecosystems: Ecosystem[] = [];
   for (const ecosystem of ECOSYSTEMS) {
     if (await rootMarker(root, ecosystem.markers) !== undefined) ecosystems.push(ecosystem);
@@ -91,7 +88,8 @@ export async function runInit(
   for (const folder of ecosystems.flatMap((ecosystem) => ecosystem.folders)) {
     if (await rules.explain(folder.folder, true) === undefined) folders.push(folder);
   }
-  let text = appendLines(plan.text ?? gitignore, FOLDERS_COMMENT, folders.map((f) => f.line));
+  let text = appendLines(gitignore, INIT_COMMENT, added);
+  text = appendLines(text, FOLDERS_COMMENT, folders.map((f) => f.line));
   // The root files --init puts there (or the user moves there) that git must see.
   const negations: { line: string; why: string }[] = [];
   for (const name of ["build.sh", CODECOMMIT_IGNORE_FILE]) {
@@ -120,12 +118,12 @@ export async function runInit(
         EXIT.setup,
       );
     }
-    if (plan.added.length === 0) {
+    if (added.length === 0) {
       lines.push(`.gitignore: it already ignores ${initLines}`);
     } else if (gitignore === undefined) {
-      lines.push(`.gitignore: made, with ${plan.added.join(" and ")}`);
+      lines.push(`.gitignore: made, with ${added.join(" and ")}`);
     } else {
-      lines.push(`.gitignore: added ${plan.added.join(" and ")}; your lines are kept`);
+      lines.push(`.gitignore: added ${added.join(" and ")}; your lines are kept`);
     }
     const tracked = folders.length === 0 ? [] : (await trackedPaths(root)).paths;
     for (const folder of folders) {
@@ -381,4 +379,99 @@ function describeStarter(found: ReturnType<typeof commandsOf>): string {
   return commands.length === 0
     ? "a placeholder that fails until you put your build and test commands in it"
     : `it runs ${commands.join(", then ")}`;
+}
+
+/** One rule `--init` makes sure of: the `line` added unless `folder` is wholly ignored. */
+interface InitRule {
+  readonly line: string;
+  readonly folder: string;
+}
+
+/** `existing` with `lines` appended after a blank line and `comment`; CRLF files get CRLF lines. */
+function appendLines(
+  existing: string | undefined,
+  comment: string,
+  lines: readonly string[],
+): string {
+  const before = existing ?? "";
+  if (lines.length === 0) return before;
+  const newline = before.includes("\r\n") ? "\r\n" : "\n";
+  const separator = before === "" || before.endsWith("\n") ? "" : newline;
+  const gap = before === "" || /\n\r?\n$/.test(before) ? "" : newline;
+  const text = [comment, ...lines].map((line) => `${line}${newline}`).join("");
+  return `${before}${separator}${gap}${text}`;
+}
+
+/** What the root ignore file `text`'s last rule matching the root file `name` says, if any. */
+function rootFileVerdict(text: string, name: string): "ignored" | "shown" | undefined {
+  const match = parseIgnorePatterns(text.replace(/^\uFEFF/, "")).lastMatch(name, false);
+  return match === undefined ? undefined : match.negated ? "shown" : "ignored";
+}
+
+interface IgnoredFolder extends InitRule {
+  readonly what: string;
+}
+
+interface Ecosystem {
+  readonly name: string;
+  readonly markers: readonly string[];
+  readonly folders: readonly IgnoredFolder[];
+  readonly lockFiles: readonly string[];
+}
+
+/**
+ * The kinds `--init` recognises. Only folders that are build output in every project of the kind
+ * are listed (`node_modules/`, not `dist/`); lock files are left out of prompts, as a model needs
+ * them no more than git needs `node_modules/`.
+ */
+const ECOSYSTEMS: readonly Ecosystem[] = Object.freeze([
+  {
+    name: "Node.js",
+    markers: ["package.json"],
+    folders: [{ line: "node_modules/", folder: "node_modules", what: "installed npm packages" }],
+    lockFiles: [
+      "package-lock.json",
+      "npm-shrinkwrap.json",
+      "yarn.lock",
+      "pnpm-lock.yaml",
+      "bun.lock",
+    ],
+  },
+  { name: "Deno", markers: ["deno.json", "deno.jsonc"], folders: [], lockFiles: ["deno.lock"] },
+  {
+    name: "Rust",
+    markers: ["Cargo.toml"],
+    folders: [{ line: "/target/", folder: "target", what: "cargo's build output" }],
+    lockFiles: ["Cargo.lock"],
+  },
+  { name: "Go", markers: ["go.mod"], folders: [], lockFiles: ["go.sum"] },
+  {
+    name: "Python",
+    markers: ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "Pipfile"],
+    folders: [
+      { line: "__pycache__/", folder: "__pycache__", what: "compiled Python files" },
+      { line: ".venv/", folder: ".venv", what: "a virtual environment" },
+    ],
+    lockFiles: ["poetry.lock", "uv.lock", "Pipfile.lock", "pdm.lock"],
+  },
+  {
+    name: "PHP",
+    markers: ["composer.json"],
+    folders: [{ line: "/vendor/", folder: "vendor", what: "installed Composer packages" }],
+    lockFiles: ["composer.lock"],
+  },
+  { name: "Ruby", markers: ["Gemfile"], folders: [], lockFiles: ["Gemfile.lock"] },
+]);
+
+/** The `.codecommitignore` `--init` writes: what it does, then each kind's lock files. */
+function codecommitIgnoreText(found: readonly Ecosystem[]): string {
+  const lines = [
+    "# .codecommitignore: what matches here (gitignore syntax) stays out of every prompt",
+    "# code-commit sends (the rollup, --build-context, --auto-workflow), though git tracks it.",
+  ];
+  for (const ecosystem of found) {
+    if (ecosystem.lockFiles.length === 0) continue;
+    lines.push("", `# ${ecosystem.name} lock files`, ...ecosystem.lockFiles);
+  }
+  return `${lines.join("\n")}\n`;
 }

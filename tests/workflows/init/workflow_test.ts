@@ -4,7 +4,7 @@ import { Console } from "../../../lib/console/console.ts";
 import { BUILD_PLACEHOLDER_LINE } from "../../../lib/preconditions/preconditions.ts";
 import { runInit } from "../../../lib/workflows/init/workflow.ts";
 import { memoryStreams } from "../../support/console.ts";
-import { withProject } from "../../support/project.ts";
+import { type Files, runGit, withProject } from "../../support/project.ts";
 
 const STARTER = "agent-config/starter-build.sh";
 
@@ -94,4 +94,83 @@ Deno.test("the npm starter really runs the project's test script", async () => {
     assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
     assert.match(new TextDecoder().decode(output.stdout), /tested/);
   });
+});
+
+/** The comment --init writes above its rules (stated apart), and both rules under it. */
+const INIT_COMMENT = "# code-commit: API keys, query and rollup; run logs";
+const BOTH = `${INIT_COMMENT}\n/agent-config\n/logs\n`;
+
+/** Runs `--init` in a new repository holding `files` and `existing` as `.gitignore`: its text after. */
+async function initGitignore(existing: string | undefined, files: Files = {}): Promise<string> {
+  const all = existing === undefined ? files : { ...files, ".gitignore": existing };
+  return await withProject(all, async (root) => {
+    await runInit(root, new Console(memoryStreams()), false);
+    return await Deno.readTextFile(join(root, ".gitignore"));
+  }, { git: true });
+}
+
+Deno.test("no .gitignore: one with both rules", async () => {
+  assert.equal(await initGitignore(undefined), BOTH);
+  assert.equal(await initGitignore(""), BOTH);
+});
+
+Deno.test("the user's lines are kept byte for byte; a missing final newline is added", async () => {
+  assert.equal(await initGitignore("node_modules/\n"), `node_modules/\n\n${BOTH}`);
+  assert.equal(await initGitignore("node_modules/"), `node_modules/\n\n${BOTH}`);
+  assert.equal(await initGitignore("a\n\n"), `a\n\n${BOTH}`);
+  assert.equal(
+    await initGitignore("# mine\r\ndist\r\n"),
+    `# mine\r\ndist\r\n\r\n${INIT_COMMENT}\r\n/agent-config\r\n/logs\r\n`,
+  );
+});
+
+Deno.test("a rule is never added twice: rules are judged by their meaning", async () => {
+  for (
+    const existing of [
+      "/agent-config\n/logs\n",
+      "agent-config/\nlogs/\n",
+      "/agent-config/*\nlogs\n",
+      "*\n",
+      "\uFEFF/agent-config\n/logs/**\n",
+    ]
+  ) {
+    assert(!(await initGitignore(existing)).includes(INIT_COMMENT), existing);
+  }
+  const added = (existing: string, line: string) => `${existing}\n${INIT_COMMENT}\n${line}\n`;
+  assert.equal(await initGitignore("/agent-config\n"), added("/agent-config\n", "/logs"));
+  assert.equal(await initGitignore("logs/\n"), added("logs/\n", "/agent-config"));
+  // Only some of agent-config/ ignored, or re-included afterwards, here or in agent-config's own
+  // .gitignore: the line is added (last wins, and an ignored folder is never looked into).
+  for (
+    const [existing, files] of [
+      ["/agent-config/*\n/logs\n", { "agent-config/.gitignore": "!keep.txt\n" }],
+      ["agent-config/*.txt\n/logs\n", {}],
+      ["agent-config/*.txt\n!agent-config/query.txt\n/logs\n", {}],
+      ["/agent-config\n!/agent-config\n/logs\n", {}],
+    ] as const
+  ) {
+    assert.equal(await initGitignore(existing, files), added(existing, "/agent-config"), existing);
+  }
+});
+
+Deno.test("git agrees: after --init, the keys, the query, the rollup and the logs are ignored", async () => {
+  for (const existing of ["", "dist\n", "/agent-config\n!/agent-config\n", "!logs\n*.tmp"]) {
+    await withProject({ ".gitignore": existing }, async (root) => {
+      await runGit(root, ["init", "-q"]);
+      await runInit(root, new Console(memoryStreams()), false);
+      const paths = [
+        "agent-config/gemini-key.txt",
+        "agent-config/query.txt",
+        "agent-config/codeRollup.txt",
+        "agent-config/any-name",
+        "logs/2026-01-01-00-00-00-committing-code/1-initial-query.txt",
+      ];
+      const result = await runGit(
+        root,
+        ["check-ignore", "--no-index", "--stdin"],
+        paths.join("\n"),
+      );
+      assert.deepEqual(result.stdout.trim().split("\n"), paths, existing);
+    });
+  }
 });
