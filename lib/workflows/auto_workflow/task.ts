@@ -144,8 +144,7 @@ async function runChange(
     );
   }
   if (!result.stopped && result.status !== EXIT.ok) {
-    const { status } = result;
-    return { kind: "build-failed", status, attempts, changedPaths };
+    return { kind: "build-failed", status: result.status, attempts, changedPaths };
   }
   if (!parsed.ok) {
     const left = changedPaths.length === 0

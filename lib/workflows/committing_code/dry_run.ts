@@ -36,12 +36,11 @@ export async function runDryRun(
   codebase: string,
 ): Promise<ExitStatus> {
   const { console, client, root } = session;
-  const names = INITIAL_QUERY;
   console.info(`initial query (dry run): asking ${client.model}`);
   session.record.noteAttempt(0);
   session.record.dryRun = true;
-  const reply = await askModel(session, log, names, initialPrompt(query, codebase));
-  showProse(console, client.model, reply.text, log.path(names.replyText));
+  const reply = await askModel(session, log, INITIAL_QUERY, initialPrompt(query, codebase));
+  showProse(console, client.model, reply.text, log.path(INITIAL_QUERY.replyText));
   const tokens = `${plural(session.tally.calls, "LLM call")}, ${session.tally.describe()}`;
   const checked = await checkReply(root, reply, session.redactor);
   if (!checked.ok) {
@@ -76,9 +75,9 @@ export async function runDryRun(
   }
   session.record.changes = planned;
   const lines = formatChangedFiles(planned);
-  const file = log.path(names.dryRun);
+  const file = log.path(INITIAL_QUERY.dryRun);
   await log.write(
-    names.dryRun,
+    INITIAL_QUERY.dryRun,
     [
       `# code-commit --dry-run: what the reply would change (nothing was written)`,
       ...lines.map((line) => `#${line}`),
