@@ -44,10 +44,8 @@ function checkDependencyPath(path: string): string | undefined {
       "module is part of it): remove the line";
   }
   if (segments.some((segment) => segment === "." || segment === "")) {
-    return `${
-      show(path)
-    } is not written as a module path: no \`./\`, no \`//\` and no trailing /, ` +
-      "as in src/llm";
+    return `${show(path)} is not written as a module path: no \`./\`, no \`//\` and no ` +
+      "trailing /, as in src/llm";
   }
   return `${show(path)} ${problem}`;
 }

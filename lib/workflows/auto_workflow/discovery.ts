@@ -138,9 +138,8 @@ async function searchSource(
     if (spec === undefined) continue;
     if (!spec.isFile) {
       problems.push(
-        `${specPath} is ${
-          describeEntry(spec)
-        }: a module's specification must be a regular file in the module's folder`,
+        `${specPath} is ${describeEntry(spec)}: a module's specification must be a regular ` +
+          "file in the module's folder",
       );
       continue;
     }

@@ -52,9 +52,8 @@ export function buildGraph(
   for (const module of [...declared].sort((a, b) => compareCodePoints(a.path, b.path))) {
     const targets: string[] = [];
     for (const dependency of module.dependencies) {
-      const where = `${
-        describeModule(module.path)
-      }: ${module.dependenciesFile} line ${dependency.line}`;
+      const where = describeModule(module.path) +
+        `: ${module.dependenciesFile} line ${dependency.line}`;
       if (dependency.path === module.path) {
         problems.push(
           `${where}: ${dependency.path} is the module itself, and a module cannot depend on ` +

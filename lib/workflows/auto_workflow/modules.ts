@@ -20,11 +20,8 @@ import { decodeStrictly } from "../../text/utf8.ts";
 
 /** The module structure is wrong: every problem is in the message (`--json` shows only it). */
 export class StructureError extends CodeCommitError {
-  readonly problems: readonly string[];
-  readonly warnings: readonly string[];
-
   /** Makes the error from every problem, and the search's warnings. */
-  constructor(problems: readonly string[], warnings: readonly string[] = []) {
+  constructor(readonly problems: readonly string[], readonly warnings: readonly string[] = []) {
     super(
       problems.length === 1
         ? problems[0]
@@ -33,8 +30,6 @@ export class StructureError extends CodeCommitError {
       EXIT.setup,
     );
     this.name = "StructureError";
-    this.problems = problems;
-    this.warnings = warnings;
   }
 }
 

@@ -147,12 +147,11 @@ async function runChange(
     return { kind: "build-failed", status: result.status, attempts, changedPaths };
   }
   if (!parsed.ok) {
+    const verb = changedPaths.length === 1 ? "is" : "are";
     const left = changedPaths.length === 0
       ? ""
-      : ` (${plural(changedPaths.length, "file")} this task changed ${
-        changedPaths.length === 1 ? "is" : "are"
-      } left in place: review with git status and git diff, or take the run back with ` +
-        "code-commit --undo)";
+      : ` (${plural(changedPaths.length, "file")} this task changed ${verb} left in place: ` +
+        "review with git status and git diff, or take the run back with code-commit --undo)";
     throw new CodeCommitError(
       `${describeTask(task)}: the build passed, but ${parsed.reason}; ` +
         `see ${log.path(result.lastNames.replyText)}${left}`,

@@ -158,12 +158,10 @@ function stop(
     : `${plural(outcome.changedPaths.length, "file")} changed by the task`;
   const tail = `${plural(passed, "task")} passed before it${tokens(session)}; logs in ${logDir}`;
   if (outcome.kind === "build-failed") {
+    const left = outcome.changedPaths.length === 0 ? "" : `, left in place: ${REVIEW_CHANGES}`;
     session.console.result(
-      `auto workflow: ${where} failed: the build still fails after ${
-        plural(outcome.attempts, "attempt")
-      } (${files}${
-        outcome.changedPaths.length === 0 ? "" : `, left in place: ${REVIEW_CHANGES}`
-      }); ${tail}`,
+      `auto workflow: ${where} failed: the build still fails after ` +
+        `${plural(outcome.attempts, "attempt")} (${files}${left}); ${tail}`,
     );
     return outcome.status;
   }

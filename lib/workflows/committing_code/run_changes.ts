@@ -44,8 +44,7 @@ async function describeRunChanges(root: string, journal: RunJournal): Promise<Ch
       (before.mode !== null && after.mode !== null && before.mode !== after.mode)
     ) {
       const now = await currentBytes(root, path) ?? new Uint8Array();
-      const counts = countByteLineChanges(before.data, now);
-      changes.push({ path, kind: "replaced", ...counts });
+      changes.push({ path, kind: "replaced", ...countByteLineChanges(before.data, now) });
     }
   }
   return changes;

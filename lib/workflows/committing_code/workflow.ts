@@ -24,8 +24,7 @@ import { describeLeftChanges, reportRunChanges, REVIEW_CHANGES, stoppedBy } from
 export async function runCommittingCode(session: Session): Promise<ExitStatus> {
   const { root, options, console } = session;
   session.journal.workflow = "committing code";
-  // git status (a process of its own) runs while the query and the codebase are read; its
-  // verdict is taken after them, before any LLM call.
+  // git status runs meanwhile, in a process of its own; its verdict is taken before any LLM call.
   const clean = options.dryRun || options.force
     ? undefined
     : checkCleanTree(root, (line) => console.warn(line));
@@ -37,11 +36,8 @@ export async function runCommittingCode(session: Session): Promise<ExitStatus> {
 
   const log = await RunLog.create(root, SLUGS.committingCode, session.redactor);
   session.record.logDir = log.dir;
-  console.info(
-    `committing code with ${options.model}${
-      options.dryRun ? " (dry run)" : ""
-    }; logs in ${log.dir}`,
-  );
+  const dryRun = options.dryRun ? " (dry run)" : "";
+  console.info(`committing code with ${options.model}${dryRun}; logs in ${log.dir}`);
   const codebase = await codebaseFor({ nextAgentPrompt: initialPrompt(query), log });
   if (options.dryRun) return await runDryRun(session, log, query, codebase);
 

@@ -117,9 +117,8 @@ async function checkReportDestination(root: string): Promise<void> {
   const file = await lstatOrUndefined(under(root, REPORT_FILE));
   if (file === undefined || file.isFile) return;
   throw new CodeCommitError(
-    `${REPORT_FILE} is ${
-      describeEntry(file)
-    }; code-commit writes the report only as a regular file: remove it`,
+    `${REPORT_FILE} is ${describeEntry(file)}; code-commit writes the report only as a ` +
+      "regular file: remove it",
     EXIT.setup,
   );
 }

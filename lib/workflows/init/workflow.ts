@@ -96,14 +96,10 @@ export async function runInit(
     const verdict = rootFileVerdict(text, name);
     const match = await rules.explain(name, false);
     if (verdict === "ignored" || (verdict === undefined && match !== undefined)) {
-      negations.push({
-        line: negationLine(name),
-        why: `${
-          match === undefined
-            ? "a rule in .gitignore"
-            : `the rule \`${match.pattern}\` in ${match.source}`
-        } would hide ${name} from git`,
-      });
+      const rule = match === undefined
+        ? "a rule in .gitignore"
+        : `the rule \`${match.pattern}\` in ${match.source}`;
+      negations.push({ line: negationLine(name), why: `${rule} would hide ${name} from git` });
     }
   }
   text = appendLines(text, NEGATIONS_COMMENT, negations.map((n) => n.line));

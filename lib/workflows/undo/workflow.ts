@@ -56,11 +56,10 @@ export async function runUndoWorkflow(
     paths: [...planned.paths].sort((a, b) => compareCodePoints(a.path, b.path)),
     changedSince: [...planned.changedSince].sort((a, b) => compareCodePoints(a.path, b.path)),
   };
-  const which = `the ${plan.run.workflow} run ${
-    plan.logDirs.length > 0
-      ? `logged in ${plan.logDirs[0]}`
-      : `started ${formatUtc(plan.run.startedAt)}`
-  }`;
+  const when = plan.logDirs.length > 0
+    ? `logged in ${plan.logDirs[0]}`
+    : `started ${formatUtc(plan.run.startedAt)}`;
+  const which = `the ${plan.run.workflow} run ${when}`;
   console.info(`undo: taking back ${which} (${plural(plan.paths.length, "file")})`);
   const result = await runUndo(root, plan, options.force);
 
