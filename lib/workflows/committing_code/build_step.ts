@@ -85,12 +85,9 @@ export async function outsideRefusalStop(
   afterReply: boolean,
 ): Promise<CodeCommitError | undefined> {
   if (session.containment.kind === "none" || build.timedOut || build.interrupted) return undefined;
-  const roots = [session.root];
-  try {
-    roots.push(await Deno.realPath(session.root));
-  } catch {
-    // The root as given is enough to compare with.
-  }
+  // When the real path cannot be read, the root as given is enough to compare with.
+  const real = await Deno.realPath(session.root).catch(() => undefined);
+  const roots = real === undefined ? [session.root] : [session.root, real];
   const refusal = findOutsideRefusal(build.output, roots);
   if (refusal === undefined) return undefined;
   const applied = afterReply

@@ -311,15 +311,12 @@ const PackageJson = z.object({ scripts: z.record(z.unknown()).optional() }).pass
 
 /** Whether a `package.json` has a real test script (not `npm init`'s placeholder). */
 function hasNpmTestScript(packageJson: string): boolean {
-  let data: unknown;
+  let test: unknown;
   try {
-    data = JSON.parse(packageJson);
+    test = PackageJson.parse(JSON.parse(packageJson)).scripts?.test;
   } catch {
     return false;
   }
-  const parsed = PackageJson.safeParse(data);
-  if (!parsed.success) return false;
-  const test = parsed.data.scripts?.test;
   return typeof test === "string" && test.trim() !== "" && !/no test specified/.test(test);
 }
 
