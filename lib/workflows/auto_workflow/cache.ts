@@ -1,8 +1,6 @@
 /**
- * The specification cache, `agent-state/specifications/<module>/<stage>`: a
- * stage is done while its copy is the current specification. Only real folders
- * are used, so a link cannot redirect a write.
- *
+ * The specification cache, `agent-state/specifications/<module>/<stage>`: a stage is done while its
+ * copy is the current specification. Only real folders, so no link redirects a write.
  * @module
  */
 import { applyOperations } from "../../apply/apply.ts";
@@ -24,11 +22,9 @@ function cachePath(modulePath: string, stage: string): string {
 }
 
 /**
- * Every pair of modules whose cache entries cannot both exist: a module in
- * (or being) a folder directly inside another, named like a stage
- * (`src/a/implemented`), compared case-insensitively as some file systems do.
- * One collision per cache file in the way: `outer`'s cache `file` for `stage`
- * is a folder on the way to `inner`'s; `folder` is the project folder to rename. Never throws.
+ * Each cache `file` (`outer`'s, for `stage`) that is a folder on the way to `inner`'s cache
+ * (`src/a/implemented`, compared case-insensitively as some file systems do); `folder` is the
+ * project folder to rename. Never throws.
  */
 export function cacheCollisions(
   modulePaths: readonly string[],
@@ -62,10 +58,7 @@ function refuse(path: string, symlink: boolean, want: "folder" | "file"): CodeCo
   );
 }
 
-/**
- * The cache file of `stage` for a module, refused unless every folder on the
- * way is a real folder and the file, if there, a regular one.
- */
+/** The cache file of `stage` for a module, refused unless each folder on the way is real, the file regular. */
 async function checkedCacheFile(
   root: string,
   modulePath: string,
@@ -85,10 +78,8 @@ async function checkedCacheFile(
 
 /**
  * The cached specification of `stage` for a module, or `undefined` when it never passed.
- *
- * @throws {CodeCommitError} when a folder on the way or the file is a link or
- * of the wrong kind, the file has several hard links (its text goes into
- * prompts), or it cannot be read.
+ * @throws {CodeCommitError} when a folder on the way or the file is a link or of the wrong kind,
+ * the file has several hard links (its text goes into prompts), or it cannot be read.
  */
 export async function readCache(
   root: string,
@@ -110,12 +101,10 @@ export function readSpecification(root: string, path: string): Promise<Uint8Arra
 }
 
 /**
- * Records that a module passed `stage` with `spec`, atomically; returns the
- * file's path. With the run's `journal`, the write is recorded there so
- * `--undo` takes it back with the code the run changed.
- *
- * @throws {CodeCommitError} when a folder on the way or the file is a link or
- * of the wrong kind, or the file cannot be written (the old one is kept).
+ * Records atomically that a module passed `stage` with `spec`; returns the file's path. Journaled
+ * in `journal`, so `--undo` takes it back with the code the run changed.
+ * @throws {CodeCommitError} when a folder on the way or the file is a link or of the wrong kind, or
+ * the file cannot be written (the old one is kept).
  */
 export async function writeCache(
   root: string,

@@ -1,11 +1,9 @@
 /**
- * Parses `ModuleDependencies.md` strictly: line 1 `# Module Dependencies`,
- * line 2 blank, then one module path per line (`src/llm`), each once; trailing
- * white space is ignored, blank lines may only end the file. Pure: no I/O.
- *
+ * Parses `ModuleDependencies.md` strictly: line 1 `# Module Dependencies`, line 2 blank, then one
+ * module path per line (`src/llm`), each once; trailing white space is ignored, blank lines may
+ * only end the file. Pure: no I/O.
  * @module
  */
-
 import { checkPathSyntax } from "../../guard/path_syntax.ts";
 import { findControlCharacter } from "../../text/characters.ts";
 
@@ -18,15 +16,12 @@ export interface DeclaredDependency {
   readonly line: number;
 }
 
-/** Shows a line in a message: quoted, with control characters escaped. */
+/** A line for a message: quoted, control characters escaped. */
 function show(text: string): string {
   return JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text);
 }
 
-/**
- * Why `path` is not a well-formed module path (the path guard's syntax check,
- * and no leading `./`), saying how to write it for the common mistakes.
- */
+/** Why `path` is not a well-formed module path, saying how to write it for the common mistakes. */
 function checkDependencyPath(path: string): string | undefined {
   const problem = path.startsWith("./") ? "has a leading `./`" : checkPathSyntax(path);
   if (problem === undefined) return undefined;
@@ -49,18 +44,16 @@ function checkDependencyPath(path: string): string | undefined {
       "module is part of it): remove the line";
   }
   if (segments.some((segment) => segment === "." || segment === "")) {
-    return `${
-      show(path)
-    } is not written as a module path: no \`./\`, no \`//\` and no trailing /, ` +
-      "as in src/llm";
+    return `${show(path)} is not written as a module path: no \`./\`, no \`//\` and no ` +
+      "trailing /, as in src/llm";
   }
   return `${show(path)} ${problem}`;
 }
 
 /**
- * Parses a `ModuleDependencies.md`, reporting every problem; a wrong header or
- * second line ends the parse (the rest cannot be trusted to be a list): the
- * dependencies of the valid lines, one `line N: ...` sentence per problem. Never throws.
+ * Parses a `ModuleDependencies.md`, reporting every problem; a wrong header or second line ends the
+ * parse (the rest cannot be trusted to be a list): the dependencies of the valid lines, one `line
+ * N: ...` sentence per problem. Never throws.
  */
 export function parseDependencyList(
   text: string,

@@ -1,8 +1,7 @@
 /**
- * Module discovery: a module is the project root or a folder under `src/` (as
- * the shared walk sees it) holding a regular `UserSpecification.md`; the root
- * module's other documents are read from `src/`, else from the root.
- *
+ * Module discovery: a module is the project root or a folder under `src/` (as the shared walk sees
+ * it) holding a regular `UserSpecification.md`; the root module's other documents are read from
+ * `src/`, else from the root.
  * @module
  */
 import { CodeCommitError, EXIT, messageOf } from "../../errors/errors.ts";
@@ -27,12 +26,9 @@ import { describeModule, type ModuleInfo, ROOT_MODULE } from "./graph.ts";
 import { under } from "../../file_system/file_system.ts";
 
 /**
- * Finds every module of the project at `root` (the root module first, then by
- * path in code-point order); problems about one module and warnings (what the
- * search left out that the user should hear about) are returned, not thrown.
- *
- * @throws {CodeCommitError} when `src/` cannot be listed, an entry cannot be
- * inspected, or the ignore rules cannot be read.
+ * Every module of the project at `root`, by path (the root module first); problems and warnings
+ * (what the search left out) are returned, not thrown.
+ * @throws {CodeCommitError} when `src/`, an entry or the ignore rules cannot be read.
  */
 export async function discoverModules(
   root: string,
@@ -100,9 +96,8 @@ export async function discoverModules(
 }
 
 /**
- * Walks `src/` for modules: each folder but `src/` whose listing holds the
- * specification. One the walk left out is a problem when it is a link or not
- * a regular file, a warning when git ignores it.
+ * Walks `src/` for modules: each folder but `src/` whose listing holds the specification; one the
+ * walk left out is a problem when not a regular file, a warning when git ignores it.
  */
 async function searchSource(
   root: string,
@@ -143,9 +138,8 @@ async function searchSource(
     if (spec === undefined) continue;
     if (!spec.isFile) {
       problems.push(
-        `${specPath} is ${
-          describeEntry(spec)
-        }: a module's specification must be a regular file in the module's folder`,
+        `${specPath} is ${describeEntry(spec)}: a module's specification must be a regular ` +
+          "file in the module's folder",
       );
       continue;
     }
@@ -162,10 +156,9 @@ async function searchSource(
 }
 
 /**
- * The shared walk of `folder` (`""`: the root); a folder it cannot list is a
- * set-up error saying what for (`purpose`).
- *
- * @throws {CodeCommitError} when `folder` cannot be listed or the ignore rules cannot be read.
+ * The shared walk of `folder` (`""`: the root).
+ * @throws {CodeCommitError} saying what for (`purpose`) when `folder` or the ignore rules cannot be
+ * read.
  */
 export async function walkFolder(
   root: string,

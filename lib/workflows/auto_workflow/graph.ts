@@ -1,8 +1,6 @@
 /**
- * Modules and their dependency graph: each dependency names another module,
- * no cycle, and each module's depth (L0: no dependencies, else one deeper than
- * its deepest dependency). Pure: no I/O.
- *
+ * Modules and their dependency graph: each dependency names another module, no cycle, and each
+ * module's depth (L0: no dependencies, else one deeper than its deepest dependency). Pure: no I/O.
  * @module
  */
 import { compareCodePoints } from "../../project_files/order.ts";
@@ -38,14 +36,11 @@ export interface Module extends ModuleInfo {
   readonly depth: number;
 }
 
-/** How many module paths a "names no module" message lists at most. */
 const LISTED_MODULES = 12;
 
 /**
- * Checks the dependencies of `declared` (paths unique) and returns the modules
- * with their depths (by depth, then path), or every problem: a dependency on
- * no module or on itself, and each cycle (`src/a → src/b → src/a`, from its
- * first module in code-point order). Never throws.
+ * The modules of `declared` (paths unique) with their depths, by depth then path; or every problem:
+ * a dependency on no module or on itself, and each cycle. Never throws.
  */
 export function buildGraph(
   declared: readonly DeclaredModule[],
@@ -57,9 +52,8 @@ export function buildGraph(
   for (const module of [...declared].sort((a, b) => compareCodePoints(a.path, b.path))) {
     const targets: string[] = [];
     for (const dependency of module.dependencies) {
-      const where = `${
-        describeModule(module.path)
-      }: ${module.dependenciesFile} line ${dependency.line}`;
+      const where = describeModule(module.path) +
+        `: ${module.dependenciesFile} line ${dependency.line}`;
       if (dependency.path === module.path) {
         problems.push(
           `${where}: ${dependency.path} is the module itself, and a module cannot depend on ` +
@@ -100,7 +94,6 @@ export function buildGraph(
   return { ok: true, modules };
 }
 
-/** `(no folder src/x holds a UserSpecification.md; the modules are src/a, src/b)`. */
 function knownModules(declared: readonly DeclaredModule[]): string {
   const paths = declared.map((module) => module.path).filter((path) => path !== ROOT_MODULE)
     .sort(compareCodePoints);
@@ -113,11 +106,7 @@ function knownModules(declared: readonly DeclaredModule[]): string {
     "fix or remove the line";
 }
 
-/**
- * The modules reachable from `start` through one dependency or more, each
- * with the module it was first reached from, breadth-first (so following
- * them back from `start` itself gives a shortest cycle through it).
- */
+/** Each module reachable from `start` → the one it was first reached from, breadth-first. */
 function reachable(
   edges: ReadonlyMap<string, readonly string[]>,
   start: string,
@@ -137,10 +126,8 @@ function reachable(
 }
 
 /**
- * One shortest cycle, closed by repeating its first module, per group of
- * modules that all depend on each other (a strongly connected component of
- * several), in code-point order of its first module. Self-loops are not in
- * `edges` (they are reported on their own).
+ * One shortest cycle (closed by repeating its first module) per strongly connected component of
+ * several, by first module; self-loops are not in `edges` (reported on their own).
  */
 function findCycles(edges: ReadonlyMap<string, readonly string[]>): string[][] {
   const done = new Set<string>();

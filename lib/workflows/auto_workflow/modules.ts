@@ -1,7 +1,6 @@
 /**
- * The module graph of a project, before any LLM call: discovery, each
- * module's `ModuleDependencies.md`, and the graph, every problem reported at once.
- *
+ * The module graph of a project, before any LLM call: discovery, each module's
+ * `ModuleDependencies.md`, and the graph, every problem reported at once.
  * @module
  */
 import { CodeCommitError, EXIT } from "../../errors/errors.ts";
@@ -19,16 +18,10 @@ import { buildGraph, type DeclaredModule, describeModule, type Module } from "./
 import { under } from "../../file_system/file_system.ts";
 import { decodeStrictly } from "../../text/utf8.ts";
 
-/**
- * The project's module structure is wrong: one line per problem, and what the
- * search left out. The message holds every problem (`--json` shows only it).
- */
+/** The module structure is wrong: every problem is in the message (`--json` shows only it). */
 export class StructureError extends CodeCommitError {
-  readonly problems: readonly string[];
-  readonly warnings: readonly string[];
-
   /** Makes the error from every problem, and the search's warnings. */
-  constructor(problems: readonly string[], warnings: readonly string[] = []) {
+  constructor(readonly problems: readonly string[], readonly warnings: readonly string[] = []) {
     super(
       problems.length === 1
         ? problems[0]
@@ -37,16 +30,11 @@ export class StructureError extends CodeCommitError {
       EXIT.setup,
     );
     this.name = "StructureError";
-    this.problems = problems;
-    this.warnings = warnings;
   }
 }
 
 /**
- * Discovers the modules of the project at `root`, reads their
- * `ModuleDependencies.md` and builds their graph: the modules by depth, then
- * path, and what the search left out.
- *
+ * The modules of `root` with their dependencies, by depth then path, and what the search left out.
  * @throws {StructureError} listing every problem of the structure, with the warnings.
  * @throws {CodeCommitError} when a folder or file cannot be read.
  */

@@ -1,8 +1,7 @@
 /**
- * Which task comes next: phases in order; within one, modules by depth then
- * path; within a module, its stages in order. The next task is the first
- * stage whose cached specification is not the current one. Pure: no I/O.
- *
+ * Which task comes next: phases in order; within one, modules by depth then path; within a module,
+ * its stages in order. The next task is the first stage whose cached specification is not the
+ * current one. Pure: no I/O.
  * @module
  */
 import { Buffer } from "node:buffer";
@@ -24,15 +23,14 @@ export interface Task {
   readonly cached: Uint8Array | undefined;
 }
 
-/** Whether `state`'s module has passed `stage` with its current specification. */
 function stageDone(state: ModuleState, stage: Stage): boolean {
   const cached = state.cache.get(stage.name);
   return cached !== undefined && Buffer.from(cached).equals(state.spec);
 }
 
 /**
- * The next task among phases 1 to `maxPhase`, or `undefined` when every
- * module has passed every stage of those phases. Never throws.
+ * The next task among phases 1 to `maxPhase`, or `undefined` when every module has passed every
+ * stage of those phases. Never throws.
  */
 export function nextTask(states: readonly ModuleState[], maxPhase: number): Task | undefined {
   const ordered = [...states].sort((a, b) =>

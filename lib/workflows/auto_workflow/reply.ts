@@ -1,20 +1,16 @@
 /**
- * The status of an auto-workflow reply: exactly one status tag and at most one
- * comment. Markers inside file blocks (read as the reply parser reads them)
- * are file content and do not count. Pure: no I/O.
- *
+ * The status of an auto-workflow reply: exactly one status tag and at most one comment. Markers
+ * inside file blocks (read as the reply parser reads them) are file content and do not count. Pure:
+ * no I/O.
  * @module
  */
-
 import { scanBlocks } from "../../reply/blocks.ts";
 import { replyProse } from "../../reply/prose.ts";
 
-/** The three statuses a reply can give. */
 const STATUSES = ["task-success", "changes-requested", "changes-attempted"] as const;
 
 export type Status = typeof STATUSES[number];
 
-/** The tag of a status, e.g. `@@@@task-success@@@@`. */
 function statusTag(status: Status): string {
   return `@@@@${status}@@@@`;
 }
@@ -59,8 +55,8 @@ function count(text: string, needle: string): number {
 }
 
 /**
- * Reads the status and comment of a reply. Never throws: no tag, several
- * tags, several comments or an unbalanced comment give `{ ok: false, reason }`.
+ * Reads the status and comment of a reply. Never throws: no tag, several tags, several comments or
+ * an unbalanced comment give `{ ok: false, reason }`.
  */
 export function parseStatusReply(reply: string): StatusReply {
   const { text, fileBlocks } = outsideFileBlocks(reply);
@@ -97,8 +93,8 @@ export function parseStatusReply(reply: string): StatusReply {
 }
 
 /**
- * The reply's prose (`replyProse`) without status tags and comment, which the
- * workflow tells in its own words when the task ends. Never throws.
+ * The reply's prose (`replyProse`) without status tags and comment, which the workflow tells in its
+ * own words when the task ends. Never throws.
  */
 export function proseWithoutStatus(reply: string): string[] {
   let text = replyProse(reply).join("\n");

@@ -1,7 +1,6 @@
 /**
- * The auto workflow's prompts: the texts in `stage_prompts/` (code-commit's own
- * words, `{{PLACEHOLDER}}`s filled per module) laid out in `[label]` sections.
- *
+ * The auto workflow's prompts: the texts in `stage_prompts/` (code-commit's own words,
+ * `{{PLACEHOLDER}}`s filled per module) laid out in `[label]` sections.
  * @module
  */
 import { joinPrompt, section } from "../../prompts/layout.ts";
@@ -27,7 +26,6 @@ import secure from "./stage_prompts/secure.txt" with { type: "text" };
 import selfConsistent from "./stage_prompts/self-consistent.txt" with { type: "text" };
 import simple from "./stage_prompts/simple.txt" with { type: "text" };
 
-/** A stage's prompt: its section label and its template. */
 type StagePrompt = { readonly label: string; readonly text: string };
 
 function named(stage: StageName, text: string) {
@@ -56,11 +54,7 @@ const STAGE_PROMPTS: Readonly<Record<StageName, { uncached: StagePrompt; cached?
     "polished": named("polished", polished),
   };
 
-/**
- * Fills every `{{PLACEHOLDER}}` of `template`.
- *
- * @throws {RangeError} on a placeholder not in `values` (a bug in a prompt file).
- */
+/** Fills every `{{PLACEHOLDER}}`; @throws {RangeError} on one not in `values` (a prompt's bug). */
 function fillTemplate(template: string, values: Readonly<Record<string, string>>): string {
   return template.replace(/\{\{([A-Z_]+)\}\}/g, (whole, name: string) => {
     if (!Object.hasOwn(values, name)) {
@@ -83,7 +77,6 @@ export interface PromptInputs {
   readonly cached: string | undefined;
 }
 
-/** The placeholder values of a task on `module`. Never throws. */
 function placeholderValues(module: Module, modules: readonly Module[]): Record<string, string> {
   const others = modules.map((m) => m.path).filter((path) => path !== ROOT_MODULE)
     .sort(compareCodePoints);
@@ -106,12 +99,7 @@ function showsCached(inputs: PromptInputs): boolean {
   return inputs.stage.showsCachedSpec && inputs.cached !== undefined;
 }
 
-/**
- * The `[response format instructions]` and stage prompt sections of a task
- * (the module introduction opens the stage prompt).
- *
- * @throws {RangeError} when the stage is not of `kind` (a programming error).
- */
+/** The format and stage prompt sections; @throws {RangeError} for a stage not of `kind` (a bug). */
 function openingSections(inputs: PromptInputs, kind: "review" | "change"): string[] {
   const prompts = STAGE_PROMPTS[inputs.stage.name];
   if (inputs.stage.kind !== kind) {
@@ -135,12 +123,7 @@ function openingSections(inputs: PromptInputs, kind: "review" | "change"): strin
   ];
 }
 
-/**
- * The whole prompt of a review stage: format, stage prompt, top-level
- * specification, and the module's own (but for the root module).
- *
- * @throws {RangeError} when the stage changes code (a programming error).
- */
+/** The prompt of a review stage. @throws {RangeError} when the stage changes code (a bug). */
 export function reviewPrompt(inputs: PromptInputs): string {
   return joinPrompt([
     ...openingSections(inputs, "review"),
@@ -152,10 +135,8 @@ export function reviewPrompt(inputs: PromptInputs): string {
 }
 
 /**
- * The query committing code gets for a code-changing stage (it adds the
- * codebase): format, stage prompt, cached specification (when shown), specification.
- *
- * @throws {RangeError} when the stage only reviews (a programming error).
+ * The query committing code gets for a code-changing stage (it adds the codebase).
+ * @throws {RangeError} when the stage only reviews (a bug).
  */
 export function changeQuery(inputs: PromptInputs): string {
   return joinPrompt([

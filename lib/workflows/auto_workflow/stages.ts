@@ -1,15 +1,10 @@
 /**
- * The auto workflow's four phases and fourteen stages, in the order tasks run;
- * the stage names are written once, in the table.
- *
+ * The auto workflow's four phases and fourteen stages, in the order tasks run; the stage names are
+ * written once, in the table.
  * @module
  */
 
-/**
- * The codebase a code-changing stage gets: `full` (top-level specification,
- * the module's files, its dependencies' specifications and API files) or
- * `module` (the module's files only).
- */
+/** A stage's codebase: `module`, the module's files; `full` adds the specifications and APIs. */
 export type CodebaseKind = "full" | "module";
 
 function stage<const Name extends string>(
@@ -21,7 +16,7 @@ function stage<const Name extends string>(
   return { name, kind, codebase, showsCachedSpec } as const;
 }
 
-/** The phases in order (phase n is row n), each with its stages in the order they run. */
+/** Phase n is row n; each row's stages in the order they run. */
 const TABLE = [
   [
     stage("self-consistent", "review"),

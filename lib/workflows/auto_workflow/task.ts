@@ -1,8 +1,7 @@
 /**
- * One auto-workflow task: a stage run on a module, logged in its own folder;
- * a review is one LLM call, a code-changing stage the committing-code loop,
- * ended before it is applied by a `changes-requested` reply.
- *
+ * One auto-workflow task: a stage run on a module, logged in its own folder; a review is one LLM
+ * call, a code-changing stage the committing-code loop, ended before it is applied by a
+ * `changes-requested` reply.
  * @module
  */
 import { runCommitLoop } from "../committing_code/loop.ts";
@@ -19,7 +18,6 @@ import type { ModuleState, Task } from "./next_task.ts";
 import { changeQuery, type PromptInputs, reviewPrompt } from "./stage_prompts.ts";
 import { parseStatusReply, proseWithoutStatus, type Status } from "./reply.ts";
 
-/** What every task outcome tells. */
 interface Ended {
   /** LLM calls the task made (more than 1: the reply came in a repair). */
   readonly attempts: number;
@@ -27,11 +25,7 @@ interface Ended {
   readonly changedPaths: readonly string[];
 }
 
-/**
- * How a task ended: a status (after a review, a passed build, or a
- * `changes-requested` reply), or a build that still fails after the repairs
- * (status 1, 3, 4 or 5, the loop's status).
- */
+/** How a task ended: a status, or a build still failing after the repairs (the loop's status). */
 export type TaskOutcome =
   | Ended & {
     readonly kind: "status";
@@ -47,10 +41,8 @@ export function describeTask(task: Task): string {
 
 /**
  * Runs `task`, logged in `log` (its own folder).
- *
- * @throws {CodeCommitError} naming the log file for an unusable reply; when a
- * specification is not UTF-8 or a file cannot be read.
- * @throws {LlmError} when an LLM call fails; {InterruptedError} on Ctrl-C.
+ * @throws {CodeCommitError} naming the log file for an unusable reply; for a non-UTF-8
+ * specification or an unreadable file. {LlmError}; {InterruptedError} on Ctrl-C.
  */
 export async function runTask(
   session: Session,
@@ -121,12 +113,7 @@ function specText(path: string, bytes: Uint8Array): string {
   );
 }
 
-/**
- * A code-changing stage: the committing-code loop, ended before it is applied
- * by a `changes-requested` reply; once the build passes, the last reply's status decides.
- *
- * @throws {CodeCommitError} naming the reply's log file when it has no usable status.
- */
+/** A code-changing stage; once the build passes, the last reply's status decides. */
 async function runChange(
   session: Session,
   task: Task,
@@ -157,16 +144,14 @@ async function runChange(
     );
   }
   if (!result.stopped && result.status !== EXIT.ok) {
-    const { status } = result;
-    return { kind: "build-failed", status, attempts, changedPaths };
+    return { kind: "build-failed", status: result.status, attempts, changedPaths };
   }
   if (!parsed.ok) {
+    const verb = changedPaths.length === 1 ? "is" : "are";
     const left = changedPaths.length === 0
       ? ""
-      : ` (${plural(changedPaths.length, "file")} this task changed ${
-        changedPaths.length === 1 ? "is" : "are"
-      } left in place: review with git status and git diff, or take the run back with ` +
-        "code-commit --undo)";
+      : ` (${plural(changedPaths.length, "file")} this task changed ${verb} left in place: ` +
+        "review with git status and git diff, or take the run back with code-commit --undo)";
     throw new CodeCommitError(
       `${describeTask(task)}: the build passed, but ${parsed.reason}; ` +
         `see ${log.path(result.lastNames.replyText)}${left}`,

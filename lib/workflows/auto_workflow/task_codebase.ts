@@ -1,7 +1,6 @@
 /**
- * The codebase of an auto-workflow task, assembled mechanically (no LLM
- * chooses the files) as `--- path ---` blocks, the code rollup's format.
- *
+ * The codebase of an auto-workflow task, assembled mechanically (no LLM chooses the files) as `---
+ * path ---` blocks, the code rollup's format.
  * @module
  */
 import { lstatOrUndefined } from "../../file_system/lstat.ts";
@@ -19,14 +18,10 @@ import type { CodebaseKind } from "./stages.ts";
 import { under } from "../../file_system/file_system.ts";
 
 /**
- * The codebase of a task on `module`: its files as the shared walk lists them
- * (what a prompt may read: no nested module, nothing ignored, no link); for
- * `full`, the top-level specification first and each dependency's documents
- * after, as `--- path ---` blocks joined in `text`. A missing file is left
- * out silently, a refused one with one line in `warnings`.
- *
- * @throws {CodeCommitError} when the module's folder cannot be listed, a
- * refused path cannot be inspected, or the ignore rules cannot be read.
+ * The codebase of a task on `module`: its files as the shared walk lists them (no nested module,
+ * nothing ignored, no link); for `full`, the top-level specification first and each dependency's
+ * documents after. A missing file is left out silently, a refused one warned of.
+ * @throws {CodeCommitError} when the folder, a refused path or the ignore rules cannot be read.
  */
 export async function assembleTaskCodebase(
   root: string,

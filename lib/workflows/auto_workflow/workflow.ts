@@ -1,7 +1,6 @@
 /**
- * The auto workflow (`--aw`): check the modules and their graph before any LLM
- * call, then run the next task until one needs the user or nothing is left.
- *
+ * The auto workflow (`--aw`): check the modules and their graph before any LLM call, then run the
+ * next task until one needs the user or nothing is left.
  * @module
  */
 import { CodeCommitError, EXIT, type ExitStatus, interruption } from "../../errors/errors.ts";
@@ -61,12 +60,11 @@ async function loadModulesReported(
 }
 
 /**
- * Runs the auto workflow: 0 when nothing is left, 7 when a task stopped for
- * the user, 1, 3, 4 or 5 when a task did not pass, as the loop's status says.
- *
+ * Runs the auto workflow: 0 when nothing is left, 7 when a task stopped for the user, else the
+ * loop's status.
  * @throws {StructureError} listing every problem of the modules, before any LLM call.
- * @throws {CodeCommitError} for a bad `build.sh`, a refused cache path, an
- * unusable reply or an LLM error; {InterruptedError} on Ctrl-C.
+ * @throws {CodeCommitError} for a bad `build.sh`, a refused cache path, an unusable reply or an LLM
+ * error; {InterruptedError} on Ctrl-C.
  */
 export async function runAutoWorkflow(session: Session): Promise<ExitStatus> {
   const { root, console, options } = session;
@@ -160,12 +158,10 @@ function stop(
     : `${plural(outcome.changedPaths.length, "file")} changed by the task`;
   const tail = `${plural(passed, "task")} passed before it${tokens(session)}; logs in ${logDir}`;
   if (outcome.kind === "build-failed") {
+    const left = outcome.changedPaths.length === 0 ? "" : `, left in place: ${REVIEW_CHANGES}`;
     session.console.result(
-      `auto workflow: ${where} failed: the build still fails after ${
-        plural(outcome.attempts, "attempt")
-      } (${files}${
-        outcome.changedPaths.length === 0 ? "" : `, left in place: ${REVIEW_CHANGES}`
-      }); ${tail}`,
+      `auto workflow: ${where} failed: the build still fails after ` +
+        `${plural(outcome.attempts, "attempt")} (${files}${left}); ${tail}`,
     );
     return outcome.status;
   }
@@ -190,11 +186,8 @@ function stop(
 }
 
 /**
- * Reads every module's specification and its cache for phases 1 to `maxPhase`.
- *
- * @throws {CodeCommitError} when a specification is no longer a regular file,
- * too large or hard-linked (its other name may be outside the project), or
- * the cache is refused or unreadable.
+ * Reads every module's specification and its cache for phases 1 to `maxPhase`; a hard-linked
+ * specification is refused (its other name may be outside the project).
  */
 async function loadStates(
   root: string,

@@ -1,8 +1,6 @@
 /**
- * One reply, applied all or nothing: refused when cut off, parsed, every path
- * guarded, then written transactionally. A refusal writes nothing and its
- * reason goes to the next repair query.
- *
+ * One reply, applied all or nothing: refused when cut off, parsed, every path guarded, then written
+ * transactionally. A refusal writes nothing and its reason goes to the next repair query.
  * @module
  */
 import { Buffer } from "node:buffer";
@@ -21,11 +19,7 @@ import type { Redactor } from "../../secrets/redact.ts";
 import { countKinds, NAMED_AT_MOST, nameSome } from "../../text/change_list.ts";
 import { plural } from "../../text/plural.ts";
 
-/**
- * A refused reply: why (every key masked), and the exit status of a run that
- * ends on it: 5 when it held a key, 3 when its write failed and was rolled
- * back (the project's files refused it), else 4.
- */
+/** A refused reply: why (keys masked), and its status: 5 for a key, 3 for a rolled-back write, else 4. */
 type Refused = { readonly ok: false; readonly reason: string; readonly status: ExitStatus };
 
 /** What applying a reply did: its operations in reply order, what changed, and what it left as it was. */
@@ -48,10 +42,10 @@ const KEY_IN_PATH_REASON =
   "name (git would commit it with the file)";
 
 /**
- * The operations that would write a key `redactor` knows, in their path (what
- * `git add` records) or content, as refusals with unmasked paths. The whole
- * reply is scanned first, once, with line ends as the parser reads them: every
- * path and content is then a substring of it, so when it holds no key, no part does.
+ * The operations that would write a key `redactor` knows, in their path (what `git add` records) or
+ * content, as refusals with unmasked paths. The whole reply is scanned first, once, with line ends
+ * as the parser reads them: every path and content is then a substring of it, so when it holds no
+ * key, no part does.
  */
 function keyRefusals(
   operations: readonly FileOperation[],
@@ -78,8 +72,8 @@ export type CheckedReply =
   | Refused;
 
 /**
- * Checks `reply` against the project at `root` without writing anything.
- * Never throws for a bad reply; a reason holds no key (every one is masked).
+ * Checks `reply` against the project at `root` without writing anything. Never throws for a bad
+ * reply; a reason holds no key (every one is masked).
  */
 export async function checkReply(
   root: string,
@@ -115,12 +109,11 @@ export async function checkReply(
 }
 
 /**
- * Applies `reply` all or nothing, journaled before anything is written. A bad
- * reply or a rolled-back write comes back as `ok: false`, every key masked in
- * the reason (it goes into the next repair prompt).
- *
- * @throws {ApplyError} only when a failed write could not be rolled back
- * completely: the run must stop, and the message lists the paths to restore.
+ * Applies `reply` all or nothing, journaled before anything is written. A bad reply or a
+ * rolled-back write comes back as `ok: false`, every key masked in the reason (it goes into the
+ * next repair prompt).
+ * @throws {ApplyError} only when a failed write could not be rolled back completely: the run must
+ * stop, and the message lists the paths to restore.
  */
 export async function applyReply(
   root: string,
@@ -172,8 +165,8 @@ async function holdsAlready(root: string, operation: FileOperation): Promise<boo
 const encoder = new TextEncoder();
 
 /**
- * `created src/a.ts, replaced src/b.ts; src/d.ts unchanged (same content)`,
- * with counts past twenty files, or `no file changed`. Never throws.
+ * `created src/a.ts, replaced src/b.ts; src/d.ts unchanged (same content)`, with counts past twenty
+ * files, or `no file changed`. Never throws.
  */
 export function describeChanges(
   changes: readonly AppliedChange[],

@@ -1,7 +1,6 @@
 /**
- * Runs the project's `./build.sh` once, the one way every workflow does:
- * contained, timed, redacted, logged and between the tamper checks.
- *
+ * Runs the project's `./build.sh` once, the one way every workflow does: contained, timed,
+ * redacted, logged and between the tamper checks.
  * @module
  */
 import { type BuildResult, formatBuildLog, runBuild } from "../../build/run_build.ts";
@@ -29,12 +28,10 @@ export type BuildSession = Pick<
 >;
 
 /**
- * Runs one build, logged as `logName` after `notes`. `build.sh` is compared
- * with the run's first look before (a reply may have written where a link
- * leads) and after the build.
- *
- * @throws {CodeCommitError} when `build.sh` changed, the build cannot be
- * contained or started, or it changed a protected entry or `.gitignore`.
+ * Runs one build, logged as `logName` after `notes`. `build.sh` is compared with the run's first
+ * look before (a reply may have written where a link leads) and after the build.
+ * @throws {CodeCommitError} when `build.sh` changed, the build cannot be contained or started, or
+ * it changed a protected entry or `.gitignore`.
  */
 export async function runProjectBuild(
   session: BuildSession,
@@ -77,9 +74,9 @@ export async function runProjectBuild(
 }
 
 /**
- * When the sandbox refused a contained build a path outside the project, the
- * error (exit 3) that stops the run before any repair: no code change fixes
- * it. `afterReply`: a reply's changes were applied. Never throws.
+ * When the sandbox refused a contained build a path outside the project, the error (exit 3) that
+ * stops the run before any repair: no code change fixes it. `afterReply`: a reply's changes were
+ * applied. Never throws.
  */
 export async function outsideRefusalStop(
   session: BuildSession,
@@ -88,12 +85,9 @@ export async function outsideRefusalStop(
   afterReply: boolean,
 ): Promise<CodeCommitError | undefined> {
   if (session.containment.kind === "none" || build.timedOut || build.interrupted) return undefined;
-  const roots = [session.root];
-  try {
-    roots.push(await Deno.realPath(session.root));
-  } catch {
-    // The root as given is enough to compare with.
-  }
+  // When the real path cannot be read, the root as given is enough to compare with.
+  const real = await Deno.realPath(session.root).catch(() => undefined);
+  const roots = real === undefined ? [session.root] : [session.root, real];
   const refusal = findOutsideRefusal(build.output, roots);
   if (refusal === undefined) return undefined;
   const applied = afterReply
@@ -112,7 +106,6 @@ export async function outsideRefusalStop(
   );
 }
 
-/** The last lines of a failing build shown on the terminal. */
 const BUILD_LINES_SHOWN = 20;
 
 /** Prints a failing build's lines that report a failure, then its last lines. Never throws. */

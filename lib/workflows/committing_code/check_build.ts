@@ -1,8 +1,7 @@
 /**
- * `--check-build`: runs `./build.sh` once exactly as a run would (set-up
- * checks, containment, time limit, tamper checks, redaction, its own log
- * folder) and calls no model. Exit 0 when it passes, 1 when it fails.
- *
+ * `--check-build`: runs `./build.sh` once exactly as a run would (set-up checks, containment, time
+ * limit, tamper checks, redaction, its own log folder) and calls no model. Exit 0 when it passes, 1
+ * when it fails.
  * @module
  */
 import { RunRecord } from "../../cli/run_record.ts";
@@ -30,10 +29,10 @@ import { outsideRefusalStop, runProjectBuild, showBuildTail } from "./build_step
 
 /**
  * Checks what building needs, runs the build once as a run does: 0 passed, 1 failed.
- *
- * @throws {CodeCommitError} exit 3 listing every set-up problem; as a run
- * does when the build cannot be contained, cannot start or tampered with `build.sh`.
- * @throws {InterruptedError} on Ctrl-C; {JournalError} when a killed run's apply cannot be rolled back.
+ * @throws {CodeCommitError} exit 3 listing every set-up problem; as a run does when the build
+ * cannot be contained, cannot start or tampered with `build.sh`.
+ * @throws {InterruptedError} on Ctrl-C; {JournalError} when a killed run's apply cannot be rolled
+ * back.
  */
 export async function runCheckBuild(
   root: string,
@@ -70,7 +69,7 @@ export async function runCheckBuild(
   return EXIT.failed;
 }
 
-/** The set-up checks of building, all of them. @throws {CodeCommitError} exit 3 listing every problem. */
+/** @throws {CodeCommitError} exit 3 listing every set-up problem of building. */
 async function checkBuildSetUp(root: string): Promise<void> {
   const problems: string[] = [];
   for (const check of [checkAgentConfigIgnored, checkBuildScript]) {

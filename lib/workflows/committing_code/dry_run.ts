@@ -1,8 +1,7 @@
 /**
- * `--dry-run`: the initial call, its reply checked exactly as before an apply
- * and shown instead of applied (one line per path, the unified diff in the
- * log folder). Nothing else is written, no build runs.
- *
+ * `--dry-run`: the initial call, its reply checked exactly as before an apply and shown instead of
+ * applied (one line per path, the unified diff in the log folder). Nothing else is written, no
+ * build runs.
  * @module
  */
 import { EXIT, type ExitStatus } from "../../errors/errors.ts";
@@ -26,9 +25,8 @@ import { initialPrompt } from "./prompt_layout.ts";
 const decoder = new TextDecoder();
 
 /**
- * Makes the initial call and shows what its reply would change: 0, or 4 when
- * the reply could not be applied (every refused path named).
- *
+ * Makes the initial call and shows what its reply would change: 0, or 4 when the reply could not be
+ * applied (every refused path named).
  * @throws {LlmError} when the call fails; a `CodeCommitError` when a file cannot be read.
  */
 export async function runDryRun(
@@ -38,12 +36,11 @@ export async function runDryRun(
   codebase: string,
 ): Promise<ExitStatus> {
   const { console, client, root } = session;
-  const names = INITIAL_QUERY;
   console.info(`initial query (dry run): asking ${client.model}`);
   session.record.noteAttempt(0);
   session.record.dryRun = true;
-  const reply = await askModel(session, log, names, initialPrompt(query, codebase));
-  showProse(console, client.model, reply.text, log.path(names.replyText));
+  const reply = await askModel(session, log, INITIAL_QUERY, initialPrompt(query, codebase));
+  showProse(console, client.model, reply.text, log.path(INITIAL_QUERY.replyText));
   const tokens = `${plural(session.tally.calls, "LLM call")}, ${session.tally.describe()}`;
   const checked = await checkReply(root, reply, session.redactor);
   if (!checked.ok) {
@@ -78,9 +75,9 @@ export async function runDryRun(
   }
   session.record.changes = planned;
   const lines = formatChangedFiles(planned);
-  const file = log.path(names.dryRun);
+  const file = log.path(INITIAL_QUERY.dryRun);
   await log.write(
-    names.dryRun,
+    INITIAL_QUERY.dryRun,
     [
       `# code-commit --dry-run: what the reply would change (nothing was written)`,
       ...lines.map((line) => `#${line}`),
@@ -103,7 +100,7 @@ export async function runDryRun(
   return EXIT.ok;
 }
 
-/** The text of the regular file at `path` (the guard checked it), or null when none is there. */
+/** The text of the file at `path` (the guard checked it is regular), or null when none is there. */
 async function currentText(root: string, path: string): Promise<string | null> {
   try {
     await denoFileSystem.lstat(under(root, path));

@@ -1,8 +1,7 @@
 /**
- * The committing-code loop: the initial query, then up to three repairs while
- * the build fails or a reply cannot be applied. The auto workflow runs it with
- * an inspector that may end it on a reply before that reply is applied.
- *
+ * The committing-code loop: the initial query, then up to three repairs while the build fails or a
+ * reply cannot be applied. The auto workflow runs it with an inspector that may end it on a reply
+ * before that reply is applied.
  * @module
  */
 import { EXIT, type ExitStatus, interruption } from "../../errors/errors.ts";
@@ -22,10 +21,10 @@ import type { Console } from "../../console/console.ts";
 import { applyReply, describeChanges } from "./apply_reply.ts";
 import { outsideRefusalStop, runProjectBuild, showBuildTail } from "./build_step.ts";
 import { initialPrompt, repairPrompt } from "./prompt_layout.ts";
-import { ReplacementLedger } from "./replacements.ts";
+import { compareCodePoints } from "../../project_files/order.ts";
+import type { FileOperation } from "../../reply/operations.ts";
 import { cutList, NAMED_AT_MOST } from "../../text/change_list.ts";
 
-/** Repairs after the initial attempt. */
 const MAX_REPAIRS = 3;
 
 /** At most this many lines of a reply's prose are shown; the log has the rest. */
@@ -34,8 +33,8 @@ const PROSE_LINES_SHOWN = 20;
 /** How the loop ended. */
 export interface CommitLoopResult {
   /**
-   * 0 when `./build.sh` passed after an applied reply; else 1 when the last
-   * reply was applied, or the status its refusal gives (see `applyReply`).
+   * 0 when `./build.sh` passed after an applied reply; else 1 when the last reply was applied, or
+   * the status its refusal gives (see `applyReply`).
    */
   readonly status: ExitStatus;
   /** The inspector ended the loop on the last reply, before it was applied. */
@@ -49,13 +48,12 @@ export interface CommitLoopResult {
 }
 
 /**
- * Runs the loop. `inspect` sees each reply before it is applied and may end
- * the loop there, saying why (for the build log); `prose` picks the lines
- * shown as the model's words (by default all outside blocks).
- *
+ * Runs the loop. `inspect` sees each reply before it is applied and may end the loop there, saying
+ * why (for the build log); `prose` picks the lines shown as the model's words (by default all
+ * outside blocks).
  * @throws {LlmError} when a call fails; {InterruptedError} on Ctrl-C, at a safe point.
- * @throws {CodeCommitError} when a build cannot start or tampered with
- * `build.sh` or `.gitignore`, or a prompt holds a key.
+ * @throws {CodeCommitError} when a build cannot start or tampered with `build.sh` or `.gitignore`,
+ * or a prompt holds a key.
  */
 export async function runCommitLoop(
   session: Session,
@@ -67,7 +65,8 @@ export async function runCommitLoop(
     readonly prose?: (text: string) => string[];
   } = {},
 ): Promise<CommitLoopResult> {
-  const ledger = new ReplacementLedger();
+  // The latest applied change of each path the run changed.
+  const applied = new Map<string, FileOperation>();
   let feedback: Feedback = "";
   let status: ExitStatus = EXIT.model;
   let lastReply!: LlmReply;
@@ -78,14 +77,14 @@ export async function runCommitLoop(
     attempts,
     lastReply,
     lastNames,
-    changedPaths: ledger.paths(),
+    changedPaths: [...applied.keys()].sort(compareCodePoints),
   });
 
   for (let attempt = 0; attempt <= MAX_REPAIRS; attempt++) {
     const names = attempt === 0 ? INITIAL_QUERY : repairQuery(attempt);
     const prompt = attempt === 0
       ? initialPrompt(query, codebase)
-      : repairPromptFor(session, feedback, query, codebase, ledger.format());
+      : repairPromptFor(session, feedback, query, codebase, applied);
     session.record.noteAttempt(attempt);
     const model = session.client.model;
     session.console.info(
@@ -105,15 +104,15 @@ export async function runCommitLoop(
     }
     showProse(session.console, model, reply.text, log.path(names.replyText), options.prose);
 
-    const applied = await applyAttempt(session, log, names, reply, ledger);
-    if ("refused" in applied) {
-      feedback = applied.refused;
-      status = applied.status;
+    const attemptResult = await applyAttempt(session, log, names, reply, applied);
+    if ("refused" in attemptResult) {
+      feedback = attemptResult.refused;
+      status = attemptResult.status;
       continue;
     }
     status = EXIT.failed;
 
-    const build = await runProjectBuild(session, log, names.build, applied.warnings);
+    const build = await runProjectBuild(session, log, names.build, attemptResult.warnings);
     if (build.interrupted) throw interruption(session.signal);
     if (buildPassed(build)) {
       session.console.info(`build passed (${describeBuildEnd(build)})`);
@@ -131,7 +130,7 @@ export async function runCommitLoop(
   return result(MAX_REPAIRS + 1);
 }
 
-/** What the next repair prompt is told: why the last reply was not applied, or the failed build. */
+/** Why the last reply was not applied, or the failed build. */
 type Feedback = string | { readonly build: BuildResult; readonly logPath: string };
 
 /** Tokens kept for the build's output even when the rest fills the window (the size check then refuses). */
@@ -146,10 +145,10 @@ function repairPromptFor(
   feedback: Feedback,
   query: string,
   codebase: string,
-  replacements: string,
+  applied: ReadonlyMap<string, FileOperation>,
 ): string {
-  if (typeof feedback === "string") return repairPrompt(feedback, query, codebase, replacements);
-  const rest = estimateTokens(repairPrompt("", query, codebase, replacements));
+  if (typeof feedback === "string") return repairPrompt(feedback, query, codebase, applied);
+  const rest = estimateTokens(repairPrompt("", query, codebase, applied));
   const room = Math.max(
     MIN_OUTPUT_TOKENS,
     sessionModel(session).inputLimit - rest - OUTPUT_FRAME_TOKENS,
@@ -158,22 +157,16 @@ function repairPromptFor(
   const output = session.redactor.redact(
     formatBuildForPrompt(feedback.build, feedback.logPath, room),
   );
-  return repairPrompt(output, query, codebase, replacements);
+  return repairPrompt(output, query, codebase, applied);
 }
 
-/**
- * Applies `reply` (journaled) and records what it changed in `ledger`: its
- * warnings, or (nothing written) the repair prompt's feedback and why.
- *
- * @throws {InterruptedError} on Ctrl-C, once the apply is complete or refused.
- * @throws {CodeCommitError} when the log cannot be written.
- */
+/** Applies `reply` (journaled), recording it in `applied`; Ctrl-C waits until it is done or refused. */
 async function applyAttempt(
   session: Session,
   log: RunLog,
   names: CallLogNames,
   reply: LlmReply,
-  ledger: ReplacementLedger,
+  applied: Map<string, FileOperation>,
 ): Promise<
   | { readonly refused: string; readonly status: ExitStatus }
   | { readonly warnings: readonly string[] }
@@ -198,7 +191,7 @@ async function applyAttempt(
   }
   const changed = new Set(outcome.changes.map((change) => change.path));
   for (const operation of outcome.operations) {
-    if (changed.has(operation.path)) ledger.record(operation);
+    if (changed.has(operation.path)) applied.set(operation.path, operation);
   }
   for (const warning of outcome.warnings) console.warn(warning);
   console.info(`applied: ${describeChanges(outcome.changes, outcome.unchanged)}`);
@@ -207,8 +200,8 @@ async function applyAttempt(
 }
 
 /**
- * Prints the model's words (`proseOf`, by default all outside file blocks)
- * under `<model> says:`, at most {@link PROSE_LINES_SHOWN} lines. Never throws.
+ * Prints the model's words (`proseOf`, by default all outside file blocks) under `<model> says:`,
+ * at most {@link PROSE_LINES_SHOWN} lines. Never throws.
  */
 export function showProse(
   console: Console,

@@ -1,11 +1,9 @@
 /**
- * What a run changed, told at the end: every path its applies changed (but
- * code-commit's records in `agent-state/`), from the journal, with the lines
- * added and removed. A path changed and then changed back is not listed.
- *
+ * What a run changed, told at the end: every path its applies changed (but code-commit's records in
+ * `agent-state/`), from the journal, with the lines added and removed. A path changed and then
+ * changed back is not listed.
  * @module
  */
-
 import { contentHash } from "../../apply/content_hash.ts";
 import { type RunJournal } from "../../apply/journal.ts";
 import { STATE_DIR } from "../../apply/journal_store.ts";
@@ -26,7 +24,6 @@ import { plural } from "../../text/plural.ts";
 
 /**
  * The files the run of `journal` changed, by path, each against what it held before the run.
- *
  * @throws {JournalError} when the journal cannot be read.
  */
 async function describeRunChanges(root: string, journal: RunJournal): Promise<ChangedFile[]> {
@@ -47,8 +44,7 @@ async function describeRunChanges(root: string, journal: RunJournal): Promise<Ch
       (before.mode !== null && after.mode !== null && before.mode !== after.mode)
     ) {
       const now = await currentBytes(root, path) ?? new Uint8Array();
-      const counts = countByteLineChanges(before.data, now);
-      changes.push({ path, kind: "replaced", ...counts });
+      changes.push({ path, kind: "replaced", ...countByteLineChanges(before.data, now) });
     }
   }
   return changes;
@@ -66,10 +62,10 @@ async function currentBytes(root: string, path: string): Promise<Uint8Array | nu
 }
 
 /**
- * Prints what the session's run changed (the first twenty files), writes the
- * whole list to `log`, notes it in the record and returns it.
- *
- * @throws {JournalError} when the journal cannot be read; a `CodeCommitError` when the log cannot be written.
+ * Prints what the session's run changed (the first twenty files), writes the whole list to `log`,
+ * notes it in the record and returns it.
+ * @throws {JournalError} when the journal cannot be read; a `CodeCommitError` when the log cannot
+ * be written.
  */
 export async function reportRunChanges(session: Session, log: RunLog): Promise<ChangedFile[]> {
   const changes = await describeRunChanges(session.root, session.journal);

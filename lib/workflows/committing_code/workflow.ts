@@ -1,7 +1,6 @@
 /**
- * The committing-code workflow (the default): query and codebase in, the
- * loop, and one summary line out.
- *
+ * The committing-code workflow (the default): query and codebase in, the loop, and one summary line
+ * out.
  * @module
  */
 import { CodeCommitError, EXIT, type ExitStatus } from "../../errors/errors.ts";
@@ -18,17 +17,14 @@ import { initialPrompt } from "./prompt_layout.ts";
 import { describeLeftChanges, reportRunChanges, REVIEW_CHANGES, stoppedBy } from "./run_changes.ts";
 
 /**
- * Runs committing code (or `--dry-run`): 0 when the build passes, else the
- * loop's status. A tree with uncommitted changes is refused before
- * any LLM call (unless `--force` or `--dry-run`).
- *
+ * Runs committing code (or `--dry-run`): 0 when the build passes, else the loop's status. A tree
+ * with uncommitted changes is refused before any LLM call (unless `--force` or `--dry-run`).
  * @throws {CodeCommitError} for a missing file, uncommitted changes, an LLM error or Ctrl-C.
  */
 export async function runCommittingCode(session: Session): Promise<ExitStatus> {
   const { root, options, console } = session;
   session.journal.workflow = "committing code";
-  // git status (a process of its own) runs while the query and the codebase are read; its
-  // verdict is taken after them, before any LLM call.
+  // git status runs meanwhile, in a process of its own; its verdict is taken before any LLM call.
   const clean = options.dryRun || options.force
     ? undefined
     : checkCleanTree(root, (line) => console.warn(line));
@@ -40,11 +36,8 @@ export async function runCommittingCode(session: Session): Promise<ExitStatus> {
 
   const log = await RunLog.create(root, SLUGS.committingCode, session.redactor);
   session.record.logDir = log.dir;
-  console.info(
-    `committing code with ${options.model}${
-      options.dryRun ? " (dry run)" : ""
-    }; logs in ${log.dir}`,
-  );
+  const dryRun = options.dryRun ? " (dry run)" : "";
+  console.info(`committing code with ${options.model}${dryRun}; logs in ${log.dir}`);
   const codebase = await codebaseFor({ nextAgentPrompt: initialPrompt(query), log });
   if (options.dryRun) return await runDryRun(session, log, query, codebase);
 

@@ -1,11 +1,9 @@
 /**
- * The consistency report's text: the five section headings alone on their
- * lines in the prompt's exact spelling (so a program can split it), however
- * the model decorated them, and prose wrapped to 80 columns.
- *
+ * The consistency report's text: the five section headings alone on their lines in the prompt's
+ * exact spelling (so a program can split it), however the model decorated them, and prose wrapped
+ * to 80 columns.
  * @module
  */
-
 import { HEADER_MARK, isBlockHeader, itemAt } from "../../reply/blocks.ts";
 
 /** The five section headings, in the order and the spelling of the system prompt. */
@@ -20,7 +18,6 @@ export const REPORT_HEADINGS = [
 /** One of the five section headings. */
 export type ReportHeading = typeof REPORT_HEADINGS[number];
 
-/** The column prose is wrapped to. */
 const REPORT_WIDTH = 80;
 
 /** Decoration a heading line may start with: markdown heading marks, emphasis, numbering. */
@@ -52,9 +49,8 @@ const HEADING_WITH_TEXT =
   /^\s*(?:(?:\*\*|__)\s*:?|:\s*(?:\*\*|__)?|\s+[\u2013\u2014-]\s+|\s*\.\s*(?:\*\*|__))\s*(\S.*)$/;
 
 /**
- * The heading `line` starts with, however decorated (`## 1. Self-Consistency:`),
- * and any text after it on the line; prose merely starting with a heading's
- * words, without a separator, is none.
+ * The heading `line` starts with, however decorated (`## 1. Self-Consistency:`), and any text after
+ * it on the line; prose merely starting with a heading's words, without a separator, is none.
  */
 function matchHeading(line: string): { heading: ReportHeading; rest: string } | undefined {
   let text = line.trim();
@@ -74,7 +70,7 @@ function matchHeading(line: string): { heading: ReportHeading; rest: string } | 
   return undefined;
 }
 
-/** A formatted report, and the headings the reply lacks, in prompt order. */
+/** A formatted report, and the headings the reply lacks. */
 export interface FormattedReport {
   readonly text: string;
   readonly missing: readonly ReportHeading[];
@@ -86,10 +82,10 @@ const RULE = /^\s*(?:[-*_]\s*){3,}$/;
 const LIST_ITEM = /^(\s*)([-+*]|\d{1,3}[.)])\s+(\S.*)$/;
 
 /**
- * Formats a reply as the report: each heading alone on its line between blank
- * lines, prose paragraphs and list items re-wrapped, one blank line at most in
- * a row. Code blocks, `^^^` blocks, indented lines, tables, quotes, other
- * headings and rules stay as they are. Idempotent; never throws.
+ * Formats a reply as the report: each heading alone on its line between blank lines, prose
+ * paragraphs and list items re-wrapped, one blank line at most in a row. Code blocks, `^^^` blocks,
+ * indented lines, tables, quotes, other headings and rules stay as they are. Idempotent; never
+ * throws.
  */
 export function formatReport(reply: string): FormattedReport {
   const lines = reply.replace(/\r\n?/g, "\n").split("\n").map((line) => line.trimEnd());
@@ -197,9 +193,9 @@ function misreads(line: string): boolean {
 }
 
 /**
- * Wraps `text` to {@link REPORT_WIDTH} code points, the first line starting
- * with `first`, the others with `rest`; a line that would read as structure
- * takes the last word of the line above with it.
+ * Wraps `text` to {@link REPORT_WIDTH} code points, the first line starting with `first`, the
+ * others with `rest`; a line that would read as structure takes the last word of the line above
+ * with it.
  */
 function wrap(text: string, first: string, rest: string): string[] {
   const words = text.split(/\s+/).filter((word) => word !== "").flatMap((word) =>
@@ -240,7 +236,6 @@ function wrap(text: string, first: string, rest: string): string[] {
   return lines.map((line, i) => `${i === 0 ? first : rest}${line.join(" ")}`);
 }
 
-/** Cuts a word longer than `max` code points into pieces of `max`. */
 function cut(word: string, max: number): string[] {
   const points = [...word];
   if (points.length <= max) return [word];

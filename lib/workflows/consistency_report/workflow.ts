@@ -1,23 +1,28 @@
 /**
  * The consistency report: one LLM call whose reply, formatted, becomes
- * `agent-config/consistency-report.txt`. It never changes a project file nor
- * runs the build, whatever the reply holds.
- *
+ * `agent-config/consistency-report.txt`. It never changes a project file nor runs the build,
+ * whatever the reply holds.
  * @module
  */
-
 import { joinPrompt, section } from "../../prompts/layout.ts";
 import { prepareCodebase } from "../../context_builder/context_builder.ts";
-import { CodeCommitError, EXIT, type ExitStatus } from "../../errors/errors.ts";
+import { CodeCommitError, EXIT, type ExitStatus, messageOf } from "../../errors/errors.ts";
+import { denoFileSystem, under } from "../../file_system/file_system.ts";
+import { describeEntry, lstatOrUndefined } from "../../file_system/lstat.ts";
+import { checkRealFolder } from "../../file_system/real_folders.ts";
+import { writeAtomically } from "../../file_system/write_atomically.ts";
 import { SINGLE_QUERY, SLUGS } from "../../logger/log_names.ts";
 import { RunLog } from "../../logger/run_log.ts";
-import { readQuery } from "../../preconditions/preconditions.ts";
+import {
+  AGENT_CONFIG_DIR,
+  CONSISTENCY_REPORT_FILE as REPORT_FILE,
+  readQuery,
+} from "../../preconditions/preconditions.ts";
 import { SYSTEM_PROMPTS } from "../../prompts/system_prompts.ts";
 import { scanBlocks } from "../../reply/blocks.ts";
 import { plural } from "../../text/plural.ts";
 import { askModel, type Session } from "../../session/session.ts";
 import { formatReport, REPORT_HEADINGS } from "./report.ts";
-import { checkReportDestination, REPORT_FILE, writeReport } from "./report_file.ts";
 
 /** The consistency prompt; without `codebase` (the context builder's input), no codebase section. */
 function consistencyPrompt(query: string, codebase?: string): string {
@@ -30,9 +35,8 @@ function consistencyPrompt(query: string, codebase?: string): string {
 
 /**
  * Runs the consistency report: 0 once written, even with headings missing.
- *
- * @throws {CodeCommitError} for a missing input, an unsafe or unwritable
- * report; exit 4 for an empty reply or one with no heading (the old report stays).
+ * @throws {CodeCommitError} for a missing input, an unsafe or unwritable report; exit 4 for an
+ * empty reply or one with no heading (the old report stays).
  * @throws {LlmError} when the call fails; {InterruptedError} on Ctrl-C.
  */
 export async function runConsistencyReport(session: Session): Promise<ExitStatus> {
@@ -67,9 +71,7 @@ export async function runConsistencyReport(session: Session): Promise<ExitStatus
     );
   }
   if (reply.truncated) {
-    console.warn(
-      `the reply was cut off at the model's output limit; the report may end early`,
-    );
+    console.warn("the reply was cut off at the model's output limit; the report may end early");
   }
   if (report.missing.length > 0) {
     const named = report.missing.map((heading) => `"${heading}"`).join(", ");
@@ -93,4 +95,46 @@ export async function runConsistencyReport(session: Session): Promise<ExitStatus
   );
   console.result(REPORT_FILE);
   return EXIT.ok;
+}
+
+/**
+ * @throws {CodeCommitError} naming the path and what to do unless `agent-config` is a real folder
+ * and the report absent or a regular file.
+ */
+async function checkReportDestination(root: string): Promise<void> {
+  const folder = await checkRealFolder(denoFileSystem, root, AGENT_CONFIG_DIR);
+  if (!folder.ok) {
+    throw new CodeCommitError(
+      folder.found === "missing"
+        ? `${AGENT_CONFIG_DIR}/ not found: the consistency report is written to ${REPORT_FILE}; create the folder`
+        : folder.found === "symlink"
+        ? `${AGENT_CONFIG_DIR} is a symbolic link; the consistency report is written only into a real ` +
+          `${AGENT_CONFIG_DIR}/ folder: replace the link with a folder`
+        : `${AGENT_CONFIG_DIR} is not a folder: it must be the folder of your keys`,
+      EXIT.setup,
+    );
+  }
+  const file = await lstatOrUndefined(under(root, REPORT_FILE));
+  if (file === undefined || file.isFile) return;
+  throw new CodeCommitError(
+    `${REPORT_FILE} is ${describeEntry(file)}; code-commit writes the report only as a ` +
+      "regular file: remove it",
+    EXIT.setup,
+  );
+}
+
+/**
+ * Writes `text` to the report atomically (a reader sees the old or the new one; a failed write
+ * keeps the old), checking right before that no link leads it elsewhere.
+ * @throws {CodeCommitError} naming the report when it cannot be written safely.
+ */
+async function writeReport(root: string, text: string): Promise<void> {
+  await checkReportDestination(root);
+  try {
+    await writeAtomically(denoFileSystem, root, REPORT_FILE, new TextEncoder().encode(text));
+  } catch (error) {
+    throw new CodeCommitError(`cannot write ${REPORT_FILE}: ${messageOf(error)}`, EXIT.setup, {
+      cause: error,
+    });
+  }
 }

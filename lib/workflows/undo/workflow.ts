@@ -1,7 +1,6 @@
 /**
- * `code-commit --undo`: takes back the most recent run that changed files, as
- * a whole; no LLM call, no key, no network.
- *
+ * `code-commit --undo`: takes back the most recent run that changed files, as a whole; no LLM call,
+ * no key, no network.
  * @module
  */
 import { RunRecord } from "../../cli/run_record.ts";
@@ -27,11 +26,10 @@ const UNDONE = {
 } as const;
 
 /**
- * Runs `--undo`: rolls back an interrupted apply (with `--force`, even over
- * paths changed since), then restores every path the last run changed.
- *
- * @throws {CodeCommitError} from a subfolder; with nothing to undo, or paths
- * changed since without `--force`; an `ApplyError` when the restore failed.
+ * Runs `--undo`: rolls back an interrupted apply (with `--force`, even over paths changed since),
+ * then restores every path the last run changed.
+ * @throws {CodeCommitError} from a subfolder; with nothing to undo, or paths changed since without
+ * `--force`; an `ApplyError` when the restore failed.
  */
 export async function runUndoWorkflow(
   root: string,
@@ -58,11 +56,10 @@ export async function runUndoWorkflow(
     paths: [...planned.paths].sort((a, b) => compareCodePoints(a.path, b.path)),
     changedSince: [...planned.changedSince].sort((a, b) => compareCodePoints(a.path, b.path)),
   };
-  const which = `the ${plan.run.workflow} run ${
-    plan.logDirs.length > 0
-      ? `logged in ${plan.logDirs[0]}`
-      : `started ${formatUtc(plan.run.startedAt)}`
-  }`;
+  const when = plan.logDirs.length > 0
+    ? `logged in ${plan.logDirs[0]}`
+    : `started ${formatUtc(plan.run.startedAt)}`;
+  const which = `the ${plan.run.workflow} run ${when}`;
   console.info(`undo: taking back ${which} (${plural(plan.paths.length, "file")})`);
   const result = await runUndo(root, plan, options.force);
 

@@ -1,10 +1,8 @@
 /**
- * `code-commit --rollup`: writes `agent-config/codeRollup.txt` from every file
- * git would track and prints one summary line. No key, no LLM call.
- *
+ * `code-commit --rollup`: writes `agent-config/codeRollup.txt` from every file git would track and
+ * prints one summary line. No key, no LLM call.
  * @module
  */
-
 import type { Console } from "../../console/console.ts";
 import { EXIT, type ExitStatus } from "../../errors/errors.ts";
 import { READ_LIMITS } from "../../file_system/read_limits.ts";
@@ -19,11 +17,10 @@ import { readKnownKeys } from "../../secrets/keys.ts";
 import { Redactor } from "../../secrets/redact.ts";
 
 /**
- * Writes the rollup of `root`, warns of each file holding a key (a prompt
- * holding one is refused) and prints the summary line; returns 0.
- *
- * @throws {CodeCommitError} outside a repository's root, or when the rollup
- * cannot be made or written safely.
+ * Writes the rollup of `root`, warns of each file holding a key (a prompt holding one is refused)
+ * and prints the summary line; returns 0.
+ * @throws {CodeCommitError} outside a repository's root, or when the rollup cannot be made or
+ * written safely.
  */
 export async function runRollup(root: string, console: Console): Promise<ExitStatus> {
   await checkRepositoryRoot(root, true);
