@@ -11,9 +11,7 @@ import { blockOf } from "../project_files/file_block.ts";
 import { readProjectFile } from "../project_files/read_file.ts";
 import { unwrapPath } from "../reply/parse.ts";
 
-/** The line that opens the list. */
 const FILES_OPEN = "%%%files";
-/** The line that closes the list. */
 const FILES_CLOSE = "%%%end";
 
 /** The paths of the list, or why the reply has no usable list. */

@@ -18,10 +18,8 @@ import { askModel, type Session } from "../session/session.ts";
 /** What the context builder needs: the next agent's prompt, and the log folder it logs in. */
 export type ContextRequest = { readonly nextAgentPrompt: string; readonly log: RunLog };
 
-/** At most this many warnings about the summary are printed one per line; the rest are counted. */
 const MAX_WARNINGS_SHOWN = 10;
 
-/** The preprocessing prompt: system prompt, next agent's prompt, summary, each after its marker. */
 function contextQueryPrompt(nextAgentPrompt: string, summary: string): string {
   const [system, next, codebase] = [SYSTEM_PROMPTS.contextQuery, nextAgentPrompt, summary]
     .map((text) => text.endsWith("\n") ? text : `${text}\n`);

@@ -23,7 +23,6 @@ import { describeSkipped, listFolder, type WalkOptions, walkTree } from "../proj
 import { under } from "../file_system/file_system.ts";
 import { lstatOrUndefined } from "../file_system/lstat.ts";
 
-/** The top-level files shown in full, where present. */
 const SUMMARY_FILES: readonly string[] = Object.freeze([
   ".gitignore",
   "build.sh",
@@ -34,7 +33,6 @@ const SUMMARY_FILES: readonly string[] = Object.freeze([
   SPEC_FILE,
 ]);
 
-/** A module's dependency and API documents, shown in full where present. */
 const MODULE_DOCS = [DEPENDENCIES_FILE, API_FILE, "InternalDependencies.md", "PublicAPI.md"];
 
 /**

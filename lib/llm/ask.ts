@@ -120,10 +120,8 @@ export async function ask(
   return { ...rest, body: "" };
 }
 
-/** Past this many characters, a reply's `.txt` log leaves out its blocks' content. */
 const WHOLE_REPLY_LOGGED = 1024 * 1024;
 
-/** A reply's `.txt` log: the text, or past {@link WHOLE_REPLY_LOGGED} its outline. */
 function replyTextForLog(text: string, jsonName: string): string {
   if (text.length <= WHOLE_REPLY_LOGGED) return text;
   return `[code-commit: this reply is ${formatCount(text.length)} characters long; the content ` +
@@ -141,8 +139,8 @@ const STREAMED_TEXT =
   /"(?:text|content|refusal|reasoning_content|reasoning)"\s*:\s*"((?:[^"\\]|\\.)*)"/g;
 
 /**
- * A reply's raw events log: the events, unless the text they stream, joined, holds a key: a
- * key can arrive cut across two events, in pieces no masking finds; then a line saying so.
+ * The raw events, unless their streamed text, joined, holds a key: a key cut across two events
+ * is in pieces no masking finds.
  */
 function eventsForLog(events: string, redactor: Redactor, jsonName: string): string {
   let streamed = "";

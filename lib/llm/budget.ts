@@ -10,7 +10,6 @@ import { estimateTokens as estimateTextTokens, tokensOfBytes, utf8Length } from 
 /** A file, or a top-level folder (`lib/`), its estimated tokens and its share (0 to 1) of all. */
 type TokenShare = { path: string; tokens: number; share: number };
 
-/** The block header of a codebase summary's list of file names. */
 const FILENAMES = "FILENAMES";
 /** Block headers of a codebase summary that name no file. */
 const NOT_FILES = new Set([FILENAMES, "END FILENAMES"]);
@@ -57,7 +56,7 @@ export function codebaseShares(
   return { tokens: tokensOfBytes(total), folders: largest(folders), files: largest(sizes) };
 }
 
-/** The `x` of a `--- x ---` line that heads a block: a list header or a path a rollup could hold. */
+/** The `x` of a `--- x ---` block header: a list header or a path a rollup could hold. */
 function headerPath(line: string): string | undefined {
   if (!line.endsWith(" ---") || !line.startsWith("--- ") || line.length <= 8) return undefined;
   const path = line.slice(4, -4);

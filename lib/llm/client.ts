@@ -28,7 +28,6 @@ import {
   type LlmReply,
 } from "./types.ts";
 
-/** Each provider's adapter, loaded when a client of it is made. */
 const ADAPTERS: Record<Provider, () => Promise<ApiAdapter>> = {
   gemini: async () => (await import("./gemini.ts")).geminiAdapter,
   openai: async () => (await import("./openai.ts")).openaiAdapter,
@@ -131,7 +130,6 @@ export function createClient(
   };
 }
 
-/** What every attempt of one call shares; `host` names the server in messages. */
 interface AttemptContext {
   readonly target: ModelTarget;
   readonly adapter: ApiAdapter;
@@ -140,11 +138,7 @@ interface AttemptContext {
   readonly onProgress?: (progress: StreamProgress) => void;
 }
 
-/**
- * What one attempt came to: a usable reply (its body as received or assembled, and the raw
- * events of a stream), or a failure: worth another attempt (`retry`, with the server's wait
- * hint) or not; `counted`: its message ends with how many attempts were made.
- */
+/** One attempt's outcome; `counted`: a failure's message ends with how many attempts were made. */
 type Verdict =
   | { kind: "reply"; reply: ParsedReply; text: string; events?: string }
   | {
@@ -156,21 +150,15 @@ type Verdict =
     hintMs?: number;
   };
 
-/** A failure that ends the call. */
 function final(message: string, details: LlmErrorDetails = {}, counted = false): Verdict {
   return { kind: "fail", message, details, retry: false, counted };
 }
 
-/** A failure worth another attempt, after the server's wait hint `hintMs` when it gave one. */
 function retry(message: string, details: LlmErrorDetails, hintMs?: number): Verdict {
   return { kind: "fail", message, details, retry: true, counted: true, hintMs };
 }
 
-/**
- * Makes one attempt and classifies it: an answer by {@link classifyAnswer}; no answer because
- * Deno's permissions refused, a redirect, a body too large or too slow ends the call, a
- * network failure or a cut stream is worth another attempt. @throws {InterruptedError} on abort.
- */
+/** Makes one attempt and classifies it. @throws {InterruptedError} on abort. */
 async function tryOnce(
   request: HttpRequest,
   context: AttemptContext,
@@ -196,7 +184,6 @@ async function tryOnce(
   return classifyAnswer(answer, context);
 }
 
-/** Classifies a request that got no answer (`timedOut`: the time limit ended it). */
 function classifyFailure(error: unknown, context: AttemptContext, timedOut: boolean): Verdict {
   const { host } = context;
   if (timedOut) {
@@ -229,11 +216,7 @@ function classifyFailure(error: unknown, context: AttemptContext, timedOut: bool
   return retry(`cannot reach ${host}: ${(error as Error).message}`, { cause: error });
 }
 
-/**
- * Classifies an HTTP answer: a 2xx with a usable body is the reply (an unusable one ends the
- * call); an error answer is retried when its status is worth it and its body shows nothing
- * that no wait can cure, and ends the call otherwise, naming the cause and what to do.
- */
+/** An error answer is retried when its status is worth it and its body shows no incurable cause. */
 function classifyAnswer(answer: Answer, context: AttemptContext): Verdict {
   const { status, headers, text, events } = answer;
   const { target, adapter } = context;
@@ -276,19 +259,12 @@ function classifyAnswer(answer: Answer, context: AttemptContext): Verdict {
   return final(`${reason}${key}`, details, true);
 }
 
-/**
- * An HTTP answer, its body read whole (a stream's: assembled, or its error event); `invalid`
- * says why a body that is not valid UTF-8 is refused.
- */
+/** An HTTP answer, its body read whole; `invalid`: why a body not valid UTF-8 is refused. */
 type Answer = { status: number; headers: Headers; text: string; events?: string; invalid?: string };
 
 /** The largest response body read: a model's whole output is well under 1 MiB. */
 const MAX_BODY_BYTES = 64 * 2 ** 20;
 
-/**
- * Reads the whole body of `response`: an event stream through the adapter's assembler,
- * anything else (an error, or plain JSON) whole. Refuses one larger than {@link MAX_BODY_BYTES}.
- */
 async function readAnswer(response: Response, context: AttemptContext): Promise<Answer> {
   const { status, headers, body } = response;
   const type = headers.get("content-type") ?? "";
@@ -313,31 +289,21 @@ async function readAnswer(response: Response, context: AttemptContext): Promise<
   return { status, headers, text: lossy, invalid: invalidUtf8Message(bytes) };
 }
 
-/** Waits `ms` milliseconds (keeping the process alive); rejects if `signal` aborts first. */
 function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return delay(ms, undefined, { signal }).catch(() => {
     throw interruption(signal);
   });
 }
 
-/** A body larger than the limit: refused. */
 class BodyTooLargeError extends Error {}
 
-/**
- * A stream that ended or broke before it said it was whole (`cut`: worth another attempt), or
- * that holds an event not of the API's or bytes not UTF-8; `events`: the raw events received.
- */
+/** An unusable stream; `cut`: it ended before it said it was whole (worth another attempt). */
 class StreamError extends Error {
   constructor(message: string, readonly events: string, readonly cut: boolean, cause?: unknown) {
     super(message, { cause });
   }
 }
 
-/**
- * Reads `body` through `assembler` to its end (or first error event and its `status`).
- * @throws {BodyTooLargeError} past {@link MAX_BODY_BYTES}. @throws {StreamError} when the
- * stream is cut, or holds what is not the API's or not UTF-8.
- */
 async function readEventStream(
   body: ReadableStream<Uint8Array>,
   assembler: StreamAssembler,

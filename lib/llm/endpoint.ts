@@ -7,7 +7,6 @@ import { NET_HOSTS } from "../permissions/permissions.ts";
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
-/** The `host:port` pairs beyond loopback that code-commit's net permission allows. */
 const PERMITTED_REMOTE: ReadonlySet<string> = new Set<string>(
   NET_HOSTS.filter((host) => host.includes(".") && host.endsWith(":443")),
 );

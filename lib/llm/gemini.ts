@@ -134,12 +134,11 @@ export const geminiAdapter: ApiAdapter = {
   assembler: geminiAssembler,
 };
 
-/** Some Google front ends wrap the error in a one-element array: its element. */
+// Some Google front ends wrap the error in a one-element array.
 function unwrap(json: unknown): unknown {
   return Array.isArray(json) && json.length === 1 ? json[0] : json;
 }
 
-/** The HTTP status each google.rpc status word stands for. */
 const RPC_STATUS: Readonly<Record<string, number>> = {
   INVALID_ARGUMENT: 400,
   FAILED_PRECONDITION: 400,
@@ -154,9 +153,8 @@ const RPC_STATUS: Readonly<Record<string, number>> = {
 };
 
 /**
- * Assembles a Gemini stream of `GenerateContentResponse` chunks: consecutive text parts of the
- * same kind (thought or answer) are joined into one part; the last finish reason, usage and
- * prompt feedback win. Whole once a chunk gave a finish reason (or said the prompt was blocked).
+ * Joins consecutive text parts of the same kind (thought or answer); the last finish reason,
+ * usage and feedback win. Whole once a chunk gave a finish reason or said the prompt was blocked.
  */
 function geminiAssembler(): StreamAssembler {
   const parts: z.infer<typeof PartSchema>[] = [];
@@ -221,7 +219,6 @@ function geminiAssembler(): StreamAssembler {
   };
 }
 
-/** The first detail of `error` of the google.rpc type `name`, e.g. `RetryInfo`. */
 function detail(error: GeminiError, name: string): Record<string, unknown> | undefined {
   return error.details?.find((item) => item["@type"] === `type.googleapis.com/google.rpc.${name}`);
 }
@@ -263,7 +260,7 @@ function diagnoseQuota(error: GeminiError): Diagnosis | undefined {
   return undefined;
 }
 
-/** Names a 403 whose key is fine but whose project has not enabled the API. */
+/** A 403 whose key is fine but whose project has not enabled the API. */
 function diagnoseDisabledApi(
   errorInfo: z.infer<typeof ErrorInfoSchema> | undefined,
 ): Diagnosis | undefined {

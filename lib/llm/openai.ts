@@ -125,7 +125,6 @@ export const openaiAdapter: ApiAdapter = {
   assembler: openaiAssembler,
 };
 
-/** The HTTP status each OpenAI error type or code stands for. */
 const ERROR_STATUS: Readonly<Record<string, number>> = {
   invalid_request_error: 400,
   invalid_api_key: 401,
@@ -140,9 +139,8 @@ const ERROR_STATUS: Readonly<Record<string, number>> = {
 };
 
 /**
- * Assembles a chat completion stream: each chunk holds the next piece (`delta`) of the one
- * choice's message; the finish reason comes in the last chunk with a choice, the usage after
- * it, then `[DONE]`. Whole once both the finish reason and `[DONE]` have arrived.
+ * Joins the `delta`s of the one choice; the finish reason comes in the last chunk with a
+ * choice, the usage after it, then `[DONE]`. Whole once both have arrived.
  */
 function openaiAssembler(): StreamAssembler {
   let content = "";

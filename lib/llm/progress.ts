@@ -12,7 +12,7 @@ export interface StreamProgress {
   readonly answerTokens?: number;
 }
 
-/** Characters a token stands for, roughly, in code and English. */
+// Roughly, in code and English.
 const CHARS_PER_TOKEN = 4;
 
 /**

@@ -3,7 +3,6 @@
  * @module
  */
 
-/** HTTP statuses worth another attempt: timeouts, rate limits and server trouble. */
 const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 
 /**

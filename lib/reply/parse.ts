@@ -15,7 +15,6 @@ export type ParseResult =
   | { readonly ok: true; readonly operations: FileOperation[]; readonly warnings: string[] }
   | { readonly ok: false; readonly reason: string };
 
-/** An operation together with the line its header is on. */
 type ParsedBlock = { operation: FileOperation; line: number };
 
 /**
@@ -71,13 +70,9 @@ export function parseReply(text: string): ParseResult {
   return { ok: true, operations: lastBlockPerPath(blocks, warnings), warnings };
 }
 
-/** A markdown fence's opening line: three or more backticks or tildes, then an info string. */
 const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})([^\n]*)$/;
 
-/**
- * When `content` is one markdown fenced code block from its first line to its last, its inside
- * and the two fence lines. Never throws.
- */
+/** When `content` is one markdown fenced code block, first line to last: its inside and fences. */
 function fencedContent(
   content: string,
 ): { inner: string; open: string; close: string } | undefined {
@@ -93,7 +88,7 @@ function fencedContent(
   return { inner, open: lines[0], close: lines[close] };
 }
 
-/** Marks a model wraps a path in, longest first, and their names. */
+// Longest first.
 const WRAPPERS = { "**": "**", "`": "backticks", '"': "double quotes", "'": "single quotes" };
 
 /**
@@ -114,7 +109,7 @@ export function unwrapPath(path: string): { inner: string; names: string[] } {
   }
 }
 
-/** Keeps only the last block of each path, where it stands, warning for each path with more. */
+// Keeps the last block of each path, where it stands, warning for each path with more.
 function lastBlockPerPath(blocks: readonly ParsedBlock[], warnings: string[]): FileOperation[] {
   const byPath = Map.groupBy(blocks, (block) => block.operation.path);
   for (const [path, seen] of byPath) {

@@ -5,7 +5,7 @@
 
 import { scanBlocks } from "./blocks.ts";
 
-/** A line that only opens or closes a markdown code fence (models wrap blocks in them). */
+// Models wrap blocks in markdown fences.
 const FENCE = /^\s*(```+|~~~+)[\w.+-]*\s*$/;
 
 /**

@@ -29,7 +29,6 @@ import { tokensOfBytes, utf8Length } from "../text/tokens.ts";
 import { under } from "../file_system/file_system.ts";
 import { LEFT_OUT_NAMES, type LeftOutKind, readRollupFiles } from "./rollup_file.ts";
 
-/** How the first line of a rollup made by code-commit begins. */
 const ROLLUP_MARK = "code-commit --rollup:";
 
 /** A file (or folder) left out of the rollup, and why. */
@@ -111,10 +110,7 @@ export async function makeRollup(root: string): Promise<Rollup> {
   };
 }
 
-/**
- * Why a tracked path the walk did not list cannot go into the rollup, or undefined when it can
- * (a tracked file git's rules would ignore); `missing` when it is gone (git shows it deleted).
- */
+/** Why a tracked path the walk did not list stays out; undefined: it goes in (git ignores it). */
 async function trackedFileProblem(
   root: string,
   path: string,
@@ -137,7 +133,6 @@ async function trackedFileProblem(
   return info.isFile ? undefined : "special";
 }
 
-/** At most this many paths are named for each kind left out. */
 const NAMED_PER_KIND = 3;
 
 /** The line that sums a rollup up: files, size, the largest, what was left out. Never throws. */
@@ -189,15 +184,11 @@ export function filesHolding(rollup: Rollup, secrets: readonly string[]): string
   return [...found].sort((a, b) => a - b).map((index) => rollup.files[index]);
 }
 
-/** Whether no prompt may hold the tracked `path`: in a protected entry, or in git's data. */
 function isUnreadable(path: string, gitData: GitData): boolean {
   return protectedRulesFor(path).some((rule) => !rule.readable) || isGitData(gitData, path);
 }
 
-/**
- * The tracked files changed after `since`, in code-point order, protected ones and names not
- * UTF-8 not looked at. @throws {CodeCommitError} when `.git/index` or an ignore file cannot be read.
- */
+/** The tracked files changed after `since`, in order. @throws {CodeCommitError} as trackedPaths. */
 async function trackedFilesNewerThan(root: string, since: Date): Promise<string[]> {
   const { paths: all, notUtf8 } = await trackedPaths(root);
   const gitData = all.length === 0 ? undefined : await findGitFiles(await IgnoreRules.load(root));

@@ -31,7 +31,7 @@ export const LEFT_OUT_NAMES = {
 /** Why a file git would list is not in the rollup. */
 export type LeftOutKind = keyof typeof LEFT_OUT_NAMES;
 
-/** How many files are read at once: each open waits on a thread, the reads themselves do not. */
+// Each open waits on a thread, the reads themselves do not.
 const READ_CONCURRENCY = 16;
 
 /**
