@@ -1,6 +1,5 @@
 /**
- * The files the preprocessing LLM chooses: the one list of paths its reply holds between
- * `%%%files` and `%%%end`, and the codebase made of those the path guard allows.
+ * The files the preprocessing LLM chooses (its `%%%files` list), and the codebase made of them.
  * @module
  */
 
@@ -19,10 +18,7 @@ export type FileListResult =
   | { readonly ok: true; readonly paths: readonly string[] }
   | { readonly ok: false; readonly reason: string };
 
-/**
- * Reads the file list of a reply: one `%%%files` line, then one `%%%end`; blank and fence lines,
- * list markers and wrappings dropped, a path given twice kept once, none checked. Never throws.
- */
+/** Reads the one `%%%files` … `%%%end` list of a reply; no path checked. Never throws. */
 export function parseFileList(reply: string): FileListResult {
   const lines = reply.split("\n").map((line) => line.trim());
   const indexesOf = (marker: string) => lines.flatMap((line, at) => line === marker ? [at] : []);
@@ -57,11 +53,8 @@ export function parseFileList(reply: string): FileListResult {
 }
 
 /**
- * Reads each of `paths` and joins the files read into `--- path ---` blocks (`text`, in the
- * list's order): `included` names them, `dropped` the requests not provided and why. A path the
- * guard refuses is never named in the text; a binary or oversized file's block is a one-line
- * note; a file is included once; a path `exclude` matches is dropped unread.
- * @throws {CodeCommitError} only when the ignore rules cannot be read.
+ * Reads `paths` into `--- path ---` blocks, each file once; a path the guard refuses is never named
+ * in the text. @throws {CodeCommitError} only when the ignore rules cannot be read.
  */
 export async function assembleChosenFiles(
   root: string,

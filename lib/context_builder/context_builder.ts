@@ -1,6 +1,5 @@
 /**
- * A run's codebase ({@link prepareCodebase}): the rollup, or with `--build-context` the files a
- * preprocessing LLM call names from a summary of the project and the next agent's prompt.
+ * A run's codebase: the rollup, or with `--build-context` the files a preprocessing call names.
  * @module
  */
 
@@ -27,8 +26,7 @@ function contextQueryPrompt(nextAgentPrompt: string, summary: string): string {
 }
 
 /**
- * A run's codebase: the rollup, read now (a missing one stops the run first), or with
- * `--build-context` the builder, run when the returned function is called.
+ * A run's codebase: the rollup, read now, or the builder, run when the returned function is.
  * @throws {CodeCommitError} when the rollup is needed and missing, or cannot be made again.
  */
 export async function prepareCodebase(
@@ -39,12 +37,7 @@ export async function prepareCodebase(
   return () => Promise.resolve(rollup);
 }
 
-/**
- * Builds the next agent's codebase: the files the model chooses from the project's summary.
- * @throws {CodeCommitError} when the summary cannot be made, the reply has no usable list or
- * no file of it can be read, or the prompt holds a key. @throws {LlmError} when the call fails.
- * @throws {InterruptedError} on Ctrl-C.
- */
+// The files the model chooses from the project's summary; the errors of `askModel`, or none read.
 async function buildContext(session: Session, request: ContextRequest): Promise<string> {
   const { root, console, client } = session;
   const { log } = request;

@@ -39,10 +39,7 @@ export class TokenTally implements TokenUsage {
   }
 }
 
-/**
- * What one call needs besides the client and the prompt: where it is shown and logged, the
- * redactor (a prompt holding a key is never sent), the run's totals and the prompt budget.
- */
+/** What one call needs besides the client and the prompt. */
 export interface AskContext {
   readonly console: Console;
   readonly log: RunLog;
@@ -54,10 +51,8 @@ export interface AskContext {
 }
 
 /**
- * Sends `prompt` to `client` with logging, progress and redaction; the body is logged, not kept.
- * @throws {CodeCommitError} when the prompt holds an API key or cannot fit `context.budget`
- * (nothing sent). @throws {LlmError} when the call fails (the reply file starts with `ERROR`).
- * @throws {InterruptedError} on Ctrl-C.
+ * Sends `prompt` with logging, progress and redaction. @throws {CodeCommitError} when the prompt
+ * holds a key or is too large. @throws {LlmError} on failure. @throws {InterruptedError} on Ctrl-C.
  */
 export async function ask(
   client: LlmClient,

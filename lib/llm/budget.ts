@@ -14,10 +14,7 @@ const FILENAMES = "FILENAMES";
 /** Block headers of a codebase summary that name no file. */
 const NOT_FILES = new Set([FILENAMES, "END FILENAMES"]);
 
-/**
- * The largest files of the `--- path ---` blocks in `text` and top-level folders, at most `count`
- * of each (a `--- FILENAMES ---` list's names count for their files). Never throws.
- */
+/** The largest files of the `--- path ---` blocks in `text`, and folders, `count` of each. */
 export function codebaseShares(
   text: string,
   count = 5,
@@ -97,10 +94,7 @@ export interface PromptBudget {
   readonly buildContext?: boolean;
 }
 
-/**
- * Checks that `prompt` fits `budget`. @throws {CodeCommitError} (exit {@link EXIT.setup}) when
- * its estimated tokens are more than the model's input limit, naming what is large and what to do.
- */
+/** Checks that `prompt` fits `budget`. @throws {CodeCommitError} when it does not. */
 export function checkPromptBudget(prompt: string, budget: PromptBudget): void {
   const tokens = estimateTextTokens(prompt);
   if (tokens <= budget.inputLimit) return;

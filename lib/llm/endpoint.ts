@@ -12,9 +12,8 @@ const PERMITTED_REMOTE: ReadonlySet<string> = new Set<string>(
 );
 
 /**
- * The base URL to use: `value` when set (validated), else `fallback`; no trailing `/`.
- * @throws {CodeCommitError} naming `envName` when the value is not a URL the key may safely
- * travel to, or names a host the Deno permissions do not let code-commit reach.
+ * `value` when set (validated), else `fallback`; no trailing `/`. @throws {CodeCommitError}
+ * when the value is not a URL the key may safely travel to, or a host Deno may not reach.
  */
 export function resolveBaseUrl(
   envName: string,
@@ -51,10 +50,8 @@ export function resolveBaseUrl(
 }
 
 /**
- * The base URL of a local model's server, from `envName` (its value `value`): it must be set
- * and name this machine, since a local model is sent no key and the prompt must not leave it.
- * @throws {UsageError} when the variable is unset, is not a URL, or names another host.
- * @throws {CodeCommitError} as {@link resolveBaseUrl} otherwise.
+ * The base URL of a local model's server: it must name this machine, the prompt must not leave it.
+ * @throws {UsageError} when unset, not a URL, or another host; else as {@link resolveBaseUrl}.
  */
 export function resolveLocalBaseUrl(
   envName: string,
@@ -81,9 +78,8 @@ export function resolveLocalBaseUrl(
 }
 
 /**
- * The warning for a run about to send the OpenAI key to `baseUrl` on this machine: whatever
- * listens there gets the key (a local model's server, or anyone's once it stopped). Undefined
- * otherwise, and for Gemini, which no local server speaks. Never throws.
+ * The warning for sending the OpenAI key to this machine: whatever listens there gets it (anyone's
+ * server once the local one stopped). Undefined otherwise, and for Gemini. Never throws.
  */
 export function loopbackKeyWarning(
   provider: string,

@@ -5,10 +5,7 @@
 
 const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 
-/**
- * The default retry policy: at most 5 requests for one call, backoff waits of 2 s doubling to at
- * most 60 s, and server hints honoured up to 5 minutes (a longer one ends the call).
- */
+/** The default retry policy: a longer server hint than `maxHintMs` ends the call. */
 export const DEFAULT_RETRY_POLICY = {
   maxAttempts: 5,
   baseDelayMs: 2_000,
@@ -34,10 +31,7 @@ export function backoffDelayMs(
   return Math.round(ceiling * (0.5 + random() / 2));
 }
 
-/**
- * The server's wait hint from `retry-after-ms`, else `retry-after` (seconds or an HTTP date), in
- * milliseconds; undefined when there is none. Never throws.
- */
+/** The wait hint of `retry-after-ms`, else `retry-after`, in milliseconds. Never throws. */
 export function retryAfterFromHeaders(
   headers: Headers,
   now: number = Date.now(),

@@ -1,7 +1,6 @@
 /**
- * The `^^^` file-block syntax of an LLM reply, in one place: a header line `^^^path`, content
- * lines kept verbatim up to a line that is exactly `^^^end` (trailing white space allowed), or
- * `^^^delete` on the line right after the header. No other module restates these markers.
+ * The `^^^` file-block syntax of an LLM reply, in one place: `^^^path`, content lines verbatim,
+ * then `^^^end` (or `^^^delete` right after the header). No other module restates the markers.
  * @module
  */
 
@@ -10,11 +9,7 @@ export const HEADER_MARK = "^^^";
 const END_LINE = /^\^\^\^end\s*$/;
 const DELETE_LINE = /^\^\^\^delete\s*$/;
 
-/**
- * One item of a reply (line numbers 1-based): a file block (content lines each ending with a
- * newline; `closed` false when the reply ended first), a `^^^` with no file name, or a stray
- * `^^^end` or `^^^delete` outside any block.
- */
+/** One item of a reply (lines 1-based): a file block, a `^^^` with no name, or a stray marker. */
 export type ReplyItem =
   | {
     readonly kind: "block";
@@ -34,11 +29,7 @@ export function isBlockHeader(line: string): boolean {
     line.slice(HEADER_MARK.length).trim() !== "";
 }
 
-/**
- * The item that starts at `lines[index]` (0-based; CRLF or not), or `undefined` when that line
- * is prose. A block runs to its `^^^end` line, or is the header and its `^^^delete` line, or
- * runs to the last line when it is not closed. Never throws.
- */
+/** The item that starts at `lines[index]` (0-based), or `undefined` for prose. Never throws. */
 export function itemAt(lines: readonly string[], index: number): ReplyItem | undefined {
   const line = lines[index];
   const lineNumber = index + 1;
@@ -77,10 +68,7 @@ export function scanBlocks(reply: string): { lines: string[]; items: ReplyItem[]
   return { lines, items };
 }
 
-/**
- * `text` with the content of every file block replaced by the line `note(lines, characters)`
- * returns; everything else kept, line ends too. Never throws.
- */
+/** `text` with each file block's content replaced by the line `note` returns. Never throws. */
 export function outlineBlocks(
   text: string,
   note: (lines: number, characters: number) => string,

@@ -7,20 +7,14 @@
 import { scanBlocks } from "./blocks.ts";
 import type { FileOperation } from "./operations.ts";
 
-/**
- * What {@link parseReply} returns: one operation per path, in the order of each path's last
- * block, and warnings naming the line or path; or why the reply cannot be applied.
- */
+/** One operation per path with warnings, or why the reply cannot be applied. */
 export type ParseResult =
   | { readonly ok: true; readonly operations: FileOperation[]; readonly warnings: string[] }
   | { readonly ok: false; readonly reason: string };
 
 type ParsedBlock = { operation: FileOperation; line: number };
 
-/**
- * Parses the text of an LLM reply into the file operations it asks for. Never throws: a header
- * without a file name or a block without its `^^^end` gives `{ ok: false, reason }`.
- */
+/** Parses an LLM reply into the file operations it asks for. Never throws. */
 export function parseReply(text: string): ParseResult {
   const blocks: ParsedBlock[] = [];
   const warnings: string[] = [];
@@ -91,11 +85,7 @@ function fencedContent(
 // Longest first.
 const WRAPPERS = { "**": "**", "`": "backticks", '"': "double quotes", "'": "single quotes" };
 
-/**
- * The path inside the wrapping models put around paths in prose (backticks, quotes, `**`, also
- * nested), or the path itself when it is not wrapped (or nothing would be left); and the names
- * of the wrappers, outermost first. Never throws.
- */
+/** `path` unwrapped of backticks, quotes and `**` (nested too), and their names. Never throws. */
 export function unwrapPath(path: string): { inner: string; names: string[] } {
   const names: string[] = [];
   let inner = path;

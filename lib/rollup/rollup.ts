@@ -1,8 +1,6 @@
 /**
- * The code rollup, `agent-config/codeRollup.txt`: every file `git ls-files -co --exclude-standard`
- * lists, as `--- path ---` blocks in code-point order, less what a prompt may not hold (each kind
- * counted in the summary line). One made here starts with {@link ROLLUP_MARK}, and is remade
- * before each run so the model never sees stale code.
+ * The code rollup: every file git tracks or would track, as `--- path ---` blocks, less what a
+ * prompt may not hold. One made here is remade before each run: the model never sees stale code.
  * @module
  */
 
@@ -34,7 +32,7 @@ const ROLLUP_MARK = "code-commit --rollup:";
 /** A file (or folder) left out of the rollup, and why. */
 export type LeftOut = { readonly path: string; readonly kind: LeftOutKind };
 
-/** A rollup to write: text, files and where each block starts, what was left out and why. */
+/** A rollup to write: text, files and where each block starts, what was left out. */
 export interface Rollup {
   readonly text: string;
   readonly files: readonly string[];
@@ -43,10 +41,7 @@ export interface Rollup {
   readonly excluded?: number;
 }
 
-/**
- * Makes the rollup of the project at `root`. @throws {CodeCommitError} when an ignore file or
- * `.git/index` cannot be read, or the project root cannot be listed.
- */
+/** Makes the rollup of `root`. @throws {CodeCommitError} when the project cannot be listed. */
 export async function makeRollup(root: string): Promise<Rollup> {
   const rules = await IgnoreRules.load(root);
   const exclude = await CodeCommitIgnore.load(root);
@@ -160,10 +155,7 @@ export function describeRollup(rollup: Rollup): string {
   return `${head}; left out: ${parts.join(", ")}`;
 }
 
-/**
- * Writes `rollup` to `agent-config/codeRollup.txt` atomically, never through a symbolic link.
- * @throws {CodeCommitError} when `agent-config` or the rollup is a link, or the write fails.
- */
+/** Writes `rollup` atomically, never through a link. @throws {CodeCommitError} on failure. */
 export async function writeRollup(root: string, rollup: Rollup): Promise<void> {
   await writeFileAtomically(root, CODE_ROLLUP_FILE, rollup.text, { createFolders: true });
 }
@@ -206,9 +198,8 @@ async function trackedFilesNewerThan(root: string, since: Date): Promise<string[
 }
 
 /**
- * The codebase from the rollup: one code-commit made is made again first (the model must not
- * see code older than the files, or its whole-file replacements would undo newer work) and
- * written back unless `write` is false; another is read as it is, warning of newer files.
+ * The codebase from the rollup: one code-commit made is remade first (its whole-file replacements
+ * must not undo newer work), and written back if `write`; another is read, warning of newer files.
  * @throws {CodeCommitError} when the rollup is missing, cannot be remade or written, or too large.
  */
 export async function loadRollup(root: string, console: Console, write = true): Promise<string> {

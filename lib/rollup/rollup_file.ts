@@ -34,10 +34,7 @@ export type LeftOutKind = keyof typeof LEFT_OUT_NAMES;
 // Each open waits on a thread, the reads themselves do not.
 const READ_CONCURRENCY = 16;
 
-/**
- * Reads `paths` (relative to `root`) for the rollup, a few at a time, in order: each file's text,
- * or why it is left out (`missing`: nothing to say). Never throws.
- */
+/** Reads `paths` for the rollup, in order: each file's text, or why it stays out. Never throws. */
 export async function readRollupFiles(
   root: string,
   paths: readonly string[],
