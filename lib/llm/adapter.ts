@@ -4,7 +4,6 @@
  */
 import type { z } from "zod";
 import type { RequestShape } from "./models.ts";
-import type { StreamProgress } from "./progress.ts";
 import type { TokenUsage } from "./types.ts";
 
 /** One HTTP request to send: the URL never carries the key; the headers do. */
@@ -32,6 +31,14 @@ export interface ParsedError {
   readonly keyRejected?: boolean;
   readonly retryable?: boolean;
   readonly diagnosis?: Diagnosis;
+}
+
+/** What has arrived of one streamed reply: characters, and tokens when the API has said. */
+export interface StreamProgress {
+  readonly thinkingChars: number;
+  readonly answerChars: number;
+  readonly thinkingTokens?: number;
+  readonly answerTokens?: number;
 }
 
 /** An API error sent inside a stream, read like an HTTP answer of `status` with `body`. */

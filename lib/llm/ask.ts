@@ -12,7 +12,7 @@ import { formatCount, formatSeconds } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
 import { checkPromptBudget, type PromptBudget } from "./budget.ts";
 import { addCosts, type Cost, describeCost, estimateCost, NO_COST } from "./prices.ts";
-import { describeProgress } from "./progress.ts";
+import type { StreamProgress } from "./adapter.ts";
 import { type LlmClient, LlmError, type LlmReply, type TokenUsage } from "./types.ts";
 
 /** Token and cost totals of a run, across its calls. */
@@ -157,4 +157,25 @@ function describeUsage(usage: TokenUsage): string {
   const cached = usage.cached > 0 ? ` (${formatCount(usage.cached)} cached)` : "";
   return `${formatCount(usage.input)} input${cached}, ${formatCount(usage.output)} output, ` +
     `${formatCount(usage.thinking)} thinking tokens`;
+}
+
+// Roughly, in code and English.
+const CHARS_PER_TOKEN = 4;
+
+// `thinking 1,112 · answer 97 tokens`, estimated from characters (`~250`) where the API has not
+// counted; empty when nothing has arrived.
+function describeProgress(progress: StreamProgress): string {
+  let estimated = false;
+  const part = (name: string, tokens: number | undefined, chars: number) => {
+    if (tokens !== undefined && tokens > 0) return `${name} ${formatCount(tokens)}`;
+    if (chars === 0) return undefined;
+    estimated = true;
+    return `${name} ~${formatCount(Math.ceil(chars / CHARS_PER_TOKEN))}`;
+  };
+  const parts = [
+    part("thinking", progress.thinkingTokens, progress.thinkingChars),
+    part("answer", progress.answerTokens, progress.answerChars),
+  ].filter((text) => text !== undefined);
+  if (parts.length === 0) return "";
+  return `${parts.join(" · ")} tokens${estimated ? " (~ estimated from characters)" : ""}`;
 }

@@ -5,7 +5,13 @@
  */
 import { setTimeout as delay } from "node:timers/promises";
 import { EXIT, interruption } from "../errors/errors.ts";
-import type { ApiAdapter, HttpRequest, ParsedReply, StreamAssembler } from "./adapter.ts";
+import type {
+  ApiAdapter,
+  HttpRequest,
+  ParsedReply,
+  StreamAssembler,
+  StreamProgress,
+} from "./adapter.ts";
 import { excerpt, httpReason, oneLine } from "./adapter.ts";
 import { type ModelId, type ModelTarget, modelTarget, type Provider } from "./models.ts";
 import {
@@ -16,9 +22,7 @@ import {
   type RetryPolicy,
 } from "./retry.ts";
 import { formatSeconds } from "../text/numbers.ts";
-import { decodeStrictly } from "../text/utf8.ts";
-import { invalidUtf8Message } from "./invalid_utf8.ts";
-import type { StreamProgress } from "./progress.ts";
+import { decodeStrictly, firstInvalidUtf8 } from "../text/utf8.ts";
 import { SseParser } from "./sse.ts";
 import {
   type CompleteOptions,
@@ -287,6 +291,22 @@ async function readAnswer(response: Response, context: AttemptContext): Promise<
   if (text !== undefined) return { status, headers, text };
   const lossy = new TextDecoder().decode(bytes);
   return { status, headers, text: lossy, invalid: invalidUtf8Message(bytes) };
+}
+
+// The file blocks' marker lines, as they appear in the answer's JSON (`\n` escaped).
+const MARKER = /\^\^\^([^\s"\\^][^\s"\\]*)\\n/g;
+
+// Names the file block the first bad byte is in, if any.
+function invalidUtf8Message(body: Uint8Array): string {
+  const offset = firstInvalidUtf8(body) ?? body.length;
+  const before = new TextDecoder().decode(body.subarray(0, offset));
+  let block: string | undefined;
+  for (const match of before.matchAll(MARKER)) {
+    block = match[1] === "end" || match[1] === "delete" ? undefined : match[1];
+  }
+  const where = block === undefined ? "" : ` (in the block of the file ${block})`;
+  return `the reply is not valid UTF-8: byte ${offset} of its body${where} is not part of a ` +
+    "UTF-8 character; refused (its files are never written with bytes replaced): ask again";
 }
 
 function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -3,9 +3,8 @@
  * @module
  */
 import { CodeCommitError, EXIT, type ExitStatus } from "../errors/errors.ts";
-import type { ParsedReply } from "./adapter.ts";
+import type { ParsedReply, StreamProgress } from "./adapter.ts";
 import type { ModelId } from "./models.ts";
-import type { StreamProgress } from "./progress.ts";
 
 /** Tokens one call used: `cached` is the part of `input` read from the provider's cache. */
 export interface TokenUsage {
