@@ -25,9 +25,54 @@ import { formatCount } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
 import { tokensOfBytes, utf8Length } from "../text/tokens.ts";
 import { under } from "../file_system/file_system.ts";
-import { LEFT_OUT_NAMES, type LeftOutKind, readRollupFiles } from "./rollup_file.ts";
+import { READ_LIMITS } from "../file_system/read_limits.ts";
+import { readProjectBytes } from "../project_files/project_bytes.ts";
+import { formatBytes } from "../text/sizes.ts";
+import { decodeStrictly } from "../text/utf8.ts";
 
 const ROLLUP_MARK = "code-commit --rollup:";
+
+// The largest file a rollup holds: the context builder's limit for a file in a prompt.
+const OVER = `over ${formatBytes(READ_LIMITS.projectFile.bytes)}`;
+
+// How the summary names one and several of each kind left out.
+const LEFT_OUT_NAMES = {
+  "binary": ["binary file", "binary files"],
+  "not-utf8": ["file not in UTF-8", "files not in UTF-8"],
+  "too-large": [`file ${OVER}`, `files ${OVER}`],
+  "symbolic-link": ["symbolic link", "symbolic links"],
+  "hard-link": ["file with more than one hard link", "files with more than one hard link"],
+  "special": ["fifo, socket or device", "fifos, sockets or devices"],
+  "protected": [
+    "tracked file in a folder no prompt may read",
+    "tracked files in folders no prompt may read",
+  ],
+  "refused-name": ["name the path guard refuses", "names the path guard refuses"],
+  "ignored-by-case": ["entry ignored once case is folded", "entries ignored once case is folded"],
+  "unreadable": ["unreadable entry", "unreadable entries"],
+} as const satisfies Record<string, readonly [string, string]>;
+
+/** Why a file git would list is not in the rollup. */
+export type LeftOutKind = keyof typeof LEFT_OUT_NAMES;
+
+// Each open waits on a thread, the reads themselves do not.
+const READ_CONCURRENCY = 16;
+
+// Each file's text, or why it stays out (`missing`: nothing to say), in the order of `paths`.
+async function readRollupFiles(root: string, paths: readonly string[]) {
+  const readOne = async (path: string) => {
+    const read = await readProjectBytes(root, path);
+    if (read.ok) return decodeStrictly(read.bytes) ?? { kind: "not-utf8" as const };
+    const { kind } = read.problem;
+    if (kind === "folder") return { kind: "missing" as const }; // git lists it as no file
+    return { kind: kind === "changed" || kind === "open-timeout" ? "unreadable" as const : kind };
+  };
+  const outcomes = [];
+  for (let start = 0; start < paths.length; start += READ_CONCURRENCY) {
+    outcomes.push(...await Promise.all(paths.slice(start, start + READ_CONCURRENCY).map(readOne)));
+  }
+  return outcomes;
+}
 
 /** A file (or folder) left out of the rollup, and why. */
 export type LeftOut = { readonly path: string; readonly kind: LeftOutKind };
