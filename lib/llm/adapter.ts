@@ -41,13 +41,10 @@ export interface StreamProgress {
   readonly answerTokens?: number;
 }
 
-/** An API error sent inside a stream, read like an HTTP answer of `status` with `body`. */
-export type StreamErrorEvent = { readonly status: number; readonly body: string };
-
 /** Builds, from the events of a streamed reply, the body it would have had unstreamed. */
 export interface StreamAssembler {
-  /** Reads one event's data: the API error it holds, if any. @throws {Error} if not API JSON. */
-  add(data: string): StreamErrorEvent | undefined;
+  /** Reads one event's data: an API error it holds, read like an HTTP answer. @throws {Error} */
+  add(data: string): { readonly status: number; readonly body: string } | undefined;
   progress(): StreamProgress;
   /** What the stream lacks to be whole (`no finish reason`, `no [DONE]`), or undefined. */
   missing(): string | undefined;

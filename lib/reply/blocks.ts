@@ -73,21 +73,17 @@ export function outlineBlocks(
   text: string,
   note: (lines: number, characters: number) => string,
 ): string {
-  const pieces = text.split(/(?<=\n)/);
-  const lines = pieces.map((piece) => piece.endsWith("\n") ? piece.slice(0, -1) : piece);
+  const pieces = text.split(/(?<=\n)/); // the lines, each with its line end
   const out: string[] = [];
-  for (let index = 0; index < pieces.length; index++) {
-    out.push(pieces[index]);
-    const item = itemAt(lines, index);
-    if (item?.kind !== "block" || item.deletes) continue;
-    const end = item.closed ? item.lastLine - 1 : pieces.length; // the index of its `^^^end`
-    const content = pieces.slice(index + 1, end);
-    if (content.length > 0) {
-      const characters = content.reduce((sum, piece) => sum + piece.length, 0);
-      const newline = item.closed || text.endsWith("\n") ? "" : "\n";
-      out.push(`${newline}${note(content.length, characters)}\n`);
-    }
-    index = end - 1;
+  let next = 0;
+  for (const item of scanBlocks(text).items) {
+    const end = item.kind === "block" && item.closed ? item.lastLine - 1 : pieces.length; // `^^^end`
+    if (item.kind !== "block" || item.deletes || end <= item.line) continue;
+    const content = pieces.slice(item.line, end);
+    const characters = content.reduce((sum, piece) => sum + piece.length, 0);
+    const newline = item.closed || text.endsWith("\n") ? "" : "\n";
+    out.push(...pieces.slice(next, item.line), `${newline}${note(content.length, characters)}\n`);
+    next = end;
   }
-  return out.join("");
+  return out.concat(pieces.slice(next)).join("");
 }

@@ -74,15 +74,12 @@ async function readRollupFiles(root: string, paths: readonly string[]) {
   return outcomes;
 }
 
-/** A file (or folder) left out of the rollup, and why. */
-export type LeftOut = { readonly path: string; readonly kind: LeftOutKind };
-
 /** A rollup to write: text, files and where each block starts, what was left out. */
 export interface Rollup {
   readonly text: string;
   readonly files: readonly string[];
   readonly starts: readonly number[];
-  readonly leftOut: readonly LeftOut[];
+  readonly leftOut: readonly { readonly path: string; readonly kind: LeftOutKind }[];
   readonly excluded?: number;
 }
 
@@ -98,7 +95,7 @@ export async function makeRollup(root: string): Promise<Rollup> {
     );
   });
   const paths = walk.folders.flatMap((folder) => folder.files);
-  const leftOut: LeftOut[] = walk.skipped.map((entry) => ({
+  const leftOut: { path: string; kind: LeftOutKind }[] = walk.skipped.map((entry) => ({
     path: entry.path,
     kind: entry.kind === "unreadable-folder" ? "unreadable" : entry.kind,
   }));
