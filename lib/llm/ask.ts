@@ -133,10 +133,8 @@ function replyTextForLog(text: string, jsonName: string): string {
 const STREAMED_TEXT =
   /"(?:text|content|refusal|reasoning_content|reasoning)"\s*:\s*"((?:[^"\\]|\\.)*)"/g;
 
-/**
- * The raw events, unless their streamed text, joined, holds a key: a key cut across two events
- * is in pieces no masking finds.
- */
+// The raw events, unless their streamed text, joined, holds a key: a key cut across two events
+// is in pieces no masking finds.
 function eventsForLog(events: string, redactor: Redactor, jsonName: string): string {
   let streamed = "";
   for (const match of events.matchAll(STREAMED_TEXT)) {

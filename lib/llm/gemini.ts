@@ -152,10 +152,8 @@ const RPC_STATUS: Readonly<Record<string, number>> = {
   DEADLINE_EXCEEDED: 504,
 };
 
-/**
- * Joins consecutive text parts of the same kind (thought or answer); the last finish reason,
- * usage and feedback win. Whole once a chunk gave a finish reason or said the prompt was blocked.
- */
+// Joins consecutive text parts of the same kind (thought or answer); the last finish reason,
+// usage and feedback win. Whole once a chunk gave a finish reason or said the prompt was blocked.
 function geminiAssembler(): StreamAssembler {
   const parts: z.infer<typeof PartSchema>[] = [];
   let role: string | undefined;
@@ -223,10 +221,8 @@ function detail(error: GeminiError, name: string): Record<string, unknown> | und
   return error.details?.find((item) => item["@type"] === `type.googleapis.com/google.rpc.${name}`);
 }
 
-/**
- * Names a 429 that no wait can cure: a quota of 0 for the model, or a violated quota counted
- * per day. A quota counted per minute is left to the retries, as the server's RetryInfo says.
- */
+// Names a 429 that no wait can cure: a quota of 0 for the model, or a violated quota counted
+// per day. A quota counted per minute is left to the retries, as the server's RetryInfo says.
 function diagnoseQuota(error: GeminiError): Diagnosis | undefined {
   if (error.status !== "RESOURCE_EXHAUSTED" && error.code !== 429) return undefined;
   const violations = QuotaFailureSchema.safeParse(detail(error, "QuotaFailure")).data?.violations ??

@@ -138,10 +138,8 @@ const ERROR_STATUS: Readonly<Record<string, number>> = {
   overloaded_error: 503,
 };
 
-/**
- * Joins the `delta`s of the one choice; the finish reason comes in the last chunk with a
- * choice, the usage after it, then `[DONE]`. Whole once both have arrived.
- */
+// Joins the `delta`s of the one choice; the finish reason comes in the last chunk with a
+// choice, the usage after it, then `[DONE]`. Whole once both have arrived.
 function openaiAssembler(): StreamAssembler {
   let content = "";
   let refusal = "";
@@ -202,10 +200,8 @@ function openaiAssembler(): StreamAssembler {
   };
 }
 
-/**
- * Names a rate-limit answer for a request that alone is over the limit (`Limit 30000,
- * Requested 30601`): no wait lets it through. A limit merely reached is not one.
- */
+// Names a rate-limit answer for a request that alone is over the limit (`Limit 30000,
+// Requested 30601`): no wait lets it through. A limit merely reached is not one.
 function diagnoseTooLarge(message: string): Diagnosis | undefined {
   const match = /\bLimit (\d+), Requested (\d+)\b/.exec(message);
   if (!match) return undefined;

@@ -204,14 +204,11 @@ export async function writeRollup(root: string, rollup: Rollup): Promise<void> {
 
 /** The files of `rollup` whose text holds one of `secrets`, in order. Never throws. */
 export function filesHolding(rollup: Rollup, secrets: readonly string[]): string[] {
+  const { text, starts } = rollup;
   const found = new Set<number>();
   for (const secret of secrets.filter((secret) => secret !== "")) {
-    for (
-      let at = rollup.text.indexOf(secret);
-      at !== -1;
-      at = rollup.text.indexOf(secret, at + 1)
-    ) {
-      const index = rollup.starts.findLastIndex((start) => start <= at);
+    for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + 1)) {
+      const index = starts.findLastIndex((start) => start <= at);
       if (index >= 0) found.add(index);
     }
   }
