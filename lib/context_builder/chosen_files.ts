@@ -2,7 +2,6 @@
  * The files the preprocessing LLM chooses (its `%%%files` list), and the codebase made of them.
  * @module
  */
-
 import { CODECOMMIT_IGNORE_FILE, CodeCommitIgnore } from "../guard/codecommit_ignore.ts";
 import type { IgnoreRules } from "../guard/ignore_rules.ts";
 import { normalizeProjectPath } from "../guard/path_syntax.ts";

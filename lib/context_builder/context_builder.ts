@@ -2,7 +2,6 @@
  * A run's codebase: the rollup, or with `--build-context` the files a preprocessing call names.
  * @module
  */
-
 import { CodeCommitError, EXIT } from "../errors/errors.ts";
 import { displayPath } from "../text/characters.ts";
 import { plural } from "../text/plural.ts";

@@ -4,7 +4,6 @@
  * documents in full, the other files by name.
  * @module
  */
-
 import { CodeCommitError, EXIT } from "../errors/errors.ts";
 import { displayPath } from "../text/characters.ts";
 import type { IgnoreRules } from "../guard/ignore_rules.ts";

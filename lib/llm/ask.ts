@@ -24,7 +24,7 @@ export class TokenTally implements TokenUsage {
   thinking = 0;
   cost: Cost = NO_COST;
 
-  /** Adds one call's usage and its estimated cost. Never throws. */
+  /** Adds one call's usage and cost. Never throws. */
   add(usage: TokenUsage, cost: Cost): void {
     this.calls++;
     for (const kind of ["input", "cached", "output", "thinking"] as const) {

@@ -64,9 +64,8 @@ export function createClient(
   // Loaded from now on, while the run sets up; awaited by the first call.
   const adapter = ADAPTERS[target.provider]();
   adapter.catch(() => {}); // a client never called has no use for it
-  const policy = options.retry ?? DEFAULT_RETRY_POLICY;
-  const random = options.random ?? Math.random;
-  const sleep = options.sleep ?? abortableSleep;
+  const { retry: policy = DEFAULT_RETRY_POLICY, random = Math.random, sleep = abortableSleep } =
+    options;
 
   return {
     model,

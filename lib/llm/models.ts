@@ -78,16 +78,12 @@ export type LocalModelName = `local:${string}`;
 /** Any model `--model` accepts: one of the table, or `local:NAME`. */
 export type ModelId = ModelName | LocalModelName;
 
-const MAX_LOCAL_NAME = 200;
-
 /** Reads a `--model` value: a name of the table, or `local:` and 1-200 visible ASCII characters. */
 export function parseModelId(value: string): ModelId | undefined {
   if (Object.hasOwn(MODELS, value)) return value as ModelName;
   if (!value.startsWith(LOCAL_PREFIX)) return undefined;
   const name = value.slice(LOCAL_PREFIX.length);
-  return name.length <= MAX_LOCAL_NAME && /^[\x21-\x7e]+$/.test(name)
-    ? value as LocalModelName
-    : undefined;
+  return /^[\x21-\x7e]{1,200}$/.test(name) ? value as LocalModelName : undefined;
 }
 
 /** Tells whether `id` names a model on a local server. Never throws. */

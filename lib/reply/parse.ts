@@ -3,7 +3,6 @@
  * why it cannot be applied. No I/O, no path checks (the path guard does them).
  * @module
  */
-
 import { scanBlocks } from "./blocks.ts";
 import type { FileOperation } from "./operations.ts";
 

@@ -2,7 +2,6 @@
  * The words of a reply outside its file blocks, so a reply that changes nothing is not silent.
  * @module
  */
-
 import { scanBlocks } from "./blocks.ts";
 
 // Models wrap blocks in markdown fences.

@@ -3,7 +3,6 @@
  * prompt may not hold. One made here is remade before each run: the model never sees stale code.
  * @module
  */
-
 import type { Console } from "../console/console.ts";
 import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { lstatOrUndefined } from "../file_system/lstat.ts";
