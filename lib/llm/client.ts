@@ -209,12 +209,11 @@ function classifyFailure(error: unknown, context: AttemptContext, timedOut: bool
     const mib = MAX_BODY_BYTES / 2 ** 20;
     return final(`the reply is larger than ${mib} MiB, far more than any model's output: refused`);
   }
-  if (error instanceof StreamError && !error.cut) {
-    return final(error.message, { events: error.events });
-  }
   if (error instanceof StreamError) {
-    // Never a partial reply: what arrived is logged, and the whole request is made again.
-    return retry(`${host}: ${error.message}`, { cause: error, events: error.events });
+    // A cut stream is never a partial reply: what arrived is logged, the request made again.
+    return error.cut
+      ? retry(`${host}: ${error.message}`, { cause: error, events: error.events })
+      : final(error.message, { events: error.events });
   }
   return retry(`cannot reach ${host}: ${(error as Error).message}`, { cause: error });
 }
