@@ -15,7 +15,6 @@ import {
   type StreamAssembler,
   streamErrorStatus,
 } from "./adapter.ts";
-import { parseGoogleDuration } from "./retry.ts";
 
 const text = z.string().optional();
 const count = z.number().int().nonnegative().optional();
@@ -124,7 +123,7 @@ export const geminiAdapter: ApiAdapter = {
     const diagnosis = diagnoseQuota(error) ?? diagnoseDisabledApi(errorInfo);
     return {
       message: message || excerpt(rawText),
-      retryDelayMs: parseGoogleDuration(retryInfo?.retryDelay),
+      retryDelayMs: googleDuration(retryInfo?.retryDelay),
       // Gemini answers a wrong key with 400 INVALID_ARGUMENT, reason API_KEY_INVALID.
       keyRejected: errorInfo?.reason === "API_KEY_INVALID",
       ...(diagnosis && { diagnosis }),
@@ -215,6 +214,12 @@ function geminiAssembler(): StreamAssembler {
       };
     },
   };
+}
+
+// A protobuf Duration as Google spells it (`"1.2s"`), in milliseconds.
+function googleDuration(text: unknown): number | undefined {
+  const match = typeof text === "string" ? /^(\d+(?:\.\d+)?)s$/.exec(text.trim()) : null;
+  return match ? Math.round(Number(match[1]) * 1000) : undefined;
 }
 
 function detail(error: GeminiError, name: string): Record<string, unknown> | undefined {

@@ -45,10 +45,3 @@ export function retryAfterFromHeaders(
   if (!Number.isNaN(date)) return Math.max(0, date - now);
   return undefined;
 }
-
-/** A protobuf Duration as Google spells it (`"1.2s"`) in milliseconds. Never throws. */
-export function parseGoogleDuration(text: unknown): number | undefined {
-  if (typeof text !== "string") return undefined;
-  const match = /^(\d+(?:\.\d+)?)s$/.exec(text.trim());
-  return match ? Math.round(Number(match[1]) * 1000) : undefined;
-}
