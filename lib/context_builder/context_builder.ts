@@ -48,7 +48,6 @@ async function buildContext(session: Session, request: ContextRequest): Promise<
   const rules = await IgnoreRules.load(root);
   const exclude = await CodeCommitIgnore.load(root);
   const summary = await buildSummary(root, rules, { exclude });
-  // Each warning of the summary, or the first few and how many more.
   const { warnings } = summary;
   const shown = warnings.length > MAX_WARNINGS_SHOWN + 1
     ? warnings.slice(0, MAX_WARNINGS_SHOWN)

@@ -64,11 +64,10 @@ export async function buildSummary(
       }
     }
   }
-  // The module documents of `folder` among `files`.
   const docs = (folder: string, files: readonly string[]) =>
     MODULE_DOCS.map((name) => folder === "" ? name : `${folder}/${name}`)
       .filter((path) => files.includes(path));
-  // One `=== name ===` section: the files of `full` in full, then the names of `names`.
+  // The files of `full` in full, then the names of `names`.
   const section = async (name: string, full: readonly string[], names: readonly string[]) => {
     const parts = [`=== ${name} ===\n`];
     for (const path of full) {

@@ -103,11 +103,10 @@ function lastBlockPerPath(blocks: readonly ParsedBlock[], warnings: string[]): F
   const byPath = Map.groupBy(blocks, (block) => block.operation.path);
   for (const [path, seen] of byPath) {
     if (seen.length < 2) continue;
+    const lines = seen.map((block) => block.line);
     warnings.push(
-      `"${path}" has ${seen.length} blocks (lines ${
-        seen.map((block) => block.line).join(", ")
-      }); ` +
-        `only the last one, at line ${seen.at(-1)!.line}, is used`,
+      `"${path}" has ${seen.length} blocks (lines ${lines.join(", ")}); ` +
+        `only the last one, at line ${lines.at(-1)}, is used`,
     );
   }
   return blocks.filter((block) => byPath.get(block.operation.path)!.at(-1) === block)

@@ -246,7 +246,6 @@ export async function loadRollup(root: string, console: Console, write = true): 
     text = await readCodeRollup(root);
   } catch (error) {
     if (!(error instanceof FileReadError) || error.problem !== "too-large") throw error;
-    // Too large to read: say what is large in it, and what to do.
     const largest = await makeRollup(root).then((rollup) => describeLargest(rollup.text), () => "");
     throw new CodeCommitError(
       `${error.message.replace(/: make it smaller, or check that it is the file you meant$/, "")}` +
