@@ -6,8 +6,7 @@
  * @module
  */
 
-import { scanBlocks } from "../../reply/blocks.ts";
-import { replyProse } from "../../reply/prose.ts";
+import { replyProse, scanBlocks } from "../../reply/blocks.ts";
 
 /** The three statuses a reply can give. */
 const STATUSES = ["task-success", "changes-requested", "changes-attempted"] as const;
