@@ -37,18 +37,15 @@ export function parseFileList(reply: string): FileListResult {
       `the ${FILES_OPEN} line (line ${opens[0] + 1})`
     : undefined;
   if (problem !== undefined) return { ok: false, reason: problem };
-  const seen = new Set<string>();
-  const paths: string[] = [];
+  const byKey = new Map<string, string>(); // the first way each path was written, in order
   for (const written of lines.slice(opens[0] + 1, closes[0])) {
     if (written === "" || /^(```+|~~~+)[\w.+-]*$/.test(written)) continue; // a fence line
     const line = unwrapPath(written.replace(/^[-*+]\s+/, "")).inner; // without a list marker
     if (line === "") continue;
     const key = normalizeProjectPath(line);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    paths.push(line);
+    if (!byKey.has(key)) byKey.set(key, line);
   }
-  return { ok: true, paths };
+  return { ok: true, paths: [...byKey.values()] };
 }
 
 /**

@@ -247,9 +247,7 @@ function classifyAnswer(answer: Answer, context: AttemptContext): Verdict {
     const { cause, action } = apiError.diagnosis;
     return final(`${cause}; ${action}; not retried: ${reason}`, details, true);
   }
-  const retryable = isRetryableStatus(status) && apiError.retryable !== false &&
-    apiError.keyRejected !== true;
-  if (retryable) {
+  if (isRetryableStatus(status) && apiError.retryable !== false && !apiError.keyRejected) {
     return retry(reason, details, retryAfterFromHeaders(headers) ?? apiError.retryDelayMs);
   }
   // What to do about an error the key may cause (a rejected key, 401, 403).
@@ -351,8 +349,7 @@ async function readEventStream(
       } catch {
         if (!chunk.done) received.push(chunk.value);
         const body = new Uint8Array(await new Blob(received as BlobPart[]).arrayBuffer());
-        const message = invalidUtf8Message(body);
-        throw new StreamError(message, events(), false);
+        throw new StreamError(invalidUtf8Message(body), events(), false);
       }
       if (!chunk.done) {
         bytes += chunk.value.byteLength;
@@ -361,15 +358,13 @@ async function readEventStream(
       }
       raw.push(text);
       for (const event of parser.push(text)) {
-        let error;
+        let failed; // an API error sent inside the stream
         try {
-          error = assembler.add(event.data);
-        } catch (thrown) {
-          throw new StreamError((thrown as Error).message, events(), false);
+          failed = assembler.add(event.data);
+        } catch (error) {
+          throw new StreamError((error as Error).message, events(), false);
         }
-        if (error !== undefined) {
-          return { status: error.status, text: error.body, events: events() };
-        }
+        if (failed) return { status: failed.status, text: failed.body, events: events() };
         onProgress?.(assembler.progress());
       }
       if (chunk.done) break;

@@ -31,9 +31,7 @@ export function resolveBaseUrl(
       `is plain http:// to ${url.hostname}, which would send your API key in clear text; ${fix}`,
     );
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw fail(`uses ${url.protocol}//; ${fix}`);
-  }
+  if (!["http:", "https:"].includes(url.protocol)) throw fail(`uses ${url.protocol}//; ${fix}`);
   if (url.username || url.password) throw fail(`must not carry a user name or password; ${fix}`);
   if (url.search || url.hash || /[?#]/.test(value)) {
     throw fail("must not have a query or a fragment (the part after ? or #)");

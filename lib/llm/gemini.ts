@@ -66,16 +66,14 @@ type Response = z.infer<typeof ResponseSchema>;
 /** The Gemini API adapter. */
 export const geminiAdapter: ApiAdapter = {
   unstreamedUrl(url) {
-    return url.endsWith(":streamGenerateContent?alt=sse")
-      ? url.replace(/:streamGenerateContent\?alt=sse$/, ":generateContent")
-      : undefined;
+    const plain = url.replace(/:streamGenerateContent\?alt=sse$/, ":generateContent");
+    return plain === url ? undefined : plain;
   },
-  request(baseUrl, model, key, prompt, shape = {}) {
+  request(baseUrl, model, key, prompt, { thinkingLevel } = {}) {
     const headers = {
       "content-type": "application/json",
       ...(key !== undefined && { "x-goog-api-key": key }),
     };
-    const { thinkingLevel } = shape;
     const body = {
       contents: [{ role: "user", parts: [{ text: prompt }] }],
       ...(thinkingLevel !== undefined &&
