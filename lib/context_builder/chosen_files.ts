@@ -1,9 +1,7 @@
 /**
- * The files the preprocessing LLM chooses: the one list of paths its reply holds between
- * `%%%files` and `%%%end`, and the codebase made of those the path guard allows.
+ * The files the preprocessing LLM chooses (its `%%%files` list), and the codebase made of them.
  * @module
  */
-
 import { CODECOMMIT_IGNORE_FILE, CodeCommitIgnore } from "../guard/codecommit_ignore.ts";
 import type { IgnoreRules } from "../guard/ignore_rules.ts";
 import { normalizeProjectPath } from "../guard/path_syntax.ts";
@@ -11,9 +9,7 @@ import { blockOf } from "../project_files/file_block.ts";
 import { readProjectFile } from "../project_files/read_file.ts";
 import { unwrapPath } from "../reply/parse.ts";
 
-/** The line that opens the list. */
 const FILES_OPEN = "%%%files";
-/** The line that closes the list. */
 const FILES_CLOSE = "%%%end";
 
 /** The paths of the list, or why the reply has no usable list. */
@@ -21,10 +17,7 @@ export type FileListResult =
   | { readonly ok: true; readonly paths: readonly string[] }
   | { readonly ok: false; readonly reason: string };
 
-/**
- * Reads the file list of a reply: one `%%%files` line, then one `%%%end`; blank and fence lines,
- * list markers and wrappings dropped, a path given twice kept once, none checked. Never throws.
- */
+/** Reads the one `%%%files` … `%%%end` list of a reply; no path checked. Never throws. */
 export function parseFileList(reply: string): FileListResult {
   const lines = reply.split("\n").map((line) => line.trim());
   const indexesOf = (marker: string) => lines.flatMap((line, at) => line === marker ? [at] : []);
@@ -44,26 +37,20 @@ export function parseFileList(reply: string): FileListResult {
       `the ${FILES_OPEN} line (line ${opens[0] + 1})`
     : undefined;
   if (problem !== undefined) return { ok: false, reason: problem };
-  const seen = new Set<string>();
-  const paths: string[] = [];
+  const byKey = new Map<string, string>(); // the first way each path was written, in order
   for (const written of lines.slice(opens[0] + 1, closes[0])) {
     if (written === "" || /^(```+|~~~+)[\w.+-]*$/.test(written)) continue; // a fence line
     const line = unwrapPath(written.replace(/^[-*+]\s+/, "")).inner; // without a list marker
     if (line === "") continue;
     const key = normalizeProjectPath(line);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    paths.push(line);
+    if (!byKey.has(key)) byKey.set(key, line);
   }
-  return { ok: true, paths };
+  return { ok: true, paths: [...byKey.values()] };
 }
 
 /**
- * Reads each of `paths` and joins the files read into `--- path ---` blocks (`text`, in the
- * list's order): `included` names them, `dropped` the requests not provided and why. A path the
- * guard refuses is never named in the text; a binary or oversized file's block is a one-line
- * note; a file is included once; a path `exclude` matches is dropped unread.
- * @throws {CodeCommitError} only when the ignore rules cannot be read.
+ * Reads `paths` into `--- path ---` blocks, each file once; a path the guard refuses is never named
+ * in the text. @throws {CodeCommitError} only when the ignore rules cannot be read.
  */
 export async function assembleChosenFiles(
   root: string,

@@ -1,9 +1,7 @@
 /**
- * A run's codebase ({@link prepareCodebase}): the rollup, or with `--build-context` the files a
- * preprocessing LLM call names from a summary of the project and the next agent's prompt.
+ * A run's codebase: the rollup, or with `--build-context` the files a preprocessing call names.
  * @module
  */
-
 import { CodeCommitError, EXIT } from "../errors/errors.ts";
 import { displayPath } from "../text/characters.ts";
 import { plural } from "../text/plural.ts";
@@ -18,10 +16,8 @@ import { askModel, type Session } from "../session/session.ts";
 /** What the context builder needs: the next agent's prompt, and the log folder it logs in. */
 export type ContextRequest = { readonly nextAgentPrompt: string; readonly log: RunLog };
 
-/** At most this many warnings about the summary are printed one per line; the rest are counted. */
 const MAX_WARNINGS_SHOWN = 10;
 
-/** The preprocessing prompt: system prompt, next agent's prompt, summary, each after its marker. */
 function contextQueryPrompt(nextAgentPrompt: string, summary: string): string {
   const [system, next, codebase] = [SYSTEM_PROMPTS.contextQuery, nextAgentPrompt, summary]
     .map((text) => text.endsWith("\n") ? text : `${text}\n`);
@@ -29,8 +25,7 @@ function contextQueryPrompt(nextAgentPrompt: string, summary: string): string {
 }
 
 /**
- * A run's codebase: the rollup, read now (a missing one stops the run first), or with
- * `--build-context` the builder, run when the returned function is called.
+ * A run's codebase: the rollup, read now, or the builder, run when the returned function is.
  * @throws {CodeCommitError} when the rollup is needed and missing, or cannot be made again.
  */
 export async function prepareCodebase(
@@ -41,12 +36,7 @@ export async function prepareCodebase(
   return () => Promise.resolve(rollup);
 }
 
-/**
- * Builds the next agent's codebase: the files the model chooses from the project's summary.
- * @throws {CodeCommitError} when the summary cannot be made, the reply has no usable list or
- * no file of it can be read, or the prompt holds a key. @throws {LlmError} when the call fails.
- * @throws {InterruptedError} on Ctrl-C.
- */
+// The files the model chooses from the project's summary; the errors of `askModel`, or none read.
 async function buildContext(session: Session, request: ContextRequest): Promise<string> {
   const { root, console, client } = session;
   const { log } = request;
@@ -58,7 +48,6 @@ async function buildContext(session: Session, request: ContextRequest): Promise<
   const rules = await IgnoreRules.load(root);
   const exclude = await CodeCommitIgnore.load(root);
   const summary = await buildSummary(root, rules, { exclude });
-  // Each warning of the summary, or the first few and how many more.
   const { warnings } = summary;
   const shown = warnings.length > MAX_WARNINGS_SHOWN + 1
     ? warnings.slice(0, MAX_WARNINGS_SHOWN)

@@ -1,12 +1,9 @@
 /**
- * The codebase summary the preprocessing LLM chooses files from: a `=== Project Root ===`
- * section (the top-level {@link SUMMARY_FILES} and the root's module documents in full, the
- * names of the top-level files and of those directly in `src/`), then a `=== folder ===`
- * section for every folder under `src/` (or of the project, without `src/`): its
- * {@link MODULE_DOCS} in full and the names of its files. What the walk leaves out is absent.
+ * The codebase summary the preprocessing LLM chooses files from: a `=== Project Root ===` section,
+ * then a `=== folder ===` section for every folder under `src/` (or of the project): key
+ * documents in full, the other files by name.
  * @module
  */
-
 import { CodeCommitError, EXIT } from "../errors/errors.ts";
 import { displayPath } from "../text/characters.ts";
 import type { IgnoreRules } from "../guard/ignore_rules.ts";
@@ -23,7 +20,6 @@ import { describeSkipped, listFolder, type WalkOptions, walkTree } from "../proj
 import { under } from "../file_system/file_system.ts";
 import { lstatOrUndefined } from "../file_system/lstat.ts";
 
-/** The top-level files shown in full, where present. */
 const SUMMARY_FILES: readonly string[] = Object.freeze([
   ".gitignore",
   "build.sh",
@@ -34,13 +30,11 @@ const SUMMARY_FILES: readonly string[] = Object.freeze([
   SPEC_FILE,
 ]);
 
-/** A module's dependency and API documents, shown in full where present. */
 const MODULE_DOCS = [DEPENDENCIES_FILE, API_FILE, "InternalDependencies.md", "PublicAPI.md"];
 
 /**
- * Builds the codebase summary of the project at `root`, with what the user should be told.
- * @throws {CodeCommitError} when a file of {@link SUMMARY_FILES} is ignored by git (the summary
- * must show it), when an ignore file cannot be read, or the project root cannot be listed.
+ * Builds the codebase summary of `root`, with warnings. @throws {CodeCommitError} when a file of
+ * {@link SUMMARY_FILES} is ignored by git, or the project cannot be listed.
  */
 export async function buildSummary(
   root: string,
@@ -70,11 +64,10 @@ export async function buildSummary(
       }
     }
   }
-  // The module documents of `folder` among `files`.
   const docs = (folder: string, files: readonly string[]) =>
     MODULE_DOCS.map((name) => folder === "" ? name : `${folder}/${name}`)
       .filter((path) => files.includes(path));
-  // One `=== name ===` section: the files of `full` in full, then the names of `names`.
+  // The files of `full` in full, then the names of `names`.
   const section = async (name: string, full: readonly string[], names: readonly string[]) => {
     const parts = [`=== ${name} ===\n`];
     for (const path of full) {
@@ -102,10 +95,7 @@ export async function buildSummary(
   };
 }
 
-/**
- * Whether the top-level file `name` exists; throws when git ignores it (also once case is
- * folded, as the guard does): the summary must show it in full, so that is an error.
- */
+// Whether `name` exists; throws when git ignores it (also case-folded, as the guard does).
 async function checkSummaryFileNotIgnored(
   root: string,
   name: string,

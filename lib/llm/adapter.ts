@@ -4,7 +4,6 @@
  */
 import type { z } from "zod";
 import type { RequestShape } from "./models.ts";
-import type { StreamProgress } from "./progress.ts";
 import type { TokenUsage } from "./types.ts";
 
 /** One HTTP request to send: the URL never carries the key; the headers do. */
@@ -25,10 +24,7 @@ export interface ParsedReply {
 /** An error no wait can cure, named for the user: what went wrong, and what to do about it. */
 export type Diagnosis = { readonly cause: string; readonly action: string };
 
-/**
- * An error body, read: the API's message (with its status word), the wait it asks for, whether
- * the key was rejected (whatever the status), `retryable` false when no wait can cure it.
- */
+/** An error body, read; `keyRejected` whatever the status; `retryable` false: no wait cures it. */
 export interface ParsedError {
   readonly message: string;
   readonly retryDelayMs?: number;
@@ -37,17 +33,21 @@ export interface ParsedError {
   readonly diagnosis?: Diagnosis;
 }
 
-/** An API error sent inside a stream, read like an HTTP answer of `status` with `body`. */
-export type StreamErrorEvent = { readonly status: number; readonly body: string };
+/** What has arrived of one streamed reply: characters, and tokens when the API has said. */
+export interface StreamProgress {
+  readonly thinkingChars: number;
+  readonly answerChars: number;
+  readonly thinkingTokens?: number;
+  readonly answerTokens?: number;
+}
 
 /** Builds, from the events of a streamed reply, the body it would have had unstreamed. */
 export interface StreamAssembler {
-  /** Reads one event's data: the API error it holds, if any. @throws {Error} if not API JSON. */
-  add(data: string): StreamErrorEvent | undefined;
+  /** Reads one event's data: an API error it holds, read like an HTTP answer. @throws {Error} */
+  add(data: string): { readonly status: number; readonly body: string } | undefined;
   progress(): StreamProgress;
   /** What the stream lacks to be whole (`no finish reason`, `no [DONE]`), or undefined. */
   missing(): string | undefined;
-  /** The body, in the shape of an unstreamed reply. */
   body(): unknown;
 }
 
@@ -70,10 +70,7 @@ export interface ApiAdapter {
   assembler(): StreamAssembler;
 }
 
-/**
- * The HTTP status an error sent inside a stream stands for: its numeric `code` in the range of
- * statuses, else the one its status word or type names (`statuses`), else 500. Never throws.
- */
+/** A stream error's HTTP status: its numeric `code`, else the one a word names, else 500. */
 export function streamErrorStatus(
   code: unknown,
   words: readonly unknown[],
@@ -93,10 +90,7 @@ export function parseAs<T>(schema: z.ZodType<T>, json: unknown, what: string): T
   return parsed.data;
 }
 
-/**
- * The reply of `vendor`'s API, refused when it is empty but not cut off.
- * @throws {Error} naming the finish reason when the text is empty.
- */
+/** The reply of `vendor`'s API. @throws {Error} when it is empty but not cut off. */
 export function replyOf(
   vendor: string,
   text: string,
@@ -124,10 +118,7 @@ export function oneLine(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
-/**
- * `HTTP <status>` then the API's message on one line, the number not repeated when the
- * message starts with it (`500: …`). Never throws.
- */
+/** `HTTP <status>` and the API's message on one line, the number not repeated. Never throws. */
 export function httpReason(status: number, message: string): string {
   const flat = oneLine(message);
   const echo = new RegExp(`^${status}(?![\\w.])[:\\s]*`);

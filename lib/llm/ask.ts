@@ -12,7 +12,7 @@ import { formatCount, formatSeconds } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
 import { checkPromptBudget, type PromptBudget } from "./budget.ts";
 import { addCosts, type Cost, describeCost, estimateCost, NO_COST } from "./prices.ts";
-import { describeProgress } from "./progress.ts";
+import type { StreamProgress } from "./adapter.ts";
 import { type LlmClient, LlmError, type LlmReply, type TokenUsage } from "./types.ts";
 
 /** Token and cost totals of a run, across its calls. */
@@ -24,7 +24,7 @@ export class TokenTally implements TokenUsage {
   thinking = 0;
   cost: Cost = NO_COST;
 
-  /** Adds one call's usage and its estimated cost. Never throws. */
+  /** Adds one call's usage and cost. Never throws. */
   add(usage: TokenUsage, cost: Cost): void {
     this.calls++;
     for (const kind of ["input", "cached", "output", "thinking"] as const) {
@@ -39,10 +39,7 @@ export class TokenTally implements TokenUsage {
   }
 }
 
-/**
- * What one call needs besides the client and the prompt: where it is shown and logged, the
- * redactor (a prompt holding a key is never sent), the run's totals and the prompt budget.
- */
+/** What one call needs besides the client and the prompt. */
 export interface AskContext {
   readonly console: Console;
   readonly log: RunLog;
@@ -54,10 +51,8 @@ export interface AskContext {
 }
 
 /**
- * Sends `prompt` to `client` with logging, progress and redaction; the body is logged, not kept.
- * @throws {CodeCommitError} when the prompt holds an API key or cannot fit `context.budget`
- * (nothing sent). @throws {LlmError} when the call fails (the reply file starts with `ERROR`).
- * @throws {InterruptedError} on Ctrl-C.
+ * Sends `prompt` with logging, progress and redaction. @throws {CodeCommitError} when the prompt
+ * holds a key or is too large. @throws {LlmError} on failure. @throws {InterruptedError} on Ctrl-C.
  */
 export async function ask(
   client: LlmClient,
@@ -120,10 +115,8 @@ export async function ask(
   return { ...rest, body: "" };
 }
 
-/** Past this many characters, a reply's `.txt` log leaves out its blocks' content. */
 const WHOLE_REPLY_LOGGED = 1024 * 1024;
 
-/** A reply's `.txt` log: the text, or past {@link WHOLE_REPLY_LOGGED} its outline. */
 function replyTextForLog(text: string, jsonName: string): string {
   if (text.length <= WHOLE_REPLY_LOGGED) return text;
   return `[code-commit: this reply is ${formatCount(text.length)} characters long; the content ` +
@@ -140,10 +133,8 @@ function replyTextForLog(text: string, jsonName: string): string {
 const STREAMED_TEXT =
   /"(?:text|content|refusal|reasoning_content|reasoning)"\s*:\s*"((?:[^"\\]|\\.)*)"/g;
 
-/**
- * A reply's raw events log: the events, unless the text they stream, joined, holds a key: a
- * key can arrive cut across two events, in pieces no masking finds; then a line saying so.
- */
+// The raw events, unless their streamed text, joined, holds a key: a key cut across two events
+// is in pieces no masking finds.
 function eventsForLog(events: string, redactor: Redactor, jsonName: string): string {
   let streamed = "";
   for (const match of events.matchAll(STREAMED_TEXT)) {
@@ -164,4 +155,25 @@ function describeUsage(usage: TokenUsage): string {
   const cached = usage.cached > 0 ? ` (${formatCount(usage.cached)} cached)` : "";
   return `${formatCount(usage.input)} input${cached}, ${formatCount(usage.output)} output, ` +
     `${formatCount(usage.thinking)} thinking tokens`;
+}
+
+// Roughly, in code and English.
+const CHARS_PER_TOKEN = 4;
+
+// `thinking 1,112 · answer 97 tokens`, estimated from characters (`~250`) where the API has not
+// counted; empty when nothing has arrived.
+function describeProgress(progress: StreamProgress): string {
+  let estimated = false;
+  const part = (name: string, tokens: number | undefined, chars: number) => {
+    if (tokens !== undefined && tokens > 0) return `${name} ${formatCount(tokens)}`;
+    if (chars === 0) return undefined;
+    estimated = true;
+    return `${name} ~${formatCount(Math.ceil(chars / CHARS_PER_TOKEN))}`;
+  };
+  const parts = [
+    part("thinking", progress.thinkingTokens, progress.thinkingChars),
+    part("answer", progress.answerTokens, progress.answerChars),
+  ].filter((text) => text !== undefined);
+  if (parts.length === 0) return "";
+  return `${parts.join(" · ")} tokens${estimated ? " (~ estimated from characters)" : ""}`;
 }

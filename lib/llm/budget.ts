@@ -7,22 +7,15 @@ import { checkPathSyntax } from "../guard/path_syntax.ts";
 import { formatCount } from "../text/numbers.ts";
 import { estimateTokens as estimateTextTokens, tokensOfBytes, utf8Length } from "../text/tokens.ts";
 
-/** A file, or a top-level folder (`lib/`), its estimated tokens and its share (0 to 1) of all. */
-type TokenShare = { path: string; tokens: number; share: number };
-
-/** The block header of a codebase summary's list of file names. */
 const FILENAMES = "FILENAMES";
 /** Block headers of a codebase summary that name no file. */
 const NOT_FILES = new Set([FILENAMES, "END FILENAMES"]);
 
 /**
- * The largest files of the `--- path ---` blocks in `text` and top-level folders, at most `count`
- * of each (a `--- FILENAMES ---` list's names count for their files). Never throws.
+ * The largest files of the `--- path ---` blocks in `text`, and top-level folders (`lib/`),
+ * `count` of each, with their estimated tokens and share (0 to 1) of all. Never throws.
  */
-export function codebaseShares(
-  text: string,
-  count = 5,
-): { tokens: number; folders: TokenShare[]; files: TokenShare[] } {
+export function codebaseShares(text: string, count = 5) {
   const sizes = new Map<string, number>();
   const folders = new Map<string, number>();
   const add = (to: Map<string, number>, path: string, bytes: number) =>
@@ -47,7 +40,7 @@ export function codebaseShares(
     const slash = path.indexOf("/");
     if (slash > 0) add(folders, path.slice(0, slash + 1), bytes);
   }
-  const largest = (entries: Map<string, number>): TokenShare[] =>
+  const largest = (entries: Map<string, number>) =>
     [...entries].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, count)
       .map(([path, bytes]) => ({
         path,
@@ -57,7 +50,7 @@ export function codebaseShares(
   return { tokens: tokensOfBytes(total), folders: largest(folders), files: largest(sizes) };
 }
 
-/** The `x` of a `--- x ---` line that heads a block: a list header or a path a rollup could hold. */
+/** The `x` of a `--- x ---` block header: a list header or a path a rollup could hold. */
 function headerPath(line: string): string | undefined {
   if (!line.endsWith(" ---") || !line.startsWith("--- ") || line.length <= 8) return undefined;
   const path = line.slice(4, -4);
@@ -65,7 +58,7 @@ function headerPath(line: string): string | undefined {
 }
 
 /** `node_modules/ 97 %, lib/ 2 %`: each share named with its percentage. Never throws. */
-export function describeShares(shares: readonly TokenShare[]): string {
+export function describeShares(shares: readonly { path: string; share: number }[]): string {
   // A share under one per cent is `<1 %`.
   return shares.map(({ path, share }) => `${path} ${Math.round(share * 100) || "<1"} %`)
     .join(", ");
@@ -98,10 +91,7 @@ export interface PromptBudget {
   readonly buildContext?: boolean;
 }
 
-/**
- * Checks that `prompt` fits `budget`. @throws {CodeCommitError} (exit {@link EXIT.setup}) when
- * its estimated tokens are more than the model's input limit, naming what is large and what to do.
- */
+/** Checks that `prompt` fits `budget`. @throws {CodeCommitError} when it does not. */
 export function checkPromptBudget(prompt: string, budget: PromptBudget): void {
   const tokens = estimateTextTokens(prompt);
   if (tokens <= budget.inputLimit) return;

@@ -5,7 +5,13 @@
  */
 import { setTimeout as delay } from "node:timers/promises";
 import { EXIT, interruption } from "../errors/errors.ts";
-import type { ApiAdapter, HttpRequest, ParsedReply, StreamAssembler } from "./adapter.ts";
+import type {
+  ApiAdapter,
+  HttpRequest,
+  ParsedReply,
+  StreamAssembler,
+  StreamProgress,
+} from "./adapter.ts";
 import { excerpt, httpReason, oneLine } from "./adapter.ts";
 import { type ModelId, type ModelTarget, modelTarget, type Provider } from "./models.ts";
 import {
@@ -16,9 +22,7 @@ import {
   type RetryPolicy,
 } from "./retry.ts";
 import { formatSeconds } from "../text/numbers.ts";
-import { decodeStrictly } from "../text/utf8.ts";
-import { invalidUtf8Message } from "./invalid_utf8.ts";
-import type { StreamProgress } from "./progress.ts";
+import { decodeStrictly, firstInvalidUtf8 } from "../text/utf8.ts";
 import { SseParser } from "./sse.ts";
 import {
   type CompleteOptions,
@@ -28,7 +32,6 @@ import {
   type LlmReply,
 } from "./types.ts";
 
-/** Each provider's adapter, loaded when a client of it is made. */
 const ADAPTERS: Record<Provider, () => Promise<ApiAdapter>> = {
   gemini: async () => (await import("./gemini.ts")).geminiAdapter,
   openai: async () => (await import("./openai.ts")).openaiAdapter,
@@ -61,9 +64,8 @@ export function createClient(
   // Loaded from now on, while the run sets up; awaited by the first call.
   const adapter = ADAPTERS[target.provider]();
   adapter.catch(() => {}); // a client never called has no use for it
-  const policy = options.retry ?? DEFAULT_RETRY_POLICY;
-  const random = options.random ?? Math.random;
-  const sleep = options.sleep ?? abortableSleep;
+  const { retry: policy = DEFAULT_RETRY_POLICY, random = Math.random, sleep = abortableSleep } =
+    options;
 
   return {
     model,
@@ -131,7 +133,6 @@ export function createClient(
   };
 }
 
-/** What every attempt of one call shares; `host` names the server in messages. */
 interface AttemptContext {
   readonly target: ModelTarget;
   readonly adapter: ApiAdapter;
@@ -140,11 +141,7 @@ interface AttemptContext {
   readonly onProgress?: (progress: StreamProgress) => void;
 }
 
-/**
- * What one attempt came to: a usable reply (its body as received or assembled, and the raw
- * events of a stream), or a failure: worth another attempt (`retry`, with the server's wait
- * hint) or not; `counted`: its message ends with how many attempts were made.
- */
+/** One attempt's outcome; `counted`: a failure's message ends with how many attempts were made. */
 type Verdict =
   | { kind: "reply"; reply: ParsedReply; text: string; events?: string }
   | {
@@ -156,21 +153,15 @@ type Verdict =
     hintMs?: number;
   };
 
-/** A failure that ends the call. */
 function final(message: string, details: LlmErrorDetails = {}, counted = false): Verdict {
   return { kind: "fail", message, details, retry: false, counted };
 }
 
-/** A failure worth another attempt, after the server's wait hint `hintMs` when it gave one. */
 function retry(message: string, details: LlmErrorDetails, hintMs?: number): Verdict {
   return { kind: "fail", message, details, retry: true, counted: true, hintMs };
 }
 
-/**
- * Makes one attempt and classifies it: an answer by {@link classifyAnswer}; no answer because
- * Deno's permissions refused, a redirect, a body too large or too slow ends the call, a
- * network failure or a cut stream is worth another attempt. @throws {InterruptedError} on abort.
- */
+/** Makes one attempt and classifies it. @throws {InterruptedError} on abort. */
 async function tryOnce(
   request: HttpRequest,
   context: AttemptContext,
@@ -196,7 +187,6 @@ async function tryOnce(
   return classifyAnswer(answer, context);
 }
 
-/** Classifies a request that got no answer (`timedOut`: the time limit ended it). */
 function classifyFailure(error: unknown, context: AttemptContext, timedOut: boolean): Verdict {
   const { host } = context;
   if (timedOut) {
@@ -219,21 +209,16 @@ function classifyFailure(error: unknown, context: AttemptContext, timedOut: bool
     const mib = MAX_BODY_BYTES / 2 ** 20;
     return final(`the reply is larger than ${mib} MiB, far more than any model's output: refused`);
   }
-  if (error instanceof StreamError && !error.cut) {
-    return final(error.message, { events: error.events });
-  }
   if (error instanceof StreamError) {
-    // Never a partial reply: what arrived is logged, and the whole request is made again.
-    return retry(`${host}: ${error.message}`, { cause: error, events: error.events });
+    // A cut stream is never a partial reply: what arrived is logged, the request made again.
+    return error.cut
+      ? retry(`${host}: ${error.message}`, { cause: error, events: error.events })
+      : final(error.message, { events: error.events });
   }
   return retry(`cannot reach ${host}: ${(error as Error).message}`, { cause: error });
 }
 
-/**
- * Classifies an HTTP answer: a 2xx with a usable body is the reply (an unusable one ends the
- * call); an error answer is retried when its status is worth it and its body shows nothing
- * that no wait can cure, and ends the call otherwise, naming the cause and what to do.
- */
+/** An error answer is retried when its status is worth it and its body shows no incurable cause. */
 function classifyAnswer(answer: Answer, context: AttemptContext): Verdict {
   const { status, headers, text, events } = answer;
   const { target, adapter } = context;
@@ -262,9 +247,7 @@ function classifyAnswer(answer: Answer, context: AttemptContext): Verdict {
     const { cause, action } = apiError.diagnosis;
     return final(`${cause}; ${action}; not retried: ${reason}`, details, true);
   }
-  const retryable = isRetryableStatus(status) && apiError.retryable !== false &&
-    apiError.keyRejected !== true;
-  if (retryable) {
+  if (isRetryableStatus(status) && apiError.retryable !== false && !apiError.keyRejected) {
     return retry(reason, details, retryAfterFromHeaders(headers) ?? apiError.retryDelayMs);
   }
   // What to do about an error the key may cause (a rejected key, 401, 403).
@@ -276,19 +259,12 @@ function classifyAnswer(answer: Answer, context: AttemptContext): Verdict {
   return final(`${reason}${key}`, details, true);
 }
 
-/**
- * An HTTP answer, its body read whole (a stream's: assembled, or its error event); `invalid`
- * says why a body that is not valid UTF-8 is refused.
- */
+/** An HTTP answer, its body read whole; `invalid`: why a body not valid UTF-8 is refused. */
 type Answer = { status: number; headers: Headers; text: string; events?: string; invalid?: string };
 
 /** The largest response body read: a model's whole output is well under 1 MiB. */
 const MAX_BODY_BYTES = 64 * 2 ** 20;
 
-/**
- * Reads the whole body of `response`: an event stream through the adapter's assembler,
- * anything else (an error, or plain JSON) whole. Refuses one larger than {@link MAX_BODY_BYTES}.
- */
 async function readAnswer(response: Response, context: AttemptContext): Promise<Answer> {
   const { status, headers, body } = response;
   const type = headers.get("content-type") ?? "";
@@ -313,31 +289,37 @@ async function readAnswer(response: Response, context: AttemptContext): Promise<
   return { status, headers, text: lossy, invalid: invalidUtf8Message(bytes) };
 }
 
-/** Waits `ms` milliseconds (keeping the process alive); rejects if `signal` aborts first. */
+// The file blocks' marker lines, as they appear in the answer's JSON (`\n` escaped).
+const MARKER = /\^\^\^([^\s"\\^][^\s"\\]*)\\n/g;
+
+// Names the file block the first bad byte is in, if any.
+function invalidUtf8Message(body: Uint8Array): string {
+  const offset = firstInvalidUtf8(body) ?? body.length;
+  const before = new TextDecoder().decode(body.subarray(0, offset));
+  let block: string | undefined;
+  for (const match of before.matchAll(MARKER)) {
+    block = match[1] === "end" || match[1] === "delete" ? undefined : match[1];
+  }
+  const where = block === undefined ? "" : ` (in the block of the file ${block})`;
+  return `the reply is not valid UTF-8: byte ${offset} of its body${where} is not part of a ` +
+    "UTF-8 character; refused (its files are never written with bytes replaced): ask again";
+}
+
 function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return delay(ms, undefined, { signal }).catch(() => {
     throw interruption(signal);
   });
 }
 
-/** A body larger than the limit: refused. */
 class BodyTooLargeError extends Error {}
 
-/**
- * A stream that ended or broke before it said it was whole (`cut`: worth another attempt), or
- * that holds an event not of the API's or bytes not UTF-8; `events`: the raw events received.
- */
+/** An unusable stream; `cut`: it ended before it said it was whole (worth another attempt). */
 class StreamError extends Error {
   constructor(message: string, readonly events: string, readonly cut: boolean, cause?: unknown) {
     super(message, { cause });
   }
 }
 
-/**
- * Reads `body` through `assembler` to its end (or first error event and its `status`).
- * @throws {BodyTooLargeError} past {@link MAX_BODY_BYTES}. @throws {StreamError} when the
- * stream is cut, or holds what is not the API's or not UTF-8.
- */
 async function readEventStream(
   body: ReadableStream<Uint8Array>,
   assembler: StreamAssembler,
@@ -367,8 +349,7 @@ async function readEventStream(
       } catch {
         if (!chunk.done) received.push(chunk.value);
         const body = new Uint8Array(await new Blob(received as BlobPart[]).arrayBuffer());
-        const message = invalidUtf8Message(body);
-        throw new StreamError(message, events(), false);
+        throw new StreamError(invalidUtf8Message(body), events(), false);
       }
       if (!chunk.done) {
         bytes += chunk.value.byteLength;
@@ -377,15 +358,13 @@ async function readEventStream(
       }
       raw.push(text);
       for (const event of parser.push(text)) {
-        let error;
+        let failed; // an API error sent inside the stream
         try {
-          error = assembler.add(event.data);
-        } catch (thrown) {
-          throw new StreamError((thrown as Error).message, events(), false);
+          failed = assembler.add(event.data);
+        } catch (error) {
+          throw new StreamError((error as Error).message, events(), false);
         }
-        if (error !== undefined) {
-          return { status: error.status, text: error.body, events: events() };
-        }
+        if (failed) return { status: failed.status, text: failed.body, events: events() };
         onProgress?.(assembler.progress());
       }
       if (chunk.done) break;

@@ -7,15 +7,13 @@ import { NET_HOSTS } from "../permissions/permissions.ts";
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
-/** The `host:port` pairs beyond loopback that code-commit's net permission allows. */
 const PERMITTED_REMOTE: ReadonlySet<string> = new Set<string>(
   NET_HOSTS.filter((host) => host.includes(".") && host.endsWith(":443")),
 );
 
 /**
- * The base URL to use: `value` when set (validated), else `fallback`; no trailing `/`.
- * @throws {CodeCommitError} naming `envName` when the value is not a URL the key may safely
- * travel to, or names a host the Deno permissions do not let code-commit reach.
+ * `value` when set (validated), else `fallback`; no trailing `/`. @throws {CodeCommitError}
+ * when the value is not a URL the key may safely travel to, or a host Deno may not reach.
  */
 export function resolveBaseUrl(
   envName: string,
@@ -33,9 +31,7 @@ export function resolveBaseUrl(
       `is plain http:// to ${url.hostname}, which would send your API key in clear text; ${fix}`,
     );
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw fail(`uses ${url.protocol}//; ${fix}`);
-  }
+  if (!["http:", "https:"].includes(url.protocol)) throw fail(`uses ${url.protocol}//; ${fix}`);
   if (url.username || url.password) throw fail(`must not carry a user name or password; ${fix}`);
   if (url.search || url.hash || /[?#]/.test(value)) {
     throw fail("must not have a query or a fragment (the part after ? or #)");
@@ -52,10 +48,8 @@ export function resolveBaseUrl(
 }
 
 /**
- * The base URL of a local model's server, from `envName` (its value `value`): it must be set
- * and name this machine, since a local model is sent no key and the prompt must not leave it.
- * @throws {UsageError} when the variable is unset, is not a URL, or names another host.
- * @throws {CodeCommitError} as {@link resolveBaseUrl} otherwise.
+ * The base URL of a local model's server: it must name this machine, the prompt must not leave it.
+ * @throws {UsageError} when unset, not a URL, or another host; else as {@link resolveBaseUrl}.
  */
 export function resolveLocalBaseUrl(
   envName: string,
@@ -82,9 +76,8 @@ export function resolveLocalBaseUrl(
 }
 
 /**
- * The warning for a run about to send the OpenAI key to `baseUrl` on this machine: whatever
- * listens there gets the key (a local model's server, or anyone's once it stopped). Undefined
- * otherwise, and for Gemini, which no local server speaks. Never throws.
+ * The warning for sending the OpenAI key to this machine: whatever listens there gets it (anyone's
+ * server once the local one stopped). Undefined otherwise, and for Gemini. Never throws.
  */
 export function loopbackKeyWarning(
   provider: string,

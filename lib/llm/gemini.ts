@@ -15,7 +15,6 @@ import {
   type StreamAssembler,
   streamErrorStatus,
 } from "./adapter.ts";
-import { parseGoogleDuration } from "./retry.ts";
 
 const text = z.string().optional();
 const count = z.number().int().nonnegative().optional();
@@ -67,16 +66,14 @@ type Response = z.infer<typeof ResponseSchema>;
 /** The Gemini API adapter. */
 export const geminiAdapter: ApiAdapter = {
   unstreamedUrl(url) {
-    return url.endsWith(":streamGenerateContent?alt=sse")
-      ? url.replace(/:streamGenerateContent\?alt=sse$/, ":generateContent")
-      : undefined;
+    const plain = url.replace(/:streamGenerateContent\?alt=sse$/, ":generateContent");
+    return plain === url ? undefined : plain;
   },
-  request(baseUrl, model, key, prompt, shape = {}) {
+  request(baseUrl, model, key, prompt, { thinkingLevel } = {}) {
     const headers = {
       "content-type": "application/json",
       ...(key !== undefined && { "x-goog-api-key": key }),
     };
-    const { thinkingLevel } = shape;
     const body = {
       contents: [{ role: "user", parts: [{ text: prompt }] }],
       ...(thinkingLevel !== undefined &&
@@ -124,7 +121,7 @@ export const geminiAdapter: ApiAdapter = {
     const diagnosis = diagnoseQuota(error) ?? diagnoseDisabledApi(errorInfo);
     return {
       message: message || excerpt(rawText),
-      retryDelayMs: parseGoogleDuration(retryInfo?.retryDelay),
+      retryDelayMs: googleDuration(retryInfo?.retryDelay),
       // Gemini answers a wrong key with 400 INVALID_ARGUMENT, reason API_KEY_INVALID.
       keyRejected: errorInfo?.reason === "API_KEY_INVALID",
       ...(diagnosis && { diagnosis }),
@@ -134,12 +131,11 @@ export const geminiAdapter: ApiAdapter = {
   assembler: geminiAssembler,
 };
 
-/** Some Google front ends wrap the error in a one-element array: its element. */
+// Some Google front ends wrap the error in a one-element array.
 function unwrap(json: unknown): unknown {
   return Array.isArray(json) && json.length === 1 ? json[0] : json;
 }
 
-/** The HTTP status each google.rpc status word stands for. */
 const RPC_STATUS: Readonly<Record<string, number>> = {
   INVALID_ARGUMENT: 400,
   FAILED_PRECONDITION: 400,
@@ -153,11 +149,8 @@ const RPC_STATUS: Readonly<Record<string, number>> = {
   DEADLINE_EXCEEDED: 504,
 };
 
-/**
- * Assembles a Gemini stream of `GenerateContentResponse` chunks: consecutive text parts of the
- * same kind (thought or answer) are joined into one part; the last finish reason, usage and
- * prompt feedback win. Whole once a chunk gave a finish reason (or said the prompt was blocked).
- */
+// Joins consecutive text parts of the same kind (thought or answer); the last finish reason,
+// usage and feedback win. Whole once a chunk gave a finish reason or said the prompt was blocked.
 function geminiAssembler(): StreamAssembler {
   const parts: z.infer<typeof PartSchema>[] = [];
   let role: string | undefined;
@@ -221,15 +214,18 @@ function geminiAssembler(): StreamAssembler {
   };
 }
 
-/** The first detail of `error` of the google.rpc type `name`, e.g. `RetryInfo`. */
+// A protobuf Duration as Google spells it (`"1.2s"`), in milliseconds.
+function googleDuration(text: unknown): number | undefined {
+  const match = typeof text === "string" ? /^(\d+(?:\.\d+)?)s$/.exec(text.trim()) : null;
+  return match ? Math.round(Number(match[1]) * 1000) : undefined;
+}
+
 function detail(error: GeminiError, name: string): Record<string, unknown> | undefined {
   return error.details?.find((item) => item["@type"] === `type.googleapis.com/google.rpc.${name}`);
 }
 
-/**
- * Names a 429 that no wait can cure: a quota of 0 for the model, or a violated quota counted
- * per day. A quota counted per minute is left to the retries, as the server's RetryInfo says.
- */
+// Names a 429 that no wait can cure: a quota of 0 for the model, or a violated quota counted
+// per day. A quota counted per minute is left to the retries, as the server's RetryInfo says.
 function diagnoseQuota(error: GeminiError): Diagnosis | undefined {
   if (error.status !== "RESOURCE_EXHAUSTED" && error.code !== 429) return undefined;
   const violations = QuotaFailureSchema.safeParse(detail(error, "QuotaFailure")).data?.violations ??
@@ -263,7 +259,7 @@ function diagnoseQuota(error: GeminiError): Diagnosis | undefined {
   return undefined;
 }
 
-/** Names a 403 whose key is fine but whose project has not enabled the API. */
+/** A 403 whose key is fine but whose project has not enabled the API. */
 function diagnoseDisabledApi(
   errorInfo: z.infer<typeof ErrorInfoSchema> | undefined,
 ): Diagnosis | undefined {

@@ -7,16 +7,15 @@
 export type Provider = "gemini" | "openai";
 
 /**
- * What one model's request adds to its API's plain one. Gemini 3 takes a `thinkingLevel`;
- * Gemini 2.5 is sent none (with its `thinkingBudget` it is a 400). OpenAI's `reasoning_effort`:
- * gpt-5.2 does not reason at all unless told.
+ * What one model's request adds to its API's plain one. Gemini 2.5 is sent no thinking level (a
+ * `thinkingBudget` is a 400); gpt-5.2 does not reason at all unless told.
  */
 export interface RequestShape {
   readonly thinkingLevel?: "low" | "high";
   readonly reasoningEffort?: "none" | "low" | "medium" | "high" | "xhigh";
 }
 
-/** One supported model: its API, key file, endpoint variable, request shape and token limits. */
+/** One supported model. */
 export interface ModelInfo {
   readonly provider: Provider;
   readonly keyFile: string;
@@ -79,20 +78,12 @@ export type LocalModelName = `local:${string}`;
 /** Any model `--model` accepts: one of the table, or `local:NAME`. */
 export type ModelId = ModelName | LocalModelName;
 
-/** Longest local model name accepted (Hugging Face paths with a tag fit easily). */
-const MAX_LOCAL_NAME = 200;
-
-/**
- * Reads a `--model` value: a name of the table, or `local:` and 1 to 200 printable ASCII
- * characters without spaces; undefined for anything else. Never throws.
- */
+/** Reads a `--model` value: a name of the table, or `local:` and 1-200 visible ASCII characters. */
 export function parseModelId(value: string): ModelId | undefined {
   if (Object.hasOwn(MODELS, value)) return value as ModelName;
   if (!value.startsWith(LOCAL_PREFIX)) return undefined;
   const name = value.slice(LOCAL_PREFIX.length);
-  return name.length <= MAX_LOCAL_NAME && /^[\x21-\x7e]+$/.test(name)
-    ? value as LocalModelName
-    : undefined;
+  return /^[\x21-\x7e]{1,200}$/.test(name) ? value as LocalModelName : undefined;
 }
 
 /** Tells whether `id` names a model on a local server. Never throws. */
@@ -112,10 +103,7 @@ export type ModelTarget =
 /** A local model's context window when nothing says otherwise: prompt and answer, in tokens. */
 export const LOCAL_CONTEXT_WINDOW = 131_072;
 
-/**
- * The target of `id`: from the table, or the OpenAI-compatible API for `local:NAME`, whose
- * window of `contextWindow` tokens is split: a quarter for the answer. Never throws.
- */
+/** The target of `id`; a local model's window gives a quarter to the answer. Never throws. */
 export function modelTarget(
   id: ModelId,
   contextWindow: number = LOCAL_CONTEXT_WINDOW,

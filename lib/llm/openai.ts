@@ -125,7 +125,6 @@ export const openaiAdapter: ApiAdapter = {
   assembler: openaiAssembler,
 };
 
-/** The HTTP status each OpenAI error type or code stands for. */
 const ERROR_STATUS: Readonly<Record<string, number>> = {
   invalid_request_error: 400,
   invalid_api_key: 401,
@@ -139,11 +138,8 @@ const ERROR_STATUS: Readonly<Record<string, number>> = {
   overloaded_error: 503,
 };
 
-/**
- * Assembles a chat completion stream: each chunk holds the next piece (`delta`) of the one
- * choice's message; the finish reason comes in the last chunk with a choice, the usage after
- * it, then `[DONE]`. Whole once both the finish reason and `[DONE]` have arrived.
- */
+// Joins the `delta`s of the one choice; the finish reason comes in the last chunk with a
+// choice, the usage after it, then `[DONE]`. Whole once both have arrived.
 function openaiAssembler(): StreamAssembler {
   let content = "";
   let refusal = "";
@@ -204,10 +200,8 @@ function openaiAssembler(): StreamAssembler {
   };
 }
 
-/**
- * Names a rate-limit answer for a request that alone is over the limit (`Limit 30000,
- * Requested 30601`): no wait lets it through. A limit merely reached is not one.
- */
+// Names a rate-limit answer for a request that alone is over the limit (`Limit 30000,
+// Requested 30601`): no wait lets it through. A limit merely reached is not one.
 function diagnoseTooLarge(message: string): Diagnosis | undefined {
   const match = /\bLimit (\d+), Requested (\d+)\b/.exec(message);
   if (!match) return undefined;

@@ -9,10 +9,10 @@ import type { TokenUsage } from "./types.ts";
 /** The day the prices of {@link PRICES} were read from the providers' price lists. */
 export const PRICES_DATE = "2026-11-23";
 
-/** The rates of one tier, in US dollars per million tokens (output: thinking included). */
+// US dollars per million tokens (output: thinking included).
 type Rates = { readonly input: number; readonly cachedInput: number; readonly output: number };
 
-/** The prices of one model: `long`, higher rates for a prompt over `aboveInputTokens` (Gemini). */
+// `long`: higher rates for a prompt over `aboveInputTokens` (Gemini).
 type ModelPrices = { base: Rates; long?: { aboveInputTokens: number; rates: Rates } };
 
 /** The list prices of every model of the table. */
@@ -62,7 +62,7 @@ export function describeCost(cost: Cost): string {
   return cost.kind === "local" ? "no cost (local model)" : `est. ${formatUsd(cost.nanoUsd / 1e9)}`;
 }
 
-/** US dollars per million tokens as nano-dollars per token ($1.25/M is 1,250 n$ a token). */
+// $1.25 per million tokens is 1,250 nano-dollars a token.
 function nanoPerToken(dollarsPerMillion: number): number {
   return Math.round(dollarsPerMillion * 1000);
 }

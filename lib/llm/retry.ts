@@ -3,13 +3,9 @@
  * @module
  */
 
-/** HTTP statuses worth another attempt: timeouts, rate limits and server trouble. */
 const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 
-/**
- * The default retry policy: at most 5 requests for one call, backoff waits of 2 s doubling to at
- * most 60 s, and server hints honoured up to 5 minutes (a longer one ends the call).
- */
+/** The default retry policy: a longer server hint than `maxHintMs` ends the call. */
 export const DEFAULT_RETRY_POLICY = {
   maxAttempts: 5,
   baseDelayMs: 2_000,
@@ -35,10 +31,7 @@ export function backoffDelayMs(
   return Math.round(ceiling * (0.5 + random() / 2));
 }
 
-/**
- * The server's wait hint from `retry-after-ms`, else `retry-after` (seconds or an HTTP date), in
- * milliseconds; undefined when there is none. Never throws.
- */
+/** The wait hint of `retry-after-ms`, else `retry-after`, in milliseconds. Never throws. */
 export function retryAfterFromHeaders(
   headers: Headers,
   now: number = Date.now(),
@@ -51,11 +44,4 @@ export function retryAfterFromHeaders(
   const date = Date.parse(after);
   if (!Number.isNaN(date)) return Math.max(0, date - now);
   return undefined;
-}
-
-/** A protobuf Duration as Google spells it (`"1.2s"`) in milliseconds. Never throws. */
-export function parseGoogleDuration(text: unknown): number | undefined {
-  if (typeof text !== "string") return undefined;
-  const match = /^(\d+(?:\.\d+)?)s$/.exec(text.trim());
-  return match ? Math.round(Number(match[1]) * 1000) : undefined;
 }

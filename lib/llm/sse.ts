@@ -37,7 +37,6 @@ export class SseParser {
     return unfinished;
   }
 
-  /** Reads one whole line; returns the event a blank line ends. */
   #line(line: string): SseEvent | undefined {
     if (line === "") {
       const data = this.#data;

@@ -3,14 +3,10 @@
  * @module
  */
 import { CodeCommitError, EXIT, type ExitStatus } from "../errors/errors.ts";
-import type { ParsedReply } from "./adapter.ts";
+import type { ParsedReply, StreamProgress } from "./adapter.ts";
 import type { ModelId } from "./models.ts";
-import type { StreamProgress } from "./progress.ts";
 
-/**
- * Tokens one call used: `cached` is the part of `input` read from the provider's cache (0 when
- * not reported), `output` the visible reply, `thinking` what the model spent thinking.
- */
+/** Tokens one call used: `cached` is the part of `input` read from the provider's cache. */
 export interface TokenUsage {
   readonly input: number;
   readonly cached: number;
@@ -18,10 +14,7 @@ export interface TokenUsage {
   readonly thinking: number;
 }
 
-/**
- * A reply from a model: its non-thought text, the JSON body and raw events as received (left
- * out of what `ask` returns: logged), finish reason, time and HTTP requests, retries included.
- */
+/** A reply: its non-thought text, the body and raw events as received, time, and requests made. */
 export interface LlmReply extends ParsedReply {
   readonly body: string;
   readonly events?: string;
@@ -36,10 +29,7 @@ export interface CompleteOptions {
   readonly onProgress?: (progress: StreamProgress) => void;
 }
 
-/**
- * What the client tells its caller before it waits to retry: the attempt that failed
- * (1-based), why, the wait, and whether it is the server's own hint.
- */
+/** What the client tells before it waits to retry; `attempt`: the one that failed (1-based). */
 export interface RetryNotice {
   readonly attempt: number;
   readonly maxAttempts: number;
@@ -52,10 +42,7 @@ export interface RetryNotice {
 export interface LlmClient {
   /** The model this client calls, as the user named it (`gpt-5.2`, `local:llama3.1:8b`). */
   readonly model: ModelId;
-  /**
-   * Sends `prompt` and returns the reply. @throws {LlmError} when the call fails or the answer
-   * is not a usable reply. @throws {InterruptedError} when `options.signal` aborts.
-   */
+  /** Sends `prompt`. @throws {LlmError} on failure. @throws {InterruptedError} on abort. */
   complete(prompt: string, options?: CompleteOptions): Promise<LlmReply>;
 }
 
@@ -68,10 +55,7 @@ export type LlmErrorDetails = {
   exitCode?: ExitStatus;
 };
 
-/**
- * An LLM call that failed; the message names the model and the API's own words. Carries the
- * last answer's status, body and raw events, when there was one.
- */
+/** An LLM call that failed, with the last answer's status, body and raw events. */
 export class LlmError extends CodeCommitError {
   readonly status: number | undefined;
   readonly body: string | undefined;

@@ -1,7 +1,6 @@
 /**
- * The `^^^` file-block syntax of an LLM reply, in one place: a header line `^^^path`, content
- * lines kept verbatim up to a line that is exactly `^^^end` (trailing white space allowed), or
- * `^^^delete` on the line right after the header. No other module restates these markers.
+ * The `^^^` file-block syntax of an LLM reply, in one place: `^^^path`, content lines verbatim,
+ * then `^^^end` (or `^^^delete` right after the header), and the prose around the blocks.
  * @module
  */
 
@@ -10,11 +9,7 @@ export const HEADER_MARK = "^^^";
 const END_LINE = /^\^\^\^end\s*$/;
 const DELETE_LINE = /^\^\^\^delete\s*$/;
 
-/**
- * One item of a reply (line numbers 1-based): a file block (content lines each ending with a
- * newline; `closed` false when the reply ended first), a `^^^` with no file name, or a stray
- * `^^^end` or `^^^delete` outside any block.
- */
+/** One item of a reply (lines 1-based): a file block, a `^^^` with no name, or a stray marker. */
 export type ReplyItem =
   | {
     readonly kind: "block";
@@ -34,11 +29,7 @@ export function isBlockHeader(line: string): boolean {
     line.slice(HEADER_MARK.length).trim() !== "";
 }
 
-/**
- * The item that starts at `lines[index]` (0-based; CRLF or not), or `undefined` when that line
- * is prose. A block runs to its `^^^end` line, or is the header and its `^^^delete` line, or
- * runs to the last line when it is not closed. Never throws.
- */
+/** The item that starts at `lines[index]` (0-based), or `undefined` for prose. Never throws. */
 export function itemAt(lines: readonly string[], index: number): ReplyItem | undefined {
   const line = lines[index];
   const lineNumber = index + 1;
@@ -77,29 +68,48 @@ export function scanBlocks(reply: string): { lines: string[]; items: ReplyItem[]
   return { lines, items };
 }
 
-/**
- * `text` with the content of every file block replaced by the line `note(lines, characters)`
- * returns; everything else kept, line ends too. Never throws.
- */
+/** `text` with each file block's content replaced by the line `note` returns. Never throws. */
 export function outlineBlocks(
   text: string,
   note: (lines: number, characters: number) => string,
 ): string {
-  const pieces = text.split(/(?<=\n)/);
-  const lines = pieces.map((piece) => piece.endsWith("\n") ? piece.slice(0, -1) : piece);
+  const pieces = text.split(/(?<=\n)/); // the lines, each with its line end
   const out: string[] = [];
-  for (let index = 0; index < pieces.length; index++) {
-    out.push(pieces[index]);
-    const item = itemAt(lines, index);
-    if (item?.kind !== "block" || item.deletes) continue;
-    const end = item.closed ? item.lastLine - 1 : pieces.length; // the index of its `^^^end`
-    const content = pieces.slice(index + 1, end);
-    if (content.length > 0) {
-      const characters = content.reduce((sum, piece) => sum + piece.length, 0);
-      const newline = item.closed || text.endsWith("\n") ? "" : "\n";
-      out.push(`${newline}${note(content.length, characters)}\n`);
-    }
-    index = end - 1;
+  let next = 0;
+  for (const item of scanBlocks(text).items) {
+    const end = item.kind === "block" && item.closed ? item.lastLine - 1 : pieces.length; // `^^^end`
+    if (item.kind !== "block" || item.deletes || end <= item.line) continue;
+    const content = pieces.slice(item.line, end);
+    const characters = content.reduce((sum, piece) => sum + piece.length, 0);
+    const newline = item.closed || text.endsWith("\n") ? "" : "\n";
+    out.push(...pieces.slice(next, item.line), `${newline}${note(content.length, characters)}\n`);
+    next = end;
   }
-  return out.join("");
+  return out.concat(pieces.slice(next)).join("");
+}
+
+// Models wrap blocks in markdown fences.
+const FENCE = /^\s*(```+|~~~+)[\w.+-]*\s*$/;
+
+/**
+ * The lines of `text` outside every file block and marker line, without fence lines, blank
+ * runs squeezed and ends trimmed (control characters kept: the console escapes them). Never throws.
+ */
+export function replyProse(text: string): string[] {
+  const { lines, items } = scanBlocks(text);
+  const prose: string[] = [];
+  const add = (line: string) => {
+    if (FENCE.test(line)) return;
+    const trimmed = line.trimEnd();
+    if (trimmed === "" && (prose.length === 0 || prose.at(-1) === "")) return;
+    prose.push(trimmed);
+  };
+  let next = 0;
+  for (const item of items) {
+    for (; next < item.line - 1; next++) add(lines[next]);
+    next = item.kind === "block" ? item.lastLine : item.line;
+  }
+  for (; next < lines.length; next++) add(lines[next]);
+  while (prose.at(-1) === "") prose.pop();
+  return prose;
 }

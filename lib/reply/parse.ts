@@ -3,25 +3,17 @@
  * why it cannot be applied. No I/O, no path checks (the path guard does them).
  * @module
  */
-
 import { scanBlocks } from "./blocks.ts";
 import type { FileOperation } from "./operations.ts";
 
-/**
- * What {@link parseReply} returns: one operation per path, in the order of each path's last
- * block, and warnings naming the line or path; or why the reply cannot be applied.
- */
+/** One operation per path with warnings, or why the reply cannot be applied. */
 export type ParseResult =
   | { readonly ok: true; readonly operations: FileOperation[]; readonly warnings: string[] }
   | { readonly ok: false; readonly reason: string };
 
-/** An operation together with the line its header is on. */
 type ParsedBlock = { operation: FileOperation; line: number };
 
-/**
- * Parses the text of an LLM reply into the file operations it asks for. Never throws: a header
- * without a file name or a block without its `^^^end` gives `{ ok: false, reason }`.
- */
+/** Parses an LLM reply into the file operations it asks for. Never throws. */
 export function parseReply(text: string): ParseResult {
   const blocks: ParsedBlock[] = [];
   const warnings: string[] = [];
@@ -71,13 +63,9 @@ export function parseReply(text: string): ParseResult {
   return { ok: true, operations: lastBlockPerPath(blocks, warnings), warnings };
 }
 
-/** A markdown fence's opening line: three or more backticks or tildes, then an info string. */
 const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})([^\n]*)$/;
 
-/**
- * When `content` is one markdown fenced code block from its first line to its last, its inside
- * and the two fence lines. Never throws.
- */
+/** When `content` is one markdown fenced code block, first line to last: its inside and fences. */
 function fencedContent(
   content: string,
 ): { inner: string; open: string; close: string } | undefined {
@@ -93,14 +81,10 @@ function fencedContent(
   return { inner, open: lines[0], close: lines[close] };
 }
 
-/** Marks a model wraps a path in, longest first, and their names. */
+// Longest first.
 const WRAPPERS = { "**": "**", "`": "backticks", '"': "double quotes", "'": "single quotes" };
 
-/**
- * The path inside the wrapping models put around paths in prose (backticks, quotes, `**`, also
- * nested), or the path itself when it is not wrapped (or nothing would be left); and the names
- * of the wrappers, outermost first. Never throws.
- */
+/** `path` unwrapped of backticks, quotes and `**` (nested too), and their names. Never throws. */
 export function unwrapPath(path: string): { inner: string; names: string[] } {
   const names: string[] = [];
   let inner = path;
@@ -114,16 +98,15 @@ export function unwrapPath(path: string): { inner: string; names: string[] } {
   }
 }
 
-/** Keeps only the last block of each path, where it stands, warning for each path with more. */
+// Keeps the last block of each path, where it stands, warning for each path with more.
 function lastBlockPerPath(blocks: readonly ParsedBlock[], warnings: string[]): FileOperation[] {
   const byPath = Map.groupBy(blocks, (block) => block.operation.path);
   for (const [path, seen] of byPath) {
     if (seen.length < 2) continue;
+    const lines = seen.map((block) => block.line);
     warnings.push(
-      `"${path}" has ${seen.length} blocks (lines ${
-        seen.map((block) => block.line).join(", ")
-      }); ` +
-        `only the last one, at line ${seen.at(-1)!.line}, is used`,
+      `"${path}" has ${seen.length} blocks (lines ${lines.join(", ")}); ` +
+        `only the last one, at line ${lines.at(-1)}, is used`,
     );
   }
   return blocks.filter((block) => byPath.get(block.operation.path)!.at(-1) === block)

@@ -1,11 +1,8 @@
 /**
- * The code rollup, `agent-config/codeRollup.txt`: every file `git ls-files -co --exclude-standard`
- * lists, as `--- path ---` blocks in code-point order, less what a prompt may not hold (each kind
- * counted in the summary line). One made here starts with {@link ROLLUP_MARK}, and is remade
- * before each run so the model never sees stale code.
+ * The code rollup: every file git tracks or would track, as `--- path ---` blocks, less what a
+ * prompt may not hold. One made here is remade before each run: the model never sees stale code.
  * @module
  */
-
 import type { Console } from "../console/console.ts";
 import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { lstatOrUndefined } from "../file_system/lstat.ts";
@@ -27,27 +24,65 @@ import { formatCount } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
 import { tokensOfBytes, utf8Length } from "../text/tokens.ts";
 import { under } from "../file_system/file_system.ts";
-import { LEFT_OUT_NAMES, type LeftOutKind, readRollupFiles } from "./rollup_file.ts";
+import { READ_LIMITS } from "../file_system/read_limits.ts";
+import { readProjectBytes } from "../project_files/project_bytes.ts";
+import { formatBytes } from "../text/sizes.ts";
+import { decodeStrictly } from "../text/utf8.ts";
 
-/** How the first line of a rollup made by code-commit begins. */
 const ROLLUP_MARK = "code-commit --rollup:";
 
-/** A file (or folder) left out of the rollup, and why. */
-export type LeftOut = { readonly path: string; readonly kind: LeftOutKind };
+// The largest file a rollup holds: the context builder's limit for a file in a prompt.
+const OVER = `over ${formatBytes(READ_LIMITS.projectFile.bytes)}`;
 
-/** A rollup to write: text, files and where each block starts, what was left out and why. */
+// How the summary names one and several of each kind left out.
+const LEFT_OUT_NAMES = {
+  "binary": ["binary file", "binary files"],
+  "not-utf8": ["file not in UTF-8", "files not in UTF-8"],
+  "too-large": [`file ${OVER}`, `files ${OVER}`],
+  "symbolic-link": ["symbolic link", "symbolic links"],
+  "hard-link": ["file with more than one hard link", "files with more than one hard link"],
+  "special": ["fifo, socket or device", "fifos, sockets or devices"],
+  "protected": [
+    "tracked file in a folder no prompt may read",
+    "tracked files in folders no prompt may read",
+  ],
+  "refused-name": ["name the path guard refuses", "names the path guard refuses"],
+  "ignored-by-case": ["entry ignored once case is folded", "entries ignored once case is folded"],
+  "unreadable": ["unreadable entry", "unreadable entries"],
+} as const satisfies Record<string, readonly [string, string]>;
+
+/** Why a file git would list is not in the rollup. */
+export type LeftOutKind = keyof typeof LEFT_OUT_NAMES;
+
+// Each open waits on a thread, the reads themselves do not.
+const READ_CONCURRENCY = 16;
+
+// Each file's text, or why it stays out (`missing`: nothing to say), in the order of `paths`.
+async function readRollupFiles(root: string, paths: readonly string[]) {
+  const readOne = async (path: string) => {
+    const read = await readProjectBytes(root, path);
+    if (read.ok) return decodeStrictly(read.bytes) ?? { kind: "not-utf8" as const };
+    const { kind } = read.problem;
+    if (kind === "folder") return { kind: "missing" as const }; // git lists it as no file
+    return { kind: kind === "changed" || kind === "open-timeout" ? "unreadable" as const : kind };
+  };
+  const outcomes = [];
+  for (let start = 0; start < paths.length; start += READ_CONCURRENCY) {
+    outcomes.push(...await Promise.all(paths.slice(start, start + READ_CONCURRENCY).map(readOne)));
+  }
+  return outcomes;
+}
+
+/** A rollup to write: text, files and where each block starts, what was left out. */
 export interface Rollup {
   readonly text: string;
   readonly files: readonly string[];
   readonly starts: readonly number[];
-  readonly leftOut: readonly LeftOut[];
+  readonly leftOut: readonly { readonly path: string; readonly kind: LeftOutKind }[];
   readonly excluded?: number;
 }
 
-/**
- * Makes the rollup of the project at `root`. @throws {CodeCommitError} when an ignore file or
- * `.git/index` cannot be read, or the project root cannot be listed.
- */
+/** Makes the rollup of `root`. @throws {CodeCommitError} when the project cannot be listed. */
 export async function makeRollup(root: string): Promise<Rollup> {
   const rules = await IgnoreRules.load(root);
   const exclude = await CodeCommitIgnore.load(root);
@@ -59,7 +94,7 @@ export async function makeRollup(root: string): Promise<Rollup> {
     );
   });
   const paths = walk.folders.flatMap((folder) => folder.files);
-  const leftOut: LeftOut[] = walk.skipped.map((entry) => ({
+  const leftOut: { path: string; kind: LeftOutKind }[] = walk.skipped.map((entry) => ({
     path: entry.path,
     kind: entry.kind === "unreadable-folder" ? "unreadable" : entry.kind,
   }));
@@ -111,10 +146,7 @@ export async function makeRollup(root: string): Promise<Rollup> {
   };
 }
 
-/**
- * Why a tracked path the walk did not list cannot go into the rollup, or undefined when it can
- * (a tracked file git's rules would ignore); `missing` when it is gone (git shows it deleted).
- */
+/** Why a tracked path the walk did not list stays out; undefined: it goes in (git ignores it). */
 async function trackedFileProblem(
   root: string,
   path: string,
@@ -137,7 +169,6 @@ async function trackedFileProblem(
   return info.isFile ? undefined : "special";
 }
 
-/** At most this many paths are named for each kind left out. */
 const NAMED_PER_KIND = 3;
 
 /** The line that sums a rollup up: files, size, the largest, what was left out. Never throws. */
@@ -165,39 +196,29 @@ export function describeRollup(rollup: Rollup): string {
   return `${head}; left out: ${parts.join(", ")}`;
 }
 
-/**
- * Writes `rollup` to `agent-config/codeRollup.txt` atomically, never through a symbolic link.
- * @throws {CodeCommitError} when `agent-config` or the rollup is a link, or the write fails.
- */
+/** Writes `rollup` atomically, never through a link. @throws {CodeCommitError} on failure. */
 export async function writeRollup(root: string, rollup: Rollup): Promise<void> {
   await writeFileAtomically(root, CODE_ROLLUP_FILE, rollup.text, { createFolders: true });
 }
 
 /** The files of `rollup` whose text holds one of `secrets`, in order. Never throws. */
 export function filesHolding(rollup: Rollup, secrets: readonly string[]): string[] {
+  const { text, starts } = rollup;
   const found = new Set<number>();
   for (const secret of secrets.filter((secret) => secret !== "")) {
-    for (
-      let at = rollup.text.indexOf(secret);
-      at !== -1;
-      at = rollup.text.indexOf(secret, at + 1)
-    ) {
-      const index = rollup.starts.findLastIndex((start) => start <= at);
+    for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + 1)) {
+      const index = starts.findLastIndex((start) => start <= at);
       if (index >= 0) found.add(index);
     }
   }
   return [...found].sort((a, b) => a - b).map((index) => rollup.files[index]);
 }
 
-/** Whether no prompt may hold the tracked `path`: in a protected entry, or in git's data. */
 function isUnreadable(path: string, gitData: GitData): boolean {
   return protectedRulesFor(path).some((rule) => !rule.readable) || isGitData(gitData, path);
 }
 
-/**
- * The tracked files changed after `since`, in code-point order, protected ones and names not
- * UTF-8 not looked at. @throws {CodeCommitError} when `.git/index` or an ignore file cannot be read.
- */
+/** The tracked files changed after `since`, in order. @throws {CodeCommitError} as trackedPaths. */
 async function trackedFilesNewerThan(root: string, since: Date): Promise<string[]> {
   const { paths: all, notUtf8 } = await trackedPaths(root);
   const gitData = all.length === 0 ? undefined : await findGitFiles(await IgnoreRules.load(root));
@@ -215,9 +236,8 @@ async function trackedFilesNewerThan(root: string, since: Date): Promise<string[
 }
 
 /**
- * The codebase from the rollup: one code-commit made is made again first (the model must not
- * see code older than the files, or its whole-file replacements would undo newer work) and
- * written back unless `write` is false; another is read as it is, warning of newer files.
+ * The codebase from the rollup: one code-commit made is remade first (its whole-file replacements
+ * must not undo newer work), and written back if `write`; another is read, warning of newer files.
  * @throws {CodeCommitError} when the rollup is missing, cannot be remade or written, or too large.
  */
 export async function loadRollup(root: string, console: Console, write = true): Promise<string> {
@@ -226,7 +246,6 @@ export async function loadRollup(root: string, console: Console, write = true): 
     text = await readCodeRollup(root);
   } catch (error) {
     if (!(error instanceof FileReadError) || error.problem !== "too-large") throw error;
-    // Too large to read: say what is large in it, and what to do.
     const largest = await makeRollup(root).then((rollup) => describeLargest(rollup.text), () => "");
     throw new CodeCommitError(
       `${error.message.replace(/: make it smaller, or check that it is the file you meant$/, "")}` +

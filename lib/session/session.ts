@@ -14,7 +14,7 @@ import { createClient } from "../llm/client.ts";
 import { loopbackKeyWarning, resolveBaseUrl, resolveLocalBaseUrl } from "../llm/endpoint.ts";
 import { KEY_FILES, type ModelTarget, modelTarget } from "../llm/models.ts";
 import { ask, type TokenTally } from "../llm/ask.ts";
-import { replyProse } from "../reply/prose.ts";
+import { replyProse } from "../reply/blocks.ts";
 import type { LlmClient, LlmReply } from "../llm/types.ts";
 import type { CallLogNames } from "../logger/log_names.ts";
 import type { RunLog } from "../logger/run_log.ts";

@@ -16,6 +16,7 @@ import { CodeCommitError, InterruptedError } from "../../lib/errors/errors.ts";
 import { ask, TokenTally } from "../../lib/llm/ask.ts";
 import { createClient } from "../../lib/llm/client.ts";
 import { type ModelName, MODELS } from "../../lib/llm/models.ts";
+import type { StreamProgress } from "../../lib/llm/adapter.ts";
 import { type LlmClient, LlmError } from "../../lib/llm/types.ts";
 import {
   type CallLogNames,
@@ -573,4 +574,54 @@ Deno.test("a terminal: the live line shows the tokens streamed so far", async ()
     ),
     JSON.stringify(w.streams.err),
   );
+});
+
+Deno.test("a terminal: the live line counts tokens when the API has, else estimates them from characters", async () => {
+  const cases: [StreamProgress, string][] = [
+    [{ thinkingChars: 0, answerChars: 0 }, ""],
+    [
+      { thinkingChars: 0, answerChars: 0, thinkingTokens: 1112, answerTokens: 97 },
+      " · thinking 1,112 · answer 97 tokens",
+    ],
+    [{ thinkingChars: 0, answerChars: 0, thinkingTokens: 300 }, " · thinking 300 tokens"],
+    [
+      { thinkingChars: 0, answerChars: 1001 },
+      " · answer ~251 tokens (~ estimated from characters)",
+    ],
+    [
+      { thinkingChars: 40, answerChars: 8, thinkingTokens: 12 },
+      " · thinking 12 · answer ~2 tokens (~ estimated from characters)",
+    ],
+    [{ thinkingChars: 8, answerChars: 0 }, " · thinking ~2 tokens (~ estimated from characters)"],
+  ];
+  await using w = await world("gemini-2.5-pro", [], { terminal: true });
+  // Wide enough that no line is cut to the terminal.
+  const console = new Console({ ...w.streams, columns: () => 200 }, w.redactor);
+  for (const [index, [progress, expected]] of cases.entries()) {
+    w.streams.err.length = 0;
+    const client: LlmClient = {
+      model: "gemini-2.5-pro",
+      async complete(_prompt, options = {}) {
+        options.onProgress?.(progress);
+        await new Promise((resolve) => setTimeout(resolve, 450)); // the line redraws every 200 ms
+        const usage = { input: 1, cached: 0, output: 1, thinking: 0 };
+        return {
+          text: "ok",
+          usage,
+          truncated: false,
+          finishReason: "STOP",
+          body: "{}",
+          elapsedMs: 1,
+          attempts: 1,
+        };
+      },
+    };
+    const names = repairQuery(index + 1);
+    await ask(client, PROMPT, { console, log: w.log, names, redactor: w.redactor });
+    const lines = w.streams.err.filter((line) => line.startsWith("\r\x1b[2K"));
+    assert.ok(
+      lines.map((line) => line.slice(5)).includes(`waiting for gemini-2.5-pro… 0s${expected}`),
+      JSON.stringify(lines),
+    );
+  }
 });

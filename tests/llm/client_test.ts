@@ -11,7 +11,7 @@
 
 import assert from "node:assert/strict";
 import { createClient } from "../../lib/llm/client.ts";
-import type { StreamProgress } from "../../lib/llm/progress.ts";
+import type { StreamProgress } from "../../lib/llm/adapter.ts";
 import { resolveBaseUrl } from "../../lib/llm/endpoint.ts";
 import { type ModelName, MODELS } from "../../lib/llm/models.ts";
 import type { RetryPolicy } from "../../lib/llm/retry.ts";
@@ -1464,6 +1464,40 @@ Deno.test("a Gemini server that knows only generateContent (404 to the stream) i
       "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse",
       "/v1beta/models/gemini-2.5-pro:generateContent",
     ]);
+  } finally {
+    await server.shutdown();
+  }
+});
+
+Deno.test("an answer not valid UTF-8: the offset named, and the file block only when the byte is inside one", async () => {
+  const encoder = new TextEncoder();
+  // Each reply text, `@@` where the bad byte goes, and the block named.
+  const cases: [string, string | undefined][] = [
+    ["^^^src/a.ts\nconst x = 1;@@\n", "src/a.ts"],
+    ["^^^src/a.ts\nx\n^^^end\nprose@@", undefined],
+    ["^^^src/a.ts\n^^^delete\nprose@@", undefined],
+    ["@@", undefined],
+  ];
+  let body = new Uint8Array();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () => new Response(body, { headers: { "content-type": "application/json" } }),
+  );
+  try {
+    const baseUrl = `http://127.0.0.1:${server.addr.port}/v1beta`;
+    const client = createClient("gemini-2.5-pro", GEMINI_KEY, baseUrl, { timeoutMs: 30_000 });
+    for (const [text, block] of cases) {
+      const [head, tail] = JSON.stringify({ text }).split("@@").map((part) => encoder.encode(part));
+      body = new Uint8Array([...head, 0xff, ...tail]);
+      const where = block === undefined ? "" : ` (in the block of the file ${block})`;
+      assert.equal(
+        (await failure(client)).message,
+        `gemini-2.5-pro: the reply is not valid UTF-8: byte ${head.length} of its body${where} ` +
+          "is not part of a UTF-8 character; refused (its files are never written with bytes " +
+          "replaced): ask again",
+        text,
+      );
+    }
   } finally {
     await server.shutdown();
   }

@@ -293,14 +293,38 @@ Deno.test("an error body that is not Google's shape falls back to the raw text, 
   );
 });
 
-Deno.test("a RetryInfo that is not a duration gives no delay", () => {
-  const body = {
-    error: {
-      code: 429,
-      message: "slow down",
-      status: "RESOURCE_EXHAUSTED",
-      details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "soon" }],
-    },
-  };
-  assert.equal(geminiAdapter.parseError(body, JSON.stringify(body)).retryDelayMs, undefined);
-});
+/** RetryInfo's `retryDelay`, and the delay it gives (a protobuf Duration: seconds and `s`). */
+const DURATIONS: [unknown, number | undefined][] = [
+  ["58s", 58_000],
+  ["1.2s", 1_200],
+  ["0.250s", 250],
+  ["0.2s", 200],
+  ["0s", 0],
+  ["57.734122963s", 57_734],
+  [" 3s ", 3_000],
+  ["soon", undefined],
+  ["58", undefined],
+  ["58ms", undefined],
+  ["-1s", undefined],
+  ["1m", undefined],
+  ["s", undefined],
+  ["", undefined],
+  [58, undefined],
+  [undefined, undefined],
+  [null, undefined],
+  [{ seconds: 58 }, undefined],
+];
+
+for (const [retryDelay, expected] of DURATIONS) {
+  Deno.test(`a RetryInfo delay of ${JSON.stringify(retryDelay)} gives ${expected}`, () => {
+    const body = {
+      error: {
+        code: 429,
+        message: "slow down",
+        status: "RESOURCE_EXHAUSTED",
+        details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay }],
+      },
+    };
+    assert.equal(geminiAdapter.parseError(body, JSON.stringify(body)).retryDelayMs, expected);
+  });
+}

@@ -1,7 +1,7 @@
 /**
  * Tests of the retry rules: which statuses are retried, the backoff formula
  * and its jitter, and how the server's own hints are read (`retry-after-ms`,
- * `retry-after` in seconds or as a date, Gemini's `RetryInfo.retryDelay`).
+ * `retry-after` in seconds or as a date).
  */
 
 import assert from "node:assert/strict";
@@ -9,7 +9,6 @@ import {
   backoffDelayMs,
   DEFAULT_RETRY_POLICY,
   isRetryableStatus,
-  parseGoogleDuration,
   retryAfterFromHeaders,
   type RetryPolicy,
 } from "../../lib/llm/retry.ts";
@@ -90,31 +89,5 @@ const HINTS: [string, Record<string, string>, number | undefined][] = [
 for (const [name, headers, expected] of HINTS) {
   Deno.test(`retryAfterFromHeaders: ${name}`, () => {
     assert.equal(retryAfterFromHeaders(new Headers(headers), NOW), expected);
-  });
-}
-
-const DURATIONS: [unknown, number | undefined][] = [
-  ["58s", 58_000],
-  ["1.2s", 1_200],
-  ["0.250s", 250],
-  ["0.2s", 200],
-  ["0s", 0],
-  ["57.734122963s", 57_734],
-  [" 3s ", 3_000],
-  ["58", undefined],
-  ["58ms", undefined],
-  ["-1s", undefined],
-  ["1m", undefined],
-  ["s", undefined],
-  ["", undefined],
-  [58, undefined],
-  [undefined, undefined],
-  [null, undefined],
-  [{ seconds: 58 }, undefined],
-];
-
-for (const [text, expected] of DURATIONS) {
-  Deno.test(`parseGoogleDuration(${JSON.stringify(text)}) is ${expected}`, () => {
-    assert.equal(parseGoogleDuration(text), expected);
   });
 }

@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { isBlockHeader, itemAt, outlineBlocks, scanBlocks } from "../../lib/reply/blocks.ts";
+import {
+  isBlockHeader,
+  itemAt,
+  outlineBlocks,
+  replyProse,
+  scanBlocks,
+} from "../../lib/reply/blocks.ts";
 
 Deno.test("blocks, deletes, stray markers and empty headers come out in line order", () => {
   const reply = [
@@ -177,4 +183,69 @@ Deno.test("outlineBlocks: each block's content becomes one note; headers, marker
     "^^^a.ts\r\n[1 lines, 3 chars]\n^^^end\r\nafter",
   );
   assert.equal(outlineBlocks("no blocks at all\n", note), "no blocks at all\n");
+});
+
+Deno.test("replyProse: the words outside the blocks, trimmed, without fences", () => {
+  const reply = [
+    "",
+    "I will fix the parser.  ",
+    "",
+    "",
+    "```ts",
+    "^^^src/a.ts",
+    "prose inside a block is content",
+    "^^^end",
+    "```",
+    "^^^src/old.ts",
+    "^^^delete",
+    "Then run the tests.",
+    "^^^end",
+    "",
+  ].join("\n");
+  assert.deepEqual(replyProse(reply), ["I will fix the parser.", "", "Then run the tests."]);
+});
+
+Deno.test("replyProse: nothing for a reply of blocks only; everything for a reply without blocks", () => {
+  assert.deepEqual(replyProse("^^^a\nx\n^^^end\n"), []);
+  assert.deepEqual(replyProse("No change is needed.\r\n"), ["No change is needed."]);
+  assert.deepEqual(replyProse(""), []);
+  // Control characters are kept: the console shows them as escapes.
+  assert.deepEqual(replyProse("\u001b[2Kdone\n"), ["\u001b[2Kdone"]);
+});
+
+Deno.test("replyProse: an unterminated block hides everything after its header", () => {
+  assert.deepEqual(replyProse("before\n^^^a.ts\nrest of the reply\n"), ["before"]);
+});
+
+/** The prose as the lines outside every item, read line by line with itemAt. */
+function proseLineByLine(reply: string): string[] {
+  const lines = reply.replaceAll("\r\n", "\n").split("\n");
+  const prose: string[] = [];
+  for (let index = 0; index < lines.length;) {
+    const item = itemAt(lines, index);
+    if (item !== undefined) {
+      index = item.kind === "block" ? item.lastLine : item.line;
+      continue;
+    }
+    const line = lines[index++];
+    if (/^\s*(```+|~~~+)[\w.+-]*\s*$/.test(line)) continue;
+    const trimmed = line.trimEnd();
+    if (trimmed === "" && (prose.length === 0 || prose.at(-1) === "")) continue;
+    prose.push(trimmed);
+  }
+  while (prose.at(-1) === "") prose.pop();
+  return prose;
+}
+
+Deno.test("replyProse keeps exactly the lines outside the items, read line by line", () => {
+  const vocabulary = ["words", "", "  ", "```ts", "^^^a.ts", "^^^end", "^^^delete", "^^^", "x"];
+  for (let seed = 1; seed <= 300; seed++) {
+    const random = prng(seed);
+    const lines = Array.from(
+      { length: Math.floor(random() * 12) },
+      () => vocabulary[Math.floor(random() * vocabulary.length)],
+    );
+    const reply = lines.join(random() < 0.3 ? "\r\n" : "\n") + (random() < 0.5 ? "\n" : "");
+    assert.deepEqual(replyProse(reply), proseLineByLine(reply), JSON.stringify(reply));
+  }
 });

@@ -15,6 +15,11 @@ const ROLLUP_MARK = "code-commit --rollup:";
 import { fileBlock } from "../../lib/project_files/file_block.ts";
 import { compareCodePoints } from "../../lib/project_files/order.ts";
 import { git, runGit, withProject, writeFiles } from "../support/project.ts";
+import { mkfifo } from "../file_system/helpers.ts";
+import { runDenoScript } from "../support/child.ts";
+import { fileURLToPath } from "node:url";
+
+const TOOL_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 /** A tree with every kind of ignore rule git has, links, binary and non-UTF-8 files. */
 const TREE: Record<string, string> = {
@@ -392,5 +397,70 @@ Deno.test("git's data behind a .git file stays out of the rollup, untracked or t
       describeRollup(rollup),
       /tracked files? in (a folder|folders) no prompt may read \(\.subrepo\//,
     );
+  });
+});
+
+Deno.test("files are read a batch at a time and kept in order, every kind left out among them", async () => {
+  const files: Record<string, string | Uint8Array> = {};
+  for (let i = 0; i < 40; i++) {
+    files[`f${String(i).padStart(2, "0")}.ts`] = `export const v${i} = ${i};\n`;
+  }
+  // The odd ones sort among the plain ones: f05.ts, f05b-binary.bin, f06.ts, …
+  files["f05b-binary.bin"] = new Uint8Array([0x61, 0x00, 0x62]);
+  files["f11b-latin1.txt"] = new Uint8Array([0x63, 0x61, 0x66, 0xe9]);
+  files["f17b-big.txt"] = "x".repeat(1024 * 1024 + 1);
+  files["f23b-twin.txt"] = "twin\n";
+  files["f31b-gone.txt"] = "gone\n";
+  files["f33b-folder"] = "a file, then a folder\n";
+  await withProject(files, async (root) => {
+    await runGit(root, ["init", "-q"]);
+    await runGit(root, ["add", "f31b-gone.txt", "f33b-folder"]);
+    await runGit(root, ["commit", "-qm", "start"]);
+    await Deno.remove(join(root, "f31b-gone.txt"));
+    await Deno.remove(join(root, "f33b-folder"));
+    await Deno.mkdir(join(root, "f33b-folder"));
+    await Deno.symlink("f00.ts", join(root, "f29b-link.txt"));
+    await Deno.link(join(root, "f23b-twin.txt"), join(root, "f35b-twin.txt"));
+    await mkfifo(join(root, "f38b-pipe"));
+    const rollup = await makeRollup(root);
+    const plain = Object.keys(files).filter((path) => /^f\d\d\.ts$/.test(path));
+    assert.deepEqual([...rollup.files], plain);
+    const blocks = plain.map((path) => fileBlock(path, files[path] as string)).join("");
+    assert.equal(rollup.text.slice(rollup.text.indexOf("\n") + 1), blocks);
+    // A tracked file gone, or now a folder, is named nowhere: git shows it deleted.
+    assert.deepEqual(rollup.leftOut.map((entry) => `${entry.kind} ${entry.path}`), [
+      "binary f05b-binary.bin",
+      "not-utf8 f11b-latin1.txt",
+      "too-large f17b-big.txt",
+      "hard-link f23b-twin.txt",
+      "symbolic-link f29b-link.txt",
+      "hard-link f35b-twin.txt",
+      "special f38b-pipe",
+    ]);
+  });
+});
+
+Deno.test("with the run's permissions (--allow-read=.), the rollup reads the project, and nothing outside", async () => {
+  await withProject({ "in.txt": "inside\n" }, async (root) => {
+    const outside = await Deno.makeTempDir({ prefix: "code-commit-outside-" });
+    try {
+      await Deno.writeTextFile(join(outside, "secret.txt"), "outside\n");
+      const script = `
+        import { makeRollup } from ${JSON.stringify(`${TOOL_ROOT}lib/rollup/rollup.ts`)};
+        const inside = await makeRollup(Deno.cwd());
+        const outside = await makeRollup(${JSON.stringify(outside)}).then(
+          (rollup) => rollup.text,
+          (error) => error.message,
+        );
+        console.log(JSON.stringify([inside.files, inside.text.includes("inside\\n"), outside]));
+      `;
+      const output = await runDenoScript(root, ["--no-prompt", "--allow-read=."], script);
+      assert.equal(output.code, 0, output.stderr);
+      const [files, read, other] = JSON.parse(output.stdout);
+      assert.deepEqual([files, read], [["in.txt"], true]);
+      assert.match(other, /Requires read access/);
+    } finally {
+      await Deno.remove(outside, { recursive: true });
+    }
   });
 });

@@ -4,8 +4,7 @@
  * no I/O.
  * @module
  */
-import { scanBlocks } from "../../reply/blocks.ts";
-import { replyProse } from "../../reply/prose.ts";
+import { replyProse, scanBlocks } from "../../reply/blocks.ts";
 
 const STATUSES = ["task-success", "changes-requested", "changes-attempted"] as const;
 

@@ -16,7 +16,7 @@ import {
   formatBuildForPrompt,
 } from "../../build/run_build.ts";
 import { estimateTokens } from "../../text/tokens.ts";
-import { replyProse } from "../../reply/prose.ts";
+import { replyProse } from "../../reply/blocks.ts";
 import type { Console } from "../../console/console.ts";
 import { applyReply, describeChanges } from "./apply_reply.ts";
 import { outsideRefusalStop, runProjectBuild, showBuildTail } from "./build_step.ts";
