@@ -1,22 +1,16 @@
 /**
- * JSON string escapes decoded wherever they stand in a text (which need not
- * be JSON), with the way back to each escape: a key written
- * `\u0073k-\u0070roj-…` is found decoded and masked where it stood. Pure.
+ * JSON string escapes decoded wherever they stand in a text (JSON or not), with the way back to
+ * each escape: a key written `\u0073k-\u0070roj-…` is found decoded and masked where it stood.
  * @module
  */
 
 /** A text with its JSON escapes decoded. */
 export interface DecodedText {
   readonly text: string;
-  /**
-   * Where the decoded character at `at` starts in the text decoded (the
-   * decoded length: the end), so a decoded stretch maps to the escaped one
-   * holding exactly its characters. Never throws.
-   */
+  /** Where the decoded character at `at` (or the end) starts in the text decoded. Never throws. */
   source(at: number): number;
 }
 
-/** What each single-character escape stands for. */
 const SIMPLE: Readonly<Record<string, string>> = {
   '"': '"',
   "\\": "\\",
@@ -30,7 +24,7 @@ const SIMPLE: Readonly<Record<string, string>> = {
 
 const HEX4 = /^[0-9a-fA-F]{4}$/;
 
-/** The character the `\uXXXX` escape at `at` stands for; undefined when none stands there. */
+/** The character the `\uXXXX` escape at `at` stands for, if one is there. */
 function unicodeEscape(text: string, at: number): string | undefined {
   const hex = text.slice(at + 2, at + 6);
   return text[at + 1] === "u" && HEX4.test(hex)

@@ -1,8 +1,4 @@
-/**
- * Key redaction: everything code-commit logs, prints or would send passes
- * through here.
- * @module
- */
+/** Key redaction: everything code-commit logs, prints or would send passes through here. @module */
 import {
   type DecodedText,
   decodeJsonEscapes,
@@ -18,10 +14,8 @@ function maskKey(key: string): string {
 }
 
 /**
- * An API's own masked echo of a key (OpenAI's 401 says `sk-proj-********abcd`,
- * more than the two characters redaction shows): up to {@link ECHO_PREFIX}
- * word characters, three or more asterisks, up to {@link ECHO_MIDDLE}
- * characters, the key's last four (`tail`), no word character after.
+ * An API's own masked echo of a key (OpenAI's 401 says `sk-proj-********abcd`): up to 64 word
+ * characters, 3+ asterisks, up to 16 more, the key's last four (`tail`), no word character after.
  */
 interface Echo {
   readonly tail: string;
@@ -34,7 +28,6 @@ const ECHO_MIDDLE = 16;
 const isWord = (c: string | undefined) => c !== undefined && /[\w-]/.test(c);
 const isMiddle = (c: string | undefined) => c !== undefined && /[\w.-]/.test(c);
 
-/** A stretch of a text to mask, and what it becomes. */
 interface Span {
   readonly start: number;
   readonly end: number;
@@ -42,9 +35,8 @@ interface Span {
 }
 
 /**
- * Every echo in `text`, in order. Hand-written, not a regular expression, so
- * it stays linear on any input (backtracking can take minutes on long runs
- * of word characters or asterisks, freezing the tool and Ctrl-C with it).
+ * Every echo in `text`, in order. Not a regular expression, so it stays linear on any input
+ * (backtracking can take minutes on long runs of word characters or asterisks, freezing Ctrl-C).
  */
 function findEchoes(text: string, echoes: readonly Echo[]): Span[] {
   const found: Span[] = [];
@@ -93,10 +85,7 @@ function applySpans(
   return out + text.slice(cursor);
 }
 
-/**
- * How many times JSON escapes are decoded in turn: a key in a JSON string,
- * in JSON quoted in a JSON string (an API error quoting another's body), and once more.
- */
+/** Levels of JSON escapes decoded: a key in a JSON string, in JSON quoted in one, once more. */
 const ESCAPE_LEVELS = 3;
 
 /**
@@ -137,7 +126,6 @@ export function unalignedBase64Forms(key: string): string[] {
   return forms;
 }
 
-/** What a part of a key (or of an encoded form) becomes: the asterisks alone. */
 const PART_MASK = "********";
 
 /**
@@ -148,11 +136,7 @@ const PART_MASK = "********";
  */
 export class Redactor {
   readonly #keys: readonly string[];
-  /**
-   * The keys and forms the run scan does not find by itself (shorter than a
-   * run, or not among its sources): text where the scan finds no run and
-   * that holds none of these holds no key, without an `indexOf` per form.
-   */
+  /** The keys and forms the run scan does not find (short, or not among its sources). */
   readonly #unscanned: readonly string[];
   readonly #echoes: readonly Echo[];
   readonly #runs: KeyRuns;
@@ -183,7 +167,7 @@ export class Redactor {
     this.#unscanned = this.#keys.filter((key) => !scanned.has(key));
   }
 
-  /** Whether `text`, as it stands, holds no key in any form {@link containsKey} looks for. */
+  /** Whether `text`, as it stands (escapes not decoded), holds no key. */
   #plainClean(text: string): boolean {
     if (text === this.#lastClean) return true;
     let found = false;
@@ -191,7 +175,6 @@ export class Redactor {
     return !found && !this.#unscanned.some((key) => text.includes(key));
   }
 
-  /** Whether a window of text holds a key once decoded, up to {@link ESCAPE_LEVELS} times. */
   #escapedKeyIn(text: string): boolean {
     let below = text;
     for (let level = 1; level <= ESCAPE_LEVELS; level++) {
@@ -204,7 +187,6 @@ export class Redactor {
     return false;
   }
 
-  /** `text` with every key written with JSON escapes masked, window by window. */
   #maskEscaped(text: string): string {
     let out = "";
     let cursor = 0;
@@ -219,11 +201,7 @@ export class Redactor {
     return cursor === 0 ? text : out + text.slice(cursor);
   }
 
-  /**
-   * A window with its escaped keys masked: decoded level by level, each
-   * stretch that decodes to a key or echo replaced by its mask, escaped as
-   * the level needs (so a JSON body stays JSON).
-   */
+  /** A window decoded level by level, each key or echo masked, escaped as its level needs. */
   #maskEscapedIn(text: string): string {
     let current = text;
     // The decodings of `current`, level by level: chain[i] decodes chain[i - 1].text.
