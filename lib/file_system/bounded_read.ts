@@ -1,13 +1,10 @@
 /**
- * The one bounded read, for every file code-commit reads itself: `lstat`
- * first, so a fifo or device is refused unopened; a file over its limit is
- * refused unread; the open is bounded by a timer (Deno cannot open with
- * `O_NONBLOCK`), so a fifo swapped in cannot hang the run; the opened file
- * must be the one checked (`fstat`: same device and inode); at most the
- * limit plus one byte is read, so a growing file cannot grow memory.
+ * The one bounded read of every file code-commit reads itself: `lstat` first, so a fifo or device
+ * is refused unopened, and a file over its limit unread; the open has a timer (Deno cannot open
+ * with `O_NONBLOCK`), so a fifo swapped in cannot hang the run; the opened file must be the one
+ * checked (`fstat`); at most the limit plus one byte is read, so a growing file cannot grow memory.
  * @module
  */
-
 import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { formatBytes } from "../text/sizes.ts";
 import { describeSpecial, isMissing } from "./lstat.ts";
@@ -45,14 +42,13 @@ export class FileReadError extends CodeCommitError {
 /** Options of {@link readBounded}. */
 export interface ReadBoundedOptions {
   readonly limit: ReadLimit;
-  /** Follow a final link (its target checked the same way), or refuse it; folders above are the caller's. */
+  /** Follow a final link (its target checked the same way), or refuse it. */
   readonly followSymlink: boolean;
-  /** How messages name the file; the path itself by default. */
   readonly name?: string;
   readonly openTimeoutMs?: number;
   /** Refuse a file with more than one hard link: another name may be outside the project. */
   readonly refuseHardLinks?: boolean;
-  /** Runs between the check and the open; for tests that swap the file there. */
+  /** Runs between the check and the open (for tests). */
   readonly beforeOpen?: () => Promise<void>;
 }
 
@@ -219,7 +215,7 @@ async function within<T>(promise: Promise<T>, ms: number, timeout: () => Error):
   }
 }
 
-/** Reads to the end, about `size` bytes, never over `limit + 1`; `tooLarge()` past `limit`. */
+/** Reads to the end, never over `limit + 1` bytes; `tooLarge()` past `limit`. */
 async function readAtMost(
   read: (buffer: Uint8Array) => number | null | Promise<number | null>,
   size: number,

@@ -1,10 +1,9 @@
 /**
- * The one atomic write: a temporary sibling created exclusively (never an
- * existing file, never through a link), renamed over the destination (a
- * rename never follows a link there), removed on failure through real folders only.
+ * The one atomic write: a temporary sibling created exclusively (never an existing file, never
+ * through a link), renamed over the destination (a rename never follows a link there), removed on
+ * failure through real folders only.
  * @module
  */
-
 import { type FileSystem, type OnCreated, under } from "./file_system.ts";
 import { checkRealFolder, parentFolder } from "./real_folders.ts";
 import { FileStepError, step } from "./file_step_error.ts";
@@ -20,9 +19,8 @@ export type WriteFileSystem = Pick<
 export interface WriteOptions {
   readonly mode?: number;
   /**
-   * The temporary files made and not yet renamed or removed: one is deleted
-   * only once removed, never for not being found (a folder on its way may be
-   * swapped for a link for a moment).
+   * The temporary files made and not yet renamed or removed: one leaves only once removed, never for
+   * not being found (a folder on its way may be swapped for a link for a moment).
    */
   readonly temporaries?: Set<string>;
   /** Flush the file before the rename and its folder after it: the write survives a power cut. */
@@ -131,7 +129,7 @@ export function syncPathSync(path: string): void {
 export class AtomicFileWriter {
   #temporary: string | undefined;
   #file: Deno.FsFile | undefined;
-  /** How many bytes were appended. */
+  /** Bytes appended. */
   size = 0;
 
   /** A writer of `folder/name`; nothing is created before the first piece. */

@@ -1,11 +1,8 @@
 /**
- * The dirty-tree check (committing code and the auto workflow, before any
- * LLM call): a run must not mix its changes into uncommitted work of the
- * user's. git itself is asked (`git status`, run as code-commit's helper,
- * which starts no program the project could name and writes nothing).
- * Submodules are compared by commit only: looking inside them would run a
- * second git under configuration not controlled here. Paths no reply could
- * write (protected paths, git's data behind a `.git` file) do not count.
+ * The dirty-tree check: a run must not mix its changes into the user's uncommitted work. `git
+ * status` runs as code-commit's helper (it starts no program the project names, writes nothing);
+ * submodules by commit only: looking inside would run a second git under configuration not
+ * controlled here. Paths no reply could write (protected, git's data behind a `.git` file) don't count.
  * @module
  */
 import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
@@ -17,10 +14,8 @@ import { displayPath } from "../text/characters.ts";
 import { nameSome } from "../text/change_list.ts";
 import { plural } from "../text/plural.ts";
 
-/** How long `git status` may take before the check gives up (and refuses the run). */
 const GIT_STATUS_TIMEOUT_MS = 20_000;
 
-/** What each status letter means, for the refusal. */
 const STATUS_WORDS: Readonly<Record<string, string>> = {
   M: "modified",
   T: "type changed",

@@ -14,14 +14,10 @@ import { under } from "../file_system/file_system.ts";
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 const strictDecoder = new TextDecoder("utf-8", { ignoreBOM: true, fatal: true });
 
-/** The paths git tracks. */
-export interface TrackedPaths {
+interface TrackedPaths {
   /** Every path in the index, in order (a conflict up to three times); not UTF-8: U+FFFD where not. */
   readonly paths: string[];
-  /**
-   * The paths decoded from a name that is not UTF-8: they name no file as git
-   * means it (another file may have that very name), so nothing is read by them.
-   */
+  /** Paths from names not UTF-8: they name no file as git means it, so nothing is read by them. */
   readonly notUtf8: ReadonlySet<string>;
 }
 
@@ -53,7 +49,7 @@ export async function trackedPaths(root: string): Promise<TrackedPaths> {
   return paths;
 }
 
-/** The entries of an index whose object ids are `hashLength` bytes; undefined when they do not parse so. */
+/** The entries of an index with `hashLength`-byte object ids; undefined when they do not parse so. */
 function parseIndex(bytes: Uint8Array, hashLength: number): TrackedPaths | undefined {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (bytes.length < 12 || decoder.decode(bytes.subarray(0, 4)) !== "DIRC") return undefined;
@@ -112,7 +108,6 @@ function parseIndex(bytes: Uint8Array, hashLength: number): TrackedPaths | undef
   return { paths, notUtf8 };
 }
 
-/** The path an index entry's bytes name, and whether they are UTF-8. */
 function decodePath(raw: Uint8Array): { text: string; utf8: boolean } {
   try {
     return { text: strictDecoder.decode(raw), utf8: true };

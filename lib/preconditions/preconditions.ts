@@ -1,8 +1,4 @@
-/**
- * What must hold before any LLM call, each refused with one line naming the
- * file and what to do.
- * @module
- */
+/** What must hold before any LLM call, each refused with one line naming file and fix. @module */
 import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
 import { READ_LIMITS, type ReadLimit } from "../file_system/read_limits.ts";
@@ -25,7 +21,6 @@ export const CODE_ROLLUP_FILE = "agent-config/codeRollup.txt";
 /** The consistency report, written by `--consistency-check`. */
 export const CONSISTENCY_REPORT_FILE = "agent-config/consistency-report.txt";
 
-/** The files the tool uses in agent-config/: named when they are not ignored. */
 const AGENT_CONFIG_FILES = [...KEY_FILES, QUERY_FILE, CODE_ROLLUP_FILE, CONSISTENCY_REPORT_FILE];
 const ROLLUP_FIX =
   "run code-commit --rollup to make it, or use --build-context to let code-commit choose the files";
@@ -98,7 +93,6 @@ export async function checkAgentConfigIgnored(root: string): Promise<void> {
   }
 }
 
-/** What is not ignored in agent-config/, for the error: the files the tool uses, the rule at fault. */
 function describeExposure(coverage: FolderCoverage, exposed: readonly string[]): string {
   const parts: string[] = [];
   if (exposed.length > 0) {
@@ -114,11 +108,7 @@ function describeExposure(coverage: FolderCoverage, exposed: readonly string[]):
     "its rules ignore some names in it, but neither the folder itself nor every name";
 }
 
-/**
- * Reads a file the workflow needs with the bounded read (a link followed).
- * @throws {CodeCommitError} naming the file and `fix` when it is missing or
- * a folder; a `FileReadError` as the bounded read.
- */
+/** Reads a file the workflow needs (a link followed); a setup error with `fix` if missing or a folder. */
 async function readRequiredFile(
   root: string,
   path: string,
@@ -147,7 +137,7 @@ export function readCodeRollup(root: string): Promise<string> {
   return readRequiredFile(root, CODE_ROLLUP_FILE, ROLLUP_FIX, READ_LIMITS.codeRollup);
 }
 
-/** `stat` of `path` (links followed); a setup error saying `notFound` when nothing is there. */
+/** `stat` of `path`; a setup error saying `notFound` when nothing is there. */
 async function statRequired(root: string, path: string, notFound: string): Promise<Deno.FileInfo> {
   try {
     return await Deno.stat(under(root, path));

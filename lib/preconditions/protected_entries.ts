@@ -1,10 +1,8 @@
 /**
- * The protected entries before a build, to compare with after it: a build
- * that creates, removes or changes one (a `src/.git` whose configuration
- * runs a command at the next `git status`, a `.gitignore` hiding what it
- * wrote; a rename of the folder above, which no read-only mount stops)
- * stops the run. Compared: kind, device and inode, mode, and a file's
- * SHA-256 (over 4 MiB: size and times) or a link's target.
+ * A build that creates, removes or changes a protected entry (a `src/.git` whose configuration runs
+ * a command at the next `git status`, a `.gitignore` hiding what it wrote; a rename of the folder
+ * above, which no read-only mount stops) stops the run. Compared: kind, device and inode, mode, and
+ * a file's SHA-256 (over 4 MiB: size and times) or a link's target.
  * @module
  */
 import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
@@ -14,7 +12,6 @@ import { nameSome } from "../text/change_list.ts";
 import type { ReadLimit } from "../file_system/read_limits.ts";
 import { type ProjectScan, scanProject } from "../sandbox/project_scan.ts";
 
-/** How large a protected file is read to compare it (larger: size and times). */
 const PROTECTED_FILE_LIMIT: ReadLimit = { bytes: 4 * 2 ** 20, what: "a protected file" };
 
 /** Left out: `build.sh` is compared with the run's first look, `logs/` is ours, `agent-config/` hidden. */
@@ -23,7 +20,6 @@ const LEFT_OUT = new Set(["build.sh", "logs", "agent-config"]);
 /** Each protected entry's state (a string that differs when anything compared differs), by path. */
 export type ProtectedSnapshot = ReadonlyMap<string, string>;
 
-/** The state of the entry at `absolute`; undefined when nothing is there. */
 async function stateOf(absolute: string, name: string): Promise<string | undefined> {
   const info = await lstatOrUndefined(absolute).catch(messageOf);
   if (typeof info === "string") return `unreadable ${info}`;
@@ -53,7 +49,7 @@ async function stateOf(absolute: string, name: string): Promise<string | undefin
   }
 }
 
-/** Adds `path` and, for a folder when `deep`, everything in it (for `agent-state/`). */
+/** Adds `path` and, for a folder when `deep` (`agent-state/`), everything in it. */
 async function addEntry(
   root: string,
   path: string,

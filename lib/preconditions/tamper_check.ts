@@ -1,12 +1,8 @@
 /**
- * The tamper check, contained or not: `build.sh`, as first seen, must stay
- * the same (kind, link target, mode, bytes) after every reply and build, or
- * a build that rewrote it would make every later build "pass" (the link target
- * too: a build could swap it for a link to a copy it rewrites later). The
- * sandbox makes both read-only; this check is what holds without it. `.gitignore`
- * must still protect the keys after every build, or the user's next
- * `git add -A` commits them. A stopped build has `.gitignore` put back as
- * it was, when that is safe.
+ * The tamper check, contained or not: `build.sh` must stay as first seen (kind, link target, mode,
+ * bytes), or a build that rewrote it would make every later build "pass"; `.gitignore` must still
+ * protect the keys after every build, or the user's next `git add -A` commits them (a stopped
+ * build has it put back when that is safe). The sandbox makes both read-only; this holds without it.
  * @module
  */
 import { denoFileSystem, under } from "../file_system/file_system.ts";
@@ -78,7 +74,6 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.byteLength === b.byteLength && a.every((byte, i) => byte === b[i]);
 }
 
-/** How `now` differs from `was`, in words, or undefined when it does not. */
 function difference(was: BuildScriptSnapshot, now: BuildScriptSnapshot): string | undefined {
   if (was.kind === "missing" || now.kind === "missing") {
     if (was.kind === now.kind) return undefined;
@@ -134,13 +129,12 @@ export async function checkBuildScriptUnchanged(
   );
 }
 
-/** The root `.gitignore` before a build when a regular file: its bytes and mode. */
 type GitignoreCopy = { readonly bytes: Uint8Array; readonly mode: number | null } | undefined;
 
 /** What {@link checkAfterBuild} compares with: the project just before a build. */
 export interface BeforeBuild {
   readonly protected: ProtectedSnapshot;
-  /** To put back if the build is stopped. */
+  /** The root `.gitignore` if a regular file, to put back if the build is stopped. */
   readonly gitignore: GitignoreCopy;
 }
 
@@ -154,7 +148,6 @@ export async function snapshotBeforeBuild(root: string, scan: ProjectScan): Prom
   return { protected: await snapshotProtected(scan), gitignore: await copyGitignore(root) };
 }
 
-/** The root `.gitignore` if it is a regular file that can be read; undefined otherwise. */
 async function copyGitignore(root: string): Promise<GitignoreCopy> {
   try {
     const info = await lstatOrUndefined(under(root, GITIGNORE));
@@ -205,9 +198,8 @@ const RESTORE_BY_HAND = "restore .gitignore before any git add (git add -A would
   "/agent-config";
 
 /**
- * Puts the root `.gitignore` back (`copy`, atomically) when it changed and
- * was a regular file then and is one or nothing now. Returns a clause for
- * the stop message (undefined when it is as it was). Never throws.
+ * Puts `.gitignore` back (`copy`, atomically) when it changed and was a regular file then and is
+ * one or nothing now; a clause for the stop message, or undefined when it is as it was.
  */
 async function restoreGitignore(root: string, copy: GitignoreCopy): Promise<string | undefined> {
   const now = await lstatOrUndefined(under(root, GITIGNORE)).catch(messageOf);
