@@ -10,7 +10,7 @@ import { formatBytes } from "../text/sizes.ts";
 import { describeSpecial, isMissing } from "./lstat.ts";
 import { OPEN_TIMEOUT_MS, type ReadLimit } from "./read_limits.ts";
 
-/** Why a bounded read refused a file (`special`: a fifo, socket or device; `changed`: swapped). */
+/** Why a bounded read refused a file (`special`: fifo, socket, device; `changed`: swapped). */
 export type ReadProblem =
   | "symlink"
   | "folder"
@@ -201,7 +201,7 @@ export async function readBounded(
   }
 }
 
-/** `promise`, or the rejection with `timeout()` once `ms` milliseconds have passed first. */
+/** `promise`, or a rejection with `timeout()` after `ms` milliseconds. */
 async function within<T>(promise: Promise<T>, ms: number, timeout: () => Error): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   promise.catch(() => {}); // a later failure has no one left to tell
@@ -239,9 +239,8 @@ async function readAtMost(
 }
 
 /**
- * Reads a small regular file synchronously, checked as above but with no
- * timer on the open: only for files a contained build cannot write.
- * Undefined for anything it will not or cannot read. Never throws.
+ * Reads a small regular file synchronously, checked as above but with no timer on the open: only
+ * for files a contained build cannot write. Undefined for anything it will not read. Never throws.
  */
 export function readSmallFileSync(path: string, maxBytes: number): Uint8Array | undefined {
   try {

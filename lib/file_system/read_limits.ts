@@ -1,8 +1,4 @@
-/**
- * How much code-commit reads, at most, of each kind of file it reads
- * itself: one table, shown in docs/safety.md.
- * @module
- */
+/** How much code-commit reads, at most, of each kind of file it reads itself. @module */
 
 /** The largest size read from one kind of file, and the kind as a message names it after "reads from". */
 export interface ReadLimit {

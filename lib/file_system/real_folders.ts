@@ -1,7 +1,6 @@
 /**
- * The rule for every folder code-commit writes into: each folder on the
- * path, from the top, is a real folder, not a symbolic link (a link could
- * send the write anywhere); missing ones may be created, one by one.
+ * Every folder code-commit writes into is, from the top, a real folder, not a symbolic link (a link
+ * could send the write anywhere); missing ones may be created, one by one.
  * @module
  */
 
@@ -38,10 +37,9 @@ export async function lstatStep(
 }
 
 /**
- * Checks that `folder` (relative to `root`; `""`, the root, is trusted) and
- * every folder above it are real folders, from the top. With `create`, a
- * missing folder is made and checked again (one another process made
- * meanwhile is not counted as created). Stops at the first that is not.
+ * Checks that `folder` (relative to `root`, trusted) and every folder above are real folders, from
+ * the top, up to the first that is not. With `create`, a missing one is made and checked again
+ * (one another process made meanwhile is not counted as created).
  * @throws {FileStepError} when a folder cannot be inspected or created.
  */
 export async function checkRealFolder(

@@ -1,15 +1,10 @@
-/**
- * The format of every temporary file's name,
- * `.<name>.code-commit-<16 hex digits>.tmp`: the writer and the journal agree on it here.
- * @module
- */
+/** Temporary files' names, `.<name>.code-commit-<16 hex digits>.tmp`, for writer and journal. @module */
 
 const encoder = new TextEncoder();
 
 /** File names over this many bytes are refused by common file systems. */
 const NAME_MAX_BYTES = 255;
 
-/** A temporary name, as {@link temporaryName} makes them. */
 const TEMPORARY_NAME = /^\..*\.code-commit-[0-9a-f]{16}\.tmp$/s;
 
 /**

@@ -1,15 +1,10 @@
-/**
- * The log folder of one run: `logs/YYYY-MM-DD-hh-mm-ss-<slug>` in local
- * time (`-2`, … when taken). Every byte written is redacted.
- * @module
- */
+/** One run's log folder, `logs/YYYY-MM-DD-hh-mm-ss-<slug>` (local time); every byte redacted. @module */
 import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { denoFileSystem, under } from "../file_system/file_system.ts";
 import { checkRealFolder } from "../file_system/real_folders.ts";
 import type { Redactor } from "../secrets/redact.ts";
 import { LOGS_DIR } from "./log_names.ts";
 
-/** Formats `date` in local time as `YYYY-MM-DD-hh-mm-ss`. */
 function timestamp(date: Date): string {
   const pad = (n: number) => String(n).padStart(2, "0");
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}-` +
@@ -18,7 +13,6 @@ function timestamp(date: Date): string {
 
 /** One run's log folder. */
 export class RunLog {
-  /** `dir`: the folder, relative to the project root. */
   private constructor(
     private readonly root: string,
     readonly dir: string,
@@ -26,9 +20,8 @@ export class RunLog {
   ) {}
 
   /**
-   * Creates `logs/` if needed and a new run folder in it.
-   * @throws {CodeCommitError} when `logs` is not a real folder (a link could
-   * send the logs elsewhere) or cannot be created.
+   * Creates `logs/` if needed and a new run folder in it (`-2`, … when taken).
+   * @throws {CodeCommitError} when `logs` is not a real folder (a link could send the logs elsewhere).
    */
   static async create(
     root: string,

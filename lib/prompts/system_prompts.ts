@@ -1,8 +1,4 @@
-/**
- * The system prompts, one text file each in `system/`; the code-modification
- * instructions list the guard's own protected paths.
- * @module
- */
+/** The system prompts, one text file each in `system/`. @module */
 import { describeProtectedPaths } from "../guard/protected_paths.ts";
 import codeModificationTemplate from "./system/code-modification-instructions.txt" with {
   type: "text",

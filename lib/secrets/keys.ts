@@ -1,7 +1,4 @@
-/**
- * Reading API keys from `agent-config/`.
- * @module
- */
+/** Reading API keys from `agent-config/`. @module */
 import { CodeCommitError, EXIT } from "../errors/errors.ts";
 import { FileReadError, readBounded, type ReadProblem } from "../file_system/bounded_read.ts";
 import { READ_LIMITS } from "../file_system/read_limits.ts";
@@ -13,10 +10,8 @@ import { under } from "../file_system/file_system.ts";
 const MIN_KEY_LENGTH = 8;
 
 /**
- * The text of the key file `keyFile` (relative to `root`), a link followed,
- * or undefined when there is none. A hard-linked key file is refused: the
- * other name is neither hidden by the sandbox nor ignored by git.
- * @throws {FileReadError} as the bounded read, `hard-link` saying how to find the other name.
+ * The key file's text (a link followed), or undefined when there is none. A hard-linked key file
+ * is refused: the other name is neither hidden by the sandbox nor ignored by git.
  */
 async function readKeyFile(root: string, keyFile: string): Promise<string | undefined> {
   const bytes = await readBounded(under(root, keyFile), {
@@ -64,7 +59,7 @@ export async function readApiKey(root: string, keyFile: string, vendor: string):
   return key;
 }
 
-/** What is wrong with the trimmed text of a key file, after its name; undefined for a key. */
+/** What is wrong with a key file's trimmed text, after its name; undefined for a key. */
 function keyProblem(key: string, vendor: string): string | undefined {
   if (key === "") return `is empty: put your ${vendor} API key in it`;
   if (/\s/.test(key) || findControlCharacter(key) !== undefined) {
@@ -89,7 +84,6 @@ function keyProblem(key: string, vendor: string): string | undefined {
   return undefined;
 }
 
-/** What {@link readKnownKeys} skips: a file with no key it could read. */
 const SKIPPED: ReadonlySet<ReadProblem> = new Set(["folder", "special", "unreadable"]);
 
 /** Shortest token of a key file taken for a key when redacting: real keys are 39+ characters. */

@@ -1,8 +1,4 @@
-/**
- * Everything a workflow needs for one run, set up in the order the checks
- * must happen.
- * @module
- */
+/** Everything a workflow needs for one run, set up in the order the checks must happen. @module */
 import { RunJournal } from "../apply/journal.ts";
 import { checkJournalWritable } from "../apply/journal_writable.ts";
 import { recoverFirst } from "../apply/recovery.ts";
@@ -45,9 +41,8 @@ export interface Session {
   readonly client: LlmClient;
   /** Aborts on Ctrl-C. */
   readonly signal: AbortSignal;
-  /** Token totals of the run (the record's). */
   readonly tally: TokenTally;
-  /** What the run did, for the `--json` object. */
+  /** What the run did, for `--json`. */
   readonly record: RunRecord;
   readonly containment: Containment;
   readonly buildScript: BuildScriptSnapshot;
@@ -91,7 +86,6 @@ export async function openSession(
   const known = await readKnownKeys(root, KEY_FILES);
   const redactor = new Redactor(key === undefined ? known : [key, ...known]);
   console.useRedactor(redactor);
-  // The chosen model's client, warning when a key would go to loopback.
   const baseUrl = target.local
     ? localBaseUrl as string
     : resolveBaseUrl(target.baseUrlEnv, Deno.env.get(target.baseUrlEnv), target.defaultBaseUrl);
@@ -121,10 +115,7 @@ export async function openSession(
   };
 }
 
-/**
- * Checks all the set-up the workflow needs and returns the key (none for a local model).
- * @throws {CodeCommitError} listing every problem found; {InterruptedError} on Ctrl-C.
- */
+/** Checks all the set-up the workflow needs, every problem listed; the key (none for a local model). */
 async function checkSetUp(
   root: string,
   workflow: Workflow,
@@ -161,10 +152,7 @@ async function checkSetUp(
   return key;
 }
 
-/**
- * A local model's server: the environment's (one run wins over the
- * project's choice), else the settings'. @throws {UsageError} when neither is local.
- */
+/** A local model's server: the environment's (one run wins over the project's), else the settings'. */
 function localServer(target: ModelTarget, options: RunOptions): string {
   const fromEnvironment = Deno.env.get(target.baseUrlEnv);
   if (!fromEnvironment && options.localBaseUrl) return options.localBaseUrl;
@@ -172,9 +160,8 @@ function localServer(target: ModelTarget, options: RunOptions): string {
 }
 
 /**
- * How builds are contained, and `build.sh` as it was first seen: takes its
- * snapshot and the probe's verdict (warning when `auto` found no sandbox),
- * and plans a sandbox once. @throws {CodeCommitError}
+ * How builds are contained (warning when `auto` found no sandbox, a sandbox planned once), and
+ * `build.sh` as first seen. @throws {CodeCommitError}
  */
 export async function settleContainment(
   root: string,
