@@ -15,9 +15,8 @@ export type EntryInfo =
 export type FileIdentity = Readonly<Pick<Deno.FileInfo, "dev" | "ino" | "mode">>;
 
 /**
- * Called for every new file, before any byte is written, with its identity
- * (`undefined` when Deno will not `fstat` it: made through a link out of the
- * project). If it throws, nothing is written; the empty file is the caller's to remove.
+ * Told every new file's identity before any byte is written (`undefined` when Deno will not `fstat`
+ * it: made through a link out of the project). If it throws, the empty file is the caller's.
  */
 export type OnCreated = (identity: FileIdentity | undefined) => void | Promise<void>;
 
@@ -91,10 +90,8 @@ async function writeNewFile(
 }
 
 /**
- * Sets the mode of the file just made, through an `O_NOFOLLOW` descriptor
- * that `fstat` shows is that file (Deno's `FsFile` has no `chmod`).
- * `node:fs` is loaded only here: it starts Deno's Node layer.
- * @throws {Error} when the name leads to another file now; the file system's error.
+ * Sets the mode of the file just made through an `O_NOFOLLOW` descriptor `fstat` shows is that
+ * file (`FsFile` has no `chmod`). `node:fs` is loaded only here: it starts Deno's Node layer.
  */
 async function chmodMadeFile(path: string, identity: FileIdentity, mode: number): Promise<void> {
   const { closeSync, constants, fchmodSync, fstatSync, openSync } = await import("node:fs");

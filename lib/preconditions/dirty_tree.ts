@@ -46,14 +46,8 @@ export async function checkCleanTree(
     );
   let output: Deno.CommandOutput;
   try {
-    ({ output } = await runGit([
-      "status",
-      "--porcelain=v1",
-      "-z",
-      "--untracked-files=all",
-      "--no-renames",
-      "--ignore-submodules=dirty",
-    ], {
+    const status = ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"];
+    ({ output } = await runGit([...status, "--ignore-submodules=dirty"], {
       cwd: root,
       signal: AbortSignal.timeout(GIT_STATUS_TIMEOUT_MS),
       projectRoot: await Deno.realPath(root),

@@ -1,7 +1,6 @@
 /**
- * Which paths git tracks, read from `.git/index` (versions 2 to 4, SHA-1 and
- * SHA-256) without running git, which could start programs its
- * configuration names (`core.fsmonitor`, hooks).
+ * Which paths git tracks, read from `.git/index` (versions 2 to 4, SHA-1 and SHA-256) without
+ * running git, which could start programs its configuration names (`core.fsmonitor`, hooks).
  * @module
  */
 import { CodeCommitError, EXIT } from "../errors/errors.ts";
@@ -22,10 +21,8 @@ interface TrackedPaths {
 }
 
 /**
- * The paths git tracks in the project at `root`, or none without a `.git`
- * folder or an index (a worktree's `.git` file points outside: not read).
- * @throws {CodeCommitError} when `.git/index` cannot be read (a
- * `FileReadError`) or is not an index this reader understands.
+ * The paths git tracks at `root`, none without a `.git` folder (a worktree's `.git` file points
+ * outside: not read) or an index. @throws {CodeCommitError} when `.git/index` is unreadable.
  */
 export async function trackedPaths(root: string): Promise<TrackedPaths> {
   const none: TrackedPaths = { paths: [], notUtf8: new Set() };

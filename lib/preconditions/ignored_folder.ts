@@ -19,17 +19,14 @@ function segmentMatches(glob: string, name: string): boolean {
   return parseIgnorePatterns(literal).ignores(name, false);
 }
 
-/** Drops leading `**` segments (each matches no folder as well as any). */
-function withoutLeadingStars(segments: readonly string[]): readonly string[] {
-  let start = 0;
-  while (start < segments.length - 1 && segments[start] === "**") start++;
-  return segments.slice(start);
-}
-
 /** Whether a root `.gitignore` rule matches every entry in `folder` (`<glob>/*`, `/**`, `/**` + `/*`). */
 function coversEveryEntry(rule: IgnoreLine, folder: string): boolean {
   if (rule.negated || rule.mustBeFolder || rule.nameOnly) return false;
-  const [first, ...rest] = withoutLeadingStars(segmentsOf(rule));
+  // Leading `**` segments dropped: each matches no folder as well as any.
+  const segments = segmentsOf(rule);
+  const [first, ...rest] = segments.slice(
+    segments.findIndex((segment, i) => segment !== "**" || i === segments.length - 1),
+  );
   const tail = rest.join("/");
   if (tail !== "*" && tail !== "**" && tail !== "**/*") return false;
   if (!segmentMatches(first, folder)) return false;

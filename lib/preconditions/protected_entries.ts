@@ -93,14 +93,12 @@ export async function checkProtectedAfterBuild(
   review: string,
 ): Promise<void> {
   const after = await snapshotProtected(await scanProject(root));
-  const changes = [...new Set([...before.keys(), ...after.keys()])].sort().flatMap((path) => {
-    const [was, now] = [before.get(path), after.get(path)];
-    if (was === now) return [];
-    return [{
+  const changes = [...new Set([...before.keys(), ...after.keys()])].sort()
+    .filter((path) => before.get(path) !== after.get(path))
+    .map((path) => ({
       path,
-      change: was === undefined ? "new" : now === undefined ? "removed" : "changed",
-    }];
-  });
+      change: !before.has(path) ? "new" : !after.has(path) ? "removed" : "changed",
+    }));
   if (changes.length === 0) return;
   const named = nameSome(changes.map((change) => `${change.path} (${change.change})`), {
     limit: 5,

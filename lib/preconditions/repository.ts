@@ -19,10 +19,8 @@ async function sameFolder(a: string, b: string): Promise<boolean> {
 }
 
 /**
- * Checks that `folder` is not a subfolder of a git repository; with
- * `required`, also that it is in one (without git, it counts as in none).
- * @throws {CodeCommitError} (setup) saying "run from <root>", or that git
- * is needed, or that git refuses the repository as another user's.
+ * Checks that `folder` is not a subfolder of a git repository; with `required`, that it is in one.
+ * @throws {CodeCommitError} (setup) saying "run from <root>", that git is needed, or refuses it.
  */
 export async function checkRepositoryRoot(folder: string, required: boolean): Promise<void> {
   const root = await gitTopLevel(folder);
@@ -44,11 +42,9 @@ export async function checkRepositoryRoot(folder: string, required: boolean): Pr
 }
 
 /**
- * The root of the repository enclosing `folder` (`git rev-parse
- * --show-toplevel`), or undefined when none or git cannot be run. A `.git`
- * git cannot read stops git there: it is asked again from the folder above.
- * @throws {CodeCommitError} (setup) when git refuses the repository as
- * another user's (`safe.directory`).
+ * The root of the repository enclosing `folder`, or undefined (also without git). A `.git` git
+ * cannot read stops git there: it is asked again from the folder above.
+ * @throws {CodeCommitError} (setup) when git refuses the repository as another user's.
  */
 async function gitTopLevel(folder: string): Promise<string | undefined> {
   const projectRoot = await Deno.realPath(folder).catch(() => undefined);

@@ -5,6 +5,7 @@
  * build has it put back when that is safe). The sandbox makes both read-only; this holds without it.
  * @module
  */
+import { sameBytes } from "../apply/content_hash.ts";
 import { denoFileSystem, under } from "../file_system/file_system.ts";
 import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
@@ -68,10 +69,6 @@ export async function snapshotBuildScript(root: string): Promise<BuildScriptSnap
   // A dangling link reads as nothing: nothing to run, and nothing to compare but the link.
   bytes ??= new Uint8Array();
   return { kind: "file", ...(linkTarget === undefined ? {} : { linkTarget }), mode, bytes };
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.byteLength === b.byteLength && a.every((byte, i) => byte === b[i]);
 }
 
 function difference(was: BuildScriptSnapshot, now: BuildScriptSnapshot): string | undefined {

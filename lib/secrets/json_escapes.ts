@@ -33,10 +33,8 @@ function unicodeEscape(text: string, at: number): string | undefined {
 }
 
 /**
- * Where `text` holds an escape that may stand for one of `characters` (those
- * of the keys and their forms), in order: a `\u` escape of one, a `\/` when
- * they hold a slash, any backslash when they hold what a short escape
- * writes. Text holding only other escapes is not decoded.
+ * Where `text` holds an escape that may stand for one of `characters` (the keys' and forms'): a `\u`
+ * escape of one, a `\/`, any backslash when they hold what a short escape writes.
  */
 function* escapeSites(text: string, characters: ReadonlySet<string>): Generator<number> {
   if (characters.size === 0) return;
@@ -56,10 +54,8 @@ export function mayHoldKeyEscapes(text: string, characters: ReadonlySet<string>)
 const LONGEST_ESCAPE = 8;
 
 /**
- * The stretches of `text` around each escape that may stand for one of
- * `characters`, wide enough to hold any key of up to `longest` characters
- * in the longest escapes, widened not to cut a run of `characters`,
- * overlapping ones joined, in order. Never throws.
+ * The stretches around each escape that may stand for one of `characters`, wide enough for a key of
+ * `longest` characters in the longest escapes, widened not to cut a run of them, joined, in order.
  */
 export function keyEscapeWindows(
   text: string,
@@ -80,10 +76,7 @@ export function keyEscapeWindows(
   return windows;
 }
 
-/**
- * Decodes every JSON string escape in `text`, inside strings or not; a
- * backslash that starts none (a cut `\u00`) is kept. Never throws.
- */
+/** Decodes every JSON string escape in `text`, inside strings or not; a lone `\` is kept. Never throws. */
 export function decodeJsonEscapes(text: string): DecodedText {
   const parts: string[] = [];
   // Per escape: its character's place decoded, its start and end in `text`; between escapes

@@ -89,9 +89,8 @@ function applySpans(
 const ESCAPE_LEVELS = 3;
 
 /**
- * The encoded forms a build's code most likely prints a key in: base64
- * (standard and URL-safe, unpadded so they match inside padded output) of
- * the key and of the key file with its line end, and hex. Never throws.
+ * The encoded forms a build most likely prints a key in: base64 (standard and URL-safe, unpadded
+ * to match inside padded output) of the key and of the key file with its line end, and hex.
  */
 export function encodedForms(key: string): string[] {
   const forms = [key, `${key}\n`, `${key}\r\n`].flatMap((content) => {
@@ -106,10 +105,8 @@ export function encodedForms(key: string): string[] {
 }
 
 /**
- * The base64 characters of `key` that do not depend on its neighbours, for
- * each of the three byte offsets it can start at (inside a `user:key`
- * Basic-auth value, say), in both alphabets; the characters holding bits of
- * the bytes before or after are left out. Never throws.
+ * The base64 characters of `key` that do not depend on its neighbours, at each of the three byte
+ * offsets it can start at (inside a `user:key` Basic-auth value, say), in both alphabets.
  */
 export function unalignedBase64Forms(key: string): string[] {
   const bytes = new TextEncoder().encode(key);
@@ -129,10 +126,9 @@ export function unalignedBase64Forms(key: string): string[] {
 const PART_MASK = "********";
 
 /**
- * Masks the known keys in text: each whole key and encoded form, every run
- * of {@link KEY_RUN_LENGTH} or more characters of one (a key's start quoted
- * in an API error), base64 at any byte offset, and an API's masked echo;
- * as they stand and written with JSON escapes, once or JSON in JSON. Never throws.
+ * Masks the known keys in text: each key and encoded form, every run of {@link KEY_RUN_LENGTH} or
+ * more characters of one (a key's start quoted in an API error), base64 at any byte offset, and an
+ * API's masked echo; as they stand and with JSON escapes, once or JSON in JSON. Never throws.
  */
 export class Redactor {
   readonly #keys: readonly string[];
