@@ -53,8 +53,7 @@ export interface ReadBoundedOptions {
 }
 
 /**
- * Reads the whole regular file at `path` (see the module doc), or returns
- * `undefined` when nothing is there (nor, following a link, at its target).
+ * Reads the whole regular file at `path`; `undefined` when nothing is there (nor at a link's target).
  * @throws {FileReadError} naming the file and the {@link ReadProblem}.
  */
 export async function readBounded(

@@ -1,4 +1,4 @@
-/** Temporary files' names, `.<name>.code-commit-<16 hex digits>.tmp`, for writer and journal. @module */
+/** Temporary files' names, `.<name>.code-commit-<16 hex digits>.tmp`, in one place. @module */
 
 const encoder = new TextEncoder();
 
@@ -7,10 +7,7 @@ const NAME_MAX_BYTES = 255;
 
 const TEMPORARY_NAME = /^\..*\.code-commit-[0-9a-f]{16}\.tmp$/s;
 
-/**
- * A temporary name for a sibling of the file `name`, at most 255 bytes; the
- * digits are random, or `hex` (a name a later process can find again). Never throws.
- */
+/** A temporary name for a sibling of `name`, at most 255 bytes; digits random or `hex`. */
 export function temporaryName(name: string, hex?: string): string {
   const random = hex ?? crypto.getRandomValues(new Uint8Array(8)).toHex();
   const suffix = `.code-commit-${random}.tmp`;

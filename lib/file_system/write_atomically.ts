@@ -119,7 +119,7 @@ export function syncPathSync(path: string): void {
   file.syncSync();
 }
 
-/** The atomic write streamed, synchronous (the journal's copies); `folder` is the writer's own, unchecked. */
+/** The atomic write streamed, synchronous (the journal's copies); `folder` is trusted unchecked. */
 export class AtomicFileWriter {
   #temporary: string | undefined;
   #file: Deno.FsFile | undefined;

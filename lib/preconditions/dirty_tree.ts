@@ -28,12 +28,10 @@ const STATUS_WORDS: Readonly<Record<string, string>> = {
 };
 
 /**
- * Refuses a run on a tree with uncommitted changes a reply could write;
- * outside a repository (or without git), warns through `warn` and returns.
- * @throws {CodeCommitError} (setup) naming up to ten paths and `--force`;
- * when `git status` fails in a repository or does not answer in time (it
- * would wait forever on a fifo named `.gitignore`); when an ignore file
- * cannot be read.
+ * Refuses a run on a tree with uncommitted changes a reply could write; outside a repository (or
+ * without git), warns through `warn`. @throws {CodeCommitError} (setup) naming up to ten paths and
+ * `--force`; when `git status` fails or does not answer in time (it would wait forever on a fifo
+ * named `.gitignore`); when an ignore file cannot be read.
  */
 export async function checkCleanTree(
   root: string,

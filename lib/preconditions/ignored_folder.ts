@@ -19,7 +19,7 @@ function segmentMatches(glob: string, name: string): boolean {
   return parseIgnorePatterns(literal).ignores(name, false);
 }
 
-/** Whether a root `.gitignore` rule matches every entry in `folder` (`<glob>/*`, `/**`, `/**` + `/*`). */
+/** Whether a root `.gitignore` rule matches every entry in `folder` (`<glob>/*`, `/**`, …). */
 function coversEveryEntry(rule: IgnoreLine, folder: string): boolean {
   if (rule.negated || rule.mustBeFolder || rule.nameOnly) return false;
   // Leading `**` segments dropped: each matches no folder as well as any.

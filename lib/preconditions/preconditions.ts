@@ -29,12 +29,10 @@ export const BUILD_PLACEHOLDER_LINE =
   `echo "build.sh: put your project's build and test commands in build.sh" >&2`;
 
 /**
- * Checks that git will never commit anything in `agent-config/`: the root
- * `.gitignore` is a regular file (git reads no link), its rules ignore every
- * name there (see `ignored_folder.ts`), git's whole set of rules agrees on
- * each file the tool uses there, and nothing there is tracked already
- * (ignore rules do not apply to tracked files).
- * @throws {CodeCommitError} naming the file and what to do.
+ * Checks that git will never commit anything in `agent-config/`: the root `.gitignore` is a regular
+ * file (git reads no link), its rules ignore every name there, git's whole set of rules agrees on
+ * each file the tool uses there, and nothing there is tracked already (ignore rules do not apply
+ * to tracked files). @throws {CodeCommitError} naming the file and what to do.
  */
 export async function checkAgentConfigIgnored(root: string): Promise<void> {
   const info = await lstatOrUndefined(under(root, ".gitignore"));
@@ -108,7 +106,7 @@ function describeExposure(coverage: FolderCoverage, exposed: readonly string[]):
     "its rules ignore some names in it, but neither the folder itself nor every name";
 }
 
-/** Reads a file the workflow needs (a link followed); a setup error with `fix` if missing or a folder. */
+/** Reads a file the workflow needs (a link followed); a setup error with `fix` if not a file. */
 async function readRequiredFile(
   root: string,
   path: string,

@@ -68,10 +68,7 @@ async function addEntry(
   for (const child of children) await addEntry(root, `${path}/${child.name}`, entries, true);
 }
 
-/**
- * Takes the snapshot from `scan` (a walk made now). An entry that cannot be
- * read is a state too, which only the same unreadable entry matches.
- */
+/** Takes the snapshot from `scan` (a walk made now); an unreadable entry matches only itself. */
 export async function snapshotProtected(scan: ProjectScan): Promise<ProtectedSnapshot> {
   const entries = new Map<string, string>();
   for (const entry of scan.entries) {
@@ -82,10 +79,8 @@ export async function snapshotProtected(scan: ProjectScan): Promise<ProtectedSna
 }
 
 /**
- * Walks the project at `root` (links resolved) again and compares its
- * protected entries with `before`.
- * @throws {CodeCommitError} (`EXIT.safety`) naming what is new, removed or
- * changed, and that a new `.git` must be removed before git runs there.
+ * Walks the project at `root` (links resolved) again and compares its protected entries with `before`.
+ * @throws {CodeCommitError} (`EXIT.safety`) naming what is new, removed or changed.
  */
 export async function checkProtectedAfterBuild(
   root: string,

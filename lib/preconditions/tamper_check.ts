@@ -33,10 +33,8 @@ export type BuildScriptSnapshot =
   };
 
 /**
- * Looks at `build.sh` now, with the bounded read.
- * @throws {CodeCommitError} when it exists but is not a regular file (nor a
- * link to one), is too large, or cannot be read: a script that cannot be
- * compared cannot be trusted after a build.
+ * Looks at `build.sh` now, with the bounded read. @throws {CodeCommitError} when it is not a regular
+ * file (nor a link to one), too large or unreadable: a script not compared is not trusted.
  */
 export async function snapshotBuildScript(root: string): Promise<BuildScriptSnapshot> {
   const path = under(root, BUILD_FILE);
@@ -99,8 +97,7 @@ const REVIEW =
   "changed (not what the build itself wrote)";
 
 /**
- * Checks that `build.sh` is what it was (`was`); `when` says when it is
- * checked (`while ./build.sh ran`).
+ * Checks that `build.sh` is what it was (`was`); `when` says when (`while ./build.sh ran`).
  * @throws {CodeCommitError} (`EXIT.safety`) naming build.sh and what changed.
  */
 export async function checkBuildScriptUnchanged(
@@ -137,10 +134,7 @@ export interface BeforeBuild {
 
 const GITIGNORE = ".gitignore";
 
-/**
- * Takes what {@link checkAfterBuild} needs, just before a build, from
- * `scan` (a walk made now). A `.gitignore` it cannot copy leaves nothing to put back.
- */
+/** Takes what {@link checkAfterBuild} needs just before a build, from `scan` (a walk made now). */
 export async function snapshotBeforeBuild(root: string, scan: ProjectScan): Promise<BeforeBuild> {
   return { protected: await snapshotProtected(scan), gitignore: await copyGitignore(root) };
 }
@@ -161,9 +155,8 @@ async function copyGitignore(root: string): Promise<GitignoreCopy> {
 }
 
 /**
- * Checks, after a build, `build.sh`, that `.gitignore` still protects
- * `agent-config/`, and the protected entries (`before`). On failure the
- * root `.gitignore` is put back first, and the message says what became of it.
+ * Checks, after a build, `build.sh`, that `.gitignore` still protects `agent-config/`, and the
+ * protected entries; on failure `.gitignore` is put back first, the message says how.
  * @throws {CodeCommitError} (`EXIT.safety`, or the failed check's class) naming what changed.
  */
 export async function checkAfterBuild(

@@ -76,7 +76,7 @@ export function keyEscapeWindows(
   return windows;
 }
 
-/** Decodes every JSON string escape in `text`, inside strings or not; a lone `\` is kept. Never throws. */
+/** Decodes every JSON string escape in `text`, in strings or not; a lone `\` is kept. Never throws. */
 export function decodeJsonEscapes(text: string): DecodedText {
   const parts: string[] = [];
   // Per escape: its character's place decoded, its start and end in `text`; between escapes

@@ -65,11 +65,10 @@ function set(filter: Uint32Array, bit: number): void {
 }
 
 /**
- * Every {@link KEY_RUN_LENGTH}-character run of the keys and their forms,
- * found in text in one linear pass: every {@link STRIDE} characters a first
- * bit set says whether the piece there could be part of a key (almost never
- * in ordinary text); where it could, the windows holding it are hashed
- * (rolling), a second bit set rules out almost all, the rest are compared.
+ * Every {@link KEY_RUN_LENGTH}-character run of the keys and their forms, found in one linear pass:
+ * every {@link STRIDE} characters a first bit set says whether the piece there could be part of a
+ * key; where it could, the windows holding it are hashed (rolling), a second bit set rules out
+ * almost all, the rest are compared.
  */
 export class KeyRuns {
   readonly #runs: Set<string>;

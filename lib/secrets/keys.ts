@@ -34,10 +34,9 @@ async function readKeyFile(root: string, keyFile: string): Promise<string | unde
 }
 
 /**
- * Reads the key in `keyFile` (relative to `root`), trimmed.
- * @throws {CodeCommitError} naming the file when it is missing, not a
- * regular file, hard-linked, too large, empty, too short, or holds anything
- * but printable ASCII (a header takes one plain token).
+ * Reads the key in `keyFile` (relative to `root`), trimmed. @throws {CodeCommitError} naming the
+ * file when missing, not a regular file, hard-linked, too large, empty, too short, or not one
+ * printable ASCII token (a header takes one).
  */
 export async function readApiKey(root: string, keyFile: string, vendor: string): Promise<string> {
   const text = await readKeyFile(root, keyFile).catch((error) => {
@@ -90,10 +89,9 @@ const SKIPPED: ReadonlySet<ReadProblem> = new Set(["folder", "special", "unreada
 const MIN_REDACTED_TOKEN = 20;
 
 /**
- * Reads every key file among `keyFiles` for redaction (an unused model's key
- * must not leak either): the trimmed text and each key-shaped token in it.
- * @throws {FileReadError} when a key file is too large, swapped or
- * hard-linked: a key not known cannot be masked.
+ * Reads every key file among `keyFiles` for redaction (an unused model's key must not leak either):
+ * the trimmed text and each key-shaped token in it. @throws {FileReadError} when one is too large,
+ * swapped or hard-linked: a key not known cannot be masked.
  */
 export async function readKnownKeys(root: string, keyFiles: readonly string[]): Promise<string[]> {
   const keys: string[] = [];

@@ -50,11 +50,10 @@ export interface Session {
 }
 
 /**
- * Checks the run's preconditions, in order, and sets up the session before
- * any LLM call; with `runsBuilds`, the sandbox is decided and planned too.
- * @throws {UsageError} when a local model has no loopback URL (checked first).
- * @throws {JournalError} when an unfinished apply cannot be rolled back.
- * @throws {CodeCommitError} from a subfolder, or listing every set-up problem together.
+ * Checks the run's preconditions in order and sets up the session before any LLM call; with
+ * `runsBuilds`, the sandbox is decided and planned too. @throws {UsageError} when a local model has
+ * no loopback URL; {JournalError} when an unfinished apply cannot be rolled back;
+ * {CodeCommitError} from a subfolder, or listing every set-up problem together.
  */
 export async function openSession(
   root: string,
@@ -182,9 +181,8 @@ export function sessionModel(session: Session): ModelTarget {
 }
 
 /**
- * Sends `prompt` to the session's model (see {@link ask}), logged in `log`
- * under `names`, noting the log folder and the reply's prose in the record.
- * @throws {CodeCommitError} {LlmError} {InterruptedError} as `ask`.
+ * Sends `prompt` to the session's model (see {@link ask}), logged in `log` under `names`, noting
+ * the log folder and the reply's prose in the record. @throws as `ask`.
  */
 export async function askModel(
   session: Session,
