@@ -74,19 +74,16 @@ export async function checkCleanTree(
       EXIT.setup,
     );
   }
-  let paths = parseStatus(output.stdout).filter((entry) =>
-    protectedRulesFor(entry.path).length === 0
-  );
+  let paths = parseStatus(output.stdout).filter(({ path }) => protectedRulesFor(path).length === 0);
   if (paths.length > 0) {
     // git lists the data behind a `.git` file (`gitdir: .repo`) as untracked: no reply writes there.
     const gitData = await findGitFiles(await IgnoreRules.load(root));
     paths = paths.filter((entry) => !isGitData(gitData, entry.path));
   }
   if (paths.length === 0) return;
-  const named = nameSome(
-    paths.map((entry) => `${displayPath(entry.path)} (${entry.how})`),
-    { limit: 10 },
-  );
+  const named = nameSome(paths.map(({ path, how }) => `${displayPath(path)} (${how})`), {
+    limit: 10,
+  });
   throw new CodeCommitError(
     `the project has uncommitted changes in ${
       plural(paths.length, "path")

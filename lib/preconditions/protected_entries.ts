@@ -95,12 +95,8 @@ export async function checkProtectedAfterBuild(
       change: !before.has(path) ? "new" : !after.has(path) ? "removed" : "changed",
     }));
   if (changes.length === 0) return;
-  const named = nameSome(changes.map((change) => `${change.path} (${change.change})`), {
-    limit: 5,
-  });
-  const newGit = changes.find((change) =>
-    change.change === "new" && /(^|\/)\.git$/i.test(change.path)
-  );
+  const named = nameSome(changes.map(({ path, change }) => `${path} (${change})`), { limit: 5 });
+  const newGit = changes.find(({ path, change }) => change === "new" && /(^|\/)\.git$/i.test(path));
   const git = newGit === undefined
     ? ""
     : `; remove ${newGit.path} before you run any git command in its folder (git would run ` +

@@ -9,18 +9,13 @@ import {
 import { KEY_RUN_LENGTH, KeyRuns } from "./key_runs.ts";
 
 /** How a key looks after redaction: eight asterisks and its last two characters. */
-function maskKey(key: string): string {
-  return `********${key.slice(-2)}`;
-}
+const maskKey = (key: string) => `********${key.slice(-2)}`;
 
 /**
  * An API's own masked echo of a key (OpenAI's 401 says `sk-proj-********abcd`): up to 64 word
  * characters, 3+ asterisks, up to 16 more, the key's last four (`tail`), no word character after.
  */
-interface Echo {
-  readonly tail: string;
-  readonly mask: string;
-}
+type Echo = { readonly tail: string; readonly mask: string };
 
 const ECHO_PREFIX = 64;
 const ECHO_MIDDLE = 16;
@@ -28,11 +23,7 @@ const ECHO_MIDDLE = 16;
 const isWord = (c: string | undefined) => c !== undefined && /[\w-]/.test(c);
 const isMiddle = (c: string | undefined) => c !== undefined && /[\w.-]/.test(c);
 
-interface Span {
-  readonly start: number;
-  readonly end: number;
-  readonly mask: string;
-}
+type Span = { readonly start: number; readonly end: number; readonly mask: string };
 
 /**
  * Every echo in `text`, in order. Not a regular expression, so it stays linear on any input
