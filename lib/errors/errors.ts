@@ -1,4 +1,7 @@
-/** The errors code-commit reports to its user, each with its exit status. @module */
+/**
+ * The errors code-commit reports to its user, each with its exit status.
+ * @module
+ */
 
 /** Exit statuses by class, the same for every workflow; `--help` and the README list them. */
 export const EXIT = {

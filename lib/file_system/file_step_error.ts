@@ -1,4 +1,7 @@
-/** One failed step of a file-system job: what, to which path, and the system's error. @module */
+/**
+ * One failed step of a file-system job: what, to which path, and the system's error.
+ * @module
+ */
 
 import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 

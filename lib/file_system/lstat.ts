@@ -1,4 +1,7 @@
-/** What is at a path, found with `lstat`, and how a message names it. @module */
+/**
+ * What is at a path, found with `lstat`, and how a message names it.
+ * @module
+ */
 
 import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 

@@ -1,4 +1,7 @@
-/** How much code-commit reads, at most, of each kind of file it reads itself. @module */
+/**
+ * How much code-commit reads, at most, of each kind of file it reads itself.
+ * @module
+ */
 
 /** The largest size read from one kind of file, and the kind as a message names it after "reads from". */
 export interface ReadLimit {

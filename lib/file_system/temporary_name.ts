@@ -1,4 +1,7 @@
-/** Temporary files' names, `.<name>.code-commit-<16 hex digits>.tmp`, in one place. @module */
+/**
+ * Temporary files' names, `.<name>.code-commit-<16 hex digits>.tmp`, in one place.
+ * @module
+ */
 
 const encoder = new TextEncoder();
 

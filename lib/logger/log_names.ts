@@ -1,4 +1,7 @@
-/** Every log folder slug and log file name, in one place. @module */
+/**
+ * Every log folder slug and log file name, in one place.
+ * @module
+ */
 
 /** The folder under the project root that holds one folder per run. */
 export const LOGS_DIR = "logs";

@@ -1,4 +1,7 @@
-/** One run's log folder, `logs/YYYY-MM-DD-hh-mm-ss-<slug>` (local time); every byte redacted. @module */
+/**
+ * One run's log folder, `logs/YYYY-MM-DD-hh-mm-ss-<slug>` (local time); every byte redacted.
+ * @module
+ */
 import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { denoFileSystem, under } from "../file_system/file_system.ts";
 import { checkRealFolder } from "../file_system/real_folders.ts";

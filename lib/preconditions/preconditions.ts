@@ -1,4 +1,7 @@
-/** What must hold before any LLM call, each refused with one line naming file and fix. @module */
+/**
+ * What must hold before any LLM call, each refused with one line naming file and fix.
+ * @module
+ */
 import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
 import { READ_LIMITS, type ReadLimit } from "../file_system/read_limits.ts";

@@ -1,4 +1,7 @@
-/** How every prompt is laid out: `[label]` sections, parts joined by a blank line. @module */
+/**
+ * How every prompt is laid out: `[label]` sections, parts joined by a blank line.
+ * @module
+ */
 
 /** A data section: a `[label]` line, then the text. Never throws. */
 export function section(label: string, text: string): string {

@@ -1,4 +1,7 @@
-/** The system prompts, one text file each in `system/`. @module */
+/**
+ * The system prompts, one text file each in `system/`.
+ * @module
+ */
 import { describeProtectedPaths } from "../guard/protected_paths.ts";
 import codeModificationTemplate from "./system/code-modification-instructions.txt" with {
   type: "text",

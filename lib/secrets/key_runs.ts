@@ -1,4 +1,7 @@
-/** The scanning core of key redaction: runs of key characters found in one linear pass. @module */
+/**
+ * The scanning core of key redaction: runs of key characters found in one linear pass.
+ * @module
+ */
 
 /**
  * Shortest run of a key's characters masked on its own (an API error quoting

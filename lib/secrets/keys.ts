@@ -1,4 +1,7 @@
-/** Reading API keys from `agent-config/`. @module */
+/**
+ * Reading API keys from `agent-config/`.
+ * @module
+ */
 import { CodeCommitError, EXIT } from "../errors/errors.ts";
 import { FileReadError, readBounded, type ReadProblem } from "../file_system/bounded_read.ts";
 import { READ_LIMITS } from "../file_system/read_limits.ts";

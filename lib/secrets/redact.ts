@@ -1,4 +1,7 @@
-/** Key redaction: everything code-commit logs, prints or would send passes through here. @module */
+/**
+ * Key redaction: everything code-commit logs, prints or would send passes through here.
+ * @module
+ */
 import {
   type DecodedText,
   decodeJsonEscapes,

@@ -1,4 +1,7 @@
-/** Everything a workflow needs for one run, set up in the order the checks must happen. @module */
+/**
+ * Everything a workflow needs for one run, set up in the order the checks must happen.
+ * @module
+ */
 import { RunJournal } from "../apply/journal.ts";
 import { checkJournalWritable } from "../apply/journal_writable.ts";
 import { recoverFirst } from "../apply/recovery.ts";
