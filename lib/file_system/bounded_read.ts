@@ -63,11 +63,8 @@ export async function readBounded(
   const name = options.name ?? path;
   const { bytes: limit, what } = options.limit;
   const timeoutMs = options.openTimeoutMs ?? OPEN_TIMEOUT_MS;
-  const fail = (
-    problem: ReadProblem,
-    message: string,
-    extra?: { size?: number; cause?: unknown },
-  ) => new FileReadError(`${name} ${message}`, name, problem, extra);
+  const fail = (problem: ReadProblem, message: string, extra?: ErrorOptions & { size?: number }) =>
+    new FileReadError(`${name} ${message}`, name, problem, extra);
   const unreadable = (error: unknown) =>
     error instanceof FileReadError
       ? error

@@ -95,8 +95,7 @@ function parseIndex(bytes: Uint8Array, hashLength: number): TrackedPaths | undef
       offset = start + ((end - start + 8) & ~7);
     }
     // git counts a name's bytes, whatever they are (a name need not be UTF-8).
-    const nameLength = flags & 0xfff;
-    if (nameLength !== Math.min(raw.length, 0xfff)) return undefined;
+    if ((flags & 0xfff) !== Math.min(raw.length, 0xfff)) return undefined;
     const path = decodePath(raw);
     paths.push(path.text);
     if (!path.utf8) notUtf8.add(path.text);
