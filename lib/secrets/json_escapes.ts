@@ -11,16 +11,10 @@ export interface DecodedText {
   source(at: number): number;
 }
 
-const SIMPLE: Readonly<Record<string, string>> = {
-  '"': '"',
-  "\\": "\\",
-  "/": "/",
-  b: "\b",
-  f: "\f",
-  n: "\n",
-  r: "\r",
-  t: "\t",
-};
+/** What each single-character escape stands for, as `JSON.parse` decodes it. */
+const SIMPLE: Readonly<Record<string, string>> = Object.fromEntries(
+  [...'"\\/bfnrt'].map((letter) => [letter, JSON.parse(`"\\${letter}"`)]),
+);
 
 const HEX4 = /^[0-9a-fA-F]{4}$/;
 

@@ -79,9 +79,8 @@ function keyProblem(key: string, vendor: string): string | undefined {
       "key has (keys are plain ASCII): copy the key into the file again";
   }
   if (key.length < MIN_KEY_LENGTH) {
-    return `holds only ${
-      plural(key.length, "character")
-    }, too short for an API key; check the file`;
+    const count = plural(key.length, "character");
+    return `holds only ${count}, too short for an API key; check the file`;
   }
   return undefined;
 }

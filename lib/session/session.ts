@@ -125,15 +125,12 @@ async function checkSetUp(
   target: ModelTarget,
 ): Promise<string | undefined> {
   const problems: string[] = [];
-  const check = async <T>(step: () => Promise<T>): Promise<T | undefined> => {
-    try {
-      return await step();
-    } catch (error) {
+  const check = <T>(step: () => Promise<T>): Promise<T | undefined> =>
+    step().catch((error) => {
       if (!(error instanceof CodeCommitError) || error instanceof InterruptedError) throw error;
       problems.push(error.message);
       return undefined;
-    }
-  };
+    });
   const needs = workflowSpec(workflow).needs;
   await check(() => checkAgentConfigIgnored(root));
   const key = target.local || !needs.key
