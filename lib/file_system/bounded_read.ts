@@ -127,6 +127,8 @@ export async function readBounded(
     );
   }
   refuseSizeAndLinks(checked);
+  const { dev, ino } = checked;
+  const isChecked = (info?: Deno.FileInfo) => info?.isFile && info.dev === dev && info.ino === ino;
 
   await options.beforeOpen?.();
   const opening = Deno.open(path, { read: true });
@@ -178,15 +180,10 @@ export async function readBounded(
               "checked?); make it a regular file, then run code-commit again",
           ),
       );
-      const after = inspect(true);
-      if (after?.isFile !== true || after.dev !== checked.dev || after.ino !== checked.ino) {
-        throw changed();
-      }
+      if (!isChecked(inspect(true))) throw changed();
       return bytes;
     }
-    if (!opened.isFile || opened.dev !== checked.dev || opened.ino !== checked.ino) {
-      throw changed();
-    }
+    if (!isChecked(opened)) throw changed();
     refuseSizeAndLinks(opened);
     // Synchronous reads: a regular file's reads never wait on anyone.
     return await readAtMost((buffer) => file.readSync(buffer), opened.size, limit, grew);

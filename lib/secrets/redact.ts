@@ -178,17 +178,11 @@ export class Redactor {
   }
 
   #maskEscaped(text: string): string {
-    let out = "";
-    let cursor = 0;
     // Only the stretches around escapes that may write a key's character are decoded.
-    for (const [start, end] of keyEscapeWindows(text, this.#characters, this.#longest)) {
-      const window = text.slice(start, end);
-      const masked = this.#maskEscapedIn(window);
-      if (masked === window) continue;
-      out += text.slice(cursor, start) + masked;
-      cursor = end;
-    }
-    return cursor === 0 ? text : out + text.slice(cursor);
+    const changed = keyEscapeWindows(text, this.#characters, this.#longest)
+      .map(([start, end]) => ({ start, end, mask: this.#maskEscapedIn(text.slice(start, end)) }))
+      .filter(({ start, end, mask }) => mask !== text.slice(start, end));
+    return applySpans(text, changed);
   }
 
   /** A window decoded level by level, each key or echo masked, escaped as its level needs. */
