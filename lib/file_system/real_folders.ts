@@ -8,9 +8,6 @@ import { type EntryInfo, type FileSystem, under } from "./file_system.ts";
 import { isMissing } from "./lstat.ts";
 import { FileStepError } from "./file_step_error.ts";
 
-/** The calls the folder check makes. */
-export type FolderFileSystem = Pick<FileSystem, "lstat" | "mkdir">;
-
 /** What the folder check found. */
 export type FolderCheck =
   | { readonly ok: true; readonly created: readonly string[] }
@@ -43,7 +40,7 @@ export async function lstatStep(
  * @throws {FileStepError} when a folder cannot be inspected or created.
  */
 export async function checkRealFolder(
-  fs: FolderFileSystem,
+  fs: Pick<FileSystem, "lstat" | "mkdir">,
   root: string,
   folder: string,
   options: { readonly create?: boolean } = {},

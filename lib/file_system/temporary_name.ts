@@ -8,8 +8,6 @@ const encoder = new TextEncoder();
 /** File names over this many bytes are refused by common file systems. */
 const NAME_MAX_BYTES = 255;
 
-const TEMPORARY_NAME = /^\..*\.code-commit-[0-9a-f]{16}\.tmp$/s;
-
 /** A temporary name for a sibling of `name`, at most 255 bytes; digits random or `hex`. */
 export function temporaryName(name: string, hex?: string): string {
   const random = hex ?? crypto.getRandomValues(new Uint8Array(8)).toHex();
@@ -22,5 +20,5 @@ export function temporaryName(name: string, hex?: string): string {
 
 /** Whether `name` (one segment) has the form {@link temporaryName} gives. Never throws. */
 export function isTemporaryName(name: string): boolean {
-  return TEMPORARY_NAME.test(name);
+  return /^\..*\.code-commit-[0-9a-f]{16}\.tmp$/s.test(name);
 }

@@ -195,11 +195,7 @@ async function snapshotProtected(scan: ProjectScan): Promise<ProtectedSnapshot> 
  * Walks the project at `root` (links resolved) again and compares its protected entries with `before`.
  * @throws {CodeCommitError} (`EXIT.safety`) naming what is new, removed or changed.
  */
-async function checkProtectedAfterBuild(
-  root: string,
-  before: ProtectedSnapshot,
-  review: string,
-): Promise<void> {
+async function checkProtectedAfterBuild(root: string, before: ProtectedSnapshot): Promise<void> {
   const after = await snapshotProtected(await scanProject(root));
   const changes = [...new Set([...before.keys(), ...after.keys()])].sort()
     .filter((path) => before.get(path) !== after.get(path))
@@ -217,7 +213,7 @@ async function checkProtectedAfterBuild(
   throw new CodeCommitError(
     `./build.sh changed protected entries of the project: ${named}${git}; if a tool ` +
       `your build runs made a new .gitignore (pytest's .pytest_cache/, say), add that folder to ` +
-      `.gitignore; ${review}`,
+      `.gitignore; ${REVIEW}`,
     EXIT.safety,
   );
 }
@@ -271,7 +267,7 @@ export async function checkAfterBuild(
         EXIT.safety,
       );
     });
-    await checkProtectedAfterBuild(await Deno.realPath(root), before.protected, REVIEW);
+    await checkProtectedAfterBuild(await Deno.realPath(root), before.protected);
   } catch (error) {
     if (!(error instanceof CodeCommitError)) throw error;
     const gitignore = await restoreGitignore(root, before.gitignore);

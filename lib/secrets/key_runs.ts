@@ -17,11 +17,8 @@ const STRIDE = KEY_RUN_LENGTH - PIECE;
 /** Odd, so powers stay odd modulo 2^32. */
 const HASH_BASE = 0x01000193;
 /** HASH_BASE^(KEY_RUN_LENGTH - 1) modulo 2^32: takes the leaving character out of a hash. */
-const HASH_TOP = (() => {
-  let top = 1;
-  for (let i = 1; i < KEY_RUN_LENGTH; i++) top = Math.imul(top, HASH_BASE);
-  return top;
-})();
+const HASH_TOP = Array.from({ length: KEY_RUN_LENGTH - 1 })
+  .reduce<number>((top) => Math.imul(top, HASH_BASE), 1);
 
 function windowHash(text: string, at: number): number {
   let hash = 0;
