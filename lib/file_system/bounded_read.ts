@@ -42,7 +42,7 @@ export class FileReadError extends CodeCommitError {
 /** Options of {@link readBounded}. */
 export interface ReadBoundedOptions {
   readonly limit: ReadLimit;
-  /** Follow a final link (its target checked the same way), or refuse it. */
+  /** Follow a final link (its target checked the same way), or refuse it; folders above: the caller's. */
   readonly followSymlink: boolean;
   readonly name?: string;
   readonly openTimeoutMs?: number;

@@ -32,7 +32,6 @@ export class RunLog {
     redactor: Redactor,
     now: Date = new Date(),
   ): Promise<RunLog> {
-    const logsPath = under(root, LOGS_DIR);
     const logs = await checkRealFolder(denoFileSystem, root, LOGS_DIR, { create: true })
       .catch((error) => {
         throw new CodeCommitError(`cannot create ${LOGS_DIR}/: ${messageOf(error)}`, EXIT.setup, {
@@ -48,16 +47,13 @@ export class RunLog {
     }
     const base = `${timestamp(now)}-${slug}`;
     for (let n = 1;; n++) {
-      const name = n === 1 ? base : `${base}-${n}`;
+      const dir = `${LOGS_DIR}/${n === 1 ? base : `${base}-${n}`}`;
       try {
-        await Deno.mkdir(under(logsPath, name));
-        return new RunLog(root, `${LOGS_DIR}/${name}`, redactor);
+        await Deno.mkdir(under(root, dir));
+        return new RunLog(root, dir, redactor);
       } catch (error) {
         if (!(error instanceof Deno.errors.AlreadyExists)) {
-          throw new CodeCommitError(
-            `cannot create ${LOGS_DIR}/${name}: ${(error as Error).message}`,
-            EXIT.setup,
-          );
+          throw new CodeCommitError(`cannot create ${dir}: ${messageOf(error)}`, EXIT.setup);
         }
       }
     }

@@ -16,7 +16,10 @@ const strictDecoder = new TextDecoder("utf-8", { ignoreBOM: true, fatal: true })
 interface TrackedPaths {
   /** Every path in the index, in order (a conflict up to three times); not UTF-8: U+FFFD where not. */
   readonly paths: string[];
-  /** Paths from names not UTF-8: they name no file as git means it, so nothing is read by them. */
+  /**
+   * Paths from names not UTF-8: they name no file as git means it (another file may have that
+   * very name), so nothing is read by them.
+   */
   readonly notUtf8: ReadonlySet<string>;
 }
 

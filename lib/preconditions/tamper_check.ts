@@ -1,8 +1,9 @@
 /**
- * The tamper check, contained or not: `build.sh` must stay as first seen (kind, link target, mode,
- * bytes), or a build that rewrote it would make every later build "pass"; `.gitignore` must still
- * protect the keys after every build, or the user's next `git add -A` commits them (a stopped
- * build has it put back when that is safe). The sandbox makes both read-only; this holds without it.
+ * The tamper check, contained or not: `build.sh` must stay as first seen (kind, mode, bytes, and
+ * link target: a build could swap it for a link to a copy it rewrites later), or a build that
+ * rewrote it would make every later build "pass"; `.gitignore` must still protect the keys after
+ * every build, or the user's next `git add -A` commits them (a stopped build has it put back when
+ * that is safe). The sandbox makes both read-only; this check holds without it.
  * A build that creates, removes or changes another protected entry (a `src/.git` whose
  * configuration runs a command at the next `git status`, a `.gitignore` hiding what it wrote; a
  * rename of the folder above, which no read-only mount stops) stops the run too. Compared: kind,

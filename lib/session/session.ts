@@ -45,7 +45,6 @@ export interface Session {
   /** Aborts on Ctrl-C. */
   readonly signal: AbortSignal;
   readonly tally: TokenTally;
-  /** What the run did, for `--json`. */
   readonly record: RunRecord;
   readonly containment: Containment;
   readonly buildScript: BuildScriptSnapshot;
