@@ -5,11 +5,9 @@
 
 /** Exit statuses by class, the same for every workflow; `--help` and the README list them. */
 export const EXIT = {
-  /** Done: the build passed, the report was written, the set-up step was made. */
   ok: 0,
   /** The build still fails after the last repair. */
   failed: 1,
-  /** The command line was wrong: a flag, a value, a model name. */
   usage: 2,
   /** Set-up missing or wrong, found before any call: keys, query, rollup, `.gitignore`, budget. */
   setup: 3,
@@ -21,7 +19,7 @@ export const EXIT = {
   locked: 6,
   /** The auto workflow stopped on a task that needs the user. */
   needsUser: 7,
-  /** The user interrupted the run (Ctrl-C); shells report 128 + SIGINT. */
+  /** Ctrl-C or a stop signal; shells report 128 + SIGINT. */
   interrupted: 130,
 } as const;
 

@@ -1,19 +1,16 @@
 /**
- * The one bounded read, for every file code-commit reads itself: `lstat`
- * first, so a fifo or device is refused unopened; a file over its limit is
- * refused unread; the open is bounded by a timer (Deno cannot open with
- * `O_NONBLOCK`), so a fifo swapped in cannot hang the run; the opened file
- * must be the one checked (`fstat`: same device and inode); at most the
- * limit plus one byte is read, so a growing file cannot grow memory.
+ * The one bounded read of every file code-commit reads itself: `lstat` first, so a fifo or device
+ * is refused unopened, and a file over its limit unread; the open has a timer (Deno cannot open
+ * with `O_NONBLOCK`), so a fifo swapped in cannot hang the run; the opened file must be the one
+ * checked (`fstat`); at most the limit plus one byte is read, so a growing file cannot grow memory.
  * @module
  */
-
 import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { formatBytes } from "../text/sizes.ts";
 import { describeSpecial, isMissing } from "./lstat.ts";
 import { OPEN_TIMEOUT_MS, type ReadLimit } from "./read_limits.ts";
 
-/** Why a bounded read refused a file (`special`: a fifo, socket or device; `changed`: swapped). */
+/** Why a bounded read refused a file (`special`: fifo, socket, device; `changed`: swapped). */
 export type ReadProblem =
   | "symlink"
   | "folder"
@@ -45,20 +42,18 @@ export class FileReadError extends CodeCommitError {
 /** Options of {@link readBounded}. */
 export interface ReadBoundedOptions {
   readonly limit: ReadLimit;
-  /** Follow a final link (its target checked the same way), or refuse it; folders above are the caller's. */
+  /** Follow a final link (its target checked the same way), or refuse it; folders above: the caller's. */
   readonly followSymlink: boolean;
-  /** How messages name the file; the path itself by default. */
   readonly name?: string;
   readonly openTimeoutMs?: number;
   /** Refuse a file with more than one hard link: another name may be outside the project. */
   readonly refuseHardLinks?: boolean;
-  /** Runs between the check and the open; for tests that swap the file there. */
+  /** Runs between the check and the open (for tests). */
   readonly beforeOpen?: () => Promise<void>;
 }
 
 /**
- * Reads the whole regular file at `path` (see the module doc), or returns
- * `undefined` when nothing is there (nor, following a link, at its target).
+ * Reads the whole regular file at `path`; `undefined` when nothing is there (nor at a link's target).
  * @throws {FileReadError} naming the file and the {@link ReadProblem}.
  */
 export async function readBounded(
@@ -68,11 +63,8 @@ export async function readBounded(
   const name = options.name ?? path;
   const { bytes: limit, what } = options.limit;
   const timeoutMs = options.openTimeoutMs ?? OPEN_TIMEOUT_MS;
-  const fail = (
-    problem: ReadProblem,
-    message: string,
-    extra?: { size?: number; cause?: unknown },
-  ) => new FileReadError(`${name} ${message}`, name, problem, extra);
+  const fail = (problem: ReadProblem, message: string, extra?: ErrorOptions & { size?: number }) =>
+    new FileReadError(`${name} ${message}`, name, problem, extra);
   const unreadable = (error: unknown) =>
     error instanceof FileReadError
       ? error
@@ -135,6 +127,8 @@ export async function readBounded(
     );
   }
   refuseSizeAndLinks(checked);
+  const { dev, ino } = checked;
+  const isChecked = (info?: Deno.FileInfo) => info?.isFile && info.dev === dev && info.ino === ino;
 
   await options.beforeOpen?.();
   const opening = Deno.open(path, { read: true });
@@ -186,15 +180,10 @@ export async function readBounded(
               "checked?); make it a regular file, then run code-commit again",
           ),
       );
-      const after = inspect(true);
-      if (after?.isFile !== true || after.dev !== checked.dev || after.ino !== checked.ino) {
-        throw changed();
-      }
+      if (!isChecked(inspect(true))) throw changed();
       return bytes;
     }
-    if (!opened.isFile || opened.dev !== checked.dev || opened.ino !== checked.ino) {
-      throw changed();
-    }
+    if (!isChecked(opened)) throw changed();
     refuseSizeAndLinks(opened);
     // Synchronous reads: a regular file's reads never wait on anyone.
     return await readAtMost((buffer) => file.readSync(buffer), opened.size, limit, grew);
@@ -205,7 +194,7 @@ export async function readBounded(
   }
 }
 
-/** `promise`, or the rejection with `timeout()` once `ms` milliseconds have passed first. */
+/** `promise`, or a rejection with `timeout()` after `ms` milliseconds. */
 async function within<T>(promise: Promise<T>, ms: number, timeout: () => Error): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   promise.catch(() => {}); // a later failure has no one left to tell
@@ -219,7 +208,7 @@ async function within<T>(promise: Promise<T>, ms: number, timeout: () => Error):
   }
 }
 
-/** Reads to the end, about `size` bytes, never over `limit + 1`; `tooLarge()` past `limit`. */
+/** Reads to the end, never over `limit + 1` bytes; `tooLarge()` past `limit`. */
 async function readAtMost(
   read: (buffer: Uint8Array) => number | null | Promise<number | null>,
   size: number,
@@ -243,9 +232,8 @@ async function readAtMost(
 }
 
 /**
- * Reads a small regular file synchronously, checked as above but with no
- * timer on the open: only for files a contained build cannot write.
- * Undefined for anything it will not or cannot read. Never throws.
+ * Reads a small regular file synchronously, checked as above but with no timer on the open: only
+ * for files a contained build cannot write. Undefined for anything it will not read. Never throws.
  */
 export function readSmallFileSync(path: string, maxBytes: number): Uint8Array | undefined {
   try {

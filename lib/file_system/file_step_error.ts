@@ -1,6 +1,5 @@
 /**
- * One failed step of a file-system job: what was done, to which path, and
- * the operating system's error.
+ * One failed step of a file-system job: what, to which path, and the system's error.
  * @module
  */
 

@@ -1,10 +1,8 @@
 /**
- * The file-system calls the shared file jobs make (the folder check, the
- * atomic write), as an interface the applier's tests inject faults through.
- * {@link denoFileSystem} is the real one.
+ * The file-system calls of the folder check and the atomic write, as an interface the applier's
+ * tests inject faults through; {@link denoFileSystem} is the real one.
  * @module
  */
-
 import { readBounded } from "./bounded_read.ts";
 import { READ_LIMITS } from "./read_limits.ts";
 
@@ -17,28 +15,19 @@ export type EntryInfo =
 export type FileIdentity = Readonly<Pick<Deno.FileInfo, "dev" | "ino" | "mode">>;
 
 /**
- * Called for every new file, before any byte is written, with its identity
- * (`undefined` when Deno will not `fstat` it: made through a link out of the
- * project). If it throws, nothing is written; the empty file is the caller's to remove.
+ * Told every new file's identity before any byte is written (`undefined` when Deno will not `fstat`
+ * it: made through a link out of the project). If it throws, the empty file is the caller's.
  */
 export type OnCreated = (identity: FileIdentity | undefined) => void | Promise<void>;
 
-/**
- * The file-system calls of the file jobs; every method rejects with the
- * platform's error (`Deno.errors.NotFound`, ...) when the call fails.
- */
+/** The file-system calls of the file jobs; each rejects with the platform's error. */
 export interface FileSystem {
-  /** Describes `path` without following a final symbolic link. */
   lstat(path: string): Promise<EntryInfo>;
-  /**
-   * The content of the regular file at `path` (a final link not followed),
-   * at most `READ_LIMITS.replacedFile`; a `FileReadError` for anything else.
-   */
+  /** The regular file at `path` (a final link not followed), bounded; else a `FileReadError`. */
   readFile(path: string): Promise<Uint8Array>;
   /**
-   * Creates `path` exclusively (else `AlreadyExists`), writes `data`, and
-   * with `mode` sets exactly those bits; `onCreated` gets the identity
-   * before anything is written. Keep no view of `data`: the caller reuses it.
+   * Creates `path` exclusively (else `AlreadyExists`), `onCreated` told before anything is
+   * written, sets exactly `mode`, writes `data`. Keep no view of `data`: the caller reuses it.
    */
   writeNewFile(
     path: string,
@@ -50,9 +39,7 @@ export interface FileSystem {
   rename(from: string, to: string): Promise<void>;
   /** Removes a file or an empty folder (never recursively). */
   remove(path: string): Promise<void>;
-  /** Creates one folder whose parent exists. */
   mkdir(path: string): Promise<void>;
-  /** The absolute path `path` leads to, every link resolved. */
   realPath(path: string): Promise<string>;
 }
 
@@ -72,10 +59,8 @@ export const denoFileSystem: FileSystem = {
 };
 
 /**
- * Creates `path` exclusively, hands its identity to `onCreated`, sets `mode`
- * exactly (the open applies the umask), then writes. The mode is set through
- * a descriptor, never by name: the name may lead elsewhere by then, and
- * `chmod` by name follows links.
+ * {@link FileSystem.writeNewFile}. The mode (the open applies the umask) is set through a
+ * descriptor, never by name: the name may lead elsewhere by then, and `chmod` follows links.
  */
 async function writeNewFile(
   path: string,
@@ -105,10 +90,8 @@ async function writeNewFile(
 }
 
 /**
- * Sets the mode of the file just made, through an `O_NOFOLLOW` descriptor
- * that `fstat` shows is that file (Deno's `FsFile` has no `chmod`).
- * `node:fs` is loaded only here: it starts Deno's Node layer.
- * @throws {Error} when the name leads to another file now; the file system's error.
+ * Sets the mode of the file just made through an `O_NOFOLLOW` descriptor `fstat` shows is that
+ * file (`FsFile` has no `chmod`). `node:fs` is loaded only here: it starts Deno's Node layer.
  */
 async function chmodMadeFile(path: string, identity: FileIdentity, mode: number): Promise<void> {
   const { closeSync, constants, fchmodSync, fstatSync, openSync } = await import("node:fs");

@@ -10,10 +10,7 @@ export function lstatOrUndefined(absolutePath: string): Promise<Deno.FileInfo | 
   return Promise.try(() => lstatSyncOrUndefined(absolutePath));
 }
 
-/**
- * {@link lstatOrUndefined}, synchronous (`lstat` never waits on what the
- * path names; walks call this thousands of times). Throws as it does.
- */
+/** {@link lstatOrUndefined}, synchronous (`lstat` never blocks; walks call this thousands of times). */
 export function lstatSyncOrUndefined(absolutePath: string): Deno.FileInfo | undefined {
   try {
     return Deno.lstatSync(absolutePath);

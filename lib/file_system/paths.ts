@@ -12,9 +12,8 @@ export function folderOf(path: string): string {
 }
 
 /**
- * Where a link in the absolute `folder` with the text `target` leads, as an
- * absolute path normalized as the file system reads it before resolving
- * links on the way (`..` takes the segment before it away). Never throws.
+ * Where a link in the absolute `folder` with the text `target` leads, normalized as the file system
+ * reads it before resolving links on the way (`..` drops the segment before it). Never throws.
  */
 export function linkTarget(folder: string, target: string): string {
   const segments: string[] = [];

@@ -1,6 +1,5 @@
 /**
- * How much code-commit reads, at most, of each kind of file it reads
- * itself: one table, shown in docs/safety.md.
+ * How much code-commit reads, at most, of each kind of file it reads itself.
  * @module
  */
 

@@ -1,16 +1,12 @@
 /**
- * The rule for every folder code-commit writes into: each folder on the
- * path, from the top, is a real folder, not a symbolic link (a link could
- * send the write anywhere); missing ones may be created, one by one.
+ * Every folder code-commit writes into is, from the top, a real folder, not a symbolic link (a link
+ * could send the write anywhere); missing ones may be created, one by one.
  * @module
  */
 
 import { type EntryInfo, type FileSystem, under } from "./file_system.ts";
 import { isMissing } from "./lstat.ts";
 import { FileStepError } from "./file_step_error.ts";
-
-/** The calls the folder check makes. */
-export type FolderFileSystem = Pick<FileSystem, "lstat" | "mkdir">;
 
 /** What the folder check found. */
 export type FolderCheck =
@@ -38,14 +34,13 @@ export async function lstatStep(
 }
 
 /**
- * Checks that `folder` (relative to `root`; `""`, the root, is trusted) and
- * every folder above it are real folders, from the top. With `create`, a
- * missing folder is made and checked again (one another process made
- * meanwhile is not counted as created). Stops at the first that is not.
+ * Checks that `folder` (relative to `root`, trusted) and every folder above are real folders, from
+ * the top, up to the first that is not. With `create`, a missing one is made and checked again
+ * (one another process made meanwhile is not counted as created).
  * @throws {FileStepError} when a folder cannot be inspected or created.
  */
 export async function checkRealFolder(
-  fs: FolderFileSystem,
+  fs: Pick<FileSystem, "lstat" | "mkdir">,
   root: string,
   folder: string,
   options: { readonly create?: boolean } = {},

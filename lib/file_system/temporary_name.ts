@@ -1,6 +1,5 @@
 /**
- * The format of every temporary file's name,
- * `.<name>.code-commit-<16 hex digits>.tmp`: the writer and the journal agree on it here.
+ * Temporary files' names, `.<name>.code-commit-<16 hex digits>.tmp`, in one place.
  * @module
  */
 
@@ -9,13 +8,7 @@ const encoder = new TextEncoder();
 /** File names over this many bytes are refused by common file systems. */
 const NAME_MAX_BYTES = 255;
 
-/** A temporary name, as {@link temporaryName} makes them. */
-const TEMPORARY_NAME = /^\..*\.code-commit-[0-9a-f]{16}\.tmp$/s;
-
-/**
- * A temporary name for a sibling of the file `name`, at most 255 bytes; the
- * digits are random, or `hex` (a name a later process can find again). Never throws.
- */
+/** A temporary name for a sibling of `name`, at most 255 bytes; digits random or `hex`. */
 export function temporaryName(name: string, hex?: string): string {
   const random = hex ?? crypto.getRandomValues(new Uint8Array(8)).toHex();
   const suffix = `.code-commit-${random}.tmp`;
@@ -27,5 +20,5 @@ export function temporaryName(name: string, hex?: string): string {
 
 /** Whether `name` (one segment) has the form {@link temporaryName} gives. Never throws. */
 export function isTemporaryName(name: string): boolean {
-  return TEMPORARY_NAME.test(name);
+  return /^\..*\.code-commit-[0-9a-f]{16}\.tmp$/s.test(name);
 }

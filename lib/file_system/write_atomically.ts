@@ -1,10 +1,8 @@
 /**
- * The one atomic write: a temporary sibling created exclusively (never an
- * existing file, never through a link), renamed over the destination (a
- * rename never follows a link there), removed on failure through real folders only.
+ * The one atomic write: a temporary sibling created exclusively (never an existing file, never
+ * through a link), renamed over the destination (a rename never follows a link there).
  * @module
  */
-
 import { type FileSystem, type OnCreated, under } from "./file_system.ts";
 import { checkRealFolder, parentFolder } from "./real_folders.ts";
 import { FileStepError, step } from "./file_step_error.ts";
@@ -20,9 +18,8 @@ export type WriteFileSystem = Pick<
 export interface WriteOptions {
   readonly mode?: number;
   /**
-   * The temporary files made and not yet renamed or removed: one is deleted
-   * only once removed, never for not being found (a folder on its way may be
-   * swapped for a link for a moment).
+   * The temporary files made and not yet renamed or removed: one leaves only once removed, never for
+   * not being found (a folder on its way may be swapped for a link for a moment).
    */
   readonly temporaries?: Set<string>;
   /** Flush the file before the rename and its folder after it: the write survives a power cut. */
@@ -37,9 +34,8 @@ export interface WriteOptions {
 const NAME_ATTEMPTS = 3;
 
 /**
- * Writes `data` to a new temporary sibling of `path` (relative to `root`)
- * and returns its path. A name taken is someone else's file: never touched.
- * On failure the sibling is removed, unless `onCreated` threw.
+ * Writes `data` to a new temporary sibling of `path` (relative to `root`), returns its path; a name
+ * taken is someone else's file: never touched. On failure it is removed, unless `onCreated` threw.
  * @throws {FileStepError} naming the temporary file; what `onCreated` throws.
  */
 export async function writeTemporary(
@@ -86,8 +82,7 @@ export async function writeTemporary(
 }
 
 /**
- * Writes `data` to `path` (relative to `root`, its folders there) atomically:
- * {@link writeTemporary}, `beforeRename`, a rename over `path`.
+ * Writes `data` to `path` (relative to `root`, its folders there) atomically.
  * @throws {FileStepError} naming the step that failed, or what `beforeRename` throws.
  */
 export async function writeAtomically(
@@ -124,14 +119,11 @@ export function syncPathSync(path: string): void {
   file.syncSync();
 }
 
-/**
- * The atomic write streamed, synchronous, for data never held whole in
- * memory (the journal's copies); `folder` is the writer's own, unchecked.
- */
+/** The atomic write streamed, synchronous (the journal's copies); `folder` is trusted unchecked. */
 export class AtomicFileWriter {
   #temporary: string | undefined;
   #file: Deno.FsFile | undefined;
-  /** How many bytes were appended. */
+  /** Bytes appended. */
   size = 0;
 
   /** A writer of `folder/name`; nothing is created before the first piece. */
@@ -150,9 +142,8 @@ export class AtomicFileWriter {
   }
 
   /**
-   * Flushes and renames the file over the destination (not its folder: the
-   * caller's last synced write does); nothing when no piece was appended.
-   * @throws the file system's error; the temporary file is left for {@link abandon}.
+   * Flushes and renames the file over the destination (not its folder: the caller's last synced
+   * write does); nothing without pieces. @throws the file system's error; see {@link abandon}.
    */
   commit(): void {
     if (this.#file === undefined) return;
@@ -181,10 +172,9 @@ export class AtomicFileWriter {
 }
 
 /**
- * Removes the file or empty folder at `path` (relative to `root`), if there,
- * only through real folders: through a link it could hit a file outside.
- * @throws {FileStepError} when a folder above it is a symbolic link or
- * cannot be inspected; the file system's error when the removal fails.
+ * Removes the file or empty folder at `path` (relative to `root`), if there, only through real
+ * folders: through a link it could hit a file outside.
+ * @throws {FileStepError} when a folder above is a link or cannot be inspected; the removal's error.
  */
 export async function removeIfPresent(
   fs: WriteFileSystem,
@@ -203,7 +193,7 @@ export async function removeIfPresent(
   });
 }
 
-/** Removes `temporary` through real folders only, and forgets it once removed. Never throws. */
+/** Removes `temporary` through real folders only; forgets it once removed. */
 async function removeQuietly(
   fs: WriteFileSystem,
   root: string,

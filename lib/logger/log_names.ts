@@ -22,11 +22,7 @@ export function autoWorkflowSlug(specPath: string, stage: string): string {
   return `auto-workflow-${specPath.replaceAll("/", "+")}-${stage}`;
 }
 
-/**
- * The names of the files of one LLM call: the prompt as sent, the reply text
- * (or `ERROR` and the error), the whole JSON body, a streamed reply's raw
- * events, the build that followed, and `--dry-run`'s diff.
- */
+/** The files of one LLM call: prompt, reply text (or `ERROR`), JSON body, events, build, dry-run diff. */
 export type CallLogNames = Readonly<ReturnType<typeof callNames>>;
 
 function callNames(stem: string) {

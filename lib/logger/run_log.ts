@@ -1,6 +1,5 @@
 /**
- * The log folder of one run: `logs/YYYY-MM-DD-hh-mm-ss-<slug>` in local
- * time (`-2`, … when taken). Every byte written is redacted.
+ * One run's log folder, `logs/YYYY-MM-DD-hh-mm-ss-<slug>` (local time); every byte redacted.
  * @module
  */
 import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
@@ -9,7 +8,6 @@ import { checkRealFolder } from "../file_system/real_folders.ts";
 import type { Redactor } from "../secrets/redact.ts";
 import { LOGS_DIR } from "./log_names.ts";
 
-/** Formats `date` in local time as `YYYY-MM-DD-hh-mm-ss`. */
 function timestamp(date: Date): string {
   const pad = (n: number) => String(n).padStart(2, "0");
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}-` +
@@ -18,7 +16,6 @@ function timestamp(date: Date): string {
 
 /** One run's log folder. */
 export class RunLog {
-  /** `dir`: the folder, relative to the project root. */
   private constructor(
     private readonly root: string,
     readonly dir: string,
@@ -26,9 +23,8 @@ export class RunLog {
   ) {}
 
   /**
-   * Creates `logs/` if needed and a new run folder in it.
-   * @throws {CodeCommitError} when `logs` is not a real folder (a link could
-   * send the logs elsewhere) or cannot be created.
+   * Creates `logs/` if needed and a new run folder in it (`-2`, … when taken).
+   * @throws {CodeCommitError} when `logs` is not a real folder (a link could send the logs elsewhere).
    */
   static async create(
     root: string,
@@ -36,7 +32,6 @@ export class RunLog {
     redactor: Redactor,
     now: Date = new Date(),
   ): Promise<RunLog> {
-    const logsPath = under(root, LOGS_DIR);
     const logs = await checkRealFolder(denoFileSystem, root, LOGS_DIR, { create: true })
       .catch((error) => {
         throw new CodeCommitError(`cannot create ${LOGS_DIR}/: ${messageOf(error)}`, EXIT.setup, {
@@ -52,16 +47,13 @@ export class RunLog {
     }
     const base = `${timestamp(now)}-${slug}`;
     for (let n = 1;; n++) {
-      const name = n === 1 ? base : `${base}-${n}`;
+      const dir = `${LOGS_DIR}/${n === 1 ? base : `${base}-${n}`}`;
       try {
-        await Deno.mkdir(under(logsPath, name));
-        return new RunLog(root, `${LOGS_DIR}/${name}`, redactor);
+        await Deno.mkdir(under(root, dir));
+        return new RunLog(root, dir, redactor);
       } catch (error) {
         if (!(error instanceof Deno.errors.AlreadyExists)) {
-          throw new CodeCommitError(
-            `cannot create ${LOGS_DIR}/${name}: ${(error as Error).message}`,
-            EXIT.setup,
-          );
+          throw new CodeCommitError(`cannot create ${dir}: ${messageOf(error)}`, EXIT.setup);
         }
       }
     }

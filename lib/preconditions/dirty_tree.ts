@@ -1,11 +1,8 @@
 /**
- * The dirty-tree check (committing code and the auto workflow, before any
- * LLM call): a run must not mix its changes into uncommitted work of the
- * user's. git itself is asked (`git status`, run as code-commit's helper,
- * which starts no program the project could name and writes nothing).
- * Submodules are compared by commit only: looking inside them would run a
- * second git under configuration not controlled here. Paths no reply could
- * write (protected paths, git's data behind a `.git` file) do not count.
+ * The dirty-tree check: a run must not mix its changes into the user's uncommitted work. `git
+ * status` runs as code-commit's helper (it starts no program the project names, writes nothing);
+ * submodules by commit only: looking inside would run a second git under configuration not
+ * controlled here. Paths no reply could write (protected, git's data behind a `.git` file) don't count.
  * @module
  */
 import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
@@ -17,10 +14,8 @@ import { displayPath } from "../text/characters.ts";
 import { nameSome } from "../text/change_list.ts";
 import { plural } from "../text/plural.ts";
 
-/** How long `git status` may take before the check gives up (and refuses the run). */
 const GIT_STATUS_TIMEOUT_MS = 20_000;
 
-/** What each status letter means, for the refusal. */
 const STATUS_WORDS: Readonly<Record<string, string>> = {
   M: "modified",
   T: "type changed",
@@ -33,12 +28,10 @@ const STATUS_WORDS: Readonly<Record<string, string>> = {
 };
 
 /**
- * Refuses a run on a tree with uncommitted changes a reply could write;
- * outside a repository (or without git), warns through `warn` and returns.
- * @throws {CodeCommitError} (setup) naming up to ten paths and `--force`;
- * when `git status` fails in a repository or does not answer in time (it
- * would wait forever on a fifo named `.gitignore`); when an ignore file
- * cannot be read.
+ * Refuses a run on a tree with uncommitted changes a reply could write; outside a repository (or
+ * without git), warns through `warn`. @throws {CodeCommitError} (setup) naming up to ten paths and
+ * `--force`; when `git status` fails or does not answer in time (it would wait forever on a fifo
+ * named `.gitignore`); when an ignore file cannot be read.
  */
 export async function checkCleanTree(
   root: string,
@@ -51,14 +44,8 @@ export async function checkCleanTree(
     );
   let output: Deno.CommandOutput;
   try {
-    ({ output } = await runGit([
-      "status",
-      "--porcelain=v1",
-      "-z",
-      "--untracked-files=all",
-      "--no-renames",
-      "--ignore-submodules=dirty",
-    ], {
+    const status = ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"];
+    ({ output } = await runGit([...status, "--ignore-submodules=dirty"], {
       cwd: root,
       signal: AbortSignal.timeout(GIT_STATUS_TIMEOUT_MS),
       projectRoot: await Deno.realPath(root),
@@ -87,19 +74,16 @@ export async function checkCleanTree(
       EXIT.setup,
     );
   }
-  let paths = parseStatus(output.stdout).filter((entry) =>
-    protectedRulesFor(entry.path).length === 0
-  );
+  let paths = parseStatus(output.stdout).filter(({ path }) => protectedRulesFor(path).length === 0);
   if (paths.length > 0) {
     // git lists the data behind a `.git` file (`gitdir: .repo`) as untracked: no reply writes there.
     const gitData = await findGitFiles(await IgnoreRules.load(root));
     paths = paths.filter((entry) => !isGitData(gitData, entry.path));
   }
   if (paths.length === 0) return;
-  const named = nameSome(
-    paths.map((entry) => `${displayPath(entry.path)} (${entry.how})`),
-    { limit: 10 },
-  );
+  const named = nameSome(paths.map(({ path, how }) => `${displayPath(path)} (${how})`), {
+    limit: 10,
+  });
   throw new CodeCommitError(
     `the project has uncommitted changes in ${
       plural(paths.length, "path")

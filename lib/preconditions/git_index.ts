@@ -1,7 +1,6 @@
 /**
- * Which paths git tracks, read from `.git/index` (versions 2 to 4, SHA-1 and
- * SHA-256) without running git, which could start programs its
- * configuration names (`core.fsmonitor`, hooks).
+ * Which paths git tracks, read from `.git/index` (versions 2 to 4, SHA-1 and SHA-256) without
+ * running git, which could start programs its configuration names (`core.fsmonitor`, hooks).
  * @module
  */
 import { CodeCommitError, EXIT } from "../errors/errors.ts";
@@ -14,22 +13,19 @@ import { under } from "../file_system/file_system.ts";
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 const strictDecoder = new TextDecoder("utf-8", { ignoreBOM: true, fatal: true });
 
-/** The paths git tracks. */
-export interface TrackedPaths {
+interface TrackedPaths {
   /** Every path in the index, in order (a conflict up to three times); not UTF-8: U+FFFD where not. */
   readonly paths: string[];
   /**
-   * The paths decoded from a name that is not UTF-8: they name no file as git
-   * means it (another file may have that very name), so nothing is read by them.
+   * Paths from names not UTF-8: they name no file as git means it (another file may have that
+   * very name), so nothing is read by them.
    */
   readonly notUtf8: ReadonlySet<string>;
 }
 
 /**
- * The paths git tracks in the project at `root`, or none without a `.git`
- * folder or an index (a worktree's `.git` file points outside: not read).
- * @throws {CodeCommitError} when `.git/index` cannot be read (a
- * `FileReadError`) or is not an index this reader understands.
+ * The paths git tracks at `root`, none without a `.git` folder (a worktree's `.git` file points
+ * outside: not read) or an index. @throws {CodeCommitError} when `.git/index` is unreadable.
  */
 export async function trackedPaths(root: string): Promise<TrackedPaths> {
   const none: TrackedPaths = { paths: [], notUtf8: new Set() };
@@ -53,7 +49,7 @@ export async function trackedPaths(root: string): Promise<TrackedPaths> {
   return paths;
 }
 
-/** The entries of an index whose object ids are `hashLength` bytes; undefined when they do not parse so. */
+/** The entries of an index with `hashLength`-byte object ids; undefined when they do not parse so. */
 function parseIndex(bytes: Uint8Array, hashLength: number): TrackedPaths | undefined {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (bytes.length < 12 || decoder.decode(bytes.subarray(0, 4)) !== "DIRC") return undefined;
@@ -102,8 +98,7 @@ function parseIndex(bytes: Uint8Array, hashLength: number): TrackedPaths | undef
       offset = start + ((end - start + 8) & ~7);
     }
     // git counts a name's bytes, whatever they are (a name need not be UTF-8).
-    const nameLength = flags & 0xfff;
-    if (nameLength !== Math.min(raw.length, 0xfff)) return undefined;
+    if ((flags & 0xfff) !== Math.min(raw.length, 0xfff)) return undefined;
     const path = decodePath(raw);
     paths.push(path.text);
     if (!path.utf8) notUtf8.add(path.text);
@@ -112,7 +107,6 @@ function parseIndex(bytes: Uint8Array, hashLength: number): TrackedPaths | undef
   return { paths, notUtf8 };
 }
 
-/** The path an index entry's bytes name, and whether they are UTF-8. */
 function decodePath(raw: Uint8Array): { text: string; utf8: boolean } {
   try {
     return { text: strictDecoder.decode(raw), utf8: true };

@@ -1,14 +1,9 @@
 /**
- * Whether git's ignore rules ignore every name in a top-level folder, now
- * and later, from the rules themselves (the check that keeps
- * `agent-config/` out of git). Pure. git does so in two ways only: the
- * folder itself is ignored (then nothing inside can be re-included), or the
- * root `.gitignore` holds a rule matching every entry in it
- * (`/agent-config/*`) with no later negation that can match one, and the
- * folder's own `.gitignore` (which git reads even then, and which outranks
- * the root one) holds none either. `.git/info/exclude` ranks lower and
- * cannot change that. A negation the analysis cannot place counts as
- * re-including: the check errs only towards refusing.
+ * Whether git's ignore rules ignore every name in a top-level folder, now and later. git does so
+ * in two ways only: the folder itself is ignored (nothing inside can be re-included), or the root
+ * `.gitignore` holds a rule matching every entry in it (`/agent-config/*`) with no later negation
+ * that can match one, nor any in the folder's own `.gitignore` (which outranks the root one;
+ * `.git/info/exclude` ranks lower). A negation not placed counts as re-including: errs to refuse.
  * @module
  */
 import { type IgnoreLine, parseIgnorePatterns, readIgnoreLines } from "../guard/ignore_patterns.ts";
@@ -18,28 +13,20 @@ function segmentsOf(rule: IgnoreLine): readonly string[] {
   return rule.nameOnly ? [rule.pattern] : rule.pattern.split("/");
 }
 
-/** Whether the one-segment glob `glob` matches the name `name`, by git's matching. */
 function segmentMatches(glob: string, name: string): boolean {
   if (glob === "") return false;
   const literal = glob.startsWith("!") || glob.startsWith("#") ? `\\${glob}` : glob;
   return parseIgnorePatterns(literal).ignores(name, false);
 }
 
-/** Drops the leading `**` segments (each matches no folder as well as any). */
-function withoutLeadingStars(segments: readonly string[]): readonly string[] {
-  let start = 0;
-  while (start < segments.length - 1 && segments[start] === "**") start++;
-  return segments.slice(start);
-}
-
-/**
- * Whether a root `.gitignore` rule matches every entry directly in `folder`,
- * files and folders alike (`<glob of folder>/*`, `/**`, `/**` + `/*`,
- * after leading `**`), by git's matching too. Never throws.
- */
+/** Whether a root `.gitignore` rule matches every entry in `folder` (`<glob>/*`, `/**`, …). */
 function coversEveryEntry(rule: IgnoreLine, folder: string): boolean {
   if (rule.negated || rule.mustBeFolder || rule.nameOnly) return false;
-  const [first, ...rest] = withoutLeadingStars(segmentsOf(rule));
+  // Leading `**` segments dropped: each matches no folder as well as any.
+  const segments = segmentsOf(rule);
+  const [first, ...rest] = segments.slice(
+    segments.findIndex((segment, i) => segment !== "**" || i === segments.length - 1),
+  );
   const tail = rest.join("/");
   if (tail !== "*" && tail !== "**" && tail !== "**/*") return false;
   if (!segmentMatches(first, folder)) return false;
@@ -47,10 +34,7 @@ function coversEveryEntry(rule: IgnoreLine, folder: string): boolean {
   return matcher.ignores(`${folder}/x`, false) && matcher.ignores(`${folder}/x`, true);
 }
 
-/**
- * Whether a negation may match an entry directly in `folder`, from the
- * folder's own `.gitignore` (`inFolder`) or the root one. Errs towards yes.
- */
+/** Whether a negation in the folder's own (`inFolder`) or the root `.gitignore` may match in it. */
 function mayReinclude(rule: IgnoreLine, folder: string, inFolder: boolean): boolean {
   if (!rule.negated) return false;
   if (rule.nameOnly) return true; // a name at any depth

@@ -1,6 +1,5 @@
 /**
- * What must hold before any LLM call, each refused with one line naming the
- * file and what to do.
+ * What must hold before any LLM call, each refused with one line naming file and fix.
  * @module
  */
 import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
@@ -25,7 +24,6 @@ export const CODE_ROLLUP_FILE = "agent-config/codeRollup.txt";
 /** The consistency report, written by `--consistency-check`. */
 export const CONSISTENCY_REPORT_FILE = "agent-config/consistency-report.txt";
 
-/** The files the tool uses in agent-config/: named when they are not ignored. */
 const AGENT_CONFIG_FILES = [...KEY_FILES, QUERY_FILE, CODE_ROLLUP_FILE, CONSISTENCY_REPORT_FILE];
 const ROLLUP_FIX =
   "run code-commit --rollup to make it, or use --build-context to let code-commit choose the files";
@@ -34,12 +32,10 @@ export const BUILD_PLACEHOLDER_LINE =
   `echo "build.sh: put your project's build and test commands in build.sh" >&2`;
 
 /**
- * Checks that git will never commit anything in `agent-config/`: the root
- * `.gitignore` is a regular file (git reads no link), its rules ignore every
- * name there (see `ignored_folder.ts`), git's whole set of rules agrees on
- * each file the tool uses there, and nothing there is tracked already
- * (ignore rules do not apply to tracked files).
- * @throws {CodeCommitError} naming the file and what to do.
+ * Checks that git will never commit anything in `agent-config/`: the root `.gitignore` is a regular
+ * file (git reads no link), its rules ignore every name there, git's whole set of rules agrees on
+ * each file the tool uses there, and nothing there is tracked already (ignore rules do not apply
+ * to tracked files). @throws {CodeCommitError} naming the file and what to do.
  */
 export async function checkAgentConfigIgnored(root: string): Promise<void> {
   const info = await lstatOrUndefined(under(root, ".gitignore"));
@@ -98,7 +94,6 @@ export async function checkAgentConfigIgnored(root: string): Promise<void> {
   }
 }
 
-/** What is not ignored in agent-config/, for the error: the files the tool uses, the rule at fault. */
 function describeExposure(coverage: FolderCoverage, exposed: readonly string[]): string {
   const parts: string[] = [];
   if (exposed.length > 0) {
@@ -114,11 +109,7 @@ function describeExposure(coverage: FolderCoverage, exposed: readonly string[]):
     "its rules ignore some names in it, but neither the folder itself nor every name";
 }
 
-/**
- * Reads a file the workflow needs with the bounded read (a link followed).
- * @throws {CodeCommitError} naming the file and `fix` when it is missing or
- * a folder; a `FileReadError` as the bounded read.
- */
+/** Reads a file the workflow needs (a link followed); a setup error with `fix` if not a file. */
 async function readRequiredFile(
   root: string,
   path: string,
@@ -147,7 +138,7 @@ export function readCodeRollup(root: string): Promise<string> {
   return readRequiredFile(root, CODE_ROLLUP_FILE, ROLLUP_FIX, READ_LIMITS.codeRollup);
 }
 
-/** `stat` of `path` (links followed); a setup error saying `notFound` when nothing is there. */
+/** `stat` of `path`; a setup error saying `notFound` when nothing is there. */
 async function statRequired(root: string, path: string, notFound: string): Promise<Deno.FileInfo> {
   try {
     return await Deno.stat(under(root, path));

@@ -1,10 +1,7 @@
 /**
- * Is the current folder the root of a git repository? The ignore checks
- * read `.gitignore` files from there down: started in a subfolder,
- * code-commit would miss the rules above it. git itself says where the
- * repository is (`git rev-parse --show-toplevel`, run as code-commit's
- * helper): a `.git` git does not take for a repository does not make a
- * root. The tool may read only its folder, so it cannot look above itself.
+ * Is the current folder a repository's root? The ignore checks read `.gitignore` files from there
+ * down: from a subfolder they would miss the rules above. git says where the root is (run as
+ * code-commit's helper): the tool may read only its folder, so it cannot look above itself.
  * @module
  */
 
@@ -14,7 +11,7 @@ import { displayPath } from "../text/characters.ts";
 import { runGit } from "../permissions/git.ts";
 import { under } from "../file_system/file_system.ts";
 
-/** Whether two absolute paths name one folder (links resolved); false when either cannot be resolved. */
+/** Whether two absolute paths name one folder (links resolved); false when either cannot resolve. */
 async function sameFolder(a: string, b: string): Promise<boolean> {
   if (a === b) return true;
   const [realA, realB] = await Promise.all([Deno.realPath(a), Deno.realPath(b)]).catch(() => []);
@@ -22,10 +19,8 @@ async function sameFolder(a: string, b: string): Promise<boolean> {
 }
 
 /**
- * Checks that `folder` is not a subfolder of a git repository; with
- * `required`, also that it is in one (without git, it counts as in none).
- * @throws {CodeCommitError} (setup) saying "run from <root>", or that git
- * is needed, or that git refuses the repository as another user's.
+ * Checks that `folder` is not a subfolder of a git repository; with `required`, that it is in one.
+ * @throws {CodeCommitError} (setup) saying "run from <root>", that git is needed, or refuses it.
  */
 export async function checkRepositoryRoot(folder: string, required: boolean): Promise<void> {
   const root = await gitTopLevel(folder);
@@ -47,11 +42,9 @@ export async function checkRepositoryRoot(folder: string, required: boolean): Pr
 }
 
 /**
- * The root of the repository enclosing `folder` (`git rev-parse
- * --show-toplevel`), or undefined when none or git cannot be run. A `.git`
- * git cannot read stops git there: it is asked again from the folder above.
- * @throws {CodeCommitError} (setup) when git refuses the repository as
- * another user's (`safe.directory`).
+ * The root of the repository enclosing `folder`, or undefined (also without git). A `.git` git
+ * cannot read stops git there: it is asked again from the folder above.
+ * @throws {CodeCommitError} (setup) when git refuses the repository as another user's.
  */
 async function gitTopLevel(folder: string): Promise<string | undefined> {
   const projectRoot = await Deno.realPath(folder).catch(() => undefined);

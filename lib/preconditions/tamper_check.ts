@@ -1,27 +1,25 @@
 /**
- * The tamper check, contained or not: `build.sh`, as first seen, must stay
- * the same (kind, link target, mode, bytes) after every reply and build, or
- * a build that rewrote it would make every later build "pass" (the link target
- * too: a build could swap it for a link to a copy it rewrites later). The
- * sandbox makes both read-only; this check is what holds without it. `.gitignore`
- * must still protect the keys after every build, or the user's next
- * `git add -A` commits them. A stopped build has `.gitignore` put back as
- * it was, when that is safe.
+ * The tamper check, contained or not: `build.sh` must stay as first seen (kind, mode, bytes, and
+ * link target: a build could swap it for a link to a copy it rewrites later), or a build that
+ * rewrote it would make every later build "pass"; `.gitignore` must still protect the keys after
+ * every build, or the user's next `git add -A` commits them (a stopped build has it put back when
+ * that is safe). The sandbox makes both read-only; this check holds without it.
+ * A build that creates, removes or changes another protected entry (a `src/.git` whose
+ * configuration runs a command at the next `git status`, a `.gitignore` hiding what it wrote; a
+ * rename of the folder above, which no read-only mount stops) stops the run too. Compared: kind,
+ * device and inode, mode, and a file's SHA-256 (over 4 MiB: size and times) or a link's target.
  * @module
  */
+import { sameBytes } from "../apply/content_hash.ts";
 import { denoFileSystem, under } from "../file_system/file_system.ts";
 import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
 import { describeEntry, lstatOrUndefined } from "../file_system/lstat.ts";
-import { READ_LIMITS } from "../file_system/read_limits.ts";
+import { READ_LIMITS, type ReadLimit } from "../file_system/read_limits.ts";
 import { writeAtomically } from "../file_system/write_atomically.ts";
-import type { ProjectScan } from "../sandbox/project_scan.ts";
+import { type ProjectScan, scanProject } from "../sandbox/project_scan.ts";
+import { nameSome } from "../text/change_list.ts";
 import { checkAgentConfigIgnored } from "./preconditions.ts";
-import {
-  checkProtectedAfterBuild,
-  type ProtectedSnapshot,
-  snapshotProtected,
-} from "./protected_entries.ts";
 
 const BUILD_FILE = "build.sh";
 
@@ -36,10 +34,8 @@ export type BuildScriptSnapshot =
   };
 
 /**
- * Looks at `build.sh` now, with the bounded read.
- * @throws {CodeCommitError} when it exists but is not a regular file (nor a
- * link to one), is too large, or cannot be read: a script that cannot be
- * compared cannot be trusted after a build.
+ * Looks at `build.sh` now, with the bounded read. @throws {CodeCommitError} when it is not a regular
+ * file (nor a link to one), too large or unreadable: a script not compared is not trusted.
  */
 export async function snapshotBuildScript(root: string): Promise<BuildScriptSnapshot> {
   const path = under(root, BUILD_FILE);
@@ -74,11 +70,6 @@ export async function snapshotBuildScript(root: string): Promise<BuildScriptSnap
   return { kind: "file", ...(linkTarget === undefined ? {} : { linkTarget }), mode, bytes };
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.byteLength === b.byteLength && a.every((byte, i) => byte === b[i]);
-}
-
-/** How `now` differs from `was`, in words, or undefined when it does not. */
 function difference(was: BuildScriptSnapshot, now: BuildScriptSnapshot): string | undefined {
   if (was.kind === "missing" || now.kind === "missing") {
     if (was.kind === now.kind) return undefined;
@@ -107,8 +98,7 @@ const REVIEW =
   "changed (not what the build itself wrote)";
 
 /**
- * Checks that `build.sh` is what it was (`was`); `when` says when it is
- * checked (`while ./build.sh ran`).
+ * Checks that `build.sh` is what it was (`was`); `when` says when (`while ./build.sh ran`).
  * @throws {CodeCommitError} (`EXIT.safety`) naming build.sh and what changed.
  */
 export async function checkBuildScriptUnchanged(
@@ -134,27 +124,115 @@ export async function checkBuildScriptUnchanged(
   );
 }
 
-/** The root `.gitignore` before a build when a regular file: its bytes and mode. */
 type GitignoreCopy = { readonly bytes: Uint8Array; readonly mode: number | null } | undefined;
+
+const PROTECTED_FILE_LIMIT: ReadLimit = { bytes: 4 * 2 ** 20, what: "a protected file" };
+
+/** Left out: `build.sh` is compared with the run's first look, `logs/` is ours, `agent-config/` hidden. */
+const LEFT_OUT = new Set(["build.sh", "logs", "agent-config"]);
+
+/** Each protected entry's state (a string that differs when anything compared differs), by path. */
+type ProtectedSnapshot = ReadonlyMap<string, string>;
+
+async function stateOf(absolute: string, name: string): Promise<string | undefined> {
+  const info = await lstatOrUndefined(absolute).catch(messageOf);
+  if (typeof info === "string") return `unreadable ${info}`;
+  if (info === undefined) return undefined;
+  const identity = `${info.dev}:${info.ino} mode ${info.mode?.toString(8)}`;
+  if (info.isSymlink) return `link ${identity} -> ${await Deno.readLink(absolute)}`;
+  if (info.isDirectory) return `folder ${identity}`;
+  if (!info.isFile) return `special ${identity}`;
+  const times = `size ${info.size} mtime ${info.mtime?.getTime()} ctime ${info.ctime?.getTime()}`;
+  try {
+    const bytes = await readBounded(absolute, {
+      limit: PROTECTED_FILE_LIMIT,
+      followSymlink: false,
+      name,
+    });
+    if (bytes === undefined) return undefined;
+    // Web Crypto: `node:crypto` would load Deno's Node layer.
+    const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
+    return `file ${identity} sha256 ${new Uint8Array(digest).toHex()}`;
+  } catch (error) {
+    if (error instanceof FileReadError && error.problem === "too-large") {
+      return `large file ${identity} ${times}`;
+    }
+    return `unreadable file ${identity} ${times} (${
+      error instanceof FileReadError ? error.problem : messageOf(error)
+    })`;
+  }
+}
+
+/** Adds `path` and, for a folder when `deep` (`agent-state/`), everything in it. */
+async function addEntry(
+  root: string,
+  path: string,
+  entries: Map<string, string>,
+  deep: boolean,
+): Promise<void> {
+  const state = await stateOf(`${root}/${path}`, path);
+  if (state === undefined) return;
+  entries.set(path, state);
+  if (!deep || !state.startsWith("folder ")) return;
+  const children = await Array.fromAsync(Deno.readDir(`${root}/${path}`)).catch(messageOf);
+  if (typeof children === "string") {
+    entries.set(`${path}/`, `unlistable ${children}`);
+    return;
+  }
+  for (const child of children) await addEntry(root, `${path}/${child.name}`, entries, true);
+}
+
+/** Takes the snapshot from `scan` (a walk made now); an unreadable entry matches only itself. */
+async function snapshotProtected(scan: ProjectScan): Promise<ProtectedSnapshot> {
+  const entries = new Map<string, string>();
+  for (const entry of scan.entries) {
+    if (entry.rule.scope !== "any-depth-name" && LEFT_OUT.has(entry.rule.name)) continue;
+    await addEntry(scan.root, entry.path, entries, entry.rule.scope === "root-folder");
+  }
+  return entries;
+}
+
+/**
+ * Walks the project at `root` (links resolved) again and compares its protected entries with `before`.
+ * @throws {CodeCommitError} (`EXIT.safety`) naming what is new, removed or changed.
+ */
+async function checkProtectedAfterBuild(root: string, before: ProtectedSnapshot): Promise<void> {
+  const after = await snapshotProtected(await scanProject(root));
+  const changes = [...new Set([...before.keys(), ...after.keys()])].sort()
+    .filter((path) => before.get(path) !== after.get(path))
+    .map((path) => ({
+      path,
+      change: !before.has(path) ? "new" : !after.has(path) ? "removed" : "changed",
+    }));
+  if (changes.length === 0) return;
+  const named = nameSome(changes.map(({ path, change }) => `${path} (${change})`), { limit: 5 });
+  const newGit = changes.find(({ path, change }) => change === "new" && /(^|\/)\.git$/i.test(path));
+  const git = newGit === undefined
+    ? ""
+    : `; remove ${newGit.path} before you run any git command in its folder (git would run ` +
+      `what its configuration names)`;
+  throw new CodeCommitError(
+    `./build.sh changed protected entries of the project: ${named}${git}; if a tool ` +
+      `your build runs made a new .gitignore (pytest's .pytest_cache/, say), add that folder to ` +
+      `.gitignore; ${REVIEW}`,
+    EXIT.safety,
+  );
+}
 
 /** What {@link checkAfterBuild} compares with: the project just before a build. */
 export interface BeforeBuild {
   readonly protected: ProtectedSnapshot;
-  /** To put back if the build is stopped. */
+  /** The root `.gitignore` if a regular file, to put back if the build is stopped. */
   readonly gitignore: GitignoreCopy;
 }
 
 const GITIGNORE = ".gitignore";
 
-/**
- * Takes what {@link checkAfterBuild} needs, just before a build, from
- * `scan` (a walk made now). A `.gitignore` it cannot copy leaves nothing to put back.
- */
+/** Takes what {@link checkAfterBuild} needs just before a build, from `scan` (a walk made now). */
 export async function snapshotBeforeBuild(root: string, scan: ProjectScan): Promise<BeforeBuild> {
   return { protected: await snapshotProtected(scan), gitignore: await copyGitignore(root) };
 }
 
-/** The root `.gitignore` if it is a regular file that can be read; undefined otherwise. */
 async function copyGitignore(root: string): Promise<GitignoreCopy> {
   try {
     const info = await lstatOrUndefined(under(root, GITIGNORE));
@@ -171,9 +249,8 @@ async function copyGitignore(root: string): Promise<GitignoreCopy> {
 }
 
 /**
- * Checks, after a build, `build.sh`, that `.gitignore` still protects
- * `agent-config/`, and the protected entries (`before`). On failure the
- * root `.gitignore` is put back first, and the message says what became of it.
+ * Checks, after a build, `build.sh`, that `.gitignore` still protects `agent-config/`, and the
+ * protected entries; on failure `.gitignore` is put back first, the message says how.
  * @throws {CodeCommitError} (`EXIT.safety`, or the failed check's class) naming what changed.
  */
 export async function checkAfterBuild(
@@ -191,7 +268,7 @@ export async function checkAfterBuild(
         EXIT.safety,
       );
     });
-    await checkProtectedAfterBuild(await Deno.realPath(root), before.protected, REVIEW);
+    await checkProtectedAfterBuild(await Deno.realPath(root), before.protected);
   } catch (error) {
     if (!(error instanceof CodeCommitError)) throw error;
     const gitignore = await restoreGitignore(root, before.gitignore);
@@ -205,9 +282,8 @@ const RESTORE_BY_HAND = "restore .gitignore before any git add (git add -A would
   "/agent-config";
 
 /**
- * Puts the root `.gitignore` back (`copy`, atomically) when it changed and
- * was a regular file then and is one or nothing now. Returns a clause for
- * the stop message (undefined when it is as it was). Never throws.
+ * Puts `.gitignore` back (`copy`, atomically) when it changed and was a regular file then and is
+ * one or nothing now; a clause for the stop message, or undefined when it is as it was.
  */
 async function restoreGitignore(root: string, copy: GitignoreCopy): Promise<string | undefined> {
   const now = await lstatOrUndefined(under(root, GITIGNORE)).catch(messageOf);

@@ -1,6 +1,5 @@
 /**
- * The system prompts, one text file each in `system/`; the code-modification
- * instructions list the guard's own protected paths.
+ * The system prompts, one text file each in `system/`.
  * @module
  */
 import { describeProtectedPaths } from "../guard/protected_paths.ts";
@@ -19,16 +18,14 @@ export function codeModificationInstructions(): string {
   return codeModificationTemplate.replace("{{PROTECTED_PATHS}}", list);
 }
 
-/** The system prompts by name. */
+/**
+ * The system prompts by name: the initial query, repair query and consistency report prompts are
+ * the user's words, verbatim; the project layout and context builder's prompts code-commit's.
+ */
 export const SYSTEM_PROMPTS = {
-  /** How a code-commit project is laid out (code-commit's words). */
   projectStructure,
-  /** The initial query system prompt (the user's words, verbatim). */
   initialQuery,
-  /** The repair query system prompt (the user's words, verbatim). */
   repairQuery,
-  /** The consistency report system prompt (the user's words, verbatim). */
   consistencyReport,
-  /** The context builder's preprocessing prompt (code-commit's words). */
   contextQuery,
 } as const;

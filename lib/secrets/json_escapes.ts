@@ -1,36 +1,24 @@
 /**
- * JSON string escapes decoded wherever they stand in a text (which need not
- * be JSON), with the way back to each escape: a key written
- * `\u0073k-\u0070roj-…` is found decoded and masked where it stood. Pure.
+ * JSON string escapes decoded wherever they stand in a text (JSON or not), with the way back to
+ * each escape: a key written `\u0073k-\u0070roj-…` is found decoded and masked where it stood.
  * @module
  */
 
 /** A text with its JSON escapes decoded. */
 export interface DecodedText {
   readonly text: string;
-  /**
-   * Where the decoded character at `at` starts in the text decoded (the
-   * decoded length: the end), so a decoded stretch maps to the escaped one
-   * holding exactly its characters. Never throws.
-   */
+  /** Where the decoded character at `at` (or the end) starts in the text decoded. Never throws. */
   source(at: number): number;
 }
 
-/** What each single-character escape stands for. */
-const SIMPLE: Readonly<Record<string, string>> = {
-  '"': '"',
-  "\\": "\\",
-  "/": "/",
-  b: "\b",
-  f: "\f",
-  n: "\n",
-  r: "\r",
-  t: "\t",
-};
+/** What each single-character escape stands for, as `JSON.parse` decodes it. */
+const SIMPLE: Readonly<Record<string, string>> = Object.fromEntries(
+  [...'"\\/bfnrt'].map((letter) => [letter, JSON.parse(`"\\${letter}"`)]),
+);
 
 const HEX4 = /^[0-9a-fA-F]{4}$/;
 
-/** The character the `\uXXXX` escape at `at` stands for; undefined when none stands there. */
+/** The character the `\uXXXX` escape at `at` stands for, if one is there. */
 function unicodeEscape(text: string, at: number): string | undefined {
   const hex = text.slice(at + 2, at + 6);
   return text[at + 1] === "u" && HEX4.test(hex)
@@ -39,10 +27,8 @@ function unicodeEscape(text: string, at: number): string | undefined {
 }
 
 /**
- * Where `text` holds an escape that may stand for one of `characters` (those
- * of the keys and their forms), in order: a `\u` escape of one, a `\/` when
- * they hold a slash, any backslash when they hold what a short escape
- * writes. Text holding only other escapes is not decoded.
+ * Where `text` holds an escape that may stand for one of `characters` (the keys' and forms'): a `\u`
+ * escape of one, a `\/`, any backslash when they hold what a short escape writes.
  */
 function* escapeSites(text: string, characters: ReadonlySet<string>): Generator<number> {
   if (characters.size === 0) return;
@@ -62,10 +48,8 @@ export function mayHoldKeyEscapes(text: string, characters: ReadonlySet<string>)
 const LONGEST_ESCAPE = 8;
 
 /**
- * The stretches of `text` around each escape that may stand for one of
- * `characters`, wide enough to hold any key of up to `longest` characters
- * in the longest escapes, widened not to cut a run of `characters`,
- * overlapping ones joined, in order. Never throws.
+ * The stretches around each escape that may stand for one of `characters`, wide enough for a key of
+ * `longest` characters in the longest escapes, widened not to cut a run of them, joined, in order.
  */
 export function keyEscapeWindows(
   text: string,
@@ -86,10 +70,7 @@ export function keyEscapeWindows(
   return windows;
 }
 
-/**
- * Decodes every JSON string escape in `text`, inside strings or not; a
- * backslash that starts none (a cut `\u00`) is kept. Never throws.
- */
+/** Decodes every JSON string escape in `text`, in strings or not; a lone `\` is kept. Never throws. */
 export function decodeJsonEscapes(text: string): DecodedText {
   const parts: string[] = [];
   // Per escape: its character's place decoded, its start and end in `text`; between escapes

@@ -1,6 +1,5 @@
 /**
- * The scanning core of key redaction: every run of {@link KEY_RUN_LENGTH}
- * characters of the keys and their forms, found in one linear pass.
+ * The scanning core of key redaction: runs of key characters found in one linear pass.
  * @module
  */
 
@@ -10,21 +9,17 @@
  */
 export const KEY_RUN_LENGTH = 12;
 
-/** Bits of each of the two filters: 2^20 bits, 128 KiB. */
+/** Bits of each filter: 2^20 bits, 128 KiB. */
 const FILTER_BITS = 20;
 const PIECE = 4;
 /** A run holds a whole piece at each of its first `KEY_RUN_LENGTH - PIECE + 1` positions: no look misses one. */
 const STRIDE = KEY_RUN_LENGTH - PIECE;
-/** The rolling hash's base (odd, so powers stay odd modulo 2^32). */
+/** Odd, so powers stay odd modulo 2^32. */
 const HASH_BASE = 0x01000193;
 /** HASH_BASE^(KEY_RUN_LENGTH - 1) modulo 2^32: takes the leaving character out of a hash. */
-const HASH_TOP = (() => {
-  let top = 1;
-  for (let i = 1; i < KEY_RUN_LENGTH; i++) top = Math.imul(top, HASH_BASE);
-  return top;
-})();
+const HASH_TOP = Array.from({ length: KEY_RUN_LENGTH - 1 })
+  .reduce<number>((top) => Math.imul(top, HASH_BASE), 1);
 
-/** The rolling hash of the {@link KEY_RUN_LENGTH} characters of `text` at `at`. */
 function windowHash(text: string, at: number): number {
   let hash = 0;
   for (let i = 0; i < KEY_RUN_LENGTH; i++) {
@@ -33,32 +28,27 @@ function windowHash(text: string, at: number): number {
   return hash;
 }
 
-/** The hash of the window at `at` of `text`, `hash`, rolled to the window at `at + 1`. */
+/** `hash` of the window at `at` rolled to the window at `at + 1`. */
 function roll(hash: number, text: string, at: number): number {
   return (Math.imul(hash - Math.imul(text.charCodeAt(at), HASH_TOP), HASH_BASE) +
     text.charCodeAt(at + KEY_RUN_LENGTH)) | 0;
 }
 
-/** The second filter's bit for a window's rolling hash. */
 function windowBit(hash: number): number {
   return Math.imul(hash ^ (hash >>> 16), 0x45d9f3b) >>> (32 - FILTER_BITS);
 }
 
-/**
- * The four characters at `at` packed, the first in the lowest byte: for
- * ASCII, the little-endian word of its bytes, as the scan reads them.
- */
+/** The four characters at `at`, the first in the lowest byte: for ASCII, the little-endian word. */
 function packPiece(text: string, at: number): number {
   return text.charCodeAt(at) | (text.charCodeAt(at + 1) << 8) |
     (text.charCodeAt(at + 2) << 16) | (text.charCodeAt(at + 3) << 24);
 }
 
-/** The first filter's bit for a piece packed by {@link packPiece}. */
 function pieceBit(piece: number): number {
   return Math.imul(piece ^ (piece >>> 15), 0x2c1b3c6d) >>> (32 - FILTER_BITS);
 }
 
-/** Characters of ASCII text encoded at a time by the scan, its pieces read a word each. */
+/** Characters of ASCII text encoded at a time, its pieces then read a word each. */
 const CHUNK = 16 * 1024;
 
 /** Whether pieces may be read as words: little-endian, as {@link packPiece} packs, and aligned. */
@@ -75,11 +65,10 @@ function set(filter: Uint32Array, bit: number): void {
 }
 
 /**
- * Every {@link KEY_RUN_LENGTH}-character run of the keys and their forms,
- * found in text in one linear pass: every {@link STRIDE} characters a first
- * bit set says whether the piece there could be part of a key (almost never
- * in ordinary text); where it could, the windows holding it are hashed
- * (rolling), a second bit set rules out almost all, the rest are compared.
+ * Every {@link KEY_RUN_LENGTH}-character run of the keys and their forms, found in one linear pass:
+ * every {@link STRIDE} characters a first bit set says whether the piece there could be part of a
+ * key; where it could, the windows holding it are hashed (rolling), a second bit set rules out
+ * almost all, the rest are compared.
  */
 export class KeyRuns {
   readonly #runs: Set<string>;
@@ -88,7 +77,7 @@ export class KeyRuns {
   readonly #bytes = new Uint8Array(CHUNK + PIECE);
   readonly #words = new Uint32Array(this.#bytes.buffer);
 
-  /** The filters and runs of `sources` (the keys and their forms). */
+  /** The filters and runs of `sources` (the keys and their forms). Never throws. */
   constructor(sources: readonly string[]) {
     this.#runs = new Set();
     for (const source of sources) {

@@ -13,10 +13,8 @@ import { under } from "../file_system/file_system.ts";
 const MIN_KEY_LENGTH = 8;
 
 /**
- * The text of the key file `keyFile` (relative to `root`), a link followed,
- * or undefined when there is none. A hard-linked key file is refused: the
- * other name is neither hidden by the sandbox nor ignored by git.
- * @throws {FileReadError} as the bounded read, `hard-link` saying how to find the other name.
+ * The key file's text (a link followed), or undefined when there is none. A hard-linked key file
+ * is refused: the other name is neither hidden by the sandbox nor ignored by git.
  */
 async function readKeyFile(root: string, keyFile: string): Promise<string | undefined> {
   const bytes = await readBounded(under(root, keyFile), {
@@ -39,10 +37,9 @@ async function readKeyFile(root: string, keyFile: string): Promise<string | unde
 }
 
 /**
- * Reads the key in `keyFile` (relative to `root`), trimmed.
- * @throws {CodeCommitError} naming the file when it is missing, not a
- * regular file, hard-linked, too large, empty, too short, or holds anything
- * but printable ASCII (a header takes one plain token).
+ * Reads the key in `keyFile` (relative to `root`), trimmed. @throws {CodeCommitError} naming the
+ * file when missing, not a regular file, hard-linked, too large, empty, too short, or not one
+ * printable ASCII token (a header takes one).
  */
 export async function readApiKey(root: string, keyFile: string, vendor: string): Promise<string> {
   const text = await readKeyFile(root, keyFile).catch((error) => {
@@ -64,7 +61,7 @@ export async function readApiKey(root: string, keyFile: string, vendor: string):
   return key;
 }
 
-/** What is wrong with the trimmed text of a key file, after its name; undefined for a key. */
+/** What is wrong with a key file's trimmed text, after its name; undefined for a key. */
 function keyProblem(key: string, vendor: string): string | undefined {
   if (key === "") return `is empty: put your ${vendor} API key in it`;
   if (/\s/.test(key) || findControlCharacter(key) !== undefined) {
@@ -82,24 +79,21 @@ function keyProblem(key: string, vendor: string): string | undefined {
       "key has (keys are plain ASCII): copy the key into the file again";
   }
   if (key.length < MIN_KEY_LENGTH) {
-    return `holds only ${
-      plural(key.length, "character")
-    }, too short for an API key; check the file`;
+    const count = plural(key.length, "character");
+    return `holds only ${count}, too short for an API key; check the file`;
   }
   return undefined;
 }
 
-/** What {@link readKnownKeys} skips: a file with no key it could read. */
 const SKIPPED: ReadonlySet<ReadProblem> = new Set(["folder", "special", "unreadable"]);
 
 /** Shortest token of a key file taken for a key when redacting: real keys are 39+ characters. */
 const MIN_REDACTED_TOKEN = 20;
 
 /**
- * Reads every key file among `keyFiles` for redaction (an unused model's key
- * must not leak either): the trimmed text and each key-shaped token in it.
- * @throws {FileReadError} when a key file is too large, swapped or
- * hard-linked: a key not known cannot be masked.
+ * Reads every key file among `keyFiles` for redaction (an unused model's key must not leak either):
+ * the trimmed text and each key-shaped token in it. @throws {FileReadError} when one is too large,
+ * swapped or hard-linked: a key not known cannot be masked.
  */
 export async function readKnownKeys(root: string, keyFiles: readonly string[]): Promise<string[]> {
   const keys: string[] = [];

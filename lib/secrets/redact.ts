@@ -1,6 +1,5 @@
 /**
- * Key redaction: everything code-commit logs, prints or would send passes
- * through here.
+ * Key redaction: everything code-commit logs, prints or would send passes through here.
  * @module
  */
 import {
@@ -13,20 +12,13 @@ import {
 import { KEY_RUN_LENGTH, KeyRuns } from "./key_runs.ts";
 
 /** How a key looks after redaction: eight asterisks and its last two characters. */
-function maskKey(key: string): string {
-  return `********${key.slice(-2)}`;
-}
+const maskKey = (key: string) => `********${key.slice(-2)}`;
 
 /**
- * An API's own masked echo of a key (OpenAI's 401 says `sk-proj-********abcd`,
- * more than the two characters redaction shows): up to {@link ECHO_PREFIX}
- * word characters, three or more asterisks, up to {@link ECHO_MIDDLE}
- * characters, the key's last four (`tail`), no word character after.
+ * An API's own masked echo of a key (OpenAI's 401 says `sk-proj-********abcd`): up to 64 word
+ * characters, 3+ asterisks, up to 16 more, the key's last four (`tail`), no word character after.
  */
-interface Echo {
-  readonly tail: string;
-  readonly mask: string;
-}
+type Echo = { readonly tail: string; readonly mask: string };
 
 const ECHO_PREFIX = 64;
 const ECHO_MIDDLE = 16;
@@ -34,17 +26,11 @@ const ECHO_MIDDLE = 16;
 const isWord = (c: string | undefined) => c !== undefined && /[\w-]/.test(c);
 const isMiddle = (c: string | undefined) => c !== undefined && /[\w.-]/.test(c);
 
-/** A stretch of a text to mask, and what it becomes. */
-interface Span {
-  readonly start: number;
-  readonly end: number;
-  readonly mask: string;
-}
+type Span = { readonly start: number; readonly end: number; readonly mask: string };
 
 /**
- * Every echo in `text`, in order. Hand-written, not a regular expression, so
- * it stays linear on any input (backtracking can take minutes on long runs
- * of word characters or asterisks, freezing the tool and Ctrl-C with it).
+ * Every echo in `text`, in order. Not a regular expression, so it stays linear on any input
+ * (backtracking can take minutes on long runs of word characters or asterisks, freezing Ctrl-C).
  */
 function findEchoes(text: string, echoes: readonly Echo[]): Span[] {
   const found: Span[] = [];
@@ -93,16 +79,12 @@ function applySpans(
   return out + text.slice(cursor);
 }
 
-/**
- * How many times JSON escapes are decoded in turn: a key in a JSON string,
- * in JSON quoted in a JSON string (an API error quoting another's body), and once more.
- */
+/** Levels of JSON escapes decoded: a key in a JSON string, in JSON quoted in one, once more. */
 const ESCAPE_LEVELS = 3;
 
 /**
- * The encoded forms a build's code most likely prints a key in: base64
- * (standard and URL-safe, unpadded so they match inside padded output) of
- * the key and of the key file with its line end, and hex. Never throws.
+ * The encoded forms a build most likely prints a key in: base64 (standard and URL-safe, unpadded
+ * to match inside padded output) of the key and of the key file with its line end, and hex.
  */
 export function encodedForms(key: string): string[] {
   const forms = [key, `${key}\n`, `${key}\r\n`].flatMap((content) => {
@@ -117,10 +99,8 @@ export function encodedForms(key: string): string[] {
 }
 
 /**
- * The base64 characters of `key` that do not depend on its neighbours, for
- * each of the three byte offsets it can start at (inside a `user:key`
- * Basic-auth value, say), in both alphabets; the characters holding bits of
- * the bytes before or after are left out. Never throws.
+ * The base64 characters of `key` that do not depend on its neighbours, at each of the three byte
+ * offsets it can start at (inside a `user:key` Basic-auth value, say), in both alphabets.
  */
 export function unalignedBase64Forms(key: string): string[] {
   const bytes = new TextEncoder().encode(key);
@@ -137,22 +117,16 @@ export function unalignedBase64Forms(key: string): string[] {
   return forms;
 }
 
-/** What a part of a key (or of an encoded form) becomes: the asterisks alone. */
 const PART_MASK = "********";
 
 /**
- * Masks the known keys in text: each whole key and encoded form, every run
- * of {@link KEY_RUN_LENGTH} or more characters of one (a key's start quoted
- * in an API error), base64 at any byte offset, and an API's masked echo;
- * as they stand and written with JSON escapes, once or JSON in JSON. Never throws.
+ * Masks the known keys in text: each key and encoded form, every run of {@link KEY_RUN_LENGTH} or
+ * more characters of one (a key's start quoted in an API error), base64 at any byte offset, and an
+ * API's masked echo; as they stand and with JSON escapes, once or JSON in JSON. Never throws.
  */
 export class Redactor {
   readonly #keys: readonly string[];
-  /**
-   * The keys and forms the run scan does not find by itself (shorter than a
-   * run, or not among its sources): text where the scan finds no run and
-   * that holds none of these holds no key, without an `indexOf` per form.
-   */
+  /** The keys and forms the run scan does not find (short, or not among its sources). */
   readonly #unscanned: readonly string[];
   readonly #echoes: readonly Echo[];
   readonly #runs: KeyRuns;
@@ -183,7 +157,7 @@ export class Redactor {
     this.#unscanned = this.#keys.filter((key) => !scanned.has(key));
   }
 
-  /** Whether `text`, as it stands, holds no key in any form {@link containsKey} looks for. */
+  /** Whether `text`, as it stands (escapes not decoded), holds no key. */
   #plainClean(text: string): boolean {
     if (text === this.#lastClean) return true;
     let found = false;
@@ -191,7 +165,6 @@ export class Redactor {
     return !found && !this.#unscanned.some((key) => text.includes(key));
   }
 
-  /** Whether a window of text holds a key once decoded, up to {@link ESCAPE_LEVELS} times. */
   #escapedKeyIn(text: string): boolean {
     let below = text;
     for (let level = 1; level <= ESCAPE_LEVELS; level++) {
@@ -204,26 +177,15 @@ export class Redactor {
     return false;
   }
 
-  /** `text` with every key written with JSON escapes masked, window by window. */
   #maskEscaped(text: string): string {
-    let out = "";
-    let cursor = 0;
     // Only the stretches around escapes that may write a key's character are decoded.
-    for (const [start, end] of keyEscapeWindows(text, this.#characters, this.#longest)) {
-      const window = text.slice(start, end);
-      const masked = this.#maskEscapedIn(window);
-      if (masked === window) continue;
-      out += text.slice(cursor, start) + masked;
-      cursor = end;
-    }
-    return cursor === 0 ? text : out + text.slice(cursor);
+    const changed = keyEscapeWindows(text, this.#characters, this.#longest)
+      .map(([start, end]) => ({ start, end, mask: this.#maskEscapedIn(text.slice(start, end)) }))
+      .filter(({ start, end, mask }) => mask !== text.slice(start, end));
+    return applySpans(text, changed);
   }
 
-  /**
-   * A window with its escaped keys masked: decoded level by level, each
-   * stretch that decodes to a key or echo replaced by its mask, escaped as
-   * the level needs (so a JSON body stays JSON).
-   */
+  /** A window decoded level by level, each key or echo masked, escaped as its level needs. */
   #maskEscapedIn(text: string): string {
     let current = text;
     // The decodings of `current`, level by level: chain[i] decodes chain[i - 1].text.

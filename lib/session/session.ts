@@ -1,6 +1,5 @@
 /**
- * Everything a workflow needs for one run, set up in the order the checks
- * must happen.
+ * Everything a workflow needs for one run, set up in the order the checks must happen.
  * @module
  */
 import { checkJournalWritable, RunJournal } from "../apply/journal.ts";
@@ -44,9 +43,7 @@ export interface Session {
   readonly client: LlmClient;
   /** Aborts on Ctrl-C. */
   readonly signal: AbortSignal;
-  /** Token totals of the run (the record's). */
   readonly tally: TokenTally;
-  /** What the run did, for the `--json` object. */
   readonly record: RunRecord;
   readonly containment: Containment;
   readonly buildScript: BuildScriptSnapshot;
@@ -54,11 +51,10 @@ export interface Session {
 }
 
 /**
- * Checks the run's preconditions, in order, and sets up the session before
- * any LLM call; with `runsBuilds`, the sandbox is decided and planned too.
- * @throws {UsageError} when a local model has no loopback URL (checked first).
- * @throws {JournalError} when an unfinished apply cannot be rolled back.
- * @throws {CodeCommitError} from a subfolder, or listing every set-up problem together.
+ * Checks the run's preconditions in order and sets up the session before any LLM call; with
+ * `runsBuilds`, the sandbox is decided and planned too. @throws {UsageError} when a local model has
+ * no loopback URL; {JournalError} when an unfinished apply cannot be rolled back;
+ * {CodeCommitError} from a subfolder, or listing every set-up problem together.
  */
 export async function openSession(
   root: string,
@@ -90,7 +86,6 @@ export async function openSession(
   const known = await readKnownKeys(root, KEY_FILES);
   const redactor = new Redactor(key === undefined ? known : [key, ...known]);
   console.useRedactor(redactor);
-  // The chosen model's client, warning when a key would go to loopback.
   const baseUrl = target.local
     ? localBaseUrl as string
     : resolveBaseUrl(target.baseUrlEnv, Deno.env.get(target.baseUrlEnv), target.defaultBaseUrl);
@@ -120,10 +115,7 @@ export async function openSession(
   };
 }
 
-/**
- * Checks all the set-up the workflow needs and returns the key (none for a local model).
- * @throws {CodeCommitError} listing every problem found; {InterruptedError} on Ctrl-C.
- */
+/** Checks all the set-up the workflow needs, every problem listed; the key (none for a local model). */
 async function checkSetUp(
   root: string,
   workflow: Workflow,
@@ -131,15 +123,12 @@ async function checkSetUp(
   target: ModelTarget,
 ): Promise<string | undefined> {
   const problems: string[] = [];
-  const check = async <T>(step: () => Promise<T>): Promise<T | undefined> => {
-    try {
-      return await step();
-    } catch (error) {
+  const check = <T>(step: () => Promise<T>): Promise<T | undefined> =>
+    step().catch((error) => {
       if (!(error instanceof CodeCommitError) || error instanceof InterruptedError) throw error;
       problems.push(error.message);
       return undefined;
-    }
-  };
+    });
   const needs = workflowSpec(workflow).needs;
   await check(() => checkAgentConfigIgnored(root));
   const key = target.local || !needs.key
@@ -160,10 +149,7 @@ async function checkSetUp(
   return key;
 }
 
-/**
- * A local model's server: the environment's (one run wins over the
- * project's choice), else the settings'. @throws {UsageError} when neither is local.
- */
+/** A local model's server: the environment's (one run wins over the project's), else the settings'. */
 function localServer(target: ModelTarget, options: RunOptions): string {
   const fromEnvironment = Deno.env.get(target.baseUrlEnv);
   if (!fromEnvironment && options.localBaseUrl) return options.localBaseUrl;
@@ -171,9 +157,8 @@ function localServer(target: ModelTarget, options: RunOptions): string {
 }
 
 /**
- * How builds are contained, and `build.sh` as it was first seen: takes its
- * snapshot and the probe's verdict (warning when `auto` found no sandbox),
- * and plans a sandbox once. @throws {CodeCommitError}
+ * How builds are contained (warning when `auto` found no sandbox, a sandbox planned once), and
+ * `build.sh` as first seen. @throws {CodeCommitError}
  */
 export async function settleContainment(
   root: string,
@@ -194,9 +179,8 @@ export function sessionModel(session: Session): ModelTarget {
 }
 
 /**
- * Sends `prompt` to the session's model (see {@link ask}), logged in `log`
- * under `names`, noting the log folder and the reply's prose in the record.
- * @throws {CodeCommitError} {LlmError} {InterruptedError} as `ask`.
+ * Sends `prompt` to the session's model (see {@link ask}), logged in `log` under `names`, noting
+ * the log folder and the reply's prose in the record. @throws as `ask`.
  */
 export async function askModel(
   session: Session,

@@ -1,18 +1,22 @@
 /**
  * The tamper check: build.sh compared with the run's first look at it (kind,
  * link target, permissions, bytes), .gitignore still protecting the keys,
- * and the protected entries compared with the snapshot before the build.
+ * and the protected entries compared with the snapshot before the build:
+ * what is in it, what counts as new, removed or changed, and what does not.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { CodeCommitError } from "../../lib/errors/errors.ts";
 import {
+  type BeforeBuild,
+  type BuildScriptSnapshot,
   checkAfterBuild,
   checkBuildScriptUnchanged,
   snapshotBeforeBuild,
   snapshotBuildScript,
 } from "../../lib/preconditions/tamper_check.ts";
 import { scanProject } from "../../lib/sandbox/project_scan.ts";
+import { withProject } from "../support/project.ts";
 
 async function project(test: (root: string) => Promise<void>): Promise<void> {
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "code-commit-tamper-" }));
@@ -293,5 +297,133 @@ Deno.test("a tamper stop that left .gitignore alone says nothing about it", asyn
         return true;
       },
     );
+  });
+});
+
+/** build.sh and the project just before a build, as the check after it compares with. */
+async function snapshots(root: string): Promise<Snapshots> {
+  return {
+    buildScript: await snapshotBuildScript(root),
+    before: await snapshotBeforeBuild(root, await scanProject(root)),
+  };
+}
+
+type Snapshots = { buildScript: BuildScriptSnapshot; before: BeforeBuild };
+
+/** What the check after a build names as changed since `taken` (`path (change)`), in order. */
+async function changes(root: string, taken: Snapshots): Promise<string[]> {
+  try {
+    await checkAfterBuild(root, taken.buildScript, taken.before);
+    return [];
+  } catch (error) {
+    assert(error instanceof CodeCommitError);
+    const named = /^\.\/build\.sh changed protected entries of the project: (.*?);/.exec(
+      error.message,
+    );
+    assert(named !== null, error.message);
+    return named[1].split(", ");
+  }
+}
+
+const PROTECTED_FILES = {
+  ".gitignore": "/agent-config\n/logs\nnode_modules/\n",
+  "build.sh": "#!/bin/sh\n",
+  "LLMInstructions.md": "be kind\n",
+  "src/.gitignore": "*.tmp\n",
+  "src/mod/UserSpecification.md": "spec\n",
+  "agent-state/cache/a.md": "spec copy\n",
+  "agent-config/gemini-key.txt": "AIza-key\n",
+  "logs/run/x.txt": "",
+  "node_modules/pkg/.gitignore": "",
+};
+
+Deno.test("the snapshot holds the protected entries git reads, agent-state/ whole, not logs/ nor build.sh", async () => {
+  await withProject(PROTECTED_FILES, async (root) => {
+    const real = await Deno.realPath(root);
+    const snapshot = (await snapshotBeforeBuild(real, await scanProject(real))).protected;
+    assert.deepEqual([...snapshot.keys()].sort(), [
+      ".git",
+      ".gitignore",
+      "LLMInstructions.md",
+      "agent-state",
+      "agent-state/cache",
+      "agent-state/cache/a.md",
+      "src/.gitignore",
+      "src/mod/UserSpecification.md",
+    ]);
+    assert.match(
+      snapshot.get(".gitignore")!,
+      /^file \d+:\d+ mode 100644 sha256 [0-9a-f]{64}$/,
+    );
+    assert.match(snapshot.get(".git")!, /^folder /);
+  }, { folders: [".git/hooks"] });
+});
+
+Deno.test("new, removed and changed entries are named; other files are not", async () => {
+  await withProject(PROTECTED_FILES, async (root) => {
+    const real = await Deno.realPath(root);
+    const taken = await snapshots(real);
+    await Deno.writeTextFile(join(real, "src/main.rs"), "fn main() {}\n");
+    await Deno.writeTextFile(join(real, "node_modules/pkg/.gitignore"), "*\n"); // git does not read it
+    assert.deepEqual(await changes(real, taken), []);
+    await Deno.mkdir(join(real, "tests"));
+    await Deno.writeTextFile(join(real, "tests/.gitignore"), "conftest.py\n");
+    await Deno.remove(join(real, "src/mod/UserSpecification.md"));
+    await Deno.writeTextFile(join(real, "agent-state/cache/b.md"), "another\n");
+    await Deno.chmod(join(real, "LLMInstructions.md"), 0o600);
+    assert.deepEqual(await changes(real, taken), [
+      "LLMInstructions.md (changed)",
+      "agent-state/cache/b.md (new)",
+      "src/mod/UserSpecification.md (removed)",
+      "tests/.gitignore (new)",
+    ]);
+  });
+});
+
+Deno.test("the same bytes in a new file (a rename over it) is a change; a link's target counts", async () => {
+  await withProject(PROTECTED_FILES, async (root) => {
+    const real = await Deno.realPath(root);
+    await Deno.symlink("src/.gitignore", join(real, "x.gitignore"));
+    await Deno.symlink("a", join(real, "src/mod/.gitignore"));
+    const taken = await snapshots(real);
+    await Deno.writeTextFile(join(real, "copy"), "*.tmp\n");
+    await Deno.rename(join(real, "copy"), join(real, "src/.gitignore"));
+    await Deno.remove(join(real, "src/mod/.gitignore"));
+    await Deno.symlink("b", join(real, "src/mod/.gitignore"));
+    assert.deepEqual(await changes(real, taken), [
+      "src/.gitignore (changed)",
+      "src/mod/.gitignore (changed)",
+    ]);
+  });
+});
+
+Deno.test("a changed protected entry: one line, exit 5, a new .git told to be removed first", async () => {
+  await withProject(PROTECTED_FILES, async (root) => {
+    const real = await Deno.realPath(root);
+    const { buildScript, before } = await snapshots(real);
+    await checkAfterBuild(real, buildScript, before);
+    await Deno.mkdir(join(real, "src/.git"));
+    await Deno.writeTextFile(join(real, "src/.git/config"), "[core]\n\tfsmonitor = evil\n");
+    await assert.rejects(
+      checkAfterBuild(real, buildScript, before),
+      refused(
+        /^\.\/build\.sh changed protected entries of the project: src\/\.git \(new\); remove src\/\.git before you run any git command in its folder/,
+      ),
+    );
+  });
+});
+
+Deno.test("a protected file that cannot be read is a state too: equal only to itself", async () => {
+  await withProject(PROTECTED_FILES, async (root) => {
+    const real = await Deno.realPath(root);
+    await Deno.writeTextFile(join(real, "src/mod/UserSpecification.md"), "x".repeat(5 * 2 ** 20));
+    const taken = await snapshots(real);
+    assert.match(
+      taken.before.protected.get("src/mod/UserSpecification.md")!,
+      /^large file .* size 5242880/,
+    );
+    assert.deepEqual(await changes(real, taken), []);
+    await Deno.writeTextFile(join(real, "src/mod/UserSpecification.md"), "y", { append: true });
+    assert.deepEqual(await changes(real, taken), ["src/mod/UserSpecification.md (changed)"]);
   });
 });

@@ -5,9 +5,10 @@
  */
 import { join } from "node:path";
 import {
-  checkProtectedAfterBuild,
-  snapshotProtected,
-} from "../../lib/preconditions/protected_entries.ts";
+  checkAfterBuild,
+  snapshotBeforeBuild,
+  snapshotBuildScript,
+} from "../../lib/preconditions/tamper_check.ts";
 import { planSandbox } from "../../lib/sandbox/sandbox_plan.ts";
 import { scanProject } from "../../lib/sandbox/project_scan.ts";
 
@@ -34,13 +35,15 @@ globalThis.addEventListener("unload", () => {
   Deno.removeSync(ignored, { recursive: true });
   Deno.removeSync(read, { recursive: true });
 });
-const readBefore = await snapshotProtected(await scanProject(read));
+const readBefore = await snapshotBeforeBuild(read, await scanProject(read));
+const noBuildScript = await snapshotBuildScript(read);
 
 Deno.bench("100,000 files in an ignored node_modules/: the snapshot and the check after", {
   group: "ignored",
   baseline: true,
 }, async () => {
-  await checkProtectedAfterBuild(ignored, await snapshotProtected(await scanProject(ignored)), "");
+  const before = await snapshotBeforeBuild(ignored, await scanProject(ignored));
+  await checkAfterBuild(ignored, noBuildScript, before);
 });
 
 Deno.bench("100,000 files in an ignored node_modules/: the plan (hard-link scan)", {
@@ -53,11 +56,11 @@ Deno.bench("100,000 files git reads: the snapshot before a build", {
   group: "read",
   baseline: true,
 }, async () => {
-  await snapshotProtected(await scanProject(read));
+  await snapshotBeforeBuild(read, await scanProject(read));
 });
 
 Deno.bench("100,000 files git reads: the check after a build", { group: "read" }, async () => {
-  await checkProtectedAfterBuild(read, readBefore, "");
+  await checkAfterBuild(read, noBuildScript, readBefore);
 });
 
 Deno.bench("100,000 files git reads: the plan (hard-link scan)", { group: "read" }, async () => {
