@@ -89,7 +89,6 @@ export function fitOutput(output: string, maxTokens: number, logPath: string): s
   return `${summary}\n${parts.join("\n")}\n`;
 }
 
-/** `line`, or its first `longest` characters and a note of how many were left out. */
 function shorten(line: string, longest: number): string {
   if (line.length <= longest) return line;
   const left = plural(line.length - longest, "character");

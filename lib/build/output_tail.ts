@@ -5,7 +5,7 @@
  */
 import { failureLineIndexes } from "./failure_lines.ts";
 
-/** A line as a terminal shows it: its last version after carriage returns (a progress bar). */
+/** A line as a terminal shows it after carriage returns (a progress bar). */
 function lastVersion(line: string): string {
   const visible = line.replace(/\r+$/, "");
   return visible.slice(visible.lastIndexOf("\r") + 1);

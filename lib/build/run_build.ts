@@ -29,7 +29,6 @@ export interface BuildResult {
   /** Bytes of output dropped from the middle to bound memory. */
   readonly droppedBytes: number;
   readonly elapsedMs: number;
-  /** The time limit it ran under. */
   readonly timeoutMs: number;
   /** How it was contained (`contained by bubblewrap, network on`), when the caller said. */
   readonly containment?: string;
@@ -115,7 +114,21 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
 
   const sink = new OutputSink(options.keepHeadBytes, options.keepTailBytes);
   const readers = [child.stdout, child.stderr].map((out) => pump(out, sink, options.onOutput));
-  const kill: Kill = (signal, groupOnly = false) => signalGroup(child, root, signal, groupOnly);
+  // The system's `kill` by absolute path, never from `PATH`: a build could plant one there.
+  const kill: Kill = async (signal, groupOnly = false) => {
+    const sent = await runSystemProgram("kill", {
+      args: ["-s", signal.replace(/^SIG/, ""), "--", `-${child.pid}`],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }, root).then(({ output }) => output.success, () => false);
+    if (sent || groupOnly) return;
+    try {
+      child.kill(signal);
+    } catch {
+      // Already gone.
+    }
+  };
   const { exit, timedOut, interrupted } = await awaitExit(child.status, kill, options);
   await collectOutput(readers, sink, kill);
   await options.tracker?.ended();
@@ -143,7 +156,6 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
   };
 }
 
-/** The error for a build that could not be started (`message` says why). Never throws. */
 function cannotStart(launch: BuildLaunch | undefined, message: string): CodeCommitError {
   if (launch !== undefined && launch.program !== BUILD_SCRIPT) {
     return new CodeCommitError(
@@ -157,10 +169,6 @@ function cannotStart(launch: BuildLaunch | undefined, message: string): CodeComm
   return new CodeCommitError(`cannot run ${BUILD_SCRIPT}: ${message}${fix}`, EXIT.setup);
 }
 
-/**
- * Waits for the build's process to end, stopping its tree at the time limit or when the signal
- * aborts: SIGTERM, then SIGKILL after the grace period. Never throws.
- */
 async function awaitExit(status: Promise<Deno.CommandStatus>, kill: Kill, options: BuildOptions) {
   let stopped: "timeout" | "interrupt" | undefined;
   const stop = async (why: "timeout" | "interrupt") => {
@@ -184,7 +192,6 @@ async function awaitExit(status: Promise<Deno.CommandStatus>, kill: Kill, option
   }
 }
 
-/** Whether `promise` settles within `ms` milliseconds. Never throws. */
 async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const settled = await Promise.race([
@@ -195,7 +202,6 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
   return settled;
 }
 
-/** Reads what is left of the output once the build exited, then stops what it left running. Never throws. */
 async function collectOutput(readers: Pump[], sink: OutputSink, kill: Kill): Promise<void> {
   // A process the build left running may hold the pipes open: wait a little, then stop reading.
   const drained = await settlesWithin(Promise.all(readers.map((reader) => reader.done)), 2_000);
@@ -212,37 +218,10 @@ async function collectOutput(readers: Pump[], sink: OutputSink, kill: Kill): Pro
   if (drained) await kill("SIGKILL", true);
 }
 
-/** Sends a signal to the build's process group (or, failing that, to the build alone). */
 type Kill = (signal: Deno.Signal, groupOnly?: boolean) => Promise<void>;
 
-/**
- * Sends `signal` to the process group of `child` with the system's `kill` (an absolute path,
- * never from `PATH`: a build could plant one there), else to the child alone.
- */
-async function signalGroup(
-  child: Deno.ChildProcess,
-  root: string,
-  signal: Deno.Signal,
-  groupOnly = false,
-): Promise<void> {
-  const sent = await runSystemProgram("kill", {
-    args: ["-s", signal.replace(/^SIG/, ""), "--", `-${child.pid}`],
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-  }, root).then(({ output }) => output.success, () => false);
-  if (sent || groupOnly) return;
-  try {
-    child.kill(signal);
-  } catch {
-    // Already gone.
-  }
-}
-
-/** A stream being read into the sink: `done` settles when it ends or is cancelled. */
 type Pump = { readonly done: Promise<void>; cancel(): Promise<void> };
 
-/** Reads a stream into the sink (and tells `onOutput`) until it ends or is cancelled. */
 function pump(
   stream: ReadableStream<Uint8Array>,
   sink: OutputSink,

@@ -12,7 +12,6 @@ import { stripAnsi } from "../text/ansi.ts";
 const REFUSAL =
   /\bEROFS\b|read-only file system|\bEACCES\b|permission denied|\bEPERM\b|operation not permitted/i;
 
-/** Absolute paths on a line: quoted (`'/root/.npm'`) or bare (`/root/x: Permission denied`). */
 const QUOTED_PATH = /['"‘`](\/[^'"’`\n]*)['"’`]/g;
 const BARE_PATH = /(?:^|[\s=(])(\/[^\s:'"(),]+)/g;
 

@@ -41,7 +41,6 @@ const FLAGS: ReadonlyMap<string, string | undefined> = new Map([
   ...[...WORKFLOW_FLAGS.keys()].map((flag) => [flag, undefined] as const),
 ]);
 
-/** The one-letter forms (`-h`) and their flags. */
 const SHORT_FLAGS: ReadonlyMap<string, string> = new Map(
   COMMANDS.flatMap((command) => "short" in command ? [[`-${command.short}`, command.flag]] : []),
 );
@@ -148,7 +147,6 @@ export function resolveOptions(
   return values as unknown as RunOptions;
 }
 
-/** The usage error for `option` given to a `workflow` that does not take it. Never throws. */
 function notTaken(option: OptionSpec, workflow: Workflow): UsageError {
   const takers = workflowsTaking(option.flag).map((spec) => spec.title);
   const to = takers.length === 1
@@ -164,13 +162,7 @@ function notTaken(option: OptionSpec, workflow: Workflow): UsageError {
 
 type FlagValues = Record<string, string | boolean | undefined>;
 
-/**
- * Reads the flags of `args`, each at most once: `--name`, `--name VALUE`, `--name=VALUE`, `-h`;
- * `--` ends the flags.
- *
- * @throws {UsageError} for an unknown flag, a missing or unwanted value, a positional argument,
- * or a flag given twice.
- */
+/** Reads the flags of `args`, each at most once: `--name`, `--name VALUE`, `--name=VALUE`, `-h`. */
 function readFlags(args: readonly string[]): FlagValues {
   const values: FlagValues = {};
   for (let index = 0; index < args.length; index++) {

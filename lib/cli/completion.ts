@@ -8,10 +8,7 @@ import type { Shell } from "./args.ts";
 import { COMMANDS, WORKFLOWS } from "./workflows.ts";
 import { OPTIONS } from "./options.ts";
 
-/**
- * Every flag as completion offers it: the workflows', the options', and the commands', with the
- * values offered after it (none: the user's to type). Never throws.
- */
+/** Every flag as completion offers it, with the values offered after it (none: the user's to type). */
 function completedFlags() {
   return [
     ...WORKFLOWS.flatMap((spec) =>
@@ -46,12 +43,11 @@ function quoted(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
-/** `text` in single quotes for fish (which escapes `\` and `'` inside them). Never throws. */
+/** `text` in single quotes for fish (which escapes `\` and `'` inside them). */
 function fishQuoted(text: string): string {
   return `'${text.replaceAll("\\", "\\\\").replaceAll("'", "\\'")}'`;
 }
 
-/** The bash script: `_code_commit` bound to `code-commit` with `complete -F`. Never throws. */
 function bashScript(flags: readonly CompletedFlag[]): string {
   const words = flags.flatMap((flag) =>
     flag.short ? [`--${flag.flag}`, `-${flag.short}`] : [`--${flag.flag}`]
@@ -74,7 +70,6 @@ complete -F _code_commit code-commit
 `;
 }
 
-/** The zsh script: a `#compdef` function, or `compdef` when sourced. Never throws. */
 function zshScript(flags: readonly CompletedFlag[]): string {
   const described = flags.flatMap((flag) => [
     `    ${quoted(`--${flag.flag}:${flag.brief}`)}`,
@@ -106,7 +101,6 @@ fi
 `;
 }
 
-/** The fish script: one `complete` line per flag. Never throws. */
 function fishScript(flags: readonly CompletedFlag[]): string {
   const lines = flags.map((flag) =>
     [

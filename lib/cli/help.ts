@@ -18,7 +18,7 @@ export function versionText(): string {
   return `code-commit ${VERSION}`;
 }
 
-/** `flag` and its `lines` as `--help` shows them, the first beside the flag when it fits. Never throws. */
+/** `flag` and its `lines` as `--help` shows them, the first beside the flag when it fits. */
 function entry(flag: string, lines: readonly string[]): string {
   const head = `  ${flag}`;
   const body = lines.map((line) => `${" ".repeat(TEXT_COLUMN)}${line}`);

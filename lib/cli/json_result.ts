@@ -10,10 +10,8 @@ import { EXIT, EXIT_CLASS, type ExitStatus } from "../errors/errors.ts";
 import { isLocalModel, type ModelId } from "../llm/models.ts";
 import type { RunRecord } from "./run_record.ts";
 
-/** The names of the exit classes (`ok`, `failed`, `usage`, ...), as {@link EXIT} has them. */
 const CLASS_NAMES = Object.keys(EXIT) as [keyof typeof EXIT, ...(keyof typeof EXIT)[]];
 
-/** A count of something: a whole number, zero or more. */
 const count = z.number().int().nonnegative();
 
 /** The schema of the `--json` object. Every field is always there (`null` when unknown). */

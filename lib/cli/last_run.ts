@@ -1,8 +1,6 @@
 /**
- * `agent-config/last-run.json`: the object `--json` prints (see `json_result.ts`), kept for every
- * run that ends holding the project lock, whether or not `--json` was given, so that how the last
- * run ended can be read afterwards. It lies in `agent-config/`: git ignores it and builds never see
- * it.
+ * `agent-config/last-run.json`: the `--json` object of every run that ends holding the project
+ * lock, `--json` given or not. In `agent-config/`: git ignores it and builds never see it.
  *
  * @module
  */
@@ -15,16 +13,12 @@ import { LOCK_FILE, LOCK_FOLDER } from "../project_lock/project_lock.ts";
 export const LAST_RUN_FILE = `${LOCK_FOLDER}/last-run.json`;
 
 /**
- * Writes `line` (the run's `--json` object, keys masked already) to {@link LAST_RUN_FILE} in
- * `root`, atomically: a temporary sibling, then a rename, which replaces whatever has the name (a
- * link planted there is replaced, never followed). When `agent-config` is a link to a folder of the
- * user's, nothing is written: never through a link. Call it while the project lock is held: only
- * the run holding the project writes the file. When taking the lock made `agent-config/`
- * (`madeFolder`) and nothing but the lock is in it, nothing is written: releasing the lock removes
- * the folder, and a run leaves no folder it made for its lock alone.
+ * Writes `line` (the `--json` object, keys masked) to {@link LAST_RUN_FILE} in `root` atomically
+ * (a rename replaces a planted link, never follows it), while the project lock is held. Nothing is
+ * written when `agent-config` is a link, or when taking the lock made it (`madeFolder`) and it
+ * holds only the lock: releasing the lock removes that folder.
  *
- * Never throws: a failure is one warning (through `warn`) naming the file and the reason; it never
- * changes how the run ends.
+ * Never throws: a failure is one warning (through `warn`) and never changes how the run ends.
  */
 export async function keepLastRun(
   root: string,

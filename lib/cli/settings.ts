@@ -15,7 +15,6 @@ import { type RunOptions, SETTINGS } from "./options.ts";
 
 const EXAMPLE = `{"model": "gpt-5"}`;
 
-/** The file, as one strict object: every key optional, no other key. */
 const SCHEMA = z.object(
   Object.fromEntries(SETTINGS.map((setting) => [setting.key, setting.schema.optional()])),
 ).strict();
@@ -69,7 +68,6 @@ function setupError(message: string): CodeCommitError {
   return new CodeCommitError(message, EXIT.setup);
 }
 
-/** The set-up error for the first problem zod found in `json`. Never throws. */
 function settingsError(error: z.ZodError, json: Record<string, unknown>): CodeCommitError {
   const issue = error.issues[0];
   if (issue.path.length === 0 && issue.code === z.ZodIssueCode.invalid_type) {

@@ -20,7 +20,6 @@ export interface ConsoleStreams {
 
 const DEFAULT_COLUMNS = 80;
 
-/** How often a live line is redrawn at most, in milliseconds. */
 const REDRAW_MS = 200;
 
 const CLEAR_LINE = "\r\x1b[2K";
@@ -46,7 +45,6 @@ function processStreams(): ConsoleStreams {
 export class Console {
   #redactor: Redactor;
   readonly #streams: ConsoleStreams;
-  /** Redraws the live line shown now, if any. */
   #live: (() => void) | undefined;
   #resultsOnStderr = false;
 
@@ -159,7 +157,6 @@ export class Console {
     return printable(this.#redactor.redact(text));
   }
 
-  /** Writes text already cleaned (and painted) to stderr, above the live line. */
   #err(text: string): void {
     if (this.#live) this.#streams.stderr(CLEAR_LINE);
     this.#streams.stderr(text);

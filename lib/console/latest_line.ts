@@ -11,7 +11,6 @@ const KEPT = 4096;
 
 /** Follows a program's output and knows its latest line. */
 export class LatestLine {
-  /** The last line ended that held something, and the line being written. */
   #last = "";
   #current = "";
 

@@ -10,20 +10,14 @@ import type { BuildNetwork } from "./modes.ts";
 import { HOME_SECRETS } from "./home_secrets.ts";
 import { type HiddenPath, isInside, type SandboxPlan } from "./sandbox_plan.ts";
 
-/**
- * Sockets outside `/run`, `/var/run` and `/tmp` (each an empty folder of its own), through which
- * a build could start a container or a process outside the sandbox.
- */
+/** Sockets outside `/run`, `/var/run`, `/tmp` through which a build could escape the sandbox. */
 const HOST_SERVICE_PATHS = [
   "/var/snap/lxd/common/lxd/unix.socket",
   "/var/lib/lxd/unix.socket",
   "/var/lib/incus/unix.socket",
 ];
 
-/**
- * Home folders holding sockets a build must not reach (Docker Desktop's): when one holds a socket
- * it gets an empty folder, and its other entries are bound back read-only.
- */
+/** Home folders that may hold sockets (Docker Desktop's): hidden, their other entries bound back. */
 const HOME_SOCKET_FOLDERS = [".docker"];
 
 /** Most home entries bound back into a fresh home without an overlay (each is a slow mount). */
@@ -70,15 +64,11 @@ function baseArgs(network: BuildNetwork): string[] {
   return [...SYSTEM_ARGS, ...NAMESPACE_ARGS, ...net, "--die-with-parent", "--cap-drop", "ALL"];
 }
 
-/** Binds `path` back read-only, when it exists. */
 function bindBack(path: string): string[] {
   return ["--ro-bind-try", path, path];
 }
 
-/**
- * Hides each path: an empty folder (read-only unless `remount` is false: bound into later) over a
- * folder, an empty file over anything else.
- */
+/** Hides each path: an empty folder (read-only unless `remount` is false) or an empty file. */
 function hideArgs(paths: readonly HiddenPath[], remount = true): string[] {
   return paths.flatMap((hidden) =>
     !hidden.isDirectory
@@ -88,10 +78,9 @@ function hideArgs(paths: readonly HiddenPath[], remount = true): string[] {
 }
 
 /**
- * Hides what the probe found, binds back into hidden folders, makes them read-only, and hides the
- * credential stores last, over everything before. Nothing that holds the project is hidden, and
- * nothing is bound back that holds the project or holds or lies in what the plan hides: coming
- * later, it would lay the host's copy over it, the keys of `agent-config/` included.
+ * Hides what the probe found, binds back into hidden folders, hides the credential stores last.
+ * Nothing holding the project is hidden, and nothing is bound back that holds the project or
+ * holds or lies in what the plan hides: it would lay the host's copy over `agent-config/`'s keys.
  */
 function hostArgs(host: HostView, root: string, planHidden: readonly HiddenPath[]): string[] {
   const hidden = host.hidden.filter((entry) => !isInside(root, entry.path));
@@ -109,11 +98,7 @@ function hostArgs(host: HostView, root: string, planHidden: readonly HiddenPath[
   ];
 }
 
-/**
- * The home folder a build sees: a throwaway overlay where bubblewrap can make one; else a fresh
- * writable folder with every entry bound back read-only; with too many entries or no home,
- * read-only like the rest. The project is bound over it afterwards.
- */
+/** The home folder: a throwaway overlay, else a fresh folder with its entries bound back read-only. */
 function homeArgs(host: HostView): string[] {
   if (host.home === undefined) return [];
   if (host.homeOverlay) return ["--overlay-src", host.home, "--tmp-overlay", host.home];

@@ -71,13 +71,11 @@ function firstLine(text: string): string {
   return (text.split("\n").find((line) => line.trim() !== "") ?? "").trim().slice(0, 200);
 }
 
-/** Why `what` cannot make a sandbox, from a probe that started and failed. */
 function cannotMake(what: string, result: ProbeResult): { missing: string } {
   const why = firstLine(result.stderr) || `exit code ${result.code}`;
   return { missing: `${what} cannot make a sandbox here: ${why}` };
 }
 
-/** Why the sandbox is not available here, or the containment it gives. */
 async function available(
   os: string,
   network: BuildNetwork,
@@ -167,10 +165,7 @@ function describeContainment(containment: Containment): string {
   return `contained by ${by}, ${containment.network === "on" ? "network on" : "no network"}`;
 }
 
-/**
- * The line saying `./build.sh` never started, from a contained build's output and exit code:
- * bubblewrap's own one-line error (exit 1), or the shell that could not run it (126, 127).
- */
+/** The line saying `./build.sh` never started: bubblewrap's error, or the shell's that could not run it. */
 function sandboxStartFailure(output: string, exitCode: number | null): string | undefined {
   const lines = output.split("\n").filter((line) => line !== "");
   if (lines.length !== 1) return undefined;

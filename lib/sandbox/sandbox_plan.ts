@@ -47,7 +47,6 @@ export function isInside(path: string, parent: string): boolean {
   return path === parent || relativeUnder(parent, path) !== undefined;
 }
 
-/** Sorts absolute paths so that a parent comes before what is inside it, and drops repeats. */
 function parentsFirst(paths: Iterable<string>): string[] {
   return [...new Set(paths)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
@@ -59,7 +58,6 @@ function setupError(message: string): CodeCommitError {
   return new CodeCommitError(message, EXIT.setup);
 }
 
-/** A set-up error saying `shown` must be hidden but cannot be, for `why`. */
 function cannotHide(shown: string, why: string): CodeCommitError {
   return setupError(`${shown} must be hidden from the build, but ${why}`);
 }
@@ -67,8 +65,6 @@ function cannotHide(shown: string, why: string): CodeCommitError {
 /**
  * Where the in-project `path` leads, read through the path itself (Deno, allowed to read only the
  * project, refuses the target by its own name); undefined for a dangling link.
- *
- * @throws {CodeCommitError} when it cannot be resolved for another reason.
  */
 async function whereItLeads(path: string, shown: string) {
   try {
@@ -86,16 +82,12 @@ async function whereItLeads(path: string, shown: string) {
 /**
  * Everything to hide for the hidden entry `name`: where it leads, and where every link inside it
  * leads when not inside already, followed through folders outside by their in-project names.
- *
- * @throws {CodeCommitError} when an entry cannot be resolved or listed, leads to a folder that
- * holds the project, or there are more than {@link MAX_HIDDEN_ENTRIES}.
  */
 async function hiddenPaths(root: string, name: string): Promise<HiddenPath[]> {
   const found: HiddenPath[] = [];
   const walked = new Set<string>();
   let seen = 0;
 
-  /** Hides where the in-project `path` leads, and walks it when a folder. */
   const follow = async (path: string, shown: string): Promise<void> => {
     const leads = await whereItLeads(path, shown);
     if (leads === undefined || found.some((hidden) => isInside(leads.target, hidden.path))) return;
@@ -109,7 +101,6 @@ async function hiddenPaths(root: string, name: string): Promise<HiddenPath[]> {
     if (leads.isDirectory) await walk(path, shown, leads.target);
   };
 
-  /** Walks the folder `path` (in-project name) that leads to `target`. */
   const walk = async (path: string, shown: string, target: string): Promise<void> => {
     if (walked.has(target)) return;
     walked.add(target);
@@ -135,7 +126,7 @@ async function hiddenPaths(root: string, name: string): Promise<HiddenPath[]> {
   return found;
 }
 
-/** The places inside `root` (not `root` itself) a `.git` file at `path` names as git's data. Never throws. */
+/** The places inside `root` (not `root` itself) a `.git` file at `path` names as git's data. */
 function gitdirsInside(root: string, path: string): string[] {
   return gitdirPlaces(path).flatMap((place) => {
     try {

@@ -42,7 +42,6 @@ const SEATBELT_NO_ESCAPE = {
 /** Every account's home folder and root's, as a regular expression (`HOME` is not trusted). */
 const SEATBELT_HOMES = "^(/Users/[^/]+|/var/root|/private/var/root)/";
 
-/** `path` with the characters a regular expression gives a meaning escaped. */
 function escapeRegex(path: string): string {
   return path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
