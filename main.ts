@@ -20,9 +20,8 @@ import {
 } from "./lib/cli/args.ts";
 import { completionScript } from "./lib/cli/completion.ts";
 import { helpText, versionText } from "./lib/cli/help.ts";
-import { reportOversizeWrites } from "./lib/cli/file_size_limit.ts";
 import { formatJsonResult, jsonResult } from "./lib/cli/json_result.ts";
-import { type InterruptTrap, trapInterrupts } from "./lib/cli/interrupt.ts";
+import { type InterruptTrap, reportOversizeWrites, trapInterrupts } from "./lib/cli/interrupt.ts";
 import { RunRecord } from "./lib/cli/run_record.ts";
 import { workflowSpec } from "./lib/cli/workflows.ts";
 import { Console } from "./lib/console/console.ts";

@@ -10,7 +10,7 @@ import { plural } from "../text/plural.ts";
 import { Redactor } from "../secrets/redact.ts";
 import { runSystemProgram } from "../permissions/system_programs.ts";
 import { stripAnsi } from "../text/ansi.ts";
-import { fitOutput } from "./output_cut.ts";
+import { fitOutput } from "./failure_lines.ts";
 
 /** The build script, relative to the project root. */
 export const BUILD_SCRIPT = "./build.sh";

@@ -1,7 +1,7 @@
 /**
  * Ctrl-C and the stop signals: the first aborts the run's signal so the workflow ends at a safe
  * point, never in the middle of applying a reply (which SIGHUP and SIGQUIT left to their default
- * would do); later ones only say it is stopping.
+ * would do); later ones only say it is stopping. And SIGXFSZ, which would end it silently too.
  *
  * @module
  */
@@ -42,4 +42,17 @@ export function trapInterrupts(console: Console): InterruptTrap {
       }
     },
   };
+}
+
+/**
+ * Installs a listener for SIGXFSZ that does nothing, where the platform has it: a write past the
+ * file size limit (`ulimit -f`) then fails with EFBIG, reported and rolled back like any other
+ * error, instead of ending the process silently, half done. Never throws.
+ */
+export function reportOversizeWrites(): void {
+  try {
+    Deno.addSignalListener("SIGXFSZ", () => {});
+  } catch {
+    // No SIGXFSZ here (Windows): no limit ends the process this way.
+  }
 }

@@ -6,7 +6,7 @@
  */
 import { type BuildResult, formatBuildLog, runBuild } from "../../build/run_build.ts";
 import { findOutsideRefusal } from "../../build/sandbox_refusal.ts";
-import { failingTail } from "../../build/output_tail.ts";
+import { failingTail } from "../../build/failure_lines.ts";
 import type { Console } from "../../console/console.ts";
 import { stripAnsi } from "../../text/ansi.ts";
 import { CodeCommitError, EXIT } from "../../errors/errors.ts";
