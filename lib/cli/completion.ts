@@ -10,30 +10,29 @@ import { OPTIONS } from "./options.ts";
 
 /** Every flag as completion offers it, with the values offered after it (none: the user's to type). */
 function completedFlags() {
+  const entry = (
+    flag: string,
+    brief: string,
+    value?: { choices?: readonly string[] },
+    short?: string,
+  ) => ({
+    flag,
+    short,
+    brief,
+    takesValue: value !== undefined,
+    choices: value?.choices ?? [],
+  });
   return [
-    ...WORKFLOWS.flatMap((spec) =>
-      spec.flags.map((flag) => ({
-        flag,
-        short: "",
-        brief: spec.brief,
-        takesValue: false,
-        choices: [],
-      }))
+    ...WORKFLOWS.flatMap((spec) => spec.flags.map((flag) => entry(flag, spec.brief))),
+    ...OPTIONS.map((option) => entry(option.flag, option.brief, option.value)),
+    ...COMMANDS.map((command) =>
+      entry(
+        command.flag,
+        command.help,
+        "placeholder" in command ? command : undefined,
+        "short" in command ? command.short : undefined,
+      )
     ),
-    ...OPTIONS.map((option) => ({
-      flag: option.flag,
-      short: "",
-      brief: option.brief,
-      takesValue: option.value !== undefined,
-      choices: option.value?.choices ?? [],
-    })),
-    ...COMMANDS.map((command) => ({
-      flag: command.flag,
-      short: "short" in command ? command.short : undefined,
-      brief: command.help,
-      takesValue: "placeholder" in command,
-      choices: "choices" in command ? command.choices : [],
-    })),
   ];
 }
 

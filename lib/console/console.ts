@@ -1,11 +1,13 @@
 /**
  * What code-commit tells its user: progress and warnings on stderr, results on stdout, every
- * line redacted; on a terminal, one live line at the bottom shows what is running.
+ * line redacted; on a terminal, one live line at the bottom shows what is running, and the
+ * latest line of a program's output.
  *
  * @module
  */
 import { Redactor } from "../secrets/redact.ts";
 import { printable } from "../text/characters.ts";
+import { stripAnsi } from "../text/ansi.ts";
 import { streamWriter } from "./stream_writer.ts";
 
 /** Where the console writes: stdout, stderr (a live line only on a terminal), colour, width. */
@@ -166,4 +168,41 @@ export class Console {
   #paint(code: string, text: string): string {
     return this.#streams.color ? `\x1b[${code}m${text}\x1b[0m` : text;
   }
+}
+
+/** Characters of one line kept: far more than any terminal shows. */
+const KEPT = 4096;
+
+/**
+ * Follows a program's output and knows its latest line that holds something, escapes removed;
+ * a carriage return ends a line too (a progress bar).
+ */
+export class LatestLine {
+  #last = "";
+  #current = "";
+
+  /** Reads the next piece of output. Never throws. */
+  add(text: string): void {
+    const [first, ...rest] = text.split(/[\n\r]/);
+    this.#append(first);
+    for (const piece of rest) {
+      if (visible(this.#current)) this.#last = this.#current;
+      this.#current = "";
+      this.#append(piece);
+    }
+  }
+
+  /** The latest line that holds something, escape sequences removed; "" before any. Never throws. */
+  line(): string {
+    const line = visible(this.#current) ? this.#current : this.#last;
+    return stripAnsi(line).trim();
+  }
+
+  #append(piece: string): void {
+    if (this.#current.length < KEPT) this.#current += piece.slice(0, KEPT - this.#current.length);
+  }
+}
+
+function visible(line: string): boolean {
+  return stripAnsi(line).trim() !== "";
 }

@@ -9,9 +9,8 @@
  *
  * @module
  */
-import { BUILD_WRAPPER } from "./bubblewrap.ts";
+import { BUILD_WRAPPER, HOME_SECRETS } from "./bubblewrap.ts";
 import type { BuildNetwork } from "./modes.ts";
-import { HOME_SECRETS } from "./home_secrets.ts";
 import type { SandboxPlan } from "./sandbox_plan.ts";
 
 /** Where macOS keeps `sandbox-exec` (an absolute path: the permission list names it so). */
