@@ -3,12 +3,18 @@
  * build's output: whole when it fits, and when it must be cut, the failing
  * line still reaches the prompt, for the output of every kind of test runner
  * and compiler the table knows, at 100 KB to 1 MB with the failure in the
- * middle. What the terminal shows of a failing build's end.
+ * middle. What the terminal shows of a failing build's end. Where the
+ * sandbox refused a path outside the project.
  */
 import assert from "node:assert/strict";
 import { stripAnsi } from "../../lib/text/ansi.ts";
 import { type BuildResult, formatBuildForPrompt } from "../../lib/build/run_build.ts";
-import { failingTail, FAILURE_PATTERNS, fitOutput } from "../../lib/build/failure_lines.ts";
+import {
+  failingTail,
+  FAILURE_PATTERNS,
+  findOutsideRefusal,
+  fitOutput,
+} from "../../lib/build/failure_lines.ts";
 import { estimateTokens } from "../../lib/text/tokens.ts";
 
 /** Whether the table counts `line`, alone, as a failure line (shown above an empty tail). */
@@ -347,4 +353,46 @@ Deno.test("failingTail: a failing Go subtest's message, printed far above its --
     "--- FAIL: TestRanges (0.10s)",
     "    --- FAIL: TestRanges/case_50",
   ]);
+});
+
+// A refusal of the sandbox outside the project.
+
+const ROOTS = ["/home/me/project", "/srv/real/project"];
+
+Deno.test("findOutsideRefusal: a read-only file system or permission denied outside the project", () => {
+  const cases: [string, string][] = [
+    ["npm ERR! EROFS: read-only file system, mkdir '/root/.npm'", "/root/.npm"],
+    ["Error: EACCES: permission denied, open '/root/.config/tool.json'", "/root/.config/tool.json"],
+    ["mkdir: cannot create directory '/root/.cache': Read-only file system", "/root/.cache"],
+    ["OSError: [Errno 30] Read-only file system: '/usr/lib/python3/x'", "/usr/lib/python3/x"],
+    ["PermissionError: [Errno 13] Permission denied: '/etc/app.conf'", "/etc/app.conf"],
+    ["./build.sh: line 3: /var/log/app.log: Permission denied", "/var/log/app.log"],
+    // macOS's sandbox-exec refuses with EPERM.
+    ["touch: /Users/me/.cache/x: Operation not permitted", "/Users/me/.cache/x"],
+    ["\x1b[31mnpm ERR!\x1b[0m EROFS: read-only file system, open '/root/.npmrc'", "/root/.npmrc"],
+    // A path beside the project whose name starts like it is outside it.
+    ["EROFS: read-only file system, mkdir '/home/me/project-cache'", "/home/me/project-cache"],
+  ];
+  for (const [line, path] of cases) {
+    const found = findOutsideRefusal(`building\n${line}\nexit 1\n`, ROOTS);
+    assert.equal(found?.path, path, line);
+    assert(found.line.includes(path));
+    assert(!found.line.includes("\x1b"));
+  }
+});
+
+Deno.test("findOutsideRefusal: refusals inside the project, and other failures, are not", () => {
+  for (
+    const output of [
+      "EROFS: read-only file system, open '/home/me/project/build.sh'",
+      "touch: cannot touch '/srv/real/project/.git/x': Read-only file system",
+      "EACCES: permission denied, open 'relative/path.txt'",
+      "bash: ./run.sh: Permission denied",
+      "Error: ENOENT: no such file or directory, open '/root/missing'",
+      "not ok 1 - expected /usr/bin/env to exist",
+      "fetch https://registry.npmjs.org/x failed: permission denied by policy",
+    ]
+  ) {
+    assert.equal(findOutsideRefusal(output, ROOTS), undefined, output);
+  }
 });
