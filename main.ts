@@ -18,8 +18,7 @@ import {
   wantsJson,
   type Workflow,
 } from "./lib/cli/args.ts";
-import { completionScript } from "./lib/cli/completion.ts";
-import { helpText, versionText } from "./lib/cli/help.ts";
+import { completionScript, helpText, versionText } from "./lib/cli/help.ts";
 import { formatJsonResult, jsonResult } from "./lib/cli/json_result.ts";
 import { type InterruptTrap, reportOversizeWrites, trapInterrupts } from "./lib/cli/interrupt.ts";
 import { RunRecord } from "./lib/cli/run_record.ts";
