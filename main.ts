@@ -19,9 +19,8 @@ import {
   type Workflow,
 } from "./lib/cli/args.ts";
 import { completionScript, helpText, versionText } from "./lib/cli/help.ts";
-import { formatJsonResult, jsonResult } from "./lib/cli/json_result.ts";
+import { formatJsonResult, jsonResult, RunRecord } from "./lib/cli/json_result.ts";
 import { type InterruptTrap, reportOversizeWrites, trapInterrupts } from "./lib/cli/interrupt.ts";
-import { RunRecord } from "./lib/cli/run_record.ts";
 import { workflowSpec } from "./lib/cli/workflows.ts";
 import { Console } from "./lib/console/console.ts";
 import { CodeCommitError, EXIT, type ExitStatus, interruption } from "./lib/errors/errors.ts";

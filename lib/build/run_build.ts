@@ -20,9 +20,7 @@ export interface BuildResult {
   /** The exit code, or null when a signal ended it. */
   readonly exitCode: number | null;
   readonly signal: string | null;
-  /** True when code-commit stopped it at the time limit. */
   readonly timedOut: boolean;
-  /** True when code-commit stopped it because the user pressed Ctrl-C. */
   readonly interrupted: boolean;
   /** stdout and stderr, interleaved as they arrived, keys redacted. */
   readonly output: string;
@@ -49,21 +47,15 @@ export interface BuildLaunch {
 /** Options of one build. */
 export interface BuildOptions {
   readonly timeoutMs: number;
-  /** Stops the build when it aborts (Ctrl-C). */
   readonly signal?: AbortSignal;
-  /** Masks the keys in the output. */
   readonly redactor?: Redactor;
   /** Grace between SIGTERM and SIGKILL (default 5 s). */
   readonly killGraceMs?: number;
   /** Output bytes kept from the start and from the end when a build prints more than both. */
   readonly keepHeadBytes?: number;
   readonly keepTailBytes?: number;
-  /** How to start the build (default: `./build.sh` itself, not contained). */
   readonly launch?: BuildLaunch;
-  /**
-   * Records the running build (its `mark` goes into the build's environment), so that the next
-   * start can end a build a killed code-commit left behind.
-   */
+  /** Records the running build (`mark` in its environment): the next start ends one left behind. */
   readonly tracker?: {
     readonly mark: Readonly<Record<string, string>>;
     starting(): void;

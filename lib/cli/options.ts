@@ -40,13 +40,11 @@ export interface RunOptions {
 const DEFAULT_BUILD_TIMEOUT_SECONDS = 1800;
 /** 15 minutes, for a thinking model on a large prompt. */
 const DEFAULT_LLM_TIMEOUT_SECONDS = 900;
-/** The longest timeout, in seconds: a week. */
 const MAX_SECONDS = 7 * 24 * 3600;
 const CONTEXT_WINDOW_RANGE = { min: 1024, max: 16_777_216 } as const;
 
 /** One option of the command line. */
 export interface OptionSpec<T = unknown> {
-  /** The flag without its dashes. */
   readonly flag: string;
   readonly field: keyof RunOptions;
   /**
@@ -59,7 +57,6 @@ export interface OptionSpec<T = unknown> {
     readonly choices?: readonly string[];
     readonly parse: (text: string) => T;
   };
-  /** The value when neither the flag nor the settings file gives one. */
   readonly fallback: T | undefined;
   /** Its lines in `--help`, and one short line for completion and docs/cli.md. */
   readonly help: readonly string[];

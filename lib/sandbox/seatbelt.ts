@@ -1,11 +1,8 @@
 /**
- * The macOS counterpart of `bubblewrap.ts`: the same plan as a Seatbelt profile for
- * `sandbox-exec`, covered by logic tests only. It allows by default, then denies: writes outside
- * the project and temporary folders, writes to read-only entries, reads of hidden ones and of the
- * credential stores, escapes through the system's services (Apple Events, LaunchServices,
- * `launchctl`), and with the network off all network. Paths are parameters (`-D`), never spliced
- * into the text, so no file name can change the profile. Unlike bubblewrap: no private `/tmp`,
- * no throwaway home, no PID namespace.
+ * The macOS counterpart of `bubblewrap.ts` (logic tests only): the plan as a Seatbelt profile that
+ * allows by default, then denies what a build may not do. Paths are parameters (`-D`), never
+ * spliced into the text, so no file name can change the profile. Unlike bubblewrap: no private
+ * `/tmp`, no throwaway home, no PID namespace.
  *
  * @module
  */
@@ -29,10 +26,7 @@ const SEATBELT_WRITABLE = {
   ],
 } as const;
 
-/**
- * What a build may not use to start a process outside the sandbox (a program of its own can
- * still reach launchd directly: Seatbelt has no rule for launchd's port).
- */
+/** What a build may not use to start a process outside (launchd's port itself has no rule). */
 const SEATBELT_NO_ESCAPE = {
   machServices: ["com.apple.coreservices.launchservicesd", "com.apple.coreservices.appleevents"],
   programs: ["/bin/launchctl", "/usr/bin/open", "/usr/bin/osascript"],
