@@ -173,10 +173,9 @@ function lastVersion(line: string): string {
 }
 
 /**
- * What the terminal shows of a failing build: the last `count` lines of `output` (escapes
- * removed) as shown, oldest first, and how many came before them; above them, the first
- * `maxFailures` failure lines as shown and how many more there are (a summary often fills the last
- * lines while the failure is far above). Never throws.
+ * What the terminal shows of a failing build: the last `count` lines of `output` and how many came
+ * before; above them the first `maxFailures` failure lines and how many more (a summary often
+ * fills the last lines while the failure is far above). Never throws.
  */
 export function failingTail(output: string, count: number, maxFailures = 10): {
   failures: string[];

@@ -71,11 +71,7 @@ export function buildPassed(result: BuildResult): boolean {
   return result.exitCode === 0 && !result.timedOut && !result.interrupted;
 }
 
-/**
- * Runs `./build.sh` in `root` and waits for it to end.
- *
- * @throws {CodeCommitError} when the script, or the launch's program, cannot start it.
- */
+/** Runs `./build.sh` in `root` to its end. @throws {CodeCommitError} when it cannot start. */
 export async function runBuild(root: string, options: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
   const launch = options.launch;
@@ -309,10 +305,7 @@ export function formatBuildLog(result: BuildResult): string {
   return formatBuild(result, `${containment}${result.output}`);
 }
 
-/**
- * The build as a repair prompt shows it: like the log without escape sequences, the output cut
- * by `fitOutput` to `maxTokens` (naming `logPath` for the whole). Never throws.
- */
+/** The build as a repair prompt shows it: the log without escapes, cut to `maxTokens`. Never throws. */
 export function formatBuildForPrompt(
   result: BuildResult,
   logPath: string,

@@ -58,9 +58,7 @@ export function wantsJson(args: readonly string[]): boolean {
 
 /**
  * Reads the arguments after the program name: the flags, which workflow, each option's value.
- *
- * @throws {UsageError} for an unknown flag, a flag given twice, a missing or bad value, a
- * positional argument, two workflow flags, or an option the workflow does not take.
+ * @throws {UsageError} for an unknown, repeated or misused flag, or a positional argument.
  */
 export function readCommandLine(args: readonly string[]): CommandLine {
   const values = readFlags(args);
@@ -93,10 +91,7 @@ export function readCommandLine(args: readonly string[]): CommandLine {
 /**
  * The options of a run of `workflow`: each from its flag, else from `settings` where the workflow
  * takes the option, else its default.
- *
- * @throws {UsageError} for `--context-window` with a model of the table, or both
- * `--sandbox off` and `--build-network off` as flags; {@link CodeCommitError} (`EXIT.setup`)
- * for both off where one comes from the settings file.
+ * @throws {UsageError} for options that contradict (a setup error when one is a setting).
  */
 export function resolveOptions(
   workflow: Workflow,

@@ -68,10 +68,7 @@ export const JSON_RESULT = z.object({
 export type JsonResult = z.infer<typeof JSON_RESULT>;
 
 /**
- * The object for a run that ended with `status` (and, when an error ended it, that error's
- * message), from what `record` collected, checked against {@link JSON_RESULT}, so what docs/json.md
- * shows is what a script gets.
- *
+ * The object for a run that ended with `status` (and `error`), checked against {@link JSON_RESULT}.
  * @throws {z.ZodError} only if code-commit itself filled the record wrong (a bug).
  */
 export function jsonResult(record: RunRecord, status: ExitStatus, error?: string): JsonResult {

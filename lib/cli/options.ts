@@ -291,9 +291,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 
 /**
  * Every key of `agent-config/settings.json`: the field of {@link RunOptions} it sets, the option
- * whose workflows read it (`with`), its schema, what it allows and a line for the docs. The
- * options' settings, and `localBaseUrl`, checked as `CODE_COMMIT_OPENAI_BASE_URL` is (which wins
- * over it).
+ * whose workflows read it (`with`), its schema, what it allows and a line for the docs.
  */
 export const SETTINGS = [
   ...OPTIONS.flatMap((option) =>

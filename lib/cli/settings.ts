@@ -31,9 +31,7 @@ export function readsSettings(workflow: Workflow): boolean {
 /**
  * Reads `agent-config/settings.json` in `root` (nothing when absent) by field of
  * {@link RunOptions}: bounded, and never through a symbolic link.
- *
- * @throws {CodeCommitError} (`EXIT.setup`) naming the file: not a regular file, too large, not
- * JSON, not one object, an unknown key or a value the key does not allow.
+ * @throws {CodeCommitError} (`EXIT.setup`) naming the file and what is wrong in it.
  */
 export async function readSettings(root: string): Promise<GivenOptions> {
   const bytes = await readBounded(under(root, SETTINGS_FILE), {

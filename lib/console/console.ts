@@ -101,8 +101,7 @@ export class Console {
   /**
    * Shows `label`, the seconds since it started and the latest detail on one live line cut to the
    * terminal's width, when stderr is a terminal (`shown`; else the methods do nothing); lines
-   * printed meanwhile appear above it. `update` shows a detail, at once unless drawn in the last
-   * 200 ms; `stop` removes the line, once.
+   * printed meanwhile appear above it. `update` redraws at most every 200 ms; `stop` removes it.
    */
   liveLine(
     label: string,

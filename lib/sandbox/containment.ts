@@ -121,9 +121,7 @@ async function available(
 /**
  * Decides how the run's builds are started (`os`, `probe` for tests; a program inside `root` is
  * never started), and the warning to print once when `auto` found no sandbox.
- *
- * @throws {CodeCommitError} (`EXIT.setup`) with `--sandbox on` or `--build-network off` when no
- * sandbox is available, naming what is missing and how to install it.
+ * @throws {CodeCommitError} (`EXIT.setup`) when `on` or `--build-network off` finds no sandbox.
  */
 export async function decideContainment(request: {
   readonly mode: SandboxMode;
@@ -182,7 +180,6 @@ function sandboxStartFailure(output: string, exitCode: number | null): string | 
 /**
  * The command that starts one build under `containment`; a sandbox's plan comes from `scan`, a
  * walk of the project right before this build, so each build sees the entries as they are.
- *
  * @throws {CodeCommitError} when the scan's plan refuses (see `planFromScan`).
  */
 export async function buildLaunch(

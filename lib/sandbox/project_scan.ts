@@ -50,10 +50,8 @@ function unreachableName(absolute: string, name: string): boolean {
 
 /**
  * Walks the project at `root` (absolute, links resolved), with `hardLinks` also every folder for
- * hard links out.
- *
- * @throws {CodeCommitError} when an ignore file cannot be read.
- * @throws file system errors other than a folder that is gone or not readable.
+ * hard links out. @throws {CodeCommitError} when an ignore file cannot be read, and file system
+ * errors other than a folder that is gone or not readable.
  */
 export async function scanProject(
   root: string,

@@ -139,10 +139,8 @@ function gitdirsInside(root: string, path: string): string[] {
 }
 
 /**
- * Turns a scan of the project into a plan (see {@link SandboxPlan}).
- *
- * @throws {CodeCommitError} when something that must be hidden cannot be, more than
- * {@link MAX_HARD_LINKED_FILES} files have hard links out, or the root holds a name not UTF-8.
+ * Turns a scan of the project into a plan. @throws {CodeCommitError} when something that must be
+ * hidden cannot be, too many files have hard links out, or the root holds a name not UTF-8.
  */
 export async function planFromScan(scan: ProjectScan): Promise<SandboxPlan> {
   const root = scan.root;
@@ -203,11 +201,8 @@ export async function planFromScan(scan: ProjectScan): Promise<SandboxPlan> {
 }
 
 /**
- * Finds what a contained build of the project at `root` may do: the table's read-only and hidden
- * entries that exist now, in every folder git reads, names case folded (see `planFromScan`).
- *
- * @throws {CodeCommitError} as `planFromScan` does, or when an ignore file cannot be read.
- * @throws {Deno.errors.NotFound} and other file system errors when `root` cannot be read.
+ * Finds what a contained build of the project at `root` may do, as `planFromScan` after a scan.
+ * @throws {CodeCommitError} as those do; file system errors when `root` cannot be read.
  */
 export async function planSandbox(root: string): Promise<SandboxPlan> {
   return await planFromScan(await scanProject(await Deno.realPath(root), { hardLinks: true }));
