@@ -210,10 +210,7 @@ const MAX_LINES = 200_000;
  * given and resolved), with its `line` (escapes removed, at most 300 characters): no code change
  * fixes that, so no repair is asked for (a refused path inside is the model's doing). Never throws.
  */
-export function findOutsideRefusal(
-  output: string,
-  roots: readonly string[],
-): { readonly path: string; readonly line: string } | undefined {
+export function findOutsideRefusal(output: string, roots: readonly string[]) {
   const inside = (path: string) =>
     roots.some((root) => path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`));
   const lines = stripAnsi(output).split("\n", MAX_LINES);

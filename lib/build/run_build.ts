@@ -306,11 +306,7 @@ export function formatBuildLog(result: BuildResult): string {
 }
 
 /** The build as a repair prompt shows it: the log without escapes, cut to `maxTokens`. Never throws. */
-export function formatBuildForPrompt(
-  result: BuildResult,
-  logPath: string,
-  maxTokens = Infinity,
-): string {
+export function formatBuildForPrompt(result: BuildResult, logPath: string, maxTokens = Infinity) {
   return formatBuild(result, fitOutput(stripAnsi(result.output), maxTokens, logPath));
 }
 

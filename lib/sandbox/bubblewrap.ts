@@ -217,9 +217,7 @@ export function bubblewrapArgs(
  * The command that runs `./build.sh` in the sandbox `args`: they go on bwrap's stdin
  * (`--args 0`), so no command line grows with the project. Never throws.
  */
-export function bubblewrapCommand(
-  args: readonly string[],
-): { readonly args: readonly string[]; readonly stdin: Uint8Array } {
+export function bubblewrapCommand(args: readonly string[]) {
   return {
     args: ["--args", "0", "--", "/bin/sh", "-c", BUILD_WRAPPER, "sh"],
     stdin: new TextEncoder().encode(args.map((arg) => `${arg}\0`).join("")),

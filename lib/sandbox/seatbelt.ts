@@ -45,10 +45,7 @@ function literal(text: string): string {
 }
 
 /** The Seatbelt profile (SBPL) of `plan` with `network`, and the parameters it reads, name → path. Never throws. */
-export function seatbeltProfile(
-  plan: SandboxPlan,
-  network: BuildNetwork,
-): { readonly text: string; readonly params: ReadonlyMap<string, string> } {
+export function seatbeltProfile(plan: SandboxPlan, network: BuildNetwork) {
   const params = new Map<string, string>([["ROOT", plan.root]]);
   const param = (name: string, path: string) => {
     params.set(name, path);
