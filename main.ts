@@ -20,7 +20,7 @@ import {
 } from "./lib/cli/args.ts";
 import { completionScript, helpText, versionText } from "./lib/cli/help.ts";
 import { formatJsonResult, jsonResult, RunRecord } from "./lib/cli/json_result.ts";
-import { type InterruptTrap, reportOversizeWrites, trapInterrupts } from "./lib/cli/interrupt.ts";
+import { reportOversizeWrites, trapInterrupts } from "./lib/cli/interrupt.ts";
 import { workflowSpec } from "./lib/cli/workflows.ts";
 import { Console } from "./lib/console/console.ts";
 import { CodeCommitError, EXIT, type ExitStatus, interruption } from "./lib/errors/errors.ts";
@@ -96,7 +96,7 @@ async function runWorkflow(
   workflow: Workflow,
   options: RunOptions,
   console: Console,
-  trap: InterruptTrap,
+  trap: ReturnType<typeof trapInterrupts>,
   madeConfigFolder: boolean,
   record: RunRecord,
 ): Promise<ExitStatus> {

@@ -190,7 +190,7 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
   return settled;
 }
 
-async function collectOutput(readers: Pump[], sink: OutputSink, kill: Kill): Promise<void> {
+async function collectOutput(readers: ReturnType<typeof pump>[], sink: OutputSink, kill: Kill) {
   // A process the build left running may hold the pipes open: wait a little, then stop reading.
   const drained = await settlesWithin(Promise.all(readers.map((reader) => reader.done)), 2_000);
   if (!drained) {
@@ -208,13 +208,11 @@ async function collectOutput(readers: Pump[], sink: OutputSink, kill: Kill): Pro
 
 type Kill = (signal: Deno.Signal, groupOnly?: boolean) => Promise<void>;
 
-type Pump = { readonly done: Promise<void>; cancel(): Promise<void> };
-
 function pump(
   stream: ReadableStream<Uint8Array>,
   sink: OutputSink,
   onOutput?: (text: string) => void,
-): Pump {
+) {
   const reader = stream.getReader();
   const decoder = new TextDecoder();
   const done = (async () => {

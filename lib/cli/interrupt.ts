@@ -8,19 +8,16 @@
 import type { Console } from "../console/console.ts";
 import { InterruptedError } from "../errors/errors.ts";
 
-/** An installed trap: its signal aborts when the user interrupts; `dispose` removes it. */
-export interface InterruptTrap {
-  readonly signal: AbortSignal;
-  dispose(): void;
-}
-
 /** The signals trapped, and how the user is told of each. */
 const SIGNALS: readonly [Deno.Signal, string][] = Deno.build.os === "windows"
   ? [["SIGINT", "Ctrl-C"], ["SIGBREAK", "Ctrl-Break"]]
   : [["SIGINT", "Ctrl-C"], ["SIGTERM", "SIGTERM"], ["SIGHUP", "SIGHUP"], ["SIGQUIT", "SIGQUIT"]];
 
-/** Installs the trap for the stop signals of the platform. Never throws. */
-export function trapInterrupts(console: Console): InterruptTrap {
+/**
+ * Installs the trap for the stop signals of the platform: its `signal` aborts when the user
+ * interrupts; `dispose` removes it. Never throws.
+ */
+export function trapInterrupts(console: Console) {
   const controller = new AbortController();
   const handlers = SIGNALS.map(([signal, how]) => {
     const handler = () => {
