@@ -1,7 +1,6 @@
 /**
- * THE table of lines that report a failure in a build's output, and the two views built on it: the
- * output cut to fit a repair prompt, and the end of a failing build as the terminal shows it; and
- * the line where the sandbox refused a path outside the project. Pure.
+ * THE table of lines that report a failure in a build's output; the output cut for a repair prompt,
+ * its end for the terminal, and where the sandbox refused a path outside the project. Pure.
  *
  * @module
  */
@@ -177,11 +176,7 @@ function lastVersion(line: string): string {
  * before; above them the first `maxFailures` failure lines and how many more (a summary often
  * fills the last lines while the failure is far above). Never throws.
  */
-export function failingTail(output: string, count: number, maxFailures = 10): {
-  failures: string[];
-  failuresOmitted: number;
-  tail: { lines: string[]; omitted: number };
-} {
+export function failingTail(output: string, count: number, maxFailures = 10) {
   const all = output.split("\n");
   if (all.at(-1) === "") all.pop();
   const omitted = Math.max(0, all.length - count);

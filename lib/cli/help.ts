@@ -91,7 +91,7 @@ CODE_COMMIT_OPENAI_BASE_URL (https://, or http:// to a loopback address).
 `;
 }
 
-/** Every flag as completion offers it, with the values offered after it (none: the user's to type). */
+/** Every flag as completion offers it, with the values offered after it (none: the user types). */
 function completedFlags() {
   const entry = (
     flag: string,

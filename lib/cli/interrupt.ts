@@ -1,7 +1,6 @@
 /**
- * Ctrl-C and the stop signals: the first aborts the run's signal so the workflow ends at a safe
- * point, never in the middle of applying a reply (which SIGHUP and SIGQUIT left to their default
- * would do); later ones only say it is stopping. And SIGXFSZ, which would end it silently too.
+ * Ctrl-C and the stop signals (and SIGXFSZ): the first aborts the run's signal so the workflow ends
+ * at a safe point, never in the middle of applying a reply (as default SIGHUP and SIGQUIT would).
  *
  * @module
  */

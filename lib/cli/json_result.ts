@@ -18,7 +18,6 @@ const count = z.number().int().nonnegative();
 export class RunRecord {
   /** The workflow run, `help`, `version`; undefined before the command line was read. */
   workflow: string | undefined;
-  /** The model of a workflow that talks to one. */
   model: string | undefined;
   /** Replies the committing-code loop asked for, over every task of the run; of those, repairs. */
   attempts = 0;
@@ -30,7 +29,6 @@ export class RunRecord {
   logDir: string | undefined;
   /** Every reply's words outside its file blocks, and its log file relative to the root, in order. */
   readonly prose: { readonly log: string; readonly text: string }[] = [];
-  /** The calls, tokens and estimated cost of the run. */
   readonly tally: TokenTally = new TokenTally();
 
   /** Notes that the committing-code loop asked for attempt `attempt` (0 the first). Never throws. */

@@ -16,7 +16,7 @@ export const LAST_RUN_FILE = `${LOCK_FOLDER}/last-run.json`;
  * Writes `line` (the `--json` object, keys masked) to {@link LAST_RUN_FILE} in `root` atomically
  * (a rename replaces a planted link, never follows it), while the project lock is held. Nothing is
  * written when `agent-config` is a link, or when taking the lock made it (`madeFolder`) and it
- * holds only the lock: releasing the lock removes that folder. Never throws: a failure is a warning.
+ * holds only the lock: releasing the lock removes that folder. Never throws: it warns instead.
  */
 export async function keepLastRun(
   root: string,

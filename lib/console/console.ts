@@ -1,7 +1,6 @@
 /**
- * What code-commit tells its user: progress and warnings on stderr, results on stdout, every
- * line redacted; on a terminal, one live line at the bottom shows what is running, and the
- * latest line of a program's output.
+ * What code-commit tells its user: progress and warnings on stderr, results on stdout, every line
+ * redacted; on a terminal, a live line at the bottom shows what runs and its latest output line.
  *
  * @module
  */

@@ -32,7 +32,6 @@ export type Containment =
     readonly network: BuildNetwork;
     /** Where bubblewrap was found: an absolute system path. */
     readonly program: string;
-    /** What of the machine the probe found to hide from every build. */
     readonly host: HostView;
   }
   | { readonly kind: "seatbelt"; readonly network: BuildNetwork }
@@ -41,9 +40,8 @@ export type Containment =
 
 /** What running a program gave. */
 export interface ProbeResult {
-  /** False when the program could not be started at all. */
   readonly started: boolean;
-  /** True when it could not be started because it is not there. */
+  /** Not started because it is not there. */
   readonly missing?: boolean;
   readonly code: number;
   readonly stdout: string;

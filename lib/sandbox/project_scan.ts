@@ -1,8 +1,7 @@
 /**
- * One walk of the project before (and after) a build: the protected-path table's entries found in
- * every folder git reads (by its own exact ignore rules, so also `v~1` and case-folded ignores),
- * and for a contained build the files whose hard links lead out (ignored folders too: uv and pnpm
- * link from their caches). A folder holding a name not UTF-8, which Deno cannot reach, is
+ * One walk of the project around a build: the protected-path table's entries in every folder git
+ * reads (by its exact ignore rules), and files whose hard links lead out (ignored folders too: uv
+ * and pnpm link from caches). A folder holding a name not UTF-8, which Deno cannot reach, is
  * reported, to be made read-only whole (fail closed). Synchronous calls: faster over many files.
  *
  * @module

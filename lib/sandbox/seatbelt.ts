@@ -1,8 +1,7 @@
 /**
- * The macOS counterpart of `bubblewrap.ts` (logic tests only): the plan as a Seatbelt profile that
- * allows by default, then denies what a build may not do. Paths are parameters (`-D`), never
- * spliced into the text, so no file name can change the profile. Unlike bubblewrap: no private
- * `/tmp`, no throwaway home, no PID namespace.
+ * The macOS counterpart of `bubblewrap.ts` (logic tests only): a Seatbelt profile that allows by
+ * default, then denies. Paths are parameters (`-D`), never spliced into the text, so no file name
+ * can change the profile. Unlike bubblewrap: no private `/tmp`, throwaway home or PID namespace.
  *
  * @module
  */
