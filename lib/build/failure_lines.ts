@@ -50,10 +50,9 @@ const GO_BOUNDARY = /^\s*(?:=== |--- )/;
 const GO_MESSAGE_LINES = 20;
 
 /**
- * The indexes of the lines (escapes removed) that report a failure, ascending. Go prints a
- * failing test's messages (no failure word in them) under `=== RUN   NAME` and its
- * `--- FAIL: NAME` only after all subtests, so up to 20 lines after the `=== RUN` line of a
- * failed test, to the next `=== ` or `--- `, count too. Never throws.
+ * The indexes of the lines (escapes removed) that report a failure, ascending. Go prints a failing
+ * test's messages under `=== RUN   NAME` and `--- FAIL: NAME` only after all subtests, so up to
+ * 20 lines after the `=== RUN` of a failed test, to the next `=== ` or `--- `, count too.
  */
 function failureLineIndexes(lines: readonly string[]): number[] {
   const indexes: number[] = [];

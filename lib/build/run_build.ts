@@ -76,13 +76,12 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
   const started = performance.now();
   const launch = options.launch;
   options.tracker?.starting();
-  const mark = options.tracker?.mark;
   let child: Deno.ChildProcess;
   try {
     child = new Deno.Command(launch?.program ?? BUILD_SCRIPT, {
       args: [...launch?.args ?? []],
       cwd: root,
-      ...(mark === undefined ? {} : { env: { ...mark } }),
+      ...(options.tracker === undefined ? {} : { env: { ...options.tracker.mark } }),
       stdin: launch?.stdin === undefined ? "null" : "piped",
       stdout: "piped",
       stderr: "piped",
@@ -303,7 +302,7 @@ export function formatBuildLog(result: BuildResult): string {
   return formatBuild(result, `${containment}${result.output}`);
 }
 
-/** The build as a repair prompt shows it: the log without escapes, cut to `maxTokens`. Never throws. */
+/** The build as a repair prompt shows it: the log without escapes, cut to `maxTokens`. */
 export function formatBuildForPrompt(result: BuildResult, logPath: string, maxTokens = Infinity) {
   return formatBuild(result, fitOutput(stripAnsi(result.output), maxTokens, logPath));
 }

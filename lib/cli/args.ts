@@ -65,10 +65,8 @@ export function readCommandLine(args: readonly string[]): CommandLine {
   if (values.help) return { kind: "help" };
   if (values.version) return { kind: "version" };
   if (values.completion !== undefined) {
-    return {
-      kind: "completion",
-      shell: oneOf("completion", COMMANDS[2].choices, values.completion as string),
-    };
+    const shell = oneOf("completion", COMMANDS[2].choices, values.completion as string);
+    return { kind: "completion", shell };
   }
   const workflowFlags = [...WORKFLOW_FLAGS.keys()].filter((flag) => values[flag] === true);
   if (workflowFlags.length > 1) {

@@ -12,7 +12,6 @@ import { OPTIONS } from "./options.ts";
 import type { Shell } from "./args.ts";
 
 const VERSION: string = config.version;
-
 const TEXT_COLUMN = 27;
 
 /** The `--version` line (`-V` too). Never throws. */

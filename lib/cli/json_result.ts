@@ -11,7 +11,6 @@ import { TokenTally } from "../llm/ask.ts";
 import type { ChangedFile } from "../text/change_list.ts";
 
 const CLASS_NAMES = Object.keys(EXIT) as [keyof typeof EXIT, ...(keyof typeof EXIT)[]];
-
 const count = z.number().int().nonnegative();
 
 /** The facts of one run, filled in while it runs. */

@@ -61,7 +61,7 @@ export interface OptionSpec<T = unknown> {
   /** Its lines in `--help`, and one short line for completion and docs/cli.md. */
   readonly help: readonly string[];
   readonly brief: string;
-  /** The schema of its settings-file key (the flag in camelCase), and what it allows (for messages). */
+  /** The schema of its settings key (the flag in camelCase), and what it allows (for messages). */
   readonly setting?: {
     readonly schema: z.ZodType<T, z.ZodTypeDef, unknown>;
     readonly allowed: string;
@@ -124,9 +124,8 @@ function choice<T extends string>(flag: string, values: readonly T[], example: s
 function parseModel(text: string): ModelId {
   const model = parseModelId(text);
   if (model === undefined) {
-    const names = MODEL_NAMES.join(", ");
     throw new UsageError(
-      `--model ${JSON.stringify(text)} is not a supported model; use ${names}, ` +
+      `--model ${JSON.stringify(text)} is not a supported model; use ${MODEL_NAMES.join(", ")}, ` +
         `or local:NAME for a model on a local OpenAI-compatible server`,
     );
   }

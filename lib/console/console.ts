@@ -20,9 +20,7 @@ export interface ConsoleStreams {
 }
 
 const DEFAULT_COLUMNS = 80;
-
 const REDRAW_MS = 200;
-
 const CLEAR_LINE = "\r\x1b[2K";
 
 function processStreams(): ConsoleStreams {

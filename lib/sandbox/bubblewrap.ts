@@ -190,10 +190,9 @@ export const BUILD_WRAPPER = [
 ].join("\n");
 
 /**
- * The arguments of `bwrap` that contain a build of `plan`, in order: the system, `/run`, the home
- * folder; the project read-write, the folders above its read-only entries made mount points (so
- * none can be renamed away), its read-only then hidden entries; the machine's sockets and the
- * credential stores over all that. Never throws.
+ * The arguments of `bwrap` that contain a build of `plan`, in order, each over the ones before: the
+ * system, `/run`, home; the project, its mount points, read-only then hidden entries; the
+ * machine's sockets and the credential stores last. Never throws.
  */
 export function bubblewrapArgs(
   plan: SandboxPlan,
