@@ -13,10 +13,7 @@ import { type ProtectedPath, protectedRuleOfSegment } from "../guard/protected_p
 export interface ProjectScan {
   /** The project root, links resolved. */
   readonly root: string;
-  /**
-   * Every entry named as a read-only or hidden entry of the table (root names in the root,
-   * any-depth names in every folder git reads), path relative and `/`-separated, sorted by path.
-   */
+  /** Every read-only or hidden entry of the table, path relative and `/`-separated, sorted. */
   readonly entries: readonly { readonly path: string; readonly rule: ProtectedPath }[];
   /** Regular files with a hard link the walk did not see: relative paths, sorted (hard-link scan only). */
   readonly hardLinked: readonly string[];

@@ -28,8 +28,8 @@ export interface SandboxPlan {
    */
   readonly mountPoints: readonly string[];
   /**
-   * Readable, not writable: the table's read-only entries (where their links lead, in the
-   * project), files with hard links out of the project, folders holding a name not UTF-8.
+   * Read-only: the table's entries (where links lead, in the project), files with hard links out,
+   * folders holding a name not UTF-8.
    */
   readonly readOnly: readonly string[];
   /** Unreadable: the hidden entries and where links inside them lead (a key file linked elsewhere). */
