@@ -18,12 +18,9 @@ import {
   wantsJson,
   type Workflow,
 } from "./lib/cli/args.ts";
-import { completionScript } from "./lib/cli/completion.ts";
-import { helpText, versionText } from "./lib/cli/help.ts";
-import { reportOversizeWrites } from "./lib/cli/file_size_limit.ts";
-import { formatJsonResult, jsonResult } from "./lib/cli/json_result.ts";
-import { type InterruptTrap, trapInterrupts } from "./lib/cli/interrupt.ts";
-import { RunRecord } from "./lib/cli/run_record.ts";
+import { completionScript, helpText, versionText } from "./lib/cli/help.ts";
+import { formatJsonResult, jsonResult, RunRecord } from "./lib/cli/json_result.ts";
+import { reportOversizeWrites, trapInterrupts } from "./lib/cli/interrupt.ts";
 import { workflowSpec } from "./lib/cli/workflows.ts";
 import { Console } from "./lib/console/console.ts";
 import { CodeCommitError, EXIT, type ExitStatus, interruption } from "./lib/errors/errors.ts";
@@ -99,7 +96,7 @@ async function runWorkflow(
   workflow: Workflow,
   options: RunOptions,
   console: Console,
-  trap: InterruptTrap,
+  trap: ReturnType<typeof trapInterrupts>,
   madeConfigFolder: boolean,
   record: RunRecord,
 ): Promise<ExitStatus> {
@@ -154,7 +151,7 @@ interface Held {
  * (found even when the command line is wrong), stdout carries one JSON
  * object when the run ends, and nothing else (see `lib/cli/json_result.ts`).
  * Whether or not `--json` was given, a run that held the project lock keeps
- * the same object in `agent-config/last-run.json` (see `lib/cli/last_run.ts`)
+ * the same object in `agent-config/last-run.json` (see `lib/cli/settings.ts`)
  * before it releases the lock.
  *
  * Never throws: a `CodeCommitError` becomes its message and exit code,
@@ -187,7 +184,7 @@ export async function main(args: readonly string[]): Promise<ExitStatus> {
     line = formatJsonResult(jsonResult(record, status, error));
     // A command line wrong with the settings file leaves the last run's object as it is.
     if (held.root !== undefined && held.lock !== undefined && status !== EXIT.usage) {
-      const { keepLastRun } = await import("./lib/cli/last_run.ts");
+      const { keepLastRun } = await import("./lib/cli/settings.ts");
       await keepLastRun(
         held.root,
         console.redact(line),

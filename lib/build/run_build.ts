@@ -10,7 +10,7 @@ import { plural } from "../text/plural.ts";
 import { Redactor } from "../secrets/redact.ts";
 import { runSystemProgram } from "../permissions/system_programs.ts";
 import { stripAnsi } from "../text/ansi.ts";
-import { fitOutput } from "./output_cut.ts";
+import { fitOutput } from "./failure_lines.ts";
 
 /** The build script, relative to the project root. */
 export const BUILD_SCRIPT = "./build.sh";
@@ -20,16 +20,13 @@ export interface BuildResult {
   /** The exit code, or null when a signal ended it. */
   readonly exitCode: number | null;
   readonly signal: string | null;
-  /** True when code-commit stopped it at the time limit. */
   readonly timedOut: boolean;
-  /** True when code-commit stopped it because the user pressed Ctrl-C. */
   readonly interrupted: boolean;
   /** stdout and stderr, interleaved as they arrived, keys redacted. */
   readonly output: string;
   /** Bytes of output dropped from the middle to bound memory. */
   readonly droppedBytes: number;
   readonly elapsedMs: number;
-  /** The time limit it ran under. */
   readonly timeoutMs: number;
   /** How it was contained (`contained by bubblewrap, network on`), when the caller said. */
   readonly containment?: string;
@@ -50,21 +47,15 @@ export interface BuildLaunch {
 /** Options of one build. */
 export interface BuildOptions {
   readonly timeoutMs: number;
-  /** Stops the build when it aborts (Ctrl-C). */
   readonly signal?: AbortSignal;
-  /** Masks the keys in the output. */
   readonly redactor?: Redactor;
   /** Grace between SIGTERM and SIGKILL (default 5 s). */
   readonly killGraceMs?: number;
   /** Output bytes kept from the start and from the end when a build prints more than both. */
   readonly keepHeadBytes?: number;
   readonly keepTailBytes?: number;
-  /** How to start the build (default: `./build.sh` itself, not contained). */
   readonly launch?: BuildLaunch;
-  /**
-   * Records the running build (its `mark` goes into the build's environment), so that the next
-   * start can end a build a killed code-commit left behind.
-   */
+  /** Records the running build (`mark` in its environment): the next start ends one left behind. */
   readonly tracker?: {
     readonly mark: Readonly<Record<string, string>>;
     starting(): void;
@@ -80,22 +71,17 @@ export function buildPassed(result: BuildResult): boolean {
   return result.exitCode === 0 && !result.timedOut && !result.interrupted;
 }
 
-/**
- * Runs `./build.sh` in `root` and waits for it to end.
- *
- * @throws {CodeCommitError} when the script, or the launch's program, cannot start it.
- */
+/** Runs `./build.sh` in `root` to its end. @throws {CodeCommitError} when it cannot start. */
 export async function runBuild(root: string, options: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
   const launch = options.launch;
   options.tracker?.starting();
-  const mark = options.tracker?.mark;
   let child: Deno.ChildProcess;
   try {
     child = new Deno.Command(launch?.program ?? BUILD_SCRIPT, {
       args: [...launch?.args ?? []],
       cwd: root,
-      ...(mark === undefined ? {} : { env: { ...mark } }),
+      ...(options.tracker === undefined ? {} : { env: { ...options.tracker.mark } }),
       stdin: launch?.stdin === undefined ? "null" : "piped",
       stdout: "piped",
       stderr: "piped",
@@ -115,7 +101,21 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
 
   const sink = new OutputSink(options.keepHeadBytes, options.keepTailBytes);
   const readers = [child.stdout, child.stderr].map((out) => pump(out, sink, options.onOutput));
-  const kill: Kill = (signal, groupOnly = false) => signalGroup(child, root, signal, groupOnly);
+  // The system's `kill` by absolute path, never from `PATH`: a build could plant one there.
+  const kill: Kill = async (signal, groupOnly = false) => {
+    const sent = await runSystemProgram("kill", {
+      args: ["-s", signal.replace(/^SIG/, ""), "--", `-${child.pid}`],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }, root).then(({ output }) => output.success, () => false);
+    if (sent || groupOnly) return;
+    try {
+      child.kill(signal);
+    } catch {
+      // Already gone.
+    }
+  };
   const { exit, timedOut, interrupted } = await awaitExit(child.status, kill, options);
   await collectOutput(readers, sink, kill);
   await options.tracker?.ended();
@@ -143,7 +143,6 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
   };
 }
 
-/** The error for a build that could not be started (`message` says why). Never throws. */
 function cannotStart(launch: BuildLaunch | undefined, message: string): CodeCommitError {
   if (launch !== undefined && launch.program !== BUILD_SCRIPT) {
     return new CodeCommitError(
@@ -157,10 +156,6 @@ function cannotStart(launch: BuildLaunch | undefined, message: string): CodeComm
   return new CodeCommitError(`cannot run ${BUILD_SCRIPT}: ${message}${fix}`, EXIT.setup);
 }
 
-/**
- * Waits for the build's process to end, stopping its tree at the time limit or when the signal
- * aborts: SIGTERM, then SIGKILL after the grace period. Never throws.
- */
 async function awaitExit(status: Promise<Deno.CommandStatus>, kill: Kill, options: BuildOptions) {
   let stopped: "timeout" | "interrupt" | undefined;
   const stop = async (why: "timeout" | "interrupt") => {
@@ -184,7 +179,6 @@ async function awaitExit(status: Promise<Deno.CommandStatus>, kill: Kill, option
   }
 }
 
-/** Whether `promise` settles within `ms` milliseconds. Never throws. */
 async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const settled = await Promise.race([
@@ -195,8 +189,7 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
   return settled;
 }
 
-/** Reads what is left of the output once the build exited, then stops what it left running. Never throws. */
-async function collectOutput(readers: Pump[], sink: OutputSink, kill: Kill): Promise<void> {
+async function collectOutput(readers: ReturnType<typeof pump>[], sink: OutputSink, kill: Kill) {
   // A process the build left running may hold the pipes open: wait a little, then stop reading.
   const drained = await settlesWithin(Promise.all(readers.map((reader) => reader.done)), 2_000);
   if (!drained) {
@@ -212,42 +205,13 @@ async function collectOutput(readers: Pump[], sink: OutputSink, kill: Kill): Pro
   if (drained) await kill("SIGKILL", true);
 }
 
-/** Sends a signal to the build's process group (or, failing that, to the build alone). */
 type Kill = (signal: Deno.Signal, groupOnly?: boolean) => Promise<void>;
 
-/**
- * Sends `signal` to the process group of `child` with the system's `kill` (an absolute path,
- * never from `PATH`: a build could plant one there), else to the child alone.
- */
-async function signalGroup(
-  child: Deno.ChildProcess,
-  root: string,
-  signal: Deno.Signal,
-  groupOnly = false,
-): Promise<void> {
-  const sent = await runSystemProgram("kill", {
-    args: ["-s", signal.replace(/^SIG/, ""), "--", `-${child.pid}`],
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-  }, root).then(({ output }) => output.success, () => false);
-  if (sent || groupOnly) return;
-  try {
-    child.kill(signal);
-  } catch {
-    // Already gone.
-  }
-}
-
-/** A stream being read into the sink: `done` settles when it ends or is cancelled. */
-type Pump = { readonly done: Promise<void>; cancel(): Promise<void> };
-
-/** Reads a stream into the sink (and tells `onOutput`) until it ends or is cancelled. */
 function pump(
   stream: ReadableStream<Uint8Array>,
   sink: OutputSink,
   onOutput?: (text: string) => void,
-): Pump {
+) {
   const reader = stream.getReader();
   const decoder = new TextDecoder();
   const done = (async () => {
@@ -338,15 +302,8 @@ export function formatBuildLog(result: BuildResult): string {
   return formatBuild(result, `${containment}${result.output}`);
 }
 
-/**
- * The build as a repair prompt shows it: like the log without escape sequences, the output cut
- * by `fitOutput` to `maxTokens` (naming `logPath` for the whole). Never throws.
- */
-export function formatBuildForPrompt(
-  result: BuildResult,
-  logPath: string,
-  maxTokens = Infinity,
-): string {
+/** The build as a repair prompt shows it: the log without escapes, cut to `maxTokens`. */
+export function formatBuildForPrompt(result: BuildResult, logPath: string, maxTokens = Infinity) {
   return formatBuild(result, fitOutput(stripAnsi(result.output), maxTokens, logPath));
 }
 

@@ -41,7 +41,6 @@ const FLAGS: ReadonlyMap<string, string | undefined> = new Map([
   ...[...WORKFLOW_FLAGS.keys()].map((flag) => [flag, undefined] as const),
 ]);
 
-/** The one-letter forms (`-h`) and their flags. */
 const SHORT_FLAGS: ReadonlyMap<string, string> = new Map(
   COMMANDS.flatMap((command) => "short" in command ? [[`-${command.short}`, command.flag]] : []),
 );
@@ -59,19 +58,15 @@ export function wantsJson(args: readonly string[]): boolean {
 
 /**
  * Reads the arguments after the program name: the flags, which workflow, each option's value.
- *
- * @throws {UsageError} for an unknown flag, a flag given twice, a missing or bad value, a
- * positional argument, two workflow flags, or an option the workflow does not take.
+ * @throws {UsageError} for an unknown, repeated or misused flag, or a positional argument.
  */
 export function readCommandLine(args: readonly string[]): CommandLine {
   const values = readFlags(args);
   if (values.help) return { kind: "help" };
   if (values.version) return { kind: "version" };
   if (values.completion !== undefined) {
-    return {
-      kind: "completion",
-      shell: oneOf("completion", COMMANDS[2].choices, values.completion as string),
-    };
+    const shell = oneOf("completion", COMMANDS[2].choices, values.completion as string);
+    return { kind: "completion", shell };
   }
   const workflowFlags = [...WORKFLOW_FLAGS.keys()].filter((flag) => values[flag] === true);
   if (workflowFlags.length > 1) {
@@ -94,10 +89,7 @@ export function readCommandLine(args: readonly string[]): CommandLine {
 /**
  * The options of a run of `workflow`: each from its flag, else from `settings` where the workflow
  * takes the option, else its default.
- *
- * @throws {UsageError} for `--context-window` with a model of the table, or both
- * `--sandbox off` and `--build-network off` as flags; {@link CodeCommitError} (`EXIT.setup`)
- * for both off where one comes from the settings file.
+ * @throws {UsageError} for options that contradict (a setup error when one is a setting).
  */
 export function resolveOptions(
   workflow: Workflow,
@@ -148,7 +140,6 @@ export function resolveOptions(
   return values as unknown as RunOptions;
 }
 
-/** The usage error for `option` given to a `workflow` that does not take it. Never throws. */
 function notTaken(option: OptionSpec, workflow: Workflow): UsageError {
   const takers = workflowsTaking(option.flag).map((spec) => spec.title);
   const to = takers.length === 1
@@ -164,13 +155,7 @@ function notTaken(option: OptionSpec, workflow: Workflow): UsageError {
 
 type FlagValues = Record<string, string | boolean | undefined>;
 
-/**
- * Reads the flags of `args`, each at most once: `--name`, `--name VALUE`, `--name=VALUE`, `-h`;
- * `--` ends the flags.
- *
- * @throws {UsageError} for an unknown flag, a missing or unwanted value, a positional argument,
- * or a flag given twice.
- */
+/** Reads the flags of `args`, each at most once: `--name`, `--name VALUE`, `--name=VALUE`, `-h`. */
 function readFlags(args: readonly string[]): FlagValues {
   const values: FlagValues = {};
   for (let index = 0; index < args.length; index++) {

@@ -1,26 +1,22 @@
 /**
- * Ctrl-C and the stop signals: the first aborts the run's signal so the workflow ends at a safe
- * point, never in the middle of applying a reply (which SIGHUP and SIGQUIT left to their default
- * would do); later ones only say it is stopping.
+ * Ctrl-C and the stop signals (and SIGXFSZ): the first aborts the run's signal so the workflow ends
+ * at a safe point, never in the middle of applying a reply (as default SIGHUP and SIGQUIT would).
  *
  * @module
  */
 import type { Console } from "../console/console.ts";
 import { InterruptedError } from "../errors/errors.ts";
 
-/** An installed trap: its signal aborts when the user interrupts; `dispose` removes it. */
-export interface InterruptTrap {
-  readonly signal: AbortSignal;
-  dispose(): void;
-}
-
 /** The signals trapped, and how the user is told of each. */
 const SIGNALS: readonly [Deno.Signal, string][] = Deno.build.os === "windows"
   ? [["SIGINT", "Ctrl-C"], ["SIGBREAK", "Ctrl-Break"]]
   : [["SIGINT", "Ctrl-C"], ["SIGTERM", "SIGTERM"], ["SIGHUP", "SIGHUP"], ["SIGQUIT", "SIGQUIT"]];
 
-/** Installs the trap for the stop signals of the platform. Never throws. */
-export function trapInterrupts(console: Console): InterruptTrap {
+/**
+ * Installs the trap for the stop signals of the platform: its `signal` aborts when the user
+ * interrupts; `dispose` removes it. Never throws.
+ */
+export function trapInterrupts(console: Console) {
   const controller = new AbortController();
   const handlers = SIGNALS.map(([signal, how]) => {
     const handler = () => {
@@ -42,4 +38,17 @@ export function trapInterrupts(console: Console): InterruptTrap {
       }
     },
   };
+}
+
+/**
+ * Installs a listener for SIGXFSZ that does nothing, where the platform has it: a write past the
+ * file size limit (`ulimit -f`) then fails with EFBIG, reported and rolled back like any other
+ * error, instead of ending the process silently, half done. Never throws.
+ */
+export function reportOversizeWrites(): void {
+  try {
+    Deno.addSignalListener("SIGXFSZ", () => {});
+  } catch {
+    // No SIGXFSZ here (Windows): no limit ends the process this way.
+  }
 }

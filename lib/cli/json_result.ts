@@ -1,20 +1,41 @@
 /**
  * The one JSON object `--json` prints on stdout when a run ends, whatever the outcome: its schema
- * (which docs/json.md shows, field by field) and how it is made from the {@link RunRecord} of the
- * run.
+ * (which docs/json.md shows, field by field), and the {@link RunRecord} a run fills as it goes.
  *
  * @module
  */
 import { z } from "zod";
 import { EXIT, EXIT_CLASS, type ExitStatus } from "../errors/errors.ts";
 import { isLocalModel, type ModelId } from "../llm/models.ts";
-import type { RunRecord } from "./run_record.ts";
+import { TokenTally } from "../llm/ask.ts";
+import type { ChangedFile } from "../text/change_list.ts";
 
-/** The names of the exit classes (`ok`, `failed`, `usage`, ...), as {@link EXIT} has them. */
 const CLASS_NAMES = Object.keys(EXIT) as [keyof typeof EXIT, ...(keyof typeof EXIT)[]];
-
-/** A count of something: a whole number, zero or more. */
 const count = z.number().int().nonnegative();
+
+/** The facts of one run, filled in while it runs. */
+export class RunRecord {
+  /** The workflow run, `help`, `version`; undefined before the command line was read. */
+  workflow: string | undefined;
+  model: string | undefined;
+  /** Replies the committing-code loop asked for, over every task of the run; of those, repairs. */
+  attempts = 0;
+  repairs = 0;
+  /** The files the run changed (or, with `--dry-run`, would change). */
+  changes: readonly ChangedFile[] = [];
+  dryRun = false;
+  /** The run's log folder, relative to the project root (the last one, for the auto workflow). */
+  logDir: string | undefined;
+  /** Every reply's words outside its file blocks, and its log file relative to the root, in order. */
+  readonly prose: { readonly log: string; readonly text: string }[] = [];
+  readonly tally: TokenTally = new TokenTally();
+
+  /** Notes that the committing-code loop asked for attempt `attempt` (0 the first). Never throws. */
+  noteAttempt(attempt: number): void {
+    this.attempts++;
+    if (attempt > 0) this.repairs++;
+  }
+}
 
 /** The schema of the `--json` object. Every field is always there (`null` when unknown). */
 export const JSON_RESULT = z.object({
@@ -44,10 +65,7 @@ export const JSON_RESULT = z.object({
 export type JsonResult = z.infer<typeof JSON_RESULT>;
 
 /**
- * The object for a run that ended with `status` (and, when an error ended it, that error's
- * message), from what `record` collected, checked against {@link JSON_RESULT}, so what docs/json.md
- * shows is what a script gets.
- *
+ * The object for a run that ended with `status` (and `error`), checked against {@link JSON_RESULT}.
  * @throws {z.ZodError} only if code-commit itself filled the record wrong (a bug).
  */
 export function jsonResult(record: RunRecord, status: ExitStatus, error?: string): JsonResult {

@@ -40,13 +40,11 @@ export interface RunOptions {
 const DEFAULT_BUILD_TIMEOUT_SECONDS = 1800;
 /** 15 minutes, for a thinking model on a large prompt. */
 const DEFAULT_LLM_TIMEOUT_SECONDS = 900;
-/** The longest timeout, in seconds: a week. */
 const MAX_SECONDS = 7 * 24 * 3600;
 const CONTEXT_WINDOW_RANGE = { min: 1024, max: 16_777_216 } as const;
 
 /** One option of the command line. */
 export interface OptionSpec<T = unknown> {
-  /** The flag without its dashes. */
   readonly flag: string;
   readonly field: keyof RunOptions;
   /**
@@ -59,14 +57,12 @@ export interface OptionSpec<T = unknown> {
     readonly choices?: readonly string[];
     readonly parse: (text: string) => T;
   };
-  /** The value when neither the flag nor the settings file gives one. */
   readonly fallback: T | undefined;
   /** Its lines in `--help`, and one short line for completion and docs/cli.md. */
   readonly help: readonly string[];
   readonly brief: string;
-  /** Its key in the settings file, the schema checking it, and what it allows (for messages). */
+  /** The schema of its settings key (the flag in camelCase), and what it allows (for messages). */
   readonly setting?: {
-    readonly key: string;
     readonly schema: z.ZodType<T, z.ZodTypeDef, unknown>;
     readonly allowed: string;
   };
@@ -74,13 +70,12 @@ export interface OptionSpec<T = unknown> {
   readonly because?: { readonly takes: string; readonly refuses: string };
 }
 
-/** An option entry, its value's type checked. */
 function option<T>(spec: OptionSpec<T>): OptionSpec {
   return spec as OptionSpec;
 }
 
 /** The value and setting of a duration: seconds (decimals allowed), as milliseconds. */
-function duration(flag: string, key: string) {
+function duration(flag: string) {
   return {
     value: {
       placeholder: "SECONDS",
@@ -97,7 +92,6 @@ function duration(flag: string, key: string) {
       },
     },
     setting: {
-      key,
       schema: z.number().positive().max(MAX_SECONDS).transform((value) => Math.round(value * 1000)),
       allowed: `seconds, more than 0, at most ${MAX_SECONDS}`,
     },
@@ -114,12 +108,7 @@ export function oneOf<T extends string>(flag: string, values: readonly T[], text
 }
 
 /** The value, setting and default of an option that takes one of `values`, the default first. */
-function choice<T extends string>(
-  flag: string,
-  key: string,
-  values: readonly T[],
-  example: string,
-) {
+function choice<T extends string>(flag: string, values: readonly T[], example: string) {
   return {
     value: {
       placeholder: values.join("|"),
@@ -128,24 +117,21 @@ function choice<T extends string>(
       parse: (text: string) => oneOf(flag, values, text),
     },
     fallback: values[0],
-    setting: { key, schema: z.enum(values as [T, ...T[]]), allowed: values.join(", ") },
+    setting: { schema: z.enum(values as [T, ...T[]]), allowed: values.join(", ") },
   };
 }
 
-/** Reads `--model`. @throws {UsageError} for a model not supported. */
 function parseModel(text: string): ModelId {
   const model = parseModelId(text);
   if (model === undefined) {
-    const names = MODEL_NAMES.join(", ");
     throw new UsageError(
-      `--model ${JSON.stringify(text)} is not a supported model; use ${names}, ` +
+      `--model ${JSON.stringify(text)} is not a supported model; use ${MODEL_NAMES.join(", ")}, ` +
         `or local:NAME for a model on a local OpenAI-compatible server`,
     );
   }
   return model;
 }
 
-/** Reads `--context-window`. @throws {UsageError} for a value not a number of tokens in range. */
 function parseContextWindow(text: string): number {
   const { min, max } = CONTEXT_WINDOW_RANGE;
   const value = Number(text);
@@ -176,7 +162,6 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: [`the model every call uses (default ${DEFAULT_MODEL}); see Models above`],
     brief: "the model every call uses",
     setting: {
-      key: "model",
       schema: z.string().refine((text) => parseModelId(text) !== undefined)
         .transform((text) => parseModelId(text)!),
       allowed: `${MODEL_NAMES.join(", ")}, or local:NAME`,
@@ -196,7 +181,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   option<number>({
     flag: "build-timeout",
     field: "buildTimeoutMs",
-    ...duration("build-timeout", "buildTimeout"),
+    ...duration("build-timeout"),
     fallback: DEFAULT_BUILD_TIMEOUT_SECONDS * 1000,
     help: [`stop ./build.sh after this long (default ${DEFAULT_BUILD_TIMEOUT_SECONDS})`],
     brief: "stop ./build.sh after this many seconds",
@@ -205,7 +190,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   option<number>({
     flag: "llm-timeout",
     field: "llmTimeoutMs",
-    ...duration("llm-timeout", "llmTimeout"),
+    ...duration("llm-timeout"),
     fallback: DEFAULT_LLM_TIMEOUT_SECONDS * 1000,
     help: [`give up on one LLM request after this long (default ${DEFAULT_LLM_TIMEOUT_SECONDS})`],
     brief: "give up on one LLM request after this many seconds",
@@ -222,7 +207,6 @@ export const OPTIONS: readonly OptionSpec[] = [
     ],
     brief: "a local model's context window in tokens",
     setting: {
-      key: "contextWindow",
       schema: z.number().int().min(CONTEXT_WINDOW_RANGE.min).max(CONTEXT_WINDOW_RANGE.max),
       allowed:
         `a whole number of tokens from ${CONTEXT_WINDOW_RANGE.min} to ${CONTEXT_WINDOW_RANGE.max}`,
@@ -248,7 +232,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     fallback: 1,
     help: ["go up to phase N (default 1; phases 2-4 use code-commit's own prompts)"],
     brief: "the auto workflow goes up to this phase",
-    setting: { key: "maxPhase", schema: z.number().int().min(1).max(4), allowed: "1, 2, 3 or 4" },
+    setting: { schema: z.number().int().min(1).max(4), allowed: "1, 2, 3 or 4" },
   }),
   option<boolean>({
     flag: "dry-run",
@@ -273,7 +257,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   option<SandboxMode>({
     flag: "sandbox",
     field: "sandbox",
-    ...choice("sandbox", "sandbox", SANDBOX_MODES, "on"),
+    ...choice("sandbox", SANDBOX_MODES, "on"),
     help: [
       "run ./build.sh in a sandbox: the project writable, agent-config/",
       "hidden, .git/ and the protected files read-only, the rest of the system",
@@ -287,7 +271,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   option<BuildNetwork>({
     flag: "build-network",
     field: "buildNetwork",
-    ...choice("build-network", "buildNetwork", BUILD_NETWORKS, "off"),
+    ...choice("build-network", BUILD_NETWORKS, "off"),
     help: ["off: a contained build gets no network at all, not even loopback", "(default on)"],
     brief: "off: no network for a contained build",
     because: RUNS_BUILDS,
@@ -306,14 +290,12 @@ export const OPTIONS: readonly OptionSpec[] = [
 
 /**
  * Every key of `agent-config/settings.json`: the field of {@link RunOptions} it sets, the option
- * whose workflows read it (`with`), its schema, what it allows and a line for the docs. The
- * options' settings, and `localBaseUrl`, checked as `CODE_COMMIT_OPENAI_BASE_URL` is (which wins
- * over it).
+ * whose workflows read it (`with`), its schema, what it allows and a line for the docs.
  */
 export const SETTINGS = [
   ...OPTIONS.flatMap((option) =>
     option.setting === undefined ? [] : [{
-      key: option.setting.key,
+      key: option.flag.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase()),
       field: option.field,
       with: option.flag,
       schema: option.setting.schema,

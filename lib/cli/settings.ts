@@ -1,21 +1,23 @@
 /**
- * `agent-config/settings.json`: a project's standing choices, one key per setting of the options
- * table. In `agent-config/`, so git ignores it and builds never see it. A flag beats it.
+ * `agent-config/settings.json`, a project's standing choices (one key per setting of the options
+ * table; a flag beats it), and `agent-config/last-run.json`, the `--json` object of every run that
+ * ends holding the project lock. In `agent-config/`: git ignores them and builds never see them.
  *
  * @module
  */
 import { z } from "zod";
-import { CodeCommitError, EXIT } from "../errors/errors.ts";
+import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
-import { under } from "../file_system/file_system.ts";
+import { denoFileSystem, under } from "../file_system/file_system.ts";
 import { READ_LIMITS } from "../file_system/read_limits.ts";
+import { writeAtomically } from "../file_system/write_atomically.ts";
+import { LOCK_FILE, LOCK_FOLDER } from "../project_lock/project_lock.ts";
 import { type GivenOptions, SETTINGS_FILE } from "./args.ts";
 import { type Workflow, workflowSpec } from "./workflows.ts";
 import { type RunOptions, SETTINGS } from "./options.ts";
 
 const EXAMPLE = `{"model": "gpt-5"}`;
 
-/** The file, as one strict object: every key optional, no other key. */
 const SCHEMA = z.object(
   Object.fromEntries(SETTINGS.map((setting) => [setting.key, setting.schema.optional()])),
 ).strict();
@@ -32,9 +34,7 @@ export function readsSettings(workflow: Workflow): boolean {
 /**
  * Reads `agent-config/settings.json` in `root` (nothing when absent) by field of
  * {@link RunOptions}: bounded, and never through a symbolic link.
- *
- * @throws {CodeCommitError} (`EXIT.setup`) naming the file: not a regular file, too large, not
- * JSON, not one object, an unknown key or a value the key does not allow.
+ * @throws {CodeCommitError} (`EXIT.setup`) naming the file and what is wrong in it.
  */
 export async function readSettings(root: string): Promise<GivenOptions> {
   const bytes = await readBounded(under(root, SETTINGS_FILE), {
@@ -69,7 +69,6 @@ function setupError(message: string): CodeCommitError {
   return new CodeCommitError(message, EXIT.setup);
 }
 
-/** The set-up error for the first problem zod found in `json`. Never throws. */
 function settingsError(error: z.ZodError, json: Record<string, unknown>): CodeCommitError {
   const issue = error.issues[0];
   if (issue.path.length === 0 && issue.code === z.ZodIssueCode.invalid_type) {
@@ -91,4 +90,33 @@ function settingsError(error: z.ZodError, json: Record<string, unknown>): CodeCo
   return setupError(
     `${SETTINGS_FILE}: ${JSON.stringify(key)} is ${JSON.stringify(json[key])}; it takes ${allowed}`,
   );
+}
+
+/** The last run's file, relative to the project root. */
+export const LAST_RUN_FILE = `${LOCK_FOLDER}/last-run.json`;
+
+/**
+ * Writes `line` (the `--json` object, keys masked) to {@link LAST_RUN_FILE} in `root` atomically
+ * (a rename replaces a planted link, never follows it), while the project lock is held. Nothing is
+ * written when `agent-config` is a link, or when taking the lock made it (`madeFolder`) and it
+ * holds only the lock: releasing the lock removes that folder. Never throws: it warns instead.
+ */
+export async function keepLastRun(
+  root: string,
+  line: string,
+  madeFolder: boolean,
+  warn: (line: string) => void,
+): Promise<void> {
+  try {
+    // A link (to the user's folder of keys): code-commit never writes through it.
+    if ((await Deno.lstat(`${root}/${LOCK_FOLDER}`)).isSymlink) return;
+    if (madeFolder) {
+      const entries = await Array.fromAsync(Deno.readDir(`${root}/${LOCK_FOLDER}`));
+      if (entries.every((entry) => `${LOCK_FOLDER}/${entry.name}` === LOCK_FILE)) return;
+    }
+    const data = new TextEncoder().encode(`${line}\n`);
+    await writeAtomically(denoFileSystem, root, LAST_RUN_FILE, data, { mode: 0o600 });
+  } catch (error) {
+    warn(`cannot write ${LAST_RUN_FILE}: ${messageOf(error)}`);
+  }
 }

@@ -40,8 +40,7 @@ export interface WorkflowSpec {
   readonly options: readonly string[];
   /**
    * What it needs before its first call besides `.gitignore`, checked together: the model's key
-   * (none for a local model), a non-empty `agent-config/query.txt`,
-   * `agent-config/codeRollup.txt` (unless `--build-context`), a `./build.sh` not `--init`'s.
+   * (not a local model's), a non-empty query.txt, codeRollup.txt, a `./build.sh` not `--init`'s.
    */
   readonly needs: Readonly<Record<"key" | "query" | "rollup" | "buildScript", boolean>>;
   /** It runs `./build.sh`: it decides how builds are contained. */

@@ -1,11 +1,12 @@
 /**
- * What code-commit tells its user: progress and warnings on stderr, results on stdout, every
- * line redacted; on a terminal, one live line at the bottom shows what is running.
+ * What code-commit tells its user: progress and warnings on stderr, results on stdout, every line
+ * redacted; on a terminal, a live line at the bottom shows what runs and its latest output line.
  *
  * @module
  */
 import { Redactor } from "../secrets/redact.ts";
 import { printable } from "../text/characters.ts";
+import { stripAnsi } from "../text/ansi.ts";
 import { streamWriter } from "./stream_writer.ts";
 
 /** Where the console writes: stdout, stderr (a live line only on a terminal), colour, width. */
@@ -19,10 +20,7 @@ export interface ConsoleStreams {
 }
 
 const DEFAULT_COLUMNS = 80;
-
-/** How often a live line is redrawn at most, in milliseconds. */
 const REDRAW_MS = 200;
-
 const CLEAR_LINE = "\r\x1b[2K";
 
 function processStreams(): ConsoleStreams {
@@ -46,7 +44,6 @@ function processStreams(): ConsoleStreams {
 export class Console {
   #redactor: Redactor;
   readonly #streams: ConsoleStreams;
-  /** Redraws the live line shown now, if any. */
   #live: (() => void) | undefined;
   #resultsOnStderr = false;
 
@@ -101,8 +98,7 @@ export class Console {
   /**
    * Shows `label`, the seconds since it started and the latest detail on one live line cut to the
    * terminal's width, when stderr is a terminal (`shown`; else the methods do nothing); lines
-   * printed meanwhile appear above it. `update` shows a detail, at once unless drawn in the last
-   * 200 ms; `stop` removes the line, once.
+   * printed meanwhile appear above it. `update` redraws at most every 200 ms; `stop` removes it.
    */
   liveLine(
     label: string,
@@ -159,7 +155,6 @@ export class Console {
     return printable(this.#redactor.redact(text));
   }
 
-  /** Writes text already cleaned (and painted) to stderr, above the live line. */
   #err(text: string): void {
     if (this.#live) this.#streams.stderr(CLEAR_LINE);
     this.#streams.stderr(text);
@@ -169,4 +164,41 @@ export class Console {
   #paint(code: string, text: string): string {
     return this.#streams.color ? `\x1b[${code}m${text}\x1b[0m` : text;
   }
+}
+
+/** Characters of one line kept: far more than any terminal shows. */
+const KEPT = 4096;
+
+/**
+ * Follows a program's output and knows its latest line that holds something, escapes removed;
+ * a carriage return ends a line too (a progress bar).
+ */
+export class LatestLine {
+  #last = "";
+  #current = "";
+
+  /** Reads the next piece of output. Never throws. */
+  add(text: string): void {
+    const [first, ...rest] = text.split(/[\n\r]/);
+    this.#append(first);
+    for (const piece of rest) {
+      if (visible(this.#current)) this.#last = this.#current;
+      this.#current = "";
+      this.#append(piece);
+    }
+  }
+
+  /** The latest line that holds something, escape sequences removed; "" before any. Never throws. */
+  line(): string {
+    const line = visible(this.#current) ? this.#current : this.#last;
+    return stripAnsi(line).trim();
+  }
+
+  #append(piece: string): void {
+    if (this.#current.length < KEPT) this.#current += piece.slice(0, KEPT - this.#current.length);
+  }
+}
+
+function visible(line: string): boolean {
+  return stripAnsi(line).trim() !== "";
 }

@@ -7,23 +7,69 @@
  */
 import { BUILD_SCRIPT } from "../build/run_build.ts";
 import type { BuildNetwork } from "./modes.ts";
-import { HOME_SECRETS } from "./home_secrets.ts";
 import { type HiddenPath, isInside, type SandboxPlan } from "./sandbox_plan.ts";
 
 /**
- * Sockets outside `/run`, `/var/run` and `/tmp` (each an empty folder of its own), through which
- * a build could start a container or a process outside the sandbox.
+ * THE table of the home folder's credential stores a contained build never sees (bubblewrap hides
+ * each that exists, Seatbelt denies reading it, docs/sandbox.md prints it): its path under the
+ * home folder (`/`-separated), and what it holds, for people.
  */
+export const HOME_SECRETS = Object.freeze([
+  { path: ".ssh", what: "ssh keys, agent and ControlMaster sockets, known hosts" },
+  { path: ".gnupg", what: "GnuPG keys and gpg-agent's sockets" },
+  { path: ".aws", what: "AWS credentials" },
+  { path: ".azure", what: "Azure CLI logins" },
+  { path: ".config/gcloud", what: "Google Cloud logins" },
+  { path: ".config/gh", what: "GitHub CLI tokens" },
+  { path: ".config/hub", what: "hub's GitHub token" },
+  { path: ".config/git/credentials", what: "git's stored credentials" },
+  { path: ".git-credentials", what: "git's stored credentials" },
+  { path: ".netrc", what: "logins for curl, git and ftp" },
+  { path: ".docker/config.json", what: "Docker registry logins" },
+  { path: ".kube", what: "Kubernetes cluster credentials" },
+  { path: ".npmrc", what: "npm registry tokens" },
+  { path: ".pypirc", what: "PyPI upload tokens" },
+  { path: ".cargo/credentials", what: "crates.io tokens" },
+  { path: ".cargo/credentials.toml", what: "crates.io tokens" },
+  { path: ".gem/credentials", what: "RubyGems tokens" },
+  { path: ".vault-token", what: "HashiCorp Vault token" },
+  { path: ".terraform.d/credentials.tfrc.json", what: "Terraform Cloud tokens" },
+  { path: ".password-store", what: "pass's password store" },
+  { path: ".pgpass", what: "PostgreSQL passwords" },
+  { path: ".my.cnf", what: "MySQL client passwords" },
+  { path: ".m2/settings.xml", what: "Maven repository credentials" },
+  { path: ".gradle/gradle.properties", what: "Gradle repository credentials" },
+  { path: ".config/containers/auth.json", what: "Podman registry logins" },
+  { path: ".s3cfg", what: "s3cmd credentials" },
+  { path: ".config/rclone", what: "rclone remotes and their tokens" },
+  { path: ".yarnrc.yml", what: "Yarn registry tokens" },
+  { path: ".bash_history", what: "shell history (pasted secrets)" },
+  { path: ".zsh_history", what: "shell history (pasted secrets)" },
+  { path: ".local/share/fish/fish_history", what: "shell history (pasted secrets)" },
+  { path: ".python_history", what: "Python history (pasted secrets)" },
+  { path: ".node_repl_history", what: "Node history (pasted secrets)" },
+  { path: ".local/share/keyrings", what: "GNOME keyrings" },
+  { path: ".mozilla", what: "Firefox profiles (cookies, saved passwords)" },
+  { path: ".thunderbird", what: "Thunderbird profiles" },
+  { path: ".config/google-chrome", what: "Chrome profiles" },
+  { path: ".config/chromium", what: "Chromium profiles" },
+  { path: ".config/BraveSoftware", what: "Brave profiles" },
+  { path: ".config/microsoft-edge", what: "Edge profiles" },
+  { path: "snap/firefox", what: "Firefox (snap) profiles" },
+  { path: "Library/Keychains", what: "macOS keychains" },
+  { path: "Library/Cookies", what: "macOS cookies" },
+  { path: "Library/Application Support/Google/Chrome", what: "Chrome profiles (macOS)" },
+  { path: "Library/Application Support/Firefox", what: "Firefox profiles (macOS)" },
+].map((entry) => Object.freeze(entry)));
+
+/** Sockets outside `/run`, `/var/run`, `/tmp` through which a build could escape the sandbox. */
 const HOST_SERVICE_PATHS = [
   "/var/snap/lxd/common/lxd/unix.socket",
   "/var/lib/lxd/unix.socket",
   "/var/lib/incus/unix.socket",
 ];
 
-/**
- * Home folders holding sockets a build must not reach (Docker Desktop's): when one holds a socket
- * it gets an empty folder, and its other entries are bound back read-only.
- */
+/** Home folders that may hold sockets (Docker Desktop's): hidden, their other entries bound back. */
 const HOME_SOCKET_FOLDERS = [".docker"];
 
 /** Most home entries bound back into a fresh home without an overlay (each is a slow mount). */
@@ -70,15 +116,11 @@ function baseArgs(network: BuildNetwork): string[] {
   return [...SYSTEM_ARGS, ...NAMESPACE_ARGS, ...net, "--die-with-parent", "--cap-drop", "ALL"];
 }
 
-/** Binds `path` back read-only, when it exists. */
 function bindBack(path: string): string[] {
   return ["--ro-bind-try", path, path];
 }
 
-/**
- * Hides each path: an empty folder (read-only unless `remount` is false: bound into later) over a
- * folder, an empty file over anything else.
- */
+/** Hides each path: an empty folder (read-only unless `remount` is false) or an empty file. */
 function hideArgs(paths: readonly HiddenPath[], remount = true): string[] {
   return paths.flatMap((hidden) =>
     !hidden.isDirectory
@@ -88,10 +130,9 @@ function hideArgs(paths: readonly HiddenPath[], remount = true): string[] {
 }
 
 /**
- * Hides what the probe found, binds back into hidden folders, makes them read-only, and hides the
- * credential stores last, over everything before. Nothing that holds the project is hidden, and
- * nothing is bound back that holds the project or holds or lies in what the plan hides: coming
- * later, it would lay the host's copy over it, the keys of `agent-config/` included.
+ * Hides what the probe found, binds back into hidden folders, hides the credential stores last.
+ * Nothing holding the project is hidden, and nothing is bound back that holds the project or
+ * holds or lies in what the plan hides: it would lay the host's copy over `agent-config/`'s keys.
  */
 function hostArgs(host: HostView, root: string, planHidden: readonly HiddenPath[]): string[] {
   const hidden = host.hidden.filter((entry) => !isInside(root, entry.path));
@@ -109,11 +150,7 @@ function hostArgs(host: HostView, root: string, planHidden: readonly HiddenPath[
   ];
 }
 
-/**
- * The home folder a build sees: a throwaway overlay where bubblewrap can make one; else a fresh
- * writable folder with every entry bound back read-only; with too many entries or no home,
- * read-only like the rest. The project is bound over it afterwards.
- */
+/** The home folder: a throwaway overlay, else a fresh folder with its entries bound back read-only. */
 function homeArgs(host: HostView): string[] {
   if (host.home === undefined) return [];
   if (host.homeOverlay) return ["--overlay-src", host.home, "--tmp-overlay", host.home];
@@ -153,10 +190,9 @@ export const BUILD_WRAPPER = [
 ].join("\n");
 
 /**
- * The arguments of `bwrap` that contain a build of `plan`, in order: the system, `/run`, the home
- * folder; the project read-write, the folders above its read-only entries made mount points (so
- * none can be renamed away), its read-only then hidden entries; the machine's sockets and the
- * credential stores over all that. Never throws.
+ * The arguments of `bwrap` that contain a build of `plan`, in order, each over the ones before: the
+ * system, `/run`, home; the project, its mount points, read-only then hidden entries; the
+ * machine's sockets and the credential stores last. Never throws.
  */
 export function bubblewrapArgs(
   plan: SandboxPlan,
@@ -180,9 +216,7 @@ export function bubblewrapArgs(
  * The command that runs `./build.sh` in the sandbox `args`: they go on bwrap's stdin
  * (`--args 0`), so no command line grows with the project. Never throws.
  */
-export function bubblewrapCommand(
-  args: readonly string[],
-): { readonly args: readonly string[]; readonly stdin: Uint8Array } {
+export function bubblewrapCommand(args: readonly string[]) {
   return {
     args: ["--args", "0", "--", "/bin/sh", "-c", BUILD_WRAPPER, "sh"],
     stdin: new TextEncoder().encode(args.map((arg) => `${arg}\0`).join("")),

@@ -32,7 +32,6 @@ export type Containment =
     readonly network: BuildNetwork;
     /** Where bubblewrap was found: an absolute system path. */
     readonly program: string;
-    /** What of the machine the probe found to hide from every build. */
     readonly host: HostView;
   }
   | { readonly kind: "seatbelt"; readonly network: BuildNetwork }
@@ -41,9 +40,8 @@ export type Containment =
 
 /** What running a program gave. */
 export interface ProbeResult {
-  /** False when the program could not be started at all. */
   readonly started: boolean;
-  /** True when it could not be started because it is not there. */
+  /** Not started because it is not there. */
   readonly missing?: boolean;
   readonly code: number;
   readonly stdout: string;
@@ -71,13 +69,11 @@ function firstLine(text: string): string {
   return (text.split("\n").find((line) => line.trim() !== "") ?? "").trim().slice(0, 200);
 }
 
-/** Why `what` cannot make a sandbox, from a probe that started and failed. */
 function cannotMake(what: string, result: ProbeResult): { missing: string } {
   const why = firstLine(result.stderr) || `exit code ${result.code}`;
   return { missing: `${what} cannot make a sandbox here: ${why}` };
 }
 
-/** Why the sandbox is not available here, or the containment it gives. */
 async function available(
   os: string,
   network: BuildNetwork,
@@ -123,9 +119,7 @@ async function available(
 /**
  * Decides how the run's builds are started (`os`, `probe` for tests; a program inside `root` is
  * never started), and the warning to print once when `auto` found no sandbox.
- *
- * @throws {CodeCommitError} (`EXIT.setup`) with `--sandbox on` or `--build-network off` when no
- * sandbox is available, naming what is missing and how to install it.
+ * @throws {CodeCommitError} (`EXIT.setup`) when `on` or `--build-network off` finds no sandbox.
  */
 export async function decideContainment(request: {
   readonly mode: SandboxMode;
@@ -167,10 +161,7 @@ function describeContainment(containment: Containment): string {
   return `contained by ${by}, ${containment.network === "on" ? "network on" : "no network"}`;
 }
 
-/**
- * The line saying `./build.sh` never started, from a contained build's output and exit code:
- * bubblewrap's own one-line error (exit 1), or the shell that could not run it (126, 127).
- */
+/** The line saying `./build.sh` never started: bubblewrap's error, or the shell's that could not run it. */
 function sandboxStartFailure(output: string, exitCode: number | null): string | undefined {
   const lines = output.split("\n").filter((line) => line !== "");
   if (lines.length !== 1) return undefined;
@@ -187,7 +178,6 @@ function sandboxStartFailure(output: string, exitCode: number | null): string | 
 /**
  * The command that starts one build under `containment`; a sandbox's plan comes from `scan`, a
  * walk of the project right before this build, so each build sees the entries as they are.
- *
  * @throws {CodeCommitError} when the scan's plan refuses (see `planFromScan`).
  */
 export async function buildLaunch(

@@ -4,13 +4,12 @@
  * @module
  */
 
-/** `--sandbox`: contain builds where possible (`auto`), always (`on`), or never (`off`). */
-export type SandboxMode = "auto" | "on" | "off";
+/** The values `--sandbox` takes, the default first: contain builds where possible, always, never. */
+export const SANDBOX_MODES = ["auto", "on", "off"] as const;
+/** The values `--build-network` takes, the default first: whether a contained build reaches the network. */
+export const BUILD_NETWORKS = ["on", "off"] as const;
 
-/** Whether a contained build reaches the network. */
-export type BuildNetwork = "on" | "off";
-
-/** The values `--sandbox` takes, the default first. */
-export const SANDBOX_MODES: readonly SandboxMode[] = ["auto", "on", "off"];
-/** The values `--build-network` takes, the default first. */
-export const BUILD_NETWORKS: readonly BuildNetwork[] = ["on", "off"];
+/** A value of `--sandbox`. */
+export type SandboxMode = (typeof SANDBOX_MODES)[number];
+/** A value of `--build-network`. */
+export type BuildNetwork = (typeof BUILD_NETWORKS)[number];

@@ -1,14 +1,8 @@
 /**
- * One walk of the project before (and after) a build: the protected-path table's entries a build
- * may not write or read, found in every folder git would read, and for a contained build the
- * files whose hard links lead out of the project.
- *
- * Git reads the root and every real folder (not a link, not a `.git`) its own exact ignore rules
- * do not ignore, so also folders the path guard refuses (`v~1`) or that a case-folded rule
- * ignores. A protected folder is not walked: the sandbox binds it whole. The hard-link scan also
- * opens ignored folders, where uv and pnpm link files from their caches. A name that is not UTF-8
- * cannot be reached through Deno, so the folder holding it is reported, to be made read-only
- * whole (fail closed). Synchronous calls: several times faster over many files.
+ * One walk of the project around a build: the protected-path table's entries in every folder git
+ * reads (by its exact ignore rules), and files whose hard links lead out (ignored folders too: uv
+ * and pnpm link from caches). A folder holding a name not UTF-8, which Deno cannot reach, is
+ * reported, to be made read-only whole (fail closed). Synchronous calls: faster over many files.
  *
  * @module
  */
@@ -19,10 +13,7 @@ import { type ProtectedPath, protectedRuleOfSegment } from "../guard/protected_p
 export interface ProjectScan {
   /** The project root, links resolved. */
   readonly root: string;
-  /**
-   * Every entry named as a read-only or hidden entry of the table (root names in the root,
-   * any-depth names in every folder git reads), path relative and `/`-separated, sorted by path.
-   */
+  /** Every read-only or hidden entry of the table, path relative and `/`-separated, sorted. */
   readonly entries: readonly { readonly path: string; readonly rule: ProtectedPath }[];
   /** Regular files with a hard link the walk did not see: relative paths, sorted (hard-link scan only). */
   readonly hardLinked: readonly string[];
@@ -30,7 +21,6 @@ export interface ProjectScan {
   readonly unreachable: readonly string[];
 }
 
-/** The entries of `folder`, or none when it cannot be listed (gone, or not ours to read). */
 function listFolder(folder: string): Deno.DirEntry[] {
   try {
     return [...Deno.readDirSync(folder)];
@@ -43,10 +33,7 @@ function listFolder(folder: string): Deno.DirEntry[] {
   }
 }
 
-/**
- * Whether the entry `name` of `absolute` cannot be reached by its name: Deno decoded a name that
- * is not UTF-8 to U+FFFD, and no entry of that name is there. Never throws.
- */
+/** Whether Deno decoded the entry's name (not UTF-8) to U+FFFD, so no entry of that name is there. */
 function unreachableName(absolute: string, name: string): boolean {
   if (!name.includes("\uFFFD")) return false;
   try {
@@ -59,15 +46,10 @@ function unreachableName(absolute: string, name: string): boolean {
 
 /**
  * Walks the project at `root` (absolute, links resolved), with `hardLinks` also every folder for
- * hard links out.
- *
- * @throws {CodeCommitError} when an ignore file cannot be read.
- * @throws file system errors other than a folder that is gone or not readable.
+ * hard links out. @throws {CodeCommitError} when an ignore file cannot be read, and file system
+ * errors other than a folder that is gone or not readable.
  */
-export async function scanProject(
-  root: string,
-  options: { readonly hardLinks?: boolean } = {},
-): Promise<ProjectScan> {
+export async function scanProject(root: string, options: { readonly hardLinks?: boolean } = {}) {
   const rules = await IgnoreRules.load(root);
   const hardLinks = options.hardLinks === true;
   const entries: { path: string; rule: ProtectedPath }[] = [];

@@ -28,8 +28,8 @@ export interface SandboxPlan {
    */
   readonly mountPoints: readonly string[];
   /**
-   * Readable, not writable: the table's read-only entries (where their links lead, in the
-   * project), files with hard links out of the project, folders holding a name not UTF-8.
+   * Read-only: the table's entries (where links lead, in the project), files with hard links out,
+   * folders holding a name not UTF-8.
    */
   readonly readOnly: readonly string[];
   /** Unreadable: the hidden entries and where links inside them lead (a key file linked elsewhere). */
@@ -47,7 +47,6 @@ export function isInside(path: string, parent: string): boolean {
   return path === parent || relativeUnder(parent, path) !== undefined;
 }
 
-/** Sorts absolute paths so that a parent comes before what is inside it, and drops repeats. */
 function parentsFirst(paths: Iterable<string>): string[] {
   return [...new Set(paths)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
@@ -59,7 +58,6 @@ function setupError(message: string): CodeCommitError {
   return new CodeCommitError(message, EXIT.setup);
 }
 
-/** A set-up error saying `shown` must be hidden but cannot be, for `why`. */
 function cannotHide(shown: string, why: string): CodeCommitError {
   return setupError(`${shown} must be hidden from the build, but ${why}`);
 }
@@ -67,8 +65,6 @@ function cannotHide(shown: string, why: string): CodeCommitError {
 /**
  * Where the in-project `path` leads, read through the path itself (Deno, allowed to read only the
  * project, refuses the target by its own name); undefined for a dangling link.
- *
- * @throws {CodeCommitError} when it cannot be resolved for another reason.
  */
 async function whereItLeads(path: string, shown: string) {
   try {
@@ -86,16 +82,12 @@ async function whereItLeads(path: string, shown: string) {
 /**
  * Everything to hide for the hidden entry `name`: where it leads, and where every link inside it
  * leads when not inside already, followed through folders outside by their in-project names.
- *
- * @throws {CodeCommitError} when an entry cannot be resolved or listed, leads to a folder that
- * holds the project, or there are more than {@link MAX_HIDDEN_ENTRIES}.
  */
 async function hiddenPaths(root: string, name: string): Promise<HiddenPath[]> {
   const found: HiddenPath[] = [];
   const walked = new Set<string>();
   let seen = 0;
 
-  /** Hides where the in-project `path` leads, and walks it when a folder. */
   const follow = async (path: string, shown: string): Promise<void> => {
     const leads = await whereItLeads(path, shown);
     if (leads === undefined || found.some((hidden) => isInside(leads.target, hidden.path))) return;
@@ -109,7 +101,6 @@ async function hiddenPaths(root: string, name: string): Promise<HiddenPath[]> {
     if (leads.isDirectory) await walk(path, shown, leads.target);
   };
 
-  /** Walks the folder `path` (in-project name) that leads to `target`. */
   const walk = async (path: string, shown: string, target: string): Promise<void> => {
     if (walked.has(target)) return;
     walked.add(target);
@@ -135,7 +126,7 @@ async function hiddenPaths(root: string, name: string): Promise<HiddenPath[]> {
   return found;
 }
 
-/** The places inside `root` (not `root` itself) a `.git` file at `path` names as git's data. Never throws. */
+/** The places inside `root` (not `root` itself) a `.git` file at `path` names as git's data. */
 function gitdirsInside(root: string, path: string): string[] {
   return gitdirPlaces(path).flatMap((place) => {
     try {
@@ -148,10 +139,8 @@ function gitdirsInside(root: string, path: string): string[] {
 }
 
 /**
- * Turns a scan of the project into a plan (see {@link SandboxPlan}).
- *
- * @throws {CodeCommitError} when something that must be hidden cannot be, more than
- * {@link MAX_HARD_LINKED_FILES} files have hard links out, or the root holds a name not UTF-8.
+ * Turns a scan of the project into a plan. @throws {CodeCommitError} when something that must be
+ * hidden cannot be, too many files have hard links out, or the root holds a name not UTF-8.
  */
 export async function planFromScan(scan: ProjectScan): Promise<SandboxPlan> {
   const root = scan.root;
@@ -212,11 +201,8 @@ export async function planFromScan(scan: ProjectScan): Promise<SandboxPlan> {
 }
 
 /**
- * Finds what a contained build of the project at `root` may do: the table's read-only and hidden
- * entries that exist now, in every folder git reads, names case folded (see `planFromScan`).
- *
- * @throws {CodeCommitError} as `planFromScan` does, or when an ignore file cannot be read.
- * @throws {Deno.errors.NotFound} and other file system errors when `root` cannot be read.
+ * Finds what a contained build of the project at `root` may do, as `planFromScan` after a scan.
+ * @throws {CodeCommitError} as those do; file system errors when `root` cannot be read.
  */
 export async function planSandbox(root: string): Promise<SandboxPlan> {
   return await planFromScan(await scanProject(await Deno.realPath(root), { hardLinks: true }));

@@ -1,17 +1,12 @@
 /**
- * The macOS counterpart of `bubblewrap.ts`: the same plan as a Seatbelt profile for
- * `sandbox-exec`, covered by logic tests only. It allows by default, then denies: writes outside
- * the project and temporary folders, writes to read-only entries, reads of hidden ones and of the
- * credential stores, escapes through the system's services (Apple Events, LaunchServices,
- * `launchctl`), and with the network off all network. Paths are parameters (`-D`), never spliced
- * into the text, so no file name can change the profile. Unlike bubblewrap: no private `/tmp`,
- * no throwaway home, no PID namespace.
+ * The macOS counterpart of `bubblewrap.ts` (logic tests only): a Seatbelt profile that allows by
+ * default, then denies. Paths are parameters (`-D`), never spliced into the text, so no file name
+ * can change the profile. Unlike bubblewrap: no private `/tmp`, throwaway home or PID namespace.
  *
  * @module
  */
-import { BUILD_WRAPPER } from "./bubblewrap.ts";
+import { BUILD_WRAPPER, HOME_SECRETS } from "./bubblewrap.ts";
 import type { BuildNetwork } from "./modes.ts";
-import { HOME_SECRETS } from "./home_secrets.ts";
 import type { SandboxPlan } from "./sandbox_plan.ts";
 
 /** Where macOS keeps `sandbox-exec` (an absolute path: the permission list names it so). */
@@ -30,10 +25,7 @@ const SEATBELT_WRITABLE = {
   ],
 } as const;
 
-/**
- * What a build may not use to start a process outside the sandbox (a program of its own can
- * still reach launchd directly: Seatbelt has no rule for launchd's port).
- */
+/** What a build may not use to start a process outside (launchd's port itself has no rule). */
 const SEATBELT_NO_ESCAPE = {
   machServices: ["com.apple.coreservices.launchservicesd", "com.apple.coreservices.appleevents"],
   programs: ["/bin/launchctl", "/usr/bin/open", "/usr/bin/osascript"],
@@ -42,7 +34,6 @@ const SEATBELT_NO_ESCAPE = {
 /** Every account's home folder and root's, as a regular expression (`HOME` is not trusted). */
 const SEATBELT_HOMES = "^(/Users/[^/]+|/var/root|/private/var/root)/";
 
-/** `path` with the characters a regular expression gives a meaning escaped. */
 function escapeRegex(path: string): string {
   return path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
@@ -53,10 +44,7 @@ function literal(text: string): string {
 }
 
 /** The Seatbelt profile (SBPL) of `plan` with `network`, and the parameters it reads, name → path. Never throws. */
-export function seatbeltProfile(
-  plan: SandboxPlan,
-  network: BuildNetwork,
-): { readonly text: string; readonly params: ReadonlyMap<string, string> } {
+export function seatbeltProfile(plan: SandboxPlan, network: BuildNetwork) {
   const params = new Map<string, string>([["ROOT", plan.root]]);
   const param = (name: string, path: string) => {
     params.set(name, path);

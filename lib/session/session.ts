@@ -6,7 +6,7 @@ import { checkJournalWritable, RunJournal } from "../apply/journal.ts";
 import { recoverFirst } from "../apply/recovery.ts";
 import { Console } from "../console/console.ts";
 import type { RunOptions, Workflow } from "../cli/args.ts";
-import { RunRecord } from "../cli/run_record.ts";
+import { RunRecord } from "../cli/json_result.ts";
 import { workflowSpec } from "../cli/workflows.ts";
 import { CodeCommitError, EXIT, InterruptedError } from "../errors/errors.ts";
 import { createClient } from "../llm/client.ts";

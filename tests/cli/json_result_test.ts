@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { formatJsonResult, JSON_RESULT, jsonResult } from "../../lib/cli/json_result.ts";
-import { RunRecord } from "../../lib/cli/run_record.ts";
+import { formatJsonResult, JSON_RESULT, jsonResult, RunRecord } from "../../lib/cli/json_result.ts";
 import { EXIT } from "../../lib/errors/errors.ts";
 
 const doc = await Deno.readTextFile(new URL("../../docs/json.md", import.meta.url));

@@ -2,7 +2,7 @@
  * The context builder in process, with a scripted model: what the end-to-end
  * tests cannot easily reach (the exact prompt layout, the warnings).
  */
-import { RunRecord } from "../../lib/cli/run_record.ts";
+import { RunRecord } from "../../lib/cli/json_result.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parseCommandLine } from "../support/command_line.ts";

@@ -2,7 +2,7 @@
  * The home folder of a contained build, with the real tool, a real
  * `build.sh` and a home folder of the test's own (`HOME`): the build writes
  * its caches there and they vanish when it ends; the credential stores
- * (`lib/sandbox/home_secrets.ts`) are not there at all; a project that
+ * (`lib/sandbox/bubblewrap.ts`) are not there at all; a project that
  * lives in the home folder keeps its read-only and hidden parts.
  */
 import assert from "node:assert/strict";

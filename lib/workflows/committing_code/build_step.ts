@@ -4,12 +4,10 @@
  * @module
  */
 import { type BuildResult, formatBuildLog, runBuild } from "../../build/run_build.ts";
-import { findOutsideRefusal } from "../../build/sandbox_refusal.ts";
-import { failingTail } from "../../build/output_tail.ts";
-import type { Console } from "../../console/console.ts";
+import { failingTail, findOutsideRefusal } from "../../build/failure_lines.ts";
+import { type Console, LatestLine } from "../../console/console.ts";
 import { stripAnsi } from "../../text/ansi.ts";
 import { CodeCommitError, EXIT } from "../../errors/errors.ts";
-import { LatestLine } from "../../console/latest_line.ts";
 import type { RunLog } from "../../logger/run_log.ts";
 import { trackBuilds } from "../../project_lock/running_build.ts";
 import {

@@ -4,7 +4,7 @@
  * when it fails.
  * @module
  */
-import { RunRecord } from "../../cli/run_record.ts";
+import { RunRecord } from "../../cli/json_result.ts";
 import type { RunOptions } from "../../cli/args.ts";
 import { recoverFirst } from "../../apply/recovery.ts";
 import type { Console } from "../../console/console.ts";

@@ -3,7 +3,7 @@
  * no key, no network.
  * @module
  */
-import { RunRecord } from "../../cli/run_record.ts";
+import { RunRecord } from "../../cli/json_result.ts";
 import { recoverFirst } from "../../apply/recovery.ts";
 import { planUndo, runUndo } from "../../apply/undo.ts";
 import type { RunOptions } from "../../cli/args.ts";
