@@ -20,7 +20,7 @@ import {
 } from "./lib/cli/args.ts";
 import { completionScript, helpText, versionText } from "./lib/cli/help.ts";
 import { formatJsonResult, jsonResult, RunRecord } from "./lib/cli/json_result.ts";
-import { reportOversizeWrites, trapInterrupts } from "./lib/cli/interrupt.ts";
+import { reportOversizeWrites, trapInterrupts } from "./lib/cli/signals.ts";
 import { workflowSpec } from "./lib/cli/workflows.ts";
 import { Console } from "./lib/console/console.ts";
 import { CodeCommitError, EXIT, type ExitStatus, interruption } from "./lib/errors/errors.ts";
@@ -151,7 +151,7 @@ interface Held {
  * (found even when the command line is wrong), stdout carries one JSON
  * object when the run ends, and nothing else (see `lib/cli/json_result.ts`).
  * Whether or not `--json` was given, a run that held the project lock keeps
- * the same object in `agent-config/last-run.json` (see `lib/cli/settings.ts`)
+ * the same object in `agent-config/last-run.json` (see `lib/cli/last_run.ts`)
  * before it releases the lock.
  *
  * Never throws: a `CodeCommitError` becomes its message and exit code,
@@ -184,7 +184,7 @@ export async function main(args: readonly string[]): Promise<ExitStatus> {
     line = formatJsonResult(jsonResult(record, status, error));
     // A command line wrong with the settings file leaves the last run's object as it is.
     if (held.root !== undefined && held.lock !== undefined && status !== EXIT.usage) {
-      const { keepLastRun } = await import("./lib/cli/settings.ts");
+      const { keepLastRun } = await import("./lib/cli/last_run.ts");
       await keepLastRun(
         held.root,
         console.redact(line),

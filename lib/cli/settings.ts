@@ -1,7 +1,6 @@
 /**
  * `agent-config/settings.json`, a project's standing choices (one key per setting of the options
- * table; a flag beats it), and `agent-config/last-run.json`, the `--json` object of every run that
- * ends holding the project lock. In `agent-config/`: git ignores them and builds never see them.
+ * table; a flag beats it). In `agent-config/`: git ignores it and builds never see it.
  *
  * @module
  */
@@ -10,8 +9,6 @@ import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
 import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
 import { denoFileSystem, under } from "../file_system/file_system.ts";
 import { READ_LIMITS } from "../file_system/read_limits.ts";
-import { writeAtomically } from "../file_system/write_atomically.ts";
-import { LOCK_FILE, LOCK_FOLDER } from "../project_lock/project_lock.ts";
 import { type GivenOptions, SETTINGS_FILE } from "./args.ts";
 import { type Workflow, workflowSpec } from "./workflows.ts";
 import { type RunOptions, SETTINGS } from "./options.ts";
@@ -90,33 +87,4 @@ function settingsError(error: z.ZodError, json: Record<string, unknown>): CodeCo
   return setupError(
     `${SETTINGS_FILE}: ${JSON.stringify(key)} is ${JSON.stringify(json[key])}; it takes ${allowed}`,
   );
-}
-
-/** The last run's file, relative to the project root. */
-export const LAST_RUN_FILE = `${LOCK_FOLDER}/last-run.json`;
-
-/**
- * Writes `line` (the `--json` object, keys masked) to {@link LAST_RUN_FILE} in `root` atomically
- * (a rename replaces a planted link, never follows it), while the project lock is held. Nothing is
- * written when `agent-config` is a link, or when taking the lock made it (`madeFolder`) and it
- * holds only the lock: releasing the lock removes that folder. Never throws: it warns instead.
- */
-export async function keepLastRun(
-  root: string,
-  line: string,
-  madeFolder: boolean,
-  warn: (line: string) => void,
-): Promise<void> {
-  try {
-    // A link (to the user's folder of keys): code-commit never writes through it.
-    if ((await Deno.lstat(`${root}/${LOCK_FOLDER}`)).isSymlink) return;
-    if (madeFolder) {
-      const entries = await Array.fromAsync(Deno.readDir(`${root}/${LOCK_FOLDER}`));
-      if (entries.every((entry) => `${LOCK_FOLDER}/${entry.name}` === LOCK_FILE)) return;
-    }
-    const data = new TextEncoder().encode(`${line}\n`);
-    await writeAtomically(denoFileSystem, root, LAST_RUN_FILE, data, { mode: 0o600 });
-  } catch (error) {
-    warn(`cannot write ${LAST_RUN_FILE}: ${messageOf(error)}`);
-  }
 }

@@ -15,7 +15,7 @@ const TOOL_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const SCRIPT = `
 import { applyOperations } from "${TOOL_ROOT}lib/apply/apply.ts";
 import { RunJournal } from "${TOOL_ROOT}lib/apply/journal.ts";
-import { reportOversizeWrites } from "${TOOL_ROOT}lib/cli/interrupt.ts";
+import { reportOversizeWrites } from "${TOOL_ROOT}lib/cli/signals.ts";
 reportOversizeWrites();
 const root = Deno.args[0];
 try {

@@ -20,7 +20,7 @@ import {
   type ScriptStep,
   startFakeLlmServer,
 } from "../support/fake_llm_server.ts";
-import { LAST_RUN_FILE } from "../../lib/cli/settings.ts";
+import { LAST_RUN_FILE } from "../../lib/cli/last_run.ts";
 import { assertNoKeyLeak } from "../support/leaks.ts";
 import {
   GEMINI_KEY,

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { LAST_RUN_FILE } from "../../lib/cli/settings.ts";
+import { LAST_RUN_FILE } from "../../lib/cli/last_run.ts";
 import { REPORT_HEADINGS } from "../../lib/workflows/consistency_report/report.ts";
 import { splitReport } from "../support/report.ts";
 import { SYSTEM_PROMPTS } from "../../lib/prompts/system_prompts.ts";

@@ -16,7 +16,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { LAST_RUN_FILE } from "../../lib/cli/settings.ts";
+import { LAST_RUN_FILE } from "../../lib/cli/last_run.ts";
 import { geminiReply, startFakeLlmServer } from "../support/fake_llm_server.ts";
 import { listFiles, makeProject, type Project } from "../support/project.ts";
 import { assertNoKeyLeak } from "../support/leaks.ts";

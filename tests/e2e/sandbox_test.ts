@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { geminiReply, geminiText, startFakeLlmServer } from "../support/fake_llm_server.ts";
-import { LAST_RUN_FILE } from "../../lib/cli/settings.ts";
+import { LAST_RUN_FILE } from "../../lib/cli/last_run.ts";
 import { assertNoKeyLeak } from "../support/leaks.ts";
 import { stopChild, stopPid } from "../support/child.ts";
 import { git, listFiles, makeProject, type Project, STATUS_BUILD } from "../support/project.ts";

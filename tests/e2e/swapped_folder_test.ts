@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { LAST_RUN_FILE } from "../../lib/cli/settings.ts";
+import { LAST_RUN_FILE } from "../../lib/cli/last_run.ts";
 import { geminiError, geminiReply, startFakeLlmServer } from "../support/fake_llm_server.ts";
 import { listFiles, makeProject, tempProject } from "../support/project.ts";
 import { runTool } from "../support/run_tool.ts";

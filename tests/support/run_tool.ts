@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readCommandLine, wantsJson } from "../../lib/cli/args.ts";
 import { JSON_RESULT, type JsonResult } from "../../lib/cli/json_result.ts";
-import { LAST_RUN_FILE } from "../../lib/cli/settings.ts";
+import { LAST_RUN_FILE } from "../../lib/cli/last_run.ts";
 import { EXIT, EXIT_CLASS } from "../../lib/errors/errors.ts";
 import { RUN_FLAGS } from "../../lib/permissions/permissions.ts";
 import type { FakeLlmServer } from "./fake_llm_server.ts";

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { RunJournal } from "../../../lib/apply/journal.ts";
-import { RunRecord } from "../../../lib/cli/run_record.ts";
+import { RunRecord } from "../../../lib/cli/json_result.ts";
 import { Console } from "../../../lib/console/console.ts";
 import { CodeCommitError } from "../../../lib/errors/errors.ts";
 import type { LlmClient, LlmReply } from "../../../lib/llm/types.ts";

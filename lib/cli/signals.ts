@@ -1,6 +1,7 @@
 /**
- * Ctrl-C and the stop signals (and SIGXFSZ): the first aborts the run's signal so the workflow ends
- * at a safe point, never in the middle of applying a reply (as default SIGHUP and SIGQUIT would).
+ * The signals code-commit handles. Ctrl-C and the stop signals: the first aborts the run's signal
+ * so the workflow ends at a safe point, never in the middle of applying a reply (as default SIGHUP
+ * and SIGQUIT would). SIGXFSZ: a write past `ulimit -f` fails naming the file instead.
  *
  * @module
  */

@@ -17,7 +17,7 @@ async function writePastLimit(
     const script = `${folder}/script.ts`;
     await Deno.writeTextFile(
       script,
-      `import { reportOversizeWrites } from "${TOOL_ROOT}lib/cli/interrupt.ts";
+      `import { reportOversizeWrites } from "${TOOL_ROOT}lib/cli/signals.ts";
 ${listen ? "reportOversizeWrites();" : ""}
 try {
   Deno.writeFileSync("${folder}/big", new Uint8Array(17 * 1024 * 1024));
