@@ -175,7 +175,11 @@ function lastVersion(line: string): string {
  * before; above them the first `maxFailures` failure lines and how many more (a summary often
  * fills the last lines while the failure is far above). Never throws.
  */
-export function failingTail(output: string, count: number, maxFailures = 10) {
+export function failingTail(output: string, count: number, maxFailures = 10): {
+  failures: string[];
+  failuresOmitted: number;
+  tail: { lines: string[]; omitted: number };
+} {
   const all = output.split("\n");
   if (all.at(-1) === "") all.pop();
   const omitted = Math.max(0, all.length - count);
@@ -204,7 +208,10 @@ const MAX_LINES = 200_000;
  * given and resolved), with its `line` (escapes removed, at most 300 characters): no code change
  * fixes that, so no repair is asked for (a refused path inside is the model's doing). Never throws.
  */
-export function findOutsideRefusal(output: string, roots: readonly string[]) {
+export function findOutsideRefusal(
+  output: string,
+  roots: readonly string[],
+): { path: string; line: string } | undefined {
   const inside = (path: string) =>
     roots.some((root) => path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`));
   const lines = stripAnsi(output).split("\n", MAX_LINES);

@@ -303,7 +303,11 @@ export function formatBuildLog(result: BuildResult): string {
 }
 
 /** The build as a repair prompt shows it: the log without escapes, cut to `maxTokens`. */
-export function formatBuildForPrompt(result: BuildResult, logPath: string, maxTokens = Infinity) {
+export function formatBuildForPrompt(
+  result: BuildResult,
+  logPath: string,
+  maxTokens = Infinity,
+): string {
   return formatBuild(result, fitOutput(stripAnsi(result.output), maxTokens, logPath));
 }
 

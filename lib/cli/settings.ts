@@ -5,9 +5,9 @@
  * @module
  */
 import { z } from "zod";
-import { CodeCommitError, EXIT, messageOf } from "../errors/errors.ts";
+import { CodeCommitError, EXIT } from "../errors/errors.ts";
 import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
-import { denoFileSystem, under } from "../file_system/file_system.ts";
+import { under } from "../file_system/file_system.ts";
 import { READ_LIMITS } from "../file_system/read_limits.ts";
 import { type GivenOptions, SETTINGS_FILE } from "./args.ts";
 import { type Workflow, workflowSpec } from "./workflows.ts";

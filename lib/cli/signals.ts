@@ -17,7 +17,9 @@ const SIGNALS: readonly [Deno.Signal, string][] = Deno.build.os === "windows"
  * Installs the trap for the stop signals of the platform: its `signal` aborts when the user
  * interrupts; `dispose` removes it. Never throws.
  */
-export function trapInterrupts(console: Console) {
+export function trapInterrupts(
+  console: Console,
+): { readonly signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
   const handlers = SIGNALS.map(([signal, how]) => {
     const handler = () => {

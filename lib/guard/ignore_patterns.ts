@@ -77,6 +77,24 @@ export class IgnorePatterns {
     return undefined;
   }
 
+  /**
+   * These rules less the path rules that cannot match an entry of the folder `prefix` (relative to
+   * the file's folder, with a trailing `/`; `""` keeps them all): a walk asks each folder's entries
+   * only the rules that can match there. Never throws.
+   */
+  under(prefix: string): IgnorePatterns {
+    if (prefix === "") return this;
+    const rules = this.#rules.filter((rule) =>
+      rule.nameOnly ||
+      (rule.how === LITERAL
+        ? rule.pattern.startsWith(prefix)
+        : rule.literal.startsWith(prefix) || prefix.startsWith(rule.literal))
+    );
+    return rules.length === this.#rules.length
+      ? this
+      : new IgnorePatterns(rules, this.#flags !== 0);
+  }
+
   /** Whether these rules alone ignore `path`, an ignored folder above hiding it. Never throws. */
   ignores(path: string, isFolder: boolean): boolean {
     for (let slash = path.indexOf("/"); slash >= 0; slash = path.indexOf("/", slash + 1)) {

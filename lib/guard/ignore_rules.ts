@@ -58,9 +58,9 @@ class LevelIgnores implements FolderIgnores {
   /** The nearest source's last rule that matches the entry `name`, and the source's name. */
   match(name: string, isFolder: boolean): { rule: IgnorePattern; source: string } | undefined {
     const matched = this.fold ? foldCase(name) : name;
-    for (const { rules, prefix, name } of this.levels) {
+    for (const { rules, prefix, name: source } of this.levels) {
       const rule = rules.lastMatch(prefix + matched, isFolder);
-      if (rule !== undefined) return { rule, source: name };
+      if (rule !== undefined) return { rule, source };
     }
     return undefined;
   }
@@ -190,7 +190,7 @@ export class IgnoreRules {
       this.entries.noteListed(folder, ".gitignore", gitignore);
       // A listed folder is not ignored. Not kept: a walk visits each folder once, and keeping
       // every folder's verdicts would hold kilobytes per folder for the walk's whole life.
-      return await (this.#folders.get(key) ?? this.#readLevels(segments));
+      return await this.#readLevels(segments);
     }
     // Cached; ignored whole when its parent ignores it.
     return await this.#folders.getOrInsertComputed(key, async () => {
@@ -220,7 +220,9 @@ export class IgnoreRules {
     for (let depth = segments.length; depth >= -1; depth--) {
       const source = sources[depth + 1]; // -1: `info/exclude`, with the folder's whole path
       const prefix = matched.slice(Math.max(depth, 0)).map((segment) => `${segment}/`).join("");
-      if (source !== undefined) levels.push({ ...source, prefix });
+      if (source !== undefined) {
+        levels.push({ ...source, rules: source.rules.under(prefix), prefix });
+      }
     }
     return new LevelIgnores(levels, this.ignoreCase);
   }

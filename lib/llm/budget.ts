@@ -11,11 +11,21 @@ const FILENAMES = "FILENAMES";
 /** Block headers of a codebase summary that name no file. */
 const NOT_FILES = new Set([FILENAMES, "END FILENAMES"]);
 
+/** One folder's or file's part of a codebase: its tokens, and its share of the whole. */
+export interface CodebaseShare {
+  readonly path: string;
+  readonly tokens: number;
+  readonly share: number;
+}
+
 /**
  * The largest files of the `--- path ---` blocks in `text`, and top-level folders (`lib/`),
  * `count` of each, with their estimated tokens and share (0 to 1) of all. Never throws.
  */
-export function codebaseShares(text: string, count = 5) {
+export function codebaseShares(
+  text: string,
+  count = 5,
+): { tokens: number; folders: CodebaseShare[]; files: CodebaseShare[] } {
   const sizes = new Map<string, number>();
   const folders = new Map<string, number>();
   const add = (to: Map<string, number>, path: string, bytes: number) =>

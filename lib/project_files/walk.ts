@@ -180,8 +180,9 @@ export async function walkTree(
           return;
         }
         folders.push(result.listing);
-        skipped.push(...result.skipped);
-        queue.push(...result.listing.folders.filter(enter));
+        // One push an entry: a spread of a folder of 150,000 subfolders overflows the stack.
+        for (const entry of result.skipped) skipped.push(entry);
+        for (const folder of result.listing.folders) if (enter(folder)) queue.push(folder);
       }),
     );
   }

@@ -39,7 +39,12 @@ const START_SLACK_MS = 3_000;
  * environment variables that mark each of its processes. Never throws: a
  * record that cannot be written is no reason to stop this build.
  */
-export function trackBuilds(root: string, now: () => number = Date.now) {
+export function trackBuilds(root: string, now: () => number = Date.now): {
+  readonly mark: Readonly<Record<string, string>>;
+  starting(): void;
+  started(pid: number): void;
+  ended(): Promise<void>;
+} {
   const path = `${root}/${BUILD_RECORD_FILE}`;
   const token = crypto.randomUUID().replaceAll("-", "");
   let record: BuildRecord = { token, recordedAt: now(), runner: Deno.pid };

@@ -216,7 +216,7 @@ export function bubblewrapArgs(
  * The command that runs `./build.sh` in the sandbox `args`: they go on bwrap's stdin
  * (`--args 0`), so no command line grows with the project. Never throws.
  */
-export function bubblewrapCommand(args: readonly string[]) {
+export function bubblewrapCommand(args: readonly string[]): { args: string[]; stdin: Uint8Array } {
   return {
     args: ["--args", "0", "--", "/bin/sh", "-c", BUILD_WRAPPER, "sh"],
     stdin: new TextEncoder().encode(args.map((arg) => `${arg}\0`).join("")),

@@ -49,7 +49,10 @@ function unreachableName(absolute: string, name: string): boolean {
  * hard links out. @throws {CodeCommitError} when an ignore file cannot be read, and file system
  * errors other than a folder that is gone or not readable.
  */
-export async function scanProject(root: string, options: { readonly hardLinks?: boolean } = {}) {
+export async function scanProject(
+  root: string,
+  options: { readonly hardLinks?: boolean } = {},
+): Promise<ProjectScan> {
   const rules = await IgnoreRules.load(root);
   const hardLinks = options.hardLinks === true;
   const entries: { path: string; rule: ProtectedPath }[] = [];

@@ -44,7 +44,10 @@ function literal(text: string): string {
 }
 
 /** The Seatbelt profile (SBPL) of `plan` with `network`, and the parameters it reads, name → path. Never throws. */
-export function seatbeltProfile(plan: SandboxPlan, network: BuildNetwork) {
+export function seatbeltProfile(
+  plan: SandboxPlan,
+  network: BuildNetwork,
+): { text: string; params: Map<string, string> } {
   const params = new Map<string, string>([["ROOT", plan.root]]);
   const param = (name: string, path: string) => {
     params.set(name, path);
