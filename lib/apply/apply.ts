@@ -378,8 +378,8 @@ async function writeTemporaries(
     const buffer = new EncodeBuffer();
     while (failure === undefined && next < writes.length) {
       const change = writes[next++];
-      const data = buffer.bytes((change.operation as { content: string | Uint8Array }).content);
       try {
+        const data = buffer.bytes((change.operation as { content: string | Uint8Array }).content);
         await writeTemporary(run.fs, run.root, change.operation.path, data, {
           name: change.temporary!.slice(change.folder === "" ? 0 : change.folder.length + 1),
           mode: change.mode,

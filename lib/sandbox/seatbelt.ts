@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { BUILD_WRAPPER, HOME_SECRETS } from "./bubblewrap.ts";
+import { BUILD_WRAPPER } from "./bubblewrap.ts";
+import { HOME_SECRETS } from "./home_secrets.ts";
 import type { BuildNetwork } from "./modes.ts";
 import type { SandboxPlan } from "./sandbox_plan.ts";
 

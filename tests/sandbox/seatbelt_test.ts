@@ -11,7 +11,8 @@ import {
   seatbeltProfile,
 } from "../../lib/sandbox/seatbelt.ts";
 import { PERMISSION_FLAGS } from "../../lib/permissions/permissions.ts";
-import { BUILD_WRAPPER, HOME_SECRETS } from "../../lib/sandbox/bubblewrap.ts";
+import { BUILD_WRAPPER } from "../../lib/sandbox/bubblewrap.ts";
+import { HOME_SECRETS } from "../../lib/sandbox/home_secrets.ts";
 
 const PLAN: SandboxPlan = {
   root: "/Users/u/project",
