@@ -31,7 +31,7 @@ const FOR_TESTS_TOO: ReadonlyMap<string, string> = new Map([
     "the docs test holds docs/json.md's field table to it; the e2e runner parses every --json object with it",
   ],
   [
-    "lib/build/failure_lines.ts#FAILURE_PATTERNS",
+    "lib/build/build_output.ts#FAILURE_PATTERNS",
     "the docs test holds docs/build-output.md's table of failure lines to it",
   ],
   [

@@ -10,7 +10,7 @@ import { plural } from "../text/plural.ts";
 import { Redactor } from "../secrets/redact.ts";
 import { runSystemProgram } from "../permissions/system_programs.ts";
 import { stripAnsi } from "../text/ansi.ts";
-import { fitOutput } from "./failure_lines.ts";
+import { fitOutput } from "./build_output.ts";
 
 /** The build script, relative to the project root. */
 export const BUILD_SCRIPT = "./build.sh";

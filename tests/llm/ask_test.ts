@@ -628,5 +628,7 @@ Deno.test("a terminal: the live line counts tokens when the API has, else estima
     const names = repairQuery(index + 1);
     await ask(client, PROMPT, { console, log: w.log, names, redactor: w.redactor });
     assert.ok(shown(), JSON.stringify(w.streams.err));
+    // No progress reported: no line shows any (the first draw alone would match the pattern).
+    if (expected === "") assert.ok(!w.streams.err.some((text) => text.includes(" · ")));
   }
 });

@@ -4,7 +4,7 @@
  * @module
  */
 import { type BuildResult, formatBuildLog, runBuild } from "../../build/run_build.ts";
-import { failingTail, findOutsideRefusal } from "../../build/failure_lines.ts";
+import { failingTail, findOutsideRefusal } from "../../build/build_output.ts";
 import { type Console, LatestLine } from "../../console/console.ts";
 import { stripAnsi } from "../../text/ansi.ts";
 import { CodeCommitError, EXIT } from "../../errors/errors.ts";

@@ -1,6 +1,6 @@
 /**
- * THE table of lines that report a failure in a build's output; the output cut for a repair prompt,
- * its end for the terminal, and where the sandbox refused a path outside the project. Pure.
+ * What a build's output says: THE table of lines that report a failure, the output cut for a repair
+ * prompt, its end for the terminal, and where the sandbox refused a path outside the project. Pure.
  *
  * @module
  */

@@ -14,7 +14,7 @@ import {
   FAILURE_PATTERNS,
   findOutsideRefusal,
   fitOutput,
-} from "../../lib/build/failure_lines.ts";
+} from "../../lib/build/build_output.ts";
 import { estimateTokens } from "../../lib/text/tokens.ts";
 
 /** Whether the table counts `line`, alone, as a failure line (shown above an empty tail). */
