@@ -8,7 +8,6 @@
  * @module
  */
 
-import { setTimeout as pause } from "node:timers/promises";
 import { messageOf } from "../errors/errors.ts";
 import type { EntryInfo, FileIdentity, FileSystem } from "../file_system/file_system.ts";
 import { under } from "../file_system/file_system.ts";
@@ -465,4 +464,8 @@ async function removeMade(run: ApplyRun, temporary: string): Promise<boolean> {
   if (!await removeFound(run, temporary)) return false;
   run.identities.delete(temporary);
   return true;
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

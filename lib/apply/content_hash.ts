@@ -5,11 +5,11 @@
  * @module
  */
 
-import { Buffer } from "node:buffer";
-
 /** Whether `a` and `b` hold the same bytes. Never throws. */
 export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false;
+  return true;
 }
 
 /**

@@ -3,7 +3,6 @@
  * streamed answer is read event by event, never taken as a reply before it says it is whole.
  * @module
  */
-import { setTimeout as delay } from "node:timers/promises";
 import { EXIT, interruption } from "../errors/errors.ts";
 import type {
   ApiAdapter,
@@ -306,8 +305,17 @@ function invalidUtf8Message(body: Uint8Array): string {
 }
 
 function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return delay(ms, undefined, { signal }).catch(() => {
-    throw interruption(signal);
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(interruption(signal));
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(interruption(signal));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
 

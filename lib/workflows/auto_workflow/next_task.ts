@@ -4,7 +4,7 @@
  * current one. Pure: no I/O.
  * @module
  */
-import { Buffer } from "node:buffer";
+import { sameBytes } from "../../apply/content_hash.ts";
 import { compareCodePoints } from "../../project_files/order.ts";
 import type { Module } from "./graph.ts";
 import { PHASES, type Stage, type StageName } from "./stages.ts";
@@ -25,7 +25,7 @@ export interface Task {
 
 function stageDone(state: ModuleState, stage: Stage): boolean {
   const cached = state.cache.get(stage.name);
-  return cached !== undefined && Buffer.from(cached).equals(state.spec);
+  return cached !== undefined && sameBytes(cached, state.spec);
 }
 
 /**

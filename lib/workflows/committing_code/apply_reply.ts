@@ -3,7 +3,7 @@
  * transactionally. A refusal writes nothing and its reason goes to the next repair query.
  * @module
  */
-import { Buffer } from "node:buffer";
+import { sameBytes } from "../../apply/content_hash.ts";
 import { type AppliedChange, ApplyError, applyOperations } from "../../apply/apply.ts";
 import type { ApplyJournal } from "../../apply/journal.ts";
 import { EXIT, type ExitStatus } from "../../errors/errors.ts";
@@ -159,7 +159,7 @@ async function holdsAlready(root: string, operation: FileOperation): Promise<boo
   if (size !== wanted.length) return false;
   const now = await readProjectBytes(root, operation.path);
   if (!now.ok) return false;
-  return Buffer.from(now.bytes).equals(wanted);
+  return sameBytes(now.bytes, wanted);
 }
 
 const encoder = new TextEncoder();
