@@ -20,9 +20,19 @@ import { checkPathSyntax } from "../guard/path_syntax.ts";
 import { nameSome } from "../text/change_list.ts";
 import { countLines } from "../text/diff.ts";
 import { plural } from "../text/plural.ts";
-import { ApplyRun, EncodeBuffer, type Expected, type PlannedChange } from "./apply_state.ts";
-import { isKnown, knownIno, refuseNonFile, rollBack, type RollbackFailure } from "./apply_state.ts";
-import { sameFile, temporarySibling } from "./apply_state.ts";
+import {
+  ApplyRun,
+  EncodeBuffer,
+  type Expected,
+  isKnown,
+  knownIno,
+  type PlannedChange,
+  refuseNonFile,
+  rollBack,
+  type RollbackFailure,
+  sameFile,
+  temporarySibling,
+} from "./apply_state.ts";
 import { contentHash } from "./content_hash.ts";
 import { type ApplyJournal, type ApplyRecorder, memoryJournal } from "./journal.ts";
 import type { FileState, IntendedState, PostState } from "./journal_store.ts";
