@@ -7,10 +7,11 @@
 import { messageOf } from "../errors/errors.ts";
 import { denoFileSystem } from "../file_system/file_system.ts";
 import { writeAtomically } from "../file_system/write_atomically.ts";
-import { LOCK_FILE, LOCK_FOLDER } from "../project_lock/project_lock.ts";
+import { AGENT_CONFIG_DIR } from "../guard/protected_paths.ts";
+import { LOCK_FILE } from "../project_lock/project_lock.ts";
 
 /** The last run's file, relative to the project root. */
-export const LAST_RUN_FILE = `${LOCK_FOLDER}/last-run.json`;
+export const LAST_RUN_FILE = `${AGENT_CONFIG_DIR}/last-run.json`;
 
 /**
  * Writes `line` (the `--json` object, keys masked) to {@link LAST_RUN_FILE} in `root` atomically
@@ -26,10 +27,10 @@ export async function keepLastRun(
 ): Promise<void> {
   try {
     // A link (to the user's folder of keys): code-commit never writes through it.
-    if ((await Deno.lstat(`${root}/${LOCK_FOLDER}`)).isSymlink) return;
+    if ((await Deno.lstat(`${root}/${AGENT_CONFIG_DIR}`)).isSymlink) return;
     if (madeFolder) {
-      const entries = await Array.fromAsync(Deno.readDir(`${root}/${LOCK_FOLDER}`));
-      if (entries.every((entry) => `${LOCK_FOLDER}/${entry.name}` === LOCK_FILE)) return;
+      const entries = await Array.fromAsync(Deno.readDir(`${root}/${AGENT_CONFIG_DIR}`));
+      if (entries.every((entry) => `${AGENT_CONFIG_DIR}/${entry.name}` === LOCK_FILE)) return;
     }
     const data = new TextEncoder().encode(`${line}\n`);
     await writeAtomically(denoFileSystem, root, LAST_RUN_FILE, data, { mode: 0o600 });

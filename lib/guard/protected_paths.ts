@@ -31,6 +31,9 @@ export interface ProtectedPath {
   readonly build: BuildAccess;
 }
 
+/** The root folder of code-commit's own files: keys, query, journal, lock, settings. */
+export const AGENT_CONFIG_DIR = "agent-config";
+
 /** Every protected path, in the order the prompt lists them. */
 export const PROTECTED_PATHS: readonly ProtectedPath[] = Object.freeze([
   {
@@ -100,7 +103,7 @@ export const PROTECTED_PATHS: readonly ProtectedPath[] = Object.freeze([
     build: "read-only",
   },
   {
-    name: "agent-config",
+    name: AGENT_CONFIG_DIR,
     scope: "root-folder",
     description: "code-commit's configuration and API keys",
     readable: false,

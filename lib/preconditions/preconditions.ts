@@ -7,6 +7,7 @@ import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
 import { READ_LIMITS, type ReadLimit } from "../file_system/read_limits.ts";
 import { IgnoreRules } from "../guard/ignore_rules.ts";
 import { parseIgnorePatterns } from "../guard/ignore_patterns.ts";
+import { AGENT_CONFIG_DIR } from "../guard/protected_paths.ts";
 import { KEY_FILES } from "../llm/models.ts";
 import { trackedPaths } from "./git_index.ts";
 import { displayPath } from "../text/characters.ts";
@@ -15,8 +16,6 @@ import { type FolderCoverage, folderCoverage } from "./ignored_folder.ts";
 import { under } from "../file_system/file_system.ts";
 import { describeEntry, lstatOrUndefined } from "../file_system/lstat.ts";
 
-/** The folder that holds keys and the supervisor's files. */
-export const AGENT_CONFIG_DIR = "agent-config";
 /** The query the user writes. */
 export const QUERY_FILE = "agent-config/query.txt";
 /** The codebase rollup, made by `code-commit --rollup` (or the user's own script). */

@@ -7,12 +7,11 @@
  */
 import { z } from "zod";
 import { CodeCommitError, EXIT } from "../errors/errors.ts";
+import { AGENT_CONFIG_DIR } from "../guard/protected_paths.ts";
 import { formatUtc } from "../text/numbers.ts";
 
-/** The folder of the lock (hidden from contained builds). */
-export const LOCK_FOLDER = "agent-config";
 /** The lock file, relative to the project root. */
-export const LOCK_FILE = `${LOCK_FOLDER}/code-commit.lock`;
+export const LOCK_FILE = `${AGENT_CONFIG_DIR}/code-commit.lock`;
 
 /** Who holds the lock, as its file records it. */
 const HolderSchema = z.object({
@@ -41,7 +40,7 @@ export class ProjectLockedError extends CodeCommitError {
       ? `(the lock does not say which process)`
       : `(PID ${holder.pid}, ${holder.workflow}, started ${holder.startedAt})`;
     const lock = linked
-      ? `the lock is on the folder ${LOCK_FOLDER} links to`
+      ? `the lock is on the folder ${AGENT_CONFIG_DIR} links to`
       : `the lock is ${LOCK_FILE}`;
     super(
       `another code-commit is working on this project ${who}; ` +
@@ -62,7 +61,7 @@ export class ProjectLockedError extends CodeCommitError {
  */
 export async function lockProject(root: string, workflow: string): Promise<ProjectLock> {
   const now = new Date();
-  const folder = `${root}/${LOCK_FOLDER}`;
+  const folder = `${root}/${AGENT_CONFIG_DIR}`;
   const path = `${root}/${LOCK_FILE}`;
   const linked = await linkedFolder(folder);
   if (linked !== undefined) return linked;
@@ -114,11 +113,11 @@ async function linkedFolder(folder: string): Promise<ProjectLock | undefined> {
   const target = await Deno.stat(folder).catch(() => undefined);
   if (target === undefined || !target.isDirectory) {
     throw setupError(
-      `${LOCK_FOLDER} is a symbolic link that leads to no folder; make it a folder of its own`,
+      `${AGENT_CONFIG_DIR} is a symbolic link that leads to no folder; make it a folder of its own`,
     );
   }
   const handle = await Deno.open(folder, { read: true }).catch((error) => {
-    throw setupError(`cannot open ${LOCK_FOLDER}: ${(error as Error).message}`);
+    throw setupError(`cannot open ${AGENT_CONFIG_DIR}: ${(error as Error).message}`);
   });
   try {
     if (!await handle.tryLock(true)) throw new ProjectLockedError(undefined, true);
@@ -138,14 +137,14 @@ async function ensureFolder(folder: string): Promise<boolean> {
       return true;
     } catch (error) {
       if (!(error instanceof Deno.errors.AlreadyExists)) {
-        throw setupError(`cannot make ${LOCK_FOLDER}/: ${(error as Error).message}`);
+        throw setupError(`cannot make ${AGENT_CONFIG_DIR}/: ${(error as Error).message}`);
       }
       return ensureFolder(folder);
     }
   }
   if (info.isSymlink || !info.isDirectory) {
     throw setupError(
-      `${LOCK_FOLDER} is ${info.isSymlink ? "a symbolic link" : "not a folder"}; ` +
+      `${AGENT_CONFIG_DIR} is ${info.isSymlink ? "a symbolic link" : "not a folder"}; ` +
         `make it a folder of its own (code-commit never writes through a link)`,
     );
   }
@@ -181,8 +180,8 @@ async function openLockFile(
         }
         throw setupError(
           `cannot make ${LOCK_FILE}: ${(error as Error).message}; code-commit keeps its ` +
-            `lock and its apply journal in ${LOCK_FOLDER}/, so it cannot run; make ` +
-            `${LOCK_FOLDER}/ writable (a read-only mount? a full disk?) and run code-commit ` +
+            `lock and its apply journal in ${AGENT_CONFIG_DIR}/, so it cannot run; make ` +
+            `${AGENT_CONFIG_DIR}/ writable (a read-only mount? a full disk?) and run code-commit ` +
             "again; nothing was sent to the model",
         );
       }

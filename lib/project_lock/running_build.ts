@@ -12,10 +12,10 @@ import { runSystemProgram } from "../permissions/system_programs.ts";
 import { nameSome } from "../text/change_list.ts";
 import { formatUtc } from "../text/numbers.ts";
 import { plural } from "../text/plural.ts";
-import { LOCK_FOLDER } from "./project_lock.ts";
+import { AGENT_CONFIG_DIR } from "../guard/protected_paths.ts";
 
 /** The record of the running build, relative to the project root. */
-export const BUILD_RECORD_FILE = `${LOCK_FOLDER}/code-commit.build`;
+export const BUILD_RECORD_FILE = `${AGENT_CONFIG_DIR}/code-commit.build`;
 
 /** The environment variable that marks every process of a build with the build's token. */
 export const BUILD_MARK = "CODE_COMMIT_BUILD";

@@ -4,6 +4,7 @@
  * whatever the reply holds.
  * @module
  */
+import { AGENT_CONFIG_DIR } from "../../guard/protected_paths.ts";
 import { joinPrompt, section } from "../../prompts/layout.ts";
 import { prepareCodebase } from "../../context_builder/context_builder.ts";
 import { CodeCommitError, EXIT, type ExitStatus, messageOf } from "../../errors/errors.ts";
@@ -14,7 +15,6 @@ import { writeAtomically } from "../../file_system/write_atomically.ts";
 import { SINGLE_QUERY, SLUGS } from "../../logger/log_names.ts";
 import { RunLog } from "../../logger/run_log.ts";
 import {
-  AGENT_CONFIG_DIR,
   CONSISTENCY_REPORT_FILE as REPORT_FILE,
   readQuery,
 } from "../../preconditions/preconditions.ts";

@@ -3,6 +3,7 @@
  * It never replaces what exists (a second run changes nothing) and never writes through a link.
  * @module
  */
+import { AGENT_CONFIG_DIR } from "../../guard/protected_paths.ts";
 import { z } from "zod";
 import { SETTINGS_FILE } from "../../cli/args.ts";
 import type { Console } from "../../console/console.ts";
@@ -13,7 +14,6 @@ import { READ_LIMITS, type ReadLimit } from "../../file_system/read_limits.ts";
 import { MODEL_NAMES, type ModelName, MODELS, type Provider } from "../../llm/models.ts";
 import { LOGS_DIR } from "../../logger/log_names.ts";
 import {
-  AGENT_CONFIG_DIR,
   BUILD_PLACEHOLDER_LINE,
   checkAgentConfigIgnored,
   QUERY_FILE,
