@@ -151,6 +151,14 @@ export async function applyOperations(
     await recorder.discard();
     throw applyError(operations[planned.length], error, [], false);
   }
+  const warnings = planned.filter((change) => change.kind === "none").map((change) =>
+    `"${change.operation.path}" was to be deleted but does not exist; nothing to delete`
+  );
+  if (warnings.length === planned.length) {
+    // Nothing to change: nothing is recorded, so the last run's undo stays.
+    await recorder.discard();
+    return { changes: [], warnings };
+  }
   const writes = planned.filter((change) => change.temporary !== undefined);
   try {
     await recorder.commit({
@@ -178,9 +186,6 @@ export async function applyOperations(
     const operation = run.culprit?.operation ?? operations[0];
     throw applyError(operation, error, failures, recorder.identity !== undefined);
   }
-  const warnings = planned.filter((change) => change.kind === "none").map((change) =>
-    `"${change.operation.path}" was to be deleted but does not exist; nothing to delete`
-  );
   const changes = planned.flatMap(({ operation, kind }) =>
     kind === "none" ? [] : [{ path: operation.path, kind }]
   );

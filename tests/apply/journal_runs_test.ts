@@ -69,6 +69,22 @@ Deno.test("a new run whose every apply fails leaves the previous run undoable; t
   });
 });
 
+Deno.test("a new run whose replies change nothing (deletes of missing files) leaves the previous run undoable", async () => {
+  await withProject({ "notes.txt": "mine\n" }, async (root) => {
+    const first = new RunJournal(root, { workflow: "committing code" });
+    await applyOperations(root, [write("notes.txt", "the model's\n")], { journal: first });
+    const firstId = (await readJournal(root)).run?.id;
+    const second = new RunJournal(root, { workflow: "committing code" });
+    const result = await applyOperations(root, [{ kind: "delete", path: "gone.txt" }], {
+      journal: second,
+    });
+    assert.deepEqual(result.changes, []);
+    assert.equal(result.warnings.length, 1);
+    assert.equal((await readJournal(root)).run?.id, firstId);
+    assert.deepEqual(await undoable(root), { "notes.txt": "mine\n" });
+  });
+});
+
 Deno.test("a new run's first completed apply replaces the previous run: numbered after it, the old files go", async () => {
   await withProject({ "notes.txt": "mine\n" }, async (root) => {
     const first = new RunJournal(root, { workflow: "committing code" });
