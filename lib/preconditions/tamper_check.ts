@@ -17,6 +17,7 @@ import { FileReadError, readBounded } from "../file_system/bounded_read.ts";
 import { describeEntry, lstatOrUndefined } from "../file_system/lstat.ts";
 import { READ_LIMITS, type ReadLimit } from "../file_system/read_limits.ts";
 import { writeAtomically } from "../file_system/write_atomically.ts";
+import { PROTECTED_PATHS } from "../guard/protected_paths.ts";
 import { type ProjectScan, scanProject } from "../sandbox/project_scan.ts";
 import { nameSome } from "../text/change_list.ts";
 import { checkAgentConfigIgnored } from "./preconditions.ts";
@@ -128,8 +129,14 @@ type GitignoreCopy = { readonly bytes: Uint8Array; readonly mode: number | null 
 
 const PROTECTED_FILE_LIMIT: ReadLimit = { bytes: 4 * 2 ** 20, what: "a protected file" };
 
-/** Left out: `build.sh` is compared with the run's first look, `logs/` is ours, `agent-config/` hidden. */
-const LEFT_OUT = new Set(["build.sh", "logs", "agent-config"]);
+/**
+ * Left out: `build.sh`, compared with the run's first look, and what the table hides from builds
+ * (`logs/`, `agent-config/`): a build cannot change what it cannot see.
+ */
+const LEFT_OUT = new Set([
+  BUILD_FILE,
+  ...PROTECTED_PATHS.filter((entry) => entry.build === "hidden").map((entry) => entry.name),
+]);
 
 /** Each protected entry's state (a string that differs when anything compared differs), by path. */
 type ProtectedSnapshot = ReadonlyMap<string, string>;
