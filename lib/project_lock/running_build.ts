@@ -61,12 +61,13 @@ export function trackBuilds(root: string, now: () => number = Date.now): {
     },
     /**
      * Once the first process ended and its group was stopped: ends every
-     * process still in the build's session, then removes the record (a daemon
-     * with a session of its own is left to the sandbox).
+     * process still in the build's session, and every session holding a
+     * process that carries the build's mark (a `setsid` daemon, which could
+     * rewrite `build.sh` after the last check), then removes the record.
      */
     async ended() {
       try {
-        await endProcesses(record, SYSTEM, now, false);
+        await endProcesses(record, SYSTEM, now);
       } catch {
         // `ps` failed (or is missing): the next start could not look either.
       }

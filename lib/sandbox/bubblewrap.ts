@@ -52,8 +52,25 @@ export interface HostView {
   readonly homeOverlay?: boolean;
 }
 
-/** The system read-only with a fresh `/proc`, a minimal `/dev` and a private `/tmp`. */
-const SYSTEM_ARGS = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+/**
+ * The system read-only with a fresh `/proc`, a minimal `/dev` and a private `/tmp`. bwrap leaves
+ * `/proc/sys` writable to root (a build run as root could set `kernel.core_pattern` and run a
+ * program outside the sandbox): it is bound read-only over itself.
+ */
+const SYSTEM_ARGS = [
+  "--ro-bind",
+  "/",
+  "/",
+  "--dev",
+  "/dev",
+  "--proc",
+  "/proc",
+  "--ro-bind-try",
+  "/proc/sys",
+  "/proc/sys",
+  "--tmpfs",
+  "/tmp",
+];
 
 /** Own PID, IPC, UTS and cgroup namespaces: every process of the build ends with it. */
 const NAMESPACE_ARGS = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"];

@@ -143,6 +143,22 @@ bwrapTest(
   },
 );
 
+bwrapTest("/proc/sys is read-only to a contained build, even one run as root", async () => {
+  // Writes the value back unchanged: the host is never altered, and a refused write shows.
+  await using project = await makeProject({
+    buildScript: '#!/bin/sh\necho "uid: $(id -u)"\nv=$(cat /proc/sys/kernel/core_pattern)\n' +
+      `if printf '%s\\n' "$v" 2>/dev/null > /proc/sys/kernel/core_pattern; ` +
+      `then echo "sysctl: writable"; else echo "sysctl: refused"; fi\nexit 0\n`,
+  });
+  const off = await runOnce(project, ["--sandbox", "off"]);
+  if (/^uid: 0$/m.test(off.buildLog)) {
+    assert.match(off.buildLog, /^sysctl: writable$/m, "the probe works (root, no sandbox)");
+  }
+  const on = await runOnce(project, ["--sandbox", "on"]);
+  assert.equal(on.run.code, 0, on.run.stderr);
+  assert.match(on.buildLog, /^sysctl: refused$/m);
+});
+
 bwrapTest("the host's System V shared memory is out of reach (own IPC namespace)", async () => {
   const made = await new Deno.Command("ipcmk", { args: ["-M", "4096"], stdout: "piped" }).output();
   assert(made.success);
