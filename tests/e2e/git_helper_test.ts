@@ -58,6 +58,7 @@ async function lfsProject(): Promise<{ project: Project; env: Record<string, str
   await Deno.mkdir(join(project.root, ".venv/bin"), { recursive: true });
   const env = {
     HOME: join(project.root, "home"),
+    GIT_CONFIG_GLOBAL: join(project.root, "home/.gitconfig"),
     // Deno keeps its cache under HOME: the tool's packages stay where they are.
     DENO_DIR: Deno.env.get("DENO_DIR") ?? join(Deno.env.get("HOME") ?? "/root", ".cache/deno"),
     PATH: `${join(project.root, ".venv/bin")}:${Deno.env.get("PATH")}`,

@@ -290,7 +290,14 @@ async function runToolOnce(
   args: readonly string[],
   options: RunToolOptions = {},
 ): Promise<ToolRun> {
-  const env: Record<string, string> = { NO_COLOR: "1", ...options.server?.env, ...options.env };
+  const env: Record<string, string> = {
+    NO_COLOR: "1",
+    // The machine's own git configuration (a global excludes file, say) never changes a result.
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_CONFIG_NOSYSTEM: "1",
+    ...options.server?.env,
+    ...options.env,
+  };
   if (!options.server) {
     // Never let a test reach a real API: point both at a closed loopback port.
     env.CODE_COMMIT_GEMINI_BASE_URL ??= "http://127.0.0.1:9/v1beta";
