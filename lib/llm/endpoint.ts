@@ -3,7 +3,7 @@
  * @module
  */
 import { CodeCommitError, EXIT, UsageError } from "../errors/errors.ts";
-import { NET_HOSTS } from "../permissions/permissions.ts";
+import { NET_HOSTS, NO_PROXY_VARS, PROXY_VARS } from "../permissions/permissions.ts";
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
@@ -19,6 +19,7 @@ export function resolveBaseUrl(
   envName: string,
   value: string | undefined,
   fallback: string,
+  env: (name: string) => string | undefined = (name) => Deno.env.get(name),
 ): string {
   if (value === undefined || value === "") return fallback;
   const url = URL.parse(value);
@@ -32,6 +33,13 @@ export function resolveBaseUrl(
     );
   }
   if (!["http:", "https:"].includes(url.protocol)) throw fail(`uses ${url.protocol}//; ${fix}`);
+  const proxy = url.protocol === "http:" ? proxyOf(url.hostname, env) : undefined;
+  if (proxy !== undefined) {
+    throw fail(
+      `is plain http:// and ${proxy} is set: the request, your key with it, would go through that ` +
+        `proxy in clear text; add ${url.hostname} to NO_PROXY, or unset ${proxy}`,
+    );
+  }
   if (url.username || url.password) throw fail(`must not carry a user name or password; ${fix}`);
   if (url.search || url.hash || /[?#]/.test(value)) {
     throw fail("must not have a query or a fragment (the part after ? or #)");
@@ -73,6 +81,19 @@ export function resolveLocalBaseUrl(
     );
   }
   return resolveBaseUrl(envName, value, value);
+}
+
+/**
+ * The proxy variable Deno's `fetch` would send a plain http:// request to `host` through, unless
+ * `NO_PROXY` names the host (or `*`); undefined when none is set.
+ */
+function proxyOf(host: string, env: (name: string) => string | undefined): string | undefined {
+  const proxy = PROXY_VARS.find((name) => (env(name) ?? "") !== "");
+  if (proxy === undefined) return undefined;
+  const bare = host.replace(/^\[(.*)\]$/, "$1");
+  const exempt = NO_PROXY_VARS.flatMap((name) => (env(name) ?? "").split(","))
+    .map((entry) => entry.trim().replace(/^\[(.*)\]$/, "$1"));
+  return exempt.includes("*") || exempt.includes(bare) ? undefined : proxy;
 }
 
 /**

@@ -6,8 +6,21 @@
  * @module
  */
 
+/**
+ * The proxy variables Deno's `fetch` obeys for plain http://, read only to refuse sending a key
+ * through a proxy in clear text (`lib/llm/endpoint.ts`).
+ */
+export const PROXY_VARS = ["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"] as const;
+/** The variables naming hosts Deno's `fetch` reaches without a proxy. */
+export const NO_PROXY_VARS = ["NO_PROXY", "no_proxy"] as const;
+
 /** The environment variables code-commit reads (and may read). */
-const ENV_VARS = ["CODE_COMMIT_GEMINI_BASE_URL", "CODE_COMMIT_OPENAI_BASE_URL"] as const;
+const ENV_VARS = [
+  "CODE_COMMIT_GEMINI_BASE_URL",
+  "CODE_COMMIT_OPENAI_BASE_URL",
+  ...PROXY_VARS,
+  ...NO_PROXY_VARS,
+] as const;
 
 /** Hosts code-commit may connect to: the two APIs, and loopback for local endpoints. */
 export const NET_HOSTS = [

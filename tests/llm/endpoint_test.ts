@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { loopbackKeyWarning, resolveBaseUrl, resolveLocalBaseUrl } from "../../lib/llm/endpoint.ts";
-import { CodeCommitError, UsageError } from "../../lib/errors/errors.ts";
+import { CodeCommitError, EXIT, UsageError } from "../../lib/errors/errors.ts";
 
 const ENV = "CODE_COMMIT_GEMINI_BASE_URL";
 const FALLBACK = "https://generativelanguage.googleapis.com/v1beta";
@@ -201,5 +201,44 @@ Deno.test("loopbackKeyWarning: the OpenAI key bound for this machine is named; t
   assert.equal(
     loopbackKeyWarning("gemini", "CODE_COMMIT_GEMINI_BASE_URL", "http://127.0.0.1:9/v1beta"),
     undefined,
+  );
+});
+
+Deno.test("plain http:// to this machine is refused while a proxy would carry it, unless NO_PROXY names the host", () => {
+  const env = (vars: Record<string, string>) => (name: string) => vars[name];
+  for (const proxy of ["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"]) {
+    assert.throws(
+      () =>
+        resolveBaseUrl(
+          ENV,
+          "http://127.0.0.1:8080/v1",
+          FALLBACK,
+          env({ [proxy]: "http://p:3128" }),
+        ),
+      (error: Error) =>
+        error instanceof CodeCommitError && error.exitCode === EXIT.setup &&
+        error.message.includes(`${proxy} is set`) && error.message.includes("NO_PROXY"),
+    );
+  }
+  const proxied = { HTTP_PROXY: "http://p:3128" };
+  for (const noProxy of ["127.0.0.1", "localhost, 127.0.0.1", "*"]) {
+    assert.equal(
+      resolveBaseUrl(
+        ENV,
+        "http://127.0.0.1:8080/v1",
+        FALLBACK,
+        env({ ...proxied, NO_PROXY: noProxy }),
+      ),
+      "http://127.0.0.1:8080/v1",
+    );
+  }
+  assert.equal(
+    resolveBaseUrl(ENV, "http://[::1]:8080/v1", FALLBACK, env({ ...proxied, no_proxy: "::1" })),
+    "http://[::1]:8080/v1",
+  );
+  // https:// goes through a proxy as a tunnel: the key stays encrypted.
+  assert.equal(
+    resolveBaseUrl(ENV, "https://127.0.0.1:8443/v1", FALLBACK, env(proxied)),
+    "https://127.0.0.1:8443/v1",
   );
 });

@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import config from "../../deno.json" with { type: "json" };
-import { PERMISSION_FLAGS, RUN_FLAGS } from "../../lib/permissions/permissions.ts";
+import {
+  NO_PROXY_VARS,
+  PERMISSION_FLAGS,
+  PROXY_VARS,
+  RUN_FLAGS,
+} from "../../lib/permissions/permissions.ts";
 import { MODEL_NAMES, MODELS } from "../../lib/llm/models.ts";
 import { tempProject } from "../support/project.ts";
 
@@ -101,11 +106,15 @@ Deno.test("deno.json holds the test and bench permissions; a bare deno test says
   assert.match(bare.out, /Did you mean to run with `-P`/);
 });
 
-Deno.test("the env permission covers exactly the variables the model table reads", () => {
+Deno.test("the env permission covers exactly the variables the model table reads, and the proxy ones", () => {
   assert.deepEqual(
     PERMISSION_FLAGS.find((flag) => flag.startsWith("--allow-env="))!
       .slice("--allow-env=".length).split(",").sort(),
-    [...new Set(MODEL_NAMES.map((name) => MODELS[name].baseUrlEnv))].sort(),
+    [
+      ...new Set(MODEL_NAMES.map((name) => MODELS[name].baseUrlEnv)),
+      ...PROXY_VARS,
+      ...NO_PROXY_VARS,
+    ].sort(),
   );
 });
 
