@@ -120,7 +120,12 @@ export async function runBuild(root: string, options: BuildOptions): Promise<Bui
   await collectOutput(readers, sink, kill);
   await options.tracker?.ended();
 
-  const output = (options.redactor ?? new Redactor()).redact(sink.text());
+  const redactor = options.redactor ?? new Redactor();
+  const raw = sink.text();
+  // A key cut into short pieces by colour codes is seen only once they are gone: the output then
+  // loses its colours, never the mask.
+  const plain = stripAnsi(raw);
+  const output = redactor.redact(redactor.containsKey(plain) ? plain : raw);
   const exitCode = exit.signal ? null : exit.code;
   const failure = timedOut || interrupted ? undefined : launch?.startFailure?.(output, exitCode);
   if (failure !== undefined) {

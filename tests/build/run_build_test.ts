@@ -175,6 +175,16 @@ Deno.test("keys printed by the build are masked", async () => {
   });
 });
 
+Deno.test("a key cut into short pieces by colour codes is masked: the output loses its colours", async () => {
+  const key = "AIzaSyTEST-build-0123456789abcdefghijk42";
+  // Reverse video around every tenth character, as a test runner's diff marks changes.
+  const coloured = [...key].map((c, i) => i % 10 === 5 ? `\\033[7m${c}\\033[0m` : c).join("");
+  await withBuild(`printf '\\033[32mok\\033[0m ${coloured}\\n'\n`, async (root) => {
+    const result = await runBuild(root, { timeoutMs: LONG, redactor: new Redactor([key]) });
+    assert.equal(result.output, "ok ********42\n");
+  });
+});
+
 Deno.test("endless output keeps a bounded head and tail and says what it dropped", async () => {
   const script = 'i=0\nwhile [ $i -lt 2000 ]; do echo "line $i"; i=$((i+1)); done\n';
   await withBuild(script, async (root) => {
