@@ -73,7 +73,7 @@ export async function ask(
   const logAnswer = async (body?: string, events?: string) => {
     if (body !== undefined) await log.write(names.replyJson, body);
     if (events === undefined) return;
-    await log.write(names.replyEvents, eventsForLog(events, redactor, names.replyJson));
+    await log.write(names.replyEvents, eventsForLog(events, redactor, names.replyJson, body));
   };
   const live = console.liveLine(`waiting for ${client.model}…`);
   let reply: LlmReply;
@@ -133,9 +133,14 @@ function replyTextForLog(text: string, jsonName: string): string {
 const STREAMED_TEXT =
   /"(?:text|content|refusal|reasoning_content|reasoning)"\s*:\s*"((?:[^"\\]|\\.)*)"/g;
 
-// The raw events, unless their streamed text, joined, holds a key: a key cut across two events
-// is in pieces no masking finds.
-function eventsForLog(events: string, redactor: Redactor, jsonName: string): string {
+// The raw events, unless their streamed text, joined, or the assembled body holds a key: a key cut
+// across two events (or between thinking chunks) is in pieces no masking finds.
+function eventsForLog(
+  events: string,
+  redactor: Redactor,
+  jsonName: string,
+  body: string | undefined,
+): string {
   let streamed = "";
   for (const match of events.matchAll(STREAMED_TEXT)) {
     try {
@@ -144,7 +149,7 @@ function eventsForLog(events: string, redactor: Redactor, jsonName: string): str
       streamed += match[1];
     }
   }
-  if (!redactor.containsKey(streamed)) return events;
+  if (!redactor.containsKey(streamed) && !redactor.containsKey(body ?? "")) return events;
   return `[code-commit: the streamed reply holds an API key, which its raw events may hold cut ` +
     `in pieces that masking cannot find; they are not logged. ${jsonName} holds the reply, ` +
     `masked.]\n`;

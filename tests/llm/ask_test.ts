@@ -535,6 +535,39 @@ Deno.test("a streamed reply: the .json holds the assembled body, the raw events 
   );
 });
 
+Deno.test("a key whose pieces arrive between thinking chunks: the raw events are not logged", async () => {
+  await using w = await world("gemini-2.5-pro", []);
+  // Pieces of 10 characters, each after a thinking chunk: no piece is long enough to be masked.
+  const pieces = GEMINI_KEY.match(/.{1,10}/g)!;
+  const event = (text: string, thought = false) =>
+    `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text, thought }] } }] })}\n\n`;
+  const text = `key ${GEMINI_KEY}\n`;
+  const client: LlmClient = {
+    model: "gemini-2.5-pro",
+    complete: () =>
+      Promise.resolve({
+        text,
+        usage: { input: 1, cached: 0, output: 1, thinking: 0 },
+        truncated: false,
+        finishReason: "STOP",
+        body: JSON.stringify({ candidates: [{ content: { parts: [{ text }] } }] }),
+        events: event("key ") +
+          pieces.map((piece) => event("pondering", true) + event(piece)).join("") + event("\n"),
+        elapsedMs: 1,
+        attempts: 1,
+      }),
+  };
+  await ask(client, PROMPT, {
+    console: w.console,
+    log: w.log,
+    names: INITIAL_QUERY,
+    redactor: w.redactor,
+  });
+  const events = await w.read("1-initial-query-response-events.txt");
+  assert(!pieces.some((piece) => events.includes(piece)), events);
+  assert.match(events, /^\[code-commit: the streamed reply holds an API key/);
+});
+
 Deno.test("a streamed reply without a key: its raw events logged as received", async () => {
   const step = openaiStream("^^^a.txt\nplain\n^^^end\n");
   await using w = await world("gpt-5", [step]);
