@@ -67,7 +67,7 @@ Deno.test("a process that dies while its rollback writes leaves temporary files 
       { kind: "write", path: "b.txt", content: "B\n" },
       { kind: "write", path: "c.txt", content: "C\n" },
     ], { fs, journal }).catch(() => {});
-    for (let i = 0; i < 200 && state.phase !== "dead"; i++) {
+    for (let i = 0; i < 2_000 && state.phase !== "dead"; i++) {
       await new Promise((r) => setTimeout(r, 5));
     }
     assert.equal(state.phase, "dead", "the rollback began");

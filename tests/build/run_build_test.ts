@@ -98,8 +98,9 @@ Deno.test("a build that ignores SIGTERM is killed after the grace period", async
 Deno.test("Ctrl-C (the run's signal) stops the build as interrupted", async () => {
   await withBuild("echo started\nsleep 60\n", async (root) => {
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 300);
-    const result = await runBuild(root, { timeoutMs: LONG, signal: controller.signal });
+    // Interrupted once it is running, however slowly it starts.
+    const onOutput = (text: string) => text.includes("started") && controller.abort();
+    const result = await runBuild(root, { timeoutMs: LONG, signal: controller.signal, onOutput });
     assert(result.interrupted);
     assert(!result.timedOut);
     assert(!buildPassed(result));
